@@ -1,0 +1,516 @@
+package tomlx
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Decoder is implemented by types that decode themselves from a raw TOML
+// value (string, int64, float64, bool, time.Time, []any,
+// []map[string]any or map[string]any). An error it returns is reported at the
+// value's key.
+type Decoder interface {
+	DecodeTOML(v any) error
+}
+
+var (
+	decoderType = reflect.TypeFor[Decoder]()
+	timeType    = reflect.TypeFor[time.Time]()
+)
+
+// Decode decodes the table m into the struct (or other value) pointed to by
+// v. Key paths in errors are prefixed with prefix, e.g. "variants[2]" or "".
+// Decoding goes on past problems; all of them are returned as Errors, in
+// line order, with File from d and Line from d.Line of the full key path. d
+// may be nil, giving errors without file and line.
+//
+// Keys missing from m leave the corresponding fields untouched, so v may hold
+// defaults. Keys of m that match no field are errors.
+func (d *Doc) Decode(m map[string]any, prefix string, v any) error {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("tomlx: Decode needs a non-nil pointer, got %T", v)
+	}
+	dec := &decoder{doc: d}
+	if m == nil {
+		m = map[string]any{}
+	}
+	dec.value(prefix, m, rv.Elem())
+	if len(dec.errs) == 0 {
+		return nil
+	}
+	// Report in file order; problems without a line go last.
+	sort.SliceStable(dec.errs, func(i, j int) bool {
+		li, lj := dec.errs[i].Line, dec.errs[j].Line
+		if li == 0 || lj == 0 {
+			return lj == 0 && li != 0
+		}
+		return li < lj
+	})
+	return dec.errs
+}
+
+type decoder struct {
+	doc  *Doc
+	errs Errors
+}
+
+func (dc *decoder) errorf(path, format string, args ...any) {
+	e := &Error{Key: path, Msg: fmt.Sprintf(format, args...)}
+	if dc.doc != nil {
+		e.File = dc.doc.File
+		e.Line = dc.doc.Line(path)
+	}
+	dc.errs = append(dc.errs, e)
+}
+
+func (dc *decoder) mismatch(path, want string, raw any) {
+	msg := "expected " + want + ", got " + describe(raw)
+	if _, ok := raw.(time.Time); ok && want == "a string" {
+		msg += " (quote it to make it a string)"
+	}
+	dc.errorf(path, "%s", msg)
+}
+
+// value decodes raw into the settable value rv.
+func (dc *decoder) value(path string, raw any, rv reflect.Value) {
+	if raw == nil {
+		return
+	}
+	t := rv.Type()
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		if rv.CanAddr() && reflect.PointerTo(t).Implements(decoderType) {
+			dc.custom(path, raw, rv.Addr().Interface().(Decoder))
+			return
+		}
+		if t.Implements(decoderType) {
+			dc.custom(path, raw, rv.Interface().(Decoder))
+			return
+		}
+	}
+	if t == timeType {
+		tm, ok := raw.(time.Time)
+		if !ok {
+			dc.mismatch(path, "a datetime", raw)
+			return
+		}
+		rv.Set(reflect.ValueOf(tm))
+		return
+	}
+
+	switch t.Kind() {
+	case reflect.Pointer:
+		p := reflect.New(t.Elem())
+		if !rv.IsNil() { // keep what was there as the starting point
+			p.Elem().Set(rv.Elem())
+		}
+		dc.value(path, raw, p.Elem())
+		rv.Set(p)
+
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			if t.Implements(decoderType) && !rv.IsNil() {
+				dc.custom(path, raw, rv.Interface().(Decoder))
+				return
+			}
+			dc.errorf(path, "cannot decode into Go type %s", t)
+			return
+		}
+		rv.Set(reflect.ValueOf(raw))
+
+	case reflect.String:
+		s, ok := raw.(string)
+		if !ok {
+			dc.mismatch(path, "a string", raw)
+			return
+		}
+		rv.SetString(s)
+
+	case reflect.Bool:
+		b, ok := raw.(bool)
+		if !ok {
+			dc.mismatch(path, "a boolean", raw)
+			return
+		}
+		rv.SetBool(b)
+
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := raw.(int64)
+		if !ok {
+			dc.mismatch(path, "an integer", raw)
+			return
+		}
+		if rv.OverflowInt(n) {
+			bits := t.Bits()
+			dc.errorf(path, "must be between %d and %d (got %d)",
+				int64(-1)<<(bits-1), int64(1)<<(bits-1)-1, n)
+			return
+		}
+		rv.SetInt(n)
+
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		n, ok := raw.(int64)
+		if !ok {
+			dc.mismatch(path, "an integer", raw)
+			return
+		}
+		if n < 0 {
+			dc.errorf(path, "must not be negative (got %d)", n)
+			return
+		}
+		if rv.OverflowUint(uint64(n)) {
+			dc.errorf(path, "must be at most %d (got %d)", uint64(1)<<t.Bits()-1, n)
+			return
+		}
+		rv.SetUint(uint64(n))
+
+	case reflect.Float32, reflect.Float64:
+		var f float64
+		switch x := raw.(type) {
+		case float64:
+			f = x
+		case int64:
+			f = float64(x)
+		default:
+			dc.mismatch(path, "a number", raw)
+			return
+		}
+		if rv.OverflowFloat(f) {
+			dc.errorf(path, "must be between -3.4e+38 and 3.4e+38 (got %s)", render(raw, 40))
+			return
+		}
+		rv.SetFloat(f)
+
+	case reflect.Slice:
+		elems, ok := asArray(raw)
+		if !ok {
+			dc.mismatch(path, "an array", raw)
+			return
+		}
+		s := reflect.MakeSlice(t, len(elems), len(elems))
+		for i, e := range elems {
+			dc.value(indexKey(path, i), e, s.Index(i))
+		}
+		rv.Set(s)
+
+	case reflect.Array:
+		elems, ok := asArray(raw)
+		if !ok {
+			dc.mismatch(path, "an array", raw)
+			return
+		}
+		if len(elems) != t.Len() {
+			dc.errorf(path, "expected an array of %d elements, got %d: %s", t.Len(), len(elems), render(raw, 40))
+			return
+		}
+		for i, e := range elems {
+			dc.value(indexKey(path, i), e, rv.Index(i))
+		}
+
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			dc.errorf(path, "cannot decode into Go type %s", t)
+			return
+		}
+		m, ok := raw.(map[string]any)
+		if !ok {
+			dc.mismatch(path, "a table", raw)
+			return
+		}
+		if rv.IsNil() {
+			rv.Set(reflect.MakeMapWithSize(t, len(m)))
+		}
+		for _, k := range sortedKeys(m) {
+			kv := reflect.ValueOf(k).Convert(t.Key())
+			ev := reflect.New(t.Elem()).Elem()
+			if old := rv.MapIndex(kv); old.IsValid() {
+				ev.Set(old)
+			}
+			dc.value(joinKey(path, k), m[k], ev)
+			rv.SetMapIndex(kv, ev)
+		}
+
+	case reflect.Struct:
+		m, ok := raw.(map[string]any)
+		if !ok {
+			dc.mismatch(path, "a table", raw)
+			return
+		}
+		fs := fieldsOf(t)
+		for _, k := range sortedKeys(m) {
+			idx, ok := fs.byName[k]
+			if !ok {
+				full := joinKey(path, k)
+				msg := "unknown key"
+				if s := suggest(k, fs.names); s != "" {
+					msg += fmt.Sprintf("; did you mean %q?", s)
+				}
+				dc.errorf(full, "%s", msg)
+				continue
+			}
+			dc.value(joinKey(path, k), m[k], rv.Field(idx))
+		}
+
+	default:
+		dc.errorf(path, "cannot decode into Go type %s", t)
+	}
+}
+
+func (dc *decoder) custom(path string, raw any, d Decoder) {
+	if err := d.DecodeTOML(raw); err != nil {
+		dc.errorf(path, "%s", err.Error())
+	}
+}
+
+// asArray returns the elements of a TOML array or array of tables.
+func asArray(raw any) ([]any, bool) {
+	switch x := raw.(type) {
+	case []any:
+		return x, true
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, m := range x {
+			out[i] = m
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// structFields lists the TOML-settable fields of a struct type.
+type structFields struct {
+	byName map[string]int // TOML key -> field index
+	names  []string       // TOML keys, sorted
+}
+
+var fieldCache sync.Map // reflect.Type -> *structFields
+
+// fieldsOf returns the fields of t settable from TOML: exported fields with
+// a `toml:"name"` tag whose name is neither empty nor "-". The first of
+// several fields with the same name wins.
+func fieldsOf(t reflect.Type) *structFields {
+	if fs, ok := fieldCache.Load(t); ok {
+		return fs.(*structFields)
+	}
+	fs := &structFields{byName: map[string]int{}}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag, ok := f.Tag.Lookup("toml")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		if _, dup := fs.byName[name]; dup {
+			continue
+		}
+		fs.byName[name] = i
+		fs.names = append(fs.names, name)
+	}
+	sort.Strings(fs.names)
+	fieldCache.Store(t, fs)
+	return fs
+}
+
+// suggest returns the candidate closest to k by edit distance (ignoring
+// case), or "" when none is close enough.
+func suggest(k string, candidates []string) string {
+	best, bestD := "", math.MaxInt
+	lk := strings.ToLower(k)
+	for _, c := range candidates {
+		if d := editDistance(lk, strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	limit := max(1, min(len(k), len(best))/3)
+	if best == "" || bestD > limit {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 { // not worth it; never "close"
+		return math.MaxInt
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// typeName describes the TOML type of a raw value in words.
+func typeName(raw any) string {
+	switch raw.(type) {
+	case string:
+		return "string"
+	case int64:
+		return "integer"
+	case float64:
+		return "float"
+	case bool:
+		return "boolean"
+	case time.Time:
+		return "datetime"
+	case []any, []map[string]any:
+		return "array"
+	case map[string]any:
+		return "table"
+	}
+	return fmt.Sprintf("%T", raw)
+}
+
+// describe gives the TOML type and value of raw, e.g. `string "fast"`.
+func describe(raw any) string {
+	return typeName(raw) + " " + render(raw, 40)
+}
+
+// render writes raw as (possibly shortened) TOML text.
+func render(raw any, limit int) string {
+	var b strings.Builder
+	renderTo(&b, raw, limit)
+	s := b.String()
+	if _, ok := raw.(string); !ok && len(s) > limit {
+		s = cutAt(s, limit) + "..."
+	}
+	return s
+}
+
+// cutAt shortens s to at most n bytes, at a rune boundary.
+func cutAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
+
+func renderTo(b *strings.Builder, raw any, limit int) {
+	if b.Len() > limit {
+		return
+	}
+	switch x := raw.(type) {
+	case string:
+		if len(x) > limit {
+			x = cutAt(x, limit) + "..."
+		}
+		b.WriteString(strconv.Quote(x))
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			b.WriteString("nan")
+		case math.IsInf(x, 1):
+			b.WriteString("inf")
+		case math.IsInf(x, -1):
+			b.WriteString("-inf")
+		default:
+			s := strconv.FormatFloat(x, 'g', -1, 64)
+			if !strings.ContainsAny(s, ".eE") {
+				s += ".0"
+			}
+			b.WriteString(s)
+		}
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case time.Time:
+		b.WriteString(formatTime(x))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if b.Len() > limit {
+				break
+			}
+			renderTo(b, e, limit)
+		}
+		b.WriteByte(']')
+	case []map[string]any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if b.Len() > limit {
+				break
+			}
+			renderTo(b, e, limit)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		if len(x) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteString("{ ")
+		keys := sortedKeys(x)
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if b.Len() > limit {
+				break
+			}
+			b.WriteString(joinKey("", k))
+			b.WriteString(" = ")
+			renderTo(b, x[k], limit)
+		}
+		b.WriteString(" }")
+	default:
+		fmt.Fprintf(b, "%v", x)
+	}
+}
+
+// formatTime writes a TOML datetime the way it was most likely written.
+func formatTime(t time.Time) string {
+	switch t.Location().String() {
+	case "date-local":
+		return t.Format("2006-01-02")
+	case "time-local":
+		return t.Format("15:04:05.999999999")
+	case "datetime-local":
+		return t.Format("2006-01-02T15:04:05.999999999")
+	}
+	return t.Format(time.RFC3339Nano)
+}

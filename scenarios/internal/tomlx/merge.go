@@ -1,0 +1,220 @@
+package tomlx
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Merge returns a deep merge of over onto base: tables merge key by key,
+// recursively; any other value in over, including arrays and arrays of
+// tables, replaces the base's. Neither input is modified and the result
+// shares nothing with them.
+func Merge(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base)+len(over))
+	for k, v := range base {
+		out[k] = deepCopy(v)
+	}
+	for k, v := range over {
+		bm, ok1 := out[k].(map[string]any)
+		om, ok2 := v.(map[string]any)
+		if ok1 && ok2 {
+			out[k] = Merge(bm, om)
+			continue
+		}
+		out[k] = deepCopy(v)
+	}
+	return out
+}
+
+// deepCopy copies the tables and arrays of a TOML value.
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = deepCopy(e)
+		}
+		return a
+	case []map[string]any:
+		a := make([]map[string]any, len(x))
+		for i, e := range x {
+			a[i] = deepCopy(e).(map[string]any)
+		}
+		return a
+	}
+	return v
+}
+
+// Set assigns a value given as TOML text (`24`, `"hash"`, `["a", "b"]`,
+// `{ scheme = "hash" }`, `1.5`, ...) at the dotted key, replacing what was
+// there. Missing intermediate tables are created. After an array (of tables)
+// a path segment selects an element, by index ("streams.0.rate" or
+// "streams[0].rate") or by the element's "name" value
+// ("streams.create_order.rate"). Problems come back as an *Error naming the
+// key: bad TOML in the value, an unknown element, or a path through a
+// non-table value.
+func Set(root map[string]any, key, value string) error {
+	fail := func(format string, args ...any) error {
+		return &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	if root == nil {
+		return fail("cannot set a key in a nil table")
+	}
+	segs := splitPath(key)
+	if len(segs) == 0 {
+		return fail("empty key")
+	}
+	for _, s := range segs {
+		if s.name == "" && !s.index {
+			return fail("empty key segment")
+		}
+	}
+	val, err := parseValue(value)
+	if err != nil {
+		return fail("%v", err)
+	}
+
+	// container is the place the current segment refers into: either a
+	// table or an array element.
+	var cur any = root
+	for i, s := range segs {
+		last := i == len(segs)-1
+		where := joinSegments(segs[:i]) // the container's path, for messages
+		switch c := cur.(type) {
+		case map[string]any:
+			if s.index {
+				return fail("%s is a table, not an array; it has no element %s", orRoot(where), s.name)
+			}
+			if last {
+				c[s.name] = val
+				return nil
+			}
+			next, ok := c[s.name]
+			if !ok {
+				m := map[string]any{}
+				c[s.name] = m
+				next = m
+			}
+			cur = next
+		case []any, []map[string]any:
+			elems, _ := asArray(c)
+			n, err := element(elems, s)
+			if err != nil {
+				return fail("%s: %v", where, err)
+			}
+			if last {
+				switch a := c.(type) {
+				case []any:
+					a[n] = val
+				case []map[string]any:
+					m, ok := val.(map[string]any)
+					if !ok {
+						return fail("%s is an array of tables; its elements can only be set to a table, not %s", where, describe(val))
+					}
+					a[n] = m
+				}
+				return nil
+			}
+			cur = elems[n]
+		default:
+			return fail("%s is %s %s, not a table", where, article(typeName(c)), describe(c))
+		}
+	}
+	return nil // not reached
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "the document"
+	}
+	return path
+}
+
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// element selects an array element by index or by its "name" value.
+func element(elems []any, s segment) (int, error) {
+	if n, err := strconv.Atoi(s.name); err == nil && (s.index || isDigits(s.name)) {
+		if n < 0 || n >= len(elems) {
+			return 0, fmt.Errorf("index %d out of range (the array has %d elements)", n, len(elems))
+		}
+		return n, nil
+	}
+	if s.index {
+		return 0, fmt.Errorf("index %q is not a number", s.name)
+	}
+	var names []string
+	for i, e := range elems {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, ok := m["name"].(string)
+		if !ok {
+			continue
+		}
+		if name == s.name {
+			return i, nil
+		}
+		names = append(names, strconv.Quote(name))
+	}
+	if len(names) == 0 {
+		return 0, fmt.Errorf("no element is named %q (elements have no names; use an index from 0 to %d)", s.name, len(elems)-1)
+	}
+	return 0, fmt.Errorf("no element is named %q (known names: %s)", s.name, strings.Join(names, ", "))
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseValue parses one TOML value given as text.
+func parseValue(text string) (any, error) {
+	var m map[string]any
+	_, err := toml.Decode("v = "+text, &m)
+	if err == nil {
+		v, ok := m["v"]
+		if ok && len(m) == 1 {
+			return v, nil
+		}
+		return nil, fmt.Errorf("invalid value %s: not a single TOML value", quoteValue(text))
+	}
+	msg := strings.TrimPrefix(err.Error(), "toml: ")
+	if pe, ok := err.(toml.ParseError); ok {
+		msg = pe.Message
+	}
+	hint := ""
+	if _, err := toml.Decode("v = "+strconv.Quote(text), &m); err == nil && !strings.ContainsAny(text, "\"'[]{}\n") {
+		hint = fmt.Sprintf(" (strings must be quoted: %s)", strconv.Quote(text))
+	}
+	return nil, fmt.Errorf("invalid value %s: %s%s", quoteValue(text), msg, hint)
+}
+
+func quoteValue(text string) string {
+	if len(text) > 60 {
+		text = cutAt(text, 60) + "..."
+	}
+	return "`" + text + "`"
+}

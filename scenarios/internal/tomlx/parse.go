@@ -1,0 +1,457 @@
+package tomlx
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Doc is a parsed scenario file.
+type Doc struct {
+	File string         // file name used in errors
+	Root map[string]any // the parsed document, as produced by BurntSushi/toml
+
+	lines map[string]int // dotted key path -> 1-based line of its definition
+}
+
+// Parse parses src, naming it file in errors. A syntax error comes back as
+// Errors holding one *Error with File, Line and the parser's message.
+func Parse(file string, src []byte) (*Doc, error) {
+	var root map[string]any
+	if _, err := toml.Decode(string(src), &root); err != nil {
+		e := &Error{File: file}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			e.Line = errorLine(src, pe.Position)
+			e.Msg = pe.Message
+		} else {
+			e.Msg = err.Error()
+		}
+		e.Msg = strings.TrimPrefix(e.Msg, "toml: ")
+		return nil, Errors{e}
+	}
+	if root == nil {
+		root = map[string]any{}
+	}
+	return &Doc{File: file, Root: root, lines: indexLines(string(src))}, nil
+}
+
+// errorLine returns the line of a parse error. BurntSushi/toml counts an
+// unexpected newline as part of the next line; the error's byte offset puts
+// it at the end of the line where the problem is, so that wins when the two
+// disagree by one.
+func errorLine(src []byte, pos toml.Position) int {
+	if pos.Start < 0 || pos.Start > len(src) {
+		return pos.Line
+	}
+	if l := 1 + bytes.Count(src[:pos.Start], []byte("\n")); l == pos.Line-1 {
+		return l
+	}
+	return pos.Line
+}
+
+// Line returns the 1-based line where the dotted key path is defined, or the
+// line of its nearest defined ancestor, or 0. Paths have the form
+// "cluster.nodes", "streams[1].rate" or "variants[0].keyspace.scheme". The
+// result is best effort (see indexLines). Line is safe on a nil *Doc.
+func (d *Doc) Line(path string) int {
+	if d == nil || len(d.lines) == 0 {
+		return 0
+	}
+	if l, ok := d.lines[path]; ok {
+		return l
+	}
+	segs := splitPath(path)
+	for n := len(segs); n > 0; n-- {
+		if l, ok := d.lines[joinSegments(segs[:n])]; ok {
+			return l
+		}
+	}
+	return 0
+}
+
+// maxDepth bounds the nesting of arrays and inline tables the line scanner
+// follows; deeper documents are indexed only up to where it was exceeded.
+const maxDepth = 200
+
+// lineScanner records on which line each key path of a TOML document is
+// defined. It is a small tolerant recursive-descent scanner that understands
+// table headers, arrays of tables, dotted and quoted keys, strings of all four
+// kinds, arrays and inline tables (also spanning lines), and comments. It is
+// only run on documents BurntSushi/toml accepted, but it never panics and
+// always terminates on any input.
+type lineScanner struct {
+	src   string
+	i     int
+	line  int
+	depth int
+	stop  bool
+
+	lines  map[string]int
+	arrays map[string]int // resolved path of an array of tables -> elements so far
+}
+
+func indexLines(src string) map[string]int {
+	s := &lineScanner{src: src, line: 1, lines: map[string]int{}, arrays: map[string]int{}}
+	s.document()
+	return s.lines
+}
+
+func (s *lineScanner) eof() bool { return s.stop || s.i >= len(s.src) }
+
+func (s *lineScanner) peek() byte {
+	if s.eof() {
+		return 0
+	}
+	return s.src[s.i]
+}
+
+func (s *lineScanner) peekAt(off int) byte {
+	if s.stop || s.i+off >= len(s.src) {
+		return 0
+	}
+	return s.src[s.i+off]
+}
+
+// next consumes one byte, counting lines.
+func (s *lineScanner) next() {
+	if s.eof() {
+		return
+	}
+	if s.src[s.i] == '\n' {
+		s.line++
+	}
+	s.i++
+}
+
+// record notes the line of path unless it is known already.
+func (s *lineScanner) record(path string, line int) {
+	if _, ok := s.lines[path]; !ok {
+		s.lines[path] = line
+	}
+}
+
+func (s *lineScanner) skipSpace() {
+	for c := s.peek(); c == ' ' || c == '\t' || c == '\r'; c = s.peek() {
+		s.next()
+	}
+}
+
+func (s *lineScanner) skipComment() {
+	for !s.eof() && s.peek() != '\n' {
+		s.next()
+	}
+}
+
+// skipBlank skips whitespace, newlines and comments.
+func (s *lineScanner) skipBlank() {
+	for !s.eof() {
+		switch s.peek() {
+		case ' ', '\t', '\r', '\n':
+			s.next()
+		case '#':
+			s.skipComment()
+		default:
+			return
+		}
+	}
+}
+
+func (s *lineScanner) document() {
+	table := "" // resolved path of the current table
+	for !s.eof() {
+		s.skipBlank()
+		if s.eof() {
+			return
+		}
+		line := s.line
+		switch s.peek() {
+		case '[':
+			array := s.peekAt(1) == '['
+			s.next()
+			if array {
+				s.next()
+			}
+			keys := s.key()
+			table = s.header(keys, array, line)
+			// Skip "]" or "]]" and whatever else is left on the line.
+			s.skipComment()
+		default:
+			start := s.i
+			s.keyValue(table)
+			if s.i == start { // not a key: never loop without progress
+				s.next()
+			}
+			s.skipComment()
+		}
+	}
+}
+
+// header resolves a table header's keys against the arrays of tables seen so
+// far, records its lines and returns the table's resolved path.
+func (s *lineScanner) header(keys []string, array bool, line int) string {
+	p := ""
+	for j, k := range keys {
+		p = joinKey(p, k)
+		last := j == len(keys)-1
+		if last && array {
+			s.record(p, line)
+			n := s.arrays[p]
+			s.arrays[p] = n + 1
+			p = indexKey(p, n)
+			s.lines[p] = line
+			return p
+		}
+		if n := s.arrays[p]; n > 0 {
+			p = indexKey(p, n-1)
+		}
+		if last {
+			s.lines[p] = line // an explicit header wins over implicit mentions
+		} else {
+			s.record(p, line)
+		}
+	}
+	return p
+}
+
+// key scans a possibly dotted key and returns its parts.
+func (s *lineScanner) key() []string {
+	var keys []string
+	for !s.eof() {
+		s.skipSpace()
+		switch c := s.peek(); c {
+		case '"', '\'':
+			keys = append(keys, s.quotedKey(c))
+		default:
+			start := s.i
+			for !s.eof() {
+				c := s.peek()
+				if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '.' || c == '=' ||
+					c == ']' || c == '[' || c == '}' || c == '{' || c == ',' || c == '#' || c == '"' || c == '\'' {
+					break
+				}
+				s.next()
+			}
+			if s.i == start {
+				return keys
+			}
+			keys = append(keys, s.src[start:s.i])
+		}
+		s.skipSpace()
+		if s.peek() != '.' {
+			return keys
+		}
+		s.next()
+	}
+	return keys
+}
+
+func (s *lineScanner) quotedKey(q byte) string {
+	start := s.i
+	s.next()
+	for !s.eof() && s.peek() != q && s.peek() != '\n' {
+		if q == '"' && s.peek() == '\\' {
+			s.next()
+		}
+		s.next()
+	}
+	if s.peek() == q {
+		s.next()
+	}
+	raw := s.src[start:s.i]
+	if q == '\'' {
+		return strings.Trim(raw, "'")
+	}
+	return unescape(strings.TrimSuffix(raw[1:], `"`))
+}
+
+// unescape decodes the escapes of a TOML basic string (TOML 1.1, so with \e
+// and \xHH). A malformed escape is kept as written.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; c {
+		case 'b':
+			b.WriteByte('\b')
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'f':
+			b.WriteByte('\f')
+		case 'r':
+			b.WriteByte('\r')
+		case 'e':
+			b.WriteByte(0x1b)
+		case '"', '\\':
+			b.WriteByte(c)
+		case 'x', 'u', 'U':
+			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+			if i+n < len(s) {
+				if r, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32); err == nil {
+					b.WriteRune(rune(r))
+					i += n
+					continue
+				}
+			}
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// keyValue scans "key = value" inside the table at path base.
+func (s *lineScanner) keyValue(base string) {
+	line := s.line
+	keys := s.key()
+	if len(keys) == 0 {
+		return
+	}
+	p := base
+	for j, k := range keys {
+		p = joinKey(p, k)
+		if j == len(keys)-1 {
+			s.lines[p] = line
+		} else {
+			s.record(p, line)
+		}
+	}
+	s.skipSpace()
+	if s.peek() != '=' {
+		return
+	}
+	s.next()
+	s.value(p)
+}
+
+// value scans one value defined at path.
+func (s *lineScanner) value(path string) {
+	s.skipSpace()
+	switch c := s.peek(); c {
+	case '"', '\'':
+		s.str(c)
+	case '[':
+		s.nested(func() { s.array(path) })
+	case '{':
+		s.nested(func() { s.inlineTable(path) })
+	default:
+		for !s.eof() {
+			switch s.peek() {
+			case ',', ']', '}', '\n', '#':
+				return
+			}
+			s.next()
+		}
+	}
+}
+
+func (s *lineScanner) nested(f func()) {
+	s.depth++
+	if s.depth > maxDepth {
+		s.stop = true
+		return
+	}
+	f()
+	s.depth--
+}
+
+// str scans a basic or literal string, single- or multi-line.
+func (s *lineScanner) str(q byte) {
+	if s.peekAt(1) == q && s.peekAt(2) == q {
+		s.next()
+		s.next()
+		s.next()
+		for !s.eof() {
+			if q == '"' && s.peek() == '\\' {
+				s.next()
+				s.next()
+				continue
+			}
+			if s.peek() == q && s.peekAt(1) == q && s.peekAt(2) == q {
+				s.next()
+				s.next()
+				s.next()
+				// Up to two more quotes belong to the string's content.
+				for n := 0; n < 2 && s.peek() == q; n++ {
+					s.next()
+				}
+				return
+			}
+			s.next()
+		}
+		return
+	}
+	s.next()
+	for !s.eof() && s.peek() != '\n' {
+		c := s.peek()
+		if q == '"' && c == '\\' {
+			s.next()
+			if s.peek() == '\n' {
+				return
+			}
+			s.next()
+			continue
+		}
+		s.next()
+		if c == q {
+			return
+		}
+	}
+}
+
+func (s *lineScanner) array(path string) {
+	s.next() // [
+	for n := 0; !s.eof(); {
+		s.skipBlank()
+		switch s.peek() {
+		case ']':
+			s.next()
+			return
+		case ',':
+			s.next()
+			n++
+			continue
+		}
+		start := s.i
+		s.record(indexKey(path, n), s.line)
+		s.value(indexKey(path, n))
+		if s.i == start {
+			s.next()
+		}
+	}
+}
+
+func (s *lineScanner) inlineTable(path string) {
+	s.next() // {
+	for !s.eof() {
+		s.skipBlank()
+		switch s.peek() {
+		case '}':
+			s.next()
+			return
+		case ',':
+			s.next()
+			continue
+		}
+		start := s.i
+		s.keyValue(path)
+		if s.i == start {
+			s.next()
+		}
+	}
+}

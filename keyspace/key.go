@@ -1,0 +1,157 @@
+package keyspace
+
+import "math/rand/v2"
+
+// MaxParts is the largest number of parts a key can have, salt included.
+const MaxParts = 8
+
+// A Key is a partition key: a short tuple of 64-bit parts compared part by part (range
+// scheme) or hashed whole (hash scheme). It is a value type so that building one never
+// allocates.
+type Key struct {
+	N uint8
+	P [MaxParts]uint64
+}
+
+// Parts returns the key's parts. The slice aliases k.
+func (k *Key) Parts() []uint64 { return k.P[:k.N] }
+
+// Compare orders keys as tuples, part by part; a key that is a prefix of another sorts first.
+func (k *Key) Compare(o *Key) int {
+	n := min(k.N, o.N)
+	for i := uint8(0); i < n; i++ {
+		switch {
+		case k.P[i] < o.P[i]:
+			return -1
+		case k.P[i] > o.P[i]:
+			return 1
+		}
+	}
+	switch {
+	case k.N < o.N:
+		return -1
+	case k.N > o.N:
+		return 1
+	}
+	return 0
+}
+
+// Hash is a stable 64-bit hash of the whole key: the same on every machine and release,
+// because shard placement (and so every result) depends on it.
+func (k *Key) Hash() uint64 {
+	h := uint64(0x9e3779b97f4a7c15) ^ uint64(k.N)
+	for i := uint8(0); i < k.N; i++ {
+		h = mix64(h ^ mix64(k.P[i]+uint64(i)*0x632be59bd9b4e019))
+	}
+	return h
+}
+
+// mix64 is the finalizer of SplitMix64 (Steele, Lea and Flood, "Fast splittable
+// pseudorandom number generators", 2014): a bijection on uint64 with full avalanche.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// Hash64 is the stable hash used for hash(f, N) parts and salt derivation.
+func Hash64(v uint64) uint64 { return mix64(v ^ 0x2545f4914f6cdd1d) }
+
+// PartKind says how one key part is derived from a row.
+type PartKind uint8
+
+const (
+	// FieldPart is a field's value as it is.
+	FieldPart PartKind = iota
+	// TimeBucketPart is floor(row time / Width): hour(f), day(f), minute(f), bucket(f, "15m").
+	TimeBucketPart
+	// HashPart is Hash64(field) mod Mod: hash(f, N).
+	HashPart
+)
+
+// A Part is one component of the partition key.
+type Part struct {
+	Kind  PartKind
+	Field int    // index of the field in the request's field vector
+	Width int64  // bucket width in ns, for TimeBucketPart
+	Mod   uint64 // modulus, for HashPart
+	Name  string // as written in the scenario, e.g. "hour(ts)"
+}
+
+// SaltMode says how a write picks its salt bucket.
+type SaltMode uint8
+
+const (
+	// SaltRandom draws a bucket uniformly per write; reads must visit every bucket.
+	SaltRandom SaltMode = iota
+	// SaltRoundRobin cycles through the buckets; reads must visit every bucket.
+	SaltRoundRobin
+	// SaltHash derives the bucket from SaltField, so a read that knows it visits one.
+	SaltHash
+)
+
+// A Design is a key design: the parts and the optional salt prefix.
+type Design struct {
+	Parts     []Part
+	Salt      uint64 // buckets; 0 or 1 means no salt
+	SaltMode  SaltMode
+	SaltField int // field index, for SaltHash
+}
+
+// Salted reports whether keys carry a salt prefix.
+func (d *Design) Salted() bool { return d.Salt > 1 }
+
+// Key builds the key of a row from its field values and row time, with the given salt
+// bucket (ignored when the design is not salted).
+func (d *Design) Key(fields []uint64, rowTime int64, salt uint64) Key {
+	var k Key
+	if d.Salted() {
+		k.P[0] = salt
+		k.N = 1
+	}
+	for i := range d.Parts {
+		p := &d.Parts[i]
+		var v uint64
+		switch p.Kind {
+		case FieldPart:
+			v = fields[p.Field]
+		case TimeBucketPart:
+			v = uint64(floorDiv(rowTime, p.Width))
+		case HashPart:
+			v = Hash64(fields[p.Field]) % p.Mod
+		}
+		k.P[k.N] = v
+		k.N++
+	}
+	return k
+}
+
+// WriteSalt picks the salt bucket of a write. counter is the caller's round-robin state.
+func (d *Design) WriteSalt(r *rand.Rand, fields []uint64, counter *uint64) uint64 {
+	if !d.Salted() {
+		return 0
+	}
+	switch d.SaltMode {
+	case SaltRoundRobin:
+		s := *counter % d.Salt
+		*counter++
+		return s
+	case SaltHash:
+		return Hash64(fields[d.SaltField]) % d.Salt
+	default:
+		return r.Uint64N(d.Salt)
+	}
+}
+
+// floorDiv divides rounding toward minus infinity, so that history (negative times) buckets
+// like the present.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}

@@ -1,0 +1,55 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// TestNoAllocationsPerRequest runs a busy model into steady state, then measures the
+// allocations of 10,000 further events (about 5,000 requests with their completions): there
+// must be none. Per-window histograms are allocated once per window, so the window is wider
+// than the measured stretch.
+func TestNoAllocationsPerRequest(t *testing.T) {
+	const shards = 12
+	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+	scheme := keyspace.NewModulo(shards)
+	mk := func(name string, op Op, p Planner) Stream {
+		return Stream{
+			Name: name, Op: op, Cost: 80 * Microsecond,
+			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 50000}}),
+			Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
+			Planner:  p,
+		}
+	}
+	m := &Model{
+		Seed: 1, Duration: 100 * Second, Window: 100 * Second, Network: Millisecond,
+		Nodes: make([]Node, shards), ShardNode: make([]int, shards),
+		Streams: []Stream{
+			mk("w", Write, keyspace.NewPointPlanner(d, scheme, false)),
+			mk("r", Read, keyspace.NewPointPlanner(d, scheme, true)),
+			{Name: "s", Op: Scan, Cost: Millisecond, Planner: keyspace.NewScatterPlanner(shards),
+				Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 20}}),
+				Fields:   []workload.Generator{nil}},
+		},
+	}
+	for i := range m.Nodes {
+		m.Nodes[i] = Node{Cores: 1, QueueLimit: 1000}
+		m.ShardNode[i] = i
+	}
+	e := newEngine(m)
+	for i := 0; i < 200_000; i++ { // warm up: pools, queues and the heap reach their size
+		e.step()
+	}
+	allocs := testing.AllocsPerRun(20, func() {
+		for i := 0; i < 10_000; i++ {
+			if !e.step() {
+				t.Fatal("model ran out of events")
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per 10,000 events in steady state, want 0", allocs)
+	}
+}

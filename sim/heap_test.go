@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestHeapAgainstSort checks the 4-ary heap against the obviously right answer: pushing
+// events in random order (with many equal times) and popping them all must give them
+// sorted by (time, insertion order). Interleaved pushes and pops are checked against a
+// sorted slice kept alongside.
+func TestHeapAgainstSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 200; trial++ {
+		var h eventHeap
+		var ref []event
+		n := r.IntN(300)
+		for i := 0; i < n; i++ {
+			// Few distinct times, so ties are frequent and the sequence must break them.
+			at := Time(r.IntN(20))
+			h.push(at, evArrive, int32(i))
+			ref = append(ref, event{at: at, seq: h.seq, idx: int32(i)})
+			if r.IntN(4) == 0 && h.len() > 0 {
+				slices.SortFunc(ref, cmpEvent)
+				got := h.pop()
+				if got.at != ref[0].at || got.seq != ref[0].seq || got.idx != ref[0].idx {
+					t.Fatalf("trial %d: pop = %+v, want %+v", trial, got, ref[0])
+				}
+				ref = ref[1:]
+			}
+		}
+		slices.SortFunc(ref, cmpEvent)
+		for _, want := range ref {
+			got := h.pop()
+			if got.at != want.at || got.seq != want.seq || got.idx != want.idx {
+				t.Fatalf("trial %d: pop = %+v, want %+v", trial, got, want)
+			}
+		}
+		if h.len() != 0 {
+			t.Fatalf("trial %d: %d events left", trial, h.len())
+		}
+	}
+}
+
+func cmpEvent(a, b event) int {
+	switch {
+	case a.less(&b):
+		return -1
+	case b.less(&a):
+		return 1
+	}
+	return 0
+}
+
+func TestFIFO(t *testing.T) {
+	var q fifo
+	var ref []int32
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 10000; i++ {
+		if r.IntN(3) > 0 || len(ref) == 0 {
+			q.push(int32(i))
+			ref = append(ref, int32(i))
+		} else {
+			if got := q.pop(); got != ref[0] {
+				t.Fatalf("pop = %d, want %d", got, ref[0])
+			}
+			ref = ref[1:]
+		}
+		if q.len() != len(ref) {
+			t.Fatalf("len = %d, want %d", q.len(), len(ref))
+		}
+	}
+}

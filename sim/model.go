@@ -1,0 +1,96 @@
+package sim
+
+import (
+	"math/rand/v2"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// Op is what a stream's requests do.
+type Op uint8
+
+const (
+	Write Op = iota // one row, every field known: one shard
+	Read            // point read: one row, except salt buckets the reader cannot derive
+	Scan            // range or scatter-gather query: the partitions its planner names
+)
+
+func (o Op) String() string {
+	switch o {
+	case Write:
+		return "write"
+	case Read:
+		return "read"
+	case Scan:
+		return "scan"
+	}
+	return "?"
+}
+
+// ServiceKind is the distribution of a subrequest's service time.
+type ServiceKind uint8
+
+const (
+	Exponential ServiceKind = iota // memoryless, mean cost (M/M/c)
+	Constant                       // exactly cost (M/D/c)
+	Lognormal                      // mean cost, coefficient of variation CV
+)
+
+// Service describes how long one partition's work holds a core.
+type Service struct {
+	Kind ServiceKind
+	CV   float64 // coefficient of variation, for Lognormal
+}
+
+// A Planner says which shards a request visits and how many partitions on each.
+// Implementations may keep scratch state, so a planner belongs to one run.
+type Planner interface {
+	// Plan appends the request's visits to dst and returns it. fields holds the request's
+	// field values (entries the model does not draw are zero); rowTime is the row's time.
+	Plan(dst []keyspace.Visit, r *rand.Rand, fields []uint64, rowTime int64) []keyspace.Visit
+}
+
+var (
+	_ Planner = (*keyspace.PointPlanner)(nil)
+	_ Planner = (*keyspace.ScatterPlanner)(nil)
+)
+
+// Stream is one kind of request and its arrival process.
+type Stream struct {
+	Name     string
+	Op       Op
+	Arrivals workload.Arrivals
+	// Fields has one generator per table field, in table order; a nil entry is a field no
+	// planner reads, which the engine does not draw.
+	Fields  []workload.Generator
+	Age     workload.Age // how old the row a read or scan targets is; nil means 0
+	Planner Planner
+	Cost    Time // mean CPU time of one partition's work
+	Service Service
+}
+
+// Node is one server.
+type Node struct {
+	Cores      int // requests served in parallel
+	QueueLimit int // requests waiting; one more is rejected; 0 means unbounded
+}
+
+// Model is everything a run needs. A Model (its planners and generators keep state) is
+// used by one Run at a time.
+type Model struct {
+	Seed     uint64
+	Duration Time // arrivals are issued in [0, Duration); requests in flight then still finish
+	Warmup   Time // requests issued before Warmup are left out of the latency statistics
+	Window   Time // width of every time series' buckets
+	Network  Time // one-way client<->node delay
+	Nodes    []Node
+	// ShardNode[s] is the node that serves shard s.
+	ShardNode []int
+	Streams   []Stream
+}
+
+// Windows returns the number of time-series windows: ceil(Duration / Window).
+func (m *Model) Windows() int {
+	return int((m.Duration + m.Window - 1) / m.Window)
+}

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// version is the release; `go build -ldflags "-X main.version=..."` may replace it.
+var version = "0.1.0-dev"
+
+// usageError is a problem with the command line or the scenario: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+const usageText = `shardsim simulates a sharded database cluster and shows where load concentrates.
+
+Usage:
+  shardsim run [SCENARIO] [flags]   run every variant (default scenario: %s)
+  shardsim list                     list the built-in scenarios
+  shardsim validate FILE...         check scenario files without running them
+  shardsim version                  print the version
+
+SCENARIO is a path to a .toml file or the name of a built-in scenario.
+Run 'shardsim run --help' for the flags.
+`
+
+// run is the whole command line as a function, so tests can call it.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, usageText, scenarios.Default)
+		return usagef("no command given")
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "run":
+		return cmdRun(rest, stdout, stderr)
+	case "list":
+		return cmdList(rest, stdout)
+	case "validate":
+		return cmdValidate(rest, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "shardsim %s (%s)\n", version, goVersion())
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprintf(stdout, usageText, scenarios.Default)
+		return nil
+	default:
+		return usagef("unknown command %q (want run, list, validate or version)", cmd)
+	}
+}
+
+func goVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.GoVersion
+	}
+	return runtime.Version()
+}
+
+// common holds the flags shared by the commands that run scenarios.
+type common struct {
+	out, format, duration string
+	seed                  int64
+	sets, variants        []string
+	parallel              int
+	noCharts, quiet       bool
+}
+
+func (c *common) register(fs *pflag.FlagSet) {
+	fs.StringVarP(&c.out, "out", "o", "", "output directory (default out/<scenario-name>)")
+	fs.StringVarP(&c.format, "format", "f", "text", "what goes to stdout: text, markdown, json or csv")
+	fs.Int64Var(&c.seed, "seed", -1, "random seed (default: the scenario's)")
+	fs.StringVar(&c.duration, "duration", "", "simulated time, e.g. 30m (default: the scenario's)")
+	fs.StringArrayVar(&c.sets, "set", nil, "override a scenario key: KEY=VALUE, VALUE in TOML syntax (repeatable)")
+	fs.StringArrayVar(&c.variants, "variant", nil, "run only this variant (repeatable)")
+	fs.IntVarP(&c.parallel, "parallel", "j", runtime.NumCPU(), "variants run at once")
+	fs.BoolVar(&c.noCharts, "no-charts", false, "write no charts")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
+}
+
+// options turns the flags into scenario load options.
+func (c *common) options() (scenarios.Options, error) {
+	switch c.format {
+	case "text", "markdown", "json", "csv":
+	default:
+		return scenarios.Options{}, usagef("--format %q: want text, markdown, json or csv", c.format)
+	}
+	if c.parallel < 1 {
+		return scenarios.Options{}, usagef("--parallel %d: want at least 1", c.parallel)
+	}
+	opts := scenarios.Options{Variants: c.variants, Sets: append([]string(nil), c.sets...)}
+	if c.seed >= 0 {
+		opts.Sets = append(opts.Sets, fmt.Sprintf("seed=%d", c.seed))
+	}
+	if c.duration != "" {
+		opts.Sets = append(opts.Sets, fmt.Sprintf("duration=%q", c.duration))
+	}
+	return opts, nil
+}
+
+func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	return fs
+}
+
+func parseFlags(fs *pflag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	return nil
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	var c common
+	fs := newFlagSet("run", stderr)
+	c.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: shardsim run [SCENARIO] [flags]\n\nRuns every variant of SCENARIO (a .toml path or a built-in name; default %s).\n\nFlags:\n%s", scenarios.Default, fs.FlagUsages())
+	}
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usagef("run takes one scenario (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
+	}
+	ref := scenarios.Default
+	if fs.NArg() == 1 {
+		ref = fs.Arg(0)
+	}
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	sc, err := scenarios.Load(ref, opts)
+	if err != nil {
+		return usageError{err}
+	}
+	runs := runVariants(sc, c.parallel)
+	sum := report.Summarize(sc, runs)
+
+	dir := c.out
+	if dir == "" {
+		dir = filepath.Join("out", sc.Name)
+	}
+	var buf bytes.Buffer
+	switch c.format {
+	case "json":
+		err = report.JSON(&buf, sum)
+	case "markdown":
+		report.Markdown(&buf, sum)
+	case "csv":
+		err = report.CSV(&buf, sum)
+	default:
+		report.Text(&buf, sum)
+	}
+	if err != nil {
+		return err
+	}
+	paths, err := report.WriteFiles(dir, sc, runs, sum)
+	if err != nil {
+		return err
+	}
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if !c.quiet {
+		fmt.Fprintf(stderr, "wrote %d files to %s (report: %s)\n", len(paths), dir, filepath.Join(dir, "report.md"))
+	}
+	return nil
+}
+
+// runVariants simulates every variant, up to parallel at once. Each run is independent and
+// deterministic, so the results do not depend on parallel.
+func runVariants(sc *scenarios.Scenario, parallel int) []report.Run {
+	runs := make([]report.Run, len(sc.Variants))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, v := range sc.Variants {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			runs[i] = report.Run{Variant: v, Result: sim.Run(v.Model())}
+		}()
+	}
+	wg.Wait()
+	return runs
+}
+
+func cmdList(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return usagef("list takes no arguments")
+	}
+	for _, name := range scenarios.BuiltinNames() {
+		sc, err := scenarios.Load(name, scenarios.Options{})
+		if err != nil {
+			return fmt.Errorf("built-in scenario %s: %w", name, err)
+		}
+		fmt.Fprintf(stdout, "%-16s %s\n", name, firstSentence(sc.Description))
+	}
+	return nil
+}
+
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func cmdValidate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("validate", stderr)
+	var sets []string
+	fs.StringArrayVar(&sets, "set", nil, "override a scenario key: KEY=VALUE (repeatable)")
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usagef("validate needs at least one scenario file")
+	}
+	bad := 0
+	for _, f := range fs.Args() {
+		sc, err := scenarios.Load(f, scenarios.Options{Sets: sets})
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			bad++
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s)\n", f, sc.Name, len(sc.Variants))
+	}
+	if bad > 0 {
+		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// call runs the command line and returns its exit status, stdout and stderr.
+func call(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/shardsim -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update and read the diff):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// TestBadScenarios runs every broken scenario under testdata/bad through validate and run:
+// each must exit with status 2, name the key given on its first line ("# key: ..."), and
+// print exactly the message in its .err golden file. None may panic or write files.
+func TestBadScenarios(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/bad/*.toml")
+	if err != nil || len(files) < 15 {
+		t.Fatalf("want at least 15 broken scenarios, found %d (%v)", len(files), err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".toml")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := strings.Cut(string(src), "\n")
+			key, ok := strings.CutPrefix(first, "# key: ")
+			if !ok {
+				t.Fatalf("%s: first line must be \"# key: KEY\"", f)
+			}
+			code, _, stderr := call(t, "validate", f)
+			if code != 2 {
+				t.Fatalf("validate: exit %d, want 2; stderr:\n%s", code, stderr)
+			}
+			if !strings.Contains(stderr, key) || !strings.Contains(stderr, f) {
+				t.Errorf("message does not name the file %s and the key %q:\n%s", f, key, stderr)
+			}
+			golden(t, strings.TrimSuffix(f, ".toml")+".err", stderr)
+
+			out := t.TempDir()
+			code, _, stderr2 := call(t, "run", f, "-o", out)
+			if code != 2 {
+				t.Fatalf("run: exit %d, want 2; stderr:\n%s", code, stderr2)
+			}
+			if ents, _ := os.ReadDir(out); len(ents) != 0 {
+				t.Errorf("run of a broken scenario left %d files in %s", len(ents), out)
+			}
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"run", "no-such-scenario"},
+		{"run", "--format", "yaml"},
+		{"run", "--no-such-flag"},
+		{"run", "--set", "cluster.nodes"},
+		{"run", "--set", "cluster.nodes=0"},
+		{"run", "--variant", "no such variant"},
+		{"run", "-j", "0"},
+		{"validate"},
+		{"list", "extra"},
+	} {
+		code, _, stderr := call(t, args...)
+		if code != 2 {
+			t.Errorf("shardsim %q: exit %d, want 2; stderr:\n%s", args, code, stderr)
+		}
+		if !strings.Contains(stderr, "shardsim:") {
+			t.Errorf("shardsim %q: no error message on stderr:\n%s", args, stderr)
+		}
+	}
+}
+
+// TestDeterministicAcrossParallelism runs the default scenario (shortened) with one and two
+// workers: every output file must be byte-identical.
+func TestDeterministicAcrossParallelism(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for i, j := range []string{"1", "2"} {
+		code, _, stderr := call(t, "run", "--duration", "60s", "-j", j, "-q", "-o", dirs[i])
+		if code != 0 {
+			t.Fatalf("run -j %s: exit %d: %s", j, code, stderr)
+		}
+	}
+	for _, f := range []string{"summary.json", "streams.csv", "shards.csv", "nodes.csv", "report.md"} {
+		a, err := os.ReadFile(filepath.Join(dirs[0], f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dirs[1], f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between -j 1 and -j 2", f)
+		}
+	}
+}
+
+// TestSeedChangesResults guards the determinism test against a run that ignores its seed.
+func TestSeedChangesResults(t *testing.T) {
+	var outs []string
+	for _, seed := range []string{"1", "2"} {
+		code, out, stderr := call(t, "run", "--duration", "60s", "--seed", seed, "-f", "json", "-q", "-o", t.TempDir())
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] == outs[1] {
+		t.Error("seeds 1 and 2 gave the same summary")
+	}
+}
+
+// TestTextGolden pins the text tables of a small scenario.
+func TestTextGolden(t *testing.T) {
+	code, out, stderr := call(t, "run", "../../testdata/small.toml", "-q", "-o", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "../../testdata/small.txt", out)
+}
+
+func TestListAndVersion(t *testing.T) {
+	code, out, _ := call(t, "list")
+	if code != 0 || !strings.Contains(out, "quickstart") {
+		t.Errorf("list: exit %d, output:\n%s", code, out)
+	}
+	code, out, _ = call(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "shardsim ") {
+		t.Errorf("version: exit %d, output %q", code, out)
+	}
+}

@@ -1,0 +1,163 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// WriteFileAtomic writes data to path by writing a temporary file in the same directory and
+// renaming it over path, so a reader never sees a half-written file.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteFiles writes summary.json, streams.csv, shards.csv, nodes.csv and report.md into
+// dir (created if needed) and returns their paths.
+func WriteFiles(dir string, sc *scenarios.Scenario, runs []Run, sum *Summary) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"summary.json", func(w io.Writer) error { return JSON(w, sum) }},
+		{"streams.csv", func(w io.Writer) error { return streamsCSV(w, sc, runs) }},
+		{"shards.csv", func(w io.Writer) error { return shardsCSV(w, sc, runs) }},
+		{"nodes.csv", func(w io.Writer) error { return nodesCSV(w, sc, runs) }},
+		{"report.md", func(w io.Writer) error { ReportMarkdown(w, sc, sum); return nil }},
+	}
+	var paths []string
+	for _, f := range files {
+		var buf bytes.Buffer
+		if err := f.write(&buf); err != nil {
+			return paths, err
+		}
+		p := filepath.Join(dir, f.name)
+		if err := WriteFileAtomic(p, buf.Bytes()); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// series writes one CSV with a header and, per variant and window, the rows row returns.
+func series(w io.Writer, sc *scenarios.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
+	cw := csv.NewWriter(w)
+	cw.Write(append([]string{"variant", "window_start", "t_s"}, head...))
+	for _, run := range runs {
+		r := run.Result
+		for win := 0; win < r.Windows; win++ {
+			t := sim.Time(win) * r.Window
+			lead := []string{run.Variant.Name, scenarios.FormatClock(sc.Start, t), num(t.Seconds())}
+			for _, row := range rows(r, win) {
+				cw.Write(append(append([]string(nil), lead...), row...))
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func streamsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
+	return series(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms"},
+		func(r *sim.Result, win int) [][]string {
+			var out [][]string
+			for i := range r.Streams {
+				wl := &r.Streams[i].Win[win]
+				out = append(out, []string{r.Streams[i].Name, fmtCount(wl.Completed), fmtCount(wl.Errors),
+					num(ms(wl.QuantileMillis(0.5))), num(ms(wl.QuantileMillis(0.99))), num(ms(wl.Max.Millis()))})
+			}
+			return out
+		})
+}
+
+func shardsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
+	return series(w, sc, runs, []string{"shard", "node", "ops", "utilization", "max_queue"},
+		func(r *sim.Result, win int) [][]string {
+			out := make([][]string, len(r.Shards))
+			for s := range r.Shards {
+				i := win*len(r.Shards) + s
+				out[s] = []string{strconv.Itoa(s), strconv.Itoa(r.Shards[s].Node), fmtCount(r.ShardOps[i]),
+					num(util(r.ShardUtilization(win, s))), strconv.Itoa(int(r.ShardMaxQueue[i]))}
+			}
+			return out
+		})
+}
+
+func nodesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
+	return series(w, sc, runs, []string{"node", "utilization", "max_queue"},
+		func(r *sim.Result, win int) [][]string {
+			out := make([][]string, len(r.Nodes))
+			for n := range r.Nodes {
+				out[n] = []string{strconv.Itoa(n), num(util(r.NodeUtilization(win, n))),
+					strconv.Itoa(int(r.NodeMaxQueue[win*len(r.Nodes)+n]))}
+			}
+			return out
+		})
+}
+
+// ReportMarkdown writes report.md: the scenario's story and, per variant, its tables.
+func ReportMarkdown(w io.Writer, sc *scenarios.Scenario, s *Summary) {
+	fmt.Fprintf(w, "# %s\n\n", s.Scenario)
+	if s.Description != "" {
+		fmt.Fprintf(w, "%s\n\n", s.Description)
+	}
+	fmt.Fprintf(w, "Simulated %s from %s (seed %d); the first %s are warmup and left out of the latency figures. ",
+		sim.Time(s.DurationS*float64(sim.Second)), s.Start, s.Seed, sim.Time(s.WarmupS*float64(sim.Second)))
+	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
+		"latencies are measured at the client, network and queueing included. "+
+		"The per-window series are in streams.csv, shards.csv and nodes.csv; every figure is in summary.json.\n")
+	for i := range s.Variants {
+		v := &s.Variants[i]
+		markdownVariant(w, v)
+		fmt.Fprintln(w, "\nThe five hottest shards over the whole run:")
+		fmt.Fprintln(w)
+		t := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
+		for _, sh := range topShards(v.Shards, 5) {
+			t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), fmtPct(sh.Utilization), fmtPct(sh.PeakUtilization), fmtCount(sh.Ops), fmtCount(sh.Rows))
+		}
+		t.markdown(w)
+	}
+}
+
+// topShards returns up to n shards by utilization, hottest first (lower id on ties).
+func topShards(shards []ShardSummary, n int) []ShardSummary {
+	s := slices.Clone(shards)
+	slices.SortStableFunc(s, func(a, b ShardSummary) int { return cmp.Compare(b.Utilization, a.Utilization) })
+	return s[:min(n, len(s))]
+}

@@ -1,0 +1,252 @@
+package report
+
+import (
+	"math"
+	"slices"
+
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// Summary is summary.json (SPEC section 4). It holds no wall-clock figures, so one seed
+// gives one file, byte for byte. Latencies are milliseconds, utilizations fractions 0..1.
+type Summary struct {
+	Scenario    string           `json:"scenario"`
+	Description string           `json:"description,omitempty"`
+	Seed        uint64           `json:"seed"`
+	DurationS   float64          `json:"duration_s"`
+	WarmupS     float64          `json:"warmup_s"`
+	WindowS     float64          `json:"window_s"`
+	Start       string           `json:"start"`
+	Variants    []VariantSummary `json:"variants"`
+}
+
+// VariantSummary is one variant's results.
+type VariantSummary struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Key         string          `json:"key"`
+	Streams     []StreamSummary `json:"streams"`
+	Shards      []ShardSummary  `json:"shards"`
+	Nodes       []NodeSummary   `json:"nodes"`
+	Skew        Skew            `json:"skew"`
+	Alerts      []Alert         `json:"alerts"`
+}
+
+// StreamSummary is one stream's totals over the requests issued after the warmup.
+type StreamSummary struct {
+	Name      string  `json:"name"`
+	Op        string  `json:"op"`
+	Offered   int64   `json:"offered"`
+	Completed int64   `json:"completed"`
+	Rejected  int64   `json:"rejected"`
+	Throttled int64   `json:"throttled"`
+	TimedOut  int64   `json:"timed_out"`
+	Latency   Latency `json:"latency_ms"`
+	Fanout    Fanout  `json:"fanout"`
+}
+
+// Latency summarizes completed requests' latencies in milliseconds.
+type Latency struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// Fanout is the mean and largest number of subrequests (shards visited) per request and
+// the mean number of partitions visited.
+type Fanout struct {
+	Mean       float64 `json:"mean"`
+	Max        int     `json:"max"`
+	Partitions float64 `json:"partitions"`
+}
+
+// ShardSummary is one shard over the whole run. Utilization is CPU time on the shard's
+// requests per second, as a fraction of its node's cores; PeakUtilization is the same in
+// the busiest window.
+type ShardSummary struct {
+	ID              int     `json:"id"`
+	Node            int     `json:"node"`
+	Ops             int64   `json:"ops"`
+	Utilization     float64 `json:"utilization"`
+	PeakUtilization float64 `json:"peak_utilization"`
+	Rows            int64   `json:"rows"`
+}
+
+// NodeSummary is one node over the whole run.
+type NodeSummary struct {
+	ID              int     `json:"id"`
+	Cores           int     `json:"cores"`
+	Utilization     float64 `json:"utilization"`
+	PeakUtilization float64 `json:"peak_utilization"`
+	MaxQueue        int     `json:"max_queue"`
+}
+
+// Skew compares the hottest shard with the median shard, over the whole run and in the
+// busiest window.
+type Skew struct {
+	MaxOverMedian     float64 `json:"max_over_median"`
+	HottestShard      int     `json:"hottest_shard"`
+	HottestLoad       float64 `json:"hottest_utilization"`
+	MedianLoad        float64 `json:"median_utilization"`
+	PeakWindow        string  `json:"peak_window"`
+	PeakHottestShard  int     `json:"peak_hottest_shard"`
+	PeakHottestLoad   float64 `json:"peak_hottest_utilization"`
+	PeakMedianLoad    float64 `json:"peak_median_utilization"`
+	PeakMaxOverMedian float64 `json:"peak_max_over_median"`
+}
+
+// Alert is one entry of the alert timeline.
+type Alert struct {
+	At      string  `json:"at"`
+	AtS     float64 `json:"at_s"`
+	Kind    string  `json:"kind"`
+	Subject string  `json:"subject"`
+	Message string  `json:"message"`
+}
+
+// Run is one variant's result beside the variant it came from.
+type Run struct {
+	Variant *scenarios.Variant
+	Result  *sim.Result
+}
+
+// Summarize builds summary.json's content.
+func Summarize(sc *scenarios.Scenario, runs []Run) *Summary {
+	s := &Summary{
+		Scenario:    sc.Name,
+		Description: sc.Description,
+		Seed:        sc.Seed,
+		DurationS:   round(sc.Duration.Seconds(), 6),
+		WarmupS:     round(sc.Warmup.Seconds(), 6),
+		WindowS:     round(sc.Window.Seconds(), 6),
+		Start:       scenarios.FormatClock(sc.Start, 0),
+	}
+	for _, run := range runs {
+		s.Variants = append(s.Variants, summarizeVariant(sc, run))
+	}
+	return s
+}
+
+func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
+	r := run.Result
+	v := VariantSummary{
+		Name:        run.Variant.Name,
+		Description: run.Variant.Description,
+		Key:         run.Variant.KeyDescription(),
+		Alerts:      []Alert{},
+	}
+	for i := range r.Streams {
+		st := &r.Streams[i]
+		ss := StreamSummary{
+			Name: st.Name, Op: st.Op.String(),
+			Offered: st.Offered, Completed: st.Completed, Rejected: st.Rejected,
+			Latency: Latency{
+				Mean: ms(st.MeanMillis()),
+				P50:  ms(st.QuantileMillis(0.50)),
+				P95:  ms(st.QuantileMillis(0.95)),
+				P99:  ms(st.QuantileMillis(0.99)),
+				P999: ms(st.QuantileMillis(0.999)),
+				Max:  ms(st.LatencyMax.Millis()),
+			},
+			Fanout: Fanout{Max: st.MaxFanout},
+		}
+		if st.Offered > 0 {
+			ss.Fanout.Mean = round(float64(st.Subrequests)/float64(st.Offered), 3)
+			ss.Fanout.Partitions = round(float64(st.Partitions)/float64(st.Offered), 3)
+		}
+		v.Streams = append(v.Streams, ss)
+	}
+	for i, sh := range r.Shards {
+		peak := 0.0
+		for w := 0; w < r.Windows; w++ {
+			peak = math.Max(peak, r.ShardUtilization(w, i))
+		}
+		v.Shards = append(v.Shards, ShardSummary{
+			ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows,
+			Utilization: util(r.Utilization(i)), PeakUtilization: util(peak),
+		})
+	}
+	for n, nd := range r.Nodes {
+		peak := 0.0
+		for w := 0; w < r.Windows; w++ {
+			peak = math.Max(peak, r.NodeUtilization(w, n))
+		}
+		v.Nodes = append(v.Nodes, NodeSummary{
+			ID: n, Cores: nd.Cores, Utilization: util(r.NodeLoad(n)),
+			PeakUtilization: util(peak), MaxQueue: nd.MaxQueue,
+		})
+	}
+	v.Skew = skew(sc, r)
+	return v
+}
+
+// skew finds the hottest shard against the median over the run and in the window whose
+// hottest shard is hottest.
+func skew(sc *scenarios.Scenario, r *sim.Result) Skew {
+	loads := make([]float64, len(r.Shards))
+	for i := range loads {
+		loads[i] = r.Utilization(i)
+	}
+	var k Skew
+	k.HottestShard, k.HottestLoad, k.MedianLoad, k.MaxOverMedian = hottest(loads)
+	best := -1.0
+	for w := 0; w < r.Windows; w++ {
+		for i := range loads {
+			loads[i] = r.ShardUtilization(w, i)
+		}
+		h, hl, med, ratio := hottest(loads)
+		if hl > best {
+			best = hl
+			k.PeakWindow = scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window)
+			k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad, k.PeakMaxOverMedian = h, hl, med, ratio
+		}
+	}
+	k.HottestLoad, k.MedianLoad = util(k.HottestLoad), util(k.MedianLoad)
+	k.PeakHottestLoad, k.PeakMedianLoad = util(k.PeakHottestLoad), util(k.PeakMedianLoad)
+	return k
+}
+
+// hottest returns the index and load of the largest load (the lowest index on ties), the
+// median load and their ratio (0 when the median is 0).
+func hottest(loads []float64) (idx int, load, median, ratio float64) {
+	for i, l := range loads {
+		if l > load {
+			idx, load = i, l
+		}
+	}
+	median = Median(loads)
+	if median > 0 {
+		ratio = round(load/median, 3)
+	}
+	return idx, load, median, ratio
+}
+
+// Median returns the median of xs (the mean of the two middle values for an even count),
+// or 0 for none. xs is not modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}
+
+// ms rounds milliseconds to the microsecond.
+func ms(x float64) float64 { return round(x, 3) }
+
+// util rounds a utilization to 0.01 percentage points.
+func util(x float64) float64 { return round(x, 4) }

@@ -1,0 +1,82 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// table is a small text table: the first `left` columns are left-aligned, the rest
+// (numbers) right-aligned.
+type table struct {
+	head []string
+	rows [][]string
+	left int
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) widths() []int {
+	w := make([]int, len(t.head))
+	for i, h := range t.head {
+		w[i] = len(h)
+	}
+	for _, r := range t.rows {
+		for i, c := range r {
+			w[i] = max(w[i], len([]rune(c)))
+		}
+	}
+	return w
+}
+
+func pad(s string, w int, left bool) string {
+	n := w - len([]rune(s))
+	if n <= 0 {
+		return s
+	}
+	if left {
+		return s + strings.Repeat(" ", n)
+	}
+	return strings.Repeat(" ", n) + s
+}
+
+// text writes the table with two spaces between columns.
+func (t *table) text(w io.Writer, indent string) {
+	ws := t.widths()
+	line := func(cells []string) {
+		parts := make([]string, len(cells))
+		for i, c := range cells {
+			parts[i] = pad(c, ws[i], i < t.left)
+		}
+		fmt.Fprintln(w, strings.TrimRight(indent+strings.Join(parts, "  "), " "))
+	}
+	line(t.head)
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
+// markdown writes the table as a GitHub-flavoured Markdown table.
+func (t *table) markdown(w io.Writer) {
+	ws := t.widths()
+	line := func(cells []string) {
+		parts := make([]string, len(cells))
+		for i, c := range cells {
+			parts[i] = pad(strings.ReplaceAll(c, "|", `\|`), ws[i], i < t.left)
+		}
+		fmt.Fprintln(w, "| "+strings.Join(parts, " | ")+" |")
+	}
+	line(t.head)
+	seps := make([]string, len(ws))
+	for i, n := range ws {
+		if i < t.left {
+			seps[i] = strings.Repeat("-", max(n, 3))
+		} else {
+			seps[i] = strings.Repeat("-", max(n, 3)-1) + ":"
+		}
+	}
+	fmt.Fprintln(w, "| "+strings.Join(seps, " | ")+" |")
+	for _, r := range t.rows {
+		line(r)
+	}
+}

@@ -2,22 +2,38 @@ package keyspace
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 )
 
-// Modulo places a key on shard Hash(key) mod n.
-type Modulo struct{ n uint64 }
+// Modulo places a key on shard h mod n, where h is the key's 64-bit hash folded to 32 bits
+// (h64 xor h64>>32).
+type Modulo struct {
+	n uint64
+	m uint64 // Lemire's magic number for n: ceil(2^64 / n)
+}
 
-// NewModulo returns the modulo hash scheme over n shards. It panics if n < 1.
+// NewModulo returns the modulo hash scheme over n shards. It panics if n < 1 or n >= 2^32.
 func NewModulo(n int) *Modulo {
-	if n < 1 {
+	if n < 1 || n >= 1<<32 {
 		panic(fmt.Sprintf("keyspace: NewModulo(%d)", n))
 	}
-	return &Modulo{n: uint64(n)}
+	return &Modulo{n: uint64(n), m: ^uint64(0)/uint64(n) + 1}
 }
 
 // Shard returns the shard that owns k.
-func (m *Modulo) Shard(k *Key) int { return int(k.Hash() % m.n) }
+func (m *Modulo) Shard(k *Key) int { return int(m.mod(fold32(k.Hash()))) }
+
+// mod returns a mod n without a division: for 32-bit a and n, the fractional part of a/n,
+// held in 64 bits as m*a, times n gives the remainder exactly (Lemire, Kaser and Kurz,
+// "Faster remainder by direct computation", Software: Practice and Experience, 2019).
+// A 64-bit DIV costs 35 to 90 cycles on the Xeons we run on; this costs two multiplies.
+func (m *Modulo) mod(a uint32) uint64 {
+	hi, _ := bits.Mul64(m.m*uint64(a), m.n)
+	return hi
+}
+
+func fold32(h uint64) uint32 { return uint32(h ^ h>>32) }
 
 // Shards returns the number of shards.
 func (m *Modulo) Shards() int { return int(m.n) }

@@ -108,6 +108,13 @@ func (d *Design) Salted() bool { return d.Salt > 1 }
 // bucket (ignored when the design is not salted).
 func (d *Design) Key(fields []uint64, rowTime int64, salt uint64) Key {
 	var k Key
+	d.KeyInto(&k, fields, rowTime, salt)
+	return k
+}
+
+// KeyInto is Key writing into k, which saves copying the key on the hot path.
+func (d *Design) KeyInto(k *Key, fields []uint64, rowTime int64, salt uint64) {
+	k.N = 0
 	if d.Salted() {
 		k.P[0] = salt
 		k.N = 1
@@ -126,7 +133,6 @@ func (d *Design) Key(fields []uint64, rowTime int64, salt uint64) Key {
 		k.P[k.N] = v
 		k.N++
 	}
-	return k
 }
 
 // WriteSalt picks the salt bucket of a write. counter is the caller's round-robin state.

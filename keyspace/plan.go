@@ -69,12 +69,12 @@ func (p *PointPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime 
 	d := p.design
 	if p.read && d.Salted() && d.SaltMode != SaltHash {
 		for s := uint64(0); s < d.Salt; s++ {
-			p.key = d.Key(fields, rowTime, s)
+			d.KeyInto(&p.key, fields, rowTime, s)
 			p.g.add(p.scheme.Shard(&p.key))
 		}
 		return p.g.flush(dst)
 	}
-	p.key = d.Key(fields, rowTime, d.WriteSalt(r, fields, &p.counter))
+	d.KeyInto(&p.key, fields, rowTime, d.WriteSalt(r, fields, &p.counter))
 	return append(dst, Visit{Shard: int32(p.scheme.Shard(&p.key)), Partitions: 1})
 }
 

@@ -21,11 +21,14 @@ func Run(m *Model) *Result {
 }
 
 type streamState struct {
-	s      *Stream
-	arr    *rand.Rand // arrivals
-	fld    *rand.Rand // field values, ages and salts
-	svc    *rand.Rand // service times
-	next   Time       // issue time of the pending arrival
+	s    *Stream
+	arr  *rand.Rand // arrivals
+	fld  *rand.Rand // field values, ages and salts
+	svc  *rand.Rand // service times
+	next Time       // issue time of the pending arrival
+	// The pending arrival reaches its nodes at (at, seq); at is Never when the stream is done.
+	at     Time
+	seq    uint64
 	fields []uint64
 	visits []keyspace.Visit
 	// lognormal parameters of one partition's service time
@@ -46,6 +49,7 @@ type subreq struct {
 	req     int32
 	shard   int32
 	service Time
+	write   bool // a write: the shard gains a row
 }
 
 type nodeState struct {
@@ -56,18 +60,22 @@ type nodeState struct {
 }
 
 type engine struct {
-	m       *Model
-	res     *Result
-	h       eventHeap
-	streams []streamState
-	nodes   []nodeState
-	shardQ  []int32 // subrequests of each shard waiting in its node's queue
-	reqs    []request
-	freeReq []int32
-	subs    []subreq
-	freeSub []int32
-	nShards int
-	nNodes  int
+	m          *Model
+	res        *Result
+	h          eventHeap
+	streams    []streamState
+	nodes      []nodeState
+	shardQ     []int32 // subrequests of each shard waiting in its node's queue
+	reqs       []request
+	freeReq    []int32
+	subs       []subreq
+	freeSub    []int32
+	nShards    int
+	nNodes     int
+	nextStream int // stream with the earliest pending arrival, or -1
+	// The window of the latest event, cached so the hot path does not divide.
+	wIdx         int
+	wStart, wEnd Time
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering
@@ -134,12 +142,43 @@ func newEngine(m *Model) *engine {
 		out.Latency = hdrhistogram.New(1, histMaxMicros, histDigits)
 		out.Win = make([]WindowLatency, nw)
 		st.out = out
+		st.at = never
 		if t := Time(s.Arrivals.Next(st.arr, 0)); t < m.Duration {
-			st.next = t
-			e.h.push(t+m.Network, evArrive, int32(i))
+			e.schedule(st, t)
 		}
 	}
+	e.pickArrival()
 	return e
+}
+
+// never is a time after every event.
+const never = Time(math.MaxInt64)
+
+// schedule makes issue time t the stream's pending arrival. Arrivals take a sequence number
+// from the event heap's counter, so the order of all events is (time, sequence) as if they
+// were in the heap.
+func (e *engine) schedule(st *streamState, t Time) {
+	st.next = t
+	st.at = t + e.m.Network
+	e.h.seq++
+	st.seq = e.h.seq
+}
+
+// pickArrival finds the stream whose pending arrival comes first. Each stream has exactly
+// one pending arrival, so arrivals stay out of the heap: with a handful of streams a scan
+// is cheaper than a push and a pop per request.
+func (e *engine) pickArrival() {
+	e.nextStream = -1
+	var best *streamState
+	for i := range e.streams {
+		st := &e.streams[i]
+		if st.at == never {
+			continue
+		}
+		if best == nil || st.at < best.at || (st.at == best.at && st.seq < best.seq) {
+			best, e.nextStream = st, i
+		}
+	}
 }
 
 func (e *engine) run() {
@@ -150,16 +189,23 @@ func (e *engine) run() {
 
 // step handles the earliest event; it reports false when none is left.
 func (e *engine) step() bool {
-	if e.h.len() == 0 {
+	if i := e.nextStream; i >= 0 {
+		st := &e.streams[i]
+		if e.h.len() == 0 || st.at < e.h.ev[0].at || (st.at == e.h.ev[0].at && st.seq < e.h.ev[0].seq) {
+			if st.at >= e.wEnd {
+				e.setWindow(st.at)
+			}
+			e.arrive(st.at, i)
+			return true
+		}
+	} else if e.h.len() == 0 {
 		return false
 	}
 	ev := e.h.pop()
-	switch ev.kind {
-	case evArrive:
-		e.arrive(ev.at, int(ev.idx))
-	case evDone:
-		e.done(ev.at, ev.idx)
+	if ev.at >= e.wEnd {
+		e.setWindow(ev.at)
 	}
+	e.done(ev.at, ev.idx)
 	return true
 }
 
@@ -195,16 +241,18 @@ func (e *engine) arrive(now Time, i int) {
 	// Schedule the next arrival before serving, so the heap order does not depend on how
 	// many subrequests this request has.
 	if next := Time(s.Arrivals.Next(st.arr, int64(issue))); next < e.m.Duration {
-		st.next = next
-		e.h.push(next+e.m.Network, evArrive, int32(i))
+		e.schedule(st, next)
+	} else {
+		st.at = never
 	}
+	e.pickArrival()
 	if len(st.visits) == 0 {
 		e.complete(ri, now)
 		return
 	}
 	for _, v := range st.visits {
 		si := e.allocSub()
-		e.subs[si] = subreq{req: ri, shard: v.Shard, service: e.serviceTime(st, v.Partitions)}
+		e.subs[si] = subreq{req: ri, shard: v.Shard, service: e.serviceTime(st, v.Partitions), write: s.Op == Write}
 		e.reach(now, si)
 	}
 }
@@ -278,8 +326,24 @@ func (e *engine) touchQueue(now Time, ni int, n *nodeState) {
 	n.lastW = w
 }
 
-// window returns the window index of t, or -1 past the end of the run.
+// setWindow makes the window containing t (t >= 0) the current one. Past the end of the
+// run the current window is -1 and reaches to the end of time.
+func (e *engine) setWindow(t Time) {
+	if t >= e.m.Duration {
+		e.wIdx, e.wStart, e.wEnd = -1, e.m.Duration, Time(math.MaxInt64)
+		return
+	}
+	e.wIdx = int(t / e.m.Window)
+	e.wStart = Time(e.wIdx) * e.m.Window
+	e.wEnd = min(e.wStart+e.m.Window, e.m.Duration)
+}
+
+// window returns the window index of t, or -1 past the end of the run. Times at or after
+// the current event's are looked up without a division.
 func (e *engine) window(t Time) int {
+	if t >= e.wStart && t < e.wEnd {
+		return e.wIdx
+	}
 	if t >= e.m.Duration || t < 0 {
 		return -1
 	}
@@ -291,17 +355,23 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 	n.busy++
 	sub := &e.subs[si]
 	end := now + sub.service
-	e.h.push(end, evDone, si)
+	e.h.push(end, si)
+	if now >= e.m.Duration {
+		return
+	}
 	sh := &e.res.Shards[sub.shard]
-	if now < e.m.Duration {
-		sh.Ops++
-		w := int(now / e.m.Window)
-		e.res.ShardOps[w*e.nShards+int(sub.shard)]++
-		if e.m.Streams[e.reqs[sub.req].stream].Op == Write {
-			sh.Rows++
-		}
+	sh.Ops++
+	w := e.window(now)
+	e.res.ShardOps[w*e.nShards+int(sub.shard)]++
+	if sub.write {
+		sh.Rows++
 	}
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.
+	if end <= e.wEnd && w == e.wIdx {
+		e.res.ShardBusy[w*e.nShards+int(sub.shard)] += sub.service
+		sh.Busy += sub.service
+		return
+	}
 	t := now
 	stop := min(end, e.m.Duration)
 	for t < stop {

@@ -1,20 +1,13 @@
 package sim
 
-// event is one scheduled happening. Events are values in a slice-backed heap, so pushing and
+// event is the end of a subrequest's service. (A stream's next arrival is kept by the
+// stream itself; see engine.step.) Events are values in a slice-backed heap, so pushing and
 // popping never allocates (container/heap would box each one in an interface).
 type event struct {
-	at   Time
-	seq  uint64 // insertion order: breaks ties so that the run is deterministic
-	kind eventKind
-	idx  int32 // stream index (arrival) or subrequest slot (completion)
+	at  Time
+	seq uint64 // insertion order: breaks ties so that the run is deterministic
+	idx int32  // the subrequest slot whose service ends
 }
-
-type eventKind uint8
-
-const (
-	evArrive eventKind = iota // a stream's next request reaches its nodes
-	evDone                    // a subrequest finishes its service
-)
 
 func (a *event) less(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
@@ -31,9 +24,9 @@ type eventHeap struct {
 func (h *eventHeap) len() int { return len(h.ev) }
 
 // push schedules an event at time at.
-func (h *eventHeap) push(at Time, kind eventKind, idx int32) {
+func (h *eventHeap) push(at Time, idx int32) {
 	h.seq++
-	h.ev = append(h.ev, event{at: at, seq: h.seq, kind: kind, idx: idx})
+	h.ev = append(h.ev, event{at: at, seq: h.seq, idx: idx})
 	ev := h.ev
 	i := len(ev) - 1
 	e := ev[i]

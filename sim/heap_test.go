@@ -19,7 +19,7 @@ func TestHeapAgainstSort(t *testing.T) {
 		for i := 0; i < n; i++ {
 			// Few distinct times, so ties are frequent and the sequence must break them.
 			at := Time(r.IntN(20))
-			h.push(at, evArrive, int32(i))
+			h.push(at, int32(i))
 			ref = append(ref, event{at: at, seq: h.seq, idx: int32(i)})
 			if r.IntN(4) == 0 && h.len() > 0 {
 				slices.SortFunc(ref, cmpEvent)

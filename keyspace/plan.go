@@ -18,6 +18,8 @@ type Scheme interface {
 var (
 	_ Scheme = (*Modulo)(nil)
 	_ Scheme = (*Ring)(nil)
+	_ Scheme = (*Range)(nil)
+	_ Scheme = (*Directory)(nil)
 )
 
 // grouper merges partitions into one visit per shard without allocating.

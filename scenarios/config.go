@@ -63,15 +63,24 @@ type Field struct {
 
 // Keyspace is the [keyspace] table.
 type Keyspace struct {
-	Scheme    string   `toml:"scheme"`
-	Shards    *int     `toml:"shards"`
-	Key       []string `toml:"key"`
-	Salt      *int     `toml:"salt"`
-	SaltMode  string   `toml:"salt_mode"`
-	SaltField string   `toml:"salt_field"`
-	Hash      string   `toml:"hash"`
-	Vnodes    *int     `toml:"vnodes"`
-	Splits    string   `toml:"splits"`
+	Scheme    string     `toml:"scheme"`
+	Shards    *int       `toml:"shards"`
+	Key       []string   `toml:"key"`
+	Salt      *int       `toml:"salt"`
+	SaltMode  string     `toml:"salt_mode"`
+	SaltField string     `toml:"salt_field"`
+	Hash      string     `toml:"hash"`
+	Vnodes    *int       `toml:"vnodes"`
+	Splits    string     `toml:"splits"`
+	Directory []DirEntry `toml:"directory"`
+}
+
+// DirEntry is one [[keyspace.directory]] entry: the rows whose field equals value live on
+// the listed shards.
+type DirEntry struct {
+	Field  string `toml:"field"`
+	Value  any    `toml:"value"`
+	Shards []int  `toml:"shards"`
 }
 
 // Stream is one [[streams]] entry.

@@ -181,7 +181,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			}
 		}
 		var vf File
-		if err := doc.Decode(tomlx.Merge(base, over), "", &vf); err != nil {
+		if err := doc.Decode(tomlx.Merge(replaceFields(base, over), over), "", &vf); err != nil {
 			errs = appendErr(errs, err)
 			continue
 		}
@@ -297,4 +297,34 @@ func hasPath(m map[string]any, path string) bool {
 		}
 	}
 	return true
+}
+
+// replaceFields returns base without the table.fields entries that over redefines: a field
+// generator is replaced whole, not merged, so a variant can turn a Zipf field (with s) into
+// a uniform one. base is not modified.
+func replaceFields(base, over map[string]any) map[string]any {
+	ot, _ := over["table"].(map[string]any)
+	of, _ := ot["fields"].(map[string]any)
+	bt, _ := base["table"].(map[string]any)
+	bf, _ := bt["fields"].(map[string]any)
+	if len(of) == 0 || len(bf) == 0 {
+		return base
+	}
+	fields := make(map[string]any, len(bf))
+	for k, v := range bf {
+		if _, redefined := of[k]; !redefined {
+			fields[k] = v
+		}
+	}
+	table := make(map[string]any, len(bt))
+	for k, v := range bt {
+		table[k] = v
+	}
+	table["fields"] = fields
+	out := make(map[string]any, len(base))
+	for k, v := range base {
+		out[k] = v
+	}
+	out["table"] = table
+	return out
 }

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/shardsim/shardsim/keyspace"
@@ -26,13 +28,7 @@ func (v *Variant) Model() *sim.Model {
 	if !design.Salted() {
 		design.Salt = 0
 	}
-	var scheme keyspace.Scheme
-	switch s.hash {
-	case "ring":
-		scheme = keyspace.NewRing(s.shards, s.vnodes)
-	default:
-		scheme = keyspace.NewModulo(s.shards)
-	}
+	scheme := s.buildScheme(design)
 	needed := s.neededFields()
 	for _, ss := range s.streams {
 		st := sim.Stream{
@@ -53,8 +49,10 @@ func (v *Variant) Model() *sim.Model {
 				st.Fields[i] = fs.build()
 			}
 		}
-		switch ss.op {
-		case sim.Scan:
+		switch {
+		case ss.op == sim.Scan && ss.query != nil:
+			st.Planner = s.queryPlanner(design, scheme, ss)
+		case ss.op == sim.Scan:
 			st.Planner = keyspace.NewScatterPlanner(s.shards)
 		default:
 			st.Planner = keyspace.NewPointPlanner(design, scheme, ss.op == sim.Read)
@@ -62,6 +60,102 @@ func (v *Variant) Model() *sim.Model {
 		m.Streams = append(m.Streams, st)
 	}
 	return m
+}
+
+// scheme builds the variant's shard scheme. The range scheme's split points are the
+// quantiles of keys sampled from what the write streams would have written during the
+// table's history (every stream, if none writes), so a time-ordered key leaves every new
+// write beyond the last split. The sample is drawn from its own random stream of the seed.
+func (s *spec) buildScheme(design *keyspace.Design) keyspace.Scheme {
+	switch s.scheme {
+	case "range":
+		return keyspace.NewRange(keyspace.SplitsFromSample(s.historySample(design), s.shards))
+	case "directory":
+		entries := make([]keyspace.DirEntry, len(s.directory))
+		for i, d := range s.directory {
+			entries[i] = keyspace.DirEntry{Part: d.part, Value: d.value, Shards: d.shards}
+		}
+		dir, err := keyspace.NewDirectory(s.shards, entries)
+		if err != nil {
+			panic("scenarios: unvalidated directory: " + err.Error())
+		}
+		return dir
+	}
+	if s.hash == "ring" {
+		return keyspace.NewRing(s.shards, s.vnodes)
+	}
+	return keyspace.NewModulo(s.shards)
+}
+
+// historySampleSize is how many history keys the range scheme's splits are cut from:
+// 200 per shard, between 10,000 and 500,000.
+func historySampleSize(shards int) int { return min(max(200*shards, 10_000), 500_000) }
+
+func (s *spec) historySample(design *keyspace.Design) []keyspace.Key {
+	var streams []*streamSpec
+	var weights []float64
+	for pass := 0; pass < 2 && len(streams) == 0; pass++ {
+		for i := range s.streams {
+			ss := &s.streams[i]
+			if pass == 0 && ss.op != sim.Write {
+				continue
+			}
+			// Before its first point a schedule keeps the first point's rate.
+			if w := ss.schedule.Integral(-int64(s.history), 0); w > 0 {
+				streams = append(streams, ss)
+				weights = append(weights, w)
+			}
+		}
+	}
+	n := historySampleSize(s.shards)
+	sample := make([]keyspace.Key, 0, n)
+	if len(streams) == 0 {
+		return sample
+	}
+	r := rand.New(rand.NewPCG(s.seed, 0x5e1175)) // the splits' own random stream
+	gens := make([][]workload.Generator, len(streams))
+	for i, ss := range streams {
+		gens[i] = make([]workload.Generator, len(ss.fields))
+		for f, fs := range ss.fields {
+			gens[i][f] = fs.build()
+		}
+	}
+	pick := workload.NewCategorical(len(weights), weights)
+	fields := make([]uint64, len(s.fieldNames))
+	var counter uint64
+	// Row times are drawn in increasing order, as the writes happened, so that
+	// time-ordered ids with counters behave as they would have.
+	times := make([]int64, n)
+	for i := range times {
+		times[i] = -int64(s.history) + int64(r.Float64()*float64(s.history))
+	}
+	slices.Sort(times)
+	for _, t := range times {
+		i := pick.Next(r, t)
+		for f, g := range gens[i] {
+			fields[f] = g.Next(r, t)
+		}
+		var k keyspace.Key
+		design.KeyInto(&k, fields, t, design.WriteSalt(r, fields, &counter))
+		sample = append(sample, k)
+	}
+	return sample
+}
+
+// queryPlanner builds the planner of a scan with a where clause.
+func (s *spec) queryPlanner(design *keyspace.Design, scheme keyspace.Scheme, ss streamSpec) *keyspace.QueryPlanner {
+	q := slices.Clone(ss.query)
+	off := len(q) - len(s.parts) // 1 when salted
+	for i, p := range s.parts {
+		if q[off+i].Mode == keyspace.TimeRange {
+			q[off+i].Bounds = ss.fields[p.Field].build().(keyspace.TimeBounder)
+		}
+	}
+	p, err := keyspace.NewQueryPlanner(design, scheme, q)
+	if err != nil {
+		panic("scenarios: unvalidated query: " + err.Error())
+	}
+	return p
 }
 
 // neededFields marks the fields some planner reads; the engine draws no others.

@@ -10,7 +10,9 @@ import (
 	"github.com/shardsim/shardsim/sim"
 )
 
-var dayRE = regexp.MustCompile(`(\d+(?:\.\d+)?)d`)
+// dayRE finds a number of days: digits with an optional fraction, not preceded by another
+// digit or point (so "1.5.5d" stays malformed), followed by d.
+var dayRE = regexp.MustCompile(`(^|[^0-9.])(\d+(?:\.\d+)?)d`)
 
 // ParseDuration reads a duration in Go syntax extended with a "d" unit of 24 hours:
 // "250us", "1.5ms", "15m", "2h", "30d", "1d12h".
@@ -21,11 +23,12 @@ func ParseDuration(s string) (sim.Time, error) {
 	}
 	var bad error
 	t = dayRE.ReplaceAllStringFunc(t, func(m string) string {
-		v, err := strconv.ParseFloat(m[:len(m)-1], 64)
+		sub := dayRE.FindStringSubmatch(m)
+		v, err := strconv.ParseFloat(sub[2], 64)
 		if err != nil {
 			bad = err
 		}
-		return strconv.FormatFloat(v*24, 'f', -1, 64) + "h"
+		return sub[1] + strconv.FormatFloat(v*24, 'f', -1, 64) + "h"
 	})
 	if bad != nil {
 		return 0, fmt.Errorf("not a duration %q", s)
@@ -49,7 +52,7 @@ func ParseClock(s string) (sim.Time, error) {
 	var t sim.Time
 	for i, p := range parts {
 		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 || v >= limits[i] || len(p) > 2 {
+		if err != nil || v < 0 || v >= limits[i] || len(p) > 2 || strings.ContainsAny(p, "+-") {
 			return 0, fmt.Errorf("not a clock time %q (want HH:MM or HH:MM:SS)", s)
 		}
 		t += sim.Time(v) * units[i]
@@ -101,7 +104,7 @@ type keyPart struct {
 
 var (
 	identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	callRE  = regexp.MustCompile(`^([a-z]+)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:,\s*(.*?)\s*)?\)$`)
+	callRE  = regexp.MustCompile(`^([a-z]+)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*(,\s*(.*?)\s*)?\)$`)
 )
 
 // parseKeyPart parses "order_id", "hour(ts)", "bucket(ts, \"15m\")" or "hash(user_id, 16)".
@@ -114,7 +117,10 @@ func parseKeyPart(s string) (keyPart, error) {
 	if m == nil {
 		return keyPart{}, fmt.Errorf("cannot read key part %q (want a field name, hour(f), day(f), minute(f), bucket(f, \"15m\") or hash(f, N))", s)
 	}
-	p := keyPart{fn: m[1], field: m[2], arg: m[3]}
+	p := keyPart{fn: m[1], field: m[2], arg: m[4]}
+	if m[3] != "" && p.arg == "" {
+		return p, fmt.Errorf("key part %q: an argument is missing after the comma", s)
+	}
 	switch p.fn {
 	case "hour", "day", "minute":
 		if p.arg != "" {

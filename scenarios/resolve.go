@@ -30,6 +30,8 @@ const (
 	maxCategorical    = 1_000_000
 	maxTableFields    = 64
 	maxScheduleLength = 10_000
+	maxRingPoints     = 10_000_000
+	maxSalt           = 65_536
 )
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -129,7 +131,23 @@ type streamSpec struct {
 	service  sim.Service
 	age      ageSpec
 	fields   []fieldSpec // per table field, with the stream's overrides applied
-	where    map[string]string
+	where    map[string]whereSpec
+	query    []keyspace.PartQuery // for scans with a where clause
+}
+
+// whereSpec is one constrained field of a scan: an equality or the last span of time.
+type whereSpec struct {
+	eq   bool
+	span sim.Time
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 type ageSpec struct {
@@ -158,6 +176,7 @@ type spec struct {
 	salt        int
 	saltMode    keyspace.SaltMode
 	saltField   int
+	directory   []dirSpec
 	fieldNames  []string // sorted; field i of every request
 	fields      []fieldSpec
 	streams     []streamSpec
@@ -201,7 +220,7 @@ func resolve(f *File) (*spec, []problem) {
 		c.add("warmup", "must be shorter than duration %s (got %q)", f.Duration, f.Warmup)
 	}
 	if s.duration > 0 && s.window > 0 {
-		if nw := (s.duration + s.window - 1) / s.window; nw > maxWindows {
+		if nw := s.duration/s.window + min(s.duration%s.window, 1); nw > maxWindows {
 			c.add("window", "gives %d windows over duration %s; at most %d are allowed (use a wider window)", nw, f.Duration, maxWindows)
 		}
 	}
@@ -211,6 +230,7 @@ func resolve(f *File) (*spec, []problem) {
 	resolveKeyspace(c, f, s)
 	resolvePlacement(c, f, s)
 	resolveStreams(c, f, s)
+	resolveQueries(c, s)
 	return s, c.probs
 }
 
@@ -420,6 +440,10 @@ func resolveCategorical(c *checker, key string, f Field, fs *fieldSpec) {
 			}
 			sum += w
 		}
+		if math.IsInf(sum, 0) {
+			c.add(key+".weights", "sum to more than a float64 holds; scale them down")
+			return
+		}
 		if sum <= 0 {
 			c.add(key+".weights", "must not all be zero")
 			return
@@ -441,9 +465,6 @@ var bucketFns = map[string]sim.Time{"minute": sim.Minute, "hour": sim.Hour, "day
 func resolveKeyspace(c *checker, f *File, s *spec) {
 	k := &f.Keyspace
 	s.scheme = oneOf(c, "keyspace.scheme", k.Scheme, "hash", "hash", "range", "directory")
-	if s.scheme != "hash" {
-		c.add("keyspace.scheme", "scheme %q is not available in this release yet; use \"hash\"", s.scheme)
-	}
 	switch {
 	case k.Shards == nil:
 		c.add("keyspace.shards", "required (the number of shards, at least 1)")
@@ -455,26 +476,32 @@ func resolveKeyspace(c *checker, f *File, s *spec) {
 		s.shards = *k.Shards
 	}
 	s.hash = oneOf(c, "keyspace.hash", k.Hash, "modulo", "modulo", "ring")
+	// Options of another scheme are ignored rather than refused, so that a variant can
+	// switch scheme without unsetting what the base scenario set.
 	s.vnodes = c.intAtLeast("keyspace.vnodes", k.Vnodes, defaultVnodes, 1)
-	if k.Vnodes != nil && s.hash != "ring" {
-		c.add("keyspace.vnodes", "applies only to hash = \"ring\"")
+	if s.shards > 0 && s.vnodes > maxRingPoints/s.shards {
+		c.add("keyspace.vnodes", "shards x vnodes must be at most %d ring points (got %d x %d)", maxRingPoints, s.shards, s.vnodes)
 	}
 	if k.Splits != "" && k.Splits != "history" {
 		c.add("keyspace.splits", "must be \"history\" (got %q)", k.Splits)
 	}
+	if s.scheme == "range" && s.history <= 0 {
+		c.add("table.history", "must be positive with scheme = \"range\": the initial split points are the quantiles of the keys written during the history")
+	}
 	salt := c.intAtLeast("keyspace.salt", k.Salt, 0, 0)
+	if salt > maxSalt {
+		c.add("keyspace.salt", "must be at most %d buckets (got %d): a read of a salted key visits every bucket", maxSalt, salt)
+		salt = 0
+	}
 	s.salt = salt
 	mode := oneOf(c, "keyspace.salt_mode", k.SaltMode, "random", "random", "round_robin", "hash")
 	s.saltMode = map[string]keyspace.SaltMode{"random": keyspace.SaltRandom, "round_robin": keyspace.SaltRoundRobin, "hash": keyspace.SaltHash}[mode]
 	s.saltField = -1
 	if k.SaltField != "" {
-		if mode != "hash" {
-			c.add("keyspace.salt_field", "applies only to salt_mode = \"hash\"")
-		}
 		if s.saltField = s.fieldIndex(k.SaltField); s.saltField < 0 {
 			c.add("keyspace.salt_field", "no such field %q in table.fields", k.SaltField)
 		}
-	} else if mode == "hash" {
+	} else if mode == "hash" && salt > 1 {
 		c.add("keyspace.salt_field", "required with salt_mode = \"hash\" (the field the salt is derived from)")
 	}
 
@@ -531,6 +558,114 @@ func resolveKeyspace(c *checker, f *File, s *spec) {
 		}
 		s.parts = append(s.parts, part)
 	}
+	resolveDirectory(c, k, s)
+}
+
+// dirSpec is a validated directory entry.
+type dirSpec struct {
+	part   int // key part index, salt included
+	value  uint64
+	shards []int
+}
+
+func resolveDirectory(c *checker, k *Keyspace, s *spec) {
+	if s.scheme != "directory" {
+		return // entries of another scheme are ignored, like its other options
+	}
+	if s.scheme == "directory" && len(k.Directory) == 0 {
+		c.add("keyspace.directory", "required with scheme = \"directory\": [[keyspace.directory]] entries with field, value and shards")
+		return
+	}
+	type claim struct {
+		part  int
+		value uint64
+	}
+	claimed := map[claim]int{}
+	shardUsed := map[int]bool{}
+	for i, e := range k.Directory {
+		key := fmt.Sprintf("keyspace.directory[%d]", i)
+		fi := s.fieldIndex(e.Field)
+		if fi < 0 {
+			c.add(key+".field", "no such field %q in table.fields", e.Field)
+			continue
+		}
+		part := -1
+		for j, p := range s.parts {
+			if p.Kind == keyspace.FieldPart && p.Field == fi {
+				part = j
+				break
+			}
+		}
+		if part < 0 {
+			c.add(key+".field", "%q must be a plain part of keyspace.key for the directory to route by it", e.Field)
+			continue
+		}
+		if s.salt > 1 {
+			part++
+		}
+		value, ok := fieldValue(s.fields[fi], e.Value)
+		if !ok {
+			c.add(key+".value", "%v is not a value of field %q (%s)", e.Value, e.Field, describeValues(s.fields[fi]))
+			continue
+		}
+		cl := claim{part, value}
+		if prev, dup := claimed[cl]; dup {
+			c.add(key+".value", "value %v of %q is already placed by keyspace.directory[%d]", e.Value, e.Field, prev)
+			continue
+		}
+		claimed[cl] = i
+		if len(e.Shards) == 0 {
+			c.add(key+".shards", "required: the shards that hold these rows")
+			continue
+		}
+		bad := false
+		for j, sh := range e.Shards {
+			if s.shards > 0 && (sh < 0 || sh >= s.shards) {
+				c.add(fmt.Sprintf("%s.shards[%d]", key, j), "no such shard: shards run from 0 to %d (got %d)", s.shards-1, sh)
+				bad = true
+			}
+			shardUsed[sh] = true
+		}
+		if !bad {
+			s.directory = append(s.directory, dirSpec{part: part, value: value, shards: e.Shards})
+		}
+	}
+	if s.shards > 0 && len(shardUsed) >= s.shards {
+		c.add("keyspace.directory", "the entries name all %d shards, leaving none for the rows they do not list", s.shards)
+	}
+}
+
+// fieldValue maps a directory value as written to the field's internal value: a
+// categorical label to its index, an integer to itself.
+func fieldValue(f fieldSpec, v any) (uint64, bool) {
+	if f.gen == "categorical" {
+		label := fmt.Sprint(v)
+		if f.labels == nil {
+			n, ok := v.(int64)
+			return uint64(n), ok && n >= 0 && int(n) < f.count
+		}
+		for i, l := range f.labels {
+			if l == label {
+				return uint64(i), true
+			}
+		}
+		return 0, false
+	}
+	n, ok := v.(int64)
+	if !ok || n < 0 || (f.cardinality > 0 && uint64(n) >= f.cardinality) {
+		return 0, false
+	}
+	return uint64(n), true
+}
+
+func describeValues(f fieldSpec) string {
+	switch {
+	case f.labels != nil:
+		return "one of " + strings.Join(quoteAll(f.labels), ", ")
+	case f.cardinality > 0:
+		return fmt.Sprintf("an integer from 0 to %d", f.cardinality-1)
+	}
+	return "a non-negative integer"
 }
 
 func resolvePlacement(c *checker, f *File, s *spec) {
@@ -637,12 +772,32 @@ func resolveStreams(c *checker, f *File, s *spec) {
 		if st.Age != nil && ss.op == sim.Write {
 			c.add(key+".age", "applies only to reads and scans (a write's row time is now)")
 		}
-		if len(st.Where) > 0 {
-			if ss.op != sim.Scan {
-				c.add(key+".where", "applies only to op = \"scan\"")
-			} else {
-				c.add(key+".where", "scans with a where clause are not available in this release yet; a scan without one visits every shard")
+		if len(st.Where) > 0 && ss.op != sim.Scan {
+			c.add(key+".where", "applies only to op = \"scan\"")
+		}
+		ss.where = map[string]whereSpec{}
+		for _, name := range sortedKeys(st.Where) {
+			wk := key + ".where." + name
+			fi := s.fieldIndex(name)
+			if fi < 0 {
+				c.add(wk, "no such field %q in table.fields", name)
+				continue
 			}
+			text := st.Where[name]
+			if text == "=" {
+				ss.where[name] = whereSpec{eq: true}
+				continue
+			}
+			d, err := ParseDuration(text)
+			if err != nil || d <= 0 {
+				c.add(wk, "must be \"=\" (an equality) or a positive duration (the last D of a time field) (got %q)", text)
+				continue
+			}
+			if !s.fields[fi].timeOrdered {
+				c.add(wk, "a duration constrains only a time-ordered field (gen = \"time\", \"snowflake\" or \"sequence\"); %q is gen = %q", name, s.fields[fi].gen)
+				continue
+			}
+			ss.where[name] = whereSpec{span: d}
 		}
 		ss.fields = slices.Clone(s.fields)
 		overrides := make([]string, 0, len(st.Fields))
@@ -694,6 +849,10 @@ func resolveRate(c *checker, key string, st Stream, s *spec, ss *streamSpec) {
 				c.add(pk+".at", "%v", err)
 				continue
 			}
+			if at < 0 {
+				c.add(pk+".at", "must not be before the start of the run (got %q)", p.At)
+				continue
+			}
 			if at <= prev {
 				c.add(pk+".at", "schedule points must be in increasing time order (%q is not after the point before it)", p.At)
 			}
@@ -731,7 +890,7 @@ func resolveAge(c *checker, key string, v any) ageSpec {
 			c.add(key+".dist", "must be \"exponential\" (with mean) or \"uniform\" (with max) (got %v)", v["dist"])
 			return ageSpec{}
 		}
-		for k := range v {
+		for _, k := range sortedKeys(v) {
 			if k != "dist" && k != param {
 				c.add(key+"."+k, "unknown key for dist = %q (want %s)", dist, param)
 			}
@@ -750,5 +909,65 @@ func resolveAge(c *checker, key string, v any) ageSpec {
 	default:
 		c.add(key, "must be a duration string or a table { dist, mean | max } (got %v)", v)
 		return ageSpec{}
+	}
+}
+
+// enumerableLimit is where a field stops being categorical: an unconstrained key part of a
+// field with at most this many distinct values is enumerated (a scan visits every value's
+// partition); above it the field is high-cardinality and the scan goes to every shard.
+const enumerableLimit = 1024
+
+// maxQueryPartitions bounds the partitions one scan may enumerate.
+const maxQueryPartitions = 100_000
+
+// resolveQueries works out, for every scan with a where clause, how the query constrains
+// each key part (SPEC 2.3).
+func resolveQueries(c *checker, s *spec) {
+	for i := range s.streams {
+		ss := &s.streams[i]
+		if ss.op != sim.Scan || len(ss.where) == 0 || len(s.parts) == 0 {
+			continue
+		}
+		key := fmt.Sprintf("streams[%d].where", i)
+		var q []keyspace.PartQuery
+		if s.salt > 1 {
+			sq := keyspace.PartQuery{Mode: keyspace.Enumerate, Count: uint64(s.salt)}
+			if s.saltMode == keyspace.SaltHash && s.saltField >= 0 && ss.where[s.fieldNames[s.saltField]].eq {
+				sq = keyspace.PartQuery{Mode: keyspace.Known}
+			}
+			q = append(q, sq)
+		}
+		timeParts := 0
+		for _, p := range s.parts {
+			name := s.fieldNames[p.Field]
+			w, constrained := ss.where[name]
+			f := ss.fields[p.Field]
+			var pq keyspace.PartQuery
+			switch {
+			case constrained && w.eq:
+				pq.Mode = keyspace.Known
+			case p.Kind == keyspace.HashPart:
+				pq = keyspace.PartQuery{Mode: keyspace.Enumerate, Count: p.Mod}
+			case p.Kind == keyspace.TimeBucketPart && constrained:
+				pq = keyspace.PartQuery{Mode: keyspace.BucketRange, Span: int64(w.span), Width: p.Width}
+			case p.Kind == keyspace.FieldPart && constrained: // a duration on a raw time-ordered field
+				pq = keyspace.PartQuery{Mode: keyspace.TimeRange, Span: int64(w.span)}
+				timeParts++
+			case p.Kind == keyspace.FieldPart && f.cardinality > 0 && f.cardinality <= enumerableLimit:
+				pq = keyspace.PartQuery{Mode: keyspace.Enumerate, Count: f.cardinality}
+			default:
+				pq.Mode = keyspace.Scatter
+			}
+			q = append(q, pq)
+		}
+		if timeParts > 1 {
+			c.add(key, "a scan can range over one raw time-ordered key part only (this key has %d); bucket the others with hour(), day() or bucket()", timeParts)
+			continue
+		}
+		if n := keyspace.MaxPartitions(q); n > maxQueryPartitions {
+			c.add(key, "one scan would visit up to %.0f partitions; at most %d are allowed (constrain more fields or use wider time buckets)", n, maxQueryPartitions)
+			continue
+		}
+		ss.query = q
 	}
 }

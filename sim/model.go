@@ -54,6 +54,7 @@ type Planner interface {
 var (
 	_ Planner = (*keyspace.PointPlanner)(nil)
 	_ Planner = (*keyspace.ScatterPlanner)(nil)
+	_ Planner = (*keyspace.QueryPlanner)(nil)
 )
 
 // Stream is one kind of request and its arrival process.
@@ -92,5 +93,5 @@ type Model struct {
 
 // Windows returns the number of time-series windows: ceil(Duration / Window).
 func (m *Model) Windows() int {
-	return int((m.Duration + m.Window - 1) / m.Window)
+	return int(m.Duration/m.Window + min(m.Duration%m.Window, 1))
 }

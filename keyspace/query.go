@@ -1,0 +1,186 @@
+package keyspace
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// PartMode says which values one key part takes in a query.
+type PartMode uint8
+
+const (
+	// Known: the query knows the part (an equality, or derived from known fields).
+	Known PartMode = iota
+	// Enumerate: every value 0..Count-1 (a categorical field, a salt, hash(f, N)).
+	Enumerate
+	// BucketRange: the time buckets of width Width that [t-Span, t) overlaps.
+	BucketRange
+	// TimeRange: the values of a raw time-ordered field over [t-Span, t), visited as the
+	// range of keys they span (range scheme only).
+	TimeRange
+	// Scatter: any value at all (an unconstrained high-cardinality field): every shard.
+	Scatter
+)
+
+// A TimeBounder gives the smallest and largest value of a time-ordered field at time t.
+type TimeBounder interface {
+	Bounds(t int64) (lo, hi uint64)
+}
+
+// PartQuery is how a query constrains one key part (salt included, as part 0 when the
+// design is salted).
+type PartQuery struct {
+	Mode   PartMode
+	Count  uint64      // Enumerate
+	Span   int64       // BucketRange, TimeRange: the query covers [t-Span, t)
+	Width  int64       // BucketRange
+	Bounds TimeBounder // TimeRange
+}
+
+// Spanner is a scheme that can say which shards hold a range of keys (the range scheme).
+type Spanner interface {
+	Span(lo, hi *Key) (first, last int)
+}
+
+// QueryPlanner plans scans that constrain some key parts: it enumerates the partitions the
+// scan must read (the product of each part's values), routes each and groups them into one
+// visit per shard. A scatter part sends the scan to every shard instead; a time-range part
+// on a range scheme visits the shards that hold the keys of that time range.
+type QueryPlanner struct {
+	design  *Design
+	scheme  Scheme
+	parts   []PartQuery
+	scatter bool
+	timeIdx int // index of the TimeRange part, or -1
+	g       grouper
+	key     Key
+	lo, hi  Key
+	start   [MaxParts]uint64
+	count   [MaxParts]uint64
+	cur     [MaxParts]uint64
+}
+
+// NewQueryPlanner returns a planner for a query that constrains the key's parts as parts
+// says (one entry per key part, salt first when salted). It returns an error for a
+// TimeRange part on a scheme that cannot span key ranges, or more than one TimeRange part.
+func NewQueryPlanner(d *Design, s Scheme, parts []PartQuery) (*QueryPlanner, error) {
+	p := &QueryPlanner{design: d, scheme: s, parts: parts, timeIdx: -1, g: newGrouper(s.Shards())}
+	for i, q := range parts {
+		switch q.Mode {
+		case Scatter:
+			p.scatter = true
+		case TimeRange:
+			if p.timeIdx >= 0 {
+				return nil, fmt.Errorf("keyspace: a query can range over one raw time field only")
+			}
+			if _, ok := s.(Spanner); !ok {
+				p.scatter = true // hashing destroys order: every shard may hold the range
+			}
+			p.timeIdx = i
+		}
+	}
+	return p, nil
+}
+
+// Scatters reports whether the planner sends every query to every shard.
+func (p *QueryPlanner) Scatters() bool { return p.scatter }
+
+// Plan appends the query's visits to dst. fields and rowTime are the query's: known parts
+// come from them, and time ranges end at rowTime.
+func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime int64) []Visit {
+	if p.scatter {
+		for s := 0; s < p.scheme.Shards(); s++ {
+			dst = append(dst, Visit{Shard: int32(s), Partitions: 1})
+		}
+		return dst
+	}
+	d := p.design
+	var salt uint64
+	if d.Salted() && p.parts[0].Mode == Known {
+		var unused uint64
+		salt = d.WriteSalt(r, fields, &unused) // a hash salt of a field the query knows
+	}
+	d.KeyInto(&p.key, fields, rowTime, salt)
+	n := int(p.key.N)
+	for i := 0; i < n; i++ {
+		q := &p.parts[i]
+		if p.timeIdx >= 0 && i > p.timeIdx {
+			p.start[i], p.count[i] = 0, 1 // covered by the time range's key span
+			continue
+		}
+		switch q.Mode {
+		case Known:
+			p.start[i], p.count[i] = p.key.P[i], 1
+		case Enumerate:
+			p.start[i], p.count[i] = 0, q.Count
+		case BucketRange:
+			first := floorDiv(rowTime-q.Span, q.Width)
+			last := floorDiv(rowTime-1, q.Width)
+			p.start[i], p.count[i] = uint64(first), uint64(last-first+1)
+		case TimeRange:
+			p.start[i], p.count[i] = 0, 1 // spanned below, not enumerated
+		}
+	}
+	// Odometer over the parts' value ranges.
+	for i := 0; i < n; i++ {
+		p.cur[i] = 0
+	}
+	for {
+		for i := 0; i < n; i++ {
+			p.key.P[i] = p.start[i] + p.cur[i]
+		}
+		if p.timeIdx >= 0 {
+			p.spanTime(n, rowTime)
+		} else {
+			p.g.add(p.scheme.Shard(&p.key))
+		}
+		i := n - 1
+		for ; i >= 0; i-- {
+			p.cur[i]++
+			if p.cur[i] < p.count[i] {
+				break
+			}
+			p.cur[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+	}
+	return p.g.flush(dst)
+}
+
+// spanTime adds the shards that hold the keys of the current combination with the time part
+// anywhere in [rowTime-Span, rowTime); parts after the time part are unconstrained.
+func (p *QueryPlanner) spanTime(n int, rowTime int64) {
+	ti := p.timeIdx
+	q := &p.parts[ti]
+	p.lo, p.hi = p.key, p.key
+	p.lo.P[ti], _ = q.Bounds.Bounds(rowTime - q.Span)
+	_, p.hi.P[ti] = q.Bounds.Bounds(rowTime - 1)
+	for i := ti + 1; i < n; i++ {
+		p.lo.P[i], p.hi.P[i] = 0, math.MaxUint64
+	}
+	first, last := p.scheme.(Spanner).Span(&p.lo, &p.hi)
+	for s := first; s <= last; s++ {
+		p.g.add(s)
+	}
+}
+
+// MaxPartitions returns the most partitions one query can visit, or 0 for a scatter
+// planner (which visits one per shard); it does not count a time-range part, which is
+// bounded by the number of shards.
+func MaxPartitions(parts []PartQuery) float64 {
+	total := 1.0
+	for _, q := range parts {
+		switch q.Mode {
+		case Enumerate:
+			total *= float64(q.Count)
+		case BucketRange:
+			total *= float64(q.Span/q.Width + 1)
+		case Scatter:
+			return 0
+		}
+	}
+	return total
+}

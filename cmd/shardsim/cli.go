@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,7 @@ Usage:
   shardsim run [SCENARIO] [flags]   run every variant (default scenario: %s)
   shardsim list                     list the built-in scenarios
   shardsim validate FILE...         check scenario files without running them
+  shardsim explain [SCENARIO]       predicted routing, fan-out and load per variant, without simulating
   shardsim version                  print the version
 
 SCENARIO is a path to a .toml file or the name of a built-in scenario.
@@ -62,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdList(rest, stdout)
 	case "validate":
 		return cmdValidate(rest, stdout, stderr)
+	case "explain":
+		return cmdExplain(rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "shardsim %s (%s)\n", version, goVersion())
 		return nil
@@ -69,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, usageText, scenarios.Default)
 		return nil
 	default:
-		return usagef("unknown command %q (want run, list, validate or version)", cmd)
+		return usagef("unknown command %q (want run, list, validate, explain or version)", cmd)
 	}
 }
 
@@ -266,6 +270,60 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	if bad > 0 {
 		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())
+	}
+	return nil
+}
+
+func cmdExplain(args []string, stdout, stderr io.Writer) error {
+	var c common
+	fs := newFlagSet("explain", stderr)
+	fs.StringVarP(&c.format, "format", "f", "text", "text, markdown or json")
+	fs.StringArrayVar(&c.sets, "set", nil, "override a scenario key: KEY=VALUE (repeatable)")
+	fs.StringArrayVar(&c.variants, "variant", nil, "explain only this variant (repeatable)")
+	fs.Int64Var(&c.seed, "seed", -1, "random seed (default: the scenario's)")
+	fs.StringVar(&c.duration, "duration", "", "simulated time (default: the scenario's)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: shardsim explain [SCENARIO] [flags]\n\nShows per variant the key design, shards per node, each stream's fan-out, and the\noffered load of every shard and node by the utilization law, before any simulation.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usagef("explain takes one scenario (got %d)", fs.NArg())
+	}
+	if c.format == "csv" {
+		return usagef("--format csv: explain writes text, markdown or json")
+	}
+	c.parallel = 1
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	ref := scenarios.Default
+	if fs.NArg() == 1 {
+		ref = fs.Arg(0)
+	}
+	sc, err := scenarios.Load(ref, opts)
+	if err != nil {
+		return usageError{err}
+	}
+	var exs []*scenarios.Explanation
+	for _, v := range sc.Variants {
+		exs = append(exs, v.Explain())
+	}
+	e := report.Explain(sc, exs)
+	switch c.format {
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(e)
+	case "markdown":
+		report.ExplainMarkdown(stdout, e)
+	default:
+		report.ExplainText(stdout, e)
 	}
 	return nil
 }

@@ -1,0 +1,154 @@
+package scenarios
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// Explanation is what a variant's design implies before any simulation: where each stream's
+// requests go and the offered load of every shard and node by the utilization law
+// (load = rate x cost x partitions / cores).
+type Explanation struct {
+	Variant   string
+	Key       string
+	NodeShard [][]int // the shards of each node
+	Streams   []StreamPlan
+	Shards    []OfferedLoad
+	Nodes     []OfferedLoad
+}
+
+// StreamPlan is the fan-out of one request of a stream, and its rates.
+type StreamPlan struct {
+	Name          string
+	Op            sim.Op
+	MeanRate      float64 // requests per second, averaged over the run
+	PeakRate      float64 // the schedule's highest rate within the run
+	Subrequests   float64 // mean shards visited per request
+	MaxSubrequest int
+	Partitions    float64 // mean partitions visited per request
+	// Shares[s] is the mean number of partitions a request reads on shard s.
+	Shares []float64
+}
+
+// OfferedLoad is the offered load of a shard or node as a fraction of its node's cores: Mean at
+// every stream's mean rate, Peak at every stream's peak rate (an upper bound when streams
+// peak at different times). Above 1 the node cannot keep up.
+type OfferedLoad struct {
+	ID    int
+	Node  int
+	Cores int
+	Mean  float64
+	Peak  float64
+}
+
+// explainBudget bounds the partitions sampled per stream; between explainMinSamples and
+// explainMaxSamples requests are sampled.
+const (
+	explainBudget     = 2_000_000
+	explainMinSamples = 2_000
+	explainMaxSamples = 100_000
+)
+
+// Explain samples each stream's requests through the variant's own planners (row times
+// uniform over the run, weighted by the rate at that time) and applies the utilization law.
+// It is deterministic for the scenario's seed.
+func (v *Variant) Explain() *Explanation {
+	s := v.spec
+	m := v.Model()
+	ex := &Explanation{Variant: v.Name, Key: v.KeyDescription(), NodeShard: make([][]int, len(s.nodes))}
+	for sh, n := range s.shardNode {
+		ex.NodeShard[n] = append(ex.NodeShard[n], sh)
+	}
+	shardMean := make([]float64, s.shards) // core-seconds per second
+	shardPeak := make([]float64, s.shards)
+	for i := range m.Streams {
+		st := &m.Streams[i]
+		ss := &s.streams[i]
+		plan := StreamPlan{Name: st.Name, Op: st.Op, Shares: make([]float64, s.shards)}
+		plan.MeanRate = ss.schedule.Integral(0, int64(s.duration)) / s.duration.Seconds()
+		plan.PeakRate = ss.schedule.Rate(0)
+		for _, p := range ss.schedule {
+			if p.At < int64(s.duration) {
+				plan.PeakRate = math.Max(plan.PeakRate, p.Rate)
+			}
+		}
+		sampleStream(s, ss, st, &plan)
+		for sh, parts := range plan.Shares {
+			work := parts * st.Cost.Seconds()
+			shardMean[sh] += plan.MeanRate * work
+			shardPeak[sh] += plan.PeakRate * work
+		}
+		ex.Streams = append(ex.Streams, plan)
+	}
+	nodeMean := make([]float64, len(s.nodes))
+	nodePeak := make([]float64, len(s.nodes))
+	for sh, n := range s.shardNode {
+		cores := float64(s.nodes[n].Cores)
+		ex.Shards = append(ex.Shards, OfferedLoad{ID: sh, Node: n, Cores: s.nodes[n].Cores, Mean: shardMean[sh] / cores, Peak: shardPeak[sh] / cores})
+		nodeMean[n] += shardMean[sh] / cores
+		nodePeak[n] += shardPeak[sh] / cores
+	}
+	for n := range s.nodes {
+		ex.Nodes = append(ex.Nodes, OfferedLoad{ID: n, Node: n, Cores: s.nodes[n].Cores, Mean: nodeMean[n], Peak: nodePeak[n]})
+	}
+	return ex
+}
+
+// sampleStream fills plan's fan-out figures and per-shard partition shares by planning
+// sampled requests, each weighted by the stream's rate at its row time.
+func sampleStream(s *spec, ss *streamSpec, st *sim.Stream, plan *StreamPlan) {
+	r := rand.New(rand.NewPCG(s.seed, streamSeedOf(st.Name)))
+	fields := make([]uint64, len(st.Fields))
+	var visits []keyspace.Visit
+	samples := explainMaxSamples
+	totalW, subs, parts := 0.0, 0.0, 0.0
+	for j := 0; j < samples; j++ {
+		t := int64(r.Float64() * float64(s.duration))
+		w := ss.schedule.Rate(t)
+		rowTime := t
+		if st.Age != nil {
+			rowTime -= st.Age.Draw(r)
+		}
+		for f, g := range st.Fields {
+			if g != nil {
+				fields[f] = g.Next(r, rowTime)
+			}
+		}
+		visits = st.Planner.Plan(visits[:0], r, fields, rowTime)
+		if j == 0 {
+			// Size the sample to the fan-out: about explainBudget partitions in all.
+			n := 0
+			for _, v := range visits {
+				n += int(v.Partitions)
+			}
+			samples = min(max(explainBudget/max(n, 1), explainMinSamples), explainMaxSamples)
+		}
+		plan.MaxSubrequest = max(plan.MaxSubrequest, len(visits))
+		totalW += w
+		subs += w * float64(len(visits))
+		for _, v := range visits {
+			parts += w * float64(v.Partitions)
+			plan.Shares[v.Shard] += w * float64(v.Partitions)
+		}
+	}
+	if totalW == 0 {
+		return
+	}
+	plan.Subrequests, plan.Partitions = subs/totalW, parts/totalW
+	for sh := range plan.Shares {
+		plan.Shares[sh] /= totalW
+	}
+}
+
+// streamSeedOf gives explain's sampler a random stream per stream name, apart from the
+// ones the simulation draws from.
+func streamSeedOf(name string) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * 0x100000001b3
+	}
+	return keyspace.Hash64(h ^ 0xe4b1a1)
+}

@@ -75,6 +75,21 @@ func (c *checker) duration(key, s, def string, minimum sim.Time) sim.Time {
 	return d
 }
 
+// requiredCount reads a required count between 1 and most; 0 when it is missing or bad.
+func (c *checker) requiredCount(key, what string, p *int, most int) int {
+	switch {
+	case p == nil:
+		c.add(key, "required (the number of %s, at least 1)", what)
+	case *p < 1:
+		c.add(key, "must be at least 1 (got %d)", *p)
+	case *p > most:
+		c.add(key, "must be at most %d (got %d)", most, *p)
+	default:
+		return *p
+	}
+	return 0
+}
+
 func (c *checker) intAtLeast(key string, p *int, def, minimum int) int {
 	if p == nil {
 		return def
@@ -236,17 +251,7 @@ func resolve(f *File) (*spec, []problem) {
 
 func resolveCluster(c *checker, f *File, s *spec) {
 	cl := &f.Cluster
-	nodes := 0
-	switch {
-	case cl.Nodes == nil:
-		c.add("cluster.nodes", "required (the number of nodes, at least 1)")
-	case *cl.Nodes < 1:
-		c.add("cluster.nodes", "must be at least 1 (got %d)", *cl.Nodes)
-	case *cl.Nodes > maxNodes:
-		c.add("cluster.nodes", "must be at most %d (got %d)", maxNodes, *cl.Nodes)
-	default:
-		nodes = *cl.Nodes
-	}
+	nodes := c.requiredCount("cluster.nodes", "nodes", cl.Nodes, maxNodes)
 	cores := c.intAtLeast("cluster.cores", cl.Cores, defaultCores, 1)
 	limit := c.intAtLeast("cluster.queue_limit", cl.QueueLimit, 0, 0)
 	s.network = c.duration("cluster.network", cl.Network, "0s", 0)
@@ -465,16 +470,7 @@ var bucketFns = map[string]sim.Time{"minute": sim.Minute, "hour": sim.Hour, "day
 func resolveKeyspace(c *checker, f *File, s *spec) {
 	k := &f.Keyspace
 	s.scheme = oneOf(c, "keyspace.scheme", k.Scheme, "hash", "hash", "range", "directory")
-	switch {
-	case k.Shards == nil:
-		c.add("keyspace.shards", "required (the number of shards, at least 1)")
-	case *k.Shards < 1:
-		c.add("keyspace.shards", "must be at least 1 (got %d)", *k.Shards)
-	case *k.Shards > maxShards:
-		c.add("keyspace.shards", "must be at most %d (got %d)", maxShards, *k.Shards)
-	default:
-		s.shards = *k.Shards
-	}
+	s.shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
 	s.hash = oneOf(c, "keyspace.hash", k.Hash, "modulo", "modulo", "ring")
 	// Options of another scheme are ignored rather than refused, so that a variant can
 	// switch scheme without unsetting what the base scenario set.

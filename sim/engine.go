@@ -66,10 +66,8 @@ type engine struct {
 	streams    []streamState
 	nodes      []nodeState
 	shardQ     []int32 // subrequests of each shard waiting in its node's queue
-	reqs       []request
-	freeReq    []int32
-	subs       []subreq
-	freeSub    []int32
+	reqs       pool[request]
+	subs       pool[subreq]
 	nShards    int
 	nNodes     int
 	nextStream int // stream with the earliest pending arrival, or -1
@@ -226,9 +224,9 @@ func (e *engine) arrive(now Time, i int) {
 	}
 	st.visits = s.Planner.Plan(st.visits[:0], st.fld, st.fields, rowTime)
 
-	ri := e.allocReq()
+	ri := e.reqs.take()
 	counted := issue >= e.m.Warmup
-	e.reqs[ri] = request{issue: issue, done: now, stream: int32(i), pending: int32(len(st.visits)), counted: counted}
+	e.reqs.items[ri] = request{issue: issue, done: now, stream: int32(i), pending: int32(len(st.visits)), counted: counted}
 	if counted {
 		out := st.out
 		out.Offered++
@@ -251,8 +249,8 @@ func (e *engine) arrive(now Time, i int) {
 		return
 	}
 	for _, v := range st.visits {
-		si := e.allocSub()
-		e.subs[si] = subreq{req: ri, shard: v.Shard, service: e.serviceTime(st, v.Partitions), write: s.Op == Write}
+		si := e.subs.take()
+		e.subs.items[si] = subreq{req: ri, shard: v.Shard, service: e.serviceTime(st, v.Partitions), write: s.Op == Write}
 		e.reach(now, si)
 	}
 }
@@ -282,7 +280,7 @@ func (e *engine) serviceTime(st *streamState, k int32) Time {
 
 // reach handles subrequest si arriving at its node at time now.
 func (e *engine) reach(now Time, si int32) {
-	sub := &e.subs[si]
+	sub := &e.subs.items[si]
 	ni := e.m.ShardNode[sub.shard]
 	n := &e.nodes[ni]
 	if n.busy < n.cores {
@@ -290,9 +288,9 @@ func (e *engine) reach(now Time, si int32) {
 		return
 	}
 	if n.limit > 0 && n.q.len() >= n.limit {
-		r := &e.reqs[sub.req]
+		r := &e.reqs.items[sub.req]
 		r.failed = true
-		e.freeSub = append(e.freeSub, si)
+		e.subs.put(si)
 		e.subDone(sub.req, now)
 		return
 	}
@@ -353,7 +351,7 @@ func (e *engine) window(t Time) int {
 // start puts subrequest si on a core of node n at time now.
 func (e *engine) start(now Time, si int32, n *nodeState) {
 	n.busy++
-	sub := &e.subs[si]
+	sub := &e.subs.items[si]
 	end := now + sub.service
 	e.h.push(end, si)
 	if now >= e.m.Duration {
@@ -385,23 +383,23 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 
 // done handles the end of subrequest si's service at time now.
 func (e *engine) done(now Time, si int32) {
-	sub := e.subs[si]
+	sub := e.subs.items[si]
 	ni := e.m.ShardNode[sub.shard]
 	n := &e.nodes[ni]
 	n.busy--
 	if n.q.len() > 0 {
 		e.touchQueue(now, ni, n)
 		next := n.q.pop()
-		e.shardQ[e.subs[next].shard]--
+		e.shardQ[e.subs.items[next].shard]--
 		e.start(now, next, n)
 	}
-	e.freeSub = append(e.freeSub, si)
+	e.subs.put(si)
 	e.subDone(sub.req, now)
 }
 
 // subDone records that one subrequest of request ri ended (served or rejected) at now.
 func (e *engine) subDone(ri int32, now Time) {
-	r := &e.reqs[ri]
+	r := &e.reqs.items[ri]
 	r.done = max(r.done, now)
 	r.pending--
 	if r.pending == 0 {
@@ -411,7 +409,7 @@ func (e *engine) subDone(ri int32, now Time) {
 
 // complete records request ri, whose last subrequest ended at t, and frees its slot.
 func (e *engine) complete(ri int32, t Time) {
-	r := &e.reqs[ri]
+	r := &e.reqs.items[ri]
 	st := &e.streams[r.stream]
 	out := st.out
 	arrival := t + e.m.Network // the response reaches the client
@@ -439,7 +437,7 @@ func (e *engine) complete(ri int32, t Time) {
 			out.LatencyMax = max(out.LatencyMax, lat)
 		}
 	}
-	e.freeReq = append(e.freeReq, ri)
+	e.reqs.put(ri)
 }
 
 // micros converts a latency to the histograms' unit, rounding up and clamping to their range.
@@ -448,25 +446,27 @@ func micros(t Time) int64 {
 	return min(max(us, 1), histMaxMicros)
 }
 
-func (e *engine) allocReq() int32 {
-	if n := len(e.freeReq); n > 0 {
-		ri := e.freeReq[n-1]
-		e.freeReq = e.freeReq[:n-1]
-		return ri
-	}
-	e.reqs = append(e.reqs, request{})
-	return int32(len(e.reqs) - 1)
+// pool is a slice of slots with a free list: slots are reused, so once the pool has grown
+// to the run's largest number in flight, taking one does not allocate.
+type pool[T any] struct {
+	items []T
+	free  []int32
 }
 
-func (e *engine) allocSub() int32 {
-	if n := len(e.freeSub); n > 0 {
-		si := e.freeSub[n-1]
-		e.freeSub = e.freeSub[:n-1]
-		return si
+// take returns a free slot's index, growing the pool when none is free.
+func (p *pool[T]) take() int32 {
+	if n := len(p.free); n > 0 {
+		i := p.free[n-1]
+		p.free = p.free[:n-1]
+		return i
 	}
-	e.subs = append(e.subs, subreq{})
-	return int32(len(e.subs) - 1)
+	var zero T
+	p.items = append(p.items, zero)
+	return int32(len(p.items) - 1)
 }
+
+// put returns slot i to the pool.
+func (p *pool[T]) put(i int32) { p.free = append(p.free, i) }
 
 // finish derives the node totals from the shard series.
 func (e *engine) finish() {

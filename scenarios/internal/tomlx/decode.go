@@ -467,17 +467,11 @@ func renderTo(b *strings.Builder, raw any, limit int) {
 		}
 		b.WriteByte(']')
 	case []map[string]any:
-		b.WriteByte('[')
+		list := make([]any, len(x))
 		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if b.Len() > limit {
-				break
-			}
-			renderTo(b, e, limit)
+			list[i] = e
 		}
-		b.WriteByte(']')
+		renderTo(b, list, limit)
 	case map[string]any:
 		if len(x) == 0 {
 			b.WriteString("{}")

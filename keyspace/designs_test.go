@@ -221,3 +221,28 @@ func TestExplainNamesHotShard(t *testing.T) {
 }
 
 var _ = keyspace.Visit{}
+
+func TestRangeSplitsWhenHistoryIsEmpty(t *testing.T) {
+	sc := load(t, "range-ramp-from-zero.toml")
+	r := sim.Run(sc.Variants[0].Model())
+	var total int64
+	for _, sh := range r.Shards {
+		total += sh.Rows
+	}
+	for i, sh := range r.Shards {
+		if share := float64(sh.Rows) / float64(total); share < 0.2 || share > 0.3 {
+			t.Errorf("shard %d holds %.3f of uniform keys, want about 0.25", i, share)
+		}
+	}
+}
+
+// explain's peak rate of a ramp that ends after the run is the rate at the end of the run
+// (found by review: it took the first point's rate): 100/s at 0 rising to 10,000/s at 4h,
+// cut at 3h, peaks at 100 + 9900 x 3/4 = 7525/s and averages (100 + 7525)/2 = 3812.5/s.
+func TestExplainPeakOfRampPastTheEnd(t *testing.T) {
+	sc := load(t, "ramp-past-end.toml")
+	st := sc.Variants[0].Explain().Streams[0]
+	if math.Abs(st.PeakRate-7525) > 1e-6 || math.Abs(st.MeanRate-3812.5) > 1e-6 {
+		t.Errorf("peak %v, mean %v; want 7525 and 3812.5", st.PeakRate, st.MeanRate)
+	}
+}

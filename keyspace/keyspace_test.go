@@ -129,3 +129,27 @@ func TestRingBalance(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxPartitionsBuckets: [t-90m, t) overlaps up to 3 hourly buckets, [t-24h, t) up to
+// 25 (found by review: the bound said 2 and 25).
+func TestMaxPartitionsBuckets(t *testing.T) {
+	const h = int64(3600e9)
+	for _, tc := range []struct {
+		span int64
+		want float64
+	}{{90 * 60e9, 3}, {24 * h, 25}, {h, 2}, {1, 1}} {
+		q := []PartQuery{{Mode: Enumerate, Count: 5}, {Mode: BucketRange, Span: tc.span, Width: h}}
+		if got := MaxPartitions(q); got != 5*tc.want {
+			t.Errorf("span %v: MaxPartitions = %v, want 5 x %v", tc.span, got, tc.want)
+		}
+		// Brute force over query times on a minute grid: no time visits more.
+		worst := int64(0)
+		for tm := int64(0); tm < 2*h; tm += 60e9 + 1 {
+			n := floorDiv(tm-1, h) - floorDiv(tm-tc.span, h) + 1
+			worst = max(worst, n)
+		}
+		if float64(worst) > tc.want {
+			t.Errorf("span %v: a query visits %d buckets, above the bound %v", tc.span, worst, tc.want)
+		}
+	}
+}

@@ -177,7 +177,8 @@ func MaxPartitions(parts []PartQuery) float64 {
 		case Enumerate:
 			total *= float64(q.Count)
 		case BucketRange:
-			total *= float64(q.Span/q.Width + 1)
+			// [t-Span, t) overlaps at most this many buckets, for the worst t.
+			total *= float64((q.Span+q.Width-2)/q.Width + 1)
 		case Scatter:
 			return 0
 		}

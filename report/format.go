@@ -28,6 +28,14 @@ func fmtMs(x float64) string {
 	return strconv.FormatFloat(x, 'f', 0, 64)
 }
 
+// fmtRatio formats a max/median ratio; nil is a median of 0 under a working shard.
+func fmtRatio(r *float64) string {
+	if r == nil {
+		return "∞ (median shard idle)"
+	}
+	return strconv.FormatFloat(*r, 'f', 2, 64) + "x"
+}
+
 func fmtPct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
 
 func fmtCount(n int64) string { return strconv.FormatInt(n, 10) }
@@ -56,8 +64,8 @@ func streamTable(v *VariantSummary) *table {
 
 func heatLine(v *VariantSummary) string {
 	k := v.Skew
-	line := fmt.Sprintf("hottest shard %d (node %d): %s load, median shard %s, skew %.2fx",
-		k.HottestShard, v.Shards[k.HottestShard].Node, fmtPct(k.HottestLoad), fmtPct(k.MedianLoad), k.MaxOverMedian)
+	line := fmt.Sprintf("hottest shard %d (node %d): %s load, median shard %s, skew %s",
+		k.HottestShard, v.Shards[k.HottestShard].Node, fmtPct(k.HottestLoad), fmtPct(k.MedianLoad), fmtRatio(k.MaxOverMedian))
 	if k.PeakWindow != "" {
 		line += fmt.Sprintf("; busiest window %s: shard %d at %s, median %s", k.PeakWindow, k.PeakHottestShard, fmtPct(k.PeakHottestLoad), fmtPct(k.PeakMedianLoad))
 	}

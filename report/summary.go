@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -86,17 +88,21 @@ type NodeSummary struct {
 }
 
 // Skew compares the hottest shard with the median shard, over the whole run and in the
-// busiest window.
+// busiest window. A ratio to a median of 0 (most shards idle while one works) is
+// undefined: it is null in JSON and infinite in the text; MaxOverMean is always defined
+// when any shard works.
 type Skew struct {
-	MaxOverMedian     float64 `json:"max_over_median"`
-	HottestShard      int     `json:"hottest_shard"`
-	HottestLoad       float64 `json:"hottest_utilization"`
-	MedianLoad        float64 `json:"median_utilization"`
-	PeakWindow        string  `json:"peak_window"`
-	PeakHottestShard  int     `json:"peak_hottest_shard"`
-	PeakHottestLoad   float64 `json:"peak_hottest_utilization"`
-	PeakMedianLoad    float64 `json:"peak_median_utilization"`
-	PeakMaxOverMedian float64 `json:"peak_max_over_median"`
+	MaxOverMedian     *float64 `json:"max_over_median"`
+	MaxOverMean       float64  `json:"max_over_mean"`
+	HottestShard      int      `json:"hottest_shard"`
+	HottestLoad       float64  `json:"hottest_utilization"`
+	MedianLoad        float64  `json:"median_utilization"`
+	PeakWindow        string   `json:"peak_window"`
+	PeakWindowS       float64  `json:"peak_window_s"`
+	PeakHottestShard  int      `json:"peak_hottest_shard"`
+	PeakHottestLoad   float64  `json:"peak_hottest_utilization"`
+	PeakMedianLoad    float64  `json:"peak_median_utilization"`
+	PeakMaxOverMedian *float64 `json:"peak_max_over_median"`
 }
 
 // Alert is one entry of the alert timeline.
@@ -193,34 +199,51 @@ func skew(sc *scenarios.Scenario, r *sim.Result) Skew {
 	}
 	var k Skew
 	k.HottestShard, k.HottestLoad, k.MedianLoad, k.MaxOverMedian = hottest(loads)
-	best := -1.0
-	for w := 0; w < r.Windows; w++ {
-		for i := range loads {
-			loads[i] = r.ShardUtilization(w, i)
-		}
-		h, hl, med, ratio := hottest(loads)
-		if hl > best {
-			best = hl
-			k.PeakWindow = scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window)
-			k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad, k.PeakMaxOverMedian = h, hl, med, ratio
-		}
+	if mean := stat.Mean(loads, nil); mean > 0 {
+		k.MaxOverMean = round(k.HottestLoad/mean, 3)
 	}
+	w := PeakWindow(r)
+	for i := range loads {
+		loads[i] = r.ShardUtilization(w, i)
+	}
+	k.PeakWindow = scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window)
+	k.PeakWindowS = (sim.Time(w) * r.Window).Seconds()
+	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad, k.PeakMaxOverMedian = hottest(loads)
 	k.HottestLoad, k.MedianLoad = util(k.HottestLoad), util(k.MedianLoad)
 	k.PeakHottestLoad, k.PeakMedianLoad = util(k.PeakHottestLoad), util(k.PeakMedianLoad)
 	return k
 }
 
+// PeakWindow returns the window whose hottest shard is hottest (the earliest on ties).
+func PeakWindow(r *sim.Result) int {
+	best, bw := -1.0, 0
+	for w := 0; w < r.Windows; w++ {
+		for s := range r.Shards {
+			if u := r.ShardUtilization(w, s); u > best {
+				best, bw = u, w
+			}
+		}
+	}
+	return bw
+}
+
 // hottest returns the index and load of the largest load (the lowest index on ties), the
-// median load and their ratio (0 when the median is 0).
-func hottest(loads []float64) (idx int, load, median, ratio float64) {
+// median load and their ratio: nil when the median is 0 and the largest is not (the ratio is
+// infinite), 1 when every load is 0.
+func hottest(loads []float64) (idx int, load, median float64, ratio *float64) {
 	for i, l := range loads {
 		if l > load {
 			idx, load = i, l
 		}
 	}
 	median = Median(loads)
-	if median > 0 {
-		ratio = round(load/median, 3)
+	switch {
+	case median > 0:
+		x := round(load/median, 3)
+		ratio = &x
+	case load == 0:
+		x := 1.0
+		ratio = &x
 	}
 	return idx, load, median, ratio
 }

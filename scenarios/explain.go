@@ -25,7 +25,7 @@ type StreamPlan struct {
 	Name          string
 	Op            sim.Op
 	MeanRate      float64 // requests per second, averaged over the run
-	PeakRate      float64 // the schedule's highest rate within the run
+	PeakRate      float64 // the schedule's highest rate within the run (it is linear between points)
 	Subrequests   float64 // mean shards visited per request
 	MaxSubrequest int
 	Partitions    float64 // mean partitions visited per request
@@ -69,7 +69,7 @@ func (v *Variant) Explain() *Explanation {
 		ss := &s.streams[i]
 		plan := StreamPlan{Name: st.Name, Op: st.Op, Shares: make([]float64, s.shards)}
 		plan.MeanRate = ss.schedule.Integral(0, int64(s.duration)) / s.duration.Seconds()
-		plan.PeakRate = ss.schedule.Rate(0)
+		plan.PeakRate = max(ss.schedule.Rate(0), ss.schedule.Rate(int64(s.duration)-1))
 		for _, p := range ss.schedule {
 			if p.At < int64(s.duration) {
 				plan.PeakRate = math.Max(plan.PeakRate, p.Rate)

@@ -62,10 +62,10 @@ func (v *Variant) Model() *sim.Model {
 	return m
 }
 
-// scheme builds the variant's shard scheme. The range scheme's split points are the
+// buildScheme builds the variant's shard scheme. The range scheme's split points are the
 // quantiles of keys sampled from what the write streams would have written during the
-// table's history (every stream, if none writes), so a time-ordered key leaves every new
-// write beyond the last split. The sample is drawn from its own random stream of the seed.
+// table's history, so a time-ordered key leaves every new write beyond the last split.
+// The sample is drawn from its own random stream of the seed.
 func (s *spec) buildScheme(design *keyspace.Design) keyspace.Scheme {
 	switch s.scheme {
 	case "range":
@@ -92,16 +92,22 @@ func (s *spec) buildScheme(design *keyspace.Design) keyspace.Scheme {
 func historySampleSize(shards int) int { return min(max(200*shards, 10_000), 500_000) }
 
 func (s *spec) historySample(design *keyspace.Design) []keyspace.Key {
+	// Weigh the streams by what they would have written during the history (before its
+	// first point a schedule keeps the first point's rate); failing that (writes that
+	// start at rate 0), by what they write during the run; failing that, every stream.
 	var streams []*streamSpec
 	var weights []float64
-	for pass := 0; pass < 2 && len(streams) == 0; pass++ {
+	weigh := []func(*streamSpec) float64{
+		func(ss *streamSpec) float64 { return ss.schedule.Integral(-int64(s.history), 0) },
+		func(ss *streamSpec) float64 { return ss.schedule.Integral(0, int64(s.duration)) },
+	}
+	for pass := 0; pass < 4 && len(streams) == 0; pass++ {
 		for i := range s.streams {
 			ss := &s.streams[i]
-			if pass == 0 && ss.op != sim.Write {
+			if pass < 2 && ss.op != sim.Write {
 				continue
 			}
-			// Before its first point a schedule keeps the first point's rate.
-			if w := ss.schedule.Integral(-int64(s.history), 0); w > 0 {
+			if w := weigh[pass%2](ss); w > 0 {
 				streams = append(streams, ss)
 				weights = append(weights, w)
 			}

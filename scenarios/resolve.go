@@ -24,7 +24,7 @@ const (
 	defaultHotFrac    = 0.2
 	defaultHotOps     = 0.8
 	defaultCV         = 0.5
-	maxWindows        = 100_000
+	maxWindows        = 20_000
 	maxShards         = 100_000
 	maxNodes          = 10_000
 	maxCategorical    = 1_000_000
@@ -32,6 +32,12 @@ const (
 	maxScheduleLength = 10_000
 	maxRingPoints     = 10_000_000
 	maxSalt           = 65_536
+	maxSeriesCells    = 20_000_000 // shards and nodes x windows: about 480 MB
+	maxStreamWindows  = 20_000     // streams x windows: up to about 560 MB of histograms
+	maxCost           = sim.Hour
+	// maxAge bounds history, ages and durations: time-ordered ids hold row times within
+	// about 34 years of t = 0 (workload.EpochOffsetMillis).
+	maxAge = 10_000 * 24 * sim.Hour
 )
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -239,6 +245,9 @@ func resolve(f *File) (*spec, []problem) {
 			c.add("window", "gives %d windows over duration %s; at most %d are allowed (use a wider window)", nw, f.Duration, maxWindows)
 		}
 	}
+	if s.duration > maxAge {
+		c.add("duration", "must be at most 10000d (got %q)", f.Duration)
+	}
 
 	resolveCluster(c, f, s)
 	resolveTable(c, f, s)
@@ -246,7 +255,25 @@ func resolve(f *File) (*spec, []problem) {
 	resolvePlacement(c, f, s)
 	resolveStreams(c, f, s)
 	resolveQueries(c, s)
+	checkMemory(c, s)
 	return s, c.probs
+}
+
+// checkMemory refuses scenarios whose time series would not fit: every shard keeps about
+// 24 bytes per window, and every stream a latency histogram of up to 28 KB per window.
+func checkMemory(c *checker, s *spec) {
+	if s.window <= 0 || s.duration <= 0 {
+		return
+	}
+	windows := int64(s.duration/s.window + min(s.duration%s.window, 1))
+	if cells := windows * int64(s.shards+len(s.nodes)); cells > maxSeriesCells {
+		c.add("window", "%d windows x %d shards and nodes need about %d MB of time series; at most %d cells (about %d MB) are allowed: use a wider window",
+			windows, s.shards+len(s.nodes), cells*24>>20, maxSeriesCells, maxSeriesCells*24>>20)
+	}
+	if hists := windows * int64(len(s.streams)); hists > maxStreamWindows {
+		c.add("window", "%d windows x %d streams need up to %d MB of latency histograms; at most %d stream-windows (about %d MB) are allowed: use a wider window",
+			windows, len(s.streams), hists*28>>10, maxStreamWindows, maxStreamWindows*28>>10)
+	}
 }
 
 func resolveCluster(c *checker, f *File, s *spec) {
@@ -291,6 +318,9 @@ func resolveTable(c *checker, f *File, s *spec) {
 		s.tableName = "rows"
 	}
 	s.history = c.duration("table.history", t.History, defaultHistory, 0)
+	if s.history > maxAge {
+		c.add("table.history", "must be at most 10000d (got %q): time-ordered ids cover about 34 years either side of the start", t.History)
+	}
 	if len(t.Fields) == 0 {
 		c.add("table.fields", "required: at least one field, e.g. order_id = { gen = \"snowflake\" }")
 	}
@@ -619,6 +649,7 @@ func resolveDirectory(c *checker, k *Keyspace, s *spec) {
 			if s.shards > 0 && (sh < 0 || sh >= s.shards) {
 				c.add(fmt.Sprintf("%s.shards[%d]", key, j), "no such shard: shards run from 0 to %d (got %d)", s.shards-1, sh)
 				bad = true
+				continue
 			}
 			shardUsed[sh] = true
 		}
@@ -745,8 +776,8 @@ func resolveStreams(c *checker, f *File, s *spec) {
 		ss.uniform = oneOf(c, key+".arrival", st.Arrival, "poisson", "poisson", "uniform") == "uniform"
 		if st.Cost == "" {
 			c.add(key+".cost", "required: the mean CPU time of one request, e.g. \"0.3ms\"")
-		} else {
-			ss.cost = c.duration(key+".cost", st.Cost, "", 1)
+		} else if ss.cost = c.duration(key+".cost", st.Cost, "", 1); ss.cost > maxCost {
+			c.add(key+".cost", "must be at most %s (got %q)", maxCost, st.Cost)
 		}
 		switch oneOf(c, key+".service", st.Service, "exponential", "exponential", "constant", "lognormal") {
 		case "constant":
@@ -874,8 +905,8 @@ func resolveAge(c *checker, key string, v any) ageSpec {
 		return ageSpec{}
 	case string:
 		d, err := ParseDuration(v)
-		if err != nil || d < 0 {
-			c.add(key, "must be a duration >= 0 such as \"1h\", or a table { dist = \"exponential\", mean = \"1h\" } (got %q)", v)
+		if err != nil || d < 0 || d > maxAge {
+			c.add(key, "must be a duration from 0 to 10000d such as \"1h\", or a table { dist = \"exponential\", mean = \"1h\" } (got %q)", v)
 			return ageSpec{}
 		}
 		return ageSpec{dist: "const", value: d}
@@ -897,8 +928,8 @@ func resolveAge(c *checker, key string, v any) ageSpec {
 			return ageSpec{}
 		}
 		d, err := ParseDuration(text)
-		if err != nil || d <= 0 {
-			c.add(key+"."+param, "must be a positive duration (got %q)", text)
+		if err != nil || d <= 0 || d > maxAge {
+			c.add(key+"."+param, "must be a positive duration of at most 10000d (got %q)", text)
 			return ageSpec{}
 		}
 		return ageSpec{dist: dist, value: d}

@@ -66,6 +66,7 @@ type engine struct {
 	streams    []streamState
 	nodes      []nodeState
 	shardQ     []int32 // subrequests of each shard waiting in its node's queue
+	shardW     []int   // last window whose shard max queue is up to date
 	reqs       pool[request]
 	subs       pool[subreq]
 	nShards    int
@@ -118,6 +119,7 @@ func newEngine(m *Model) *engine {
 		r.Shards[s].Node = n
 	}
 	e.shardQ = make([]int32, e.nShards)
+	e.shardW = make([]int, e.nShards)
 	e.streams = make([]streamState, len(m.Streams))
 	for i := range m.Streams {
 		s := &m.Streams[i]
@@ -295,6 +297,7 @@ func (e *engine) reach(now Time, si int32) {
 		return
 	}
 	e.touchQueue(now, ni, n)
+	e.touchShardQueue(now, int(sub.shard))
 	n.q.push(si)
 	e.shardQ[sub.shard]++
 	w := e.window(now)
@@ -334,6 +337,23 @@ func (e *engine) setWindow(t Time) {
 	e.wIdx = int(t / e.m.Window)
 	e.wStart = Time(e.wIdx) * e.m.Window
 	e.wEnd = min(e.wStart+e.m.Window, e.m.Duration)
+}
+
+// touchShardQueue is touchQueue for one shard's own waiting subrequests.
+func (e *engine) touchShardQueue(now Time, sh int) {
+	w := e.window(now)
+	if w < 0 {
+		w = e.res.Windows - 1
+	}
+	if w <= e.shardW[sh] {
+		return
+	}
+	ql := e.shardQ[sh]
+	for x := e.shardW[sh] + 1; x <= w; x++ {
+		idx := x*e.nShards + sh
+		e.res.ShardMaxQueue[idx] = max(e.res.ShardMaxQueue[idx], ql)
+	}
+	e.shardW[sh] = w
 }
 
 // window returns the window index of t, or -1 past the end of the run. Times at or after
@@ -390,7 +410,9 @@ func (e *engine) done(now Time, si int32) {
 	if n.q.len() > 0 {
 		e.touchQueue(now, ni, n)
 		next := n.q.pop()
-		e.shardQ[e.subs.items[next].shard]--
+		nsh := int(e.subs.items[next].shard)
+		e.touchShardQueue(now, nsh)
+		e.shardQ[nsh]--
 		e.start(now, next, n)
 	}
 	e.subs.put(si)
@@ -473,6 +495,9 @@ func (e *engine) finish() {
 	r := e.res
 	for ni := range e.nodes {
 		e.touchQueue(e.m.Duration-1, ni, &e.nodes[ni])
+	}
+	for sh := range e.shardQ {
+		e.touchShardQueue(e.m.Duration-1, sh)
 	}
 	for s := range r.Shards {
 		r.Nodes[r.Shards[s].Node].Busy += r.Shards[s].Busy

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -45,8 +46,9 @@ func WriteFileAtomic(path string, data []byte) error {
 }
 
 // WriteFiles writes summary.json, streams.csv, shards.csv, nodes.csv and report.md into
-// dir (created if needed) and returns their paths.
-func WriteFiles(dir string, sc *scenarios.Scenario, runs []Run, sum *Summary) ([]string, error) {
+// dir (created if needed) and returns their paths. report.md embeds charts, which must
+// already be in dir.
+func WriteFiles(dir string, sc *scenarios.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -58,7 +60,7 @@ func WriteFiles(dir string, sc *scenarios.Scenario, runs []Run, sum *Summary) ([
 		{"streams.csv", func(w io.Writer) error { return streamsCSV(w, sc, runs) }},
 		{"shards.csv", func(w io.Writer) error { return shardsCSV(w, sc, runs) }},
 		{"nodes.csv", func(w io.Writer) error { return nodesCSV(w, sc, runs) }},
-		{"report.md", func(w io.Writer) error { ReportMarkdown(w, sc, sum); return nil }},
+		{"report.md", func(w io.Writer) error { ReportMarkdown(w, sc, sum, charts); return nil }},
 	}
 	var paths []string
 	for _, f := range files {
@@ -131,17 +133,35 @@ func nodesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
 		})
 }
 
-// ReportMarkdown writes report.md: the scenario's story and, per variant, its tables.
-func ReportMarkdown(w io.Writer, sc *scenarios.Scenario, s *Summary) {
+// ReportMarkdown writes report.md: the scenario's story, the shard load bars of every
+// variant, then per variant its tables and heat chart, then each stream's latency charts.
+// Each chart comes with a sentence on how to read it.
+func ReportMarkdown(w io.Writer, sc *scenarios.Scenario, s *Summary, charts []Chart) {
 	fmt.Fprintf(w, "# %s\n\n", s.Scenario)
 	if s.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", s.Description)
+		fmt.Fprintf(w, "%s\n\n", strings.Join(strings.Fields(s.Description), " "))
 	}
 	fmt.Fprintf(w, "Simulated %s from %s (seed %d); the first %s are warmup and left out of the latency figures. ",
 		sim.Time(s.DurationS*float64(sim.Second)), s.Start, s.Seed, sim.Time(s.WarmupS*float64(sim.Second)))
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
 		"The per-window series are in streams.csv, shards.csv and nodes.csv; every figure is in summary.json.\n")
+	byPrefix := func(prefix string) []Chart {
+		var out []Chart
+		for _, c := range charts {
+			if strings.HasPrefix(c.File, prefix) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	embed := func(c Chart) {
+		fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", c.Title, c.File, c.Caption)
+	}
+	if bars := byPrefix("shard-load."); len(bars) > 0 {
+		fmt.Fprintln(w, "\n## Where the load went")
+		embed(bars[0])
+	}
 	for i := range s.Variants {
 		v := &s.Variants[i]
 		markdownVariant(w, v)
@@ -152,6 +172,21 @@ func ReportMarkdown(w io.Writer, sc *scenarios.Scenario, s *Summary) {
 			t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), fmtPct(sh.Utilization), fmtPct(sh.PeakUtilization), fmtCount(sh.Ops), fmtCount(sh.Rows))
 		}
 		t.markdown(w)
+		for _, c := range byPrefix(fmt.Sprintf("heat-%d-", i+1)) {
+			embed(c)
+		}
+	}
+	if len(s.Variants) > 0 && len(charts) > 0 {
+		fmt.Fprintln(w, "\n## Latency by stream")
+		for _, st := range s.Variants[0].Streams {
+			fmt.Fprintf(w, "\n### %s\n", st.Name)
+			for _, c := range byPrefix("p99-" + slug(st.Name) + ".") {
+				embed(c)
+			}
+			for _, c := range byPrefix("cdf-" + slug(st.Name) + ".") {
+				embed(c)
+			}
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -87,6 +88,7 @@ func goVersion() string {
 // common holds the flags shared by the commands that run scenarios.
 type common struct {
 	out, format, duration string
+	chartFormat           string
 	seed                  int64
 	sets, variants        []string
 	parallel              int
@@ -102,6 +104,7 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&c.variants, "variant", nil, "run only this variant (repeatable)")
 	fs.IntVarP(&c.parallel, "parallel", "j", runtime.NumCPU(), "variants run at once")
 	fs.BoolVar(&c.noCharts, "no-charts", false, "write no charts")
+	fs.StringVar(&c.chartFormat, "chart-format", "png", "chart files: png or svg")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
 }
 
@@ -111,6 +114,9 @@ func (c *common) options() (scenarios.Options, error) {
 	case "text", "markdown", "json", "csv":
 	default:
 		return scenarios.Options{}, usagef("--format %q: want text, markdown, json or csv", c.format)
+	}
+	if c.chartFormat != "png" && c.chartFormat != "svg" && c.chartFormat != "" {
+		return scenarios.Options{}, usagef("--chart-format %q: want png or svg", c.chartFormat)
 	}
 	if c.parallel < 1 {
 		return scenarios.Options{}, usagef("--parallel %d: want at least 1", c.parallel)
@@ -191,7 +197,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	paths, err := report.WriteFiles(dir, sc, runs, sum)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var charts []report.Chart
+	if !c.noCharts {
+		if charts, err = report.WriteCharts(dir, c.chartFormat, sc, runs); err != nil {
+			return err
+		}
+	}
+	paths, err := report.WriteFiles(dir, sc, runs, sum, charts)
 	if err != nil {
 		return err
 	}
@@ -199,7 +214,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if !c.quiet {
-		fmt.Fprintf(stderr, "wrote %d files to %s (report: %s)\n", len(paths), dir, filepath.Join(dir, "report.md"))
+		fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", len(paths), len(charts), dir, filepath.Join(dir, "report.md"))
 	}
 	return nil
 }

@@ -88,6 +88,7 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--set", "cluster.nodes=0"},
 		{"run", "--variant", "no such variant"},
 		{"run", "-j", "0"},
+		{"run", "--chart-format", "gif"},
 		{"validate"},
 		{"list", "extra"},
 	} {

@@ -1,0 +1,68 @@
+package plots
+
+// Heat is a heat chart: time across, shards down, colour = load.
+type Heat struct {
+	Title string // e.g. "black-friday - before: shard load"
+	// Times labels the windows' starts ("06:00", "06:01", ...); len = number of windows.
+	Times []string
+	// WindowSeconds is the width of a window in seconds (the x axis is in windows).
+	WindowSeconds float64
+	// Rows names the shards ("0", "1", ...), top to bottom.
+	Rows []string
+	// Load[r][w] is shard r's load in window w, a fraction (1 = 100% of its node's cores).
+	Load [][]float64
+	// Max is the top of the colour scale (1 = 100%), the same for every variant so that
+	// charts compare; values above it are drawn in the top colour. 0 means 1.
+	Max float64
+}
+
+// Bars is the shard load bars of several variants, one panel per variant stacked top to
+// bottom, as in a hot-partition postmortem's before/after figure.
+type Bars struct {
+	Title  string
+	Panels []BarPanel
+	// Hot is the load above which a bar stands out in its own colour (0.9); ≤ 0 means
+	// no threshold: no line and no bar stands out.
+	Hot float64
+}
+
+// BarPanel is one variant's bars: Load[s] is shard s's load in that variant's peak window.
+type BarPanel struct {
+	Name   string // variant name, and the window it shows, e.g. "before (peak 08:15)"
+	Load   []float64
+	Labels []string // shard labels, same length as Load; nil labels shards 0, 1, …
+}
+
+// Lines is a time series chart: p99 latency over time, one line per variant.
+type Lines struct {
+	Title  string
+	YLabel string // with unit, e.g. "p99 latency (ms)"
+	// Times are the x positions in seconds since t=0, increasing; TimeLabel formats a
+	// tick (nil: h:mm:ss since t=0).
+	Times     []float64
+	TimeLabel func(seconds float64) string
+	Series    []Series
+	LogY      bool
+	// SLO, when > 0, is drawn as a dashed horizontal line labelled "SLO".
+	SLO float64
+}
+
+// Series is one named line. NaN values are gaps (a window with no completed requests).
+type Series struct {
+	Name string
+	Y    []float64
+}
+
+// CDF is a latency CDF chart: one curve per variant, log x in milliseconds.
+type CDF struct {
+	Title  string
+	Curves []CDFCurve
+}
+
+// CDFCurve is one variant's distribution: points (latency ms, cumulative fraction 0..1)
+// in increasing order, and its p50, p99 and p999 (ms) to mark.
+type CDFCurve struct {
+	Name           string
+	Ms, Fraction   []float64
+	P50, P99, P999 float64
+}

@@ -1,0 +1,178 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// HotLoad is the load above which a shard's bar stands out: 90% of its node's cores.
+const HotLoad = 0.9
+
+// Chart is one chart file and the sentence that tells a reader how to read it.
+type Chart struct {
+	File    string // name inside the output directory
+	Title   string
+	Caption string
+}
+
+// HeatData is the heat chart of one run: Load[s][w] is shard s's load in window w, on the
+// fixed 0..100% scale shared by every variant.
+func HeatData(sc *scenarios.Scenario, run Run) plots.Heat {
+	r := run.Result
+	h := plots.Heat{
+		Title:         fmt.Sprintf("%s - %s: shard load", sc.Name, run.Variant.Name),
+		WindowSeconds: r.Window.Seconds(),
+		Max:           1,
+	}
+	for w := 0; w < r.Windows; w++ {
+		h.Times = append(h.Times, scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window))
+	}
+	for s := range r.Shards {
+		h.Rows = append(h.Rows, fmt.Sprint(s))
+		row := make([]float64, r.Windows)
+		for w := range row {
+			row[w] = r.ShardUtilization(w, s)
+		}
+		h.Load = append(h.Load, row)
+	}
+	return h
+}
+
+// BarsData is every variant's shard loads in its own peak window, one panel each.
+func BarsData(sc *scenarios.Scenario, runs []Run) plots.Bars {
+	b := plots.Bars{Title: fmt.Sprintf("%s: shard load in each variant's busiest window", sc.Name), Hot: HotLoad}
+	for _, run := range runs {
+		r := run.Result
+		w := PeakWindow(r)
+		p := plots.BarPanel{Name: fmt.Sprintf("%s (window %s)", run.Variant.Name, scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window))}
+		for s := range r.Shards {
+			p.Load = append(p.Load, r.ShardUtilization(w, s))
+			p.Labels = append(p.Labels, fmt.Sprint(s))
+		}
+		b.Panels = append(b.Panels, p)
+	}
+	return b
+}
+
+// P99Data is stream i's p99 latency per window (ms), one series per variant; a window in
+// which no request of the stream completed is a gap (NaN).
+func P99Data(sc *scenarios.Scenario, runs []Run, i int) plots.Lines {
+	r0 := runs[0].Result
+	l := plots.Lines{
+		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window", sc.Name, r0.Streams[i].Name, r0.Window),
+		YLabel:    "p99 latency (ms)",
+		LogY:      true,
+		TimeLabel: func(s float64) string { return scenarios.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
+	}
+	for w := 0; w < r0.Windows; w++ {
+		l.Times = append(l.Times, (sim.Time(w) * r0.Window).Seconds())
+	}
+	for _, run := range runs {
+		st := &run.Result.Streams[i]
+		y := make([]float64, len(st.Win))
+		for w := range st.Win {
+			y[w] = math.NaN()
+			if st.Win[w].Completed > 0 {
+				y[w] = st.Win[w].QuantileMillis(0.99)
+			}
+		}
+		l.Series = append(l.Series, plots.Series{Name: run.Variant.Name, Y: y})
+	}
+	return l
+}
+
+// cdfPoints is the most points one CDF curve keeps.
+const cdfPoints = 400
+
+// CDFData is stream i's latency distribution over the run (after warmup), one curve per
+// variant, read from its HdrHistogram: (latency ms, fraction of requests at or below it).
+func CDFData(sc *scenarios.Scenario, runs []Run, i int) plots.CDF {
+	c := plots.CDF{Title: fmt.Sprintf("%s - %s: latency distribution", sc.Name, runs[0].Result.Streams[i].Name)}
+	for _, run := range runs {
+		st := &run.Result.Streams[i]
+		cv := plots.CDFCurve{Name: run.Variant.Name, P50: st.QuantileMillis(0.5), P99: st.QuantileMillis(0.99), P999: st.QuantileMillis(0.999)}
+		total := st.Latency.TotalCount()
+		if total == 0 {
+			continue
+		}
+		var cum int64
+		bars := st.Latency.Distribution()
+		step := max(1, len(bars)/cdfPoints)
+		for j, bar := range bars {
+			if bar.Count == 0 {
+				continue
+			}
+			cum += bar.Count
+			if j%step == 0 || cum == total {
+				cv.Ms = append(cv.Ms, float64(bar.To)/1000)
+				cv.Fraction = append(cv.Fraction, float64(cum)/float64(total))
+			}
+		}
+		c.Curves = append(c.Curves, cv)
+	}
+	return c
+}
+
+// slug turns a name into a file-name part: lower case letters, digits and dashes.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimRight(b.String(), "-")
+}
+
+// WriteCharts renders every chart into dir in format ("png" or "svg") and returns them
+// with their captions, in the order report.md shows them.
+func WriteCharts(dir, format string, sc *scenarios.Scenario, runs []Run) ([]Chart, error) {
+	f := plots.Format(format)
+	var charts []Chart
+	add := func(name, title, caption string, write func(string) error) error {
+		if err := write(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("chart %s: %w", name, err)
+		}
+		charts = append(charts, Chart{File: name, Title: title, Caption: caption})
+		return nil
+	}
+	if err := add("shard-load."+format, "Shard load in the busiest window",
+		fmt.Sprintf("One panel per variant, one bar per shard, at each variant's busiest window. A bar above %.0f%% of its node's cores is drawn in red: that shard is the bottleneck while the others have room.", 100*HotLoad),
+		func(p string) error { return plots.WriteBars(p, f, BarsData(sc, runs)) }); err != nil {
+		return nil, err
+	}
+	for i, run := range runs {
+		name := fmt.Sprintf("heat-%d-%s.%s", i+1, slug(run.Variant.Name), format)
+		if err := add(name, "Shard load over time: "+run.Variant.Name,
+			"Time runs left to right, one row per shard. The colour is the shard's load, on the same 0-100% scale in every variant: a single dark row is one shard doing the work of many.",
+			func(p string) error { return plots.WriteHeat(p, f, HeatData(sc, run)) }); err != nil {
+			return nil, err
+		}
+	}
+	for i, st := range runs[0].Result.Streams {
+		name := fmt.Sprintf("p99-%s.%s", slug(st.Name), format)
+		if err := add(name, "p99 latency over time: "+st.Name,
+			"The 99th percentile latency of the requests that completed in each window, one line per variant, on a log scale: a line that climbs is a queue that grows.",
+			func(p string) error { return plots.WriteLines(p, f, P99Data(sc, runs, i)) }); err != nil {
+			return nil, err
+		}
+		name = fmt.Sprintf("cdf-%s.%s", slug(st.Name), format)
+		if err := add(name, "Latency distribution: "+st.Name,
+			"The share of requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. The further right a curve's top, the longer its tail.",
+			func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) }); err != nil {
+			return nil, err
+		}
+	}
+	return charts, nil
+}

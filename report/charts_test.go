@@ -1,0 +1,138 @@
+package report
+
+import (
+	"math"
+	"testing"
+
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+)
+
+func runAll(t *testing.T, path string, sets ...string) (*scenarios.Scenario, []Run) {
+	t.Helper()
+	sc, err := scenarios.Load(path, scenarios.Options{Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []Run
+	for _, v := range sc.Variants {
+		runs = append(runs, Run{Variant: v, Result: sim.Run(v.Model())})
+	}
+	return sc, runs
+}
+
+// The heat grid is the run's windows: on a Snowflake range key the last shard takes every
+// write, so its row must be the hottest in every window, and each cell must equal the
+// shard's CPU time in that window over the window's length and the node's cores.
+func TestHeatDataHotShard(t *testing.T) {
+	sc, runs := runAll(t, "../testdata/keys/snowflake-range.toml", "cluster.cores=1")
+	r := runs[0].Result
+	h := HeatData(sc, runs[0])
+	if len(h.Load) != len(r.Shards) || len(h.Times) != r.Windows || h.Max != 1 {
+		t.Fatalf("grid %dx%d (max %v), want %dx%d on a 0..1 scale", len(h.Load), len(h.Times), h.Max, len(r.Shards), r.Windows)
+	}
+	for w := 0; w < r.Windows; w++ {
+		hot := 0
+		for s := range h.Load {
+			want := float64(r.ShardBusy[w*len(r.Shards)+s]) / float64(r.WindowSpan(w))
+			if math.Abs(h.Load[s][w]-want) > 1e-12 {
+				t.Fatalf("cell (%d,%d) = %v, want busy/span = %v", s, w, h.Load[s][w], want)
+			}
+			if h.Load[s][w] > h.Load[hot][w] {
+				hot = s
+			}
+		}
+		if hot != 11 || h.Load[11][w] < 0.15 {
+			t.Errorf("window %d: hottest row is shard %d at %.3f, want shard 11 carrying the writes", w, hot, h.Load[hot][w])
+		}
+	}
+	if h.Times[0] != "00:00" || h.Times[1] != "00:01" {
+		t.Errorf("time labels %v, want clock times from start", h.Times[:2])
+	}
+}
+
+// The bars are each variant's loads in its peak window, and that window's hottest bar is
+// the run's hottest cell.
+func TestBarsDataPeakWindow(t *testing.T) {
+	sc, runs := runAll(t, "../testdata/small.toml")
+	b := BarsData(sc, runs)
+	if len(b.Panels) != len(runs) || b.Hot != 0.9 {
+		t.Fatalf("%d panels (hot %v), want %d at 0.9", len(b.Panels), b.Hot, len(runs))
+	}
+	for i, run := range runs {
+		r := run.Result
+		w := PeakWindow(r)
+		best := 0.0
+		for ww := 0; ww < r.Windows; ww++ {
+			for s := range r.Shards {
+				best = math.Max(best, r.ShardUtilization(ww, s))
+			}
+		}
+		top := 0.0
+		for s, l := range b.Panels[i].Load {
+			if l != r.ShardUtilization(w, s) {
+				t.Errorf("panel %d bar %d = %v, want the peak window's %v", i, s, l, r.ShardUtilization(w, s))
+			}
+			top = math.Max(top, l)
+		}
+		if top != best {
+			t.Errorf("panel %d's tallest bar %v is not the run's hottest cell %v", i, top, best)
+		}
+	}
+}
+
+// The p99 series is the windows' p99 (NaN where nothing completed), and the CDF is a
+// non-decreasing curve ending at 1 whose p99 mark is the summary's p99.
+func TestLatencyChartData(t *testing.T) {
+	sc, runs := runAll(t, "../testdata/small.toml")
+	l := P99Data(sc, runs, 0)
+	if len(l.Series) != len(runs) || len(l.Times) != runs[0].Result.Windows {
+		t.Fatalf("%d series over %d times", len(l.Series), len(l.Times))
+	}
+	for i, run := range runs {
+		for w, y := range l.Series[i].Y {
+			win := &run.Result.Streams[0].Win[w]
+			if win.Completed == 0 && !math.IsNaN(y) || win.Completed > 0 && y != win.QuantileMillis(0.99) {
+				t.Errorf("variant %d window %d: p99 point %v, window has %d completions and p99 %v", i, w, y, win.Completed, win.QuantileMillis(0.99))
+			}
+		}
+	}
+	c := CDFData(sc, runs, 0)
+	for i, cv := range c.Curves {
+		if len(cv.Ms) < 10 || len(cv.Ms) > cdfPoints+1 {
+			t.Errorf("curve %d has %d points", i, len(cv.Ms))
+		}
+		for j := 1; j < len(cv.Ms); j++ {
+			if cv.Ms[j] < cv.Ms[j-1] || cv.Fraction[j] < cv.Fraction[j-1] {
+				t.Fatalf("curve %d decreases at point %d", i, j)
+			}
+		}
+		if last := cv.Fraction[len(cv.Fraction)-1]; last != 1 {
+			t.Errorf("curve %d ends at %v, want 1", i, last)
+		}
+		if cv.P99 != runs[i].Result.Streams[0].QuantileMillis(0.99) {
+			t.Errorf("curve %d p99 mark %v, summary p99 %v", i, cv.P99, runs[i].Result.Streams[0].QuantileMillis(0.99))
+		}
+		// The fraction at the p99 latency is at least 0.99 and just below it less.
+		for j := range cv.Ms {
+			if cv.Ms[j] >= cv.P99 {
+				if cv.Fraction[j] < 0.99 {
+					t.Errorf("curve %d: fraction %v at p99 %v ms", i, cv.Fraction[j], cv.P99)
+				}
+				break
+			}
+		}
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"before: PK = (order_id), range sharded": "before-pk-order-id-range-sharded",
+		"12 nodes":                               "12-nodes",
+		"--x--":                                  "x",
+	} {
+		if got := slug(in); got != want {
+			t.Errorf("slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

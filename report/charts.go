@@ -73,6 +73,9 @@ func P99Data(sc *scenarios.Scenario, runs []Run, i int) plots.Lines {
 	for w := 0; w < r0.Windows; w++ {
 		l.Times = append(l.Times, (sim.Time(w) * r0.Window).Seconds())
 	}
+	if slo := runs[0].Variant.Streams[i].SLO; len(slo) > 0 {
+		l.SLO = slo[0].Millis()
+	}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]
 		y := make([]float64, len(st.Win))

@@ -84,8 +84,10 @@ func Text(w io.Writer, s *Summary) {
 		if len(v.Alerts) > 0 {
 			fmt.Fprintln(w, "\n   alerts:")
 			for _, a := range v.Alerts {
-				fmt.Fprintf(w, "   %s  %-8s %s\n", a.At, a.Kind, a.Message)
+				fmt.Fprintf(w, "   %-8s  %-17s  %s\n", a.At, a.Kind, a.Message)
 			}
+		} else {
+			fmt.Fprintln(w, "\n   no alerts")
 		}
 	}
 }

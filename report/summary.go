@@ -143,7 +143,10 @@ func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
 		Name:        run.Variant.Name,
 		Description: run.Variant.Description,
 		Key:         run.Variant.KeyDescription(),
-		Alerts:      []Alert{},
+		Alerts:      Alerts(sc, run),
+	}
+	if v.Alerts == nil {
+		v.Alerts = []Alert{}
 	}
 	for i := range r.Streams {
 		st := &r.Streams[i]

@@ -96,6 +96,10 @@ type Stream struct {
 	Age      any               `toml:"age"`
 	Where    map[string]string `toml:"where"`
 	Fields   map[string]Field  `toml:"fields"`
+	// SLO is the stream's p99 latency thresholds: a latency alert fires the first time a
+	// window's p99 crosses each; the first is drawn on the p99 chart. A single duration
+	// or a list; default ["200ms", "500ms", "1.5s"].
+	SLO any `toml:"slo"`
 }
 
 // SchedulePoint is one point of a piecewise-linear rate schedule.

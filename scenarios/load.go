@@ -43,10 +43,11 @@ type Variant struct {
 	spec        *spec
 }
 
-// StreamInfo names a stream and its operation.
+// StreamInfo names a stream, its operation and its p99 alert thresholds.
 type StreamInfo struct {
 	Name string
 	Op   sim.Op
+	SLO  []sim.Time
 }
 
 // Options change a scenario as it is loaded.
@@ -228,7 +229,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 func newVariant(name, desc string, s *spec) *Variant {
 	v := &Variant{Name: name, Description: desc, Nodes: len(s.nodes), Shards: s.shards, spec: s}
 	for _, st := range s.streams {
-		v.Streams = append(v.Streams, StreamInfo{Name: st.name, Op: st.op})
+		v.Streams = append(v.Streams, StreamInfo{Name: st.name, Op: st.op, SLO: st.slo})
 	}
 	return v
 }

@@ -171,7 +171,7 @@ cost = "1ms"
 		{"variant description", v.Description, ""},
 		{"variant nodes", v.Nodes, 3},
 		{"variant shards", v.Shards, 5},
-		{"variant streams", fmt.Sprint(v.Streams), fmt.Sprint([]scenarios.StreamInfo{{Name: "w", Op: sim.Write}})},
+		{"variant streams", fmt.Sprint(v.Streams), fmt.Sprint([]scenarios.StreamInfo{{Name: "w", Op: sim.Write, SLO: []sim.Time{200 * sim.Millisecond, 500 * sim.Millisecond, 1500 * sim.Millisecond}}})},
 		{"key description", v.KeyDescription(), "hash (modulo) of (id) over 5 shards on 3 nodes"},
 		{"model seed", m.Seed, uint64(1)},
 		{"model duration", m.Duration, sim.Hour},

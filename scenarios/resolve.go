@@ -154,6 +154,44 @@ type streamSpec struct {
 	fields   []fieldSpec // per table field, with the stream's overrides applied
 	where    map[string]whereSpec
 	query    []keyspace.PartQuery // for scans with a where clause
+	slo      []sim.Time           // p99 alert thresholds, increasing
+}
+
+// defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
+// latency graph of an incident usually crosses in turn.
+var defaultSLO = []sim.Time{200 * sim.Millisecond, 500 * sim.Millisecond, 1500 * sim.Millisecond}
+
+func resolveSLO(c *checker, key string, v any) []sim.Time {
+	var texts []any
+	switch v := v.(type) {
+	case nil:
+		return defaultSLO
+	case string:
+		texts = []any{v}
+	case []any:
+		texts = v
+	default:
+		c.add(key, "must be a duration or a list of durations, e.g. \"50ms\" or [\"200ms\", \"1s\"] (got %v)", v)
+		return defaultSLO
+	}
+	if len(texts) == 0 {
+		return nil // no latency alerts
+	}
+	var out []sim.Time
+	for i, t := range texts {
+		text, ok := t.(string)
+		d, err := ParseDuration(text)
+		if !ok || err != nil || d <= 0 {
+			c.add(fmt.Sprintf("%s[%d]", key, i), "must be a positive duration such as \"200ms\" (got %v)", t)
+			continue
+		}
+		if len(out) > 0 && d <= out[len(out)-1] {
+			c.add(fmt.Sprintf("%s[%d]", key, i), "thresholds must increase (%q is not above the one before)", text)
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // whereSpec is one constrained field of a scan: an equality or the last span of time.
@@ -795,6 +833,7 @@ func resolveStreams(c *checker, f *File, s *spec) {
 				ss.service.CV = *st.CV
 			}
 		}
+		ss.slo = resolveSLO(c, key+".slo", st.SLO)
 		ss.age = resolveAge(c, key+".age", st.Age)
 		if st.Age != nil && ss.op == sim.Write {
 			c.add(key+".age", "applies only to reads and scans (a write's row time is now)")

@@ -3,9 +3,11 @@ package plots
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -121,6 +123,8 @@ func drawLines(dc draw.Canvas, l Lines) {
 		if name == "" {
 			name = fmt.Sprintf("series %d", i+1)
 		}
+		// The legend takes at most a third of the chart's width; longer names are cut.
+		name = shorten(legend.TextStyle, name, pixels(LinesWidth)/3-legend.ThumbnailWidth-vg.Points(24))
 		legend.Add(name, &plotter.Line{LineStyle: sty})
 		names = append(names, name)
 	}
@@ -179,4 +183,19 @@ func drawLines(dc draw.Canvas, l Lines) {
 		Max: vg.Point{X: dc.Max.X - vg.Points(4), Y: da.Max.Y},
 	}}
 	legend.Draw(lc)
+}
+
+// pixels converts a size in pixels at DPI to a vg length.
+func pixels(n int) vg.Length { return vg.Length(n) * vg.Inch / DPI }
+
+// shorten cuts name, ending it with an ellipsis, until it is at most maxW wide in sty.
+func shorten(sty text.Style, name string, maxW vg.Length) string {
+	if sty.Width(name) <= maxW {
+		return name
+	}
+	r := []rune(name)
+	for len(r) > 1 && sty.Width(string(r)+"…") > maxW {
+		r = r[:len(r)-1]
+	}
+	return strings.TrimRight(string(r), " ,:(") + "…"
 }

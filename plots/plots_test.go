@@ -551,3 +551,16 @@ func TestSegments(t *testing.T) {
 		t.Errorf("log: segments %v, want 3 with the middle one a single point (0 splits)", segs)
 	}
 }
+
+func TestShortenLegendNames(t *testing.T) {
+	sty := textStyle(legendSize)
+	long := "fixed: PK ((region_id, hour, hash(order_id) % 8), order_id)"
+	maxW := pixels(LinesWidth) / 3 * 5 / 6
+	got := shorten(sty, long, maxW)
+	if sty.Width(got) > maxW || !strings.HasSuffix(got, "…") || !strings.HasPrefix(got, "fixed: PK") {
+		t.Errorf("shorten = %q (width %v, max %v)", got, sty.Width(got), maxW)
+	}
+	if short := "before"; shorten(sty, short, maxW) != short {
+		t.Errorf("a short name was changed")
+	}
+}

@@ -65,7 +65,7 @@ func BarsData(sc *scenarios.Scenario, runs []Run) plots.Bars {
 func P99Data(sc *scenarios.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	l := plots.Lines{
-		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window", sc.Name, r0.Streams[i].Name, r0.Window),
+		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window", sc.Name, r0.Streams[i].Name, shortDuration(r0.Window)),
 		YLabel:    "p99 latency (ms)",
 		LogY:      true,
 		TimeLabel: func(s float64) string { return scenarios.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
@@ -178,4 +178,16 @@ func WriteCharts(dir, format string, sc *scenarios.Scenario, runs []Run) ([]Char
 		}
 	}
 	return charts, nil
+}
+
+// shortDuration formats d without trailing zero units: "1m", "1h30m", "30s", "1.5s".
+func shortDuration(d sim.Time) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

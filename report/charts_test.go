@@ -136,3 +136,14 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[sim.Time]string{
+		sim.Minute: "1m", sim.Hour: "1h", 90 * sim.Minute: "1h30m", 30 * sim.Second: "30s",
+		1500 * sim.Millisecond: "1.5s", sim.Hour + sim.Second: "1h0m1s",
+	} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -18,7 +18,7 @@ import (
 var builtinFS embed.FS
 
 // Default is the built-in scenario that `shardsim run` runs when given none.
-const Default = "quickstart"
+const Default = "black-friday"
 
 // Scenario is a loaded and validated scenario with its variants resolved.
 type Scenario struct {

@@ -66,7 +66,8 @@ type PartKind uint8
 const (
 	// FieldPart is a field's value as it is.
 	FieldPart PartKind = iota
-	// TimeBucketPart is floor(row time / Width): hour(f), day(f), minute(f), bucket(f, "15m").
+	// TimeBucketPart is the bucket floor((row time + Design.Clock) / Width) of the wall
+	// clock: hour(f), day(f), minute(f), bucket(f, "15m"). See Bucket for its encoding.
 	TimeBucketPart
 	// HashPart is Hash64(field) mod Mod: hash(f, N).
 	HashPart
@@ -99,7 +100,18 @@ type Design struct {
 	Salt      uint64 // buckets; 0 or 1 means no salt
 	SaltMode  SaltMode
 	SaltField int // field index, for SaltHash
+	// Clock is the wall-clock time of day at t = 0 in ns (the scenario's start), so that
+	// hour(ts) buckets begin on the hour of the clock, not at t = 0.
+	Clock int64
 }
+
+// Bucket is the key part value of time bucket b (which is negative in the history): b with
+// its sign bit flipped, so that buckets compare as unsigned integers in time order and
+// consecutive buckets have consecutive values.
+func Bucket(b int64) uint64 { return uint64(b) ^ 1<<63 }
+
+// BucketOf returns the key part value of the bucket of width w that holds row time t.
+func (d *Design) BucketOf(t, w int64) uint64 { return Bucket(floorDiv(t+d.Clock, w)) }
 
 // Salted reports whether keys carry a salt prefix.
 func (d *Design) Salted() bool { return d.Salt > 1 }
@@ -126,7 +138,7 @@ func (d *Design) KeyInto(k *Key, fields []uint64, rowTime int64, salt uint64) {
 		case FieldPart:
 			v = fields[p.Field]
 		case TimeBucketPart:
-			v = uint64(floorDiv(rowTime, p.Width))
+			v = d.BucketOf(rowTime, p.Width)
 		case HashPart:
 			v = Hash64(fields[p.Field]) % p.Mod
 		}

@@ -115,9 +115,9 @@ func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime 
 		case Enumerate:
 			p.start[i], p.count[i] = 0, q.Count
 		case BucketRange:
-			first := floorDiv(rowTime-q.Span, q.Width)
-			last := floorDiv(rowTime-1, q.Width)
-			p.start[i], p.count[i] = uint64(first), uint64(last-first+1)
+			first := d.BucketOf(rowTime-q.Span, q.Width)
+			last := d.BucketOf(rowTime-1, q.Width)
+			p.start[i], p.count[i] = first, last-first+1
 		case TimeRange:
 			p.start[i], p.count[i] = 0, 1 // spanned below, not enumerated
 		}

@@ -122,8 +122,8 @@ func CDFData(sc *scenarios.Scenario, runs []Run, i int) plots.CDF {
 	return c
 }
 
-// slug turns a name into a file-name part: lower case letters, digits and dashes.
-func slug(s string) string {
+// Slug turns a name into a file-name part: lower case letters, digits and dashes.
+func Slug(s string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(s) {
@@ -156,7 +156,7 @@ func WriteCharts(dir, format string, sc *scenarios.Scenario, runs []Run) ([]Char
 		return nil, err
 	}
 	for i, run := range runs {
-		name := fmt.Sprintf("heat-%d-%s.%s", i+1, slug(run.Variant.Name), format)
+		name := fmt.Sprintf("heat-%d-%s.%s", i+1, Slug(run.Variant.Name), format)
 		if err := add(name, "Shard load over time: "+run.Variant.Name,
 			"Time runs left to right, one row per shard. The colour is the shard's load, on the same 0-100% scale in every variant: a single dark row is one shard doing the work of many.",
 			func(p string) error { return plots.WriteHeat(p, f, HeatData(sc, run)) }); err != nil {
@@ -164,13 +164,13 @@ func WriteCharts(dir, format string, sc *scenarios.Scenario, runs []Run) ([]Char
 		}
 	}
 	for i, st := range runs[0].Result.Streams {
-		name := fmt.Sprintf("p99-%s.%s", slug(st.Name), format)
+		name := fmt.Sprintf("p99-%s.%s", Slug(st.Name), format)
 		if err := add(name, "p99 latency over time: "+st.Name,
 			"The 99th percentile latency of the requests that completed in each window, one line per variant, on a log scale: a line that climbs is a queue that grows.",
 			func(p string) error { return plots.WriteLines(p, f, P99Data(sc, runs, i)) }); err != nil {
 			return nil, err
 		}
-		name = fmt.Sprintf("cdf-%s.%s", slug(st.Name), format)
+		name = fmt.Sprintf("cdf-%s.%s", Slug(st.Name), format)
 		if err := add(name, "Latency distribution: "+st.Name,
 			"The share of requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. The further right a curve's top, the longer its tail.",
 			func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) }); err != nil {

@@ -125,14 +125,14 @@ func TestLatencyChartData(t *testing.T) {
 	}
 }
 
-func TestSlug(t *testing.T) {
+func TestSlugs(t *testing.T) {
 	for in, want := range map[string]string{
 		"before: PK = (order_id), range sharded": "before-pk-order-id-range-sharded",
 		"12 nodes":                               "12-nodes",
 		"--x--":                                  "x",
 	} {
-		if got := slug(in); got != want {
-			t.Errorf("slug(%q) = %q, want %q", in, got, want)
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -180,10 +180,10 @@ func ReportMarkdown(w io.Writer, sc *scenarios.Scenario, s *Summary, charts []Ch
 		fmt.Fprintln(w, "\n## Latency by stream")
 		for _, st := range s.Variants[0].Streams {
 			fmt.Fprintf(w, "\n### %s\n", st.Name)
-			for _, c := range byPrefix("p99-" + slug(st.Name) + ".") {
+			for _, c := range byPrefix("p99-" + Slug(st.Name) + ".") {
 				embed(c)
 			}
-			for _, c := range byPrefix("cdf-" + slug(st.Name) + ".") {
+			for _, c := range byPrefix("cdf-" + Slug(st.Name) + ".") {
 				embed(c)
 			}
 		}

@@ -6,17 +6,19 @@ package scenarios
 
 // File is one scenario file, before variants are applied.
 type File struct {
-	Name        string   `toml:"name"`
-	Description string   `toml:"description"`
-	Seed        *int64   `toml:"seed"`
-	Start       string   `toml:"start"`
-	Duration    string   `toml:"duration"`
-	Warmup      string   `toml:"warmup"`
-	Window      string   `toml:"window"`
-	Cluster     Cluster  `toml:"cluster"`
-	Table       Table    `toml:"table"`
-	Keyspace    Keyspace `toml:"keyspace"`
-	Streams     []Stream `toml:"streams"`
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	Seed        *int64 `toml:"seed"`
+	Start       string `toml:"start"`
+	Duration    string `toml:"duration"`
+	Warmup      string `toml:"warmup"`
+	Window      string `toml:"window"`
+	// LoadFactor multiplies every stream's rate (default 1): capacity searches vary it.
+	LoadFactor *float64 `toml:"load_factor"`
+	Cluster    Cluster  `toml:"cluster"`
+	Table      Table    `toml:"table"`
+	Keyspace   Keyspace `toml:"keyspace"`
+	Streams    []Stream `toml:"streams"`
 }
 
 // A [[variants]] entry is decoded as a File of its own (its name and description are the
@@ -100,6 +102,18 @@ type Stream struct {
 	// window's p99 crosses each; the first is drawn on the p99 chart. A single duration
 	// or a list; default ["200ms", "500ms", "1.5s"].
 	SLO any `toml:"slo"`
+	// Burst multiplies the rate by burst.factor during the first burst.width of every
+	// burst.every (nil: no bursts).
+	Burst *Burst `toml:"burst"`
+}
+
+// Burst is a stream's burst = { every = "1m", width = "2s", factor = 10, offset = "0s" }:
+// the rate is multiplied by factor inside [offset + k·every, offset + k·every + width).
+type Burst struct {
+	Every  string   `toml:"every"`
+	Width  string   `toml:"width"`
+	Factor *float64 `toml:"factor"`
+	Offset string   `toml:"offset"`
 }
 
 // SchedulePoint is one point of a piecewise-linear rate schedule.

@@ -68,12 +68,15 @@ func (v *Variant) Explain() *Explanation {
 		st := &m.Streams[i]
 		ss := &s.streams[i]
 		plan := StreamPlan{Name: st.Name, Op: st.Op, Shares: make([]float64, s.shards)}
-		plan.MeanRate = ss.schedule.Integral(0, int64(s.duration)) / s.duration.Seconds()
+		plan.MeanRate = ss.integral(0, int64(s.duration)) / s.duration.Seconds()
 		plan.PeakRate = max(ss.schedule.Rate(0), ss.schedule.Rate(int64(s.duration)-1))
 		for _, p := range ss.schedule {
 			if p.At < int64(s.duration) {
 				plan.PeakRate = math.Max(plan.PeakRate, p.Rate)
 			}
+		}
+		if ss.burst != nil {
+			plan.PeakRate *= ss.burst.Factor // inside a burst
 		}
 		sampleStream(s, ss, st, &plan)
 		for sh, parts := range plan.Shares {
@@ -108,6 +111,9 @@ func sampleStream(s *spec, ss *streamSpec, st *sim.Stream, plan *StreamPlan) {
 	for j := 0; j < samples; j++ {
 		t := int64(r.Float64() * float64(s.duration))
 		w := ss.schedule.Rate(t)
+		if ss.burst != nil {
+			w *= ss.burst.Multiplier(t)
+		}
 		rowTime := t
 		if st.Age != nil {
 			rowTime -= st.Age.Draw(r)

@@ -103,7 +103,14 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			continue
 		}
 		if err := tomlx.Set(root, k, setValue(v)); err != nil {
-			errs = append(errs, &tomlx.Error{File: "--set", Key: k, Msg: err.Error()})
+			var te *tomlx.Error
+			if errors.As(err, &te) {
+				e := *te
+				e.File = "--set"
+				errs = append(errs, &e)
+			} else {
+				errs = append(errs, &tomlx.Error{File: "--set", Key: k, Msg: err.Error()})
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -198,7 +205,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			}
 		}
 		// The scenario-wide settings belong to the scenario, not to a variant.
-		for _, k := range []string{"seed", "start", "duration", "warmup", "window"} {
+		for _, k := range []string{"seed", "start", "duration", "warmup", "window", "load_factor"} {
 			if _, ok := over[k]; ok {
 				report(problem{key: "." + k, msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
 			}

@@ -24,7 +24,7 @@ func (v *Variant) Model() *sim.Model {
 		Nodes:     append([]sim.Node(nil), s.nodes...),
 		ShardNode: append([]int(nil), s.shardNode...),
 	}
-	design := &keyspace.Design{Parts: s.parts, Salt: uint64(max(s.salt, 0)), SaltMode: s.saltMode, SaltField: s.saltField}
+	design := &keyspace.Design{Parts: s.parts, Salt: uint64(max(s.salt, 0)), SaltMode: s.saltMode, SaltField: s.saltField, Clock: int64(s.start)}
 	if !design.Salted() {
 		design.Salt = 0
 	}
@@ -39,9 +39,14 @@ func (v *Variant) Model() *sim.Model {
 			Age:     ss.age.build(),
 			Fields:  make([]workload.Generator, len(ss.fields)),
 		}
-		if ss.uniform {
+		switch bursty := ss.burst != nil && ss.burst.Factor > 1; {
+		case bursty && ss.uniform:
+			st.Arrivals = workload.NewBurstUniform(ss.schedule, *ss.burst)
+		case bursty:
+			st.Arrivals = workload.NewBurstPoisson(ss.schedule, *ss.burst)
+		case ss.uniform:
 			st.Arrivals = workload.NewUniformArrivals(ss.schedule)
-		} else {
+		default:
 			st.Arrivals = workload.NewPoisson(ss.schedule)
 		}
 		for i, fs := range ss.fields {
@@ -98,8 +103,8 @@ func (s *spec) historySample(design *keyspace.Design) []keyspace.Key {
 	var streams []*streamSpec
 	var weights []float64
 	weigh := []func(*streamSpec) float64{
-		func(ss *streamSpec) float64 { return ss.schedule.Integral(-int64(s.history), 0) },
-		func(ss *streamSpec) float64 { return ss.schedule.Integral(0, int64(s.duration)) },
+		func(ss *streamSpec) float64 { return ss.integral(-int64(s.history), 0) },
+		func(ss *streamSpec) float64 { return ss.integral(0, int64(s.duration)) },
 	}
 	for pass := 0; pass < 4 && len(streams) == 0; pass++ {
 		for i := range s.streams {
@@ -146,6 +151,15 @@ func (s *spec) historySample(design *keyspace.Design) []keyspace.Key {
 		sample = append(sample, k)
 	}
 	return sample
+}
+
+// integral returns the stream's expected number of requests in [a, b): its schedule's
+// integral, with its bursts if it has any.
+func (ss *streamSpec) integral(a, b int64) float64 {
+	if ss.burst != nil {
+		return ss.burst.Integral(ss.schedule, a, b)
+	}
+	return ss.schedule.Integral(a, b)
 }
 
 // queryPlanner builds the planner of a scan with a where clause.

@@ -32,6 +32,7 @@ const (
 	maxScheduleLength = 10_000
 	maxRingPoints     = 10_000_000
 	maxSalt           = 65_536
+	maxLoadFactor     = 1_000_000
 	maxSeriesCells    = 20_000_000 // shards and nodes x windows: about 480 MB
 	maxStreamWindows  = 20_000     // streams x windows: up to about 560 MB of histograms
 	maxCost           = sim.Hour
@@ -155,6 +156,7 @@ type streamSpec struct {
 	where    map[string]whereSpec
 	query    []keyspace.PartQuery // for scans with a where clause
 	slo      []sim.Time           // p99 alert thresholds, increasing
+	burst    *workload.Burst      // nil: no bursts
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -241,6 +243,7 @@ type spec struct {
 	streams     []streamSpec
 	history     sim.Time
 	tableName   string
+	loadFactor  float64 // multiplies every stream's rate
 }
 
 // resolve applies defaults to f and validates every value, returning every problem found.
@@ -285,6 +288,15 @@ func resolve(f *File) (*spec, []problem) {
 	}
 	if s.duration > maxAge {
 		c.add("duration", "must be at most 10000d (got %q)", f.Duration)
+	}
+
+	s.loadFactor = 1
+	if f.LoadFactor != nil {
+		if lf := *f.LoadFactor; !(lf > 0) || math.IsInf(lf, 0) || lf > maxLoadFactor {
+			c.add("load_factor", "must be a number above 0 and at most %d (got %v)", maxLoadFactor, lf)
+		} else {
+			s.loadFactor = lf
+		}
 	}
 
 	resolveCluster(c, f, s)
@@ -812,6 +824,7 @@ func resolveStreams(c *checker, f *File, s *spec) {
 		}
 		resolveRate(c, key, st, s, &ss)
 		ss.uniform = oneOf(c, key+".arrival", st.Arrival, "poisson", "poisson", "uniform") == "uniform"
+		ss.burst = resolveBurst(c, s, key+".burst", st.Burst)
 		if st.Cost == "" {
 			c.add(key+".cost", "required: the mean CPU time of one request, e.g. \"0.3ms\"")
 		} else if ss.cost = c.duration(key+".cost", st.Cost, "", 1); ss.cost > maxCost {
@@ -897,7 +910,7 @@ func resolveRate(c *checker, key string, st Stream, s *spec, ss *streamSpec) {
 			c.add(key+".rate", "must be a number of requests per second >= 0 (got %v)", *st.Rate)
 			return
 		}
-		ss.schedule = workload.Schedule{{At: 0, Rate: *st.Rate}}
+		ss.schedule = workload.Schedule{{At: 0, Rate: *st.Rate * s.loadFactor}}
 	case st.Schedule != nil:
 		if len(st.Schedule) == 0 || len(st.Schedule) > maxScheduleLength {
 			c.add(key+".schedule", "must have between 1 and %d points (got %d)", maxScheduleLength, len(st.Schedule))
@@ -931,11 +944,55 @@ func resolveRate(c *checker, key string, st Stream, s *spec, ss *streamSpec) {
 				c.add(pk+".rate", "must be a number of requests per second >= 0 (got %v)", *p.Rate)
 				continue
 			}
-			ss.schedule = append(ss.schedule, workload.Point{At: int64(at), Rate: *p.Rate})
+			ss.schedule = append(ss.schedule, workload.Point{At: int64(at), Rate: *p.Rate * s.loadFactor})
 		}
 	default:
 		c.add(key+".rate", "required: rate = N (requests per second) or schedule = [ { at, rate }, ... ]")
 	}
+}
+
+// maxBurstFactor bounds a burst's rate multiplier.
+const maxBurstFactor = 1_000_000
+
+// resolveBurst validates a stream's burst table; nil when there is none or it is invalid.
+func resolveBurst(c *checker, s *spec, key string, b *Burst) *workload.Burst {
+	if b == nil {
+		return nil
+	}
+	before := len(c.probs)
+	var every, width, offset sim.Time
+	if b.Every == "" {
+		c.add(key+".every", "required: the period of the bursts, a duration such as \"1m\"")
+	} else if every = c.duration(key+".every", b.Every, "", 1); every > maxAge {
+		c.add(key+".every", "must be at most 10000d (got %q)", b.Every)
+	}
+	if b.Width == "" {
+		c.add(key+".width", "required: how long each burst lasts, a duration shorter than every, such as \"2s\"")
+	} else if width = c.duration(key+".width", b.Width, "", 1); every > 0 && width >= every {
+		c.add(key+".width", "must be shorter than every = %q (got %q): a burst is the first width of each period", b.Every, b.Width)
+	}
+	switch {
+	case b.Factor == nil:
+		c.add(key+".factor", "required: the rate multiplier inside a burst, a number >= 1 such as 10")
+	case !(*b.Factor >= 1) || *b.Factor > maxBurstFactor:
+		c.add(key+".factor", "must be a number from 1 to %d: the rate inside a burst is rate x factor (got %v)", maxBurstFactor, *b.Factor)
+	}
+	if b.Offset != "" {
+		if offset = c.duration(key+".offset", b.Offset, "", 0); every > 0 && offset >= every {
+			c.add(key+".offset", "must be less than every = %q (got %q): bursts start at offset + k x every", b.Every, b.Offset)
+		}
+	}
+	if len(c.probs) > before {
+		return nil
+	}
+	// Bursts follow the wall clock: offset is measured from the top of the clock's `every`
+	// (with start = "09:00:30" and every = "1m", the burst still begins at 09:01:00), so it
+	// becomes, from t = 0, (offset - start) mod every.
+	shift := (offset - s.start) % every
+	if shift < 0 {
+		shift += every
+	}
+	return &workload.Burst{Every: int64(every), Width: int64(width), Offset: int64(shift), Factor: *b.Factor}
 }
 
 func resolveAge(c *checker, key string, v any) ageSpec {

@@ -91,6 +91,19 @@ func TestUsageErrors(t *testing.T) {
 		{"run", "--chart-format", "gif"},
 		{"validate"},
 		{"list", "extra"},
+		{"sweep", "../../testdata/small.toml"},
+		{"sweep", "../../testdata/small.toml", "--vary", "cluster.no_such_key=1,2"},
+		{"sweep", "../../testdata/small.toml", "--vary", "keyspace.shards="},
+		{"sweep", "../../testdata/small.toml", "--vary", "keyspace.shards=4,,8"},
+		{"sweep", "../../testdata/small.toml", "--vary", "keyspace.shards=four,eight"},
+		{"sweep", "../../testdata/small.toml", "--vary", "streams.nosuch.rate=1,2"},
+		{"sweep", "../../testdata/small.toml", "--vary", "keyspace.shards=4", "--vary", "keyspace.shards=8"},
+		{"sweep", "../../testdata/small.toml", "--vary", "keyspace.shards=4", "-r", "0"},
+		{"capacity", "../../testdata/small.toml"},
+		{"capacity", "../../testdata/small.toml", "--slo", "nosuch:p99<50ms"},
+		{"capacity", "../../testdata/small.toml", "--slo", "put:p99<"},
+		{"capacity", "../../testdata/small.toml", "--slo", "put:p97<50ms"},
+		{"capacity", "../../testdata/small.toml", "--slo", "put:p99<50ms", "--max-errors", "lots"},
 	} {
 		code, _, stderr := call(t, args...)
 		if code != 2 {
@@ -102,12 +115,13 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestDeterministicAcrossParallelism runs the default scenario (shortened) with one and two
+// TestDeterministicAcrossParallelism runs the default scenario, black-friday, shortened to
+// its first ten minutes, with one and two
 // workers: every output file must be byte-identical.
 func TestDeterministicAcrossParallelism(t *testing.T) {
 	dirs := []string{t.TempDir(), t.TempDir()}
 	for i, j := range []string{"1", "2"} {
-		code, _, stderr := call(t, "run", "--duration", "60s", "-j", j, "-q", "-o", dirs[i])
+		code, _, stderr := call(t, "run", "--duration", "10m", "--set", `warmup="1m"`, "-j", j, "-q", "-o", dirs[i])
 		if code != 0 {
 			t.Fatalf("run -j %s: exit %d: %s", j, code, stderr)
 		}
@@ -131,7 +145,7 @@ func TestDeterministicAcrossParallelism(t *testing.T) {
 func TestSeedChangesResults(t *testing.T) {
 	var outs []string
 	for _, seed := range []string{"1", "2"} {
-		code, out, stderr := call(t, "run", "--duration", "60s", "--seed", seed, "-f", "json", "-q", "-o", t.TempDir())
+		code, out, stderr := call(t, "run", "--duration", "5m", "--set", `warmup="1m"`, "--seed", seed, "-f", "json", "-q", "-o", t.TempDir())
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}

@@ -43,14 +43,22 @@ type Lines struct {
 	TimeLabel func(seconds float64) string
 	Series    []Series
 	LogY      bool
+	// XLabel names the x axis ("time" when empty). XTicks, when set, labels the x position
+	// Times[i] with XTicks[i] (a sweep's varied values) instead of TimeLabel, and marks
+	// every point.
+	XLabel string
+	XTicks []string
 	// SLO, when > 0, is drawn as a dashed horizontal line labelled "SLO".
 	SLO float64
 }
 
 // Series is one named line. NaN values are gaps (a window with no completed requests).
+// Lo and Hi, when set, draw an error bar from Lo[i] to Hi[i] at each point (a confidence
+// interval); NaN bounds draw none.
 type Series struct {
-	Name string
-	Y    []float64
+	Name   string
+	Y      []float64
+	Lo, Hi []float64
 }
 
 // CDF is a latency CDF chart: one curve per variant, log x in milliseconds.

@@ -49,6 +49,12 @@ func (l *Lines) check() error {
 		if len(s.Y) != len(l.Times) {
 			return fmt.Errorf("plots: lines %q series %q has %d values for %d times", l.Title, s.Name, len(s.Y), len(l.Times))
 		}
+		if (s.Lo != nil || s.Hi != nil) && (len(s.Lo) != len(s.Y) || len(s.Hi) != len(s.Y)) {
+			return fmt.Errorf("plots: lines %q series %q: error bounds must have one value per point", l.Title, s.Name)
+		}
+	}
+	if l.XTicks != nil && len(l.XTicks) != len(l.Times) {
+		return fmt.Errorf("plots: lines %q has %d x tick labels for %d points", l.Title, len(l.XTicks), len(l.Times))
 	}
 	return nil
 }
@@ -82,6 +88,9 @@ func drawLines(dc draw.Canvas, l Lines) {
 	}
 	p := newPlot(l.Title, titleSize)
 	p.X.Label.Text = "time"
+	if l.XLabel != "" {
+		p.X.Label.Text = l.XLabel
+	}
 	p.Y.Label.Text = l.YLabel
 
 	t0, t1 := l.Times[0], l.Times[len(l.Times)-1]
@@ -118,6 +127,20 @@ func drawLines(dc draw.Canvas, l Lines) {
 				continue
 			}
 			p.Add(&plotter.Line{XYs: seg, LineStyle: sty})
+			if l.XTicks != nil {
+				p.Add(&plotter.Scatter{XYs: seg, GlyphStyle: draw.GlyphStyle{
+					Color: colorOf(i), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}})
+			}
+		}
+		for j := range s.Lo {
+			elo, ehi := s.Lo[j], s.Hi[j]
+			if !finite(elo) || !finite(ehi) || (l.LogY && elo <= 0) {
+				continue
+			}
+			lo, hi = math.Min(lo, elo), math.Max(hi, ehi)
+			bar := plotter.XYs{{X: l.Times[j], Y: elo}, {X: l.Times[j], Y: ehi}}
+			p.Add(&plotter.Line{XYs: bar, LineStyle: draw.LineStyle{Color: colorOf(i), Width: vg.Points(1.2)}})
+			p.Add(&plotter.Scatter{XYs: bar, GlyphStyle: draw.GlyphStyle{Color: colorOf(i), Radius: vg.Points(4), Shape: hbarGlyph{}}})
 		}
 		name := s.Name
 		if name == "" {
@@ -170,9 +193,27 @@ func drawLines(dc draw.Canvas, l Lines) {
 	legendW = vg.Length(math.Min(float64(legendW), float64(dc.Max.X-dc.Min.X)/3))
 	area := draw.Crop(dc, vg.Points(8), -(legendW + vg.Points(12)), vg.Points(6), -vg.Points(10))
 
-	samples := []string{label(t0), label((t0 + t1) / 2), label(t1)}
-	maxX := fitLabels(p.X.Tick.Label, samples, area.Max.X-area.Min.X-vg.Points(70), linesMaxTimeLabels)
-	p.X.Tick.Marker = fixedTicks(timeTicks(t0, t1, maxX, label))
+	if l.XTicks != nil {
+		// Categorical x: the points sit at their positions, labelled by value; a little room
+		// at both ends keeps the end points and their error bars off the frame.
+		pad := math.Max((t1-t0)*0.04, 0.5)
+		p.X.Min, p.X.Max = t0-pad, t1+pad
+		maxX := fitLabels(p.X.Tick.Label, l.XTicks, area.Max.X-area.Min.X-vg.Points(70), 25)
+		every := labelEvery(len(l.XTicks), maxX)
+		var ticks []plot.Tick
+		for i, x := range l.Times {
+			t := plot.Tick{Value: x}
+			if i%every == 0 {
+				t.Label = l.XTicks[i]
+			}
+			ticks = append(ticks, t)
+		}
+		p.X.Tick.Marker = fixedTicks(ticks)
+	} else {
+		samples := []string{label(t0), label((t0 + t1) / 2), label(t1)}
+		maxX := fitLabels(p.X.Tick.Label, samples, area.Max.X-area.Min.X-vg.Points(70), linesMaxTimeLabels)
+		p.X.Tick.Marker = fixedTicks(timeTicks(t0, t1, maxX, label))
+	}
 
 	area = fitFirstXLabel(p, area)
 	p.Draw(area)
@@ -198,4 +239,11 @@ func shorten(sty text.Style, name string, maxW vg.Length) string {
 		r = r[:len(r)-1]
 	}
 	return strings.TrimRight(string(r), " ,:(") + "…"
+}
+
+// hbarGlyph draws the horizontal cap of an error bar.
+type hbarGlyph struct{}
+
+func (hbarGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.StrokeLine2(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2)}, pt.X-sty.Radius, pt.Y, pt.X+sty.Radius, pt.Y)
 }

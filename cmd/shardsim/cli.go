@@ -46,6 +46,8 @@ Usage:
   shardsim list                     list the built-in scenarios
   shardsim validate FILE...         check scenario files without running them
   shardsim explain [SCENARIO]       predicted routing, fan-out and load per variant, without simulating
+  shardsim sweep [SCENARIO] --vary KEY=V1,V2,...   run the cartesian product of varied keys
+  shardsim capacity [SCENARIO] --slo STREAM:p99<50ms  the largest load multiple meeting the SLOs
   shardsim version                  print the version
 
 SCENARIO is a path to a .toml file or the name of a built-in scenario.
@@ -67,6 +69,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return cmdValidate(rest, stdout, stderr)
 	case "explain":
 		return cmdExplain(rest, stdout, stderr)
+	case "sweep":
+		return cmdSweep(rest, stdout, stderr)
+	case "capacity":
+		return cmdCapacity(rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "shardsim %s (%s)\n", version, goVersion())
 		return nil
@@ -74,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, usageText, scenarios.Default)
 		return nil
 	default:
-		return usagef("unknown command %q (want run, list, validate, explain or version)", cmd)
+		return usagef("unknown command %q (want run, list, validate, explain, sweep, capacity or version)", cmd)
 	}
 }
 

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sweep"
+)
+
+// exploreFlags are the flags sweep and capacity add to the common ones.
+type exploreFlags struct {
+	common
+	vary         []string
+	replications int
+}
+
+func (e *exploreFlags) register(fs *pflag.FlagSet) {
+	e.common.register(fs)
+	fs.StringArrayVar(&e.vary, "vary", nil, "vary a key over values: KEY=V1,V2,... (repeatable: the cartesian product)")
+	fs.IntVarP(&e.replications, "replications", "r", 1, "runs per point and variant, with seeds seed, seed+1, ...")
+}
+
+// config checks the flags and builds the sweep configuration.
+func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, error) {
+	if fs.NArg() > 1 {
+		return sweep.Config{}, usagef("%s takes one scenario (got %d)", what, fs.NArg())
+	}
+	opts, err := e.options()
+	if err != nil {
+		return sweep.Config{}, err
+	}
+	if e.replications < 1 {
+		return sweep.Config{}, usagef("--replications %d: want at least 1", e.replications)
+	}
+	c := sweep.Config{Scenario: scenarios.Default, Options: opts, Replications: e.replications, Parallel: e.parallel}
+	if fs.NArg() == 1 {
+		c.Scenario = fs.Arg(0)
+	}
+	seen := map[string]bool{}
+	for _, v := range e.vary {
+		a, err := sweep.ParseVary(v)
+		if err != nil {
+			return c, usageError{err}
+		}
+		if seen[a.Key] {
+			return c, usagef("--vary %s is given twice", a.Key)
+		}
+		seen[a.Key] = true
+		c.Axes = append(c.Axes, a)
+	}
+	return c, nil
+}
+
+// progress returns a progress callback drawing a bar with an ETA on stderr when it is a
+// terminal and -q is not given; nil otherwise. total 0 means unknown (a spinner).
+func progress(stderr io.Writer, quiet bool, total int, what string) (func(done, total int), func()) {
+	f, ok := stderr.(*os.File)
+	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil, func() {}
+	}
+	max := total
+	if max == 0 {
+		max = -1
+	}
+	bar := progressbar.NewOptions(max, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100_000_000))
+	return func(done, _ int) { bar.Set(done) }, func() { bar.Finish() }
+}
+
+func cmdSweep(args []string, stdout, stderr io.Writer) error {
+	var e exploreFlags
+	fs := newFlagSet("sweep", stderr)
+	e.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: shardsim sweep [SCENARIO] --vary KEY=V1,V2,... [--vary ...] [flags]\n\nRuns every combination of the varied keys, for every variant, with --replications\nseeds each, in parallel; writes sweep.csv, sweep.json and charts of p99 and fan-out\nagainst the first varied key. Streams are addressed by name: streams.NAME.rate.\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	c, err := e.config(fs, "sweep")
+	if err != nil {
+		return err
+	}
+	if len(c.Axes) == 0 {
+		return usagef("sweep needs at least one --vary KEY=V1,V2,...")
+	}
+	total := len(sweep.Points(c.Axes)) * c.Replications
+	var finish func()
+	c.Progress, finish = progress(stderr, e.quiet, 0, "sweep")
+	_ = total
+	rows, err := sweep.Run(c)
+	finish()
+	if err != nil {
+		return usageError{err}
+	}
+	name := scenarioName(c)
+	dir := e.out
+	if dir == "" {
+		dir = filepath.Join("out", name+"-sweep")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	format := e.chartFormat
+	if e.noCharts {
+		format = ""
+	}
+	files, err := sweep.WriteFiles(dir, format, name, c.Axes, c.Replications, rows)
+	if err != nil {
+		return err
+	}
+	switch e.format {
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(sweep.JSON(name, c.Axes, c.Replications, rows))
+	case "csv":
+		err = sweep.CSV(stdout, c.Axes, rows)
+	default:
+		sweep.Text(stdout, c.Axes, rows)
+	}
+	if err != nil {
+		return err
+	}
+	if !e.quiet {
+		fmt.Fprintf(stderr, "wrote %d files to %s\n", len(files), dir)
+	}
+	return nil
+}
+
+// scenarioName is the scenario's name for output paths and titles.
+func scenarioName(c sweep.Config) string {
+	sc, err := scenarios.Load(c.Scenario, c.Options)
+	if err != nil {
+		return filepath.Base(c.Scenario)
+	}
+	return sc.Name
+}
+
+func cmdCapacity(args []string, stdout, stderr io.Writer) error {
+	var e exploreFlags
+	var slos []string
+	var maxErrors string
+	fs := newFlagSet("capacity", stderr)
+	e.register(fs)
+	fs.StringArrayVar(&slos, "slo", nil, "a latency objective STREAM:p99<50ms (p50, p90, p95, p99, p999 or mean; repeatable)")
+	fs.StringVar(&maxErrors, "max-errors", "0.1%", "largest acceptable share of rejected requests")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: shardsim capacity [SCENARIO] --slo STREAM:p99<50ms [--slo ...] [flags]\n\nFinds, per variant, the largest multiple of all the scenario's rates (load_factor) at\nwhich every SLO holds and errors stay under --max-errors, by bisection to 1%%. With\n--vary cluster.nodes=4,8,12 it answers \"how many nodes for this load\".\n\nFlags:\n%s", fs.FlagUsages())
+	}
+	if err := parseFlags(fs, args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	c, err := e.config(fs, "capacity")
+	if err != nil {
+		return err
+	}
+	if len(slos) == 0 {
+		return usagef("capacity needs at least one --slo STREAM:p99<50ms")
+	}
+	cc := sweep.CapacityConfig{Config: c, Tolerance: 0.01}
+	for _, s := range slos {
+		slo, err := sweep.ParseSLO(s)
+		if err != nil {
+			return usageError{err}
+		}
+		cc.SLOs = append(cc.SLOs, slo)
+	}
+	if cc.MaxErrors, err = sweep.ParseFraction(maxErrors); err != nil {
+		return usagef("--max-errors %v", err)
+	}
+	var finish func()
+	cc.Progress, finish = progress(stderr, e.quiet, 0, "capacity")
+	res, err := sweep.RunCapacity(cc)
+	finish()
+	if err != nil {
+		return usageError{err}
+	}
+	name := scenarioName(c)
+	dir := e.out
+	if dir == "" {
+		dir = filepath.Join("out", name+"-capacity")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	js := sweep.CapacityResults(name, c.Axes, cc, res)
+	buf, err := json.MarshalIndent(js, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(filepath.Join(dir, "capacity.json"), append(buf, '\n')); err != nil {
+		return err
+	}
+	if e.format == "json" {
+		_, err = stdout.Write(append(buf, '\n'))
+		return err
+	}
+	fmt.Fprintf(stdout, "capacity of %s: the largest multiple of every rate (load_factor) meeting %v with errors <= %s\n\n", name, slos, maxErrors)
+	sweep.CapacityText(stdout, c.Axes, cc, res)
+	if !e.quiet {
+		fmt.Fprintf(stderr, "wrote %s\n", filepath.Join(dir, "capacity.json"))
+	}
+	return nil
+}

@@ -182,6 +182,12 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			continue
 		}
 		names[name] = true
+		if len(opts.Variants) > 0 && !slices.Contains(opts.Variants, name) {
+			// Not selected: only its name counts (a value set for every variant, such as
+			// fewer nodes, may not suit a variant nobody asked for).
+			sc.Variants = append(sc.Variants, &Variant{Name: name, Description: vfiles[i].Description})
+			continue
+		}
 		over := make(map[string]any, len(o))
 		for k, v := range o {
 			if k != "name" && k != "description" {

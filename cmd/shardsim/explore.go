@@ -61,21 +61,32 @@ func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, err
 	return c, nil
 }
 
-// progress returns a progress callback drawing a bar with an ETA on stderr when it is a
-// terminal and -q is not given; nil otherwise. total 0 means unknown (a spinner).
-func progress(stderr io.Writer, quiet bool, total int, what string) (func(done, total int), func()) {
+// progress returns a progress callback drawing a bar with the count and an estimate of the
+// time left on stderr, when stderr is a terminal and -q is not given; nil otherwise. The
+// bar is made at the first call, from the total it reports (0: unknown, a spinner).
+func progress(stderr io.Writer, quiet bool, what string) (func(done, total int), func()) {
 	f, ok := stderr.(*os.File)
 	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil, func() {}
 	}
-	max := total
-	if max == 0 {
-		max = -1
+	var bar *progressbar.ProgressBar
+	update := func(done, total int) {
+		if bar == nil {
+			max := total
+			if max == 0 {
+				max = -1
+			}
+			bar = progressbar.NewOptions(max, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
+				progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+				progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100_000_000))
+		}
+		bar.Set(done)
 	}
-	bar := progressbar.NewOptions(max, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100_000_000))
-	return func(done, _ int) { bar.Set(done) }, func() { bar.Finish() }
+	return update, func() {
+		if bar != nil {
+			bar.Finish()
+		}
+	}
 }
 
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
@@ -98,10 +109,8 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if len(c.Axes) == 0 {
 		return usagef("sweep needs at least one --vary KEY=V1,V2,...")
 	}
-	total := len(sweep.Points(c.Axes)) * c.Replications
 	var finish func()
-	c.Progress, finish = progress(stderr, e.quiet, 0, "sweep")
-	_ = total
+	c.Progress, finish = progress(stderr, e.quiet, "sweep runs")
 	rows, err := sweep.Run(c)
 	finish()
 	if err != nil {
@@ -187,7 +196,7 @@ func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 		return usagef("--max-errors %v", err)
 	}
 	var finish func()
-	cc.Progress, finish = progress(stderr, e.quiet, 0, "capacity")
+	cc.Progress, finish = progress(stderr, e.quiet, "capacity runs")
 	res, err := sweep.RunCapacity(cc)
 	finish()
 	if err != nil {

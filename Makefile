@@ -25,6 +25,7 @@ test:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDecode$$' -fuzztime $(FUZZTIME) ./scenarios/internal/tomlx/
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios/
+	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./scenarios/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./workload/

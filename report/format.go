@@ -81,6 +81,9 @@ func Text(w io.Writer, s *Summary) {
 		fmt.Fprintf(w, "\n== %s\n   %s\n\n", v.Name, v.Key)
 		streamTable(v).text(w, "   ")
 		fmt.Fprintf(w, "\n   %s\n", heatLine(v))
+		if note := stopNote(v); note != "" {
+			fmt.Fprintf(w, "   %s\n", note)
+		}
 		if len(v.Alerts) > 0 {
 			fmt.Fprintln(w, "\n   alerts:")
 			for _, a := range v.Alerts {
@@ -108,6 +111,9 @@ func markdownVariant(w io.Writer, v *VariantSummary) {
 	fmt.Fprintf(w, "Key: %s.\n\n", v.Key)
 	streamTable(v).markdown(w)
 	fmt.Fprintf(w, "\n%s.\n", capitalize(heatLine(v)))
+	if note := stopNote(v); note != "" {
+		fmt.Fprintf(w, "\n**%s**\n", note)
+	}
 	if len(v.Alerts) > 0 {
 		fmt.Fprintln(w, "\n| at | kind | what |\n| --- | --- | --- |")
 		for _, a := range v.Alerts {
@@ -141,3 +147,15 @@ func CSV(w io.Writer, s *Summary) error {
 }
 
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// stopNote says why a variant's figures cover less than the whole run, or "".
+func stopNote(v *VariantSummary) string {
+	switch {
+	case v.Saturated != nil:
+		return fmt.Sprintf("SATURATED at %s: %d subrequests were waiting and the backlog kept growing, so the run stopped there; the figures cover the first %gs.",
+			v.Saturated.At, v.Saturated.Backlog, v.ElapsedS)
+	case v.Partial:
+		return fmt.Sprintf("PARTIAL: the run was interrupted; the figures cover the first %gs.", v.ElapsedS)
+	}
+	return ""
+}

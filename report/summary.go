@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -13,14 +14,24 @@ import (
 // Summary is summary.json (SPEC section 4). It holds no wall-clock figures, so one seed
 // gives one file, byte for byte. Latencies are milliseconds, utilizations fractions 0..1.
 type Summary struct {
-	Scenario    string           `json:"scenario"`
-	Description string           `json:"description,omitempty"`
-	Seed        uint64           `json:"seed"`
-	DurationS   float64          `json:"duration_s"`
-	WarmupS     float64          `json:"warmup_s"`
-	WindowS     float64          `json:"window_s"`
-	Start       string           `json:"start"`
-	Variants    []VariantSummary `json:"variants"`
+	Scenario    string  `json:"scenario"`
+	Description string  `json:"description,omitempty"`
+	Seed        uint64  `json:"seed"`
+	DurationS   float64 `json:"duration_s"`
+	WarmupS     float64 `json:"warmup_s"`
+	WindowS     float64 `json:"window_s"`
+	Start       string  `json:"start"`
+	// Partial marks results of a run that was interrupted before it finished.
+	Partial  bool             `json:"partial"`
+	Variants []VariantSummary `json:"variants"`
+}
+
+// Saturation says that a variant's backlog grew past the engine's bound: its offered load
+// exceeds what its nodes serve, and the run stopped at that time.
+type Saturation struct {
+	At      string  `json:"at"`
+	AtS     float64 `json:"at_s"`
+	Backlog int     `json:"backlog"`
 }
 
 // VariantSummary is one variant's results.
@@ -33,6 +44,11 @@ type VariantSummary struct {
 	Nodes       []NodeSummary   `json:"nodes"`
 	Skew        Skew            `json:"skew"`
 	Alerts      []Alert         `json:"alerts"`
+	// Saturated is set when the variant diverged; ElapsedS is the simulated time its
+	// figures cover (less than the duration when it stopped early).
+	Saturated *Saturation `json:"saturated,omitempty"`
+	ElapsedS  float64     `json:"elapsed_s"`
+	Partial   bool        `json:"partial,omitempty"`
 }
 
 // StreamSummary is one stream's totals over the requests issued after the warmup.
@@ -132,7 +148,9 @@ func Summarize(sc *scenarios.Scenario, runs []Run) *Summary {
 		Start:       scenarios.FormatClock(sc.Start, 0),
 	}
 	for _, run := range runs {
-		s.Variants = append(s.Variants, summarizeVariant(sc, run))
+		v := summarizeVariant(sc, run)
+		s.Partial = s.Partial || v.Partial
+		s.Variants = append(s.Variants, v)
 	}
 	return s
 }
@@ -147,6 +165,12 @@ func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
 	}
 	if v.Alerts == nil {
 		v.Alerts = []Alert{}
+	}
+	v.ElapsedS, v.Partial = round(r.Elapsed.Seconds(), 6), r.Partial
+	if r.Saturated {
+		v.Saturated = &Saturation{At: scenarios.FormatClock(sc.Start, r.SaturatedAt), AtS: round(r.SaturatedAt.Seconds(), 6), Backlog: r.Backlog}
+		v.Alerts = append(v.Alerts, Alert{At: v.Saturated.At, AtS: v.Saturated.AtS, Kind: "saturated", Subject: "cluster",
+			Message: fmt.Sprintf("%d subrequests waiting: the offered load exceeds what the nodes serve; the run stopped here", r.Backlog)})
 	}
 	for i := range r.Streams {
 		st := &r.Streams[i]

@@ -130,7 +130,9 @@ func parseKeyPart(s string) (keyPart, error) {
 		if p.arg == "" {
 			return p, fmt.Errorf("key part %q: bucket() needs a width, as in bucket(ts, \"15m\")", s)
 		}
-		p.arg = strings.Trim(p.arg, `"'`)
+		if p.arg = strings.Trim(p.arg, `"'`); p.arg == "" {
+			return p, fmt.Errorf("key part %q: bucket() needs a width, as in bucket(ts, \"15m\")", s)
+		}
 	case "hash":
 		if p.arg == "" {
 			return p, fmt.Errorf("key part %q: hash() needs a modulus, as in hash(user_id, 16)", s)

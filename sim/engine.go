@@ -72,6 +72,10 @@ type engine struct {
 	nShards    int
 	nNodes     int
 	nextStream int // stream with the earliest pending arrival, or -1
+	now        Time
+	queued     int // subrequests waiting in all queues
+	maxQueued  int
+	stopped    bool
 	// The window of the latest event, cached so the hot path does not divide.
 	wIdx         int
 	wStart, wEnd Time
@@ -90,11 +94,15 @@ func newEngine(m *Model) *engine {
 		panic(fmt.Sprintf("sim: invalid model: %d nodes, window %v, duration %v", len(m.Nodes), m.Window, m.Duration))
 	}
 	nw := m.Windows()
-	e := &engine{m: m, nShards: len(m.ShardNode), nNodes: len(m.Nodes)}
+	e := &engine{m: m, nShards: len(m.ShardNode), nNodes: len(m.Nodes), maxQueued: m.MaxQueued}
+	if e.maxQueued <= 0 {
+		e.maxQueued = DefaultMaxQueued
+	}
 	r := &Result{
 		Duration:      m.Duration,
 		Window:        m.Window,
 		Windows:       nw,
+		Elapsed:       m.Duration,
 		Streams:       make([]StreamResult, len(m.Streams)),
 		Shards:        make([]ShardResult, e.nShards),
 		Nodes:         make([]NodeResult, e.nNodes),
@@ -181,20 +189,40 @@ func (e *engine) pickArrival() {
 	}
 }
 
+// stopPoll is how many events pass between two calls of Model.Stop.
+const stopPoll = 1 << 14
+
 func (e *engine) run() {
-	for e.step() {
+	for n := uint(1); e.step(); n++ {
+		if n&(stopPoll-1) == 0 && e.m.Stop != nil && e.m.Stop() {
+			e.halt(e.now)
+			e.res.Partial = true
+			break
+		}
 	}
 	e.finish()
 }
 
-// step handles the earliest event; it reports false when none is left.
+// halt stops the run at now: nothing further is simulated, and requests still in flight
+// are neither completed nor counted as errors.
+func (e *engine) halt(now Time) {
+	e.stopped = true
+	e.res.Elapsed = max(min(now, e.m.Duration), 1)
+}
+
+// step handles the earliest event; it reports false when none is left or the run has
+// stopped.
 func (e *engine) step() bool {
+	if e.stopped {
+		return false
+	}
 	if i := e.nextStream; i >= 0 {
 		st := &e.streams[i]
 		if e.h.len() == 0 || st.at < e.h.ev[0].at || (st.at == e.h.ev[0].at && st.seq < e.h.ev[0].seq) {
 			if st.at >= e.wEnd {
 				e.setWindow(st.at)
 			}
+			e.now = st.at
 			e.arrive(st.at, i)
 			return true
 		}
@@ -205,6 +233,7 @@ func (e *engine) step() bool {
 	if ev.at >= e.wEnd {
 		e.setWindow(ev.at)
 	}
+	e.now = ev.at
 	e.done(ev.at, ev.idx)
 	return true
 }
@@ -300,6 +329,11 @@ func (e *engine) reach(now Time, si int32) {
 	e.touchShardQueue(now, int(sub.shard))
 	n.q.push(si)
 	e.shardQ[sub.shard]++
+	if e.queued++; e.queued > e.maxQueued && !e.stopped {
+		// The backlog has passed the bound: the offered load exceeds what the nodes serve.
+		e.res.Saturated, e.res.SaturatedAt, e.res.Backlog = true, now, e.queued
+		e.halt(now)
+	}
 	w := e.window(now)
 	if w >= 0 {
 		idx := w*e.nNodes + ni
@@ -410,6 +444,7 @@ func (e *engine) done(now Time, si int32) {
 	if n.q.len() > 0 {
 		e.touchQueue(now, ni, n)
 		next := n.q.pop()
+		e.queued--
 		nsh := int(e.subs.items[next].shard)
 		e.touchShardQueue(now, nsh)
 		e.shardQ[nsh]--
@@ -493,11 +528,12 @@ func (p *pool[T]) put(i int32) { p.free = append(p.free, i) }
 // finish derives the node totals from the shard series.
 func (e *engine) finish() {
 	r := e.res
+	last := e.res.Elapsed - 1 // a stopped run's backlog is not carried past the stop
 	for ni := range e.nodes {
-		e.touchQueue(e.m.Duration-1, ni, &e.nodes[ni])
+		e.touchQueue(last, ni, &e.nodes[ni])
 	}
 	for sh := range e.shardQ {
-		e.touchShardQueue(e.m.Duration-1, sh)
+		e.touchShardQueue(last, sh)
 	}
 	for s := range r.Shards {
 		r.Nodes[r.Shards[s].Node].Busy += r.Shards[s].Busy

@@ -89,7 +89,19 @@ type Model struct {
 	// ShardNode[s] is the node that serves shard s.
 	ShardNode []int
 	Streams   []Stream
+	// MaxQueued bounds the subrequests waiting in all queues at once (0: DefaultMaxQueued).
+	// A run whose backlog passes it has diverged (its offered load exceeds what the nodes
+	// serve) and stops there: Result.Saturated. queue_limit = 0 means unbounded within it.
+	MaxQueued int
+	// Stop, when set, is polled every few thousand events; when it reports true the run
+	// stops where it is and its Result is marked Partial. It must be safe to call from the
+	// goroutine running the simulation.
+	Stop func() bool
 }
+
+// DefaultMaxQueued is the backlog at which a run is declared saturated: about 140 MB of
+// waiting subrequests and their requests.
+const DefaultMaxQueued = 2_000_000
 
 // Windows returns the number of time-series windows: ceil(Duration / Window).
 func (m *Model) Windows() int {

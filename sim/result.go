@@ -19,9 +19,18 @@ type Result struct {
 	Duration Time
 	Window   Time
 	Windows  int
-	Streams  []StreamResult
-	Shards   []ShardResult
-	Nodes    []NodeResult
+	// Elapsed is the simulated time the run covered: Duration, or less when it stopped early.
+	Elapsed Time
+	// Saturated reports that the backlog passed Model.MaxQueued at SaturatedAt with
+	// Backlog subrequests waiting; the run stopped there.
+	Saturated   bool
+	SaturatedAt Time
+	Backlog     int
+	// Partial reports that Model.Stop ended the run at Elapsed.
+	Partial bool
+	Streams []StreamResult
+	Shards  []ShardResult
+	Nodes   []NodeResult
 	// Per-window series, indexed [w*len(Shards)+s] and [w*len(Nodes)+n].
 	ShardBusy     []Time  // CPU time spent serving the shard inside window w
 	ShardOps      []int64 // subrequests whose service started inside window w
@@ -121,13 +130,14 @@ func (r *Result) NodeUtilization(w, n int) float64 {
 	return float64(busy) / (float64(r.WindowSpan(w)) * float64(r.Nodes[n].Cores))
 }
 
-// Utilization returns shard s's load over the whole run as a fraction of its node's cores.
+// Utilization returns shard s's load over the time the run covered, as a fraction of its
+// node's cores.
 func (r *Result) Utilization(s int) float64 {
 	sh := r.Shards[s]
-	return float64(sh.Busy) / (float64(r.Duration) * float64(r.Nodes[sh.Node].Cores))
+	return float64(sh.Busy) / (float64(r.Elapsed) * float64(r.Nodes[sh.Node].Cores))
 }
 
-// NodeLoad returns node n's utilization over the whole run.
+// NodeLoad returns node n's utilization over the time the run covered.
 func (r *Result) NodeLoad(n int) float64 {
-	return float64(r.Nodes[n].Busy) / (float64(r.Duration) * float64(r.Nodes[n].Cores))
+	return float64(r.Nodes[n].Busy) / (float64(r.Elapsed) * float64(r.Nodes[n].Cores))
 }

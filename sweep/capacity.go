@@ -114,10 +114,13 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 							mu.Unlock()
 							return
 						}
-						samples[r] = Measure(sim.Run(sc.Variants[0].Model()))
+						samples[r] = Measure(sim.Run(c.model(sc.Variants[0])))
 					}()
 				}
 				rwg.Wait()
+				if runErr == nil && c.stopped() {
+					runErr = ErrInterrupted
+				}
 				if runErr != nil {
 					return false, "", nil, 0, runErr
 				}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -21,6 +22,21 @@ type Config struct {
 	Parallel     int // runs at once
 	// Progress, when set, is called after each run with the runs done and the total.
 	Progress func(done, total int)
+	// Stop, when set, interrupts the sweep: runs in progress stop and no new one starts,
+	// and Run returns ErrInterrupted.
+	Stop func() bool
+}
+
+// ErrInterrupted is returned by Run and RunCapacity when Config.Stop ended them.
+var ErrInterrupted = errors.New("interrupted")
+
+func (c *Config) stopped() bool { return c.Stop != nil && c.Stop() }
+
+// model builds a variant's model wired to the sweep's Stop.
+func (c *Config) model(v *scenarios.Variant) *sim.Model {
+	m := v.Model()
+	m.Stop = c.Stop
+	return m
 }
 
 // Sample is what one run of one variant contributes to a sweep row.
@@ -157,9 +173,15 @@ func Run(c Config) ([]Row, error) {
 	samples := make([]Sample, len(jobs))
 	names := make([]string, len(jobs))
 	runJobs(len(jobs), c.Parallel, c.Progress, func(i int) {
-		samples[i] = Measure(sim.Run(jobs[i].v.Model()))
+		if c.stopped() {
+			return
+		}
+		samples[i] = Measure(sim.Run(c.model(jobs[i].v)))
 		names[i] = jobs[i].v.Name
 	})
+	if c.stopped() {
+		return nil, ErrInterrupted
+	}
 	var rows []Row
 	for pi, p := range points {
 		for vi := 0; vi < nv; vi++ {

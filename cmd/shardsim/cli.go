@@ -2,16 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -99,6 +102,7 @@ type common struct {
 	sets, variants        []string
 	parallel              int
 	noCharts, quiet       bool
+	force                 bool
 }
 
 func (c *common) register(fs *pflag.FlagSet) {
@@ -112,6 +116,7 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.noCharts, "no-charts", false, "write no charts")
 	fs.StringVar(&c.chartFormat, "chart-format", "png", "chart files: png or svg")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVar(&c.force, "force", false, "write into an output directory that holds another scenario's results")
 }
 
 // options turns the flags into scenario load options.
@@ -182,13 +187,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	runs := runVariants(sc, c.parallel)
-	sum := report.Summarize(sc, runs)
-
 	dir := c.out
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name)
 	}
+	if err := claimDir(dir, sc.Name, c.force); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	runs := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil })
+	sum := report.Summarize(sc, runs)
+
 	var buf bytes.Buffer
 	switch c.format {
 	case "json":
@@ -219,15 +229,46 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
 		return err
 	}
+	if err := markDir(dir, sc.Name); err != nil {
+		return err
+	}
+	if sum.Partial {
+		return fmt.Errorf("interrupted: partial results, marked as such, are in %s", dir)
+	}
 	if !c.quiet {
 		fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", len(paths), len(charts), dir, filepath.Join(dir, "report.md"))
 	}
 	return nil
 }
 
+// markerFile names the scenario whose results an output directory holds.
+const markerFile = ".shardsim"
+
+// claimDir checks that dir may receive name's results: it does not exist, is empty, or
+// holds results of the same scenario; --force overrides. It never writes.
+func claimDir(dir, name string, force bool) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil || len(ents) == 0 || force {
+		return nil // missing (it will be made), unreadable (writing will say so), empty, or forced
+	}
+	b, err := os.ReadFile(filepath.Join(dir, markerFile))
+	switch {
+	case err != nil:
+		return usagef("%s exists and does not hold shardsim results; choose another -o or add --force", dir)
+	case strings.TrimSpace(string(b)) != name:
+		return usagef("%s holds the results of %q; choose another -o or add --force to replace them with %q", dir, strings.TrimSpace(string(b)), name)
+	}
+	return nil
+}
+
+// markDir records that dir holds name's results.
+func markDir(dir, name string) error {
+	return report.WriteFileAtomic(filepath.Join(dir, markerFile), []byte(name+"\n"))
+}
+
 // runVariants simulates every variant, up to parallel at once. Each run is independent and
-// deterministic, so the results do not depend on parallel.
-func runVariants(sc *scenarios.Scenario, parallel int) []report.Run {
+// deterministic, so the results do not depend on parallel. stop interrupts every run.
+func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool) []report.Run {
 	runs := make([]report.Run, len(sc.Variants))
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
@@ -237,7 +278,9 @@ func runVariants(sc *scenarios.Scenario, parallel int) []report.Run {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			runs[i] = report.Run{Variant: v, Result: sim.Run(v.Model())}
+			m := v.Model()
+			m.Stop = stop
+			runs[i] = report.Run{Variant: v, Result: sim.Run(m)}
 		}()
 	}
 	wg.Wait()

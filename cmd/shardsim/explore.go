@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
@@ -109,19 +112,31 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if len(c.Axes) == 0 {
 		return usagef("sweep needs at least one --vary KEY=V1,V2,...")
 	}
-	var finish func()
-	c.Progress, finish = progress(stderr, e.quiet, "sweep runs")
-	rows, err := sweep.Run(c)
-	finish()
-	if err != nil {
-		return usageError{err}
-	}
 	name := scenarioName(c)
 	dir := e.out
 	if dir == "" {
 		dir = filepath.Join("out", name+"-sweep")
 	}
+	if err := claimDir(dir, name+" sweep", e.force); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c.Stop = func() bool { return ctx.Err() != nil }
+	var finish func()
+	c.Progress, finish = progress(stderr, e.quiet, "sweep runs")
+	rows, err := sweep.Run(c)
+	finish()
+	if errors.Is(err, sweep.ErrInterrupted) {
+		return fmt.Errorf("sweep interrupted before every run finished; nothing was written")
+	}
+	if err != nil {
+		return usageError{err}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := markDir(dir, name+" sweep"); err != nil {
 		return err
 	}
 	format := e.chartFormat
@@ -195,19 +210,31 @@ func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 	if cc.MaxErrors, err = sweep.ParseFraction(maxErrors); err != nil {
 		return usagef("--max-errors %v", err)
 	}
-	var finish func()
-	cc.Progress, finish = progress(stderr, e.quiet, "capacity runs")
-	res, err := sweep.RunCapacity(cc)
-	finish()
-	if err != nil {
-		return usageError{err}
-	}
 	name := scenarioName(c)
 	dir := e.out
 	if dir == "" {
 		dir = filepath.Join("out", name+"-capacity")
 	}
+	if err := claimDir(dir, name+" capacity", e.force); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cc.Stop = func() bool { return ctx.Err() != nil }
+	var finish func()
+	cc.Progress, finish = progress(stderr, e.quiet, "capacity runs")
+	res, err := sweep.RunCapacity(cc)
+	finish()
+	if errors.Is(err, sweep.ErrInterrupted) {
+		return fmt.Errorf("capacity search interrupted; nothing was written")
+	}
+	if err != nil {
+		return usageError{err}
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := markDir(dir, name+" capacity"); err != nil {
 		return err
 	}
 	js := sweep.CapacityResults(name, c.Axes, cc, res)

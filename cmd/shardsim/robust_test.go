@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shardsim/shardsim/report"
+)
+
+func readSummary(t *testing.T, dir string) report.Summary {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s report.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("summary.json is not valid JSON: %v", err)
+	}
+	return s
+}
+
+// A scenario with lambda = 2 mu and an unbounded queue finishes within a minute and
+// 1 GiB, reports the overloaded variant saturated (at about 2,000 s with over 2,000,000
+// waiting: the backlog grows by lambda - mu = 1,000/s), and still runs the other variant to
+// the end.
+func TestSaturatedScenario(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Now()
+	code, out, stderr := call(t, "run", "../../testdata/saturated.toml", "-q", "--no-charts", "-o", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if el := time.Since(start); el > time.Minute {
+		t.Errorf("took %v, want under a minute", el)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if ms.HeapSys > 1<<30 {
+		t.Errorf("heap grew to %d MiB, want under 1 GiB", ms.HeapSys>>20)
+	}
+	s := readSummary(t, dir)
+	over, fine := s.Variants[0], s.Variants[1]
+	if over.Saturated == nil {
+		t.Fatalf("the overloaded variant is not reported saturated: %+v", over)
+	}
+	if over.Saturated.Backlog <= 2_000_000 || math.Abs(over.Saturated.AtS-2000)/2000 > 0.05 {
+		t.Errorf("saturated at %v s with %d waiting; want about 2000 s and over 2,000,000", over.Saturated.AtS, over.Saturated.Backlog)
+	}
+	if fine.Saturated != nil || fine.ElapsedS != 3600 || fine.Streams[0].Completed < 1_700_000 {
+		t.Errorf("the fine variant did not run its hour: %+v", fine)
+	}
+	if !strings.Contains(out, "SATURATED at") {
+		t.Errorf("the text output does not say the variant saturated:\n%s", out)
+	}
+}
+
+// An interrupted run (SIGINT from the test, two seconds into black-friday) stops cleanly,
+// exits non-zero and leaves valid outputs marked partial, and no temporary files.
+func TestInterruptedRunWritesPartialResults(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	bin := filepath.Join(t.TempDir(), "shardsim")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "run", "black-friday", "-j", "1", "-q", "--no-charts", "-o", dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	exit, ok := err.(*exec.ExitError)
+	if !ok || exit.ExitCode() != 1 {
+		t.Fatalf("interrupted run: %v, want exit status 1", err)
+	}
+	s := readSummary(t, dir)
+	if !s.Partial {
+		t.Error("summary.json is not marked partial")
+	}
+	for _, v := range s.Variants {
+		if v.ElapsedS >= 3*3600 || !v.Partial {
+			t.Errorf("variant %q covers %v s, partial %v: want less than the 3 h and partial", v.Name, v.ElapsedS, v.Partial)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(md), "PARTIAL") {
+		t.Error("report.md does not say the results are partial")
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// An output directory is reused for the same scenario, refused for another one or for a
+// directory that does not hold shardsim results, unless --force.
+func TestOutputDirectoryReuse(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) int {
+		code, _, _ := call(t, append([]string{"run", "-q", "--no-charts", "-o", dir, "--duration", "60s"}, args...)...)
+		return code
+	}
+	if c := run("../../testdata/small.toml"); c != 0 {
+		t.Fatalf("first run: exit %d", c)
+	}
+	if c := run("../../testdata/small.toml"); c != 0 {
+		t.Errorf("same scenario again: exit %d, want 0", c)
+	}
+	if c := run("quickstart"); c != 2 {
+		t.Errorf("another scenario into the same directory: exit %d, want 2", c)
+	}
+	if c := run("quickstart", "--force"); c != 0 {
+		t.Errorf("another scenario with --force: exit %d, want 0", c)
+	}
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
+	if code, _, _ := call(t, "run", "../../testdata/small.toml", "-q", "-o", other); code != 2 {
+		t.Errorf("a directory of other files: exit %d, want 2", code)
+	}
+}

@@ -112,31 +112,14 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if len(c.Axes) == 0 {
 		return usagef("sweep needs at least one --vary KEY=V1,V2,...")
 	}
-	name := scenarioName(c)
-	dir := e.out
-	if dir == "" {
-		dir = filepath.Join("out", name+"-sweep")
-	}
-	if err := claimDir(dir, name+" sweep", e.force); err != nil {
+	var rows []sweep.Row
+	dir, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
+		c.Stop, c.Progress = stop, progress
+		var err error
+		rows, err = sweep.Run(c)
 		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	c.Stop = func() bool { return ctx.Err() != nil }
-	var finish func()
-	c.Progress, finish = progress(stderr, e.quiet, "sweep runs")
-	rows, err := sweep.Run(c)
-	finish()
-	if errors.Is(err, sweep.ErrInterrupted) {
-		return fmt.Errorf("sweep interrupted before every run finished; nothing was written")
-	}
+	})
 	if err != nil {
-		return usageError{err}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := markDir(dir, name+" sweep"); err != nil {
 		return err
 	}
 	format := e.chartFormat
@@ -164,6 +147,35 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "wrote %d files to %s\n", len(files), dir)
 	}
 	return nil
+}
+
+// explore runs a sweep or capacity search (run) with its output directory claimed (default
+// out/<scenario>-<kind>), SIGINT/SIGTERM wired to stop it and a progress bar, and returns
+// the directory, created and marked, and the scenario's name. An interrupted run writes
+// nothing.
+func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, run func(stop func() bool, progress func(done, total int)) error) (dir, name string, err error) {
+	name = scenarioName(c)
+	if dir = e.out; dir == "" {
+		dir = filepath.Join("out", name+"-"+kind)
+	}
+	if err := claimDir(dir, name+" "+kind, e.force); err != nil {
+		return "", "", err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	progressFn, finish := progress(stderr, e.quiet, kind+" runs")
+	err = run(func() bool { return ctx.Err() != nil }, progressFn)
+	finish()
+	switch {
+	case errors.Is(err, sweep.ErrInterrupted):
+		return "", "", fmt.Errorf("%s interrupted before every run finished; nothing was written", kind)
+	case err != nil:
+		return "", "", usageError{err}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	return dir, name, markDir(dir, name+" "+kind)
 }
 
 // scenarioName is the scenario's name for output paths and titles.
@@ -210,31 +222,14 @@ func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 	if cc.MaxErrors, err = sweep.ParseFraction(maxErrors); err != nil {
 		return usagef("--max-errors %v", err)
 	}
-	name := scenarioName(c)
-	dir := e.out
-	if dir == "" {
-		dir = filepath.Join("out", name+"-capacity")
-	}
-	if err := claimDir(dir, name+" capacity", e.force); err != nil {
+	var res []sweep.Capacity
+	dir, name, err := e.explore(c, "capacity", stderr, func(stop func() bool, progress func(done, total int)) error {
+		cc.Stop, cc.Progress = stop, progress
+		var err error
+		res, err = sweep.RunCapacity(cc)
 		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cc.Stop = func() bool { return ctx.Err() != nil }
-	var finish func()
-	cc.Progress, finish = progress(stderr, e.quiet, "capacity runs")
-	res, err := sweep.RunCapacity(cc)
-	finish()
-	if errors.Is(err, sweep.ErrInterrupted) {
-		return fmt.Errorf("capacity search interrupted; nothing was written")
-	}
+	})
 	if err != nil {
-		return usageError{err}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := markDir(dir, name+" capacity"); err != nil {
 		return err
 	}
 	js := sweep.CapacityResults(name, c.Axes, cc, res)

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -38,5 +39,122 @@ func BenchmarkPointRequests(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(r.Streams[0].Offered)/el.Seconds(), "requests/s")
 		})
+	}
+}
+
+// BenchmarkScans runs testdata/bench/scan120.toml: each scan visits 120 partitions in 12
+// subrequests. It reports subrequests per second of wall time.
+func BenchmarkScans(b *testing.B) {
+	b.Run("partitions=120", func(b *testing.B) {
+		const rate, subs = 2000, 12
+		secs := float64(b.N)/rate/subs + 1
+		sc, err := scenarios.Load("../testdata/bench/scan120.toml", scenarios.Options{Sets: []string{
+			fmt.Sprintf("duration=%q", time.Duration(secs*1e9).String())}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := sc.Variants[0].Model()
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := time.Now()
+		r := sim.Run(m)
+		el := time.Since(start)
+		b.StopTimer()
+		st := r.Streams[0]
+		if st.Partitions != 120*st.Offered {
+			b.Fatalf("%d partitions over %d scans, want 120 each", st.Partitions, st.Offered)
+		}
+		b.ReportMetric(float64(st.Subrequests)/el.Seconds(), "subrequests/s")
+	})
+}
+
+// BenchmarkMinimalLoop is the yardstick for the engine: the least a simulator of the same
+// system must do per request, hand-written for speed. Poisson arrivals at 60,000/s routed
+// uniformly at random to twelve single-server FIFO queues with exponential service of mean
+// 0.1 ms (the hash12 scenario), a typed binary heap of completions, and the mean latency;
+// no keys, windows, histograms or fan-out. One op is one request.
+func BenchmarkMinimalLoop(b *testing.B) {
+	type ev struct {
+		at    float64
+		queue int32
+	}
+	const nq = 12
+	r := rand.New(rand.NewPCG(1, 2))
+	var heap []ev
+	push := func(e ev) {
+		heap = append(heap, e)
+		i := len(heap) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if heap[p].at <= heap[i].at {
+				break
+			}
+			heap[p], heap[i] = heap[i], heap[p]
+			i = p
+		}
+	}
+	pop := func() ev {
+		top := heap[0]
+		n := len(heap) - 1
+		heap[0] = heap[n]
+		heap = heap[:n]
+		for i := 0; ; {
+			c := 2*i + 1
+			if c >= n {
+				break
+			}
+			if c+1 < n && heap[c+1].at < heap[c].at {
+				c++
+			}
+			if heap[i].at <= heap[c].at {
+				break
+			}
+			heap[i], heap[c] = heap[c], heap[i]
+			i = c
+		}
+		return top
+	}
+	var queues [nq][]float64 // arrival times waiting, head first
+	var busy [nq]bool
+	var head [nq]int
+	const lambda, mean = 60000.0, 1e-4
+	next := r.ExpFloat64() / lambda
+	sum, done := 0.0, 0
+	var serving [nq]float64 // arrival time of the request in service
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	for done < b.N {
+		if len(heap) == 0 || next < heap[0].at {
+			q := r.IntN(nq)
+			if !busy[q] {
+				busy[q] = true
+				serving[q] = next
+				push(ev{at: next + r.ExpFloat64()*mean, queue: int32(q)})
+			} else {
+				queues[q] = append(queues[q], next)
+			}
+			next += r.ExpFloat64() / lambda
+			continue
+		}
+		e := pop()
+		q := e.queue
+		sum += e.at - serving[q]
+		done++
+		if head[q] < len(queues[q]) {
+			serving[q] = queues[q][head[q]]
+			head[q]++
+			push(ev{at: e.at + r.ExpFloat64()*mean, queue: q})
+			if head[q] == len(queues[q]) {
+				queues[q], head[q] = queues[q][:0], 0
+			}
+		} else {
+			busy[q] = false
+		}
+	}
+	el := time.Since(start)
+	b.ReportMetric(float64(done)/el.Seconds(), "requests/s")
+	if mean := sum / float64(done); done > 1000 && (mean <= 0 || mean > 0.01) {
+		b.Fatalf("mean latency %v s is not an M/M/1 at rho = 0.5", mean)
 	}
 }

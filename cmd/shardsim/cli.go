@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -103,6 +104,7 @@ type common struct {
 	parallel              int
 	noCharts, quiet       bool
 	force                 bool
+	cpuprofile            string
 }
 
 func (c *common) register(fs *pflag.FlagSet) {
@@ -117,6 +119,7 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.chartFormat, "chart-format", "png", "chart files: png or svg")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
 	fs.BoolVar(&c.force, "force", false, "write into an output directory that holds another scenario's results")
+	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file (for `go tool pprof`)")
 }
 
 // options turns the flags into scenario load options.
@@ -196,6 +199,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if c.cpuprofile != "" {
+		f, err := os.Create(c.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	runs := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil })
 	sum := report.Summarize(sc, runs)
 

@@ -317,10 +317,13 @@ func cmdList(args []string, stdout io.Writer) error {
 
 func firstSentence(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if i := strings.Index(s, ". "); i >= 0 {
-		return s[:i+1]
+	end := len(s)
+	for _, stop := range []string{". ", "? ", "! "} {
+		if i := strings.Index(s, stop); i >= 0 && i+1 < end {
+			end = i + 1
+		}
 	}
-	return s
+	return s[:end]
 }
 
 func cmdValidate(args []string, stdout, stderr io.Writer) error {

@@ -175,3 +175,16 @@ func TestListAndVersion(t *testing.T) {
 		t.Errorf("version: exit %d, output %q", code, out)
 	}
 }
+
+func TestFirstSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"One. Two.":             "One.",
+		"How many? Sweep it.":   "How many?",
+		"No stop":               "No stop",
+		"Wrapped\n  line. Next": "Wrapped line.",
+	} {
+		if got := firstSentence(in); got != want {
+			t.Errorf("firstSentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

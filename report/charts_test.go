@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/csv"
 	"math"
 	"testing"
 
@@ -145,5 +147,26 @@ func TestShortDuration(t *testing.T) {
 		if got := shortDuration(d); got != want {
 			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// Counts read 81,986,634 in tables and stay plain integers in CSV.
+func TestCountFormats(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 81986634: "81,986,634", -1234567: "-1,234,567"} {
+		if got := fmtCount(n); got != want {
+			t.Errorf("fmtCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+	var buf bytes.Buffer
+	s := &Summary{Variants: []VariantSummary{{Name: "v", Streams: []StreamSummary{{Name: "w", Op: "write", Offered: 1234567, Completed: 1234567}}}}}
+	if err := CSV(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("CSV: %v, %d rows", err, len(rows))
+	}
+	if rows[1][3] != "1234567" {
+		t.Errorf("CSV offered = %q, want 1234567", rows[1][3])
 	}
 }

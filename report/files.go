@@ -101,7 +101,7 @@ func streamsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
 			var out [][]string
 			for i := range r.Streams {
 				wl := &r.Streams[i].Win[win]
-				out = append(out, []string{r.Streams[i].Name, fmtCount(wl.Completed), fmtCount(wl.Errors),
+				out = append(out, []string{r.Streams[i].Name, rawCount(wl.Completed), rawCount(wl.Errors),
 					num(ms(wl.QuantileMillis(0.5))), num(ms(wl.QuantileMillis(0.99))), num(ms(wl.Max.Millis()))})
 			}
 			return out
@@ -114,7 +114,7 @@ func shardsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
 			out := make([][]string, len(r.Shards))
 			for s := range r.Shards {
 				i := win*len(r.Shards) + s
-				out[s] = []string{strconv.Itoa(s), strconv.Itoa(r.Shards[s].Node), fmtCount(r.ShardOps[i]),
+				out[s] = []string{strconv.Itoa(s), strconv.Itoa(r.Shards[s].Node), rawCount(r.ShardOps[i]),
 					num(util(r.ShardUtilization(win, s))), strconv.Itoa(int(r.ShardMaxQueue[i]))}
 			}
 			return out

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // JSON writes the summary as indented JSON with a final newline.
@@ -38,7 +39,19 @@ func fmtRatio(r *float64) string {
 
 func fmtPct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
 
-func fmtCount(n int64) string { return strconv.FormatInt(n, 10) }
+// fmtCount formats a count for people: 81,986,634.
+func fmtCount(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
 
 // fmtFanout shows a request's mean fan-out (subrequests), its maximum, and the mean
 // partitions visited when that differs: "12.0 max 12", "12.0 max 12, 120 parts".
@@ -115,6 +128,7 @@ func markdownVariant(w io.Writer, v *VariantSummary) {
 		fmt.Fprintf(w, "\n**%s**\n", note)
 	}
 	if len(v.Alerts) > 0 {
+		fmt.Fprintln(w, "\nAlert timeline (each at the end of the window in which its detector fired):")
 		fmt.Fprintln(w, "\n| at | kind | what |\n| --- | --- | --- |")
 		for _, a := range v.Alerts {
 			fmt.Fprintf(w, "| %s | %s | %s |\n", a.At, a.Kind, a.Message)
@@ -137,14 +151,17 @@ func CSV(w io.Writer, s *Summary) error {
 	for _, v := range s.Variants {
 		for _, st := range v.Streams {
 			l := st.Latency
-			cw.Write([]string{v.Name, st.Name, st.Op, fmtCount(st.Offered), fmtCount(st.Completed), fmtCount(st.Rejected),
-				fmtCount(st.Throttled), fmtCount(st.TimedOut), num(l.Mean), num(l.P50), num(l.P95), num(l.P99), num(l.P999),
+			cw.Write([]string{v.Name, st.Name, st.Op, rawCount(st.Offered), rawCount(st.Completed), rawCount(st.Rejected),
+				rawCount(st.Throttled), rawCount(st.TimedOut), num(l.Mean), num(l.P50), num(l.P95), num(l.P99), num(l.P999),
 				num(l.Max), num(st.Fanout.Mean), strconv.Itoa(st.Fanout.Max), num(st.Fanout.Partitions)})
 		}
 	}
 	cw.Flush()
 	return cw.Error()
 }
+
+// rawCount formats a count for machines: 81986634.
+func rawCount(n int64) string { return strconv.FormatInt(n, 10) }
 
 func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 

@@ -22,21 +22,7 @@ func BenchmarkPointRequests(b *testing.B) {
 		{"uniform", `{ gen = "uniform", n = 10_000_000 }`},
 	} {
 		b.Run(fmt.Sprintf("nodes=12/keys=%s", keys.name), func(b *testing.B) {
-			secs := float64(b.N) / rate
-			sc, err := scenarios.Load("../testdata/bench/hash12.toml", scenarios.Options{Sets: []string{
-				fmt.Sprintf("duration=%q", time.Duration(secs*1e9+1).String()),
-				"table.fields.user_id=" + keys.gen,
-			}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			m := sc.Variants[0].Model()
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := time.Now()
-			r := sim.Run(m)
-			el := time.Since(start)
-			b.StopTimer()
+			r, el := runBench(b, "../testdata/bench/hash12.toml", float64(b.N)/rate, "table.fields.user_id="+keys.gen)
 			b.ReportMetric(float64(r.Streams[0].Offered)/el.Seconds(), "requests/s")
 		})
 	}
@@ -47,25 +33,32 @@ func BenchmarkPointRequests(b *testing.B) {
 func BenchmarkScans(b *testing.B) {
 	b.Run("partitions=120", func(b *testing.B) {
 		const rate, subs = 2000, 12
-		secs := float64(b.N)/rate/subs + 1
-		sc, err := scenarios.Load("../testdata/bench/scan120.toml", scenarios.Options{Sets: []string{
-			fmt.Sprintf("duration=%q", time.Duration(secs*1e9).String())}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		m := sc.Variants[0].Model()
-		b.ReportAllocs()
-		b.ResetTimer()
-		start := time.Now()
-		r := sim.Run(m)
-		el := time.Since(start)
-		b.StopTimer()
+		r, el := runBench(b, "../testdata/bench/scan120.toml", float64(b.N)/rate/subs+1)
 		st := r.Streams[0]
 		if st.Partitions != 120*st.Offered {
 			b.Fatalf("%d partitions over %d scans, want 120 each", st.Partitions, st.Offered)
 		}
 		b.ReportMetric(float64(st.Subrequests)/el.Seconds(), "subrequests/s")
 	})
+}
+
+// runBench loads a benchmark scenario for secs of simulated time (plus sets), runs it under
+// the benchmark's timer and returns the result and the wall time of the run alone.
+func runBench(b *testing.B, path string, secs float64, sets ...string) (*sim.Result, time.Duration) {
+	b.Helper()
+	sets = append([]string{fmt.Sprintf("duration=%q", time.Duration(secs*1e9+1).String())}, sets...)
+	sc, err := scenarios.Load(path, scenarios.Options{Sets: sets})
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := sc.Variants[0].Model()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	r := sim.Run(m)
+	el := time.Since(start)
+	b.StopTimer()
+	return r, el
 }
 
 // BenchmarkMinimalLoop is the yardstick for the engine: the least a simulator of the same

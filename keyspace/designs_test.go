@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -220,7 +219,6 @@ func TestExplainNamesHotShard(t *testing.T) {
 	}
 }
 
-var _ = keyspace.Visit{}
 
 func TestRangeSplitsWhenHistoryIsEmpty(t *testing.T) {
 	sc := load(t, "range-ramp-from-zero.toml")

@@ -219,7 +219,6 @@ func TestExplainNamesHotShard(t *testing.T) {
 	}
 }
 
-
 func TestRangeSplitsWhenHistoryIsEmpty(t *testing.T) {
 	sc := load(t, "range-ramp-from-zero.toml")
 	r := sim.Run(sc.Variants[0].Model())

@@ -69,6 +69,12 @@ type Stream struct {
 	Planner Planner
 	Cost    Time // mean CPU time of one partition's work
 	Service Service
+	// KeyFields are the fields that name the row a point request reads or writes, in key
+	// order: the identity of a hot key, a cache entry or a copied key. Empty for scans.
+	KeyFields []int
+	// UseCache sends the stream's point reads through Model.Cache.
+	UseCache bool
+	Client   Client
 }
 
 // Node is one server.
@@ -97,6 +103,23 @@ type Model struct {
 	// stops where it is and its Result is marked Partial. It must be safe to call from the
 	// goroutine running the simulation.
 	Stop func() bool
+
+	// Mitigations (see mitigate.go); nil or zero: none.
+	Cache *Cache
+	// Replicas is the number of followers of every shard: follower k of a shard lives on
+	// node (leader + k) mod nodes. Writes cost ApplyCost on each follower, asynchronously;
+	// with ReadAny, point reads and scans go to the leader or a follower at random.
+	Replicas  int
+	ReadAny   bool
+	ApplyCost Time
+	Limits    *PartitionLimits
+	Split     *SplitPolicy
+	// Splitter is the scheme the planners route through when Split or
+	// Limits.SplitForHeat is set; the engine splits its shards.
+	Splitter *keyspace.Splitter
+	// Actions are applied at their times, in order.
+	Actions []Action
+	Detect  Detect
 }
 
 // DefaultMaxQueued is the backlog at which a run is declared saturated: about 140 MB of

@@ -36,6 +36,47 @@ type Result struct {
 	ShardOps      []int64 // subrequests whose service started inside window w
 	ShardMaxQueue []int32 // most of the shard's subrequests waiting at once in window w
 	NodeMaxQueue  []int32 // longest queue of the node in window w
+	NodeBusy      []Time  // CPU time the node spent inside window w (all its shards and copies)
+	// NodeCapacity is the core time node n had in window w, within the time the run
+	// covered: cores × the window's span, unless an action changed its cores.
+	NodeCapacity []Time
+	// Replicas is the followers each shard has (Model.Replicas).
+	Replicas int
+	// Events are what changed during the run: operator actions, shard splits and moves.
+	Events []Event
+}
+
+// Event is one change during a run.
+type Event struct {
+	At    Time
+	Kind  string // "action", "split", "move"
+	Shard int    // the shard split or moved (-1 for actions)
+	Text  string
+}
+
+// ShardMove is a shard's move to Node at At.
+type ShardMove struct {
+	At   Time
+	Node int
+}
+
+// KeyCount is a key's (or a partition's) share of a stream's requests, estimated by a
+// bounded sketch: Count may overstate the truth by at most Error.
+type KeyCount struct {
+	// Values are the key's field values, in Stream.KeyFields order (hot keys), or the
+	// partition key's parts (hot partitions).
+	Values []uint64
+	Count  int64
+	Error  int64
+	Shard  int // the shard that owned it when it was last counted
+}
+
+// KeyLatency is the latency of the sampled requests of one key.
+type KeyLatency struct {
+	Values  []uint64
+	Samples int64
+	Mean    Time
+	Shard   int
 }
 
 // StreamResult is one stream's counts and latencies. Counts and the run-wide latency
@@ -56,19 +97,51 @@ type StreamResult struct {
 	Partitions  int64
 	MaxFanout   int
 	Win         []WindowLatency
+
+	// Client and mitigation counts, over requests issued after the warmup.
+	Attempts     int64 // attempts sent, first ones included (Offered when nobody retries)
+	Retries      int64 // attempts after the first
+	TimedOut     int64 // requests whose last attempt timed out
+	Throttled    int64 // requests whose last attempt was throttled by a partition limit
+	Limited      int64 // requests rejected by the client's rate limit
+	CacheHits    int64 // reads answered by the cache (stale ones included)
+	CacheStale   int64 // reads answered by an expired entry while it was refreshed
+	CacheJoined  int64 // misses that waited for another read of the same key (single-flight)
+	BackendReads int64 // reads of the database caused by the stream's cache misses and refreshes
+
+	// Detection (issue 8): the most requested keys and, for writes, the partitions written
+	// most, with the number of distinct partitions written (estimated), and the per-key
+	// latencies of a sample of requests.
+	HotKeys           []KeyCount
+	HotPartitions     []KeyCount
+	PartitionsWritten int64
+	KeyLatencies      []KeyLatency
+	SampledRequests   int64
 }
 
 // WindowLatency is one window of a stream's latency series.
 type WindowLatency struct {
 	Completed int64
-	Errors    int64
+	Errors    int64 // rejected, throttled, limited and timed-out requests
+	// Attempts are the attempts sent in the window (first ones and retries); BackendReads
+	// the database reads caused by cache misses and refreshes in the window.
+	Attempts     int64
+	BackendReads int64
+	Throttled    int64
+	TimedOut     int64
 	Max       Time
 	Hist      *hdrhistogram.Histogram // microseconds; nil when nothing completed
 }
 
 // ShardResult is one shard's totals over [0, Duration).
 type ShardResult struct {
-	Node int
+	Node int // where it ended the run
+	Home int // where it started
+	// Moves are the shard's moves to other nodes, in time order.
+	Moves []ShardMove
+	// Parent is the shard it was split from (-1 for the initial shards), at Created.
+	Parent  int
+	Created Time
 	Ops  int64 // subrequests served
 	Rows int64 // rows written
 	Busy Time  // CPU time spent on the shard's subrequests
@@ -76,7 +149,7 @@ type ShardResult struct {
 
 // NodeResult is one node's totals over [0, Duration).
 type NodeResult struct {
-	Cores    int
+	Cores    int // at the end of the run
 	Busy     Time
 	MaxQueue int
 }
@@ -112,32 +185,60 @@ func (r *Result) WindowSpan(w int) Time {
 	return min(r.Window, r.Duration-start)
 }
 
-// ShardUtilization returns shard s's load in window w as a fraction of its node's cores.
+// ShardUtilization returns shard s's load in window w as a fraction of the cores of the
+// node that served it then, times its copies (1 + replicas): with followers, the CPU a
+// shard costs is spread over its copies' nodes.
 func (r *Result) ShardUtilization(w, s int) float64 {
-	cores := r.Nodes[r.Shards[s].Node].Cores
-	return float64(r.ShardBusy[w*len(r.Shards)+s]) / (float64(r.WindowSpan(w)) * float64(cores))
+	c := r.NodeCapacity[w*len(r.Nodes)+r.ShardNodeAt(s, w)] * Time(1+r.Replicas)
+	if c == 0 {
+		return 0
+	}
+	return float64(r.ShardBusy[w*len(r.Shards)+s]) / float64(c)
 }
 
-// NodeUtilization returns node n's load in window w as a fraction of its cores: the sum of
-// its shards' loads.
-func (r *Result) NodeUtilization(w, n int) float64 {
-	var busy Time
-	for s := range r.Shards {
-		if r.Shards[s].Node == n {
-			busy += r.ShardBusy[w*len(r.Shards)+s]
+// ShardNodeAt returns the node that served shard s at the end of window w.
+func (r *Result) ShardNodeAt(s, w int) int {
+	sh := &r.Shards[s]
+	n := sh.Home
+	end := Time(w+1) * r.Window
+	for _, m := range sh.Moves {
+		if m.At < end {
+			n = m.Node
 		}
 	}
-	return float64(busy) / (float64(r.WindowSpan(w)) * float64(r.Nodes[n].Cores))
+	return n
+}
+
+// NodeUtilization returns node n's load in window w as a fraction of the cores it had.
+func (r *Result) NodeUtilization(w, n int) float64 {
+	c := r.NodeCapacity[w*len(r.Nodes)+n]
+	if c == 0 {
+		return 0
+	}
+	return float64(r.NodeBusy[w*len(r.Nodes)+n]) / float64(c)
 }
 
 // Utilization returns shard s's load over the time the run covered, as a fraction of its
 // node's cores.
 func (r *Result) Utilization(s int) float64 {
-	sh := r.Shards[s]
-	return float64(sh.Busy) / (float64(r.Elapsed) * float64(r.Nodes[sh.Node].Cores))
+	var c Time
+	for w := 0; w < r.Windows; w++ {
+		c += r.NodeCapacity[w*len(r.Nodes)+r.ShardNodeAt(s, w)]
+	}
+	if c == 0 {
+		return 0
+	}
+	return float64(r.Shards[s].Busy) / (float64(c) * float64(1+r.Replicas))
 }
 
 // NodeLoad returns node n's utilization over the time the run covered.
 func (r *Result) NodeLoad(n int) float64 {
-	return float64(r.Nodes[n].Busy) / (float64(r.Elapsed) * float64(r.Nodes[n].Cores))
+	var c Time
+	for w := 0; w < r.Windows; w++ {
+		c += r.NodeCapacity[w*len(r.Nodes)+n]
+	}
+	if c == 0 {
+		return 0
+	}
+	return float64(r.Nodes[n].Busy) / float64(c)
 }

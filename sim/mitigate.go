@@ -1,0 +1,125 @@
+package sim
+
+// The types below describe the mitigations of SPEC section 5: what a client, a cache, the
+// storage layer and an operator do about a hot spot. Each is off when its zero value or nil
+// is given, and a model without any of them runs exactly as before.
+
+// Client is how a stream's client behaves.
+type Client struct {
+	// Timeout is how long the client waits for an attempt before it gives up on it; the
+	// servers still do the work. 0: the client waits for ever.
+	Timeout Time
+	// Retries is how many further attempts the client makes after an attempt timed out,
+	// was rejected by a full queue or was throttled.
+	Retries int
+	// Backoff and BackoffMax shape the wait before retry k (k = 1, 2, ...): exponential
+	// backoff with full jitter, uniform on [0, min(BackoffMax, Backoff·2^(k-1))).
+	Backoff    Time
+	BackoffMax Time
+	// Limit is a client-side token bucket on the stream's requests; nil: none.
+	Limit *Limit
+}
+
+// Limit is a token bucket: Rate tokens per second, at most Burst banked. A request takes
+// one token. Without a token it is rejected (counted as Limited) or, with Queue, waits in
+// FIFO order for its token; the wait is part of its latency.
+type Limit struct {
+	Rate  float64
+	Burst int
+	Queue bool
+}
+
+// Cache is a read-through cache in front of the database, shared by every read stream that
+// uses it. It holds Capacity keys with LRU eviction. A read of a fresh key is a hit: it
+// costs HitCost at the client and never reaches a node. A miss reads the database and then
+// stores the key for TTL, stretched by a uniform factor in [1-Jitter, 1+Jitter].
+type Cache struct {
+	Capacity int
+	TTL      Time
+	Jitter   float64
+	HitCost  Time
+	// SingleFlight makes concurrent misses of one key wait for the one database read in
+	// flight instead of sending their own.
+	SingleFlight bool
+	// StaleWhileRevalidate serves an expired key for up to this long after its expiry, at
+	// hit cost, while one database read refreshes it. 0: expired keys are misses.
+	StaleWhileRevalidate Time
+	// Off starts the run with the cache disabled, so that an Action can turn it on.
+	Off bool
+}
+
+// PartitionLimits are per-partition throughput limits in the manner of DynamoDB: each shard
+// may serve WriteUnits write subrequests and ReadUnits read partitions per second (one unit
+// per partition read), and banks up to Burst of unused capacity. A subrequest over the limit
+// is throttled: rejected at once, and retried where the client retries.
+type PartitionLimits struct {
+	WriteUnits, ReadUnits float64
+	// TableWriteUnits and TableReadUnits are the table's provisioned capacity; each
+	// partition's share is the table's divided by the shards (at most the per-partition
+	// maximum). 0: the per-partition maximum times the shards.
+	TableWriteUnits, TableReadUnits float64
+	// Burst is how much unused capacity a partition banks, as time at its rate (DynamoDB:
+	// 300 s). Banks start full.
+	Burst Time
+	// Adaptive lets a partition go past its share, up to the per-partition maximum, while
+	// the table as a whole stays within its provisioned capacity.
+	Adaptive bool
+	// SplitForHeat splits a partition that was throttled in SplitAfter consecutive windows.
+	SplitForHeat bool
+}
+
+// SplitPolicy splits shards while the run goes on (range scheme: at the median of the
+// shard's recent keys; hash schemes: at the median of their hashes). The new shard takes
+// the upper half and, after Move, is served by the node with the least load in the last
+// window; until then by its parent's node.
+type SplitPolicy struct {
+	Rows int64   // split a shard once it has gained this many rows (0: never)
+	Load float64 // split a shard whose load stays above this fraction for a window (0: never)
+	// Move is the delay before the new shard is moved to its own node.
+	Move Time
+	// MaxShards bounds the shards splitting may create, in all.
+	MaxShards int
+}
+
+// ActionKind says what an Action changes.
+type ActionKind uint8
+
+const (
+	SetCores      ActionKind = iota // Node's cores become Cores
+	SetQueueLimit                   // Node's queue limit becomes QueueLimit
+	SetLimit                        // Stream's client limit becomes Limit (nil: none)
+	SetCache                        // the cache is turned on (CacheOn) or off
+)
+
+// Action is a timed operator action: at At, one setting changes.
+type Action struct {
+	At         Time
+	Kind       ActionKind
+	Node       int
+	Cores      int
+	QueueLimit int
+	Stream     int
+	Limit      *Limit
+	CacheOn    bool
+	// Text says what was done, for the alert timeline.
+	Text string
+}
+
+// Detect configures what the engine records for detection and diagnosis (issue 8).
+type Detect struct {
+	// TopK is how many hot keys and hot partitions are reported per stream; the sketch
+	// tracks 8·TopK candidates. 0: DefaultTopK.
+	TopK int
+	// SampleEvery is how often, on average, a request's latency is sampled for the per-key
+	// latency statistics: one request in SampleEvery (geometric gaps). 0: DefaultSampleEvery.
+	SampleEvery int
+	// MaxKeys bounds the keys the per-key latency statistics hold. 0: DefaultMaxKeys.
+	MaxKeys int
+}
+
+// Defaults of Detect.
+const (
+	DefaultTopK        = 10
+	DefaultSampleEvery = 16
+	DefaultMaxKeys     = 1 << 16
+)

@@ -75,6 +75,8 @@ type Stream struct {
 	// UseCache sends the stream's point reads through Model.Cache.
 	UseCache bool
 	Client   Client
+	// ApplyCost is the CPU time a follower spends applying one of the stream's writes.
+	ApplyCost Time
 }
 
 // Node is one server.
@@ -107,12 +109,12 @@ type Model struct {
 	// Mitigations (see mitigate.go); nil or zero: none.
 	Cache *Cache
 	// Replicas is the number of followers of every shard: follower k of a shard lives on
-	// node (leader + k) mod nodes. Writes cost ApplyCost on each follower, asynchronously;
-	// with ReadAny, point reads and scans go to the leader or a follower at random.
-	Replicas  int
-	ReadAny   bool
-	ApplyCost Time
-	Limits    *PartitionLimits
+	// node (leader + k) mod nodes. A write costs its stream's ApplyCost on each follower,
+	// asynchronously (the client does not wait); with ReadAny, point reads and scans go to
+	// the leader or a follower at random.
+	Replicas int
+	ReadAny  bool
+	Limits   *PartitionLimits
 	Split     *SplitPolicy
 	// Splitter is the scheme the planners route through when Split or
 	// Limits.SplitForHeat is set; the engine splits its shards.

@@ -1,6 +1,9 @@
 package keyspace
 
-import "math/rand/v2"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // MaxParts is the largest number of parts a key can have, salt included.
 const MaxParts = 8
@@ -103,7 +106,74 @@ type Design struct {
 	// Clock is the wall-clock time of day at t = 0 in ns (the scenario's start), so that
 	// hour(ts) buckets begin on the hour of the clock, not at t = 0.
 	Clock int64
+	// Copies, when set, stores some hot rows as several copies; nil: none.
+	Copies *Copies
 }
+
+// Copies stores the rows whose field Field has a value in Keys as Count copies on
+// different partitions, so that reads of a hot key spread over several shards while each
+// write pays for every copy. Copy 0 is the row's ordinary key; copy c >= 1 is that key with
+// one more, trailing part c. On a range scheme a copy sorts right after the original and
+// usually shares its shard: copies are meant for hash schemes. Salt applies as without
+// copies, the copy part comes after it: a salted copied row has Count copies in its salt
+// bucket, and a read that visits every bucket reads the same copy in each.
+type Copies struct {
+	Field int             // index of the field in the request's field vector
+	Keys  map[uint64]bool // the field's values whose rows are copied
+	Count int             // copies of each such row, at least 2
+}
+
+// Validate reports whether the design can build its keys: at most MaxParts parts, with the
+// salt and the copy part counted, positive bucket widths and moduli, and Copies sound.
+func (d *Design) Validate() error {
+	n := len(d.Parts)
+	if d.Salted() {
+		n++
+	}
+	if d.Copies != nil {
+		n++
+	}
+	if n > MaxParts {
+		return fmt.Errorf("the key has %d parts with salt and copies, more than %d", n, MaxParts)
+	}
+	for i, p := range d.Parts {
+		switch {
+		case p.Kind == TimeBucketPart && p.Width <= 0:
+			return fmt.Errorf("key part %d (%s): time bucket width %d is not positive", i, p.Name, p.Width)
+		case p.Kind == HashPart && p.Mod == 0:
+			return fmt.Errorf("key part %d (%s): hash modulus is 0", i, p.Name)
+		}
+	}
+	if c := d.Copies; c != nil {
+		if c.Count < 2 {
+			return fmt.Errorf("copies: count %d, want at least 2", c.Count)
+		}
+		if c.Field < 0 {
+			return fmt.Errorf("copies: field index %d is negative", c.Field)
+		}
+	}
+	return nil
+}
+
+// CopiesOf returns how many copies the row with these field values is stored as: Count
+// for a copied row, 1 for any other.
+func (d *Design) CopiesOf(fields []uint64) int {
+	if c := d.Copies; c != nil && c.Keys[fields[c.Field]] {
+		return c.Count
+	}
+	return 1
+}
+
+// withCopy turns the ordinary key k into the key of copy c (copy 0 is k itself).
+func withCopy(k *Key, c uint64) {
+	if c > 0 {
+		k.P[k.N] = c
+		k.N++
+	}
+}
+
+// CopyKey turns the ordinary key k of a copied row into the key of its copy c.
+func CopyKey(k *Key, c int) { withCopy(k, uint64(c)) }
 
 // Bucket is the key part value of time bucket b (which is negative in the history): b with
 // its sign bit flipped, so that buckets compare as unsigned integers in time order and

@@ -20,6 +20,7 @@ var (
 	_ Scheme = (*Ring)(nil)
 	_ Scheme = (*Range)(nil)
 	_ Scheme = (*Directory)(nil)
+	_ Scheme = (*Splitter)(nil)
 )
 
 // grouper merges partitions into one visit per shard without allocating.
@@ -51,7 +52,8 @@ func (g *grouper) flush(dst []Visit) []Visit {
 
 // PointPlanner routes writes and point reads: every field is known, so a request goes to the
 // one partition that holds its row, except that a point read of a key salted at random or
-// round-robin must visit every salt bucket (grouped by shard).
+// round-robin must visit every salt bucket (grouped by shard), and a write of a copied row
+// (Design.Copies) visits every copy.
 type PointPlanner struct {
 	design  *Design
 	scheme  Scheme
@@ -61,35 +63,89 @@ type PointPlanner struct {
 	key     Key // scratch: a local would escape through the Scheme interface call
 }
 
-// NewPointPlanner returns a planner for writes (read == false) or point reads.
+// NewPointPlanner returns a planner for writes (read == false) or point reads. It panics
+// if the design is not valid (see Design.Validate).
 func NewPointPlanner(d *Design, s Scheme, read bool) *PointPlanner {
+	if err := d.Validate(); err != nil {
+		panic("keyspace: NewPointPlanner: " + err.Error())
+	}
 	return &PointPlanner{design: d, scheme: s, read: read, g: newGrouper(s.Shards())}
 }
 
-// Plan appends the request's visits to dst.
+// Plan appends the request's visits to dst. It draws from r for a random salt (writes) and
+// for the copy a read of a copied row picks, and never otherwise.
 func (p *PointPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime int64) []Visit {
 	d := p.design
+	copies := uint64(d.CopiesOf(fields))
 	if p.read && d.Salted() && d.SaltMode != SaltHash {
+		c := uint64(0)
+		if copies > 1 {
+			c = r.Uint64N(copies)
+		}
 		for s := uint64(0); s < d.Salt; s++ {
 			d.KeyInto(&p.key, fields, rowTime, s)
+			withCopy(&p.key, c)
 			p.g.add(p.scheme.Shard(&p.key))
 		}
+		p.key.P[0] = 0 // LastKey: bucket 0, the first visited
 		return p.g.flush(dst)
 	}
 	d.KeyInto(&p.key, fields, rowTime, d.WriteSalt(r, fields, &p.counter))
+	if copies > 1 {
+		if !p.read {
+			return p.planCopies(dst, copies)
+		}
+		withCopy(&p.key, r.Uint64N(copies))
+	}
 	return append(dst, Visit{Shard: int32(p.scheme.Shard(&p.key)), Partitions: 1})
 }
 
+// planCopies groups the partitions of every copy of p.key by shard and leaves p.key as
+// copy 0.
+func (p *PointPlanner) planCopies(dst []Visit, copies uint64) []Visit {
+	n := p.key.N
+	p.g.add(p.scheme.Shard(&p.key))
+	for c := uint64(1); c < copies; c++ {
+		p.key.N = n
+		withCopy(&p.key, c)
+		p.g.add(p.scheme.Shard(&p.key))
+	}
+	p.key.N, p.key.P[n] = n, 0
+	return p.g.flush(dst)
+}
+
+// LastKey returns the partition key, salt included, of the row the latest Plan call
+// planned: the partition it visited or, when it visited several (every salt bucket of a
+// read, every copy of a write), the first of them (bucket 0, copy 0; a read keeps the copy
+// it picked). The key is overwritten by the next Plan call; it must not be modified. Before
+// the first call it is the empty key.
+func (p *PointPlanner) LastKey() *Key { return &p.key }
+
 // ScatterPlanner sends a request to every shard, one partition each: a scan that constrains
 // no part of the key (scatter-gather).
-type ScatterPlanner struct{ shards int32 }
+type ScatterPlanner struct {
+	shards int32
+	split  *Splitter // when set, the live shards at plan time
+}
 
-// NewScatterPlanner returns a planner that visits all shards.
+// NewScatterPlanner returns a planner that visits shards 0 to shards-1.
 func NewScatterPlanner(shards int) *ScatterPlanner { return &ScatterPlanner{shards: int32(shards)} }
+
+// NewScatterPlannerFor returns a planner that visits every shard of s; for a Splitter, the
+// shards live when each request is planned, so shards split off later are visited too.
+func NewScatterPlannerFor(s Scheme) *ScatterPlanner {
+	p := &ScatterPlanner{shards: int32(s.Shards())}
+	p.split, _ = s.(*Splitter)
+	return p
+}
 
 // Plan appends one visit per shard to dst.
 func (p *ScatterPlanner) Plan(dst []Visit, _ *rand.Rand, _ []uint64, _ int64) []Visit {
-	for s := int32(0); s < p.shards; s++ {
+	n := p.shards
+	if p.split != nil {
+		n = int32(p.split.Live())
+	}
+	for s := int32(0); s < n; s++ {
 		dst = append(dst, Visit{Shard: s, Partitions: 1})
 	}
 	return dst

@@ -38,15 +38,18 @@ type PartQuery struct {
 	Bounds TimeBounder // TimeRange
 }
 
-// Spanner is a scheme that can say which shards hold a range of keys (the range scheme).
+// Spanner is a scheme that can say which shards hold a range of keys (the range scheme),
+// as one run of consecutive ids. A Splitter over the range scheme cannot (the shards split
+// off a range have later ids) and is not a Spanner; the query planner asks it directly.
 type Spanner interface {
 	Span(lo, hi *Key) (first, last int)
 }
 
 // QueryPlanner plans scans that constrain some key parts: it enumerates the partitions the
 // scan must read (the product of each part's values), routes each and groups them into one
-// visit per shard. A scatter part sends the scan to every shard instead; a time-range part
-// on a range scheme visits the shards that hold the keys of that time range.
+// visit per shard. A scatter part sends the scan to every shard instead (every live shard,
+// on a Splitter); a time-range part on a range scheme, or on a Splitter over one, visits
+// the shards that hold the keys of that time range. Scans read copy 0 of copied rows.
 type QueryPlanner struct {
 	design  *Design
 	scheme  Scheme
@@ -63,8 +66,12 @@ type QueryPlanner struct {
 
 // NewQueryPlanner returns a planner for a query that constrains the key's parts as parts
 // says (one entry per key part, salt first when salted). It returns an error for a
-// TimeRange part on a scheme that cannot span key ranges, or more than one TimeRange part.
+// TimeRange part on a scheme that cannot span key ranges, or more than one TimeRange part,
+// or for a design that is not valid.
 func NewQueryPlanner(d *Design, s Scheme, parts []PartQuery) (*QueryPlanner, error) {
+	if err := d.Validate(); err != nil {
+		return nil, fmt.Errorf("keyspace: %w", err)
+	}
 	p := &QueryPlanner{design: d, scheme: s, parts: parts, timeIdx: -1, g: newGrouper(s.Shards())}
 	for i, q := range parts {
 		switch q.Mode {
@@ -74,7 +81,7 @@ func NewQueryPlanner(d *Design, s Scheme, parts []PartQuery) (*QueryPlanner, err
 			if p.timeIdx >= 0 {
 				return nil, fmt.Errorf("keyspace: a query can range over one raw time field only")
 			}
-			if _, ok := s.(Spanner); !ok {
+			if !spans(s) {
 				p.scatter = true // hashing destroys order: every shard may hold the range
 			}
 			p.timeIdx = i
@@ -90,7 +97,7 @@ func (p *QueryPlanner) Scatters() bool { return p.scatter }
 // come from them, and time ranges end at rowTime.
 func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime int64) []Visit {
 	if p.scatter {
-		for s := 0; s < p.scheme.Shards(); s++ {
+		for s, n := 0, liveShards(p.scheme); s < n; s++ {
 			dst = append(dst, Visit{Shard: int32(s), Partitions: 1})
 		}
 		return dst
@@ -161,10 +168,23 @@ func (p *QueryPlanner) spanTime(n int, rowTime int64) {
 	for i := ti + 1; i < n; i++ {
 		p.lo.P[i], p.hi.P[i] = 0, math.MaxUint64
 	}
+	if sp, ok := p.scheme.(*Splitter); ok {
+		sp.spanInto(&p.g, &p.lo, &p.hi)
+		return
+	}
 	first, last := p.scheme.(Spanner).Span(&p.lo, &p.hi)
 	for s := first; s <= last; s++ {
 		p.g.add(s)
 	}
+}
+
+// spans reports whether s can say which shards hold a range of keys.
+func spans(s Scheme) bool {
+	if sp, ok := s.(*Splitter); ok {
+		return sp.spans()
+	}
+	_, ok := s.(Spanner)
+	return ok
 }
 
 // MaxPartitions returns the most partitions one query can visit, or 0 for a scatter

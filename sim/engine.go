@@ -25,6 +25,7 @@ type streamState struct {
 	arr  *rand.Rand // arrivals
 	fld  *rand.Rand // field values, ages and salts
 	svc  *rand.Rand // service times
+	cli  *rand.Rand // backoff jitter; nil unless the client retries
 	next Time       // issue time of the pending arrival
 	// The pending arrival reaches its nodes at (at, seq); at is Never when the stream is done.
 	at     Time
@@ -34,20 +35,60 @@ type streamState struct {
 	// lognormal parameters of one partition's service time
 	mu, sigma float64
 	out       *StreamResult
+	// keep: a request's visits are kept with it, because it may be sent again later
+	// (retries, a queueing rate limit, a cache refresh).
+	keep    bool
+	needKey bool // every request needs its key identity (the cache)
+	limit   *limiter
+	point   *keyspace.PointPlanner // the planner, when it plans point requests
+	det     *streamDetect          // nil when the stream is not observed
 }
 
+// Failure reasons of an attempt, in increasing precedence.
+const (
+	failNone uint8 = iota
+	failRejected
+	failThrottled
+	failTimeout
+	failLimited
+)
+
+// Kinds of request.
+const (
+	reqClient  uint8 = iota // a client's request
+	reqRefresh              // a cache refresh: a database read nobody waits for
+)
+
 type request struct {
-	issue   Time
-	done    Time // latest subrequest completion so far
-	stream  int32
-	pending int32
-	failed  bool
-	counted bool // issued after warmup
+	issue Time // the client issued the request (its first attempt) at issue
+	sent  Time // the current attempt left the client at sent
+	done  Time // latest end of the current attempt's subrequests so far
+	key   uint64
+	// inflight counts the request's subrequests still at the nodes (of any attempt) and
+	// its pending timer; the slot is reused once the request is finished and inflight is 0.
+	stream   int32
+	pending  int32 // subrequests of the current attempt not yet ended
+	inflight int32
+	attempt  int32
+	next     int32 // next request waiting for the same cache fill (single-flight), or -1
+	fail     uint8
+	kind     uint8
+	counted  bool  // issued after warmup
+	live     bool  // the current attempt is still awaited by the client
+	finished bool  // the outcome is recorded
+	admitted bool  // waiting for its send event after the rate limit admitted it
+	lead     bool  // a cache miss whose read fills the cache
+	sampled  bool  // its latency goes into the per-key statistics
+	sample   int32 // where its key values wait, when sampled
+	shard    int32 // the shard of its first visit
 }
 
 type subreq struct {
-	req     int32
+	req     int32 // the request, or -1 for a follower's apply
 	shard   int32
+	node    int32
+	attempt int32
+	parts   int32
 	service Time
 	write   bool // a write: the shard gains a row
 }
@@ -59,26 +100,42 @@ type nodeState struct {
 	lastW       int // last window whose max queue is up to date
 }
 
+type timer struct {
+	req     int32
+	attempt int32
+}
+
 type engine struct {
 	m          *Model
 	res        *Result
 	h          eventHeap
 	streams    []streamState
 	nodes      []nodeState
+	shardNode  []int32 // the node serving each shard now
 	shardQ     []int32 // subrequests of each shard waiting in its node's queue
 	shardW     []int   // last window whose shard max queue is up to date
 	reqs       pool[request]
 	subs       pool[subreq]
-	nShards    int
+	timers     pool[timer]
+	visits     [][]keyspace.Visit // a kept request's visits, by request slot
+	nShards    int                // shard ids the result arrays hold (splits included)
 	nNodes     int
 	nextStream int // stream with the earliest pending arrival, or -1
 	now        Time
-	queued     int // subrequests waiting in all queues
+	queued     int // subrequests waiting in all queues, and requests a rate limit holds back
 	maxQueued  int
 	stopped    bool
 	// The window of the latest event, cached so the hot path does not divide.
 	wIdx         int
 	wStart, wEnd Time
+	// Mitigations; nil when off.
+	aux       *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
+	cache     *cache
+	limits    *partitionLimits
+	split     *splits
+	trackNode bool         // NodeBusy is recorded as the run goes (replicas, moves)
+	coreLog   []coreChange // cores changed by actions
+	perWindow bool         // windowEnd runs when a window ends
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering
@@ -89,12 +146,19 @@ func streamSeed(name string, purpose uint64) uint64 {
 	return f.Sum64() ^ (purpose * 0x9e3779b97f4a7c15)
 }
 
+// auxSeed is the stream id of the engine's own random numbers.
+const auxSeed = 0x5eed_a0c5_11fe_2026
+
 func newEngine(m *Model) *engine {
 	if len(m.Nodes) == 0 || m.Window <= 0 || m.Duration <= 0 {
 		panic(fmt.Sprintf("sim: invalid model: %d nodes, window %v, duration %v", len(m.Nodes), m.Window, m.Duration))
 	}
 	nw := m.Windows()
-	e := &engine{m: m, nShards: len(m.ShardNode), nNodes: len(m.Nodes), maxQueued: m.MaxQueued}
+	nShards := len(m.ShardNode)
+	if m.Splitter != nil {
+		nShards = max(nShards, m.Splitter.Shards())
+	}
+	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued}
 	if e.maxQueued <= 0 {
 		e.maxQueued = DefaultMaxQueued
 	}
@@ -103,6 +167,7 @@ func newEngine(m *Model) *engine {
 		Window:        m.Window,
 		Windows:       nw,
 		Elapsed:       m.Duration,
+		Replicas:      m.Replicas,
 		Streams:       make([]StreamResult, len(m.Streams)),
 		Shards:        make([]ShardResult, e.nShards),
 		Nodes:         make([]NodeResult, e.nNodes),
@@ -110,6 +175,8 @@ func newEngine(m *Model) *engine {
 		ShardOps:      make([]int64, nw*e.nShards),
 		ShardMaxQueue: make([]int32, nw*e.nShards),
 		NodeMaxQueue:  make([]int32, nw*e.nNodes),
+		NodeBusy:      make([]Time, nw*e.nNodes),
+		NodeCapacity:  make([]Time, nw*e.nNodes),
 	}
 	e.res = r
 	e.nodes = make([]nodeState, e.nNodes)
@@ -120,14 +187,34 @@ func newEngine(m *Model) *engine {
 		e.nodes[i] = nodeState{cores: n.Cores, limit: n.QueueLimit}
 		r.Nodes[i].Cores = n.Cores
 	}
+	e.shardNode = make([]int32, e.nShards)
+	for s := range r.Shards {
+		r.Shards[s].Parent = -1
+	}
 	for s, n := range m.ShardNode {
 		if n < 0 || n >= e.nNodes {
 			panic(fmt.Sprintf("sim: shard %d on missing node %d", s, n))
 		}
-		r.Shards[s].Node = n
+		r.Shards[s].Node, r.Shards[s].Home = n, n
+		e.shardNode[s] = int32(n)
 	}
 	e.shardQ = make([]int32, e.nShards)
 	e.shardW = make([]int, e.nShards)
+	e.aux = rand.New(rand.NewPCG(m.Seed, auxSeed))
+	if m.Replicas >= e.nNodes {
+		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, e.nNodes))
+	}
+	e.trackNode = m.Replicas > 0 || m.Splitter != nil
+	if m.Cache != nil {
+		e.cache = newCache(m.Cache)
+	}
+	if m.Limits != nil {
+		e.limits = newPartitionLimits(m.Limits, len(m.ShardNode), e.nShards)
+	}
+	if m.Splitter != nil {
+		e.split = newSplits(e, m)
+		e.perWindow = true
+	}
 	e.streams = make([]streamState, len(m.Streams))
 	for i := range m.Streams {
 		s := &m.Streams[i]
@@ -136,6 +223,14 @@ func newEngine(m *Model) *engine {
 		st.arr = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 1)))
 		st.fld = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 2)))
 		st.svc = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 3)))
+		if s.Client.Retries > 0 {
+			st.cli = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 4)))
+		}
+		if s.Client.Limit != nil {
+			st.limit = newLimiter(s.Client.Limit)
+		}
+		st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || (s.UseCache && m.Cache != nil) || hasLimitAction(m, i)
+		st.point, _ = s.Planner.(*keyspace.PointPlanner)
 		st.fields = make([]uint64, len(s.Fields))
 		st.visits = make([]keyspace.Visit, 0, e.nShards)
 		if s.Service.Kind == Lognormal {
@@ -150,13 +245,30 @@ func newEngine(m *Model) *engine {
 		out.Latency = hdrhistogram.New(1, histMaxMicros, histDigits)
 		out.Win = make([]WindowLatency, nw)
 		st.out = out
+		st.det = newStreamDetect(m, s)
+		st.needKey = s.UseCache && m.Cache != nil
 		st.at = never
 		if t := Time(s.Arrivals.Next(st.arr, 0)); t < m.Duration {
 			e.schedule(st, t)
 		}
 	}
+	for i, a := range m.Actions {
+		if a.At < m.Duration {
+			e.h.pushKind(a.At, int32(i), evAction)
+		}
+	}
 	e.pickArrival()
 	return e
+}
+
+// hasLimitAction reports whether an action may give stream i a queueing rate limit.
+func hasLimitAction(m *Model, i int) bool {
+	for _, a := range m.Actions {
+		if a.Kind == SetLimit && a.Stream == i && a.Limit != nil && a.Limit.Queue {
+			return true
+		}
+	}
+	return false
 }
 
 // never is a time after every event.
@@ -200,7 +312,7 @@ func (e *engine) run() {
 			break
 		}
 	}
-	e.finish()
+	e.wrapUp()
 }
 
 // halt stops the run at now: nothing further is simulated, and requests still in flight
@@ -234,7 +346,18 @@ func (e *engine) step() bool {
 		e.setWindow(ev.at)
 	}
 	e.now = ev.at
-	e.done(ev.at, ev.idx)
+	switch ev.kind {
+	case evDone:
+		e.done(ev.at, ev.idx)
+	case evTimer:
+		e.timeout(ev.at, ev.idx)
+	case evSend:
+		e.sendEvent(ev.at, ev.idx)
+	case evAction:
+		e.act(ev.at, ev.idx)
+	case evMove:
+		e.split.move(ev.at, int(ev.idx))
+	}
 	return true
 }
 
@@ -257,7 +380,7 @@ func (e *engine) arrive(now Time, i int) {
 
 	ri := e.reqs.take()
 	counted := issue >= e.m.Warmup
-	e.reqs.items[ri] = request{issue: issue, done: now, stream: int32(i), pending: int32(len(st.visits)), counted: counted}
+	e.reqs.items[ri] = request{issue: issue, sent: issue, done: now, stream: int32(i), counted: counted, next: -1}
 	if counted {
 		out := st.out
 		out.Offered++
@@ -275,29 +398,101 @@ func (e *engine) arrive(now Time, i int) {
 		st.at = never
 	}
 	e.pickArrival()
-	if len(st.visits) == 0 {
-		e.complete(ri, now)
+	if st.needKey {
+		e.reqs.items[ri].key = keyID(st)
+	}
+	if st.det != nil {
+		e.observe(st, ri)
+	}
+	if e.split != nil {
+		e.split.observe(st)
+	}
+	if st.keep {
+		e.keepVisits(ri, st.visits)
+	}
+	if s.UseCache && e.cache != nil && e.cache.on && e.cacheRead(now, ri) {
 		return
 	}
-	for _, v := range st.visits {
+	if st.limit != nil {
+		e.admit(now, ri)
+		return
+	}
+	e.send(now, ri, st.visits)
+}
+
+// keepVisits stores a copy of visits with request ri. The slot's slice is reused, so once
+// the pool has grown this does not allocate.
+func (e *engine) keepVisits(ri int32, visits []keyspace.Visit) {
+	for int(ri) >= len(e.visits) {
+		e.visits = append(e.visits, nil)
+	}
+	e.visits[ri] = append(e.visits[ri][:0], visits...)
+}
+
+// send starts an attempt of request ri, whose subrequests reach their nodes now.
+func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
+	r := &e.reqs.items[ri]
+	st := &e.streams[r.stream]
+	s := st.s
+	r.attempt++
+	r.live, r.fail, r.done = true, failNone, now
+	r.sent = now - e.m.Network
+	if r.kind == reqClient {
+		if r.counted {
+			st.out.Attempts++
+			if r.attempt > 1 {
+				st.out.Retries++
+			}
+		}
+		if w := e.window(r.sent); w >= 0 {
+			st.out.Win[w].Attempts++
+		}
+	}
+	if len(visits) == 0 {
+		r.live = false
+		e.attemptEnd(ri)
+		e.release(ri)
+		return
+	}
+	if s.Client.Timeout > 0 && r.kind == reqClient {
+		ti := e.timers.take()
+		e.timers.items[ti] = timer{req: ri, attempt: r.attempt}
+		e.h.pushKind(r.sent+s.Client.Timeout, ti, evTimer)
+		r.inflight++
+	}
+	r.pending = int32(len(visits))
+	r.inflight += int32(len(visits))
+	r.shard = visits[0].Shard
+	attempt := r.attempt
+	for _, v := range visits {
 		si := e.subs.take()
-		e.subs.items[si] = subreq{req: ri, shard: v.Shard, service: e.serviceTime(st, v.Partitions), write: s.Op == Write}
+		node := e.shardNode[v.Shard]
+		if e.m.ReadAny && s.Op != Write {
+			if k := e.aux.IntN(e.m.Replicas + 1); k > 0 {
+				node = int32((int(node) + k) % e.nNodes)
+			}
+		}
+		e.subs.items[si] = subreq{req: ri, shard: v.Shard, node: node, attempt: attempt, parts: v.Partitions,
+			service: e.serviceTime(st, s.Cost, v.Partitions), write: s.Op == Write}
 		e.reach(now, si)
 	}
 }
 
-// serviceTime draws the CPU time of a subrequest that works on k partitions: the sum of k
-// draws of one partition's service time.
-func (e *engine) serviceTime(st *streamState, k int32) Time {
+// serviceTime draws the CPU time of a subrequest that works on k partitions at a mean
+// cost of c each: the sum of k draws of one partition's service time.
+func (e *engine) serviceTime(st *streamState, c Time, k int32) Time {
 	s := st.s
-	c := float64(s.Cost)
 	switch s.Service.Kind {
 	case Constant:
-		return s.Cost * Time(k)
+		return c * Time(k)
 	case Lognormal:
+		mu := st.mu
+		if c != s.Cost {
+			mu += math.Log(float64(c) / float64(s.Cost))
+		}
 		var t float64
 		for range k {
-			t += math.Exp(st.mu + st.sigma*st.svc.NormFloat64())
+			t += math.Exp(mu + st.sigma*st.svc.NormFloat64())
 		}
 		return Time(t + 0.5)
 	default:
@@ -305,24 +500,29 @@ func (e *engine) serviceTime(st *streamState, k int32) Time {
 		for range k {
 			t += st.svc.ExpFloat64()
 		}
-		return Time(t*c + 0.5)
+		return Time(t*float64(c) + 0.5)
 	}
 }
 
 // reach handles subrequest si arriving at its node at time now.
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
-	ni := e.m.ShardNode[sub.shard]
+	if e.limits != nil && sub.req >= 0 && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+		e.throttled(now, si)
+		return
+	}
+	ni := int(sub.node)
 	n := &e.nodes[ni]
 	if n.busy < n.cores {
 		e.start(now, si, n)
 		return
 	}
 	if n.limit > 0 && n.q.len() >= n.limit {
-		r := &e.reqs.items[sub.req]
-		r.failed = true
+		ri, attempt := sub.req, sub.attempt
 		e.subs.put(si)
-		e.subDone(sub.req, now)
+		if ri >= 0 {
+			e.subEnd(ri, attempt, now, failRejected)
+		}
 		return
 	}
 	e.touchQueue(now, ni, n)
@@ -330,9 +530,7 @@ func (e *engine) reach(now Time, si int32) {
 	n.q.push(si)
 	e.shardQ[sub.shard]++
 	if e.queued++; e.queued > e.maxQueued && !e.stopped {
-		// The backlog has passed the bound: the offered load exceeds what the nodes serve.
-		e.res.Saturated, e.res.SaturatedAt, e.res.Backlog = true, now, e.queued
-		e.halt(now)
+		e.saturate(now)
 	}
 	w := e.window(now)
 	if w >= 0 {
@@ -341,6 +539,13 @@ func (e *engine) reach(now Time, si int32) {
 		sidx := w*e.nShards + int(sub.shard)
 		e.res.ShardMaxQueue[sidx] = max(e.res.ShardMaxQueue[sidx], e.shardQ[sub.shard])
 	}
+}
+
+// saturate stops a run whose backlog has passed the bound: the offered load exceeds what
+// the nodes serve.
+func (e *engine) saturate(now Time) {
+	e.res.Saturated, e.res.SaturatedAt, e.res.Backlog = true, now, e.queued
+	e.halt(now)
 }
 
 // touchQueue carries a node's queue length into the windows since the last change, so a
@@ -364,13 +569,17 @@ func (e *engine) touchQueue(now Time, ni int, n *nodeState) {
 // setWindow makes the window containing t (t >= 0) the current one. Past the end of the
 // run the current window is -1 and reaches to the end of time.
 func (e *engine) setWindow(t Time) {
+	prev := e.wIdx
 	if t >= e.m.Duration {
 		e.wIdx, e.wStart, e.wEnd = -1, e.m.Duration, Time(math.MaxInt64)
-		return
+	} else {
+		e.wIdx = int(t / e.m.Window)
+		e.wStart = Time(e.wIdx) * e.m.Window
+		e.wEnd = min(e.wStart+e.m.Window, e.m.Duration)
 	}
-	e.wIdx = int(t / e.m.Window)
-	e.wStart = Time(e.wIdx) * e.m.Window
-	e.wEnd = min(e.wStart+e.m.Window, e.m.Duration)
+	if e.perWindow && prev >= 0 && (e.wIdx < 0 || e.wIdx > prev) {
+		e.windowEnd(t, prev)
+	}
 }
 
 // touchShardQueue is touchQueue for one shard's own waiting subrequests.
@@ -417,11 +626,17 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 	e.res.ShardOps[w*e.nShards+int(sub.shard)]++
 	if sub.write {
 		sh.Rows++
+		if e.split != nil {
+			e.split.rows[sub.shard]++
+		}
 	}
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.
 	if end <= e.wEnd && w == e.wIdx {
 		e.res.ShardBusy[w*e.nShards+int(sub.shard)] += sub.service
 		sh.Busy += sub.service
+		if e.trackNode {
+			e.res.NodeBusy[w*e.nNodes+int(sub.node)] += sub.service
+		}
 		return
 	}
 	t := now
@@ -431,6 +646,9 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 		wEnd := min(Time(w+1)*e.m.Window, stop)
 		e.res.ShardBusy[w*e.nShards+int(sub.shard)] += wEnd - t
 		sh.Busy += wEnd - t
+		if e.trackNode {
+			e.res.NodeBusy[w*e.nNodes+int(sub.node)] += wEnd - t
+		}
 		t = wEnd
 	}
 }
@@ -438,10 +656,23 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 // done handles the end of subrequest si's service at time now.
 func (e *engine) done(now Time, si int32) {
 	sub := e.subs.items[si]
-	ni := e.m.ShardNode[sub.shard]
+	ni := int(sub.node)
 	n := &e.nodes[ni]
 	n.busy--
-	if n.q.len() > 0 {
+	e.startQueued(now, ni, n)
+	e.subs.put(si)
+	if sub.req < 0 {
+		return
+	}
+	if sub.write && e.m.Replicas > 0 {
+		e.replicate(now, &sub)
+	}
+	e.subEnd(sub.req, sub.attempt, now, failNone)
+}
+
+// startQueued starts waiting subrequests on node n's free cores.
+func (e *engine) startQueued(now Time, ni int, n *nodeState) {
+	for n.busy < n.cores && n.q.len() > 0 {
 		e.touchQueue(now, ni, n)
 		next := n.q.pop()
 		e.queued--
@@ -450,31 +681,80 @@ func (e *engine) done(now Time, si int32) {
 		e.shardQ[nsh]--
 		e.start(now, next, n)
 	}
-	e.subs.put(si)
-	e.subDone(sub.req, now)
 }
 
-// subDone records that one subrequest of request ri ended (served or rejected) at now.
-func (e *engine) subDone(ri int32, now Time) {
-	r := &e.reqs.items[ri]
-	r.done = max(r.done, now)
-	r.pending--
-	if r.pending == 0 {
-		e.complete(ri, r.done)
+// replicate sends a write the leader has applied to the shard's followers, which apply it
+// at the stream's apply cost; nobody waits for them.
+func (e *engine) replicate(now Time, sub *subreq) {
+	st := &e.streams[e.reqs.items[sub.req].stream]
+	leader := int(e.shardNode[sub.shard])
+	for k := 1; k <= e.m.Replicas; k++ {
+		si := e.subs.take()
+		e.subs.items[si] = subreq{req: -1, shard: sub.shard, node: int32((leader + k) % e.nNodes), parts: sub.parts,
+			service: e.serviceTime(st, st.s.ApplyCost, sub.parts)}
+		e.reach(now, si)
 	}
 }
 
-// complete records request ri, whose last subrequest ended at t, and frees its slot.
-func (e *engine) complete(ri int32, t Time) {
+// subEnd records that one subrequest of request ri's attempt ended at now: served, or
+// failed for reason fail.
+func (e *engine) subEnd(ri int32, attempt int32, now Time, fail uint8) {
 	r := &e.reqs.items[ri]
+	r.inflight--
+	if attempt == r.attempt && r.live {
+		r.fail = max(r.fail, fail)
+		r.done = max(r.done, now)
+		r.pending--
+		if r.pending == 0 {
+			r.live = false
+			e.attemptEnd(ri)
+		}
+	}
+	e.release(ri)
+}
+
+// release returns request ri's slot to the pool once nothing refers to it any more.
+func (e *engine) release(ri int32) {
+	r := &e.reqs.items[ri]
+	if r.finished && r.inflight == 0 {
+		e.reqs.put(ri)
+	}
+}
+
+// attemptEnd handles the end of request ri's current attempt: its last subrequest ended at
+// r.done, and the client hears of it a network delay later.
+func (e *engine) attemptEnd(ri int32) {
+	r := &e.reqs.items[ri]
+	t := r.done + e.m.Network
+	if (r.fail == failRejected || r.fail == failThrottled) && e.retry(ri, t) {
+		return
+	}
+	e.finish(ri, t, r.fail)
+}
+
+// finish records the outcome of request ri, which reached its client at t.
+func (e *engine) finish(ri int32, t Time, fail uint8) {
+	r := &e.reqs.items[ri]
+	r.finished = true
 	st := &e.streams[r.stream]
+	if r.lead || r.kind == reqRefresh {
+		e.cacheFilled(ri, t, fail)
+	}
+	if r.kind == reqRefresh {
+		return
+	}
 	out := st.out
-	arrival := t + e.m.Network // the response reaches the client
-	lat := arrival - r.issue
-	if w := e.window(arrival); w >= 0 {
+	lat := t - r.issue
+	if w := e.window(t); w >= 0 {
 		win := &out.Win[w]
-		if r.failed {
+		if fail != failNone {
 			win.Errors++
+			switch fail {
+			case failThrottled:
+				win.Throttled++
+			case failTimeout:
+				win.TimedOut++
+			}
 		} else {
 			win.Completed++
 			win.Max = max(win.Max, lat)
@@ -485,16 +765,28 @@ func (e *engine) complete(ri int32, t Time) {
 		}
 	}
 	if r.counted {
-		if r.failed {
-			out.Rejected++
-		} else {
+		switch fail {
+		case failNone:
 			out.Completed++
 			out.Latency.RecordValue(micros(lat))
 			out.LatencySum += float64(lat)
 			out.LatencyMax = max(out.LatencyMax, lat)
+			if r.sampled {
+				e.sample(st, r, lat)
+			}
+		case failRejected:
+			out.Rejected++
+		case failThrottled:
+			out.Throttled++
+		case failTimeout:
+			out.TimedOut++
+		case failLimited:
+			out.Limited++
 		}
 	}
-	e.reqs.put(ri)
+	if r.sampled {
+		st.det.unsample(r)
+	}
 }
 
 // micros converts a latency to the histograms' unit, rounding up and clamping to their range.
@@ -525,8 +817,9 @@ func (p *pool[T]) take() int32 {
 // put returns slot i to the pool.
 func (p *pool[T]) put(i int32) { p.free = append(p.free, i) }
 
-// finish derives the node totals from the shard series.
-func (e *engine) finish() {
+// wrapUp derives the node totals from the shard series and gathers what the mitigations
+// and detection recorded.
+func (e *engine) wrapUp() {
 	r := e.res
 	last := e.res.Elapsed - 1 // a stopped run's backlog is not carried past the stop
 	for ni := range e.nodes {
@@ -535,15 +828,35 @@ func (e *engine) finish() {
 	for sh := range e.shardQ {
 		e.touchShardQueue(last, sh)
 	}
-	for s := range r.Shards {
-		r.Nodes[r.Shards[s].Node].Busy += r.Shards[s].Busy
+	if e.split != nil {
+		e.split.trim()
 	}
+	nS := len(r.Shards)
+	if !e.trackNode {
+		for w := 0; w < r.Windows; w++ {
+			for s := 0; s < nS; s++ {
+				r.NodeBusy[w*e.nNodes+r.Shards[s].Node] += r.ShardBusy[w*nS+s]
+			}
+		}
+	}
+	for w := 0; w < r.Windows; w++ {
+		for n := range r.Nodes {
+			r.Nodes[n].Busy += r.NodeBusy[w*e.nNodes+n]
+		}
+	}
+	e.capacity()
 	for n := range r.Nodes {
 		mq := int32(0)
 		for w := 0; w < r.Windows; w++ {
 			mq = max(mq, r.NodeMaxQueue[w*e.nNodes+n])
 		}
 		r.Nodes[n].MaxQueue = int(mq)
+		r.Nodes[n].Cores = e.nodes[n].cores
+	}
+	for i := range e.streams {
+		if d := e.streams[i].det; d != nil {
+			d.report(e.streams[i].out)
+		}
 	}
 }
 

@@ -1,13 +1,26 @@
 package sim
 
-// event is the end of a subrequest's service. (A stream's next arrival is kept by the
-// stream itself; see engine.step.) Events are values in a slice-backed heap, so pushing and
-// popping never allocates (container/heap would box each one in an interface).
+// event is the end of a subrequest's service, or one of the rarer events of the
+// mitigations (see evKind). (A stream's next arrival is kept by the stream itself; see
+// engine.step.) Events are values in a slice-backed heap, so pushing and popping never
+// allocates (container/heap would box each one in an interface).
 type event struct {
-	at  Time
-	seq uint64 // insertion order: breaks ties so that the run is deterministic
-	idx int32  // the subrequest slot whose service ends
+	at   Time
+	seq  uint64 // insertion order: breaks ties so that the run is deterministic
+	idx  int32  // the subrequest slot whose service ends, or the slot kind refers to
+	kind evKind
 }
+
+// evKind says what an event does; idx names its object.
+type evKind uint8
+
+const (
+	evDone   evKind = iota // a subrequest's service ends (subrequest slot)
+	evTimer                // a client's timeout fires (timer slot)
+	evSend                 // a retried or rate-limited attempt reaches the nodes (request slot)
+	evAction               // an operator action (index in Model.Actions)
+	evMove                 // a new shard moves to its own node (shard)
+)
 
 func (a *event) less(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
@@ -23,10 +36,13 @@ type eventHeap struct {
 
 func (h *eventHeap) len() int { return len(h.ev) }
 
-// push schedules an event at time at.
-func (h *eventHeap) push(at Time, idx int32) {
+// push schedules the end of subrequest idx's service at time at.
+func (h *eventHeap) push(at Time, idx int32) { h.pushKind(at, idx, evDone) }
+
+// pushKind schedules an event of any kind.
+func (h *eventHeap) pushKind(at Time, idx int32, kind evKind) {
 	h.seq++
-	h.ev = append(h.ev, event{at: at, seq: h.seq, idx: idx})
+	h.ev = append(h.ev, event{at: at, seq: h.seq, idx: idx, kind: kind})
 	ev := h.ev
 	i := len(ev) - 1
 	e := ev[i]

@@ -108,10 +108,11 @@ type Action struct {
 // Detect configures what the engine records for detection and diagnosis (issue 8).
 type Detect struct {
 	// TopK is how many hot keys and hot partitions are reported per stream; the sketch
-	// tracks 8·TopK candidates. 0: DefaultTopK.
+	// tracks max(25·TopK, 256) candidates. 0: DefaultTopK.
 	TopK int
-	// SampleEvery is how often, on average, a request's latency is sampled for the per-key
-	// latency statistics: one request in SampleEvery (geometric gaps). 0: DefaultSampleEvery.
+	// SampleEvery is how often, on average, a request is sampled for detection (hot keys,
+	// hot partitions, per-key latency): one request in SampleEvery, at random. 0:
+	// DefaultSampleEvery.
 	SampleEvery int
 	// MaxKeys bounds the keys the per-key latency statistics hold. 0: DefaultMaxKeys.
 	MaxKeys int

@@ -115,7 +115,7 @@ type Model struct {
 	Replicas int
 	ReadAny  bool
 	Limits   *PartitionLimits
-	Split     *SplitPolicy
+	Split    *SplitPolicy
 	// Splitter is the scheme the planners route through when Split or
 	// Limits.SplitForHeat is set; the engine splits its shards.
 	Splitter *keyspace.Splitter

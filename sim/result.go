@@ -109,9 +109,11 @@ type StreamResult struct {
 	CacheJoined  int64 // misses that waited for another read of the same key (single-flight)
 	BackendReads int64 // reads of the database caused by the stream's cache misses and refreshes
 
-	// Detection (issue 8): the most requested keys and, for writes, the partitions written
-	// most, with the number of distinct partitions written (estimated), and the per-key
-	// latencies of a sample of requests.
+	// Detection looks at a random sample of the requests issued after the warmup
+	// (SampledRequests of them; see Model.Detect): the keys requested most and, for writes,
+	// the partitions written most, with their counts within the sample; the number of
+	// distinct partitions the sampled writes went to (estimated, exact up to 4,096); and
+	// the latencies of the sampled requests by key.
 	HotKeys           []KeyCount
 	HotPartitions     []KeyCount
 	PartitionsWritten int64
@@ -129,8 +131,8 @@ type WindowLatency struct {
 	BackendReads int64
 	Throttled    int64
 	TimedOut     int64
-	Max       Time
-	Hist      *hdrhistogram.Histogram // microseconds; nil when nothing completed
+	Max          Time
+	Hist         *hdrhistogram.Histogram // microseconds; nil when nothing completed
 }
 
 // ShardResult is one shard's totals over [0, Duration).
@@ -142,9 +144,9 @@ type ShardResult struct {
 	// Parent is the shard it was split from (-1 for the initial shards), at Created.
 	Parent  int
 	Created Time
-	Ops  int64 // subrequests served
-	Rows int64 // rows written
-	Busy Time  // CPU time spent on the shard's subrequests
+	Ops     int64 // subrequests served
+	Rows    int64 // rows written
+	Busy    Time  // CPU time spent on the shard's subrequests
 }
 
 // NodeResult is one node's totals over [0, Duration).

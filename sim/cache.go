@@ -1,0 +1,277 @@
+package sim
+
+// cache is the read cache of Model.Cache: a fixed number of entries in an LRU list, found
+// through an open-addressing index, so that a lookup, an insertion or an eviction never
+// allocates.
+type cache struct {
+	cfg        *Cache
+	on         bool
+	ent        []centry
+	head, tail int32   // LRU list: head is the most recently used
+	index      []int32 // linear probing; entry+1, 0 when empty
+	mask       uint64
+	used       int
+}
+
+type centry struct {
+	key uint64
+	// The value reached the client at from and expires at expires (client times); the
+	// value it replaced, if any, is what reads issued before from still see.
+	from, expires     Time
+	prevFrom, prevExp Time
+	hasPrev           bool
+	prev, next        int32 // LRU neighbours, -1 at the ends
+	wHead, wTail      int32 // requests waiting for the read in flight (single-flight)
+	valid             bool  // holds a value (which may have expired)
+	filling           bool  // a database read that will fill it is in flight
+}
+
+func newCache(c *Cache) *cache {
+	size := uint64(1)
+	for size < uint64(2*c.Capacity) {
+		size *= 2
+	}
+	return &cache{cfg: c, on: !c.Off, ent: make([]centry, c.Capacity), head: -1, tail: -1,
+		index: make([]int32, size), mask: size - 1}
+}
+
+func (c *cache) slot(key uint64) uint64 { return mix(key) & c.mask }
+
+// mix is the SplitMix64 finalizer, spreading keys over the index.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// find returns key's entry, or -1.
+func (c *cache) find(key uint64) int32 {
+	for p := c.slot(key); ; p = (p + 1) & c.mask {
+		i := c.index[p]
+		if i == 0 {
+			return -1
+		}
+		if c.ent[i-1].key == key {
+			return i - 1
+		}
+	}
+}
+
+// insert adds an empty entry for key (which must be absent), evicting the least recently
+// used entry that no read is filling when the cache is full. It returns -1 when every
+// entry is being filled.
+func (c *cache) insert(key uint64) int32 {
+	var i int32
+	if c.used < len(c.ent) {
+		i = int32(c.used)
+		c.used++
+	} else {
+		i = c.tail
+		for i >= 0 && c.ent[i].filling {
+			i = c.ent[i].prev
+		}
+		if i < 0 {
+			return -1
+		}
+		c.unindex(c.ent[i].key)
+		c.unlink(i)
+	}
+	c.ent[i] = centry{key: key, prev: -1, next: -1, wHead: -1, wTail: -1}
+	p := c.slot(key)
+	for c.index[p] != 0 {
+		p = (p + 1) & c.mask
+	}
+	c.index[p] = i + 1
+	c.pushFront(i)
+	return i
+}
+
+// unindex removes key from the index by backward-shift deletion, which keeps every other
+// key reachable from its home slot without tombstones.
+func (c *cache) unindex(key uint64) {
+	p := c.slot(key)
+	for c.ent[c.index[p]-1].key != key {
+		p = (p + 1) & c.mask
+	}
+	for q := (p + 1) & c.mask; c.index[q] != 0; q = (q + 1) & c.mask {
+		home := c.slot(c.ent[c.index[q]-1].key)
+		// The entry at q may move to the hole at p unless its home lies cyclically in (p, q].
+		if (q-home)&c.mask >= (q-p)&c.mask {
+			c.index[p] = c.index[q]
+			p = q
+		}
+	}
+	c.index[p] = 0
+}
+
+func (c *cache) unlink(i int32) {
+	en := &c.ent[i]
+	if en.prev >= 0 {
+		c.ent[en.prev].next = en.next
+	} else {
+		c.head = en.next
+	}
+	if en.next >= 0 {
+		c.ent[en.next].prev = en.prev
+	} else {
+		c.tail = en.prev
+	}
+	en.prev, en.next = -1, -1
+}
+
+func (c *cache) pushFront(i int32) {
+	en := &c.ent[i]
+	en.prev, en.next = -1, c.head
+	if c.head >= 0 {
+		c.ent[c.head].prev = i
+	}
+	c.head = i
+	if c.tail < 0 {
+		c.tail = i
+	}
+}
+
+// touch marks entry i as the most recently used.
+func (c *cache) touch(i int32) {
+	if c.head != i {
+		c.unlink(i)
+		c.pushFront(i)
+	}
+}
+
+// cacheRead looks up the key of read request ri, whose database read would reach its node
+// now. The cache sits with the client: it is consulted when the client issues the read
+// (now - network) and a value is in it from the time the database's answer reaches the
+// client. It reports true when the cache answered the read or the read waits for another
+// read of its key; false when it must read the database (a miss, which then fills the
+// cache).
+func (e *engine) cacheRead(now Time, ri int32) bool {
+	c := e.cache
+	r := &e.reqs.items[ri]
+	st := &e.streams[r.stream]
+	out := st.out
+	tc := now - e.m.Network
+	i := c.find(r.key)
+	if i >= 0 {
+		en := &c.ent[i]
+		c.touch(i)
+		// have: the client has a value, which expires at exp; pending: a newer one is on
+		// its way to the client, which has it at en.from.
+		have, exp := en.valid && tc >= en.from, en.expires
+		pending := en.valid && !have
+		if pending && en.hasPrev && tc >= en.prevFrom {
+			have, exp = true, en.prevExp
+		}
+		switch {
+		case have && tc < exp:
+			e.cacheHit(ri, false)
+			return true
+		case have && tc < exp+c.cfg.StaleWhileRevalidate:
+			if !en.filling && !pending {
+				en.filling = true
+				e.refresh(now, ri)
+			}
+			e.cacheHit(ri, true)
+			return true
+		case pending && c.cfg.SingleFlight:
+			if r.counted {
+				out.CacheJoined++
+			}
+			e.finish(ri, en.from, failNone)
+			e.release(ri)
+			return true
+		case en.filling && c.cfg.SingleFlight:
+			if en.wTail < 0 {
+				en.wHead = ri
+			} else {
+				e.reqs.items[en.wTail].next = ri
+			}
+			en.wTail = ri
+			if r.counted {
+				out.CacheJoined++
+			}
+			return true
+		}
+	} else {
+		i = c.insert(r.key)
+	}
+	if i >= 0 {
+		c.ent[i].filling = true
+	}
+	r.lead = true
+	e.countBackend(st, r.counted, now)
+	return false
+}
+
+// cacheHit answers request ri from the cache, at the hit cost.
+func (e *engine) cacheHit(ri int32, stale bool) {
+	r := &e.reqs.items[ri]
+	out := e.streams[r.stream].out
+	if r.counted {
+		out.CacheHits++
+		if stale {
+			out.CacheStale++
+		}
+	}
+	e.finish(ri, r.issue+e.cache.cfg.HitCost, failNone)
+	e.release(ri)
+}
+
+// refresh reads the key of request ri from the database in the background, to renew its
+// expired entry.
+func (e *engine) refresh(now Time, ri int32) {
+	r := e.reqs.items[ri]
+	st := &e.streams[r.stream]
+	rr := e.reqs.take()
+	e.reqs.items[rr] = request{issue: r.issue, sent: r.issue, done: now, key: r.key, stream: r.stream, next: -1, kind: reqRefresh}
+	e.keepVisits(rr, e.visits[ri])
+	e.countBackend(st, r.counted, now)
+	e.send(now, rr, e.visits[rr])
+}
+
+func (e *engine) countBackend(st *streamState, counted bool, now Time) {
+	if counted {
+		st.out.BackendReads++
+	}
+	if w := e.window(now); w >= 0 {
+		st.out.Win[w].BackendReads++
+	}
+}
+
+// cacheFilled handles the end of a database read that fills the cache (a miss or a
+// refresh) at t: on success the entry is fresh for a TTL; either way the requests waiting
+// for it get its outcome.
+func (e *engine) cacheFilled(ri int32, t Time, fail uint8) {
+	c := e.cache
+	key := e.reqs.items[ri].key
+	i := c.find(key)
+	if i < 0 {
+		if fail != failNone {
+			return
+		}
+		if i = c.insert(key); i < 0 {
+			return
+		}
+	}
+	en := &c.ent[i]
+	en.filling = false
+	if fail == failNone {
+		ttl := c.cfg.TTL
+		if j := c.cfg.Jitter; j > 0 {
+			ttl = Time(float64(ttl) * (1 + j*(2*e.aux.Float64()-1)))
+		}
+		if en.valid {
+			en.prevFrom, en.prevExp, en.hasPrev = en.from, en.expires, true
+		}
+		en.valid, en.from, en.expires = true, t, t+ttl
+	}
+	for w := en.wHead; w >= 0; {
+		next := e.reqs.items[w].next
+		e.finish(w, t, fail)
+		e.release(w)
+		w = next
+	}
+	en.wHead, en.wTail = -1, -1
+}

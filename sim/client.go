@@ -1,0 +1,115 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/shardsim/shardsim/keyspace"
+)
+
+// This file holds what the client does: timeouts, retries with backoff, and its own rate
+// limit.
+
+// timeout handles timer ti: the client stops waiting for an attempt at now, unless the
+// attempt ended first. The servers still finish the attempt's subrequests.
+func (e *engine) timeout(now Time, ti int32) {
+	tm := e.timers.items[ti]
+	e.timers.put(ti)
+	r := &e.reqs.items[tm.req]
+	r.inflight--
+	if tm.attempt == r.attempt && r.live {
+		r.live, r.fail = false, failTimeout
+		if !e.retry(tm.req, now) {
+			e.finish(tm.req, now, failTimeout)
+		}
+	}
+	e.release(tm.req)
+}
+
+// retry sends request ri again after a backoff, if its client has attempts left; the
+// client learnt of the failure at t. It reports whether it did.
+func (e *engine) retry(ri int32, t Time) bool {
+	r := &e.reqs.items[ri]
+	st := &e.streams[r.stream]
+	c := &st.s.Client
+	if r.kind != reqClient || int(r.attempt) > c.Retries {
+		return false
+	}
+	// Exponential backoff with full jitter: uniform on [0, min(max, base·2^(k-1))).
+	ceil := c.Backoff
+	for k := int32(1); k < r.attempt && ceil < c.BackoffMax; k++ {
+		ceil *= 2
+	}
+	ceil = min(ceil, c.BackoffMax)
+	var wait Time
+	if ceil > 0 {
+		wait = Time(st.cli.Int64N(int64(ceil)))
+	}
+	e.h.pushKind(t+wait+e.m.Network, ri, evSend)
+	return true
+}
+
+// sendEvent handles a request whose attempt reaches the nodes now: a retry (which must
+// pass the rate limit again) or one the rate limit held back.
+func (e *engine) sendEvent(now Time, ri int32) {
+	r := &e.reqs.items[ri]
+	if r.admitted {
+		r.admitted = false
+		e.queued--
+		e.send(now, ri, e.visits[ri])
+		return
+	}
+	if e.streams[r.stream].limit != nil {
+		e.admit(now, ri)
+		return
+	}
+	e.send(now, ri, e.visits[ri])
+}
+
+// limiter is a token bucket kept as GCRA (the generic cell rate algorithm): tat is the
+// theoretical arrival time of the next conforming request, so no refill is simulated.
+type limiter struct {
+	interval Time // 1/rate
+	tau      Time // how far ahead of its schedule the bucket may run: (burst-1) intervals
+	queue    bool
+	tat      Time
+}
+
+func newLimiter(l *Limit) *limiter {
+	iv := Time(math.Round(float64(Second) / l.Rate))
+	return &limiter{interval: max(iv, 1), tau: max(iv, 1) * Time(max(l.Burst, 1)-1), queue: l.Queue}
+}
+
+// admit passes request ri, whose attempt would reach the nodes now, through its stream's
+// rate limit: it is sent, rejected, or held back until its token comes.
+func (e *engine) admit(now Time, ri int32) {
+	r := &e.reqs.items[ri]
+	st := &e.streams[r.stream]
+	l := st.limit
+	t := now - e.m.Network // the client sends at t
+	if l.tat-l.tau <= t {
+		l.tat = max(l.tat, t) + l.interval
+		e.send(now, ri, e.visitsOf(ri, st))
+		return
+	}
+	if !l.queue {
+		e.finish(ri, t, failLimited)
+		e.release(ri)
+		return
+	}
+	at := l.tat - l.tau
+	l.tat += l.interval
+	r.admitted = true
+	if e.queued++; e.queued > e.maxQueued && !e.stopped {
+		e.saturate(now)
+	}
+	e.h.pushKind(at+e.m.Network, ri, evSend)
+}
+
+// visitsOf returns the visits of request ri: the stream's scratch plan for a request that
+// is being issued now, the kept copy for one sent again.
+func (e *engine) visitsOf(ri int32, st *streamState) []keyspace.Visit {
+	if st.keep {
+		return e.visits[ri]
+	}
+	return st.visits
+}

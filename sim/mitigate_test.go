@@ -1,0 +1,989 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// Tests of the mitigations (mitigate.go): each shows the mitigation's effect in numbers and
+// compares it with a closed form or an exact count. Each states its seed, sample size,
+// tolerance and the reasoning it compares with. The models are built by the functions
+// below, so that the determinism test can build each one twice.
+
+// keyDesign is a key of one part: field 0 as it is.
+var keyDesign = &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+
+func constRate(r float64) workload.Schedule { return workload.Schedule{{At: 0, Rate: r}} }
+
+// conserve checks that every request issued after the warmup has exactly one outcome, once
+// the run has drained (it must not have stopped early).
+func conserve(t *testing.T, r *Result) {
+	t.Helper()
+	if r.Saturated || r.Partial {
+		t.Fatalf("run stopped early (saturated %v at %v, partial %v): nothing to conserve", r.Saturated, r.SaturatedAt, r.Partial)
+	}
+	for i := range r.Streams {
+		s := &r.Streams[i]
+		if sum := s.Completed + s.Rejected + s.TimedOut + s.Throttled + s.Limited; sum != s.Offered {
+			t.Errorf("stream %s: completed %d + rejected %d + timed out %d + throttled %d + limited %d = %d, want offered %d",
+				s.Name, s.Completed, s.Rejected, s.TimedOut, s.Throttled, s.Limited, sum, s.Offered)
+		}
+	}
+}
+
+// ---- 1. cache hit ratio ----
+
+const (
+	cacheKeys  = 100_000
+	cacheSkew  = 0.99
+	cacheCap   = 1000
+	cacheRate  = 50_000.0
+	cacheNodes = 4
+)
+
+// cacheModel: Zipf(1e5, 0.99) point reads at 50,000/s for 4 s (1 s warmup) on 4 shards
+// (modulo) of 4-core nodes; with cache, an LRU of 1,000 keys whose TTL outlives the run.
+func cacheModel(withCache bool) *Model {
+	scheme := keyspace.NewModulo(cacheNodes)
+	m := &Model{
+		Seed: 11, Duration: 4 * Second, Warmup: Second, Window: Second, Network: 100 * Microsecond,
+		Nodes: make([]Node, cacheNodes), ShardNode: make([]int, cacheNodes),
+		Streams: []Stream{{
+			Name: "get", Op: Read, Cost: 20 * Microsecond,
+			Arrivals:  workload.NewPoisson(constRate(cacheRate)),
+			Fields:    []workload.Generator{workload.NewZipf(cacheKeys, cacheSkew, false)},
+			Planner:   keyspace.NewPointPlanner(keyDesign, scheme, true),
+			KeyFields: []int{0}, UseCache: true,
+		}},
+	}
+	for i := range m.Nodes {
+		m.Nodes[i], m.ShardNode[i] = Node{Cores: 4}, i
+	}
+	if withCache {
+		m.Cache = &Cache{Capacity: cacheCap, TTL: Hour, HitCost: 10 * Microsecond}
+	}
+	return m
+}
+
+// che returns Che's approximation of an LRU cache of capacity c under the independent
+// reference model with probabilities p: the characteristic time T solves
+// sum_i (1 - exp(-p_i T)) = c (by bisection; the left side increases with T), and key i is
+// in the cache with probability h_i = 1 - exp(-p_i T).
+func che(p []float64, c int) (T float64, h []float64) {
+	occ := func(T float64) float64 {
+		s := 0.0
+		for _, pi := range p {
+			s += -math.Expm1(-pi * T)
+		}
+		return s
+	}
+	lo, hi := 0.0, 1.0
+	for occ(hi) < float64(c) {
+		hi *= 2
+	}
+	for i := 0; i < 200; i++ {
+		mid := (lo + hi) / 2
+		if occ(mid) < float64(c) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	T = (lo + hi) / 2
+	h = make([]float64, len(p))
+	for i, pi := range p {
+		h[i] = -math.Expm1(-pi * T)
+	}
+	return T, h
+}
+
+// TestCacheHitRatioChe. Seed 11; Zipf(n = 1e5, s = 0.99) unscrambled (workload/zipf.go:
+// rank k is drawn with probability (k+1)^-s / sum_{j=1..n} j^-s, summed exactly here); an
+// LRU of C = 1,000 keys, TTL beyond the run, no jitter; 150,000 reads after a 1 s warmup (the
+// cache fills within the first 50 ms). The hit ratio CacheHits / Offered must match Che's
+// approximation sum_i p_i h_i within 3 percentage points (its error for Zipf LRU is well
+// under 1 point; the sampling error is about 0.2 points).
+//
+// The shard of the most popular key: with the cache its reads (ShardOps over windows 1-3)
+// must be the no-cache run's times the shard's Che miss ratio
+// sum_{i on shard} p_i (1 - h_i) / sum_{i on shard} p_i, within 0.03 (same seed, so both runs
+// draw the same keys at the same times; the only difference is which reads the cache
+// answers). Also, as a bound needing no approximation: the most popular key (p_0 = 8.3%,
+// requested every 0.24 ms) is never evicted, so its shard's reads fall by at least 95% of
+// its share of that shard's traffic.
+func TestCacheHitRatioChe(t *testing.T) {
+	p := make([]float64, cacheKeys)
+	sum := 0.0
+	for k := cacheKeys - 1; k >= 0; k-- { // small terms first
+		p[k] = math.Pow(float64(k+1), -cacheSkew)
+		sum += p[k]
+	}
+	for k := range p {
+		p[k] /= sum
+	}
+	T, h := che(p, cacheCap)
+	want := 0.0
+	for k := range p {
+		want += p[k] * h[k]
+	}
+
+	r := Run(cacheModel(true))
+	conserve(t, r)
+	s := &r.Streams[0]
+	got := float64(s.CacheHits) / float64(s.Offered)
+	t.Logf("hit ratio %.4f over %d reads; Che %.4f (T = %.0f requests)", got, s.Offered, want, T)
+	if math.Abs(got-want) > 0.03 {
+		t.Errorf("hit ratio %.4f, Che's approximation %.4f: off by more than 3 points", got, want)
+	}
+	if s.BackendReads+s.CacheHits+s.CacheJoined != s.Offered {
+		t.Errorf("backend reads %d + hits %d + joined %d != offered %d", s.BackendReads, s.CacheHits, s.CacheJoined, s.Offered)
+	}
+
+	// The hot key's shard.
+	scheme := keyspace.NewModulo(cacheNodes)
+	shardOf := func(k uint64) int {
+		key := keyDesign.Key([]uint64{k}, 0, 0)
+		return scheme.Shard(&key)
+	}
+	hot := shardOf(0)
+	var mass, miss float64
+	for k := range p {
+		if shardOf(uint64(k)) == hot {
+			mass += p[k]
+			miss += p[k] * (1 - h[k])
+		}
+	}
+	r0 := Run(cacheModel(false))
+	ops := func(r *Result) (n int64) {
+		for w := 1; w < r.Windows; w++ {
+			n += r.ShardOps[w*len(r.Shards)+hot]
+		}
+		return n
+	}
+	with, without := ops(r), ops(r0)
+	ratio := float64(with) / float64(without)
+	t.Logf("hot key's shard %d: %d reads with the cache, %d without: ratio %.4f; Che miss ratio %.4f; hot key's share of the shard %.4f",
+		hot, with, without, ratio, miss/mass, p[0]/mass)
+	if math.Abs(ratio-miss/mass) > 0.03 {
+		t.Errorf("hot shard's reads with/without cache %.4f, want its Che miss ratio %.4f within 0.03", ratio, miss/mass)
+	}
+	if ratio > 1-0.95*p[0]/mass {
+		t.Errorf("hot shard's reads fell only to %.4f of the uncached; the hot key alone is %.4f of them", ratio, p[0]/mass)
+	}
+}
+
+// ---- 2. stampede, single-flight, stale-while-revalidate ----
+
+const (
+	stampedeTTL     = Second
+	stampedeCost    = 5 * Millisecond
+	stampedeNetwork = Millisecond
+	stampedeRate    = 2000.0 // one read every 0.5 ms
+	stampedeDur     = 5 * Second
+)
+
+// stampedeModel: one key read every 0.5 ms (uniform arrivals from t = 0) through a cache
+// with a 1 s TTL and no jitter; a miss costs a 5 ms database read on one core, 1 ms of
+// network each way.
+func stampedeModel(singleFlight bool, swr Time) *Model {
+	return &Model{
+		Seed: 12, Duration: stampedeDur, Window: Second, Network: stampedeNetwork,
+		Nodes: []Node{{Cores: 1}}, ShardNode: []int{0},
+		Streams: []Stream{{
+			Name: "hot", Op: Read, Cost: stampedeCost, Service: Service{Kind: Constant},
+			Arrivals:  workload.NewUniformArrivals(constRate(stampedeRate)),
+			Fields:    []workload.Generator{workload.NewUniform(1)},
+			Planner:   keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
+			KeyFields: []int{0}, UseCache: true,
+		}},
+		Cache: &Cache{Capacity: 16, TTL: stampedeTTL, SingleFlight: singleFlight, StaleWhileRevalidate: swr},
+	}
+}
+
+// stampedeExpiries is the number of expiries in the run with single-flight. The read
+// issued at i misses, is served at once (nothing else reaches the database) and its
+// answer reaches the client at i + 2N + cost, where the entry is fresh until
+// i + 2N + cost + TTL (client time, compared with the issue times of later reads). So
+// misses are issued at k P, P = TTL + cost + 2N = 1.007 s, for k P < Duration: k = 0..4,
+// 4 expiries after the first miss (reads come every 0.5 ms; the count is the same for any
+// P in [1.0, 1.25) s).
+func stampedeExpiries() int {
+	P := stampedeTTL + stampedeCost + 2*stampedeNetwork
+	return int((stampedeDur - 1) / P)
+}
+
+// TestCacheStampede. Seed 12 (the model is deterministic: uniform arrivals, constant
+// costs); 10,000 reads of one key in 5 s. Without single-flight, every read that comes
+// while a refill is in flight reads the database too: more than one backend read per
+// expiry in every window (1 to 4 hold one expiry each). With single-flight exactly
+// 1 + expiries backend reads (see stampedeExpiries), the others join the one in flight.
+// With stale-while-revalidate (500 ms, longer than a refill) as well, every read after the
+// first is a hit or joined the first fill, and each expiry costs one background refresh.
+func TestCacheStampede(t *testing.T) {
+	exp := stampedeExpiries()
+	if exp != 4 {
+		t.Fatalf("test set-up: %d expiries, want 4", exp)
+	}
+	t.Run("no single-flight", func(t *testing.T) {
+		r := Run(stampedeModel(false, 0))
+		conserve(t, r)
+		s := &r.Streams[0]
+		t.Logf("backend reads %d for %d expiries + 1 initial miss; per window %v", s.BackendReads, exp, winBackend(s))
+		if s.BackendReads <= int64(2*(exp+1)) {
+			t.Errorf("backend reads %d, want a stampede: more than 2 per expiry (%d expiries + 1)", s.BackendReads, exp)
+		}
+		for w := 0; w <= exp; w++ {
+			if s.Win[w].BackendReads < 2 {
+				t.Errorf("window %d: %d backend reads, want a stampede (> 1)", w, s.Win[w].BackendReads)
+			}
+		}
+		if s.CacheJoined != 0 {
+			t.Errorf("%d reads joined without single-flight", s.CacheJoined)
+		}
+	})
+	t.Run("single-flight", func(t *testing.T) {
+		r := Run(stampedeModel(true, 0))
+		conserve(t, r)
+		s := &r.Streams[0]
+		t.Logf("backend reads %d, joined %d, hits %d of %d; per window %v", s.BackendReads, s.CacheJoined, s.CacheHits, s.Offered, winBackend(s))
+		if s.BackendReads != int64(exp+1) {
+			t.Errorf("backend reads %d, want exactly %d (1 initial miss + %d expiries)", s.BackendReads, exp+1, exp)
+		}
+		for w := 0; w <= exp; w++ {
+			if s.Win[w].BackendReads != 1 {
+				t.Errorf("window %d: %d backend reads, want 1", w, s.Win[w].BackendReads)
+			}
+		}
+		if s.CacheJoined == 0 {
+			t.Errorf("no read joined the refill in flight")
+		}
+		if s.CacheHits+s.CacheJoined+s.BackendReads != s.Offered {
+			t.Errorf("hits %d + joined %d + backend reads %d != offered %d", s.CacheHits, s.CacheJoined, s.BackendReads, s.Offered)
+		}
+	})
+	t.Run("stale-while-revalidate", func(t *testing.T) {
+		r := Run(stampedeModel(true, 500*Millisecond))
+		conserve(t, r)
+		s := &r.Streams[0]
+		t.Logf("backend reads %d, hits %d (stale %d), joined %d of %d", s.BackendReads, s.CacheHits, s.CacheStale, s.CacheJoined, s.Offered)
+		// Only the reads during the very first fill (nothing to serve yet) join it.
+		if s.CacheHits != s.Offered-1-s.CacheJoined {
+			t.Errorf("hits %d, want every read but the first and those joining the first fill: %d", s.CacheHits, s.Offered-1-s.CacheJoined)
+		}
+		// The first fill reaches the client at cost + 2N; the reads issued before it, but
+		// the first, join it.
+		if lim := int64((stampedeCost+2*stampedeNetwork)/Time(float64(Second)/stampedeRate)) - 1; s.CacheJoined > lim {
+			t.Errorf("%d reads joined, want only those of the first fill (at most %d)", s.CacheJoined, lim)
+		}
+		if s.BackendReads != int64(exp+1) {
+			t.Errorf("backend reads %d, want 1 initial miss + one refresh per expiry = %d", s.BackendReads, exp+1)
+		}
+		if s.CacheStale < int64(exp) {
+			t.Errorf("%d stale hits, want at least one per expiry (%d)", s.CacheStale, exp)
+		}
+		for w := 1; w <= exp; w++ {
+			if s.Win[w].BackendReads != 1 {
+				t.Errorf("window %d: %d backend reads, want 1 refresh", w, s.Win[w].BackendReads)
+			}
+		}
+	})
+}
+
+func winBackend(s *StreamResult) []int64 {
+	v := make([]int64, len(s.Win))
+	for w := range s.Win {
+		v[w] = s.Win[w].BackendReads
+	}
+	return v
+}
+
+// TestCacheExpiresInClientTime. Seed 12 (deterministic). The cache sits at the client: a
+// hit is answered HitCost after the read is issued (cache.go, cacheHit) and an entry's
+// expiry is set in client time, when the filling read's response reaches the client
+// (cacheFilled: expires = t + TTL, t = done + Network). So a read issued at i can be a hit
+// only if the value reached the client by i and has not expired by i. (Found by review:
+// the engine looked reads up at i + N, when they would reach a node, and showed a fill to
+// reads issued up to 2N before the value reached the client.)
+//
+// Model of TestCacheStampede without single-flight: the first read, issued at 0, is
+// answered at the client at 2N + cost = 7 ms, so the 14 reads issued at 0, 0.5, ...,
+// 6.5 ms find nothing and read the database, and every later read of window 0 is a hit:
+// window 0 has exactly 14 backend reads.
+// With single-flight the next miss is the first read issued at or after the expiry
+// 2N + cost + TTL = 1.007 s, so misses come every P = TTL + cost + 2N = 1.007 s; with
+// Duration = 4.026 s that is k = 0..3: 4 backend reads (with P = 1.006 s there would be a
+// fifth miss at 4.024 s).
+func TestCacheExpiresInClientTime(t *testing.T) {
+	r := Run(stampedeModel(false, 0))
+	if got := r.Streams[0].Win[0].BackendReads; got != 14 {
+		t.Errorf("window 0: %d backend reads, want 14: the reads issued before the first fill reaches the client at 7 ms", got)
+	}
+	m := stampedeModel(true, 0)
+	m.Duration = 4026 * Millisecond
+	r = Run(m)
+	if got := r.Streams[0].BackendReads; got != 4 {
+		t.Errorf("single-flight, 4.026 s: %d backend reads, want 4 (misses issued every TTL + cost + 2N = 1.007 s)", got)
+	}
+}
+
+// ---- 3. partition write limit ----
+
+// writeLimitModel: Poisson writes at 2,000/s, all to one partition on one shard, limited to
+// 1,000 write units per second with a 10 s bank (10,000 units, full at the start), 20 s.
+func writeLimitModel() *Model {
+	return &Model{
+		Seed: 13, Duration: 20 * Second, Window: Second, Network: 500 * Microsecond,
+		Nodes: []Node{{Cores: 1}}, ShardNode: []int{0},
+		Streams: []Stream{{
+			Name: "put", Op: Write, Cost: 100 * Microsecond,
+			Arrivals: workload.NewPoisson(constRate(2000)),
+			Fields:   []workload.Generator{workload.NewUniform(1)},
+			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
+		}},
+		Limits: &PartitionLimits{WriteUnits: 1000, Burst: 10 * Second},
+	}
+}
+
+// TestPartitionWriteLimit. Seed 13; 40,000 writes. The bank of 10,000 units drains at the
+// net 2,000 - 1,000 = 1,000/s, so it is empty after 10 s (± 0.15 s: the Poisson count's
+// standard deviation in 10 s is 141): windows 0-8 throttle nothing. From then on the
+// partition admits its refill, 1,000/s, of 2,000/s offered: the throttled share of windows
+// 11-19 (about 18,000 writes) must be 0.5 ± 0.03, and each of those windows 0.5 ± 0.06.
+func TestPartitionWriteLimit(t *testing.T) {
+	r := Run(writeLimitModel())
+	conserve(t, r)
+	s := &r.Streams[0]
+	for w := 0; w <= 8; w++ {
+		if s.Win[w].Throttled != 0 {
+			t.Errorf("window %d: %d writes throttled while the bank lasts", w, s.Win[w].Throttled)
+		}
+	}
+	var thr, all int64
+	for w := 11; w < r.Windows; w++ {
+		win := &s.Win[w]
+		n := win.Completed + win.Errors
+		f := float64(win.Throttled) / float64(n)
+		if math.Abs(f-0.5) > 0.06 {
+			t.Errorf("window %d: %.3f of %d writes throttled, want 0.5 ± 0.06", w, f, n)
+		}
+		thr += win.Throttled
+		all += n
+	}
+	f := float64(thr) / float64(all)
+	t.Logf("throttled %.4f of %d writes in windows 11-19; total throttled %d of %d", f, all, s.Throttled, s.Offered)
+	if math.Abs(f-0.5) > 0.03 {
+		t.Errorf("throttled %.4f of the writes once the bank is spent, want 0.5 ± 0.03", f)
+	}
+}
+
+// ---- 4. adaptive capacity ----
+
+// adaptiveModel: 4 shards, the table provisioned 2,000 write units/s, at most 1,000 per
+// partition, so each partition's share is 500/s, banked for 1 s; one partition offered
+// 3,000 writes/s (Poisson), the others none; 8 s.
+func adaptiveModel(adaptive bool) *Model {
+	m := &Model{
+		Seed: 14, Duration: 8 * Second, Window: Second, Network: 500 * Microsecond,
+		Nodes: make([]Node, 4), ShardNode: []int{0, 1, 2, 3},
+		Streams: []Stream{{
+			Name: "put", Op: Write, Cost: 50 * Microsecond,
+			Arrivals: workload.NewPoisson(constRate(3000)),
+			Fields:   []workload.Generator{workload.NewUniform(1)},
+			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(4), false),
+		}},
+		Limits: &PartitionLimits{WriteUnits: 1000, TableWriteUnits: 2000, Burst: Second, Adaptive: adaptive},
+	}
+	for i := range m.Nodes {
+		m.Nodes[i] = Node{Cores: 1}
+	}
+	return m
+}
+
+// TestAdaptiveCapacity. Seed 14; 24,000 writes. After window 0 (the banks), a partition
+// without adaptive capacity is admitted its share, 500/s; with it, it borrows the idle
+// partitions' capacity up to its maximum, 1,000/s. Windows 1-7, each ~3,000 writes: the
+// admitted (ShardOps of the hot shard: one write is one subrequest) must be 500 ± 25 and
+// 1,000 ± 50 (5%: the bucket level is continuous, so admissions track the refill closely);
+// and in every window, the first included, at most the maximum, 1,000 × 1 s, plus one
+// second's bank of the cap bucket, 1,000. The other partitions serve nothing.
+func TestAdaptiveCapacity(t *testing.T) {
+	for _, c := range []struct {
+		adaptive bool
+		want     float64
+	}{{false, 500}, {true, 1000}} {
+		t.Run(fmt.Sprintf("adaptive=%v", c.adaptive), func(t *testing.T) {
+			r := Run(adaptiveModel(c.adaptive))
+			conserve(t, r)
+			s := &r.Streams[0]
+			key := keyDesign.Key([]uint64{0}, 0, 0)
+			hot := keyspace.NewModulo(4).Shard(&key)
+			nS := len(r.Shards)
+			per := make([]int64, r.Windows)
+			for w := range per {
+				per[w] = r.ShardOps[w*nS+hot]
+				if per[w] > 2000 {
+					t.Errorf("window %d: %d writes admitted, more than the maximum 1,000/s plus a second's bank", w, per[w])
+				}
+				if w >= 1 && math.Abs(float64(per[w])-c.want) > 0.05*c.want {
+					t.Errorf("window %d: %d writes admitted, want %.0f ± 5%%", w, per[w], c.want)
+				}
+			}
+			for sh := range r.Shards {
+				if sh != hot && r.Shards[sh].Ops != 0 {
+					t.Errorf("idle shard %d served %d", sh, r.Shards[sh].Ops)
+				}
+			}
+			t.Logf("admitted per window %v; throttled %d of %d", per, s.Throttled, s.Offered)
+		})
+	}
+}
+
+// ---- 5. retries under overload ----
+
+// retryModel: one single-core node with a queue of 5, exponential 1 ms service, offered
+// 1,500/s (Poisson, 150% of its capacity) for 2 s; the client retries 3 times with
+// backoff 2 ms doubling up to 20 ms, and gives up on an attempt after timeout (0: never).
+func retryModel(timeout Time) *Model {
+	return &Model{
+		Seed: 15, Duration: 2 * Second, Window: 500 * Millisecond, Network: 200 * Microsecond,
+		Nodes: []Node{{Cores: 1, QueueLimit: 5}}, ShardNode: []int{0},
+		Streams: []Stream{{
+			Name: "get", Op: Read, Cost: Millisecond,
+			Arrivals: workload.NewPoisson(constRate(1500)),
+			Fields:   []workload.Generator{workload.NewUniform(1000)},
+			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
+			Client:   Client{Timeout: timeout, Retries: 3, Backoff: 2 * Millisecond, BackoffMax: 20 * Millisecond},
+		}},
+	}
+}
+
+// TestRetriesUnderOverload. Seed 15; about 3,000 requests. Exact identities: Retries =
+// Attempts - Offered; a request has at most 4 attempts, and one that ends rejected or timed
+// out used all 4, so Offered + 3 (Rejected + TimedOut) <= Attempts <= 4 Offered; the
+// windows' attempts add up to Attempts less those sent after the run. Amplification: the
+// node serves at most 1,000/s, so at least a third of the first attempts fail and
+// Attempts >= 1.3 Offered. Without timeouts, every request the node serves completes one
+// request (Shard Ops <= Completed, the difference being those served after the run).
+// With a 3 ms timeout some attempts time out, and the node still serves them: Ops >
+// Completed (wasted work).
+func TestRetriesUnderOverload(t *testing.T) {
+	for _, timeout := range []Time{0, 3 * Millisecond} {
+		t.Run(fmt.Sprintf("timeout=%v", timeout), func(t *testing.T) {
+			r := Run(retryModel(timeout))
+			conserve(t, r)
+			s := &r.Streams[0]
+			t.Logf("offered %d, attempts %d (x%.2f), retries %d, completed %d, rejected %d, timed out %d, node ops %d",
+				s.Offered, s.Attempts, float64(s.Attempts)/float64(s.Offered), s.Retries, s.Completed, s.Rejected, s.TimedOut, r.Shards[0].Ops)
+			if s.Retries != s.Attempts-s.Offered {
+				t.Errorf("retries %d != attempts %d - offered %d", s.Retries, s.Attempts, s.Offered)
+			}
+			if float64(s.Attempts) < 1.3*float64(s.Offered) {
+				t.Errorf("attempts %d, want retry amplification >= 1.3 x offered %d", s.Attempts, s.Offered)
+			}
+			if lo := s.Offered + 3*(s.Rejected+s.TimedOut); s.Attempts < lo || s.Attempts > 4*s.Offered {
+				t.Errorf("attempts %d outside [%d, %d]", s.Attempts, lo, 4*s.Offered)
+			}
+			var winAttempts int64
+			for w := range s.Win {
+				winAttempts += s.Win[w].Attempts
+			}
+			if winAttempts > s.Attempts || winAttempts < s.Attempts-100 {
+				t.Errorf("windows hold %d attempts, run %d", winAttempts, s.Attempts)
+			}
+			if s.Rejected == 0 {
+				t.Errorf("no request rejected at 150%% load with a queue of 5")
+			}
+			if timeout == 0 {
+				if s.TimedOut != 0 {
+					t.Errorf("%d timed out without a timeout", s.TimedOut)
+				}
+				if ops := r.Shards[0].Ops; ops > s.Completed || ops < s.Completed-50 {
+					t.Errorf("node served %d, completed %d: want every served read to complete one request", ops, s.Completed)
+				}
+			} else {
+				if s.TimedOut == 0 {
+					t.Errorf("no request timed out with a 3 ms timeout")
+				}
+				if r.Shards[0].Ops <= s.Completed {
+					t.Errorf("node served %d <= completed %d: timed-out attempts must still be served", r.Shards[0].Ops, s.Completed)
+				}
+			}
+		})
+	}
+}
+
+// ---- 6. client rate limit ----
+
+// rateLimitModel: 1,000 reads/s (uniform: one every 1 ms from t = 0, or Poisson) through a
+// client limit of 500/s with a burst of 1, for dur.
+func rateLimitModel(queue, poisson bool, dur Time) *Model {
+	var arr workload.Arrivals = workload.NewUniformArrivals(constRate(1000))
+	if poisson {
+		arr = workload.NewPoisson(constRate(1000))
+	}
+	return &Model{
+		Seed: 16, Duration: dur, Window: Second, Network: Millisecond,
+		Nodes: []Node{{Cores: 1}}, ShardNode: []int{0},
+		Streams: []Stream{{
+			Name: "get", Op: Read, Cost: 100 * Microsecond, Service: Service{Kind: Constant},
+			Arrivals: arr,
+			Fields:   []workload.Generator{workload.NewUniform(1000)},
+			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
+			Client:   Client{Limit: &Limit{Rate: 500, Burst: 1, Queue: queue}},
+		}},
+	}
+}
+
+// TestClientRateLimit. Seed 16.
+//   - Uniform, rejecting, 10 s (10,000 requests): a token every 2 ms, a request every 1 ms:
+//     exactly every other request is limited, 5,000 ± 1.
+//   - Poisson, rejecting, 10 s: with a burst of 1 the admitted requests form a renewal
+//     process, each admission followed by the 2 ms token interval and then an exponential
+//     wait for the next arrival (mean 1 ms): 1 / 3 ms = 333/s admitted, 2/3 limited. The
+//     count's relative standard deviation is about 0.6%; tolerance 3%.
+//   - Uniform, queueing, 2 s (2,000 requests): nothing is limited; request k (issued at
+//     k ms) gets its token at 2k ms, so completions come at 500/s (windows 0 and 1: 499 and
+//     500 ± 2) and the last request, issued at 1.999 s, waits 1.999 s: the largest latency
+//     is 1.999 s + 2 network + 0.1 ms service = 2.0011 s within 0.1%.
+func TestClientRateLimit(t *testing.T) {
+	t.Run("reject", func(t *testing.T) {
+		r := Run(rateLimitModel(false, false, 10*Second))
+		conserve(t, r)
+		s := &r.Streams[0]
+		t.Logf("limited %d of %d", s.Limited, s.Offered)
+		if s.Offered != 10000 || s.Limited < 4999 || s.Limited > 5001 {
+			t.Errorf("limited %d of %d, want half of 10,000", s.Limited, s.Offered)
+		}
+	})
+	t.Run("reject poisson", func(t *testing.T) {
+		r := Run(rateLimitModel(false, true, 10*Second))
+		conserve(t, r)
+		s := &r.Streams[0]
+		adm := float64(s.Offered-s.Limited) / r.Duration.Seconds()
+		t.Logf("admitted %.1f/s of %d offered; renewal theory 333.3/s", adm, s.Offered)
+		if math.Abs(adm-1000.0/3)/(1000.0/3) > 0.03 {
+			t.Errorf("admitted %.1f/s, want 1/(2 ms + 1 ms) = 333.3/s within 3%%", adm)
+		}
+	})
+	t.Run("queue", func(t *testing.T) {
+		r := Run(rateLimitModel(true, false, 2*Second))
+		conserve(t, r)
+		s := &r.Streams[0]
+		want := 1999*Millisecond + 2*Millisecond + 100*Microsecond
+		t.Logf("limited %d, completed %d of %d; per window %d, %d; max latency %v (backlog wait: %v), p99 %.1f ms",
+			s.Limited, s.Completed, s.Offered, s.Win[0].Completed, s.Win[1].Completed, s.LatencyMax, want, s.QuantileMillis(0.99))
+		if s.Limited != 0 || s.Completed != s.Offered {
+			t.Errorf("limited %d, completed %d of %d: a queueing limit must limit nothing", s.Limited, s.Completed, s.Offered)
+		}
+		if c := s.Win[0].Completed; c < 497 || c > 501 {
+			t.Errorf("window 0: %d completed, want 499 ± 2 (500/s)", c)
+		}
+		if c := s.Win[1].Completed; c < 498 || c > 502 {
+			t.Errorf("window 1: %d completed, want 500 ± 2 (500/s)", c)
+		}
+		if d := math.Abs(float64(s.LatencyMax-want)) / float64(want); d > 0.001 {
+			t.Errorf("max latency %v, want the backlog's wait %v within 0.1%%", s.LatencyMax, want)
+		}
+		if s.QuantileMillis(0.99) < 0.98*1999 {
+			t.Errorf("p99 %.1f ms, want near the last requests' wait of 2 s", s.QuantileMillis(0.99))
+		}
+	})
+}
+
+// ---- 7. split by load ----
+
+// splitModel: a range scheme of 3 shards (splits at keys 1000 and 2000) wrapped in a
+// splitter of at most 8; writes of a time-ordered sequence id (all far above 2000, so all on
+// shard 2 at first) at 800/s (uniform), constant 1 ms each on single-core nodes: load 0.8
+// on whichever shard takes the newest keys. Split above load 0.5, moved at once; 4 nodes,
+// 6 s.
+func splitModel() *Model {
+	rng := keyspace.NewRange([]keyspace.Key{{N: 1, P: [keyspace.MaxParts]uint64{1000}}, {N: 1, P: [keyspace.MaxParts]uint64{2000}}})
+	sp := keyspace.NewSplitter(rng, 8)
+	return &Model{
+		Seed: 17, Duration: 6 * Second, Window: Second, Network: 500 * Microsecond,
+		Nodes: []Node{{Cores: 1}, {Cores: 1}, {Cores: 1}, {Cores: 1}}, ShardNode: []int{0, 1, 2},
+		Streams: []Stream{{
+			Name: "put", Op: Write, Cost: Millisecond, Service: Service{Kind: Constant},
+			Arrivals: workload.NewUniformArrivals(constRate(800)),
+			Fields:   []workload.Generator{workload.NewSequence()},
+			Planner:  keyspace.NewPointPlanner(keyDesign, sp, false),
+		}},
+		Split:    &SplitPolicy{Load: 0.5, Move: 0, MaxShards: 8},
+		Splitter: sp,
+	}
+}
+
+// TestSplitByLoad. Seed 17 (deterministic arrivals and costs); 4,800 writes. Each window
+// the shard taking the newest keys runs at load 0.8 > 0.5 and splits at the window's end;
+// the new shard takes the upper half, where every later (larger) key goes: the heat moves
+// with it. So the run must end with more than 3 shards (one split per window but the last:
+// 8, the splitter's maximum), its events must hold splits and moves, the busiest shard of
+// the last window must be one made by a split, and shard 2, the first hot shard, must
+// serve nothing from window 2 on.
+func TestSplitByLoad(t *testing.T) {
+	r := Run(splitModel())
+	conserve(t, r)
+	nS := len(r.Shards)
+	var splits, moves int
+	for _, ev := range r.Events {
+		switch ev.Kind {
+		case "split":
+			splits++
+		case "move":
+			moves++
+		}
+	}
+	t.Logf("%d shards at the end, %d splits, %d moves; events %v", nS, splits, moves, r.Events)
+	if nS <= 3 || splits == 0 || moves == 0 {
+		t.Fatalf("%d shards, %d splits, %d moves: want the hot shard split and moved", nS, splits, moves)
+	}
+	if nS != 3+splits {
+		t.Errorf("%d shards, want 3 + %d splits", nS, splits)
+	}
+	last := r.Windows - 1
+	busiest := 0
+	for s := 0; s < nS; s++ {
+		if r.ShardBusy[last*nS+s] > r.ShardBusy[last*nS+busiest] {
+			busiest = s
+		}
+	}
+	t.Logf("last window: busiest shard %d (parent %d, created %v), load %.2f", busiest, r.Shards[busiest].Parent, r.Shards[busiest].Created, r.ShardUtilization(last, busiest))
+	if r.Shards[busiest].Parent < 0 {
+		t.Errorf("the last window's busiest shard %d is an initial shard; want one made by a split", busiest)
+	}
+	for w := 2; w < r.Windows; w++ {
+		if ops := r.ShardOps[w*nS+2]; ops != 0 {
+			t.Errorf("window %d: shard 2 served %d writes after its heat moved to the split-off shard", w, ops)
+		}
+	}
+}
+
+// ---- 8. replicas ----
+
+// replicaModel: 3 single-core nodes, 3 shards (modulo), 2 followers each (follower k of a
+// shard on node leader+k mod 3), for 3 s. Reads: one key read 10,000/s at a constant
+// 20 µs, from any copy. Writes: one key written 1,000/s at a constant 100 µs on the leader
+// and 50 µs to apply on each follower.
+func replicaModel(reads bool) *Model {
+	m := &Model{
+		Seed: 18, Duration: 3 * Second, Window: Second, Network: 200 * Microsecond,
+		Nodes: []Node{{Cores: 1}, {Cores: 1}, {Cores: 1}}, ShardNode: []int{0, 1, 2},
+		Replicas: 2, ReadAny: true,
+	}
+	scheme := keyspace.NewModulo(3)
+	if reads {
+		m.Streams = []Stream{{
+			Name: "get", Op: Read, Cost: 20 * Microsecond, Service: Service{Kind: Constant},
+			Arrivals: workload.NewPoisson(constRate(10000)),
+			Fields:   []workload.Generator{workload.NewUniform(1)},
+			Planner:  keyspace.NewPointPlanner(keyDesign, scheme, true),
+		}}
+	} else {
+		m.Streams = []Stream{{
+			Name: "put", Op: Write, Cost: 100 * Microsecond, ApplyCost: 50 * Microsecond, Service: Service{Kind: Constant},
+			Arrivals: workload.NewPoisson(constRate(1000)),
+			Fields:   []workload.Generator{workload.NewUniform(1)},
+			Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false),
+		}}
+	}
+	return m
+}
+
+// TestReplicas. Seed 18.
+//   - Reads (30,000 of one key, ReadAny): each goes to the leader or one of the 2 followers
+//     at random, so each node serves a third: NodeBusy (constant cost, so busy = 20 µs ×
+//     reads served) a third of the total within ±0.012 (the share's standard deviation is
+//     0.0027).
+//   - Writes (3,000 of one key): the leader's node is busy writes × 100 µs and each
+//     follower's node writes × 50 µs, within 0.5% (only work cut at the end of the run
+//     differs).
+func TestReplicas(t *testing.T) {
+	key := keyDesign.Key([]uint64{0}, 0, 0)
+	leader := keyspace.NewModulo(3).Shard(&key)
+	t.Run("reads", func(t *testing.T) {
+		r := Run(replicaModel(true))
+		conserve(t, r)
+		var total Time
+		for n := range r.Nodes {
+			total += r.Nodes[n].Busy
+		}
+		for n := range r.Nodes {
+			f := float64(r.Nodes[n].Busy) / float64(total)
+			t.Logf("node %d (leader %v): %.4f of the reads' work", n, n == leader, f)
+			if math.Abs(f-1.0/3) > 0.012 {
+				t.Errorf("node %d does %.4f of the reads' work, want 1/3 ± 0.012", n, f)
+			}
+		}
+		if want := Time(r.Streams[0].Offered) * 20 * Microsecond; math.Abs(float64(total-want)) > 0.005*float64(want) {
+			t.Errorf("nodes busy %v in all, want reads × 20 µs = %v", total, want)
+		}
+	})
+	t.Run("writes", func(t *testing.T) {
+		r := Run(replicaModel(false))
+		conserve(t, r)
+		w := r.Streams[0].Offered
+		for n := range r.Nodes {
+			want := Time(w) * 50 * Microsecond
+			if n == leader {
+				want = Time(w) * 100 * Microsecond
+			}
+			t.Logf("node %d (leader %v): busy %v, want %v", n, n == leader, r.Nodes[n].Busy, want)
+			if math.Abs(float64(r.Nodes[n].Busy-want)) > 0.005*float64(want) {
+				t.Errorf("node %d busy %v, want %v within 0.5%%", n, r.Nodes[n].Busy, want)
+			}
+		}
+	})
+}
+
+// ---- 9. timed action ----
+
+const actionAt = 4500 * Millisecond
+
+// actionModel: one single-core node offered 1,500/s (Poisson) of constant 1 ms reads, for
+// 10 s; at 4.5 s an operator gives it 4 cores.
+func actionModel() *Model {
+	return &Model{
+		Seed: 19, Duration: 10 * Second, Window: Second, Network: 200 * Microsecond,
+		Nodes: []Node{{Cores: 1}}, ShardNode: []int{0},
+		Streams: []Stream{{
+			Name: "get", Op: Read, Cost: Millisecond, Service: Service{Kind: Constant},
+			Arrivals: workload.NewPoisson(constRate(1500)),
+			Fields:   []workload.Generator{workload.NewUniform(1000)},
+			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
+		}},
+		Actions: []Action{{At: actionAt, Kind: SetCores, Node: 0, Cores: 4, Text: "scale up"}},
+	}
+}
+
+// TestActionSetCores. Seed 19; 15,000 reads. Before the action the node gets 1,500/s with
+// capacity 1,000/s: its backlog grows by ~500/s, to ~2,250 at 4.5 s (window 4's max queue at
+// least 1,500). Window 3 is saturated throughout, so its busy time is exactly its capacity,
+// 1 s. With 4 cores it drains at 2,500/s (within ~1 s), and from window 7 on it is an
+// M/D/4 at load 0.375 whose queue stays under 50. NodeCapacity is exact: 1 s of core time
+// per window before, 4 s after, and in window 4, 1 × 0.5 s + 4 × 0.5 s = 2.5 s. Events hold
+// the action at 4.5 s.
+func TestActionSetCores(t *testing.T) {
+	r := Run(actionModel())
+	conserve(t, r)
+	aw := int(actionAt / r.Window)
+	for w := 0; w < r.Windows; w++ {
+		start, end := Time(w)*r.Window, Time(w)*r.Window+r.WindowSpan(w)
+		var want Time
+		switch {
+		case w < aw:
+			want = end - start
+		case w == aw:
+			want = 1*(actionAt-start) + 4*(end-actionAt)
+		default:
+			want = 4 * (end - start)
+		}
+		if got := r.NodeCapacity[w]; got != want {
+			t.Errorf("window %d: capacity %v, want %v", w, got, want)
+		}
+	}
+	t.Logf("max queue per window %v; busy per window %v", r.NodeMaxQueue, r.NodeBusy)
+	if r.NodeBusy[3] != Second {
+		t.Errorf("window 3: busy %v, want exactly 1s (saturated)", r.NodeBusy[3])
+	}
+	if r.NodeMaxQueue[aw] < 1500 {
+		t.Errorf("window %d: max queue %d, want the backlog of ~2,250", aw, r.NodeMaxQueue[aw])
+	}
+	for w := 1; w < aw; w++ {
+		if r.NodeMaxQueue[w] <= r.NodeMaxQueue[w-1] {
+			t.Errorf("window %d: max queue %d did not grow from %d while overloaded", w, r.NodeMaxQueue[w], r.NodeMaxQueue[w-1])
+		}
+	}
+	for w := 7; w < r.Windows; w++ {
+		if r.NodeMaxQueue[w] >= 50 {
+			t.Errorf("window %d: max queue %d, want the backlog drained (< 50)", w, r.NodeMaxQueue[w])
+		}
+	}
+	if len(r.Events) != 1 || r.Events[0] != (Event{At: actionAt, Kind: "action", Shard: -1, Text: "scale up"}) {
+		t.Errorf("events %v, want the one action at %v", r.Events, actionAt)
+	}
+	if r.Nodes[0].Cores != 4 {
+		t.Errorf("node ends with %d cores, want 4", r.Nodes[0].Cores)
+	}
+}
+
+// ---- 10. determinism ----
+
+// TestMitigationsDeterministic runs each model above twice and requires identical Results
+// (reflect.DeepEqual over the whole Result, histograms included).
+func TestMitigationsDeterministic(t *testing.T) {
+	models := []struct {
+		name string
+		mk   func() *Model
+	}{
+		{"cache", func() *Model { return cacheModel(true) }},
+		{"stampede", func() *Model { return stampedeModel(false, 0) }},
+		{"single-flight+swr", func() *Model { return stampedeModel(true, 500*Millisecond) }},
+		{"write limit", writeLimitModel},
+		{"adaptive", func() *Model { return adaptiveModel(true) }},
+		{"retries+timeouts", func() *Model { return retryModel(3 * Millisecond) }},
+		{"rate limit queue", func() *Model { return rateLimitModel(true, false, 2*Second) }},
+		{"rate limit poisson", func() *Model { return rateLimitModel(false, true, 10*Second) }},
+		{"split", splitModel},
+		{"replica reads", func() *Model { return replicaModel(true) }},
+		{"replica writes", func() *Model { return replicaModel(false) }},
+		{"action", actionModel},
+		{"all", func() *Model { return allocModel(Second) }},
+	}
+	for _, c := range models {
+		t.Run(c.name, func(t *testing.T) {
+			a, b := Run(c.mk()), Run(c.mk())
+			if !reflect.DeepEqual(a, b) {
+				for i := range a.Streams {
+					x, y := a.Streams[i], b.Streams[i]
+					x.Latency, y.Latency, x.Win, y.Win = nil, nil, nil, nil
+					if !reflect.DeepEqual(x, y) {
+						t.Errorf("stream %d differs:\n%+v\n%+v", i, x, y)
+					}
+				}
+				t.Fatalf("two runs of the same model differ")
+			}
+		})
+	}
+}
+
+// ---- 11. no allocations ----
+
+// allocModel is a busy model with every per-request mitigation on: a cache (LRU of 10,000,
+// 50 ms TTL with jitter, single-flight, stale-while-revalidate) in front of Zipf reads,
+// clients with timeouts and retries, a queueing client rate limit on the writes, node queue
+// limits, one follower per shard with reads from any copy, non-binding partition limits,
+// and detection (KeyFields) on both streams.
+func allocModel(dur Time) *Model {
+	const shards = 8
+	d := keyDesign
+	scheme := keyspace.NewModulo(shards)
+	cli := Client{Timeout: 2 * Millisecond, Retries: 2, Backoff: Millisecond, BackoffMax: 8 * Millisecond}
+	m := &Model{
+		Seed: 20, Duration: dur, Window: dur, Network: 200 * Microsecond,
+		Nodes: make([]Node, shards), ShardNode: make([]int, shards),
+		Streams: []Stream{
+			{Name: "r", Op: Read, Cost: 150 * Microsecond, UseCache: true, KeyFields: []int{0}, Client: cli,
+				Arrivals: workload.NewPoisson(constRate(40000)),
+				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
+				Planner:  keyspace.NewPointPlanner(d, scheme, true)},
+			{Name: "w", Op: Write, Cost: 200 * Microsecond, ApplyCost: 50 * Microsecond, KeyFields: []int{0},
+				Client:   Client{Timeout: 2 * Millisecond, Retries: 2, Backoff: Millisecond, BackoffMax: 8 * Millisecond, Limit: &Limit{Rate: 20000, Burst: 10, Queue: true}},
+				Arrivals: workload.NewPoisson(constRate(8000)),
+				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
+				Planner:  keyspace.NewPointPlanner(d, scheme, false)},
+		},
+		Cache:    &Cache{Capacity: 10000, TTL: 50 * Millisecond, Jitter: 0.2, HitCost: 50 * Microsecond, SingleFlight: true, StaleWhileRevalidate: 10 * Millisecond},
+		Replicas: 1, ReadAny: true,
+		Limits: &PartitionLimits{WriteUnits: 1e6, ReadUnits: 1e6, Burst: Second},
+	}
+	for i := range m.Nodes {
+		m.Nodes[i], m.ShardNode[i] = Node{Cores: 1, QueueLimit: 8}, i
+	}
+	return m
+}
+
+// reserve grows the engine's slot pools (requests, subrequests, timers, kept visits, the
+// detection's pending samples) and the event heap to twice their size (pools: plus 64), so that a later
+// peak of requests in flight does not grow them: the engine's design is that once a pool
+// has reached the run's largest number in flight, taking a slot does not allocate, and
+// a random new peak after the warmup is not what this test looks for.
+func reserve(e *engine) {
+	growPool(&e.reqs)
+	growPool(&e.subs)
+	growPool(&e.timers)
+	for len(e.visits) < len(e.reqs.items) {
+		e.visits = append(e.visits, nil)
+	}
+	for i := range e.visits {
+		if e.visits[i] == nil {
+			e.visits[i] = make([]keyspace.Visit, 0, 4)
+		}
+	}
+	for i := range e.streams {
+		if d := e.streams[i].det; d != nil {
+			growPool(&d.pending)
+		}
+	}
+	e.h.ev = slices.Grow(e.h.ev, len(e.h.ev))
+}
+
+func growPool[T any](p *pool[T]) {
+	n := len(p.items) + 64
+	taken := make([]int32, 0, n)
+	for range n {
+		taken = append(taken, p.take())
+	}
+	p.free = slices.Grow(p.free, len(p.items))
+	for i := len(taken) - 1; i >= 0; i-- {
+		p.put(taken[i])
+	}
+}
+
+// TestNoAllocationsWithMitigations is TestNoAllocationsPerRequest for allocModel: after
+// 1,000,000 events of warmup (about 7 s simulated) and reserve, 20 stretches of 10,000
+// events must allocate nothing. Each stretch is measured on its own (testing.AllocsPerRun
+// with one run), so that a single allocation in any stretch fails the test instead of
+// vanishing in the integer average of AllocsPerRun(20, ...). The window spans the whole
+// run, so no per-window histogram is allocated in the measured stretch. Detection keeps
+// its default MaxKeys (65,536 per-key latency slots), which the sampled Zipf keys do not
+// fill in the run.
+func TestNoAllocationsWithMitigations(t *testing.T) {
+	e := newEngine(allocModel(100 * Second))
+	for i := 0; i < 1_000_000; i++ {
+		if !e.step() {
+			t.Fatal("model ran out of events in warmup")
+		}
+	}
+	reserve(e)
+	var total float64
+	for i := 0; i < 20; i++ {
+		a := testing.AllocsPerRun(1, func() {
+			for j := 0; j < 10_000; j++ {
+				if !e.step() {
+					t.Fatal("model ran out of events")
+				}
+			}
+		})
+		if a != 0 {
+			t.Logf("stretch %d (to %v): %v allocations", i, e.now, a)
+		}
+		total += a
+	}
+	out := e.res.Streams
+	t.Logf("after %v: reads %d (hits %d, joined %d, stale %d, timed out %d, rejected %d, retries %d), writes %d (timed out %d, rejected %d); per-key latency slots %d, %d",
+		e.now, out[0].Offered, out[0].CacheHits, out[0].CacheJoined, out[0].CacheStale, out[0].TimedOut, out[0].Rejected, out[0].Retries,
+		out[1].Offered, out[1].TimedOut, out[1].Rejected, e.streams[0].det.lat.Len(), e.streams[1].det.lat.Len())
+	if out[0].CacheHits == 0 || out[0].CacheJoined == 0 || out[0].CacheStale == 0 || out[0].TimedOut == 0 || out[0].Rejected == 0 || out[1].TimedOut+out[1].Rejected == 0 {
+		t.Errorf("the model does not exercise the mitigations it is meant to")
+	}
+	if total != 0 {
+		t.Errorf("%v allocations in 20 × 10,000 events in steady state, want 0", total)
+	}
+}
+
+// TestMitigationsReleaseSlots runs each model to its end and requires every request,
+// subrequest and timer slot back in its pool and nothing left queued or scheduled: a
+// request the mitigations forget (a joined read never answered, a limited or throttled
+// request never released) would stay taken.
+func TestMitigationsReleaseSlots(t *testing.T) {
+	for name, m := range map[string]*Model{
+		"all": allocModel(2 * Second), "stampede": stampedeModel(false, 0), "swr": stampedeModel(true, 500*Millisecond),
+		"retries": retryModel(3 * Millisecond), "queueing limit": rateLimitModel(true, false, 2*Second),
+		"rejecting limit": rateLimitModel(false, true, 2*Second), "write limit": writeLimitModel(),
+		"replicas": replicaModel(false), "split": splitModel(), "action": actionModel(),
+	} {
+		e := newEngine(m)
+		e.run()
+		if len(e.reqs.free) != len(e.reqs.items) || len(e.subs.free) != len(e.subs.items) || len(e.timers.free) != len(e.timers.items) || e.queued != 0 || e.h.len() != 0 {
+			t.Errorf("%s: requests %d of %d free, subrequests %d of %d, timers %d of %d; %d queued, %d events left",
+				name, len(e.reqs.free), len(e.reqs.items), len(e.subs.free), len(e.subs.items), len(e.timers.free), len(e.timers.items), e.queued, e.h.len())
+		}
+	}
+}

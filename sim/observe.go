@@ -1,0 +1,176 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/keyspace"
+)
+
+// streamDetect gathers what detection needs about one stream's keys, in memory bounded by
+// Model.Detect: the most requested keys (a Space-Saving sketch), for writes the partitions
+// written most and how many there are, and the latencies of a sample of requests by key.
+type streamDetect struct {
+	nf      int // key fields
+	topK    int
+	keys    *detect.SpaceSaving
+	keyVals []uint64 // nf values per sketch slot
+	keyShrd []int32
+
+	parts    *detect.SpaceSaving // writes only
+	partKeys []keyspace.Key
+	partShrd []int32
+	distinct *detect.Distinct
+
+	lat     *detect.KeyStats
+	latVals []uint64
+	latShrd []int32
+	pending pool[[keyspace.MaxParts]uint64] // key values of sampled requests in flight
+	every   float64
+	skip    int64 // requests until the next sample
+	sampled int64
+}
+
+func newStreamDetect(m *Model, s *Stream) *streamDetect {
+	if len(s.KeyFields) == 0 || len(s.KeyFields) > keyspace.MaxParts {
+		return nil
+	}
+	cfg := m.Detect
+	topK := cfg.TopK
+	if topK <= 0 {
+		topK = DefaultTopK
+	}
+	every := cfg.SampleEvery
+	if every <= 0 {
+		every = DefaultSampleEvery
+	}
+	maxKeys := cfg.MaxKeys
+	if maxKeys <= 0 {
+		maxKeys = DefaultMaxKeys
+	}
+	nf := len(s.KeyFields)
+	// Space-Saving keeps every key whose share is above 1/capacity; 25 counters per
+	// reported key find the true top 10 of a Zipf(0.99) sample (detect's test), 8 did not.
+	capacity := max(25*topK, 256)
+	d := &streamDetect{nf: nf, topK: topK, keys: detect.NewSpaceSaving(capacity),
+		keyVals: make([]uint64, nf*capacity), keyShrd: make([]int32, capacity),
+		lat: detect.NewKeyStats(maxKeys), every: float64(every), skip: 1,
+		latVals: make([]uint64, 0, nf*maxKeys), latShrd: make([]int32, 0, maxKeys)}
+	if s.Op == Write {
+		d.parts = detect.NewSpaceSaving(capacity)
+		d.partKeys = make([]keyspace.Key, capacity)
+		d.partShrd = make([]int32, capacity)
+		d.distinct = detect.NewDistinct(4096)
+	}
+	return d
+}
+
+// keyID is the identity of the row a point request names: a hash of its key fields.
+func keyID(st *streamState) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	for _, f := range st.s.KeyFields {
+		h = mix(h ^ st.fields[f])
+	}
+	return h
+}
+
+// observe counts request ri, just planned, in its stream's detection sketches when the
+// sampler picks it. Detection looks at a sample, as a production client sampling one
+// request in N at random would: gaps between samples are geometric with mean N, so each
+// request is picked with probability 1/N, independently. Sampling keeps the cost of
+// detection to a few nanoseconds per request.
+func (e *engine) observe(st *streamState, ri int32) {
+	d := st.det
+	r := &e.reqs.items[ri]
+	if !r.counted {
+		return
+	}
+	if d.skip--; d.skip > 0 {
+		return
+	}
+	d.skip = 1
+	if d.every > 1 {
+		d.skip += int64(math.Log(1-e.aux.Float64()) / math.Log1p(-1/d.every))
+	}
+	if !st.needKey {
+		r.key = keyID(st)
+	}
+	shard := int32(-1)
+	if len(st.visits) > 0 {
+		shard = st.visits[0].Shard
+	}
+	slot, fresh := d.keys.Add(r.key)
+	if fresh {
+		v := d.keyVals[slot*d.nf : (slot+1)*d.nf]
+		for i, f := range st.s.KeyFields {
+			v[i] = st.fields[f]
+		}
+	}
+	d.keyShrd[slot] = shard
+	if d.parts != nil && st.point != nil {
+		k := st.point.LastKey()
+		h := k.Hash()
+		slot, fresh := d.parts.Add(h)
+		if fresh {
+			d.partKeys[slot] = *k
+		}
+		d.partShrd[slot] = shard
+		d.distinct.Add(h)
+	}
+	r.sampled = true
+	d.sampled++
+	pi := d.pending.take()
+	v := &d.pending.items[pi]
+	for i, f := range st.s.KeyFields {
+		v[i] = st.fields[f]
+	}
+	r.sample = pi
+}
+
+// sample records the latency of sampled request r, which succeeded.
+func (e *engine) sample(st *streamState, r *request, lat Time) {
+	d := st.det
+	v := &d.pending.items[r.sample]
+	if slot, fresh, ok := d.lat.Add(r.key, float64(lat)); ok {
+		if fresh {
+			d.latVals = append(d.latVals, v[:d.nf]...)
+			d.latShrd = append(d.latShrd, r.shard)
+		}
+		d.latShrd[slot] = r.shard
+	}
+}
+
+// unsample frees the key values a sampled request kept.
+func (d *streamDetect) unsample(r *request) {
+	if r.sampled {
+		d.pending.put(r.sample)
+		r.sampled = false
+	}
+}
+
+// report puts the stream's detection figures into out.
+func (d *streamDetect) report(out *StreamResult) {
+	for _, c := range d.keys.Top(d.topK) {
+		out.HotKeys = append(out.HotKeys, KeyCount{
+			Values: append([]uint64(nil), d.keyVals[c.Slot*d.nf:(c.Slot+1)*d.nf]...),
+			Count:  c.Count, Error: c.Error, Shard: int(d.keyShrd[c.Slot]),
+		})
+	}
+	if d.parts != nil {
+		for _, c := range d.parts.Top(d.topK) {
+			out.HotPartitions = append(out.HotPartitions, KeyCount{
+				Values: append([]uint64(nil), d.partKeys[c.Slot].Parts()...),
+				Count:  c.Count, Error: c.Error, Shard: int(d.partShrd[c.Slot]),
+			})
+		}
+		out.PartitionsWritten = int64(math.Round(d.distinct.Estimate()))
+	}
+	for slot := 0; slot < d.lat.Len(); slot++ {
+		_, n, sum := d.lat.At(slot)
+		out.KeyLatencies = append(out.KeyLatencies, KeyLatency{
+			Values:  append([]uint64(nil), d.latVals[slot*d.nf:(slot+1)*d.nf]...),
+			Samples: n, Mean: Time(sum/float64(n) + 0.5), Shard: int(d.latShrd[slot]),
+		})
+	}
+	out.SampledRequests = d.sampled
+}

@@ -19,6 +19,12 @@ type File struct {
 	Table      Table    `toml:"table"`
 	Keyspace   Keyspace `toml:"keyspace"`
 	Streams    []Stream `toml:"streams"`
+	// Cache is the read-through cache in front of the database (nil: none).
+	Cache *Cache `toml:"cache"`
+	// Actions are timed operator actions, applied in time order.
+	Actions []Action `toml:"actions"`
+	// Detect tunes hot-key detection and per-key latency outliers (nil: defaults).
+	Detect *Detect `toml:"detect"`
 }
 
 // A [[variants]] entry is decoded as a File of its own (its name and description are the
@@ -34,6 +40,13 @@ type Cluster struct {
 	Placement  string       `toml:"placement"`
 	ShardNodes []int        `toml:"shard_nodes"`
 	Node       []NodeConfig `toml:"node"`
+	// Replicas is the number of followers of every shard (default 0), on the nodes after
+	// the leader's.
+	Replicas *int `toml:"replicas"`
+	// ReadFrom is "leader" (default) or "any": where reads and scans go.
+	ReadFrom string `toml:"read_from"`
+	// ApplyCost is a follower's CPU time per write (default: the write stream's cost).
+	ApplyCost string `toml:"apply_cost"`
 }
 
 // NodeConfig overrides one node ([[cluster.node]]).
@@ -75,6 +88,40 @@ type Keyspace struct {
 	Vnodes    *int       `toml:"vnodes"`
 	Splits    string     `toml:"splits"`
 	Directory []DirEntry `toml:"directory"`
+	// Limits are per-partition throughput limits (nil: none).
+	Limits *Limits `toml:"limits"`
+	// Split splits shards automatically while the run goes on (nil: never).
+	Split *Split `toml:"split"`
+	// Copies spreads hot keys over several copies (nil: none).
+	Copies *Copies `toml:"copies"`
+}
+
+// Limits is [keyspace.limits]: DynamoDB-style per-partition throughput limits.
+type Limits struct {
+	WriteUnits      *float64 `toml:"write_units"`
+	ReadUnits       *float64 `toml:"read_units"`
+	TableWriteUnits *float64 `toml:"table_write_units"`
+	TableReadUnits  *float64 `toml:"table_read_units"`
+	Burst           string   `toml:"burst"`
+	Adaptive        *bool    `toml:"adaptive"`
+	SplitForHeat    *bool    `toml:"split_for_heat"`
+}
+
+// Split is [keyspace.split]: automatic splits by size (rows) and by load.
+type Split struct {
+	Rows      *int64   `toml:"rows"`
+	Load      *float64 `toml:"load"`
+	Move      string   `toml:"move"`
+	MaxShards *int     `toml:"max_shards"`
+}
+
+// Copies is [keyspace.copies]: the rows of a few hot values of one key field are written
+// to count copies (an extra trailing key part), and each read picks one.
+type Copies struct {
+	Count *int   `toml:"count"`
+	Keys  []any  `toml:"keys"`
+	Top   *int   `toml:"top"`
+	Field string `toml:"field"`
 }
 
 // DirEntry is one [[keyspace.directory]] entry: the rows whose field equals value live on
@@ -105,6 +152,56 @@ type Stream struct {
 	// Burst multiplies the rate by burst.factor during the first burst.width of every
 	// burst.every (nil: no bursts).
 	Burst *Burst `toml:"burst"`
+	// Timeout is how long the client waits for an attempt (default: for ever).
+	Timeout string `toml:"timeout"`
+	// Retries is how many more attempts follow a timed-out, rejected or throttled one.
+	Retries *int `toml:"retries"`
+	// Backoff and BackoffMax shape the exponential backoff between attempts.
+	Backoff    string `toml:"backoff"`
+	BackoffMax string `toml:"backoff_max"`
+	// Limit is a client-side token bucket (nil: none).
+	Limit *Limit `toml:"limit"`
+}
+
+// Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }.
+type Limit struct {
+	Rate     *float64 `toml:"rate"`
+	Burst    *int     `toml:"burst"`
+	Overflow string   `toml:"overflow"`
+}
+
+// Cache is the [cache] table.
+type Cache struct {
+	Capacity             *int     `toml:"capacity"`
+	TTL                  string   `toml:"ttl"`
+	Jitter               *float64 `toml:"jitter"`
+	HitCost              string   `toml:"hit_cost"`
+	SingleFlight         *bool    `toml:"single_flight"`
+	StaleWhileRevalidate string   `toml:"stale_while_revalidate"`
+	Enabled              *bool    `toml:"enabled"`
+	Streams              []string `toml:"streams"`
+}
+
+// Action is one [[actions]] entry: at a time, one setting changes. Limit is a limit table
+// or the string "none", so it is decoded by hand (see resolveActions).
+type Action struct {
+	At         string `toml:"at"`
+	Node       *int   `toml:"node"`
+	Cores      *int   `toml:"cores"`
+	QueueLimit *int   `toml:"queue_limit"`
+	Stream     string `toml:"stream"`
+	Limit      any    `toml:"limit"`
+	Cache      *bool  `toml:"cache"`
+	Note       string `toml:"note"`
+}
+
+// Detect is the [detect] table.
+type Detect struct {
+	TopK              *int     `toml:"top_k"`
+	SampleEvery       *int     `toml:"sample_every"`
+	MaxKeys           *int     `toml:"max_keys"`
+	OutlierFactor     *float64 `toml:"outlier_factor"`
+	OutlierMinSamples *int     `toml:"outlier_min_samples"`
 }
 
 // Burst is a stream's burst = { every = "1m", width = "2s", factor = 10, offset = "0s" }:

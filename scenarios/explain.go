@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -18,6 +19,9 @@ type Explanation struct {
 	Streams   []StreamPlan
 	Shards    []OfferedLoad
 	Nodes     []OfferedLoad
+	// Notes say what the figures assume about the variant's mitigations (replicas, the
+	// cache, splits, limits), one sentence each; empty without them.
+	Notes []string
 }
 
 // StreamPlan is the fan-out of one request of a stream, and its rates.
@@ -35,7 +39,9 @@ type StreamPlan struct {
 
 // OfferedLoad is the offered load of a shard or node as a fraction of its node's cores: Mean at
 // every stream's mean rate, Peak at every stream's peak rate (an upper bound when streams
-// peak at different times). Above 1 the node cannot keep up.
+// peak at different times). Above 1 the node cannot keep up. With replicas, a shard's load
+// is its leader's, and a node's load includes the followers it hosts (the writes they
+// apply and, with read_from = "any", their share of the reads).
 type OfferedLoad struct {
 	ID    int
 	Node  int
@@ -62,8 +68,11 @@ func (v *Variant) Explain() *Explanation {
 	for sh, n := range s.shardNode {
 		ex.NodeShard[n] = append(ex.NodeShard[n], sh)
 	}
-	shardMean := make([]float64, s.shards) // core-seconds per second
+	shardMean := make([]float64, s.shards) // core-seconds per second, on the leader
 	shardPeak := make([]float64, s.shards)
+	nodeWorkMean := make([]float64, len(s.nodes)) // core-seconds per second, followers included
+	nodeWorkPeak := make([]float64, len(s.nodes))
+	copiesOf := s.replicas + 1 // where a shard's reads go, with read_from = "any"
 	for i := range m.Streams {
 		st := &m.Streams[i]
 		ss := &s.streams[i]
@@ -81,23 +90,67 @@ func (v *Variant) Explain() *Explanation {
 		sampleStream(s, ss, st, &plan)
 		for sh, parts := range plan.Shares {
 			work := parts * st.Cost.Seconds()
+			leader := s.shardNode[sh]
+			spread := st.Op != sim.Write && s.readAny && s.replicas > 0
+			if spread {
+				work /= float64(copiesOf) // the leader's share; each follower takes as much
+			}
 			shardMean[sh] += plan.MeanRate * work
 			shardPeak[sh] += plan.PeakRate * work
+			nodeWorkMean[leader] += plan.MeanRate * work
+			nodeWorkPeak[leader] += plan.PeakRate * work
+			for k := 1; k <= s.replicas; k++ {
+				follower := (leader + k) % len(s.nodes)
+				fw := work
+				if st.Op == sim.Write {
+					fw = parts * st.ApplyCost.Seconds()
+				} else if !spread {
+					continue
+				}
+				nodeWorkMean[follower] += plan.MeanRate * fw
+				nodeWorkPeak[follower] += plan.PeakRate * fw
+			}
 		}
 		ex.Streams = append(ex.Streams, plan)
 	}
-	nodeMean := make([]float64, len(s.nodes))
-	nodePeak := make([]float64, len(s.nodes))
 	for sh, n := range s.shardNode {
 		cores := float64(s.nodes[n].Cores)
 		ex.Shards = append(ex.Shards, OfferedLoad{ID: sh, Node: n, Cores: s.nodes[n].Cores, Mean: shardMean[sh] / cores, Peak: shardPeak[sh] / cores})
-		nodeMean[n] += shardMean[sh] / cores
-		nodePeak[n] += shardPeak[sh] / cores
 	}
 	for n := range s.nodes {
-		ex.Nodes = append(ex.Nodes, OfferedLoad{ID: n, Node: n, Cores: s.nodes[n].Cores, Mean: nodeMean[n], Peak: nodePeak[n]})
+		cores := float64(s.nodes[n].Cores)
+		ex.Nodes = append(ex.Nodes, OfferedLoad{ID: n, Node: n, Cores: s.nodes[n].Cores, Mean: nodeWorkMean[n] / cores, Peak: nodeWorkPeak[n] / cores})
 	}
+	ex.Notes = s.explainNotes()
 	return ex
+}
+
+// explainNotes says how the variant's mitigations enter the figures, or that they do not.
+func (s *spec) explainNotes() []string {
+	var notes []string
+	if s.replicas > 0 {
+		n := fmt.Sprintf("%d follower(s) per shard on the next node(s): node loads include the writes they apply", s.replicas)
+		if s.readAny {
+			n += " and, with read_from = \"any\", reads spread evenly over the leader and its followers (a shard's load is its leader's share)"
+		}
+		notes = append(notes, n)
+	}
+	if s.cache != nil {
+		notes = append(notes, "the figures ignore the cache: every read is counted as reaching the database (its hit ratio is known only by running)")
+	}
+	if s.split != nil {
+		notes = append(notes, fmt.Sprintf("the figures are for the initial %d shards: automatic splits (up to %d shards) happen only in a run", s.shards, s.maxShards))
+	}
+	if s.limits != nil {
+		notes = append(notes, "the figures ignore the per-partition limits: throttled requests are counted as served")
+	}
+	if s.copies != nil {
+		notes = append(notes, fmt.Sprintf("hot-key copies: a write of one of the %d copied %s values is counted on each of its %d copies, a read on one", len(s.copies.keys), s.fieldNames[s.copies.field], s.copies.count))
+	}
+	if len(s.actions) > 0 {
+		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.actions)))
+	}
+	return notes
 }
 
 // sampleStream fills plan's fan-out figures and per-shard partition shares by planning
@@ -137,7 +190,9 @@ func sampleStream(s *spec, ss *streamSpec, st *sim.Stream, plan *StreamPlan) {
 		subs += w * float64(len(visits))
 		for _, v := range visits {
 			parts += w * float64(v.Partitions)
-			plan.Shares[v.Shard] += w * float64(v.Partitions)
+			if int(v.Shard) < len(plan.Shares) { // only the initial shards exist: no split happens here
+				plan.Shares[v.Shard] += w * float64(v.Partitions)
+			}
 		}
 	}
 	if totalW == 0 {

@@ -202,6 +202,39 @@ func checkModel(t *testing.T, sc *scenarios.Scenario, v *scenarios.Variant, m *s
 		if len(st.Fields) < 1 || len(st.Fields) > fuzzMaxFields || len(st.Fields) != len(m.Streams[0].Fields) {
 			t.Errorf("variant %q stream %q: %d fields", v.Name, st.Name, len(st.Fields))
 		}
+		for _, f := range st.KeyFields {
+			if f < 0 || f >= len(st.Fields) || st.Fields[f] == nil {
+				t.Errorf("variant %q stream %q: key field %d is not drawn", v.Name, st.Name, f)
+			}
+		}
+		if st.ApplyCost <= 0 || st.Client.Retries < 0 || st.Client.Timeout < 0 || (st.UseCache && (m.Cache == nil || st.Op != sim.Read)) {
+			t.Errorf("variant %q stream %q: apply cost %v, client %+v, cache %v", v.Name, st.Name, st.ApplyCost, st.Client, st.UseCache)
+		}
+	}
+	if m.Replicas < 0 || m.Replicas >= len(m.Nodes) {
+		t.Errorf("variant %q: %d replicas on %d nodes", v.Name, m.Replicas, len(m.Nodes))
+	}
+	if (m.Split != nil) != (m.Splitter != nil) || (m.Split != nil && (m.Split.MaxShards < len(m.ShardNode) || m.Splitter.Max() != m.Split.MaxShards || v.MaxShards != m.Split.MaxShards)) {
+		t.Errorf("variant %q: split %+v, splitter %v, max shards %d", v.Name, m.Split, m.Splitter, v.MaxShards)
+	}
+	for i, a := range m.Actions {
+		if a.At < 0 || a.At >= m.Duration || (i > 0 && a.At < m.Actions[i-1].At) || a.Text == "" {
+			t.Errorf("variant %q: action %d %+v", v.Name, i, a)
+		}
+		switch a.Kind {
+		case sim.SetCores, sim.SetQueueLimit:
+			if a.Node < 0 || a.Node >= len(m.Nodes) || (a.Kind == sim.SetCores && a.Cores < 1) || a.QueueLimit < 0 {
+				t.Errorf("variant %q: action %d %+v", v.Name, i, a)
+			}
+		case sim.SetLimit:
+			if a.Stream < 0 || a.Stream >= len(m.Streams) {
+				t.Errorf("variant %q: action %d %+v", v.Name, i, a)
+			}
+		case sim.SetCache:
+			if m.Cache == nil {
+				t.Errorf("variant %q: action %d %+v without a cache", v.Name, i, a)
+			}
+		}
 	}
 }
 

@@ -38,9 +38,12 @@ type Variant struct {
 	Name        string
 	Description string
 	Nodes       int
-	Shards      int
-	Streams     []StreamInfo
-	spec        *spec
+	Shards      int // at the start of the run
+	// MaxShards is the most shards the variant can have: Shards, or keyspace.split's
+	// max_shards when shards split during the run (per-shard results are sized for it).
+	MaxShards int
+	Streams   []StreamInfo
+	spec      *spec
 }
 
 // StreamInfo names a stream, its operation and its p99 alert thresholds.
@@ -240,7 +243,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 }
 
 func newVariant(name, desc string, s *spec) *Variant {
-	v := &Variant{Name: name, Description: desc, Nodes: len(s.nodes), Shards: s.shards, spec: s}
+	v := &Variant{Name: name, Description: desc, Nodes: len(s.nodes), Shards: s.shards, MaxShards: max(s.shards, s.maxShards), spec: s}
 	for _, st := range s.streams {
 		v.Streams = append(v.Streams, StreamInfo{Name: st.name, Op: st.op, SLO: st.slo})
 	}

@@ -28,9 +28,24 @@ func (v *Variant) Model() *sim.Model {
 	if !design.Salted() {
 		design.Salt = 0
 	}
-	scheme := s.buildScheme(design)
+	var scheme keyspace.Scheme = s.buildScheme(design)
+	if s.copies != nil {
+		// The history sample that cut the range splits holds ordinary keys: copies are
+		// added after it, as a migration would add them to an existing table.
+		keys := make(map[uint64]bool, len(s.copies.keys))
+		for _, k := range s.copies.keys {
+			keys[k] = true
+		}
+		design.Copies = &keyspace.Copies{Field: s.copies.field, Keys: keys, Count: s.copies.count}
+	}
+	if s.split != nil {
+		// Every planner routes through the one splitter, so a split moves every stream's keys.
+		sp := keyspace.NewSplitter(scheme, s.maxShards)
+		m.Splitter, scheme = sp, sp
+	}
+	s.mitigations(m)
 	needed := s.neededFields()
-	for _, ss := range s.streams {
+	for i, ss := range s.streams {
 		st := sim.Stream{
 			Name:    ss.name,
 			Op:      ss.op,
@@ -38,7 +53,20 @@ func (v *Variant) Model() *sim.Model {
 			Service: ss.service,
 			Age:     ss.age.build(),
 			Fields:  make([]workload.Generator, len(ss.fields)),
+			Client:  ss.client,
 		}
+		if ss.client.Limit != nil {
+			l := *ss.client.Limit
+			st.Client.Limit = &l
+		}
+		st.ApplyCost = ss.cost
+		if s.applyCost > 0 {
+			st.ApplyCost = s.applyCost
+		}
+		if ss.op != sim.Scan {
+			st.KeyFields = keyFieldsOf(s.parts)
+		}
+		st.UseCache = s.cache != nil && s.cacheStreams[i]
 		switch bursty := ss.burst != nil && ss.burst.Factor > 1; {
 		case bursty && ss.uniform:
 			st.Arrivals = workload.NewBurstUniform(ss.schedule, *ss.burst)
@@ -49,14 +77,18 @@ func (v *Variant) Model() *sim.Model {
 		default:
 			st.Arrivals = workload.NewPoisson(ss.schedule)
 		}
-		for i, fs := range ss.fields {
-			if needed[i] {
-				st.Fields[i] = fs.build()
+		for f, fs := range ss.fields {
+			// A point request draws its key's raw time field too: the engine names the
+			// row by KeyFields (time-ordered generators draw no random numbers).
+			if needed[f] || slices.Contains(st.KeyFields, f) {
+				st.Fields[f] = fs.build()
 			}
 		}
 		switch {
 		case ss.op == sim.Scan && ss.query != nil:
 			st.Planner = s.queryPlanner(design, scheme, ss)
+		case ss.op == sim.Scan && m.Splitter != nil:
+			st.Planner = keyspace.NewScatterPlannerFor(scheme) // the live shards, splits included
 		case ss.op == sim.Scan:
 			st.Planner = keyspace.NewScatterPlanner(s.shards)
 		default:
@@ -65,6 +97,34 @@ func (v *Variant) Model() *sim.Model {
 		m.Streams = append(m.Streams, st)
 	}
 	return m
+}
+
+// mitigations sets the model's mitigation and detection fields; a scenario without them
+// leaves them nil and zero. Every pointer is a fresh copy: a model owns what it points to.
+func (s *spec) mitigations(m *sim.Model) {
+	m.Replicas, m.ReadAny = s.replicas, s.readAny
+	if s.cache != nil {
+		c := *s.cache
+		m.Cache = &c
+	}
+	if s.limits != nil {
+		l := *s.limits
+		m.Limits = &l
+	}
+	if s.split != nil {
+		p := *s.split
+		m.Split = &p
+	}
+	for _, a := range s.actions {
+		if a.Limit != nil {
+			l := *a.Limit
+			a.Limit = &l
+		}
+		m.Actions = append(m.Actions, a)
+	}
+	if s.detectGiven {
+		m.Detect = sim.Detect{TopK: s.detect.TopK, SampleEvery: s.detect.SampleEvery, MaxKeys: s.detect.MaxKeys}
+	}
 }
 
 // buildScheme builds the variant's shard scheme. The range scheme's split points are the

@@ -157,6 +157,7 @@ type streamSpec struct {
 	query    []keyspace.PartQuery // for scans with a where clause
 	slo      []sim.Time           // p99 alert thresholds, increasing
 	burst    *workload.Burst      // nil: no bursts
+	client   sim.Client
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -244,6 +245,20 @@ type spec struct {
 	history     sim.Time
 	tableName   string
 	loadFactor  float64 // multiplies every stream's rate
+
+	// Mitigations and detection (mitigate.go); zero or nil: none.
+	replicas     int
+	readAny      bool
+	applyCost    sim.Time // 0: each write stream's own cost
+	cache        *sim.Cache
+	cacheStreams []bool // per stream: its reads go through the cache
+	limits       *sim.PartitionLimits
+	split        *sim.SplitPolicy // nil: no splitting
+	maxShards    int              // the shards the variant may reach: shards without splitting
+	copies       *copiesSpec
+	actions      []sim.Action // in time order
+	detect       DetectConfig
+	detectGiven  bool // [detect] was given
 }
 
 // resolve applies defaults to f and validates every value, returning every problem found.
@@ -300,25 +315,37 @@ func resolve(f *File) (*spec, []problem) {
 	}
 
 	resolveCluster(c, f, s)
+	resolveReplicas(c, f, s)
 	resolveTable(c, f, s)
 	resolveKeyspace(c, f, s)
+	resolveLimits(c, f, s)
+	resolveSplit(c, f, s)
+	resolveCopies(c, f, s)
 	resolvePlacement(c, f, s)
 	resolveStreams(c, f, s)
 	resolveQueries(c, s)
+	resolveCache(c, f, s)
+	resolveActions(c, f, s)
+	resolveDetect(c, f, s)
 	checkMemory(c, s)
 	return s, c.probs
 }
 
 // checkMemory refuses scenarios whose time series would not fit: every shard keeps about
 // 24 bytes per window, and every stream a latency histogram of up to 28 KB per window.
+// A variant that splits shards keeps series for as many shards as it may reach.
 func checkMemory(c *checker, s *spec) {
 	if s.window <= 0 || s.duration <= 0 {
 		return
 	}
 	windows := int64(s.duration/s.window + min(s.duration%s.window, 1))
-	if cells := windows * int64(s.shards+len(s.nodes)); cells > maxSeriesCells {
-		c.add("window", "%d windows x %d shards and nodes need about %d MB of time series; at most %d cells (about %d MB) are allowed: use a wider window",
-			windows, s.shards+len(s.nodes), cells*24>>20, maxSeriesCells, maxSeriesCells*24>>20)
+	shards, what := max(s.shards, s.maxShards), "shards and nodes"
+	if shards > s.shards {
+		what = "shards (keyspace.split.max_shards) and nodes"
+	}
+	if cells := windows * int64(shards+len(s.nodes)); cells > maxSeriesCells {
+		c.add("window", "%d windows x %d %s need about %d MB of time series; at most %d cells (about %d MB) are allowed: use a wider window",
+			windows, shards+len(s.nodes), what, cells*24>>20, maxSeriesCells, maxSeriesCells*24>>20)
 	}
 	if hists := windows * int64(len(s.streams)); hists > maxStreamWindows {
 		c.add("window", "%d windows x %d streams need up to %d MB of latency histograms; at most %d stream-windows (about %d MB) are allowed: use a wider window",
@@ -847,6 +874,7 @@ func resolveStreams(c *checker, f *File, s *spec) {
 			}
 		}
 		ss.slo = resolveSLO(c, key+".slo", st.SLO)
+		ss.client = resolveClient(c, key, st)
 		ss.age = resolveAge(c, key+".age", st.Age)
 		if st.Age != nil && ss.op == sim.Write {
 			c.add(key+".age", "applies only to reads and scans (a write's row time is now)")

@@ -1,0 +1,144 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// FormatKey names a row of a point stream for reports, from the values of the stream's
+// KeyFields (in that order): "user_id=123", "region_id=west, ts=08:15:30.250". Categorical
+// values are shown by name, time-ordered values as the clock time of their row (with the
+// id's counter after '#' when it is not 0). It returns "" for a stream without key fields.
+func (v *Variant) FormatKey(stream int, values []uint64) string {
+	s := v.spec
+	if s == nil || stream < 0 || stream >= len(s.streams) || s.streams[stream].op == sim.Scan {
+		return ""
+	}
+	ss := &s.streams[stream]
+	var b strings.Builder
+	for i, f := range keyFieldsOf(s.parts) {
+		if i >= len(values) {
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.fieldNames[f])
+		b.WriteByte('=')
+		b.WriteString(s.formatValue(ss.fields[f], values[i]))
+	}
+	return b.String()
+}
+
+// FormatPartition names a partition key for reports, part by part, salt first when the
+// design is salted and the copy last for a copy of a hot key:
+// "(region_id=west, hour(ts)=08:00)", "(salt=3, user_id=42)", "(user_id=7, copy=2)".
+func (v *Variant) FormatPartition(parts []uint64) string {
+	s := v.spec
+	if s == nil {
+		return "()"
+	}
+	var items []string
+	i := 0
+	if s.salt > 1 && i < len(parts) {
+		items = append(items, "salt="+strconv.FormatUint(parts[i], 10))
+		i++
+	}
+	for _, p := range s.parts {
+		if i >= len(parts) {
+			break
+		}
+		val := parts[i]
+		i++
+		switch p.Kind {
+		case keyspace.FieldPart:
+			items = append(items, s.fieldNames[p.Field]+"="+s.formatValue(s.fields[p.Field], val))
+		case keyspace.TimeBucketPart:
+			items = append(items, p.Name+"="+formatBucket(val, p.Width))
+		default:
+			items = append(items, p.Name+"="+strconv.FormatUint(val, 10))
+		}
+	}
+	for ; i < len(parts); i++ {
+		// The trailing part of a hot key's copy (copy 0 has none).
+		items = append(items, "copy="+strconv.FormatUint(parts[i], 10))
+	}
+	return "(" + strings.Join(items, ", ") + ")"
+}
+
+// formatValue shows one field value as a user reads it.
+func (s *spec) formatValue(fs fieldSpec, v uint64) string {
+	switch fs.gen {
+	case "categorical":
+		if v < uint64(len(fs.labels)) {
+			return fs.labels[v]
+		}
+	case "time":
+		return formatWall(int64(s.start) + workload.TimeOf(v))
+	case "snowflake":
+		t := formatWall(int64(s.start) + workload.SnowflakeMillis(v)*int64(sim.Millisecond))
+		return withCounter(t, v&(1<<workload.SnowflakeCounterBits-1))
+	case "sequence":
+		t := formatWall(int64(s.start) + workload.SequenceMicros(v)*int64(sim.Microsecond))
+		return withCounter(t, v&(1<<workload.SequenceCounterBits-1))
+	}
+	return strconv.FormatUint(v, 10)
+}
+
+func withCounter(t string, n uint64) string {
+	if n == 0 {
+		return t
+	}
+	return t + "#" + strconv.FormatUint(n, 10)
+}
+
+// formatBucket shows a time bucket (keyspace.Bucket encoding) by the wall-clock time it
+// begins at, or by its day for buckets of whole days.
+func formatBucket(v uint64, width int64) string {
+	b := int64(v ^ 1<<63)
+	const day = int64(24 * sim.Hour)
+	if width%day == 0 {
+		return fmt.Sprintf("day %d", floorDiv(b*width, day))
+	}
+	return formatWall(b * width)
+}
+
+// formatWall formats a wall-clock instant, in ns from midnight of the day the run starts,
+// as "08:15", "08:15:30" or "08:15:30.250", prefixed by the day ("d-1 23:00") when it is
+// not that day.
+func formatWall(ns int64) string {
+	const day = int64(24 * sim.Hour)
+	d := floorDiv(ns, day)
+	c := ns - d*day
+	h, m, sec := c/int64(sim.Hour), c%int64(sim.Hour)/int64(sim.Minute), c%int64(sim.Minute)/int64(sim.Second)
+	sub := c % int64(sim.Second)
+	var t string
+	switch {
+	case sub%int64(sim.Millisecond) != 0:
+		t = fmt.Sprintf("%02d:%02d:%02d.%09d", h, m, sec, sub)
+		t = strings.TrimRight(t, "0")
+	case sub != 0:
+		t = fmt.Sprintf("%02d:%02d:%02d.%03d", h, m, sec, sub/int64(sim.Millisecond))
+	case sec != 0:
+		t = fmt.Sprintf("%02d:%02d:%02d", h, m, sec)
+	default:
+		t = fmt.Sprintf("%02d:%02d", h, m)
+	}
+	if d != 0 {
+		t = fmt.Sprintf("d%+d %s", d, t)
+	}
+	return t
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}

@@ -1,0 +1,704 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/scenarios/internal/tomlx"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// This file validates the mitigation and detection sections of a scenario (SPEC section 5):
+// replicas, the cache, client timeouts, retries and rate limits, per-partition limits,
+// automatic splits, hot-key copies, timed operator actions and [detect].
+
+// Defaults and limits of the mitigation keys, documented in docs/scenario.md.
+const (
+	defaultHitCost       = "0.1ms"
+	defaultBackoff       = "10ms"
+	defaultBackoffMax    = "1s"
+	defaultWriteUnits    = 1000
+	defaultReadUnits     = 3000
+	defaultLimitBurst    = "300s"
+	defaultSplitMove     = "30s"
+	splitShardsFactor    = 4 // default max_shards: 4 x shards
+	maxCacheCapacity     = 50_000_000
+	maxRetries           = 10
+	maxClientBurst       = 1_000_000_000
+	maxCopies            = 64
+	maxCopyKeys          = 10_000
+	maxTopK              = 1000
+	maxSampleEvery       = 1_000_000
+	maxDetectKeys        = 1 << 22
+	maxOutlierMinSamples = 1_000_000_000
+	maxActions           = 10_000
+
+	defaultOutlierFactor     = 10
+	defaultOutlierMinSamples = 50
+)
+
+// DetectConfig is what the scenario's [detect] table asks of detection, defaults applied.
+type DetectConfig struct {
+	TopK        int // hot keys and hot partitions reported per stream
+	SampleEvery int // one request in SampleEvery is sampled for detection
+	MaxKeys     int // keys the per-key latency statistics hold
+	// OutlierFactor: a key whose sampled mean latency is above OutlierFactor times the
+	// median key's is an outlier, over the keys with OutlierMinSamples samples or more.
+	OutlierFactor     float64
+	OutlierMinSamples int
+}
+
+// DefaultDetect is what detection does without a [detect] table.
+var DefaultDetect = DetectConfig{
+	TopK: sim.DefaultTopK, SampleEvery: sim.DefaultSampleEvery, MaxKeys: sim.DefaultMaxKeys,
+	OutlierFactor: defaultOutlierFactor, OutlierMinSamples: defaultOutlierMinSamples,
+}
+
+// copiesSpec is a validated [keyspace.copies] table.
+type copiesSpec struct {
+	field int      // the copied field
+	keys  []uint64 // its copied values, sorted
+	count int
+}
+
+// resolveReplicas reads cluster.replicas, read_from and apply_cost.
+func resolveReplicas(c *checker, f *File, s *spec) {
+	cl := &f.Cluster
+	nodes := len(s.nodes)
+	if cl.Replicas != nil {
+		switch r := *cl.Replicas; {
+		case r < 0:
+			c.add("cluster.replicas", "must not be negative (got %d)", r)
+		case nodes > 0 && r > nodes-1:
+			c.add("cluster.replicas", "must be at most nodes - 1 = %d: each follower of a shard lives on another node (got %d)", nodes-1, r)
+		default:
+			s.replicas = r
+		}
+	}
+	s.readAny = oneOf(c, "cluster.read_from", cl.ReadFrom, "leader", "leader", "any") == "any"
+	if cl.ApplyCost != "" {
+		if s.applyCost = c.duration("cluster.apply_cost", cl.ApplyCost, "", 1); s.applyCost > maxCost {
+			c.add("cluster.apply_cost", "must be at most %s (got %q)", maxCost, cl.ApplyCost)
+			s.applyCost = 0
+		}
+	}
+}
+
+// resolveClient reads a stream's timeout, retries, backoff and limit.
+func resolveClient(c *checker, key string, st Stream) sim.Client {
+	var cl sim.Client
+	if st.Timeout != "" {
+		if cl.Timeout = c.duration(key+".timeout", st.Timeout, "", 1); cl.Timeout > maxAge {
+			c.add(key+".timeout", "must be at most 10000d (got %q)", st.Timeout)
+			cl.Timeout = 0
+		}
+	}
+	if st.Retries != nil {
+		if r := *st.Retries; r < 0 || r > maxRetries {
+			c.add(key+".retries", "must be between 0 and %d (got %d)", maxRetries, r)
+		} else {
+			cl.Retries = r
+		}
+	}
+	backoff := c.duration(key+".backoff", st.Backoff, defaultBackoff, 1)
+	if backoff > maxAge {
+		c.add(key+".backoff", "must be at most 10000d (got %q)", st.Backoff)
+	}
+	backoffMax := c.duration(key+".backoff_max", st.BackoffMax, defaultBackoffMax, 1)
+	switch {
+	case backoffMax > maxAge:
+		c.add(key+".backoff_max", "must be at most 10000d (got %q)", st.BackoffMax)
+	case st.BackoffMax == "" && backoffMax < backoff:
+		backoffMax = backoff // the default cap never undercuts a longer first wait
+	case backoff > 0 && backoffMax > 0 && backoffMax < backoff:
+		c.add(key+".backoff_max", "must be at least backoff = %q (got %q)", orDefault(st.Backoff, defaultBackoff), st.BackoffMax)
+	}
+	if cl.Retries > 0 {
+		cl.Backoff, cl.BackoffMax = backoff, backoffMax
+	}
+	cl.Limit = resolveLimit(c, key+".limit", st.Limit)
+	return cl
+}
+
+// orDefault returns s, or def when s is empty.
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// resolveLimit validates a token bucket; nil when l is nil or invalid.
+func resolveLimit(c *checker, key string, l *Limit) *sim.Limit {
+	if l == nil {
+		return nil
+	}
+	before := len(c.probs)
+	out := &sim.Limit{Burst: 1}
+	switch {
+	case l.Rate == nil:
+		c.add(key+".rate", "required: the requests per second the client lets through, e.g. 1000")
+	case !(*l.Rate > 0) || math.IsInf(*l.Rate, 0):
+		c.add(key+".rate", "must be a positive number of requests per second (got %v)", *l.Rate)
+	default:
+		out.Rate = *l.Rate
+	}
+	if l.Burst != nil {
+		if b := *l.Burst; b < 1 || b > maxClientBurst {
+			c.add(key+".burst", "must be between 1 and %d tokens (got %d)", maxClientBurst, b)
+		} else {
+			out.Burst = b
+		}
+	}
+	out.Queue = oneOf(c, key+".overflow", l.Overflow, "reject", "reject", "queue") == "queue"
+	if len(c.probs) > before {
+		return nil
+	}
+	return out
+}
+
+// limitValue reads an action's limit: a limit table, or "none" to lift the stream's limit.
+// ok is false when it is invalid.
+func limitValue(c *checker, key string, v any) (l *sim.Limit, ok bool) {
+	switch v := v.(type) {
+	case string:
+		if v == "none" {
+			return nil, true
+		}
+		c.add(key, "must be a limit table { rate = N, burst = N, overflow = \"reject\" | \"queue\" }, or \"none\" to lift the limit (got %q)", v)
+		return nil, false
+	case map[string]any:
+		var lt Limit
+		if err := (*tomlx.Doc)(nil).Decode(v, key, &lt); err != nil {
+			var es tomlx.Errors
+			if errors.As(err, &es) {
+				for _, e := range es {
+					c.add(e.Key, "%s", e.Msg)
+				}
+			} else {
+				c.add(key, "%v", err)
+			}
+			return nil, false
+		}
+		before := len(c.probs)
+		l = resolveLimit(c, key, &lt)
+		return l, len(c.probs) == before
+	}
+	c.add(key, "must be a limit table { rate = N, burst = N, overflow = \"reject\" | \"queue\" }, or \"none\" to lift the limit (got %v)", v)
+	return nil, false
+}
+
+// resolveCache reads the [cache] table, after the streams.
+func resolveCache(c *checker, f *File, s *spec) {
+	cf := f.Cache
+	if cf == nil {
+		return
+	}
+	sc := &sim.Cache{}
+	sc.Capacity = c.requiredCount("cache.capacity", "keys the cache holds", cf.Capacity, maxCacheCapacity)
+	if cf.TTL == "" {
+		c.add("cache.ttl", "required: how long a cached key stays fresh, a duration such as \"30s\"")
+	} else if sc.TTL = c.duration("cache.ttl", cf.TTL, "", 1); sc.TTL > maxAge {
+		c.add("cache.ttl", "must be at most 10000d (got %q)", cf.TTL)
+	}
+	if cf.Jitter != nil {
+		if j := *cf.Jitter; !(j >= 0 && j <= 1) {
+			c.add("cache.jitter", "must be a fraction from 0 to 1 (got %v)", j)
+		} else {
+			sc.Jitter = j
+		}
+	}
+	if sc.HitCost = c.duration("cache.hit_cost", cf.HitCost, defaultHitCost, 0); sc.HitCost > maxCost {
+		c.add("cache.hit_cost", "must be at most %s (got %q)", maxCost, cf.HitCost)
+	}
+	sc.SingleFlight = cf.SingleFlight != nil && *cf.SingleFlight
+	if sc.StaleWhileRevalidate = c.duration("cache.stale_while_revalidate", cf.StaleWhileRevalidate, "0s", 0); sc.StaleWhileRevalidate > maxAge {
+		c.add("cache.stale_while_revalidate", "must be at most 10000d (got %q)", cf.StaleWhileRevalidate)
+	}
+	sc.Off = cf.Enabled != nil && !*cf.Enabled
+	s.cache = sc
+	s.cacheStreams = make([]bool, len(s.streams))
+	if cf.Streams == nil {
+		for i, ss := range s.streams {
+			s.cacheStreams[i] = ss.op == sim.Read
+		}
+		return
+	}
+	for j, name := range cf.Streams {
+		key := fmt.Sprintf("cache.streams[%d]", j)
+		i := s.streamIndex(name)
+		switch {
+		case i < 0:
+			c.add(key, "no such stream %q (have %s)", name, strings.Join(s.streamNames(), ", "))
+		case s.streams[i].op != sim.Read:
+			c.add(key, "stream %q is op = %q: only point reads go through the cache", name, s.streams[i].op)
+		case s.cacheStreams[i]:
+			c.add(key, "stream %q is listed twice", name)
+		default:
+			s.cacheStreams[i] = true
+		}
+	}
+}
+
+func (s *spec) streamIndex(name string) int {
+	return slices.IndexFunc(s.streams, func(ss streamSpec) bool { return ss.name == name })
+}
+
+func (s *spec) streamNames() []string {
+	names := make([]string, len(s.streams))
+	for i, ss := range s.streams {
+		names[i] = ss.name
+	}
+	return quoteAll(names)
+}
+
+// resolveLimits reads [keyspace.limits].
+func resolveLimits(c *checker, f *File, s *spec) {
+	l := f.Keyspace.Limits
+	if l == nil {
+		return
+	}
+	units := func(key string, p *float64, def float64) float64 {
+		if p == nil {
+			return def
+		}
+		if !(*p > 0) || math.IsInf(*p, 0) {
+			c.add(key, "must be a positive number of units per second (got %v)", *p)
+			return def
+		}
+		return *p
+	}
+	pl := &sim.PartitionLimits{
+		WriteUnits:      units("keyspace.limits.write_units", l.WriteUnits, defaultWriteUnits),
+		ReadUnits:       units("keyspace.limits.read_units", l.ReadUnits, defaultReadUnits),
+		TableWriteUnits: units("keyspace.limits.table_write_units", l.TableWriteUnits, 0),
+		TableReadUnits:  units("keyspace.limits.table_read_units", l.TableReadUnits, 0),
+		Adaptive:        l.Adaptive != nil && *l.Adaptive,
+		SplitForHeat:    l.SplitForHeat != nil && *l.SplitForHeat,
+	}
+	if pl.Burst = c.duration("keyspace.limits.burst", l.Burst, defaultLimitBurst, 0); pl.Burst > maxAge {
+		c.add("keyspace.limits.burst", "must be at most 10000d (got %q)", l.Burst)
+	}
+	s.limits = pl
+}
+
+// resolveSplit reads [keyspace.split], after [keyspace.limits] (split_for_heat splits too).
+func resolveSplit(c *checker, f *File, s *spec) {
+	s.maxShards = s.shards
+	sp := f.Keyspace.Split
+	heat := s.limits != nil && s.limits.SplitForHeat
+	if (sp == nil && !heat) || s.shards == 0 {
+		return
+	}
+	pol := &sim.SplitPolicy{MaxShards: min(splitShardsFactor*s.shards, maxShards)}
+	pol.Move, _ = ParseDuration(defaultSplitMove)
+	key := "keyspace.limits.split_for_heat"
+	if sp != nil {
+		key = "keyspace.split"
+		if sp.Rows != nil {
+			if *sp.Rows < 0 {
+				c.add("keyspace.split.rows", "must not be negative (got %d); 0 turns size splits off", *sp.Rows)
+			} else {
+				pol.Rows = *sp.Rows
+			}
+		}
+		if sp.Load != nil {
+			if l := *sp.Load; !(l >= 0 && l <= 1) {
+				c.add("keyspace.split.load", "must be a fraction of the node's cores above 0 and at most 1, or 0 for no load splits (got %v)", l)
+			} else {
+				pol.Load = l
+			}
+		}
+		if pol.Move = c.duration("keyspace.split.move", sp.Move, defaultSplitMove, 0); pol.Move > maxAge {
+			c.add("keyspace.split.move", "must be at most 10000d (got %q)", sp.Move)
+		}
+		if sp.MaxShards != nil {
+			switch n := *sp.MaxShards; {
+			case n < s.shards:
+				c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.shards, n)
+			case n > maxShards:
+				c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
+			default:
+				pol.MaxShards = n
+			}
+		}
+	}
+	if !heat && pol.Rows == 0 && pol.Load == 0 {
+		return // both triggers off: no splitting
+	}
+	if s.scheme == "directory" {
+		c.add(key, "automatic splits need scheme = \"range\" or \"hash\": a directory places its rows by hand")
+		return
+	}
+	s.split = pol
+	s.maxShards = pol.MaxShards
+}
+
+// resolveCopies reads [keyspace.copies], after the key.
+func resolveCopies(c *checker, f *File, s *spec) {
+	cp := f.Keyspace.Copies
+	if cp == nil {
+		return
+	}
+	const key = "keyspace.copies"
+	before := len(c.probs)
+	cs := &copiesSpec{field: -1}
+	switch {
+	case cp.Count == nil:
+		c.add(key+".count", "required: how many copies each hot key is spread over, 2 to %d", maxCopies)
+	case *cp.Count < 2 || *cp.Count > maxCopies:
+		c.add(key+".count", "must be between 2 and %d (got %d)", maxCopies, *cp.Count)
+	default:
+		cs.count = *cp.Count
+	}
+	if cp.Field == "" {
+		for _, p := range s.parts {
+			if p.Kind == keyspace.FieldPart {
+				cs.field = p.Field
+				break
+			}
+		}
+		if cs.field < 0 && len(s.parts) > 0 {
+			c.add(key+".field", "required: keyspace.key has no plain field part whose values could be copied")
+		}
+	} else if fi := s.fieldIndex(cp.Field); fi < 0 {
+		c.add(key+".field", "no such field %q in table.fields", cp.Field)
+	} else if !slices.ContainsFunc(s.parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi }) {
+		c.add(key+".field", "%q must be a plain part of keyspace.key (have %s)", cp.Field, strings.Join(quoteAll(s.key), ", "))
+	} else {
+		cs.field = fi
+	}
+	parts := len(s.parts) + 1
+	if s.salt > 1 {
+		parts++
+	}
+	if len(s.parts) > 0 && parts > keyspace.MaxParts {
+		c.add(key, "copies add a part to the key, which would have %d parts (salt included); at most %d are allowed", parts, keyspace.MaxParts)
+	}
+	switch {
+	case cp.Keys != nil && cp.Top != nil:
+		c.add(key, "give keys or top, not both")
+	case cp.Keys == nil && cp.Top == nil:
+		c.add(key, "required: keys = [...] (the copied values) or top = N (the field's N most popular values)")
+	case cs.field < 0:
+		// The field is wrong: its values cannot be checked.
+	case cp.Keys != nil:
+		fs := s.fields[cs.field]
+		name := s.fieldNames[cs.field]
+		if len(cp.Keys) == 0 || len(cp.Keys) > maxCopyKeys {
+			c.add(key+".keys", "must list between 1 and %d values (got %d)", maxCopyKeys, len(cp.Keys))
+			break
+		}
+		seen := map[uint64]bool{}
+		for i, v := range cp.Keys {
+			vk := fmt.Sprintf("%s.keys[%d]", key, i)
+			val, ok := fieldValue(fs, v)
+			switch {
+			case !ok:
+				c.add(vk, "%v is not a value of field %q (%s)", v, name, describeValues(fs))
+			case seen[val]:
+				c.add(vk, "value %v is listed twice", v)
+			default:
+				seen[val] = true
+				cs.keys = append(cs.keys, val)
+			}
+		}
+	default:
+		if n := *cp.Top; n < 1 || n > maxCopyKeys {
+			c.add(key+".top", "must be between 1 and %d (got %d)", maxCopyKeys, n)
+		} else if ids, err := topIDs(s.fields[cs.field], n); err != nil {
+			c.add(key+".top", "%v", err)
+		} else {
+			cs.keys = ids
+		}
+	}
+	if len(c.probs) > before || cs.field < 0 {
+		return
+	}
+	slices.Sort(cs.keys)
+	s.copies = cs
+}
+
+// topIDs returns the n most popular values of a field's generator: the ids of ranks 0 to
+// n-1 of a Zipf field, the first n ids of a hotspot field's hot set, the n values of a
+// categorical field with the largest weights (the first listed among equal weights).
+func topIDs(fs fieldSpec, n int) ([]uint64, error) {
+	switch fs.gen {
+	case "zipf":
+		if uint64(n) > fs.n {
+			return nil, fmt.Errorf("is %d, but the field has only %d ids", n, fs.n)
+		}
+		z := workload.NewZipf(fs.n, fs.s, fs.scramble)
+		ids := make([]uint64, n)
+		for k := range ids {
+			ids[k] = z.ID(uint64(k))
+		}
+		return ids, nil
+	case "hotspot":
+		hot := workload.NewHotspot(fs.n, fs.hotFraction, fs.hotOps).HotSize()
+		if hot == 0 || hot == fs.n {
+			return nil, fmt.Errorf("the hotspot field's hot set is empty or everything, so no id is more popular than another (list keys instead)")
+		}
+		if uint64(n) > hot {
+			return nil, fmt.Errorf("is %d, but the field has only %d hot ids", n, hot)
+		}
+		ids := make([]uint64, n)
+		for k := range ids {
+			ids[k] = uint64(k)
+		}
+		return ids, nil
+	case "categorical":
+		if n > fs.count {
+			return nil, fmt.Errorf("is %d, but the field has only %d values", n, fs.count)
+		}
+		idx := make([]int, fs.count)
+		for i := range idx {
+			idx[i] = i
+		}
+		if fs.weights != nil {
+			slices.SortStableFunc(idx, func(a, b int) int {
+				switch wa, wb := fs.weights[a], fs.weights[b]; {
+				case wa > wb:
+					return -1
+				case wa < wb:
+					return 1
+				}
+				return 0
+			})
+		}
+		ids := make([]uint64, n)
+		for k := range ids {
+			ids[k] = uint64(idx[k])
+		}
+		return ids, nil
+	}
+	return nil, fmt.Errorf("needs a zipf, hotspot or categorical field, whose popular values are known; this one is gen = %q (list keys instead)", fs.gen)
+}
+
+// resolveActions reads [[actions]], after the cluster, the streams and the cache.
+func resolveActions(c *checker, f *File, s *spec) {
+	if len(f.Actions) > maxActions {
+		c.add("actions", "at most %d actions are allowed (got %d)", maxActions, len(f.Actions))
+		return
+	}
+	type noted struct {
+		a    sim.Action
+		note string
+	}
+	var acts []noted
+	for i, a := range f.Actions {
+		key := fmt.Sprintf("actions[%d]", i)
+		before := len(c.probs)
+		var act sim.Action
+		if a.At == "" {
+			c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
+		} else if at, err := ParseInstant(a.At, s.start); err != nil {
+			c.add(key+".at", "%v", err)
+		} else if at < 0 || (s.duration > 0 && at >= s.duration) {
+			c.add(key+".at", "must fall inside the run, before its end at %s (%s after the start) (got %q)", FormatClock(s.start, s.duration), s.duration, a.At)
+		} else {
+			act.At = at
+		}
+		var what []string
+		for _, k := range []struct {
+			name  string
+			given bool
+		}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit != nil}, {"cache", a.Cache != nil}} {
+			if k.given {
+				what = append(what, k.name)
+			}
+		}
+		if len(what) == 0 {
+			c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, or cache = true | false")
+			continue
+		}
+		if len(what) > 1 {
+			c.add(key+"."+what[1], "an action changes one setting, and this one already sets %s: use one [[actions]] entry for each", what[0])
+			continue
+		}
+		nodeAction := what[0] == "cores" || what[0] == "queue_limit"
+		switch {
+		case nodeAction && a.Node == nil:
+			c.add(key+".node", "required with %s: the node's id, 0 to nodes-1", what[0])
+		case nodeAction && (*a.Node < 0 || (len(s.nodes) > 0 && *a.Node >= len(s.nodes))):
+			c.add(key+".node", "no such node: ids run from 0 to %d (got %d)", len(s.nodes)-1, *a.Node)
+		case nodeAction:
+			act.Node = *a.Node
+		case a.Node != nil:
+			c.add(key+".node", "applies only to cores and queue_limit actions")
+		}
+		switch {
+		case what[0] == "limit" && a.Stream == "":
+			c.add(key+".stream", "required with limit: the name of the stream whose client is limited")
+		case what[0] == "limit":
+			if act.Stream = s.streamIndex(a.Stream); act.Stream < 0 {
+				c.add(key+".stream", "no such stream %q (have %s)", a.Stream, strings.Join(s.streamNames(), ", "))
+			}
+		case a.Stream != "":
+			c.add(key+".stream", "applies only to limit actions")
+		}
+		switch what[0] {
+		case "cores":
+			act.Kind = sim.SetCores
+			if *a.Cores < 1 {
+				c.add(key+".cores", "must be at least 1 (got %d)", *a.Cores)
+			}
+			act.Cores = *a.Cores
+		case "queue_limit":
+			act.Kind = sim.SetQueueLimit
+			if *a.QueueLimit < 0 {
+				c.add(key+".queue_limit", "must not be negative (got %d); 0 is unbounded", *a.QueueLimit)
+			}
+			act.QueueLimit = *a.QueueLimit
+		case "limit":
+			act.Kind = sim.SetLimit
+			act.Limit, _ = limitValue(c, key+".limit", a.Limit)
+		case "cache":
+			act.Kind = sim.SetCache
+			act.CacheOn = *a.Cache
+			if f.Cache == nil {
+				c.add(key+".cache", "needs a [cache] table to turn on or off (with enabled = false it starts off)")
+			}
+		}
+		if len(c.probs) == before {
+			acts = append(acts, noted{act, a.Note})
+		}
+	}
+	slices.SortStableFunc(acts, func(a, b noted) int {
+		switch {
+		case a.a.At < b.a.At:
+			return -1
+		case a.a.At > b.a.At:
+			return 1
+		}
+		return 0
+	})
+	// The texts say what changed, from what: follow the settings through the actions.
+	nodes := slices.Clone(s.nodes)
+	for _, n := range acts {
+		a := n.a
+		switch a.Kind {
+		case sim.SetCores:
+			a.Text = fmt.Sprintf("node %d: %d → %d cores", a.Node, nodes[a.Node].Cores, a.Cores)
+			nodes[a.Node].Cores = a.Cores
+		case sim.SetQueueLimit:
+			a.Text = fmt.Sprintf("node %d: queue limit %s → %s", a.Node, queueLimitText(nodes[a.Node].QueueLimit), queueLimitText(a.QueueLimit))
+			nodes[a.Node].QueueLimit = a.QueueLimit
+		case sim.SetLimit:
+			a.Text = s.streams[a.Stream].name + ": " + limitText(a.Limit)
+		case sim.SetCache:
+			a.Text = "cache off"
+			if a.CacheOn {
+				a.Text = "cache on"
+			}
+		}
+		if n.note != "" {
+			a.Text += " (" + n.note + ")"
+		}
+		s.actions = append(s.actions, a)
+	}
+}
+
+func queueLimitText(n int) string {
+	if n == 0 {
+		return "unbounded"
+	}
+	return groupDigits(float64(n))
+}
+
+// limitText says what a client limit is: "limit 9,000/s, overflow queued".
+func limitText(l *sim.Limit) string {
+	if l == nil {
+		return "limit lifted"
+	}
+	t := "limit " + groupDigits(l.Rate) + "/s"
+	if l.Burst > 1 {
+		t += ", burst " + groupDigits(float64(l.Burst))
+	}
+	if l.Queue {
+		return t + ", overflow queued"
+	}
+	return t + ", overflow rejected"
+}
+
+// groupDigits formats a number with thousands separators: 9000 -> "9,000", 2.5 -> "2.5".
+func groupDigits(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if math.Abs(v) >= 1e21 {
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(intPart, "-")
+	intPart = strings.TrimPrefix(intPart, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, d := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	if frac != "" {
+		b.WriteString("." + frac)
+	}
+	return b.String()
+}
+
+// resolveDetect reads [detect].
+func resolveDetect(c *checker, f *File, s *spec) {
+	s.detect = DefaultDetect
+	d := f.Detect
+	if d == nil {
+		return
+	}
+	s.detectGiven = true
+	between := func(key string, p *int, def, lo, hi int) int {
+		if p == nil {
+			return def
+		}
+		if *p < lo || *p > hi {
+			c.add(key, "must be between %d and %d (got %d)", lo, hi, *p)
+			return def
+		}
+		return *p
+	}
+	s.detect.TopK = between("detect.top_k", d.TopK, sim.DefaultTopK, 1, maxTopK)
+	s.detect.SampleEvery = between("detect.sample_every", d.SampleEvery, sim.DefaultSampleEvery, 1, maxSampleEvery)
+	s.detect.MaxKeys = between("detect.max_keys", d.MaxKeys, sim.DefaultMaxKeys, 1, maxDetectKeys)
+	s.detect.OutlierMinSamples = between("detect.outlier_min_samples", d.OutlierMinSamples, defaultOutlierMinSamples, 1, maxOutlierMinSamples)
+	if d.OutlierFactor != nil {
+		if v := *d.OutlierFactor; !(v > 1) || math.IsInf(v, 0) {
+			c.add("detect.outlier_factor", "must be a number above 1 (got %v)", v)
+		} else {
+			s.detect.OutlierFactor = v
+		}
+	}
+}
+
+// Detect returns the variant's detection settings, defaults applied.
+func (v *Variant) Detect() DetectConfig {
+	if v.spec == nil {
+		return DefaultDetect
+	}
+	return v.spec.detect
+}
+
+// keyFieldsOf returns the fields the key's parts read, in key order, once each: a time
+// bucket part reads its raw time field.
+func keyFieldsOf(parts []keyspace.Part) []int {
+	var out []int
+	for _, p := range parts {
+		if !slices.Contains(out, p.Field) {
+			out = append(out, p.Field)
+		}
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -14,18 +15,48 @@ import (
 // at the end of the first window that is not.
 const hotRatio = 3
 
-// Alerts derives a run's alert timeline from its windows: hot-shard alerts and their
-// clearing, the first window in which each stream's p99 crosses each of its SLO thresholds,
-// and the first window in which a stream's requests were rejected. It is sorted by time.
+// The node CPU detector: a node whose utilization over a window is above NodeCPULine fires
+// node_cpu at the end of that window; it clears at the end of the first window below
+// nodeCPUClear, so that a node hovering at the line does not flap.
+const (
+	NodeCPULine  = 0.9
+	nodeCPUClear = 0.8
+)
+
+// Detection timing. Every alert says how long after the trouble began its detector fired,
+// so that detectors can be compared: a node CPU alert against a p99 alert, say. The onset
+// of trouble is measured on one line for every kind, a node's utilization over a window
+// above NodeCPULine (90%):
+//
+//   - node_cpu: its node's onset (it fires at the end of that window: one window later);
+//   - hot_shard: the onset of the node that served the shard;
+//   - node_cpu_cleared and hot_shard_cleared: the start of their own window (one window);
+//   - latency, errors, throttled, timed_out and saturated: the onset of the first node to
+//     pass the line, cluster-wide.
+//
+// The onset is the start of the first window of the latest unbroken run of windows, at or
+// before the alert's window, in which that node (or, cluster-wide, some node) was above
+// the line. detected_after_s is the alert's time (the end of its window) minus the onset.
+// When no node passed the line before the alert (throttling under a partition limit, or
+// latency from fan-out alone), the alert's own window is its onset: one window.
+
+// Alerts derives a run's alert timeline from its windows: hot-shard and node CPU alerts and
+// their clearing, the first window in which each stream's p99 crosses each of its SLO
+// thresholds, and the first window in which a stream's requests were rejected, throttled
+// or timed out. Each alert carries its detection lag. It is sorted by time.
 func Alerts(sc *scenarios.Scenario, run Run) []Alert {
 	r := run.Result
 	var out []Alert
-	at := func(w int) (string, float64) {
+	on := newOnsets(sc, r)
+	add := func(w int, kind, subject, msg string, node int) {
 		t := min(sim.Time(w+1)*r.Window, r.Duration)
-		return scenarios.FormatClock(sc.Start, t), t.Seconds()
+		a := Alert{At: scenarios.FormatClock(sc.Start, t), AtS: t.Seconds(), Kind: kind, Subject: subject, Message: msg}
+		on.time(&a, w, node)
+		out = append(out, a)
 	}
 	hot := make([]bool, len(r.Shards))
 	loads := make([]float64, len(r.Shards))
+	cpu := make([]bool, len(r.Nodes))
 	for w := 0; w < r.Windows; w++ {
 		for s := range loads {
 			loads[s] = r.ShardUtilization(w, s)
@@ -37,42 +68,57 @@ func Alerts(sc *scenarios.Scenario, run Run) []Alert {
 				continue
 			}
 			hot[s] = now
-			clock, secs := at(w)
-			a := Alert{At: clock, AtS: secs, Subject: fmt.Sprintf("shard %d", s)}
+			node := r.ShardNodeAt(s, w)
 			if now {
-				a.Kind = "hot_shard"
-				a.Message = fmt.Sprintf("shard %d (node %d) at %s of its node's cores; median shard %s%s",
-					s, r.Shards[s].Node, fmtPct(l), fmtPct(med), ratioWords(l, med))
+				add(w, "hot_shard", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d (node %d) at %s of its node's cores; median shard %s%s",
+					s, node, fmtPct(l), fmtPct(med), ratioWords(l, med)), node)
 			} else {
-				a.Kind = "hot_shard_cleared"
-				a.Message = fmt.Sprintf("shard %d back to %s (median %s)", s, fmtPct(l), fmtPct(med))
+				add(w, "hot_shard_cleared", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d back to %s (median %s)", s, fmtPct(l), fmtPct(med)), node)
 			}
-			out = append(out, a)
+		}
+		for n := range r.Nodes {
+			u := r.NodeUtilization(w, n)
+			switch {
+			case !cpu[n] && u > NodeCPULine:
+				cpu[n] = true
+				add(w, "node_cpu", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d at %s of its cores", n, fmtPct(u)), n)
+			case cpu[n] && u < nodeCPUClear:
+				cpu[n] = false
+				add(w, "node_cpu_cleared", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d back to %s", n, fmtPct(u)), n)
+			}
 		}
 	}
 	for i := range r.Streams {
 		st := &r.Streams[i]
 		var slo []sim.Time
-		if i < len(run.Variant.Streams) {
+		if run.Variant != nil && i < len(run.Variant.Streams) {
 			slo = run.Variant.Streams[i].SLO
 		}
-		next, rejected := 0, false
-		for w := 0; w < r.Windows; w++ {
+		next, rejected, throttled, timedOut := 0, false, false, false
+		for w := 0; w < r.Windows && w < len(st.Win); w++ {
 			win := &st.Win[w]
-			if win.Errors > 0 && !rejected {
+			if n := win.Errors - win.Throttled - win.TimedOut; n > 0 && !rejected {
 				rejected = true
-				clock, secs := at(w)
-				out = append(out, Alert{At: clock, AtS: secs, Kind: "errors", Subject: st.Name,
-					Message: fmt.Sprintf("%s: %d requests rejected in the window (a node's queue is full)", st.Name, win.Errors)})
+				why := "a node's queue is full"
+				if st.Limited > 0 {
+					why = "a node's queue is full, or the client's rate limit"
+				}
+				add(w, "errors", st.Name, fmt.Sprintf("%s: %d requests rejected in the window (%s)", st.Name, n, why), -1)
+			}
+			if win.Throttled > 0 && !throttled {
+				throttled = true
+				add(w, "throttled", st.Name, fmt.Sprintf("%s: %d requests throttled in the window (a partition's throughput limit)", st.Name, win.Throttled), -1)
+			}
+			if win.TimedOut > 0 && !timedOut {
+				timedOut = true
+				add(w, "timed_out", st.Name, fmt.Sprintf("%s: %d requests timed out in the window", st.Name, win.TimedOut), -1)
 			}
 			if win.Completed == 0 {
 				continue
 			}
 			p99 := win.QuantileMillis(0.99)
 			for next < len(slo) && p99 > slo[next].Millis() {
-				clock, secs := at(w)
-				out = append(out, Alert{At: clock, AtS: secs, Kind: "latency", Subject: st.Name,
-					Message: fmt.Sprintf("%s p99 crossed %s (%s ms in the window)", st.Name, slo[next], fmtMs(p99))})
+				add(w, "latency", st.Name, fmt.Sprintf("%s p99 crossed %s (%s ms in the window)", st.Name, slo[next], fmtMs(p99)), -1)
 				next++
 			}
 		}
@@ -87,6 +133,91 @@ func Alerts(sc *scenarios.Scenario, run Run) []Alert {
 		return 0
 	})
 	return out
+}
+
+// onsets finds where trouble began: over[w*nodes+n] is node n above NodeCPULine in window w.
+type onsets struct {
+	sc   *scenarios.Scenario
+	r    *sim.Result
+	over []bool
+}
+
+func newOnsets(sc *scenarios.Scenario, r *sim.Result) *onsets {
+	o := &onsets{sc: sc, r: r, over: make([]bool, r.Windows*len(r.Nodes))}
+	for w := 0; w < r.Windows; w++ {
+		for n := range r.Nodes {
+			o.over[w*len(r.Nodes)+n] = r.NodeUtilization(w, n) > NodeCPULine
+		}
+	}
+	return o
+}
+
+// above reports whether node n (any node when n < 0) was above the line in window w, and
+// which node (the lowest id).
+func (o *onsets) above(w, n int) (bool, int) {
+	nodes := len(o.r.Nodes)
+	if n >= 0 {
+		return o.over[w*nodes+n], n
+	}
+	for m := 0; m < nodes; m++ {
+		if o.over[w*nodes+m] {
+			return true, m
+		}
+	}
+	return false, -1
+}
+
+// onset returns the first window of the latest run of windows at or before w in which
+// node n (any node when n < 0) was above the line, and the node; -1 when there is none.
+func (o *onsets) onset(w, n int) (int, int) {
+	for w >= 0 {
+		if ok, _ := o.above(w, n); ok {
+			break
+		}
+		w--
+	}
+	if w < 0 {
+		return -1, -1
+	}
+	for w > 0 {
+		if ok, _ := o.above(w-1, n); !ok {
+			break
+		}
+		w--
+	}
+	_, m := o.above(w, n)
+	return w, m
+}
+
+// time fills a's onset and detection lag for an alert raised at the end of window w about
+// node n (cluster-wide when n < 0).
+func (o *onsets) time(a *Alert, w, n int) {
+	ow, node := o.onset(w, n)
+	if strings.HasSuffix(a.Kind, "_cleared") {
+		// A clearing's line is the one it fell back under, in its own window.
+		ow, node = -1, -1
+	}
+	subject := fmt.Sprintf("node %d", node)
+	if a.Kind == "hot_shard" {
+		subject = fmt.Sprintf("its node %d", node)
+	}
+	if ow < 0 {
+		ow = w
+	}
+	start := sim.Time(ow) * o.r.Window
+	a.Onset, a.OnsetS = scenarios.FormatClock(o.sc.Start, start), round(start.Seconds(), 6)
+	a.DetectedAfterS = round(a.AtS-start.Seconds(), 6)
+	lag := shortDuration(sim.Time(a.DetectedAfterS * float64(sim.Second)))
+	switch {
+	case strings.HasSuffix(a.Kind, "_cleared"):
+		a.Detection = fmt.Sprintf("cleared at the end of the first window back under the line (%s)", lag)
+	case node < 0 && n >= 0:
+		a.Detection = fmt.Sprintf("fired %s after the start of its window; node %d was not above %.0f%%", lag, n, 100*NodeCPULine)
+	case node < 0:
+		a.Detection = fmt.Sprintf("fired %s after the start of its window; no node was above %.0f%% before it", lag, 100*NodeCPULine)
+	default:
+		a.Detection = fmt.Sprintf("fired %s after %s passed %.0f%% at %s", lag, subject, 100*NodeCPULine, a.Onset)
+	}
 }
 
 func ratioWords(l, med float64) string {

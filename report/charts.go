@@ -90,6 +90,45 @@ func P99Data(sc *scenarios.Scenario, runs []Run, i int) plots.Lines {
 	return l
 }
 
+// usesCache reports whether stream i used the read cache in any variant.
+func usesCache(runs []Run, i int) bool {
+	for _, run := range runs {
+		if st := &run.Result.Streams[i]; st.CacheHits+st.BackendReads > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// BackendReadsData is stream i's database reads per second in each window, caused by its
+// cache misses and refreshes, one series per variant: a spike is a stampede, many misses of
+// one expired key reaching the database at once.
+func BackendReadsData(sc *scenarios.Scenario, runs []Run, i int) plots.Lines {
+	r0 := runs[0].Result
+	l := plots.Lines{
+		Title:     fmt.Sprintf("%s - %s: database reads behind the cache per %s window", sc.Name, r0.Streams[i].Name, shortDuration(r0.Window)),
+		YLabel:    "backend reads per second",
+		TimeLabel: func(s float64) string { return scenarios.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
+	}
+	for w := 0; w < r0.Windows; w++ {
+		l.Times = append(l.Times, (sim.Time(w) * r0.Window).Seconds())
+	}
+	for _, run := range runs {
+		r := run.Result
+		y := make([]float64, r0.Windows)
+		for w := range y {
+			y[w] = math.NaN()
+			if w < len(r.Streams[i].Win) && w < r.Windows {
+				if span := r.WindowSpan(w).Seconds(); span > 0 {
+					y[w] = float64(r.Streams[i].Win[w].BackendReads) / span
+				}
+			}
+		}
+		l.Series = append(l.Series, plots.Series{Name: run.Variant.Name, Y: y})
+	}
+	return l
+}
+
 // cdfPoints is the most points one CDF curve keeps.
 const cdfPoints = 400
 
@@ -174,6 +213,15 @@ func WriteCharts(dir, format string, sc *scenarios.Scenario, runs []Run) ([]Char
 		if err := add(name, "Latency distribution: "+st.Name,
 			"The share of requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. The further right a curve's top, the longer its tail.",
 			func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) }); err != nil {
+			return nil, err
+		}
+		if !usesCache(runs, i) {
+			continue
+		}
+		name = fmt.Sprintf("backend-%s.%s", Slug(st.Name), format)
+		if err := add(name, "Database reads behind the cache: "+st.Name,
+			"The reads of the database that the stream's cache misses and refreshes caused, per second in each window, one line per variant. A flat low line is a cache doing its job; a spike is a stampede (many readers missing the same expired key at once), and a line that never drops means the cache is not holding the hot keys.",
+			func(p string) error { return plots.WriteLines(p, f, BackendReadsData(sc, runs, i)) }); err != nil {
 			return nil, err
 		}
 	}

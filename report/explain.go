@@ -53,7 +53,7 @@ type ExplainLoad struct {
 func Explain(sc *scenarios.Scenario, exs []*scenarios.Explanation) *ExplainJSON {
 	out := &ExplainJSON{Scenario: sc.Name}
 	for _, ex := range exs {
-		v := ExplainVariant{Name: ex.Variant, Key: ex.Key, Nodes: ex.NodeShard, Notes: []string{}}
+		v := ExplainVariant{Name: ex.Variant, Key: ex.Key, Nodes: ex.NodeShard, Notes: append([]string{}, ex.Notes...)}
 		for _, st := range ex.Streams {
 			v.Streams = append(v.Streams, ExplainStream{
 				Name: st.Name, Op: st.Op.String(), MeanRate: round(st.MeanRate, 3), PeakRate: round(st.PeakRate, 3),

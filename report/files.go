@@ -45,7 +45,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// WriteFiles writes summary.json, streams.csv, shards.csv, nodes.csv and report.md into
+// WriteFiles writes summary.json, streams.csv, shards.csv, nodes.csv, skew.csv and report.md into
 // dir (created if needed) and returns their paths. report.md embeds charts, which must
 // already be in dir.
 func WriteFiles(dir string, sc *scenarios.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
@@ -60,6 +60,7 @@ func WriteFiles(dir string, sc *scenarios.Scenario, runs []Run, sum *Summary, ch
 		{"streams.csv", func(w io.Writer) error { return streamsCSV(w, sc, runs) }},
 		{"shards.csv", func(w io.Writer) error { return shardsCSV(w, sc, runs) }},
 		{"nodes.csv", func(w io.Writer) error { return nodesCSV(w, sc, runs) }},
+		{"skew.csv", func(w io.Writer) error { return skewCSV(w, sc, runs) }},
 		{"report.md", func(w io.Writer) error { ReportMarkdown(w, sc, sum, charts); return nil }},
 	}
 	var paths []string
@@ -77,8 +78,8 @@ func WriteFiles(dir string, sc *scenarios.Scenario, runs []Run, sum *Summary, ch
 	return paths, nil
 }
 
-// series writes one CSV with a header and, per variant and window, the rows row returns.
-func series(w io.Writer, sc *scenarios.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
+// seriesCSV writes one CSV with a header and, per variant and window, the rows row returns.
+func seriesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
 	cw := csv.NewWriter(w)
 	cw.Write(append([]string{"variant", "window_start", "t_s"}, head...))
 	for _, run := range runs {
@@ -96,7 +97,7 @@ func series(w io.Writer, sc *scenarios.Scenario, runs []Run, head []string, rows
 }
 
 func streamsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
-	return series(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms"},
+	return seriesCSV(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms"},
 		func(r *sim.Result, win int) [][]string {
 			var out [][]string
 			for i := range r.Streams {
@@ -109,7 +110,7 @@ func streamsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
 }
 
 func shardsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
-	return series(w, sc, runs, []string{"shard", "node", "ops", "utilization", "max_queue"},
+	return seriesCSV(w, sc, runs, []string{"shard", "node", "ops", "utilization", "max_queue"},
 		func(r *sim.Result, win int) [][]string {
 			out := make([][]string, len(r.Shards))
 			for s := range r.Shards {
@@ -122,7 +123,7 @@ func shardsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
 }
 
 func nodesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
-	return series(w, sc, runs, []string{"node", "utilization", "max_queue"},
+	return seriesCSV(w, sc, runs, []string{"node", "utilization", "max_queue"},
 		func(r *sim.Result, win int) [][]string {
 			out := make([][]string, len(r.Nodes))
 			for n := range r.Nodes {
@@ -145,7 +146,7 @@ func ReportMarkdown(w io.Writer, sc *scenarios.Scenario, s *Summary, charts []Ch
 		sim.Time(s.DurationS*float64(sim.Second)), s.Start, s.Seed, sim.Time(s.WarmupS*float64(sim.Second)))
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
-		"The per-window series are in streams.csv, shards.csv and nodes.csv; every figure is in summary.json.\n")
+		"The per-window series are in streams.csv, shards.csv, nodes.csv and skew.csv; every figure is in summary.json.\n")
 	byPrefix := func(prefix string) []Chart {
 		var out []Chart
 		for _, c := range charts {
@@ -186,9 +187,47 @@ func ReportMarkdown(w io.Writer, sc *scenarios.Scenario, s *Summary, charts []Ch
 			for _, c := range byPrefix("cdf-" + Slug(st.Name) + ".") {
 				embed(c)
 			}
+			for _, c := range byPrefix("backend-" + Slug(st.Name) + ".") {
+				embed(c)
+			}
 		}
 	}
+	if hasAlerts(s) {
+		fmt.Fprint(w, detectionNote)
+	}
 }
+
+func hasAlerts(s *Summary) bool {
+	for _, v := range s.Variants {
+		if len(v.Alerts) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// detectionNote explains, in report.md, how each alert's detection lag is measured.
+const detectionNote = `
+## How the alerts' lags are measured
+
+Every detector judges whole windows, so an alert appears at the end of the window in which
+its condition held. Each alert also says how long after the trouble began it fired, measured
+from one line for all kinds so that they can be compared: the onset is the start of the first
+window of the latest unbroken run of windows, up to the alert's, in which a node ran above 90%
+of its cores.
+
+| kind | fires at the end of the first window in which | onset measured on |
+| --- | --- | --- |
+| node_cpu | the node is above 90% of its cores (it clears below 80%) | that node: the lag is one window |
+| hot_shard | the shard is above 90% of its node's cores and 3 times the median shard | the node serving the shard |
+| latency | the stream's p99 passes one of its SLO thresholds | any node |
+| errors, throttled, timed_out | the stream had requests rejected (full queue or client limit), throttled by a partition limit, or timed out | any node |
+| saturated | the backlog passed the engine's bound (at that moment) | any node |
+
+When no node was above the line before an alert (throttling under a partition limit, say), its
+own window is its onset and its lag is one window. A p99 alert that fires ten minutes after its
+node's CPU alert tells you how much warning a CPU alert would have given.
+`
 
 // topShards returns up to n shards by utilization, hottest first (lower id on ties).
 func topShards(shards []ShardSummary, n int) []ShardSummary {

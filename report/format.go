@@ -1,11 +1,13 @@
 package report
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -86,7 +88,9 @@ func heatLine(v *VariantSummary) string {
 }
 
 // Text writes the human-readable tables: per variant the streams, then the shard heat
-// summary, then the alert timeline.
+// summary and the spread of load, the client and cache counts, hot keys and partitions,
+// latency outliers and the diagnosis (each when there is something to show), then the
+// timeline of alerts and events.
 func Text(w io.Writer, s *Summary) {
 	fmt.Fprintf(w, "scenario %s, seed %d, %gs simulated from %s\n", s.Scenario, s.Seed, s.DurationS, s.Start)
 	for i := range s.Variants {
@@ -94,18 +98,178 @@ func Text(w io.Writer, s *Summary) {
 		fmt.Fprintf(w, "\n== %s\n   %s\n\n", v.Name, v.Key)
 		streamTable(v).text(w, "   ")
 		fmt.Fprintf(w, "\n   %s\n", heatLine(v))
+		fmt.Fprintf(w, "   %s\n", spreadLine(v))
 		if note := stopNote(v); note != "" {
 			fmt.Fprintf(w, "   %s\n", note)
 		}
-		if len(v.Alerts) > 0 {
+		for _, sec := range detailSections(v) {
+			fmt.Fprintf(w, "\n   %s:\n", sec.title)
+			if len(sec.t.rows) > 0 {
+				sec.t.text(w, "   ")
+			}
+			for _, n := range sec.notes {
+				fmt.Fprintf(w, "   %s\n", n)
+			}
+		}
+		if len(v.Diagnosis) > 0 {
+			fmt.Fprintln(w, "\n   diagnosis:")
+			for _, d := range v.Diagnosis {
+				fmt.Fprintf(w, "   - %s: %s\n", d.Kind, d.Message)
+			}
+		} else {
+			fmt.Fprintln(w, "\n   diagnosis: "+noHotspot)
+		}
+		if tl := timeline(v); len(tl) > 0 {
 			fmt.Fprintln(w, "\n   alerts:")
-			for _, a := range v.Alerts {
-				fmt.Fprintf(w, "   %-8s  %-17s  %s\n", a.At, a.Kind, a.Message)
+			for _, e := range tl {
+				msg := e.message
+				if e.detection != "" {
+					msg += " (" + e.detection + ")"
+				}
+				fmt.Fprintf(w, "   %-8s  %-17s  %s\n", e.at, e.kind, msg)
 			}
 		} else {
 			fmt.Fprintln(w, "\n   no alerts")
 		}
 	}
+}
+
+// spreadLine says how evenly load was spread over the shards and the nodes over the run.
+func spreadLine(v *VariantSummary) string {
+	k := v.Skew
+	return fmt.Sprintf("spread over the run: shards p95/p50 %s, Gini %.2f; nodes max/median %s, p95/p50 %s, Gini %.2f",
+		fmtSpreadRatio(k.ShardSpread.P95OverP50), k.ShardSpread.Gini,
+		fmtSpreadRatio(k.NodeSpread.MaxOverMedian), fmtSpreadRatio(k.NodeSpread.P95OverP50), k.NodeSpread.Gini)
+}
+
+// fmtSpreadRatio formats a ratio of loads; nil is a median of 0 under a working one.
+func fmtSpreadRatio(r *float64) string {
+	if r == nil {
+		return "∞"
+	}
+	return strconv.FormatFloat(*r, 'f', 2, 64) + "x"
+}
+
+// section is one optional table of a variant's details.
+type section struct {
+	title string
+	t     *table
+	notes []string
+}
+
+// standsOut reports whether a sketch's count is mostly certain: at least half of it is
+// above its error bound. Keys that are each rare (unique ids) all show counts that are
+// almost all error; listing them would only show noise.
+func standsOut(count, errBound int64) bool { return count > 0 && count-errBound >= errBound }
+
+// scaled estimates the requests behind a sketch count: n of counted, scaled up to all.
+func scaled(n, counted, all int64) int64 {
+	if counted <= 0 || counted >= all {
+		return n
+	}
+	return int64(float64(n)*float64(all)/float64(counted) + 0.5)
+}
+
+// hotShown is how many hot keys and partitions per stream the tables show.
+const hotShown = 5
+
+// detailSections returns the variant's optional tables, each only when it has rows: client
+// and cache counts, hot keys, hot partitions, latency outliers and events.
+func detailSections(v *VariantSummary) []section {
+	var out []section
+	client := &table{head: []string{"stream", "offered", "attempts", "retries", "timed out", "throttled", "limited", "cache hits", "hit ratio", "backend reads"}, left: 1}
+	for _, st := range v.Streams {
+		if st.Retries == 0 && st.TimedOut == 0 && st.Throttled == 0 && st.Limited == 0 && st.Cache == nil {
+			continue
+		}
+		hits, ratio, backend := "-", "-", "-"
+		if c := st.Cache; c != nil {
+			hits, ratio, backend = fmtCount(c.Hits), fmtPct(c.HitRatio), fmtCount(c.BackendReads)
+		}
+		client.add(st.Name, fmtCount(st.Offered), fmtCount(st.Attempts), fmtCount(st.Retries), fmtCount(st.TimedOut),
+			fmtCount(st.Throttled), fmtCount(st.Limited), hits, ratio, backend)
+	}
+	if len(client.rows) > 0 {
+		out = append(out, section{title: "client and cache", t: client})
+	}
+	keys := &table{head: []string{"stream", "key", "share", "~requests", "shard"}, left: 2}
+	var keyNotes []string
+	shown := map[string]string{} // stream -> the keys shown, to spot partitions that repeat them
+	for _, hk := range v.HotKeys {
+		n := 0
+		for _, k := range hk.Keys {
+			if n == hotShown || !standsOut(k.Count, k.Error) {
+				continue
+			}
+			n++
+			keys.add(hk.Stream, k.Key, fmtPct(k.Share), fmtCount(scaled(k.Count, hk.Counted, hk.Requests)), strconv.Itoa(k.Shard))
+			shown[hk.Stream] += fmt.Sprintf("(%s) %d|", k.Key, k.Count)
+		}
+		if n == 0 {
+			keyNotes = append(keyNotes, fmt.Sprintf("%s: no key stands out (every count is mostly the sketch's error bound)", hk.Stream))
+		}
+	}
+	if len(keys.rows) > 0 || len(keyNotes) > 0 {
+		out = append(out, section{title: fmt.Sprintf("hot keys (top %d per stream; shares of a sample of its requests, counted by a bounded sketch)", hotShown), t: keys, notes: keyNotes})
+	}
+	parts := &table{head: []string{"stream", "partition", "share", "~writes", "shard"}, left: 2}
+	var notes []string
+	for _, hp := range v.HotPartitions {
+		var rows [][]string
+		var same string
+		for _, p := range hp.Partitions {
+			if len(rows) == hotShown || !standsOut(p.Writes, p.Error) {
+				continue
+			}
+			rows = append(rows, []string{hp.Stream, p.Partition, fmtPct(p.Share), fmtCount(scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
+			same += fmt.Sprintf("%s %d|", p.Partition, p.Writes)
+		}
+		note := fmt.Sprintf("%s wrote about %s distinct partitions", hp.Stream, fmtCount(hp.PartitionsWritten))
+		if hp.Counted < hp.Writes {
+			note = fmt.Sprintf("%s: about %s distinct partitions among %s sampled writes", hp.Stream, fmtCount(hp.PartitionsWritten), fmtCount(hp.Counted))
+		}
+		if same != "" && same == shown[hp.Stream] {
+			note += " (its hottest are its hot keys above)"
+		} else {
+			for _, r := range rows {
+				parts.add(r...)
+			}
+		}
+		notes = append(notes, note)
+	}
+	if len(parts.rows) > 0 || len(notes) > 0 {
+		out = append(out, section{title: "hot partitions", t: parts, notes: notes})
+	}
+	slow := &table{head: []string{"stream", "key", "samples", "mean ms", "x median key", "shard"}, left: 2}
+	for _, o := range v.LatencyOutliers {
+		slow.add(o.Stream, o.Key, fmtCount(o.Samples), fmtMs(o.MeanMs), strconv.FormatFloat(o.Ratio, 'f', 1, 64), strconv.Itoa(o.Shard))
+	}
+	if len(slow.rows) > 0 {
+		out = append(out, section{title: "latency outliers (keys whose sampled mean latency stands out)", t: slow})
+	}
+	return out
+}
+
+// entry is one line of the timeline: an alert or an event.
+type entry struct {
+	at        string
+	atS       float64
+	kind      string
+	message   string
+	detection string
+}
+
+// timeline merges the variant's alerts and events in time order (alerts first on ties).
+func timeline(v *VariantSummary) []entry {
+	var out []entry
+	for _, a := range v.Alerts {
+		out = append(out, entry{a.At, a.AtS, a.Kind, a.Message, a.Detection})
+	}
+	for _, e := range v.Events {
+		out = append(out, entry{at: e.At, atS: e.AtS, kind: e.Kind, message: e.Message})
+	}
+	slices.SortStableFunc(out, func(a, b entry) int { return cmp.Compare(a.atS, b.atS) })
+	return out
 }
 
 // Markdown writes the same tables as Markdown.
@@ -124,14 +288,38 @@ func markdownVariant(w io.Writer, v *VariantSummary) {
 	fmt.Fprintf(w, "Key: %s.\n\n", v.Key)
 	streamTable(v).markdown(w)
 	fmt.Fprintf(w, "\n%s.\n", capitalize(heatLine(v)))
+	fmt.Fprintf(w, "%s.\n", capitalize(spreadLine(v)))
 	if note := stopNote(v); note != "" {
 		fmt.Fprintf(w, "\n**%s**\n", note)
 	}
-	if len(v.Alerts) > 0 {
-		fmt.Fprintln(w, "\nAlert timeline (each at the end of the window in which its detector fired):")
-		fmt.Fprintln(w, "\n| at | kind | what |\n| --- | --- | --- |")
-		for _, a := range v.Alerts {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", a.At, a.Kind, a.Message)
+	for _, sec := range detailSections(v) {
+		fmt.Fprintf(w, "\n%s:\n\n", capitalize(sec.title))
+		if len(sec.t.rows) > 0 {
+			sec.t.markdown(w)
+			if len(sec.notes) > 0 {
+				fmt.Fprintln(w)
+			}
+		}
+		if len(sec.notes) > 0 {
+			fmt.Fprintf(w, "%s.\n", capitalize(strings.Join(sec.notes, "; ")))
+		}
+	}
+	if len(v.Diagnosis) > 0 {
+		fmt.Fprintln(w, "\nDiagnosis:")
+		fmt.Fprintln(w)
+		for _, d := range v.Diagnosis {
+			fmt.Fprintf(w, "- **%s**: %s.\n", d.Kind, d.Message)
+		}
+	} else {
+		fmt.Fprintln(w, "\nDiagnosis: "+noHotspot+".")
+	}
+	if tl := timeline(v); len(tl) > 0 {
+		fmt.Fprintln(w, "\nAlert timeline: each alert at the end of the window in which its detector fired, with its lag from the onset of the trouble, "+
+			"the start of the first window of the latest run of windows in which a node was above 90% of its cores "+
+			"(the alert's own node for node_cpu and hot_shard, any node for the others); events at the moment they happened.")
+		fmt.Fprintln(w, "\n| at | kind | what | detection |\n| --- | --- | --- | --- |")
+		for _, e := range tl {
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", e.at, e.kind, strings.ReplaceAll(e.message, "|", `\|`), e.detection)
 		}
 	}
 }

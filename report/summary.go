@@ -3,10 +3,10 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -44,6 +44,15 @@ type VariantSummary struct {
 	Nodes       []NodeSummary   `json:"nodes"`
 	Skew        Skew            `json:"skew"`
 	Alerts      []Alert         `json:"alerts"`
+	// Detection (SPEC section 5): the most requested keys and most written partitions per
+	// stream, keys whose latency stands out, and what the report concludes. The lists are
+	// left out when the run recorded nothing for them; Diagnosis is always present.
+	HotKeys         []HotKeys        `json:"hot_keys,omitempty"`
+	HotPartitions   []HotPartitions  `json:"hot_partitions,omitempty"`
+	LatencyOutliers []LatencyOutlier `json:"latency_outliers,omitempty"`
+	Diagnosis       []Diagnosis      `json:"diagnosis"`
+	// Events are the run's operator actions, shard splits and moves.
+	Events []EventSummary `json:"events,omitempty"`
 	// Saturated is set when the variant diverged; ElapsedS is the simulated time its
 	// figures cover (less than the duration when it stopped early).
 	Saturated *Saturation `json:"saturated,omitempty"`
@@ -53,15 +62,21 @@ type VariantSummary struct {
 
 // StreamSummary is one stream's totals over the requests issued after the warmup.
 type StreamSummary struct {
-	Name      string  `json:"name"`
-	Op        string  `json:"op"`
-	Offered   int64   `json:"offered"`
-	Completed int64   `json:"completed"`
-	Rejected  int64   `json:"rejected"`
-	Throttled int64   `json:"throttled"`
-	TimedOut  int64   `json:"timed_out"`
-	Latency   Latency `json:"latency_ms"`
-	Fanout    Fanout  `json:"fanout"`
+	Name      string `json:"name"`
+	Op        string `json:"op"`
+	Offered   int64  `json:"offered"`
+	Completed int64  `json:"completed"`
+	Rejected  int64  `json:"rejected"`
+	Throttled int64  `json:"throttled"`
+	TimedOut  int64  `json:"timed_out"`
+	// Attempts are the attempts sent (first ones and Retries); Limited the requests the
+	// client's own rate limit turned away. Cache is set when the stream used the cache.
+	Attempts int64         `json:"attempts"`
+	Retries  int64         `json:"retries"`
+	Limited  int64         `json:"limited"`
+	Cache    *CacheSummary `json:"cache,omitempty"`
+	Latency  Latency       `json:"latency_ms"`
+	Fanout   Fanout        `json:"fanout"`
 }
 
 // Latency summarizes completed requests' latencies in milliseconds.
@@ -106,19 +121,25 @@ type NodeSummary struct {
 // Skew compares the hottest shard with the median shard, over the whole run and in the
 // busiest window. A ratio to a median of 0 (most shards idle while one works) is
 // undefined: it is null in JSON and infinite in the text; MaxOverMean is always defined
-// when any shard works.
+// when any shard works. The spreads add the 95th percentile against the median and the
+// Gini coefficient, of shards and of nodes, over the run and in the busiest window;
+// skew.csv has them per window.
 type Skew struct {
-	MaxOverMedian     *float64 `json:"max_over_median"`
-	MaxOverMean       float64  `json:"max_over_mean"`
-	HottestShard      int      `json:"hottest_shard"`
-	HottestLoad       float64  `json:"hottest_utilization"`
-	MedianLoad        float64  `json:"median_utilization"`
-	PeakWindow        string   `json:"peak_window"`
-	PeakWindowS       float64  `json:"peak_window_s"`
-	PeakHottestShard  int      `json:"peak_hottest_shard"`
-	PeakHottestLoad   float64  `json:"peak_hottest_utilization"`
-	PeakMedianLoad    float64  `json:"peak_median_utilization"`
-	PeakMaxOverMedian *float64 `json:"peak_max_over_median"`
+	MaxOverMedian     *float64   `json:"max_over_median"`
+	MaxOverMean       float64    `json:"max_over_mean"`
+	HottestShard      int        `json:"hottest_shard"`
+	HottestLoad       float64    `json:"hottest_utilization"`
+	MedianLoad        float64    `json:"median_utilization"`
+	PeakWindow        string     `json:"peak_window"`
+	PeakWindowS       float64    `json:"peak_window_s"`
+	PeakHottestShard  int        `json:"peak_hottest_shard"`
+	PeakHottestLoad   float64    `json:"peak_hottest_utilization"`
+	PeakMedianLoad    float64    `json:"peak_median_utilization"`
+	PeakMaxOverMedian *float64   `json:"peak_max_over_median"`
+	ShardSpread       LoadSpread `json:"shard_spread"`
+	NodeSpread        LoadSpread `json:"node_spread"`
+	PeakShardSpread   LoadSpread `json:"peak_shard_spread"`
+	PeakNodeSpread    LoadSpread `json:"peak_node_spread"`
 }
 
 // Alert is one entry of the alert timeline.
@@ -128,6 +149,13 @@ type Alert struct {
 	Kind    string  `json:"kind"`
 	Subject string  `json:"subject"`
 	Message string  `json:"message"`
+	// Onset is the start of the window in which the trouble the alert reports began (see
+	// Alerts for the line per kind); DetectedAfterS is the time from there to the alert,
+	// and Detection says it in words.
+	Onset          string  `json:"onset"`
+	OnsetS         float64 `json:"onset_s"`
+	DetectedAfterS float64 `json:"detected_after_s"`
+	Detection      string  `json:"detection"`
 }
 
 // Run is one variant's result beside the variant it came from.
@@ -169,14 +197,20 @@ func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
 	v.ElapsedS, v.Partial = round(r.Elapsed.Seconds(), 6), r.Partial
 	if r.Saturated {
 		v.Saturated = &Saturation{At: scenarios.FormatClock(sc.Start, r.SaturatedAt), AtS: round(r.SaturatedAt.Seconds(), 6), Backlog: r.Backlog}
-		v.Alerts = append(v.Alerts, Alert{At: v.Saturated.At, AtS: v.Saturated.AtS, Kind: "saturated", Subject: "cluster",
-			Message: fmt.Sprintf("%d subrequests waiting: the offered load exceeds what the nodes serve; the run stopped here", r.Backlog)})
+		a := Alert{At: v.Saturated.At, AtS: v.Saturated.AtS, Kind: "saturated", Subject: "cluster",
+			Message: fmt.Sprintf("%d subrequests waiting: the offered load exceeds what the nodes serve; the run stopped here", r.Backlog)}
+		if r.Window > 0 && r.Windows > 0 {
+			newOnsets(sc, r).time(&a, min(int(r.SaturatedAt/r.Window), r.Windows-1), -1)
+		}
+		v.Alerts = append(v.Alerts, a)
 	}
 	for i := range r.Streams {
 		st := &r.Streams[i]
 		ss := StreamSummary{
 			Name: st.Name, Op: st.Op.String(),
 			Offered: st.Offered, Completed: st.Completed, Rejected: st.Rejected,
+			Throttled: st.Throttled, TimedOut: st.TimedOut,
+			Attempts: st.Attempts, Retries: st.Retries, Limited: st.Limited, Cache: cacheOf(st),
 			Latency: Latency{
 				Mean: ms(st.MeanMillis()),
 				P50:  ms(st.QuantileMillis(0.50)),
@@ -214,6 +248,12 @@ func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
 		})
 	}
 	v.Skew = skew(sc, r)
+	dc := detectOf(run.Variant)
+	v.HotKeys = hotKeysOf(run, dc.TopK)
+	v.HotPartitions = hotPartitionsOf(run, dc.TopK)
+	v.LatencyOutliers = latencyOutliers(run, dc)
+	v.Events = eventsOf(sc, r)
+	v.Diagnosis = diagnose(sc, run, &v)
 	return v
 }
 
@@ -236,6 +276,12 @@ func skew(sc *scenarios.Scenario, r *sim.Result) Skew {
 	k.PeakWindow = scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window)
 	k.PeakWindowS = (sim.Time(w) * r.Window).Seconds()
 	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad, k.PeakMaxOverMedian = hottest(loads)
+	shards, nodes := runSpread(r)
+	k.ShardSpread, k.NodeSpread = shards.rounded(), nodes.rounded()
+	if w < r.Windows {
+		ws := windowSpread(r, w)
+		k.PeakShardSpread, k.PeakNodeSpread = ws.Shards.rounded(), ws.Nodes.rounded()
+	}
 	k.HottestLoad, k.MedianLoad = util(k.HottestLoad), util(k.MedianLoad)
 	k.PeakHottestLoad, k.PeakMedianLoad = util(k.PeakHottestLoad), util(k.PeakMedianLoad)
 	return k
@@ -277,18 +323,7 @@ func hottest(loads []float64) (idx int, load, median float64, ratio *float64) {
 
 // Median returns the median of xs (the mean of the two middle values for an even count),
 // or 0 for none. xs is not modified.
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
+func Median(xs []float64) float64 { return detect.Median(xs) }
 
 func round(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))

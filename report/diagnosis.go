@@ -1,0 +1,263 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// Diagnosis is one finding about why a variant's load is uneven, with the remedy that
+// fits it and the numbers it rests on.
+type Diagnosis struct {
+	Kind     string             `json:"kind"`
+	Subject  string             `json:"subject"`
+	Message  string             `json:"message"`
+	Evidence map[string]float64 `json:"evidence"`
+}
+
+// noHotspot is what the text says of a variant without a diagnosis.
+var noHotspot = fmt.Sprintf("no hotspot found (in the busiest window no shard ran at %.0f%% of its node's cores or more and %g times the median shard)", 100*diagHotLoad, diagSkewRatio)
+
+// The diagnosis rules' thresholds. Loads are fractions of a node's cores, shares fractions
+// of a stream's requests (or of all rows written).
+const (
+	// A shard is hot, for the diagnosis, when in the busiest window it runs at diagHotLoad
+	// or more of its node's cores and at diagSkewRatio times the median shard or more.
+	// Below half the cores an uneven spread costs nothing yet.
+	diagHotLoad   = 0.5
+	diagSkewRatio = 2.0
+	// hotKeyShare: one key with more than 5% of a stream's requests is a hot key (with
+	// 12 shards, an even spread gives each shard about 8%).
+	hotKeyShare = 0.05
+	// dominantShare: a key, or the hot keys sharing their first field's value (a tenant),
+	// with more than 30% of a stream's requests is a dominant tenant rather than a hot item.
+	dominantShare = 0.30
+	// monotonicRowShare: a write stream whose rows land more than half on one shard while it
+	// writes monotonicPartitionsPerShard distinct partitions per shard or more has a key
+	// that grows with time (or a sequence): every new key sorts after the last one.
+	monotonicRowShare           = 0.5
+	monotonicPartitionsPerShard = 16
+)
+
+// diagnose applies the rules to a variant whose summary is otherwise complete: hot_key,
+// dominant_tenant, monotonic_key, low_cardinality, then hot_shard_many_keys for each hot
+// shard that none of the others explains. A balanced variant gets none.
+func diagnose(sc *scenarios.Scenario, run Run, v *VariantSummary) []Diagnosis {
+	r := run.Result
+	out := []Diagnosis{}
+	if len(r.Shards) == 0 || r.Windows == 0 {
+		return out
+	}
+	pw := PeakWindow(r)
+	peakAt := scenarios.FormatClock(sc.Start, sim.Time(pw)*r.Window)
+	loads := make([]float64, len(r.Shards))
+	for s := range loads {
+		loads[s] = r.ShardUtilization(pw, s)
+	}
+	med := Median(loads)
+	hot := func(s int) bool {
+		return s >= 0 && s < len(loads) && loads[s] >= diagHotLoad && (med == 0 || loads[s] >= diagSkewRatio*med)
+	}
+	explained := map[int]bool{}
+	shardWords := func(s int) string {
+		return fmt.Sprintf("in the busiest window (%s) its shard %d runs at %s of its node's cores while the median shard runs at %s",
+			peakAt, s, fmtPct(loads[s]), fmtPct(med))
+	}
+
+	// dominant_tenant and hot_key, from each stream's hot keys.
+	for _, hk := range v.HotKeys {
+		st := streamByName(r, hk.Stream)
+		if st == nil || hk.Counted <= 0 {
+			continue
+		}
+		verb := "requests"
+		switch st.Op {
+		case sim.Write:
+			verb = "writes"
+		case sim.Read, sim.Scan:
+			verb = "reads"
+		}
+		// Tenants: hot keys of two or more fields grouped by their first field's value.
+		type tenant struct {
+			value  uint64
+			name   string
+			count  int64
+			keys   int
+			shards []int
+		}
+		var tenants []*tenant
+		for _, k := range hk.Keys {
+			if len(k.Values) < 2 {
+				continue
+			}
+			var t *tenant
+			for _, x := range tenants {
+				if x.value == k.Values[0] {
+					t = x
+				}
+			}
+			if t == nil {
+				t = &tenant{value: k.Values[0], name: firstField(k.Key, k.Values)}
+				tenants = append(tenants, t)
+			}
+			t.count += k.Count - k.Error
+			t.keys++
+			t.shards = append(t.shards, k.Shard)
+		}
+		dominant := map[uint64]bool{}
+		for _, t := range tenants {
+			sh := share(t.count, hk.Counted)
+			s := hottestOf(t.shards, loads)
+			if t.keys < 2 || sh <= dominantShare || !hot(s) {
+				continue
+			}
+			dominant[t.value] = true
+			explained[s] = true
+			out = append(out, Diagnosis{Kind: "dominant_tenant", Subject: t.name,
+				Message: fmt.Sprintf("%s takes at least %s of %s's %s (its %d hottest keys together); %s: carve it out, a directory entry giving it shards of its own",
+					t.name, fmtPct(sh), hk.Stream, verb, t.keys, shardWords(s)),
+				Evidence: map[string]float64{"share": sh, "keys": float64(t.keys), "shard": float64(s), "shard_load": util(loads[s]), "median_load": util(med)}})
+		}
+		for _, k := range hk.Keys {
+			// The rule judges the count the sketch guarantees (Count - Error); the message
+			// cites the estimate.
+			if share(k.Count-k.Error, hk.Counted) <= hotKeyShare || !hot(k.Shard) || len(k.Values) >= 2 && dominant[k.Values[0]] {
+				continue
+			}
+			explained[k.Shard] = true
+			ev := map[string]float64{"share": k.Share, "count": float64(k.Count), "error": float64(k.Error),
+				"shard": float64(k.Shard), "shard_load": util(loads[k.Shard]), "median_load": util(med)}
+			if share(k.Count-k.Error, hk.Counted) > dominantShare {
+				out = append(out, Diagnosis{Kind: "dominant_tenant", Subject: k.Key,
+					Message: fmt.Sprintf("%s takes %s of %s's %s; %s: one value this large is a tenant or a category, not an item: carve it out, a directory entry giving it shards of its own",
+						k.Key, fmtPct(k.Share), hk.Stream, verb, shardWords(k.Shard)),
+					Evidence: ev})
+				continue
+			}
+			remedy := "cache it, or keep copies of it on several nodes"
+			if st.Op == sim.Write {
+				remedy = "writes cannot be cached: spread them over several rows (salt this key) and merge on read"
+			}
+			out = append(out, Diagnosis{Kind: "hot_key", Subject: k.Key,
+				Message:  fmt.Sprintf("%s takes %s of %s's %s; %s: %s", k.Key, fmtPct(k.Share), hk.Stream, verb, shardWords(k.Shard), remedy),
+				Evidence: ev})
+		}
+	}
+
+	// monotonic_key and low_cardinality, from the rows each shard gained and the partitions
+	// the write streams wrote.
+	var rows int64
+	top, written := 0, 0
+	for s, sh := range v.Shards {
+		rows += sh.Rows
+		if sh.Rows > v.Shards[top].Rows {
+			top = s
+		}
+		if sh.Rows > 0 {
+			written++
+		}
+	}
+	for _, hp := range v.HotPartitions {
+		pw := hp.PartitionsWritten
+		if pw <= 0 || rows <= 0 {
+			continue
+		}
+		shards := len(v.Shards)
+		topShare := 0.0
+		for _, p := range hp.Partitions {
+			topShare = max(topShare, share(p.Writes-p.Error, hp.Counted)) // what the sketch guarantees
+		}
+		rowShare := share(v.Shards[top].Rows, rows)
+		switch {
+		case pw < int64(shards) && written < shards:
+			for s, sh := range v.Shards {
+				if sh.Rows > 0 {
+					explained[s] = true
+				}
+			}
+			out = append(out, Diagnosis{Kind: "low_cardinality", Subject: hp.Stream,
+				Message: fmt.Sprintf("%s wrote only %s distinct partitions over %d shards, so %d shards took every row written while %d got none: add a high-cardinality component to the key (an id, or a hashed bucket)",
+					hp.Stream, fmtCount(pw), shards, written, shards-written),
+				Evidence: map[string]float64{"partitions_written": float64(pw), "shards": float64(shards), "shards_written": float64(written), "idle_shards": float64(shards - written)}})
+		case pw >= int64(monotonicPartitionsPerShard*shards) && rowShare > monotonicRowShare && topShare <= hotKeyShare && shards > 1:
+			explained[top] = true
+			where := fmt.Sprintf("shard %d", top)
+			if top == shards-1 && strings.HasPrefix(v.Key, "range") {
+				where = fmt.Sprintf("shard %d, the highest of the range,", top)
+			}
+			out = append(out, Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
+				Message: fmt.Sprintf("%s wrote %s distinct partitions, none more than %s of its writes, yet %s took %s of all rows written: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
+					hp.Stream, fmtCount(pw), fmtPct(topShare), where, fmtPct(rowShare), fmt.Sprintf("shard %d", top), fmtPct(loads[top]), peakAt, fmtPct(med)),
+				Evidence: map[string]float64{"partitions_written": float64(pw), "shard": float64(top), "row_share": rowShare,
+					"top_partition_share": topShare, "shard_load": util(loads[top]), "median_load": util(med)}})
+		}
+	}
+
+	// hot_shard_many_keys: a hot shard that no single key explains. It needs the hot-key
+	// sketch to say so; without it the report cannot tell.
+	if len(v.HotKeys) == 0 {
+		return out
+	}
+	for s, l := range loads {
+		if !hot(s) || explained[s] {
+			continue
+		}
+		biggest, upper, name := 0.0, 0.0, ""
+		for _, hk := range v.HotKeys {
+			for _, k := range hk.Keys {
+				if sure := share(k.Count-k.Error, hk.Counted); k.Shard == s && (name == "" || sure > biggest) {
+					biggest, upper, name = sure, k.Share, fmt.Sprintf("%s (%s)", k.Key, hk.Stream)
+				}
+			}
+		}
+		keys := "no tracked hot key lives on it"
+		switch {
+		case name != "" && upper > biggest:
+			keys = fmt.Sprintf("the busiest key the sketch tracks on it, %s, has between %s and %s of its stream's requests", name, fmtPct(biggest), fmtPct(upper))
+		case name != "":
+			keys = fmt.Sprintf("its busiest key, %s, takes only %s of its stream's requests", name, fmtPct(biggest))
+		}
+		ratio := "while the median shard is idle"
+		if med > 0 {
+			ratio = fmt.Sprintf("%.1f times the median shard's %s", l/med, fmtPct(med))
+		}
+		out = append(out, Diagnosis{Kind: "hot_shard_many_keys", Subject: fmt.Sprintf("shard %d", s),
+			Message: fmt.Sprintf("shard %d runs at %s of its node's cores in the busiest window (%s), %s, and %s: many keys share the shard; split it (reshard) or salt the key",
+				s, fmtPct(l), peakAt, ratio, keys),
+			Evidence: map[string]float64{"shard": float64(s), "shard_load": util(l), "median_load": util(med), "top_key_share": biggest}})
+	}
+	return out
+}
+
+func streamByName(r *sim.Result, name string) *sim.StreamResult {
+	for i := range r.Streams {
+		if r.Streams[i].Name == name {
+			return &r.Streams[i]
+		}
+	}
+	return nil
+}
+
+// hottestOf returns the shard of shards with the largest load (-1 for none).
+func hottestOf(shards []int, loads []float64) int {
+	best := -1
+	for _, s := range shards {
+		if s >= 0 && s < len(loads) && (best < 0 || loads[s] > loads[best]) {
+			best = s
+		}
+	}
+	return best
+}
+
+// firstField names a key's first field and value from its formatted name: the text up to
+// the first ", " of "tenant_id=7, user_id=3" or "(tenant_id=7, user_id=3)"; the plain
+// number when the key was not formatted with names.
+func firstField(key string, values []uint64) string {
+	k := strings.TrimPrefix(key, "(")
+	if i := strings.Index(k, ", "); i > 0 && strings.Contains(k[:i], "=") {
+		return k[:i]
+	}
+	return fmt.Sprint(values[0])
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -393,5 +394,81 @@ func TestHotKeySharesOfSample(t *testing.T) {
 	Text(&text, s)
 	if !strings.Contains(text.String(), "user_id=5  20.0%     32,000") {
 		t.Errorf("text does not scale the count to all requests:\n%s", text.String())
+	}
+}
+
+// A synchronized burst: 4 shards on 4 nodes run at 10% except in every fifth window, where
+// all run at 100% (20 windows: bursts at 0, 5, 10, 15). Mean 28% < peak / 2, peak >= 90%,
+// three gaps of 5 windows: synchronized_burst with a 5-minute period. Shifting one shard's
+// bursts so that no window has the whole cluster above the midpoint removes it, and a
+// single burst (no period) is not enough.
+func TestDiagnoseSynchronizedBurst(t *testing.T) {
+	sc, run := handBuilt(t, 4, 20, func(w, s int) float64 {
+		if w%5 == 0 {
+			return 1
+		}
+		return 0.1
+	})
+	v := Summarize(sc, []Run{run}).Variants[0]
+	var d *Diagnosis
+	for i := range v.Diagnosis {
+		if v.Diagnosis[i].Kind == "synchronized_burst" {
+			d = &v.Diagnosis[i]
+		}
+	}
+	if d == nil {
+		t.Fatalf("diagnosis %v, want synchronized_burst", kinds(v.Diagnosis))
+	}
+	if d.Evidence["period_s"] != 300 || d.Evidence["bursts"] != 4 || math.Abs(d.Evidence["mean_load"]-0.28) > 1e-9 {
+		t.Errorf("evidence %v, want period 300 s, 4 bursts, mean load 0.28", d.Evidence)
+	}
+	if !strings.Contains(d.Message, "5m0s apart") {
+		t.Errorf("message %q does not give the period", d.Message)
+	}
+	sc, run = handBuilt(t, 4, 20, func(w, s int) float64 {
+		if w == 7 {
+			return 1
+		}
+		return 0.1
+	})
+	if v := Summarize(sc, []Run{run}).Variants[0]; slices.Contains(kinds(v.Diagnosis), "synchronized_burst") {
+		t.Errorf("one burst diagnosed as synchronized: %v", v.Diagnosis)
+	}
+}
+
+// A cache stampede: a read stream's backend reads are 100 per window except 1,000 in
+// window 6, where node 1 runs at 95%, and no miss ever joined another (no single-flight):
+// cache_stampede. With CacheJoined > 0 (single-flight on), or the node at 50%, none.
+func TestDiagnoseCacheStampede(t *testing.T) {
+	build := func(joined int64, nodeLoad float64) VariantSummary {
+		sc, run := handBuilt(t, 4, 10, func(w, s int) float64 {
+			if w == 6 && s == 1 {
+				return nodeLoad
+			}
+			return 0.2
+		})
+		st := &run.Result.Streams[1]
+		st.Op = sim.Read
+		for w := range st.Win {
+			st.Win[w].BackendReads = 100
+		}
+		st.Win[6].BackendReads = 1000
+		st.BackendReads, st.CacheHits, st.CacheJoined = 1900, 50_000, joined
+		return Summarize(sc, []Run{run}).Variants[0]
+	}
+	v := build(0, 0.95)
+	if !slices.Contains(kinds(v.Diagnosis), "cache_stampede") {
+		t.Fatalf("diagnosis %v, want cache_stampede", kinds(v.Diagnosis))
+	}
+	for _, d := range v.Diagnosis {
+		if d.Kind == "cache_stampede" && (d.Evidence["peak_backend_reads"] != 1000 || d.Evidence["node"] != 1) {
+			t.Errorf("evidence %v, want 1,000 backend reads at the peak on node 1", d.Evidence)
+		}
+	}
+	if v := build(5, 0.95); slices.Contains(kinds(v.Diagnosis), "cache_stampede") {
+		t.Errorf("stampede diagnosed although misses joined (single-flight)")
+	}
+	if v := build(0, 0.5); slices.Contains(kinds(v.Diagnosis), "cache_stampede") {
+		t.Errorf("stampede diagnosed although no node was overloaded")
 	}
 }

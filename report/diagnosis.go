@@ -39,7 +39,170 @@ const (
 	// that grows with time (or a sequence): every new key sorts after the last one.
 	monotonicRowShare           = 0.5
 	monotonicPartitionsPerShard = 16
+	// burstPeakLoad, burstRatio: a cluster whose load in its busiest window reaches 90% of
+	// all its cores while its mean over the run is under half of that is overloaded in
+	// time, not in the key space; burstMinRepeats bursts at one period make it synchronized.
+	burstPeakLoad   = 0.9
+	burstRatio      = 2.0
+	burstMinRepeats = 3
 )
+
+// stampedeRatio: backend reads in a window at least this many times their mean over the
+// run make a stampede, when a node is at burstPeakLoad or more in that window.
+const stampedeRatio = 3.0
+
+// stampedeDiagnosis finds cache stampedes: a stream whose cache misses pile onto the
+// database in bursts (many reads of an expired key at once) while no miss ever waited for
+// another (no single-flight), and a node is overloaded when they do.
+func stampedeDiagnosis(sc *scenarios.Scenario, r *sim.Result) []Diagnosis {
+	var out []Diagnosis
+	nn := len(r.Nodes)
+	for i := range r.Streams {
+		st := &r.Streams[i]
+		if st.BackendReads == 0 || st.CacheJoined > 0 {
+			continue
+		}
+		// The cache starts empty: the warmup's misses are not a stampede.
+		first := int((sc.Warmup + r.Window - 1) / r.Window)
+		if first >= len(st.Win) {
+			continue
+		}
+		var total int64
+		peak, peakW := int64(0), first
+		for w := first; w < len(st.Win); w++ {
+			b := st.Win[w].BackendReads
+			total += b
+			if b > peak {
+				peak, peakW = b, w
+			}
+		}
+		mean := float64(total) / float64(len(st.Win)-first)
+		if mean == 0 || float64(peak) < stampedeRatio*mean {
+			continue
+		}
+		node, nl := -1, 0.0
+		for n := 0; n < nn; n++ {
+			if l := r.NodeUtilization(peakW, n); l > nl {
+				node, nl = n, l
+			}
+		}
+		if nl < burstPeakLoad {
+			continue
+		}
+		out = append(out, Diagnosis{Kind: "cache_stampede", Subject: st.Name,
+			Message: fmt.Sprintf("%s's cache misses reach the database in bursts: %s backend reads in the window at %s against %.0f per window on average, while node %d runs at %s; misses of an expired key all read the database until the first answer returns: turn on single_flight (and stale_while_revalidate), or add TTL jitter",
+				st.Name, fmtCount(peak), scenarios.FormatClock(sc.Start, sim.Time(peakW)*r.Window), mean, node, fmtPct(nl)),
+			Evidence: map[string]float64{"peak_backend_reads": float64(peak), "mean_backend_reads": mean, "node": float64(node), "node_load": util(nl)}})
+	}
+	return out
+}
+
+// splitChainLength is how many splits in a row, each of the shard the previous one created,
+// show that automatic splits are chasing a key that grows with time.
+const splitChainLength = 3
+
+// splitChainDiagnosis finds the monotonic key that automatic splitting cannot fix: each
+// split hands the upper half of the hot shard's keys, and with them every new key, to the
+// new shard, which then splits in turn.
+func splitChainDiagnosis(r *sim.Result, loads []float64, med float64, peakAt string) (Diagnosis, bool) {
+	chain, longest, last := 0, 0, -1
+	var first int
+	for _, e := range r.Events {
+		if e.Kind != "split" {
+			continue
+		}
+		if last >= 0 && e.Shard < len(r.Shards) && r.Shards[e.Shard].Parent == last {
+			chain++
+		} else {
+			chain, first = 1, e.Shard
+		}
+		longest = max(longest, chain)
+		last = e.Shard
+	}
+	if longest < splitChainLength {
+		return Diagnosis{}, false
+	}
+	hot := 0
+	for s, l := range loads {
+		if l > loads[hot] {
+			hot = s
+		}
+	}
+	writer := ""
+	for i := range r.Streams {
+		if r.Streams[i].Op == sim.Write {
+			writer = r.Streams[i].Name
+			break
+		}
+	}
+	return Diagnosis{Kind: "monotonic_key", Subject: writer,
+		Message: fmt.Sprintf("%d splits in a row, from shard %d on, each of the shard the previous split created: every split hands the newest keys, and with them all of the writes, to the new shard, so the heat moves instead of spreading (in the busiest window, %s, shard %d runs at %s against a median of %s); the key grows with time: lead it with another field (a composite key) or a salt bucket",
+			longest, first, peakAt, hot, fmtPct(loads[hot]), fmtPct(med)),
+		Evidence: map[string]float64{"chain": float64(longest), "shard": float64(hot), "shard_load": util(loads[hot]), "median_load": util(med)}}, true
+}
+
+// burstDiagnosis finds the synchronized_burst hotspot: the whole cluster, not one shard,
+// runs hot in short bursts that recur at a fixed period (clients flushing on the same
+// clock tick, caches expiring together). A burst is a run of windows whose cluster load is
+// above the midpoint of the mean and the peak; the period is the most common distance
+// between the starts of consecutive bursts, when at least burstMinRepeats gaps share it.
+func burstDiagnosis(sc *scenarios.Scenario, r *sim.Result) (Diagnosis, bool) {
+	nn := len(r.Nodes)
+	load := make([]float64, r.Windows)
+	var busy, capacity sim.Time
+	for w := range load {
+		var b, c sim.Time
+		for n := 0; n < nn; n++ {
+			b += r.NodeBusy[w*nn+n]
+			c += r.NodeCapacity[w*nn+n]
+		}
+		if c > 0 {
+			load[w] = float64(b) / float64(c)
+		}
+		busy, capacity = busy+b, capacity+c
+	}
+	if capacity == 0 {
+		return Diagnosis{}, false
+	}
+	mean := float64(busy) / float64(capacity)
+	peak, peakW := 0.0, 0
+	for w, l := range load {
+		if l > peak {
+			peak, peakW = l, w
+		}
+	}
+	if peak < burstPeakLoad || peak < burstRatio*mean {
+		return Diagnosis{}, false
+	}
+	line := (mean + peak) / 2
+	var starts []int
+	width := 0
+	for w := 0; w < len(load); w++ {
+		if load[w] >= line && (w == 0 || load[w-1] < line) {
+			starts = append(starts, w)
+		}
+		if load[w] >= line {
+			width++
+		}
+	}
+	gaps := map[int]int{}
+	period, repeats := 0, 0
+	for i := 1; i < len(starts); i++ {
+		g := starts[i] - starts[i-1]
+		gaps[g]++
+		if gaps[g] > repeats || (gaps[g] == repeats && g < period) {
+			period, repeats = g, gaps[g]
+		}
+	}
+	if repeats < burstMinRepeats {
+		return Diagnosis{}, false
+	}
+	every := sim.Time(period) * r.Window
+	return Diagnosis{Kind: "synchronized_burst", Subject: "cluster",
+		Message: fmt.Sprintf("the cluster runs at %s of its cores on average but at %s in its busiest window (%s): %d bursts, %d windows in all above %s, most of them %v apart: the load is bunched in time, not in the key space; spread the clients' timing (jitter) or provision for the peak",
+			fmtPct(mean), fmtPct(peak), scenarios.FormatClock(sc.Start, sim.Time(peakW)*r.Window), len(starts), width, fmtPct(line), every),
+		Evidence: map[string]float64{"mean_load": util(mean), "peak_load": util(peak), "bursts": float64(len(starts)), "period_s": every.Seconds()}}, true
+}
 
 // diagnose applies the rules to a variant whose summary is otherwise complete: hot_key,
 // dominant_tenant, monotonic_key, low_cardinality, then hot_shard_many_keys for each hot
@@ -193,6 +356,17 @@ func diagnose(sc *scenarios.Scenario, run Run, v *VariantSummary) []Diagnosis {
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shard": float64(top), "row_share": rowShare,
 					"top_partition_share": topShare, "shard_load": util(loads[top]), "median_load": util(med)}})
 		}
+	}
+
+	if d, ok := burstDiagnosis(sc, r); ok {
+		out = append(out, d)
+	}
+	out = append(out, stampedeDiagnosis(sc, r)...)
+	if d, ok := splitChainDiagnosis(r, loads, med, peakAt); ok {
+		for s := range loads {
+			explained[s] = true
+		}
+		out = append(out, d)
 	}
 
 	// hot_shard_many_keys: a hot shard that no single key explains. It needs the hot-key

@@ -500,8 +500,8 @@ func resolveActions(c *checker, f *File, s *spec) {
 			c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
 		} else if at, err := ParseInstant(a.At, s.start); err != nil {
 			c.add(key+".at", "%v", err)
-		} else if at < 0 || (s.duration > 0 && at >= s.duration) {
-			c.add(key+".at", "must fall inside the run, before its end at %s (%s after the start) (got %q)", FormatClock(s.start, s.duration), s.duration, a.At)
+		} else if at < 0 {
+			c.add(key+".at", "must not be before the start (got %q)", a.At)
 		} else {
 			act.At = at
 		}
@@ -579,6 +579,9 @@ func resolveActions(c *checker, f *File, s *spec) {
 		}
 		return 0
 	})
+	if len(c.probs) > 0 {
+		return // the scenario is refused; the texts would follow broken settings
+	}
 	// The texts say what changed, from what: follow the settings through the actions.
 	nodes := slices.Clone(s.nodes)
 	for _, n := range acts {

@@ -3,9 +3,11 @@ package scenarios_test
 import (
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -17,9 +19,11 @@ import (
 
 // otherStory holds the results of every variant of one built-in scenario.
 type otherStory struct {
-	t       *testing.T
-	name    string
-	results map[string]*sim.Result
+	t        *testing.T
+	name     string
+	sc       *scenarios.Scenario
+	results  map[string]*sim.Result
+	variants map[string]*scenarios.Variant
 }
 
 // runOtherStory loads a built-in scenario by name and runs all its variants concurrently.
@@ -42,11 +46,47 @@ func runOtherStory(t *testing.T, name string, sets ...string) *otherStory {
 		}()
 	}
 	wg.Wait()
-	s := &otherStory{t: t, name: name, results: map[string]*sim.Result{}}
+	s := &otherStory{t: t, name: name, sc: sc, results: map[string]*sim.Result{}, variants: map[string]*scenarios.Variant{}}
 	for i, v := range sc.Variants {
 		s.results[v.Name] = res[i]
+		s.variants[v.Name] = v
 	}
 	return s
+}
+
+// summary returns the variant's summary, diagnosis and detection included.
+func (s *otherStory) summary(variant string) report.VariantSummary {
+	r := s.result(variant)
+	return report.Summarize(s.sc, []report.Run{{Variant: s.variants[variant], Result: r}}).Variants[0]
+}
+
+// diagnoses returns the kinds of the variant's diagnosis, and its messages for errors.
+func (s *otherStory) diagnoses(variant string) ([]string, string) {
+	var kinds, msgs []string
+	for _, d := range s.summary(variant).Diagnosis {
+		kinds = append(kinds, d.Kind)
+		msgs = append(msgs, d.Kind+": "+d.Message)
+	}
+	return kinds, strings.Join(msgs, "\n")
+}
+
+// wantDiagnosis checks that the variant's diagnosis names kind (about subject, when not
+// empty), or that it has none when kind is "".
+func (s *otherStory) wantDiagnosis(variant, kind, subject string) {
+	s.t.Helper()
+	kinds, msgs := s.diagnoses(variant)
+	if kind == "" {
+		if len(kinds) > 0 {
+			s.t.Errorf("%s, %s: diagnosis %v, want none:\n%s", s.name, variant, kinds, msgs)
+		}
+		return
+	}
+	for _, d := range s.summary(variant).Diagnosis {
+		if d.Kind == kind && strings.Contains(d.Subject+" "+d.Message, subject) {
+			return
+		}
+	}
+	s.t.Errorf("%s, %s: diagnosis %v, want %s about %q:\n%s", s.name, variant, kinds, kind, subject, msgs)
 }
 
 func (s *otherStory) result(variant string) *sim.Result {
@@ -234,6 +274,100 @@ func TestCelebrityStory(t *testing.T) {
 	if _, h := s.hottest(hashed); h < 3*s.median(hashed) || h < 0.8 {
 		t.Errorf("%s: hottest shard %.3f, median %.3f; want >= 0.8 and >= 3x the median", hashed, h, s.median(hashed))
 	}
+	celebrityMitigations(t, s, base, hot16)
+	celebrityDetection(t, s, base)
+}
+
+// celebrityMitigations checks the cache and copies variants against the base (hot16: the
+// base's hottest shard load).
+func celebrityMitigations(t *testing.T, s *otherStory, base string, hot16 float64) {
+	const (
+		cache  = "cache, no single-flight"
+		flight = "cache with single-flight"
+		copies = "hot-key copies (celebrity x 4)"
+	)
+	// The cache answers most views (today 84.0%, which the TTL of 5 s and the Zipf tail
+	// allow), so the celebrity's shard serves only her comments and a sixth of the views:
+	// its load falls from 90% to under 55% (today 48.7%), and the view p99 below 3 ms.
+	for _, v := range []string{cache, flight} {
+		st := s.stream(v, "view_profile")
+		if ratio := float64(st.CacheHits) / float64(st.Offered); ratio < 0.8 || ratio > 0.9 {
+			t.Errorf("%s: hit ratio %.3f, want 0.8 to 0.9", v, ratio)
+		}
+		if st.CacheHits+st.BackendReads+st.CacheJoined != st.Offered {
+			t.Errorf("%s: hits %d + backend reads %d + joined %d != offered %d", v, st.CacheHits, st.BackendReads, st.CacheJoined, st.Offered)
+		}
+		if _, h := s.hottest(v); h > 0.55 || h > 0.6*hot16 {
+			t.Errorf("%s: hottest shard %.3f, want under 0.55 and under 0.6x the uncached %.3f", v, h, hot16)
+		}
+		if p := s.p99(v, "view_profile"); p > 3 {
+			t.Errorf("%s: view p99 %.2f ms, want under 3 ms", v, p)
+		}
+	}
+	// Single-flight: concurrent misses of one key wait for one read, so some join and the
+	// database gets fewer reads than without it.
+	if j := s.stream(flight, "view_profile").CacheJoined; j == 0 {
+		t.Errorf("%s: no miss joined another", flight)
+	}
+	if a, b := s.stream(flight, "view_profile").BackendReads, s.stream(cache, "view_profile").BackendReads; a >= b {
+		t.Errorf("%s: %d backend reads, want fewer than without single-flight (%d)", flight, a, b)
+	}
+	// Copies: views of the celebrity spread over 4 shards, each comment to her writes 4
+	// copies (4 partitions, on up to 4 shards). The hottest shard cools from 90% to under
+	// 80% (today 70.7%) and the view p99 halves (today 6.1 ms against 15.2 ms).
+	if st := s.stream(copies, "post_comment"); st.MaxFanout > 4 || st.MaxFanout < 2 {
+		t.Errorf("%s: a comment visits up to %d shards, want 2 to 4", copies, st.MaxFanout)
+	}
+	if _, h := s.hottest(copies); h > 0.8 {
+		t.Errorf("%s: hottest shard %.3f, want under 0.8", copies, h)
+	}
+	if a, b := s.p99(copies, "view_profile"), s.p99(base, "view_profile"); a > b/2 {
+		t.Errorf("%s: view p99 %.1f ms, want at most half the base's %.1f ms", copies, a, b)
+	}
+}
+
+// celebrityDetection checks what detection finds in the base variant: the celebrity as the
+// top hot key of both streams (her share is the Zipf law's 18.5% within 1 percentage
+// point), the hot_key diagnosis naming her, and the latency outlier detector (factor 3, in
+// the scenario's [detect]) flagging her key and no key of a shard below the median load.
+func celebrityDetection(t *testing.T, s *otherStory, base string) {
+	v := s.summary(base)
+	r := s.result(base)
+	celeb := ""
+	for _, hk := range v.HotKeys {
+		if len(hk.Keys) == 0 {
+			t.Fatalf("%s: no hot keys for %s", base, hk.Stream)
+		}
+		top := hk.Keys[0]
+		if math.Abs(top.Share-0.185) > 0.01 {
+			t.Errorf("%s: %s's top key %s has %.3f of the sample, want 0.185 +- 0.01", base, hk.Stream, top.Key, top.Share)
+		}
+		if celeb == "" {
+			celeb = top.Key
+		} else if top.Key != celeb {
+			t.Errorf("%s: top keys %s and %s differ", base, celeb, top.Key)
+		}
+		if hot, _ := s.hottest(base); top.Shard != hot {
+			t.Errorf("%s: the top key lives on shard %d, the hottest shard is %d", base, top.Shard, hot)
+		}
+	}
+	s.wantDiagnosis(base, "hot_key", celeb)
+	flagged := false
+	med := s.median(base)
+	for _, o := range v.LatencyOutliers {
+		if o.Key == celeb {
+			flagged = true
+		}
+		if l := r.Utilization(o.Shard); l < med {
+			t.Errorf("%s: outlier %s lives on shard %d at %.3f, below the median shard's %.3f", base, o.Key, o.Shard, l, med)
+		}
+	}
+	if !flagged {
+		t.Errorf("%s: the latency outliers %v do not include the celebrity %s", base, v.LatencyOutliers, celeb)
+	}
+	for _, fixed := range []string{"cache, no single-flight", "cache with single-flight"} {
+		s.wantDiagnosis(fixed, "", "")
+	}
 }
 
 // iot-timeseries: a raw time key puts every write on the last range shard; (device, day)
@@ -315,6 +449,49 @@ func TestIoTTimeseriesStory(t *testing.T) {
 		}
 		prevParts, prevLoad = parts, load
 	}
+	// Diagnosis: the raw time key is a monotonic key; the composite and salted keys have
+	// no hotspot.
+	s.wantDiagnosis(raw, "monotonic_key", "ingest")
+	s.wantDiagnosis(composite, "", "")
+
+	// Automatic splits by load: the last shard splits at 80% load, and so does every shard
+	// the split creates, because it owns the newest keys (today 12 splits, 31 -> 43 shards).
+	// In the last window the busiest shard is a split-off shard at over 80%, all other
+	// shards under 10%: the heat moved, it did not spread. The diagnosis says so.
+	const split = "ts, range, split by load"
+	r := s.result(split)
+	if len(r.Shards) < 36 {
+		t.Errorf("%s: %d shards at the end, want at least 4 splits of the initial 32", split, len(r.Shards))
+	}
+	lastW := r.Windows - 1
+	hot, second := 0, -1.0
+	for sh := range r.Shards {
+		if r.ShardUtilization(lastW, sh) > r.ShardUtilization(lastW, hot) {
+			hot = sh
+		}
+	}
+	for sh := range r.Shards {
+		if sh != hot {
+			second = max(second, r.ShardUtilization(lastW, sh))
+		}
+	}
+	if r.Shards[hot].Parent < 0 || r.ShardUtilization(lastW, hot) < 0.8 || second > 0.1 {
+		t.Errorf("%s: last window's busiest shard %d (parent %d) at %.3f, next %.3f; want a split-off shard over 0.8 and the others under 0.1",
+			split, hot, r.Shards[hot].Parent, r.ShardUtilization(lastW, hot), second)
+	}
+	moves := 0
+	for _, e := range r.Events {
+		if e.Kind == "move" {
+			moves++
+		}
+	}
+	if moves == 0 {
+		t.Errorf("%s: no shard moved to another node", split)
+	}
+	s.wantDiagnosis(split, "monotonic_key", "splits in a row")
+	for _, sv := range salted {
+		s.wantDiagnosis(sv.name, "", "")
+	}
 }
 
 // country-codes: five values as the whole key keep 45 of 50 nodes idle; any key with a
@@ -355,7 +532,12 @@ func TestCountryCodesStory(t *testing.T) {
 				t.Errorf("%s: p99 %.2f ms with the country key, %.2f ms with %s; want at least 3x", st, a, b, v)
 			}
 		}
+		s.wantDiagnosis(v, "", "")
 	}
+	// Diagnosis: five values as the whole key are a low-cardinality key, and India, 45% of
+	// the writes, a dominant value.
+	s.wantDiagnosis(code, "low_cardinality", "record_event")
+	s.wantDiagnosis(code, "dominant_tenant", "country=IN")
 }
 
 // noisy-tenant: hashed by tenant, tenant 0 makes its shard hot and its neighbours' tail
@@ -427,5 +609,80 @@ func TestNoisyTenantStory(t *testing.T) {
 		if subs, _ := s.fanout(v, "recent_orders"); subs != want {
 			t.Errorf("%s: a tenant's order list visits %.3f shards, want %v", v, subs, want)
 		}
+	}
+	// Diagnosis: hashed by tenant, tenant 0 dominates; with its rows spread over four
+	// shards or hashed by order, nothing stands out.
+	s.wantDiagnosis(hashTenant, "dominant_tenant", "tenant_id=0")
+	s.wantDiagnosis(fourShards, "", "")
+	s.wantDiagnosis(hashOrder, "", "")
+}
+
+// flash-sale: a hot product page expiring from the cache every 5 s. Without single-flight
+// every view that misses reads the database, and one expiry, bunched with the
+// synchronized expiries of the pages cached together at the start, pushes the hot node
+// past its cores for good (a metastable failure); single-flight keeps one read per expiry,
+// TTL jitter spreads the synchronized expiries, stale-while-revalidate lets no view wait.
+func TestFlashSaleStory(t *testing.T) {
+	t.Parallel()
+	s := runOtherStory(t, "flash-sale")
+	const (
+		none   = "cache, no single-flight"
+		flight = "cache with single-flight"
+		jitter = "single-flight + 20% TTL jitter"
+		swr    = "single-flight + stale-while-revalidate"
+	)
+	// Without single-flight: over four times the backend reads (today 53,109 against
+	// 11,000), a window with over 3,000 (6,129 at 10:00:38, the collapse), a p99 over 10 s,
+	// and the cache_stampede diagnosis.
+	n, f := s.stream(none, "view_product"), s.stream(flight, "view_product")
+	if n.BackendReads < 4*f.BackendReads {
+		t.Errorf("backend reads %d without single-flight, %d with; want at least 4x", n.BackendReads, f.BackendReads)
+	}
+	peak := int64(0)
+	for w := 5; w < len(n.Win); w++ {
+		peak = max(peak, n.Win[w].BackendReads)
+	}
+	if peak < 3000 {
+		t.Errorf("%s: busiest window %d backend reads after the warmup, want a stampede over 3,000", none, peak)
+	}
+	if p := s.p99(none, "view_product"); p < 10_000 {
+		t.Errorf("%s: view p99 %.0f ms, want the collapse (over 10 s)", none, p)
+	}
+	s.wantDiagnosis(none, "cache_stampede", "view_product")
+	// With single-flight: exactly one read per key and expiry, so each of the 1,000 pages
+	// is read about once every 5 s (60 s: 12 rounds, today 11,000 reads after the warmup),
+	// misses join, the p99 stays under the 50 ms SLO (today 8.2 ms), no diagnosis.
+	if f.CacheJoined == 0 {
+		t.Errorf("%s: no miss joined", flight)
+	}
+	if f.BackendReads < 10_000 || f.BackendReads > 12_000 {
+		t.Errorf("%s: %d backend reads, want about one per page and expiry (10,000 to 12,000)", flight, f.BackendReads)
+	}
+	for _, v := range []string{flight, jitter, swr} {
+		if p := s.p99(v, "view_product"); p > 50 {
+			t.Errorf("%s: view p99 %.1f ms, want under 50 ms", v, p)
+		}
+		s.wantDiagnosis(v, "", "")
+	}
+	// Jitter spreads the pages cached together at the start: the busiest window's backend
+	// reads fall from about 1,000 (every page at once) to under 700 (today 559).
+	wmax := func(st *sim.StreamResult) int64 {
+		m := int64(0)
+		for w := 5; w < len(st.Win); w++ {
+			m = max(m, st.Win[w].BackendReads)
+		}
+		return m
+	}
+	if a, b := wmax(s.stream(jitter, "view_product")), wmax(f); a > 700 || b < 900 {
+		t.Errorf("busiest window: %d backend reads with jitter (want <= 700), %d without (want >= 900)", a, b)
+	}
+	// Stale-while-revalidate: every view after the warmup is answered by the cache, at
+	// the hit cost of 0.2 ms; the refreshes still read each page once per expiry.
+	w := s.stream(swr, "view_product")
+	if w.CacheHits != w.Offered || w.CacheStale == 0 {
+		t.Errorf("%s: %d hits (%d stale) of %d views, want all, some stale", swr, w.CacheHits, w.CacheStale, w.Offered)
+	}
+	if p := s.p99(swr, "view_product"); p > 0.21 {
+		t.Errorf("%s: view p99 %.3f ms, want the hit cost 0.2 ms", swr, p)
 	}
 }

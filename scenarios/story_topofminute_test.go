@@ -4,6 +4,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -167,4 +168,28 @@ func TestTopOfMinuteStory(t *testing.T) {
 		peakLoad(res[sync1]), peakLoad(res[jitter]), peakLoad(res[sync2]), peakLoad(res[sync4]))
 	t.Logf("windows over the SLO: synchronized %d, 2x nodes %d, in %d minutes",
 		windowsOverSLO(sync1, "flush_metrics"), windowsOverSLO(sync2, "flush_metrics"), minutes)
+
+	// Diagnosis: the synchronized flush is a burst in time, at the minute's period; the
+	// jittered flush has no hotspot.
+	for _, v := range sc.Variants {
+		d := report.Summarize(sc, []report.Run{{Variant: v, Result: res[v.Name]}}).Variants[0].Diagnosis
+		var kinds []string
+		period := 0.0
+		for _, x := range d {
+			kinds = append(kinds, x.Kind)
+			if x.Kind == "synchronized_burst" {
+				period = x.Evidence["period_s"]
+			}
+		}
+		switch v.Name {
+		case sync1, sync2:
+			if period != 60 {
+				t.Errorf("%s: diagnosis %v, want synchronized_burst with a 60 s period (got %v s)", v.Name, kinds, period)
+			}
+		case jitter, sync4:
+			if len(d) != 0 {
+				t.Errorf("%s: diagnosis %v, want none", v.Name, kinds)
+			}
+		}
+	}
 }

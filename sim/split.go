@@ -52,6 +52,9 @@ func (s *splits) observe(st *streamState) {
 // windowEnd checks every shard at the end of window w (the first event after it is at t):
 // a shard over the load or row threshold, or throttled in two windows running, splits.
 func (e *engine) windowEnd(t Time, w int) {
+	if t >= e.m.Duration {
+		return // the run is over: its last window changes nothing any more
+	}
 	s := e.split
 	live := s.sp.Live()
 	span := e.res.WindowSpan(w)
@@ -108,6 +111,9 @@ func (s *splits) split(t Time, sh int, why string) {
 // current one at the start of the run), unless that is where it is.
 func (s *splits) move(now Time, sh int) {
 	e := s.e
+	if now >= e.m.Duration {
+		return
+	}
 	w := e.window(now)
 	if w < 0 {
 		w = e.res.Windows

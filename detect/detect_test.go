@@ -250,3 +250,42 @@ func BenchmarkSpaceSavingAdd(b *testing.B) {
 		s.Add(ids[i&(1<<16-1)])
 	}
 }
+
+// TestSpaceSavingSmall drives sketches of capacity 1 to 4 with every sequence of 8 ids
+// from {0, 1, 2} (6,561 sequences each) and checks the Space-Saving invariants after each
+// Add against the exact counts: the monitored counts sum to the total, every monitored
+// id's Count - Error <= true count <= Count, and an id seen more than total/capacity
+// times is monitored. (Found necessary by review: the stream summary needs one bucket more
+// than the capacity.)
+func TestSpaceSavingSmall(t *testing.T) {
+	for capacity := 1; capacity <= 4; capacity++ {
+		for seq := 0; seq < 6561; seq++ {
+			s := NewSpaceSaving(capacity)
+			truth := map[uint64]int64{}
+			x := seq
+			for i := 0; i < 8; i++ {
+				id := uint64(x % 3)
+				x /= 3
+				s.Add(id)
+				truth[id]++
+				var sum int64
+				seen := map[uint64]bool{}
+				for _, c := range s.Top(0) {
+					sum += c.Count
+					seen[c.ID] = true
+					if tr := truth[c.ID]; c.Count-c.Error > tr || tr > c.Count {
+						t.Fatalf("capacity %d, seq %d, step %d: id %d count %d error %d, true %d", capacity, seq, i, c.ID, c.Count, c.Error, tr)
+					}
+				}
+				if sum != s.Total() {
+					t.Fatalf("capacity %d, seq %d, step %d: counts sum to %d, total %d", capacity, seq, i, sum, s.Total())
+				}
+				for id, tr := range truth {
+					if tr*int64(capacity) > s.Total() && !seen[id] {
+						t.Fatalf("capacity %d, seq %d, step %d: id %d seen %d of %d times is not monitored", capacity, seq, i, id, tr, s.Total())
+					}
+				}
+			}
+		}
+	}
+}

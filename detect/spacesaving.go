@@ -16,16 +16,25 @@ import (
 //
 // and every id that occurred more than Total/capacity times is monitored.
 //
-// The counters sit in a binary min-heap ordered by count, found through an
-// open-addressing index, so Add costs O(log capacity) and allocates nothing.
+// The counters are kept in a stream summary: buckets of equal count in a list ordered by
+// count, each holding its counters in a list, found through an open-addressing index. A
+// count goes up by moving its counter to the next bucket, and the smallest count is the
+// first bucket's, so Add costs O(1) and allocates nothing (Metwally et al., section 3.1).
 type SpaceSaving struct {
 	ids    []uint64
-	counts []int64
 	errs   []int64
-	heap   []int32 // slots, a min-heap on counts
-	pos    []int32 // pos[slot] = the slot's place in heap
-	ix     index   // id -> slot
-	total  int64
+	bucket []int32 // the bucket of each slot
+	prev   []int32 // neighbours of each slot within its bucket, -1 at the ends
+	next   []int32
+	used   int
+	// Buckets, by index: their count, first slot and neighbours in count order. Free
+	// buckets are chained through bnext from freeB.
+	bcount       []int64
+	bhead        []int32
+	bprev, bnext []int32
+	first, freeB int32 // the bucket with the smallest count; the first free bucket
+	ix           index // id -> slot
+	total        int64
 }
 
 // Counter is one monitored id: Count overstates its occurrences by at most Error. Slot is
@@ -39,14 +48,26 @@ type Counter struct {
 // NewSpaceSaving returns a sketch that monitors up to capacity ids (at least 1).
 func NewSpaceSaving(capacity int) *SpaceSaving {
 	capacity = max(capacity, 1)
-	return &SpaceSaving{
+	s := &SpaceSaving{
 		ids:    make([]uint64, capacity),
-		counts: make([]int64, capacity),
 		errs:   make([]int64, capacity),
-		heap:   make([]int32, 0, capacity),
-		pos:    make([]int32, capacity),
+		bucket: make([]int32, capacity),
+		prev:   make([]int32, capacity),
+		next:   make([]int32, capacity),
+		bcount: make([]int64, capacity+1),
+		bhead:  make([]int32, capacity+1),
+		bprev:  make([]int32, capacity+1),
+		bnext:  make([]int32, capacity+1),
+		first:  -1,
 		ix:     newIndex(capacity),
 	}
+	// Every counter may sit in a bucket of its own, and raise makes the next bucket before
+	// it frees the old one: capacity+1 buckets always suffice.
+	for b := range s.bnext {
+		s.bnext[b] = int32(b + 1)
+	}
+	s.bnext[capacity] = -1
+	return s
 }
 
 // Add counts one occurrence of id. It returns the slot (0..capacity-1) that holds id now,
@@ -55,40 +76,115 @@ func NewSpaceSaving(capacity int) *SpaceSaving {
 func (s *SpaceSaving) Add(id uint64) (slot int, fresh bool) {
 	s.total++
 	if slot = s.ix.get(id); slot >= 0 {
-		s.counts[slot]++
-		s.down(int(s.pos[slot]))
+		s.raise(int32(slot))
 		return slot, false
 	}
-	if n := len(s.heap); n < len(s.ids) {
-		slot = n
-		s.ids[slot], s.counts[slot], s.errs[slot] = id, 1, 0
-		s.heap = append(s.heap, int32(slot))
-		s.pos[slot] = int32(n)
-		s.up(n)
-		s.ix.put(id, slot)
-		return slot, true
+	if s.used < len(s.ids) {
+		slot = s.used
+		s.used++
+		s.ids[slot], s.errs[slot] = id, 0
+		b := s.first
+		if b < 0 || s.bcount[b] != 1 {
+			b = s.newBucket(1, -1)
+		}
+		s.link(int32(slot), b)
+	} else {
+		// Evict a counter with the smallest count: the new id inherits it as its error.
+		slot = int(s.bhead[s.first])
+		s.ix.del(s.ids[slot])
+		s.ids[slot], s.errs[slot] = id, s.bcount[s.first]
+		s.raise(int32(slot))
 	}
-	slot = int(s.heap[0])
-	s.ix.del(s.ids[slot])
-	floor := s.counts[slot]
-	s.ids[slot], s.counts[slot], s.errs[slot] = id, floor+1, floor
-	s.down(0)
 	s.ix.put(id, slot)
 	return slot, true
+}
+
+// raise adds one to slot's count: it moves to the bucket of the next count, made if need
+// be, and its old bucket goes if it is left empty.
+func (s *SpaceSaving) raise(slot int32) {
+	b := s.bucket[slot]
+	c := s.bcount[b] + 1
+	nb := s.bnext[b]
+	if nb < 0 || s.bcount[nb] != c {
+		nb = s.newBucket(c, b)
+	}
+	s.unlink(slot)
+	s.link(slot, nb)
+}
+
+// newBucket takes a free bucket for count c and puts it right after bucket after (first
+// when after is -1).
+func (s *SpaceSaving) newBucket(c int64, after int32) int32 {
+	b := s.freeB
+	s.freeB = s.bnext[b]
+	s.bcount[b], s.bhead[b] = c, -1
+	if after < 0 {
+		s.bprev[b], s.bnext[b] = -1, s.first
+		if s.first >= 0 {
+			s.bprev[s.first] = b
+		}
+		s.first = b
+		return b
+	}
+	n := s.bnext[after]
+	s.bprev[b], s.bnext[b] = after, n
+	s.bnext[after] = b
+	if n >= 0 {
+		s.bprev[n] = b
+	}
+	return b
+}
+
+// link puts slot at the head of bucket b.
+func (s *SpaceSaving) link(slot, b int32) {
+	h := s.bhead[b]
+	s.bucket[slot], s.prev[slot], s.next[slot] = b, -1, h
+	if h >= 0 {
+		s.prev[h] = slot
+	}
+	s.bhead[b] = slot
+}
+
+// unlink takes slot out of its bucket, freeing the bucket when it empties.
+func (s *SpaceSaving) unlink(slot int32) {
+	b := s.bucket[slot]
+	p, n := s.prev[slot], s.next[slot]
+	if p >= 0 {
+		s.next[p] = n
+	} else {
+		s.bhead[b] = n
+	}
+	if n >= 0 {
+		s.prev[n] = p
+	}
+	if s.bhead[b] >= 0 {
+		return
+	}
+	bp, bn := s.bprev[b], s.bnext[b]
+	if bp >= 0 {
+		s.bnext[bp] = bn
+	} else {
+		s.first = bn
+	}
+	if bn >= 0 {
+		s.bprev[bn] = bp
+	}
+	s.bnext[b] = s.freeB
+	s.freeB = b
 }
 
 // Total returns the occurrences counted, monitored or not.
 func (s *SpaceSaving) Total() int64 { return s.total }
 
 // Len returns the number of ids monitored.
-func (s *SpaceSaving) Len() int { return len(s.heap) }
+func (s *SpaceSaving) Len() int { return s.used }
 
 // Top returns up to k monitored ids with the largest counts, by count (descending) then
 // id (ascending). k <= 0 returns every monitored id.
 func (s *SpaceSaving) Top(k int) []Counter {
-	out := make([]Counter, len(s.heap))
+	out := make([]Counter, s.used)
 	for slot := range out {
-		out[slot] = Counter{ID: s.ids[slot], Count: s.counts[slot], Error: s.errs[slot], Slot: slot}
+		out[slot] = Counter{ID: s.ids[slot], Count: s.bcount[s.bucket[slot]], Error: s.errs[slot], Slot: slot}
 	}
 	slices.SortFunc(out, func(a, b Counter) int {
 		if c := cmp.Compare(b.Count, a.Count); c != 0 {
@@ -100,47 +196,4 @@ func (s *SpaceSaving) Top(k int) []Counter {
 		out = out[:k]
 	}
 	return out
-}
-
-// less orders heap entries by count, then slot, so that ties break the same way always.
-func (s *SpaceSaving) less(i, j int) bool {
-	a, b := s.heap[i], s.heap[j]
-	if s.counts[a] != s.counts[b] {
-		return s.counts[a] < s.counts[b]
-	}
-	return a < b
-}
-
-func (s *SpaceSaving) swap(i, j int) {
-	s.heap[i], s.heap[j] = s.heap[j], s.heap[i]
-	s.pos[s.heap[i]], s.pos[s.heap[j]] = int32(i), int32(j)
-}
-
-func (s *SpaceSaving) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			return
-		}
-		s.swap(i, p)
-		i = p
-	}
-}
-
-func (s *SpaceSaving) down(i int) {
-	n := len(s.heap)
-	for {
-		c := 2*i + 1
-		if c >= n {
-			return
-		}
-		if c+1 < n && s.less(c+1, c) {
-			c++
-		}
-		if !s.less(c, i) {
-			return
-		}
-		s.swap(i, c)
-		i = c
-	}
 }

@@ -225,7 +225,7 @@ func (e *engine) refresh(now Time, ri int32) {
 	r := e.reqs.items[ri]
 	st := &e.streams[r.stream]
 	rr := e.reqs.take()
-	e.reqs.items[rr] = request{issue: r.issue, sent: r.issue, done: now, key: r.key, stream: r.stream, next: -1, kind: reqRefresh}
+	e.reqs.items[rr] = request{issue: r.issue, done: now, key: r.key, stream: r.stream, next: -1, kind: reqRefresh}
 	e.keepVisits(rr, e.visits[ri])
 	e.countBackend(st, r.counted, now)
 	e.send(now, rr, e.visits[rr])

@@ -61,7 +61,6 @@ const (
 
 type request struct {
 	issue Time // the client issued the request (its first attempt) at issue
-	sent  Time // the current attempt left the client at sent
 	done  Time // latest end of the current attempt's subrequests so far
 	key   uint64
 	// inflight counts the request's subrequests still at the nodes (of any attempt) and
@@ -84,12 +83,12 @@ type request struct {
 }
 
 type subreq struct {
+	service Time
 	req     int32 // the request, or -1 for a follower's apply
 	shard   int32
 	node    int32
 	attempt int32
 	parts   int32
-	service Time
 	write   bool // a write: the shard gains a row
 }
 
@@ -380,7 +379,7 @@ func (e *engine) arrive(now Time, i int) {
 
 	ri := e.reqs.take()
 	counted := issue >= e.m.Warmup
-	e.reqs.items[ri] = request{issue: issue, sent: issue, done: now, stream: int32(i), counted: counted, next: -1}
+	e.reqs.items[ri] = request{issue: issue, done: now, stream: int32(i), counted: counted, next: -1}
 	if counted {
 		out := st.out
 		out.Offered++
@@ -401,8 +400,10 @@ func (e *engine) arrive(now Time, i int) {
 	if st.needKey {
 		e.reqs.items[ri].key = keyID(st)
 	}
-	if st.det != nil {
-		e.observe(st, ri)
+	if d := st.det; d != nil && counted {
+		if d.skip--; d.skip <= 0 {
+			e.observe(st, ri)
+		}
 	}
 	if e.split != nil {
 		e.split.observe(st)
@@ -436,16 +437,18 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	s := st.s
 	r.attempt++
 	r.live, r.fail, r.done = true, failNone, now
-	r.sent = now - e.m.Network
+	sent := now - e.m.Network // the attempt left the client
 	if r.kind == reqClient {
 		if r.counted {
 			st.out.Attempts++
-			if r.attempt > 1 {
+		}
+		if r.attempt > 1 {
+			if r.counted {
 				st.out.Retries++
 			}
-		}
-		if w := e.window(r.sent); w >= 0 {
-			st.out.Win[w].Attempts++
+			if w := e.window(sent); w >= 0 {
+				st.out.Win[w].Retries++
+			}
 		}
 	}
 	if len(visits) == 0 {
@@ -457,7 +460,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	if s.Client.Timeout > 0 && r.kind == reqClient {
 		ti := e.timers.take()
 		e.timers.items[ti] = timer{req: ri, attempt: r.attempt}
-		e.h.pushKind(r.sent+s.Client.Timeout, ti, evTimer)
+		e.h.pushKind(sent+s.Client.Timeout, ti, evTimer)
 		r.inflight++
 	}
 	r.pending = int32(len(visits))

@@ -74,20 +74,14 @@ func keyID(st *streamState) uint64 {
 	return h
 }
 
-// observe counts request ri, just planned, in its stream's detection sketches when the
-// sampler picks it. Detection looks at a sample, as a production client sampling one
+// observe counts request ri, just planned and picked by the sampler (arrive counts down
+// skip), in its stream's detection sketches. Detection looks at a sample, as a production client sampling one
 // request in N at random would: gaps between samples are geometric with mean N, so each
 // request is picked with probability 1/N, independently. Sampling keeps the cost of
 // detection to a few nanoseconds per request.
 func (e *engine) observe(st *streamState, ri int32) {
 	d := st.det
 	r := &e.reqs.items[ri]
-	if !r.counted {
-		return
-	}
-	if d.skip--; d.skip > 0 {
-		return
-	}
 	d.skip = 1
 	if d.every > 1 {
 		d.skip += int64(math.Log(1-e.aux.Float64()) / math.Log1p(-1/d.every))
@@ -165,12 +159,14 @@ func (d *streamDetect) report(out *StreamResult) {
 		}
 		out.PartitionsWritten = int64(math.Round(d.distinct.Estimate()))
 	}
-	for slot := 0; slot < d.lat.Len(); slot++ {
+	vals := append([]uint64(nil), d.latVals...) // one backing array for all the keys
+	out.KeyLatencies = make([]KeyLatency, d.lat.Len())
+	for slot := range out.KeyLatencies {
 		_, n, sum := d.lat.At(slot)
-		out.KeyLatencies = append(out.KeyLatencies, KeyLatency{
-			Values:  append([]uint64(nil), d.latVals[slot*d.nf:(slot+1)*d.nf]...),
+		out.KeyLatencies[slot] = KeyLatency{
+			Values:  vals[slot*d.nf : (slot+1)*d.nf : (slot+1)*d.nf],
 			Samples: n, Mean: Time(sum/float64(n) + 0.5), Shard: int(d.latShrd[slot]),
-		})
+		}
 	}
 	out.SampledRequests = d.sampled
 }

@@ -125,9 +125,9 @@ type StreamResult struct {
 type WindowLatency struct {
 	Completed int64
 	Errors    int64 // rejected, throttled, limited and timed-out requests
-	// Attempts are the attempts sent in the window (first ones and retries); BackendReads
-	// the database reads caused by cache misses and refreshes in the window.
-	Attempts     int64
+	// Retries are the attempts after the first sent in the window; BackendReads the
+	// database reads caused by cache misses and refreshes in the window.
+	Retries      int64
 	BackendReads int64
 	Throttled    int64
 	TimedOut     int64

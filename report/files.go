@@ -97,13 +97,17 @@ func seriesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run, head []string, r
 }
 
 func streamsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
-	return seriesCSV(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms"},
+	// The columns after max_ms break errors down and count what the mitigations did;
+	// they are appended so that scripts reading the first columns by position still work.
+	return seriesCSV(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms",
+		"throttled", "timed_out", "retries", "backend_reads"},
 		func(r *sim.Result, win int) [][]string {
 			var out [][]string
 			for i := range r.Streams {
 				wl := &r.Streams[i].Win[win]
 				out = append(out, []string{r.Streams[i].Name, rawCount(wl.Completed), rawCount(wl.Errors),
-					num(ms(wl.QuantileMillis(0.5))), num(ms(wl.QuantileMillis(0.99))), num(ms(wl.Max.Millis()))})
+					num(ms(wl.QuantileMillis(0.5))), num(ms(wl.QuantileMillis(0.99))), num(ms(wl.Max.Millis())),
+					rawCount(wl.Throttled), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(wl.BackendReads)})
 			}
 			return out
 		})

@@ -18,11 +18,7 @@ func (e *engine) act(now Time, i int32) {
 	case SetQueueLimit:
 		e.nodes[a.Node].limit = a.QueueLimit
 	case SetLimit:
-		st := &e.streams[a.Stream]
-		st.limit = nil
-		if a.Limit != nil {
-			st.limit = newLimiter(a.Limit)
-		}
+		e.relimit(now, a.Stream, a.Limit)
 	case SetCache:
 		if e.cache != nil {
 			e.cache.on = a.CacheOn

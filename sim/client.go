@@ -48,16 +48,10 @@ func (e *engine) retry(ri int32, t Time) bool {
 	return true
 }
 
-// sendEvent handles a request whose attempt reaches the nodes now: a retry (which must
-// pass the rate limit again) or one the rate limit held back.
+// sendEvent handles a retried attempt that reaches the nodes now: it must pass the rate
+// limit again.
 func (e *engine) sendEvent(now Time, ri int32) {
 	r := &e.reqs.items[ri]
-	if r.admitted {
-		r.admitted = false
-		e.queued--
-		e.send(now, ri, e.visits[ri])
-		return
-	}
 	if e.streams[r.stream].limit != nil {
 		e.admit(now, ri)
 		return
@@ -86,7 +80,7 @@ func (e *engine) admit(now Time, ri int32) {
 	st := &e.streams[r.stream]
 	l := st.limit
 	t := now - e.m.Network // the client sends at t
-	if l.tat-l.tau <= t {
+	if st.held.len() == 0 && l.tat-l.tau <= t {
 		l.tat = max(l.tat, t) + l.interval
 		e.send(now, ri, e.visitsOf(ri, st))
 		return
@@ -96,13 +90,67 @@ func (e *engine) admit(now Time, ri int32) {
 		e.release(ri)
 		return
 	}
-	at := l.tat - l.tau
-	l.tat += l.interval
-	r.admitted = true
+	e.hold(now, st, ri)
+}
+
+// hold queues request ri behind the stream's earlier held requests. It leaves at the time
+// its token comes (kept in r.done until then) and reaches the nodes a network delay later.
+func (e *engine) hold(now Time, st *streamState, ri int32) {
+	l := st.limit
+	t := now - e.m.Network
+	at := max(t, l.tat-l.tau)
+	l.tat = max(l.tat, at) + l.interval
+	e.reqs.items[ri].done = at + e.m.Network
+	if st.held.len() == 0 {
+		e.h.pushKind(at+e.m.Network, int32(st.index), evRelease)
+	}
+	st.held.push(ri)
 	if e.queued++; e.queued > e.maxQueued && !e.stopped {
 		e.saturate(now)
 	}
-	e.h.pushKind(at+e.m.Network, ri, evSend)
+}
+
+// releaseHeld sends the stream's held requests whose time has come, and schedules the
+// next. An event left over from before a limit changed finds nothing due and schedules
+// nothing new.
+func (e *engine) releaseHeld(now Time, i int32) {
+	st := &e.streams[i]
+	for st.held.len() > 0 {
+		ri := st.held.peek()
+		if due := e.reqs.items[ri].done; due > now {
+			e.h.pushKind(due, i, evRelease)
+			return
+		}
+		st.held.pop()
+		e.queued--
+		e.send(now, ri, e.visits[ri])
+	}
+}
+
+// relimit gives stream i a new rate limit (nil: none) at now. The requests it held are
+// sent at once when the limit is lifted, or queued afresh behind the new one.
+func (e *engine) relimit(now Time, i int, l *Limit) {
+	st := &e.streams[i]
+	st.limit = nil
+	if l != nil {
+		st.limit = newLimiter(l)
+	}
+	var held []int32 // taken out first: the new limit sees them as new requests, in order
+	for st.held.len() > 0 {
+		held = append(held, st.held.pop())
+		e.queued--
+	}
+	for _, ri := range held {
+		if st.limit == nil {
+			e.send(now, ri, e.visits[ri])
+			continue
+		}
+		if st.limit.queue {
+			e.hold(now, st, ri)
+			continue
+		}
+		e.admit(now, ri)
+	}
 }
 
 // visitsOf returns the visits of request ri: the stream's scratch plan for a request that

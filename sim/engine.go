@@ -39,7 +39,9 @@ type streamState struct {
 	// (retries, a queueing rate limit, a cache refresh).
 	keep    bool
 	needKey bool // every request needs its key identity (the cache)
+	index   int
 	limit   *limiter
+	held    fifo                   // requests the rate limit holds back, in the order they leave
 	point   *keyspace.PointPlanner // the planner, when it plans point requests
 	det     *streamDetect          // nil when the stream is not observed
 }
@@ -75,7 +77,6 @@ type request struct {
 	counted  bool  // issued after warmup
 	live     bool  // the current attempt is still awaited by the client
 	finished bool  // the outcome is recorded
-	admitted bool  // waiting for its send event after the rate limit admitted it
 	lead     bool  // a cache miss whose read fills the cache
 	sampled  bool  // its latency goes into the per-key statistics
 	sample   int32 // where its key values wait, when sampled
@@ -218,7 +219,7 @@ func newEngine(m *Model) *engine {
 	for i := range m.Streams {
 		s := &m.Streams[i]
 		st := &e.streams[i]
-		st.s = s
+		st.s, st.index = s, i
 		st.arr = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 1)))
 		st.fld = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 2)))
 		st.svc = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 3)))
@@ -356,6 +357,8 @@ func (e *engine) step() bool {
 		e.act(ev.at, ev.idx)
 	case evMove:
 		e.split.move(ev.at, int(ev.idx))
+	case evRelease:
+		e.releaseHeld(ev.at, ev.idx)
 	}
 	return true
 }
@@ -883,6 +886,8 @@ func (q *fifo) push(v int32) {
 	q.buf[(q.head+q.size)%len(q.buf)] = v
 	q.size++
 }
+
+func (q *fifo) peek() int32 { return q.buf[q.head] }
 
 func (q *fifo) pop() int32 {
 	v := q.buf[q.head]

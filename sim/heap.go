@@ -15,11 +15,12 @@ type event struct {
 type evKind uint8
 
 const (
-	evDone   evKind = iota // a subrequest's service ends (subrequest slot)
-	evTimer                // a client's timeout fires (timer slot)
-	evSend                 // a retried or rate-limited attempt reaches the nodes (request slot)
-	evAction               // an operator action (index in Model.Actions)
-	evMove                 // a new shard moves to its own node (shard)
+	evDone    evKind = iota // a subrequest's service ends (subrequest slot)
+	evTimer                 // a client's timeout fires (timer slot)
+	evSend                  // a retried attempt reaches the nodes (request slot)
+	evRelease               // a stream's rate limit lets its next held request go (stream)
+	evAction                // an operator action (index in Model.Actions)
+	evMove                  // a new shard moves to its own node (shard)
 )
 
 func (a *event) less(b *event) bool {

@@ -989,3 +989,54 @@ func TestMitigationsReleaseSlots(t *testing.T) {
 		}
 	}
 }
+
+// TestLiftedLimitReleasesHeld: 1,000 writes/s (uniform) held by a queueing limit of 500/s
+// for 4 s build a backlog of about 2,000 held requests; an action lifts the limit at 4 s.
+// Every held request must leave at once (found by review: they kept the departure times
+// the old limit gave them and trickled out at 500/s for another 4 s), so the windows after
+// the lift complete the backlog and the new arrivals: window 4 holds about 2,000 + 1,000
+// completions and no request waits past 5 s. Replacing the limit by a faster one (2,000/s)
+// instead re-queues the backlog behind the new rate: it drains in about 2 s.
+func TestLiftedLimitReleasesHeld(t *testing.T) {
+	mk := func(newLimit *Limit) *Model {
+		d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+		return &Model{
+			Seed: 3, Duration: 8 * Second, Window: Second,
+			Nodes: []Node{{Cores: 8}}, ShardNode: []int{0},
+			Streams: []Stream{{
+				Name: "w", Op: Write, Cost: 100 * Microsecond, Service: Service{Kind: Constant},
+				Arrivals: workload.NewUniformArrivals(workload.Schedule{{At: 0, Rate: 1000}}),
+				Fields:   []workload.Generator{workload.NewUniform(1000)},
+				Planner:  keyspace.NewPointPlanner(d, keyspace.NewModulo(1), false),
+				Client:   Client{Limit: &Limit{Rate: 500, Burst: 1, Queue: true}},
+			}},
+			Actions: []Action{{At: 4 * Second, Kind: SetLimit, Stream: 0, Limit: newLimit, Text: "limit changed"}},
+		}
+	}
+	r := Run(mk(nil))
+	conserve(t, r)
+	s := &r.Streams[0]
+	var before int64
+	for w := 0; w < 4; w++ {
+		before += s.Win[w].Completed
+	}
+	if before < 1900 || before > 2100 {
+		t.Errorf("first 4 s: %d completions, want about 500/s = 2,000", before)
+	}
+	if c := s.Win[4].Completed; c < 2900 {
+		t.Errorf("lifted at 4 s: window 4 completed %d, want the ~2,000 held plus ~1,000 new", c)
+	}
+	if m := s.LatencyMax; m > 4100*Millisecond {
+		t.Errorf("lifted: longest latency %v, want no wait past the lift (about 4 s at most)", m)
+	}
+	r = Run(mk(&Limit{Rate: 2000, Burst: 1, Queue: true}))
+	conserve(t, r)
+	s = &r.Streams[0]
+	// At 2,000/s with 1,000/s arriving, the ~2,000 held drain at a net 1,000/s: 2 s.
+	if c := s.Win[4].Completed + s.Win[5].Completed; c < 3800 || c > 4100 {
+		t.Errorf("faster limit: windows 4-5 completed %d, want 2,000/s = about 4,000", c)
+	}
+	if c := s.Win[7].Completed; c < 950 || c > 1050 {
+		t.Errorf("faster limit: window 7 completed %d, want the arrival rate 1,000 once drained", c)
+	}
+}

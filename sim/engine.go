@@ -44,6 +44,8 @@ type streamState struct {
 	held    fifo                   // requests the rate limit holds back, in the order they leave
 	point   *keyspace.PointPlanner // the planner, when it plans point requests
 	det     *streamDetect          // nil when the stream is not observed
+	// plain: the stream's requests are sent once, as they are planned (see sendPlain).
+	plain bool
 }
 
 // Failure reasons of an attempt, in increasing precedence.
@@ -231,6 +233,8 @@ func newEngine(m *Model) *engine {
 		}
 		st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || (s.UseCache && m.Cache != nil) || hasLimitAction(m, i)
 		st.point, _ = s.Planner.(*keyspace.PointPlanner)
+		st.plain = !st.keep && s.Client.Limit == nil && s.Client.Timeout == 0 && !(s.UseCache && m.Cache != nil) &&
+			!(m.ReadAny && s.Op != Write) && !hasAnyLimitAction(m, i)
 		st.fields = make([]uint64, len(s.Fields))
 		st.visits = make([]keyspace.Visit, 0, e.nShards)
 		if s.Service.Kind == Lognormal {
@@ -259,6 +263,16 @@ func newEngine(m *Model) *engine {
 	}
 	e.pickArrival()
 	return e
+}
+
+// hasAnyLimitAction reports whether an action may give stream i a rate limit.
+func hasAnyLimitAction(m *Model, i int) bool {
+	for _, a := range m.Actions {
+		if a.Kind == SetLimit && a.Stream == i {
+			return true
+		}
+	}
+	return false
 }
 
 // hasLimitAction reports whether an action may give stream i a queueing rate limit.
@@ -411,6 +425,10 @@ func (e *engine) arrive(now Time, i int) {
 	if e.split != nil {
 		e.split.observe(st)
 	}
+	if st.plain {
+		e.sendPlain(now, ri, st)
+		return
+	}
 	if st.keep {
 		e.keepVisits(ri, st.visits)
 	}
@@ -431,6 +449,35 @@ func (e *engine) keepVisits(ri int32, visits []keyspace.Visit) {
 		e.visits = append(e.visits, nil)
 	}
 	e.visits[ri] = append(e.visits[ri][:0], visits...)
+}
+
+// sendPlain is send for the first and only attempt of a request of a plain stream (no
+// client timeout, retry or limit, no cache, reads from the leader): the common case, kept
+// short because every request of most scenarios takes it.
+func (e *engine) sendPlain(now Time, ri int32, st *streamState) {
+	r := &e.reqs.items[ri]
+	s := st.s
+	if r.counted {
+		st.out.Attempts++
+	}
+	visits := st.visits
+	r.attempt = 1
+	if len(visits) == 0 {
+		e.attemptEnd(ri)
+		e.release(ri)
+		return
+	}
+	r.live = true
+	r.pending = int32(len(visits))
+	r.inflight = int32(len(visits))
+	r.shard = visits[0].Shard
+	write := s.Op == Write
+	for _, v := range visits {
+		si := e.subs.take()
+		e.subs.items[si] = subreq{req: ri, shard: v.Shard, node: e.shardNode[v.Shard], attempt: 1, parts: v.Partitions,
+			service: e.serviceTime(st, s.Cost, v.Partitions), write: write}
+		e.reach(now, si)
+	}
 }
 
 // send starts an attempt of request ri, whose subrequests reach their nodes now.

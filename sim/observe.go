@@ -27,7 +27,8 @@ type streamDetect struct {
 	latShrd []int32
 	pending pool[[keyspace.MaxParts]uint64] // key values of sampled requests in flight
 	every   float64
-	skip    int64 // requests until the next sample
+	logq    float64 // log(1 - 1/every), for the geometric gaps
+	skip    int64   // requests until the next sample
 	sampled int64
 }
 
@@ -54,7 +55,7 @@ func newStreamDetect(m *Model, s *Stream) *streamDetect {
 	capacity := max(25*topK, 256)
 	d := &streamDetect{nf: nf, topK: topK, keys: detect.NewSpaceSaving(capacity),
 		keyVals: make([]uint64, nf*capacity), keyShrd: make([]int32, capacity),
-		lat: detect.NewKeyStats(maxKeys), every: float64(every), skip: 1,
+		lat: detect.NewKeyStats(maxKeys), every: float64(every), logq: math.Log1p(-1 / float64(every)), skip: 1,
 		latVals: make([]uint64, 0, nf*maxKeys), latShrd: make([]int32, 0, maxKeys)}
 	if s.Op == Write {
 		d.parts = detect.NewSpaceSaving(capacity)
@@ -84,7 +85,7 @@ func (e *engine) observe(st *streamState, ri int32) {
 	r := &e.reqs.items[ri]
 	d.skip = 1
 	if d.every > 1 {
-		d.skip += int64(math.Log(1-e.aux.Float64()) / math.Log1p(-1/d.every))
+		d.skip += int64(math.Log(1-e.aux.Float64()) / d.logq)
 	}
 	if !st.needKey {
 		r.key = keyID(st)

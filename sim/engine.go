@@ -80,6 +80,7 @@ type request struct {
 	live     bool  // the current attempt is still awaited by the client
 	finished bool  // the outcome is recorded
 	lead     bool  // a cache miss whose read fills the cache
+	plain    bool  // sent by sendPlain: one attempt, no timer (see finishPlain)
 	sampled  bool  // its latency goes into the per-key statistics
 	sample   int32 // where its key values wait, when sampled
 	shard    int32 // the shard of its first visit
@@ -234,7 +235,7 @@ func newEngine(m *Model) *engine {
 		st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || (s.UseCache && m.Cache != nil) || hasLimitAction(m, i)
 		st.point, _ = s.Planner.(*keyspace.PointPlanner)
 		st.plain = !st.keep && s.Client.Limit == nil && s.Client.Timeout == 0 && !(s.UseCache && m.Cache != nil) &&
-			!(m.ReadAny && s.Op != Write) && !hasAnyLimitAction(m, i)
+			!(m.ReadAny && s.Op != Write) && !(m.Replicas > 0 && s.Op == Write) && !hasAnyLimitAction(m, i)
 		st.fields = make([]uint64, len(s.Fields))
 		st.visits = make([]keyspace.Visit, 0, e.nShards)
 		if s.Service.Kind == Lognormal {
@@ -452,8 +453,8 @@ func (e *engine) keepVisits(ri int32, visits []keyspace.Visit) {
 }
 
 // sendPlain is send for the first and only attempt of a request of a plain stream (no
-// client timeout, retry or limit, no cache, reads from the leader): the common case, kept
-// short because every request of most scenarios takes it.
+// client timeout, retry or limit, no cache, no replica to read from or write to): the
+// common case, kept short because every request of most scenarios takes it.
 func (e *engine) sendPlain(now Time, ri int32, st *streamState) {
 	r := &e.reqs.items[ri]
 	s := st.s
@@ -467,7 +468,7 @@ func (e *engine) sendPlain(now Time, ri int32, st *streamState) {
 		e.release(ri)
 		return
 	}
-	r.live = true
+	r.live, r.plain = true, true
 	r.pending = int32(len(visits))
 	r.inflight = int32(len(visits))
 	r.shard = visits[0].Shard
@@ -717,6 +718,14 @@ func (e *engine) done(now Time, si int32) {
 	if sub.req < 0 {
 		return
 	}
+	if r := &e.reqs.items[sub.req]; r.plain {
+		// A plain request has one attempt and no timer: the short way of subEnd.
+		r.done = max(r.done, now)
+		if r.pending--; r.pending == 0 {
+			e.finishPlain(sub.req, r)
+		}
+		return
+	}
 	if sub.write && e.m.Replicas > 0 {
 		e.replicate(now, &sub)
 	}
@@ -783,6 +792,41 @@ func (e *engine) attemptEnd(ri int32) {
 		return
 	}
 	e.finish(ri, t, r.fail)
+}
+
+// finishPlain is finish for a plain request whose last subrequest was served: the
+// common case, kept short.
+func (e *engine) finishPlain(ri int32, r *request) {
+	t := r.done + e.m.Network
+	if r.fail != failNone {
+		e.finish(ri, t, r.fail)
+		e.reqs.put(ri)
+		return
+	}
+	out := e.streams[r.stream].out
+	lat := t - r.issue
+	us := micros(lat)
+	if w := e.window(t); w >= 0 {
+		win := &out.Win[w]
+		win.Completed++
+		win.Max = max(win.Max, lat)
+		if win.Hist == nil {
+			win.Hist = hdrhistogram.New(1, histMaxMicros, windowHistDigits)
+		}
+		win.Hist.RecordValue(us)
+	}
+	if r.counted {
+		out.Completed++
+		out.Latency.RecordValue(us)
+		out.LatencySum += float64(lat)
+		out.LatencyMax = max(out.LatencyMax, lat)
+		if r.sampled {
+			st := &e.streams[r.stream]
+			e.sample(st, r, lat)
+			st.det.unsample(r)
+		}
+	}
+	e.reqs.put(ri)
 }
 
 // finish records the outcome of request ri, which reached its client at t.

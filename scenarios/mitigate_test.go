@@ -41,7 +41,7 @@ func TestNoMitigations(t *testing.T) {
 			t.Errorf("stream %q: key fields %v, want [1]", st.Name, st.KeyFields)
 		}
 	}
-	if got := v.Detect(); got != (scenarios.DetectConfig{TopK: 10, SampleEvery: 16, MaxKeys: 4096, OutlierFactor: 10, OutlierMinSamples: 50}) {
+	if got := v.Detect(); got != (scenarios.DetectConfig{TopK: 10, SampleEvery: 64, MaxKeys: 4096, OutlierFactor: 10, OutlierMinSamples: 50}) {
 		t.Errorf("Detect() = %+v", got)
 	}
 	if ex := v.Explain(); len(ex.Notes) != 0 {
@@ -89,7 +89,7 @@ top = 3
 	if v.MaxShards != 48 || v.Shards != 12 || len(m.ShardNode) != 12 {
 		t.Errorf("shards %d, max %d, placement of %d", v.Shards, v.MaxShards, len(m.ShardNode))
 	}
-	if m.Detect != (sim.Detect{TopK: 10, SampleEvery: 16, MaxKeys: 4096}) {
+	if m.Detect != (sim.Detect{TopK: 10, SampleEvery: 64, MaxKeys: 4096}) {
 		t.Errorf("detect %+v", m.Detect)
 	}
 	useCache := map[string]bool{"put": false, "get": true, "all": false}

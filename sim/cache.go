@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/shardsim/shardsim/detect"
+
 // cache is the read cache of Model.Cache: a fixed number of entries in an LRU list, found
 // through an open-addressing index, so that a lookup, an insertion or an eviction never
 // allocates.
@@ -35,16 +37,7 @@ func newCache(c *Cache) *cache {
 		index: make([]int32, size), mask: size - 1}
 }
 
-func (c *cache) slot(key uint64) uint64 { return mix(key) & c.mask }
-
-// mix is the SplitMix64 finalizer, spreading keys over the index.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
+func (c *cache) slot(key uint64) uint64 { return detect.Hash64(key) & c.mask }
 
 // find returns key's entry, or -1.
 func (c *cache) find(key uint64) int32 {
@@ -153,7 +146,8 @@ func (e *engine) cacheRead(now Time, ri int32) bool {
 	st := &e.streams[r.stream]
 	out := st.out
 	tc := now - e.m.Network
-	i := c.find(r.key)
+	key := e.keys[ri]
+	i := c.find(key)
 	if i >= 0 {
 		en := &c.ent[i]
 		c.touch(i)
@@ -195,7 +189,7 @@ func (e *engine) cacheRead(now Time, ri int32) bool {
 			return true
 		}
 	} else {
-		i = c.insert(r.key)
+		i = c.insert(key)
 	}
 	if i >= 0 {
 		c.ent[i].filling = true
@@ -225,7 +219,8 @@ func (e *engine) refresh(now Time, ri int32) {
 	r := e.reqs.items[ri]
 	st := &e.streams[r.stream]
 	rr := e.reqs.take()
-	e.reqs.items[rr] = request{issue: r.issue, done: now, key: r.key, stream: r.stream, next: -1, kind: reqRefresh}
+	e.reqs.items[rr] = request{issue: r.issue, done: now, stream: r.stream, next: -1, kind: reqRefresh}
+	e.setKey(rr, e.keys[ri])
 	e.keepVisits(rr, e.visits[ri])
 	e.countBackend(st, r.counted, now)
 	e.send(now, rr, e.visits[rr])
@@ -245,7 +240,7 @@ func (e *engine) countBackend(st *streamState, counted bool, now Time) {
 // for it get its outcome.
 func (e *engine) cacheFilled(ri int32, t Time, fail uint8) {
 	c := e.cache
-	key := e.reqs.items[ri].key
+	key := e.keys[ri]
 	i := c.find(key)
 	if i < 0 {
 		if fail != failNone {

@@ -63,10 +63,11 @@ const (
 	reqRefresh              // a cache refresh: a database read nobody waits for
 )
 
+// request is kept to 48 bytes, for the same reason as subreq; the fields few requests
+// need (a key identity, a sample) live beside the pool, in engine.keys and engine.samples.
 type request struct {
 	issue Time // the client issued the request (its first attempt) at issue
 	done  Time // latest end of the current attempt's subrequests so far
-	key   uint64
 	// inflight counts the request's subrequests still at the nodes (of any attempt) and
 	// its pending timer; the slot is reused once the request is finished and inflight is 0.
 	stream   int32
@@ -74,26 +75,27 @@ type request struct {
 	inflight int32
 	attempt  int32
 	next     int32 // next request waiting for the same cache fill (single-flight), or -1
+	shard    int32 // the shard of its first visit
 	fail     uint8
 	kind     uint8
-	counted  bool  // issued after warmup
-	live     bool  // the current attempt is still awaited by the client
-	finished bool  // the outcome is recorded
-	lead     bool  // a cache miss whose read fills the cache
-	plain    bool  // sent by sendPlain: one attempt, no timer (see finishPlain)
-	sampled  bool  // its latency goes into the per-key statistics
-	sample   int32 // where its key values wait, when sampled
-	shard    int32 // the shard of its first visit
+	counted  bool // issued after warmup
+	live     bool // the current attempt is still awaited by the client
+	finished bool // the outcome is recorded
+	lead     bool // a cache miss whose read fills the cache
+	sampled  bool // its latency goes into the per-key statistics
+	plain    bool // sent by sendPlain: one attempt, no timer (see finishPlain)
 }
 
+// subreq is kept to 24 bytes: a node's queue can hold hundreds of thousands of them, and
+// the time to serve them goes with the memory they take.
 type subreq struct {
 	service Time
 	req     int32 // the request, or -1 for a follower's apply
 	shard   int32
-	node    int32
-	attempt int32
 	parts   int32
-	write   bool // a write: the shard gains a row
+	node    int16 // at most 10,000 nodes
+	attempt uint8 // at most 1 + 10 retries
+	write   bool  // a write: the shard gains a row
 }
 
 type nodeState struct {
@@ -121,6 +123,8 @@ type engine struct {
 	subs       pool[subreq]
 	timers     pool[timer]
 	visits     [][]keyspace.Visit // a kept request's visits, by request slot
+	keys       []uint64           // a request's key identity (cache, sampled), by slot
+	samples    []int32            // where a sampled request's key values wait, by slot
 	nShards    int                // shard ids the result arrays hold (splits included)
 	nNodes     int
 	nextStream int // stream with the earliest pending arrival, or -1
@@ -153,7 +157,7 @@ func streamSeed(name string, purpose uint64) uint64 {
 const auxSeed = 0x5eed_a0c5_11fe_2026
 
 func newEngine(m *Model) *engine {
-	if len(m.Nodes) == 0 || m.Window <= 0 || m.Duration <= 0 {
+	if len(m.Nodes) == 0 || len(m.Nodes) > math.MaxInt16 || m.Window <= 0 || m.Duration <= 0 {
 		panic(fmt.Sprintf("sim: invalid model: %d nodes, window %v, duration %v", len(m.Nodes), m.Window, m.Duration))
 	}
 	nw := m.Windows()
@@ -416,7 +420,7 @@ func (e *engine) arrive(now Time, i int) {
 	}
 	e.pickArrival()
 	if st.needKey {
-		e.reqs.items[ri].key = keyID(st)
+		e.setKey(ri, keyID(st))
 	}
 	if d := st.det; d != nil && counted {
 		if d.skip--; d.skip <= 0 {
@@ -441,6 +445,14 @@ func (e *engine) arrive(now Time, i int) {
 		return
 	}
 	e.send(now, ri, st.visits)
+}
+
+// setKey records request ri's key identity.
+func (e *engine) setKey(ri int32, k uint64) {
+	for int(ri) >= len(e.keys) {
+		e.keys = append(e.keys, 0)
+	}
+	e.keys[ri] = k
 }
 
 // keepVisits stores a copy of visits with request ri. The slot's slice is reused, so once
@@ -475,7 +487,7 @@ func (e *engine) sendPlain(now Time, ri int32, st *streamState) {
 	write := s.Op == Write
 	for _, v := range visits {
 		si := e.subs.take()
-		e.subs.items[si] = subreq{req: ri, shard: v.Shard, node: e.shardNode[v.Shard], attempt: 1, parts: v.Partitions,
+		e.subs.items[si] = subreq{req: ri, shard: v.Shard, node: int16(e.shardNode[v.Shard]), attempt: 1, parts: v.Partitions,
 			service: e.serviceTime(st, s.Cost, v.Partitions), write: write}
 		e.reach(now, si)
 	}
@@ -526,7 +538,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 				node = int32((int(node) + k) % e.nNodes)
 			}
 		}
-		e.subs.items[si] = subreq{req: ri, shard: v.Shard, node: node, attempt: attempt, parts: v.Partitions,
+		e.subs.items[si] = subreq{req: ri, shard: v.Shard, node: int16(node), attempt: uint8(attempt), parts: v.Partitions,
 			service: e.serviceTime(st, s.Cost, v.Partitions), write: s.Op == Write}
 		e.reach(now, si)
 	}
@@ -572,7 +584,7 @@ func (e *engine) reach(now Time, si int32) {
 		return
 	}
 	if n.limit > 0 && n.q.len() >= n.limit {
-		ri, attempt := sub.req, sub.attempt
+		ri, attempt := sub.req, int32(sub.attempt)
 		e.subs.put(si)
 		if ri >= 0 {
 			e.subEnd(ri, attempt, now, failRejected)
@@ -729,7 +741,7 @@ func (e *engine) done(now Time, si int32) {
 	if sub.write && e.m.Replicas > 0 {
 		e.replicate(now, &sub)
 	}
-	e.subEnd(sub.req, sub.attempt, now, failNone)
+	e.subEnd(sub.req, int32(sub.attempt), now, failNone)
 }
 
 // startQueued starts waiting subrequests on node n's free cores.
@@ -752,7 +764,7 @@ func (e *engine) replicate(now Time, sub *subreq) {
 	leader := int(e.shardNode[sub.shard])
 	for k := 1; k <= e.m.Replicas; k++ {
 		si := e.subs.take()
-		e.subs.items[si] = subreq{req: -1, shard: sub.shard, node: int32((leader + k) % e.nNodes), parts: sub.parts,
+		e.subs.items[si] = subreq{req: -1, shard: sub.shard, node: int16((leader + k) % e.nNodes), parts: sub.parts,
 			service: e.serviceTime(st, st.s.ApplyCost, sub.parts)}
 		e.reach(now, si)
 	}
@@ -822,8 +834,8 @@ func (e *engine) finishPlain(ri int32, r *request) {
 		out.LatencyMax = max(out.LatencyMax, lat)
 		if r.sampled {
 			st := &e.streams[r.stream]
-			e.sample(st, r, lat)
-			st.det.unsample(r)
+			e.sample(st, ri, r, lat)
+			e.unsample(st.det, ri, r)
 		}
 	}
 	e.reqs.put(ri)
@@ -869,7 +881,7 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 			out.LatencySum += float64(lat)
 			out.LatencyMax = max(out.LatencyMax, lat)
 			if r.sampled {
-				e.sample(st, r, lat)
+				e.sample(st, ri, r, lat)
 			}
 		case failRejected:
 			out.Rejected++
@@ -882,7 +894,7 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 		}
 	}
 	if r.sampled {
-		st.det.unsample(r)
+		e.unsample(st.det, ri, r)
 	}
 }
 

@@ -112,5 +112,5 @@ func (e *engine) throttled(now Time, si int32) {
 		}
 		p.throttled[sub.shard] = w
 	}
-	e.subEnd(sub.req, sub.attempt, now, failThrottled)
+	e.subEnd(sub.req, int32(sub.attempt), now, failThrottled)
 }

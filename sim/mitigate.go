@@ -123,6 +123,6 @@ type Detect struct {
 // Defaults of Detect.
 const (
 	DefaultTopK        = 10
-	DefaultSampleEvery = 16
+	DefaultSampleEvery = 64
 	DefaultMaxKeys     = 4096
 )

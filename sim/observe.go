@@ -70,7 +70,7 @@ func newStreamDetect(m *Model, s *Stream) *streamDetect {
 func keyID(st *streamState) uint64 {
 	h := uint64(0x9e3779b97f4a7c15)
 	for _, f := range st.s.KeyFields {
-		h = mix(h ^ st.fields[f])
+		h = detect.Hash64(h ^ st.fields[f])
 	}
 	return h
 }
@@ -88,13 +88,14 @@ func (e *engine) observe(st *streamState, ri int32) {
 		d.skip += int64(math.Log(1-e.aux.Float64()) / d.logq)
 	}
 	if !st.needKey {
-		r.key = keyID(st)
+		e.setKey(ri, keyID(st))
 	}
+	key := e.keys[ri]
 	shard := int32(-1)
 	if len(st.visits) > 0 {
 		shard = st.visits[0].Shard
 	}
-	slot, fresh := d.keys.Add(r.key)
+	slot, fresh := d.keys.Add(key)
 	if fresh {
 		v := d.keyVals[slot*d.nf : (slot+1)*d.nf]
 		for i, f := range st.s.KeyFields {
@@ -119,14 +120,17 @@ func (e *engine) observe(st *streamState, ri int32) {
 	for i, f := range st.s.KeyFields {
 		v[i] = st.fields[f]
 	}
-	r.sample = pi
+	for int(ri) >= len(e.samples) {
+		e.samples = append(e.samples, 0)
+	}
+	e.samples[ri] = pi
 }
 
-// sample records the latency of sampled request r, which succeeded.
-func (e *engine) sample(st *streamState, r *request, lat Time) {
+// sample records the latency of sampled request ri, which succeeded.
+func (e *engine) sample(st *streamState, ri int32, r *request, lat Time) {
 	d := st.det
-	v := &d.pending.items[r.sample]
-	if slot, fresh, ok := d.lat.Add(r.key, float64(lat)); ok {
+	v := &d.pending.items[e.samples[ri]]
+	if slot, fresh, ok := d.lat.Add(e.keys[ri], float64(lat)); ok {
 		if fresh {
 			d.latVals = append(d.latVals, v[:d.nf]...)
 			d.latShrd = append(d.latShrd, r.shard)
@@ -135,10 +139,10 @@ func (e *engine) sample(st *streamState, r *request, lat Time) {
 	}
 }
 
-// unsample frees the key values a sampled request kept.
-func (d *streamDetect) unsample(r *request) {
+// unsample frees the key values sampled request ri kept.
+func (e *engine) unsample(d *streamDetect, ri int32, r *request) {
 	if r.sampled {
-		d.pending.put(r.sample)
+		d.pending.put(e.samples[ri])
 		r.sampled = false
 	}
 }

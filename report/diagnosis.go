@@ -47,6 +47,15 @@ const (
 	burstMinRepeats = 3
 )
 
+// pctAtLeast is fmtPct for an upper bound that may round to nothing: "0.1%" rather than
+// "0.0%" for a share under a thousandth.
+func pctAtLeast(x float64) string {
+	if x > 0 && x < 0.001 {
+		return "0.1%"
+	}
+	return fmtPct(x)
+}
+
 // stampedeRatio: backend reads in a window at least this many times their mean over the
 // run make a stampede, when a node is at burstPeakLoad or more in that window.
 const stampedeRatio = 3.0
@@ -352,7 +361,7 @@ func diagnose(sc *scenarios.Scenario, run Run, v *VariantSummary) []Diagnosis {
 			}
 			out = append(out, Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
 				Message: fmt.Sprintf("%s wrote %s distinct partitions, none more than %s of its writes, yet %s took %s of all rows written: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
-					hp.Stream, fmtCount(pw), fmtPct(topShare), where, fmtPct(rowShare), fmt.Sprintf("shard %d", top), fmtPct(loads[top]), peakAt, fmtPct(med)),
+					hp.Stream, fmtCount(pw), pctAtLeast(topShare), where, fmtPct(rowShare), fmt.Sprintf("shard %d", top), fmtPct(loads[top]), peakAt, fmtPct(med)),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shard": float64(top), "row_share": rowShare,
 					"top_partition_share": topShare, "shard_load": util(loads[top]), "median_load": util(med)}})
 		}

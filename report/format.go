@@ -300,8 +300,8 @@ func markdownVariant(w io.Writer, v *VariantSummary) {
 				fmt.Fprintln(w)
 			}
 		}
-		if len(sec.notes) > 0 {
-			fmt.Fprintf(w, "%s.\n", capitalize(strings.Join(sec.notes, "; ")))
+		for _, n := range sec.notes { // notes begin with a stream's name: no capital
+			fmt.Fprintf(w, "- %s.\n", n)
 		}
 	}
 	if len(v.Diagnosis) > 0 {
@@ -324,8 +324,9 @@ func markdownVariant(w io.Writer, v *VariantSummary) {
 	}
 }
 
+// capitalize upper-cases a sentence's first letter, if it is a lower-case ASCII letter.
 func capitalize(s string) string {
-	if s == "" {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]

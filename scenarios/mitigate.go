@@ -31,6 +31,8 @@ const (
 	maxCacheCapacity     = 50_000_000
 	maxRetries           = 10
 	maxClientBurst       = 1_000_000_000
+	minLimitRate         = 0.001
+	maxLimitRate         = 1e9
 	maxCopies            = 64
 	maxCopyKeys          = 10_000
 	maxTopK              = 1000
@@ -144,8 +146,9 @@ func resolveLimit(c *checker, key string, l *Limit) *sim.Limit {
 	switch {
 	case l.Rate == nil:
 		c.add(key+".rate", "required: the requests per second the client lets through, e.g. 1000")
-	case !(*l.Rate > 0) || math.IsInf(*l.Rate, 0):
-		c.add(key+".rate", "must be a positive number of requests per second (got %v)", *l.Rate)
+	case !(*l.Rate >= minLimitRate && *l.Rate <= maxLimitRate):
+		// The bucket keeps the interval between tokens in integer nanoseconds.
+		c.add(key+".rate", "must be between %g and %g requests per second (got %v)", minLimitRate, maxLimitRate, *l.Rate)
 	default:
 		out.Rate = *l.Rate
 	}

@@ -173,8 +173,7 @@ func (e *engine) cacheRead(now Time, ri int32) bool {
 			if r.counted {
 				out.CacheJoined++
 			}
-			e.finish(ri, en.from, failNone)
-			e.release(ri)
+			e.finishWaiter(ri, en.from, failNone)
 			return true
 		case en.filling && c.cfg.SingleFlight:
 			if en.wTail < 0 {
@@ -194,9 +193,21 @@ func (e *engine) cacheRead(now Time, ri int32) bool {
 	if i >= 0 {
 		c.ent[i].filling = true
 	}
-	r.lead = true
-	e.countBackend(st, r.counted, now)
+	r.lead = true // send counts its database read (not a miss the rate limit turns away)
 	return false
+}
+
+// finishWaiter gives request ri, which waited for another read of its key, that read's
+// outcome at t, the time the answer reached the clients. A waiter shares the read's
+// failure, as Go's singleflight hands its callers the leader's error, but its own client's
+// deadline still holds: past it, the waiter timed out on its own.
+func (e *engine) finishWaiter(ri int32, t Time, fail uint8) {
+	r := &e.reqs.items[ri]
+	if to := e.streams[r.stream].s.Client.Timeout; to > 0 && t > r.issue+to {
+		t, fail = r.issue+to, failTimeout
+	}
+	e.finish(ri, t, fail)
+	e.release(ri)
 }
 
 // cacheHit answers request ri from the cache, at the hit cost.
@@ -217,12 +228,12 @@ func (e *engine) cacheHit(ri int32, stale bool) {
 // expired entry.
 func (e *engine) refresh(now Time, ri int32) {
 	r := e.reqs.items[ri]
-	st := &e.streams[r.stream]
 	rr := e.reqs.take()
-	e.reqs.items[rr] = request{issue: r.issue, done: now, stream: r.stream, next: -1, kind: reqRefresh}
+	// counted only says whether send counts its database read in the stream's totals; a
+	// refresh has no outcome of its own.
+	e.reqs.items[rr] = request{issue: r.issue, done: now, stream: r.stream, next: -1, kind: reqRefresh, counted: r.counted, shard: r.shard}
 	e.setKey(rr, e.keys[ri])
 	e.keepVisits(rr, e.visits[ri])
-	e.countBackend(st, r.counted, now)
 	e.send(now, rr, e.visits[rr])
 }
 
@@ -264,8 +275,7 @@ func (e *engine) cacheFilled(ri int32, t Time, fail uint8) {
 	}
 	for w := en.wHead; w >= 0; {
 		next := e.reqs.items[w].next
-		e.finish(w, t, fail)
-		e.release(w)
+		e.finishWaiter(w, t, fail)
 		w = next
 	}
 	en.wHead, en.wTail = -1, -1

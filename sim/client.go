@@ -14,8 +14,10 @@ import (
 func (e *engine) timeout(now Time, ti int32) {
 	tm := e.timers.items[ti]
 	e.timers.put(ti)
+	if e.gens[tm.req] != tm.gen {
+		return // the request finished and its slot moved on
+	}
 	r := &e.reqs.items[tm.req]
-	r.inflight--
 	if tm.attempt == r.attempt && r.live {
 		r.live, r.fail = false, failTimeout
 		if !e.retry(tm.req, now) {
@@ -102,7 +104,7 @@ func (e *engine) hold(now Time, st *streamState, ri int32) {
 	l.tat = max(l.tat, at) + l.interval
 	e.reqs.items[ri].done = at + e.m.Network
 	if st.held.len() == 0 {
-		e.h.pushKind(at+e.m.Network, int32(st.index), evRelease)
+		e.scheduleRelease(st, at+e.m.Network)
 	}
 	st.held.push(ri)
 	if e.queued++; e.queued > e.maxQueued && !e.stopped {
@@ -110,15 +112,24 @@ func (e *engine) hold(now Time, st *streamState, ri int32) {
 	}
 }
 
+// scheduleRelease sets the stream's one pending release event at t.
+func (e *engine) scheduleRelease(st *streamState, t Time) {
+	st.relAt = t
+	e.h.pushKind(t, int32(st.index), evRelease)
+}
+
 // releaseHeld sends the stream's held requests whose time has come, and schedules the
-// next. An event left over from before a limit changed finds nothing due and schedules
-// nothing new.
+// next. An event left over from before a limit changed is not the stream's pending one,
+// and does nothing.
 func (e *engine) releaseHeld(now Time, i int32) {
 	st := &e.streams[i]
+	if now != st.relAt {
+		return // superseded: a limit change scheduled another release
+	}
 	for st.held.len() > 0 {
 		ri := st.held.peek()
 		if due := e.reqs.items[ri].done; due > now {
-			e.h.pushKind(due, i, evRelease)
+			e.scheduleRelease(st, due)
 			return
 		}
 		st.held.pop()

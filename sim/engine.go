@@ -42,6 +42,7 @@ type streamState struct {
 	index   int
 	limit   *limiter
 	held    fifo                   // requests the rate limit holds back, in the order they leave
+	relAt   Time                   // when the pending release event of held fires
 	point   *keyspace.PointPlanner // the planner, when it plans point requests
 	det     *streamDetect          // nil when the stream is not observed
 	// plain: the stream's requests are sent once, as they are planned (see sendPlain).
@@ -108,6 +109,7 @@ type nodeState struct {
 type timer struct {
 	req     int32
 	attempt int32
+	gen     uint32 // the generation of the request's slot when the timer was set
 }
 
 type engine struct {
@@ -124,6 +126,8 @@ type engine struct {
 	timers     pool[timer]
 	visits     [][]keyspace.Visit // a kept request's visits, by request slot
 	keys       []uint64           // a request's key identity (cache, sampled), by slot
+	deadlines  []Time             // the client's deadline for a request's attempt, by slot
+	gens       []uint32           // a slot's generation: how often it was reused since a timer
 	samples    []int32            // where a sampled request's key values wait, by slot
 	nShards    int                // shard ids the result arrays hold (splits included)
 	nNodes     int
@@ -262,9 +266,16 @@ func newEngine(m *Model) *engine {
 		}
 	}
 	for i, a := range m.Actions {
-		if a.At < m.Duration {
-			e.h.pushKind(a.At, int32(i), evAction)
+		if a.At >= m.Duration {
+			continue
 		}
+		at := a.At
+		if a.Kind == SetLimit || a.Kind == SetCache {
+			// A client-side setting changes at the client: the requests it issues from At
+			// on reach the nodes, where the engine handles them, a network delay later.
+			at += m.Network
+		}
+		e.h.pushKind(at, int32(i), evAction)
 	}
 	e.pickArrival()
 	return e
@@ -401,7 +412,11 @@ func (e *engine) arrive(now Time, i int) {
 
 	ri := e.reqs.take()
 	counted := issue >= e.m.Warmup
-	e.reqs.items[ri] = request{issue: issue, done: now, stream: int32(i), counted: counted, next: -1}
+	shard := int32(-1)
+	if len(st.visits) > 0 {
+		shard = st.visits[0].Shard
+	}
+	e.reqs.items[ri] = request{issue: issue, done: now, stream: int32(i), counted: counted, next: -1, shard: shard}
 	if counted {
 		out := st.out
 		out.Offered++
@@ -483,7 +498,6 @@ func (e *engine) sendPlain(now Time, ri int32, st *streamState) {
 	r.live, r.plain = true, true
 	r.pending = int32(len(visits))
 	r.inflight = int32(len(visits))
-	r.shard = visits[0].Shard
 	write := s.Op == Write
 	for _, v := range visits {
 		si := e.subs.take()
@@ -520,15 +534,24 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 		e.release(ri)
 		return
 	}
+	if r.lead || r.kind == reqRefresh {
+		e.countBackend(st, r.counted, now)
+	}
 	if s.Client.Timeout > 0 && r.kind == reqClient {
+		// The timer does not pin the request's slot: it carries the slot's generation and
+		// the deadline, and does nothing if the request has finished meanwhile.
+		for int(ri) >= len(e.deadlines) {
+			e.deadlines = append(e.deadlines, 0)
+			e.gens = append(e.gens, 0)
+		}
+		deadline := sent + s.Client.Timeout
+		e.deadlines[ri] = deadline
 		ti := e.timers.take()
-		e.timers.items[ti] = timer{req: ri, attempt: r.attempt}
-		e.h.pushKind(sent+s.Client.Timeout, ti, evTimer)
-		r.inflight++
+		e.timers.items[ti] = timer{req: ri, attempt: r.attempt, gen: e.gens[ri]}
+		e.h.pushKind(deadline, ti, evTimer)
 	}
 	r.pending = int32(len(visits))
 	r.inflight += int32(len(visits))
-	r.shard = visits[0].Shard
 	attempt := r.attempt
 	for _, v := range visits {
 		si := e.subs.take()
@@ -779,7 +802,7 @@ func (e *engine) subEnd(ri int32, attempt int32, now Time, fail uint8) {
 		r.fail = max(r.fail, fail)
 		r.done = max(r.done, now)
 		r.pending--
-		if r.pending == 0 {
+		if r.pending == 0 && !e.late(ri, r) {
 			r.live = false
 			e.attemptEnd(ri)
 		}
@@ -787,10 +810,20 @@ func (e *engine) subEnd(ri int32, attempt int32, now Time, fail uint8) {
 	e.release(ri)
 }
 
+// late reports whether the answer to request ri's attempt reaches the client after its
+// deadline: then the client has already given up, and the attempt's timer, still pending,
+// records the timeout.
+func (e *engine) late(ri int32, r *request) bool {
+	return r.kind == reqClient && e.streams[r.stream].s.Client.Timeout > 0 && r.done+e.m.Network > e.deadlines[ri]
+}
+
 // release returns request ri's slot to the pool once nothing refers to it any more.
 func (e *engine) release(ri int32) {
 	r := &e.reqs.items[ri]
 	if r.finished && r.inflight == 0 {
+		if int(ri) < len(e.gens) {
+			e.gens[ri]++ // a timer set for this request must not act on the slot's next one
+		}
 		e.reqs.put(ri)
 	}
 }

@@ -95,9 +95,23 @@ type lineScanner struct {
 }
 
 func indexLines(src string) map[string]int {
+	src = stripBOM(src)
 	s := &lineScanner{src: src, line: 1, lines: map[string]int{}, arrays: map[string]int{}}
 	s.document()
 	return s.lines
+}
+
+// stripBOM drops a byte-order mark at the start of src, as the TOML decoder does (UTF-8,
+// and the two UTF-16 ones it tolerates), so that the scanner sees the keys the decoder saw
+// (found by FuzzParseDecode: "\xfe\xff0=0" has the key "0").
+func stripBOM(src string) string {
+	switch {
+	case strings.HasPrefix(src, "\xff\xfe"), strings.HasPrefix(src, "\xfe\xff"):
+		return src[2:]
+	case strings.HasPrefix(src, "\xef\xbb\xbf"):
+		return src[3:]
+	}
+	return src
 }
 
 func (s *lineScanner) eof() bool { return s.stop || s.i >= len(s.src) }

@@ -214,7 +214,7 @@ func checkModel(t *testing.T, sc *scenarios.Scenario, v *scenarios.Variant, m *s
 	if m.Replicas < 0 || m.Replicas >= len(m.Nodes) {
 		t.Errorf("variant %q: %d replicas on %d nodes", v.Name, m.Replicas, len(m.Nodes))
 	}
-	if (m.Split != nil) != (m.Splitter != nil) || (m.Split != nil && (m.Split.MaxShards < len(m.ShardNode) || m.Splitter.Max() != m.Split.MaxShards || v.MaxShards != m.Split.MaxShards)) {
+	if (m.Split != nil) != (m.Splitter != nil) || (m.Split != nil && (v.MaxShards < len(m.ShardNode) || m.Splitter.Max() != v.MaxShards)) {
 		t.Errorf("variant %q: split %+v, splitter %v, max shards %d", v.Name, m.Split, m.Splitter, v.MaxShards)
 	}
 	for i, a := range m.Actions {

@@ -299,7 +299,8 @@ func resolveSplit(c *checker, f *File, s *spec) {
 	if (sp == nil && !heat) || s.shards == 0 {
 		return
 	}
-	pol := &sim.SplitPolicy{MaxShards: min(splitShardsFactor*s.shards, maxShards)}
+	pol := &sim.SplitPolicy{}
+	most := min(splitShardsFactor*s.shards, maxShards) // the Splitter's bound
 	pol.Move, _ = ParseDuration(defaultSplitMove)
 	key := "keyspace.limits.split_for_heat"
 	if sp != nil {
@@ -328,7 +329,7 @@ func resolveSplit(c *checker, f *File, s *spec) {
 			case n > maxShards:
 				c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
 			default:
-				pol.MaxShards = n
+				most = n
 			}
 		}
 	}
@@ -340,7 +341,7 @@ func resolveSplit(c *checker, f *File, s *spec) {
 		return
 	}
 	s.split = pol
-	s.maxShards = pol.MaxShards
+	s.maxShards = most
 }
 
 // resolveCopies reads [keyspace.copies], after the key.

@@ -80,7 +80,7 @@ top = 3
 	if want := (sim.PartitionLimits{WriteUnits: 1000, ReadUnits: 3000, Burst: 300 * sim.Second}); m.Limits == nil || *m.Limits != want {
 		t.Errorf("limits %+v, want %+v", m.Limits, want)
 	}
-	if want := (sim.SplitPolicy{Rows: 500, Move: 30 * sim.Second, MaxShards: 48}); m.Split == nil || *m.Split != want {
+	if want := (sim.SplitPolicy{Rows: 500, Move: 30 * sim.Second}); m.Split == nil || *m.Split != want {
 		t.Errorf("split %+v, want %+v", m.Split, want)
 	}
 	if m.Splitter == nil || m.Splitter.Max() != 48 || m.Splitter.Live() != 12 {
@@ -178,8 +178,11 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	if m.Limits == nil || *m.Limits != wantL {
 		t.Errorf("limits %+v, want %+v", m.Limits, wantL)
 	}
-	if want := (sim.SplitPolicy{Load: 0.75, Move: sim.Minute, MaxShards: 20}); m.Split == nil || *m.Split != want {
+	if want := (sim.SplitPolicy{Load: 0.75, Move: sim.Minute}); m.Split == nil || *m.Split != want {
 		t.Errorf("split %+v, want %+v", m.Split, want)
+	}
+	if m.Splitter == nil || m.Splitter.Max() != 20 {
+		t.Errorf("splitter %v, want one bounded at max_shards = 20", m.Splitter)
 	}
 	if m.Detect != (sim.Detect{TopK: 5, SampleEvery: 1, MaxKeys: 1000}) {
 		t.Errorf("detect %+v", m.Detect)

@@ -75,10 +75,9 @@ type PartitionLimits struct {
 type SplitPolicy struct {
 	Rows int64   // split a shard once it has gained this many rows (0: never)
 	Load float64 // split a shard whose load stays above this fraction for a window (0: never)
-	// Move is the delay before the new shard is moved to its own node.
+	// Move is the delay before the new shard is moved to its own node. The most shards
+	// there can be is the bound of Model.Splitter.
 	Move Time
-	// MaxShards bounds the shards splitting may create, in all.
-	MaxShards int
 }
 
 // ActionKind says what an Action changes.

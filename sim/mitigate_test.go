@@ -617,7 +617,7 @@ func splitModel() *Model {
 			Fields:   []workload.Generator{workload.NewSequence()},
 			Planner:  keyspace.NewPointPlanner(keyDesign, sp, false),
 		}},
-		Split:    &SplitPolicy{Load: 0.5, Move: 0, MaxShards: 8},
+		Split:    &SplitPolicy{Load: 0.5, Move: 0},
 		Splitter: sp,
 	}
 }

@@ -240,10 +240,10 @@ func newEngine(m *Model) *engine {
 		if s.Client.Limit != nil {
 			st.limit = newLimiter(s.Client.Limit)
 		}
-		st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || (s.UseCache && m.Cache != nil) || hasLimitAction(m, i)
+		st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || (s.UseCache && m.Cache != nil) || limitAction(m, i, true)
 		st.point, _ = s.Planner.(*keyspace.PointPlanner)
 		st.plain = !st.keep && s.Client.Limit == nil && s.Client.Timeout == 0 && !(s.UseCache && m.Cache != nil) &&
-			!(m.ReadAny && s.Op != Write) && !(m.Replicas > 0 && s.Op == Write) && !hasAnyLimitAction(m, i)
+			!(m.ReadAny && s.Op != Write) && !(m.Replicas > 0 && s.Op == Write) && !limitAction(m, i, false)
 		st.fields = make([]uint64, len(s.Fields))
 		st.visits = make([]keyspace.Visit, 0, e.nShards)
 		if s.Service.Kind == Lognormal {
@@ -281,20 +281,11 @@ func newEngine(m *Model) *engine {
 	return e
 }
 
-// hasAnyLimitAction reports whether an action may give stream i a rate limit.
-func hasAnyLimitAction(m *Model, i int) bool {
+// limitAction reports whether an action may give stream i a rate limit (a queueing one,
+// with queue).
+func limitAction(m *Model, i int, queue bool) bool {
 	for _, a := range m.Actions {
-		if a.Kind == SetLimit && a.Stream == i {
-			return true
-		}
-	}
-	return false
-}
-
-// hasLimitAction reports whether an action may give stream i a queueing rate limit.
-func hasLimitAction(m *Model, i int) bool {
-	for _, a := range m.Actions {
-		if a.Kind == SetLimit && a.Stream == i && a.Limit != nil && a.Limit.Queue {
+		if a.Kind == SetLimit && a.Stream == i && (!queue || (a.Limit != nil && a.Limit.Queue)) {
 			return true
 		}
 	}
@@ -848,7 +839,18 @@ func (e *engine) finishPlain(ri int32, r *request) {
 		e.reqs.put(ri)
 		return
 	}
-	out := e.streams[r.stream].out
+	e.recordSuccess(ri, r, t)
+	if r.sampled {
+		e.unsample(e.streams[r.stream].det, ri, r)
+	}
+	e.reqs.put(ri)
+}
+
+// recordSuccess records request ri, whose answer reached its client at t: its window's
+// and, after the warmup, the run's latency statistics.
+func (e *engine) recordSuccess(ri int32, r *request, t Time) {
+	st := &e.streams[r.stream]
+	out := st.out
 	lat := t - r.issue
 	us := micros(lat)
 	if w := e.window(t); w >= 0 {
@@ -866,12 +868,9 @@ func (e *engine) finishPlain(ri int32, r *request) {
 		out.LatencySum += float64(lat)
 		out.LatencyMax = max(out.LatencyMax, lat)
 		if r.sampled {
-			st := &e.streams[r.stream]
 			e.sample(st, ri, r, lat)
-			e.unsample(st.det, ri, r)
 		}
 	}
-	e.reqs.put(ri)
 }
 
 // finish records the outcome of request ri, which reached its client at t.
@@ -885,11 +884,12 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 	if r.kind == reqRefresh {
 		return
 	}
-	out := st.out
-	lat := t - r.issue
-	if w := e.window(t); w >= 0 {
-		win := &out.Win[w]
-		if fail != failNone {
+	if fail == failNone {
+		e.recordSuccess(ri, r, t)
+	} else {
+		out := st.out
+		if w := e.window(t); w >= 0 {
+			win := &out.Win[w]
 			win.Errors++
 			switch fail {
 			case failThrottled:
@@ -897,33 +897,18 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 			case failTimeout:
 				win.TimedOut++
 			}
-		} else {
-			win.Completed++
-			win.Max = max(win.Max, lat)
-			if win.Hist == nil {
-				win.Hist = hdrhistogram.New(1, histMaxMicros, windowHistDigits)
-			}
-			win.Hist.RecordValue(micros(lat))
 		}
-	}
-	if r.counted {
-		switch fail {
-		case failNone:
-			out.Completed++
-			out.Latency.RecordValue(micros(lat))
-			out.LatencySum += float64(lat)
-			out.LatencyMax = max(out.LatencyMax, lat)
-			if r.sampled {
-				e.sample(st, ri, r, lat)
+		if r.counted {
+			switch fail {
+			case failRejected:
+				out.Rejected++
+			case failThrottled:
+				out.Throttled++
+			case failTimeout:
+				out.TimedOut++
+			case failLimited:
+				out.Limited++
 			}
-		case failRejected:
-			out.Rejected++
-		case failThrottled:
-			out.Throttled++
-		case failTimeout:
-			out.TimedOut++
-		case failLimited:
-			out.Limited++
 		}
 	}
 	if r.sampled {

@@ -24,6 +24,9 @@ func NewModulo(n int) *Modulo {
 // Shard returns the shard that owns k.
 func (m *Modulo) Shard(k *Key) int { return int(m.mod(fold32(k.Hash()))) }
 
+// shardOne is Shard of the one-part key (v).
+func (m *Modulo) shardOne(v uint64) int { return int(m.mod(fold32(hashOne(v)))) }
+
 // mod returns a mod n without a division: for 32-bit a and n, the fractional part of a/n,
 // held in 64 bits as m*a, times n gives the remainder exactly (Lemire, Kaser and Kurz,
 // "Faster remainder by direct computation", Software: Practice and Experience, 2019).

@@ -42,12 +42,17 @@ func (k *Key) Compare(o *Key) int {
 // Hash is a stable 64-bit hash of the whole key: the same on every machine and release,
 // because shard placement (and so every result) depends on it.
 func (k *Key) Hash() uint64 {
-	h := uint64(0x9e3779b97f4a7c15) ^ uint64(k.N)
+	h := keyHashSeed ^ uint64(k.N)
 	for i := uint8(0); i < k.N; i++ {
 		h = mix64(h ^ mix64(k.P[i]+uint64(i)*0x632be59bd9b4e019))
 	}
 	return h
 }
+
+const keyHashSeed = 0x9e3779b97f4a7c15
+
+// hashOne is Hash of the one-part key (v), written out for the planner's common case.
+func hashOne(v uint64) uint64 { return mix64(keyHashSeed ^ 1 ^ mix64(v)) }
 
 // mix64 is the finalizer of SplitMix64 (Steele, Lea and Flood, "Fast splittable
 // pseudorandom number generators", 2014): a bijection on uint64 with full avalanche.

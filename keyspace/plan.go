@@ -61,6 +61,11 @@ type PointPlanner struct {
 	counter uint64 // round-robin salt state
 	g       grouper
 	key     Key // scratch: a local would escape through the Scheme interface call
+	// The common design, a key of one field with neither salt nor copies, is planned
+	// without building the key part by part: field is that field, or -1; modulo is the
+	// scheme when it is plain hash sharding, whose hash of a one-part key is inlined.
+	field  int
+	modulo *Modulo
 }
 
 // NewPointPlanner returns a planner for writes (read == false) or point reads. It panics
@@ -69,12 +74,35 @@ func NewPointPlanner(d *Design, s Scheme, read bool) *PointPlanner {
 	if err := d.Validate(); err != nil {
 		panic("keyspace: NewPointPlanner: " + err.Error())
 	}
-	return &PointPlanner{design: d, scheme: s, read: read, g: newGrouper(s.Shards())}
+	p := &PointPlanner{design: d, scheme: s, read: read, g: newGrouper(s.Shards()), field: -1}
+	if len(d.Parts) == 1 && d.Parts[0].Kind == FieldPart && !d.Salted() && d.Copies == nil {
+		p.field = d.Parts[0].Field
+		p.modulo, _ = s.(*Modulo)
+	}
+	return p
 }
 
 // Plan appends the request's visits to dst. It draws from r for a random salt (writes) and
 // for the copy a read of a copied row picks, and never otherwise.
+//
+// The design must not change once the planner is made.
 func (p *PointPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime int64) []Visit {
+	if p.field >= 0 {
+		v := fields[p.field]
+		p.key.N, p.key.P[0] = 1, v
+		var sh int
+		if p.modulo != nil {
+			sh = p.modulo.shardOne(v)
+		} else {
+			sh = p.scheme.Shard(&p.key)
+		}
+		return append(dst, Visit{Shard: int32(sh), Partitions: 1})
+	}
+	return p.plan(dst, r, fields, rowTime)
+}
+
+// plan is Plan for every design but the common one.
+func (p *PointPlanner) plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime int64) []Visit {
 	d := p.design
 	copies := uint64(d.CopiesOf(fields))
 	if p.read && d.Salted() && d.SaltMode != SaltHash {

@@ -399,7 +399,11 @@ func (e *engine) arrive(now Time, i int) {
 			st.fields[f] = g.Next(st.fld, rowTime)
 		}
 	}
-	st.visits = s.Planner.Plan(st.visits[:0], st.fld, st.fields, rowTime)
+	if st.point != nil {
+		st.visits = st.point.Plan(st.visits[:0], st.fld, st.fields, rowTime) // a direct call
+	} else {
+		st.visits = s.Planner.Plan(st.visits[:0], st.fld, st.fields, rowTime)
+	}
 
 	ri := e.reqs.take()
 	counted := issue >= e.m.Warmup
@@ -987,8 +991,9 @@ func (e *engine) wrapUp() {
 	}
 }
 
-// fifo is a growable ring buffer of subrequest slots. It grows by doubling and never
-// shrinks, so in steady state it does not allocate.
+// fifo is a growable ring buffer of subrequest slots. Its length is a power of two, so an
+// index wraps with a mask rather than a division; it grows by doubling and never shrinks,
+// so in steady state it does not allocate.
 type fifo struct {
 	buf        []int32
 	head, size int
@@ -1000,11 +1005,11 @@ func (q *fifo) push(v int32) {
 	if q.size == len(q.buf) {
 		nb := make([]int32, max(16, 2*len(q.buf)))
 		for i := 0; i < q.size; i++ {
-			nb[i] = q.buf[(q.head+i)%len(q.buf)]
+			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
 		}
 		q.buf, q.head = nb, 0
 	}
-	q.buf[(q.head+q.size)%len(q.buf)] = v
+	q.buf[(q.head+q.size)&(len(q.buf)-1)] = v
 	q.size++
 }
 
@@ -1012,7 +1017,7 @@ func (q *fifo) peek() int32 { return q.buf[q.head] }
 
 func (q *fifo) pop() int32 {
 	v := q.buf[q.head]
-	q.head = (q.head + 1) % len(q.buf)
+	q.head = (q.head + 1) & (len(q.buf) - 1)
 	q.size--
 	return v
 }

@@ -40,22 +40,24 @@ func (h *eventHeap) len() int { return len(h.ev) }
 // push schedules the end of subrequest idx's service at time at.
 func (h *eventHeap) push(at Time, idx int32) { h.pushKind(at, idx, evDone) }
 
-// pushKind schedules an event of any kind.
+// pushKind schedules an event of any kind. The new event is kept in registers while the
+// hole moves up, and compared field by field rather than through less, whose pointer
+// argument would put it on the stack.
 func (h *eventHeap) pushKind(at Time, idx int32, kind evKind) {
 	h.seq++
-	h.ev = append(h.ev, event{at: at, seq: h.seq, idx: idx, kind: kind})
+	seq := h.seq
+	h.ev = append(h.ev, event{})
 	ev := h.ev
 	i := len(ev) - 1
-	e := ev[i]
 	for i > 0 {
 		p := (i - 1) / 4
-		if !e.less(&ev[p]) {
+		if pa := ev[p].at; at > pa || at == pa && seq > ev[p].seq {
 			break
 		}
 		ev[i] = ev[p]
 		i = p
 	}
-	ev[i] = e
+	ev[i] = event{at: at, seq: seq, idx: idx, kind: kind}
 }
 
 // pop removes and returns the earliest event. It must not be called on an empty heap.
@@ -75,14 +77,14 @@ func (h *eventHeap) pop() event {
 		if c >= n {
 			break
 		}
-		m := c
-		end := min(c+4, n)
-		for j := c + 1; j < end; j++ {
-			if ev[j].less(&ev[m]) {
-				m = j
+		// The earliest of the (up to) four children.
+		m, mat, mseq := c, ev[c].at, ev[c].seq
+		for j := c + 1; j < min(c+4, n); j++ {
+			if ja := ev[j].at; ja < mat || ja == mat && ev[j].seq < mseq {
+				m, mat, mseq = j, ja, ev[j].seq
 			}
 		}
-		if !ev[m].less(&last) {
+		if mat > last.at || mat == last.at && mseq > last.seq {
 			break
 		}
 		ev[i] = ev[m]

@@ -6,8 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/shardsim/shardsim/keyspace"
 )
 
@@ -47,6 +45,10 @@ type streamState struct {
 	det     *streamDetect          // nil when the stream is not observed
 	// plain: the stream's requests are sent once, as they are planned (see sendPlain).
 	plain bool
+	// Latency counts in the histograms' layouts (see hist.go): the run's, and the open
+	// windows' by window (nil for a closed window or one without a success yet).
+	latCounts []int64
+	winCounts [][]int64
 }
 
 // Failure reasons of an attempt, in increasing precedence.
@@ -147,6 +149,10 @@ type engine struct {
 	trackNode bool         // NodeBusy is recorded as the run goes (replicas, moves)
 	coreLog   []coreChange // cores changed by actions
 	perWindow bool         // windowEnd runs when a window ends
+	// Windows before histOpen have their latency histograms built; histFree holds
+	// counts arrays to reuse.
+	histOpen int
+	histFree [][]int64
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering
@@ -255,7 +261,8 @@ func newEngine(m *Model) *engine {
 		}
 		out := &r.Streams[i]
 		out.Name, out.Op = s.Name, s.Op
-		out.Latency = hdrhistogram.New(1, histMaxMicros, histDigits)
+		st.latCounts = make([]int64, runLayout.countsN)
+		st.winCounts = make([][]int64, nw)
 		out.Win = make([]WindowLatency, nw)
 		st.out = out
 		st.det = newStreamDetect(m, s)
@@ -673,6 +680,9 @@ func (e *engine) setWindow(t Time) {
 	if e.perWindow && prev >= 0 && (e.wIdx < 0 || e.wIdx > prev) {
 		e.windowEnd(t, prev)
 	}
+	if e.wIdx-histWindowLag > e.histOpen {
+		e.closeWindows(e.wIdx - histWindowLag)
+	}
 }
 
 // touchShardQueue is touchQueue for one shard's own waiting subrequests.
@@ -870,14 +880,11 @@ func (e *engine) recordSuccess(ri int32, r *request, t Time) {
 		win := &out.Win[w]
 		win.Completed++
 		win.Max = max(win.Max, lat)
-		if win.Hist == nil {
-			win.Hist = hdrhistogram.New(1, histMaxMicros, windowHistDigits)
-		}
-		win.Hist.RecordValue(us)
+		e.countWindow(st, w, us)
 	}
 	if r.counted {
 		out.Completed++
-		out.Latency.RecordValue(us)
+		st.latCounts[runLayout.index(us)]++
 		out.LatencySum += float64(lat)
 		out.LatencyMax = max(out.LatencyMax, lat)
 		if r.sampled {
@@ -998,6 +1005,13 @@ func (e *engine) wrapUp() {
 			d.report(e.streams[i].out)
 		}
 	}
+	e.closeWindows(r.Windows)
+	for i := range e.streams {
+		st := &e.streams[i]
+		st.out.Latency = runLayout.histogram(st.latCounts)
+		st.latCounts = nil
+	}
+	e.histFree = nil
 }
 
 // fifo is a growable ring buffer of subrequest slots. Its length is a power of two, so an

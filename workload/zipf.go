@@ -82,6 +82,7 @@ type Zipf struct {
 	sure     [1 << zipfMant]uint64 // sure[m-64]: 2^53·(1+1/m)^-s rounded down, an acceptance bound
 	scramble bool
 	perm     feistel
+	hot      []uint32 // hot[k] = perm.permute(k) for the most popular ranks; see zipfHot
 }
 
 // zipfMant is the number of mantissa bits of the block layout: 2^zipfMant blocks per
@@ -115,9 +116,22 @@ func NewZipf(n uint64, s float64, scramble bool) *Zipf {
 	}
 	if scramble {
 		z.perm = newFeistel(n, zipfScrambleKey)
+		if n <= 1<<32 {
+			z.hot = make([]uint32, min(n, zipfHot))
+			for k := range z.hot {
+				z.hot[k] = uint32(z.perm.permute(uint64(k)))
+			}
+		}
 	}
 	return z
 }
+
+// zipfHot is how many of the most popular ranks have their scrambled id in a table. The
+// permutation is four dependent multiply rounds, repeated when the result falls outside
+// [0, n) (1.7 times on average for n = 1e7): about 20 ns in a simulation, where nothing
+// else can overlap with it. Under Zipf(0.99) over 1e7 ids, more than half the draws are
+// among the first 8192 ranks, whose ids then cost one load from a 32 KB table.
+const zipfHot = 8192
 
 // zipfScrambleKey keys the scrambling bijection. It is fixed so that runs are
 // reproducible; the value is arbitrary (the first 64 bits of the fractional part of pi).
@@ -126,6 +140,9 @@ const zipfScrambleKey = 0x243F6A8885A308D3
 // Next returns the id for one request; t is ignored.
 func (z *Zipf) Next(r *rand.Rand, _ int64) uint64 {
 	k := z.rank(r)
+	if k < uint64(len(z.hot)) {
+		return uint64(z.hot[k])
+	}
 	if z.scramble {
 		return z.perm.permute(k)
 	}

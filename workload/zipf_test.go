@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -700,5 +701,25 @@ func BenchmarkNewZipf(b *testing.B) {
 				sinkU += NewZipf(n, 0.99, true).n
 			}
 		})
+	}
+}
+
+// TestZipfHotTable checks that the table of the most popular ranks' ids changes nothing:
+// 200,000 draws (seed 3) from a scrambled Zipf with the table and from the same Zipf
+// without it must be the same ids, for n below, at and above the table's size.
+func TestZipfHotTable(t *testing.T) {
+	for _, n := range []uint64{1000, zipfHot, 10_000_000, 1 << 40} {
+		with := NewZipf(n, 0.99, true)
+		without := *with
+		without.hot = nil
+		if n <= 1<<32 && len(with.hot) != int(min(n, zipfHot)) {
+			t.Fatalf("n=%d: table of %d ids", n, len(with.hot))
+		}
+		r1, r2 := rand.New(rand.NewPCG(3, 3)), rand.New(rand.NewPCG(3, 3))
+		for i := range 200_000 {
+			if a, b := with.Next(r1, 0), without.Next(r2, 0); a != b {
+				t.Fatalf("n=%d draw %d: %d with the table, %d without", n, i, a, b)
+			}
+		}
 	}
 }

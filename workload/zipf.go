@@ -177,9 +177,14 @@ func (z *Zipf) rank(r *rand.Rand) uint64 {
 		u := r.Uint64()
 		b = u >> (64 - z.idxBits)
 		t := z.tab[b]
-		if f, thr := u&z.fracMask, t>>z.idxBits; f >= thr && (f > thr || r.Uint64() >= z.tabLo[b]) {
-			b = t & (1<<z.idxBits - 1)
+		f, thr := u&z.fracMask, t>>z.idxBits
+		if f == thr && r.Uint64() >= z.tabLo[b] {
+			f++ // a tie of the high bits (probability 2^-40 or less) is settled by 64 more
 		}
+		// b becomes the alias when f > thr, without a branch (which way goes is random):
+		// the borrow of thr - f is 1 exactly then.
+		_, gt := bits.Sub64(thr, f, 0)
+		b ^= (b ^ t&(1<<z.idxBits-1)) & -gt
 	}
 	if b < zipfSingles {
 		return b - 1 // block b is rank b

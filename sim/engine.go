@@ -369,7 +369,9 @@ func (e *engine) step() bool {
 	} else if e.h.len() == 0 {
 		return false
 	}
-	ev := e.h.pop()
+	// The earliest event leaves the heap lazily: its handler's first new event takes its
+	// place (one sift-down instead of a pop and a push), or it is popped afterwards.
+	ev := e.h.hold()
 	if ev.at >= e.wEnd {
 		e.setWindow(ev.at)
 	}
@@ -388,6 +390,7 @@ func (e *engine) step() bool {
 	case evRelease:
 		e.releaseHeld(ev.at, ev.idx)
 	}
+	e.h.release()
 	return true
 }
 
@@ -723,12 +726,11 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 	if now >= e.m.Duration {
 		return
 	}
-	sh := &e.res.Shards[sub.shard]
-	sh.Ops++
+	// The shard's totals (Ops, Busy) are the sums of these series, taken in wrapUp.
 	w := e.window(now)
 	e.res.ShardOps[w*e.nShards+int(sub.shard)]++
 	if sub.write {
-		sh.Rows++
+		e.res.Shards[sub.shard].Rows++
 		if e.split != nil {
 			e.split.rows[sub.shard]++
 		}
@@ -736,7 +738,6 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.
 	if end <= e.wEnd && w == e.wIdx {
 		e.res.ShardBusy[w*e.nShards+int(sub.shard)] += sub.service
-		sh.Busy += sub.service
 		if e.trackNode {
 			e.res.NodeBusy[w*e.nNodes+int(sub.node)] += sub.service
 		}
@@ -748,7 +749,6 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 		w := int(t / e.m.Window)
 		wEnd := min(Time(w+1)*e.m.Window, stop)
 		e.res.ShardBusy[w*e.nShards+int(sub.shard)] += wEnd - t
-		sh.Busy += wEnd - t
 		if e.trackNode {
 			e.res.NodeBusy[w*e.nNodes+int(sub.node)] += wEnd - t
 		}
@@ -979,6 +979,12 @@ func (e *engine) wrapUp() {
 		e.split.trim()
 	}
 	nS := len(r.Shards)
+	for w := 0; w < r.Windows; w++ {
+		for sh := range nS {
+			r.Shards[sh].Ops += r.ShardOps[w*nS+sh]
+			r.Shards[sh].Busy += r.ShardBusy[w*nS+sh]
+		}
+	}
 	if !e.trackNode {
 		for w := 0; w < r.Windows; w++ {
 			for s := 0; s < nS; s++ {

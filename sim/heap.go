@@ -33,6 +33,9 @@ func (a *event) less(b *event) bool {
 type eventHeap struct {
 	ev  []event
 	seq uint64
+	// held: ev[0] has been handed out by hold and is no longer in the heap, though it
+	// still occupies the root until the next push replaces it or release pops it.
+	held bool
 }
 
 func (h *eventHeap) len() int { return len(h.ev) }
@@ -46,6 +49,11 @@ func (h *eventHeap) push(at Time, idx int32) { h.pushKind(at, idx, evDone) }
 func (h *eventHeap) pushKind(at Time, idx int32, kind evKind) {
 	h.seq++
 	seq := h.seq
+	if h.held {
+		h.held = false
+		h.down(event{at: at, seq: seq, idx: idx, kind: kind})
+		return
+	}
 	h.ev = append(h.ev, event{})
 	ev := h.ev
 	i := len(ev) - 1
@@ -60,6 +68,21 @@ func (h *eventHeap) pushKind(at Time, idx int32, kind evKind) {
 	ev[i] = event{at: at, seq: seq, idx: idx, kind: kind}
 }
 
+// hold returns the earliest event and takes it out of the heap (see held). The heap must
+// not be empty.
+func (h *eventHeap) hold() event {
+	h.held = true
+	return h.ev[0]
+}
+
+// release pops the held event if no push has replaced it.
+func (h *eventHeap) release() {
+	if h.held {
+		h.held = false
+		h.pop()
+	}
+}
+
 // pop removes and returns the earliest event. It must not be called on an empty heap.
 func (h *eventHeap) pop() event {
 	ev := h.ev
@@ -67,10 +90,16 @@ func (h *eventHeap) pop() event {
 	n := len(ev) - 1
 	last := ev[n]
 	h.ev = ev[:n]
-	if n == 0 {
-		return top
+	if n > 0 {
+		h.down(last)
 	}
-	ev = ev[:n]
+	return top
+}
+
+// down puts e at the root, in place of the event there, and moves it down to its place.
+func (h *eventHeap) down(e event) {
+	ev := h.ev
+	n := len(ev)
 	i := 0
 	for {
 		c := 4*i + 1
@@ -84,12 +113,11 @@ func (h *eventHeap) pop() event {
 				m, mat, mseq = j, ja, ev[j].seq
 			}
 		}
-		if mat > last.at || mat == last.at && mseq > last.seq {
+		if mat > e.at || mat == e.at && mseq > e.seq {
 			break
 		}
 		ev[i] = ev[m]
 		i = m
 	}
-	ev[i] = last
-	return top
+	ev[i] = e
 }

@@ -50,6 +50,12 @@ func (a *Poisson) Next(r *rand.Rand, t int64) int64 {
 	e := r.ExpFloat64()
 	p := &a.p
 	s := p.s
+	if len(s) == 1 && base >= s[0].At && s[0].Rate > 0 {
+		// A constant rate, the common case: the last segment's step below, without the
+		// segment lookup.
+		nb, nf, ok := advance(base, frac, e*1e9/s[0].Rate)
+		return a.emit(nb, nf, ok)
+	}
 	last := len(s) - 1
 	for i := p.segment(base); ; i++ {
 		var rate, slope, rEnd float64

@@ -131,6 +131,7 @@ type engine struct {
 	deadlines  []Time             // the client's deadline for a request's attempt, by slot
 	gens       []uint32           // a slot's generation: how often it was reused since a timer
 	samples    []int32            // where a sampled request's key values wait, by slot
+	issues     []Time             // a solo's issue time, by subrequest slot (see sendSolo)
 	nShards    int                // shard ids the result arrays hold (splits included)
 	nNodes     int
 	nextStream int // stream with the earliest pending arrival, or -1
@@ -415,18 +416,7 @@ func (e *engine) arrive(now Time, i int) {
 		st.visits = s.Planner.Plan(st.visits[:0], st.fld, st.fields, rowTime)
 	}
 
-	ri := e.reqs.take()
 	counted := issue >= e.m.Warmup
-	shard := int32(-1)
-	if len(st.visits) > 0 {
-		shard = st.visits[0].Shard
-	}
-	// Fields are stored one by one into the slot: a composite literal is built on the
-	// stack and copied in 16-byte moves, whose loads cannot be forwarded from the smaller
-	// stores that built it, a stall of a dozen cycles on the hottest path.
-	r := &e.reqs.items[ri]
-	*r = request{}
-	r.issue, r.done, r.stream, r.counted, r.next, r.shard = issue, now, int32(i), counted, -1, shard
 	if counted {
 		out := st.out
 		out.Offered++
@@ -444,13 +434,31 @@ func (e *engine) arrive(now Time, i int) {
 		st.at = never
 	}
 	e.pickArrival()
+	sample := false
+	if d := st.det; d != nil && counted {
+		if d.skip--; d.skip <= 0 {
+			sample = true
+		}
+	}
+	if st.plain && len(st.visits) == 1 && !sample {
+		if e.split != nil {
+			e.split.observe(st)
+		}
+		e.sendSolo(now, st, issue)
+		return
+	}
+
+	ri := e.reqs.take()
+	shard := int32(-1)
+	if len(st.visits) > 0 {
+		shard = st.visits[0].Shard
+	}
+	e.newRequest(ri, issue, now, int32(i), counted, shard)
 	if st.needKey {
 		e.setKey(ri, keyID(st))
 	}
-	if d := st.det; d != nil && counted {
-		if d.skip--; d.skip <= 0 {
-			e.observe(st, ri)
-		}
+	if sample {
+		e.observe(st, ri)
 	}
 	if e.split != nil {
 		e.split.observe(st)
@@ -470,6 +478,66 @@ func (e *engine) arrive(now Time, i int) {
 		return
 	}
 	e.send(now, ri, st.visits)
+}
+
+// newRequest fills slot ri with a request of stream i issued at issue whose first attempt
+// reaches its nodes at now. Fields are stored one by one into the slot: a composite
+// literal is built on the stack and copied in 16-byte moves, whose loads cannot be
+// forwarded from the smaller stores that built it, a stall of a dozen cycles on the
+// hottest path.
+func (e *engine) newRequest(ri int32, issue, now Time, i int32, counted bool, shard int32) {
+	r := &e.reqs.items[ri]
+	*r = request{}
+	r.issue, r.done, r.stream, r.counted, r.next, r.shard = issue, now, i, counted, -1, shard
+}
+
+// Subrequests that no request slot waits for carry a negative request: followerReq for a
+// follower's apply, and soloReq - stream for a solo, the one subrequest of a plain
+// request (see sendSolo).
+const (
+	followerReq = -1
+	soloReq     = -2
+)
+
+// sendSolo is sendPlain for a plain request with one visit that detection did not sample:
+// the most common request of all. It takes no request slot: its subrequest carries the
+// stream, and e.issues the issue time, which is all its completion needs (finishSolo). If
+// it fails instead (a full queue, a partition limit), promote gives it a slot first.
+func (e *engine) sendSolo(now Time, st *streamState, issue Time) {
+	if issue >= e.m.Warmup {
+		st.out.Attempts++
+	}
+	v := st.visits[0]
+	si := e.subs.take()
+	for int(si) >= len(e.issues) {
+		e.issues = append(e.issues, 0)
+	}
+	e.issues[si] = issue
+	sub := &e.subs.items[si]
+	sub.service = e.serviceTime(st, st.s.Cost, v.Partitions)
+	sub.req, sub.shard, sub.parts = soloReq-int32(st.index), v.Shard, v.Partitions
+	sub.node, sub.attempt, sub.write = int16(e.shardNode[v.Shard]), 1, st.s.Op == Write
+	e.reach(now, si)
+}
+
+// promote gives solo subrequest si, which reached its node at now (its arrival), the
+// request slot sendPlain would have given it, so that it can fail the ordinary way.
+func (e *engine) promote(now Time, si int32) {
+	sub := &e.subs.items[si]
+	stream := soloReq - sub.req
+	issue := e.issues[si]
+	ri := e.reqs.take()
+	e.newRequest(ri, issue, now, stream, issue >= e.m.Warmup, sub.shard)
+	r := &e.reqs.items[ri]
+	r.attempt, r.live, r.plain, r.pending, r.inflight = 1, true, true, 1, 1
+	sub.req = ri
+}
+
+// finishSolo records the success of solo subrequest si, served until now.
+func (e *engine) finishSolo(now Time, si int32, req int32) {
+	st := &e.streams[soloReq-req]
+	issue := e.issues[si]
+	e.recordSuccess(st, issue, issue >= e.m.Warmup, now+e.m.Network)
 }
 
 // setKey records request ri's key identity.
@@ -610,7 +678,10 @@ func (e *engine) serviceTime(st *streamState, c Time, k int32) Time {
 // reach handles subrequest si arriving at its node at time now.
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
-	if e.limits != nil && sub.req >= 0 && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+	if e.limits != nil && sub.req != followerReq && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+		if sub.req <= soloReq {
+			e.promote(now, si)
+		}
 		e.throttled(now, si)
 		return
 	}
@@ -621,6 +692,9 @@ func (e *engine) reach(now Time, si int32) {
 		return
 	}
 	if n.limit > 0 && n.q.len() >= n.limit {
+		if sub.req <= soloReq {
+			e.promote(now, si)
+		}
 		ri, attempt := sub.req, int32(sub.attempt)
 		e.subs.put(si)
 		if ri >= 0 {
@@ -765,6 +839,9 @@ func (e *engine) done(now Time, si int32) {
 	e.startQueued(now, ni, n)
 	e.subs.put(si)
 	if sub.req < 0 {
+		if sub.req <= soloReq {
+			e.finishSolo(now, si, sub.req)
+		}
 		return
 	}
 	if r := &e.reqs.items[sub.req]; r.plain {
@@ -801,7 +878,7 @@ func (e *engine) replicate(now Time, sub *subreq) {
 	leader := int(e.shardNode[sub.shard])
 	for k := 1; k <= e.m.Replicas; k++ {
 		si := e.subs.take()
-		e.subs.items[si] = subreq{req: -1, shard: sub.shard, node: int16((leader + k) % e.nNodes), parts: sub.parts,
+		e.subs.items[si] = subreq{req: followerReq, shard: sub.shard, node: int16((leader + k) % e.nNodes), parts: sub.parts,
 			service: e.serviceTime(st, st.s.ApplyCost, sub.parts)}
 		e.reach(now, si)
 	}
@@ -862,19 +939,19 @@ func (e *engine) finishPlain(ri int32, r *request) {
 		e.reqs.put(ri)
 		return
 	}
-	e.recordSuccess(ri, r, t)
+	e.recordRequest(ri, r, t)
 	if r.sampled {
 		e.unsample(e.streams[r.stream].det, ri, r)
 	}
 	e.reqs.put(ri)
 }
 
-// recordSuccess records request ri, whose answer reached its client at t: its window's
-// and, after the warmup, the run's latency statistics.
-func (e *engine) recordSuccess(ri int32, r *request, t Time) {
-	st := &e.streams[r.stream]
+// recordSuccess records the latency of a request of stream st issued at issue, whose
+// answer reached its client at t, in its window's statistics and, if counted (issued
+// after the warmup), the run's; it returns the latency.
+func (e *engine) recordSuccess(st *streamState, issue Time, counted bool, t Time) Time {
 	out := st.out
-	lat := t - r.issue
+	lat := t - issue
 	us := micros(lat)
 	if w := e.window(t); w >= 0 {
 		win := &out.Win[w]
@@ -882,14 +959,21 @@ func (e *engine) recordSuccess(ri int32, r *request, t Time) {
 		win.Max = max(win.Max, lat)
 		e.countWindow(st, w, us)
 	}
-	if r.counted {
+	if counted {
 		out.Completed++
 		st.latCounts[runLayout.index(us)]++
 		out.LatencySum += float64(lat)
 		out.LatencyMax = max(out.LatencyMax, lat)
-		if r.sampled {
-			e.sample(st, ri, r, lat)
-		}
+	}
+	return lat
+}
+
+// recordRequest is recordSuccess for request ri, and its sample for detection.
+func (e *engine) recordRequest(ri int32, r *request, t Time) {
+	st := &e.streams[r.stream]
+	lat := e.recordSuccess(st, r.issue, r.counted, t)
+	if r.counted && r.sampled {
+		e.sample(st, ri, r, lat)
 	}
 }
 
@@ -905,7 +989,7 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 		return
 	}
 	if fail == failNone {
-		e.recordSuccess(ri, r, t)
+		e.recordRequest(ri, r, t)
 	} else {
 		out := st.out
 		if w := e.window(t); w >= 0 {

@@ -1,5 +1,7 @@
 package sim
 
+import "math/bits"
+
 // event is the end of a subrequest's service, or one of the rarer events of the
 // mitigations (see evKind). (A stream's next arrival is kept by the stream itself; see
 // engine.step.) Events are values in a slice-backed heap, so pushing and popping never
@@ -109,9 +111,14 @@ func (h *eventHeap) down(e event) {
 		// The earliest of the (up to) four children.
 		m, mat, mseq := c, ev[c].at, ev[c].seq
 		for j := c + 1; j < min(c+4, n); j++ {
-			if ja := ev[j].at; ja < mat || ja == mat && ev[j].seq < mseq {
-				m, mat, mseq = j, ja, ev[j].seq
-			}
+			// Branch-free: which child is earliest is random.
+			ja, js := ev[j].at, ev[j].seq
+			_, lt := bits.Sub64(js, mseq, 0)
+			_, lt = bits.Sub64(uint64(ja), uint64(mat), lt)
+			mask := -lt
+			m ^= (m ^ j) & int(mask)
+			mat ^= (mat ^ ja) & Time(mask)
+			mseq ^= (mseq ^ js) & mask
 		}
 		if mat > e.at || mat == e.at && mseq > e.seq {
 			break

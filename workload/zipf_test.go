@@ -706,7 +706,8 @@ func BenchmarkNewZipf(b *testing.B) {
 
 // TestZipfHotTable checks that the table of the most popular ranks' ids changes nothing:
 // 200,000 draws (seed 3) from a scrambled Zipf with the table and from the same Zipf
-// without it must be the same ids, for n below, at and above the table's size.
+// without it must be the same ids, for n below, at and above the table's size; and every
+// filled entry must be its rank's id.
 func TestZipfHotTable(t *testing.T) {
 	for _, n := range []uint64{1000, zipfHot, 10_000_000, 1 << 40} {
 		with := NewZipf(n, 0.99, true)
@@ -715,11 +716,28 @@ func TestZipfHotTable(t *testing.T) {
 		if n <= 1<<32 && len(with.hot) != int(min(n, zipfHot)) {
 			t.Fatalf("n=%d: table of %d ids", n, len(with.hot))
 		}
+		for k := range with.hot[:min(len(with.hot), 100)] {
+			if with.hot[k] != 0 {
+				t.Fatalf("n=%d: rank %d filled before any draw", n, k)
+			}
+		}
 		r1, r2 := rand.New(rand.NewPCG(3, 3)), rand.New(rand.NewPCG(3, 3))
 		for i := range 200_000 {
 			if a, b := with.Next(r1, 0), without.Next(r2, 0); a != b {
 				t.Fatalf("n=%d draw %d: %d with the table, %d without", n, i, a, b)
 			}
+		}
+		filled := 0
+		for k, v := range with.hot {
+			if v != 0 {
+				filled++
+				if id := with.perm.permute(uint64(k)); uint64(v) != id+1 {
+					t.Fatalf("n=%d: hot[%d] = %d, id %d", n, k, v, id)
+				}
+			}
+		}
+		if len(with.hot) > 0 && filled == 0 {
+			t.Fatalf("n=%d: 200,000 draws filled no entry", n)
 		}
 	}
 }

@@ -318,6 +318,12 @@ func (e *engine) schedule(st *streamState, t Time) {
 // is cheaper than a push and a pop per request.
 func (e *engine) pickArrival() {
 	e.nextStream = -1
+	if len(e.streams) == 1 {
+		if e.streams[0].at != never {
+			e.nextStream = 0
+		}
+		return
+	}
 	var best *streamState
 	for i := range e.streams {
 		st := &e.streams[i]
@@ -832,16 +838,18 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 
 // done handles the end of subrequest si's service at time now.
 func (e *engine) done(now Time, si int32) {
-	sub := e.subs.items[si]
-	ni := int(sub.node)
+	ni, req := int(e.subs.items[si].node), e.subs.items[si].req
 	n := &e.nodes[ni]
 	n.busy--
-	e.startQueued(now, ni, n)
+	e.startQueued(now, ni, n) // takes no subrequest slot, so si is still this one
+	if req <= soloReq {
+		e.finishSolo(now, si, req)
+		e.subs.put(si)
+		return
+	}
+	sub := e.subs.items[si]
 	e.subs.put(si)
-	if sub.req < 0 {
-		if sub.req <= soloReq {
-			e.finishSolo(now, si, sub.req)
-		}
+	if req == followerReq {
 		return
 	}
 	if r := &e.reqs.items[sub.req]; r.plain {

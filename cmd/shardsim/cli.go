@@ -122,6 +122,26 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file (for `go tool pprof`)")
 }
 
+// startCPUProfile starts the CPU profile --cpuprofile asks for, and returns the function
+// that ends it and closes its file (a no-op without the flag).
+func (c *common) startCPUProfile() (func(), error) {
+	if c.cpuprofile == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(c.cpuprofile)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
 // options turns the flags into scenario load options.
 func (c *common) options() (scenarios.Options, error) {
 	switch c.format {
@@ -199,17 +219,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if c.cpuprofile != "" {
-		f, err := os.Create(c.cpuprofile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	endProfile, err := c.startCPUProfile()
+	if err != nil {
+		return err
 	}
+	defer endProfile()
 	runs := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil })
 	sum := report.Summarize(sc, runs)
 

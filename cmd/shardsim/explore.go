@@ -163,9 +163,14 @@ func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, ru
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	endProfile, err := e.startCPUProfile()
+	if err != nil {
+		return "", "", err
+	}
 	progressFn, finish := progress(stderr, e.quiet, kind+" runs")
 	err = run(func() bool { return ctx.Err() != nil }, progressFn)
 	finish()
+	endProfile()
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted):
 		return "", "", fmt.Errorf("%s interrupted before every run finished; nothing was written", kind)

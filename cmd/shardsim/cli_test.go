@@ -188,3 +188,22 @@ func TestFirstSentence(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUProfileEveryCommand checks that run, sweep and capacity each write the CPU profile
+// --cpuprofile names (sweep and capacity once accepted the flag and ignored it).
+func TestCPUProfileEveryCommand(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "../../testdata/small.toml"},
+		{"sweep", "../../testdata/small.toml", "--vary", "keyspace.shards=4,8"},
+		{"capacity", "../../testdata/small.toml", "--slo", "put:p99<50ms"},
+	} {
+		prof := filepath.Join(t.TempDir(), "cpu.pprof")
+		args = append(args, "-q", "--no-charts", "--duration", "20s", "--set", `warmup="5s"`, "-o", t.TempDir(), "--cpuprofile", prof)
+		if code, _, stderr := call(t, args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], code, stderr)
+		}
+		if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+			t.Errorf("%s --cpuprofile: %v, want a non-empty profile", args[0], err)
+		}
+	}
+}

@@ -19,12 +19,13 @@ func Run(m *Model) *Result {
 }
 
 type streamState struct {
-	s    *Stream
-	arr  *rand.Rand // arrivals
-	fld  *rand.Rand // field values, ages and salts
-	svc  *rand.Rand // service times
-	cli  *rand.Rand // backoff jitter; nil unless the client retries
-	next Time       // issue time of the pending arrival
+	s     *Stream
+	arr   *rand.Rand // arrivals
+	fld   *rand.Rand // field values, ages and salts
+	svc   *rand.Rand // service times
+	cli   *rand.Rand // backoff jitter; nil unless the client retries
+	next  Time       // issue time of the pending arrival
+	after Time       // issue time of the arrival after it (see arrivalAfter), or never
 	// The pending arrival reaches its nodes at (at, seq); at is Never when the stream is done.
 	at     Time
 	seq    uint64
@@ -271,6 +272,7 @@ func newEngine(m *Model) *engine {
 		st.at = never
 		if t := Time(s.Arrivals.Next(st.arr, 0)); t < m.Duration {
 			e.schedule(st, t)
+			st.after = e.arrivalAfter(st, t)
 		}
 	}
 	for i, a := range m.Actions {
@@ -311,6 +313,19 @@ func (e *engine) schedule(st *streamState, t Time) {
 	st.at = t + e.m.Network
 	e.h.seq++
 	st.seq = e.h.seq
+}
+
+// arrivalAfter draws the issue time of the stream's arrival after the one at t, or never
+// if it falls at or after the end of the run. The engine draws each arrival one ahead
+// (st.after): the draws from st.arr are the same, in the same order, but the time of the
+// pending arrival, which every step compares with the heap, is then known well before it
+// is needed, instead of at the end of a chain of dependent floating-point operations
+// whose latency a mispredicted comparison would wait for.
+func (e *engine) arrivalAfter(st *streamState, t Time) Time {
+	if next := Time(st.s.Arrivals.Next(st.arr, int64(t))); next < e.m.Duration {
+		return next
+	}
+	return never
 }
 
 // pickArrival finds the stream whose pending arrival comes first. Each stream has exactly
@@ -434,8 +449,9 @@ func (e *engine) arrive(now Time, i int) {
 	}
 	// Schedule the next arrival before serving, so the heap order does not depend on how
 	// many subrequests this request has.
-	if next := Time(s.Arrivals.Next(st.arr, int64(issue))); next < e.m.Duration {
+	if next := st.after; next != never {
 		e.schedule(st, next)
+		st.after = e.arrivalAfter(st, next)
 	} else {
 		st.at = never
 	}

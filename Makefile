@@ -7,7 +7,13 @@ OUT     ?= out
 # The fuzz targets run briefly in CI; their corpora under testdata/ also run as ordinary tests.
 FUZZTIME ?= 10s
 
-.PHONY: all build run test vet fuzz bench clean
+# The binary is built with profile-guided optimization: go build uses cmd/shardsim/default.pgo
+# by itself (make pgo remakes it). The benchmarks use the same profile, so they measure the
+# code that users run.
+PGO        := $(CURDIR)/cmd/shardsim/default.pgo
+BENCHCOUNT ?= 5
+
+.PHONY: all build run test vet fuzz bench pgo clean
 
 all: build
 
@@ -27,8 +33,26 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./scenarios/
 
+# The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the
+# targets; then the generators' benchmarks.
+bench: SHELL := /bin/bash
+bench: .SHELLFLAGS := -o pipefail -c
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./sim/ ./workload/
+	$(GO) test -pgo=$(PGO) -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -cpu 1 ./sim/ | awk -f testdata/bench/summary.awk
+	$(GO) test -pgo=$(PGO) -run '^$$' -bench . -benchmem -cpu 1 ./workload/ ./detect/
+
+# Remakes the PGO profile from CPU profiles of the built-in scenarios and the two benchmark
+# scenarios, run by a binary built without one.
+PGODIR := $(OUT)/pgo
+pgo:
+	$(GO) build -pgo=off -o bin/shardsim-nopgo ./cmd/shardsim
+	rm -rf $(PGODIR) && mkdir -p $(PGODIR)
+	for s in black-friday celebrity iot-timeseries salt-buckets noisy-tenant flash-sale top-of-minute; do \
+		./bin/shardsim-nopgo run $$s -q --no-charts -o $(PGODIR)/$$s --cpuprofile $(PGODIR)/$$s.pprof >/dev/null || exit 1; \
+	done
+	./bin/shardsim-nopgo run testdata/bench/hash12.toml --duration 300s -q --no-charts -o $(PGODIR)/hash12 --cpuprofile $(PGODIR)/hash12.pprof >/dev/null
+	./bin/shardsim-nopgo run testdata/bench/scan120.toml --duration 600s -q --no-charts -o $(PGODIR)/scan120 --cpuprofile $(PGODIR)/scan120.pprof >/dev/null
+	$(GO) tool pprof -proto $(PGODIR)/*.pprof > $(PGO).tmp && mv $(PGO).tmp $(PGO)
 
 clean:
 	rm -rf bin $(OUT)

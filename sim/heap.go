@@ -25,6 +25,10 @@ const (
 	evMove                  // a new shard moves to its own node (shard)
 )
 
+// signBit flips a time's sign bit, which maps signed times to unsigned integers of the same
+// order (a model built through the API may schedule events before 0).
+const signBit = 1 << 63
+
 func (a *event) less(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
 }
@@ -111,10 +115,12 @@ func (h *eventHeap) down(e event) {
 		// The earliest of the (up to) four children.
 		m, mat, mseq := c, ev[c].at, ev[c].seq
 		for j := c + 1; j < min(c+4, n); j++ {
-			// Branch-free: which child is earliest is random.
+			// Branch-free, as which child is earliest is random: the borrow of the
+			// 128-bit subtraction (at, seq) - (mat, mseq), times made unsigned in order,
+			// is 1 exactly when the child is earlier, and makes a mask.
 			ja, js := ev[j].at, ev[j].seq
 			_, lt := bits.Sub64(js, mseq, 0)
-			_, lt = bits.Sub64(uint64(ja), uint64(mat), lt)
+			_, lt = bits.Sub64(uint64(ja)^signBit, uint64(mat)^signBit, lt)
 			mask := -lt
 			m ^= (m ^ j) & int(mask)
 			mat ^= (mat ^ ja) & Time(mask)

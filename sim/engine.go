@@ -143,6 +143,7 @@ type engine struct {
 	// The window of the latest event, cached so the hot path does not divide.
 	wIdx         int
 	wStart, wEnd Time
+	touchW       int // the window touchQueue carries queues into: wIdx, or the last past the end
 	// Mitigations; nil when off.
 	aux       *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
 	cache     *cache
@@ -748,8 +749,18 @@ func (e *engine) saturate(now Time) {
 }
 
 // touchQueue carries a node's queue length into the windows since the last change, so a
-// window in which the queue did not change still reports the backlog it held.
+// window in which the queue did not change still reports the backlog it held. It is called
+// before every change of a queue and does nothing but compare in most calls, so that
+// test is kept small enough to inline and the work is in carryQueue.
 func (e *engine) touchQueue(now Time, ni int, n *nodeState) {
+	if now >= e.wStart && now < e.wEnd && e.touchW <= n.lastW {
+		return // now is in the current window, which the node has seen
+	}
+	e.carryQueue(now, ni, n)
+}
+
+// carryQueue is touchQueue's work.
+func (e *engine) carryQueue(now Time, ni int, n *nodeState) {
 	w := e.window(now)
 	if w < 0 {
 		w = e.res.Windows - 1
@@ -776,6 +787,10 @@ func (e *engine) setWindow(t Time) {
 		e.wStart = Time(e.wIdx) * e.m.Window
 		e.wEnd = min(e.wStart+e.m.Window, e.m.Duration)
 	}
+	e.touchW = e.wIdx
+	if e.wIdx < 0 {
+		e.touchW = e.res.Windows - 1
+	}
 	if e.perWindow && prev >= 0 && (e.wIdx < 0 || e.wIdx > prev) {
 		e.windowEnd(t, prev)
 	}
@@ -786,6 +801,14 @@ func (e *engine) setWindow(t Time) {
 
 // touchShardQueue is touchQueue for one shard's own waiting subrequests.
 func (e *engine) touchShardQueue(now Time, sh int) {
+	if now >= e.wStart && now < e.wEnd && e.touchW <= e.shardW[sh] {
+		return
+	}
+	e.carryShardQueue(now, sh)
+}
+
+// carryShardQueue is touchShardQueue's work.
+func (e *engine) carryShardQueue(now Time, sh int) {
 	w := e.window(now)
 	if w < 0 {
 		w = e.res.Windows - 1

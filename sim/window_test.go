@@ -1,0 +1,39 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// TestQueueHeldThroughQuietWindows: ten writes arrive in the first second of a 5 s run (one
+// every 100 ms until 950 ms) at one single-core node, each taking 10 s to serve, so nine of
+// them wait, and the queue does not change again until the first completes, after the
+// run's end. The four
+// quiet windows must still report the nine waiting (the backlog they held), for the node
+// and for its one shard, however the engine carries queue lengths from window to window.
+func TestQueueHeldThroughQuietWindows(t *testing.T) {
+	m := &Model{
+		Seed: 1, Duration: 5 * Second, Window: Second,
+		Nodes: []Node{{Cores: 1}}, ShardNode: []int{0},
+		Streams: []Stream{{
+			Name: "w", Op: Write, Cost: 10 * Second, Service: Service{Kind: Constant},
+			Arrivals: workload.NewUniformArrivals(workload.Schedule{{At: 0, Rate: 10}, {At: int64(950 * Millisecond), Rate: 10}, {At: int64(950 * Millisecond), Rate: 0}}),
+			Fields:   []workload.Generator{workload.NewUniform(1000)},
+			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
+		}},
+	}
+	r := Run(m)
+	if got := r.Streams[0].Offered; got != 10 {
+		t.Fatalf("%d writes offered, want 10", got)
+	}
+	for w := range r.Windows {
+		if q := r.NodeMaxQueue[w]; q != 9 {
+			t.Errorf("window %d: node's longest queue %d, want 9", w, q)
+		}
+		if q := r.ShardMaxQueue[w]; q != 9 {
+			t.Errorf("window %d: shard's most waiting %d, want 9", w, q)
+		}
+	}
+}

@@ -531,16 +531,24 @@ func (e *engine) sendSolo(now Time, st *streamState, issue Time) {
 		st.out.Attempts++
 	}
 	v := st.visits[0]
-	si := e.subs.take()
+	si := e.newSub(st, v, soloReq-int32(st.index), e.shardNode[v.Shard], 1)
 	for int(si) >= len(e.issues) {
 		e.issues = append(e.issues, 0)
 	}
 	e.issues[si] = issue
+	e.reach(now, si)
+}
+
+// newSub takes a subrequest slot for visit v of a request of stream st (req), served on
+// node for the given attempt, and draws its service time. The fields are stored one by
+// one, as newRequest's.
+func (e *engine) newSub(st *streamState, v keyspace.Visit, req, node int32, attempt uint8) int32 {
+	si := e.subs.take()
 	sub := &e.subs.items[si]
 	sub.service = e.serviceTime(st, st.s.Cost, v.Partitions)
-	sub.req, sub.shard, sub.parts = soloReq-int32(st.index), v.Shard, v.Partitions
-	sub.node, sub.attempt, sub.write = int16(e.shardNode[v.Shard]), 1, st.s.Op == Write
-	e.reach(now, si)
+	sub.req, sub.shard, sub.parts = req, v.Shard, v.Partitions
+	sub.node, sub.attempt, sub.write = int16(node), attempt, st.s.Op == Write
+	return si
 }
 
 // promote gives solo subrequest si, which reached its node at now (its arrival), the
@@ -585,7 +593,6 @@ func (e *engine) keepVisits(ri int32, visits []keyspace.Visit) {
 // common case, kept short because every request of most scenarios takes it.
 func (e *engine) sendPlain(now Time, ri int32, st *streamState) {
 	r := &e.reqs.items[ri]
-	s := st.s
 	if r.counted {
 		st.out.Attempts++
 	}
@@ -599,14 +606,8 @@ func (e *engine) sendPlain(now Time, ri int32, st *streamState) {
 	r.live, r.plain = true, true
 	r.pending = int32(len(visits))
 	r.inflight = int32(len(visits))
-	write := s.Op == Write
 	for _, v := range visits {
-		si := e.subs.take()
-		sub := &e.subs.items[si] // stored field by field, as the request in arrive
-		sub.service = e.serviceTime(st, s.Cost, v.Partitions)
-		sub.req, sub.shard, sub.parts = ri, v.Shard, v.Partitions
-		sub.node, sub.attempt, sub.write = int16(e.shardNode[v.Shard]), 1, write
-		e.reach(now, si)
+		e.reach(now, e.newSub(st, v, ri, e.shardNode[v.Shard], 1))
 	}
 }
 
@@ -657,18 +658,13 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	r.inflight += int32(len(visits))
 	attempt := r.attempt
 	for _, v := range visits {
-		si := e.subs.take()
 		node := e.shardNode[v.Shard]
 		if e.m.ReadAny && s.Op != Write {
 			if k := e.aux.IntN(e.m.Replicas + 1); k > 0 {
 				node = int32((int(node) + k) % e.nNodes)
 			}
 		}
-		sub := &e.subs.items[si]
-		sub.service = e.serviceTime(st, s.Cost, v.Partitions)
-		sub.req, sub.shard, sub.parts = ri, v.Shard, v.Partitions
-		sub.node, sub.attempt, sub.write = int16(node), uint8(attempt), s.Op == Write
-		e.reach(now, si)
+		e.reach(now, e.newSub(st, v, ri, node, uint8(attempt)))
 	}
 }
 

@@ -29,10 +29,6 @@ const (
 // order (a model built through the API may schedule events before 0).
 const signBit = 1 << 63
 
-func (a *event) less(b *event) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
-}
-
 // eventHeap is a 4-ary min-heap ordered by (at, seq). A 4-ary heap halves the depth of a
 // binary one and keeps a node's children in one cache line (LaMarca and Ladner, "The
 // influence of caches on the performance of heaps", 1996).
@@ -50,8 +46,8 @@ func (h *eventHeap) len() int { return len(h.ev) }
 func (h *eventHeap) push(at Time, idx int32) { h.pushKind(at, idx, evDone) }
 
 // pushKind schedules an event of any kind. The new event is kept in registers while the
-// hole moves up, and compared field by field rather than through less, whose pointer
-// argument would put it on the stack.
+// hole moves up, compared field by field (a method taking its address would put it on
+// the stack).
 func (h *eventHeap) pushKind(at Time, idx int32, kind evKind) {
 	h.seq++
 	seq := h.seq

@@ -90,3 +90,8 @@ func TestFIFO(t *testing.T) {
 		}
 	}
 }
+
+// less is the order the heap keeps, written plainly: (at, seq).
+func (a *event) less(b *event) bool {
+	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+}

@@ -1,5 +1,7 @@
 package detect
 
+import "github.com/shardsim/shardsim/internal/splitmix"
+
 // index maps uint64 ids to small non-negative ints by open addressing with linear probing.
 // Its table has a power-of-two size at least twice the number of entries it may hold, so
 // probes stay short; deletion shifts the following entries back (no tombstones), so a
@@ -19,15 +21,8 @@ func newIndex(entries int) index {
 }
 
 // Hash64 mixes x into a 64-bit hash whose bits all depend on every bit of x (the
-// finalizer of SplitMix64). It is a bijection, so distinct ids keep distinct hashes.
-func Hash64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+// SplitMix64 finalizer). It is a bijection, so distinct ids keep distinct hashes.
+func Hash64(x uint64) uint64 { return splitmix.Mix(x) }
 
 // get returns id's value, or -1.
 func (ix *index) get(id uint64) int {

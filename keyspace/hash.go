@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+
+	"github.com/shardsim/shardsim/internal/splitmix"
 )
 
 // Modulo places a key on shard h mod n, where h is the key's 64-bit hash folded to 32 bits
@@ -62,7 +64,7 @@ func NewRing(n, vnodes int) *Ring {
 	pts := make([]pt, 0, n*vnodes)
 	for s := 0; s < n; s++ {
 		for v := 0; v < vnodes; v++ {
-			pts = append(pts, pt{h: mix64(uint64(s)<<32 | uint64(v) ^ 0x5bd1e9955bd1e995), s: int32(s)})
+			pts = append(pts, pt{h: splitmix.Mix(uint64(s)<<32 | uint64(v) ^ 0x5bd1e9955bd1e995), s: int32(s)})
 		}
 	}
 	slices.SortFunc(pts, func(a, b pt) int {

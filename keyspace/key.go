@@ -3,6 +3,8 @@ package keyspace
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/shardsim/shardsim/internal/splitmix"
 )
 
 // MaxParts is the largest number of parts a key can have, salt included.
@@ -44,7 +46,7 @@ func (k *Key) Compare(o *Key) int {
 func (k *Key) Hash() uint64 {
 	h := keyHashSeed ^ uint64(k.N)
 	for i := uint8(0); i < k.N; i++ {
-		h = mix64(h ^ mix64(k.P[i]+uint64(i)*0x632be59bd9b4e019))
+		h = splitmix.Mix(h ^ splitmix.Mix(k.P[i]+uint64(i)*0x632be59bd9b4e019))
 	}
 	return h
 }
@@ -52,21 +54,10 @@ func (k *Key) Hash() uint64 {
 const keyHashSeed = 0x9e3779b97f4a7c15
 
 // hashOne is Hash of the one-part key (v), written out for the planner's common case.
-func hashOne(v uint64) uint64 { return mix64(keyHashSeed ^ 1 ^ mix64(v)) }
-
-// mix64 is the finalizer of SplitMix64 (Steele, Lea and Flood, "Fast splittable
-// pseudorandom number generators", 2014): a bijection on uint64 with full avalanche.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
+func hashOne(v uint64) uint64 { return splitmix.Mix(keyHashSeed ^ 1 ^ splitmix.Mix(v)) }
 
 // Hash64 is the stable hash used for hash(f, N) parts and salt derivation.
-func Hash64(v uint64) uint64 { return mix64(v ^ 0x2545f4914f6cdd1d) }
+func Hash64(v uint64) uint64 { return splitmix.Mix(v ^ 0x2545f4914f6cdd1d) }
 
 // PartKind says how one key part is derived from a row.
 type PartKind uint8

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/shardsim/shardsim/internal/splitmix"
 )
 
 // Splitter wraps a scheme so that its shards can be split while a run goes on, as range
@@ -48,7 +50,7 @@ type SplitPoint struct {
 // base scheme places keys by, so that a split halves a shard's keys whatever the base.
 // Like Key.Hash it must never change: split placement, and so every result of a run that
 // splits, depends on it.
-func SplitHash(k *Key) uint64 { return mix64(k.Hash() ^ 0xd6e8feb86659fd93) }
+func SplitHash(k *Key) uint64 { return splitmix.Mix(k.Hash() ^ 0xd6e8feb86659fd93) }
 
 // NewSplitter wraps base so that its shards can be split until there are max in all. It
 // panics if max < base.Shards().

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+
+	"github.com/shardsim/shardsim/internal/splitmix"
 )
 
 // Zipf draws ids whose popularity follows Zipf's law: rank k in [0, n) is drawn with
@@ -496,7 +498,7 @@ func newFeistel(n uint64, key uint64) feistel {
 	st := key
 	for i := range p.keys {
 		st += 0x9E3779B97F4A7C15 // splitmix64's increment (the golden ratio)
-		p.keys[i] = mix64(st)
+		p.keys[i] = splitmix.Mix(st)
 	}
 	return p
 }
@@ -524,13 +526,4 @@ func (p *feistel) permute(x uint64) uint64 {
 func roundHash(v, key uint64, shift uint) uint64 {
 	h := (v^key)*0x9E3779B97F4A7C15 + key
 	return h >> shift
-}
-
-// mix64 is the finalizer of splitmix64 (Steele, Lea & Flood, "Fast splittable
-// pseudorandom number generators", OOPSLA 2014; constants from David Stafford's "Mix13"),
-// a bijective 64-bit hash whose every output bit depends on every input bit.
-func mix64(z uint64) uint64 {
-	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
-	z = (z ^ z>>27) * 0x94D049BB133111EB
-	return z ^ z>>31
 }

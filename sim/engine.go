@@ -757,19 +757,21 @@ func (e *engine) touchQueue(now Time, ni int, n *nodeState) {
 
 // carryQueue is touchQueue's work.
 func (e *engine) carryQueue(now Time, ni int, n *nodeState) {
+	e.carry(now, e.res.NodeMaxQueue, e.nNodes, ni, &n.lastW, int32(n.q.len()))
+}
+
+// carry raises series[x*stride+i], for the windows x after *last up to now's (the last
+// window past the end of the run), to the queue length ql held through them, and makes
+// now's window the last.
+func (e *engine) carry(now Time, series []int32, stride, i int, last *int, ql int32) {
 	w := e.window(now)
 	if w < 0 {
 		w = e.res.Windows - 1
 	}
-	if w <= n.lastW {
-		return
+	for x := *last + 1; x <= w; x++ {
+		series[x*stride+i] = max(series[x*stride+i], ql)
 	}
-	ql := int32(n.q.len())
-	for x := n.lastW + 1; x <= w; x++ {
-		idx := x*e.nNodes + ni
-		e.res.NodeMaxQueue[idx] = max(e.res.NodeMaxQueue[idx], ql)
-	}
-	n.lastW = w
+	*last = max(*last, w)
 }
 
 // setWindow makes the window containing t (t >= 0) the current one. Past the end of the
@@ -805,19 +807,7 @@ func (e *engine) touchShardQueue(now Time, sh int) {
 
 // carryShardQueue is touchShardQueue's work.
 func (e *engine) carryShardQueue(now Time, sh int) {
-	w := e.window(now)
-	if w < 0 {
-		w = e.res.Windows - 1
-	}
-	if w <= e.shardW[sh] {
-		return
-	}
-	ql := e.shardQ[sh]
-	for x := e.shardW[sh] + 1; x <= w; x++ {
-		idx := x*e.nShards + sh
-		e.res.ShardMaxQueue[idx] = max(e.res.ShardMaxQueue[idx], ql)
-	}
-	e.shardW[sh] = w
+	e.carry(now, e.res.ShardMaxQueue, e.nShards, sh, &e.shardW[sh], e.shardQ[sh])
 }
 
 // window returns the window index of t, or -1 past the end of the run. Times at or after

@@ -31,6 +31,9 @@ type Scenario struct {
 	Warmup      sim.Time
 	Window      sim.Time
 	Variants    []*Variant
+	// Notes are what the user should know about how the command line changed the
+	// variants (SPEC 3.1), one line each, for stderr.
+	Notes []string
 }
 
 // Variant is one key design of a scenario, fully resolved.
@@ -44,6 +47,7 @@ type Variant struct {
 	MaxShards int
 	Streams   []StreamInfo
 	spec      *spec
+	index     int // in the file's [[variants]]
 }
 
 // StreamInfo names a stream, its operation and its p99 alert thresholds.
@@ -55,11 +59,29 @@ type StreamInfo struct {
 
 // Options change a scenario as it is loaded.
 type Options struct {
-	// Sets are KEY=VALUE overrides of the base scenario (VALUE in TOML syntax; a bare word
-	// is taken as a string). Variants still override what they name.
+	// Sets are --set KEY=VALUE overrides (VALUE in TOML syntax; a bare word is taken as a
+	// string). They apply to the base scenario and then to every selected variant after
+	// the variant's own overrides: the command line wins (SPEC 3.1). A key of the form
+	// variants[NAME].KEY or variants[INDEX].KEY changes that variant only.
 	Sets []string
-	// Variants, when not empty, keeps only the variants with these names.
+	// Overrides are values given by other flags (--seed, --duration, a sweep's --vary),
+	// applied like Sets and named by their flag in messages.
+	Overrides []Override
+	// Variants, when not empty, keeps only these variants: each is a variant's name, its
+	// index in the file, or a prefix of exactly one name.
 	Variants []string
+}
+
+// Override is one value the command line sets: Flag is how the user wrote it, for
+// messages ("--duration 30s"); Key is the dotted key and Value its TOML text.
+type Override struct {
+	Flag, Key, Value string
+}
+
+// override is a parsed command-line value, with the variant it addresses (-1: all).
+type override struct {
+	Override
+	variant string // the NAME or INDEX of variants[NAME].KEY; "" for every variant
 }
 
 // Load reads a scenario from a file path or, when no such file exists, a built-in name.
@@ -74,9 +96,51 @@ func Load(ref string, opts Options) (*Scenario, error) {
 	}
 	src, err := builtinFS.ReadFile(ref + ".toml")
 	if err != nil || strings.ContainsAny(ref, "/\\") {
-		return nil, fmt.Errorf("%s: no such file, and no built-in scenario of that name (built-ins: %s)", ref, strings.Join(BuiltinNames(), ", "))
+		msg := fmt.Sprintf("%s: no such file, and no built-in scenario of that name", ref)
+		if near := nearestName(ref, BuiltinNames()); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		}
+		return nil, fmt.Errorf("%s (built-ins: %s)", msg, strings.Join(BuiltinNames(), ", "))
 	}
 	return LoadBytes("scenarios/"+ref+".toml", src, opts)
+}
+
+// nearestName returns the built-in name closest to ref when it is close enough to be a
+// slip (a dash left out, a letter swapped), or "".
+func nearestName(ref string, names []string) string {
+	best, bestD := "", 4
+	squash := func(s string) string {
+		return strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(s), "-", ""), "_", "")
+	}
+	for _, n := range names {
+		if squash(n) == squash(ref) {
+			return n
+		}
+		if d := editDistance(ref, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // BuiltinNames lists the built-in scenarios, sorted.
@@ -90,13 +154,9 @@ func BuiltinNames() []string {
 	return names
 }
 
-// LoadBytes loads a scenario from its text; file names it in messages.
-func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
-	doc, err := tomlx.Parse(file, src)
-	if err != nil {
-		return nil, err
-	}
-	root := doc.Root
+// parseOverrides reads the --set texts and the other flags' values.
+func parseOverrides(opts Options) ([]override, tomlx.Errors) {
+	var out []override
 	var errs tomlx.Errors
 	for _, kv := range opts.Sets {
 		k, v, ok := strings.Cut(kv, "=")
@@ -105,19 +165,86 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			errs = append(errs, &tomlx.Error{File: "--set", Msg: fmt.Sprintf("%q: want KEY=VALUE", kv)})
 			continue
 		}
-		if err := tomlx.Set(root, k, setValue(v)); err != nil {
-			var te *tomlx.Error
-			if errors.As(err, &te) {
-				e := *te
-				e.File = "--set"
-				errs = append(errs, &e)
-			} else {
-				errs = append(errs, &tomlx.Error{File: "--set", Key: k, Msg: err.Error()})
+		out = append(out, override{Override: Override{Flag: "--set " + k + "=" + v, Key: k, Value: setValue(v)}})
+	}
+	for _, o := range opts.Overrides {
+		out = append(out, override{Override: o})
+	}
+	for i := range out {
+		o := &out[i]
+		rest, ok := strings.CutPrefix(o.Key, "variants")
+		if !ok || (rest != "" && rest[0] != '[' && rest[0] != '.') {
+			continue
+		}
+		var who string
+		if strings.HasPrefix(rest, "[") {
+			j := strings.IndexByte(rest, ']')
+			if j < 0 {
+				errs = append(errs, &tomlx.Error{File: o.Flag, Msg: "want variants[NAME].KEY or variants[INDEX].KEY"})
+				continue
 			}
+			who, rest = strings.Trim(rest[1:j], `"' `), rest[j+1:]
+		} else if who, rest, ok = strings.Cut(rest[1:], "."); ok {
+			rest = "." + rest
+		}
+		if who == "" || !strings.HasPrefix(rest, ".") || len(rest) < 2 {
+			errs = append(errs, &tomlx.Error{File: o.Flag, Msg: "want variants[NAME].KEY or variants[INDEX].KEY"})
+			continue
+		}
+		o.variant, o.Key = who, rest[1:]
+	}
+	return out, errs
+}
+
+// flagError names the flag a problem's value came from, when it came from one.
+func flagError(sets []override, key, msg string) *tomlx.Error {
+	for i := len(sets) - 1; i >= 0; i-- {
+		o := sets[i]
+		if key == o.Key || strings.HasPrefix(key, o.Key+".") || strings.HasPrefix(key, o.Key+"[") {
+			e := &tomlx.Error{File: o.Flag, Msg: msg}
+			if key != o.Key {
+				e.Key = key
+			}
+			return e
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errs
+	return nil
+}
+
+// LoadBytes loads a scenario from its text; file names it in messages.
+func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
+	doc, err := tomlx.Parse(file, src)
+	if err != nil {
+		return nil, err
+	}
+	root := doc.Root
+	sets, errs := parseOverrides(opts)
+	var global []override
+	for _, o := range sets {
+		if o.variant == "" {
+			global = append(global, o)
+		}
+	}
+	failed := map[string]bool{} // overrides that could not be set on the base
+	apply := func(m map[string]any, o override, where string) {
+		if err := tomlx.Set(m, o.Key, o.Value); err != nil {
+			if failed[o.Flag] {
+				return
+			}
+			if where == "" {
+				failed[o.Flag] = true
+			}
+			var te *tomlx.Error
+			msg := err.Error()
+			if errors.As(err, &te) {
+				msg = te.Msg
+			}
+			e := &tomlx.Error{File: o.Flag, Msg: msg + where}
+			if te != nil && te.Key != o.Key {
+				e.Key = te.Key
+			}
+			errs = append(errs, e)
+		}
 	}
 
 	// Split the variants off the base and check each part's keys and types on its own, so
@@ -127,6 +254,9 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		if k != "variants" {
 			base[k] = v
 		}
+	}
+	for _, o := range global {
+		apply(base, o, "")
 	}
 	var overrides []map[string]any
 	if raw, ok := root["variants"]; ok {
@@ -139,7 +269,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	}
 	var f File
 	if err := doc.Decode(base, "", &f); err != nil {
-		errs = appendErr(errs, err)
+		errs = appendErr(errs, relabel(err, global))
 	}
 	vfiles := make([]File, len(overrides))
 	for i, o := range overrides {
@@ -147,22 +277,57 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			errs = appendErr(errs, err)
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errs
+	// Decoding problems (an unknown key, a string where a number belongs) do not hide the
+	// value problems of the same file: what decoded is validated too, and every problem is
+	// reported at once.
+	decodeFailed := len(errs) > 0
+	undecoded := map[string]bool{} // keys whose value could not be decoded
+	for _, e := range errs {
+		undecoded[e.Key] = true
+		// A misspelt key stands for the one it suggests: "evry" does not also make
+		// "every: required" a problem of its own.
+		if _, sug, ok := strings.Cut(e.Msg, "did you mean "); ok {
+			if name, err := strconv.Unquote(strings.TrimSuffix(sug, "?")); err == nil {
+				parent := e.Key[:max(strings.LastIndexAny(e.Key, "."), 0)]
+				if parent != "" {
+					name = parent + "." + name
+				}
+				undecoded[name] = true
+			}
+		}
+	}
+	// A value problem at a key that could not be decoded (or inside it) restates the
+	// decoding problem ("cores: must be at least 1" after "cores: expected an integer").
+	restates := func(key string) bool {
+		for k := range undecoded {
+			if k != "" && (key == k || strings.HasPrefix(key, k+".") || strings.HasPrefix(key, k+"[") || strings.HasPrefix(k, key+".")) {
+				return true
+			}
+		}
+		return false
 	}
 
 	baseSpec, probs := resolve(&f)
 	seen := map[string]bool{}
-	report := func(p problem, prefix, at string) {
-		e := &tomlx.Error{File: file, Key: prefix + p.key, Msg: p.msg, Line: doc.Line(at)}
+	add := func(e *tomlx.Error) {
 		if s := e.Error(); !seen[s] {
 			seen[s] = true
 			errs = append(errs, e)
 		}
 	}
+	report := func(p problem, prefix, at string) {
+		add(&tomlx.Error{File: file, Key: prefix + p.key, Msg: p.msg, Line: doc.Line(at)})
+	}
 	inBase := map[problem]bool{}
 	for _, p := range probs {
 		inBase[p] = true
+		if restates(p.key) {
+			continue
+		}
+		if e := flagError(global, p.key, p.msg); e != nil {
+			add(e)
+			continue
+		}
 		report(p, "", p.key)
 	}
 	sc := &Scenario{
@@ -170,9 +335,34 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		Start: baseSpec.start, Duration: baseSpec.duration, Warmup: baseSpec.warmup, Window: baseSpec.window,
 	}
 	if len(overrides) == 0 {
+		for _, o := range sets {
+			if o.variant != "" {
+				errs = append(errs, &tomlx.Error{File: o.Flag, Msg: "the scenario has no [[variants]]; set the key without the variants[...] prefix"})
+			}
+		}
 		sc.Variants = []*Variant{newVariant("base", "", baseSpec)}
 	}
-	names := map[string]bool{}
+	names := make([]string, len(overrides))
+	for i := range overrides {
+		names[i] = vfiles[i].Name
+	}
+	selected, selErr := selectVariants(file, names, opts.Variants)
+	if selErr != nil && !decodeFailed {
+		errs = append(errs, &tomlx.Error{Msg: selErr.Error()})
+	}
+	addressed := map[int]bool{}
+	for _, o := range sets {
+		if o.variant == "" || len(overrides) == 0 {
+			continue
+		}
+		i, err := pickVariant(names, o.variant)
+		if err != nil {
+			errs = append(errs, &tomlx.Error{File: o.Flag, Msg: err.Error()})
+			continue
+		}
+		addressed[i] = true
+	}
+	seenName := map[string]bool{}
 	for i, o := range overrides {
 		vkey := fmt.Sprintf("variants[%d]", i)
 		name := vfiles[i].Name
@@ -180,15 +370,15 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		case name == "":
 			report(problem{key: ".name", msg: "required: every variant needs a name"}, vkey, vkey)
 			continue
-		case names[name]:
+		case seenName[name]:
 			report(problem{key: ".name", msg: fmt.Sprintf("duplicate variant name %q", name)}, vkey, vkey+".name")
 			continue
 		}
-		names[name] = true
-		if len(opts.Variants) > 0 && !slices.Contains(opts.Variants, name) {
+		seenName[name] = true
+		if selected != nil && !selected[i] {
 			// Not selected: only its name counts (a value set for every variant, such as
 			// fewer nodes, may not suit a variant nobody asked for).
-			sc.Variants = append(sc.Variants, &Variant{Name: name, Description: vfiles[i].Description})
+			sc.Variants = append(sc.Variants, &Variant{Name: name, Description: vfiles[i].Description, index: i})
 			continue
 		}
 		over := make(map[string]any, len(o))
@@ -197,15 +387,46 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 				over[k] = v
 			}
 		}
+		merged := tomlx.Merge(replaceFields(base, over), over)
+		// The command line wins: its values apply after the variant's own.
+		var mine []override
+		// Values for every variant first, then those addressed to this one.
+		ordered := slices.Clone(global)
+		for _, s := range sets {
+			if s.variant != "" {
+				ordered = append(ordered, s)
+			}
+		}
+		for _, s := range ordered {
+			if s.variant == "" {
+				if old, ok := tomlx.Get(over, s.Key); ok && fromOverride(over, s.Key) {
+					sc.Notes = append(sc.Notes, fmt.Sprintf("note: %s replaces variant %q's %s = %s", s.Flag, name, s.Key, tomlx.Render(old)))
+				}
+			} else if j, err := pickVariant(names, s.variant); err != nil || j != i {
+				continue
+			}
+			mine = append(mine, s)
+			apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
+		}
 		var vf File
-		if err := doc.Decode(tomlx.Merge(replaceFields(base, over), over), "", &vf); err != nil {
-			errs = appendErr(errs, err)
+		if err := doc.Decode(merged, "", &vf); err != nil {
+			if !decodeFailed {
+				errs = appendErr(errs, relabelVariant(doc, err, mine, over, vkey, name))
+			}
 			continue
 		}
 		vs, probs := resolve(&vf)
 		for _, p := range probs {
-			switch {
-			case hasPath(over, p.key):
+			if restates(p.key) || restates(vkey+"."+p.key) {
+				continue
+			}
+			switch e := flagError(mine, p.key, p.msg); {
+			case e != nil && inBase[p]:
+				// Already reported once, at the flag.
+			case e != nil:
+				e.Msg += fmt.Sprintf(" (in variant %q)", name)
+				add(e)
+			case fromOverride(over, p.key):
 				report(p, vkey+".", vkey+"."+p.key)
 			case inBase[p]:
 				// Already reported once for the base scenario.
@@ -219,27 +440,154 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 				report(problem{key: "." + k, msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
 			}
 		}
-		sc.Variants = append(sc.Variants, newVariant(name, vfiles[i].Description, vs))
+		v := newVariant(name, vfiles[i].Description, vs)
+		v.index = i
+		sc.Variants = append(sc.Variants, v)
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	if len(opts.Variants) > 0 {
+	if selected != nil {
 		var keep []*Variant
 		for _, want := range opts.Variants {
-			i := slices.IndexFunc(sc.Variants, func(v *Variant) bool { return v.Name == want })
-			if i < 0 {
-				var have []string
-				for _, v := range sc.Variants {
-					have = append(have, fmt.Sprintf("%q", v.Name))
+			j, _ := pickVariant(names, want)
+			for _, v := range sc.Variants {
+				if v.index == j && v.spec != nil && !slices.Contains(keep, v) {
+					keep = append(keep, v)
 				}
-				return nil, fmt.Errorf("%s: --variant %q: no such variant (have %s)", file, want, strings.Join(have, ", "))
 			}
-			keep = append(keep, sc.Variants[i])
 		}
 		sc.Variants = keep
 	}
 	return sc, nil
+}
+
+// selectVariants resolves --variant values to variant indices (nil: all of them).
+func selectVariants(file string, names, want []string) (map[int]bool, error) {
+	if len(want) == 0 {
+		return nil, nil
+	}
+	if len(names) == 0 {
+		if len(want) == 1 && want[0] == "base" {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s: --variant %q: the scenario has no [[variants]] (its one design is \"base\")", file, want[0])
+	}
+	sel := map[int]bool{}
+	for _, w := range want {
+		i, err := pickVariant(names, w)
+		if err != nil {
+			return nil, fmt.Errorf("%s: --variant %v", file, err)
+		}
+		sel[i] = true
+	}
+	return sel, nil
+}
+
+// pickVariant finds a variant by exact name, by index, or by a prefix of one name only.
+func pickVariant(names []string, want string) (int, error) {
+	if i := slices.Index(names, want); i >= 0 {
+		return i, nil
+	}
+	if n, err := strconv.Atoi(want); err == nil && n >= 0 && n < len(names) {
+		return n, nil
+	}
+	var hits []int
+	for i, n := range names {
+		if strings.HasPrefix(n, want) {
+			hits = append(hits, i)
+		}
+	}
+	if len(hits) == 1 {
+		return hits[0], nil
+	}
+	have := make([]string, len(names))
+	for i, n := range names {
+		have[i] = fmt.Sprintf("%d %q", i, n)
+	}
+	if len(hits) > 1 {
+		return 0, fmt.Errorf("%q: matches %d variants; give more of the name or an index (have %s)", want, len(hits), strings.Join(have, ", "))
+	}
+	return 0, fmt.Errorf("%q: no such variant (have %s)", want, strings.Join(have, ", "))
+}
+
+// fromOverride reports whether the value at the dotted path comes from the variant's
+// override table: the path exists in it, or one of its ancestors there is a value that
+// replaces the base's whole (an array or a scalar rather than a table to merge).
+func fromOverride(over map[string]any, path string) bool {
+	if hasPath(over, path) {
+		return true
+	}
+	segs := strings.Split(path, ".")
+	for i := 1; i < len(segs); i++ {
+		prefix := strings.Join(segs[:i], ".")
+		if j := strings.IndexByte(prefix, '['); j >= 0 {
+			// streams[1].x: the variant's own streams array replaces the base's.
+			if v, ok := tomlx.Get(over, prefix[:j]); ok {
+				if _, table := v.(map[string]any); !table {
+					return true
+				}
+			}
+		}
+		v, ok := tomlx.Get(over, prefix)
+		if !ok {
+			return false
+		}
+		if _, table := v.(map[string]any); !table {
+			return true
+		}
+	}
+	if j := strings.IndexByte(path, '['); j >= 0 {
+		if v, ok := tomlx.Get(over, path[:j]); ok {
+			_, table := v.(map[string]any)
+			return !table
+		}
+	}
+	return false
+}
+
+// relabel moves decoding problems of command-line values from the file to the flag.
+func relabel(err error, sets []override) error {
+	var te tomlx.Errors
+	if !errors.As(err, &te) {
+		return err
+	}
+	out := make(tomlx.Errors, 0, len(te))
+	for _, e := range te {
+		if fe := flagError(sets, e.Key, e.Msg); fe != nil {
+			out = append(out, fe)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// relabelVariant places the decoding problems of a variant's merged table: at the flag
+// that set the value, at the variant's own line (variants[i].KEY), or at the base's.
+func relabelVariant(doc *tomlx.Doc, err error, sets []override, over map[string]any, vkey, name string) error {
+	var te tomlx.Errors
+	if !errors.As(err, &te) {
+		return err
+	}
+	out := make(tomlx.Errors, 0, len(te))
+	for _, e := range te {
+		switch fe := flagError(sets, e.Key, e.Msg); {
+		case fe != nil:
+			fe.Msg += fmt.Sprintf(" (in variant %q)", name)
+			out = append(out, fe)
+		case fromOverride(over, e.Key):
+			c := *e
+			c.Key = vkey + "." + e.Key
+			c.Line = doc.Line(c.Key)
+			out = append(out, &c)
+		default:
+			c := *e
+			c.Msg += fmt.Sprintf(" (in variant %q)", name)
+			out = append(out, &c)
+		}
+	}
+	return out
 }
 
 func newVariant(name, desc string, s *spec) *Variant {

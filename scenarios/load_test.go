@@ -414,8 +414,11 @@ keyspace = { key = ["row_id"] }
 		want want
 	}{
 		{"none", nil, want{nodes: []int{6, 12, 6}, arrived: map[string]int{"put": 200, "get": 400}}},
-		{"nodes everywhere but where a variant sets them", []string{"cluster.nodes=24"}, want{nodes: []int{24, 12, 24}}},
-		{"spaces and underscores", []string{" cluster.nodes = 1_0 "}, want{nodes: []int{10, 12, 10}}},
+		// The command line wins over a variant's own value (SPEC 3.1).
+		{"nodes everywhere, variants included", []string{"cluster.nodes=24"}, want{nodes: []int{24, 24, 24}}},
+		{"spaces and underscores", []string{" cluster.nodes = 1_0 "}, want{nodes: []int{10, 10, 10}}},
+		{"one variant by name", []string{"variants[12 nodes].cluster.nodes=3"}, want{nodes: []int{6, 3, 6}}},
+		{"one variant by index", []string{"variants[2].cluster.nodes=3", "cluster.nodes=5"}, want{nodes: []int{5, 5, 3}}},
 		{"stream by name", []string{"streams.put.rate=5"}, want{arrived: map[string]int{"put": 50, "get": 400}}},
 		{"stream by index", []string{"streams[1].rate=1.5"}, want{arrived: map[string]int{"put": 200, "get": 15}}},
 		{"later set wins", []string{"streams.get.rate=5", "streams.get.rate=2"}, want{arrived: map[string]int{"put": 200, "get": 20}}},
@@ -423,7 +426,7 @@ keyspace = { key = ["row_id"] }
 		{"bare scheme", []string{"keyspace.scheme=hash"}, want{key: "hash (modulo) of (user_id) over 12 shards on 6 nodes"}},
 		{"quoted string", []string{`keyspace.hash="ring"`}, want{key: "hash (ring) of (user_id) over 12 shards on 6 nodes"}},
 		{"array", []string{`keyspace.key=["row_id", "user_id"]`}, want{key: "hash (modulo) of (row_id, user_id) over 12 shards on 6 nodes"}},
-		{"inline table", []string{`cluster={ nodes = 2 }`}, want{nodes: []int{2, 12, 2}}},
+		{"inline table", []string{`cluster={ nodes = 2 }`}, want{nodes: []int{2, 2, 2}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -463,14 +466,16 @@ func TestOptionsSetsErrors(t *testing.T) {
 		sets []string
 		want []string // substrings of the error
 	}{
-		{"unknown key", []string{"cluster.nodez=3"}, []string{"test.toml:", "cluster.nodez", "unknown key"}},
+		// A problem in a command-line value names the flag, not a line of the file.
+		{"unknown key", []string{"cluster.nodez=3"}, []string{"--set cluster.nodez=3: ", "unknown key"}},
 		{"unknown stream", []string{"streams.nosuch.rate=5"}, []string{"streams.nosuch.rate", `"nosuch"`, `"put"`}},
 		{"index out of range", []string{"streams[7].rate=5"}, []string{"streams[7].rate", "out of range"}},
 		{"through a string", []string{"name.x=1"}, []string{"name.x", "not a table"}},
 		{"no equals sign", []string{"cluster.nodes"}, []string{`"cluster.nodes"`, "KEY=VALUE"}},
 		{"empty key", []string{"=3"}, []string{"KEY=VALUE"}},
 		{"bad TOML value", []string{"cluster.nodes=[1"}, []string{"cluster.nodes", "invalid value"}},
-		{"bad value", []string{"cluster.nodes=0"}, []string{"cluster.nodes: must be at least 1 (got 0)"}},
+		{"bad value", []string{"cluster.nodes=0"}, []string{"--set cluster.nodes=0: must be at least 1 (got 0)"}},
+		{"no such variant", []string{"variants[zzz].cluster.nodes=3"}, []string{"--set variants[zzz].cluster.nodes=3: ", "has no [[variants]]"}},
 		{"wrong type", []string{"cluster.nodes=many"}, []string{"cluster.nodes", `expected an integer, got string "many"`}},
 		{"bare word where a string is wanted", []string{"keyspace.scheme=consistent"}, []string{"keyspace.scheme", `"consistent"`}},
 		{"every bad set is reported", []string{"a.b", "name.x=1", "cluster.nodes=2"}, []string{`"a.b"`, "name.x"}},
@@ -497,7 +502,9 @@ func TestOptionsVariants(t *testing.T) {
 		{keep: nil, want: []string{"a", "b", "c d"}},
 		{keep: []string{"b"}, want: []string{"b"}},
 		{keep: []string{"c d", "a"}, want: []string{"c d", "a"}},
-		{keep: []string{"a", "zzz"}, wantErr: []string{"test.toml: ", `"zzz"`, "no such variant", `"a", "b", "c d"`}},
+		{keep: []string{"a", "zzz"}, wantErr: []string{"test.toml: ", `"zzz"`, "no such variant", `0 "a", 1 "b", 2 "c d"`}},
+		{keep: []string{"c"}, want: []string{"c d"}},
+		{keep: []string{"1"}, want: []string{"b"}},
 		{keep: []string{"A"}, wantErr: []string{`"A"`}},
 	}
 	for _, tc := range tests {
@@ -592,6 +599,11 @@ opp = "write"
 				"table.fields.id.n": `n = "x"`,
 				"keyspace.key":      `key = "id"`,
 				"streams[0].opp":    "opp =",
+				// Decoding problems do not hide the value problems of the rest of the file
+				// (a misspelt key stands for the one it suggests: "opp" for "op").
+				"cluster.nodes":   "[cluster]",
+				"streams[0].rate": "[[streams]]",
+				"streams[0].cost": "[[streams]]",
 			},
 		},
 	}

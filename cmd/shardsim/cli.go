@@ -105,9 +105,11 @@ type common struct {
 	noCharts, quiet       bool
 	force                 bool
 	cpuprofile            string
+	flags                 *pflag.FlagSet // the command's flags, to tell a given --seed from the default
 }
 
 func (c *common) register(fs *pflag.FlagSet) {
+	c.flags = fs
 	fs.StringVarP(&c.out, "out", "o", "", "output directory (default out/<scenario-name>)")
 	fs.StringVarP(&c.format, "format", "f", "text", "what goes to stdout: text, markdown, json or csv")
 	fs.Int64Var(&c.seed, "seed", -1, "random seed (default: the scenario's)")
@@ -156,11 +158,14 @@ func (c *common) options() (scenarios.Options, error) {
 		return scenarios.Options{}, usagef("--parallel %d: want at least 1", c.parallel)
 	}
 	opts := scenarios.Options{Variants: c.variants, Sets: append([]string(nil), c.sets...)}
-	if c.seed >= 0 {
-		opts.Sets = append(opts.Sets, fmt.Sprintf("seed=%d", c.seed))
+	if c.flags != nil && c.flags.Changed("seed") {
+		if c.seed < 0 {
+			return scenarios.Options{}, usagef("--seed %d: want a number >= 0", c.seed)
+		}
+		opts.Overrides = append(opts.Overrides, scenarios.Override{Flag: fmt.Sprintf("--seed %d", c.seed), Key: "seed", Value: fmt.Sprint(c.seed)})
 	}
 	if c.duration != "" {
-		opts.Sets = append(opts.Sets, fmt.Sprintf("duration=%q", c.duration))
+		opts.Overrides = append(opts.Overrides, scenarios.Override{Flag: "--duration " + c.duration, Key: "duration", Value: fmt.Sprintf("%q", c.duration)})
 	}
 	return opts, nil
 }
@@ -210,6 +215,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	printNotes(stderr, sc)
 	dir := c.out
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name)
@@ -267,6 +273,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", len(paths), len(charts), dir, filepath.Join(dir, "report.md"))
 	}
 	return nil
+}
+
+// printNotes writes what the loader noted about command-line values, once each.
+func printNotes(stderr io.Writer, sc *scenarios.Scenario) {
+	for _, n := range sc.Notes {
+		fmt.Fprintln(stderr, n)
+	}
 }
 
 // markerFile names the scenario whose results an output directory holds.
@@ -377,6 +390,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) error {
 	fs.StringArrayVar(&c.variants, "variant", nil, "explain only this variant (repeatable)")
 	fs.Int64Var(&c.seed, "seed", -1, "random seed (default: the scenario's)")
 	fs.StringVar(&c.duration, "duration", "", "simulated time (default: the scenario's)")
+	c.flags = fs
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: shardsim explain [SCENARIO] [flags]\n\nShows per variant the key design, shards per node, each stream's fan-out, and the\noffered load of every shard and node by the utilization law, before any simulation.\n\nFlags:\n%s", fs.FlagUsages())
 	}
@@ -405,6 +419,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	printNotes(stderr, sc)
 	var exs []*scenarios.Explanation
 	for _, v := range sc.Variants {
 		exs = append(exs, v.Explain())

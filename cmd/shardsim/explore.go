@@ -154,7 +154,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 // the directory, created and marked, and the scenario's name. An interrupted run writes
 // nothing.
 func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, run func(stop func() bool, progress func(done, total int)) error) (dir, name string, err error) {
-	name = scenarioName(c)
+	name = scenarioName(c, stderr)
 	if dir = e.out; dir == "" {
 		dir = filepath.Join("out", name+"-"+kind)
 	}
@@ -184,11 +184,12 @@ func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, ru
 }
 
 // scenarioName is the scenario's name for output paths and titles.
-func scenarioName(c sweep.Config) string {
+func scenarioName(c sweep.Config, stderr io.Writer) string {
 	sc, err := scenarios.Load(c.Scenario, c.Options)
 	if err != nil {
 		return filepath.Base(c.Scenario)
 	}
+	printNotes(stderr, sc)
 	return sc.Name
 }
 

@@ -218,3 +218,35 @@ func quoteValue(text string) string {
 	}
 	return "`" + text + "`"
 }
+
+// Get returns the value at the dotted key, following the same paths as Set
+// (array elements by index or by "name"), and whether it exists.
+func Get(root map[string]any, key string) (any, bool) {
+	var cur any = root
+	for _, s := range splitPath(key) {
+		switch c := cur.(type) {
+		case map[string]any:
+			if s.index {
+				return nil, false
+			}
+			v, ok := c[s.name]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any, []map[string]any:
+			elems, _ := asArray(c)
+			n, err := element(elems, s)
+			if err != nil {
+				return nil, false
+			}
+			cur = elems[n]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// Render writes a TOML value as TOML text, shortened past about 60 bytes.
+func Render(v any) string { return render(v, 60) }

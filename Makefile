@@ -29,9 +29,9 @@ test:
 	$(GO) test -count=1 ./...
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParseDecode$$' -fuzztime $(FUZZTIME) ./scenarios/internal/tomlx/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseDecode$$' -fuzztime $(FUZZTIME) ./internal/tomlx/
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios/
-	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./scenarios/
+	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./spec/
 
 # The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the
 # targets; then the generators' benchmarks.

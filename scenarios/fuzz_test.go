@@ -14,7 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/shardsim/shardsim/scenarios"
-	"github.com/shardsim/shardsim/scenarios/internal/tomlx"
+	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/sim"
 )
 

@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/scenarios/internal/tomlx"
+	"github.com/shardsim/shardsim/internal/tomlx"
+	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 //go:embed *.toml
@@ -46,8 +48,10 @@ type Variant struct {
 	// max_shards when shards split during the run (per-shard results are sized for it).
 	MaxShards int
 	Streams   []StreamInfo
-	spec      *spec
-	index     int // in the file's [[variants]]
+	// Spec is the variant's validated, resolved form: what build.Model turns into a
+	// sim.Model (nil for a variant that was not selected).
+	Spec  *spec.Resolved
+	index int // in the file's [[variants]]
 }
 
 // StreamInfo names a stream, its operation and its p99 alert thresholds.
@@ -267,11 +271,11 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		}
 		overrides = list
 	}
-	var f File
+	var f spec.File
 	if err := doc.Decode(base, "", &f); err != nil {
 		errs = appendErr(errs, relabel(err, global))
 	}
-	vfiles := make([]File, len(overrides))
+	vfiles := make([]spec.File, len(overrides))
 	for i, o := range overrides {
 		if err := doc.Decode(o, fmt.Sprintf("variants[%d]", i), &vfiles[i]); err != nil {
 			errs = appendErr(errs, err)
@@ -307,7 +311,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		return false
 	}
 
-	baseSpec, probs := resolve(&f)
+	baseSpec, probs := spec.Resolve(&f)
 	seen := map[string]bool{}
 	add := func(e *tomlx.Error) {
 		if s := e.Error(); !seen[s] {
@@ -315,24 +319,24 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			errs = append(errs, e)
 		}
 	}
-	report := func(p problem, prefix, at string) {
-		add(&tomlx.Error{File: file, Key: prefix + p.key, Msg: p.msg, Line: doc.Line(at)})
+	report := func(p spec.FieldError, prefix, at string) {
+		add(&tomlx.Error{File: file, Key: prefix + p.Key, Msg: p.Msg, Line: doc.Line(at)})
 	}
-	inBase := map[problem]bool{}
+	inBase := map[spec.FieldError]bool{}
 	for _, p := range probs {
 		inBase[p] = true
-		if restates(p.key) {
+		if restates(p.Key) {
 			continue
 		}
-		if e := flagError(global, p.key, p.msg); e != nil {
+		if e := flagError(global, p.Key, p.Msg); e != nil {
 			add(e)
 			continue
 		}
-		report(p, "", p.key)
+		report(p, "", p.Key)
 	}
 	sc := &Scenario{
-		Source: file, Name: baseSpec.name, Description: baseSpec.description, Seed: baseSpec.seed,
-		Start: baseSpec.start, Duration: baseSpec.duration, Warmup: baseSpec.warmup, Window: baseSpec.window,
+		Source: file, Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
+		Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window,
 	}
 	if len(overrides) == 0 {
 		for _, o := range sets {
@@ -368,10 +372,10 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		name := vfiles[i].Name
 		switch {
 		case name == "":
-			report(problem{key: ".name", msg: "required: every variant needs a name"}, vkey, vkey)
+			report(spec.FieldError{Key: ".name", Msg: "required: every variant needs a name"}, vkey, vkey)
 			continue
 		case seenName[name]:
-			report(problem{key: ".name", msg: fmt.Sprintf("duplicate variant name %q", name)}, vkey, vkey+".name")
+			report(spec.FieldError{Key: ".name", Msg: fmt.Sprintf("duplicate variant name %q", name)}, vkey, vkey+".name")
 			continue
 		}
 		seenName[name] = true
@@ -408,36 +412,36 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			mine = append(mine, s)
 			apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
 		}
-		var vf File
+		var vf spec.File
 		if err := doc.Decode(merged, "", &vf); err != nil {
 			if !decodeFailed {
 				errs = appendErr(errs, relabelVariant(doc, err, mine, over, vkey, name))
 			}
 			continue
 		}
-		vs, probs := resolve(&vf)
+		vs, probs := spec.Resolve(&vf)
 		for _, p := range probs {
-			if restates(p.key) || restates(vkey+"."+p.key) {
+			if restates(p.Key) || restates(vkey+"."+p.Key) {
 				continue
 			}
-			switch e := flagError(mine, p.key, p.msg); {
+			switch e := flagError(mine, p.Key, p.Msg); {
 			case e != nil && inBase[p]:
 				// Already reported once, at the flag.
 			case e != nil:
 				e.Msg += fmt.Sprintf(" (in variant %q)", name)
 				add(e)
-			case fromOverride(over, p.key):
-				report(p, vkey+".", vkey+"."+p.key)
+			case fromOverride(over, p.Key):
+				report(p, vkey+".", vkey+"."+p.Key)
 			case inBase[p]:
 				// Already reported once for the base scenario.
 			default:
-				report(problem{key: p.key, msg: p.msg + fmt.Sprintf(" (in variant %q)", name)}, "", p.key)
+				report(spec.FieldError{Key: p.Key, Msg: p.Msg + fmt.Sprintf(" (in variant %q)", name)}, "", p.Key)
 			}
 		}
 		// The scenario-wide settings belong to the scenario, not to a variant.
 		for _, k := range []string{"seed", "start", "duration", "warmup", "window", "load_factor"} {
 			if _, ok := over[k]; ok {
-				report(problem{key: "." + k, msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
+				report(spec.FieldError{Key: "." + k, Msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
 			}
 		}
 		v := newVariant(name, vfiles[i].Description, vs)
@@ -452,7 +456,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		for _, want := range opts.Variants {
 			j, _ := pickVariant(names, want)
 			for _, v := range sc.Variants {
-				if v.index == j && v.spec != nil && !slices.Contains(keep, v) {
+				if v.index == j && v.Spec != nil && !slices.Contains(keep, v) {
 					keep = append(keep, v)
 				}
 			}
@@ -590,13 +594,67 @@ func relabelVariant(doc *tomlx.Doc, err error, sets []override, over map[string]
 	return out
 }
 
-func newVariant(name, desc string, s *spec) *Variant {
-	v := &Variant{Name: name, Description: desc, Nodes: len(s.nodes), Shards: s.shards, MaxShards: max(s.shards, s.maxShards), spec: s}
-	for _, st := range s.streams {
-		v.Streams = append(v.Streams, StreamInfo{Name: st.name, Op: st.op, SLO: st.slo})
+func newVariant(name, desc string, s *spec.Resolved) *Variant {
+	v := &Variant{Name: name, Description: desc, Nodes: len(s.Nodes), Shards: s.Shards, MaxShards: max(s.Shards, s.MaxShards), Spec: s}
+	for _, st := range s.Streams {
+		v.Streams = append(v.Streams, StreamInfo{Name: st.Name, Op: st.Op, SLO: st.SLO})
 	}
 	return v
 }
+
+// Model builds a fresh sim.Model of the variant (build.Model of its Spec): every run needs
+// its own.
+func (v *Variant) Model() *sim.Model { return build.Model(v.Spec) }
+
+// Explain predicts the variant's load before any simulation (build.Explain).
+func (v *Variant) Explain() *build.Explanation { return build.Explain(v.Name, v.Spec) }
+
+// KeyDescription says the variant's key design in words.
+func (v *Variant) KeyDescription() string { return v.Spec.KeyDescription() }
+
+// FormatKey names a row of a point stream for reports (spec.Resolved.FormatKey).
+func (v *Variant) FormatKey(stream int, values []uint64) string {
+	if v.Spec == nil {
+		return ""
+	}
+	return v.Spec.FormatKey(stream, values)
+}
+
+// FormatPartition names a partition key for reports (spec.Resolved.FormatPartition).
+func (v *Variant) FormatPartition(parts []uint64) string {
+	if v.Spec == nil {
+		return "()"
+	}
+	return v.Spec.FormatPartition(parts)
+}
+
+// Detect returns the variant's detection settings, defaults applied.
+func (v *Variant) Detect() spec.DetectConfig {
+	if v.Spec == nil {
+		return spec.DefaultDetect
+	}
+	return v.Spec.Detect
+}
+
+// Aliases kept for the readers that name them through the loader.
+type (
+	DetectConfig = spec.DetectConfig
+	Explanation  = build.Explanation
+	StreamPlan   = build.StreamPlan
+	OfferedLoad  = build.OfferedLoad
+)
+
+// DefaultDetect is what detection does without a [detect] table.
+var DefaultDetect = spec.DefaultDetect
+
+// FormatClock, ParseDuration, ParseClock and ParseInstant are the one clock and duration
+// parser, in package spec.
+var (
+	FormatClock   = spec.FormatClock
+	ParseDuration = spec.ParseDuration
+	ParseClock    = spec.ParseClock
+	ParseInstant  = spec.ParseInstant
+)
 
 func appendErr(errs tomlx.Errors, err error) tomlx.Errors {
 	var te tomlx.Errors

@@ -15,7 +15,7 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
-	"github.com/shardsim/shardsim/scenarios/internal/tomlx"
+	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )

@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 import (
 	"strings"
@@ -20,24 +20,24 @@ func FuzzKeyPart(f *testing.F) {
 			}
 			return
 		}
-		if !identRE.MatchString(p.field) {
-			t.Fatalf("accepted %q with field %q", s, p.field)
+		if !identRE.MatchString(p.Field) {
+			t.Fatalf("accepted %q with field %q", s, p.Field)
 		}
-		switch p.fn {
+		switch p.Fn {
 		case "":
 			if strings.ContainsAny(s, "(),") {
 				t.Fatalf("accepted %q as a plain field", s)
 			}
 		case "hour", "day", "minute":
-			if p.arg != "" {
+			if p.Arg != "" {
 				t.Fatalf("accepted %q with an argument", s)
 			}
 		case "bucket", "hash":
-			if p.arg == "" {
+			if p.Arg == "" {
 				t.Fatalf("accepted %q without an argument", s)
 			}
 		default:
-			t.Fatalf("accepted %q with unknown function %q", s, p.fn)
+			t.Fatalf("accepted %q with unknown function %q", s, p.Fn)
 		}
 	})
 }

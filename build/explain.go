@@ -1,4 +1,4 @@
-package scenarios
+package build
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // Explanation is what a variant's design implies before any simulation: where each stream's
@@ -61,37 +62,36 @@ const (
 // Explain samples each stream's requests through the variant's own planners (row times
 // uniform over the run, weighted by the rate at that time) and applies the utilization law.
 // It is deterministic for the scenario's seed.
-func (v *Variant) Explain() *Explanation {
-	s := v.spec
-	m := v.Model()
-	ex := &Explanation{Variant: v.Name, Key: v.KeyDescription(), NodeShard: make([][]int, len(s.nodes))}
-	for sh, n := range s.shardNode {
+func Explain(name string, s *spec.Resolved) *Explanation {
+	m := Model(s)
+	ex := &Explanation{Variant: name, Key: s.KeyDescription(), NodeShard: make([][]int, len(s.Nodes))}
+	for sh, n := range s.ShardNode {
 		ex.NodeShard[n] = append(ex.NodeShard[n], sh)
 	}
-	shardMean := make([]float64, s.shards) // core-seconds per second, on the leader
-	shardPeak := make([]float64, s.shards)
-	nodeWorkMean := make([]float64, len(s.nodes)) // core-seconds per second, followers included
-	nodeWorkPeak := make([]float64, len(s.nodes))
-	copiesOf := s.replicas + 1 // where a shard's reads go, with read_from = "any"
+	shardMean := make([]float64, s.Shards) // core-seconds per second, on the leader
+	shardPeak := make([]float64, s.Shards)
+	nodeWorkMean := make([]float64, len(s.Nodes)) // core-seconds per second, followers included
+	nodeWorkPeak := make([]float64, len(s.Nodes))
+	copiesOf := s.Replicas + 1 // where a shard's reads go, with read_from = "any"
 	for i := range m.Streams {
 		st := &m.Streams[i]
-		ss := &s.streams[i]
-		plan := StreamPlan{Name: st.Name, Op: st.Op, Shares: make([]float64, s.shards)}
-		plan.MeanRate = ss.integral(0, int64(s.duration)) / s.duration.Seconds()
-		plan.PeakRate = max(ss.schedule.Rate(0), ss.schedule.Rate(int64(s.duration)-1))
-		for _, p := range ss.schedule {
-			if p.At < int64(s.duration) {
+		ss := &s.Streams[i]
+		plan := StreamPlan{Name: st.Name, Op: st.Op, Shares: make([]float64, s.Shards)}
+		plan.MeanRate = ss.Integral(0, int64(s.Duration)) / s.Duration.Seconds()
+		plan.PeakRate = max(ss.Schedule.Rate(0), ss.Schedule.Rate(int64(s.Duration)-1))
+		for _, p := range ss.Schedule {
+			if p.At < int64(s.Duration) {
 				plan.PeakRate = math.Max(plan.PeakRate, p.Rate)
 			}
 		}
-		if ss.burst != nil {
-			plan.PeakRate *= ss.burst.Factor // inside a burst
+		if ss.Burst != nil {
+			plan.PeakRate *= ss.Burst.Factor // inside a burst
 		}
 		sampleStream(s, ss, st, &plan)
 		for sh, parts := range plan.Shares {
 			work := parts * st.Cost.Seconds()
-			leader := s.shardNode[sh]
-			spread := st.Op != sim.Write && s.readAny && s.replicas > 0
+			leader := s.ShardNode[sh]
+			spread := st.Op != sim.Write && s.ReadAny && s.Replicas > 0
 			if spread {
 				work /= float64(copiesOf) // the leader's share; each follower takes as much
 			}
@@ -99,8 +99,8 @@ func (v *Variant) Explain() *Explanation {
 			shardPeak[sh] += plan.PeakRate * work
 			nodeWorkMean[leader] += plan.MeanRate * work
 			nodeWorkPeak[leader] += plan.PeakRate * work
-			for k := 1; k <= s.replicas; k++ {
-				follower := (leader + k) % len(s.nodes)
+			for k := 1; k <= s.Replicas; k++ {
+				follower := (leader + k) % len(s.Nodes)
 				fw := work
 				if st.Op == sim.Write {
 					fw = parts * st.ApplyCost.Seconds()
@@ -113,59 +113,59 @@ func (v *Variant) Explain() *Explanation {
 		}
 		ex.Streams = append(ex.Streams, plan)
 	}
-	for sh, n := range s.shardNode {
-		cores := float64(s.nodes[n].Cores)
-		ex.Shards = append(ex.Shards, OfferedLoad{ID: sh, Node: n, Cores: s.nodes[n].Cores, Mean: shardMean[sh] / cores, Peak: shardPeak[sh] / cores})
+	for sh, n := range s.ShardNode {
+		cores := float64(s.Nodes[n].Cores)
+		ex.Shards = append(ex.Shards, OfferedLoad{ID: sh, Node: n, Cores: s.Nodes[n].Cores, Mean: shardMean[sh] / cores, Peak: shardPeak[sh] / cores})
 	}
-	for n := range s.nodes {
-		cores := float64(s.nodes[n].Cores)
-		ex.Nodes = append(ex.Nodes, OfferedLoad{ID: n, Node: n, Cores: s.nodes[n].Cores, Mean: nodeWorkMean[n] / cores, Peak: nodeWorkPeak[n] / cores})
+	for n := range s.Nodes {
+		cores := float64(s.Nodes[n].Cores)
+		ex.Nodes = append(ex.Nodes, OfferedLoad{ID: n, Node: n, Cores: s.Nodes[n].Cores, Mean: nodeWorkMean[n] / cores, Peak: nodeWorkPeak[n] / cores})
 	}
-	ex.Notes = s.explainNotes()
+	ex.Notes = explainNotes(s)
 	return ex
 }
 
 // explainNotes says how the variant's mitigations enter the figures, or that they do not.
-func (s *spec) explainNotes() []string {
+func explainNotes(s *spec.Resolved) []string {
 	var notes []string
-	if s.replicas > 0 {
-		n := fmt.Sprintf("%d follower(s) per shard on the next node(s): node loads include the writes they apply", s.replicas)
-		if s.readAny {
+	if s.Replicas > 0 {
+		n := fmt.Sprintf("%d follower(s) per shard on the next node(s): node loads include the writes they apply", s.Replicas)
+		if s.ReadAny {
 			n += " and, with read_from = \"any\", reads spread evenly over the leader and its followers (a shard's load is its leader's share)"
 		}
 		notes = append(notes, n)
 	}
-	if s.cache != nil {
+	if s.Cache != nil {
 		notes = append(notes, "the figures ignore the cache: every read is counted as reaching the database (its hit ratio is known only by running)")
 	}
-	if s.split != nil {
-		notes = append(notes, fmt.Sprintf("the figures are for the initial %d shards: automatic splits (up to %d shards) happen only in a run", s.shards, s.maxShards))
+	if s.Split != nil {
+		notes = append(notes, fmt.Sprintf("the figures are for the initial %d shards: automatic splits (up to %d shards) happen only in a run", s.Shards, s.MaxShards))
 	}
-	if s.limits != nil {
+	if s.Limits != nil {
 		notes = append(notes, "the figures ignore the per-partition limits: throttled requests are counted as served")
 	}
-	if s.copies != nil {
-		notes = append(notes, fmt.Sprintf("hot-key copies: a write of one of the %d copied %s values is counted on each of its %d copies, a read on one", len(s.copies.keys), s.fieldNames[s.copies.field], s.copies.count))
+	if s.Copies != nil {
+		notes = append(notes, fmt.Sprintf("hot-key copies: a write of one of the %d copied %s values is counted on each of its %d copies, a read on one", len(s.Copies.Keys), s.FieldNames[s.Copies.Field], s.Copies.Count))
 	}
-	if len(s.actions) > 0 {
-		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.actions)))
+	if len(s.Actions) > 0 {
+		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.Actions)))
 	}
 	return notes
 }
 
 // sampleStream fills plan's fan-out figures and per-shard partition shares by planning
 // sampled requests, each weighted by the stream's rate at its row time.
-func sampleStream(s *spec, ss *streamSpec, st *sim.Stream, plan *StreamPlan) {
-	r := rand.New(rand.NewPCG(s.seed, streamSeedOf(st.Name)))
+func sampleStream(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, plan *StreamPlan) {
+	r := rand.New(rand.NewPCG(s.Seed, streamSeedOf(st.Name)))
 	fields := make([]uint64, len(st.Fields))
 	var visits []keyspace.Visit
 	samples := explainMaxSamples
 	totalW, subs, parts := 0.0, 0.0, 0.0
 	for j := 0; j < samples; j++ {
-		t := int64(r.Float64() * float64(s.duration))
-		w := ss.schedule.Rate(t)
-		if ss.burst != nil {
-			w *= ss.burst.Multiplier(t)
+		t := int64(r.Float64() * float64(s.Duration))
+		w := ss.Schedule.Rate(t)
+		if ss.Burst != nil {
+			w *= ss.Burst.Multiplier(t)
 		}
 		rowTime := t
 		if st.Age != nil {

@@ -1,6 +1,7 @@
-package scenarios
+package spec
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -44,17 +45,18 @@ const (
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 var streamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// problem is one validation failure: the dotted key and what is wrong with it.
-type problem struct {
-	key string
-	msg string
+// FieldError is one problem of a scenario: the dotted key ("streams[1].rate") and what is
+// wrong with it. The loader maps the key to a file and line, or to the flag that set it.
+type FieldError struct {
+	Key string
+	Msg string
 }
 
 // checker gathers problems.
-type checker struct{ probs []problem }
+type checker struct{ probs []FieldError }
 
 func (c *checker) add(key, format string, args ...any) {
-	c.probs = append(c.probs, problem{key: key, msg: fmt.Sprintf(format, args...)})
+	c.probs = append(c.probs, FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
 }
 
 // duration reads an optional duration: def when s is empty.
@@ -127,37 +129,37 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-// fieldSpec is a validated field generator.
-type fieldSpec struct {
-	gen          string
-	n            uint64
-	s            float64
-	scramble     bool
-	hotFraction  float64
-	hotOps       float64
-	count        int
-	weights      []float64
-	labels       []string // categorical values as written
-	timeOrdered  bool
-	cardinality  uint64 // 0: unbounded
-	declaredHere bool
+// FieldSpec is a validated field generator.
+type FieldSpec struct {
+	Gen          string
+	N            uint64
+	S            float64
+	Scramble     bool
+	HotFraction  float64
+	HotOps       float64
+	Count        int
+	Weights      []float64
+	Labels       []string // categorical values as written
+	TimeOrdered  bool
+	Cardinality  uint64 // 0: unbounded
+	DeclaredHere bool
 }
 
-// streamSpec is a validated stream.
-type streamSpec struct {
-	name     string
-	op       sim.Op
-	schedule workload.Schedule
-	uniform  bool
-	cost     sim.Time
-	service  sim.Service
-	age      ageSpec
-	fields   []fieldSpec // per table field, with the stream's overrides applied
-	where    map[string]whereSpec
-	query    []keyspace.PartQuery // for scans with a where clause
-	slo      []sim.Time           // p99 alert thresholds, increasing
-	burst    *workload.Burst      // nil: no bursts
-	client   sim.Client
+// StreamSpec is a validated stream.
+type StreamSpec struct {
+	Name     string
+	Op       sim.Op
+	Schedule workload.Schedule
+	Uniform  bool
+	Cost     sim.Time
+	Service  sim.Service
+	Age      AgeSpec
+	Fields   []FieldSpec // per table field, with the stream's overrides applied
+	Where    map[string]WhereSpec
+	Query    []keyspace.PartQuery // for scans with a where clause
+	SLO      []sim.Time           // p99 alert thresholds, increasing
+	Burst    *workload.Burst      // nil: no bursts
+	Client   sim.Client
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -197,10 +199,10 @@ func resolveSLO(c *checker, key string, v any) []sim.Time {
 	return out
 }
 
-// whereSpec is one constrained field of a scan: an equality or the last span of time.
-type whereSpec struct {
-	eq   bool
-	span sim.Time
+// WhereSpec is one constrained field of a scan: an equality or the last span of time.
+type WhereSpec struct {
+	Eq   bool
+	Span sim.Time
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -212,59 +214,76 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-type ageSpec struct {
-	dist  string // "", "const", "exponential", "uniform"
-	value sim.Time
+type AgeSpec struct {
+	Dist  string // "", "const", "exponential", "uniform"
+	Value sim.Time
 }
 
-// spec is a fully validated variant: everything Model needs, as plain values.
-type spec struct {
-	name        string
-	description string
-	seed        uint64
-	start       sim.Time
-	duration    sim.Time
-	warmup      sim.Time
-	window      sim.Time
-	network     sim.Time
-	nodes       []sim.Node
-	shards      int
-	shardNode   []int
-	scheme      string
-	hash        string
-	vnodes      int
-	key         []string
-	parts       []keyspace.Part
-	salt        int
-	saltMode    keyspace.SaltMode
-	saltField   int
-	directory   []dirSpec
-	fieldNames  []string // sorted; field i of every request
-	fields      []fieldSpec
-	streams     []streamSpec
-	history     sim.Time
-	tableName   string
-	loadFactor  float64 // multiplies every stream's rate
+// Resolved is a fully validated variant: everything Model needs, as plain values.
+type Resolved struct {
+	Name        string
+	Description string
+	Seed        uint64
+	Start       sim.Time
+	Duration    sim.Time
+	Warmup      sim.Time
+	Window      sim.Time
+	Network     sim.Time
+	Nodes       []sim.Node
+	Shards      int
+	ShardNode   []int
+	Scheme      string
+	Hash        string
+	Vnodes      int
+	Key         []string
+	Parts       []keyspace.Part
+	Salt        int
+	SaltMode    keyspace.SaltMode
+	SaltField   int
+	Directory   []DirSpec
+	FieldNames  []string // sorted; field i of every request
+	Fields      []FieldSpec
+	Streams     []StreamSpec
+	History     sim.Time
+	TableName   string
+	LoadFactor  float64 // multiplies every stream's rate
 
 	// Mitigations and detection (mitigate.go); zero or nil: none.
-	replicas     int
-	readAny      bool
-	applyCost    sim.Time // 0: each write stream's own cost
-	cache        *sim.Cache
-	cacheStreams []bool // per stream: its reads go through the cache
-	limits       *sim.PartitionLimits
-	split        *sim.SplitPolicy // nil: no splitting
-	maxShards    int              // the shards the variant may reach: shards without splitting
-	copies       *copiesSpec
-	actions      []sim.Action // in time order
-	detect       DetectConfig
-	detectGiven  bool // [detect] was given
+	Replicas     int
+	ReadAny      bool
+	ApplyCost    sim.Time // 0: each write stream's own cost
+	Cache        *sim.Cache
+	CacheStreams []bool // per stream: its reads go through the cache
+	Limits       *sim.PartitionLimits
+	Split        *sim.SplitPolicy // nil: no splitting
+	MaxShards    int              // the shards the variant may reach: shards without splitting
+	Copies       *CopiesSpec
+	Actions      []sim.Action // in time order
+	Detect       DetectConfig
+	DetectGiven  bool // [detect] was given
 }
 
-// resolve applies defaults to f and validates every value, returning every problem found.
-func resolve(f *File) (*spec, []problem) {
+// Error formats the problem as "KEY: MSG".
+func (e FieldError) Error() string { return e.Key + ": " + e.Msg }
+
+// Validate checks every value of f and returns every problem found, joined (errors.Join
+// of FieldError values), or nil. It does not change f, and the problems come in an order
+// fixed by the file's content alone.
+func (f *File) Validate() error {
+	_, probs := Resolve(f)
+	errs := make([]error, len(probs))
+	for i, p := range probs {
+		errs[i] = p
+	}
+	return errors.Join(errs...)
+}
+
+// Resolve applies the defaults to f and validates every value. It returns the resolved
+// form, ready for the build step, and every problem found; the resolved form is fit to
+// build only when there are none.
+func Resolve(f *File) (*Resolved, []FieldError) {
 	c := &checker{}
-	s := &spec{}
+	s := &Resolved{}
 
 	switch {
 	case f.Name == "":
@@ -272,13 +291,13 @@ func resolve(f *File) (*spec, []problem) {
 	case !nameRE.MatchString(f.Name):
 		c.add("name", "must be lower-case letters, digits and dashes (got %q)", f.Name)
 	}
-	s.name, s.description = f.Name, f.Description
-	s.seed = defaultSeed
+	s.Name, s.Description = f.Name, f.Description
+	s.Seed = defaultSeed
 	if f.Seed != nil {
 		if *f.Seed < 0 {
 			c.add("seed", "must not be negative (got %d)", *f.Seed)
 		} else {
-			s.seed = uint64(*f.Seed)
+			s.Seed = uint64(*f.Seed)
 		}
 	}
 	startText := f.Start
@@ -288,29 +307,29 @@ func resolve(f *File) (*spec, []problem) {
 	if st, err := ParseClock(startText); err != nil {
 		c.add("start", "%v", err)
 	} else {
-		s.start = st
+		s.Start = st
 	}
-	s.duration = c.duration("duration", f.Duration, "", 1)
-	s.warmup = c.duration("warmup", f.Warmup, "0s", 0)
-	s.window = c.duration("window", f.Window, defaultWindow, 1)
-	if s.duration > 0 && s.warmup >= s.duration {
+	s.Duration = c.duration("duration", f.Duration, "", 1)
+	s.Warmup = c.duration("warmup", f.Warmup, "0s", 0)
+	s.Window = c.duration("window", f.Window, defaultWindow, 1)
+	if s.Duration > 0 && s.Warmup >= s.Duration {
 		c.add("warmup", "must be shorter than duration %s (got %q)", f.Duration, f.Warmup)
 	}
-	if s.duration > 0 && s.window > 0 {
-		if nw := s.duration/s.window + min(s.duration%s.window, 1); nw > maxWindows {
+	if s.Duration > 0 && s.Window > 0 {
+		if nw := s.Duration/s.Window + min(s.Duration%s.Window, 1); nw > maxWindows {
 			c.add("window", "gives %d windows over duration %s; at most %d are allowed (use a wider window)", nw, f.Duration, maxWindows)
 		}
 	}
-	if s.duration > maxAge {
+	if s.Duration > maxAge {
 		c.add("duration", "must be at most 10000d (got %q)", f.Duration)
 	}
 
-	s.loadFactor = 1
+	s.LoadFactor = 1
 	if f.LoadFactor != nil {
 		if lf := *f.LoadFactor; !(lf > 0) || math.IsInf(lf, 0) || lf > maxLoadFactor {
 			c.add("load_factor", "must be a number above 0 and at most %d (got %v)", maxLoadFactor, lf)
 		} else {
-			s.loadFactor = lf
+			s.LoadFactor = lf
 		}
 	}
 
@@ -334,34 +353,34 @@ func resolve(f *File) (*spec, []problem) {
 // checkMemory refuses scenarios whose time series would not fit: every shard keeps about
 // 24 bytes per window, and every stream a latency histogram of up to 28 KB per window.
 // A variant that splits shards keeps series for as many shards as it may reach.
-func checkMemory(c *checker, s *spec) {
-	if s.window <= 0 || s.duration <= 0 {
+func checkMemory(c *checker, s *Resolved) {
+	if s.Window <= 0 || s.Duration <= 0 {
 		return
 	}
-	windows := int64(s.duration/s.window + min(s.duration%s.window, 1))
-	shards, what := max(s.shards, s.maxShards), "shards and nodes"
-	if shards > s.shards {
+	windows := int64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
+	shards, what := max(s.Shards, s.MaxShards), "shards and nodes"
+	if shards > s.Shards {
 		what = "shards (keyspace.split.max_shards) and nodes"
 	}
-	if cells := windows * int64(shards+len(s.nodes)); cells > maxSeriesCells {
+	if cells := windows * int64(shards+len(s.Nodes)); cells > maxSeriesCells {
 		c.add("window", "%d windows x %d %s need about %d MB of time series; at most %d cells (about %d MB) are allowed: use a wider window",
-			windows, shards+len(s.nodes), what, cells*24>>20, maxSeriesCells, maxSeriesCells*24>>20)
+			windows, shards+len(s.Nodes), what, cells*24>>20, maxSeriesCells, maxSeriesCells*24>>20)
 	}
-	if hists := windows * int64(len(s.streams)); hists > maxStreamWindows {
+	if hists := windows * int64(len(s.Streams)); hists > maxStreamWindows {
 		c.add("window", "%d windows x %d streams need up to %d MB of latency histograms; at most %d stream-windows (about %d MB) are allowed: use a wider window",
-			windows, len(s.streams), hists*28>>10, maxStreamWindows, maxStreamWindows*28>>10)
+			windows, len(s.Streams), hists*28>>10, maxStreamWindows, maxStreamWindows*28>>10)
 	}
 }
 
-func resolveCluster(c *checker, f *File, s *spec) {
+func resolveCluster(c *checker, f *File, s *Resolved) {
 	cl := &f.Cluster
 	nodes := c.requiredCount("cluster.nodes", "nodes", cl.Nodes, maxNodes)
 	cores := c.intAtLeast("cluster.cores", cl.Cores, defaultCores, 1)
 	limit := c.intAtLeast("cluster.queue_limit", cl.QueueLimit, 0, 0)
-	s.network = c.duration("cluster.network", cl.Network, "0s", 0)
-	s.nodes = make([]sim.Node, nodes)
-	for i := range s.nodes {
-		s.nodes[i] = sim.Node{Cores: cores, QueueLimit: limit}
+	s.Network = c.duration("cluster.network", cl.Network, "0s", 0)
+	s.Nodes = make([]sim.Node, nodes)
+	for i := range s.Nodes {
+		s.Nodes[i] = sim.Node{Cores: cores, QueueLimit: limit}
 	}
 	seen := map[int]bool{}
 	for i, n := range cl.Node {
@@ -383,19 +402,19 @@ func resolveCluster(c *checker, f *File, s *spec) {
 		if nodes == 0 {
 			continue
 		}
-		s.nodes[id].Cores = c.intAtLeast(key+".cores", n.Cores, s.nodes[id].Cores, 1)
-		s.nodes[id].QueueLimit = c.intAtLeast(key+".queue_limit", n.QueueLimit, s.nodes[id].QueueLimit, 0)
+		s.Nodes[id].Cores = c.intAtLeast(key+".cores", n.Cores, s.Nodes[id].Cores, 1)
+		s.Nodes[id].QueueLimit = c.intAtLeast(key+".queue_limit", n.QueueLimit, s.Nodes[id].QueueLimit, 0)
 	}
 }
 
-func resolveTable(c *checker, f *File, s *spec) {
+func resolveTable(c *checker, f *File, s *Resolved) {
 	t := &f.Table
-	s.tableName = t.Name
-	if s.tableName == "" {
-		s.tableName = "rows"
+	s.TableName = t.Name
+	if s.TableName == "" {
+		s.TableName = "rows"
 	}
-	s.history = c.duration("table.history", t.History, defaultHistory, 0)
-	if s.history > maxAge {
+	s.History = c.duration("table.history", t.History, defaultHistory, 0)
+	if s.History > maxAge {
 		c.add("table.history", "must be at most 10000d (got %q): time-ordered ids cover about 34 years either side of the start", t.History)
 	}
 	if len(t.Fields) == 0 {
@@ -405,23 +424,23 @@ func resolveTable(c *checker, f *File, s *spec) {
 		c.add("table.fields", "at most %d fields are allowed (got %d)", maxTableFields, len(t.Fields))
 	}
 	for name := range t.Fields {
-		s.fieldNames = append(s.fieldNames, name)
+		s.FieldNames = append(s.FieldNames, name)
 	}
-	slices.Sort(s.fieldNames)
-	s.fields = make([]fieldSpec, len(s.fieldNames))
-	for i, name := range s.fieldNames {
+	slices.Sort(s.FieldNames)
+	s.Fields = make([]FieldSpec, len(s.FieldNames))
+	for i, name := range s.FieldNames {
 		key := "table.fields." + name
 		if !identRE.MatchString(name) {
 			c.add(key, "a field name must be letters, digits and underscores")
 		}
-		s.fields[i] = resolveField(c, key, t.Fields[name])
+		s.Fields[i] = resolveField(c, key, t.Fields[name])
 	}
 }
 
 var gens = []string{"uniform", "zipf", "hotspot", "categorical", "snowflake", "sequence", "time", "uuid"}
 
-func resolveField(c *checker, key string, f Field) fieldSpec {
-	fs := fieldSpec{gen: f.Gen, declaredHere: true}
+func resolveField(c *checker, key string, f Field) FieldSpec {
+	fs := FieldSpec{Gen: f.Gen, DeclaredHere: true}
 	// params lists which optional parameters each generator takes.
 	params := map[string][]string{
 		"uniform":     {"n"},
@@ -454,8 +473,8 @@ func resolveField(c *checker, key string, f Field) fieldSpec {
 		case *f.N < 1:
 			c.add(key+".n", "must be at least 1 (got %d)", *f.N)
 		default:
-			fs.n = uint64(*f.N)
-			fs.cardinality = fs.n
+			fs.N = uint64(*f.N)
+			fs.Cardinality = fs.N
 		}
 	}
 	switch f.Gen {
@@ -463,41 +482,41 @@ func resolveField(c *checker, key string, f Field) fieldSpec {
 		needN()
 	case "zipf":
 		needN()
-		fs.s = defaultZipfS
+		fs.S = defaultZipfS
 		if f.S != nil {
 			if *f.S < 0 || math.IsNaN(*f.S) || math.IsInf(*f.S, 0) {
 				c.add(key+".s", "must be a number >= 0 (got %v)", *f.S)
 			} else {
-				fs.s = *f.S
+				fs.S = *f.S
 			}
 		}
-		fs.scramble = f.Scramble == nil || *f.Scramble
+		fs.Scramble = f.Scramble == nil || *f.Scramble
 	case "hotspot":
 		needN()
-		fs.hotFraction, fs.hotOps = defaultHotFrac, defaultHotOps
+		fs.HotFraction, fs.HotOps = defaultHotFrac, defaultHotOps
 		if f.HotFraction != nil {
 			if !(*f.HotFraction > 0 && *f.HotFraction < 1) {
 				c.add(key+".hot_fraction", "must be between 0 and 1, exclusive (got %v)", *f.HotFraction)
 			} else {
-				fs.hotFraction = *f.HotFraction
+				fs.HotFraction = *f.HotFraction
 			}
 		}
 		if f.HotOps != nil {
 			if !(*f.HotOps >= 0 && *f.HotOps <= 1) {
 				c.add(key+".hot_ops", "must be between 0 and 1 (got %v)", *f.HotOps)
 			} else {
-				fs.hotOps = *f.HotOps
+				fs.HotOps = *f.HotOps
 			}
 		}
 	case "categorical":
 		resolveCategorical(c, key, f, &fs)
 	case "snowflake", "sequence", "time":
-		fs.timeOrdered = true
+		fs.TimeOrdered = true
 	}
 	return fs
 }
 
-func resolveCategorical(c *checker, key string, f Field, fs *fieldSpec) {
+func resolveCategorical(c *checker, key string, f Field, fs *FieldSpec) {
 	switch {
 	case f.Values != nil && f.Count != nil:
 		c.add(key, "give values or count, not both")
@@ -525,23 +544,23 @@ func resolveCategorical(c *checker, key string, f Field, fs *fieldSpec) {
 				c.add(fmt.Sprintf("%s.values[%d]", key, i), "duplicate value %q", label)
 			}
 			seen[label] = true
-			fs.labels = append(fs.labels, label)
+			fs.Labels = append(fs.Labels, label)
 		}
-		fs.count = len(f.Values)
+		fs.Count = len(f.Values)
 	case f.Count != nil:
 		if *f.Count < 1 || *f.Count > maxCategorical {
 			c.add(key+".count", "must be between 1 and %d (got %d)", maxCategorical, *f.Count)
 			return
 		}
-		fs.count = *f.Count
+		fs.Count = *f.Count
 	default:
 		c.add(key, "gen = \"categorical\" needs values = [...] or count = N")
 		return
 	}
-	fs.cardinality = uint64(fs.count)
+	fs.Cardinality = uint64(fs.Count)
 	if f.Weights != nil {
-		if len(f.Weights) != fs.count {
-			c.add(key+".weights", "has %d entries for %d values", len(f.Weights), fs.count)
+		if len(f.Weights) != fs.Count {
+			c.add(key+".weights", "has %d entries for %d values", len(f.Weights), fs.Count)
 			return
 		}
 		sum := 0.0
@@ -560,12 +579,12 @@ func resolveCategorical(c *checker, key string, f Field, fs *fieldSpec) {
 			c.add(key+".weights", "must not all be zero")
 			return
 		}
-		fs.weights = f.Weights
+		fs.Weights = f.Weights
 	}
 }
 
-func (s *spec) fieldIndex(name string) int {
-	i, ok := slices.BinarySearch(s.fieldNames, name)
+func (s *Resolved) fieldIndex(name string) int {
+	i, ok := slices.BinarySearch(s.FieldNames, name)
 	if !ok {
 		return -1
 	}
@@ -574,21 +593,21 @@ func (s *spec) fieldIndex(name string) int {
 
 var bucketFns = map[string]sim.Time{"minute": sim.Minute, "hour": sim.Hour, "day": 24 * sim.Hour}
 
-func resolveKeyspace(c *checker, f *File, s *spec) {
+func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	k := &f.Keyspace
-	s.scheme = oneOf(c, "keyspace.scheme", k.Scheme, "hash", "hash", "range", "directory")
-	s.shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
-	s.hash = oneOf(c, "keyspace.hash", k.Hash, "modulo", "modulo", "ring")
+	s.Scheme = oneOf(c, "keyspace.scheme", k.Scheme, "hash", "hash", "range", "directory")
+	s.Shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
+	s.Hash = oneOf(c, "keyspace.hash", k.Hash, "modulo", "modulo", "ring")
 	// Options of another scheme are ignored rather than refused, so that a variant can
 	// switch scheme without unsetting what the base scenario set.
-	s.vnodes = c.intAtLeast("keyspace.vnodes", k.Vnodes, defaultVnodes, 1)
-	if s.shards > 0 && s.vnodes > maxRingPoints/s.shards {
-		c.add("keyspace.vnodes", "shards x vnodes must be at most %d ring points (got %d x %d)", maxRingPoints, s.shards, s.vnodes)
+	s.Vnodes = c.intAtLeast("keyspace.vnodes", k.Vnodes, defaultVnodes, 1)
+	if s.Shards > 0 && s.Vnodes > maxRingPoints/s.Shards {
+		c.add("keyspace.vnodes", "shards x vnodes must be at most %d ring points (got %d x %d)", maxRingPoints, s.Shards, s.Vnodes)
 	}
 	if k.Splits != "" && k.Splits != "history" {
 		c.add("keyspace.splits", "must be \"history\" (got %q)", k.Splits)
 	}
-	if s.scheme == "range" && s.history <= 0 {
+	if s.Scheme == "range" && s.History <= 0 {
 		c.add("table.history", "must be positive with scheme = \"range\": the initial split points are the quantiles of the keys written during the history")
 	}
 	salt := c.intAtLeast("keyspace.salt", k.Salt, 0, 0)
@@ -596,12 +615,12 @@ func resolveKeyspace(c *checker, f *File, s *spec) {
 		c.add("keyspace.salt", "must be at most %d buckets (got %d): a read of a salted key visits every bucket", maxSalt, salt)
 		salt = 0
 	}
-	s.salt = salt
+	s.Salt = salt
 	mode := oneOf(c, "keyspace.salt_mode", k.SaltMode, "random", "random", "round_robin", "hash")
-	s.saltMode = map[string]keyspace.SaltMode{"random": keyspace.SaltRandom, "round_robin": keyspace.SaltRoundRobin, "hash": keyspace.SaltHash}[mode]
-	s.saltField = -1
+	s.SaltMode = map[string]keyspace.SaltMode{"random": keyspace.SaltRandom, "round_robin": keyspace.SaltRoundRobin, "hash": keyspace.SaltHash}[mode]
+	s.SaltField = -1
 	if k.SaltField != "" {
-		if s.saltField = s.fieldIndex(k.SaltField); s.saltField < 0 {
+		if s.SaltField = s.fieldIndex(k.SaltField); s.SaltField < 0 {
 			c.add("keyspace.salt_field", "no such field %q in table.fields", k.SaltField)
 		}
 	} else if mode == "hash" && salt > 1 {
@@ -619,7 +638,7 @@ func resolveKeyspace(c *checker, f *File, s *spec) {
 		c.add("keyspace.key", "at most %d parts are allowed (got %d)", maxParts, len(k.Key))
 		return
 	}
-	s.key = k.Key
+	s.Key = k.Key
 	for i, text := range k.Key {
 		key := fmt.Sprintf("keyspace.key[%d]", i)
 		kp, err := parseKeyPart(text)
@@ -627,55 +646,55 @@ func resolveKeyspace(c *checker, f *File, s *spec) {
 			c.add(key, "%v", err)
 			continue
 		}
-		fi := s.fieldIndex(kp.field)
+		fi := s.fieldIndex(kp.Field)
 		if fi < 0 {
-			c.add(key, "no such field %q in table.fields (have %s)", kp.field, strings.Join(s.fieldNames, ", "))
+			c.add(key, "no such field %q in table.fields (have %s)", kp.Field, strings.Join(s.FieldNames, ", "))
 			continue
 		}
 		part := keyspace.Part{Field: fi, Name: text}
-		switch kp.fn {
+		switch kp.Fn {
 		case "":
 			part.Kind = keyspace.FieldPart
 		case "minute", "hour", "day", "bucket":
-			if !s.fields[fi].timeOrdered {
-				c.add(key, "%s() needs a time-ordered field (gen = \"time\", \"snowflake\" or \"sequence\"); %q is gen = %q", kp.fn, kp.field, s.fields[fi].gen)
+			if !s.Fields[fi].TimeOrdered {
+				c.add(key, "%s() needs a time-ordered field (gen = \"time\", \"snowflake\" or \"sequence\"); %q is gen = %q", kp.Fn, kp.Field, s.Fields[fi].Gen)
 				continue
 			}
 			part.Kind = keyspace.TimeBucketPart
-			part.Width = int64(bucketFns[kp.fn])
-			if kp.fn == "bucket" {
-				w, err := ParseDuration(kp.arg)
+			part.Width = int64(bucketFns[kp.Fn])
+			if kp.Fn == "bucket" {
+				w, err := ParseDuration(kp.Arg)
 				if err != nil || w <= 0 {
-					c.add(key, "bucket width %q must be a positive duration", kp.arg)
+					c.add(key, "bucket width %q must be a positive duration", kp.Arg)
 					continue
 				}
 				part.Width = int64(w)
 			}
 		case "hash":
 			var n uint64
-			if _, err := fmt.Sscanf(kp.arg, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != kp.arg {
-				c.add(key, "hash modulus %q must be a whole number >= 1", kp.arg)
+			if _, err := fmt.Sscanf(kp.Arg, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != kp.Arg {
+				c.add(key, "hash modulus %q must be a whole number >= 1", kp.Arg)
 				continue
 			}
 			part.Kind, part.Mod = keyspace.HashPart, n
 		}
-		s.parts = append(s.parts, part)
+		s.Parts = append(s.Parts, part)
 	}
 	resolveDirectory(c, k, s)
 }
 
-// dirSpec is a validated directory entry.
-type dirSpec struct {
-	part   int // key part index, salt included
-	value  uint64
-	shards []int
+// DirSpec is a validated directory entry.
+type DirSpec struct {
+	Part   int // key part index, salt included
+	Value  uint64
+	Shards []int
 }
 
-func resolveDirectory(c *checker, k *Keyspace, s *spec) {
-	if s.scheme != "directory" {
+func resolveDirectory(c *checker, k *Keyspace, s *Resolved) {
+	if s.Scheme != "directory" {
 		return // entries of another scheme are ignored, like its other options
 	}
-	if s.scheme == "directory" && len(k.Directory) == 0 {
+	if s.Scheme == "directory" && len(k.Directory) == 0 {
 		c.add("keyspace.directory", "required with scheme = \"directory\": [[keyspace.directory]] entries with field, value and shards")
 		return
 	}
@@ -693,7 +712,7 @@ func resolveDirectory(c *checker, k *Keyspace, s *spec) {
 			continue
 		}
 		part := -1
-		for j, p := range s.parts {
+		for j, p := range s.Parts {
 			if p.Kind == keyspace.FieldPart && p.Field == fi {
 				part = j
 				break
@@ -703,12 +722,12 @@ func resolveDirectory(c *checker, k *Keyspace, s *spec) {
 			c.add(key+".field", "%q must be a plain part of keyspace.key for the directory to route by it", e.Field)
 			continue
 		}
-		if s.salt > 1 {
+		if s.Salt > 1 {
 			part++
 		}
-		value, ok := fieldValue(s.fields[fi], e.Value)
+		value, ok := fieldValue(s.Fields[fi], e.Value)
 		if !ok {
-			c.add(key+".value", "%v is not a value of field %q (%s)", e.Value, e.Field, describeValues(s.fields[fi]))
+			c.add(key+".value", "%v is not a value of field %q (%s)", e.Value, e.Field, describeValues(s.Fields[fi]))
 			continue
 		}
 		cl := claim{part, value}
@@ -723,32 +742,32 @@ func resolveDirectory(c *checker, k *Keyspace, s *spec) {
 		}
 		bad := false
 		for j, sh := range e.Shards {
-			if s.shards > 0 && (sh < 0 || sh >= s.shards) {
-				c.add(fmt.Sprintf("%s.shards[%d]", key, j), "no such shard: shards run from 0 to %d (got %d)", s.shards-1, sh)
+			if s.Shards > 0 && (sh < 0 || sh >= s.Shards) {
+				c.add(fmt.Sprintf("%s.shards[%d]", key, j), "no such shard: shards run from 0 to %d (got %d)", s.Shards-1, sh)
 				bad = true
 				continue
 			}
 			shardUsed[sh] = true
 		}
 		if !bad {
-			s.directory = append(s.directory, dirSpec{part: part, value: value, shards: e.Shards})
+			s.Directory = append(s.Directory, DirSpec{Part: part, Value: value, Shards: e.Shards})
 		}
 	}
-	if s.shards > 0 && len(shardUsed) >= s.shards {
-		c.add("keyspace.directory", "the entries name all %d shards, leaving none for the rows they do not list", s.shards)
+	if s.Shards > 0 && len(shardUsed) >= s.Shards {
+		c.add("keyspace.directory", "the entries name all %d shards, leaving none for the rows they do not list", s.Shards)
 	}
 }
 
 // fieldValue maps a directory value as written to the field's internal value: a
 // categorical label to its index, an integer to itself.
-func fieldValue(f fieldSpec, v any) (uint64, bool) {
-	if f.gen == "categorical" {
+func fieldValue(f FieldSpec, v any) (uint64, bool) {
+	if f.Gen == "categorical" {
 		label := fmt.Sprint(v)
-		if f.labels == nil {
+		if f.Labels == nil {
 			n, ok := v.(int64)
-			return uint64(n), ok && n >= 0 && int(n) < f.count
+			return uint64(n), ok && n >= 0 && int(n) < f.Count
 		}
-		for i, l := range f.labels {
+		for i, l := range f.Labels {
 			if l == label {
 				return uint64(i), true
 			}
@@ -756,23 +775,23 @@ func fieldValue(f fieldSpec, v any) (uint64, bool) {
 		return 0, false
 	}
 	n, ok := v.(int64)
-	if !ok || n < 0 || (f.cardinality > 0 && uint64(n) >= f.cardinality) {
+	if !ok || n < 0 || (f.Cardinality > 0 && uint64(n) >= f.Cardinality) {
 		return 0, false
 	}
 	return uint64(n), true
 }
 
-func describeValues(f fieldSpec) string {
+func describeValues(f FieldSpec) string {
 	switch {
-	case f.labels != nil:
-		return "one of " + strings.Join(quoteAll(f.labels), ", ")
-	case f.cardinality > 0:
-		return fmt.Sprintf("an integer from 0 to %d", f.cardinality-1)
+	case f.Labels != nil:
+		return "one of " + strings.Join(quoteAll(f.Labels), ", ")
+	case f.Cardinality > 0:
+		return fmt.Sprintf("an integer from 0 to %d", f.Cardinality-1)
 	}
 	return "a non-negative integer"
 }
 
-func resolvePlacement(c *checker, f *File, s *spec) {
+func resolvePlacement(c *checker, f *File, s *Resolved) {
 	cl := &f.Cluster
 	placement := oneOf(c, "cluster.placement", cl.Placement, "", "round_robin", "random", "explicit")
 	if placement == "" {
@@ -781,38 +800,38 @@ func resolvePlacement(c *checker, f *File, s *spec) {
 			placement = "explicit"
 		}
 	}
-	nodes := len(s.nodes)
-	if s.shards == 0 || nodes == 0 {
+	nodes := len(s.Nodes)
+	if s.Shards == 0 || nodes == 0 {
 		return
 	}
-	s.shardNode = make([]int, s.shards)
+	s.ShardNode = make([]int, s.Shards)
 	switch placement {
 	case "round_robin":
-		for i := range s.shardNode {
-			s.shardNode[i] = i % nodes
+		for i := range s.ShardNode {
+			s.ShardNode[i] = i % nodes
 		}
 	case "random":
 		// A fixed permutation derived from the seed, balanced like round_robin but with
 		// no visible pattern.
-		for i := range s.shardNode {
-			s.shardNode[i] = i % nodes
+		for i := range s.ShardNode {
+			s.ShardNode[i] = i % nodes
 		}
-		perm := keyspace.Hash64(s.seed)
-		for i := len(s.shardNode) - 1; i > 0; i-- {
+		perm := keyspace.Hash64(s.Seed)
+		for i := len(s.ShardNode) - 1; i > 0; i-- {
 			perm = keyspace.Hash64(perm + uint64(i))
 			j := int(perm % uint64(i+1))
-			s.shardNode[i], s.shardNode[j] = s.shardNode[j], s.shardNode[i]
+			s.ShardNode[i], s.ShardNode[j] = s.ShardNode[j], s.ShardNode[i]
 		}
 	case "explicit":
-		if len(cl.ShardNodes) != s.shards {
-			c.add("cluster.shard_nodes", "must list the node of each of the %d shards (got %d entries)", s.shards, len(cl.ShardNodes))
+		if len(cl.ShardNodes) != s.Shards {
+			c.add("cluster.shard_nodes", "must list the node of each of the %d shards (got %d entries)", s.Shards, len(cl.ShardNodes))
 			return
 		}
 		for i, n := range cl.ShardNodes {
 			if n < 0 || n >= nodes {
 				c.add(fmt.Sprintf("cluster.shard_nodes[%d]", i), "no such node: ids run from 0 to %d (got %d)", nodes-1, n)
 			}
-			s.shardNode[i] = n
+			s.ShardNode[i] = n
 		}
 	}
 	if cl.ShardNodes != nil && placement != "explicit" {
@@ -820,14 +839,14 @@ func resolvePlacement(c *checker, f *File, s *spec) {
 	}
 }
 
-func resolveStreams(c *checker, f *File, s *spec) {
+func resolveStreams(c *checker, f *File, s *Resolved) {
 	if len(f.Streams) == 0 {
 		c.add("streams", "required: at least one [[streams]] entry")
 	}
 	names := map[string]bool{}
 	for i, st := range f.Streams {
 		key := fmt.Sprintf("streams[%d]", i)
-		ss := streamSpec{name: st.Name}
+		ss := StreamSpec{Name: st.Name}
 		switch {
 		case st.Name == "":
 			c.add(key+".name", "required")
@@ -839,50 +858,50 @@ func resolveStreams(c *checker, f *File, s *spec) {
 		names[st.Name] = true
 		switch st.Op {
 		case "write":
-			ss.op = sim.Write
+			ss.Op = sim.Write
 		case "read":
-			ss.op = sim.Read
+			ss.Op = sim.Read
 		case "scan":
-			ss.op = sim.Scan
+			ss.Op = sim.Scan
 		case "":
 			c.add(key+".op", "required: \"write\", \"read\" or \"scan\"")
 		default:
 			c.add(key+".op", "must be one of \"write\", \"read\", \"scan\" (got %q)", st.Op)
 		}
 		resolveRate(c, key, st, s, &ss)
-		ss.uniform = oneOf(c, key+".arrival", st.Arrival, "poisson", "poisson", "uniform") == "uniform"
-		ss.burst = resolveBurst(c, s, key+".burst", st.Burst)
+		ss.Uniform = oneOf(c, key+".arrival", st.Arrival, "poisson", "poisson", "uniform") == "uniform"
+		ss.Burst = resolveBurst(c, s, key+".burst", st.Burst)
 		if st.Cost == "" {
 			c.add(key+".cost", "required: the mean CPU time of one request, e.g. \"0.3ms\"")
-		} else if ss.cost = c.duration(key+".cost", st.Cost, "", 1); ss.cost > maxCost {
+		} else if ss.Cost = c.duration(key+".cost", st.Cost, "", 1); ss.Cost > maxCost {
 			c.add(key+".cost", "must be at most %s (got %q)", maxCost, st.Cost)
 		}
 		switch oneOf(c, key+".service", st.Service, "exponential", "exponential", "constant", "lognormal") {
 		case "constant":
-			ss.service.Kind = sim.Constant
+			ss.Service.Kind = sim.Constant
 		case "lognormal":
-			ss.service.Kind = sim.Lognormal
+			ss.Service.Kind = sim.Lognormal
 		}
-		ss.service.CV = defaultCV
+		ss.Service.CV = defaultCV
 		if st.CV != nil {
-			if ss.service.Kind != sim.Lognormal {
+			if ss.Service.Kind != sim.Lognormal {
 				c.add(key+".cv", "applies only to service = \"lognormal\"")
 			} else if !(*st.CV > 0) || math.IsInf(*st.CV, 0) {
 				c.add(key+".cv", "must be a positive number (got %v)", *st.CV)
 			} else {
-				ss.service.CV = *st.CV
+				ss.Service.CV = *st.CV
 			}
 		}
-		ss.slo = resolveSLO(c, key+".slo", st.SLO)
-		ss.client = resolveClient(c, key, st)
-		ss.age = resolveAge(c, key+".age", st.Age)
-		if st.Age != nil && ss.op == sim.Write {
+		ss.SLO = resolveSLO(c, key+".slo", st.SLO)
+		ss.Client = resolveClient(c, key, st)
+		ss.Age = resolveAge(c, key+".age", st.Age)
+		if st.Age != nil && ss.Op == sim.Write {
 			c.add(key+".age", "applies only to reads and scans (a write's row time is now)")
 		}
-		if len(st.Where) > 0 && ss.op != sim.Scan {
+		if len(st.Where) > 0 && ss.Op != sim.Scan {
 			c.add(key+".where", "applies only to op = \"scan\"")
 		}
-		ss.where = map[string]whereSpec{}
+		ss.Where = map[string]WhereSpec{}
 		for _, name := range sortedKeys(st.Where) {
 			wk := key + ".where." + name
 			fi := s.fieldIndex(name)
@@ -892,7 +911,7 @@ func resolveStreams(c *checker, f *File, s *spec) {
 			}
 			text := st.Where[name]
 			if text == "=" {
-				ss.where[name] = whereSpec{eq: true}
+				ss.Where[name] = WhereSpec{Eq: true}
 				continue
 			}
 			d, err := ParseDuration(text)
@@ -900,13 +919,13 @@ func resolveStreams(c *checker, f *File, s *spec) {
 				c.add(wk, "must be \"=\" (an equality) or a positive duration (the last D of a time field) (got %q)", text)
 				continue
 			}
-			if !s.fields[fi].timeOrdered {
-				c.add(wk, "a duration constrains only a time-ordered field (gen = \"time\", \"snowflake\" or \"sequence\"); %q is gen = %q", name, s.fields[fi].gen)
+			if !s.Fields[fi].TimeOrdered {
+				c.add(wk, "a duration constrains only a time-ordered field (gen = \"time\", \"snowflake\" or \"sequence\"); %q is gen = %q", name, s.Fields[fi].Gen)
 				continue
 			}
-			ss.where[name] = whereSpec{span: d}
+			ss.Where[name] = WhereSpec{Span: d}
 		}
-		ss.fields = slices.Clone(s.fields)
+		ss.Fields = slices.Clone(s.Fields)
 		overrides := make([]string, 0, len(st.Fields))
 		for name := range st.Fields {
 			overrides = append(overrides, name)
@@ -920,16 +939,16 @@ func resolveStreams(c *checker, f *File, s *spec) {
 				continue
 			}
 			fs := resolveField(c, fk, st.Fields[name])
-			if fs.timeOrdered != s.fields[fi].timeOrdered && fs.gen != "" && s.fields[fi].gen != "" {
-				c.add(fk+".gen", "a stream cannot change whether %q is time-ordered (table: %q, stream: %q)", name, s.fields[fi].gen, fs.gen)
+			if fs.TimeOrdered != s.Fields[fi].TimeOrdered && fs.Gen != "" && s.Fields[fi].Gen != "" {
+				c.add(fk+".gen", "a stream cannot change whether %q is time-ordered (table: %q, stream: %q)", name, s.Fields[fi].Gen, fs.Gen)
 			}
-			ss.fields[fi] = fs
+			ss.Fields[fi] = fs
 		}
-		s.streams = append(s.streams, ss)
+		s.Streams = append(s.Streams, ss)
 	}
 }
 
-func resolveRate(c *checker, key string, st Stream, s *spec, ss *streamSpec) {
+func resolveRate(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
 	switch {
 	case st.Rate != nil && st.Schedule != nil:
 		c.add(key+".rate", "give rate or schedule, not both")
@@ -938,7 +957,7 @@ func resolveRate(c *checker, key string, st Stream, s *spec, ss *streamSpec) {
 			c.add(key+".rate", "must be a number of requests per second >= 0 (got %v)", *st.Rate)
 			return
 		}
-		ss.schedule = workload.Schedule{{At: 0, Rate: *st.Rate * s.loadFactor}}
+		ss.Schedule = workload.Schedule{{At: 0, Rate: *st.Rate * s.LoadFactor}}
 	case st.Schedule != nil:
 		if len(st.Schedule) == 0 || len(st.Schedule) > maxScheduleLength {
 			c.add(key+".schedule", "must have between 1 and %d points (got %d)", maxScheduleLength, len(st.Schedule))
@@ -951,7 +970,7 @@ func resolveRate(c *checker, key string, st Stream, s *spec, ss *streamSpec) {
 				c.add(pk+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
 				continue
 			}
-			at, err := ParseInstant(p.At, s.start)
+			at, err := ParseInstant(p.At, s.Start)
 			if err != nil {
 				c.add(pk+".at", "%v", err)
 				continue
@@ -972,7 +991,7 @@ func resolveRate(c *checker, key string, st Stream, s *spec, ss *streamSpec) {
 				c.add(pk+".rate", "must be a number of requests per second >= 0 (got %v)", *p.Rate)
 				continue
 			}
-			ss.schedule = append(ss.schedule, workload.Point{At: int64(at), Rate: *p.Rate * s.loadFactor})
+			ss.Schedule = append(ss.Schedule, workload.Point{At: int64(at), Rate: *p.Rate * s.LoadFactor})
 		}
 	default:
 		c.add(key+".rate", "required: rate = N (requests per second) or schedule = [ { at, rate }, ... ]")
@@ -983,7 +1002,7 @@ func resolveRate(c *checker, key string, st Stream, s *spec, ss *streamSpec) {
 const maxBurstFactor = 1_000_000
 
 // resolveBurst validates a stream's burst table; nil when there is none or it is invalid.
-func resolveBurst(c *checker, s *spec, key string, b *Burst) *workload.Burst {
+func resolveBurst(c *checker, s *Resolved, key string, b *Burst) *workload.Burst {
 	if b == nil {
 		return nil
 	}
@@ -1016,30 +1035,30 @@ func resolveBurst(c *checker, s *spec, key string, b *Burst) *workload.Burst {
 	// Bursts follow the wall clock: offset is measured from the top of the clock's `every`
 	// (with start = "09:00:30" and every = "1m", the burst still begins at 09:01:00), so it
 	// becomes, from t = 0, (offset - start) mod every.
-	shift := (offset - s.start) % every
+	shift := (offset - s.Start) % every
 	if shift < 0 {
 		shift += every
 	}
 	return &workload.Burst{Every: int64(every), Width: int64(width), Offset: int64(shift), Factor: *b.Factor}
 }
 
-func resolveAge(c *checker, key string, v any) ageSpec {
+func resolveAge(c *checker, key string, v any) AgeSpec {
 	switch v := v.(type) {
 	case nil:
-		return ageSpec{}
+		return AgeSpec{}
 	case string:
 		d, err := ParseDuration(v)
 		if err != nil || d < 0 || d > maxAge {
 			c.add(key, "must be a duration from 0 to 10000d such as \"1h\", or a table { dist = \"exponential\", mean = \"1h\" } (got %q)", v)
-			return ageSpec{}
+			return AgeSpec{}
 		}
-		return ageSpec{dist: "const", value: d}
+		return AgeSpec{Dist: "const", Value: d}
 	case map[string]any:
 		dist, _ := v["dist"].(string)
 		param := map[string]string{"exponential": "mean", "uniform": "max"}[dist]
 		if param == "" {
 			c.add(key+".dist", "must be \"exponential\" (with mean) or \"uniform\" (with max) (got %v)", v["dist"])
-			return ageSpec{}
+			return AgeSpec{}
 		}
 		for _, k := range sortedKeys(v) {
 			if k != "dist" && k != param {
@@ -1049,17 +1068,17 @@ func resolveAge(c *checker, key string, v any) ageSpec {
 		text, ok := v[param].(string)
 		if !ok {
 			c.add(key+"."+param, "required: a duration such as \"1h\"")
-			return ageSpec{}
+			return AgeSpec{}
 		}
 		d, err := ParseDuration(text)
 		if err != nil || d <= 0 || d > maxAge {
 			c.add(key+"."+param, "must be a positive duration of at most 10000d (got %q)", text)
-			return ageSpec{}
+			return AgeSpec{}
 		}
-		return ageSpec{dist: dist, value: d}
+		return AgeSpec{Dist: dist, Value: d}
 	default:
 		c.add(key, "must be a duration string or a table { dist, mean | max } (got %v)", v)
-		return ageSpec{}
+		return AgeSpec{}
 	}
 }
 
@@ -1073,39 +1092,39 @@ const maxQueryPartitions = 100_000
 
 // resolveQueries works out, for every scan with a where clause, how the query constrains
 // each key part (SPEC 2.3).
-func resolveQueries(c *checker, s *spec) {
-	for i := range s.streams {
-		ss := &s.streams[i]
-		if ss.op != sim.Scan || len(ss.where) == 0 || len(s.parts) == 0 {
+func resolveQueries(c *checker, s *Resolved) {
+	for i := range s.Streams {
+		ss := &s.Streams[i]
+		if ss.Op != sim.Scan || len(ss.Where) == 0 || len(s.Parts) == 0 {
 			continue
 		}
 		key := fmt.Sprintf("streams[%d].where", i)
 		var q []keyspace.PartQuery
-		if s.salt > 1 {
-			sq := keyspace.PartQuery{Mode: keyspace.Enumerate, Count: uint64(s.salt)}
-			if s.saltMode == keyspace.SaltHash && s.saltField >= 0 && ss.where[s.fieldNames[s.saltField]].eq {
+		if s.Salt > 1 {
+			sq := keyspace.PartQuery{Mode: keyspace.Enumerate, Count: uint64(s.Salt)}
+			if s.SaltMode == keyspace.SaltHash && s.SaltField >= 0 && ss.Where[s.FieldNames[s.SaltField]].Eq {
 				sq = keyspace.PartQuery{Mode: keyspace.Known}
 			}
 			q = append(q, sq)
 		}
 		timeParts := 0
-		for _, p := range s.parts {
-			name := s.fieldNames[p.Field]
-			w, constrained := ss.where[name]
-			f := ss.fields[p.Field]
+		for _, p := range s.Parts {
+			name := s.FieldNames[p.Field]
+			w, constrained := ss.Where[name]
+			f := ss.Fields[p.Field]
 			var pq keyspace.PartQuery
 			switch {
-			case constrained && w.eq:
+			case constrained && w.Eq:
 				pq.Mode = keyspace.Known
 			case p.Kind == keyspace.HashPart:
 				pq = keyspace.PartQuery{Mode: keyspace.Enumerate, Count: p.Mod}
 			case p.Kind == keyspace.TimeBucketPart && constrained:
-				pq = keyspace.PartQuery{Mode: keyspace.BucketRange, Span: int64(w.span), Width: p.Width}
+				pq = keyspace.PartQuery{Mode: keyspace.BucketRange, Span: int64(w.Span), Width: p.Width}
 			case p.Kind == keyspace.FieldPart && constrained: // a duration on a raw time-ordered field
-				pq = keyspace.PartQuery{Mode: keyspace.TimeRange, Span: int64(w.span)}
+				pq = keyspace.PartQuery{Mode: keyspace.TimeRange, Span: int64(w.Span)}
 				timeParts++
-			case p.Kind == keyspace.FieldPart && f.cardinality > 0 && f.cardinality <= enumerableLimit:
-				pq = keyspace.PartQuery{Mode: keyspace.Enumerate, Count: f.cardinality}
+			case p.Kind == keyspace.FieldPart && f.Cardinality > 0 && f.Cardinality <= enumerableLimit:
+				pq = keyspace.PartQuery{Mode: keyspace.Enumerate, Count: f.Cardinality}
 			default:
 				pq.Mode = keyspace.Scatter
 			}
@@ -1119,6 +1138,15 @@ func resolveQueries(c *checker, s *spec) {
 			c.add(key, "one scan would visit up to %.0f partitions; at most %d are allowed (constrain more fields or use wider time buckets)", n, maxQueryPartitions)
 			continue
 		}
-		ss.query = q
+		ss.Query = q
 	}
+}
+
+// Integral returns the stream's expected number of requests in [a, b): its schedule's
+// integral, with its bursts if it has any.
+func (ss *StreamSpec) Integral(a, b int64) float64 {
+	if ss.Burst != nil {
+		return ss.Burst.Integral(ss.Schedule, a, b)
+	}
+	return ss.Schedule.Integral(a, b)
 }

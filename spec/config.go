@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 // The types below mirror the scenario file (SPEC section 2). They hold what the user wrote:
 // durations and clock times stay strings and optional numbers are pointers (nil: absent),

@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 import (
 	"fmt"
@@ -97,9 +97,9 @@ func FormatClock(start, t sim.Time) string {
 
 // keyPart is one parsed part of keyspace.key.
 type keyPart struct {
-	fn    string // "" for a plain field, else hour, day, minute, bucket, hash
-	field string
-	arg   string // bucket width or hash modulus, as written
+	Fn    string // "" for a plain field, else hour, day, minute, bucket, hash
+	Field string
+	Arg   string // bucket width or hash modulus, as written
 }
 
 var (
@@ -111,34 +111,34 @@ var (
 func parseKeyPart(s string) (keyPart, error) {
 	s = strings.TrimSpace(s)
 	if identRE.MatchString(s) {
-		return keyPart{field: s}, nil
+		return keyPart{Field: s}, nil
 	}
 	m := callRE.FindStringSubmatch(s)
 	if m == nil {
 		return keyPart{}, fmt.Errorf("cannot read key part %q (want a field name, hour(f), day(f), minute(f), bucket(f, \"15m\") or hash(f, N))", s)
 	}
-	p := keyPart{fn: m[1], field: m[2], arg: m[4]}
-	if m[3] != "" && p.arg == "" {
+	p := keyPart{Fn: m[1], Field: m[2], Arg: m[4]}
+	if m[3] != "" && p.Arg == "" {
 		return p, fmt.Errorf("key part %q: an argument is missing after the comma", s)
 	}
-	switch p.fn {
+	switch p.Fn {
 	case "hour", "day", "minute":
-		if p.arg != "" {
-			return p, fmt.Errorf("key part %q: %s() takes one field", s, p.fn)
+		if p.Arg != "" {
+			return p, fmt.Errorf("key part %q: %s() takes one field", s, p.Fn)
 		}
 	case "bucket":
-		if p.arg == "" {
+		if p.Arg == "" {
 			return p, fmt.Errorf("key part %q: bucket() needs a width, as in bucket(ts, \"15m\")", s)
 		}
-		if p.arg = strings.Trim(p.arg, `"'`); p.arg == "" {
+		if p.Arg = strings.Trim(p.Arg, `"'`); p.Arg == "" {
 			return p, fmt.Errorf("key part %q: bucket() needs a width, as in bucket(ts, \"15m\")", s)
 		}
 	case "hash":
-		if p.arg == "" {
+		if p.Arg == "" {
 			return p, fmt.Errorf("key part %q: hash() needs a modulus, as in hash(user_id, 16)", s)
 		}
 	default:
-		return p, fmt.Errorf("key part %q: unknown function %q (want hour, day, minute, bucket or hash)", s, p.fn)
+		return p, fmt.Errorf("key part %q: unknown function %q (want hour, day, minute, bucket or hash)", s, p.Fn)
 	}
 	return p, nil
 }

@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 import (
 	"fmt"
@@ -14,23 +14,22 @@ import (
 // KeyFields (in that order): "user_id=123", "region_id=west, ts=08:15:30.250". Categorical
 // values are shown by name, time-ordered values as the clock time of their row (with the
 // id's counter after '#' when it is not 0). It returns "" for a stream without key fields.
-func (v *Variant) FormatKey(stream int, values []uint64) string {
-	s := v.spec
-	if s == nil || stream < 0 || stream >= len(s.streams) || s.streams[stream].op == sim.Scan {
+func (s *Resolved) FormatKey(stream int, values []uint64) string {
+	if s == nil || stream < 0 || stream >= len(s.Streams) || s.Streams[stream].Op == sim.Scan {
 		return ""
 	}
-	ss := &s.streams[stream]
+	ss := &s.Streams[stream]
 	var b strings.Builder
-	for i, f := range keyFieldsOf(s.parts) {
+	for i, f := range KeyFieldsOf(s.Parts) {
 		if i >= len(values) {
 			break
 		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(s.fieldNames[f])
+		b.WriteString(s.FieldNames[f])
 		b.WriteByte('=')
-		b.WriteString(s.formatValue(ss.fields[f], values[i]))
+		b.WriteString(s.formatValue(ss.Fields[f], values[i]))
 	}
 	return b.String()
 }
@@ -38,18 +37,17 @@ func (v *Variant) FormatKey(stream int, values []uint64) string {
 // FormatPartition names a partition key for reports, part by part, salt first when the
 // design is salted and the copy last for a copy of a hot key:
 // "(region_id=west, hour(ts)=08:00)", "(salt=3, user_id=42)", "(user_id=7, copy=2)".
-func (v *Variant) FormatPartition(parts []uint64) string {
-	s := v.spec
+func (s *Resolved) FormatPartition(parts []uint64) string {
 	if s == nil {
 		return "()"
 	}
 	var items []string
 	i := 0
-	if s.salt > 1 && i < len(parts) {
+	if s.Salt > 1 && i < len(parts) {
 		items = append(items, "salt="+strconv.FormatUint(parts[i], 10))
 		i++
 	}
-	for _, p := range s.parts {
+	for _, p := range s.Parts {
 		if i >= len(parts) {
 			break
 		}
@@ -57,7 +55,7 @@ func (v *Variant) FormatPartition(parts []uint64) string {
 		i++
 		switch p.Kind {
 		case keyspace.FieldPart:
-			items = append(items, s.fieldNames[p.Field]+"="+s.formatValue(s.fields[p.Field], val))
+			items = append(items, s.FieldNames[p.Field]+"="+s.formatValue(s.Fields[p.Field], val))
 		case keyspace.TimeBucketPart:
 			items = append(items, p.Name+"="+formatBucket(val, p.Width))
 		default:
@@ -72,19 +70,19 @@ func (v *Variant) FormatPartition(parts []uint64) string {
 }
 
 // formatValue shows one field value as a user reads it.
-func (s *spec) formatValue(fs fieldSpec, v uint64) string {
-	switch fs.gen {
+func (s *Resolved) formatValue(fs FieldSpec, v uint64) string {
+	switch fs.Gen {
 	case "categorical":
-		if v < uint64(len(fs.labels)) {
-			return fs.labels[v]
+		if v < uint64(len(fs.Labels)) {
+			return fs.Labels[v]
 		}
 	case "time":
-		return formatWall(int64(s.start) + workload.TimeOf(v))
+		return formatWall(int64(s.Start) + workload.TimeOf(v))
 	case "snowflake":
-		t := formatWall(int64(s.start) + workload.SnowflakeMillis(v)*int64(sim.Millisecond))
+		t := formatWall(int64(s.Start) + workload.SnowflakeMillis(v)*int64(sim.Millisecond))
 		return withCounter(t, v&(1<<workload.SnowflakeCounterBits-1))
 	case "sequence":
-		t := formatWall(int64(s.start) + workload.SequenceMicros(v)*int64(sim.Microsecond))
+		t := formatWall(int64(s.Start) + workload.SequenceMicros(v)*int64(sim.Microsecond))
 		return withCounter(t, v&(1<<workload.SequenceCounterBits-1))
 	}
 	return strconv.FormatUint(v, 10)
@@ -141,4 +139,21 @@ func floorDiv(a, b int64) int64 {
 		q--
 	}
 	return q
+}
+
+// KeyDescription says the variant's key design in words, e.g.
+// `hash (modulo) of (user_id) over 12 shards`.
+func (s *Resolved) KeyDescription() string {
+	var b strings.Builder
+	b.WriteString(s.Scheme)
+	if s.Scheme == "hash" {
+		fmt.Fprintf(&b, " (%s)", s.Hash)
+	}
+	b.WriteString(" of (")
+	if s.Salt > 1 {
+		fmt.Fprintf(&b, "salt[%d, %s], ", s.Salt, []string{"random", "round_robin", "hash"}[s.SaltMode])
+	}
+	b.WriteString(strings.Join(s.Key, ", "))
+	fmt.Fprintf(&b, ") over %d shards on %d nodes", s.Shards, len(s.Nodes))
+	return b.String()
 }

@@ -1,4 +1,4 @@
-package scenarios
+package spec
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/keyspace"
-	"github.com/shardsim/shardsim/scenarios/internal/tomlx"
+	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -62,17 +62,17 @@ var DefaultDetect = DetectConfig{
 	OutlierFactor: defaultOutlierFactor, OutlierMinSamples: defaultOutlierMinSamples,
 }
 
-// copiesSpec is a validated [keyspace.copies] table.
-type copiesSpec struct {
-	field int      // the copied field
-	keys  []uint64 // its copied values, sorted
-	count int
+// CopiesSpec is a validated [keyspace.copies] table.
+type CopiesSpec struct {
+	Field int      // the copied field
+	Keys  []uint64 // its copied values, sorted
+	Count int
 }
 
 // resolveReplicas reads cluster.replicas, read_from and apply_cost.
-func resolveReplicas(c *checker, f *File, s *spec) {
+func resolveReplicas(c *checker, f *File, s *Resolved) {
 	cl := &f.Cluster
-	nodes := len(s.nodes)
+	nodes := len(s.Nodes)
 	if cl.Replicas != nil {
 		switch r := *cl.Replicas; {
 		case r < 0:
@@ -80,14 +80,14 @@ func resolveReplicas(c *checker, f *File, s *spec) {
 		case nodes > 0 && r > nodes-1:
 			c.add("cluster.replicas", "must be at most nodes - 1 = %d: each follower of a shard lives on another node (got %d)", nodes-1, r)
 		default:
-			s.replicas = r
+			s.Replicas = r
 		}
 	}
-	s.readAny = oneOf(c, "cluster.read_from", cl.ReadFrom, "leader", "leader", "any") == "any"
+	s.ReadAny = oneOf(c, "cluster.read_from", cl.ReadFrom, "leader", "leader", "any") == "any"
 	if cl.ApplyCost != "" {
-		if s.applyCost = c.duration("cluster.apply_cost", cl.ApplyCost, "", 1); s.applyCost > maxCost {
+		if s.ApplyCost = c.duration("cluster.apply_cost", cl.ApplyCost, "", 1); s.ApplyCost > maxCost {
 			c.add("cluster.apply_cost", "must be at most %s (got %q)", maxCost, cl.ApplyCost)
-			s.applyCost = 0
+			s.ApplyCost = 0
 		}
 	}
 }
@@ -198,7 +198,7 @@ func limitValue(c *checker, key string, v any) (l *sim.Limit, ok bool) {
 }
 
 // resolveCache reads the [cache] table, after the streams.
-func resolveCache(c *checker, f *File, s *spec) {
+func resolveCache(c *checker, f *File, s *Resolved) {
 	cf := f.Cache
 	if cf == nil {
 		return
@@ -225,11 +225,11 @@ func resolveCache(c *checker, f *File, s *spec) {
 		c.add("cache.stale_while_revalidate", "must be at most 10000d (got %q)", cf.StaleWhileRevalidate)
 	}
 	sc.Off = cf.Enabled != nil && !*cf.Enabled
-	s.cache = sc
-	s.cacheStreams = make([]bool, len(s.streams))
+	s.Cache = sc
+	s.CacheStreams = make([]bool, len(s.Streams))
 	if cf.Streams == nil {
-		for i, ss := range s.streams {
-			s.cacheStreams[i] = ss.op == sim.Read
+		for i, ss := range s.Streams {
+			s.CacheStreams[i] = ss.Op == sim.Read
 		}
 		return
 	}
@@ -239,30 +239,30 @@ func resolveCache(c *checker, f *File, s *spec) {
 		switch {
 		case i < 0:
 			c.add(key, "no such stream %q (have %s)", name, strings.Join(s.streamNames(), ", "))
-		case s.streams[i].op != sim.Read:
-			c.add(key, "stream %q is op = %q: only point reads go through the cache", name, s.streams[i].op)
-		case s.cacheStreams[i]:
+		case s.Streams[i].Op != sim.Read:
+			c.add(key, "stream %q is op = %q: only point reads go through the cache", name, s.Streams[i].Op)
+		case s.CacheStreams[i]:
 			c.add(key, "stream %q is listed twice", name)
 		default:
-			s.cacheStreams[i] = true
+			s.CacheStreams[i] = true
 		}
 	}
 }
 
-func (s *spec) streamIndex(name string) int {
-	return slices.IndexFunc(s.streams, func(ss streamSpec) bool { return ss.name == name })
+func (s *Resolved) streamIndex(name string) int {
+	return slices.IndexFunc(s.Streams, func(ss StreamSpec) bool { return ss.Name == name })
 }
 
-func (s *spec) streamNames() []string {
-	names := make([]string, len(s.streams))
-	for i, ss := range s.streams {
-		names[i] = ss.name
+func (s *Resolved) streamNames() []string {
+	names := make([]string, len(s.Streams))
+	for i, ss := range s.Streams {
+		names[i] = ss.Name
 	}
 	return quoteAll(names)
 }
 
 // resolveLimits reads [keyspace.limits].
-func resolveLimits(c *checker, f *File, s *spec) {
+func resolveLimits(c *checker, f *File, s *Resolved) {
 	l := f.Keyspace.Limits
 	if l == nil {
 		return
@@ -288,19 +288,19 @@ func resolveLimits(c *checker, f *File, s *spec) {
 	if pl.Burst = c.duration("keyspace.limits.burst", l.Burst, defaultLimitBurst, 0); pl.Burst > maxAge {
 		c.add("keyspace.limits.burst", "must be at most 10000d (got %q)", l.Burst)
 	}
-	s.limits = pl
+	s.Limits = pl
 }
 
 // resolveSplit reads [keyspace.split], after [keyspace.limits] (split_for_heat splits too).
-func resolveSplit(c *checker, f *File, s *spec) {
-	s.maxShards = s.shards
+func resolveSplit(c *checker, f *File, s *Resolved) {
+	s.MaxShards = s.Shards
 	sp := f.Keyspace.Split
-	heat := s.limits != nil && s.limits.SplitForHeat
-	if (sp == nil && !heat) || s.shards == 0 {
+	heat := s.Limits != nil && s.Limits.SplitForHeat
+	if (sp == nil && !heat) || s.Shards == 0 {
 		return
 	}
 	pol := &sim.SplitPolicy{}
-	most := min(splitShardsFactor*s.shards, maxShards) // the Splitter's bound
+	most := min(splitShardsFactor*s.Shards, maxShards) // the Splitter's bound
 	pol.Move, _ = ParseDuration(defaultSplitMove)
 	key := "keyspace.limits.split_for_heat"
 	if sp != nil {
@@ -324,8 +324,8 @@ func resolveSplit(c *checker, f *File, s *spec) {
 		}
 		if sp.MaxShards != nil {
 			switch n := *sp.MaxShards; {
-			case n < s.shards:
-				c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.shards, n)
+			case n < s.Shards:
+				c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.Shards, n)
 			case n > maxShards:
 				c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
 			default:
@@ -336,53 +336,53 @@ func resolveSplit(c *checker, f *File, s *spec) {
 	if !heat && pol.Rows == 0 && pol.Load == 0 {
 		return // both triggers off: no splitting
 	}
-	if s.scheme == "directory" {
+	if s.Scheme == "directory" {
 		c.add(key, "automatic splits need scheme = \"range\" or \"hash\": a directory places its rows by hand")
 		return
 	}
-	s.split = pol
-	s.maxShards = most
+	s.Split = pol
+	s.MaxShards = most
 }
 
 // resolveCopies reads [keyspace.copies], after the key.
-func resolveCopies(c *checker, f *File, s *spec) {
+func resolveCopies(c *checker, f *File, s *Resolved) {
 	cp := f.Keyspace.Copies
 	if cp == nil {
 		return
 	}
 	const key = "keyspace.copies"
 	before := len(c.probs)
-	cs := &copiesSpec{field: -1}
+	cs := &CopiesSpec{Field: -1}
 	switch {
 	case cp.Count == nil:
 		c.add(key+".count", "required: how many copies each hot key is spread over, 2 to %d", maxCopies)
 	case *cp.Count < 2 || *cp.Count > maxCopies:
 		c.add(key+".count", "must be between 2 and %d (got %d)", maxCopies, *cp.Count)
 	default:
-		cs.count = *cp.Count
+		cs.Count = *cp.Count
 	}
 	if cp.Field == "" {
-		for _, p := range s.parts {
+		for _, p := range s.Parts {
 			if p.Kind == keyspace.FieldPart {
-				cs.field = p.Field
+				cs.Field = p.Field
 				break
 			}
 		}
-		if cs.field < 0 && len(s.parts) > 0 {
+		if cs.Field < 0 && len(s.Parts) > 0 {
 			c.add(key+".field", "required: keyspace.key has no plain field part whose values could be copied")
 		}
 	} else if fi := s.fieldIndex(cp.Field); fi < 0 {
 		c.add(key+".field", "no such field %q in table.fields", cp.Field)
-	} else if !slices.ContainsFunc(s.parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi }) {
-		c.add(key+".field", "%q must be a plain part of keyspace.key (have %s)", cp.Field, strings.Join(quoteAll(s.key), ", "))
+	} else if !slices.ContainsFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi }) {
+		c.add(key+".field", "%q must be a plain part of keyspace.key (have %s)", cp.Field, strings.Join(quoteAll(s.Key), ", "))
 	} else {
-		cs.field = fi
+		cs.Field = fi
 	}
-	parts := len(s.parts) + 1
-	if s.salt > 1 {
+	parts := len(s.Parts) + 1
+	if s.Salt > 1 {
 		parts++
 	}
-	if len(s.parts) > 0 && parts > keyspace.MaxParts {
+	if len(s.Parts) > 0 && parts > keyspace.MaxParts {
 		c.add(key, "copies add a part to the key, which would have %d parts (salt included); at most %d are allowed", parts, keyspace.MaxParts)
 	}
 	switch {
@@ -390,11 +390,11 @@ func resolveCopies(c *checker, f *File, s *spec) {
 		c.add(key, "give keys or top, not both")
 	case cp.Keys == nil && cp.Top == nil:
 		c.add(key, "required: keys = [...] (the copied values) or top = N (the field's N most popular values)")
-	case cs.field < 0:
+	case cs.Field < 0:
 		// The field is wrong: its values cannot be checked.
 	case cp.Keys != nil:
-		fs := s.fields[cs.field]
-		name := s.fieldNames[cs.field]
+		fs := s.Fields[cs.Field]
+		name := s.FieldNames[cs.Field]
 		if len(cp.Keys) == 0 || len(cp.Keys) > maxCopyKeys {
 			c.add(key+".keys", "must list between 1 and %d values (got %d)", maxCopyKeys, len(cp.Keys))
 			break
@@ -410,43 +410,43 @@ func resolveCopies(c *checker, f *File, s *spec) {
 				c.add(vk, "value %v is listed twice", v)
 			default:
 				seen[val] = true
-				cs.keys = append(cs.keys, val)
+				cs.Keys = append(cs.Keys, val)
 			}
 		}
 	default:
 		if n := *cp.Top; n < 1 || n > maxCopyKeys {
 			c.add(key+".top", "must be between 1 and %d (got %d)", maxCopyKeys, n)
-		} else if ids, err := topIDs(s.fields[cs.field], n); err != nil {
+		} else if ids, err := topIDs(s.Fields[cs.Field], n); err != nil {
 			c.add(key+".top", "%v", err)
 		} else {
-			cs.keys = ids
+			cs.Keys = ids
 		}
 	}
-	if len(c.probs) > before || cs.field < 0 {
+	if len(c.probs) > before || cs.Field < 0 {
 		return
 	}
-	slices.Sort(cs.keys)
-	s.copies = cs
+	slices.Sort(cs.Keys)
+	s.Copies = cs
 }
 
 // topIDs returns the n most popular values of a field's generator: the ids of ranks 0 to
 // n-1 of a Zipf field, the first n ids of a hotspot field's hot set, the n values of a
 // categorical field with the largest weights (the first listed among equal weights).
-func topIDs(fs fieldSpec, n int) ([]uint64, error) {
-	switch fs.gen {
+func topIDs(fs FieldSpec, n int) ([]uint64, error) {
+	switch fs.Gen {
 	case "zipf":
-		if uint64(n) > fs.n {
-			return nil, fmt.Errorf("is %d, but the field has only %d ids", n, fs.n)
+		if uint64(n) > fs.N {
+			return nil, fmt.Errorf("is %d, but the field has only %d ids", n, fs.N)
 		}
-		z := workload.NewZipf(fs.n, fs.s, fs.scramble)
+		z := workload.NewZipf(fs.N, fs.S, fs.Scramble)
 		ids := make([]uint64, n)
 		for k := range ids {
 			ids[k] = z.ID(uint64(k))
 		}
 		return ids, nil
 	case "hotspot":
-		hot := workload.NewHotspot(fs.n, fs.hotFraction, fs.hotOps).HotSize()
-		if hot == 0 || hot == fs.n {
+		hot := workload.NewHotspot(fs.N, fs.HotFraction, fs.HotOps).HotSize()
+		if hot == 0 || hot == fs.N {
 			return nil, fmt.Errorf("the hotspot field's hot set is empty or everything, so no id is more popular than another (list keys instead)")
 		}
 		if uint64(n) > hot {
@@ -458,16 +458,16 @@ func topIDs(fs fieldSpec, n int) ([]uint64, error) {
 		}
 		return ids, nil
 	case "categorical":
-		if n > fs.count {
-			return nil, fmt.Errorf("is %d, but the field has only %d values", n, fs.count)
+		if n > fs.Count {
+			return nil, fmt.Errorf("is %d, but the field has only %d values", n, fs.Count)
 		}
-		idx := make([]int, fs.count)
+		idx := make([]int, fs.Count)
 		for i := range idx {
 			idx[i] = i
 		}
-		if fs.weights != nil {
+		if fs.Weights != nil {
 			slices.SortStableFunc(idx, func(a, b int) int {
-				switch wa, wb := fs.weights[a], fs.weights[b]; {
+				switch wa, wb := fs.Weights[a], fs.Weights[b]; {
 				case wa > wb:
 					return -1
 				case wa < wb:
@@ -482,11 +482,11 @@ func topIDs(fs fieldSpec, n int) ([]uint64, error) {
 		}
 		return ids, nil
 	}
-	return nil, fmt.Errorf("needs a zipf, hotspot or categorical field, whose popular values are known; this one is gen = %q (list keys instead)", fs.gen)
+	return nil, fmt.Errorf("needs a zipf, hotspot or categorical field, whose popular values are known; this one is gen = %q (list keys instead)", fs.Gen)
 }
 
 // resolveActions reads [[actions]], after the cluster, the streams and the cache.
-func resolveActions(c *checker, f *File, s *spec) {
+func resolveActions(c *checker, f *File, s *Resolved) {
 	if len(f.Actions) > maxActions {
 		c.add("actions", "at most %d actions are allowed (got %d)", maxActions, len(f.Actions))
 		return
@@ -502,7 +502,7 @@ func resolveActions(c *checker, f *File, s *spec) {
 		var act sim.Action
 		if a.At == "" {
 			c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
-		} else if at, err := ParseInstant(a.At, s.start); err != nil {
+		} else if at, err := ParseInstant(a.At, s.Start); err != nil {
 			c.add(key+".at", "%v", err)
 		} else if at < 0 {
 			c.add(key+".at", "must not be before the start (got %q)", a.At)
@@ -530,8 +530,8 @@ func resolveActions(c *checker, f *File, s *spec) {
 		switch {
 		case nodeAction && a.Node == nil:
 			c.add(key+".node", "required with %s: the node's id, 0 to nodes-1", what[0])
-		case nodeAction && (*a.Node < 0 || (len(s.nodes) > 0 && *a.Node >= len(s.nodes))):
-			c.add(key+".node", "no such node: ids run from 0 to %d (got %d)", len(s.nodes)-1, *a.Node)
+		case nodeAction && (*a.Node < 0 || (len(s.Nodes) > 0 && *a.Node >= len(s.Nodes))):
+			c.add(key+".node", "no such node: ids run from 0 to %d (got %d)", len(s.Nodes)-1, *a.Node)
 		case nodeAction:
 			act.Node = *a.Node
 		case a.Node != nil:
@@ -587,7 +587,7 @@ func resolveActions(c *checker, f *File, s *spec) {
 		return // the scenario is refused; the texts would follow broken settings
 	}
 	// The texts say what changed, from what: follow the settings through the actions.
-	nodes := slices.Clone(s.nodes)
+	nodes := slices.Clone(s.Nodes)
 	for _, n := range acts {
 		a := n.a
 		switch a.Kind {
@@ -598,7 +598,7 @@ func resolveActions(c *checker, f *File, s *spec) {
 			a.Text = fmt.Sprintf("node %d: queue limit %s → %s", a.Node, queueLimitText(nodes[a.Node].QueueLimit), queueLimitText(a.QueueLimit))
 			nodes[a.Node].QueueLimit = a.QueueLimit
 		case sim.SetLimit:
-			a.Text = s.streams[a.Stream].name + ": " + limitText(a.Limit)
+			a.Text = s.Streams[a.Stream].Name + ": " + limitText(a.Limit)
 		case sim.SetCache:
 			a.Text = "cache off"
 			if a.CacheOn {
@@ -608,7 +608,7 @@ func resolveActions(c *checker, f *File, s *spec) {
 		if n.note != "" {
 			a.Text += " (" + n.note + ")"
 		}
-		s.actions = append(s.actions, a)
+		s.Actions = append(s.Actions, a)
 	}
 }
 
@@ -660,13 +660,13 @@ func groupDigits(v float64) string {
 }
 
 // resolveDetect reads [detect].
-func resolveDetect(c *checker, f *File, s *spec) {
-	s.detect = DefaultDetect
+func resolveDetect(c *checker, f *File, s *Resolved) {
+	s.Detect = DefaultDetect
 	d := f.Detect
 	if d == nil {
 		return
 	}
-	s.detectGiven = true
+	s.DetectGiven = true
 	between := func(key string, p *int, def, lo, hi int) int {
 		if p == nil {
 			return def
@@ -677,30 +677,22 @@ func resolveDetect(c *checker, f *File, s *spec) {
 		}
 		return *p
 	}
-	s.detect.TopK = between("detect.top_k", d.TopK, sim.DefaultTopK, 1, maxTopK)
-	s.detect.SampleEvery = between("detect.sample_every", d.SampleEvery, sim.DefaultSampleEvery, 1, maxSampleEvery)
-	s.detect.MaxKeys = between("detect.max_keys", d.MaxKeys, sim.DefaultMaxKeys, 1, maxDetectKeys)
-	s.detect.OutlierMinSamples = between("detect.outlier_min_samples", d.OutlierMinSamples, defaultOutlierMinSamples, 1, maxOutlierMinSamples)
+	s.Detect.TopK = between("detect.top_k", d.TopK, sim.DefaultTopK, 1, maxTopK)
+	s.Detect.SampleEvery = between("detect.sample_every", d.SampleEvery, sim.DefaultSampleEvery, 1, maxSampleEvery)
+	s.Detect.MaxKeys = between("detect.max_keys", d.MaxKeys, sim.DefaultMaxKeys, 1, maxDetectKeys)
+	s.Detect.OutlierMinSamples = between("detect.outlier_min_samples", d.OutlierMinSamples, defaultOutlierMinSamples, 1, maxOutlierMinSamples)
 	if d.OutlierFactor != nil {
 		if v := *d.OutlierFactor; !(v > 1) || math.IsInf(v, 0) {
 			c.add("detect.outlier_factor", "must be a number above 1 (got %v)", v)
 		} else {
-			s.detect.OutlierFactor = v
+			s.Detect.OutlierFactor = v
 		}
 	}
 }
 
-// Detect returns the variant's detection settings, defaults applied.
-func (v *Variant) Detect() DetectConfig {
-	if v.spec == nil {
-		return DefaultDetect
-	}
-	return v.spec.detect
-}
-
-// keyFieldsOf returns the fields the key's parts read, in key order, once each: a time
+// KeyFieldsOf returns the fields the key's parts read, in key order, once each: a time
 // bucket part reads its raw time field.
-func keyFieldsOf(parts []keyspace.Part) []int {
+func KeyFieldsOf(parts []keyspace.Part) []int {
 	var out []int
 	for _, p := range parts {
 		if !slices.Contains(out, p.Field) {

@@ -1,0 +1,282 @@
+package build
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// Model builds a fresh sim.Model from a validated spec. Generators and planners keep
+// state, so every run needs its own model; two models of one spec give identical runs.
+func Model(s *spec.Resolved) *sim.Model {
+	m := &sim.Model{
+		Seed:      s.Seed,
+		Duration:  s.Duration,
+		Warmup:    s.Warmup,
+		Window:    s.Window,
+		Network:   s.Network,
+		Nodes:     append([]sim.Node(nil), s.Nodes...),
+		ShardNode: append([]int(nil), s.ShardNode...),
+	}
+	design := &keyspace.Design{Parts: s.Parts, Salt: uint64(max(s.Salt, 0)), SaltMode: s.SaltMode, SaltField: s.SaltField, Clock: int64(s.Start)}
+	if !design.Salted() {
+		design.Salt = 0
+	}
+	var scheme keyspace.Scheme = buildScheme(s, design)
+	if s.Copies != nil {
+		// The history sample that cut the range splits holds ordinary keys: copies are
+		// added after it, as a migration would add them to an existing table.
+		keys := make(map[uint64]bool, len(s.Copies.Keys))
+		for _, k := range s.Copies.Keys {
+			keys[k] = true
+		}
+		design.Copies = &keyspace.Copies{Field: s.Copies.Field, Keys: keys, Count: s.Copies.Count}
+	}
+	if s.Split != nil {
+		// Every planner routes through the one splitter, so a split moves every stream's keys.
+		sp := keyspace.NewSplitter(scheme, s.MaxShards)
+		m.Splitter, scheme = sp, sp
+	}
+	mitigations(s, m)
+	needed := neededFields(s)
+	for i, ss := range s.Streams {
+		st := sim.Stream{
+			Name:    ss.Name,
+			Op:      ss.Op,
+			Cost:    ss.Cost,
+			Service: ss.Service,
+			Age:     age(ss.Age),
+			Fields:  make([]workload.Generator, len(ss.Fields)),
+			Client:  ss.Client,
+		}
+		if ss.Client.Limit != nil {
+			l := *ss.Client.Limit
+			st.Client.Limit = &l
+		}
+		st.ApplyCost = ss.Cost
+		if s.ApplyCost > 0 {
+			st.ApplyCost = s.ApplyCost
+		}
+		if ss.Op != sim.Scan {
+			st.KeyFields = spec.KeyFieldsOf(s.Parts)
+		}
+		st.UseCache = s.Cache != nil && s.CacheStreams[i]
+		switch bursty := ss.Burst != nil && ss.Burst.Factor > 1; {
+		case bursty && ss.Uniform:
+			st.Arrivals = workload.NewBurstUniform(ss.Schedule, *ss.Burst)
+		case bursty:
+			st.Arrivals = workload.NewBurstPoisson(ss.Schedule, *ss.Burst)
+		case ss.Uniform:
+			st.Arrivals = workload.NewUniformArrivals(ss.Schedule)
+		default:
+			st.Arrivals = workload.NewPoisson(ss.Schedule)
+		}
+		for f, fs := range ss.Fields {
+			// A point request draws its key's raw time field too: the engine names the
+			// row by KeyFields (time-ordered generators draw no random numbers).
+			if needed[f] || slices.Contains(st.KeyFields, f) {
+				st.Fields[f] = generator(fs)
+			}
+		}
+		switch {
+		case ss.Op == sim.Scan && ss.Query != nil:
+			st.Planner = queryPlanner(s, design, scheme, ss)
+		case ss.Op == sim.Scan && m.Splitter != nil:
+			st.Planner = keyspace.NewScatterPlannerFor(scheme) // the live shards, splits included
+		case ss.Op == sim.Scan:
+			st.Planner = keyspace.NewScatterPlanner(s.Shards)
+		default:
+			st.Planner = keyspace.NewPointPlanner(design, scheme, ss.Op == sim.Read)
+		}
+		m.Streams = append(m.Streams, st)
+	}
+	return m
+}
+
+// mitigations sets the model's mitigation and detection fields; a scenario without them
+// leaves them nil and zero. Every pointer is a fresh copy: a model owns what it points to.
+func mitigations(s *spec.Resolved, m *sim.Model) {
+	m.Replicas, m.ReadAny = s.Replicas, s.ReadAny
+	if s.Cache != nil {
+		c := *s.Cache
+		m.Cache = &c
+	}
+	if s.Limits != nil {
+		l := *s.Limits
+		m.Limits = &l
+	}
+	if s.Split != nil {
+		p := *s.Split
+		m.Split = &p
+	}
+	for _, a := range s.Actions {
+		if a.Limit != nil {
+			l := *a.Limit
+			a.Limit = &l
+		}
+		m.Actions = append(m.Actions, a)
+	}
+	if s.DetectGiven {
+		m.Detect = sim.Detect{TopK: s.Detect.TopK, SampleEvery: s.Detect.SampleEvery, MaxKeys: s.Detect.MaxKeys}
+	}
+}
+
+// buildScheme builds the variant's shard scheme. The range scheme's split points are the
+// quantiles of keys sampled from what the write streams would have written during the
+// table's history, so a time-ordered key leaves every new write beyond the last split.
+// The sample is drawn from its own random stream of the seed.
+func buildScheme(s *spec.Resolved, design *keyspace.Design) keyspace.Scheme {
+	switch s.Scheme {
+	case "range":
+		return keyspace.NewRange(keyspace.SplitsFromSample(historySample(s, design), s.Shards))
+	case "directory":
+		entries := make([]keyspace.DirEntry, len(s.Directory))
+		for i, d := range s.Directory {
+			entries[i] = keyspace.DirEntry{Part: d.Part, Value: d.Value, Shards: d.Shards}
+		}
+		dir, err := keyspace.NewDirectory(s.Shards, entries)
+		if err != nil {
+			panic("build: unvalidated directory: " + err.Error())
+		}
+		return dir
+	}
+	if s.Hash == "ring" {
+		return keyspace.NewRing(s.Shards, s.Vnodes)
+	}
+	return keyspace.NewModulo(s.Shards)
+}
+
+// historySampleSize is how many history keys the range scheme's splits are cut from:
+// 200 per shard, between 10,000 and 500,000.
+func historySampleSize(shards int) int { return min(max(200*shards, 10_000), 500_000) }
+
+func historySample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
+	// Weigh the streams by what they would have written during the history (before its
+	// first point a schedule keeps the first point's rate); failing that (writes that
+	// start at rate 0), by what they write during the run; failing that, every stream.
+	var streams []*spec.StreamSpec
+	var weights []float64
+	weigh := []func(*spec.StreamSpec) float64{
+		func(ss *spec.StreamSpec) float64 { return ss.Integral(-int64(s.History), 0) },
+		func(ss *spec.StreamSpec) float64 { return ss.Integral(0, int64(s.Duration)) },
+	}
+	for pass := 0; pass < 4 && len(streams) == 0; pass++ {
+		for i := range s.Streams {
+			ss := &s.Streams[i]
+			if pass < 2 && ss.Op != sim.Write {
+				continue
+			}
+			if w := weigh[pass%2](ss); w > 0 {
+				streams = append(streams, ss)
+				weights = append(weights, w)
+			}
+		}
+	}
+	n := historySampleSize(s.Shards)
+	sample := make([]keyspace.Key, 0, n)
+	if len(streams) == 0 {
+		return sample
+	}
+	r := rand.New(rand.NewPCG(s.Seed, 0x5e1175)) // the splits' own random stream
+	gens := make([][]workload.Generator, len(streams))
+	for i, ss := range streams {
+		gens[i] = make([]workload.Generator, len(ss.Fields))
+		for f, fs := range ss.Fields {
+			gens[i][f] = generator(fs)
+		}
+	}
+	pick := workload.NewCategorical(len(weights), weights)
+	fields := make([]uint64, len(s.FieldNames))
+	var counter uint64
+	// Row times are drawn in increasing order, as the writes happened, so that
+	// time-ordered ids with counters behave as they would have.
+	times := make([]int64, n)
+	for i := range times {
+		times[i] = -int64(s.History) + int64(r.Float64()*float64(s.History))
+	}
+	slices.Sort(times)
+	for _, t := range times {
+		i := pick.Next(r, t)
+		for f, g := range gens[i] {
+			fields[f] = g.Next(r, t)
+		}
+		var k keyspace.Key
+		design.KeyInto(&k, fields, t, design.WriteSalt(r, fields, &counter))
+		sample = append(sample, k)
+	}
+	return sample
+}
+
+
+// queryPlanner builds the planner of a scan with a where clause.
+func queryPlanner(s *spec.Resolved, design *keyspace.Design, scheme keyspace.Scheme, ss spec.StreamSpec) *keyspace.QueryPlanner {
+	q := slices.Clone(ss.Query)
+	off := len(q) - len(s.Parts) // 1 when salted
+	for i, p := range s.Parts {
+		if q[off+i].Mode == keyspace.TimeRange {
+			q[off+i].Bounds = generator(ss.Fields[p.Field]).(keyspace.TimeBounder)
+		}
+	}
+	p, err := keyspace.NewQueryPlanner(design, scheme, q)
+	if err != nil {
+		panic("build: unvalidated query: " + err.Error())
+	}
+	return p
+}
+
+// neededFields marks the fields some planner reads; the engine draws no others.
+func neededFields(s *spec.Resolved) []bool {
+	need := make([]bool, len(s.FieldNames))
+	for _, p := range s.Parts {
+		if p.Kind != keyspace.TimeBucketPart {
+			need[p.Field] = true
+		}
+	}
+	if s.Salt > 1 && s.SaltMode == keyspace.SaltHash && s.SaltField >= 0 {
+		need[s.SaltField] = true
+	}
+	return need
+}
+
+func generator(fs spec.FieldSpec) workload.Generator {
+	switch fs.Gen {
+	case "uniform":
+		return workload.NewUniform(fs.N)
+	case "zipf":
+		return workload.NewZipf(fs.N, fs.S, fs.Scramble)
+	case "hotspot":
+		return workload.NewHotspot(fs.N, fs.HotFraction, fs.HotOps)
+	case "categorical":
+		return workload.NewCategorical(fs.Count, fs.Weights)
+	case "snowflake":
+		return workload.NewSnowflake()
+	case "sequence":
+		return workload.NewSequence()
+	case "time":
+		return workload.NewTime()
+	case "uuid":
+		return workload.NewUUID()
+	}
+	panic(fmt.Sprintf("scenarios: unvalidated generator %q", fs.Gen))
+}
+
+func age(a spec.AgeSpec) workload.Age {
+	switch a.Dist {
+	case "const":
+		if a.Value == 0 {
+			return nil
+		}
+		return workload.ConstAge(int64(a.Value))
+	case "exponential":
+		return workload.ExpAge(int64(a.Value))
+	case "uniform":
+		return workload.UniformAge(int64(a.Value))
+	}
+	return nil
+}
+

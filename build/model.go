@@ -212,7 +212,6 @@ func historySample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
 	return sample
 }
 
-
 // queryPlanner builds the planner of a scan with a where clause.
 func queryPlanner(s *spec.Resolved, design *keyspace.Design, scheme keyspace.Scheme, ss spec.StreamSpec) *keyspace.QueryPlanner {
 	q := slices.Clone(ss.Query)
@@ -279,4 +278,3 @@ func age(a spec.AgeSpec) workload.Age {
 	}
 	return nil
 }
-

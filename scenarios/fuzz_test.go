@@ -13,8 +13,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/internal/tomlx"
+	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
 

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
-	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/internal/tomlx"
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )

@@ -271,10 +271,12 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		}
 		overrides = list
 	}
-	var f spec.File
+	f := spec.Defaults()
 	if err := doc.Decode(base, "", &f); err != nil {
 		errs = appendErr(errs, relabel(err, global))
 	}
+	// A variant's own table is decoded on its own only to check its keys and types, and
+	// to read its name and description; defaults are not wanted there.
 	vfiles := make([]spec.File, len(overrides))
 	for i, o := range overrides {
 		if err := doc.Decode(o, fmt.Sprintf("variants[%d]", i), &vfiles[i]); err != nil {
@@ -412,7 +414,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			mine = append(mine, s)
 			apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
 		}
-		var vf spec.File
+		vf := spec.Defaults()
 		if err := doc.Decode(merged, "", &vf); err != nil {
 			if !decodeFailed {
 				errs = appendErr(errs, relabelVariant(doc, err, mine, over, vkey, name))

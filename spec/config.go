@@ -1,18 +1,19 @@
 package spec
 
-// The types below mirror the scenario file (SPEC section 2). They hold what the user wrote:
-// durations and clock times stay strings and optional numbers are pointers (nil: absent),
-// so that validation can tell "missing" from "zero" and report the text it could not read.
+// The types below mirror the scenario file (SPEC section 2) as plain data. Durations, clock
+// times, instants, enumerations and the few values of several shapes have types that
+// decode themselves (types.go), so that a File holds no untyped value; optional numbers
+// are pointers (nil: absent), so that validation can tell "missing" from "zero".
 
 // File is one scenario file, before variants are applied.
 type File struct {
-	Name        string `toml:"name"`
-	Description string `toml:"description"`
-	Seed        *int64 `toml:"seed"`
-	Start       string `toml:"start"`
-	Duration    string `toml:"duration"`
-	Warmup      string `toml:"warmup"`
-	Window      string `toml:"window"`
+	Name        string   `toml:"name"`
+	Description string   `toml:"description"`
+	Seed        *int64   `toml:"seed"`
+	Start       Clock    `toml:"start"`
+	Duration    Duration `toml:"duration"`
+	Warmup      Duration `toml:"warmup"`
+	Window      Duration `toml:"window"`
 	// LoadFactor multiplies every stream's rate (default 1): capacity searches vary it.
 	LoadFactor *float64 `toml:"load_factor"`
 	Cluster    Cluster  `toml:"cluster"`
@@ -36,17 +37,17 @@ type Cluster struct {
 	Nodes      *int         `toml:"nodes"`
 	Cores      *int         `toml:"cores"`
 	QueueLimit *int         `toml:"queue_limit"`
-	Network    string       `toml:"network"`
-	Placement  string       `toml:"placement"`
+	Network    Duration     `toml:"network"`
+	Placement  Placement    `toml:"placement"`
 	ShardNodes []int        `toml:"shard_nodes"`
 	Node       []NodeConfig `toml:"node"`
 	// Replicas is the number of followers of every shard (default 0), on the nodes after
 	// the leader's.
 	Replicas *int `toml:"replicas"`
 	// ReadFrom is "leader" (default) or "any": where reads and scans go.
-	ReadFrom string `toml:"read_from"`
+	ReadFrom ReadFrom `toml:"read_from"`
 	// ApplyCost is a follower's CPU time per write (default: the write stream's cost).
-	ApplyCost string `toml:"apply_cost"`
+	ApplyCost Duration `toml:"apply_cost"`
 }
 
 // NodeConfig overrides one node ([[cluster.node]]).
@@ -59,34 +60,34 @@ type NodeConfig struct {
 // Table is the [table] table.
 type Table struct {
 	Name    string           `toml:"name"`
-	History string           `toml:"history"`
+	History Duration         `toml:"history"`
 	Fields  map[string]Field `toml:"fields"`
 }
 
 // Field is one field generator (SPEC 2.1).
 type Field struct {
-	Gen         string    `toml:"gen"`
+	Gen         Gen       `toml:"gen"`
 	N           *int64    `toml:"n"`
 	S           *float64  `toml:"s"`
 	Scramble    *bool     `toml:"scramble"`
 	HotFraction *float64  `toml:"hot_fraction"`
 	HotOps      *float64  `toml:"hot_ops"`
-	Values      []any     `toml:"values"`
+	Values      []Scalar  `toml:"values"`
 	Count       *int      `toml:"count"`
 	Weights     []float64 `toml:"weights"`
 }
 
 // Keyspace is the [keyspace] table.
 type Keyspace struct {
-	Scheme    string     `toml:"scheme"`
+	Scheme    Scheme     `toml:"scheme"`
 	Shards    *int       `toml:"shards"`
 	Key       []string   `toml:"key"`
 	Salt      *int       `toml:"salt"`
-	SaltMode  string     `toml:"salt_mode"`
+	SaltMode  SaltMode   `toml:"salt_mode"`
 	SaltField string     `toml:"salt_field"`
-	Hash      string     `toml:"hash"`
+	Hash      HashKind   `toml:"hash"`
 	Vnodes    *int       `toml:"vnodes"`
-	Splits    string     `toml:"splits"`
+	Splits    Splits     `toml:"splits"`
 	Directory []DirEntry `toml:"directory"`
 	// Limits are per-partition throughput limits (nil: none).
 	Limits *Limits `toml:"limits"`
@@ -102,7 +103,7 @@ type Limits struct {
 	ReadUnits       *float64 `toml:"read_units"`
 	TableWriteUnits *float64 `toml:"table_write_units"`
 	TableReadUnits  *float64 `toml:"table_read_units"`
-	Burst           string   `toml:"burst"`
+	Burst           Duration `toml:"burst"`
 	Adaptive        *bool    `toml:"adaptive"`
 	SplitForHeat    *bool    `toml:"split_for_heat"`
 }
@@ -111,54 +112,54 @@ type Limits struct {
 type Split struct {
 	Rows      *int64   `toml:"rows"`
 	Load      *float64 `toml:"load"`
-	Move      string   `toml:"move"`
+	Move      Duration `toml:"move"`
 	MaxShards *int     `toml:"max_shards"`
 }
 
 // Copies is [keyspace.copies]: the rows of a few hot values of one key field are written
 // to count copies (an extra trailing key part), and each read picks one.
 type Copies struct {
-	Count *int   `toml:"count"`
-	Keys  []any  `toml:"keys"`
-	Top   *int   `toml:"top"`
-	Field string `toml:"field"`
+	Count *int     `toml:"count"`
+	Keys  []Scalar `toml:"keys"`
+	Top   *int     `toml:"top"`
+	Field string   `toml:"field"`
 }
 
 // DirEntry is one [[keyspace.directory]] entry: the rows whose field equals value live on
 // the listed shards.
 type DirEntry struct {
 	Field  string `toml:"field"`
-	Value  any    `toml:"value"`
+	Value  Scalar `toml:"value"`
 	Shards []int  `toml:"shards"`
 }
 
 // Stream is one [[streams]] entry.
 type Stream struct {
 	Name     string            `toml:"name"`
-	Op       string            `toml:"op"`
+	Op       Op                `toml:"op"`
 	Rate     *float64          `toml:"rate"`
 	Schedule []SchedulePoint   `toml:"schedule"`
-	Arrival  string            `toml:"arrival"`
-	Cost     string            `toml:"cost"`
-	Service  string            `toml:"service"`
+	Arrival  Arrival           `toml:"arrival"`
+	Cost     Duration          `toml:"cost"`
+	Service  Service           `toml:"service"`
 	CV       *float64          `toml:"cv"`
-	Age      any               `toml:"age"`
+	Age      Age               `toml:"age"`
 	Where    map[string]string `toml:"where"`
 	Fields   map[string]Field  `toml:"fields"`
 	// SLO is the stream's p99 latency thresholds: a latency alert fires the first time a
 	// window's p99 crosses each; the first is drawn on the p99 chart. A single duration
 	// or a list; default ["200ms", "500ms", "1.5s"].
-	SLO any `toml:"slo"`
+	SLO SLOList `toml:"slo"`
 	// Burst multiplies the rate by burst.factor during the first burst.width of every
 	// burst.every (nil: no bursts).
 	Burst *Burst `toml:"burst"`
 	// Timeout is how long the client waits for an attempt (default: for ever).
-	Timeout string `toml:"timeout"`
+	Timeout Duration `toml:"timeout"`
 	// Retries is how many more attempts follow a timed-out, rejected or throttled one.
 	Retries *int `toml:"retries"`
 	// Backoff and BackoffMax shape the exponential backoff between attempts.
-	Backoff    string `toml:"backoff"`
-	BackoffMax string `toml:"backoff_max"`
+	Backoff    Duration `toml:"backoff"`
+	BackoffMax Duration `toml:"backoff_max"`
 	// Limit is a client-side token bucket (nil: none).
 	Limit *Limit `toml:"limit"`
 }
@@ -167,32 +168,31 @@ type Stream struct {
 type Limit struct {
 	Rate     *float64 `toml:"rate"`
 	Burst    *int     `toml:"burst"`
-	Overflow string   `toml:"overflow"`
+	Overflow Overflow `toml:"overflow"`
 }
 
 // Cache is the [cache] table.
 type Cache struct {
 	Capacity             *int     `toml:"capacity"`
-	TTL                  string   `toml:"ttl"`
+	TTL                  Duration `toml:"ttl"`
 	Jitter               *float64 `toml:"jitter"`
-	HitCost              string   `toml:"hit_cost"`
+	HitCost              Duration `toml:"hit_cost"`
 	SingleFlight         *bool    `toml:"single_flight"`
-	StaleWhileRevalidate string   `toml:"stale_while_revalidate"`
+	StaleWhileRevalidate Duration `toml:"stale_while_revalidate"`
 	Enabled              *bool    `toml:"enabled"`
 	Streams              []string `toml:"streams"`
 }
 
-// Action is one [[actions]] entry: at a time, one setting changes. Limit is a limit table
-// or the string "none", so it is decoded by hand (see resolveActions).
+// Action is one [[actions]] entry: at a time, one setting changes.
 type Action struct {
-	At         string `toml:"at"`
-	Node       *int   `toml:"node"`
-	Cores      *int   `toml:"cores"`
-	QueueLimit *int   `toml:"queue_limit"`
-	Stream     string `toml:"stream"`
-	Limit      any    `toml:"limit"`
-	Cache      *bool  `toml:"cache"`
-	Note       string `toml:"note"`
+	At         Instant      `toml:"at"`
+	Node       *int         `toml:"node"`
+	Cores      *int         `toml:"cores"`
+	QueueLimit *int         `toml:"queue_limit"`
+	Stream     string       `toml:"stream"`
+	Limit      LimitSetting `toml:"limit"`
+	Cache      *bool        `toml:"cache"`
+	Note       string       `toml:"note"`
 }
 
 // Detect is the [detect] table.
@@ -207,14 +207,43 @@ type Detect struct {
 // Burst is a stream's burst = { every = "1m", width = "2s", factor = 10, offset = "0s" }:
 // the rate is multiplied by factor inside [offset + k·every, offset + k·every + width).
 type Burst struct {
-	Every  string   `toml:"every"`
-	Width  string   `toml:"width"`
+	Every  Duration `toml:"every"`
+	Width  Duration `toml:"width"`
 	Factor *float64 `toml:"factor"`
-	Offset string   `toml:"offset"`
+	Offset Duration `toml:"offset"`
 }
 
 // SchedulePoint is one point of a piecewise-linear rate schedule.
 type SchedulePoint struct {
-	At   string   `toml:"at"`
+	At   Instant  `toml:"at"`
 	Rate *float64 `toml:"rate"`
+}
+
+// Defaults returns a File holding the default of every optional key whose default does not
+// depend on other keys (docs/scenario.md lists them all). The loader decodes a scenario
+// over it, so a File read from disk states these values; Resolve applies the same
+// defaults to a File built in code that leaves them out.
+func Defaults() File {
+	seed, lf := int64(defaultSeed), 1.0
+	cores, queue, replicas, salt, vnodes := defaultCores, 0, 0, 0, defaultVnodes
+	start, err := ParseClock(defaultStart)
+	if err != nil {
+		panic("spec: bad default start")
+	}
+	return File{
+		Seed:       &seed,
+		Start:      Clock{Text: defaultStart, Value: start},
+		Warmup:     Dur("0s"),
+		Window:     Dur(defaultWindow),
+		LoadFactor: &lf,
+		Cluster: Cluster{
+			Cores: &cores, QueueLimit: &queue, Network: Dur("0s"),
+			Replicas: &replicas, ReadFrom: ReadLeader,
+		},
+		Table: Table{History: Dur(defaultHistory)},
+		Keyspace: Keyspace{
+			Scheme: SchemeHash, Hash: HashModulo, Vnodes: &vnodes,
+			Salt: &salt, SaltMode: SaltRandom, Splits: SplitsHistory,
+		},
+	}
 }

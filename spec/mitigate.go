@@ -1,14 +1,12 @@
 package spec
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -83,8 +81,8 @@ func resolveReplicas(c *checker, f *File, s *Resolved) {
 			s.Replicas = r
 		}
 	}
-	s.ReadAny = oneOf(c, "cluster.read_from", cl.ReadFrom, "leader", "leader", "any") == "any"
-	if cl.ApplyCost != "" {
+	s.ReadAny = oneOf(c, "cluster.read_from", string(cl.ReadFrom), "leader", "leader", "any") == "any"
+	if cl.ApplyCost.Set() {
 		if s.ApplyCost = c.duration("cluster.apply_cost", cl.ApplyCost, "", 1); s.ApplyCost > maxCost {
 			c.add("cluster.apply_cost", "must be at most %s (got %q)", maxCost, cl.ApplyCost)
 			s.ApplyCost = 0
@@ -95,7 +93,7 @@ func resolveReplicas(c *checker, f *File, s *Resolved) {
 // resolveClient reads a stream's timeout, retries, backoff and limit.
 func resolveClient(c *checker, key string, st Stream) sim.Client {
 	var cl sim.Client
-	if st.Timeout != "" {
+	if st.Timeout.Set() {
 		if cl.Timeout = c.duration(key+".timeout", st.Timeout, "", 1); cl.Timeout > maxAge {
 			c.add(key+".timeout", "must be at most 10000d (got %q)", st.Timeout)
 			cl.Timeout = 0
@@ -116,10 +114,10 @@ func resolveClient(c *checker, key string, st Stream) sim.Client {
 	switch {
 	case backoffMax > maxAge:
 		c.add(key+".backoff_max", "must be at most 10000d (got %q)", st.BackoffMax)
-	case st.BackoffMax == "" && backoffMax < backoff:
+	case !st.BackoffMax.Set() && backoffMax < backoff:
 		backoffMax = backoff // the default cap never undercuts a longer first wait
 	case backoff > 0 && backoffMax > 0 && backoffMax < backoff:
-		c.add(key+".backoff_max", "must be at least backoff = %q (got %q)", orDefault(st.Backoff, defaultBackoff), st.BackoffMax)
+		c.add(key+".backoff_max", "must be at least backoff = %q (got %q)", orDefault(st.Backoff.Text, defaultBackoff), st.BackoffMax)
 	}
 	if cl.Retries > 0 {
 		cl.Backoff, cl.BackoffMax = backoff, backoffMax
@@ -159,7 +157,7 @@ func resolveLimit(c *checker, key string, l *Limit) *sim.Limit {
 			out.Burst = b
 		}
 	}
-	out.Queue = oneOf(c, key+".overflow", l.Overflow, "reject", "reject", "queue") == "queue"
+	out.Queue = oneOf(c, key+".overflow", string(l.Overflow), "reject", "reject", "queue") == "queue"
 	if len(c.probs) > before {
 		return nil
 	}
@@ -168,33 +166,13 @@ func resolveLimit(c *checker, key string, l *Limit) *sim.Limit {
 
 // limitValue reads an action's limit: a limit table, or "none" to lift the stream's limit.
 // ok is false when it is invalid.
-func limitValue(c *checker, key string, v any) (l *sim.Limit, ok bool) {
-	switch v := v.(type) {
-	case string:
-		if v == "none" {
-			return nil, true
-		}
-		c.add(key, "must be a limit table { rate = N, burst = N, overflow = \"reject\" | \"queue\" }, or \"none\" to lift the limit (got %q)", v)
-		return nil, false
-	case map[string]any:
-		var lt Limit
-		if err := (*tomlx.Doc)(nil).Decode(v, key, &lt); err != nil {
-			var es tomlx.Errors
-			if errors.As(err, &es) {
-				for _, e := range es {
-					c.add(e.Key, "%s", e.Msg)
-				}
-			} else {
-				c.add(key, "%v", err)
-			}
-			return nil, false
-		}
-		before := len(c.probs)
-		l = resolveLimit(c, key, &lt)
-		return l, len(c.probs) == before
+func limitValue(c *checker, key string, v LimitSetting) (l *sim.Limit, ok bool) {
+	if v.None {
+		return nil, true
 	}
-	c.add(key, "must be a limit table { rate = N, burst = N, overflow = \"reject\" | \"queue\" }, or \"none\" to lift the limit (got %v)", v)
-	return nil, false
+	before := len(c.probs)
+	l = resolveLimit(c, key, v.Limit)
+	return l, len(c.probs) == before
 }
 
 // resolveCache reads the [cache] table, after the streams.
@@ -205,7 +183,7 @@ func resolveCache(c *checker, f *File, s *Resolved) {
 	}
 	sc := &sim.Cache{}
 	sc.Capacity = c.requiredCount("cache.capacity", "keys the cache holds", cf.Capacity, maxCacheCapacity)
-	if cf.TTL == "" {
+	if !cf.TTL.Set() {
 		c.add("cache.ttl", "required: how long a cached key stays fresh, a duration such as \"30s\"")
 	} else if sc.TTL = c.duration("cache.ttl", cf.TTL, "", 1); sc.TTL > maxAge {
 		c.add("cache.ttl", "must be at most 10000d (got %q)", cf.TTL)
@@ -500,9 +478,9 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		key := fmt.Sprintf("actions[%d]", i)
 		before := len(c.probs)
 		var act sim.Action
-		if a.At == "" {
+		if !a.At.Set() {
 			c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
-		} else if at, err := ParseInstant(a.At, s.Start); err != nil {
+		} else if at, err := a.At.At(s.Start); err != nil {
 			c.add(key+".at", "%v", err)
 		} else if at < 0 {
 			c.add(key+".at", "must not be before the start (got %q)", a.At)
@@ -513,7 +491,7 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		for _, k := range []struct {
 			name  string
 			given bool
-		}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit != nil}, {"cache", a.Cache != nil}} {
+		}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}} {
 			if k.given {
 				what = append(what, k.name)
 			}

@@ -59,19 +59,20 @@ func (c *checker) add(key, format string, args ...any) {
 	c.probs = append(c.probs, FieldError{Key: key, Msg: fmt.Sprintf(format, args...)})
 }
 
-// duration reads an optional duration: def when s is empty.
-func (c *checker) duration(key, s, def string, minimum sim.Time) sim.Time {
+// duration reads an optional duration: def when it is absent. The text was parsed as it
+// was decoded; this checks its range.
+func (c *checker) duration(key string, dur Duration, def string, minimum sim.Time) sim.Time {
+	s, d := dur.Text, dur.Value
 	if s == "" {
 		s = def
-	}
-	if s == "" {
-		c.add(key, "required (a duration such as \"1h\")")
-		return 0
-	}
-	d, err := ParseDuration(s)
-	if err != nil {
-		c.add(key, "%v", err)
-		return 0
+		if s == "" {
+			c.add(key, "required (a duration such as \"1h\")")
+			return 0
+		}
+		var err error
+		if d, err = ParseDuration(s); err != nil {
+			panic("spec: bad default duration " + s)
+		}
 	}
 	if d < minimum {
 		if minimum == 1 {
@@ -131,7 +132,7 @@ func quoteAll(ss []string) []string {
 
 // FieldSpec is a validated field generator.
 type FieldSpec struct {
-	Gen          string
+	Gen          Gen
 	N            uint64
 	S            float64
 	Scramble     bool
@@ -166,35 +167,14 @@ type StreamSpec struct {
 // latency graph of an incident usually crosses in turn.
 var defaultSLO = []sim.Time{200 * sim.Millisecond, 500 * sim.Millisecond, 1500 * sim.Millisecond}
 
-func resolveSLO(c *checker, key string, v any) []sim.Time {
-	var texts []any
-	switch v := v.(type) {
-	case nil:
-		return defaultSLO
-	case string:
-		texts = []any{v}
-	case []any:
-		texts = v
-	default:
-		c.add(key, "must be a duration or a list of durations, e.g. \"50ms\" or [\"200ms\", \"1s\"] (got %v)", v)
+func resolveSLO(c *checker, key string, l SLOList) []sim.Time {
+	if !l.Given {
 		return defaultSLO
 	}
-	if len(texts) == 0 {
-		return nil // no latency alerts
-	}
-	var out []sim.Time
-	for i, t := range texts {
-		text, ok := t.(string)
-		d, err := ParseDuration(text)
-		if !ok || err != nil || d <= 0 {
-			c.add(fmt.Sprintf("%s[%d]", key, i), "must be a positive duration such as \"200ms\" (got %v)", t)
-			continue
-		}
-		if len(out) > 0 && d <= out[len(out)-1] {
-			c.add(fmt.Sprintf("%s[%d]", key, i), "thresholds must increase (%q is not above the one before)", text)
-			continue
-		}
-		out = append(out, d)
+	// The thresholds were checked (positive, increasing) as they were decoded.
+	out := make([]sim.Time, len(l.Items))
+	for i, d := range l.Items {
+		out[i] = d.Value
 	}
 	return out
 }
@@ -300,15 +280,7 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 			s.Seed = uint64(*f.Seed)
 		}
 	}
-	startText := f.Start
-	if startText == "" {
-		startText = defaultStart
-	}
-	if st, err := ParseClock(startText); err != nil {
-		c.add("start", "%v", err)
-	} else {
-		s.Start = st
-	}
+	s.Start = f.Start.Value // 00:00 when absent
 	s.Duration = c.duration("duration", f.Duration, "", 1)
 	s.Warmup = c.duration("warmup", f.Warmup, "0s", 0)
 	s.Window = c.duration("window", f.Window, defaultWindow, 1)
@@ -437,12 +409,10 @@ func resolveTable(c *checker, f *File, s *Resolved) {
 	}
 }
 
-var gens = []string{"uniform", "zipf", "hotspot", "categorical", "snowflake", "sequence", "time", "uuid"}
-
 func resolveField(c *checker, key string, f Field) FieldSpec {
 	fs := FieldSpec{Gen: f.Gen, DeclaredHere: true}
 	// params lists which optional parameters each generator takes.
-	params := map[string][]string{
+	params := map[Gen][]string{
 		"uniform":     {"n"},
 		"zipf":        {"n", "s", "scramble"},
 		"hotspot":     {"n", "hot_fraction", "hot_ops"},
@@ -454,11 +424,11 @@ func resolveField(c *checker, key string, f Field) FieldSpec {
 		"values": f.Values != nil, "count": f.Count != nil, "weights": f.Weights != nil,
 	}
 	if f.Gen == "" {
+		gens := make([]string, len(Gens))
+		for i, g := range Gens {
+			gens[i] = string(g)
+		}
 		c.add(key+".gen", "required: one of %s", strings.Join(quoteAll(gens), ", "))
-		return fs
-	}
-	if !slices.Contains(gens, f.Gen) {
-		c.add(key+".gen", "unknown generator %q: want one of %s", f.Gen, strings.Join(quoteAll(gens), ", "))
 		return fs
 	}
 	for _, p := range []string{"n", "s", "scramble", "hot_fraction", "hot_ops", "values", "count", "weights"} {
@@ -528,18 +498,7 @@ func resolveCategorical(c *checker, key string, f Field, fs *FieldSpec) {
 		}
 		seen := map[string]bool{}
 		for i, v := range f.Values {
-			var label string
-			switch v := v.(type) {
-			case string:
-				label = v
-			case int64:
-				label = fmt.Sprint(v)
-			case bool:
-				label = fmt.Sprint(v)
-			default:
-				c.add(fmt.Sprintf("%s.values[%d]", key, i), "must be a string, integer or boolean (got %v)", v)
-				continue
-			}
+			label := v.String()
 			if seen[label] {
 				c.add(fmt.Sprintf("%s.values[%d]", key, i), "duplicate value %q", label)
 			}
@@ -595,9 +554,9 @@ var bucketFns = map[string]sim.Time{"minute": sim.Minute, "hour": sim.Hour, "day
 
 func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	k := &f.Keyspace
-	s.Scheme = oneOf(c, "keyspace.scheme", k.Scheme, "hash", "hash", "range", "directory")
+	s.Scheme = oneOf(c, "keyspace.scheme", string(k.Scheme), "hash", "hash", "range", "directory")
 	s.Shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
-	s.Hash = oneOf(c, "keyspace.hash", k.Hash, "modulo", "modulo", "ring")
+	s.Hash = oneOf(c, "keyspace.hash", string(k.Hash), "modulo", "modulo", "ring")
 	// Options of another scheme are ignored rather than refused, so that a variant can
 	// switch scheme without unsetting what the base scenario set.
 	s.Vnodes = c.intAtLeast("keyspace.vnodes", k.Vnodes, defaultVnodes, 1)
@@ -616,7 +575,7 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 		salt = 0
 	}
 	s.Salt = salt
-	mode := oneOf(c, "keyspace.salt_mode", k.SaltMode, "random", "random", "round_robin", "hash")
+	mode := oneOf(c, "keyspace.salt_mode", string(k.SaltMode), "random", "random", "round_robin", "hash")
 	s.SaltMode = map[string]keyspace.SaltMode{"random": keyspace.SaltRandom, "round_robin": keyspace.SaltRoundRobin, "hash": keyspace.SaltHash}[mode]
 	s.SaltField = -1
 	if k.SaltField != "" {
@@ -760,11 +719,11 @@ func resolveDirectory(c *checker, k *Keyspace, s *Resolved) {
 
 // fieldValue maps a directory value as written to the field's internal value: a
 // categorical label to its index, an integer to itself.
-func fieldValue(f FieldSpec, v any) (uint64, bool) {
+func fieldValue(f FieldSpec, v Scalar) (uint64, bool) {
 	if f.Gen == "categorical" {
-		label := fmt.Sprint(v)
+		label := v.String()
 		if f.Labels == nil {
-			n, ok := v.(int64)
+			n, ok := v.Int, v.IsInt
 			return uint64(n), ok && n >= 0 && int(n) < f.Count
 		}
 		for i, l := range f.Labels {
@@ -774,7 +733,7 @@ func fieldValue(f FieldSpec, v any) (uint64, bool) {
 		}
 		return 0, false
 	}
-	n, ok := v.(int64)
+	n, ok := v.Int, v.IsInt
 	if !ok || n < 0 || (f.Cardinality > 0 && uint64(n) >= f.Cardinality) {
 		return 0, false
 	}
@@ -793,7 +752,7 @@ func describeValues(f FieldSpec) string {
 
 func resolvePlacement(c *checker, f *File, s *Resolved) {
 	cl := &f.Cluster
-	placement := oneOf(c, "cluster.placement", cl.Placement, "", "round_robin", "random", "explicit")
+	placement := oneOf(c, "cluster.placement", string(cl.Placement), "", "round_robin", "random", "explicit")
 	if placement == "" {
 		placement = "round_robin"
 		if cl.ShardNodes != nil {
@@ -869,14 +828,14 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 			c.add(key+".op", "must be one of \"write\", \"read\", \"scan\" (got %q)", st.Op)
 		}
 		resolveRate(c, key, st, s, &ss)
-		ss.Uniform = oneOf(c, key+".arrival", st.Arrival, "poisson", "poisson", "uniform") == "uniform"
+		ss.Uniform = oneOf(c, key+".arrival", string(st.Arrival), "poisson", "poisson", "uniform") == "uniform"
 		ss.Burst = resolveBurst(c, s, key+".burst", st.Burst)
-		if st.Cost == "" {
+		if !st.Cost.Set() {
 			c.add(key+".cost", "required: the mean CPU time of one request, e.g. \"0.3ms\"")
 		} else if ss.Cost = c.duration(key+".cost", st.Cost, "", 1); ss.Cost > maxCost {
 			c.add(key+".cost", "must be at most %s (got %q)", maxCost, st.Cost)
 		}
-		switch oneOf(c, key+".service", st.Service, "exponential", "exponential", "constant", "lognormal") {
+		switch oneOf(c, key+".service", string(st.Service), "exponential", "exponential", "constant", "lognormal") {
 		case "constant":
 			ss.Service.Kind = sim.Constant
 		case "lognormal":
@@ -895,7 +854,7 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		ss.SLO = resolveSLO(c, key+".slo", st.SLO)
 		ss.Client = resolveClient(c, key, st)
 		ss.Age = resolveAge(c, key+".age", st.Age)
-		if st.Age != nil && ss.Op == sim.Write {
+		if st.Age.Dist != "" && ss.Op == sim.Write {
 			c.add(key+".age", "applies only to reads and scans (a write's row time is now)")
 		}
 		if len(st.Where) > 0 && ss.Op != sim.Scan {
@@ -966,11 +925,11 @@ func resolveRate(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec)
 		prev := sim.Time(-1)
 		for j, p := range st.Schedule {
 			pk := fmt.Sprintf("%s.schedule[%d]", key, j)
-			if p.At == "" {
+			if !p.At.Set() {
 				c.add(pk+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
 				continue
 			}
-			at, err := ParseInstant(p.At, s.Start)
+			at, err := p.At.At(s.Start)
 			if err != nil {
 				c.add(pk+".at", "%v", err)
 				continue
@@ -1008,12 +967,12 @@ func resolveBurst(c *checker, s *Resolved, key string, b *Burst) *workload.Burst
 	}
 	before := len(c.probs)
 	var every, width, offset sim.Time
-	if b.Every == "" {
+	if !b.Every.Set() {
 		c.add(key+".every", "required: the period of the bursts, a duration such as \"1m\"")
 	} else if every = c.duration(key+".every", b.Every, "", 1); every > maxAge {
 		c.add(key+".every", "must be at most 10000d (got %q)", b.Every)
 	}
-	if b.Width == "" {
+	if !b.Width.Set() {
 		c.add(key+".width", "required: how long each burst lasts, a duration shorter than every, such as \"2s\"")
 	} else if width = c.duration(key+".width", b.Width, "", 1); every > 0 && width >= every {
 		c.add(key+".width", "must be shorter than every = %q (got %q): a burst is the first width of each period", b.Every, b.Width)
@@ -1024,7 +983,7 @@ func resolveBurst(c *checker, s *Resolved, key string, b *Burst) *workload.Burst
 	case !(*b.Factor >= 1) || *b.Factor > maxBurstFactor:
 		c.add(key+".factor", "must be a number from 1 to %d: the rate inside a burst is rate x factor (got %v)", maxBurstFactor, *b.Factor)
 	}
-	if b.Offset != "" {
+	if b.Offset.Set() {
 		if offset = c.duration(key+".offset", b.Offset, "", 0); every > 0 && offset >= every {
 			c.add(key+".offset", "must be less than every = %q (got %q): bursts start at offset + k x every", b.Every, b.Offset)
 		}
@@ -1042,44 +1001,18 @@ func resolveBurst(c *checker, s *Resolved, key string, b *Burst) *workload.Burst
 	return &workload.Burst{Every: int64(every), Width: int64(width), Offset: int64(shift), Factor: *b.Factor}
 }
 
-func resolveAge(c *checker, key string, v any) AgeSpec {
-	switch v := v.(type) {
-	case nil:
+func resolveAge(c *checker, key string, a Age) AgeSpec {
+	switch a.Dist {
+	case "":
 		return AgeSpec{}
-	case string:
-		d, err := ParseDuration(v)
-		if err != nil || d < 0 || d > maxAge {
-			c.add(key, "must be a duration from 0 to 10000d such as \"1h\", or a table { dist = \"exponential\", mean = \"1h\" } (got %q)", v)
+	case "const":
+		if d := a.Value.Value; d < 0 || d > maxAge {
+			c.add(key, "must be a duration from 0 to 10000d such as \"1h\", or a table { dist = \"exponential\", mean = \"1h\" } (got %q)", a.Value.Text)
 			return AgeSpec{}
 		}
-		return AgeSpec{Dist: "const", Value: d}
-	case map[string]any:
-		dist, _ := v["dist"].(string)
-		param := map[string]string{"exponential": "mean", "uniform": "max"}[dist]
-		if param == "" {
-			c.add(key+".dist", "must be \"exponential\" (with mean) or \"uniform\" (with max) (got %v)", v["dist"])
-			return AgeSpec{}
-		}
-		for _, k := range sortedKeys(v) {
-			if k != "dist" && k != param {
-				c.add(key+"."+k, "unknown key for dist = %q (want %s)", dist, param)
-			}
-		}
-		text, ok := v[param].(string)
-		if !ok {
-			c.add(key+"."+param, "required: a duration such as \"1h\"")
-			return AgeSpec{}
-		}
-		d, err := ParseDuration(text)
-		if err != nil || d <= 0 || d > maxAge {
-			c.add(key+"."+param, "must be a positive duration of at most 10000d (got %q)", text)
-			return AgeSpec{}
-		}
-		return AgeSpec{Dist: dist, Value: d}
-	default:
-		c.add(key, "must be a duration string or a table { dist, mean | max } (got %v)", v)
-		return AgeSpec{}
 	}
+	// A distribution's mean or max was checked as it was decoded.
+	return AgeSpec{Dist: a.Dist, Value: a.Value.Value}
 }
 
 // enumerableLimit is where a field stops being categorical: an unconstrained key part of a

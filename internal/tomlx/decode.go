@@ -1,6 +1,7 @@
 package tomlx
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -263,9 +264,34 @@ func (dc *decoder) value(path string, raw any, rv reflect.Value) {
 }
 
 func (dc *decoder) custom(path string, raw any, d Decoder) {
-	if err := d.DecodeTOML(raw); err != nil {
+	err := d.DecodeTOML(raw)
+	var es Errors
+	switch {
+	case err == nil:
+	case errors.As(err, &es):
+		// Problems inside the value (a table's keys) carry keys relative to it.
+		for _, e := range es {
+			key := path
+			switch {
+			case e.Key == "":
+			case strings.HasPrefix(e.Key, "["):
+				key += e.Key
+			default:
+				key = joinPath(path, e.Key)
+			}
+			dc.errorf(key, "%s", e.Msg)
+		}
+	default:
 		dc.errorf(path, "%s", err.Error())
 	}
+}
+
+// joinPath appends a relative dotted path (already quoted where needed) to path.
+func joinPath(path, rel string) string {
+	if path == "" {
+		return rel
+	}
+	return path + "." + rel
 }
 
 // asArray returns the elements of a TOML array or array of tables.

@@ -250,3 +250,6 @@ func Get(root map[string]any, key string) (any, bool) {
 
 // Render writes a TOML value as TOML text, shortened past about 60 bytes.
 func Render(v any) string { return render(v, 60) }
+
+// Describe gives a TOML value's type and value, e.g. `integer 10`, for messages.
+func Describe(v any) string { return describe(v) }

@@ -65,7 +65,8 @@ const (
 func Explain(name string, s *spec.Resolved) *Explanation {
 	m := Model(s)
 	ex := &Explanation{Variant: name, Key: s.KeyDescription(), NodeShard: make([][]int, len(s.Nodes))}
-	for sh, n := range s.ShardNode {
+	shardNode := m.ShardNode
+	for sh, n := range shardNode {
 		ex.NodeShard[n] = append(ex.NodeShard[n], sh)
 	}
 	shardMean := make([]float64, s.Shards) // core-seconds per second, on the leader
@@ -90,7 +91,7 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 		sampleStream(s, ss, st, &plan)
 		for sh, parts := range plan.Shares {
 			work := parts * st.Cost.Seconds()
-			leader := s.ShardNode[sh]
+			leader := shardNode[sh]
 			spread := st.Op != sim.Write && s.ReadAny && s.Replicas > 0
 			if spread {
 				work /= float64(copiesOf) // the leader's share; each follower takes as much
@@ -113,7 +114,7 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 		}
 		ex.Streams = append(ex.Streams, plan)
 	}
-	for sh, n := range s.ShardNode {
+	for sh, n := range shardNode {
 		cores := float64(s.Nodes[n].Cores)
 		ex.Shards = append(ex.Shards, OfferedLoad{ID: sh, Node: n, Cores: s.Nodes[n].Cores, Mean: shardMean[sh] / cores, Peak: shardPeak[sh] / cores})
 	}

@@ -21,7 +21,7 @@ func Model(s *spec.Resolved) *sim.Model {
 		Window:    s.Window,
 		Network:   s.Network,
 		Nodes:     append([]sim.Node(nil), s.Nodes...),
-		ShardNode: append([]int(nil), s.ShardNode...),
+		ShardNode: Placement(s),
 	}
 	design := &keyspace.Design{Parts: s.Parts, Salt: uint64(max(s.Salt, 0)), SaltMode: s.SaltMode, SaltField: s.SaltField, Clock: int64(s.Start)}
 	if !design.Salted() {
@@ -277,4 +277,31 @@ func age(a spec.AgeSpec) workload.Age {
 		return workload.UniformAge(int64(a.Value))
 	}
 	return nil
+}
+
+// Placement returns the node of every shard: round-robin, a fixed permutation of the
+// round-robin placement derived from the seed (random), or the scenario's explicit list.
+func Placement(s *spec.Resolved) []int {
+	nodes := len(s.Nodes)
+	out := make([]int, s.Shards)
+	switch s.Placement {
+	case spec.PlaceExplicit:
+		copy(out, s.ShardNodes)
+	case spec.PlaceRandom:
+		// Balanced like round_robin but with no visible pattern.
+		for i := range out {
+			out[i] = i % nodes
+		}
+		perm := keyspace.Hash64(s.Seed)
+		for i := len(out) - 1; i > 0; i-- {
+			perm = keyspace.Hash64(perm + uint64(i))
+			j := int(perm % uint64(i+1))
+			out[i], out[j] = out[j], out[i]
+		}
+	default:
+		for i := range out {
+			out[i] = i % nodes
+		}
+	}
+	return out
 }

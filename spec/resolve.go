@@ -211,22 +211,25 @@ type Resolved struct {
 	Network     sim.Time
 	Nodes       []sim.Node
 	Shards      int
-	ShardNode   []int
-	Scheme      string
-	Hash        string
-	Vnodes      int
-	Key         []string
-	Parts       []keyspace.Part
-	Salt        int
-	SaltMode    keyspace.SaltMode
-	SaltField   int
-	Directory   []DirSpec
-	FieldNames  []string // sorted; field i of every request
-	Fields      []FieldSpec
-	Streams     []StreamSpec
-	History     sim.Time
-	TableName   string
-	LoadFactor  float64 // multiplies every stream's rate
+	// Placement is how shards are placed on nodes, and ShardNodes the node of each shard
+	// when it is explicit (build.Placement places them).
+	Placement  Placement
+	ShardNodes []int
+	Scheme     string
+	Hash       string
+	Vnodes     int
+	Key        []string
+	Parts      []keyspace.Part
+	Salt       int
+	SaltMode   keyspace.SaltMode
+	SaltField  int
+	Directory  []DirSpec
+	FieldNames []string // sorted; field i of every request
+	Fields     []FieldSpec
+	Streams    []StreamSpec
+	History    sim.Time
+	TableName  string
+	LoadFactor float64 // multiplies every stream's rate
 
 	// Mitigations and detection (mitigate.go); zero or nil: none.
 	Replicas     int
@@ -750,52 +753,34 @@ func describeValues(f FieldSpec) string {
 	return "a non-negative integer"
 }
 
+// resolvePlacement checks how shards are placed on nodes; build.Placement places them.
 func resolvePlacement(c *checker, f *File, s *Resolved) {
 	cl := &f.Cluster
-	placement := oneOf(c, "cluster.placement", string(cl.Placement), "", "round_robin", "random", "explicit")
+	placement := Placement(oneOf(c, "cluster.placement", string(cl.Placement), "", "round_robin", "random", "explicit"))
 	if placement == "" {
-		placement = "round_robin"
+		placement = PlaceRoundRobin
 		if cl.ShardNodes != nil {
-			placement = "explicit"
+			placement = PlaceExplicit
 		}
 	}
-	nodes := len(s.Nodes)
-	if s.Shards == 0 || nodes == 0 {
-		return
-	}
-	s.ShardNode = make([]int, s.Shards)
-	switch placement {
-	case "round_robin":
-		for i := range s.ShardNode {
-			s.ShardNode[i] = i % nodes
-		}
-	case "random":
-		// A fixed permutation derived from the seed, balanced like round_robin but with
-		// no visible pattern.
-		for i := range s.ShardNode {
-			s.ShardNode[i] = i % nodes
-		}
-		perm := keyspace.Hash64(s.Seed)
-		for i := len(s.ShardNode) - 1; i > 0; i-- {
-			perm = keyspace.Hash64(perm + uint64(i))
-			j := int(perm % uint64(i+1))
-			s.ShardNode[i], s.ShardNode[j] = s.ShardNode[j], s.ShardNode[i]
-		}
-	case "explicit":
-		if len(cl.ShardNodes) != s.Shards {
-			c.add("cluster.shard_nodes", "must list the node of each of the %d shards (got %d entries)", s.Shards, len(cl.ShardNodes))
-			return
-		}
-		for i, n := range cl.ShardNodes {
-			if n < 0 || n >= nodes {
-				c.add(fmt.Sprintf("cluster.shard_nodes[%d]", i), "no such node: ids run from 0 to %d (got %d)", nodes-1, n)
-			}
-			s.ShardNode[i] = n
-		}
-	}
-	if cl.ShardNodes != nil && placement != "explicit" {
+	s.Placement = placement
+	if cl.ShardNodes != nil && placement != PlaceExplicit {
 		c.add("cluster.shard_nodes", "applies only to placement = \"explicit\"")
 	}
+	nodes := len(s.Nodes)
+	if s.Shards == 0 || nodes == 0 || placement != PlaceExplicit {
+		return
+	}
+	if len(cl.ShardNodes) != s.Shards {
+		c.add("cluster.shard_nodes", "must list the node of each of the %d shards (got %d entries)", s.Shards, len(cl.ShardNodes))
+		return
+	}
+	for i, n := range cl.ShardNodes {
+		if n < 0 || n >= nodes {
+			c.add(fmt.Sprintf("cluster.shard_nodes[%d]", i), "no such node: ids run from 0 to %d (got %d)", nodes-1, n)
+		}
+	}
+	s.ShardNodes = slices.Clone(cl.ShardNodes)
 }
 
 func resolveStreams(c *checker, f *File, s *Resolved) {

@@ -267,3 +267,41 @@ func ringPoints(data []byte) int64 {
 	}
 	return maxShards * maxVnodes
 }
+
+// FuzzSet feeds arbitrary --set values to LoadBytes over a fixed scenario with variants. An
+// accepted one must give a scenario that builds, as FuzzLoad checks; a rejected one must
+// name the flag (or the file, for a value the file's own keys then conflict with), never
+// panic, and report the same way twice.
+func FuzzSet(f *testing.F) {
+	base, err := os.ReadFile("quickstart.toml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{
+		"cluster.nodes=3", "cluster.nodes=0", "streams.get_profile.rate=1e12", `cluster.network="2562047h47m16.854775807s"`,
+		"variants[1].cluster.nodes=2", "variants[zzz].x=1", "keyspace.scheme=range", `keyspace.key=["user_id", "hour(ts)"]`,
+		"streams[9].rate=1", "a.b.c", "x=" + strings.Repeat("[", 40), "window=1s", `duration="1s"`, "seed=-1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, set string) {
+		opts := scenarios.Options{Sets: []string{set}}
+		sc, err := scenarios.LoadBytes("fuzz.toml", base, opts)
+		if err == nil {
+			checkScenario(t, base, sc)
+			return
+		}
+		var es tomlx.Errors
+		if !errors.As(err, &es) || len(es) == 0 {
+			t.Fatalf("error %q (%T) is not a non-empty tomlx.Errors", err, err)
+		}
+		for _, e := range es {
+			if e.Msg == "" || (e.File != "fuzz.toml" && !strings.HasPrefix(e.File, "--set") && e.File != "") {
+				t.Errorf("badly formed problem %#v", e)
+			}
+		}
+		if _, err2 := scenarios.LoadBytes("fuzz.toml", base, opts); err2 == nil || err2.Error() != err.Error() {
+			t.Fatalf("two loads report differently:\n%v\n---\n%v", err, err2)
+		}
+	})
+}

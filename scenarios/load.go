@@ -86,6 +86,9 @@ type Override struct {
 type override struct {
 	Override
 	variant string // the NAME or INDEX of variants[NAME].KEY; "" for every variant
+	// canon holds the key as validation names it (array elements by index) in each
+	// table it was set in.
+	canon []string
 }
 
 // Load reads a scenario from a file path or, when no such file exists, a built-in name.
@@ -180,6 +183,10 @@ func parseOverrides(opts Options) ([]override, tomlx.Errors) {
 		if !ok || (rest != "" && rest[0] != '[' && rest[0] != '.') {
 			continue
 		}
+		if rest == "" {
+			errs = append(errs, &tomlx.Error{File: o.Flag, Msg: "variants are set one key at a time: want variants[NAME].KEY or variants[INDEX].KEY"})
+			continue
+		}
 		var who string
 		if strings.HasPrefix(rest, "[") {
 			j := strings.IndexByte(rest, ']')
@@ -201,15 +208,17 @@ func parseOverrides(opts Options) ([]override, tomlx.Errors) {
 }
 
 // flagError names the flag a problem's value came from, when it came from one.
-func flagError(sets []override, key, msg string) *tomlx.Error {
+func flagError(sets []*override, key, msg string) *tomlx.Error {
 	for i := len(sets) - 1; i >= 0; i-- {
 		o := sets[i]
-		if key == o.Key || strings.HasPrefix(key, o.Key+".") || strings.HasPrefix(key, o.Key+"[") {
-			e := &tomlx.Error{File: o.Flag, Msg: msg}
-			if key != o.Key {
-				e.Key = key
+		for _, k := range append([]string{o.Key}, o.canon...) {
+			if key == k || strings.HasPrefix(key, k+".") || strings.HasPrefix(key, k+"[") {
+				e := &tomlx.Error{File: o.Flag, Msg: msg}
+				if key != k {
+					e.Key = key
+				}
+				return e
 			}
-			return e
 		}
 	}
 	return nil
@@ -223,14 +232,17 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	}
 	root := doc.Root
 	sets, errs := parseOverrides(opts)
-	var global []override
-	for _, o := range sets {
-		if o.variant == "" {
-			global = append(global, o)
+	var global []*override
+	for i := range sets {
+		if sets[i].variant == "" {
+			global = append(global, &sets[i])
 		}
 	}
 	failed := map[string]bool{} // overrides that could not be set on the base
-	apply := func(m map[string]any, o override, where string) {
+	apply := func(m map[string]any, o *override, where string) {
+		if c, ok := tomlx.Canonical(m, o.Key); ok && !slices.Contains(o.canon, c) {
+			o.canon = append(o.canon, c)
+		}
 		if err := tomlx.Set(m, o.Key, o.Value); err != nil {
 			if failed[o.Flag] {
 				return
@@ -272,7 +284,9 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		overrides = list
 	}
 	f := spec.Defaults()
+	var undecodedErrs tomlx.Errors // as the decoder named them, before relabelling
 	if err := doc.Decode(base, "", &f); err != nil {
+		undecodedErrs = appendErr(undecodedErrs, err)
 		errs = appendErr(errs, relabel(err, global))
 	}
 	// A variant's own table is decoded on its own only to check its keys and types, and
@@ -281,6 +295,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	for i, o := range overrides {
 		if err := doc.Decode(o, fmt.Sprintf("variants[%d]", i), &vfiles[i]); err != nil {
 			errs = appendErr(errs, err)
+			undecodedErrs = appendErr(undecodedErrs, err)
 		}
 	}
 	// Decoding problems (an unknown key, a string where a number belongs) do not hide the
@@ -288,7 +303,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	// reported at once.
 	decodeFailed := len(errs) > 0
 	undecoded := map[string]bool{} // keys whose value could not be decoded
-	for _, e := range errs {
+	for _, e := range undecodedErrs {
 		undecoded[e.Key] = true
 		// A misspelt key stands for the one it suggests: "evry" does not also make
 		// "every: required" a problem of its own.
@@ -372,9 +387,13 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	for i, o := range overrides {
 		vkey := fmt.Sprintf("variants[%d]", i)
 		name := vfiles[i].Name
-		switch {
-		case name == "":
-			report(spec.FieldError{Key: ".name", Msg: "required: every variant needs a name"}, vkey, vkey)
+		switch msg := spec.CheckVariantName(name); {
+		case msg != "":
+			at := vkey + ".name"
+			if name == "" {
+				at = vkey
+			}
+			report(spec.FieldError{Key: ".name", Msg: msg}, vkey, at)
 			continue
 		case seenName[name]:
 			report(spec.FieldError{Key: ".name", Msg: fmt.Sprintf("duplicate variant name %q", name)}, vkey, vkey+".name")
@@ -395,12 +414,12 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		}
 		merged := tomlx.Merge(replaceFields(base, over), over)
 		// The command line wins: its values apply after the variant's own.
-		var mine []override
+		var mine []*override
 		// Values for every variant first, then those addressed to this one.
 		ordered := slices.Clone(global)
-		for _, s := range sets {
-			if s.variant != "" {
-				ordered = append(ordered, s)
+		for i := range sets {
+			if sets[i].variant != "" {
+				ordered = append(ordered, &sets[i])
 			}
 		}
 		for _, s := range ordered {
@@ -553,7 +572,7 @@ func fromOverride(over map[string]any, path string) bool {
 }
 
 // relabel moves decoding problems of command-line values from the file to the flag.
-func relabel(err error, sets []override) error {
+func relabel(err error, sets []*override) error {
 	var te tomlx.Errors
 	if !errors.As(err, &te) {
 		return err
@@ -571,7 +590,7 @@ func relabel(err error, sets []override) error {
 
 // relabelVariant places the decoding problems of a variant's merged table: at the flag
 // that set the value, at the variant's own line (variants[i].KEY), or at the base's.
-func relabelVariant(doc *tomlx.Doc, err error, sets []override, over map[string]any, vkey, name string) error {
+func relabelVariant(doc *tomlx.Doc, err error, sets []*override, over map[string]any, vkey, name string) error {
 	var te tomlx.Errors
 	if !errors.As(err, &te) {
 		return err

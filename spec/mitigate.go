@@ -94,8 +94,8 @@ func resolveReplicas(c *checker, f *File, s *Resolved) {
 func resolveClient(c *checker, key string, st Stream) sim.Client {
 	var cl sim.Client
 	if st.Timeout.Set() {
-		if cl.Timeout = c.duration(key+".timeout", st.Timeout, "", 1); cl.Timeout > maxAge {
-			c.add(key+".timeout", "must be at most 10000d (got %q)", st.Timeout)
+		if cl.Timeout = c.duration(key+".timeout", st.Timeout, "", 1); cl.Timeout > maxClientWait {
+			c.add(key+".timeout", "must be at most 1d (got %q)", st.Timeout)
 			cl.Timeout = 0
 		}
 	}
@@ -107,13 +107,13 @@ func resolveClient(c *checker, key string, st Stream) sim.Client {
 		}
 	}
 	backoff := c.duration(key+".backoff", st.Backoff, defaultBackoff, 1)
-	if backoff > maxAge {
-		c.add(key+".backoff", "must be at most 10000d (got %q)", st.Backoff)
+	if backoff > maxClientWait {
+		c.add(key+".backoff", "must be at most 1d (got %q)", st.Backoff)
 	}
 	backoffMax := c.duration(key+".backoff_max", st.BackoffMax, defaultBackoffMax, 1)
 	switch {
-	case backoffMax > maxAge:
-		c.add(key+".backoff_max", "must be at most 10000d (got %q)", st.BackoffMax)
+	case backoffMax > maxClientWait:
+		c.add(key+".backoff_max", "must be at most 1d (got %q)", st.BackoffMax)
 	case !st.BackoffMax.Set() && backoffMax < backoff:
 		backoffMax = backoff // the default cap never undercuts a longer first wait
 	case backoff > 0 && backoffMax > 0 && backoffMax < backoff:

@@ -37,9 +37,17 @@ const (
 	maxSeriesCells    = 20_000_000 // shards and nodes x windows: about 480 MB
 	maxStreamWindows  = 20_000     // streams x windows: up to about 560 MB of histograms
 	maxCost           = sim.Hour
+	maxNameLength     = 64 // stream names: they name chart files
+	maxVariantName    = 200
 	// maxAge bounds history, ages and durations: time-ordered ids hold row times within
 	// about 34 years of t = 0 (workload.EpochOffsetMillis).
 	maxAge = 10_000 * 24 * sim.Hour
+	// maxNetwork and maxClientWait bound the delays a request's time adds up: with the
+	// run's duration and history within maxAge, no sum of them (a request's issue time,
+	// two network crossings per attempt, eleven attempts' timeouts and backoffs) comes
+	// near the 292 years of int64 nanoseconds.
+	maxNetwork    = sim.Hour
+	maxClientWait = 24 * sim.Hour
 )
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
@@ -73,6 +81,10 @@ func (c *checker) duration(key string, dur Duration, def string, minimum sim.Tim
 		if d, err = ParseDuration(s); err != nil {
 			panic("spec: bad default duration " + s)
 		}
+	}
+	if d > maxAge {
+		c.add(key, "must be at most 10000d (got %q): time-ordered ids and the simulator's nanosecond clock cover about 27 years from the start", s)
+		return 0
 	}
 	if d < minimum {
 		if minimum == 1 {
@@ -273,6 +285,11 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 		c.add("name", "required (lower-case letters, digits and dashes)")
 	case !nameRE.MatchString(f.Name):
 		c.add("name", "must be lower-case letters, digits and dashes (got %q)", f.Name)
+	case len(f.Name) > maxNameLength:
+		c.add("name", "must be at most %d characters: it names the output directory (got %d)", maxNameLength, len(f.Name))
+	}
+	if i := strings.IndexFunc(f.Description, isControl); i >= 0 {
+		c.add("description", "must not hold control characters (found %q at byte %d)", f.Description[i:i+1], i)
 	}
 	s.Name, s.Description = f.Name, f.Description
 	s.Seed = defaultSeed
@@ -352,7 +369,10 @@ func resolveCluster(c *checker, f *File, s *Resolved) {
 	nodes := c.requiredCount("cluster.nodes", "nodes", cl.Nodes, maxNodes)
 	cores := c.intAtLeast("cluster.cores", cl.Cores, defaultCores, 1)
 	limit := c.intAtLeast("cluster.queue_limit", cl.QueueLimit, 0, 0)
-	s.Network = c.duration("cluster.network", cl.Network, "0s", 0)
+	if s.Network = c.duration("cluster.network", cl.Network, "0s", 0); s.Network > maxNetwork {
+		c.add("cluster.network", "must be at most 1h, a one-way delay (got %q)", cl.Network)
+		s.Network = 0
+	}
 	s.Nodes = make([]sim.Node, nodes)
 	for i := range s.Nodes {
 		s.Nodes[i] = sim.Node{Cores: cores, QueueLimit: limit}
@@ -497,6 +517,10 @@ func resolveCategorical(c *checker, key string, f Field, fs *FieldSpec) {
 	case f.Values != nil:
 		if len(f.Values) == 0 {
 			c.add(key+".values", "must list at least one value")
+			return
+		}
+		if len(f.Values) > maxCategorical {
+			c.add(key+".values", "must list at most %d values (got %d)", maxCategorical, len(f.Values))
 			return
 		}
 		seen := map[string]bool{}
@@ -796,6 +820,8 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 			c.add(key+".name", "required")
 		case !streamNameRE.MatchString(st.Name):
 			c.add(key+".name", "must be letters, digits, '_', '-' or '.' (got %q)", st.Name)
+		case len(st.Name) > maxNameLength:
+			c.add(key+".name", "must be at most %d characters: it names chart files (got %d)", maxNameLength, len(st.Name))
 		case names[st.Name]:
 			c.add(key+".name", "duplicate stream name %q", st.Name)
 		}
@@ -1067,4 +1093,24 @@ func (ss *StreamSpec) Integral(a, b int64) float64 {
 		return ss.Burst.Integral(ss.Schedule, a, b)
 	}
 	return ss.Schedule.Integral(a, b)
+}
+
+// isControl reports the characters a name or description must not hold, since they would
+// reach terminals and report.md raw: C0 and C1 controls and DEL, except a description's
+// newlines and tabs.
+func isControl(r rune) bool {
+	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r < 0xa0)
+}
+
+// CheckVariantName returns what is wrong with a variant's name, or "".
+func CheckVariantName(name string) string {
+	switch {
+	case name == "":
+		return "required: every variant needs a name"
+	case len(name) > maxVariantName:
+		return fmt.Sprintf("must be at most %d characters (got %d)", maxVariantName, len(name))
+	case strings.ContainsRune(name, '\n') || strings.ContainsRune(name, '\t') || strings.IndexFunc(name, isControl) >= 0:
+		return fmt.Sprintf("must not hold control characters such as newlines or escapes (got %q)", name)
+	}
+	return ""
 }

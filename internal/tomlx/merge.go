@@ -1,6 +1,7 @@
 package tomlx
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -192,6 +193,13 @@ func isDigits(s string) bool {
 
 // parseValue parses one TOML value given as text.
 func parseValue(text string) (any, error) {
+	if err := guard("", []byte(text)); err != nil {
+		var es Errors
+		if errors.As(err, &es) {
+			return nil, fmt.Errorf("invalid value %s: %s", quoteValue(text), es[0].Msg)
+		}
+		return nil, err
+	}
 	var m map[string]any
 	_, err := toml.Decode("v = "+text, &m)
 	if err == nil {
@@ -253,3 +261,44 @@ func Render(v any) string { return render(v, 60) }
 
 // Describe gives a TOML value's type and value, e.g. `integer 10`, for messages.
 func Describe(v any) string { return describe(v) }
+
+// Canonical returns key with every array element named by its "name" written as its
+// index ("streams.put.rate" becomes "streams[0].rate"), the form in which validation
+// names keys; ok is false when the path cannot be followed in root (an element that is
+// not there, a value that is not a table).
+func Canonical(root map[string]any, key string) (string, bool) {
+	var cur any = root
+	var out []segment
+	segs := splitPath(key)
+	for i, s := range segs {
+		switch c := cur.(type) {
+		case map[string]any:
+			if s.index {
+				return "", false
+			}
+			v, ok := c[s.name]
+			if !ok {
+				// Keys not there yet (Set will create them) keep their names.
+				for _, r := range segs[i:] {
+					if r.index {
+						return "", false
+					}
+				}
+				return joinSegments(append(out, segs[i:]...)), true
+			}
+			out = append(out, segment{name: s.name})
+			cur = v
+		case []any, []map[string]any:
+			elems, _ := asArray(c)
+			n, err := element(elems, s)
+			if err != nil {
+				return "", false
+			}
+			out = append(out, segment{name: strconv.Itoa(n), index: true})
+			cur = elems[n]
+		default:
+			return "", false
+		}
+	}
+	return joinSegments(out), true
+}

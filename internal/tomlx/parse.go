@@ -20,6 +20,9 @@ type Doc struct {
 // Parse parses src, naming it file in errors. A syntax error comes back as
 // Errors holding one *Error with File, Line and the parser's message.
 func Parse(file string, src []byte) (*Doc, error) {
+	if err := guard(file, src); err != nil {
+		return nil, err
+	}
 	var root map[string]any
 	if _, err := toml.Decode(string(src), &root); err != nil {
 		e := &Error{File: file}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/tomlx"
@@ -80,6 +81,9 @@ type Options struct {
 // messages ("--duration 30s"); Key is the dotted key and Value its TOML text.
 type Override struct {
 	Flag, Key, Value string
+	// ScaleWarmup (with Key "duration", from --duration) shortens the file's warmup in
+	// proportion when it would not fit in the new duration.
+	ScaleWarmup bool
 }
 
 // override is a parsed command-line value, with the variant it addresses (-1: all).
@@ -232,6 +236,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	}
 	root := doc.Root
 	sets, errs := parseOverrides(opts)
+	var warmupNote string
 	var global []*override
 	for i := range sets {
 		if sets[i].variant == "" {
@@ -270,6 +275,12 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		if k != "variants" {
 			base[k] = v
 		}
+	}
+	if o := scaledWarmup(base, global); o != nil {
+		global = append(global, o)
+		w, _ := base["warmup"].(string)
+		v, _ := strconv.Unquote(o.Value)
+		warmupNote = fmt.Sprintf("note: %s is not longer than the scenario's warmup %s; the warmup is shortened in proportion, to %s", o.Flag, w, v)
 	}
 	for _, o := range global {
 		apply(base, o, "")
@@ -352,6 +363,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		report(p, "", p.Key)
 	}
 	sc := &Scenario{
+		Notes:  notes(warmupNote),
 		Source: file, Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
 		Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window,
 	}
@@ -485,6 +497,45 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		sc.Variants = keep
 	}
 	return sc, nil
+}
+
+func notes(n string) []string {
+	if n == "" {
+		return nil
+	}
+	return []string{n}
+}
+
+// scaledWarmup returns the warmup override that --duration implies when the file's warmup
+// would not fit in the new duration (nil when it fits, when the command line sets the
+// warmup itself, or when a value cannot be read: validation then says what is wrong).
+func scaledWarmup(base map[string]any, global []*override) *override {
+	var dur *override
+	for _, o := range global {
+		switch {
+		case o.Key == "warmup":
+			return nil
+		case o.Key == "duration" && o.ScaleWarmup:
+			dur = o
+		}
+	}
+	if dur == nil {
+		return nil
+	}
+	wText, _ := base["warmup"].(string)
+	dText, _ := base["duration"].(string)
+	newText, err := strconv.Unquote(dur.Value)
+	if err != nil {
+		return nil
+	}
+	w, err1 := spec.ParseDuration(wText)
+	d, err2 := spec.ParseDuration(dText)
+	nd, err3 := spec.ParseDuration(newText)
+	if err1 != nil || err2 != nil || err3 != nil || d <= 0 || nd <= 0 || w < nd || w >= d {
+		return nil
+	}
+	scaled := time.Duration(float64(w) * float64(nd) / float64(d)).Round(time.Millisecond)
+	return &override{Override: Override{Flag: dur.Flag, Key: "warmup", Value: strconv.Quote(scaled.String())}}
 }
 
 // selectVariants resolves --variant values to variant indices (nil: all of them).

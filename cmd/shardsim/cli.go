@@ -165,7 +165,7 @@ func (c *common) options() (scenarios.Options, error) {
 		opts.Overrides = append(opts.Overrides, scenarios.Override{Flag: fmt.Sprintf("--seed %d", c.seed), Key: "seed", Value: fmt.Sprint(c.seed)})
 	}
 	if c.duration != "" {
-		opts.Overrides = append(opts.Overrides, scenarios.Override{Flag: "--duration " + c.duration, Key: "duration", Value: fmt.Sprintf("%q", c.duration)})
+		opts.Overrides = append(opts.Overrides, scenarios.Override{Flag: "--duration " + c.duration, Key: "duration", Value: fmt.Sprintf("%q", c.duration), ScaleWarmup: true})
 	}
 	return opts, nil
 }
@@ -285,12 +285,16 @@ func printNotes(stderr io.Writer, sc *scenarios.Scenario) {
 // markerFile names the scenario whose results an output directory holds.
 const markerFile = ".shardsim"
 
-// claimDir checks that dir may receive name's results: it does not exist, is empty, or
-// holds results of the same scenario; --force overrides. It never writes.
+// claimDir checks, before anything runs, that dir may receive name's results: it can be
+// written (or made), and it does not exist, is empty, or holds results of the same
+// scenario; --force overrides the last. It leaves nothing behind.
 func claimDir(dir, name string, force bool) error {
+	if err := writable(dir); err != nil {
+		return err
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil || len(ents) == 0 || force {
-		return nil // missing (it will be made), unreadable (writing will say so), empty, or forced
+		return nil // missing (it will be made), empty, or forced
 	}
 	b, err := os.ReadFile(filepath.Join(dir, markerFile))
 	switch {
@@ -300,6 +304,39 @@ func claimDir(dir, name string, force bool) error {
 		return usagef("%s holds the results of %q; choose another -o or add --force to replace them with %q", dir, strings.TrimSpace(string(b)), name)
 	}
 	return nil
+}
+
+// writable reports, as a usage error naming -o, why dir could not receive files: a file
+// in its place or on its path, or a directory that cannot be written. A missing dir is
+// judged by its nearest existing ancestor, where it would be made.
+func writable(dir string) error {
+	probe := dir
+	for {
+		st, err := os.Stat(probe)
+		if err == nil {
+			if !st.IsDir() {
+				if probe == dir {
+					return usagef("-o %s: is a file, not a directory", dir)
+				}
+				return usagef("-o %s: %s is a file, so the directory cannot be made", dir, probe)
+			}
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return usagef("-o %s: %v", dir, err)
+		}
+		parent := filepath.Dir(probe)
+		if parent == probe {
+			return nil
+		}
+		probe = parent
+	}
+	f, err := os.CreateTemp(probe, ".shardsim-probe-*")
+	if err != nil {
+		return usagef("-o %s: %s cannot be written (%v)", dir, probe, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // markDir records that dir holds name's results.

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCommandLineWins checks SPEC 3.1 at the command line: a --set value replaces a
@@ -39,6 +42,52 @@ func TestCommandLineWins(t *testing.T) {
 		}
 		if strings.Contains(stderr, ".toml:") || strings.Count(stderr, "\n") > 1 {
 			t.Errorf("%v: the problem is the flag's, reported once, not a line of the file: %q", tc.args, stderr)
+		}
+	}
+}
+
+// TestDurationShortensWarmup: --duration shorter than a built-in's warmup shortens the
+// warmup in proportion, with a note, instead of refusing the run (8 of 9 built-ins were
+// refused at --duration 20s).
+func TestDurationShortensWarmup(t *testing.T) {
+	code, out, stderr := call(t, "explain", "black-friday", "--duration", "3m", "-f", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// 5m of a 3h run, scaled to a 3m run: 5s.
+	if want := "note: --duration 3m is not longer than the scenario's warmup 5m; the warmup is shortened in proportion, to 5s"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+	if !strings.Contains(out, `"variants"`) && !strings.Contains(out, `"Variants"`) {
+		t.Errorf("no explanation printed: %.200s", out)
+	}
+	// A warmup that fits is left alone, and a warmup set on the command line wins.
+	for _, args := range [][]string{{"--duration", "2h"}, {"--duration", "3m", "--set", `warmup="10s"`}} {
+		_, _, stderr := call(t, append([]string{"explain", "black-friday"}, args...)...)
+		if strings.Contains(stderr, "shortened") {
+			t.Errorf("%v: %s", args, stderr)
+		}
+	}
+}
+
+// TestBadOutputRefusedFirst: an -o that cannot receive files is refused at once, before
+// any simulation, with exit status 2 (it was found after 31 s of simulation).
+func TestBadOutputRefusedFirst(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ out, want string }{
+		{file, "is a file, not a directory"},
+		{filepath.Join(file, "sub"), file + " is a file, so the directory cannot be made"},
+	} {
+		start := time.Now()
+		code, _, stderr := call(t, "run", "black-friday", "-q", "--no-charts", "-o", tc.out)
+		if code != 2 || !strings.Contains(stderr, "-o "+tc.out+": "+tc.want) {
+			t.Errorf("-o %s: exit %d, %q", tc.out, code, stderr)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("-o %s: refused after %v; it must be refused before simulating", tc.out, d)
 		}
 	}
 }

@@ -339,12 +339,53 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveActions(c, f, s)
 	resolveDetect(c, f, s)
 	checkMemory(c, s)
+	checkWork(c, s)
 	return s, c.probs
 }
 
 // checkMemory refuses scenarios whose time series would not fit: every shard keeps about
 // 24 bytes per window, and every stream a latency histogram of up to 28 KB per window.
 // A variant that splits shards keeps series for as many shards as it may reach.
+// MaxRequests bounds the requests a variant's streams issue in a run: at the engine's
+// 5 to 10 million requests per second, about half an hour of simulation.
+const MaxRequests = 10_000_000_000
+
+// Requests returns the number of requests the variant's streams are expected to issue in
+// the run (the integral of their rates), before retries.
+func (s *Resolved) Requests() float64 {
+	total := 0.0
+	for i := range s.Streams {
+		if len(s.Streams[i].Schedule) == 0 {
+			continue
+		}
+		total += s.Streams[i].Integral(0, int64(s.Duration))
+	}
+	return total
+}
+
+// checkWork refuses a run that would issue more than MaxRequests requests: a rate of 10^12
+// requests per second on a bounded queue rejected every request and never finished.
+func checkWork(c *checker, s *Resolved) {
+	if s.Duration <= 0 || len(s.Streams) == 0 || len(c.probs) > 0 {
+		return // the problems found already say what to fix first
+	}
+	total, top, topN := 0.0, 0, -1.0
+	for i := range s.Streams {
+		n := s.Streams[i].Integral(0, int64(s.Duration))
+		if math.IsNaN(n) {
+			return // a stream with a bad rate, reported at its key
+		}
+		total += n
+		if n > topN {
+			top, topN = i, n
+		}
+	}
+	if total > MaxRequests {
+		c.add(fmt.Sprintf("streams[%d]", top), "the streams would issue about %.3g requests in the run (this one %.3g); at most %.0e are allowed: lower the rates, the load_factor or the duration",
+			total, topN, float64(MaxRequests))
+	}
+}
+
 func checkMemory(c *checker, s *Resolved) {
 	if s.Window <= 0 || s.Duration <= 0 {
 		return

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +24,7 @@ import (
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // version is the release; `go build -ldflags "-X main.version=..."` may replace it.
@@ -275,6 +278,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// humanCount writes a count for people: 2.3 million, 10 billion.
+func humanCount(n float64) string {
+	switch {
+	case n >= 1e9:
+		return strconv.FormatFloat(n/1e9, 'g', 3, 64) + " billion"
+	case n >= 1e6:
+		return strconv.FormatFloat(n/1e6, 'g', 3, 64) + " million"
+	}
+	s := strconv.FormatFloat(math.Round(n), 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // printNotes writes what the loader noted about command-line values, once each.
 func printNotes(stderr io.Writer, sc *scenarios.Scenario) {
 	for _, n := range sc.Notes {
@@ -411,7 +429,12 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 			bad++
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s)\n", f, sc.Name, len(sc.Variants))
+		most := 0.0
+		for _, v := range sc.Variants {
+			most = max(most, v.Spec.Requests())
+		}
+		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s are allowed)\n",
+			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(spec.MaxRequests))
 	}
 	if bad > 0 {
 		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())

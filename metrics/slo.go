@@ -171,11 +171,11 @@ func Judge(slo SLO, runs []*Run) Verdict {
 		}
 		x := slo.Stat.Value(s)
 		if x == nil {
-			what := "completed no request"
+			what := fmt.Sprintf("completed none of its %d requests", s.Offered)
 			if s.Offered == 0 {
 				what = "issued no request"
 			}
-			return v.fail(math.Inf(1), fmt.Sprintf("%s %s (of %d offered)", s.Name, what, s.Offered))
+			return v.fail(math.Inf(1), s.Name+" "+what)
 		}
 		sum += *x
 	}

@@ -115,7 +115,7 @@ func Of(r *sim.Result) *Run {
 		m.Nodes = append(m.Nodes, Node{ID: n, Cores: nd.Cores, Utilization: nodeLoads[n], Peak: peak, MaxQueue: nd.MaxQueue})
 	}
 	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
-	m.PeakWindow = peakWindow(r)
+	m.PeakWindow = PeakWindow(r)
 	for i := range shardLoads {
 		shardLoads[i] = r.ShardUtilization(m.PeakWindow, i)
 	}
@@ -164,9 +164,9 @@ func Median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// peakWindow returns the window whose hottest shard is hottest (the earliest on ties; 0
+// PeakWindow returns the window whose hottest shard is hottest (the earliest on ties; 0
 // when the run has no window).
-func peakWindow(r *sim.Result) int {
+func PeakWindow(r *sim.Result) int {
 	best, bw := -1.0, 0
 	for w := 0; w < r.Windows; w++ {
 		for s := range r.Shards {

@@ -371,7 +371,7 @@ type capacityRow struct {
 	Reason      string            `json:"reason"`
 	FailedAt    *float64          `json:"failed_at"`
 	AtMultiple  map[string]string `json:"at_multiple"`
-	ErrorRate   float64           `json:"error_rate"`
+	ErrorRate   *float64          `json:"error_rate"` // at Multiple, over every stream and cause; null when nothing passed
 	Evaluations int               `json:"evaluations"`
 }
 
@@ -384,7 +384,11 @@ func CapacityResults(scenario string, axes []Axis, c CapacityConfig, res []Capac
 	for _, r := range res {
 		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
 			Multiple: round(r.Multiple, 4), Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
-			ErrorRate: round(r.AtErrors, 6), Evaluations: r.Evaluations}
+			Evaluations: r.Evaluations}
+		if r.Multiple > 0 {
+			e := round(r.AtErrors, 6)
+			row.ErrorRate = &e
+		}
 		for i, a := range axes {
 			row.Values[a.Key] = r.Point.Values[i]
 		}
@@ -436,7 +440,11 @@ func CapacityText(w io.Writer, axes []Axis, c CapacityConfig, res []Capacity) {
 		if binding == "" {
 			binding = "nothing up to the cap"
 		}
-		rec = append(rec, strconv.FormatFloat(100*r.AtErrors, 'f', 2, 64)+"%", binding, r.Reason)
+		errs := "-"
+		if r.Multiple > 0 {
+			errs = strconv.FormatFloat(100*r.AtErrors, 'f', 2, 64) + "%"
+		}
+		rec = append(rec, errs, binding, r.Reason)
 		t = append(t, rec)
 	}
 	writeTable(w, t, len(axes)+1)

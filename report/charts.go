@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -81,8 +82,8 @@ func P99Data(sc *scenarios.Scenario, runs []Run, i int) plots.Lines {
 		y := make([]float64, len(st.Win))
 		for w := range st.Win {
 			y[w] = math.NaN()
-			if st.Win[w].Completed > 0 {
-				y[w] = st.Win[w].QuantileMillis(0.99)
+			if q := metrics.WindowQuantile(&st.Win[w], 0.99); q != nil {
+				y[w] = *q
 			}
 		}
 		l.Series = append(l.Series, plots.Series{Name: run.Variant.Name, Y: y})
@@ -138,11 +139,12 @@ func CDFData(sc *scenarios.Scenario, runs []Run, i int) plots.CDF {
 	c := plots.CDF{Title: fmt.Sprintf("%s - %s: latency distribution", sc.Name, runs[0].Result.Streams[i].Name)}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]
-		cv := plots.CDFCurve{Name: run.Variant.Name, P50: st.QuantileMillis(0.5), P99: st.QuantileMillis(0.99), P999: st.QuantileMillis(0.999)}
-		total := st.Latency.TotalCount()
-		if total == 0 {
-			continue
+		l := metrics.StreamOf(st).Latency
+		if l.Max == nil {
+			continue // nothing completed: no curve
 		}
+		cv := plots.CDFCurve{Name: run.Variant.Name, P50: *l.P50, P99: *l.P99, P999: *l.P999}
+		total := st.Latency.TotalCount()
 		var cum int64
 		bars := st.Latency.Distribution()
 		step := max(1, len(bars)/cdfPoints)

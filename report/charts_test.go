@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -84,7 +85,8 @@ func TestBarsDataPeakWindow(t *testing.T) {
 }
 
 // The p99 series is the windows' p99 (NaN where nothing completed), and the CDF is a
-// non-decreasing curve ending at 1 whose p99 mark is the summary's p99.
+// non-decreasing curve ending at 1 whose p99 mark is the summary's p99; no mark or point
+// is above the max.
 func TestLatencyChartData(t *testing.T) {
 	sc, runs := runAll(t, "../testdata/small.toml")
 	l := P99Data(sc, runs, 0)
@@ -94,8 +96,9 @@ func TestLatencyChartData(t *testing.T) {
 	for i, run := range runs {
 		for w, y := range l.Series[i].Y {
 			win := &run.Result.Streams[0].Win[w]
-			if win.Completed == 0 && !math.IsNaN(y) || win.Completed > 0 && y != win.QuantileMillis(0.99) {
-				t.Errorf("variant %d window %d: p99 point %v, window has %d completions and p99 %v", i, w, y, win.Completed, win.QuantileMillis(0.99))
+			q := metrics.WindowQuantile(win, 0.99)
+			if win.Completed == 0 && !math.IsNaN(y) || win.Completed > 0 && (q == nil || y != *q || y > win.Max.Millis()) {
+				t.Errorf("variant %d window %d: p99 point %v, window has %d completions, p99 %v and max %v", i, w, y, win.Completed, q, win.Max.Millis())
 			}
 		}
 	}
@@ -112,8 +115,9 @@ func TestLatencyChartData(t *testing.T) {
 		if last := cv.Fraction[len(cv.Fraction)-1]; last != 1 {
 			t.Errorf("curve %d ends at %v, want 1", i, last)
 		}
-		if cv.P99 != runs[i].Result.Streams[0].QuantileMillis(0.99) {
-			t.Errorf("curve %d p99 mark %v, summary p99 %v", i, cv.P99, runs[i].Result.Streams[0].QuantileMillis(0.99))
+		l := metrics.StreamOf(&runs[i].Result.Streams[0]).Latency
+		if cv.P99 != *l.P99 || cv.P999 > *l.Max {
+			t.Errorf("curve %d p99 mark %v, p999 mark %v; metrics say p99 %v, max %v", i, cv.P99, cv.P999, *l.P99, *l.Max)
 		}
 		// The fraction at the p99 latency is at least 0.99 and just below it less.
 		for j := range cv.Ms {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -97,7 +98,8 @@ func seriesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run, head []string, r
 }
 
 func streamsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
-	// The columns after max_ms break errors down and count what the mitigations did;
+	// A window in which nothing completed has empty latency cells, and no quantile is
+	// above the window's max (metrics.WindowQuantile). The columns after max_ms break errors down and count what the mitigations did;
 	// they are appended so that scripts reading the first columns by position still work.
 	return seriesCSV(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms",
 		"throttled", "timed_out", "retries", "backend_reads"},
@@ -106,11 +108,21 @@ func streamsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
 			for i := range r.Streams {
 				wl := &r.Streams[i].Win[win]
 				out = append(out, []string{r.Streams[i].Name, rawCount(wl.Completed), rawCount(wl.Errors),
-					num(ms(wl.QuantileMillis(0.5))), num(ms(wl.QuantileMillis(0.99))), num(ms(wl.Max.Millis())),
+					optNum(optMs(metrics.WindowQuantile(wl, 0.5))), optNum(optMs(metrics.WindowQuantile(wl, 0.99))), optNum(optMs(windowMax(wl))),
 					rawCount(wl.Throttled), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(wl.BackendReads)})
 			}
 			return out
 		})
+}
+
+// windowMax is the largest latency completed in a window, in ms, or nil when nothing
+// completed in it.
+func windowMax(wl *sim.WindowLatency) *float64 {
+	if wl.Completed == 0 {
+		return nil
+	}
+	x := wl.Max.Millis()
+	return &x
 }
 
 func shardsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {

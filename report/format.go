@@ -19,16 +19,31 @@ func JSON(w io.Writer, s *Summary) error {
 	return enc.Encode(s)
 }
 
+// fmtMs formats milliseconds with 3 significant digits or more.
 func fmtMs(x float64) string {
 	switch {
-	case x == 0:
-		return "-"
 	case x < 10:
 		return strconv.FormatFloat(x, 'f', 2, 64)
 	case x < 1000:
 		return strconv.FormatFloat(x, 'f', 1, 64)
 	}
 	return strconv.FormatFloat(x, 'f', 0, 64)
+}
+
+// fmtOptMs formats optional milliseconds: "-" when absent (nothing completed).
+func fmtOptMs(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmtMs(*p)
+}
+
+// optNum formats an optional number for CSV: an empty cell when absent.
+func optNum(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return num(*p)
 }
 
 // fmtRatio formats a max/median ratio; nil is a median of 0 under a working shard.
@@ -71,8 +86,8 @@ func fmtFanout(f Fanout) string {
 func streamTable(v *VariantSummary) *table {
 	t := &table{head: []string{"stream", "op", "offered", "completed", "errors", "p50 ms", "p99 ms", "p999 ms", "max ms", "fan-out"}, left: 2}
 	for _, s := range v.Streams {
-		t.add(s.Name, s.Op, fmtCount(s.Offered), fmtCount(s.Completed), fmtCount(s.Rejected+s.Throttled+s.TimedOut),
-			fmtMs(s.Latency.P50), fmtMs(s.Latency.P99), fmtMs(s.Latency.P999), fmtMs(s.Latency.Max), fmtFanout(s.Fanout))
+		t.add(s.Name, s.Op, fmtCount(s.Offered), fmtCount(s.Completed), fmtCount(s.Failed),
+			fmtOptMs(s.Latency.P50), fmtOptMs(s.Latency.P99), fmtOptMs(s.Latency.P999), fmtOptMs(s.Latency.Max), fmtFanout(s.Fanout))
 	}
 	return t
 }
@@ -332,17 +347,21 @@ func capitalize(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-// CSV writes one row per variant and stream with the stream table's columns.
+// CSV writes one row per variant and stream with the stream table's columns; an absent
+// latency (nothing completed) is an empty cell. The columns added later (limited, failed
+// over every cause, error rate 0..1) come last, so scripts reading by position still work.
 func CSV(w io.Writer, s *Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"variant", "stream", "op", "offered", "completed", "rejected", "throttled", "timed_out",
-		"mean_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "fanout_mean", "fanout_max", "partitions_mean"})
+		"mean_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "fanout_mean", "fanout_max", "partitions_mean",
+		"limited", "failed", "error_rate"})
 	for _, v := range s.Variants {
 		for _, st := range v.Streams {
 			l := st.Latency
 			cw.Write([]string{v.Name, st.Name, st.Op, rawCount(st.Offered), rawCount(st.Completed), rawCount(st.Rejected),
-				rawCount(st.Throttled), rawCount(st.TimedOut), num(l.Mean), num(l.P50), num(l.P95), num(l.P99), num(l.P999),
-				num(l.Max), num(st.Fanout.Mean), strconv.Itoa(st.Fanout.Max), num(st.Fanout.Partitions)})
+				rawCount(st.Throttled), rawCount(st.TimedOut), optNum(l.Mean), optNum(l.P50), optNum(l.P95), optNum(l.P99), optNum(l.P999),
+				optNum(l.Max), num(st.Fanout.Mean), strconv.Itoa(st.Fanout.Max), num(st.Fanout.Partitions),
+				rawCount(st.Limited), rawCount(st.Failed), num(round(st.ErrorRate, 6))})
 		}
 	}
 	cw.Flush()

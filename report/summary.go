@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -77,16 +76,22 @@ type StreamSummary struct {
 	Cache    *CacheSummary `json:"cache,omitempty"`
 	Latency  Latency       `json:"latency_ms"`
 	Fanout   Fanout        `json:"fanout"`
+	// Failed counts the failed requests over every cause (rejected, throttled, timed out,
+	// limited) and ErrorRate is Failed/Offered (0..1; 0 when nothing was offered). Both
+	// come from metrics for the tables; summary.json carries the causes themselves.
+	Failed    int64   `json:"-"`
+	ErrorRate float64 `json:"-"`
 }
 
-// Latency summarizes completed requests' latencies in milliseconds.
+// Latency summarizes completed requests' latencies in milliseconds, from metrics.Latency:
+// each is null when no request completed, and no quantile is above Max.
 type Latency struct {
-	Mean float64 `json:"mean"`
-	P50  float64 `json:"p50"`
-	P95  float64 `json:"p95"`
-	P99  float64 `json:"p99"`
-	P999 float64 `json:"p999"`
-	Max  float64 `json:"max"`
+	Mean *float64 `json:"mean"`
+	P50  *float64 `json:"p50"`
+	P95  *float64 `json:"p95"`
+	P99  *float64 `json:"p99"`
+	P999 *float64 `json:"p999"`
+	Max  *float64 `json:"max"`
 }
 
 // Fanout is the mean and largest number of subrequests (shards visited) per request and
@@ -204,50 +209,33 @@ func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
 		}
 		v.Alerts = append(v.Alerts, a)
 	}
+	m := metrics.Of(r)
 	for i := range r.Streams {
-		st := &r.Streams[i]
-		ss := StreamSummary{
-			Name: st.Name, Op: st.Op.String(),
-			Offered: st.Offered, Completed: st.Completed, Rejected: st.Rejected,
-			Throttled: st.Throttled, TimedOut: st.TimedOut,
-			Attempts: st.Attempts, Retries: st.Retries, Limited: st.Limited, Cache: cacheOf(st),
-			Latency: Latency{
-				Mean: ms(st.MeanMillis()),
-				P50:  ms(st.QuantileMillis(0.50)),
-				P95:  ms(st.QuantileMillis(0.95)),
-				P99:  ms(st.QuantileMillis(0.99)),
-				P999: ms(st.QuantileMillis(0.999)),
-				Max:  ms(st.LatencyMax.Millis()),
-			},
-			Fanout: Fanout{Max: st.MaxFanout},
-		}
-		if st.Offered > 0 {
-			ss.Fanout.Mean = round(float64(st.Subrequests)/float64(st.Offered), 3)
-			ss.Fanout.Partitions = round(float64(st.Partitions)/float64(st.Offered), 3)
-		}
-		v.Streams = append(v.Streams, ss)
+		st, ms := &r.Streams[i], &m.Streams[i]
+		l := &ms.Latency
+		v.Streams = append(v.Streams, StreamSummary{
+			Name: ms.Name, Op: ms.Op.String(),
+			Offered: ms.Offered, Completed: ms.Completed, Rejected: ms.Failures[metrics.Rejected],
+			Throttled: ms.Failures[metrics.Throttled], TimedOut: ms.Failures[metrics.TimedOut],
+			Attempts: st.Attempts, Retries: st.Retries, Limited: ms.Failures[metrics.Limited], Cache: cacheOf(st),
+			Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
+			Fanout:  Fanout{Mean: round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: round(ms.Fanout.Partitions, 3)},
+			Failed:  ms.Failed, ErrorRate: ms.ErrorRate,
+		})
 	}
-	for i, sh := range r.Shards {
-		peak := 0.0
-		for w := 0; w < r.Windows; w++ {
-			peak = math.Max(peak, r.ShardUtilization(w, i))
-		}
+	for _, sh := range m.Shards {
 		v.Shards = append(v.Shards, ShardSummary{
-			ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows,
-			Utilization: util(r.Utilization(i)), PeakUtilization: util(peak),
+			ID: sh.ID, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows,
+			Utilization: util(sh.Utilization), PeakUtilization: util(sh.Peak),
 		})
 	}
-	for n, nd := range r.Nodes {
-		peak := 0.0
-		for w := 0; w < r.Windows; w++ {
-			peak = math.Max(peak, r.NodeUtilization(w, n))
-		}
+	for _, nd := range m.Nodes {
 		v.Nodes = append(v.Nodes, NodeSummary{
-			ID: n, Cores: nd.Cores, Utilization: util(r.NodeLoad(n)),
-			PeakUtilization: util(peak), MaxQueue: nd.MaxQueue,
+			ID: nd.ID, Cores: nd.Cores, Utilization: util(nd.Utilization),
+			PeakUtilization: util(nd.Peak), MaxQueue: nd.MaxQueue,
 		})
 	}
-	v.Skew = skew(sc, r)
+	v.Skew = skew(sc, r, m)
 	dc := detectOf(run.Variant)
 	v.HotKeys = hotKeysOf(run, dc.TopK)
 	v.HotPartitions = hotPartitionsOf(run, dc.TopK)
@@ -257,69 +245,41 @@ func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
 	return v
 }
 
-// skew finds the hottest shard against the median over the run and in the window whose
-// hottest shard is hottest.
-func skew(sc *scenarios.Scenario, r *sim.Result) Skew {
-	loads := make([]float64, len(r.Shards))
-	for i := range loads {
-		loads[i] = r.Utilization(i)
-	}
+// skew compares the hottest shard with the median over the run and in the window whose
+// hottest shard is hottest, as metrics found them, and adds the spreads of load.
+func skew(sc *scenarios.Scenario, r *sim.Result, m *metrics.Run) Skew {
 	var k Skew
-	k.HottestShard, k.HottestLoad, k.MedianLoad, k.MaxOverMedian = hottest(loads)
-	if mean := stat.Mean(loads, nil); mean > 0 {
-		k.MaxOverMean = round(k.HottestLoad/mean, 3)
-	}
-	w := PeakWindow(r)
-	for i := range loads {
-		loads[i] = r.ShardUtilization(w, i)
-	}
+	k.HottestShard, k.HottestLoad, k.MedianLoad = m.Shard.Index, util(m.Shard.Load), util(m.Shard.Median)
+	k.MaxOverMedian = optRound(m.Shard.MaxOverMedian, 3)
+	k.MaxOverMean = round(m.Shard.MaxOverMean, 3)
+	w := m.PeakWindow
 	k.PeakWindow = scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window)
 	k.PeakWindowS = (sim.Time(w) * r.Window).Seconds()
-	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad, k.PeakMaxOverMedian = hottest(loads)
+	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad = m.PeakShard.Index, util(m.PeakShard.Load), util(m.PeakShard.Median)
+	k.PeakMaxOverMedian = optRound(m.PeakShard.MaxOverMedian, 3)
 	shards, nodes := runSpread(r)
 	k.ShardSpread, k.NodeSpread = shards.rounded(), nodes.rounded()
 	if w < r.Windows {
 		ws := windowSpread(r, w)
 		k.PeakShardSpread, k.PeakNodeSpread = ws.Shards.rounded(), ws.Nodes.rounded()
 	}
-	k.HottestLoad, k.MedianLoad = util(k.HottestLoad), util(k.MedianLoad)
-	k.PeakHottestLoad, k.PeakMedianLoad = util(k.PeakHottestLoad), util(k.PeakMedianLoad)
 	return k
 }
 
 // PeakWindow returns the window whose hottest shard is hottest (the earliest on ties).
-func PeakWindow(r *sim.Result) int {
-	best, bw := -1.0, 0
-	for w := 0; w < r.Windows; w++ {
-		for s := range r.Shards {
-			if u := r.ShardUtilization(w, s); u > best {
-				best, bw = u, w
-			}
-		}
+func PeakWindow(r *sim.Result) int { return metrics.PeakWindow(r) }
+
+// optRound rounds an optional value to digits; nil stays nil.
+func optRound(p *float64, digits int) *float64 {
+	if p == nil {
+		return nil
 	}
-	return bw
+	x := round(*p, digits)
+	return &x
 }
 
-// hottest returns the index and load of the largest load (the lowest index on ties), the
-// median load and their ratio: nil when the median is 0 and the largest is not (the ratio is
-// infinite), 1 when every load is 0.
-func hottest(loads []float64) (idx int, load, median float64, ratio *float64) {
-	for i, l := range loads {
-		if l > load {
-			idx, load = i, l
-		}
-	}
-	median = Median(loads)
-	switch {
-	case median > 0:
-		x := round(load/median, 3)
-		ratio = &x
-	case load == 0:
-		x := 1.0
-		ratio = &x
-	}
-	return idx, load, median, ratio
-}
+// optMs rounds optional milliseconds to the microsecond; nil stays nil.
+func optMs(p *float64) *float64 { return optRound(p, 3) }
 
 // Median returns the median of xs (the mean of the two middle values for an even count),
 // or 0 for none. xs is not modified.

@@ -2,10 +2,9 @@ package sweep
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/metrics"
 )
 
 // Axis is one varied key and its values (TOML text, as --set takes them).
@@ -84,46 +83,11 @@ func (p Point) Sets(axes []Axis) []string {
 	return out
 }
 
-// SLO is one latency objective: the stream's latency at Quantile (0.5, 0.99, ...; 0 for
-// the mean) must stay below Millis.
-type SLO struct {
-	Stream   string
-	Quantile float64
-	Millis   float64
-	Text     string // as written
-}
+// SLO is one objective; see metrics.SLO.
+type SLO = metrics.SLO
 
-var quantiles = map[string]float64{"mean": 0, "p50": 0.5, "p90": 0.9, "p95": 0.95, "p99": 0.99, "p999": 0.999}
-
-// ParseSLO reads "STREAM:p99<50ms" (quantile p50, p90, p95, p99, p999 or mean; a duration).
-func ParseSLO(s string) (SLO, error) {
-	stream, rest, ok := strings.Cut(s, ":")
-	q, limit, ok2 := strings.Cut(rest, "<")
-	stream, q, limit = strings.TrimSpace(stream), strings.TrimSpace(q), strings.TrimSpace(limit)
-	if !ok || !ok2 || stream == "" {
-		return SLO{}, fmt.Errorf("--slo %q: want STREAM:p99<50ms", s)
-	}
-	qv, known := quantiles[q]
-	if !known {
-		return SLO{}, fmt.Errorf("--slo %q: unknown statistic %q (want p50, p90, p95, p99, p999 or mean)", s, q)
-	}
-	d, err := scenarios.ParseDuration(limit)
-	if err != nil || d <= 0 {
-		return SLO{}, fmt.Errorf("--slo %q: the bound %q must be a positive duration such as 50ms", s, limit)
-	}
-	return SLO{Stream: stream, Quantile: qv, Millis: d.Millis(), Text: s}, nil
-}
+// ParseSLO reads "STREAM:p99<50ms" (see metrics.ParseSLO).
+func ParseSLO(s string) (SLO, error) { return metrics.ParseSLO(s) }
 
 // ParseFraction reads "0.1%" or "0.001" as a fraction.
-func ParseFraction(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	scale := 1.0
-	if strings.HasSuffix(t, "%") {
-		t, scale = strings.TrimSuffix(t, "%"), 0.01
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || v*scale > 1 {
-		return 0, fmt.Errorf("%q: want a fraction such as 0.1%% or 0.001", s)
-	}
-	return v * scale, nil
-}
+func ParseFraction(s string) (float64, error) { return metrics.ParseFraction(s) }

@@ -1,12 +1,15 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/shardsim/shardsim/internal/pool"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -14,8 +17,10 @@ import (
 // CapacityConfig says what capacity to search for.
 type CapacityConfig struct {
 	Config
-	SLOs      []SLO
-	MaxErrors float64 // largest acceptable fraction of rejected requests
+	SLOs []SLO
+	// MaxErrors is the largest acceptable fraction (0..1) of failed requests, over every
+	// stream and every cause of failure (rejected, throttled, timed out, limited).
+	MaxErrors float64
 	// Tolerance is the bisection's relative precision (0.01: the answer is within 1%).
 	Tolerance float64
 	// MaxMultiple caps the search; a design that meets its SLOs there is reported at it.
@@ -27,14 +32,17 @@ type Capacity struct {
 	Point    Point
 	Variant  string
 	Multiple float64 // the largest load_factor found to meet every SLO (0: not even the smallest tried)
-	// Binding names what failed first just above Multiple: an SLO as written, or "errors".
-	Binding string
+	// Binding names what failed first just above Multiple: an SLO as written, "errors"
+	// (the error rate over every stream and cause passed MaxErrors), or "saturated" (the
+	// run's backlog diverged); Reason says why in words.
+	Binding, Reason string
 	// Failed is the multiple the search saw fail (NaN when nothing failed up to MaxMultiple).
 	Failed      float64
 	Evaluations int
-	// At is what the passing multiple measured: the SLO statistics in ms and the error rate.
+	// At is what the passing multiple measured: each SLO's statistic (ms, or a fraction
+	// for an error-rate SLO), averaged over the replications; empty when nothing passed.
 	At []float64
-	// AtErrors is the error rate at Multiple.
+	// AtErrors is the error rate at Multiple over every stream and cause, 0..1.
 	AtErrors float64
 }
 
@@ -42,9 +50,10 @@ type Capacity struct {
 const minMultiple = 1.0 / 1024
 
 // RunCapacity finds, for every point and variant, the largest multiple of all the
-// scenario's rates (load_factor) at which every SLO holds (the mean over replications of
-// the stream's statistic is below its bound) and the error rate stays at or under
-// MaxErrors. It brackets the answer by doubling or halving from 1, then bisects until the
+// scenario's rates (load_factor) at which every SLO holds and the error rate stays at or
+// under MaxErrors, as metrics.Assess judges them: the mean over replications of the
+// stream's statistic is below its bound, the stream completed requests in every
+// replication, and no replication saturated. It brackets the answer by doubling or halving from 1, then bisects until the
 // bracket is within Tolerance. Results do not depend on Parallel.
 func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 	if c.Tolerance <= 0 {
@@ -84,59 +93,44 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 			searches = append(searches, search{point: p, variant: v.Name, seed: sc.Seed})
 		}
 	}
-	sem := make(chan struct{}, c.Parallel)
+	p := pool.New(c.Parallel, c.Stop)
 	out := make([]Capacity, len(searches))
 	errs := make([]error, len(searches))
-	var wg sync.WaitGroup
 	var progressMu sync.Mutex
 	done := 0
-	for i, s := range searches {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			eval := func(m float64) (bool, string, []float64, float64, error) {
-				samples := make([]Sample, c.Replications)
-				var runErr error
-				var mu sync.Mutex
-				var rwg sync.WaitGroup
-				for r := 0; r < c.Replications; r++ {
-					rwg.Add(1)
-					go func() {
-						defer rwg.Done()
-						sem <- struct{}{}
-						defer func() { <-sem }()
-						opts := c.Config
-						opts.Options.Variants = []string{s.variant}
-						sc, err := opts.load(s.point, &s.seed, r, fmt.Sprintf("load_factor=%v", m))
-						if err != nil {
-							mu.Lock()
-							runErr = err
-							mu.Unlock()
-							return
-						}
-						samples[r] = Measure(sim.Run(c.model(sc.Variants[0])))
-					}()
+	// The searches wait on their evaluations, whose replications take the pool's slots.
+	p.Fork(len(searches), func(i int) {
+		s := searches[i]
+		eval := func(m float64) (metrics.Assessment, error) {
+			runs := make([]*metrics.Run, c.Replications)
+			errs := make([]error, c.Replications)
+			p.Each(c.Replications, func(r int) {
+				opts := c.Config
+				opts.Options.Variants = []string{s.variant}
+				sc, err := opts.load(s.point, &s.seed, r, fmt.Sprintf("load_factor=%v", m))
+				if err != nil {
+					errs[r] = err
+					return
 				}
-				rwg.Wait()
-				if runErr == nil && c.stopped() {
-					runErr = ErrInterrupted
-				}
-				if runErr != nil {
-					return false, "", nil, 0, runErr
-				}
-				ok, binding, at, errRate := judge(c, samples)
-				if c.Progress != nil {
-					progressMu.Lock()
-					done++
-					c.Progress(done, 0)
-					progressMu.Unlock()
-				}
-				return ok, binding, at, errRate, nil
+				runs[r] = metrics.Of(sim.Run(c.model(sc.Variants[0])))
+			})
+			if err := errors.Join(errs...); err != nil {
+				return metrics.Assessment{}, err
 			}
-			out[i], errs[i] = bisect(c, s.point, s.variant, eval)
-		}()
-	}
-	wg.Wait()
+			if p.Stopped() {
+				return metrics.Assessment{}, ErrInterrupted
+			}
+			a := metrics.Assess(c.SLOs, c.MaxErrors, runs)
+			if c.Progress != nil {
+				progressMu.Lock()
+				done++
+				c.Progress(done, 0)
+				progressMu.Unlock()
+			}
+			return a, nil
+		}
+		out[i], errs[i] = bisect(c, s.point, s.variant, eval)
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -145,76 +139,29 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 	return out, nil
 }
 
-// judge decides whether replicated samples meet the SLOs; binding names the worst
-// violation (the largest ratio of statistic to bound, or errors).
-func judge(c CapacityConfig, samples []Sample) (ok bool, binding string, at []float64, errRate float64) {
-	ok = true
-	worst := 0.0
-	for _, s := range c.SLOs {
-		xs := make([]float64, len(samples))
-		for i, smp := range samples {
-			for _, st := range smp.Streams {
-				if st.Name == s.Stream {
-					xs[i] = statistic(st, s.Quantile)
-				}
-			}
-		}
-		v := Estimated(xs).Mean
-		at = append(at, v)
-		if v >= s.Millis {
-			ok = false
-			if r := v / s.Millis; r > worst {
-				worst, binding = r, s.Text
-			}
-		}
-	}
-	for _, smp := range samples {
-		errRate += smp.ErrorRate / float64(len(samples))
-	}
-	if errRate > c.MaxErrors {
-		if ok || binding == "" {
-			binding = "errors"
-		}
-		ok = false
-	}
-	return ok, binding, at, errRate
-}
-
-func statistic(st StreamSample, q float64) float64 {
-	switch q {
-	case 0:
-		return st.Mean
-	case 0.5:
-		return st.P50
-	case 0.9:
-		return st.P90
-	case 0.95:
-		return st.P95
-	case 0.99:
-		return st.P99
-	}
-	return st.P999
-}
-
-type evalFunc func(m float64) (ok bool, binding string, at []float64, errRate float64, err error)
+type evalFunc func(m float64) (metrics.Assessment, error)
 
 // bisect brackets and narrows the largest passing multiple.
 func bisect(c CapacityConfig, p Point, variant string, eval evalFunc) (Capacity, error) {
 	res := Capacity{Point: p, Variant: variant, Failed: math.NaN()}
 	try := func(m float64) (bool, error) {
-		ok, binding, at, errRate, err := eval(m)
+		a, err := eval(m)
 		res.Evaluations++
 		if err != nil {
 			return false, err
 		}
-		if ok {
+		if a.OK {
 			if m > res.Multiple {
-				res.Multiple, res.At, res.AtErrors = m, at, errRate
+				res.Multiple, res.AtErrors = m, a.ErrorRate
+				res.At = res.At[:0]
+				for _, v := range a.Verdicts {
+					res.At = append(res.At, *v.Value) // every verdict holds, so each has a value
+				}
 			}
 		} else if math.IsNaN(res.Failed) || m < res.Failed {
-			res.Failed, res.Binding = m, binding
+			res.Failed, res.Binding, res.Reason = m, a.Binding, a.Reason
 		}
-		return ok, nil
+		return a.OK, nil
 	}
 	lo, hi := 0.0, 0.0
 	ok, err := try(1)

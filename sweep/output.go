@@ -11,18 +11,26 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/report"
 )
 
-// jsonEstimate is an Estimate in JSON: the 95% half-width is null for one replication.
+// jsonEstimate is an Estimate in JSON: the 95% half-width is null for one replication,
+// and both are null for an undefined estimate (a latency of a stream that completed
+// nothing in some replication).
 type jsonEstimate struct {
-	Mean float64  `json:"mean"`
+	Mean *float64 `json:"mean"`
 	CI95 *float64 `json:"ci95"`
 }
 
 func (e Estimate) json(digits int) jsonEstimate {
-	j := jsonEstimate{Mean: round(e.Mean, digits)}
+	var j jsonEstimate
+	if math.IsNaN(e.Mean) {
+		return j
+	}
+	m := round(e.Mean, digits)
+	j.Mean = &m
 	if !math.IsNaN(e.Half) {
 		h := round(e.Half, digits)
 		j.CI95 = &h
@@ -51,7 +59,12 @@ type jsonRow struct {
 	Streams     []jsonStream      `json:"streams"`
 	HottestLoad jsonEstimate      `json:"hottest_shard_utilization"`
 	Skew        jsonEstimate      `json:"max_over_mean_shard"`
-	ErrorRate   jsonEstimate      `json:"error_rate"`
+	// ErrorRate is over every stream and cause; Failures counts failed requests by cause.
+	ErrorRate       jsonEstimate            `json:"error_rate"`
+	HottestShard    int                     `json:"hottest_shard"`
+	HottestNode     int                     `json:"hottest_node"`
+	HottestNodeLoad jsonEstimate            `json:"hottest_node_utilization"`
+	Failures        map[string]jsonEstimate `json:"failures"`
 }
 
 type jsonStream struct {
@@ -63,6 +76,19 @@ type jsonStream struct {
 	ErrorRate   jsonEstimate `json:"error_rate"`
 	Subrequests jsonEstimate `json:"fanout"`
 	Partitions  jsonEstimate `json:"partitions"`
+	// Offered and Completed are request counts; Failures counts failed requests by cause.
+	Offered   jsonEstimate            `json:"offered"`
+	Completed jsonEstimate            `json:"completed"`
+	Failures  map[string]jsonEstimate `json:"failures"`
+}
+
+// failuresJSON is a per-cause array of estimated counts in JSON, keyed by cause.
+func failuresJSON(f *[len(metrics.Causes)]Estimate) map[string]jsonEstimate {
+	out := map[string]jsonEstimate{}
+	for _, c := range metrics.Causes {
+		out[c.String()] = f[c].json(3)
+	}
+	return out
 }
 
 // JSON returns sweep.json's content.
@@ -73,13 +99,16 @@ func JSON(scenario string, axes []Axis, reps int, rows []Row) *SweepJSON {
 	}
 	for _, r := range rows {
 		j := jsonRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant, Seeds: r.Seeds,
-			HottestLoad: r.HottestLoad.json(4), Skew: r.Skew.json(3), ErrorRate: r.ErrorRate.json(6)}
+			HottestLoad: r.HottestLoad.json(4), Skew: r.Skew.json(3), ErrorRate: r.ErrorRate.json(6),
+			HottestShard: r.HottestShard, HottestNode: r.HottestNode, HottestNodeLoad: r.HottestNodeLoad.json(4),
+			Failures: failuresJSON(&r.Failures)}
 		for i, a := range axes {
 			j.Values[a.Key] = r.Point.Values[i]
 		}
 		for _, s := range r.Streams {
 			j.Streams = append(j.Streams, jsonStream{Name: s.Name, Mean: s.Mean.json(3), P50: s.P50.json(3), P99: s.P99.json(3),
-				P999: s.P999.json(3), ErrorRate: s.ErrorRate.json(6), Subrequests: s.Subrequests.json(3), Partitions: s.Partitions.json(3)})
+				P999: s.P999.json(3), ErrorRate: s.ErrorRate.json(6), Subrequests: s.Subrequests.json(3), Partitions: s.Partitions.json(3),
+				Offered: s.Offered.json(3), Completed: s.Completed.json(3), Failures: failuresJSON(&s.Failures)})
 		}
 		out.Rows = append(out.Rows, j)
 	}
@@ -94,7 +123,10 @@ func num(x float64) string {
 }
 
 // CSV writes sweep.csv: one row per point and variant; per stream, its statistics and
-// their 95% half-widths (empty with one replication) in columns prefixed by its name.
+// their 95% half-widths (empty with one replication) in columns prefixed by its name. An
+// undefined statistic (a latency of a stream that completed nothing) is an empty cell.
+// The columns that came later (the hottest node, failures by cause, the streams' counts)
+// follow all the others, so that scripts reading columns by position still work.
 func CSV(w io.Writer, axes []Axis, rows []Row) error {
 	cw := csv.NewWriter(w)
 	head := []string{"point"}
@@ -106,6 +138,20 @@ func CSV(w io.Writer, axes []Axis, rows []Row) error {
 		for _, s := range rows[0].Streams {
 			for _, c := range []string{"mean_ms", "p50_ms", "p99_ms", "p999_ms", "error_rate", "fanout", "partitions"} {
 				head = append(head, s.Name+"_"+c, s.Name+"_"+c+"_ci95")
+			}
+		}
+	}
+	head = append(head, "hottest_shard", "hottest_node", "hottest_node_utilization", "hottest_node_ci95")
+	for _, c := range metrics.Causes {
+		head = append(head, c.String(), c.String()+"_ci95")
+	}
+	if len(rows) > 0 {
+		for _, s := range rows[0].Streams {
+			for _, c := range []string{"offered", "completed"} {
+				head = append(head, s.Name+"_"+c, s.Name+"_"+c+"_ci95")
+			}
+			for _, c := range metrics.Causes {
+				head = append(head, s.Name+"_"+c.String(), s.Name+"_"+c.String()+"_ci95")
 			}
 		}
 	}
@@ -126,13 +172,26 @@ func CSV(w io.Writer, axes []Axis, rows []Row) error {
 				rec = append(rec, num(e.Mean), num(e.Half))
 			}
 		}
+		rec = append(rec, strconv.Itoa(r.HottestShard), strconv.Itoa(r.HottestNode), num(r.HottestNodeLoad.Mean), num(r.HottestNodeLoad.Half))
+		for _, e := range r.Failures {
+			rec = append(rec, num(e.Mean), num(e.Half))
+		}
+		for _, s := range r.Streams {
+			for _, e := range append([]Estimate{s.Offered, s.Completed}, s.Failures[:]...) {
+				rec = append(rec, num(e.Mean), num(e.Half))
+			}
+		}
 		cw.Write(rec)
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
+// pm formats an estimate as "15.50 ±3.71", or "-" when it is undefined.
 func pm(e Estimate, digits int) string {
+	if math.IsNaN(e.Mean) {
+		return "-"
+	}
 	s := strconv.FormatFloat(e.Mean, 'f', digits, 64)
 	if !math.IsNaN(e.Half) {
 		s += " ±" + strconv.FormatFloat(e.Half, 'f', digits, 64)
@@ -141,7 +200,8 @@ func pm(e Estimate, digits int) string {
 }
 
 // Text writes the sweep table: per point and variant, each stream's p99 (± its 95%
-// half-width) and fan-out, then the hottest shard's load and the error rate.
+// half-width; "-" when a replication completed nothing) and fan-out, then the hottest
+// shard's and the hottest node's load and the error rate over every stream and cause.
 func Text(w io.Writer, axes []Axis, rows []Row) {
 	if len(rows) == 0 {
 		return
@@ -154,7 +214,7 @@ func Text(w io.Writer, axes []Axis, rows []Row) {
 	for _, s := range rows[0].Streams {
 		head = append(head, s.Name+" p99 ms", "fan-out")
 	}
-	head = append(head, "hottest shard", "errors")
+	head = append(head, "hottest shard", "hottest node", "errors")
 	t := [][]string{head}
 	for _, r := range rows {
 		rec := append([]string(nil), r.Point.Values...)
@@ -162,7 +222,9 @@ func Text(w io.Writer, axes []Axis, rows []Row) {
 		for _, s := range r.Streams {
 			rec = append(rec, pm(s.P99, 2), strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
 		}
-		rec = append(rec, strconv.FormatFloat(100*r.HottestLoad.Mean, 'f', 1, 64)+"%", strconv.FormatFloat(100*r.ErrorRate.Mean, 'f', 2, 64)+"%")
+		rec = append(rec, strconv.FormatFloat(100*r.HottestLoad.Mean, 'f', 1, 64)+"%",
+			fmt.Sprintf("%d: %s%%", r.HottestNode, strconv.FormatFloat(100*r.HottestNodeLoad.Mean, 'f', 1, 64)),
+			strconv.FormatFloat(100*r.ErrorRate.Mean, 'f', 2, 64)+"%")
 		t = append(t, rec)
 	}
 	writeTable(w, t, len(axes)+1)
@@ -306,9 +368,10 @@ type capacityRow struct {
 	Variant     string            `json:"variant"`
 	Multiple    float64           `json:"multiple"`
 	Binding     string            `json:"binding"`
+	Reason      string            `json:"reason"`
 	FailedAt    *float64          `json:"failed_at"`
 	AtMultiple  map[string]string `json:"at_multiple"`
-	ErrorRate   float64           `json:"error_rate"`
+	ErrorRate   *float64          `json:"error_rate"` // at Multiple, over every stream and cause; null when nothing passed
 	Evaluations int               `json:"evaluations"`
 }
 
@@ -320,8 +383,12 @@ func CapacityResults(scenario string, axes []Axis, c CapacityConfig, res []Capac
 	}
 	for _, r := range res {
 		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
-			Multiple: round(r.Multiple, 4), Binding: r.Binding, AtMultiple: map[string]string{},
-			ErrorRate: round(r.AtErrors, 6), Evaluations: r.Evaluations}
+			Multiple: round(r.Multiple, 4), Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
+			Evaluations: r.Evaluations}
+		if r.Multiple > 0 {
+			e := round(r.AtErrors, 6)
+			row.ErrorRate = &e
+		}
 		for i, a := range axes {
 			row.Values[a.Key] = r.Point.Values[i]
 		}
@@ -331,7 +398,7 @@ func CapacityResults(scenario string, axes []Axis, c CapacityConfig, res []Capac
 		}
 		for i, s := range c.SLOs {
 			if i < len(r.At) {
-				row.AtMultiple[s.Text] = strconv.FormatFloat(r.At[i], 'f', 2, 64) + " ms"
+				row.AtMultiple[s.Text] = statValue(s.Stat, r.At[i])
 			}
 		}
 		out.Rows = append(out.Rows, row)
@@ -348,9 +415,9 @@ func CapacityText(w io.Writer, axes []Axis, c CapacityConfig, res []Capacity) {
 	}
 	head = append(head, "variant", "largest multiple")
 	for _, s := range c.SLOs {
-		head = append(head, s.Stream+" "+statName(s.Quantile)+" there")
+		head = append(head, s.Stream+" "+s.Stat.String()+" there")
 	}
-	head = append(head, "errors there", "binds first")
+	head = append(head, "errors there", "binds first", "why")
 	t := [][]string{head}
 	for _, r := range res {
 		rec := append([]string(nil), r.Point.Values...)
@@ -362,10 +429,10 @@ func CapacityText(w io.Writer, axes []Axis, c CapacityConfig, res []Capacity) {
 			mult = ">= " + mult
 		}
 		rec = append(rec, r.Variant, mult)
-		for i := range c.SLOs {
+		for i, s := range c.SLOs {
 			v := "-"
 			if i < len(r.At) {
-				v = strconv.FormatFloat(r.At[i], 'f', 2, 64) + " ms"
+				v = statValue(s.Stat, r.At[i])
 			}
 			rec = append(rec, v)
 		}
@@ -373,17 +440,21 @@ func CapacityText(w io.Writer, axes []Axis, c CapacityConfig, res []Capacity) {
 		if binding == "" {
 			binding = "nothing up to the cap"
 		}
-		rec = append(rec, strconv.FormatFloat(100*r.AtErrors, 'f', 2, 64)+"%", binding)
+		errs := "-"
+		if r.Multiple > 0 {
+			errs = strconv.FormatFloat(100*r.AtErrors, 'f', 2, 64) + "%"
+		}
+		rec = append(rec, errs, binding, r.Reason)
 		t = append(t, rec)
 	}
 	writeTable(w, t, len(axes)+1)
 }
 
-func statName(q float64) string {
-	for k, v := range quantiles {
-		if v == q {
-			return k
-		}
+// statValue formats what an SLO's statistic measured: "12.35 ms", or "0.25%" for an error
+// rate.
+func statValue(st metrics.Statistic, x float64) string {
+	if st == metrics.ErrorRate {
+		return strconv.FormatFloat(100*x, 'f', 2, 64) + "%"
 	}
-	return "?"
+	return strconv.FormatFloat(x, 'f', 2, 64) + " ms"
 }

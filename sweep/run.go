@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/shardsim/shardsim/internal/pool"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -30,64 +32,11 @@ type Config struct {
 // ErrInterrupted is returned by Run and RunCapacity when Config.Stop ended them.
 var ErrInterrupted = errors.New("interrupted")
 
-func (c *Config) stopped() bool { return c.Stop != nil && c.Stop() }
-
 // model builds a variant's model wired to the sweep's Stop.
 func (c *Config) model(v *scenarios.Variant) *sim.Model {
 	m := v.Model()
 	m.Stop = c.Stop
 	return m
-}
-
-// Sample is what one run of one variant contributes to a sweep row.
-type Sample struct {
-	Streams     []StreamSample
-	HottestLoad float64 // the hottest shard's load over the run
-	Skew        float64 // hottest over mean shard load (1 = even)
-	ErrorRate   float64 // rejected over offered, all streams
-}
-
-// StreamSample is one stream's figures in one run (latencies in ms).
-type StreamSample struct {
-	Name                      string
-	Mean, P50, P90, P95       float64
-	P99, P999                 float64
-	ErrorRate                 float64
-	Subrequests, Partitions   float64 // mean per request
-	Offered, Completed, Error int64
-}
-
-// Measure extracts a run's sample.
-func Measure(r *sim.Result) Sample {
-	var s Sample
-	var offered, rejected int64
-	for i := range r.Streams {
-		st := &r.Streams[i]
-		ss := StreamSample{Name: st.Name, Mean: st.MeanMillis(), P50: st.QuantileMillis(0.5), P90: st.QuantileMillis(0.9),
-			P95: st.QuantileMillis(0.95), P99: st.QuantileMillis(0.99),
-			P999: st.QuantileMillis(0.999), Offered: st.Offered, Completed: st.Completed, Error: st.Rejected}
-		if st.Offered > 0 {
-			ss.ErrorRate = float64(st.Rejected) / float64(st.Offered)
-			ss.Subrequests = float64(st.Subrequests) / float64(st.Offered)
-			ss.Partitions = float64(st.Partitions) / float64(st.Offered)
-		}
-		offered += st.Offered
-		rejected += st.Rejected
-		s.Streams = append(s.Streams, ss)
-	}
-	if offered > 0 {
-		s.ErrorRate = float64(rejected) / float64(offered)
-	}
-	sum := 0.0
-	for sh := range r.Shards {
-		u := r.Utilization(sh)
-		sum += u
-		s.HottestLoad = math.Max(s.HottestLoad, u)
-	}
-	if sum > 0 {
-		s.Skew = s.HottestLoad / (sum / float64(len(r.Shards)))
-	}
-	return s
 }
 
 // Estimate is a mean over replications with the half-width of its 95% confidence interval
@@ -107,22 +56,49 @@ func Estimated(xs []float64) Estimate {
 	return e
 }
 
-// Row is one point and variant of a sweep.
-type Row struct {
-	Point       Point
-	Variant     string
-	Seeds       []uint64
-	Streams     []StreamRow
-	HottestLoad Estimate
-	Skew        Estimate
-	ErrorRate   Estimate
+// estimatedOpt summarizes optional values: the estimate is undefined (NaN mean and
+// half-width) when any replication has none, e.g. a latency of a stream that completed
+// nothing in one of them; averaging over the others would hide that.
+func estimatedOpt(xs []*float64) Estimate {
+	vals := make([]float64, len(xs))
+	for i, x := range xs {
+		if x == nil {
+			return Estimate{Mean: math.NaN(), Half: math.NaN()}
+		}
+		vals[i] = *x
+	}
+	return Estimated(vals)
 }
 
-// StreamRow is one stream's estimates at a point.
+// Row is one point and variant of a sweep. Every figure comes from metrics.Of of each
+// replication's result.
+type Row struct {
+	Point   Point
+	Variant string
+	Seeds   []uint64
+	Streams []StreamRow
+	// The hottest shard and the hottest node over the run: the one hottest in most
+	// replications (the lowest index on ties), and the mean over replications of the
+	// hottest one's load (whichever it was), a fraction 0..1 of its node's cores.
+	HottestShard, HottestNode int
+	HottestLoad               Estimate
+	HottestNodeLoad           Estimate
+	Skew                      Estimate // hottest over mean shard load (1 = even)
+	// ErrorRate is failed over offered requests of every stream, over every cause (0..1);
+	// Failures are the failed requests per cause, indexed by metrics.Cause.
+	ErrorRate Estimate
+	Failures  [len(metrics.Causes)]Estimate
+}
+
+// StreamRow is one stream's estimates at a point. Latencies are in ms and undefined (NaN)
+// when a replication completed nothing; the error rate is over every cause (0..1); Failures
+// are counts per cause, indexed by metrics.Cause.
 type StreamRow struct {
 	Name                    string
 	Mean, P50, P99, P999    Estimate
+	Offered, Completed      Estimate
 	ErrorRate               Estimate
+	Failures                [len(metrics.Causes)]Estimate
 	Subrequests, Partitions Estimate
 }
 
@@ -170,27 +146,31 @@ func Run(c Config) ([]Row, error) {
 			}
 		}
 	}
-	samples := make([]Sample, len(jobs))
-	names := make([]string, len(jobs))
-	runJobs(len(jobs), c.Parallel, c.Progress, func(i int) {
-		if c.stopped() {
-			return
+	var mu sync.Mutex
+	finished := 0
+	p := pool.New(c.Parallel, c.Stop)
+	samples := pool.Map(p, len(jobs), func(i int) *metrics.Run {
+		r := metrics.Of(sim.Run(c.model(jobs[i].v)))
+		if c.Progress != nil {
+			mu.Lock()
+			finished++
+			c.Progress(finished, len(jobs))
+			mu.Unlock()
 		}
-		samples[i] = Measure(sim.Run(c.model(jobs[i].v)))
-		names[i] = jobs[i].v.Name
+		return r
 	})
-	if c.stopped() {
+	if p.Stopped() {
 		return nil, ErrInterrupted
 	}
 	var rows []Row
 	for pi, p := range points {
 		for vi := 0; vi < nv; vi++ {
-			var ss []Sample
+			var ss []*metrics.Run
 			row := Row{Point: p}
 			for i, j := range jobs {
 				if j.point == pi && j.variant == vi {
 					ss = append(ss, samples[i])
-					row.Variant = names[i]
+					row.Variant = j.v.Name
 					row.Seeds = append(row.Seeds, seeds[pi]+uint64(j.rep))
 				}
 			}
@@ -200,59 +180,62 @@ func Run(c Config) ([]Row, error) {
 	return rows, nil
 }
 
-// runJobs calls run(i) for i in [0, n) on parallel goroutines, reporting progress.
-func runJobs(n, parallel int, progress func(done, total int), run func(i int)) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done := 0
-	for w := 0; w < min(parallel, max(n, 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				run(i)
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done, n)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-}
-
-func aggregate(row Row, ss []Sample) Row {
-	col := func(f func(Sample) float64) Estimate {
+func aggregate(row Row, ss []*metrics.Run) Row {
+	col := func(f func(*metrics.Run) float64) Estimate {
 		xs := make([]float64, len(ss))
 		for i, s := range ss {
 			xs[i] = f(s)
 		}
 		return Estimated(xs)
 	}
-	row.HottestLoad = col(func(s Sample) float64 { return s.HottestLoad })
-	row.Skew = col(func(s Sample) float64 { return s.Skew })
-	row.ErrorRate = col(func(s Sample) float64 { return s.ErrorRate })
-	for i := range ss[0].Streams {
-		st := func(f func(StreamSample) float64) Estimate {
-			return col(func(s Sample) float64 { return f(s.Streams[i]) })
+	mode := func(f func(*metrics.Run) int) int {
+		count := map[int]int{}
+		best := -1
+		for _, s := range ss {
+			k := f(s)
+			count[k]++
+			if best < 0 || count[k] > count[best] || count[k] == count[best] && k < best {
+				best = k
+			}
 		}
-		row.Streams = append(row.Streams, StreamRow{
+		return best
+	}
+	row.HottestShard = mode(func(s *metrics.Run) int { return s.Shard.Index })
+	row.HottestNode = mode(func(s *metrics.Run) int { return s.Node.Index })
+	row.HottestLoad = col(func(s *metrics.Run) float64 { return s.Shard.Load })
+	row.HottestNodeLoad = col(func(s *metrics.Run) float64 { return s.Node.Load })
+	row.Skew = col(func(s *metrics.Run) float64 { return s.Shard.MaxOverMean })
+	row.ErrorRate = col(func(s *metrics.Run) float64 { return s.ErrorRate })
+	for _, c := range metrics.Causes {
+		row.Failures[c] = col(func(s *metrics.Run) float64 { return float64(s.Failures[c]) })
+	}
+	for i := range ss[0].Streams {
+		st := func(f func(*metrics.Stream) float64) Estimate {
+			return col(func(s *metrics.Run) float64 { return f(&s.Streams[i]) })
+		}
+		lat := func(f func(*metrics.Latency) *float64) Estimate {
+			xs := make([]*float64, len(ss))
+			for k, s := range ss {
+				xs[k] = f(&s.Streams[i].Latency)
+			}
+			return estimatedOpt(xs)
+		}
+		sr := StreamRow{
 			Name:        ss[0].Streams[i].Name,
-			Mean:        st(func(x StreamSample) float64 { return x.Mean }),
-			P50:         st(func(x StreamSample) float64 { return x.P50 }),
-			P99:         st(func(x StreamSample) float64 { return x.P99 }),
-			P999:        st(func(x StreamSample) float64 { return x.P999 }),
-			ErrorRate:   st(func(x StreamSample) float64 { return x.ErrorRate }),
-			Subrequests: st(func(x StreamSample) float64 { return x.Subrequests }),
-			Partitions:  st(func(x StreamSample) float64 { return x.Partitions }),
-		})
+			Mean:        lat(func(l *metrics.Latency) *float64 { return l.Mean }),
+			P50:         lat(func(l *metrics.Latency) *float64 { return l.P50 }),
+			P99:         lat(func(l *metrics.Latency) *float64 { return l.P99 }),
+			P999:        lat(func(l *metrics.Latency) *float64 { return l.P999 }),
+			Offered:     st(func(x *metrics.Stream) float64 { return float64(x.Offered) }),
+			Completed:   st(func(x *metrics.Stream) float64 { return float64(x.Completed) }),
+			ErrorRate:   st(func(x *metrics.Stream) float64 { return x.ErrorRate }),
+			Subrequests: st(func(x *metrics.Stream) float64 { return x.Fanout.Mean }),
+			Partitions:  st(func(x *metrics.Stream) float64 { return x.Fanout.Partitions }),
+		}
+		for _, c := range metrics.Causes {
+			sr.Failures[c] = st(func(x *metrics.Stream) float64 { return float64(x.Failures[c]) })
+		}
+		row.Streams = append(row.Streams, sr)
 	}
 	return row
 }

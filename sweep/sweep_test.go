@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/sweep"
@@ -40,7 +41,7 @@ func TestParseVary(t *testing.T) {
 
 func TestParseSLO(t *testing.T) {
 	s, err := sweep.ParseSLO("create_order:p99<50ms")
-	if err != nil || s.Stream != "create_order" || s.Quantile != 0.99 || s.Millis != 50 {
+	if err != nil || s.Stream != "create_order" || s.Stat != metrics.P99 || s.Bound != 50 {
 		t.Errorf("ParseSLO = %+v, %v", s, err)
 	}
 	for _, bad := range []string{"create_order", "create_order:p99", "create_order:p98<50ms", ":p99<50ms", "x:p99<fast", "x:p99<-1ms"} {
@@ -91,14 +92,14 @@ func TestSweepDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alone := sweep.Measure(sim.Run(sc.Variants[0].Model()))
+	alone := metrics.Of(sim.Run(sc.Variants[0].Model()))
 	// With two replications the row's mean is (rep0 + rep1)/2; rerun rep 0 too.
 	sc0, _ := scenarios.Load("../testdata/keys/salt16.toml", scenarios.Options{
 		Sets:     []string{`duration="5s"`, "keyspace.salt=16", fmt.Sprintf("seed=%d", row.Seeds[0])},
 		Variants: []string{row.Variant},
 	})
-	rep0 := sweep.Measure(sim.Run(sc0.Variants[0].Model()))
-	if mean := (rep0.Streams[1].P99 + alone.Streams[1].P99) / 2; mean != row.Streams[1].P99.Mean {
+	rep0 := metrics.Of(sim.Run(sc0.Variants[0].Model()))
+	if mean := (*rep0.Streams[1].Latency.P99 + *alone.Streams[1].Latency.P99) / 2; mean != row.Streams[1].P99.Mean {
 		t.Errorf("rerun alone: p99 mean %v, the sweep's row says %v", mean, row.Streams[1].P99.Mean)
 	}
 }

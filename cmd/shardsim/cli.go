@@ -16,11 +16,11 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -365,22 +365,13 @@ func markDir(dir, name string) error {
 // runVariants simulates every variant, up to parallel at once. Each run is independent and
 // deterministic, so the results do not depend on parallel. stop interrupts every run.
 func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool) []report.Run {
-	runs := make([]report.Run, len(sc.Variants))
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i, v := range sc.Variants {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			m := v.Model()
-			m.Stop = stop
-			runs[i] = report.Run{Variant: v, Result: sim.Run(m)}
-		}()
-	}
-	wg.Wait()
-	return runs
+	// The pool gets no stop function: every variant must run, so that an interrupted run
+	// still reports each one (as partial); the models themselves stop early.
+	return pool.Map(pool.New(parallel, nil), len(sc.Variants), func(i int) report.Run {
+		m := sc.Variants[i].Model()
+		m.Stop = stop
+		return report.Run{Variant: sc.Variants[i], Result: sim.Run(m)}
+	})
 }
 
 func cmdList(args []string, stdout io.Writer) error {

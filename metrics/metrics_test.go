@@ -1,0 +1,301 @@
+package metrics
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// oneKey is a partition key of one part: field 0 as it is.
+var oneKey = &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+
+func point(name string, op sim.Op, rate float64, cost sim.Time) sim.Stream {
+	return sim.Stream{
+		Name: name, Op: op, Cost: cost,
+		Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: rate}}),
+		Fields:   []workload.Generator{workload.NewUniform(1 << 20)},
+		Planner:  keyspace.NewPointPlanner(oneKey, keyspace.NewModulo(1), op == sim.Read),
+	}
+}
+
+// troubled is a one-core node (seed 5, 20 s, 2 s warmup) whose streams each fail in their
+// own way: "put" offers 2,000 writes/s of 0.6 ms (1.2 times the core) into a queue of at
+// most 3 behind a partition limit of 1,500 writes/s, so it is rejected and throttled; "slow"
+// gives up after 1 ms on reads that cost 50 ms of constant service, so each of them times
+// out or is rejected; "capped" issues 100 reads/s through a client limit of 10/s, so about 90% are
+// limited; "idle" has a rate of 0 and issues nothing.
+func troubled() *sim.Model {
+	slow := point("slow", sim.Read, 5, 50*sim.Millisecond)
+	slow.Service = sim.Service{Kind: sim.Constant}
+	slow.Client = sim.Client{Timeout: sim.Millisecond}
+	capped := point("capped", sim.Read, 100, 100*sim.Microsecond)
+	capped.Client = sim.Client{Limit: &sim.Limit{Rate: 10, Burst: 1}}
+	return &sim.Model{
+		Seed: 5, Duration: 20 * sim.Second, Warmup: 2 * sim.Second, Window: sim.Second, Network: 200 * sim.Microsecond,
+		Nodes: []sim.Node{{Cores: 1, QueueLimit: 3}}, ShardNode: []int{0},
+		Streams: []sim.Stream{point("put", sim.Write, 2000, 600*sim.Microsecond), slow, capped, point("idle", sim.Read, 0, sim.Millisecond)},
+		Limits:  &sim.PartitionLimits{WriteUnits: 1500, ReadUnits: 1e9, Burst: sim.Second},
+	}
+}
+
+var (
+	troubledOnce sync.Once
+	troubledRes  *sim.Result
+	troubledRun  *Run
+)
+
+// troubledRun runs troubled once for every test that reads it.
+func troubledResult(t *testing.T) (*sim.Result, *Run) {
+	t.Helper()
+	troubledOnce.Do(func() {
+		troubledRes = sim.Run(troubled())
+		troubledRun = Of(troubledRes)
+	})
+	if troubledRes.Saturated || troubledRes.Partial {
+		t.Fatalf("the troubled model stopped early: saturated %v, partial %v", troubledRes.Saturated, troubledRes.Partial)
+	}
+	return troubledRes, troubledRun
+}
+
+func TestErrorRateCountsEveryCause(t *testing.T) {
+	res, run := troubledResult(t)
+	var want Failures
+	var offered int64
+	for i := range res.Streams {
+		st, s := &res.Streams[i], &run.Streams[i]
+		sum := st.Rejected + st.Throttled + st.TimedOut + st.Limited
+		if s.Failed != sum || s.Failures[Rejected] != st.Rejected || s.Failures[Throttled] != st.Throttled ||
+			s.Failures[TimedOut] != st.TimedOut || s.Failures[Limited] != st.Limited || s.Failures[Lock] != 0 {
+			t.Errorf("%s: failures %v (total %d), the engine counted %d rejected, %d throttled, %d timed out, %d limited",
+				s.Name, s.Failures, s.Failed, st.Rejected, st.Throttled, st.TimedOut, st.Limited)
+		}
+		// Every request issued after the warmup has exactly one outcome.
+		if s.Completed+s.Failed != s.Offered {
+			t.Errorf("%s: %d completed + %d failed != %d offered", s.Name, s.Completed, s.Failed, s.Offered)
+		}
+		if s.Offered > 0 && s.ErrorRate != float64(sum)/float64(s.Offered) {
+			t.Errorf("%s: error rate %v, want %d/%d", s.Name, s.ErrorRate, sum, s.Offered)
+		}
+		want.add(&s.Failures)
+		offered += s.Offered
+	}
+	for _, c := range []Cause{Rejected, Throttled, TimedOut, Limited} {
+		if want[c] == 0 {
+			t.Errorf("the model produced no %s request; the test needs every cause", c)
+		}
+	}
+	if run.Failures != want || run.Offered != offered || run.ErrorRate != float64(want.Total())/float64(offered) {
+		t.Errorf("run: failures %v of %d offered, error rate %v; want %v of %d", run.Failures, run.Offered, run.ErrorRate, want, offered)
+	}
+	// slow's reads share put's full queue: those not rejected time out.
+	if s := run.Stream("slow"); s.ErrorRate != 1 || s.Completed != 0 || s.Failures[TimedOut] == 0 || s.Offered < 50 {
+		t.Errorf("slow: error rate %v, %d completed, %d timed out of %d; want every request failed, some timed out", s.ErrorRate, s.Completed, s.Failures[TimedOut], s.Offered)
+	}
+	if s := run.Stream("capped"); math.Abs(s.ErrorRate-0.9) > 0.05 {
+		// 100/s offered against 10 tokens/s: 1 - 10/100 are limited; over about 1,800
+		// requests the share is within 0.05 of 0.9.
+		t.Errorf("capped: error rate %v, want 0.9 within 0.05", s.ErrorRate)
+	}
+	if s := run.Stream("idle"); s.Offered != 0 || s.ErrorRate != 0 {
+		t.Errorf("idle: %d offered, error rate %v; want 0 and 0", s.Offered, s.ErrorRate)
+	}
+}
+
+func TestLatencyNilWithoutCompletions(t *testing.T) {
+	_, run := troubledResult(t)
+	for _, name := range []string{"slow", "idle"} {
+		s := run.Stream(name)
+		l := s.Latency
+		if s.Completed != 0 {
+			t.Fatalf("%s completed %d requests; the test needs none", name, s.Completed)
+		}
+		for i, p := range []*float64{l.Mean, l.P50, l.P90, l.P95, l.P99, l.P999, l.Max} {
+			if p != nil {
+				t.Errorf("%s: statistic %d is %v, want nil (nothing completed)", name, i, *p)
+			}
+		}
+	}
+	if l := run.Stream("put").Latency; l.P99 == nil || l.Mean == nil || l.Max == nil {
+		t.Errorf("put completed requests but has latency %+v", l)
+	}
+}
+
+// One request every 2 s (uniform arrivals, seed 1, 30 s: 15 requests), 150 ms of constant
+// service on an idle core and no network: every latency is exactly 150 ms, recorded as
+// 150,000 µs, whose HdrHistogram bucket (3 significant digits: 128 µs wide at this
+// magnitude) ends above it. The raw quantiles exceed the exact maximum; ours equal it.
+func TestQuantilesCappedAtMax(t *testing.T) {
+	st := point("fixed", sim.Write, 0.5, 150*sim.Millisecond)
+	st.Arrivals = workload.NewUniformArrivals(workload.Schedule{{At: 0, Rate: 0.5}})
+	st.Service = sim.Service{Kind: sim.Constant}
+	res := sim.Run(&sim.Model{Seed: 1, Duration: 30 * sim.Second, Window: 10 * sim.Second,
+		Nodes: []sim.Node{{Cores: 1}}, ShardNode: []int{0}, Streams: []sim.Stream{st}})
+	r := &res.Streams[0]
+	raw := quantileMillis(r.Latency, 0.999)
+	if r.Completed != 15 || r.LatencyMax != 150*sim.Millisecond || raw <= 150 {
+		t.Fatalf("%d completed, max %v, raw p999 %v ms; the test needs 15 at exactly 150ms and a raw p999 above it", r.Completed, r.LatencyMax, raw)
+	}
+	l := Of(res).Streams[0].Latency
+	for i, p := range []*float64{l.Mean, l.P50, l.P90, l.P95, l.P99, l.P999} {
+		if p == nil || *p > *l.Max {
+			t.Errorf("statistic %d = %s, above max %v", i, show(p), *l.Max)
+		}
+	}
+	if *l.P999 != 150 || *l.Max != 150 || *l.Mean != 150 {
+		t.Errorf("p999 %v, max %v, mean %v; want 150 ms each", *l.P999, *l.Max, *l.Mean)
+	}
+	for w := range r.Win {
+		win := &r.Win[w]
+		if q := WindowQuantile(win, 0.99); q == nil || *q != win.Max.Millis() {
+			t.Errorf("window %d: p99 %s, want its max %v", w, show(q), win.Max.Millis())
+		}
+	}
+	if q := WindowQuantile(&sim.WindowLatency{}, 0.5); q != nil {
+		t.Errorf("an empty window's p50 is %v, want nil", *q)
+	}
+}
+
+func TestHottest(t *testing.T) {
+	for _, tc := range []struct {
+		loads        []float64
+		idx          int
+		load, median float64
+		ratio        float64 // -1: nil
+		mean         float64
+	}{
+		{loads: []float64{0.2, 0.8, 0.4, 0.4}, idx: 1, load: 0.8, median: 0.4, ratio: 2, mean: 0.8 / 0.45},
+		{loads: []float64{0.9, 0, 0}, idx: 0, load: 0.9, median: 0, ratio: -1, mean: 3},
+		{loads: []float64{0, 0}, idx: 0, load: 0, median: 0, ratio: 1, mean: 0},
+		{loads: []float64{0.5, 0.5, 0.1}, idx: 0, load: 0.5, median: 0.5, ratio: 1, mean: 0.5 / (1.1 / 3)},
+	} {
+		h := HottestOf(tc.loads)
+		ratioOK := (tc.ratio < 0 && h.MaxOverMedian == nil) || (h.MaxOverMedian != nil && math.Abs(*h.MaxOverMedian-tc.ratio) < 1e-12)
+		if h.Index != tc.idx || h.Load != tc.load || h.Median != tc.median || !ratioOK || math.Abs(h.MaxOverMean-tc.mean) > 1e-12 {
+			t.Errorf("HottestOf(%v) = %+v (ratio %v); want %d, %v, median %v, ratio %v, over mean %v",
+				tc.loads, h, h.MaxOverMedian, tc.idx, tc.load, tc.median, tc.ratio, tc.mean)
+		}
+	}
+}
+
+// Two nodes, two shards, seed 3, 20 s: shard 0 (node 0) takes writes of 0.5 ms at 1,000/s
+// on 1 core, shard 1 (node 1) reads of 0.1 ms at 1,000/s; by the utilization law the loads
+// are 0.5 and 0.1, so node 0 is the hottest at 0.5 within 0.03, and skew is 0.5/0.3.
+func TestHottestNode(t *testing.T) {
+	w := point("w", sim.Write, 1000, 500*sim.Microsecond)
+	w.Planner = fixedShard(0)
+	r := point("r", sim.Read, 1000, 100*sim.Microsecond)
+	r.Planner = fixedShard(1)
+	run := Of(sim.Run(&sim.Model{Seed: 3, Duration: 20 * sim.Second, Window: 5 * sim.Second,
+		Nodes: []sim.Node{{Cores: 1}, {Cores: 1}}, ShardNode: []int{0, 1}, Streams: []sim.Stream{w, r}}))
+	if run.Node.Index != 0 || math.Abs(run.Node.Load-0.5) > 0.03 || run.Shard.Index != 0 || math.Abs(run.Nodes[1].Utilization-0.1) > 0.01 {
+		t.Errorf("hottest node %d at %v (node 1 at %v), hottest shard %d; want node 0 at 0.5, node 1 at 0.1, shard 0",
+			run.Node.Index, run.Node.Load, run.Nodes[1].Utilization, run.Shard.Index)
+	}
+	if math.Abs(run.Node.MaxOverMean-0.5/0.3) > 0.1 {
+		t.Errorf("node max/mean %v, want 5/3 within 0.1", run.Node.MaxOverMean)
+	}
+	for _, n := range run.Nodes {
+		if n.Peak < n.Utilization {
+			t.Errorf("node %d: peak %v below its run-wide %v", n.ID, n.Peak, n.Utilization)
+		}
+	}
+}
+
+// fixedShard sends every request to one shard.
+type fixedShard int
+
+func (f fixedShard) Plan(dst []keyspace.Visit, _ *rand.Rand, _ []uint64, _ int64) []keyspace.Visit {
+	return append(dst, keyspace.Visit{Shard: int32(f), Partitions: 1})
+}
+
+func TestJudgeEmptyStream(t *testing.T) {
+	_, run := troubledResult(t)
+	for _, text := range []string{"slow:p99<1h", "idle:mean<1h", "slow:max<1h"} {
+		slo, err := ParseSLO(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := Judge(slo, []*Run{run})
+		if v.OK || v.Value != nil || !math.IsInf(v.Severity, 1) || !(strings.Contains(v.Reason, "no request") || strings.Contains(v.Reason, "none of its")) {
+			t.Errorf("%s: %+v; want a failure because the stream completed nothing", text, v)
+		}
+	}
+	// The error rate of a stream that completed nothing exists: 1 for slow.
+	slo, _ := ParseSLO("slow:errors<50%")
+	if v := Judge(slo, []*Run{run}); v.OK || v.Value == nil || *v.Value != 1 {
+		t.Errorf("slow:errors<50%%: %+v, want a failure at 1", v)
+	}
+	// Every cause counts against --max-errors: "put" alone holds its SLO.
+	slo, _ = ParseSLO("put:p99<1h")
+	a := Assess([]SLO{slo}, 0.01, []*Run{run})
+	if a.OK || a.Binding != "errors" || a.ErrorRate != run.ErrorRate || !a.Verdicts[0].OK {
+		t.Errorf("Assess = %+v; want it to fail on errors (%v) while the SLO holds", a, run.ErrorRate)
+	}
+}
+
+// lambda = 2,000/s against mu = 1,000/s on one core with an unbounded queue: the backlog
+// grows by about 1,000 a second and passes MaxQueued = 5,000 after about 5 s (seed 9).
+func TestJudgeSaturated(t *testing.T) {
+	m := &sim.Model{Seed: 9, Duration: 60 * sim.Second, Window: 10 * sim.Second, MaxQueued: 5000,
+		Nodes: []sim.Node{{Cores: 1}}, ShardNode: []int{0}, Streams: []sim.Stream{point("put", sim.Write, 2000, sim.Millisecond)}}
+	run := Of(sim.Run(m))
+	if !run.Saturated || run.Complete() {
+		t.Fatalf("the run did not saturate: %+v", run)
+	}
+	if run.Stream("put").Latency.P99 == nil {
+		t.Fatal("put completed nothing; the test needs a stream that met a loose SLO before the run stopped")
+	}
+	slo, _ := ParseSLO("put:p99<1h")
+	if v := Judge(slo, []*Run{run}); v.OK || !strings.Contains(v.Reason, "saturated") {
+		t.Errorf("Judge = %+v; want a failure because the run saturated", v)
+	}
+	a := Assess([]SLO{slo}, 1, []*Run{run})
+	if a.OK || a.Binding != "saturated" {
+		t.Errorf("Assess = %+v; want binding saturated", a)
+	}
+	run.Partial, run.Saturated = true, false
+	if a := Assess([]SLO{slo}, 1, []*Run{run}); a.OK || a.Binding != "interrupted" {
+		t.Errorf("Assess of a partial run = %+v; want binding interrupted", a)
+	}
+}
+
+func TestParseSLO(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		stat  Statistic
+		bound float64
+	}{
+		{"create_order:p99<50ms", P99, 50},
+		{" get : p999 < 1.5s", P999, 1500},
+		{"x:mean<250us", Mean, 0.25},
+		{"x:max<1d", Max, 86_400_000},
+		{"x:errors<0.1%", ErrorRate, 0.001},
+		{"x:errors<0.02", ErrorRate, 0.02},
+	} {
+		s, err := ParseSLO(tc.in)
+		if err != nil || s.Stat != tc.stat || math.Abs(s.Bound-tc.bound) > 1e-9 || s.Text != tc.in {
+			t.Errorf("ParseSLO(%q) = %+v, %v; want %v < %v", tc.in, s, err, tc.stat, tc.bound)
+		}
+	}
+	for _, bad := range []string{"create_order", "create_order:p99", "create_order:p98<50ms", ":p99<50ms", "x:p99<fast",
+		"x:p99<-1ms", "x:p99<0s", "x:errors<2", "x:errors<0", "x:errors<50ms"} {
+		if _, err := ParseSLO(bad); err == nil {
+			t.Errorf("ParseSLO(%q) accepted", bad)
+		}
+	}
+}
+
+// show formats an optional value for a failure message.
+func show(p *float64) string {
+	if p == nil {
+		return "nil"
+	}
+	return strconv.FormatFloat(*p, 'g', -1, 64)
+}

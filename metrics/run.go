@@ -1,0 +1,188 @@
+package metrics
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/shardsim/shardsim/sim"
+)
+
+// Shard is one shard's figures over the time the run covered. Utilization is the CPU time
+// spent on its subrequests as a fraction of its node's cores (0..1, see
+// sim.Result.Utilization); Peak is the same in its busiest window.
+type Shard struct {
+	ID          int
+	Node        int   // where it ended the run
+	Ops         int64 // subrequests served
+	Rows        int64 // rows written
+	Utilization float64
+	Peak        float64
+}
+
+// Node is one node's figures over the time the run covered; utilizations are fractions
+// 0..1 of its cores.
+type Node struct {
+	ID          int
+	Cores       int // at the end of the run
+	Utilization float64
+	Peak        float64
+	MaxQueue    int // most requests waiting at once
+}
+
+// Hottest compares the largest of a set of loads (fractions 0..1 of cores) with the rest.
+type Hottest struct {
+	Index  int     // the hottest (the lowest index on ties; 0 when every load is 0)
+	Load   float64 // its load
+	Median float64 // the median load (the mean of the middle two for an even count)
+	// MaxOverMedian is Load/Median: nil when the median is 0 under a working one (the ratio
+	// is infinite), 1 when every load is 0.
+	MaxOverMedian *float64
+	// MaxOverMean is Load over the mean load (1: even); 0 when every load is 0.
+	MaxOverMean float64
+}
+
+// Run is a run's figures.
+type Run struct {
+	Streams []Stream
+	Shards  []Shard
+	Nodes   []Node
+	// Shard and Node compare the hottest shard and the hottest node with the others, over
+	// the run.
+	Shard, Node Hottest
+	// PeakWindow is the window whose hottest shard is hottest (the earliest on ties), and
+	// PeakShard compares the shards' loads in that window.
+	PeakWindow int
+	PeakShard  Hottest
+	// Totals over every stream.
+	Offered, Completed, Failed int64
+	Failures                   Failures
+	ErrorRate                  float64 // Failed / Offered over every stream and cause, 0..1; 0 when nothing was offered
+	// Saturated: the backlog passed the engine's bound at SaturatedAt with Backlog
+	// subrequests waiting, and the run stopped there. Partial: the run was interrupted.
+	// Elapsed is the simulated time the figures cover.
+	Saturated   bool
+	SaturatedAt sim.Time
+	Backlog     int
+	Partial     bool
+	Elapsed     sim.Time
+}
+
+// Complete reports whether the run covered its whole duration: it neither saturated nor
+// was interrupted.
+func (r *Run) Complete() bool { return !r.Saturated && !r.Partial }
+
+// Stream returns the figures of the stream named name, or nil.
+func (r *Run) Stream(name string) *Stream {
+	for i := range r.Streams {
+		if r.Streams[i].Name == name {
+			return &r.Streams[i]
+		}
+	}
+	return nil
+}
+
+// Of derives a run's figures from its result. It reads r and keeps nothing of it.
+func Of(r *sim.Result) *Run {
+	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed}
+	for i := range r.Streams {
+		s := StreamOf(&r.Streams[i])
+		m.Offered += s.Offered
+		m.Completed += s.Completed
+		m.Failures.add(&s.Failures)
+		m.Streams = append(m.Streams, s)
+	}
+	m.Failed = m.Failures.Total()
+	m.ErrorRate = rate(m.Failed, m.Offered)
+
+	shardLoads := make([]float64, len(r.Shards))
+	for i, sh := range r.Shards {
+		peak := 0.0
+		for w := 0; w < r.Windows; w++ {
+			peak = math.Max(peak, r.ShardUtilization(w, i))
+		}
+		shardLoads[i] = r.Utilization(i)
+		m.Shards = append(m.Shards, Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: shardLoads[i], Peak: peak})
+	}
+	nodeLoads := make([]float64, len(r.Nodes))
+	for n, nd := range r.Nodes {
+		peak := 0.0
+		for w := 0; w < r.Windows; w++ {
+			peak = math.Max(peak, r.NodeUtilization(w, n))
+		}
+		nodeLoads[n] = r.NodeLoad(n)
+		m.Nodes = append(m.Nodes, Node{ID: n, Cores: nd.Cores, Utilization: nodeLoads[n], Peak: peak, MaxQueue: nd.MaxQueue})
+	}
+	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
+	m.PeakWindow = PeakWindow(r)
+	for i := range shardLoads {
+		shardLoads[i] = r.ShardUtilization(m.PeakWindow, i)
+	}
+	if r.Windows > 0 {
+		m.PeakShard = HottestOf(shardLoads)
+	}
+	return m
+}
+
+// HottestOf compares the largest of loads with the median and the mean. loads is not
+// modified.
+func HottestOf(loads []float64) Hottest {
+	var h Hottest
+	for i, l := range loads {
+		if l > h.Load {
+			h.Index, h.Load = i, l
+		}
+	}
+	h.Median = Median(loads)
+	switch {
+	case h.Median > 0:
+		h.MaxOverMedian = ptr(h.Load / h.Median)
+	case h.Load == 0:
+		h.MaxOverMedian = ptr(1)
+	}
+	if len(loads) > 0 {
+		if mean := stat.Mean(loads, nil); mean > 0 {
+			h.MaxOverMean = h.Load / mean
+		}
+	}
+	return h
+}
+
+// Median returns the median of xs (the mean of the two middle values for an even count),
+// or 0 for none. xs is not modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// PeakWindow returns the window whose hottest shard is hottest (the earliest on ties; 0
+// when the run has no window).
+func PeakWindow(r *sim.Result) int {
+	best, bw := -1.0, 0
+	for w := 0; w < r.Windows; w++ {
+		for s := range r.Shards {
+			if u := r.ShardUtilization(w, s); u > best {
+				best, bw = u, w
+			}
+		}
+	}
+	return bw
+}
+
+// WindowQuantile returns a window's latency at quantile p (0..1) in milliseconds, capped at
+// the window's exact maximum, or nil when nothing completed in the window.
+func WindowQuantile(w *sim.WindowLatency, p float64) *float64 {
+	if w.Hist == nil || w.Hist.TotalCount() == 0 {
+		return nil
+	}
+	return ptr(min(quantileMillis(w.Hist, p), w.Max.Millis()))
+}

@@ -1,0 +1,139 @@
+package metrics
+
+import (
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/shardsim/shardsim/sim"
+)
+
+// Cause is why a request failed. Every failed request has exactly one cause: that of its
+// last attempt.
+type Cause uint8
+
+// The causes of failure (SPEC 4.1).
+const (
+	Rejected  Cause = iota // a subrequest found its node's queue full
+	Throttled              // a partition throughput limit turned it away
+	TimedOut               // the client stopped waiting for it
+	Limited                // the client's own rate limit turned it away
+	Lock                   // it waited too long for a row lock (the engine does not model locks yet: always 0)
+	numCauses
+)
+
+// Causes lists every cause in the order outputs show them.
+var Causes = [...]Cause{Rejected, Throttled, TimedOut, Limited, Lock}
+
+// String is the cause's name in JSON and CSV: rejected, throttled, timed_out, limited, lock.
+func (c Cause) String() string {
+	switch c {
+	case Rejected:
+		return "rejected"
+	case Throttled:
+		return "throttled"
+	case TimedOut:
+		return "timed_out"
+	case Limited:
+		return "limited"
+	case Lock:
+		return "lock"
+	}
+	return "?"
+}
+
+// Failures counts failed requests by cause, indexed by Cause.
+type Failures [numCauses]int64
+
+// Total is the number of failed requests, over every cause.
+func (f *Failures) Total() int64 {
+	var n int64
+	for _, x := range f {
+		n += x
+	}
+	return n
+}
+
+// add adds g's counts to f.
+func (f *Failures) add(g *Failures) {
+	for c := range f {
+		f[c] += g[c]
+	}
+}
+
+// Latency holds statistics of the latencies of a stream's completed requests, in
+// milliseconds. Each is nil when no request completed. The quantiles come from the run's
+// HdrHistogram (3 significant digits, so within 0.1% of the exact value) and are capped at
+// Max, which is exact: a histogram quantile is the upper end of its bucket and could
+// otherwise exceed the largest latency recorded.
+type Latency struct {
+	Mean, P50, P90, P95, P99, P999, Max *float64
+}
+
+// Fanout is how widely a stream's requests spread, over every request issued after the
+// warmup: the mean number of subrequests (shards visited), the largest, and the mean number
+// of partitions visited. Means are 0 when nothing was offered.
+type Fanout struct {
+	Mean       float64
+	Max        int
+	Partitions float64
+}
+
+// Stream is one stream's figures over the requests issued after the warmup.
+type Stream struct {
+	Name      string
+	Op        sim.Op
+	Offered   int64 // requests issued
+	Completed int64 // requests that succeeded
+	Failures  Failures
+	Failed    int64   // Failures.Total()
+	ErrorRate float64 // Failed / Offered, a fraction 0..1; 0 when nothing was offered
+	Latency   Latency
+	Fanout    Fanout
+}
+
+// StreamOf derives a stream's figures from its result.
+func StreamOf(st *sim.StreamResult) Stream {
+	s := Stream{Name: st.Name, Op: st.Op, Offered: st.Offered, Completed: st.Completed}
+	s.Failures[Rejected] = st.Rejected
+	s.Failures[Throttled] = st.Throttled
+	s.Failures[TimedOut] = st.TimedOut
+	s.Failures[Limited] = st.Limited
+	s.Failed = s.Failures.Total()
+	s.ErrorRate = rate(s.Failed, s.Offered)
+	s.Latency = latencyOf(st)
+	s.Fanout.Max = st.MaxFanout
+	if st.Offered > 0 {
+		s.Fanout.Mean = float64(st.Subrequests) / float64(st.Offered)
+		s.Fanout.Partitions = float64(st.Partitions) / float64(st.Offered)
+	}
+	return s
+}
+
+// rate is n/of, or 0 when of is 0.
+func rate(n, of int64) float64 {
+	if of <= 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
+}
+
+// latencyOf computes the latency statistics of a stream's completed requests.
+func latencyOf(st *sim.StreamResult) Latency {
+	h := st.Latency
+	if h == nil || h.TotalCount() == 0 {
+		return Latency{}
+	}
+	mx := st.LatencyMax.Millis()
+	q := func(p float64) *float64 { return ptr(min(quantileMillis(h, p), mx)) }
+	return Latency{
+		Mean: ptr(min(st.LatencySum/float64(h.TotalCount())/float64(sim.Millisecond), mx)),
+		P50:  q(0.50), P90: q(0.90), P95: q(0.95), P99: q(0.99), P999: q(0.999),
+		Max: ptr(mx),
+	}
+}
+
+// quantileMillis is the latency at quantile p (0..1) of a histogram of microseconds, in ms.
+func quantileMillis(h *hdrhistogram.Histogram, p float64) float64 {
+	return float64(h.ValueAtQuantile(p*100)) / 1000
+}
+
+func ptr(x float64) *float64 { return &x }

@@ -12,6 +12,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // CapacityConfig says what capacity to search for.
@@ -73,6 +74,9 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 		point   Point
 		variant string
 		seed    uint64
+		// lf is the scenario's own load_factor (the file's or --set's): multiples are of
+		// the scenario as given. most is the largest multiple within the work bound.
+		lf, most float64
 	}
 	var searches []search
 	for _, p := range points {
@@ -90,7 +94,11 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 					return nil, fmt.Errorf("--slo %q: variant %q has no stream %q (streams: %s)", s.Text, v.Name, s.Stream, strings.Join(names, ", "))
 				}
 			}
-			searches = append(searches, search{point: p, variant: v.Name, seed: sc.Seed})
+			most := math.Inf(1)
+			if n := v.Spec.Requests(); n > 0 {
+				most = spec.MaxRequests / n
+			}
+			searches = append(searches, search{point: p, variant: v.Name, seed: sc.Seed, lf: v.Spec.LoadFactor, most: most})
 		}
 	}
 	p := pool.New(c.Parallel, c.Stop)
@@ -107,7 +115,7 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 			p.Each(c.Replications, func(r int) {
 				opts := c.Config
 				opts.Options.Variants = []string{s.variant}
-				sc, err := opts.load(s.point, &s.seed, r, fmt.Sprintf("load_factor=%v", m))
+				sc, err := opts.load(s.point, &s.seed, r, scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)})
 				if err != nil {
 					errs[r] = err
 					return
@@ -129,7 +137,9 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 			}
 			return a, nil
 		}
-		out[i], errs[i] = bisect(c, s.point, s.variant, eval)
+		cs := c
+		cs.MaxMultiple = min(c.MaxMultiple, s.most)
+		out[i], errs[i] = bisect(cs, s.point, s.variant, eval)
 	})
 	for _, err := range errs {
 		if err != nil {

@@ -81,3 +81,16 @@ func TestCapacityMMc(t *testing.T) {
 		t.Errorf("multiple %.4f, Erlang C says %.4f (lambda %.0f/s); want within 2%%", got.Multiple, want, lo)
 	}
 }
+
+// TestCapacityOfScenarioAsGiven: capacity's multiples are of the scenario as the command
+// line gives it, so --set load_factor=2 halves the answer instead of being ignored. On the
+// M/M/1 model above (30 s per evaluation, seed 11, the same random numbers at both load
+// factors), the answer with load_factor 2 is half the answer without, within the 1%
+// bisection tolerance of each.
+func TestCapacityOfScenarioAsGiven(t *testing.T) {
+	one := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`)
+	two := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`, "load_factor=2")
+	if r := two.Multiple / one.Multiple; math.Abs(r-0.5) > 0.5*0.021 {
+		t.Errorf("multiples %.4f (load_factor 1) and %.4f (load_factor 2): ratio %.4f, want 0.5", one.Multiple, two.Multiple, r)
+	}
+}

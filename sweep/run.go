@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
 	"gonum.org/v1/gonum/stat"
@@ -104,13 +107,61 @@ type StreamRow struct {
 
 // load reads the scenario at a point and replication: the point's values are set on top of
 // the user's overrides, and replication r runs with the scenario's seed plus r.
-func (c *Config) load(p Point, seed *uint64, r int, extra ...string) (*scenarios.Scenario, error) {
+func (c *Config) load(p Point, seed *uint64, r int, extra ...scenarios.Override) (*scenarios.Scenario, error) {
 	opts := c.Options
-	opts.Sets = append(append(append([]string(nil), c.Options.Sets...), p.Sets(c.Axes)...), extra...)
+	opts.Overrides = slices.Clone(c.Options.Overrides)
+	for i, a := range c.Axes {
+		// Named by the key alone, so that the loader's notes read the same at every point.
+		opts.Overrides = append(opts.Overrides, scenarios.Override{Flag: "--vary " + a.Key, Key: a.Key, Value: p.Values[i]})
+	}
+	opts.Overrides = append(opts.Overrides, extra...)
 	if seed != nil {
-		opts.Sets = append(opts.Sets, fmt.Sprintf("seed=%d", *seed+uint64(r)))
+		s := *seed + uint64(r)
+		opts.Overrides = append(opts.Overrides, scenarios.Override{Flag: fmt.Sprintf("replication %d (seed %d)", r, s), Key: "seed", Value: fmt.Sprint(s)})
 	}
 	return scenarios.Load(c.Scenario, opts)
+}
+
+// Notes returns what the loader says of how the command line changes the variants (a
+// --vary key replacing a variant's own value), once each, from the first point.
+func (c *Config) Notes() []string {
+	points := Points(c.Axes)
+	if len(points) == 0 {
+		return nil
+	}
+	sc, err := c.load(points[0], nil, 0)
+	if err != nil {
+		return nil
+	}
+	return sc.Notes
+}
+
+// checkVaried refuses a sweep in which a varied key leaves a variant's resolved model the
+// same at two points: their rows would differ only by their labels (SPEC 3.1). specs[pi][vi]
+// is variant vi at point pi, replication 0.
+func checkVaried(axes []Axis, points []Point, specs [][]*scenarios.Variant) error {
+	for ai, a := range axes {
+		groups := map[string][]int{} // points that differ only in axis ai
+		for pi, p := range points {
+			other := slices.Clone(p.Values)
+			other[ai] = ""
+			k := strings.Join(other, "\x00")
+			groups[k] = append(groups[k], pi)
+		}
+		for _, g := range groups {
+			for x := 0; x < len(g); x++ {
+				for y := x + 1; y < len(g); y++ {
+					for vi, v := range specs[g[x]] {
+						if vi < len(specs[g[y]]) && reflect.DeepEqual(v.Spec.Effective(), specs[g[y]][vi].Spec.Effective()) {
+							return fmt.Errorf("--vary %s: variant %q runs the same model at %s=%s and %s=%s, so its rows would differ only in their labels; vary a key this variant uses, or leave it out with --variant",
+								a.Key, v.Name, a.Key, points[g[x]].Values[ai], a.Key, points[g[y]].Values[ai])
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Run runs every point, variant and replication and returns one row per point and
@@ -127,6 +178,7 @@ func Run(c Config) ([]Row, error) {
 	}
 	var jobs []job
 	seeds := make([]uint64, len(points))
+	firsts := make([][]*scenarios.Variant, len(points))
 	nv := 0
 	for pi, p := range points {
 		sc, err := c.load(p, nil, 0)
@@ -135,6 +187,7 @@ func Run(c Config) ([]Row, error) {
 		}
 		seeds[pi] = sc.Seed
 		nv = len(sc.Variants)
+		firsts[pi] = sc.Variants
 		for r := 0; r < c.Replications; r++ {
 			if r > 0 {
 				if sc, err = c.load(p, &seeds[pi], r); err != nil {
@@ -145,6 +198,9 @@ func Run(c Config) ([]Row, error) {
 				jobs = append(jobs, job{point: pi, rep: r, variant: vi, v: v})
 			}
 		}
+	}
+	if err := checkVaried(c.Axes, points, firsts); err != nil {
+		return nil, err
 	}
 	var mu sync.Mutex
 	finished := 0

@@ -189,7 +189,9 @@ func scenarioName(c sweep.Config, stderr io.Writer) string {
 	if err != nil {
 		return filepath.Base(c.Scenario)
 	}
-	printNotes(stderr, sc)
+	for _, n := range c.Notes() {
+		fmt.Fprintln(stderr, n)
+	}
 	return sc.Name
 }
 

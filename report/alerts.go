@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // The hot-shard detector: a shard whose load over a whole window is above HotLoad of its
@@ -44,13 +44,13 @@ const (
 // their clearing, the first window in which each stream's p99 crosses each of its SLO
 // thresholds, and the first window in which a stream's requests were rejected, throttled
 // or timed out. Each alert carries its detection lag. It is sorted by time.
-func Alerts(sc *scenarios.Scenario, run Run) []Alert {
+func Alerts(sc *spec.Scenario, run Run) []Alert {
 	r := run.Result
 	var out []Alert
 	on := newOnsets(sc, r)
 	add := func(w int, kind, subject, msg string, node int) {
 		t := min(sim.Time(w+1)*r.Window, r.Duration)
-		a := Alert{At: scenarios.FormatClock(sc.Start, t), AtS: t.Seconds(), Kind: kind, Subject: subject, Message: msg}
+		a := Alert{At: spec.FormatClock(sc.Start, t), AtS: t.Seconds(), Kind: kind, Subject: subject, Message: msg}
 		on.time(&a, w, node)
 		out = append(out, a)
 	}
@@ -137,12 +137,12 @@ func Alerts(sc *scenarios.Scenario, run Run) []Alert {
 
 // onsets finds where trouble began: over[w*nodes+n] is node n above NodeCPULine in window w.
 type onsets struct {
-	sc   *scenarios.Scenario
+	sc   *spec.Scenario
 	r    *sim.Result
 	over []bool
 }
 
-func newOnsets(sc *scenarios.Scenario, r *sim.Result) *onsets {
+func newOnsets(sc *spec.Scenario, r *sim.Result) *onsets {
 	o := &onsets{sc: sc, r: r, over: make([]bool, r.Windows*len(r.Nodes))}
 	for w := 0; w < r.Windows; w++ {
 		for n := range r.Nodes {
@@ -205,7 +205,7 @@ func (o *onsets) time(a *Alert, w, n int) {
 		ow = w
 	}
 	start := sim.Time(ow) * o.r.Window
-	a.Onset, a.OnsetS = scenarios.FormatClock(o.sc.Start, start), round(start.Seconds(), 6)
+	a.Onset, a.OnsetS = spec.FormatClock(o.sc.Start, start), round(start.Seconds(), 6)
 	a.DetectedAfterS = round(a.AtS-start.Seconds(), 6)
 	lag := shortDuration(sim.Time(a.DetectedAfterS * float64(sim.Second)))
 	switch {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
-	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // HotLoad is the load above which a shard's bar stands out: 90% of its node's cores.
@@ -24,7 +24,7 @@ type Chart struct {
 
 // HeatData is the heat chart of one run: Load[s][w] is shard s's load in window w, on the
 // fixed 0..100% scale shared by every variant.
-func HeatData(sc *scenarios.Scenario, run Run) plots.Heat {
+func HeatData(sc *spec.Scenario, run Run) plots.Heat {
 	r := run.Result
 	h := plots.Heat{
 		Title:         fmt.Sprintf("%s - %s: shard load", sc.Name, run.Variant.Name),
@@ -32,7 +32,7 @@ func HeatData(sc *scenarios.Scenario, run Run) plots.Heat {
 		Max:           1,
 	}
 	for w := 0; w < r.Windows; w++ {
-		h.Times = append(h.Times, scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window))
+		h.Times = append(h.Times, spec.FormatClock(sc.Start, sim.Time(w)*r.Window))
 	}
 	for s := range r.Shards {
 		h.Rows = append(h.Rows, fmt.Sprint(s))
@@ -46,12 +46,12 @@ func HeatData(sc *scenarios.Scenario, run Run) plots.Heat {
 }
 
 // BarsData is every variant's shard loads in its own peak window, one panel each.
-func BarsData(sc *scenarios.Scenario, runs []Run) plots.Bars {
+func BarsData(sc *spec.Scenario, runs []Run) plots.Bars {
 	b := plots.Bars{Title: fmt.Sprintf("%s: shard load in each variant's busiest window", sc.Name), Hot: HotLoad}
 	for _, run := range runs {
 		r := run.Result
 		w := PeakWindow(r)
-		p := plots.BarPanel{Name: fmt.Sprintf("%s (window %s)", run.Variant.Name, scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window))}
+		p := plots.BarPanel{Name: fmt.Sprintf("%s (window %s)", run.Variant.Name, spec.FormatClock(sc.Start, sim.Time(w)*r.Window))}
 		for s := range r.Shards {
 			p.Load = append(p.Load, r.ShardUtilization(w, s))
 			p.Labels = append(p.Labels, fmt.Sprint(s))
@@ -63,13 +63,13 @@ func BarsData(sc *scenarios.Scenario, runs []Run) plots.Bars {
 
 // P99Data is stream i's p99 latency per window (ms), one series per variant; a window in
 // which no request of the stream completed is a gap (NaN).
-func P99Data(sc *scenarios.Scenario, runs []Run, i int) plots.Lines {
+func P99Data(sc *spec.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	l := plots.Lines{
 		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window", sc.Name, r0.Streams[i].Name, shortDuration(r0.Window)),
 		YLabel:    "p99 latency (ms)",
 		LogY:      true,
-		TimeLabel: func(s float64) string { return scenarios.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
+		TimeLabel: func(s float64) string { return spec.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
 	}
 	for w := 0; w < r0.Windows; w++ {
 		l.Times = append(l.Times, (sim.Time(w) * r0.Window).Seconds())
@@ -104,12 +104,12 @@ func usesCache(runs []Run, i int) bool {
 // BackendReadsData is stream i's database reads per second in each window, caused by its
 // cache misses and refreshes, one series per variant: a spike is a stampede, many misses of
 // one expired key reaching the database at once.
-func BackendReadsData(sc *scenarios.Scenario, runs []Run, i int) plots.Lines {
+func BackendReadsData(sc *spec.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	l := plots.Lines{
 		Title:     fmt.Sprintf("%s - %s: database reads behind the cache per %s window", sc.Name, r0.Streams[i].Name, shortDuration(r0.Window)),
 		YLabel:    "backend reads per second",
-		TimeLabel: func(s float64) string { return scenarios.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
+		TimeLabel: func(s float64) string { return spec.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
 	}
 	for w := 0; w < r0.Windows; w++ {
 		l.Times = append(l.Times, (sim.Time(w) * r0.Window).Seconds())
@@ -135,7 +135,7 @@ const cdfPoints = 400
 
 // CDFData is stream i's latency distribution over the run (after warmup), one curve per
 // variant, read from its HdrHistogram: (latency ms, fraction of requests at or below it).
-func CDFData(sc *scenarios.Scenario, runs []Run, i int) plots.CDF {
+func CDFData(sc *spec.Scenario, runs []Run, i int) plots.CDF {
 	c := plots.CDF{Title: fmt.Sprintf("%s - %s: latency distribution", sc.Name, runs[0].Result.Streams[i].Name)}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]
@@ -181,7 +181,7 @@ func Slug(s string) string {
 
 // WriteCharts renders every chart into dir in format ("png" or "svg") and returns them
 // with their captions, in the order report.md shows them.
-func WriteCharts(dir, format string, sc *scenarios.Scenario, runs []Run) ([]Chart, error) {
+func WriteCharts(dir, format string, sc *spec.Scenario, runs []Run) ([]Chart, error) {
 	f := plots.Format(format)
 	var charts []Chart
 	add := func(name, title, caption string, write func(string) error) error {

@@ -9,9 +9,10 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
-func runAll(t *testing.T, path string, sets ...string) (*scenarios.Scenario, []Run) {
+func runAll(t *testing.T, path string, sets ...string) (*spec.Scenario, []Run) {
 	t.Helper()
 	sc, err := scenarios.Load(path, scenarios.Options{Sets: sets})
 	if err != nil {
@@ -19,9 +20,9 @@ func runAll(t *testing.T, path string, sets ...string) (*scenarios.Scenario, []R
 	}
 	var runs []Run
 	for _, v := range sc.Variants {
-		runs = append(runs, Run{Variant: v, Result: sim.Run(v.Model())})
+		runs = append(runs, Run{Variant: &v.Variant, Result: sim.Run(v.Model())})
 	}
-	return sc, runs
+	return &sc.Scenario, runs
 }
 
 // The heat grid is the run's windows: on a Snowflake range key the last shard takes every

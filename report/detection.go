@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/detect"
-	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // keyFormatter names keys and partitions in the scenario's own terms ("user_id=123",
@@ -19,7 +19,7 @@ type keyFormatter interface {
 	FormatPartition(parts []uint64) string
 }
 
-func formatKey(v *scenarios.Variant, stream int, values []uint64) string {
+func formatKey(v *spec.Variant, stream int, values []uint64) string {
 	if f, ok := any(v).(keyFormatter); ok && v != nil {
 		if s := f.FormatKey(stream, values); s != "" {
 			return s
@@ -28,7 +28,7 @@ func formatKey(v *scenarios.Variant, stream int, values []uint64) string {
 	return plainValues(values)
 }
 
-func formatPartition(v *scenarios.Variant, parts []uint64) string {
+func formatPartition(v *spec.Variant, parts []uint64) string {
 	if f, ok := any(v).(keyFormatter); ok && v != nil {
 		if s := f.FormatPartition(parts); s != "" && s != "()" {
 			return s
@@ -50,9 +50,9 @@ func plainValues(values []uint64) string {
 }
 
 // detectOf returns the variant's [detect] settings (the defaults without a variant).
-func detectOf(v *scenarios.Variant) scenarios.DetectConfig {
+func detectOf(v *spec.Variant) spec.DetectConfig {
 	if v == nil {
-		return scenarios.DefaultDetect
+		return spec.DefaultDetect
 	}
 	return v.Detect()
 }
@@ -198,7 +198,7 @@ func hotPartitionsOf(run Run, topK int) []HotPartitions {
 // latencyOutliers finds, per stream, the keys whose sampled mean latency exceeds
 // OutlierFactor times the median of the keys' means, among keys with at least
 // OutlierMinSamples samples; the slowest topK per stream, slowest first.
-func latencyOutliers(run Run, c scenarios.DetectConfig) []LatencyOutlier {
+func latencyOutliers(run Run, c spec.DetectConfig) []LatencyOutlier {
 	var out []LatencyOutlier
 	for i := range run.Result.Streams {
 		st := &run.Result.Streams[i]
@@ -232,10 +232,10 @@ func latencyOutliers(run Run, c scenarios.DetectConfig) []LatencyOutlier {
 	return out
 }
 
-func eventsOf(sc *scenarios.Scenario, r *sim.Result) []EventSummary {
+func eventsOf(sc *spec.Scenario, r *sim.Result) []EventSummary {
 	var out []EventSummary
 	for _, e := range r.Events {
-		es := EventSummary{At: scenarios.FormatClock(sc.Start, e.At), AtS: round(e.At.Seconds(), 6), Kind: e.Kind, Message: e.Text}
+		es := EventSummary{At: spec.FormatClock(sc.Start, e.At), AtS: round(e.At.Seconds(), 6), Kind: e.Kind, Message: e.Text}
 		if e.Shard >= 0 {
 			s := e.Shard
 			es.Shard = &s

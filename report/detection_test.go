@@ -8,13 +8,14 @@ import (
 
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // handBuilt is a hand-made result of the small scenario's shape (testdata/small.toml: a
 // write stream "put" and a scan "scan"), with `shards` shards, one per node of one core,
 // over `windows` windows of one minute. load[w][s] sets shard s's CPU time in window w as a
 // fraction of its node's capacity; every node carries only its shard.
-func handBuilt(t *testing.T, shards, windows int, load func(w, s int) float64) (*scenarios.Scenario, Run) {
+func handBuilt(t *testing.T, shards, windows int, load func(w, s int) float64) (*spec.Scenario, Run) {
 	t.Helper()
 	sc, err := scenarios.Load("../testdata/small.toml", scenarios.Options{})
 	if err != nil {
@@ -50,7 +51,7 @@ func handBuilt(t *testing.T, shards, windows int, load func(w, s int) float64) (
 		}
 		r.Streams = append(r.Streams, st)
 	}
-	return sc, Run{Variant: sc.Variants[0], Result: r}
+	return &sc.Scenario, Run{Variant: &sc.Variants[0].Variant, Result: r}
 }
 
 func kinds(ds []Diagnosis) []string {
@@ -307,7 +308,7 @@ func TestSkewSeries(t *testing.T) {
 		t.Errorf("one shard per node: node Gini %v, shard Gini %v", ws[1].Nodes.Gini, hot.Gini)
 	}
 	var b strings.Builder
-	if err := skewCSV(&b, &scenarios.Scenario{Start: 0}, []Run{run}); err != nil {
+	if err := skewCSV(&b, &spec.Scenario{Start: 0}, []Run{run}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // Diagnosis is one finding about why a variant's load is uneven, with the remedy that
@@ -63,7 +63,7 @@ const stampedeRatio = 3.0
 // stampedeDiagnosis finds cache stampedes: a stream whose cache misses pile onto the
 // database in bursts (many reads of an expired key at once) while no miss ever waited for
 // another (no single-flight), and a node is overloaded when they do.
-func stampedeDiagnosis(sc *scenarios.Scenario, r *sim.Result) []Diagnosis {
+func stampedeDiagnosis(sc *spec.Scenario, r *sim.Result) []Diagnosis {
 	var out []Diagnosis
 	nn := len(r.Nodes)
 	for i := range r.Streams {
@@ -100,7 +100,7 @@ func stampedeDiagnosis(sc *scenarios.Scenario, r *sim.Result) []Diagnosis {
 		}
 		out = append(out, Diagnosis{Kind: "cache_stampede", Subject: st.Name,
 			Message: fmt.Sprintf("%s's cache misses reach the database in bursts: %s backend reads in the window at %s against %.0f per window on average, while node %d runs at %s; misses of an expired key all read the database until the first answer returns: turn on single_flight (and stale_while_revalidate), or add TTL jitter",
-				st.Name, fmtCount(peak), scenarios.FormatClock(sc.Start, sim.Time(peakW)*r.Window), mean, node, fmtPct(nl)),
+				st.Name, fmtCount(peak), spec.FormatClock(sc.Start, sim.Time(peakW)*r.Window), mean, node, fmtPct(nl)),
 			Evidence: map[string]float64{"peak_backend_reads": float64(peak), "mean_backend_reads": mean, "node": float64(node), "node_load": util(nl)}})
 	}
 	return out
@@ -155,7 +155,7 @@ func splitChainDiagnosis(r *sim.Result, loads []float64, med float64, peakAt str
 // clock tick, caches expiring together). A burst is a run of windows whose cluster load is
 // above the midpoint of the mean and the peak; the period is the most common distance
 // between the starts of consecutive bursts, when at least burstMinRepeats gaps share it.
-func burstDiagnosis(sc *scenarios.Scenario, r *sim.Result) (Diagnosis, bool) {
+func burstDiagnosis(sc *spec.Scenario, r *sim.Result) (Diagnosis, bool) {
 	nn := len(r.Nodes)
 	load := make([]float64, r.Windows)
 	var busy, capacity sim.Time
@@ -209,21 +209,21 @@ func burstDiagnosis(sc *scenarios.Scenario, r *sim.Result) (Diagnosis, bool) {
 	every := sim.Time(period) * r.Window
 	return Diagnosis{Kind: "synchronized_burst", Subject: "cluster",
 		Message: fmt.Sprintf("the cluster runs at %s of its cores on average but at %s in its busiest window (%s): %d bursts, %d windows in all above %s, most of them %v apart: the load is bunched in time, not in the key space; spread the clients' timing (jitter) or provision for the peak",
-			fmtPct(mean), fmtPct(peak), scenarios.FormatClock(sc.Start, sim.Time(peakW)*r.Window), len(starts), width, fmtPct(line), every),
+			fmtPct(mean), fmtPct(peak), spec.FormatClock(sc.Start, sim.Time(peakW)*r.Window), len(starts), width, fmtPct(line), every),
 		Evidence: map[string]float64{"mean_load": util(mean), "peak_load": util(peak), "bursts": float64(len(starts)), "period_s": every.Seconds()}}, true
 }
 
 // diagnose applies the rules to a variant whose summary is otherwise complete: hot_key,
 // dominant_tenant, monotonic_key, low_cardinality, then hot_shard_many_keys for each hot
 // shard that none of the others explains. A balanced variant gets none.
-func diagnose(sc *scenarios.Scenario, run Run, v *VariantSummary) []Diagnosis {
+func diagnose(sc *spec.Scenario, run Run, v *VariantSummary) []Diagnosis {
 	r := run.Result
 	out := []Diagnosis{}
 	if len(r.Shards) == 0 || r.Windows == 0 {
 		return out
 	}
 	pw := PeakWindow(r)
-	peakAt := scenarios.FormatClock(sc.Start, sim.Time(pw)*r.Window)
+	peakAt := spec.FormatClock(sc.Start, sim.Time(pw)*r.Window)
 	loads := make([]float64, len(r.Shards))
 	for s := range loads {
 		loads[s] = r.ShardUtilization(pw, s)

@@ -8,8 +8,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // ExplainJSON is the JSON form of `shardsim explain`.
@@ -50,7 +51,7 @@ type ExplainLoad struct {
 
 // Explain converts explanations to their JSON form, with notes: a write stream whose
 // partitions land at least 99% on one shard, and every shard or node predicted over 100%.
-func Explain(sc *scenarios.Scenario, exs []*scenarios.Explanation) *ExplainJSON {
+func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 	out := &ExplainJSON{Scenario: sc.Name}
 	for _, ex := range exs {
 		v := ExplainVariant{Name: ex.Variant, Key: ex.Key, Nodes: ex.NodeShard, Notes: append([]string{}, ex.Notes...)}

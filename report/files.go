@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/metrics"
-	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // WriteFileAtomic writes data to path by writing a temporary file in the same directory and
@@ -49,7 +49,7 @@ func WriteFileAtomic(path string, data []byte) error {
 // WriteFiles writes summary.json, streams.csv, shards.csv, nodes.csv, skew.csv and report.md into
 // dir (created if needed) and returns their paths. report.md embeds charts, which must
 // already be in dir.
-func WriteFiles(dir string, sc *scenarios.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
+func WriteFiles(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -80,14 +80,14 @@ func WriteFiles(dir string, sc *scenarios.Scenario, runs []Run, sum *Summary, ch
 }
 
 // seriesCSV writes one CSV with a header and, per variant and window, the rows row returns.
-func seriesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
+func seriesCSV(w io.Writer, sc *spec.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
 	cw := csv.NewWriter(w)
 	cw.Write(append([]string{"variant", "window_start", "t_s"}, head...))
 	for _, run := range runs {
 		r := run.Result
 		for win := 0; win < r.Windows; win++ {
 			t := sim.Time(win) * r.Window
-			lead := []string{run.Variant.Name, scenarios.FormatClock(sc.Start, t), num(t.Seconds())}
+			lead := []string{run.Variant.Name, spec.FormatClock(sc.Start, t), num(t.Seconds())}
 			for _, row := range rows(r, win) {
 				cw.Write(append(append([]string(nil), lead...), row...))
 			}
@@ -97,7 +97,7 @@ func seriesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run, head []string, r
 	return cw.Error()
 }
 
-func streamsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
+func streamsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	// A window in which nothing completed has empty latency cells, and no quantile is
 	// above the window's max (metrics.WindowQuantile). The columns after max_ms break errors down and count what the mitigations did;
 	// they are appended so that scripts reading the first columns by position still work.
@@ -125,7 +125,7 @@ func windowMax(wl *sim.WindowLatency) *float64 {
 	return &x
 }
 
-func shardsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
+func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	return seriesCSV(w, sc, runs, []string{"shard", "node", "ops", "utilization", "max_queue"},
 		func(r *sim.Result, win int) [][]string {
 			out := make([][]string, len(r.Shards))
@@ -138,7 +138,7 @@ func shardsCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
 		})
 }
 
-func nodesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
+func nodesCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	return seriesCSV(w, sc, runs, []string{"node", "utilization", "max_queue"},
 		func(r *sim.Result, win int) [][]string {
 			out := make([][]string, len(r.Nodes))
@@ -153,7 +153,7 @@ func nodesCSV(w io.Writer, sc *scenarios.Scenario, runs []Run) error {
 // ReportMarkdown writes report.md: the scenario's story, the shard load bars of every
 // variant, then per variant its tables and heat chart, then each stream's latency charts.
 // Each chart comes with a sentence on how to read it.
-func ReportMarkdown(w io.Writer, sc *scenarios.Scenario, s *Summary, charts []Chart) {
+func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) {
 	fmt.Fprintf(w, "# %s\n\n", s.Scenario)
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", strings.Join(strings.Fields(s.Description), " "))

@@ -6,8 +6,8 @@ import (
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/metrics"
-	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // Summary is summary.json (SPEC section 4). It holds no wall-clock figures, so one seed
@@ -165,12 +165,12 @@ type Alert struct {
 
 // Run is one variant's result beside the variant it came from.
 type Run struct {
-	Variant *scenarios.Variant
+	Variant *spec.Variant
 	Result  *sim.Result
 }
 
 // Summarize builds summary.json's content.
-func Summarize(sc *scenarios.Scenario, runs []Run) *Summary {
+func Summarize(sc *spec.Scenario, runs []Run) *Summary {
 	s := &Summary{
 		Scenario:    sc.Name,
 		Description: sc.Description,
@@ -178,7 +178,7 @@ func Summarize(sc *scenarios.Scenario, runs []Run) *Summary {
 		DurationS:   round(sc.Duration.Seconds(), 6),
 		WarmupS:     round(sc.Warmup.Seconds(), 6),
 		WindowS:     round(sc.Window.Seconds(), 6),
-		Start:       scenarios.FormatClock(sc.Start, 0),
+		Start:       spec.FormatClock(sc.Start, 0),
 	}
 	for _, run := range runs {
 		v := summarizeVariant(sc, run)
@@ -188,7 +188,7 @@ func Summarize(sc *scenarios.Scenario, runs []Run) *Summary {
 	return s
 }
 
-func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
+func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 	r := run.Result
 	v := VariantSummary{
 		Name:        run.Variant.Name,
@@ -201,7 +201,7 @@ func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
 	}
 	v.ElapsedS, v.Partial = round(r.Elapsed.Seconds(), 6), r.Partial
 	if r.Saturated {
-		v.Saturated = &Saturation{At: scenarios.FormatClock(sc.Start, r.SaturatedAt), AtS: round(r.SaturatedAt.Seconds(), 6), Backlog: r.Backlog}
+		v.Saturated = &Saturation{At: spec.FormatClock(sc.Start, r.SaturatedAt), AtS: round(r.SaturatedAt.Seconds(), 6), Backlog: r.Backlog}
 		a := Alert{At: v.Saturated.At, AtS: v.Saturated.AtS, Kind: "saturated", Subject: "cluster",
 			Message: fmt.Sprintf("%d subrequests waiting: the offered load exceeds what the nodes serve; the run stopped here", r.Backlog)}
 		if r.Window > 0 && r.Windows > 0 {
@@ -247,13 +247,13 @@ func summarizeVariant(sc *scenarios.Scenario, run Run) VariantSummary {
 
 // skew compares the hottest shard with the median over the run and in the window whose
 // hottest shard is hottest, as metrics found them, and adds the spreads of load.
-func skew(sc *scenarios.Scenario, r *sim.Result, m *metrics.Run) Skew {
+func skew(sc *spec.Scenario, r *sim.Result, m *metrics.Run) Skew {
 	var k Skew
 	k.HottestShard, k.HottestLoad, k.MedianLoad = m.Shard.Index, util(m.Shard.Load), util(m.Shard.Median)
 	k.MaxOverMedian = optRound(m.Shard.MaxOverMedian, 3)
 	k.MaxOverMean = round(m.Shard.MaxOverMean, 3)
 	w := m.PeakWindow
-	k.PeakWindow = scenarios.FormatClock(sc.Start, sim.Time(w)*r.Window)
+	k.PeakWindow = spec.FormatClock(sc.Start, sim.Time(w)*r.Window)
 	k.PeakWindowS = (sim.Time(w) * r.Window).Seconds()
 	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad = m.PeakShard.Index, util(m.PeakShard.Load), util(m.PeakShard.Median)
 	k.PeakMaxOverMedian = optRound(m.PeakShard.MaxOverMedian, 3)

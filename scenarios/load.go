@@ -23,44 +23,31 @@ var builtinFS embed.FS
 // Default is the built-in scenario that `shardsim run` runs when given none.
 const Default = "black-friday"
 
-// Scenario is a loaded and validated scenario with its variants resolved.
+// Scenario is a loaded and validated scenario with its variants resolved. Its embedded
+// spec.Scenario is the description the readers of results take.
 type Scenario struct {
-	Source      string // the file it came from, or "built-in NAME"
-	Name        string
-	Description string
-	Seed        uint64
-	Start       sim.Time // wall-clock time of day of t=0
-	Duration    sim.Time
-	Warmup      sim.Time
-	Window      sim.Time
-	Variants    []*Variant
+	spec.Scenario
+	Source   string // the file it came from, or "built-in NAME"
+	Variants []*Variant
 	// Notes are what the user should know about how the command line changed the
 	// variants (SPEC 3.1), one line each, for stderr.
 	Notes []string
 }
 
-// Variant is one key design of a scenario, fully resolved.
+// Variant is one key design of a scenario, fully resolved. Its embedded spec.Variant (name,
+// streams, resolved spec) is what the readers of results take.
 type Variant struct {
-	Name        string
-	Description string
-	Nodes       int
-	Shards      int // at the start of the run
+	spec.Variant
+	Nodes  int
+	Shards int // at the start of the run
 	// MaxShards is the most shards the variant can have: Shards, or keyspace.split's
 	// max_shards when shards split during the run (per-shard results are sized for it).
 	MaxShards int
-	Streams   []StreamInfo
-	// Spec is the variant's validated, resolved form: what build.Model turns into a
-	// sim.Model (nil for a variant that was not selected).
-	Spec  *spec.Resolved
-	index int // in the file's [[variants]]
+	index     int // in the file's [[variants]]
 }
 
 // StreamInfo names a stream, its operation and its p99 alert thresholds.
-type StreamInfo struct {
-	Name string
-	Op   sim.Op
-	SLO  []sim.Time
-}
+type StreamInfo = spec.StreamInfo
 
 // Options change a scenario as it is loaded.
 type Options struct {
@@ -364,8 +351,9 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	}
 	sc := &Scenario{
 		Notes:  notes(warmupNote),
-		Source: file, Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
-		Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window,
+		Source: file,
+		Scenario: spec.Scenario{Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
+			Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window},
 	}
 	if len(overrides) == 0 {
 		for _, o := range sets {
@@ -415,7 +403,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		if selected != nil && !selected[i] {
 			// Not selected: only its name counts (a value set for every variant, such as
 			// fewer nodes, may not suit a variant nobody asked for).
-			sc.Variants = append(sc.Variants, &Variant{Name: name, Description: vfiles[i].Description, index: i})
+			sc.Variants = append(sc.Variants, &Variant{Variant: spec.Variant{Name: name, Description: vfiles[i].Description}, index: i})
 			continue
 		}
 		over := make(map[string]any, len(o))
@@ -667,11 +655,7 @@ func relabelVariant(doc *tomlx.Doc, err error, sets []*override, over map[string
 }
 
 func newVariant(name, desc string, s *spec.Resolved) *Variant {
-	v := &Variant{Name: name, Description: desc, Nodes: len(s.Nodes), Shards: s.Shards, MaxShards: max(s.Shards, s.MaxShards), Spec: s}
-	for _, st := range s.Streams {
-		v.Streams = append(v.Streams, StreamInfo{Name: st.Name, Op: st.Op, SLO: st.SLO})
-	}
-	return v
+	return &Variant{Variant: spec.NewVariant(name, desc, s), Nodes: len(s.Nodes), Shards: s.Shards, MaxShards: max(s.Shards, s.MaxShards)}
 }
 
 // Model builds a fresh sim.Model of the variant (build.Model of its Spec): every run needs
@@ -680,33 +664,6 @@ func (v *Variant) Model() *sim.Model { return build.Model(v.Spec) }
 
 // Explain predicts the variant's load before any simulation (build.Explain).
 func (v *Variant) Explain() *build.Explanation { return build.Explain(v.Name, v.Spec) }
-
-// KeyDescription says the variant's key design in words.
-func (v *Variant) KeyDescription() string { return v.Spec.KeyDescription() }
-
-// FormatKey names a row of a point stream for reports (spec.Resolved.FormatKey).
-func (v *Variant) FormatKey(stream int, values []uint64) string {
-	if v.Spec == nil {
-		return ""
-	}
-	return v.Spec.FormatKey(stream, values)
-}
-
-// FormatPartition names a partition key for reports (spec.Resolved.FormatPartition).
-func (v *Variant) FormatPartition(parts []uint64) string {
-	if v.Spec == nil {
-		return "()"
-	}
-	return v.Spec.FormatPartition(parts)
-}
-
-// Detect returns the variant's detection settings, defaults applied.
-func (v *Variant) Detect() spec.DetectConfig {
-	if v.Spec == nil {
-		return spec.DefaultDetect
-	}
-	return v.Spec.Detect
-}
 
 // Aliases kept for the readers that name them through the loader.
 type (

@@ -33,14 +33,14 @@ func TestBlackFridayStory(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := report.Run{Variant: v, Result: sim.Run(v.Model())}
+			r := report.Run{Variant: &v.Variant, Result: sim.Run(v.Model())}
 			mu.Lock()
 			byName[strings.SplitN(v.Name, ":", 2)[0]] = r
 			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	sum := report.Summarize(sc, []report.Run{byName["before"], byName["after"], byName["fixed"]})
+	sum := report.Summarize(&sc.Scenario, []report.Run{byName["before"], byName["after"], byName["fixed"]})
 	before, after, fixed := sum.Variants[0], sum.Variants[1], sum.Variants[2]
 
 	// Before: one shard at (nearly) 100% in the peak window while the median shard coasts.

@@ -57,7 +57,7 @@ func runOtherStory(t *testing.T, name string, sets ...string) *otherStory {
 // summary returns the variant's summary, diagnosis and detection included.
 func (s *otherStory) summary(variant string) report.VariantSummary {
 	r := s.result(variant)
-	return report.Summarize(s.sc, []report.Run{{Variant: s.variants[variant], Result: r}}).Variants[0]
+	return report.Summarize(&s.sc.Scenario, []report.Run{{Variant: &s.variants[variant].Variant, Result: r}}).Variants[0]
 }
 
 // diagnoses returns the kinds of the variant's diagnosis, and its messages for errors.

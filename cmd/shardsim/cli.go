@@ -234,7 +234,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer endProfile()
 	runs := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil })
-	sum := report.Summarize(sc, runs)
+	sum := report.Summarize(&sc.Scenario, runs)
 
 	var buf bytes.Buffer
 	switch c.format {
@@ -255,11 +255,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var charts []report.Chart
 	if !c.noCharts {
-		if charts, err = report.WriteCharts(dir, c.chartFormat, sc, runs); err != nil {
+		if charts, err = report.WriteCharts(dir, c.chartFormat, &sc.Scenario, runs); err != nil {
 			return err
 		}
 	}
-	paths, err := report.WriteFiles(dir, sc, runs, sum, charts)
+	paths, err := report.WriteFiles(dir, &sc.Scenario, runs, sum, charts)
 	if err != nil {
 		return err
 	}
@@ -370,7 +370,7 @@ func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool) []repor
 	return pool.Map(pool.New(parallel, nil), len(sc.Variants), func(i int) report.Run {
 		m := sc.Variants[i].Model()
 		m.Stop = stop
-		return report.Run{Variant: sc.Variants[i], Result: sim.Run(m)}
+		return report.Run{Variant: &sc.Variants[i].Variant, Result: sim.Run(m)}
 	})
 }
 
@@ -475,7 +475,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) error {
 	for _, v := range sc.Variants {
 		exs = append(exs, v.Explain())
 	}
-	e := report.Explain(sc, exs)
+	e := report.Explain(&sc.Scenario, exs)
 	switch c.format {
 	case "json":
 		enc := json.NewEncoder(stdout)

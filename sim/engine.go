@@ -12,7 +12,14 @@ import (
 // Run simulates m and returns what it recorded. Run is deterministic: the same model and
 // seed give the same Result on any machine. It panics on a model that breaks the invariants
 // the scenario loader guarantees (no nodes, a shard on a missing node, a zero window).
+//
+// A model is used by one run only: Run panics when given a model that has run before (its
+// generators and planners keep the state that run left). Build a fresh model per run.
 func Run(m *Model) *Result {
+	if m.ran {
+		panic("sim: this Model has already run, and its generators and planners hold that run's state; build a fresh model for every run")
+	}
+	m.ran = true
 	e := newEngine(m)
 	e.run()
 	return e.res

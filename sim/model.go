@@ -86,7 +86,7 @@ type Node struct {
 }
 
 // Model is everything a run needs. A Model (its planners and generators keep state) is
-// used by one Run at a time.
+// used by one Run only; Run refuses it a second time.
 type Model struct {
 	Seed     uint64
 	Duration Time // arrivals are issued in [0, Duration); requests in flight then still finish
@@ -122,6 +122,10 @@ type Model struct {
 	// Actions are applied at their times, in order.
 	Actions []Action
 	Detect  Detect
+
+	// ran marks a model that Run has used: its generators, planners and splitter hold the
+	// state that run left, so a second run would not repeat the first.
+	ran bool
 }
 
 // DefaultMaxQueued is the backlog at which a run is declared saturated: about 140 MB of

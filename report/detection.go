@@ -232,19 +232,36 @@ func latencyOutliers(run Run, c spec.DetectConfig) []LatencyOutlier {
 	return out
 }
 
+// eventText words one event of a run.
+func eventText(e sim.Event) string {
+	switch e.Kind {
+	case sim.EventSplit:
+		var why string
+		switch e.Cause {
+		case sim.SplitLoad:
+			why = fmt.Sprintf("its load was %.0f%% in the window", 100*e.Value)
+		case sim.SplitRows:
+			why = fmt.Sprintf("it holds %.0f rows", e.Value)
+		case sim.SplitThrottled:
+			why = fmt.Sprintf("it was throttled %.0f windows running", e.Value)
+		}
+		return fmt.Sprintf("shard %d split (%s): shard %d takes the upper half of its keys", e.Shard, why, e.Child)
+	case sim.EventMove:
+		return fmt.Sprintf("shard %d moved to node %d", e.Shard, e.Node)
+	}
+	if e.Text != "" {
+		return e.Text
+	}
+	return e.Kind.String()
+}
+
 func eventsOf(sc *spec.Scenario, r *sim.Result) []EventSummary {
 	var out []EventSummary
 	for _, e := range r.Events {
-		es := EventSummary{At: spec.FormatClock(sc.Start, e.At), AtS: round(e.At.Seconds(), 6), Kind: e.Kind, Message: e.Text}
+		es := EventSummary{At: spec.FormatClock(sc.Start, e.At), AtS: round(e.At.Seconds(), 6), Kind: e.Kind.String(), Message: eventText(e)}
 		if e.Shard >= 0 {
 			s := e.Shard
 			es.Shard = &s
-		}
-		if es.Message == "" {
-			es.Message = e.Kind
-			if es.Shard != nil {
-				es.Message = fmt.Sprintf("shard %d %s", e.Shard, e.Kind)
-			}
 		}
 		out = append(out, es)
 	}

@@ -117,7 +117,7 @@ func splitChainDiagnosis(r *sim.Result, loads []float64, med float64, peakAt str
 	chain, longest, last := 0, 0, -1
 	var first int
 	for _, e := range r.Events {
-		if e.Kind != "split" {
+		if e.Kind != sim.EventSplit {
 			continue
 		}
 		if last >= 0 && e.Shard < len(r.Shards) && r.Shards[e.Shard].Parent == last {

@@ -140,7 +140,7 @@ func blackFridayStopGap(t *testing.T, r, before *sim.Result) {
 	}
 	var acts []string
 	for _, e := range r.Events {
-		if e.Kind == "action" {
+		if e.Kind == sim.EventAction {
 			acts = append(acts, fmt.Sprintf("%d", int(e.At/sim.Minute)))
 		}
 	}

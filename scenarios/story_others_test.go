@@ -481,7 +481,7 @@ func TestIoTTimeseriesStory(t *testing.T) {
 	}
 	moves := 0
 	for _, e := range r.Events {
-		if e.Kind == "move" {
+		if e.Kind == sim.EventMove {
 			moves++
 		}
 	}

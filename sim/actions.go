@@ -24,7 +24,7 @@ func (e *engine) act(now Time, i int32) {
 			e.cache.on = a.CacheOn
 		}
 	}
-	e.res.Events = append(e.res.Events, Event{At: a.At, Kind: "action", Shard: -1, Text: a.Text})
+	e.res.Events = append(e.res.Events, Event{At: a.At, Kind: EventAction, Shard: -1, Text: a.Text})
 }
 
 // capacity fills Result.NodeCapacity: the core time each node had in each window, from its

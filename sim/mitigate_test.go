@@ -636,9 +636,9 @@ func TestSplitByLoad(t *testing.T) {
 	var splits, moves int
 	for _, ev := range r.Events {
 		switch ev.Kind {
-		case "split":
+		case EventSplit:
 			splits++
-		case "move":
+		case EventMove:
 			moves++
 		}
 	}
@@ -807,7 +807,7 @@ func TestActionSetCores(t *testing.T) {
 			t.Errorf("window %d: max queue %d, want the backlog drained (< 50)", w, r.NodeMaxQueue[w])
 		}
 	}
-	if len(r.Events) != 1 || r.Events[0] != (Event{At: actionAt, Kind: "action", Shard: -1, Text: "scale up"}) {
+	if len(r.Events) != 1 || r.Events[0] != (Event{At: actionAt, Kind: EventAction, Shard: -1, Text: "scale up"}) {
 		t.Errorf("events %v, want the one action at %v", r.Events, actionAt)
 	}
 	if r.Nodes[0].Cores != 4 {

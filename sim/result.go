@@ -46,12 +46,50 @@ type Result struct {
 	Events []Event
 }
 
-// Event is one change during a run.
+// EventKind is what changed during a run.
+type EventKind uint8
+
+const (
+	EventAction EventKind = iota // an operator action (Model.Actions)
+	EventSplit                   // a shard split in two (Model.Split, Limits.SplitForHeat)
+	EventMove                    // a shard moved to another node after a split
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventAction:
+		return "action"
+	case EventSplit:
+		return "split"
+	case EventMove:
+		return "move"
+	}
+	return "?"
+}
+
+// SplitCause is why a shard split.
+type SplitCause uint8
+
+const (
+	SplitLoad      SplitCause = iota + 1 // its load in the window passed the policy's (Value: the load, 0..)
+	SplitRows                            // it held the policy's rows (Value: its rows)
+	SplitThrottled                       // a partition limit throttled it windows running (Value: the windows)
+)
+
+// Event is one change during a run, as data; the report words it.
 type Event struct {
 	At    Time
-	Kind  string // "action", "split", "move"
-	Shard int    // the shard split or moved (-1 for actions)
-	Text  string
+	Kind  EventKind
+	Shard int // the shard split or moved (-1 for actions)
+	// A split: Child is the new shard, which takes the upper half of Shard's keys; Cause
+	// and Value say why.
+	Child int
+	Cause SplitCause
+	Value float64
+	// A move: Node is the node Shard moved to.
+	Node int
+	// An action: Text is what the scenario says it does.
+	Text string
 }
 
 // ShardMove is a shard's move to Node at At.

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
@@ -59,28 +58,29 @@ func (e *engine) windowEnd(t Time, w int) {
 	live := s.sp.Live()
 	span := e.res.WindowSpan(w)
 	for sh := 0; sh < live; sh++ {
-		why := ""
+		var why SplitCause
+		var value float64
 		if s.pol.Load > 0 {
 			node := &e.nodes[e.shardNode[sh]]
 			load := float64(e.res.ShardBusy[w*e.nShards+sh]) / (float64(span) * float64(node.cores) * float64(1+e.m.Replicas))
 			if load > s.pol.Load {
-				why = fmt.Sprintf("its load was %.0f%% in the window", 100*load)
+				why, value = SplitLoad, load
 			}
 		}
-		if why == "" && s.pol.Rows > 0 && s.rows[sh] >= s.pol.Rows {
-			why = fmt.Sprintf("it holds %d rows", s.rows[sh])
+		if why == 0 && s.pol.Rows > 0 && s.rows[sh] >= s.pol.Rows {
+			why, value = SplitRows, float64(s.rows[sh])
 		}
-		if why == "" && s.heat && e.limits.throttled[sh] == w && e.limits.streak[sh] >= 2 {
-			why = fmt.Sprintf("it was throttled %d windows running", e.limits.streak[sh])
+		if why == 0 && s.heat && e.limits.throttled[sh] == w && e.limits.streak[sh] >= 2 {
+			why, value = SplitThrottled, float64(e.limits.streak[sh])
 		}
-		if why != "" {
-			s.split(t, sh, why)
+		if why != 0 {
+			s.split(t, sh, why, value)
 		}
 	}
 }
 
 // split splits shard sh at the median of its recent keys.
-func (s *splits) split(t Time, sh int, why string) {
+func (s *splits) split(t Time, sh int, why SplitCause, value float64) {
 	e := s.e
 	n := min(s.seen[sh], recentKeys)
 	if n == 0 {
@@ -102,8 +102,7 @@ func (s *splits) split(t Time, sh int, why string) {
 	if e.limits != nil {
 		e.limits.streak[sh] = 0
 	}
-	r.Events = append(r.Events, Event{At: t, Kind: "split", Shard: sh,
-		Text: fmt.Sprintf("shard %d split (%s): shard %d takes the upper half of its keys", sh, why, ns)})
+	r.Events = append(r.Events, Event{At: t, Kind: EventSplit, Shard: sh, Child: ns, Cause: why, Value: value})
 	e.h.pushKind(t+s.delay, int32(ns), evMove)
 }
 
@@ -133,7 +132,7 @@ func (s *splits) move(now Time, sh int) {
 	r := e.res
 	r.Shards[sh].Node = best
 	r.Shards[sh].Moves = append(r.Shards[sh].Moves, ShardMove{At: now, Node: best})
-	r.Events = append(r.Events, Event{At: now, Kind: "move", Shard: sh, Text: fmt.Sprintf("shard %d moved to node %d", sh, best)})
+	r.Events = append(r.Events, Event{At: now, Kind: EventMove, Shard: sh, Node: best})
 }
 
 // trim cuts the per-shard results to the shards that exist at the end of the run.

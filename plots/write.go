@@ -3,7 +3,6 @@ package plots
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -11,6 +10,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/shardsim/shardsim/internal/atomicfile"
 )
 
 // Format is an output file format.
@@ -113,40 +114,5 @@ func render(path string, f Format, wpx, hpx int, fn func(dc draw.Canvas) error) 
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-// writeAtomic writes data to a temporary file in path's directory and renames it to
-// path, so that path is either absent, its old content, or the complete new file.
-func writeAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("plots: writing %s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("plots: writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("plots: writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	return nil
+	return atomicfile.Write(path, buf.Bytes())
 }

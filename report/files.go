@@ -12,39 +12,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
-
-// WriteFileAtomic writes data to path by writing a temporary file in the same directory and
-// renaming it over path, so a reader never sees a half-written file.
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
 
 // WriteFiles writes summary.json, streams.csv, shards.csv, nodes.csv, skew.csv and report.md into
 // dir (created if needed) and returns their paths. report.md embeds charts, which must
@@ -71,7 +43,7 @@ func WriteFiles(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts 
 			return paths, err
 		}
 		p := filepath.Join(dir, f.name)
-		if err := WriteFileAtomic(p, buf.Bytes()); err != nil {
+		if err := atomicfile.Write(p, buf.Bytes()); err != nil {
 			return paths, err
 		}
 		paths = append(paths, p)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/report"
@@ -263,7 +264,7 @@ func WriteFiles(dir, format, scenario string, axes []Axis, reps int, rows []Row)
 	if err := CSV(&buf, axes, rows); err != nil {
 		return nil, err
 	}
-	if err := report.WriteFileAtomic(filepath.Join(dir, "sweep.csv"), buf.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "sweep.csv"), buf.Bytes()); err != nil {
 		return nil, err
 	}
 	buf.Reset()
@@ -272,7 +273,7 @@ func WriteFiles(dir, format, scenario string, axes []Axis, reps int, rows []Row)
 	if err := enc.Encode(JSON(scenario, axes, reps, rows)); err != nil {
 		return nil, err
 	}
-	if err := report.WriteFileAtomic(filepath.Join(dir, "sweep.json"), buf.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "sweep.json"), buf.Bytes()); err != nil {
 		return nil, err
 	}
 	files = append(files, filepath.Join(dir, "sweep.csv"), filepath.Join(dir, "sweep.json"))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
@@ -359,7 +360,7 @@ func writable(dir string) error {
 
 // markDir records that dir holds name's results.
 func markDir(dir, name string) error {
-	return report.WriteFileAtomic(filepath.Join(dir, markerFile), []byte(name+"\n"))
+	return atomicfile.Write(filepath.Join(dir, markerFile), []byte(name+"\n"))
 }
 
 // runVariants simulates every variant, up to parallel at once. Each run is independent and

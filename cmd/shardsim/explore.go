@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
@@ -245,7 +245,7 @@ func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := report.WriteFileAtomic(filepath.Join(dir, "capacity.json"), append(buf, '\n')); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "capacity.json"), append(buf, '\n')); err != nil {
 		return err
 	}
 	if e.format == "json" {

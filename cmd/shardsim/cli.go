@@ -20,7 +20,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
@@ -224,9 +223,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if dir == "" {
 		dir = filepath.Join("out", sc.Name)
 	}
-	if err := claimDir(dir, sc.Name, c.force); err != nil {
+	out, err := claimOut(dir, sc.Name, c.force)
+	if err != nil {
 		return err
 	}
+	defer out.close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	endProfile, err := c.startCPUProfile()
@@ -267,7 +268,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	if err := markDir(dir, sc.Name); err != nil {
+	written := paths
+	for _, ch := range charts {
+		written = append(written, ch.File)
+	}
+	if err := out.commit(written); err != nil {
 		return err
 	}
 	if sum.Partial {
@@ -301,9 +306,6 @@ func printNotes(stderr io.Writer, sc *scenarios.Scenario) {
 	}
 }
 
-// markerFile names the scenario whose results an output directory holds.
-const markerFile = ".shardsim"
-
 // claimDir checks, before anything runs, that dir may receive name's results: it can be
 // written (or made), and it does not exist, is empty, or holds results of the same
 // scenario; --force overrides the last. It leaves nothing behind.
@@ -316,11 +318,12 @@ func claimDir(dir, name string, force bool) error {
 		return nil // missing (it will be made), empty, or forced
 	}
 	b, err := os.ReadFile(filepath.Join(dir, markerFile))
+	holds, _, _ := strings.Cut(string(b), "\n") // the first line names the results
 	switch {
 	case err != nil:
 		return usagef("%s exists and does not hold shardsim results; choose another -o or add --force", dir)
-	case strings.TrimSpace(string(b)) != name:
-		return usagef("%s holds the results of %q; choose another -o or add --force to replace them with %q", dir, strings.TrimSpace(string(b)), name)
+	case strings.TrimSpace(holds) != name:
+		return usagef("%s holds the results of %q; choose another -o or add --force to replace them with %q", dir, strings.TrimSpace(holds), name)
 	}
 	return nil
 }
@@ -356,11 +359,6 @@ func writable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
-}
-
-// markDir records that dir holds name's results.
-func markDir(dir, name string) error {
-	return atomicfile.Write(filepath.Join(dir, markerFile), []byte(name+"\n"))
 }
 
 // runVariants simulates every variant, up to parallel at once. Each run is independent and

@@ -113,7 +113,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		return usagef("sweep needs at least one --vary KEY=V1,V2,...")
 	}
 	var rows []sweep.Row
-	dir, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
+	out, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
 		c.Stop, c.Progress = stop, progress
 		var err error
 		rows, err = sweep.Run(c)
@@ -126,8 +126,13 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if e.noCharts {
 		format = ""
 	}
+	defer out.close()
+	dir := out.dir
 	files, err := sweep.WriteFiles(dir, format, name, c.Axes, c.Replications, rows)
 	if err != nil {
+		return err
+	}
+	if err := out.commit(files); err != nil {
 		return err
 	}
 	switch e.format {
@@ -153,19 +158,26 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 // out/<scenario>-<kind>), SIGINT/SIGTERM wired to stop it and a progress bar, and returns
 // the directory, created and marked, and the scenario's name. An interrupted run writes
 // nothing.
-func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, run func(stop func() bool, progress func(done, total int)) error) (dir, name string, err error) {
+func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, run func(stop func() bool, progress func(done, total int)) error) (out *outDir, name string, err error) {
 	name = scenarioName(c, stderr)
-	if dir = e.out; dir == "" {
+	dir := e.out
+	if dir == "" {
 		dir = filepath.Join("out", name+"-"+kind)
 	}
-	if err := claimDir(dir, name+" "+kind, e.force); err != nil {
-		return "", "", err
+	if out, err = claimOut(dir, name+" "+kind, e.force); err != nil {
+		return nil, "", err
 	}
+	claimed := out
+	defer func() {
+		if err != nil {
+			claimed.close()
+		}
+	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	endProfile, err := e.startCPUProfile()
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	progressFn, finish := progress(stderr, e.quiet, kind+" runs")
 	err = run(func() bool { return ctx.Err() != nil }, progressFn)
@@ -173,14 +185,11 @@ func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, ru
 	endProfile()
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted):
-		return "", "", fmt.Errorf("%s interrupted before every run finished; nothing was written", kind)
+		return nil, "", fmt.Errorf("%s interrupted before every run finished; nothing was written", kind)
 	case err != nil:
-		return "", "", usageError{err}
+		return nil, "", usageError{err}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", err
-	}
-	return dir, name, markDir(dir, name+" "+kind)
+	return out, name, nil
 }
 
 // scenarioName is the scenario's name for output paths and titles.
@@ -231,7 +240,7 @@ func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 		return usagef("--max-errors %v", err)
 	}
 	var res []sweep.Capacity
-	dir, name, err := e.explore(c, "capacity", stderr, func(stop func() bool, progress func(done, total int)) error {
+	out, name, err := e.explore(c, "capacity", stderr, func(stop func() bool, progress func(done, total int)) error {
 		cc.Stop, cc.Progress = stop, progress
 		var err error
 		res, err = sweep.RunCapacity(cc)
@@ -245,7 +254,12 @@ func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer out.close()
+	dir := out.dir
 	if err := atomicfile.Write(filepath.Join(dir, "capacity.json"), append(buf, '\n')); err != nil {
+		return err
+	}
+	if err := out.commit([]string{"capacity.json"}); err != nil {
 		return err
 	}
 	if e.format == "json" {

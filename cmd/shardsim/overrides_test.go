@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +91,54 @@ func TestBadOutputRefusedFirst(t *testing.T) {
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("-o %s: refused after %v; it must be refused before simulating", tc.out, d)
 		}
+	}
+}
+
+// TestOutputDirectoryConsistent: an output directory holds one command's results. A second
+// command into it while the first writes is refused (the lock names the live process), a
+// lock left by a process that is gone is taken over, and a rerun with fewer variants removes
+// the charts of the variants it left out, which the marker listed.
+func TestOutputDirectoryConsistent(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	run := func(extra ...string) (int, string) {
+		code, _, stderr := call(t, append([]string{"run", "quickstart", "-q", "--duration", "10s", "--set", `warmup="1s"`, "-o", dir}, extra...)...)
+		return code, stderr
+	}
+	if code, stderr := run(); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, f := range []string{"heat-1-zipf-user-id.png", "heat-2-uniform-key.png", "heat-3-12-nodes.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatalf("first run: %v", err)
+		}
+	}
+	if code, stderr := run("--variant", "0"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for f, want := range map[string]bool{"heat-1-zipf-user-id.png": true, "heat-2-uniform-key.png": false, "heat-3-12-nodes.png": false, "summary.json": true} {
+		if _, err := os.Stat(filepath.Join(dir, f)); (err == nil) != want {
+			t.Errorf("after a rerun of one variant, %s present = %v, want %v", f, err == nil, want)
+		}
+	}
+	marker, _ := os.ReadFile(filepath.Join(dir, ".shardsim"))
+	if !strings.HasPrefix(string(marker), "quickstart\n") || !strings.Contains(string(marker), "\nheat-1-zipf-user-id.png\n") || strings.Contains(string(marker), "heat-2") {
+		t.Errorf("marker %q", marker)
+	}
+
+	lock := filepath.Join(dir, ".shardsim.lock")
+	os.WriteFile(lock, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+	if code, stderr := run(); code != 2 || !strings.Contains(stderr, "another shardsim (process "+strconv.Itoa(os.Getpid())+") is writing there") {
+		t.Errorf("a live lock: exit %d, %q", code, stderr)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip("no `true` to make a finished process:", err)
+	}
+	os.WriteFile(lock, []byte(strconv.Itoa(gone.Process.Pid)+"\n"), 0o644)
+	if code, stderr := run(); code != 0 {
+		t.Errorf("a lock left by a finished process: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(lock); err == nil {
+		t.Error("the lock outlived the command")
 	}
 }

@@ -69,6 +69,9 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 	if c.Replications < 1 || c.Parallel < 1 {
 		return nil, fmt.Errorf("replications and parallel must be at least 1")
 	}
+	if err := c.checkRuns(1); err != nil {
+		return nil, err
+	}
 	points := Points(c.Axes)
 	type search struct {
 		point   Point
@@ -79,10 +82,18 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 		lf, most float64
 	}
 	var searches []search
-	for _, p := range points {
+	for pi, p := range points {
+		if c.Stop != nil && c.Stop() {
+			return nil, ErrInterrupted
+		}
 		sc, err := c.load(p, nil, 0)
 		if err != nil {
 			return nil, fmt.Errorf("point %s: %w", describe(c.Axes, p), err)
+		}
+		if pi == 0 {
+			if err := c.checkRuns(len(sc.Variants)); err != nil {
+				return nil, err
+			}
 		}
 		for _, v := range sc.Variants {
 			for _, s := range c.SLOs {

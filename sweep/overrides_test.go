@@ -1,8 +1,11 @@
 package sweep_test
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
@@ -62,5 +65,36 @@ func TestVaryWithoutEffectRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "--vary "+tc.axis.Key) || !strings.Contains(err.Error(), `"`+tc.variant+`" runs the same model`) {
 			t.Errorf("%s: error %v", tc.axis.Key, err)
 		}
+	}
+}
+
+// TestSweepSizeBounded: a sweep of more runs than MaxRuns is refused before anything is
+// loaded (`-r 1000000` and a 40x40x40 --vary ran out of memory while setting up), and a
+// stop requested while points load ends the sweep at once.
+func TestSweepSizeBounded(t *testing.T) {
+	var forty []string
+	for i := 1; i <= 40; i++ {
+		forty = append(forty, strconv.Itoa(i))
+	}
+	for _, c := range []sweep.Config{
+		{Scenario: "quickstart", Axes: []sweep.Axis{{Key: "cluster.nodes", Values: forty}, {Key: "cluster.cores", Values: forty}, {Key: "keyspace.shards", Values: forty}}, Replications: 1, Parallel: 1},
+		{Scenario: "quickstart", Axes: []sweep.Axis{{Key: "cluster.nodes", Values: []string{"2", "3"}}}, Replications: 1_000_000, Parallel: 1},
+	} {
+		start := time.Now()
+		_, err := sweep.Run(c)
+		var le *sweep.LimitError
+		if !errors.As(err, &le) || !strings.Contains(err.Error(), "at most 10000 are allowed") {
+			t.Errorf("error %v, want a LimitError", err)
+		}
+		if _, err := sweep.RunCapacity(sweep.CapacityConfig{Config: c, SLOs: []sweep.SLO{{Stream: "get_profile"}}}); !errors.As(err, &le) {
+			t.Errorf("capacity: error %v, want a LimitError", err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("refused after %v", d)
+		}
+	}
+	stopped := sweep.Config{Scenario: "quickstart", Axes: []sweep.Axis{{Key: "cluster.nodes", Values: []string{"2", "3"}}}, Replications: 1, Parallel: 1, Stop: func() bool { return true }}
+	if _, err := sweep.Run(stopped); !errors.Is(err, sweep.ErrInterrupted) {
+		t.Errorf("a stop before the first run: %v, want ErrInterrupted", err)
 	}
 }

@@ -30,7 +30,43 @@ type Config struct {
 	// Stop, when set, interrupts the sweep: runs in progress stop and no new one starts,
 	// and Run returns ErrInterrupted.
 	Stop func() bool
+	// MaxRuns bounds points x variants x replications (0: DefaultMaxRuns); a larger sweep
+	// is refused before anything is loaded or run.
+	MaxRuns int
 }
+
+// DefaultMaxRuns is the most runs a sweep or capacity search makes unless told otherwise:
+// the points, variants and replications are held in memory while it runs.
+const DefaultMaxRuns = 10_000
+
+// CountPoints returns the number of points the axes span, or math.Inf(1) past 2^53 (it
+// does not build them).
+func CountPoints(axes []Axis) float64 {
+	n := 1.0
+	for _, a := range axes {
+		n *= float64(len(a.Values))
+	}
+	return n
+}
+
+// checkRuns refuses a sweep of more than MaxRuns runs; variants is 1 until the scenario
+// has been loaded.
+func (c *Config) checkRuns(variants int) error {
+	most := c.MaxRuns
+	if most <= 0 {
+		most = DefaultMaxRuns
+	}
+	if n := CountPoints(c.Axes) * float64(c.Replications) * float64(variants); n > float64(most) {
+		return &LimitError{fmt.Sprintf("%.0f points x %d variant(s) x %d replication(s) = %.0f runs; at most %d are allowed (fewer values, variants or replications, or raise --max-runs)",
+			CountPoints(c.Axes), variants, c.Replications, n, most)}
+	}
+	return nil
+}
+
+// LimitError says that a sweep or capacity search is larger than its bound.
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
 
 // ErrInterrupted is returned by Run and RunCapacity when Config.Stop ended them.
 var ErrInterrupted = errors.New("interrupted")
@@ -125,11 +161,14 @@ func (c *Config) load(p Point, seed *uint64, r int, extra ...scenarios.Override)
 // Notes returns what the loader says of how the command line changes the variants (a
 // --vary key replacing a variant's own value), once each, from the first point.
 func (c *Config) Notes() []string {
-	points := Points(c.Axes)
-	if len(points) == 0 {
-		return nil
+	first := Point{Values: make([]string, len(c.Axes))}
+	for i, a := range c.Axes {
+		if len(a.Values) == 0 {
+			return nil
+		}
+		first.Values[i] = a.Values[0]
 	}
-	sc, err := c.load(points[0], nil, 0)
+	sc, err := c.load(first, nil, 0)
 	if err != nil {
 		return nil
 	}
@@ -171,42 +210,60 @@ func Run(c Config) ([]Row, error) {
 	if c.Replications < 1 || c.Parallel < 1 {
 		return nil, fmt.Errorf("replications and parallel must be at least 1")
 	}
+	if err := c.checkRuns(1); err != nil {
+		return nil, err
+	}
 	points := Points(c.Axes)
+	// A job names its variant; replications after the first are loaded when they run, so
+	// that memory holds one scenario per point, not one per run.
 	type job struct {
 		point, rep, variant int
-		v                   *scenarios.Variant
+		v                   *scenarios.Variant // replication 0's
+		name                string
 	}
 	var jobs []job
 	seeds := make([]uint64, len(points))
 	firsts := make([][]*scenarios.Variant, len(points))
-	nv := 0
 	for pi, p := range points {
+		if c.Stop != nil && c.Stop() {
+			return nil, ErrInterrupted
+		}
 		sc, err := c.load(p, nil, 0)
 		if err != nil {
 			return nil, fmt.Errorf("point %s: %w", describe(c.Axes, p), err)
 		}
+		if pi == 0 {
+			if err := c.checkRuns(len(sc.Variants)); err != nil {
+				return nil, err
+			}
+		}
 		seeds[pi] = sc.Seed
-		nv = len(sc.Variants)
 		firsts[pi] = sc.Variants
 		for r := 0; r < c.Replications; r++ {
-			if r > 0 {
-				if sc, err = c.load(p, &seeds[pi], r); err != nil {
-					return nil, err
-				}
-			}
 			for vi, v := range sc.Variants {
-				jobs = append(jobs, job{point: pi, rep: r, variant: vi, v: v})
+				jobs = append(jobs, job{point: pi, rep: r, variant: vi, v: v, name: v.Name})
 			}
 		}
 	}
 	if err := checkVaried(c.Axes, points, firsts); err != nil {
 		return nil, err
 	}
+	nv := len(firsts[0])
 	var mu sync.Mutex
 	finished := 0
 	p := pool.New(c.Parallel, c.Stop)
 	samples := pool.Map(p, len(jobs), func(i int) *metrics.Run {
-		r := metrics.Of(sim.Run(c.model(jobs[i].v)))
+		j := jobs[i]
+		v := j.v
+		if j.rep > 0 {
+			sc, err := c.load(points[j.point], &seeds[j.point], j.rep)
+			if err != nil {
+				// Replication 0 of the same point loaded; only the seed differs.
+				panic("sweep: replication of a valid point failed to load: " + err.Error())
+			}
+			v = sc.Variants[j.variant]
+		}
+		r := metrics.Of(sim.Run(c.model(v)))
 		if c.Progress != nil {
 			mu.Lock()
 			finished++
@@ -226,7 +283,7 @@ func Run(c Config) ([]Row, error) {
 			for i, j := range jobs {
 				if j.point == pi && j.variant == vi {
 					ss = append(ss, samples[i])
-					row.Variant = j.v.Name
+					row.Variant = j.name
 					row.Seeds = append(row.Seeds, seeds[pi]+uint64(j.rep))
 				}
 			}

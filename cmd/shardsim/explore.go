@@ -25,12 +25,14 @@ type exploreFlags struct {
 	common
 	vary         []string
 	replications int
+	maxRuns      int
 }
 
 func (e *exploreFlags) register(fs *pflag.FlagSet) {
 	e.common.register(fs)
 	fs.StringArrayVar(&e.vary, "vary", nil, "vary a key over values: KEY=V1,V2,... (repeatable: the cartesian product)")
 	fs.IntVarP(&e.replications, "replications", "r", 1, "runs per point and variant, with seeds seed, seed+1, ...")
+	fs.IntVar(&e.maxRuns, "max-runs", sweep.DefaultMaxRuns, "refuse more than this many runs (points x variants x replications)")
 }
 
 // config checks the flags and builds the sweep configuration.
@@ -45,7 +47,10 @@ func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, err
 	if e.replications < 1 {
 		return sweep.Config{}, usagef("--replications %d: want at least 1", e.replications)
 	}
-	c := sweep.Config{Scenario: scenarios.Default, Options: opts, Replications: e.replications, Parallel: e.parallel}
+	if e.maxRuns < 1 {
+		return sweep.Config{}, usagef("--max-runs %d: want at least 1", e.maxRuns)
+	}
+	c := sweep.Config{Scenario: scenarios.Default, Options: opts, Replications: e.replications, Parallel: e.parallel, MaxRuns: e.maxRuns}
 	if fs.NArg() == 1 {
 		c.Scenario = fs.Arg(0)
 	}

@@ -32,6 +32,8 @@ type Scenario struct {
 	// Notes are what the user should know about how the command line changed the
 	// variants (SPEC 3.1), one line each, for stderr.
 	Notes []string
+	// Memory estimates the bytes a run of the selected variants takes (spec.RunMemory).
+	Memory float64
 }
 
 // Variant is one key design of a scenario, fully resolved. Its embedded spec.Variant (name,
@@ -62,6 +64,8 @@ type Options struct {
 	// Variants, when not empty, keeps only these variants: each is a variant's name, its
 	// index in the file, or a prefix of exactly one name.
 	Variants []string
+	// Parallel is how many variants will run at once (0: one), for the memory estimate.
+	Parallel int
 }
 
 // Override is one value the command line sets: Flag is how the user wrote it, for
@@ -471,6 +475,22 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	// The whole run must fit: every selected variant's series and outputs at once.
+	var chosen []*spec.Resolved
+	for i, v := range sc.Variants {
+		if v.Spec != nil && (selected == nil || selected[v.index] || len(overrides) == 0) {
+			chosen = append(chosen, sc.Variants[i].Spec)
+		}
+	}
+	if mem, problem := spec.RunMemory(chosen, opts.Parallel); problem != "" {
+		e := &tomlx.Error{File: file, Key: "window", Line: doc.Line("window"), Msg: problem}
+		if fe := flagError(global, "window", problem); fe != nil {
+			e = fe
+		}
+		return nil, tomlx.Errors{e}
+	} else {
+		sc.Memory = mem
 	}
 	if selected != nil {
 		var keep []*Variant

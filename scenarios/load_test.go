@@ -1448,3 +1448,34 @@ func TestCategoricalValuesBounded(t *testing.T) {
 		t.Errorf("error %q", err)
 	}
 }
+
+// TestRunMemoryBounded: the memory bound covers the whole run, every selected variant and
+// its outputs. quickstart at 10,000 nodes x 100,000 shards with 2 s windows passed validate
+// (each variant is within the per-variant series limit) and then peaked past 8 GB; it is
+// refused up front, naming the window and what to lower, as are 20 variants that are each
+// within the per-variant limit. Keeping one variant with --variant brings a run back under
+// the bound, and every built-in fits.
+func TestRunMemoryBounded(t *testing.T) {
+	big := scenarios.Options{Sets: []string{"cluster.nodes=10000", "keyspace.shards=100000", `window="2s"`}}
+	_, err := scenarios.Load("quickstart", big)
+	if err == nil || !strings.Contains(err.Error(), "the run needs about 10.") || !strings.Contains(err.Error(), "at most 4 GB is allowed: use a wider window, fewer variants (--variant) or fewer shards") {
+		t.Errorf("error %v", err)
+	}
+	var src strings.Builder
+	src.WriteString(strings.Replace(shopBase, "[cluster]", "window = \"100ms\"\n[cluster]", 1))
+	src.WriteString("\n")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&src, "[[variants]]\nname = \"v%d\"\ncluster = { nodes = 1000 }\nkeyspace = { shards = 10000 }\n", i)
+	}
+	if err := loadErr(t, src.String(), scenarios.Options{}); !strings.Contains(err.Error(), "20 variant(s)") {
+		t.Errorf("20 variants: %v", err)
+	}
+	if _, err := scenarios.LoadBytes("test.toml", []byte(src.String()), scenarios.Options{Variants: []string{"v3"}}); err != nil {
+		t.Errorf("one of the 20 variants: %v", err)
+	}
+	for _, name := range scenarios.BuiltinNames() {
+		if _, err := scenarios.Load(name, scenarios.Options{Parallel: 2}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

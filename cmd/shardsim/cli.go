@@ -160,7 +160,7 @@ func (c *common) options() (scenarios.Options, error) {
 	if c.parallel < 1 {
 		return scenarios.Options{}, usagef("--parallel %d: want at least 1", c.parallel)
 	}
-	opts := scenarios.Options{Variants: c.variants, Sets: append([]string(nil), c.sets...)}
+	opts := scenarios.Options{Variants: c.variants, Sets: append([]string(nil), c.sets...), Parallel: c.parallel}
 	if c.flags != nil && c.flags.Changed("seed") {
 		if c.seed < 0 {
 			return scenarios.Options{}, usagef("--seed %d: want a number >= 0", c.seed)
@@ -282,6 +282,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", len(paths), len(charts), dir, filepath.Join(dir, "report.md"))
 	}
 	return nil
+}
+
+// mostRequests is the most requests one of the scenario's variants issues.
+func mostRequests(sc *scenarios.Scenario) float64 {
+	most := 0.0
+	for _, v := range sc.Variants {
+		if v.Spec != nil {
+			most = max(most, v.Spec.Requests())
+		}
+	}
+	return most
+}
+
+// humanBytes writes a size for people: 220 MB, 4.0 GB.
+func humanBytes(b float64) string {
+	if b >= 1<<30 {
+		return strconv.FormatFloat(b/(1<<30), 'f', 1, 64) + " GB"
+	}
+	return strconv.FormatFloat(math.Ceil(b/(1<<20)), 'f', 0, 64) + " MB"
 }
 
 // humanCount writes a count for people: 2.3 million, 10 billion.
@@ -419,12 +438,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 			bad++
 			continue
 		}
-		most := 0.0
-		for _, v := range sc.Variants {
-			most = max(most, v.Spec.Requests())
-		}
-		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s are allowed)\n",
-			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(spec.MaxRequests))
+		most := mostRequests(sc)
+		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)\n",
+			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(spec.MaxRequests), humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory))
 	}
 	if bad > 0 {
 		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())
@@ -485,5 +501,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) error {
 	default:
 		report.ExplainText(stdout, e)
 	}
+	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s).\n",
+		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(spec.MaxRequests))
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +45,11 @@ func FuzzParseDecode(f *testing.F) {
 		"name = \"x\"\nseed = -1\n[cluster]\nnodes = 3\ncores = 300\n",
 		"[[streams]]\nname = \"a\"\nrate = 1\n[[streams.phase]]\nat = 1\n[[streams]]\nkeyspace = { scheme = \"hash\", hot = [1, -70000] }\n",
 		"a = [\n  { b = 1 },\n  \"\"\"x\ny\"\"\",\n]\n'q.k' = { x = {\n y = 1 } }\n",
+		// Shapes near the guard's bounds (guard.go): nesting, dotted keys, brackets in strings.
+		"v = " + strings.Repeat("[", 31) + strings.Repeat("]", 31) + "\n",
+		"v = " + strings.Repeat("{a=", 33) + "1" + strings.Repeat("}", 33) + "\n",
+		strings.Repeat("a.", 31) + "b = 1\n",
+		"s = \"[[[{{{\" # ]]]\nt = '''\n" + strings.Repeat("[", 40) + "\n'''\n",
 	} {
 		f.Add([]byte(seed))
 	}

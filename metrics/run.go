@@ -2,10 +2,10 @@ package metrics
 
 import (
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -150,19 +150,8 @@ func HottestOf(loads []float64) Hottest {
 }
 
 // Median returns the median of xs (the mean of the two middle values for an even count),
-// or 0 for none. xs is not modified.
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
+// or 0 for none; xs is not modified. It is detect's, which the sketches use too.
+func Median(xs []float64) float64 { return detect.Median(xs) }
 
 // PeakWindow returns the window whose hottest shard is hottest (the earliest on ties; 0
 // when the run has no window).

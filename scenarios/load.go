@@ -118,31 +118,11 @@ func nearestName(ref string, names []string) string {
 		if squash(n) == squash(ref) {
 			return n
 		}
-		if d := editDistance(ref, n); d < bestD {
+		if d := tomlx.EditDistance(ref, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // BuiltinNames lists the built-in scenarios, sorted.

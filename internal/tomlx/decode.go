@@ -364,7 +364,7 @@ func suggest(k string, candidates []string) string {
 	best, bestD := "", math.MaxInt
 	lk := strings.ToLower(k)
 	for _, c := range candidates {
-		if d := editDistance(lk, strings.ToLower(c)); d < bestD {
+		if d := EditDistance(lk, strings.ToLower(c)); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -375,8 +375,8 @@ func suggest(k string, candidates []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of two short strings (MaxInt past 64 bytes).
+func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 { // not worth it; never "close"
 		return math.MaxInt
 	}

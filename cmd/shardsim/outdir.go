@@ -102,7 +102,12 @@ func (o *outDir) commit(written []string) error {
 	}
 	slices.Sort(names)
 	for _, old := range o.previous {
-		if slices.Contains(names, old) || strings.ContainsAny(old, `/\`) || old == markerFile || old == lockFile {
+		// Only plain names inside dir that this tool writes; never a path, a dot file or
+		// anything the marker's text might point elsewhere with.
+		if slices.Contains(names, old) || strings.ContainsAny(old, `/\`) || strings.HasPrefix(old, ".") {
+			continue
+		}
+		if st, err := os.Lstat(filepath.Join(o.dir, old)); err != nil || !st.Mode().IsRegular() {
 			continue
 		}
 		os.Remove(filepath.Join(o.dir, old))

@@ -215,8 +215,8 @@ func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 	var maxErrors string
 	fs := newFlagSet("capacity", stderr)
 	e.register(fs)
-	fs.StringArrayVar(&slos, "slo", nil, "a latency objective STREAM:p99<50ms (p50, p90, p95, p99, p999 or mean; repeatable)")
-	fs.StringVar(&maxErrors, "max-errors", "0.1%", "largest acceptable share of rejected requests")
+	fs.StringArrayVar(&slos, "slo", nil, "an objective, quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
+	fs.StringVar(&maxErrors, "max-errors", "0.1%", "largest acceptable share of failed requests, over every cause (rejected, throttled, timed out, limited)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: shardsim capacity [SCENARIO] --slo STREAM:p99<50ms [--slo ...] [flags]\n\nFinds, per variant, the largest multiple of all the scenario's rates (load_factor) at\nwhich every SLO holds and errors stay under --max-errors, by bisection to 1%%. With\n--vary cluster.nodes=4,8,12 it answers \"how many nodes for this load\".\n\nFlags:\n%s", fs.FlagUsages())
 	}

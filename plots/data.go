@@ -48,18 +48,48 @@ type Lines struct {
 	// every point.
 	XLabel string
 	XTicks []string
-	// SLO, when > 0, is drawn as a dashed horizontal line labelled "SLO".
-	SLO float64
+	// SLO, when > 0, is drawn as a dashed horizontal line labelled RefLabel ("SLO" when
+	// empty).
+	SLO      float64
+	RefLabel string
+	// Numeric makes x a plain number axis (a load multiple): ticks at round values, log
+	// when LogX. Series then usually carry their own X.
+	Numeric, LogX bool
+	// Marks are vertical dotted lines in their series' colour, labelled at the top (a
+	// capacity answer).
+	Marks []Mark
+	// FlagLabel names the flagged points in the legend (default "replications disagree").
+	FlagLabel string
+}
+
+// Mark is a vertical line at X in series Series' colour, with a short label.
+type Mark struct {
+	X      float64
+	Series int
+	Label  string
 }
 
 // Series is one named line. NaN values are gaps (a window with no completed requests).
 // Lo and Hi, when set, draw an error bar from Lo[i] to Hi[i] at each point (a confidence
-// interval); NaN bounds draw none.
+// interval); NaN bounds on both ends draw none. A bound beyond the axis (a low bound at or
+// under 0 on a log axis, an infinite high bound) is cut at the axis and ends in an arrow
+// head, so that the least certain points never look the most certain.
 type Series struct {
 	Name   string
 	Y      []float64
 	Lo, Hi []float64
+	// X, when set, are the series' own x positions (increasing, one per value) in place
+	// of Lines.Times, which then only spans the axis.
+	X []float64
+	// Flag, when set, circles the points where it is true (replications that disagree).
+	Flag []bool
+	// Dots are loose points in the series' colour, small rings without a line (each
+	// replication's own value, around the line of their mean).
+	Dots []Point
 }
+
+// Point is a point in data coordinates.
+type Point struct{ X, Y float64 }
 
 // CDF is a latency CDF chart: one curve per variant, log x in milliseconds.
 type CDF struct {

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strings"
 
@@ -41,16 +42,28 @@ func (l *Lines) check() error {
 		return fmt.Errorf("plots: lines %q have no series", l.Title)
 	}
 	for i, t := range l.Times {
-		if !finite(t) || (i > 0 && t <= l.Times[i-1]) {
+		if !finite(t) || (i > 0 && t <= l.Times[i-1]) || (l.LogX && t <= 0) {
 			return fmt.Errorf("plots: lines %q: times must be finite and increasing (times[%d] = %v)", l.Title, i, t)
 		}
 	}
 	for _, s := range l.Series {
-		if len(s.Y) != len(l.Times) {
+		if s.X != nil {
+			if len(s.X) != len(s.Y) {
+				return fmt.Errorf("plots: lines %q series %q has %d values for %d x positions", l.Title, s.Name, len(s.Y), len(s.X))
+			}
+			for i, x := range s.X {
+				if !finite(x) || (i > 0 && x <= s.X[i-1]) || (l.LogX && x <= 0) {
+					return fmt.Errorf("plots: lines %q series %q: x positions must be finite and increasing (x[%d] = %v)", l.Title, s.Name, i, x)
+				}
+			}
+		} else if len(s.Y) != len(l.Times) {
 			return fmt.Errorf("plots: lines %q series %q has %d values for %d times", l.Title, s.Name, len(s.Y), len(l.Times))
 		}
 		if (s.Lo != nil || s.Hi != nil) && (len(s.Lo) != len(s.Y) || len(s.Hi) != len(s.Y)) {
 			return fmt.Errorf("plots: lines %q series %q: error bounds must have one value per point", l.Title, s.Name)
+		}
+		if s.Flag != nil && len(s.Flag) != len(s.Y) {
+			return fmt.Errorf("plots: lines %q series %q: flags must have one value per point", l.Title, s.Name)
 		}
 	}
 	if l.XTicks != nil && len(l.XTicks) != len(l.Times) {
@@ -115,9 +128,37 @@ func drawLines(dc draw.Canvas, l Lines) {
 		lo, hi = l.SLO, l.SLO
 	}
 	var names []string
+	type errBar struct {
+		x, lo, hi float64
+		col       color.RGBA
+	}
+	var bars []errBar
+	blo, bhi := math.Inf(1), math.Inf(-1) // the error bars' ends
+	var flagged plotter.XYs
 	for i, s := range l.Series {
 		sty := draw.LineStyle{Color: colorOf(i), Width: vg.Points(2)}
-		for _, seg := range segments(l.Times, s.Y, l.LogY) {
+		xs := l.Times
+		if s.X != nil {
+			xs = s.X
+		}
+		if len(s.Dots) > 0 {
+			var dots plotter.XYs
+			for _, d := range s.Dots {
+				if finite(d.X) && finite(d.Y) && !(l.LogY && d.Y <= 0) && !(l.LogX && d.X <= 0) {
+					dots = append(dots, plotter.XY{X: d.X, Y: d.Y})
+					lo, hi = math.Min(lo, d.Y), math.Max(hi, d.Y)
+				}
+			}
+			if len(dots) > 0 {
+				p.Add(&plotter.Scatter{XYs: dots, GlyphStyle: draw.GlyphStyle{Color: colorOf(i), Radius: vg.Points(2), Shape: draw.RingGlyph{}}})
+			}
+		}
+		for j, f := range s.Flag {
+			if f && finite(s.Y[j]) && !(l.LogY && s.Y[j] <= 0) {
+				flagged = append(flagged, plotter.XY{X: xs[j], Y: s.Y[j]})
+			}
+		}
+		for _, seg := range segments(xs, s.Y, l.LogY) {
 			for _, pt := range seg {
 				lo, hi = math.Min(lo, pt.Y), math.Max(hi, pt.Y)
 			}
@@ -134,13 +175,18 @@ func drawLines(dc draw.Canvas, l Lines) {
 		}
 		for j := range s.Lo {
 			elo, ehi := s.Lo[j], s.Hi[j]
-			if !finite(elo) || !finite(ehi) || (l.LogY && elo <= 0) {
+			if math.IsNaN(elo) && math.IsNaN(ehi) {
 				continue
 			}
-			lo, hi = math.Min(lo, elo), math.Max(hi, ehi)
-			bar := plotter.XYs{{X: l.Times[j], Y: elo}, {X: l.Times[j], Y: ehi}}
-			p.Add(&plotter.Line{XYs: bar, LineStyle: draw.LineStyle{Color: colorOf(i), Width: vg.Points(1.2)}})
-			p.Add(&plotter.Scatter{XYs: bar, GlyphStyle: draw.GlyphStyle{Color: colorOf(i), Radius: vg.Points(4), Shape: hbarGlyph{}}})
+			// The drawable ends widen the axis, within limits (below); the others are cut
+			// at it when drawn.
+			if finite(elo) && !(l.LogY && elo <= 0) {
+				blo = math.Min(blo, elo)
+			}
+			if finite(ehi) && !(l.LogY && ehi <= 0) {
+				bhi = math.Max(bhi, ehi)
+			}
+			bars = append(bars, errBar{x: xs[j], lo: elo, hi: ehi, col: colorOf(i)})
 		}
 		name := s.Name
 		if name == "" {
@@ -152,14 +198,46 @@ func drawLines(dc draw.Canvas, l Lines) {
 		names = append(names, name)
 	}
 	if l.SLO > 0 && finite(l.SLO) {
-		legend.Add("SLO", &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.5), Dashes: dashes}})
-		names = append(names, "SLO")
+		name := l.RefLabel
+		if name == "" {
+			name = "SLO"
+		}
+		legend.Add(name, &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.5), Dashes: dashes}})
+		names = append(names, name)
+	}
+	if len(flagged) > 0 {
+		ring := draw.GlyphStyle{Color: colBlack, Radius: vg.Points(7), Shape: draw.RingGlyph{}}
+		p.Add(&plotter.Scatter{XYs: flagged, GlyphStyle: ring})
+		name := l.FlagLabel
+		if name == "" {
+			name = "replications disagree"
+		}
+		legend.Add(name, &plotter.Scatter{GlyphStyle: ring})
+		names = append(names, name)
+	}
+	if len(l.Marks) > 0 {
+		legend.Add("answer", &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.2), Dashes: dots}})
+		names = append(names, "answer")
+	}
+
+	// Error bars widen the y axis by at most a decade (log) or half the points' span
+	// (linear) beyond the points and the SLO; an end farther out is cut at the axis.
+	if !math.IsInf(lo, 1) {
+		if l.LogY {
+			lo, hi = math.Max(math.Min(lo, blo), lo/10), math.Min(math.Max(hi, bhi), hi*10)
+		} else {
+			span := math.Max(hi-lo, math.Abs(hi)*0.1)
+			lo, hi = math.Max(math.Min(lo, blo), lo-span/2), math.Min(math.Max(hi, bhi), hi+span/2)
+		}
 	}
 
 	// Axes ranges and ticks.
 	p.X.Min, p.X.Max = t0, t1
 	if t1 == t0 {
 		p.X.Min, p.X.Max = t0-1, t1+1
+		if l.LogX {
+			p.X.Min, p.X.Max = t0/2, t1*2
+		}
 	}
 	p.X.Padding = 0
 	if l.LogY {
@@ -193,7 +271,19 @@ func drawLines(dc draw.Canvas, l Lines) {
 	legendW = vg.Length(math.Min(float64(legendW), float64(dc.Max.X-dc.Min.X)/3))
 	area := draw.Crop(dc, vg.Points(8), -(legendW + vg.Points(12)), vg.Points(6), -vg.Points(10))
 
-	if l.XTicks != nil {
+	if l.Numeric {
+		// A number axis: a little room at both ends keeps the end points off the frame.
+		if l.LogX {
+			pad := math.Pow(p.X.Max/p.X.Min, 0.04)
+			p.X.Min, p.X.Max = p.X.Min/pad, p.X.Max*pad
+			p.X.Scale = plot.LogScale{}
+			p.X.Tick.Marker = logTicks{}
+		} else {
+			pad := (p.X.Max - p.X.Min) * 0.04
+			p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
+			p.X.Tick.Marker = fixedTicks(numberTicks(p.X.Min, p.X.Max))
+		}
+	} else if l.XTicks != nil {
 		// Categorical x: the points sit at their positions, labelled by value; a little room
 		// at both ends keeps the end points and their error bars off the frame.
 		pad := math.Max((t1-t0)*0.04, 0.5)
@@ -213,6 +303,52 @@ func drawLines(dc draw.Canvas, l Lines) {
 		samples := []string{label(t0), label((t0 + t1) / 2), label(t1)}
 		maxX := fitLabels(p.X.Tick.Label, samples, area.Max.X-area.Min.X-vg.Points(70), linesMaxTimeLabels)
 		p.X.Tick.Marker = fixedTicks(timeTicks(t0, t1, maxX, label))
+	}
+
+	// Error bars, now that the axis is known: an end beyond it is cut there, with an
+	// arrow head.
+	for _, b := range bars {
+		bl, bh := b.lo, b.hi
+		cutLo := !finite(bl) || (l.LogY && bl <= 0) || bl < p.Y.Min
+		cutHi := !finite(bh) || bh > p.Y.Max
+		if cutLo {
+			bl = p.Y.Min
+		}
+		if cutHi {
+			bh = p.Y.Max
+		}
+		bar := plotter.XYs{{X: b.x, Y: bl}, {X: b.x, Y: bh}}
+		p.Add(&plotter.Line{XYs: bar, LineStyle: draw.LineStyle{Color: b.col, Width: vg.Points(1.2)}})
+		ends := []struct {
+			y   float64
+			cut bool
+			dir float64
+		}{{bl, cutLo, -1}, {bh, cutHi, 1}}
+		for _, e := range ends {
+			g := draw.GlyphDrawer(hbarGlyph{})
+			if e.cut {
+				g = arrowGlyph{dir: e.dir}
+			}
+			p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: b.x, Y: e.y}}, GlyphStyle: draw.GlyphStyle{Color: b.col, Radius: vg.Points(4), Shape: g}})
+		}
+	}
+	for _, m := range l.Marks {
+		if !finite(m.X) || m.X < p.X.Min || m.X > p.X.Max {
+			continue
+		}
+		p.Add(&plotter.Line{XYs: plotter.XYs{{X: m.X, Y: p.Y.Min}, {X: m.X, Y: p.Y.Max}},
+			LineStyle: draw.LineStyle{Color: colorOf(m.Series), Width: vg.Points(1.2), Dashes: dots}})
+		if m.Label != "" {
+			lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: m.X, Y: p.Y.Max}}, Labels: []string{" " + m.Label}})
+			if err == nil {
+				for k := range lab.TextStyle {
+					lab.TextStyle[k] = textStyle(legendSize)
+					lab.TextStyle[k].Color = colorOf(m.Series)
+					lab.TextStyle[k].YAlign = draw.YTop
+				}
+				p.Add(lab)
+			}
+		}
 	}
 
 	area = fitFirstXLabel(p, area)
@@ -246,4 +382,21 @@ type hbarGlyph struct{}
 
 func (hbarGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	c.StrokeLine2(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.2)}, pt.X-sty.Radius, pt.Y, pt.X+sty.Radius, pt.Y)
+}
+
+// arrowGlyph is a triangle pointing down (dir -1) or up (dir 1): an error bar cut at the
+// axis.
+type arrowGlyph struct{ dir float64 }
+
+func (a arrowGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius
+	tip := vg.Point{X: pt.X, Y: pt.Y + vg.Length(a.dir)*r}
+	base := pt.Y - vg.Length(a.dir)*r/2
+	var path vg.Path
+	path.Move(tip)
+	path.Line(vg.Point{X: pt.X - r, Y: base})
+	path.Line(vg.Point{X: pt.X + r, Y: base})
+	path.Close()
+	c.SetColor(sty.Color)
+	c.Fill(path)
 }

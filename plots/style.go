@@ -47,6 +47,7 @@ var (
 		{23, 190, 207, 255},  // cyan
 	}
 	dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+	dots   = []vg.Length{vg.Points(2), vg.Points(3)}
 )
 
 // colorOf is the i-th series colour, cycling.

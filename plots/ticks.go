@@ -256,6 +256,31 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 	return ts
 }
 
+// numberTicks are linearTicks labelled with as many decimals as their step needs, so
+// that a narrow range (1.280, 1.285, 1.290) does not print the same label twice.
+func numberTicks(min, max float64) []plot.Tick {
+	ts := linearTicks(min, max)
+	if len(ts) < 2 {
+		return ts
+	}
+	step := ts[1].Value - ts[0].Value
+	dec := max0(int(math.Ceil(-math.Log10(step) - 1e-9)))
+	if m := step / math.Pow(10, -float64(dec)); math.Abs(m-math.Round(m)) > 1e-6 {
+		dec++ // a step of 2.5 times a power of ten
+	}
+	for i := range ts {
+		ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', dec, 64)
+	}
+	return ts
+}
+
+func max0(n int) int {
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
 // linearTicks are ticks at 1, 2, 2.5 or 5 times a power of ten covering [min, max], at
 // most about six labelled.
 func linearTicks(min, max float64) []plot.Tick {

@@ -80,3 +80,17 @@ func (t *table) markdown(w io.Writer) {
 		line(r)
 	}
 }
+
+// Table is a table for a command's standard output: the first Left columns are
+// left-aligned (labels), the rest right-aligned (numbers).
+type Table struct {
+	Head []string
+	Rows [][]string
+	Left int
+}
+
+// Text writes the table as text, two spaces between columns.
+func (t *Table) Text(w io.Writer) { (&table{head: t.Head, rows: t.Rows, left: t.Left}).text(w, "") }
+
+// Markdown writes the table as a GitHub-flavoured Markdown table.
+func (t *Table) Markdown(w io.Writer) { (&table{head: t.Head, rows: t.Rows, left: t.Left}).markdown(w) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -14,6 +15,36 @@ import (
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
+
+// Require says which answer a capacity search gives when it has replications.
+type Require uint8
+
+const (
+	// RequireMean: at the answer, each SLO's statistic averaged over the replications is
+	// under its bound (and so is the mean error rate).
+	RequireMean Require = iota
+	// RequireAll: at the answer, every replication meets every SLO on its own: the robust
+	// answer, at or below RequireMean's.
+	RequireAll
+)
+
+func (r Require) String() string {
+	if r == RequireAll {
+		return "all"
+	}
+	return "mean"
+}
+
+// ParseRequire reads "mean" or "all".
+func ParseRequire(s string) (Require, error) {
+	switch s {
+	case "mean":
+		return RequireMean, nil
+	case "all":
+		return RequireAll, nil
+	}
+	return 0, fmt.Errorf("--require %q: want mean or all", s)
+}
 
 // CapacityConfig says what capacity to search for.
 type CapacityConfig struct {
@@ -26,25 +57,87 @@ type CapacityConfig struct {
 	Tolerance float64
 	// MaxMultiple caps the search; a design that meets its SLOs there is reported at it.
 	MaxMultiple float64
+	// Require picks the answer reported as Multiple; both are computed.
+	Require Require
 }
+
+// Probe is what one multiple measured over a set of replications.
+type Probe struct {
+	Multiple float64
+	Seeds    []uint64
+	// Assessment judges the SLOs over the replications together (each statistic's mean
+	// under its bound); Passes counts the replications that meet every SLO alone.
+	Assessment metrics.Assessment
+	Passes     int
+	// Stats[i] is SLO i's statistic over the replications (ms, or a fraction for an error
+	// rate); undefined when a replication has none.
+	Stats     []Estimate
+	ErrorRate Estimate
+	Failures  [len(metrics.Causes)]Estimate // failed requests per cause, over every stream
+	// NodeLoad is the hottest node's utilization over the run (0..1 of its cores), and
+	// HottestNode the node hottest in most replications.
+	NodeLoad    Estimate
+	HottestNode int
+	// Bottleneck is what binds, the most common over the replications (see Row).
+	Bottleneck metrics.Bottleneck
+	Agree      int
+	Saturated  int // replications whose backlog diverged
+}
+
+// OK reports whether the probe meets the SLOs as req asks.
+func (p *Probe) OK(req Require) bool {
+	if req == RequireAll {
+		return p.Passes == len(p.Seeds)
+	}
+	return p.Assessment.OK
+}
+
+// Split reports whether the replications disagree: some meet every SLO and some do not.
+func (p *Probe) Split() bool { return p.Passes > 0 && p.Passes < len(p.Seeds) }
 
 // Capacity is the answer for one point and variant.
 type Capacity struct {
-	Point    Point
-	Variant  string
-	Multiple float64 // the largest load_factor found to meet every SLO (0: not even the smallest tried)
-	// Binding names what failed first just above Multiple: an SLO as written, "errors"
-	// (the error rate over every stream and cause passed MaxErrors), or "saturated" (the
-	// run's backlog diverged); Reason says why in words.
+	Point   Point
+	Variant string
+	Require Require
+	// Multiple is the answer: the largest load_factor found to meet every SLO as Require
+	// asks (0: not even the smallest tried). MeanAnswer and AllAnswer are both answers;
+	// Multiple is one of them.
+	Multiple              float64
+	MeanAnswer, AllAnswer float64
+	// Failed is the smallest multiple above Multiple that the search saw fail (NaN when
+	// nothing failed up to MaxMultiple). Binding names what failed there: an SLO as
+	// written, "errors" (the error rate over every stream and cause passed MaxErrors), or
+	// "saturated" (a run's backlog diverged); Reason says why in words.
+	Failed          float64
 	Binding, Reason string
-	// Failed is the multiple the search saw fail (NaN when nothing failed up to MaxMultiple).
-	Failed      float64
-	Evaluations int
-	// At is what the passing multiple measured: each SLO's statistic (ms, or a fraction
-	// for an error-rate SLO), averaged over the replications; empty when nothing passed.
-	At []float64
-	// AtErrors is the error rate at Multiple over every stream and cause, 0..1.
-	AtErrors float64
+	// At and Above are the probes at Multiple and at Failed (nil when there is none).
+	At, Above *Probe
+	// Probes are every multiple judged with every replication, in increasing order.
+	Probes []Probe
+	// PerReplication[r] is replication r's own answer, found by a search of its own (0
+	// when it fails at the smallest multiple, the cap when it never fails); Spread
+	// summarizes them. With one replication it is the answer itself.
+	PerReplication []float64
+	Spread         Estimate
+	// Check and CheckAbove are one run each at a seed no search used (seed + replications)
+	// at Multiple and at Failed: what a rerun of the answer may give. Nil when there is
+	// no such multiple.
+	Check, CheckAbove *Probe
+	// Evaluations counts the multiples the answer's search judged; Runs the simulations
+	// made for this point and variant, all searches and checks together.
+	Evaluations, Runs int
+	// Samples are every simulation made, by multiple then seed.
+	Samples []Sample
+}
+
+// Sample is one simulation of a search: a multiple and a seed, whether it met every SLO
+// alone, and each SLO's statistic (nil when the stream completed nothing).
+type Sample struct {
+	Multiple float64
+	Seed     uint64
+	OK       bool
+	Stats    []*float64
 }
 
 // minMultiple is the smallest load multiple tried.
@@ -52,10 +145,17 @@ const minMultiple = 1.0 / 1024
 
 // RunCapacity finds, for every point and variant, the largest multiple of all the
 // scenario's rates (load_factor) at which every SLO holds and the error rate stays at or
-// under MaxErrors, as metrics.Assess judges them: the mean over replications of the
-// stream's statistic is below its bound, the stream completed requests in every
-// replication, and no replication saturated. It brackets the answer by doubling or halving from 1, then bisects until the
-// bracket is within Tolerance. Results do not depend on Parallel.
+// under MaxErrors, as metrics.Assess judges them, in three searches:
+//
+//   - each replication alone (seed + r), giving the spread of the answer over seeds;
+//   - every replication meeting every SLO alone (RequireAll);
+//   - the statistics averaged over the replications under their bounds, no replication
+//     saturated (RequireMean).
+//
+// Each search brackets the answer (from 1 by doubling or halving, or from the
+// replications' own answers) and bisects until the bracket is within Tolerance; runs are
+// shared between searches. Then the answer is checked at a fresh seed, at the answer and
+// just above it. Results do not depend on Parallel.
 func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 	if c.Tolerance <= 0 {
 		c.Tolerance = 0.01
@@ -73,15 +173,7 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 		return nil, err
 	}
 	points := Points(c.Axes)
-	type search struct {
-		point   Point
-		variant string
-		seed    uint64
-		// lf is the scenario's own load_factor (the file's or --set's): multiples are of
-		// the scenario as given. most is the largest multiple within the work bound.
-		lf, most float64
-	}
-	var searches []search
+	var searches []*searchState
 	for pi, p := range points {
 		if c.Stop != nil && c.Stop() {
 			return nil, ErrInterrupted
@@ -96,141 +188,396 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 			}
 		}
 		for _, v := range sc.Variants {
-			for _, s := range c.SLOs {
-				if !slices.ContainsFunc(v.Streams, func(si scenarios.StreamInfo) bool { return si.Name == s.Stream }) {
-					var names []string
-					for _, si := range v.Streams {
-						names = append(names, si.Name)
-					}
-					return nil, fmt.Errorf("--slo %q: variant %q has no stream %q (streams: %s)", s.Text, v.Name, s.Stream, strings.Join(names, ", "))
-				}
+			if err := checkSLOs(c.SLOs, v); err != nil {
+				return nil, err
 			}
-			most := math.Inf(1)
+			most := c.MaxMultiple
 			if n := v.Spec.Requests(); n > 0 {
-				most = spec.MaxRequests / n
+				most = min(most, spec.MaxRequests/n)
 			}
-			searches = append(searches, search{point: p, variant: v.Name, seed: sc.Seed, lf: v.Spec.LoadFactor, most: most})
+			searches = append(searches, &searchState{c: &c, point: p, variant: v.Name, seed: sc.Seed, lf: v.Spec.LoadFactor, most: most,
+				runs: map[runKey]*metrics.Run{}, probes: map[float64]*Probe{}})
 		}
 	}
 	p := pool.New(c.Parallel, c.Stop)
-	out := make([]Capacity, len(searches))
-	errs := make([]error, len(searches))
 	var progressMu sync.Mutex
 	done := 0
-	// The searches wait on their evaluations, whose replications take the pool's slots.
+	progress := func() {
+		if c.Progress != nil {
+			progressMu.Lock()
+			done++
+			c.Progress(done, 0)
+			progressMu.Unlock()
+		}
+	}
+	out := make([]Capacity, len(searches))
+	errs := make([]error, len(searches))
+	// The searches wait on their runs, which take the pool's slots.
 	p.Fork(len(searches), func(i int) {
 		s := searches[i]
-		eval := func(m float64) (metrics.Assessment, error) {
-			runs := make([]*metrics.Run, c.Replications)
-			errs := make([]error, c.Replications)
-			p.Each(c.Replications, func(r int) {
-				opts := c.Config
-				opts.Options.Variants = []string{s.variant}
-				sc, err := opts.load(s.point, &s.seed, r, scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)})
-				if err != nil {
-					errs[r] = err
-					return
-				}
-				runs[r] = metrics.Of(sim.Run(c.model(sc.Variants[0])))
-			})
-			if err := errors.Join(errs...); err != nil {
-				return metrics.Assessment{}, err
-			}
-			if p.Stopped() {
-				return metrics.Assessment{}, ErrInterrupted
-			}
-			a := metrics.Assess(c.SLOs, c.MaxErrors, runs)
-			if c.Progress != nil {
-				progressMu.Lock()
-				done++
-				c.Progress(done, 0)
-				progressMu.Unlock()
-			}
-			return a, nil
-		}
-		cs := c
-		cs.MaxMultiple = min(c.MaxMultiple, s.most)
-		out[i], errs[i] = bisect(cs, s.point, s.variant, eval)
+		s.pool, s.progress = p, progress
+		out[i], errs[i] = s.answer()
 	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if p.Stopped() {
+		return nil, ErrInterrupted
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-type evalFunc func(m float64) (metrics.Assessment, error)
+// runKey names one simulation of a search: a multiple and a replication.
+type runKey struct {
+	m float64
+	r int
+}
 
-// bisect brackets and narrows the largest passing multiple.
-func bisect(c CapacityConfig, p Point, variant string, eval evalFunc) (Capacity, error) {
-	res := Capacity{Point: p, Variant: variant, Failed: math.NaN()}
-	try := func(m float64) (bool, error) {
-		a, err := eval(m)
-		res.Evaluations++
-		if err != nil {
-			return false, err
+// searchState is one point and variant's searches, sharing their runs.
+type searchState struct {
+	c        *CapacityConfig
+	point    Point
+	variant  string
+	seed     uint64
+	lf, most float64 // the scenario's own load_factor; the largest multiple allowed
+	pool     *pool.Pool
+	progress func()
+
+	mu     sync.Mutex
+	runs   map[runKey]*metrics.Run
+	probes map[float64]*Probe
+	count  int
+}
+
+// run returns the runs of replications reps at multiple m, simulating those not made yet
+// on the pool.
+func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
+	out := make([]*metrics.Run, len(reps))
+	var todo []int
+	s.mu.Lock()
+	for i, r := range reps {
+		if x, ok := s.runs[runKey{m, r}]; ok {
+			out[i] = x
+		} else {
+			todo = append(todo, i)
 		}
-		if a.OK {
-			if m > res.Multiple {
-				res.Multiple, res.AtErrors = m, a.ErrorRate
-				res.At = res.At[:0]
-				for _, v := range a.Verdicts {
-					res.At = append(res.At, *v.Value) // every verdict holds, so each has a value
-				}
-			}
-		} else if math.IsNaN(res.Failed) || m < res.Failed {
-			res.Failed, res.Binding, res.Reason = m, a.Binding, a.Reason
-		}
-		return a.OK, nil
 	}
-	lo, hi := 0.0, 0.0
-	ok, err := try(1)
+	s.mu.Unlock()
+	errs := make([]error, len(todo))
+	s.pool.Each(len(todo), func(k int) {
+		i := todo[k]
+		opts := s.c.Config
+		opts.Options.Variants = []string{s.variant}
+		sc, err := opts.load(s.point, &s.seed, reps[i], scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)})
+		if err != nil {
+			errs[k] = err
+			return
+		}
+		r := metrics.Of(sim.Run(s.c.model(sc.Variants[0])))
+		r.Shards = nil // the searches judge streams and nodes; shards would only take memory
+		out[i] = r
+		s.mu.Lock()
+		s.runs[runKey{m, reps[i]}] = r
+		s.count++
+		s.mu.Unlock()
+		s.progress()
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if s.pool.Stopped() {
+		return nil, ErrInterrupted
+	}
+	return out, nil
+}
+
+// probe judges multiple m over replications reps.
+func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
+	runs, err := s.run(m, reps)
+	if err != nil {
+		return nil, err
+	}
+	pr := &Probe{Multiple: m}
+	for _, r := range reps {
+		pr.Seeds = append(pr.Seeds, s.seed+uint64(r))
+	}
+	c := s.c
+	pr.Assessment = metrics.Assess(c.SLOs, c.MaxErrors, runs)
+	for _, r := range runs {
+		if metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK {
+			pr.Passes++
+		}
+		if r.Saturated {
+			pr.Saturated++
+		}
+	}
+	for _, slo := range c.SLOs {
+		xs := make([]*float64, len(runs))
+		for i, r := range runs {
+			if st := r.Stream(slo.Stream); st != nil {
+				xs[i] = slo.Stat.Value(st)
+			}
+		}
+		pr.Stats = append(pr.Stats, estimatedOpt(xs))
+	}
+	col := func(f func(*metrics.Run) float64) Estimate {
+		xs := make([]float64, len(runs))
+		for i, r := range runs {
+			xs[i] = f(r)
+		}
+		return Estimated(xs)
+	}
+	pr.ErrorRate = col(func(r *metrics.Run) float64 { return r.ErrorRate })
+	for _, cause := range metrics.Causes {
+		pr.Failures[cause] = col(func(r *metrics.Run) float64 { return float64(r.Failures[cause]) })
+	}
+	pr.NodeLoad = col(func(r *metrics.Run) float64 { return r.Node.Load })
+	pr.HottestNode = mode(runs, func(r *metrics.Run) int { return r.Node.Index })
+	pr.Bottleneck, pr.Agree = modalBottleneck(runs)
+	return pr, nil
+}
+
+// allReps is 0..R-1.
+func (s *searchState) allReps() []int {
+	reps := make([]int, s.c.Replications)
+	for i := range reps {
+		reps[i] = i
+	}
+	return reps
+}
+
+// pooled is the probe of m over every replication, made once.
+func (s *searchState) pooled(m float64) (*Probe, error) {
+	s.mu.Lock()
+	pr, ok := s.probes[m]
+	s.mu.Unlock()
+	if ok {
+		return pr, nil
+	}
+	pr, err := s.probe(m, s.allReps())
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.probes[m] = pr
+	s.mu.Unlock()
+	return pr, nil
+}
+
+// answer runs the three searches and the check.
+func (s *searchState) answer() (Capacity, error) {
+	c := s.c
+	R := c.Replications
+	res := Capacity{Point: s.point, Variant: s.variant, Require: c.Require, Failed: math.NaN()}
+	// Each replication alone, in parallel.
+	per := make([]found, R)
+	errs := make([]error, R)
+	s.pool.Fork(R, func(r int) {
+		per[r], errs[r] = find(c.Tolerance, s.most, 0, 0, func(m float64) (verdict, error) {
+			pr, err := s.probe(m, []int{r})
+			if err != nil {
+				return verdict{}, err
+			}
+			return verdict{ok: pr.Passes == 1, binding: pr.Assessment.Binding, reason: pr.Assessment.Reason}, nil
+		})
+	})
+	if err := errors.Join(errs...); err != nil {
+		return res, err
+	}
+	// lo: the lowest answer; hiMin and hiMax: the lowest and highest multiple a
+	// replication failed at (NaN when one never failed).
+	lo, hiMin, hiMax := math.Inf(1), math.Inf(1), 0.0
+	for _, f := range per {
+		res.PerReplication = append(res.PerReplication, f.lo)
+		lo = min(lo, f.lo)
+		hiMin, hiMax = min(hiMin, f.hi), max(hiMax, f.hi)
+	}
+	res.Spread = Estimated(res.PerReplication)
+	judge := func(req Require) func(m float64) (verdict, error) {
+		return func(m float64) (verdict, error) {
+			pr, err := s.pooled(m)
+			if err != nil {
+				return verdict{}, err
+			}
+			v := verdict{ok: pr.OK(req), binding: pr.Assessment.Binding, reason: pr.Assessment.Reason}
+			if req == RequireAll && !v.ok && pr.Assessment.OK {
+				v.binding, v.reason = "a replication", fmt.Sprintf("%d of %d replications meet every SLO (the means do)", pr.Passes, len(pr.Seeds))
+			}
+			return v, nil
+		}
+	}
+	// The pooled searches start from the replications' own answers: every replication
+	// met the SLOs at or above the lowest answer, one failed at the lowest failing
+	// multiple (so not all pass there), and every one failed at the highest (so the means
+	// usually fail there too). The runs of those multiples are made already.
+	startLo, startAll, startHi := 0.0, 0.0, 0.0
+	if lo > 0 {
+		startLo = lo
+		if !math.IsNaN(hiMin) {
+			startAll = hiMin
+		}
+		if !math.IsNaN(hiMax) {
+			startHi = hiMax
+		}
+	}
+	all, err := find(c.Tolerance, s.most, startLo, startAll, judge(RequireAll))
 	if err != nil {
 		return res, err
 	}
-	if ok {
-		lo = 1
-		for m := 2.0; ; m *= 2 {
-			if m > c.MaxMultiple {
-				return res, nil // meets its SLOs at the cap
-			}
-			if ok, err = try(m); err != nil {
-				return res, err
-			}
-			if !ok {
-				hi = m
-				break
-			}
-			lo = m
-		}
-	} else {
-		hi = 1
-		for m := 0.5; ; m /= 2 {
-			if m < minMultiple {
-				return res, nil // fails even at the smallest multiple
-			}
-			if ok, err = try(m); err != nil {
-				return res, err
-			}
-			if ok {
-				lo = m
-				break
-			}
-			hi = m
-		}
+	mean, err := find(c.Tolerance, s.most, startLo, startHi, judge(RequireMean))
+	if err != nil {
+		return res, err
 	}
-	for (hi-lo)/lo > c.Tolerance {
-		mid := (lo + hi) / 2
-		ok, err := try(mid)
-		if err != nil {
+	res.MeanAnswer, res.AllAnswer = mean.lo, all.lo
+	chosen := mean
+	if c.Require == RequireAll {
+		chosen = all
+	}
+	res.Multiple, res.Failed, res.Binding, res.Reason, res.Evaluations = chosen.lo, chosen.hi, chosen.binding, chosen.reason, chosen.evals
+	if res.Multiple > 0 {
+		res.At, _ = s.pooled(res.Multiple)
+	}
+	if !math.IsNaN(res.Failed) {
+		res.Above, _ = s.pooled(res.Failed)
+	}
+	// The check: one run at a seed none of the searches used.
+	if res.Multiple > 0 {
+		if res.Check, err = s.probe(res.Multiple, []int{R}); err != nil {
 			return res, err
 		}
-		if ok {
-			lo = mid
-		} else {
-			hi = mid
+	}
+	if !math.IsNaN(res.Failed) {
+		if res.CheckAbove, err = s.probe(res.Failed, []int{R}); err != nil {
+			return res, err
 		}
 	}
+	// Every multiple that every replication ran is a probe, whichever search ran it.
+	have := map[float64]int{}
+	for k := range s.runs {
+		if k.r < R {
+			have[k.m]++
+		}
+	}
+	for m, n := range have {
+		if n == R {
+			if _, err := s.pooled(m); err != nil {
+				return res, err
+			}
+		}
+	}
+	for _, pr := range s.probes {
+		res.Probes = append(res.Probes, *pr)
+	}
+	sort.Slice(res.Probes, func(i, j int) bool { return res.Probes[i].Multiple < res.Probes[j].Multiple })
+	res.Runs = s.count
+	for k, r := range s.runs {
+		sm := Sample{Multiple: k.m, Seed: s.seed + uint64(k.r), OK: metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK}
+		for _, slo := range c.SLOs {
+			var x *float64
+			if st := r.Stream(slo.Stream); st != nil {
+				x = slo.Stat.Value(st)
+			}
+			sm.Stats = append(sm.Stats, x)
+		}
+		res.Samples = append(res.Samples, sm)
+	}
+	sort.Slice(res.Samples, func(i, j int) bool {
+		a, b := res.Samples[i], res.Samples[j]
+		return a.Multiple < b.Multiple || a.Multiple == b.Multiple && a.Seed < b.Seed
+	})
 	return res, nil
+}
+
+// verdict is one judgement of a multiple.
+type verdict struct {
+	ok              bool
+	binding, reason string
+}
+
+// found is what a search found: the largest passing multiple (0: none down to
+// minMultiple), the smallest failing one above it (NaN: none up to the cap), and what
+// failed there.
+type found struct {
+	lo, hi          float64
+	binding, reason string
+	evals           int
+}
+
+// find searches for the largest multiple that judge passes, up to most, to relative
+// precision tol. It starts at start (1 when 0) and, if that passes, tries next (twice
+// start when 0) then doubles; if it fails, it halves. Then it bisects.
+func find(tol, most, start, next float64, judge func(m float64) (verdict, error)) (found, error) {
+	f := found{hi: math.NaN()}
+	try := func(m float64) (bool, error) {
+		v, err := judge(m)
+		f.evals++
+		if err != nil {
+			return false, err
+		}
+		if v.ok && m > f.lo {
+			f.lo = m
+		}
+		if !v.ok && (math.IsNaN(f.hi) || m < f.hi) {
+			f.hi, f.binding, f.reason = m, v.binding, v.reason
+		}
+		return v.ok, nil
+	}
+	if start <= 0 {
+		start = 1
+	}
+	start = min(start, most)
+	ok, err := try(start)
+	if err != nil {
+		return f, err
+	}
+	if ok {
+		m := next
+		if m <= start {
+			m = 2 * start
+		}
+		for {
+			if f.lo >= most {
+				return f, nil // meets its SLOs at the cap
+			}
+			if ok, err = try(min(m, most)); err != nil {
+				return f, err
+			}
+			if !ok {
+				break
+			}
+			m = 2 * f.lo
+		}
+	} else {
+		for m := start / 2; ; m /= 2 {
+			if m < minMultiple {
+				return f, nil // fails even at the smallest multiple
+			}
+			if ok, err = try(m); err != nil {
+				return f, err
+			}
+			if ok {
+				break
+			}
+		}
+	}
+	for (f.hi-f.lo)/f.lo > tol {
+		if _, err := try((f.lo + f.hi) / 2); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
+
+// checkSLOs refuses an SLO on a stream the variant does not have.
+func checkSLOs(slos []SLO, v *scenarios.Variant) error {
+	for _, s := range slos {
+		if !slices.ContainsFunc(v.Streams, func(si scenarios.StreamInfo) bool { return si.Name == s.Stream }) {
+			var names []string
+			for _, si := range v.Streams {
+				names = append(names, si.Name)
+			}
+			return fmt.Errorf("--slo %q: variant %q has no stream %q (streams: %s)", s.Text, v.Name, s.Stream, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }

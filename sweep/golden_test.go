@@ -40,15 +40,17 @@ func golden(t *testing.T, name string, got []byte) {
 // sweep.json, sweep.csv and the table, byte for byte.
 func TestSweepGolden(t *testing.T) {
 	axes := []sweep.Axis{{Key: "cluster.nodes", Values: []string{"1", "2"}}}
-	rows, err := sweep.Run(sweep.Config{
+	cfg := sweep.Config{
 		Scenario: "../testdata/small.toml", Options: scenarios.Options{Sets: []string{`duration="20s"`, `warmup="2s"`}},
 		Axes: axes, Replications: 2, Parallel: 2,
-	})
+	}
+	rows, err := sweep.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := sweep.WriteFiles(dir, "", "small", axes, 2, rows); err != nil {
+	sw := &sweep.Sweep{Scenario: "small", Config: cfg, Rows: rows}
+	if _, err := sw.WriteFiles(dir, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"sweep.json", "sweep.csv"} {
@@ -59,23 +61,25 @@ func TestSweepGolden(t *testing.T) {
 		golden(t, f, b)
 	}
 	var text bytes.Buffer
-	sweep.Text(&text, axes, rows)
+	sw.Text(&text)
 	golden(t, "sweep.txt", text.Bytes())
 
 	// A stream that completed nothing: its latencies are null, its failures all timeouts.
-	rows, err = sweep.Run(sweep.Config{Scenario: "../testdata/timeouts.toml", Replications: 1, Parallel: 1})
+	cfg = sweep.Config{Scenario: "../testdata/timeouts.toml", Replications: 1, Parallel: 1}
+	rows, err = sweep.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sw = &sweep.Sweep{Scenario: "timeouts", Config: cfg, Rows: rows}
 	var js bytes.Buffer
 	enc := json.NewEncoder(&js)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(sweep.JSON("timeouts", nil, 1, rows)); err != nil {
+	if err := enc.Encode(sw.JSON()); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "sweep-timeouts.json", js.Bytes())
 	text.Reset()
-	sweep.Text(&text, nil, rows)
+	sw.Text(&text)
 	golden(t, "sweep-timeouts.txt", text.Bytes())
 }
 
@@ -99,12 +103,13 @@ func TestCapacityGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.MarshalIndent(sweep.CapacityResults("small", nil, c, res), "", "  ")
+	cr := &sweep.CapacityReport{Scenario: "small", Config: c, Rows: res}
+	b, err := json.MarshalIndent(cr.JSON(), "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "capacity.json", append(b, '\n'))
 	var text bytes.Buffer
-	sweep.CapacityText(&text, nil, c, res)
+	cr.Text(&text)
 	golden(t, "capacity.txt", text.Bytes())
 }

@@ -17,26 +17,37 @@ import (
 	"github.com/shardsim/shardsim/report"
 )
 
-// jsonEstimate is an Estimate in JSON: the 95% half-width is null for one replication,
-// and both are null for an undefined estimate (a latency of a stream that completed
-// nothing in some replication).
+// Sweep is a finished sweep: what was asked, and a row per point and variant.
+type Sweep struct {
+	Scenario string // its name, for titles
+	Config   Config
+	Rows     []Row
+}
+
+// jsonEstimate is an Estimate in JSON. ci95 is Student's t half-width around the mean;
+// lo95 and hi95 bound the interval the tables and charts show (see Estimate); all are
+// null with one replication, and every field is null for an undefined figure (a latency
+// of a stream that completed nothing in some replication).
 type jsonEstimate struct {
-	Mean *float64 `json:"mean"`
-	CI95 *float64 `json:"ci95"`
+	Mean   *float64 `json:"mean"`
+	CI95   *float64 `json:"ci95"`
+	Lo95   *float64 `json:"lo95"`
+	Hi95   *float64 `json:"hi95"`
+	Median *float64 `json:"median"`
+	Min    *float64 `json:"min"`
+	Max    *float64 `json:"max"`
 }
 
 func (e Estimate) json(digits int) jsonEstimate {
-	var j jsonEstimate
-	if math.IsNaN(e.Mean) {
-		return j
+	opt := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		r := round(x, digits)
+		return &r
 	}
-	m := round(e.Mean, digits)
-	j.Mean = &m
-	if !math.IsNaN(e.Half) {
-		h := round(e.Half, digits)
-		j.CI95 = &h
-	}
-	return j
+	return jsonEstimate{Mean: opt(e.Mean), CI95: opt(e.Half), Lo95: opt(e.Lo), Hi95: opt(e.Hi),
+		Median: opt(e.Median), Min: opt(e.Min), Max: opt(e.Max)}
 }
 
 func round(x float64, digits int) float64 {
@@ -49,6 +60,8 @@ type SweepJSON struct {
 	Scenario     string    `json:"scenario"`
 	Vary         []string  `json:"vary"`
 	Replications int       `json:"replications"`
+	SLOs         []string  `json:"slos,omitempty"`
+	MaxErrors    *float64  `json:"max_errors,omitempty"`
 	Rows         []jsonRow `json:"rows"`
 }
 
@@ -66,6 +79,38 @@ type jsonRow struct {
 	HottestNode     int                     `json:"hottest_node"`
 	HottestNodeLoad jsonEstimate            `json:"hottest_node_utilization"`
 	Failures        map[string]jsonEstimate `json:"failures"`
+	Bottleneck      jsonBottleneck          `json:"bottleneck"`
+	Saturated       int                     `json:"saturated"`
+	// Split: the replications disagree (on the SLOs, or without SLOs on saturating).
+	Split bool     `json:"split"`
+	SLO   *jsonSLO `json:"slo,omitempty"`
+}
+
+// jsonBottleneck is a metrics.Bottleneck; agree counts the replications that name it.
+type jsonBottleneck struct {
+	Resource string   `json:"resource"`
+	Node     *int     `json:"node"`
+	Load     *float64 `json:"node_utilization"`
+	Peak     *float64 `json:"node_peak_utilization"`
+	Text     string   `json:"text"`
+	Agree    int      `json:"agree"`
+}
+
+func bottleneckJSON(b metrics.Bottleneck, agree int) jsonBottleneck {
+	j := jsonBottleneck{Resource: b.Resource.String(), Text: b.Text, Agree: agree}
+	if b.Node >= 0 {
+		n, l, p := b.Node, round(b.Load, 4), round(b.Peak, 4)
+		j.Node, j.Load, j.Peak = &n, &l, &p
+	}
+	return j
+}
+
+// jsonSLO is the SLOs' judgement of a row.
+type jsonSLO struct {
+	OK      bool   `json:"ok"` // over the replications together, as capacity judges
+	Passes  int    `json:"passes"`
+	Binding string `json:"binding"`
+	Reason  string `json:"reason"`
 }
 
 type jsonStream struct {
@@ -93,17 +138,29 @@ func failuresJSON(f *[len(metrics.Causes)]Estimate) map[string]jsonEstimate {
 }
 
 // JSON returns sweep.json's content.
-func JSON(scenario string, axes []Axis, reps int, rows []Row) *SweepJSON {
-	out := &SweepJSON{Scenario: scenario, Replications: reps, Rows: []jsonRow{}}
-	for _, a := range axes {
+func (sw *Sweep) JSON() *SweepJSON {
+	c := &sw.Config
+	out := &SweepJSON{Scenario: sw.Scenario, Replications: c.Replications, Rows: []jsonRow{}}
+	for _, a := range c.Axes {
 		out.Vary = append(out.Vary, a.Key)
 	}
-	for _, r := range rows {
+	for _, s := range c.SLOs {
+		out.SLOs = append(out.SLOs, s.Text)
+	}
+	if len(c.SLOs) > 0 {
+		m := c.MaxErrors
+		out.MaxErrors = &m
+	}
+	for _, r := range sw.Rows {
 		j := jsonRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant, Seeds: r.Seeds,
 			HottestLoad: r.HottestLoad.json(4), Skew: r.Skew.json(3), ErrorRate: r.ErrorRate.json(6),
 			HottestShard: r.HottestShard, HottestNode: r.HottestNode, HottestNodeLoad: r.HottestNodeLoad.json(4),
-			Failures: failuresJSON(&r.Failures)}
-		for i, a := range axes {
+			Failures: failuresJSON(&r.Failures), Bottleneck: bottleneckJSON(r.Bottleneck, r.Agree),
+			Saturated: r.Saturated, Split: r.Split()}
+		if r.Judged {
+			j.SLO = &jsonSLO{OK: r.Assessment.OK, Passes: r.Passes, Binding: r.Assessment.Binding, Reason: r.Assessment.Reason}
+		}
+		for i, a := range c.Axes {
 			j.Values[a.Key] = r.Point.Values[i]
 		}
 		for _, s := range r.Streams {
@@ -117,18 +174,27 @@ func JSON(scenario string, axes []Axis, reps int, rows []Row) *SweepJSON {
 }
 
 func num(x float64) string {
-	if math.IsNaN(x) {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return ""
 	}
 	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
+// spread is the CSV cells of an estimate's interval and range: lo95, hi95, median, min, max.
+func spread(e Estimate) []string {
+	return []string{num(e.Lo), num(e.Hi), num(e.Median), num(e.Min), num(e.Max)}
+}
+
+var spreadCols = []string{"lo95", "hi95", "median", "min", "max"}
+
 // CSV writes sweep.csv: one row per point and variant; per stream, its statistics and
 // their 95% half-widths (empty with one replication) in columns prefixed by its name. An
 // undefined statistic (a latency of a stream that completed nothing) is an empty cell.
-// The columns that came later (the hottest node, failures by cause, the streams' counts)
-// follow all the others, so that scripts reading columns by position still work.
-func CSV(w io.Writer, axes []Axis, rows []Row) error {
+// The columns that came later (the hottest node, failures by cause, the streams' counts,
+// then the intervals, ranges, bottleneck and SLO verdicts) follow all the others, so that
+// scripts reading columns by position still work.
+func (sw *Sweep) CSV(w io.Writer) error {
+	rows, axes := sw.Rows, sw.Config.Axes
 	cw := csv.NewWriter(w)
 	head := []string{"point"}
 	for _, a := range axes {
@@ -155,7 +221,17 @@ func CSV(w io.Writer, axes []Axis, rows []Row) error {
 				head = append(head, s.Name+"_"+c.String(), s.Name+"_"+c.String()+"_ci95")
 			}
 		}
+		for _, s := range rows[0].Streams {
+			for _, c := range spreadCols {
+				head = append(head, s.Name+"_p99_ms_"+c)
+			}
+		}
 	}
+	for _, c := range spreadCols {
+		head = append(head, "hottest_node_utilization_"+c)
+	}
+	head = append(head, "bottleneck", "bottleneck_node", "bottleneck_node_peak_utilization", "bottleneck_agree", "saturated", "split",
+		"slo_ok", "slo_passes", "slo_binding")
 	cw.Write(head)
 	for _, r := range rows {
 		rec := []string{strconv.Itoa(r.Point.Index)}
@@ -182,86 +258,200 @@ func CSV(w io.Writer, axes []Axis, rows []Row) error {
 				rec = append(rec, num(e.Mean), num(e.Half))
 			}
 		}
+		for _, s := range r.Streams {
+			rec = append(rec, spread(s.P99)...)
+		}
+		rec = append(rec, spread(r.HottestNodeLoad)...)
+		node, peak := "", ""
+		if r.Bottleneck.Node >= 0 {
+			node, peak = strconv.Itoa(r.Bottleneck.Node), num(round(r.Bottleneck.Peak, 4))
+		}
+		rec = append(rec, r.Bottleneck.Resource.String(), node, peak, strconv.Itoa(r.Agree), strconv.Itoa(r.Saturated), strconv.FormatBool(r.Split()))
+		if r.Judged {
+			rec = append(rec, strconv.FormatBool(r.Assessment.OK), strconv.Itoa(r.Passes), r.Assessment.Binding)
+		} else {
+			rec = append(rec, "", "", "")
+		}
 		cw.Write(rec)
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-// pm formats an estimate as "15.50 ±3.71", or "-" when it is undefined.
-func pm(e Estimate, digits int) string {
-	if math.IsNaN(e.Mean) {
+// short formats x with about three significant digits, without an exponent.
+func short(x float64) string {
+	switch a := math.Abs(x); {
+	case a >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	case a >= 1 || a == 0:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// withInterval formats an estimate as "15.50 [11.8, 19.2]": the mean with digits decimals
+// and the 95% interval; the mean alone with one replication, "-" when undefined.
+func withInterval(e Estimate, digits int, unit string) string {
+	if !e.Defined() {
 		return "-"
 	}
-	s := strconv.FormatFloat(e.Mean, 'f', digits, 64)
-	if !math.IsNaN(e.Half) {
-		s += " ±" + strconv.FormatFloat(e.Half, 'f', digits, 64)
+	s := strconv.FormatFloat(e.Mean, 'f', digits, 64) + unit
+	if !math.IsNaN(e.Lo) {
+		s += " [" + short(e.Lo) + ", " + short(e.Hi) + "]"
 	}
 	return s
 }
 
-// Text writes the sweep table: per point and variant, each stream's p99 (± its 95%
-// half-width; "-" when a replication completed nothing) and fan-out, then the hottest
-// shard's and the hottest node's load and the error rate over every stream and cause.
-func Text(w io.Writer, axes []Axis, rows []Row) {
+// rangeOf formats an estimate's median and range: "15.1 (12.0–19.4)"; "-" when undefined.
+func rangeOf(e Estimate) string {
+	if !e.Defined() {
+		return "-"
+	}
+	return short(e.Median) + " (" + short(e.Min) + "–" + short(e.Max) + ")"
+}
+
+func percent(x float64, digits int) string {
+	return strconv.FormatFloat(100*x, 'f', digits, 64) + "%"
+}
+
+// bottleneckShort is a bottleneck in a table cell: "cpu node 15 (189% peak)".
+func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
+	s := b.Resource.String()
+	switch {
+	case b.Node >= 0 && b.Resource == metrics.CPU:
+		s += fmt.Sprintf(" node %d (%s peak)", b.Node, percent(b.Peak, 0))
+	case b.Node >= 0 && b.Resource == metrics.Queue:
+		s += fmt.Sprintf(" node %d", b.Node)
+	}
+	if agree < of {
+		s += fmt.Sprintf(" %d/%d", agree, of)
+	}
+	return s
+}
+
+// verdictCell says how a row fares against the SLOs: "meets 3/3", "fails 0/3", or
+// "SPLIT 1/3" when its replications disagree (the count is of replications meeting every
+// SLO alone).
+func verdictCell(r *Row) string {
+	n := len(r.Seeds)
+	switch {
+	case r.Split():
+		return fmt.Sprintf("SPLIT %d/%d", r.Passes, n)
+	case r.Assessment.OK:
+		return fmt.Sprintf("meets %d/%d", r.Passes, n)
+	}
+	return fmt.Sprintf("fails %d/%d", r.Passes, n)
+}
+
+// Table is the sweep table: per point and variant, each stream's p99 with its 95%
+// interval (and, with replications, its median and range) and fan-out (subrequests per
+// request), then the hottest shard and node and their loads, the error rate over every
+// stream and cause, what binds, and with SLOs how the replications fare.
+func (sw *Sweep) Table() *report.Table {
+	rows, axes := sw.Rows, sw.Config.Axes
+	t := &report.Table{Left: len(axes) + 1}
 	if len(rows) == 0 {
-		return
+		return t
 	}
-	head := []string{}
+	reps := sw.Config.Replications > 1
 	for _, a := range axes {
-		head = append(head, a.Key)
+		t.Head = append(t.Head, a.Key)
 	}
-	head = append(head, "variant")
+	t.Head = append(t.Head, "variant")
 	for _, s := range rows[0].Streams {
-		head = append(head, s.Name+" p99 ms", "fan-out")
+		t.Head = append(t.Head, s.Name+" p99 ms")
+		if reps {
+			t.Head = append(t.Head, "median (range)")
+		}
+		t.Head = append(t.Head, "fan-out")
 	}
-	head = append(head, "hottest shard", "hottest node", "errors")
-	t := [][]string{head}
+	t.Head = append(t.Head, "hottest shard", "hottest node", "errors", "binds")
+	judged := len(sw.Config.SLOs) > 0
+	saturated := false
 	for _, r := range rows {
+		saturated = saturated || r.Saturated > 0
+	}
+	switch {
+	case judged:
+		t.Head = append(t.Head, "SLOs")
+	case reps && saturated:
+		t.Head = append(t.Head, "saturated")
+	}
+	for i := range rows {
+		r := &rows[i]
 		rec := append([]string(nil), r.Point.Values...)
 		rec = append(rec, r.Variant)
 		for _, s := range r.Streams {
-			rec = append(rec, pm(s.P99, 2), strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
-		}
-		rec = append(rec, strconv.FormatFloat(100*r.HottestLoad.Mean, 'f', 1, 64)+"%",
-			fmt.Sprintf("%d: %s%%", r.HottestNode, strconv.FormatFloat(100*r.HottestNodeLoad.Mean, 'f', 1, 64)),
-			strconv.FormatFloat(100*r.ErrorRate.Mean, 'f', 2, 64)+"%")
-		t = append(t, rec)
-	}
-	writeTable(w, t, len(axes)+1)
-}
-
-func writeTable(w io.Writer, rows [][]string, left int) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len([]rune(c)))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
-			if i < left {
-				b.WriteString(c + pad)
+			if r.Split() {
+				// An interval over replications that disagree describes none of them.
+				rec = append(rec, withInterval(Estimate{Mean: s.P99.Mean, Lo: math.NaN()}, 2, "")+" split")
 			} else {
-				b.WriteString(pad + c)
+				rec = append(rec, withInterval(s.P99, 2, ""))
 			}
+			if reps {
+				rec = append(rec, rangeOf(s.P99))
+			}
+			rec = append(rec, strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
 		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, percent(r.HottestLoad.Mean, 1)),
+			fmt.Sprintf("%d: %s", r.HottestNode, percent(r.HottestNodeLoad.Mean, 1)),
+			percent(r.ErrorRate.Mean, 2), bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds)))
+		switch {
+		case judged:
+			rec = append(rec, verdictCell(r))
+		case reps && saturated:
+			cell := fmt.Sprintf("%d/%d", r.Saturated, len(r.Seeds))
+			if r.Split() {
+				cell = "SPLIT " + cell
+			}
+			rec = append(rec, cell)
+		}
+		t.Rows = append(t.Rows, rec)
+	}
+	return t
+}
+
+// Text writes the sweep table, and a line on what SPLIT means when a row is split.
+func (sw *Sweep) Text(w io.Writer) {
+	if len(sw.Rows) == 0 {
+		return
+	}
+	sw.Table().Text(w)
+	sw.footnote(w)
+}
+
+// Markdown writes the sweep table as Markdown.
+func (sw *Sweep) Markdown(w io.Writer) {
+	if len(sw.Rows) == 0 {
+		return
+	}
+	sw.Table().Markdown(w)
+	sw.footnote(w)
+}
+
+func (sw *Sweep) footnote(w io.Writer) {
+	for i := range sw.Rows {
+		if sw.Rows[i].Split() {
+			what := "some replications meet every SLO and some do not"
+			if len(sw.Config.SLOs) == 0 {
+				what = "some replications saturated and some did not"
+			}
+			fmt.Fprintf(w, "\nSPLIT: %s; the mean describes none of them (see each seed with shardsim run --seed).\n", what)
+			return
+		}
 	}
 }
 
-// WriteFiles writes sweep.csv, sweep.json and, unless format is "", one chart per stream of
-// p99 against the first varied key (one line per variant and combination of the other
-// keys, with 95% error bars) and one of fan-out against it. It returns the files written.
-func WriteFiles(dir, format, scenario string, axes []Axis, reps int, rows []Row) ([]string, error) {
+// WriteFiles writes sweep.csv, sweep.json and, unless format is "", per stream a chart of
+// p99 (95% intervals, SLO line, split points circled), one of fan-out (subrequests per
+// request) and one of partitions per request against the first varied key, and one of the
+// hottest node's load. It returns the files written.
+func (sw *Sweep) WriteFiles(dir, format string) ([]string, error) {
 	var files []string
 	var buf bytes.Buffer
-	if err := CSV(&buf, axes, rows); err != nil {
+	if err := sw.CSV(&buf); err != nil {
 		return nil, err
 	}
 	if err := atomicfile.Write(filepath.Join(dir, "sweep.csv"), buf.Bytes()); err != nil {
@@ -270,46 +460,77 @@ func WriteFiles(dir, format, scenario string, axes []Axis, reps int, rows []Row)
 	buf.Reset()
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(JSON(scenario, axes, reps, rows)); err != nil {
+	if err := enc.Encode(sw.JSON()); err != nil {
 		return nil, err
 	}
 	if err := atomicfile.Write(filepath.Join(dir, "sweep.json"), buf.Bytes()); err != nil {
 		return nil, err
 	}
 	files = append(files, filepath.Join(dir, "sweep.csv"), filepath.Join(dir, "sweep.json"))
-	if format == "" || len(axes) == 0 || len(rows) == 0 {
+	if format == "" || len(sw.Config.Axes) == 0 || len(sw.Rows) == 0 {
 		return files, nil
 	}
-	for si, st := range rows[0].Streams {
-		for _, what := range []string{"p99", "fanout"} {
-			l := chart(scenario, axes, rows, si, what)
-			name := fmt.Sprintf("sweep-%s-%s.%s", what, report.Slug(st.Name), format)
-			if err := plots.WriteLines(filepath.Join(dir, name), plots.Format(format), l); err != nil {
+	write := func(name string, l plots.Lines) error {
+		path := filepath.Join(dir, name+"."+format)
+		if err := plots.WriteLines(path, plots.Format(format), l); err != nil {
+			return err
+		}
+		files = append(files, path)
+		return nil
+	}
+	for si, st := range sw.Rows[0].Streams {
+		for _, what := range []string{"p99", "fanout", "partitions"} {
+			if err := write(fmt.Sprintf("sweep-%s-%s", what, report.Slug(st.Name)), sw.chart(si, what)); err != nil {
 				return files, err
 			}
-			files = append(files, filepath.Join(dir, name))
 		}
+	}
+	if err := write("sweep-node-load", sw.chart(-1, "node")); err != nil {
+		return files, err
 	}
 	return files, nil
 }
 
-// chart is stream si's p99 (with error bars) or fan-out against the first varied key.
-func chart(scenario string, axes []Axis, rows []Row, si int, what string) plots.Lines {
+// chart is stream si's p99, fan-out or partitions, or (si -1) the hottest node's load,
+// against the first varied key: a line per variant and combination of the other keys.
+func (sw *Sweep) chart(si int, what string) plots.Lines {
+	axes, rows := sw.Config.Axes, sw.Rows
 	first := axes[0]
 	l := plots.Lines{XLabel: first.Key, XTicks: first.Values, LogY: what == "p99"}
-	st := rows[0].Streams[si].Name
-	if what == "p99" {
-		l.Title = fmt.Sprintf("%s - %s: p99 latency against %s", scenario, st, first.Key)
+	var st string
+	if si >= 0 {
+		st = rows[0].Streams[si].Name
+	}
+	switch what {
+	case "p99":
+		l.Title = fmt.Sprintf("%s - %s: p99 latency against %s", sw.Scenario, st, first.Key)
 		l.YLabel = "p99 latency (ms)"
-	} else {
-		l.Title = fmt.Sprintf("%s - %s: fan-out against %s", scenario, st, first.Key)
+		// The tightest p99 SLO on this stream.
+		for _, s := range sw.Config.SLOs {
+			if s.Stream == st && s.Stat == metrics.P99 && (l.SLO == 0 || s.Bound < l.SLO) {
+				l.SLO = s.Bound
+			}
+		}
+	case "fanout":
+		l.Title = fmt.Sprintf("%s - %s: fan-out against %s", sw.Scenario, st, first.Key)
+		l.YLabel = "fan-out (subrequests per request)"
+	case "partitions":
+		l.Title = fmt.Sprintf("%s - %s: partitions per request against %s", sw.Scenario, st, first.Key)
 		l.YLabel = "partitions visited per request"
+	case "node":
+		l.Title = fmt.Sprintf("%s: hottest node's load against %s", sw.Scenario, first.Key)
+		l.YLabel = "hottest node's load (% of its cores)"
+		l.SLO, l.RefLabel = 100, "all cores"
+	}
+	if r := sw.Config.Replications; r > 1 {
+		l.Title += fmt.Sprintf(" (mean and 95%% interval of %d seeds)", r)
 	}
 	for i := range first.Values {
 		l.Times = append(l.Times, float64(i))
 	}
 	index := map[string]int{}
-	for _, r := range rows {
+	for ri := range rows {
+		r := &rows[ri]
 		// The series: the variant and the values of the other axes.
 		name := r.Variant
 		if len(axes) > 1 {
@@ -324,10 +545,7 @@ func chart(scenario string, axes []Axis, rows []Row, si int, what string) plots.
 			k = len(l.Series)
 			index[name] = k
 			n := len(first.Values)
-			s := plots.Series{Name: name, Y: nanSlice(n)}
-			if what == "p99" {
-				s.Lo, s.Hi = nanSlice(n), nanSlice(n)
-			}
+			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n)}
 			l.Series = append(l.Series, s)
 		}
 		x := 0
@@ -337,12 +555,20 @@ func chart(scenario string, axes []Axis, rows []Row, si int, what string) plots.
 			}
 		}
 		s := &l.Series[k]
-		e := r.Streams[si].Partitions
-		if what == "p99" {
+		var e Estimate
+		scale := 1.0
+		switch what {
+		case "p99":
 			e = r.Streams[si].P99
-			s.Lo[x], s.Hi[x] = e.Mean-e.Half, e.Mean+e.Half
+		case "fanout":
+			e = r.Streams[si].Subrequests
+		case "partitions":
+			e = r.Streams[si].Partitions
+		case "node":
+			e, scale = r.HottestNodeLoad, 100
 		}
-		s.Y[x] = e.Mean
+		s.Y[x], s.Lo[x], s.Hi[x] = scale*e.Mean, scale*e.Lo, scale*e.Hi
+		s.Flag[x] = r.Split()
 	}
 	return l
 }
@@ -353,109 +579,4 @@ func nanSlice(n int) []float64 {
 		s[i] = math.NaN()
 	}
 	return s
-}
-
-// CapacityJSON is capacity.json.
-type CapacityJSON struct {
-	Scenario  string        `json:"scenario"`
-	SLOs      []string      `json:"slos"`
-	MaxErrors float64       `json:"max_errors"`
-	Rows      []capacityRow `json:"rows"`
-}
-
-type capacityRow struct {
-	Point       int               `json:"point"`
-	Values      map[string]string `json:"values"`
-	Variant     string            `json:"variant"`
-	Multiple    float64           `json:"multiple"`
-	Binding     string            `json:"binding"`
-	Reason      string            `json:"reason"`
-	FailedAt    *float64          `json:"failed_at"`
-	AtMultiple  map[string]string `json:"at_multiple"`
-	ErrorRate   *float64          `json:"error_rate"` // at Multiple, over every stream and cause; null when nothing passed
-	Evaluations int               `json:"evaluations"`
-}
-
-// CapacityResults converts capacity answers to capacity.json's content.
-func CapacityResults(scenario string, axes []Axis, c CapacityConfig, res []Capacity) *CapacityJSON {
-	out := &CapacityJSON{Scenario: scenario, MaxErrors: c.MaxErrors, Rows: []capacityRow{}}
-	for _, s := range c.SLOs {
-		out.SLOs = append(out.SLOs, s.Text)
-	}
-	for _, r := range res {
-		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
-			Multiple: round(r.Multiple, 4), Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
-			Evaluations: r.Evaluations}
-		if r.Multiple > 0 {
-			e := round(r.AtErrors, 6)
-			row.ErrorRate = &e
-		}
-		for i, a := range axes {
-			row.Values[a.Key] = r.Point.Values[i]
-		}
-		if !math.IsNaN(r.Failed) {
-			f := round(r.Failed, 4)
-			row.FailedAt = &f
-		}
-		for i, s := range c.SLOs {
-			if i < len(r.At) {
-				row.AtMultiple[s.Text] = statValue(s.Stat, r.At[i])
-			}
-		}
-		out.Rows = append(out.Rows, row)
-	}
-	return out
-}
-
-// CapacityText writes the capacity table: per point and variant the largest multiple,
-// what it measured there, and what bound first above it.
-func CapacityText(w io.Writer, axes []Axis, c CapacityConfig, res []Capacity) {
-	head := []string{}
-	for _, a := range axes {
-		head = append(head, a.Key)
-	}
-	head = append(head, "variant", "largest multiple")
-	for _, s := range c.SLOs {
-		head = append(head, s.Stream+" "+s.Stat.String()+" there")
-	}
-	head = append(head, "errors there", "binds first", "why")
-	t := [][]string{head}
-	for _, r := range res {
-		rec := append([]string(nil), r.Point.Values...)
-		mult := strconv.FormatFloat(r.Multiple, 'f', 3, 64)
-		switch {
-		case r.Multiple == 0:
-			mult = "< " + strconv.FormatFloat(minMultiple, 'f', 4, 64)
-		case math.IsNaN(r.Failed):
-			mult = ">= " + mult
-		}
-		rec = append(rec, r.Variant, mult)
-		for i, s := range c.SLOs {
-			v := "-"
-			if i < len(r.At) {
-				v = statValue(s.Stat, r.At[i])
-			}
-			rec = append(rec, v)
-		}
-		binding := r.Binding
-		if binding == "" {
-			binding = "nothing up to the cap"
-		}
-		errs := "-"
-		if r.Multiple > 0 {
-			errs = strconv.FormatFloat(100*r.AtErrors, 'f', 2, 64) + "%"
-		}
-		rec = append(rec, errs, binding, r.Reason)
-		t = append(t, rec)
-	}
-	writeTable(w, t, len(axes)+1)
-}
-
-// statValue formats what an SLO's statistic measured: "12.35 ms", or "0.25%" for an error
-// rate.
-func statValue(st metrics.Statistic, x float64) string {
-	if st == metrics.ErrorRate {
-		return strconv.FormatFloat(100*x, 'f', 2, 64) + "%"
-	}
-	return strconv.FormatFloat(x, 'f', 2, 64) + " ms"
 }

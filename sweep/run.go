@@ -3,14 +3,10 @@ package sweep
 import (
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
-
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
@@ -33,6 +29,12 @@ type Config struct {
 	// MaxRuns bounds points x variants x replications (0: DefaultMaxRuns); a larger sweep
 	// is refused before anything is loaded or run.
 	MaxRuns int
+	// SLOs, when any, are judged at every row of a sweep (with MaxErrors, the largest
+	// acceptable error rate over every stream and cause): over the replications together,
+	// as capacity judges them, and in each replication alone, to find the rows whose
+	// replications disagree. Capacity takes its own (CapacityConfig.SLOs).
+	SLOs      []SLO
+	MaxErrors float64
 }
 
 // DefaultMaxRuns is the most runs a sweep or capacity search makes unless told otherwise:
@@ -78,37 +80,6 @@ func (c *Config) model(v *scenarios.Variant) *sim.Model {
 	return m
 }
 
-// Estimate is a mean over replications with the half-width of its 95% confidence interval
-// (Student's t with R-1 degrees of freedom); the half-width is NaN for one replication.
-type Estimate struct {
-	Mean float64
-	Half float64
-}
-
-// Estimated summarizes xs.
-func Estimated(xs []float64) Estimate {
-	e := Estimate{Mean: stat.Mean(xs, nil), Half: math.NaN()}
-	if n := len(xs); n > 1 {
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
-		e.Half = t * stat.StdDev(xs, nil) / math.Sqrt(float64(n))
-	}
-	return e
-}
-
-// estimatedOpt summarizes optional values: the estimate is undefined (NaN mean and
-// half-width) when any replication has none, e.g. a latency of a stream that completed
-// nothing in one of them; averaging over the others would hide that.
-func estimatedOpt(xs []*float64) Estimate {
-	vals := make([]float64, len(xs))
-	for i, x := range xs {
-		if x == nil {
-			return Estimate{Mean: math.NaN(), Half: math.NaN()}
-		}
-		vals[i] = *x
-	}
-	return Estimated(vals)
-}
-
 // Row is one point and variant of a sweep. Every figure comes from metrics.Of of each
 // replication's result.
 type Row struct {
@@ -127,6 +98,30 @@ type Row struct {
 	// Failures are the failed requests per cause, indexed by metrics.Cause.
 	ErrorRate Estimate
 	Failures  [len(metrics.Causes)]Estimate
+	// Bottleneck is what binds the row (metrics.BottleneckOf): the most common resource and
+	// node over the replications (the lowest replication's on ties), with its figures from
+	// the first replication that agrees; Agree counts the replications that agree.
+	Bottleneck metrics.Bottleneck
+	Agree      int
+	// Saturated counts the replications whose backlog diverged.
+	Saturated int
+	// With SLOs: Assessment judges them over the replications together (the statistic's
+	// mean under its bound, as capacity does) and Passes counts the replications that meet
+	// every SLO alone. Judged is false without SLOs.
+	Judged     bool
+	Assessment metrics.Assessment
+	Passes     int
+}
+
+// Split reports whether the row's replications disagree: some meet every SLO and some do
+// not or, without SLOs, some saturated and some did not. A mean over such replications
+// describes none of them.
+func (r *Row) Split() bool {
+	n := len(r.Seeds)
+	if r.Judged {
+		return r.Passes > 0 && r.Passes < n
+	}
+	return r.Saturated > 0 && r.Saturated < n
 }
 
 // StreamRow is one stream's estimates at a point. Latencies are in ms and undefined (NaN)
@@ -237,6 +232,11 @@ func Run(c Config) ([]Row, error) {
 				return nil, err
 			}
 		}
+		for _, v := range sc.Variants {
+			if err := checkSLOs(c.SLOs, v); err != nil {
+				return nil, err
+			}
+		}
 		seeds[pi] = sc.Seed
 		firsts[pi] = sc.Variants
 		for r := 0; r < c.Replications; r++ {
@@ -287,7 +287,17 @@ func Run(c Config) ([]Row, error) {
 					row.Seeds = append(row.Seeds, seeds[pi]+uint64(j.rep))
 				}
 			}
-			rows = append(rows, aggregate(row, ss))
+			row = aggregate(row, ss)
+			if len(c.SLOs) > 0 {
+				row.Judged = true
+				row.Assessment = metrics.Assess(c.SLOs, c.MaxErrors, ss)
+				for _, s := range ss {
+					if metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{s}).OK {
+						row.Passes++
+					}
+				}
+			}
+			rows = append(rows, row)
 		}
 	}
 	return rows, nil
@@ -301,24 +311,18 @@ func aggregate(row Row, ss []*metrics.Run) Row {
 		}
 		return Estimated(xs)
 	}
-	mode := func(f func(*metrics.Run) int) int {
-		count := map[int]int{}
-		best := -1
-		for _, s := range ss {
-			k := f(s)
-			count[k]++
-			if best < 0 || count[k] > count[best] || count[k] == count[best] && k < best {
-				best = k
-			}
-		}
-		return best
-	}
-	row.HottestShard = mode(func(s *metrics.Run) int { return s.Shard.Index })
-	row.HottestNode = mode(func(s *metrics.Run) int { return s.Node.Index })
+	row.HottestShard = mode(ss, func(s *metrics.Run) int { return s.Shard.Index })
+	row.HottestNode = mode(ss, func(s *metrics.Run) int { return s.Node.Index })
 	row.HottestLoad = col(func(s *metrics.Run) float64 { return s.Shard.Load })
 	row.HottestNodeLoad = col(func(s *metrics.Run) float64 { return s.Node.Load })
 	row.Skew = col(func(s *metrics.Run) float64 { return s.Shard.MaxOverMean })
 	row.ErrorRate = col(func(s *metrics.Run) float64 { return s.ErrorRate })
+	row.Bottleneck, row.Agree = modalBottleneck(ss)
+	for _, s := range ss {
+		if s.Saturated {
+			row.Saturated++
+		}
+	}
 	for _, c := range metrics.Causes {
 		row.Failures[c] = col(func(s *metrics.Run) float64 { return float64(s.Failures[c]) })
 	}
@@ -365,4 +369,42 @@ func describe(axes []Axis, p Point) string {
 		s += a.Key + "=" + p.Values[i]
 	}
 	return s
+}
+
+// mode is the most common f over the runs (the lowest on ties).
+func mode(ss []*metrics.Run, f func(*metrics.Run) int) int {
+	count := map[int]int{}
+	best := -1
+	for _, s := range ss {
+		k := f(s)
+		count[k]++
+		if best < 0 || count[k] > count[best] || count[k] == count[best] && k < best {
+			best = k
+		}
+	}
+	return best
+}
+
+// modalBottleneck is the most common bottleneck (resource and node) over the runs, the
+// first run's of those on ties, and how many runs agree with it.
+func modalBottleneck(ss []*metrics.Run) (metrics.Bottleneck, int) {
+	type key struct {
+		res  metrics.Resource
+		node int
+	}
+	var bs []metrics.Bottleneck
+	count := map[key]int{}
+	for _, s := range ss {
+		b := metrics.BottleneckOf(s)
+		bs = append(bs, b)
+		count[key{b.Resource, b.Node}]++
+	}
+	var best metrics.Bottleneck
+	agree := 0
+	for _, b := range bs {
+		if n := count[key{b.Resource, b.Node}]; n > agree {
+			best, agree = b, n
+		}
+	}
+	return best, agree
 }

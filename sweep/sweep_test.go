@@ -73,7 +73,7 @@ func TestSweepDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		rows[i] = r
-		if err := sweep.CSV(&out[i], c.Axes, r); err != nil {
+		if err := (&sweep.Sweep{Config: c, Rows: r}).CSV(&out[i]); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
@@ -26,6 +25,8 @@ type exploreFlags struct {
 	vary         []string
 	replications int
 	maxRuns      int
+	slos         []string
+	maxErrors    string
 }
 
 func (e *exploreFlags) register(fs *pflag.FlagSet) {
@@ -33,6 +34,8 @@ func (e *exploreFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&e.vary, "vary", nil, "vary a key over values: KEY=V1,V2,... (repeatable: the cartesian product)")
 	fs.IntVarP(&e.replications, "replications", "r", 1, "runs per point and variant, with seeds seed, seed+1, ...")
 	fs.IntVar(&e.maxRuns, "max-runs", sweep.DefaultMaxRuns, "refuse more than this many runs (points x variants x replications)")
+	fs.StringArrayVar(&e.slos, "slo", nil, "an objective, quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
+	fs.StringVar(&e.maxErrors, "max-errors", "0.1%", "largest acceptable share of failed requests, over every cause (rejected, throttled, timed out, limited), judged with the SLOs")
 }
 
 // config checks the flags and builds the sweep configuration.
@@ -53,6 +56,16 @@ func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, err
 	c := sweep.Config{Scenario: scenarios.Default, Options: opts, Replications: e.replications, Parallel: e.parallel, MaxRuns: e.maxRuns}
 	if fs.NArg() == 1 {
 		c.Scenario = fs.Arg(0)
+	}
+	for _, s := range e.slos {
+		slo, err := sweep.ParseSLO(s)
+		if err != nil {
+			return c, usageError{err}
+		}
+		c.SLOs = append(c.SLOs, slo)
+	}
+	if c.MaxErrors, err = sweep.ParseFraction(e.maxErrors); err != nil {
+		return c, usagef("--max-errors %v", err)
 	}
 	seen := map[string]bool{}
 	for _, v := range e.vary {
@@ -127,13 +140,21 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	c.Stop, c.Progress = nil, nil
+	sw := &sweep.Sweep{Scenario: name, Config: c, Rows: rows}
+	return e.finish(out, stdout, stderr, sw.WriteFiles, sw.JSON(), sw.CSV, sw.Text, sw.Markdown)
+}
+
+// finish writes a sweep's or capacity search's files to out and its answer to stdout in
+// the --format asked.
+func (e *exploreFlags) finish(out *outDir, stdout, stderr io.Writer, write func(dir, format string) ([]string, error), js any,
+	csv func(io.Writer) error, text, markdown func(io.Writer)) error {
 	format := e.chartFormat
 	if e.noCharts {
 		format = ""
 	}
 	defer out.close()
-	dir := out.dir
-	files, err := sweep.WriteFiles(dir, format, name, c.Axes, c.Replications, rows)
+	files, err := write(out.dir, format)
 	if err != nil {
 		return err
 	}
@@ -144,17 +165,19 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		err = enc.Encode(sweep.JSON(name, c.Axes, c.Replications, rows))
+		err = enc.Encode(js)
 	case "csv":
-		err = sweep.CSV(stdout, c.Axes, rows)
+		err = csv(stdout)
+	case "markdown":
+		markdown(stdout)
 	default:
-		sweep.Text(stdout, c.Axes, rows)
+		text(stdout)
 	}
 	if err != nil {
 		return err
 	}
 	if !e.quiet {
-		fmt.Fprintf(stderr, "wrote %d files to %s\n", len(files), dir)
+		fmt.Fprintf(stderr, "wrote %d files to %s\n", len(files), out.dir)
 	}
 	return nil
 }
@@ -211,14 +234,12 @@ func scenarioName(c sweep.Config, stderr io.Writer) string {
 
 func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 	var e exploreFlags
-	var slos []string
-	var maxErrors string
+	var require string
 	fs := newFlagSet("capacity", stderr)
 	e.register(fs)
-	fs.StringArrayVar(&slos, "slo", nil, "an objective, quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
-	fs.StringVar(&maxErrors, "max-errors", "0.1%", "largest acceptable share of failed requests, over every cause (rejected, throttled, timed out, limited)")
+	fs.StringVar(&require, "require", "mean", "with replications, the answer: mean (each SLO's statistic averaged over the replications is under its bound) or all (every replication meets every SLO)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim capacity [SCENARIO] --slo STREAM:p99<50ms [--slo ...] [flags]\n\nFinds, per variant, the largest multiple of all the scenario's rates (load_factor) at\nwhich every SLO holds and errors stay under --max-errors, by bisection to 1%%. With\n--vary cluster.nodes=4,8,12 it answers \"how many nodes for this load\".\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: shardsim capacity [SCENARIO] --slo 'STREAM:p99<50ms' [--slo ...] [flags]\n\nFinds, per variant, the largest multiple of all the scenario's rates (load_factor) at\nwhich every SLO holds and errors stay under --max-errors, by bisection to 1%%. With\n--replications R it also searches each seed alone (the answer's spread) and the\nmultiple every seed meets, then checks the answer at a fresh seed. With\n--vary cluster.nodes=4,8,12 it answers \"how many nodes for this load\".\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -230,19 +251,13 @@ func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(slos) == 0 {
-		return usagef("capacity needs at least one --slo STREAM:p99<50ms")
+	if len(c.SLOs) == 0 {
+		return usagef("capacity needs at least one --slo 'STREAM:p99<50ms'")
 	}
-	cc := sweep.CapacityConfig{Config: c, Tolerance: 0.01}
-	for _, s := range slos {
-		slo, err := sweep.ParseSLO(s)
-		if err != nil {
-			return usageError{err}
-		}
-		cc.SLOs = append(cc.SLOs, slo)
-	}
-	if cc.MaxErrors, err = sweep.ParseFraction(maxErrors); err != nil {
-		return usagef("--max-errors %v", err)
+	cc := sweep.CapacityConfig{Config: c, SLOs: c.SLOs, MaxErrors: c.MaxErrors, Tolerance: 0.01}
+	cc.Config.SLOs = nil
+	if cc.Require, err = sweep.ParseRequire(require); err != nil {
+		return usageError{err}
 	}
 	var res []sweep.Capacity
 	out, name, err := e.explore(c, "capacity", stderr, func(stop func() bool, progress func(done, total int)) error {
@@ -254,27 +269,7 @@ func cmdCapacity(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	js := sweep.CapacityResults(name, c.Axes, cc, res)
-	buf, err := json.MarshalIndent(js, "", "  ")
-	if err != nil {
-		return err
-	}
-	defer out.close()
-	dir := out.dir
-	if err := atomicfile.Write(filepath.Join(dir, "capacity.json"), append(buf, '\n')); err != nil {
-		return err
-	}
-	if err := out.commit([]string{"capacity.json"}); err != nil {
-		return err
-	}
-	if e.format == "json" {
-		_, err = stdout.Write(append(buf, '\n'))
-		return err
-	}
-	fmt.Fprintf(stdout, "capacity of %s: the largest multiple of every rate (load_factor) meeting %v with errors <= %s\n\n", name, slos, maxErrors)
-	sweep.CapacityText(stdout, c.Axes, cc, res)
-	if !e.quiet {
-		fmt.Fprintf(stderr, "wrote %s\n", filepath.Join(dir, "capacity.json"))
-	}
-	return nil
+	cc.Stop, cc.Progress = nil, nil
+	cr := &sweep.CapacityReport{Scenario: name, Config: cc, Rows: res}
+	return e.finish(out, stdout, stderr, cr.WriteFiles, cr.JSON(), cr.CSV, cr.Text, cr.Markdown)
 }

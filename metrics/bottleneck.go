@@ -1,0 +1,102 @@
+package metrics
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Resource is what binds a run: the resource its failures, or its latency, come from.
+type Resource uint8
+
+// The resources a run can be bound by.
+const (
+	CPU            Resource = iota // a node's cores: requests queue for them
+	Queue                          // a node's request queue: it was full and turned subrequests away
+	PartitionLimit                 // a partition throughput limit throttled requests
+	ClientLimit                    // the client's own rate limit turned requests away
+	Locks                          // row-lock waits failed requests
+	Timeout                        // requests timed out while every node had cores to spare
+)
+
+var resourceNames = [...]string{CPU: "cpu", Queue: "queue", PartitionLimit: "partition limit", ClientLimit: "client limit", Locks: "locks", Timeout: "timeout"}
+
+// String is the resource's name in tables, CSV and JSON.
+func (r Resource) String() string {
+	if int(r) < len(resourceNames) {
+		return resourceNames[r]
+	}
+	return "?"
+}
+
+// Bottleneck names what binds a run. When requests failed, it is the resource behind the
+// most common cause: a full queue (the node whose queue grew longest), a partition limit,
+// the client's rate limit, lock waits; requests that timed out, or a run whose backlog
+// diverged, waited on CPU, unless no node's busiest window reached 90% of its cores:
+// then the timeout itself binds (it is shorter than the work). Otherwise it is CPU on the node whose busiest window was the
+// busiest: in an open queueing model without failures the cores are what latency waits
+// for.
+type Bottleneck struct {
+	Resource Resource
+	// Node is the node concerned (CPU and Queue), -1 otherwise; Load and Peak are its
+	// utilization over the run and in its busiest window (fractions 0..1 of its cores).
+	Node       int
+	Load, Peak float64
+	// Text says it in words: "node 15 cpu 98% at peak (81% mean)".
+	Text string
+}
+
+// BottleneckOf names what binds r.
+func BottleneckOf(r *Run) Bottleneck {
+	b := Bottleneck{Resource: CPU, Node: -1}
+	worst := Cause(0)
+	for _, c := range Causes {
+		if r.Failures[c] > r.Failures[worst] {
+			worst = c
+		}
+	}
+	if r.Failures[worst] > 0 && worst != TimedOut {
+		switch worst {
+		case Rejected:
+			b.Resource = Queue
+			q := -1
+			for i, n := range r.Nodes {
+				if n.MaxQueue > q {
+					q, b.Node = n.MaxQueue, i
+				}
+			}
+		case Throttled:
+			b.Resource = PartitionLimit
+		case Limited:
+			b.Resource = ClientLimit
+		case Lock:
+			b.Resource = Locks
+		}
+	} else {
+		peak := -1.0
+		for i, n := range r.Nodes {
+			if n.Peak > peak {
+				peak, b.Node = n.Peak, i
+			}
+		}
+	}
+	if b.Node >= 0 {
+		n := r.Nodes[b.Node]
+		b.Load, b.Peak = n.Utilization, n.Peak
+	}
+	if worst == TimedOut && r.Failures[worst] > 0 && b.Peak < 0.9 {
+		b.Resource = Timeout
+	}
+	switch {
+	case b.Node < 0:
+		b.Text = fmt.Sprintf("%s (%d requests %s)", b.Resource, r.Failures[worst], worst)
+	case b.Resource == Timeout:
+		b.Text = fmt.Sprintf("timeout (%d requests timed out; node %d cpu %s at peak)", r.Failures[worst], b.Node, pct(b.Peak))
+	case b.Resource == Queue:
+		b.Text = fmt.Sprintf("node %d queue (%d waiting at most, cpu %s at peak)", b.Node, r.Nodes[b.Node].MaxQueue, pct(b.Peak))
+	default:
+		b.Text = fmt.Sprintf("node %d cpu %s at peak (%s mean)", b.Node, pct(b.Peak), pct(b.Load))
+	}
+	return b
+}
+
+func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" }

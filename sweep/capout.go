@@ -1,0 +1,518 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/report"
+)
+
+// CapacityReport is a finished capacity search: what was asked, and an answer per point
+// and variant.
+type CapacityReport struct {
+	Scenario string
+	Config   CapacityConfig
+	Rows     []Capacity
+}
+
+// CapacityJSON is capacity.json.
+type CapacityJSON struct {
+	Scenario     string        `json:"scenario"`
+	SLOs         []string      `json:"slos"`
+	MaxErrors    float64       `json:"max_errors"`
+	Require      string        `json:"require"`
+	Replications int           `json:"replications"`
+	Tolerance    float64       `json:"tolerance"`
+	Rows         []capacityRow `json:"rows"`
+}
+
+type capacityRow struct {
+	Point       int               `json:"point"`
+	Values      map[string]string `json:"values"`
+	Variant     string            `json:"variant"`
+	Multiple    float64           `json:"multiple"`
+	Binding     string            `json:"binding"`
+	Reason      string            `json:"reason"`
+	FailedAt    *float64          `json:"failed_at"`
+	AtMultiple  map[string]string `json:"at_multiple"`
+	ErrorRate   *float64          `json:"error_rate"` // at Multiple, over every stream and cause; null when nothing passed
+	Evaluations int               `json:"evaluations"`
+	// Added with the spread and the check.
+	MeanAnswer     float64      `json:"mean_answer"`
+	AllAnswer      float64      `json:"all_answer"`
+	PerReplication []float64    `json:"per_replication"`
+	Spread         jsonEstimate `json:"spread"`
+	At             *jsonProbe   `json:"at"`
+	Above          *jsonProbe   `json:"above"`
+	Check          *jsonProbe   `json:"check"`
+	CheckAbove     *jsonProbe   `json:"check_above"`
+	Probes         []jsonProbe  `json:"probes"`
+	Runs           int          `json:"runs"`
+	Samples        []jsonSample `json:"samples"`
+}
+
+// jsonSample is one simulation: stats are keyed by the SLO as written, null when the
+// stream completed nothing.
+type jsonSample struct {
+	Multiple float64             `json:"multiple"`
+	Seed     uint64              `json:"seed"`
+	OK       bool                `json:"ok"`
+	Stats    map[string]*float64 `json:"stats"`
+}
+
+// jsonProbe is a Probe: stats are keyed by the SLO as written.
+type jsonProbe struct {
+	Multiple        float64                 `json:"multiple"`
+	Seeds           []uint64                `json:"seeds"`
+	OK              bool                    `json:"ok"` // over the replications together
+	Passes          int                     `json:"passes"`
+	Split           bool                    `json:"split"`
+	Binding         string                  `json:"binding"`
+	Stats           map[string]jsonEstimate `json:"stats"`
+	ErrorRate       jsonEstimate            `json:"error_rate"`
+	Failures        map[string]jsonEstimate `json:"failures"`
+	HottestNode     int                     `json:"hottest_node"`
+	HottestNodeLoad jsonEstimate            `json:"hottest_node_utilization"`
+	Bottleneck      jsonBottleneck          `json:"bottleneck"`
+	Saturated       int                     `json:"saturated"`
+}
+
+func (cr *CapacityReport) probeJSON(p *Probe) *jsonProbe {
+	if p == nil {
+		return nil
+	}
+	j := &jsonProbe{Multiple: round(p.Multiple, 6), Seeds: p.Seeds, OK: p.Assessment.OK, Passes: p.Passes, Split: p.Split(),
+		Binding: p.Assessment.Binding, Stats: map[string]jsonEstimate{}, ErrorRate: p.ErrorRate.json(6), Failures: failuresJSON(&p.Failures),
+		HottestNode: p.HottestNode, HottestNodeLoad: p.NodeLoad.json(4), Bottleneck: bottleneckJSON(p.Bottleneck, p.Agree), Saturated: p.Saturated}
+	for i, s := range cr.Config.SLOs {
+		j.Stats[s.Text] = p.Stats[i].json(6)
+	}
+	return j
+}
+
+// JSON returns capacity.json's content.
+func (cr *CapacityReport) JSON() *CapacityJSON {
+	c := &cr.Config
+	out := &CapacityJSON{Scenario: cr.Scenario, MaxErrors: c.MaxErrors, Require: c.Require.String(), Replications: c.Replications,
+		Tolerance: c.Tolerance, Rows: []capacityRow{}}
+	for _, s := range c.SLOs {
+		out.SLOs = append(out.SLOs, s.Text)
+	}
+	for _, r := range cr.Rows {
+		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
+			Multiple: round(r.Multiple, 4), Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
+			Evaluations: r.Evaluations, MeanAnswer: round(r.MeanAnswer, 4), AllAnswer: round(r.AllAnswer, 4),
+			Spread: r.Spread.json(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
+			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs}
+		for _, m := range r.PerReplication {
+			row.PerReplication = append(row.PerReplication, round(m, 4))
+		}
+		if r.At != nil {
+			e := round(r.At.ErrorRate.Mean, 6)
+			row.ErrorRate = &e
+			for i, s := range c.SLOs {
+				if st := r.At.Stats[i]; st.Defined() {
+					row.AtMultiple[s.Text] = statValue(s.Stat, st.Mean)
+				}
+			}
+		}
+		for i, a := range c.Axes {
+			row.Values[a.Key] = r.Point.Values[i]
+		}
+		if !math.IsNaN(r.Failed) {
+			f := round(r.Failed, 4)
+			row.FailedAt = &f
+		}
+		for i := range r.Probes {
+			row.Probes = append(row.Probes, *cr.probeJSON(&r.Probes[i]))
+		}
+		row.Samples = []jsonSample{}
+		for _, sm := range r.Samples {
+			js := jsonSample{Multiple: round(sm.Multiple, 6), Seed: sm.Seed, OK: sm.OK, Stats: map[string]*float64{}}
+			for i, s := range c.SLOs {
+				var v *float64
+				if x := sm.Stats[i]; x != nil {
+					y := round(*x, 6)
+					v = &y
+				}
+				js.Stats[s.Text] = v
+			}
+			row.Samples = append(row.Samples, js)
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out
+}
+
+// statValue formats what an SLO's statistic measured: "12.35 ms", or "0.25%" for an error
+// rate.
+func statValue(st metrics.Statistic, x float64) string {
+	if st == metrics.ErrorRate {
+		return strconv.FormatFloat(100*x, 'f', 2, 64) + "%"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64) + " ms"
+}
+
+// statEstimate formats an SLO's statistic over replications: "47.81 ms [41.2, 55.0]".
+func statEstimate(st metrics.Statistic, e Estimate) string {
+	if !e.Defined() {
+		return "-"
+	}
+	if st == metrics.ErrorRate {
+		s := percent(e.Mean, 2)
+		if !math.IsNaN(e.Lo) {
+			s += " [" + short(100*e.Lo) + "%, " + short(100*e.Hi) + "%]"
+		}
+		return s
+	}
+	return withInterval(e, 2, " ms")
+}
+
+// multipleCell writes an answer: "1.141", ">= 64.000" at the cap, "< 0.0010" when even the
+// smallest multiple fails.
+func multipleCell(m, failed float64) string {
+	switch {
+	case m == 0:
+		return "< " + strconv.FormatFloat(minMultiple, 'f', 4, 64)
+	case math.IsNaN(failed):
+		return ">= " + strconv.FormatFloat(m, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(m, 'f', 3, 64)
+}
+
+// Tables are the answer table and the check table.
+func (cr *CapacityReport) Tables() (answer, check *report.Table) {
+	c := &cr.Config
+	left := len(c.Axes) + 1
+	answer, check = &report.Table{Left: left}, &report.Table{Left: left}
+	reps := c.Replications > 1
+	for _, a := range c.Axes {
+		answer.Head = append(answer.Head, a.Key)
+		check.Head = append(check.Head, a.Key)
+	}
+	answer.Head = append(answer.Head, "variant", "multiple")
+	if reps {
+		answer.Head = append(answer.Head, "per replication: median (range)", "95% interval", "other answer")
+	}
+	for _, s := range c.SLOs {
+		answer.Head = append(answer.Head, s.Stream+" "+s.Stat.String()+" there")
+	}
+	answer.Head = append(answer.Head, "hottest node there", "errors there", "binds first", "resource", "why")
+	check.Head = append(check.Head, "variant", "seed", "at")
+	for _, s := range c.SLOs {
+		check.Head = append(check.Head, s.Stream+" "+s.Stat.String())
+	}
+	check.Head = append(check.Head, "hottest node", "meets", "just above")
+	for _, s := range c.SLOs {
+		check.Head = append(check.Head, s.Stream+" "+s.Stat.String()+" above")
+	}
+	check.Head = append(check.Head, "hottest node above", "meets above")
+
+	for _, r := range cr.Rows {
+		rec := append([]string(nil), r.Point.Values...)
+		rec = append(rec, r.Variant, multipleCell(r.Multiple, r.Failed))
+		if reps {
+			other, name := r.AllAnswer, "all"
+			if c.Require == RequireAll {
+				other, name = r.MeanAnswer, "mean"
+			}
+			iv := "-"
+			if !math.IsNaN(r.Spread.Lo) {
+				iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
+			}
+			rec = append(rec, strconv.FormatFloat(r.Spread.Median, 'f', 3, 64)+" ("+strconv.FormatFloat(r.Spread.Min, 'f', 3, 64)+
+				"–"+strconv.FormatFloat(r.Spread.Max, 'f', 3, 64)+")", iv, name+": "+strconv.FormatFloat(other, 'f', 3, 64))
+		}
+		for i, s := range c.SLOs {
+			v := "-"
+			if r.At != nil {
+				v = statEstimate(s.Stat, r.At.Stats[i])
+				if r.At.Split() {
+					v += fmt.Sprintf(" SPLIT %d/%d", r.At.Passes, len(r.At.Seeds))
+				}
+			}
+			rec = append(rec, v)
+		}
+		node, errs, res := "-", "-", "-"
+		if r.At != nil {
+			node = fmt.Sprintf("%d: %s", r.At.HottestNode, percent(r.At.NodeLoad.Mean, 1))
+			errs = percent(r.At.ErrorRate.Mean, 2)
+		}
+		binding := r.Binding
+		if binding == "" {
+			binding = "nothing up to the cap"
+		}
+		// What binds: the resource behind the failure just above the answer, else at it.
+		for _, p := range []*Probe{r.At, r.Above} {
+			if p != nil {
+				res = bottleneckShort(p.Bottleneck, p.Agree, len(p.Seeds))
+			}
+		}
+		rec = append(rec, node, errs, binding, res, r.Reason)
+		answer.Rows = append(answer.Rows, rec)
+
+		crec := append([]string(nil), r.Point.Values...)
+		seed := "-"
+		for _, p := range []*Probe{r.Check, r.CheckAbove} {
+			if p != nil {
+				seed = strconv.FormatUint(p.Seeds[0], 10)
+			}
+		}
+		crec = append(crec, r.Variant, seed)
+		for _, p := range []*Probe{r.Check, r.CheckAbove} {
+			if p == nil {
+				crec = append(crec, "-")
+				for range c.SLOs {
+					crec = append(crec, "-")
+				}
+				crec = append(crec, "-", "-")
+				continue
+			}
+			crec = append(crec, strconv.FormatFloat(p.Multiple, 'f', 3, 64))
+			for i, s := range c.SLOs {
+				v := "-"
+				if p.Stats[i].Defined() {
+					v = statValue(s.Stat, p.Stats[i].Mean)
+				}
+				crec = append(crec, v)
+			}
+			meets := "yes"
+			if !p.Assessment.OK {
+				meets = "no: " + p.Assessment.Binding
+			}
+			crec = append(crec, fmt.Sprintf("%d: %s", p.HottestNode, percent(p.NodeLoad.Mean, 1)), meets)
+		}
+		check.Rows = append(check.Rows, crec)
+	}
+	return answer, check
+}
+
+// heading is the line above the tables.
+func (cr *CapacityReport) heading() string {
+	c := &cr.Config
+	var slos []string
+	for _, s := range c.SLOs {
+		slos = append(slos, s.Text)
+	}
+	how := "the run"
+	if c.Replications > 1 {
+		how = fmt.Sprintf("the mean over %d replications", c.Replications)
+		if c.Require == RequireAll {
+			how = fmt.Sprintf("every one of %d replications", c.Replications)
+		}
+	}
+	return fmt.Sprintf("capacity of %s: the largest multiple of every rate (load_factor) at which %s meets %s with errors <= %s",
+		cr.Scenario, how, strings.Join(slos, " and "), percent(c.MaxErrors, 2))
+}
+
+const checkHeading = "check: one run at a seed no search used, at the answer and at the multiple just above it where the search saw it fail"
+
+// Text writes the answer table and the check table.
+func (cr *CapacityReport) Text(w io.Writer) {
+	a, k := cr.Tables()
+	fmt.Fprintln(w, cr.heading())
+	fmt.Fprintln(w)
+	a.Text(w)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, checkHeading)
+	fmt.Fprintln(w)
+	k.Text(w)
+	cr.footnote(w)
+}
+
+// Markdown writes the tables as Markdown.
+func (cr *CapacityReport) Markdown(w io.Writer) {
+	a, k := cr.Tables()
+	fmt.Fprintln(w, cr.heading())
+	fmt.Fprintln(w)
+	a.Markdown(w)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, checkHeading+":")
+	fmt.Fprintln(w)
+	k.Markdown(w)
+	cr.footnote(w)
+}
+
+func (cr *CapacityReport) footnote(w io.Writer) {
+	for _, r := range cr.Rows {
+		if r.At != nil && r.At.Split() {
+			fmt.Fprintf(w, "\nSPLIT k/n: at the answer only k of n replications meet every SLO alone; the mean passes, the seeds disagree (--require all gives the answer every replication meets).\n")
+			return
+		}
+	}
+}
+
+// CSV writes capacity.csv: one row per point and variant.
+func (cr *CapacityReport) CSV(w io.Writer) error {
+	c := &cr.Config
+	cw := csv.NewWriter(w)
+	head := []string{"point"}
+	for _, a := range c.Axes {
+		head = append(head, a.Key)
+	}
+	head = append(head, "variant", "require", "multiple", "mean_answer", "all_answer", "failed_at", "binding", "reason",
+		"per_replication", "spread_median", "spread_min", "spread_max", "spread_lo95", "spread_hi95")
+	probeCols := func(prefix string) {
+		head = append(head, prefix+"multiple", prefix+"ok", prefix+"passes")
+		for _, s := range c.SLOs {
+			head = append(head, prefix+s.Text, prefix+s.Text+"_lo95", prefix+s.Text+"_hi95")
+		}
+		head = append(head, prefix+"error_rate")
+		for _, cause := range metrics.Causes {
+			head = append(head, prefix+cause.String())
+		}
+		head = append(head, prefix+"hottest_node", prefix+"hottest_node_utilization", prefix+"bottleneck", prefix+"bottleneck_node")
+	}
+	for _, p := range []string{"at_", "above_", "check_", "check_above_"} {
+		probeCols(p)
+	}
+	head = append(head, "evaluations", "runs")
+	cw.Write(head)
+	for _, r := range cr.Rows {
+		rec := []string{strconv.Itoa(r.Point.Index)}
+		rec = append(rec, r.Point.Values...)
+		var per []string
+		for _, m := range r.PerReplication {
+			per = append(per, num(round(m, 4)))
+		}
+		rec = append(rec, r.Variant, c.Require.String(), num(round(r.Multiple, 4)), num(round(r.MeanAnswer, 4)), num(round(r.AllAnswer, 4)),
+			num(round(r.Failed, 4)), r.Binding, r.Reason, strings.Join(per, " "),
+			num(r.Spread.Median), num(r.Spread.Min), num(r.Spread.Max), num(r.Spread.Lo), num(r.Spread.Hi))
+		for _, p := range []*Probe{r.At, r.Above, r.Check, r.CheckAbove} {
+			if p == nil {
+				rec = append(rec, make([]string, 3+3*len(c.SLOs)+5+len(metrics.Causes))...)
+				continue
+			}
+			rec = append(rec, num(round(p.Multiple, 6)), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
+			for i := range c.SLOs {
+				e := p.Stats[i]
+				rec = append(rec, num(e.Mean), num(e.Lo), num(e.Hi))
+			}
+			node := ""
+			if p.Bottleneck.Node >= 0 {
+				node = strconv.Itoa(p.Bottleneck.Node)
+			}
+			rec = append(rec, num(p.ErrorRate.Mean))
+			for _, f := range p.Failures {
+				rec = append(rec, num(f.Mean))
+			}
+			rec = append(rec, strconv.Itoa(p.HottestNode), num(round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
+		}
+		rec = append(rec, strconv.Itoa(r.Evaluations), strconv.Itoa(r.Runs))
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteFiles writes capacity.json, capacity.csv and, unless format is "", a chart per SLO
+// of its statistic against the multiple. It returns the files written.
+func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
+	var files []string
+	b, err := json.MarshalIndent(cr.JSON(), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, "capacity.json"), append(b, '\n')); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := cr.CSV(&buf); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, "capacity.csv"), buf.Bytes()); err != nil {
+		return nil, err
+	}
+	files = append(files, filepath.Join(dir, "capacity.json"), filepath.Join(dir, "capacity.csv"))
+	if format == "" {
+		return files, nil
+	}
+	for i, s := range cr.Config.SLOs {
+		l, ok := cr.chart(i)
+		if !ok {
+			continue
+		}
+		path := filepath.Join(dir, fmt.Sprintf("capacity-%s-%s.%s", report.Slug(s.Stream), s.Stat, format))
+		if err := plots.WriteLines(path, plots.Format(format), l); err != nil {
+			return files, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// chart is SLO i's statistic against the multiple: a line per point and variant through
+// the multiples judged with every replication (mean and 95% interval, split multiples
+// circled), every simulation's own value as a small ring, the SLO's bound, and each
+// answer marked. ok is false when no multiple has a
+// value to draw.
+func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
+	c := &cr.Config
+	s := c.SLOs[i]
+	l := plots.Lines{Numeric: true, XLabel: "load multiple (load_factor)", LogY: s.Stat != metrics.ErrorRate, SLO: s.Bound,
+		Title: fmt.Sprintf("%s - %s %s against the load multiple", cr.Scenario, s.Stream, s.Stat)}
+	if s.Stat == metrics.ErrorRate {
+		l.YLabel, l.SLO = "error rate (%)", 100*s.Bound
+	} else {
+		l.YLabel = s.Stat.String() + " latency (ms)"
+	}
+	if r := c.Replications; r > 1 {
+		l.Title += fmt.Sprintf(" (mean and 95%% interval of %d seeds)", r)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, r := range cr.Rows {
+		name := r.Variant
+		if len(c.Axes) > 0 {
+			name = describe(c.Axes, r.Point) + " " + r.Variant
+		}
+		ser := plots.Series{Name: name}
+		scale := 1.0
+		if s.Stat == metrics.ErrorRate {
+			scale = 100
+		}
+		for _, p := range r.Probes {
+			e := p.Stats[i]
+			if !e.Defined() {
+				continue
+			}
+			ser.X = append(ser.X, p.Multiple)
+			ser.Y = append(ser.Y, scale*e.Mean)
+			ser.Lo = append(ser.Lo, scale*e.Lo)
+			ser.Hi = append(ser.Hi, scale*e.Hi)
+			ser.Flag = append(ser.Flag, p.Split())
+			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)
+		}
+		for _, sm := range r.Samples {
+			if x := sm.Stats[i]; x != nil && len(r.Probes) > 0 {
+				ser.Dots = append(ser.Dots, plots.Point{X: sm.Multiple, Y: scale * *x})
+				lo, hi = min(lo, sm.Multiple), max(hi, sm.Multiple)
+			}
+		}
+		if len(ser.X) == 0 {
+			continue
+		}
+		if r.Multiple > 0 {
+			l.Marks = append(l.Marks, plots.Mark{X: r.Multiple, Series: len(l.Series), Label: strconv.FormatFloat(r.Multiple, 'f', 3, 64)})
+		}
+		l.Series = append(l.Series, ser)
+	}
+	if len(l.Series) == 0 {
+		return l, false
+	}
+	l.Times = []float64{lo, hi}
+	if lo == hi {
+		l.Times = l.Times[:1]
+	}
+	l.LogX = hi/lo > 8
+	return l, true
+}

@@ -308,15 +308,7 @@ func drawLines(dc draw.Canvas, l Lines) {
 	// Error bars, now that the axis is known: an end beyond it is cut there, with an
 	// arrow head.
 	for _, b := range bars {
-		bl, bh := b.lo, b.hi
-		cutLo := !finite(bl) || (l.LogY && bl <= 0) || bl < p.Y.Min
-		cutHi := !finite(bh) || bh > p.Y.Max
-		if cutLo {
-			bl = p.Y.Min
-		}
-		if cutHi {
-			bh = p.Y.Max
-		}
+		bl, bh, cutLo, cutHi := cutBar(b.lo, b.hi, p.Y.Min, p.Y.Max, l.LogY)
 		bar := plotter.XYs{{X: b.x, Y: bl}, {X: b.x, Y: bh}}
 		p.Add(&plotter.Line{XYs: bar, LineStyle: draw.LineStyle{Color: b.col, Width: vg.Points(1.2)}})
 		ends := []struct {
@@ -399,4 +391,17 @@ func (a arrowGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) 
 	path.Close()
 	c.SetColor(sty.Color)
 	c.Fill(path)
+}
+
+// cutBar fits an error bar [lo, hi] into the axis [min, max]: an end that is NaN, infinite,
+// beyond the axis or (on a log axis) at or under 0 is moved to the axis and reported cut.
+func cutBar(lo, hi, min, max float64, logY bool) (bl, bh float64, cutLo, cutHi bool) {
+	bl, bh = lo, hi
+	if cutLo = !finite(lo) || (logY && lo <= 0) || lo < min; cutLo {
+		bl = min
+	}
+	if cutHi = !finite(hi) || hi > max; cutHi {
+		bh = max
+	}
+	return bl, bh, cutLo, cutHi
 }

@@ -564,3 +564,41 @@ func TestShortenLegendNames(t *testing.T) {
 		t.Errorf("a short name was changed")
 	}
 }
+
+// An error bar whose low end is at or under 0 on a log axis, or beyond the axis, is cut
+// at the axis and marked, never dropped; a bar inside the axis is left alone.
+func TestCutBar(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi       float64
+		log          bool
+		bl, bh       float64
+		cutLo, cutHi bool
+	}{
+		{-5, 50, true, 1, 50, true, false},
+		{0, 50, true, 1, 50, true, false},
+		{2, 5000, true, 2, 1000, false, true},
+		{math.NaN(), math.Inf(1), false, 1, 1000, true, true},
+		{2, 50, true, 2, 50, false, false},
+	} {
+		bl, bh, cl, ch := cutBar(c.lo, c.hi, 1, 1000, c.log)
+		if bl != c.bl || bh != c.bh || cl != c.cutLo || ch != c.cutHi {
+			t.Errorf("cutBar(%v, %v, log %v) = %v, %v, %v, %v; want %v, %v, %v, %v", c.lo, c.hi, c.log, bl, bh, cl, ch, c.bl, c.bh, c.cutLo, c.cutHi)
+		}
+	}
+}
+
+// A chart with every new element (per-series x on a log number axis, dots, flags, a cut
+// bar, a mark) renders, and per-series x must be increasing.
+func TestLinesNumericAxis(t *testing.T) {
+	l := Lines{Title: "capacity", Numeric: true, LogX: true, LogY: true, Times: []float64{0.5, 16}, SLO: 50,
+		Series: []Series{{Name: "a", X: []float64{0.5, 1, 2, 16}, Y: []float64{5, 10, 60, 9000}, Lo: []float64{4, 0, 40, 8000},
+			Hi: []float64{6, 20, 90, 10000}, Flag: []bool{false, false, true, false}, Dots: []Point{{1, 9}, {1, 11}}}},
+		Marks: []Mark{{X: 1.5, Series: 0, Label: "1.5"}}}
+	if err := WriteLines(filepath.Join(t.TempDir(), "c.png"), PNG, l); err != nil {
+		t.Fatal(err)
+	}
+	l.Series[0].X[2] = 0.9
+	if err := WriteLines(filepath.Join(t.TempDir(), "d.png"), PNG, l); err == nil {
+		t.Error("decreasing x accepted")
+	}
+}

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/shardsim/shardsim/sim"
@@ -46,6 +48,34 @@ const (
 	burstRatio      = 2.0
 	burstMinRepeats = 3
 )
+
+// placementShardLoad: a shard that runs at a quarter of its node's cores or more, half of
+// diagHotLoad so that two of them make a node hot, and at diagSkewRatio times the median
+// shard or more, is one of the shards that make its node hot. A node at diagHotLoad or more
+// that holds two or more of them is hot by placement: the shards would be bearable apart.
+// explain judges its predicted peaks by this rule.
+const placementShardLoad = diagHotLoad / 2
+
+// coLocated returns, in increasing order, the shards of onNode that make a node at
+// nodeLoad hot by the placement rule (see placementShardLoad), or nil when the node is not
+// hot or fewer than two of its shards qualify. loads[s] is shard s's load and med the
+// median shard load, all fractions of cores at one time (a window, or the predicted peak).
+func coLocated(nodeLoad float64, onNode []int, loads []float64, med float64) []int {
+	if nodeLoad < diagHotLoad {
+		return nil
+	}
+	var hot []int
+	for _, s := range onNode {
+		if s >= 0 && s < len(loads) && loads[s] >= placementShardLoad && (med == 0 || loads[s] >= diagSkewRatio*med) {
+			hot = append(hot, s)
+		}
+	}
+	if len(hot) < 2 {
+		return nil
+	}
+	slices.Sort(hot)
+	return hot
+}
 
 // pctAtLeast is fmtPct for an upper bound that may round to nothing: "0.1%" rather than
 // "0.0%" for a share under a thousandth.
@@ -211,6 +241,17 @@ func burstDiagnosis(sc *spec.Scenario, r *sim.Result) (Diagnosis, bool) {
 		Message: fmt.Sprintf("the cluster runs at %s of its cores on average but at %s in its busiest window (%s): %d bursts, %d windows in all above %s, most of them %v apart: the load is bunched in time, not in the key space; spread the clients' timing (jitter) or provision for the peak",
 			fmtPct(mean), fmtPct(peak), spec.FormatClock(sc.Start, sim.Time(peakW)*r.Window), len(starts), width, fmtPct(line), every),
 		Evidence: map[string]float64{"mean_load": util(mean), "peak_load": util(peak), "bursts": float64(len(starts)), "period_s": every.Seconds()}}, true
+}
+
+// fmtCores says "1 core", "4 cores", "2.5 cores".
+func fmtCores(c float64) string {
+	switch {
+	case c == 1:
+		return "1 core"
+	case c == math.Trunc(c):
+		return fmt.Sprintf("%.0f cores", c)
+	}
+	return fmt.Sprintf("%.1f cores", c)
 }
 
 // diagnose applies the rules to a variant whose summary is otherwise complete: hot_key,

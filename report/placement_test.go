@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
 )
 
 // coLocatedScenario is testdata/co-located.toml: shards 0 and 1 each take 40% of 2,000
@@ -20,6 +21,44 @@ func coLocatedScenario(t *testing.T) *scenarios.Scenario {
 		t.Fatal(err)
 	}
 	return sc
+}
+
+// Two warm shards on one node, neither hot on its own, make a placement diagnosis that
+// names the node and both shards; no hot-shard rule fires. 10 simulated seconds, 20,000
+// requests: in the node's busiest one-second window each shard's load is 40% give or take
+// about 2.5% (800 requests), so each stays under the 50% of a hot shard and over the 25%
+// of the placement rule.
+func TestDiagnosePlacement(t *testing.T) {
+	sc := coLocatedScenario(t)
+	v := sc.Variants[0]
+	run := Run{Variant: &v.Variant, Result: sim.Run(v.Model())}
+	s := Summarize(&sc.Scenario, []Run{run})
+	vs := s.Variants[0]
+	if got := kinds(vs.Diagnosis); !slices.Equal(got, []string{"placement"}) {
+		t.Fatalf("diagnosis %v, want placement alone:\n%+v", got, vs.Diagnosis)
+	}
+	d := vs.Diagnosis[0]
+	if d.Subject != "node 0" || d.Evidence["node"] != 0 || d.Evidence["shards"] != 2 {
+		t.Errorf("subject %q, evidence %v: want node 0 and 2 shards", d.Subject, d.Evidence)
+	}
+	for _, sh := range []string{"shard_0_load", "shard_1_load"} {
+		if l, ok := d.Evidence[sh]; !ok || l < placementShardLoad || l >= diagHotLoad {
+			t.Errorf("evidence %s = %v (present %v), want in [%v, %v)", sh, l, ok, placementShardLoad, diagHotLoad)
+		}
+	}
+	if l := d.Evidence["node_load"]; l < diagHotLoad || l > 0.95 {
+		t.Errorf("node load %v, want about 0.8", l)
+	}
+	for _, want := range []string{"node 0 runs at", "of its 1 core", "shard 0 at", "shard 1 at", "none of them reaches 50% alone", "co-located", "move", "add nodes"} {
+		if !strings.Contains(d.Message, want) {
+			t.Errorf("message %q does not say %q", d.Message, want)
+		}
+	}
+	var text strings.Builder
+	Text(&text, s)
+	if !strings.Contains(text.String(), "- placement: node 0 runs at") || strings.Contains(text.String(), "no hotspot found") {
+		t.Errorf("text lacks the placement diagnosis:\n%s", text.String())
+	}
 }
 
 // A node with one hot shard and an idle one is a hot shard, not placement; a node whose

@@ -2,8 +2,8 @@ package build
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
@@ -27,20 +27,31 @@ type Explanation struct {
 
 // StreamPlan is the fan-out of one request of a stream, and its rates.
 type StreamPlan struct {
-	Name          string
-	Op            sim.Op
-	MeanRate      float64 // requests per second, averaged over the run
-	PeakRate      float64 // the schedule's highest rate within the run (it is linear between points)
+	Name     string
+	Op       sim.Op
+	MeanRate float64 // requests per second, averaged over the run
+	PeakRate float64 // the schedule's highest rate within the run (it is linear between points)
+	// PeakAt is the instant, from the start of the run, that stands for the stream's peak:
+	// where its schedule reaches PeakRate, and where the cluster's offered work peaks when
+	// the stream is at PeakRate then too (a constant rate, a plateau), so that the streams'
+	// peaks line up; otherwise the earliest instant at PeakRate.
+	PeakAt        sim.Time
 	Subrequests   float64 // mean shards visited per request
 	MaxSubrequest int
 	Partitions    float64 // mean partitions visited per request
-	// Shares[s] is the mean number of partitions a request reads on shard s.
+	// Shares[s] is the mean number of partitions a request reads on shard s, over the run.
 	Shares []float64
+	// PeakShares[s] is the same over the requests of the window (the scenario's window
+	// length) that holds PeakAt: the routing at the peak. It differs from Shares when the
+	// key holds a time bucket (hour(ts), day(ts)): the run's buckets spread over many
+	// shards, the current one over few.
+	PeakShares []float64
 }
 
 // OfferedLoad is the offered load of a shard or node as a fraction of its node's cores: Mean at
-// every stream's mean rate, Peak at every stream's peak rate (an upper bound when streams
-// peak at different times). Above 1 the node cannot keep up. With replicas, a shard's load
+// every stream's mean rate with the run's routing (StreamPlan.Shares), Peak at every
+// stream's peak rate with the routing of its peak window (StreamPlan.PeakShares; an upper
+// bound when streams peak at different times). Above 1 the node cannot keep up. With replicas, a shard's load
 // is its leader's, and a node's load includes the followers it hosts (the writes they
 // apply and, with read_from = "any", their share of the reads).
 type OfferedLoad struct {
@@ -60,8 +71,9 @@ const (
 )
 
 // Explain samples each stream's requests through the variant's own planners (row times
-// uniform over the run, weighted by the rate at that time) and applies the utilization law.
-// It is deterministic for the scenario's seed.
+// uniform over the run, weighted by the rate at that time; then again within the window
+// of the stream's peak) and applies the utilization law. It is deterministic for the
+// scenario's seed.
 func Explain(name string, s *spec.Resolved) *Explanation {
 	m := Model(s)
 	ex := &Explanation{Variant: name, Key: s.KeyDescription(), NodeShard: make([][]int, len(s.Nodes))}
@@ -69,50 +81,74 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 	for sh, n := range shardNode {
 		ex.NodeShard[n] = append(ex.NodeShard[n], sh)
 	}
+	end := int64(s.Duration)
+	for i := range m.Streams {
+		st := &m.Streams[i]
+		ss := &s.Streams[i]
+		plan := StreamPlan{Name: st.Name, Op: st.Op}
+		plan.MeanRate = ss.Integral(0, end) / s.Duration.Seconds()
+		plan.PeakRate, _ = schedulePeak(ss, end)
+		run := sampleStream(s, ss, st, 0, end, streamSeedOf(st.Name))
+		plan.Shares, plan.Subrequests, plan.MaxSubrequest, plan.Partitions = run.shares, run.subrequests, run.maxSubrequest, run.partitions
+		ex.Streams = append(ex.Streams, plan)
+	}
+	// The peak windows, now that every stream's work per request is known.
+	busiest := busiestInstant(s, m.Streams, ex.Streams)
+	for i := range ex.Streams {
+		plan, st, ss := &ex.Streams[i], &m.Streams[i], &s.Streams[i]
+		at := busiest
+		if ss.Schedule.Rate(at) < plan.PeakRate {
+			_, at = schedulePeak(ss, end)
+		}
+		plan.PeakAt = sim.Time(at)
+		from, to := windowOf(at, int64(s.Window), end)
+		// The same random numbers as the run's sample: where the routing does not depend
+		// on time the two samples draw the same keys, so Peak differs from Mean by the
+		// rates alone and not by sampling noise.
+		plan.PeakShares = sampleStream(s, ss, st, from, to, streamSeedOf(st.Name)).shares
+		if ss.Burst != nil {
+			plan.PeakRate *= ss.Burst.Factor // inside a burst
+		}
+	}
+
 	shardMean := make([]float64, s.Shards) // core-seconds per second, on the leader
 	shardPeak := make([]float64, s.Shards)
 	nodeWorkMean := make([]float64, len(s.Nodes)) // core-seconds per second, followers included
 	nodeWorkPeak := make([]float64, len(s.Nodes))
 	copiesOf := s.Replicas + 1 // where a shard's reads go, with read_from = "any"
-	for i := range m.Streams {
-		st := &m.Streams[i]
-		ss := &s.Streams[i]
-		plan := StreamPlan{Name: st.Name, Op: st.Op, Shares: make([]float64, s.Shards)}
-		plan.MeanRate = ss.Integral(0, int64(s.Duration)) / s.Duration.Seconds()
-		plan.PeakRate = max(ss.Schedule.Rate(0), ss.Schedule.Rate(int64(s.Duration)-1))
-		for _, p := range ss.Schedule {
-			if p.At < int64(s.Duration) {
-				plan.PeakRate = math.Max(plan.PeakRate, p.Rate)
-			}
-		}
-		if ss.Burst != nil {
-			plan.PeakRate *= ss.Burst.Factor // inside a burst
-		}
-		sampleStream(s, ss, st, &plan)
-		for sh, parts := range plan.Shares {
-			work := parts * st.Cost.Seconds()
-			leader := shardNode[sh]
-			spread := st.Op != sim.Write && s.ReadAny && s.Replicas > 0
+	for i := range ex.Streams {
+		plan, st := &ex.Streams[i], &m.Streams[i]
+		spread := st.Op != sim.Write && s.ReadAny && s.Replicas > 0
+		// Core-seconds per request for parts partitions, on the leader and on each follower.
+		leaderWork := func(parts float64) float64 {
+			w := parts * st.Cost.Seconds()
 			if spread {
-				work /= float64(copiesOf) // the leader's share; each follower takes as much
+				w /= float64(copiesOf) // the leader's share; each follower takes as much
 			}
-			shardMean[sh] += plan.MeanRate * work
-			shardPeak[sh] += plan.PeakRate * work
-			nodeWorkMean[leader] += plan.MeanRate * work
-			nodeWorkPeak[leader] += plan.PeakRate * work
+			return w
+		}
+		followerWork := func(parts float64) float64 {
+			switch {
+			case st.Op == sim.Write:
+				return parts * st.ApplyCost.Seconds()
+			case spread:
+				return leaderWork(parts)
+			}
+			return 0
+		}
+		for sh := range plan.Shares {
+			mean, peak := plan.Shares[sh], plan.PeakShares[sh]
+			leader := shardNode[sh]
+			shardMean[sh] += plan.MeanRate * leaderWork(mean)
+			shardPeak[sh] += plan.PeakRate * leaderWork(peak)
+			nodeWorkMean[leader] += plan.MeanRate * leaderWork(mean)
+			nodeWorkPeak[leader] += plan.PeakRate * leaderWork(peak)
 			for k := 1; k <= s.Replicas; k++ {
 				follower := (leader + k) % len(s.Nodes)
-				fw := work
-				if st.Op == sim.Write {
-					fw = parts * st.ApplyCost.Seconds()
-				} else if !spread {
-					continue
-				}
-				nodeWorkMean[follower] += plan.MeanRate * fw
-				nodeWorkPeak[follower] += plan.PeakRate * fw
+				nodeWorkMean[follower] += plan.MeanRate * followerWork(mean)
+				nodeWorkPeak[follower] += plan.PeakRate * followerWork(peak)
 			}
 		}
-		ex.Streams = append(ex.Streams, plan)
 	}
 	for sh, n := range shardNode {
 		cores := float64(s.Nodes[n].Cores)
@@ -124,6 +160,65 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 	}
 	ex.Notes = explainNotes(s)
 	return ex
+}
+
+// schedulePeak returns a stream's highest scheduled rate within [0, end) and the earliest
+// instant it is reached (bursts aside). The rate is linear between the schedule's points
+// and constant outside them, so the highest rate is at a point, at 0 or at end-1.
+func schedulePeak(ss *spec.StreamSpec, end int64) (rate float64, at int64) {
+	for _, t := range peakCandidates(ss, end, nil) {
+		if r := ss.Schedule.Rate(t); r > rate {
+			rate, at = r, t
+		}
+	}
+	return rate, at
+}
+
+// peakCandidates appends to ts, in increasing order and without repeats, the instants of
+// [0, end) where a piecewise-linear schedule can peak: 0, end-1, and its points within
+// with the instant before each (where a step down, two points at one instant, peaks).
+func peakCandidates(ss *spec.StreamSpec, end int64, ts []int64) []int64 {
+	ts = append(ts, 0, end-1)
+	for _, p := range ss.Schedule {
+		if p.At > 0 && p.At < end {
+			ts = append(ts, p.At-1, p.At)
+		}
+	}
+	slices.Sort(ts)
+	return slices.Compact(ts)
+}
+
+// busiestInstant returns the earliest instant of the run at which the streams' offered
+// work (rate x cost x partitions per request, bursts aside) is highest. Each stream's
+// work is linear between its schedule's points, so the sum peaks at one of them, at 0 or
+// at the last instant.
+func busiestInstant(s *spec.Resolved, streams []sim.Stream, plans []StreamPlan) int64 {
+	end := int64(s.Duration)
+	var ts []int64
+	for i := range s.Streams {
+		ts = peakCandidates(&s.Streams[i], end, ts)
+	}
+	best, at := -1.0, int64(0)
+	for _, t := range ts {
+		work := 0.0
+		for i := range s.Streams {
+			work += s.Streams[i].Schedule.Rate(t) * streams[i].Cost.Seconds() * plans[i].Partitions
+		}
+		if work > best {
+			best, at = work, t
+		}
+	}
+	return at
+}
+
+// windowOf returns the window of length window that holds t, cut at the end of the run: the
+// whole run when window is not positive.
+func windowOf(t, window, end int64) (from, to int64) {
+	if window <= 0 {
+		return 0, end
+	}
+	from = t / window * window
+	return from, min(from+window, end)
 }
 
 // explainNotes says how the variant's mitigations enter the figures, or that they do not.
@@ -154,16 +249,27 @@ func explainNotes(s *spec.Resolved) []string {
 	return notes
 }
 
-// sampleStream fills plan's fan-out figures and per-shard partition shares by planning
-// sampled requests, each weighted by the stream's rate at its row time.
-func sampleStream(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, plan *StreamPlan) {
-	r := rand.New(rand.NewPCG(s.Seed, streamSeedOf(st.Name)))
+// sample is what planning sampled requests of a stream found: per request, the mean
+// partitions on each shard, shards visited and partitions visited, and the most shards one
+// request visited.
+type sample struct {
+	shares        []float64
+	subrequests   float64
+	partitions    float64
+	maxSubrequest int
+}
+
+// sampleStream plans sampled requests of a stream with row times uniform over [from, to),
+// each weighted by the stream's rate at its time, drawing from the random stream seq.
+func sampleStream(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, from, to int64, seq uint64) sample {
+	out := sample{shares: make([]float64, s.Shards)}
+	r := rand.New(rand.NewPCG(s.Seed, seq))
 	fields := make([]uint64, len(st.Fields))
 	var visits []keyspace.Visit
 	samples := explainMaxSamples
 	totalW, subs, parts := 0.0, 0.0, 0.0
 	for j := 0; j < samples; j++ {
-		t := int64(r.Float64() * float64(s.Duration))
+		t := from + int64(r.Float64()*float64(to-from))
 		w := ss.Schedule.Rate(t)
 		if ss.Burst != nil {
 			w *= ss.Burst.Multiplier(t)
@@ -186,23 +292,24 @@ func sampleStream(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, plan *S
 			}
 			samples = min(max(explainBudget/max(n, 1), explainMinSamples), explainMaxSamples)
 		}
-		plan.MaxSubrequest = max(plan.MaxSubrequest, len(visits))
+		out.maxSubrequest = max(out.maxSubrequest, len(visits))
 		totalW += w
 		subs += w * float64(len(visits))
 		for _, v := range visits {
 			parts += w * float64(v.Partitions)
-			if int(v.Shard) < len(plan.Shares) { // only the initial shards exist: no split happens here
-				plan.Shares[v.Shard] += w * float64(v.Partitions)
+			if int(v.Shard) < len(out.shares) { // only the initial shards exist: no split happens here
+				out.shares[v.Shard] += w * float64(v.Partitions)
 			}
 		}
 	}
 	if totalW == 0 {
-		return
+		return out
 	}
-	plan.Subrequests, plan.Partitions = subs/totalW, parts/totalW
-	for sh := range plan.Shares {
-		plan.Shares[sh] /= totalW
+	out.subrequests, out.partitions = subs/totalW, parts/totalW
+	for sh := range out.shares {
+		out.shares[sh] /= totalW
 	}
+	return out
 }
 
 // streamSeedOf gives explain's sampler a random stream per stream name, apart from the

@@ -28,6 +28,7 @@ type Node struct {
 	Cores       int // at the end of the run
 	Utilization float64
 	Peak        float64
+	PeakWindow  int // the window of Peak, the earliest on ties (0 when the run has none)
 	MaxQueue    int // most requests waiting at once
 }
 
@@ -107,12 +108,14 @@ func Of(r *sim.Result) *Run {
 	}
 	nodeLoads := make([]float64, len(r.Nodes))
 	for n, nd := range r.Nodes {
-		peak := 0.0
+		peak, pw := 0.0, 0
 		for w := 0; w < r.Windows; w++ {
-			peak = math.Max(peak, r.NodeUtilization(w, n))
+			if u := r.NodeUtilization(w, n); u > peak {
+				peak, pw = u, w
+			}
 		}
 		nodeLoads[n] = r.NodeLoad(n)
-		m.Nodes = append(m.Nodes, Node{ID: n, Cores: nd.Cores, Utilization: nodeLoads[n], Peak: peak, MaxQueue: nd.MaxQueue})
+		m.Nodes = append(m.Nodes, Node{ID: n, Cores: nd.Cores, Utilization: nodeLoads[n], Peak: peak, PeakWindow: pw, MaxQueue: nd.MaxQueue})
 	}
 	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
 	m.PeakWindow = PeakWindow(r)

@@ -2,8 +2,11 @@ package report
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
@@ -46,6 +49,34 @@ const (
 	burstRatio      = 2.0
 	burstMinRepeats = 3
 )
+
+// placementShardLoad: a shard that runs at a quarter of its node's cores or more, half of
+// diagHotLoad so that two of them make a node hot, and at diagSkewRatio times the median
+// shard or more, is one of the shards that make its node hot. A node at diagHotLoad or more
+// that holds two or more of them is hot by placement: the shards would be bearable apart.
+// The same rule judges explain's predicted peaks and a run's busiest windows.
+const placementShardLoad = diagHotLoad / 2
+
+// coLocated returns, in increasing order, the shards of onNode that make a node at
+// nodeLoad hot by the placement rule (see placementShardLoad), or nil when the node is not
+// hot or fewer than two of its shards qualify. loads[s] is shard s's load and med the
+// median shard load, all fractions of cores at one time (a window, or the predicted peak).
+func coLocated(nodeLoad float64, onNode []int, loads []float64, med float64) []int {
+	if nodeLoad < diagHotLoad {
+		return nil
+	}
+	var hot []int
+	for _, s := range onNode {
+		if s >= 0 && s < len(loads) && loads[s] >= placementShardLoad && (med == 0 || loads[s] >= diagSkewRatio*med) {
+			hot = append(hot, s)
+		}
+	}
+	if len(hot) < 2 {
+		return nil
+	}
+	slices.Sort(hot)
+	return hot
+}
 
 // pctAtLeast is fmtPct for an upper bound that may round to nothing: "0.1%" rather than
 // "0.0%" for a share under a thousandth.
@@ -213,10 +244,86 @@ func burstDiagnosis(sc *spec.Scenario, r *sim.Result) (Diagnosis, bool) {
 		Evidence: map[string]float64{"mean_load": util(mean), "peak_load": util(peak), "bursts": float64(len(starts)), "period_s": every.Seconds()}}, true
 }
 
+// placementDiagnosis finds nodes hot by placement: a node at diagHotLoad or more of its
+// cores in its busiest window (as metrics found it) that holds, in that window, two or
+// more of the shards that make it hot (coLocated). The shards may each be under the hot
+// threshold, so that no other rule sees them, while the node runs hot.
+func placementDiagnosis(sc *spec.Scenario, r *sim.Result, m *metrics.Run) []Diagnosis {
+	var out []Diagnosis
+	loads := make([]float64, len(r.Shards))
+	for _, nd := range m.Nodes {
+		if nd.Peak < diagHotLoad || nd.PeakWindow >= r.Windows {
+			continue
+		}
+		w := nd.PeakWindow
+		var onNode []int
+		for s := range loads {
+			loads[s] = r.ShardUtilization(w, s)
+			if r.ShardNodeAt(s, w) == nd.ID {
+				onNode = append(onNode, s)
+			}
+		}
+		med := Median(loads)
+		hot := coLocated(nd.Peak, onNode, loads, med)
+		if hot == nil {
+			continue
+		}
+		cores := coresIn(r, w, nd.ID)
+		ev := map[string]float64{"node": float64(nd.ID), "node_load": util(nd.Peak), "cores": round(cores, 3), "shards": float64(len(hot)), "median_load": util(med)}
+		parts := make([]string, len(hot))
+		alone := true
+		for i, s := range hot {
+			parts[i] = fmt.Sprintf("shard %d at %s", s, fmtPct(loads[s]))
+			ev[fmt.Sprintf("shard_%d_load", s)] = util(loads[s])
+			alone = alone && loads[s] < diagHotLoad
+		}
+		none := ""
+		if alone {
+			none = fmt.Sprintf("; none of them reaches %.0f%% alone", 100*diagHotLoad)
+		}
+		out = append(out, Diagnosis{Kind: "placement", Subject: fmt.Sprintf("node %d", nd.ID),
+			Message: fmt.Sprintf("node %d runs at %s of its %s in its busiest window (%s), carrying %s while the median shard runs at %s%s: the shards are co-located, so the placement is the hotspot; move all but one to other nodes (rebalance: cluster.placement or shard_nodes), or add nodes",
+				nd.ID, fmtPct(nd.Peak), fmtCores(cores), spec.FormatClock(sc.Start, sim.Time(w)*r.Window), joinAnd(parts), fmtPct(med), none),
+			Evidence: ev})
+	}
+	return out
+}
+
+// joinAnd lists items: "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// coresIn returns the cores node n had on average in window w (its capacity over the
+// window's length, the last window cut at the end of the run): an operator action may
+// resize a node within a window.
+func coresIn(r *sim.Result, w, n int) float64 {
+	span := min(r.Window, r.Elapsed-sim.Time(w)*r.Window)
+	if span <= 0 {
+		span = r.Window
+	}
+	return float64(r.NodeCapacity[w*len(r.Nodes)+n]) / float64(span)
+}
+
+// fmtCores says "1 core", "4 cores", "2.5 cores".
+func fmtCores(c float64) string {
+	switch {
+	case c == 1:
+		return "1 core"
+	case c == math.Trunc(c):
+		return fmt.Sprintf("%.0f cores", c)
+	}
+	return fmt.Sprintf("%.1f cores", c)
+}
+
 // diagnose applies the rules to a variant whose summary is otherwise complete: hot_key,
-// dominant_tenant, monotonic_key, low_cardinality, then hot_shard_many_keys for each hot
-// shard that none of the others explains. A balanced variant gets none.
-func diagnose(sc *spec.Scenario, run Run, v *VariantSummary) []Diagnosis {
+// dominant_tenant, monotonic_key, low_cardinality, synchronized_burst, cache_stampede,
+// placement, then hot_shard_many_keys for each hot shard that none of the others explains.
+// m is the run's figures, from metrics.Of. A balanced variant gets none.
+func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []Diagnosis {
 	r := run.Result
 	out := []Diagnosis{}
 	if len(r.Shards) == 0 || r.Windows == 0 {
@@ -377,6 +484,7 @@ func diagnose(sc *spec.Scenario, run Run, v *VariantSummary) []Diagnosis {
 		}
 		out = append(out, d)
 	}
+	out = append(out, placementDiagnosis(sc, r, m)...)
 
 	// hot_shard_many_keys: a hot shard that no single key explains. It needs the hot-key
 	// sketch to say so; without it the report cannot tell.

@@ -26,8 +26,11 @@ type ExplainVariant struct {
 	Nodes   [][]int         `json:"shards_per_node"`
 	Streams []ExplainStream `json:"streams"`
 	Shards  []ExplainLoad   `json:"shards"`
-	NodeUse []ExplainLoad   `json:"nodes"`
+	NodeUse []ExplainNode   `json:"nodes"`
 	Notes   []string        `json:"notes"`
+	// Warnings name each node that holds two or more shards predicted to make it hot at
+	// peak (the rule of the run's placement diagnosis, applied to the predicted peaks).
+	Warnings []string `json:"warnings"`
 }
 
 // ExplainStream is one stream's fan-out and rates.
@@ -36,6 +39,8 @@ type ExplainStream struct {
 	Op          string  `json:"op"`
 	MeanRate    float64 `json:"mean_rate"`
 	PeakRate    float64 `json:"peak_rate"`
+	PeakAt      string  `json:"peak_at"`   // clock time of the instant whose window gives the peak's routing
+	PeakAtS     float64 `json:"peak_at_s"` // the same in seconds from the start of the run
 	Subrequests float64 `json:"subrequests"`
 	MaxSubreq   int     `json:"max_subrequests"`
 	Partitions  float64 `json:"partitions"`
@@ -49,15 +54,25 @@ type ExplainLoad struct {
 	Peak float64 `json:"peak"`
 }
 
+// ExplainNode is a node's offered load as a fraction of its cores, and the shards it holds
+// (their leaders; followers are not listed) in increasing order.
+type ExplainNode struct {
+	ExplainLoad
+	Cores  int   `json:"cores"`
+	Shards []int `json:"shards"`
+}
+
 // Explain converts explanations to their JSON form, with notes: a write stream whose
-// partitions land at least 99% on one shard, and every shard or node predicted over 100%.
+// partitions land at least 99% on one shard, and every shard or node predicted over 100%;
+// and with warnings: every node that holds two or more predicted-hot shards (coLocated).
 func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 	out := &ExplainJSON{Scenario: sc.Name}
 	for _, ex := range exs {
-		v := ExplainVariant{Name: ex.Variant, Key: ex.Key, Nodes: ex.NodeShard, Notes: append([]string{}, ex.Notes...)}
+		v := ExplainVariant{Name: ex.Variant, Key: ex.Key, Nodes: ex.NodeShard, Notes: append([]string{}, ex.Notes...), Warnings: []string{}}
 		for _, st := range ex.Streams {
 			v.Streams = append(v.Streams, ExplainStream{
 				Name: st.Name, Op: st.Op.String(), MeanRate: round(st.MeanRate, 3), PeakRate: round(st.PeakRate, 3),
+				PeakAt: spec.FormatClock(sc.Start, st.PeakAt), PeakAtS: round(st.PeakAt.Seconds(), 6),
 				Subrequests: round(st.Subrequests, 3), MaxSubreq: st.MaxSubrequest, Partitions: round(st.Partitions, 3),
 			})
 			if st.Op == sim.Write && st.Partitions > 0 {
@@ -75,15 +90,48 @@ func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 				v.Notes = append(v.Notes, fmt.Sprintf("shard %d is offered %s of node %d's cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Node))
 			}
 		}
+		// The warning judges the loads it prints: rounded as in the tables.
+		peaks := make([]float64, len(v.Shards))
+		for i, l := range v.Shards {
+			peaks[i] = l.Peak
+		}
+		med := Median(peaks)
 		for _, l := range ex.Nodes {
-			v.NodeUse = append(v.NodeUse, ExplainLoad{ID: l.ID, Node: l.ID, Mean: util(l.Mean), Peak: util(l.Peak)})
+			shards := []int{}
+			if l.ID < len(ex.NodeShard) {
+				shards = append(shards, ex.NodeShard[l.ID]...)
+			}
+			slices.Sort(shards)
+			v.NodeUse = append(v.NodeUse, ExplainNode{ExplainLoad: ExplainLoad{ID: l.ID, Node: l.ID, Mean: util(l.Mean), Peak: util(l.Peak)}, Cores: l.Cores, Shards: shards})
 			if l.Peak > 1 {
 				v.Notes = append(v.Notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Cores))
+			}
+			if hot := coLocated(util(l.Peak), shards, peaks, med); hot != nil {
+				v.Warnings = append(v.Warnings, fmt.Sprintf("node %d holds hot shards %s (predicted peak %s of its %s: %s); move all but one to other nodes (cluster.placement or shard_nodes) or add nodes",
+					l.ID, joinInts(hot), fmtPct(util(l.Peak)), fmtCores(float64(l.Cores)), shardLoads(hot, peaks)))
 			}
 		}
 		out.Variants = append(out.Variants, v)
 	}
 	return out
+}
+
+// joinInts lists ids: "3, 7, 11".
+func joinInts(ids []int) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(id)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shardLoads lists shards with their loads: "shard 3 40.1%, shard 7 38.0%".
+func shardLoads(ids []int, loads []float64) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("shard %d %s", id, fmtPct(loads[id]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func shardsPerNode(nodes [][]int) string {
@@ -105,14 +153,15 @@ func fmtRate(r float64) string {
 }
 
 // ExplainText writes the explanation as text: per variant the streams' fan-out, the
-// hottest shards and nodes by offered load, and the notes.
+// hottest shards and nodes by offered load (a node with its cores and shards), the notes
+// and the warnings.
 func ExplainText(w io.Writer, e *ExplainJSON) {
 	fmt.Fprintf(w, "scenario %s: offered load by the utilization law (rate x cost x partitions / cores), before any simulation\n", e.Scenario)
 	for _, v := range e.Variants {
 		fmt.Fprintf(w, "\n== %s\n   %s; %s\n\n", v.Name, v.Key, shardsPerNode(v.Nodes))
-		t := &table{head: []string{"stream", "op", "mean rate", "peak rate", "subrequests", "max", "partitions"}, left: 2}
+		t := &table{head: []string{"stream", "op", "mean rate", "peak rate", "peak at", "subrequests", "max", "partitions"}, left: 2}
 		for _, s := range v.Streams {
-			t.add(s.Name, s.Op, fmtRate(s.MeanRate), fmtRate(s.PeakRate), strconv.FormatFloat(s.Subrequests, 'f', 1, 64),
+			t.add(s.Name, s.Op, fmtRate(s.MeanRate), fmtRate(s.PeakRate), s.PeakAt, strconv.FormatFloat(s.Subrequests, 'f', 1, 64),
 				strconv.Itoa(s.MaxSubreq), strconv.FormatFloat(s.Partitions, 'f', 1, 64))
 		}
 		t.text(w, "   ")
@@ -123,27 +172,57 @@ func ExplainText(w io.Writer, e *ExplainJSON) {
 			means[i] = l.Mean
 		}
 		fmt.Fprintf(w, "   (%d shards; median mean load %s)\n\n", len(v.Shards), fmtPct(Median(means)))
-		loadTable(v.NodeUse, "node", 5).text(w, "   ")
+		nodeTable(v.NodeUse, v.Shards, 5).text(w, "   ")
 		for _, n := range v.Notes {
 			fmt.Fprintf(w, "   ! %s\n", n)
 		}
+		for _, n := range v.Warnings {
+			fmt.Fprintf(w, "   warning: %s\n", n)
+		}
 	}
+}
+
+// nodeShardsShown is how many of a node's shards its row in the text lists.
+const nodeShardsShown = 6
+
+// nodeTable lists the n nodes with the highest peak loads, each with its cores and its
+// shards, the hottest at peak first.
+func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
+	s := slices.Clone(nodes)
+	slices.SortStableFunc(s, func(a, b ExplainNode) int { return cmp.Compare(b.Peak, a.Peak) })
+	peak := func(id int) float64 {
+		if id >= 0 && id < len(shards) {
+			return shards[id].Peak
+		}
+		return 0
+	}
+	t := &table{head: []string{"node", "cores", "mean load", "peak load", "shards (hottest first, peak load)"}, lastLeft: true}
+	for _, l := range s[:min(n, len(s))] {
+		ids := slices.Clone(l.Shards)
+		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(peak(b), peak(a)) })
+		var parts []string
+		for _, id := range ids[:min(nodeShardsShown, len(ids))] {
+			parts = append(parts, fmt.Sprintf("%d (%s)", id, fmtPct(peak(id))))
+		}
+		if len(ids) > nodeShardsShown {
+			parts = append(parts, fmt.Sprintf("+%d more", len(ids)-nodeShardsShown))
+		}
+		mark := ""
+		if l.Peak > 1 {
+			mark = " OVER"
+		}
+		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), fmtPct(l.Mean), fmtPct(l.Peak)+mark, strings.Join(parts, ", "))
+	}
+	return t
 }
 
 // loadTable lists the n highest peak loads.
 func loadTable(loads []ExplainLoad, what string, n int) *table {
 	s := slices.Clone(loads)
 	slices.SortStableFunc(s, func(a, b ExplainLoad) int { return cmp.Compare(b.Peak, a.Peak) })
-	head := []string{what, "mean load", "peak load"}
-	if what == "shard" {
-		head = []string{what, "node", "mean load", "peak load"}
-	}
-	t := &table{head: head}
+	t := &table{head: []string{what, "node", "mean load", "peak load"}}
 	for _, l := range s[:min(n, len(s))] {
-		row := []string{strconv.Itoa(l.ID)}
-		if what == "shard" {
-			row = append(row, strconv.Itoa(l.Node))
-		}
+		row := []string{strconv.Itoa(l.ID), strconv.Itoa(l.Node)}
 		mark := ""
 		if l.Peak > 1 {
 			mark = " OVER"

@@ -241,7 +241,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 	v.HotPartitions = hotPartitionsOf(run, dc.TopK)
 	v.LatencyOutliers = latencyOutliers(run, dc)
 	v.Events = eventsOf(sc, r)
-	v.Diagnosis = diagnose(sc, run, &v)
+	v.Diagnosis = diagnose(sc, run, m, &v)
 	return v
 }
 

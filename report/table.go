@@ -7,12 +7,16 @@ import (
 )
 
 // table is a small text table: the first `left` columns are left-aligned, the rest
-// (numbers) right-aligned.
+// (numbers) right-aligned, except the last when lastLeft is set (a list of words).
 type table struct {
-	head []string
-	rows [][]string
-	left int
+	head     []string
+	rows     [][]string
+	left     int
+	lastLeft bool
 }
+
+// leftAt reports whether column i is left-aligned.
+func (t *table) leftAt(i int) bool { return i < t.left || t.lastLeft && i == len(t.head)-1 }
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
@@ -46,7 +50,7 @@ func (t *table) text(w io.Writer, indent string) {
 	line := func(cells []string) {
 		parts := make([]string, len(cells))
 		for i, c := range cells {
-			parts[i] = pad(c, ws[i], i < t.left)
+			parts[i] = pad(c, ws[i], t.leftAt(i))
 		}
 		fmt.Fprintln(w, strings.TrimRight(indent+strings.Join(parts, "  "), " "))
 	}
@@ -62,14 +66,14 @@ func (t *table) markdown(w io.Writer) {
 	line := func(cells []string) {
 		parts := make([]string, len(cells))
 		for i, c := range cells {
-			parts[i] = pad(strings.ReplaceAll(c, "|", `\|`), ws[i], i < t.left)
+			parts[i] = pad(strings.ReplaceAll(c, "|", `\|`), ws[i], t.leftAt(i))
 		}
 		fmt.Fprintln(w, "| "+strings.Join(parts, " | ")+" |")
 	}
 	line(t.head)
 	seps := make([]string, len(ws))
 	for i, n := range ws {
-		if i < t.left {
+		if t.leftAt(i) {
 			seps[i] = strings.Repeat("-", max(n, 3))
 		} else {
 			seps[i] = strings.Repeat("-", max(n, 3)-1) + ":"

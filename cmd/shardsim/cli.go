@@ -458,7 +458,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.duration, "duration", "", "simulated time (default: the scenario's)")
 	c.flags = fs
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim explain [SCENARIO] [flags]\n\nShows per variant the key design, shards per node, each stream's fan-out, and the\noffered load of every shard and node by the utilization law, before any simulation.\n\nFlags:\n%s", fs.FlagUsages())
+		fmt.Fprintf(stderr, "Usage: shardsim explain [SCENARIO] [flags]\n\nShows per variant the key design, shards per node, each stream's fan-out, and the\noffered load of every shard and node by the utilization law, before any simulation:\nthe mean with the run's routing, the peak with the routing of the peak's window. Each\nnode is listed with its cores and shards; a warning names a node that holds two or more\nshards predicted to make it hot.\n\nFlags:\n%s", fs.FlagUsages())
 	}
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {

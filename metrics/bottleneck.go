@@ -16,9 +16,10 @@ const (
 	ClientLimit                    // the client's own rate limit turned requests away
 	Locks                          // row-lock waits failed requests
 	Timeout                        // requests timed out while every node had cores to spare
+	FanOut                         // a wide request's subrequests hold the cores while the node is mostly idle
 )
 
-var resourceNames = [...]string{CPU: "cpu", Queue: "queue", PartitionLimit: "partition limit", ClientLimit: "client limit", Locks: "locks", Timeout: "timeout"}
+var resourceNames = [...]string{CPU: "cpu", Queue: "queue", PartitionLimit: "partition limit", ClientLimit: "client limit", Locks: "locks", Timeout: "timeout", FanOut: "fan-out"}
 
 // String is the resource's name in tables, CSV and JSON.
 func (r Resource) String() string {
@@ -32,15 +33,19 @@ func (r Resource) String() string {
 // most common cause: a full queue (the node whose queue grew longest), a partition limit,
 // the client's rate limit, lock waits; requests that timed out, or a run whose backlog
 // diverged, waited on CPU, unless no node's busiest window reached 90% of its cores:
-// then the timeout itself binds (it is shorter than the work). Otherwise it is CPU on the node whose busiest window was the
-// busiest: in an open queueing model without failures the cores are what latency waits
-// for.
+// then the timeout itself binds (it is shorter than the work). Otherwise it is the node
+// whose busiest window was the busiest: its CPU when that window reached 90% of its
+// cores or no stream fans out; else fan-out: the subrequests of the stream with the
+// widest requests (at least two subrequests each on average) take every core at once
+// and the others queue behind them, on a node mostly idle.
 type Bottleneck struct {
 	Resource Resource
 	// Node is the node concerned (CPU and Queue), -1 otherwise; Load and Peak are its
 	// utilization over the run and in its busiest window (fractions 0..1 of its cores).
 	Node       int
 	Load, Peak float64
+	// Stream is the wide stream, for FanOut.
+	Stream string
 	// Text says it in words: "node 15 cpu 98% at peak (81% mean)".
 	Text string
 }
@@ -86,9 +91,19 @@ func BottleneckOf(r *Run) Bottleneck {
 	if worst == TimedOut && r.Failures[worst] > 0 && b.Peak < 0.9 {
 		b.Resource = Timeout
 	}
+	if r.Failures[worst] == 0 && b.Peak < 0.9 {
+		for i := range r.Streams {
+			if f := r.Streams[i].Fanout.Mean; f >= 2 && (b.Stream == "" || f > r.Stream(b.Stream).Fanout.Mean) {
+				b.Resource, b.Stream = FanOut, r.Streams[i].Name
+			}
+		}
+	}
 	switch {
 	case b.Node < 0:
 		b.Text = fmt.Sprintf("%s (%d requests %s)", b.Resource, r.Failures[worst], worst)
+	case b.Resource == FanOut:
+		b.Text = fmt.Sprintf("fan-out: %s's %.0f subrequests per request hold the cores (node %d cpu %s at peak)",
+			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, pct(b.Peak))
 	case b.Resource == Timeout:
 		b.Text = fmt.Sprintf("timeout (%d requests timed out; node %d cpu %s at peak)", r.Failures[worst], b.Node, pct(b.Peak))
 	case b.Resource == Queue:

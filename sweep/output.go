@@ -89,6 +89,7 @@ type jsonRow struct {
 // jsonBottleneck is a metrics.Bottleneck; agree counts the replications that name it.
 type jsonBottleneck struct {
 	Resource string   `json:"resource"`
+	Stream   string   `json:"stream,omitempty"`
 	Node     *int     `json:"node"`
 	Load     *float64 `json:"node_utilization"`
 	Peak     *float64 `json:"node_peak_utilization"`
@@ -97,7 +98,7 @@ type jsonBottleneck struct {
 }
 
 func bottleneckJSON(b metrics.Bottleneck, agree int) jsonBottleneck {
-	j := jsonBottleneck{Resource: b.Resource.String(), Text: b.Text, Agree: agree}
+	j := jsonBottleneck{Resource: b.Resource.String(), Stream: b.Stream, Text: b.Text, Agree: agree}
 	if b.Node >= 0 {
 		n, l, p := b.Node, round(b.Load, 4), round(b.Peak, 4)
 		j.Node, j.Load, j.Peak = &n, &l, &p
@@ -324,6 +325,8 @@ func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
 		s += fmt.Sprintf(" node %d (%s peak)", b.Node, percent(b.Peak, 0))
 	case b.Node >= 0 && b.Resource == metrics.Queue:
 		s += fmt.Sprintf(" node %d", b.Node)
+	case b.Resource == metrics.FanOut:
+		s += " of " + b.Stream
 	}
 	if agree < of {
 		s += fmt.Sprintf(" %d/%d", agree, of)

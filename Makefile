@@ -13,7 +13,7 @@ FUZZTIME ?= 10s
 PGO        := $(CURDIR)/cmd/shardsim/default.pgo
 BENCHCOUNT ?= 5
 
-.PHONY: all build run test vet fuzz bench pgo clean
+.PHONY: all build run test vet fuzz bench pgo clean docs
 
 all: build
 
@@ -27,6 +27,11 @@ test:
 	$(GO) mod download
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+# The docs' console blocks and the charts they show, rewritten from fresh runs; read the
+# diff before committing it. make test fails while they differ.
+docs:
+	$(GO) test -count=1 -run '^TestDocs$$' ./cmd/shardsim -update
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDecode$$' -fuzztime $(FUZZTIME) ./internal/tomlx/

@@ -117,7 +117,9 @@ type Capacity struct {
 	Probes []Probe
 	// PerReplication[r] is replication r's own answer, found by a search of its own (0
 	// when it fails at the smallest multiple, the cap when it never fails); Spread
-	// summarizes them. With one replication it is the answer itself.
+	// summarizes them, its 95% interval widened to the searches' resolution (from the
+	// lowest answer to the highest multiple a replication failed at) where that is wider.
+	// With one replication it is the answer itself.
 	PerReplication []float64
 	Spread         Estimate
 	// Check and CheckAbove are one run each at a seed no search used (seed + replications)
@@ -392,7 +394,15 @@ func (s *searchState) answer() (Capacity, error) {
 		lo = min(lo, f.lo)
 		hiMin, hiMax = min(hiMin, f.hi), max(hiMax, f.hi)
 	}
+	// The interval is never narrower than the searches' resolution: replication r's
+	// answer lies between its last pass and its first failure.
 	res.Spread = Estimated(res.PerReplication)
+	if R > 1 {
+		res.Spread.Lo = min(res.Spread.Lo, lo)
+		if !math.IsNaN(hiMax) {
+			res.Spread.Hi = max(res.Spread.Hi, hiMax)
+		}
+	}
 	judge := func(req Require) func(m float64) (verdict, error) {
 		return func(m float64) (verdict, error) {
 			pr, err := s.pooled(m)

@@ -202,12 +202,16 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 	}
 	answer.Head = append(answer.Head, "variant", "multiple")
 	if reps {
-		answer.Head = append(answer.Head, "per replication: median (range)", "95% interval", "other answer")
+		other := "every seed"
+		if c.Require == RequireAll {
+			other = "mean"
+		}
+		answer.Head = append(answer.Head, "seeds: median (range)", "95% CI", other)
 	}
 	for _, s := range c.SLOs {
 		answer.Head = append(answer.Head, s.Stream+" "+s.Stat.String()+" there")
 	}
-	answer.Head = append(answer.Head, "hottest node there", "errors there", "binds first", "resource", "why")
+	answer.Head = append(answer.Head, "hottest node", "errors", "binds first", "resource", "why")
 	check.Head = append(check.Head, "variant", "seed", "at")
 	for _, s := range c.SLOs {
 		check.Head = append(check.Head, s.Stream+" "+s.Stat.String())
@@ -222,16 +226,16 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 		rec := append([]string(nil), r.Point.Values...)
 		rec = append(rec, r.Variant, multipleCell(r.Multiple, r.Failed))
 		if reps {
-			other, name := r.AllAnswer, "all"
+			other := r.AllAnswer
 			if c.Require == RequireAll {
-				other, name = r.MeanAnswer, "mean"
+				other = r.MeanAnswer
 			}
 			iv := "-"
 			if !math.IsNaN(r.Spread.Lo) {
 				iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
 			}
 			rec = append(rec, strconv.FormatFloat(r.Spread.Median, 'f', 3, 64)+" ("+strconv.FormatFloat(r.Spread.Min, 'f', 3, 64)+
-				"–"+strconv.FormatFloat(r.Spread.Max, 'f', 3, 64)+")", iv, name+": "+strconv.FormatFloat(other, 'f', 3, 64))
+				"–"+strconv.FormatFloat(r.Spread.Max, 'f', 3, 64)+")", iv, strconv.FormatFloat(other, 'f', 3, 64))
 		}
 		for i, s := range c.SLOs {
 			v := "-"
@@ -473,7 +477,10 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 	for _, r := range cr.Rows {
 		name := r.Variant
 		if len(c.Axes) > 0 {
-			name = describe(c.Axes, r.Point) + " " + r.Variant
+			name = describe(c.Axes, r.Point)
+			if !cr.oneVariant() {
+				name += " " + r.Variant
+			}
 		}
 		ser := plots.Series{Name: name}
 		scale := 1.0
@@ -515,4 +522,14 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 	}
 	l.LogX = hi/lo > 8
 	return l, true
+}
+
+// oneVariant reports whether every row is of the same variant.
+func (cr *CapacityReport) oneVariant() bool {
+	for _, r := range cr.Rows {
+		if r.Variant != cr.Rows[0].Variant {
+			return false
+		}
+	}
+	return true
 }

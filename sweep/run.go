@@ -385,24 +385,33 @@ func mode(ss []*metrics.Run, f func(*metrics.Run) int) int {
 	return best
 }
 
-// modalBottleneck is the most common bottleneck (resource and node) over the runs, the
-// first run's of those on ties, and how many runs agree with it.
+// modalBottleneck is the most common bottleneck over the runs, the first run's of those
+// on ties, and how many runs agree with it.
 func modalBottleneck(ss []*metrics.Run) (metrics.Bottleneck, int) {
+	// Runs agree on a node's cpu or queue when it is the same node, on fan-out when it is
+	// the same stream.
 	type key struct {
-		res  metrics.Resource
-		node int
+		res    metrics.Resource
+		node   int
+		stream string
+	}
+	keyOf := func(b metrics.Bottleneck) key {
+		if b.Resource == metrics.CPU || b.Resource == metrics.Queue {
+			return key{res: b.Resource, node: b.Node}
+		}
+		return key{res: b.Resource, stream: b.Stream}
 	}
 	var bs []metrics.Bottleneck
 	count := map[key]int{}
 	for _, s := range ss {
 		b := metrics.BottleneckOf(s)
 		bs = append(bs, b)
-		count[key{b.Resource, b.Node}]++
+		count[keyOf(b)]++
 	}
 	var best metrics.Bottleneck
 	agree := 0
 	for _, b := range bs {
-		if n := count[key{b.Resource, b.Node}]; n > agree {
+		if n := count[keyOf(b)]; n > agree {
 			best, agree = b, n
 		}
 	}

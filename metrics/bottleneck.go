@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Resource is what binds a run: the resource its failures, or its latency, come from.
@@ -29,15 +30,16 @@ func (r Resource) String() string {
 	return "?"
 }
 
-// Bottleneck names what binds a run. When requests failed, it is the resource behind the
-// most common cause: a full queue (the node whose queue grew longest), a partition limit,
-// the client's rate limit, lock waits; requests that timed out, or a run whose backlog
-// diverged, waited on CPU, unless no node's busiest window reached 90% of its cores:
-// then the timeout itself binds (it is shorter than the work). Otherwise it is the node
-// whose busiest window was the busiest: its CPU when that window reached 90% of its
-// cores or no stream fans out; else fan-out: the subrequests of the stream with the
-// widest requests (at least two subrequests each on average) take every core at once
-// and the others queue behind them, on a node mostly idle.
+// Bottleneck names what binds a run, or what would bind it first as the load grows. When
+// requests failed, it is the resource behind the most common cause: a full queue (the
+// node whose queue grew longest), a partition limit, the client's rate limit, lock waits;
+// requests that timed out, or a run whose backlog diverged, waited on CPU, unless no
+// node's busiest window reached 90% of its cores: then the timeout itself binds (it is
+// shorter than the work). Otherwise it is the node whose busiest window was the busiest:
+// its CPU, or, when a latency objective failed while that window stayed under 90% of the
+// node's cores and some stream fans out (at least two subrequests per request on
+// average), fan-out: the widest stream's subrequests take every core at once and the
+// others queue behind them, on a node mostly idle.
 type Bottleneck struct {
 	Resource Resource
 	// Node is the node concerned (CPU and Queue), -1 otherwise; Load and Peak are its
@@ -46,12 +48,13 @@ type Bottleneck struct {
 	Load, Peak float64
 	// Stream is the wide stream, for FanOut.
 	Stream string
-	// Text says it in words: "node 15 cpu 98% at peak (81% mean)".
+	// Text says it in words: "cpu of node 15 (98% at peak, 81% mean)".
 	Text string
 }
 
-// BottleneckOf names what binds r.
-func BottleneckOf(r *Run) Bottleneck {
+// BottleneckOf names what binds r; sloFailed says that a latency objective failed on it
+// (capacity and sweep judge them; a run alone has none).
+func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 	b := Bottleneck{Resource: CPU, Node: -1}
 	worst := Cause(0)
 	for _, c := range Causes {
@@ -91,7 +94,7 @@ func BottleneckOf(r *Run) Bottleneck {
 	if worst == TimedOut && r.Failures[worst] > 0 && b.Peak < 0.9 {
 		b.Resource = Timeout
 	}
-	if r.Failures[worst] == 0 && b.Peak < 0.9 {
+	if sloFailed && r.Failures[worst] == 0 && b.Peak < 0.9 {
 		for i := range r.Streams {
 			if f := r.Streams[i].Fanout.Mean; f >= 2 && (b.Stream == "" || f > r.Stream(b.Stream).Fanout.Mean) {
 				b.Resource, b.Stream = FanOut, r.Streams[i].Name
@@ -100,16 +103,16 @@ func BottleneckOf(r *Run) Bottleneck {
 	}
 	switch {
 	case b.Node < 0:
-		b.Text = fmt.Sprintf("%s (%d requests %s)", b.Resource, r.Failures[worst], worst)
+		b.Text = fmt.Sprintf("%s (%d requests %s)", b.Resource, r.Failures[worst], strings.ReplaceAll(worst.String(), "_", " "))
 	case b.Resource == FanOut:
-		b.Text = fmt.Sprintf("fan-out: %s's %.0f subrequests per request hold the cores (node %d cpu %s at peak)",
+		b.Text = fmt.Sprintf("fan-out of %s (%.0f subrequests per request take the cores at once; node %d at %s cpu at peak)",
 			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, pct(b.Peak))
 	case b.Resource == Timeout:
-		b.Text = fmt.Sprintf("timeout (%d requests timed out; node %d cpu %s at peak)", r.Failures[worst], b.Node, pct(b.Peak))
+		b.Text = fmt.Sprintf("timeout (%d requests timed out; node %d at %s cpu at peak)", r.Failures[worst], b.Node, pct(b.Peak))
 	case b.Resource == Queue:
-		b.Text = fmt.Sprintf("node %d queue (%d waiting at most, cpu %s at peak)", b.Node, r.Nodes[b.Node].MaxQueue, pct(b.Peak))
+		b.Text = fmt.Sprintf("queue of node %d (%d waiting at most; %s cpu at peak)", b.Node, r.Nodes[b.Node].MaxQueue, pct(b.Peak))
 	default:
-		b.Text = fmt.Sprintf("node %d cpu %s at peak (%s mean)", b.Node, pct(b.Peak), pct(b.Load))
+		b.Text = fmt.Sprintf("cpu of node %d (%s at peak, %s mean)", b.Node, pct(b.Peak), pct(b.Load))
 	}
 	return b
 }

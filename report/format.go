@@ -102,6 +102,17 @@ func heatLine(v *VariantSummary) string {
 	return line
 }
 
+// nodeLine names the hottest node and the limit nearest (as sweep and capacity name it).
+func nodeLine(v *VariantSummary) string {
+	n, b := v.HottestNode, v.Bottleneck
+	limit := b.Text
+	if b.Resource == "cpu" && b.Node != nil && *b.Node == n.ID {
+		limit = "its cores"
+	}
+	return fmt.Sprintf("hottest node %d: %s load, %s in its busiest window; nearest limit: %s",
+		n.ID, fmtPct(n.Utilization), fmtPct(n.PeakUtilization), limit)
+}
+
 // Text writes the human-readable tables: per variant the streams, then the shard heat
 // summary and the spread of load, the client and cache counts, hot keys and partitions,
 // latency outliers and the diagnosis (each when there is something to show), then the
@@ -113,6 +124,7 @@ func Text(w io.Writer, s *Summary) {
 		fmt.Fprintf(w, "\n== %s\n   %s\n\n", v.Name, v.Key)
 		streamTable(v).text(w, "   ")
 		fmt.Fprintf(w, "\n   %s\n", heatLine(v))
+		fmt.Fprintf(w, "   %s\n", nodeLine(v))
 		fmt.Fprintf(w, "   %s\n", spreadLine(v))
 		if note := stopNote(v); note != "" {
 			fmt.Fprintf(w, "   %s\n", note)
@@ -303,6 +315,7 @@ func markdownVariant(w io.Writer, v *VariantSummary) {
 	fmt.Fprintf(w, "Key: %s.\n\n", v.Key)
 	streamTable(v).markdown(w)
 	fmt.Fprintf(w, "\n%s.\n", capitalize(heatLine(v)))
+	fmt.Fprintf(w, "%s.\n", capitalize(nodeLine(v)))
 	fmt.Fprintf(w, "%s.\n", capitalize(spreadLine(v)))
 	if note := stopNote(v); note != "" {
 		fmt.Fprintf(w, "\n**%s**\n", note)

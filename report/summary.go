@@ -42,7 +42,14 @@ type VariantSummary struct {
 	Shards      []ShardSummary  `json:"shards"`
 	Nodes       []NodeSummary   `json:"nodes"`
 	Skew        Skew            `json:"skew"`
-	Alerts      []Alert         `json:"alerts"`
+	// ErrorRate is failed over offered requests of every stream and cause (0..1); the
+	// hottest node is the node with the highest utilization over the run; Bottleneck is
+	// what binds the run, or would bind it first as load grows (metrics.BottleneckOf, as
+	// sweep and capacity name it; a run alone judges no objective).
+	ErrorRate   float64        `json:"error_rate"`
+	HottestNode HottestNode    `json:"hottest_node"`
+	Bottleneck  BottleneckJSON `json:"bottleneck"`
+	Alerts      []Alert        `json:"alerts"`
 	// Detection (SPEC section 5): the most requested keys and most written partitions per
 	// stream, keys whose latency stands out, and what the report concludes. The lists are
 	// left out when the run recorded nothing for them; Diagnosis is always present.
@@ -57,6 +64,36 @@ type VariantSummary struct {
 	Saturated *Saturation `json:"saturated,omitempty"`
 	ElapsedS  float64     `json:"elapsed_s"`
 	Partial   bool        `json:"partial,omitempty"`
+}
+
+// HottestNode is the node with the highest utilization over the run (0..1 of its cores),
+// and its utilization in its busiest window.
+type HottestNode struct {
+	ID              int     `json:"id"`
+	Utilization     float64 `json:"utilization"`
+	PeakUtilization float64 `json:"peak_utilization"`
+}
+
+// BottleneckJSON is a metrics.Bottleneck: the resource (cpu, queue, partition limit,
+// client limit, locks, timeout, fan-out), the node concerned (null for none) and its
+// loads, the wide stream for fan-out, and a sentence.
+type BottleneckJSON struct {
+	Resource        string   `json:"resource"`
+	Node            *int     `json:"node"`
+	Utilization     *float64 `json:"node_utilization"`
+	PeakUtilization *float64 `json:"node_peak_utilization"`
+	Stream          string   `json:"stream,omitempty"`
+	Text            string   `json:"text"`
+}
+
+// bottleneckJSON converts b.
+func bottleneckJSON(b metrics.Bottleneck) BottleneckJSON {
+	j := BottleneckJSON{Resource: b.Resource.String(), Stream: b.Stream, Text: b.Text}
+	if b.Node >= 0 {
+		n, u, p := b.Node, util(b.Load), util(b.Peak)
+		j.Node, j.Utilization, j.PeakUtilization = &n, &u, &p
+	}
+	return j
 }
 
 // StreamSummary is one stream's totals over the requests issued after the warmup.
@@ -77,10 +114,10 @@ type StreamSummary struct {
 	Latency  Latency       `json:"latency_ms"`
 	Fanout   Fanout        `json:"fanout"`
 	// Failed counts the failed requests over every cause (rejected, throttled, timed out,
-	// limited) and ErrorRate is Failed/Offered (0..1; 0 when nothing was offered). Both
-	// come from metrics for the tables; summary.json carries the causes themselves.
+	// limited) and ErrorRate is Failed/Offered (0..1; 0 when nothing was offered), both
+	// from metrics.
 	Failed    int64   `json:"-"`
-	ErrorRate float64 `json:"-"`
+	ErrorRate float64 `json:"error_rate"`
 }
 
 // Latency summarizes completed requests' latencies in milliseconds, from metrics.Latency:
@@ -220,7 +257,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 			Attempts: st.Attempts, Retries: st.Retries, Limited: ms.Failures[metrics.Limited], Cache: cacheOf(st),
 			Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
 			Fanout:  Fanout{Mean: round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: round(ms.Fanout.Partitions, 3)},
-			Failed:  ms.Failed, ErrorRate: ms.ErrorRate,
+			Failed:  ms.Failed, ErrorRate: round(ms.ErrorRate, 6),
 		})
 	}
 	for _, sh := range m.Shards {
@@ -236,6 +273,12 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 		})
 	}
 	v.Skew = skew(sc, r, m)
+	v.ErrorRate = round(m.ErrorRate, 6)
+	if len(m.Nodes) > 0 {
+		hn := m.Nodes[m.Node.Index]
+		v.HottestNode = HottestNode{ID: hn.ID, Utilization: util(hn.Utilization), PeakUtilization: util(hn.Peak)}
+	}
+	v.Bottleneck = bottleneckJSON(metrics.BottleneckOf(m, false))
 	dc := detectOf(run.Variant)
 	v.HotKeys = hotKeysOf(run, dc.TopK)
 	v.HotPartitions = hotPartitionsOf(run, dc.TopK)

@@ -335,7 +335,7 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 	}
 	pr.NodeLoad = col(func(r *metrics.Run) float64 { return r.Node.Load })
 	pr.HottestNode = mode(runs, func(r *metrics.Run) int { return r.Node.Index })
-	pr.Bottleneck, pr.Agree = modalBottleneck(runs)
+	pr.Bottleneck, pr.Agree = modalBottleneck(runs, c.SLOs)
 	return pr, nil
 }
 

@@ -289,6 +289,7 @@ func Run(c Config) ([]Row, error) {
 			}
 			row = aggregate(row, ss)
 			if len(c.SLOs) > 0 {
+				row.Bottleneck, row.Agree = modalBottleneck(ss, c.SLOs)
 				row.Judged = true
 				row.Assessment = metrics.Assess(c.SLOs, c.MaxErrors, ss)
 				for _, s := range ss {
@@ -317,7 +318,7 @@ func aggregate(row Row, ss []*metrics.Run) Row {
 	row.HottestNodeLoad = col(func(s *metrics.Run) float64 { return s.Node.Load })
 	row.Skew = col(func(s *metrics.Run) float64 { return s.Shard.MaxOverMean })
 	row.ErrorRate = col(func(s *metrics.Run) float64 { return s.ErrorRate })
-	row.Bottleneck, row.Agree = modalBottleneck(ss)
+	row.Bottleneck, row.Agree = modalBottleneck(ss, nil)
 	for _, s := range ss {
 		if s.Saturated {
 			row.Saturated++
@@ -386,8 +387,9 @@ func mode(ss []*metrics.Run, f func(*metrics.Run) int) int {
 }
 
 // modalBottleneck is the most common bottleneck over the runs, the first run's of those
-// on ties, and how many runs agree with it.
-func modalBottleneck(ss []*metrics.Run) (metrics.Bottleneck, int) {
+// on ties, and how many runs agree with it. slos, when given, are judged on each run: a
+// failed one lets fan-out bind (metrics.BottleneckOf).
+func modalBottleneck(ss []*metrics.Run, slos []SLO) (metrics.Bottleneck, int) {
 	// Runs agree on a node's cpu or queue when it is the same node, on fan-out when it is
 	// the same stream.
 	type key struct {
@@ -404,7 +406,7 @@ func modalBottleneck(ss []*metrics.Run) (metrics.Bottleneck, int) {
 	var bs []metrics.Bottleneck
 	count := map[key]int{}
 	for _, s := range ss {
-		b := metrics.BottleneckOf(s)
+		b := metrics.BottleneckOf(s, latencyFailed(slos, s))
 		bs = append(bs, b)
 		count[keyOf(b)]++
 	}
@@ -416,4 +418,14 @@ func modalBottleneck(ss []*metrics.Run) (metrics.Bottleneck, int) {
 		}
 	}
 	return best, agree
+}
+
+// latencyFailed reports whether a latency objective of slos fails on run r alone.
+func latencyFailed(slos []SLO, r *metrics.Run) bool {
+	for _, slo := range slos {
+		if slo.Stat != metrics.ErrorRate && !metrics.Judge(slo, []*metrics.Run{r}).OK {
+			return true
+		}
+	}
+	return false
 }

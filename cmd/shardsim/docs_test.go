@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -58,6 +61,65 @@ func TestDocs(t *testing.T) {
 	}
 	if blocks == 0 {
 		t.Error("no console block found in the docs")
+	}
+	// docs/sweeps.md's salt sweep is the migration question; its rows are checked here
+	// rather than run twice.
+	saltBucketsAnswer(t, "out/salt-buckets-sweep/sweep.json")
+}
+
+// saltBucketsAnswer checks the salt-buckets sweep of docs/sweeps.md (salt 1 to 256, seeds
+// 5, 6 and 7, about 1.8 million writes per run): write p99 falls and the last-minute
+// query's partitions rise one per bucket (a few more where the minute straddles a split);
+// one bucket runs away; two buckets split (one seed meets ingest p99 < 20 ms, two run
+// away: one replication would answer "2"); four is the smallest count that every seed
+// meets, with the interval's upper end under 20 ms; 8 and 16 are under 5 ms; at 256 the
+// query's fan-out costs the writes.
+func saltBucketsAnswer(t *testing.T, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the docs' salt-buckets sweep: %v", err)
+	}
+	type est struct{ Mean, Hi95 *float64 }
+	var sw struct {
+		Rows []struct {
+			Values  map[string]string
+			Split   bool
+			SLO     struct{ Passes int }
+			Streams []struct {
+				P99        est `json:"p99_ms"`
+				Partitions est
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &sw); err != nil || len(sw.Rows) != 9 {
+		t.Fatalf("%s: %v, %d rows, want 9", path, err, len(sw.Rows))
+	}
+	ingest := func(i int) float64 { return *sw.Rows[i].Streams[0].P99.Mean }
+	smallest := ""
+	for _, r := range sw.Rows {
+		n, _ := strconv.ParseFloat(r.Values["keyspace.salt"], 64)
+		parts := *r.Streams[1].Partitions.Mean
+		if parts < math.Min(n, 32) || parts > 1.1*n+1 {
+			t.Errorf("salt %v: the query visits %.2f partitions, want about %v", n, parts, n)
+		}
+		if smallest == "" && r.SLO.Passes == 3 && *r.Streams[0].P99.Hi95 < 20 {
+			smallest = r.Values["keyspace.salt"]
+		}
+	}
+	if ingest(0) < 1000 || sw.Rows[0].SLO.Passes != 0 {
+		t.Errorf("one bucket: ingest p99 %.1f ms, %d seeds passing; want above 1 s and none", ingest(0), sw.Rows[0].SLO.Passes)
+	}
+	if r := sw.Rows[1]; !r.Split || r.SLO.Passes != 1 {
+		t.Errorf("two buckets: split %v with %d seeds passing, want a split with 1", r.Split, r.SLO.Passes)
+	}
+	if smallest != "4" {
+		t.Errorf("the smallest bucket count every seed meets ingest p99 < 20 ms with is %q, want 4", smallest)
+	}
+	if ingest(3) > 5 || ingest(4) > 5 {
+		t.Errorf("8 and 16 buckets: ingest p99 %.2f and %.2f ms, want under 5 ms", ingest(3), ingest(4))
+	}
+	if ingest(8) <= ingest(4) {
+		t.Errorf("256 buckets: ingest p99 %.2f ms is not above 16 buckets' %.2f ms; the query's fan-out should cost the writes", ingest(8), ingest(4))
 	}
 }
 

@@ -198,9 +198,18 @@ func (v Verdict) fail(severity float64, reason string) Verdict {
 // format writes a value of the statistic: "12.35 ms" or "1.25%".
 func format(st Statistic, x float64) string {
 	if st == ErrorRate {
-		return strconv.FormatFloat(100*x, 'f', 2, 64) + "%"
+		return fixed(100*x) + "%"
 	}
-	return strconv.FormatFloat(x, 'f', 2, 64) + " ms"
+	return fixed(x) + " ms"
+}
+
+// fixed writes x with two decimals, or three significant digits under 0.1 (a bound of
+// 0.001 ms or 0.005% must not read as 0.00).
+func fixed(x float64) string {
+	if x != 0 && math.Abs(x) < 0.1 {
+		return strconv.FormatFloat(x, 'g', 3, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
 }
 
 // Assessment is the judgement of a set of SLOs and an error bound over replicated runs.

@@ -78,6 +78,10 @@ type Probe struct {
 	// HottestNode the node hottest in most replications.
 	NodeLoad    Estimate
 	HottestNode int
+	// ShardLoad is the hottest shard's utilization over the run (0..1 of its node's
+	// cores), and HottestShard the shard hottest in most replications.
+	ShardLoad    Estimate
+	HottestShard int
 	// Bottleneck is what binds, the most common over the replications (see Row).
 	Bottleneck metrics.Bottleneck
 	Agree      int
@@ -276,7 +280,7 @@ func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
 			return
 		}
 		r := metrics.Of(sim.Run(s.c.model(sc.Variants[0])))
-		r.Shards = nil // the searches judge streams and nodes; shards would only take memory
+		r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
 		out[i] = r
 		s.mu.Lock()
 		s.runs[runKey{m, reps[i]}] = r
@@ -335,6 +339,8 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 	}
 	pr.NodeLoad = col(func(r *metrics.Run) float64 { return r.Node.Load })
 	pr.HottestNode = mode(runs, func(r *metrics.Run) int { return r.Node.Index })
+	pr.ShardLoad = col(func(r *metrics.Run) float64 { return r.Shard.Load })
+	pr.HottestShard = mode(runs, func(r *metrics.Run) int { return r.Shard.Index })
 	pr.Bottleneck, pr.Agree = modalBottleneck(runs, c.SLOs)
 	return pr, nil
 }

@@ -83,6 +83,8 @@ type jsonProbe struct {
 	Failures        map[string]jsonEstimate `json:"failures"`
 	HottestNode     int                     `json:"hottest_node"`
 	HottestNodeLoad jsonEstimate            `json:"hottest_node_utilization"`
+	HottestShard    int                     `json:"hottest_shard"`
+	HottestLoad     jsonEstimate            `json:"hottest_shard_utilization"`
 	Bottleneck      jsonBottleneck          `json:"bottleneck"`
 	Saturated       int                     `json:"saturated"`
 }
@@ -93,7 +95,7 @@ func (cr *CapacityReport) probeJSON(p *Probe) *jsonProbe {
 	}
 	j := &jsonProbe{Multiple: round(p.Multiple, 6), Seeds: p.Seeds, OK: p.Assessment.OK, Passes: p.Passes, Split: p.Split(),
 		Binding: p.Assessment.Binding, Stats: map[string]jsonEstimate{}, ErrorRate: p.ErrorRate.json(6), Failures: failuresJSON(&p.Failures),
-		HottestNode: p.HottestNode, HottestNodeLoad: p.NodeLoad.json(4), Bottleneck: bottleneckJSON(p.Bottleneck, p.Agree), Saturated: p.Saturated}
+		HottestNode: p.HottestNode, HottestNodeLoad: p.NodeLoad.json(4), HottestShard: p.HottestShard, HottestLoad: p.ShardLoad.json(4), Bottleneck: bottleneckJSON(p.Bottleneck, p.Agree), Saturated: p.Saturated}
 	for i, s := range cr.Config.SLOs {
 		j.Stats[s.Text] = p.Stats[i].json(6)
 	}
@@ -211,7 +213,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 	for _, s := range c.SLOs {
 		answer.Head = append(answer.Head, s.Stream+" "+s.Stat.String()+" there")
 	}
-	answer.Head = append(answer.Head, "hottest node", "errors", "binds first", "resource", "why")
+	answer.Head = append(answer.Head, "hottest shard", "hottest node", "errors", "binds first", "resource", "why")
 	check.Head = append(check.Head, "variant", "seed", "at")
 	for _, s := range c.SLOs {
 		check.Head = append(check.Head, s.Stream+" "+s.Stat.String())
@@ -247,8 +249,9 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 			}
 			rec = append(rec, v)
 		}
-		node, errs, res := "-", "-", "-"
+		shard, node, errs, res := "-", "-", "-", "-"
 		if r.At != nil {
+			shard = fmt.Sprintf("%d: %s", r.At.HottestShard, percent(r.At.ShardLoad.Mean, 1))
 			node = fmt.Sprintf("%d: %s", r.At.HottestNode, percent(r.At.NodeLoad.Mean, 1))
 			errs = percent(r.At.ErrorRate.Mean, 2)
 		}
@@ -262,7 +265,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 				res = bottleneckShort(p.Bottleneck, p.Agree, len(p.Seeds))
 			}
 		}
-		rec = append(rec, node, errs, binding, res, r.Reason)
+		rec = append(rec, shard, node, errs, binding, res, r.Reason)
 		answer.Rows = append(answer.Rows, rec)
 
 		crec := append([]string(nil), r.Point.Values...)
@@ -375,7 +378,7 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 		for _, cause := range metrics.Causes {
 			head = append(head, prefix+cause.String())
 		}
-		head = append(head, prefix+"hottest_node", prefix+"hottest_node_utilization", prefix+"bottleneck", prefix+"bottleneck_node")
+		head = append(head, prefix+"hottest_shard", prefix+"hottest_shard_utilization", prefix+"hottest_node", prefix+"hottest_node_utilization", prefix+"bottleneck", prefix+"bottleneck_node")
 	}
 	for _, p := range []string{"at_", "above_", "check_", "check_above_"} {
 		probeCols(p)
@@ -394,7 +397,7 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 			num(r.Spread.Median), num(r.Spread.Min), num(r.Spread.Max), num(r.Spread.Lo), num(r.Spread.Hi))
 		for _, p := range []*Probe{r.At, r.Above, r.Check, r.CheckAbove} {
 			if p == nil {
-				rec = append(rec, make([]string, 3+3*len(c.SLOs)+5+len(metrics.Causes))...)
+				rec = append(rec, make([]string, 3+3*len(c.SLOs)+7+len(metrics.Causes))...)
 				continue
 			}
 			rec = append(rec, num(round(p.Multiple, 6)), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
@@ -410,7 +413,7 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 			for _, f := range p.Failures {
 				rec = append(rec, num(f.Mean))
 			}
-			rec = append(rec, strconv.Itoa(p.HottestNode), num(round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
+			rec = append(rec, strconv.Itoa(p.HottestShard), num(round(p.ShardLoad.Mean, 4)), strconv.Itoa(p.HottestNode), num(round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
 		}
 		rec = append(rec, strconv.Itoa(r.Evaluations), strconv.Itoa(r.Runs))
 		cw.Write(rec)

@@ -31,7 +31,7 @@ test:
 # The docs' console blocks and the charts they show, rewritten from fresh runs; read the
 # diff before committing it. make test fails while they differ.
 docs:
-	$(GO) test -count=1 -run '^TestDocs$$' ./cmd/shardsim -update
+	$(GO) test -count=1 -run '^(TestDocs|TestBlackFridayTour)$$' ./cmd/shardsim -update
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDecode$$' -fuzztime $(FUZZTIME) ./internal/tomlx/

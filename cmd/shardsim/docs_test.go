@@ -47,7 +47,6 @@ func TestDocs(t *testing.T) {
 			continue
 		}
 		blocks += n
-		copyCharts(t, f, out)
 		if out == string(src) {
 			continue
 		}
@@ -62,6 +61,8 @@ func TestDocs(t *testing.T) {
 	if blocks == 0 {
 		t.Error("no console block found in the docs")
 	}
+	// The charts the console blocks drew, where the docs show them.
+	applyMarkers(t, &docParts{owner: "docs", srcRoot: "."}, abs...)
 	// docs/sweeps.md's salt sweep is the migration question; its rows are checked here
 	// rather than run twice.
 	saltBucketsAnswer(t, "out/salt-buckets-sweep/sweep.json")
@@ -120,38 +121,6 @@ func saltBucketsAnswer(t *testing.T, path string) {
 	}
 	if ingest(8) <= ingest(4) {
 		t.Errorf("256 buckets: ingest p99 %.2f ms is not above 16 buckets' %.2f ms; the query's fan-out should cost the writes", ingest(8), ingest(4))
-	}
-}
-
-// copyCharts handles the doc's "<!-- copy SRC DST -->" lines: SRC, a file the doc's
-// commands wrote (relative to the scratch directory), must equal DST (relative to the
-// doc), an image the doc shows; -update copies it.
-func copyCharts(t *testing.T, doc, text string) {
-	for _, l := range strings.Split(text, "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(l), "<!-- copy ")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(strings.TrimSuffix(rest, "-->"))
-		if len(f) != 2 {
-			t.Errorf("%s: %q: want <!-- copy SRC DST -->", doc, l)
-			continue
-		}
-		got, err := os.ReadFile(f[0])
-		if err != nil {
-			t.Errorf("%s: %v", doc, err)
-			continue
-		}
-		dst := filepath.Join(filepath.Dir(doc), f[1])
-		if *update {
-			if err := os.WriteFile(dst, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if want, err := os.ReadFile(dst); err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s: %s is not what the doc's commands draw now (make docs copies it)", doc, dst)
-		}
 	}
 }
 

@@ -1,0 +1,426 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shardsim/shardsim/report"
+)
+
+// TestBlackFridayTour runs `shardsim run black-friday` and `shardsim explain black-friday`,
+// as the README and the tour show them (seed 42, three simulated hours, five variants,
+// about 460 million requests), checks that the run tells the story of the outage, and
+// checks every figure, excerpt and chart of docs/tour-black-friday.md and the README's
+// opening against it (make docs rewrites them). One run serves all of it.
+func TestBlackFridayTour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates about 460 million requests")
+	}
+	readme, _ := filepath.Abs("../../README.md")
+	tour, _ := filepath.Abs("../../docs/tour-black-friday.md")
+	t.Chdir(t.TempDir())
+	var runOut, explainOut, explainJSON, errb bytes.Buffer
+	if code := Main([]string{"run", "black-friday"}, &runOut, &errb); code != 0 {
+		t.Fatalf("shardsim run black-friday: exit %d: %s", code, errb.String())
+	}
+	if code := Main([]string{"explain", "black-friday"}, &explainOut, &errb); code != 0 {
+		t.Fatalf("shardsim explain black-friday: exit %d: %s", code, errb.String())
+	}
+	if code := Main([]string{"explain", "black-friday", "-f", "json"}, &explainJSON, &errb); code != 0 {
+		t.Fatalf("shardsim explain black-friday -f json: exit %d: %s", code, errb.String())
+	}
+	dir := filepath.Join("out", "black-friday")
+	var sum report.Summary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &sum)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := map[string]*report.VariantSummary{}
+	for i := range sum.Variants {
+		v[strings.SplitN(sum.Variants[i].Name, ":", 2)[0]] = &sum.Variants[i]
+	}
+	before, after, fixed, bigger, incident := v["before"], v["after"], v["fixed"], v["stop-gap"], v["stop-gap during the incident"]
+	if before == nil || after == nil || fixed == nil || bigger == nil || incident == nil {
+		t.Fatalf("variants %v, want before, after, fixed, stop-gap and stop-gap during the incident", v)
+	}
+	p99s := windowP99s(t, filepath.Join(dir, "streams.csv"))
+	blackFridayStory(t, &sum, before, after, fixed, bigger, incident, p99s)
+
+	// The docs' figures.
+	figs := map[string]string{}
+	var offered int64
+	for _, x := range sum.Variants {
+		for _, s := range x.Streams {
+			offered += s.Offered
+		}
+	}
+	figs["bf.requests"] = fmt.Sprintf("%.0f million", float64(offered)/1e6)
+	figs["bf.variants"] = strconv.Itoa(len(sum.Variants))
+	alert := func(x *report.VariantSummary, kind, prefix string) *report.Alert {
+		for i := range x.Alerts {
+			if a := &x.Alerts[i]; a.Kind == kind && strings.HasPrefix(a.Message, prefix) {
+				return a
+			}
+		}
+		t.Fatalf("%s: no %s alert %q", x.Name, kind, prefix)
+		return nil
+	}
+	hot, p200, p1500, errs := alert(before, "hot_shard", ""), alert(before, "latency", "create_order p99 crossed 200ms"),
+		alert(before, "latency", "create_order p99 crossed 1.5s"), alert(before, "errors", "create_order")
+	figs["bf.before.onset"] = hot.Onset
+	figs["bf.before.hot_at"] = hot.At
+	figs["bf.before.p99_200_at"] = p200.At
+	figs["bf.before.p99_1500_at"] = p1500.At
+	figs["bf.before.p99_lag"] = fmt.Sprintf("%.0f minutes", (p200.AtS-hot.AtS)/60)
+	figs["bf.before.errors_at"] = errs.At
+	figs["bf.before.peak_window"] = before.Skew.PeakWindow
+	figs["bf.before.rejected"] = fmt.Sprintf("%.1f million", float64(before.Streams[0].Rejected)/1e6)
+	stream := func(x *report.VariantSummary, name string) *report.StreamSummary {
+		for i := range x.Streams {
+			if x.Streams[i].Name == name {
+				return &x.Streams[i]
+			}
+		}
+		t.Fatalf("%s: no stream %s", x.Name, name)
+		return nil
+	}
+	for name, x := range map[string]*report.VariantSummary{"before": before, "after": after, "fixed": fixed, "bigger": bigger, "incident": incident} {
+		figs["bf."+name+".create_p99"] = fmtLatency(stream(x, "create_order").Latency.P99)
+		figs["bf."+name+".dash_p99"] = fmtLatency(stream(x, "dashboard_24h").Latency.P99)
+		figs["bf."+name+".dash_partitions"] = fmtCount(stream(x, "dashboard_24h").Fanout.Partitions)
+	}
+	for name, x := range map[string]*report.VariantSummary{"after": after, "fixed": fixed, "bigger": bigger} {
+		figs["bf."+name+".peak_hot"] = fmt.Sprintf("%.1f%%", 100*x.Skew.PeakHottestLoad)
+		if name != "fixed" {
+			figs["bf."+name+".peak_window"] = x.Skew.PeakWindow
+		}
+	}
+	// The incident: the worst windowed p99 while the cap holds, and the first window after
+	// the drain whose p99 is back under 10 ms.
+	inc := p99s[key{incident.Name, "create_order"}]
+	worst, back, backAt := 0.0, 0.0, ""
+	for _, w := range inc {
+		if w.clock >= "08:20" && w.clock <= "08:30" {
+			worst = max(worst, w.p99)
+		}
+		if backAt == "" && w.clock > "08:31" && w.p99 < 10 {
+			back, backAt = w.p99, w.clock
+		}
+	}
+	figs["bf.incident.worst_wait"] = fmtLatency(&worst)
+	figs["bf.incident.back_at"] = backAt
+	figs["bf.incident.back_p99"] = fmtLatency(&back)
+	figs["bf.incident.rejected"] = fmtCount(float64(stream(incident, "create_order").Rejected))
+
+	// explain's prediction for after's hottest shard at the peak, against the run's mean
+	// over the half hour from the peak.
+	var ex struct {
+		Variants []struct {
+			Name    string
+			Streams []struct {
+				Name   string
+				PeakAt string `json:"peak_at"`
+			}
+			Shards []struct {
+				ID   int
+				Peak float64
+			}
+		}
+	}
+	if err := json.Unmarshal(explainJSON.Bytes(), &ex); err != nil {
+		t.Fatal(err)
+	}
+	// The stop-gap's bigger node has the headroom before anything runs, too.
+	if p := ex.Variants[3].Shards[11].Peak; p > 0.35 {
+		t.Errorf("stop-gap: explain predicts shard 11 at %.3f of 16 cores at peak, want under 0.35", p)
+	}
+	exAfter := ex.Variants[1]
+	hotID, hotPeak := 0, 0.0
+	for _, s := range exAfter.Shards {
+		if s.Peak > hotPeak {
+			hotID, hotPeak = s.ID, s.Peak
+		}
+	}
+	peakAt := exAfter.Streams[0].PeakAt
+	measured := shardMean(t, filepath.Join(dir, "shards.csv"), after.Name, hotID, peakAt, "09:00")
+	figs["bf.after.explain_shard"] = strconv.Itoa(hotID)
+	figs["bf.after.explain_peak"] = fmt.Sprintf("%.1f%%", 100*hotPeak)
+	figs["bf.after.explain_at"] = peakAt
+	figs["bf.after.measured"] = fmt.Sprintf("%.1f%%", 100*measured)
+	if math.Abs(hotPeak-measured) > 0.02 {
+		t.Errorf("after: explain predicts shard %d at %.3f at %s, the run measures %.3f from then to 09:00", hotID, hotPeak, peakAt, measured)
+	}
+
+	blocks := map[string]string{
+		"bf.run-before":     runExcerpt(t, runOut.String()),
+		"bf.explain-before": explainExcerpt(t, explainOut.String()),
+	}
+	applyMarkers(t, &docParts{owner: "bf", figs: figs, blocks: blocks, srcRoot: "."}, readme, tour)
+}
+
+// blackFridayStory checks that the run tells the outage's story.
+func blackFridayStory(t *testing.T, sum *report.Summary, before, after, fixed, bigger, incident *report.VariantSummary, p99s map[key][]windowP99) {
+	t.Helper()
+	// Before: one shard at (nearly) 100% in the peak window while the median shard coasts;
+	// it is shard 11, which owns the newest ids.
+	if k := before.Skew; k.PeakHottestLoad < 0.95 || k.PeakMedianLoad >= 0.30 || k.PeakHottestShard != 11 {
+		t.Errorf("before: peak window hottest shard %d at %.3f (want 11 at >= 0.95), median %.3f (want < 0.30)", k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad)
+	}
+	// A hot-shard alert between 08:00 and 08:30; p99 crosses 200 ms, then 500 ms, then
+	// 1.5 s, and is above 1 s at the peak.
+	hotAt := -1.0
+	var crossings []string
+	for _, a := range before.Alerts {
+		if a.Kind == "hot_shard" && hotAt < 0 {
+			hotAt = a.AtS
+		}
+		if m, ok := strings.CutPrefix(a.Message, "create_order p99 crossed "); ok && a.Kind == "latency" {
+			crossings = append(crossings, m[:strings.Index(m, " (")])
+		}
+	}
+	if hotAt < 2*3600 || hotAt > 2.5*3600 {
+		t.Errorf("before: first hot-shard alert at %v s after 06:00, want between 08:00 and 08:30", hotAt)
+	}
+	if strings.Join(crossings, ",") != "200ms,500ms,1.5s" {
+		t.Errorf("before: create_order p99 crossed %v, want 200ms, 500ms and 1.5s in turn", crossings)
+	}
+	worst := 0.0
+	for _, w := range p99s[key{before.Name, "create_order"}] {
+		worst = max(worst, w.p99)
+	}
+	if worst <= 1000 {
+		t.Errorf("before: create_order's worst windowed p99 is %.0f ms, want above 1 s", worst)
+	}
+	// After: no hot shard, but the dashboard reads 5 regions x 25 hourly buckets, at most
+	// one subrequest per shard.
+	if p := after.Streams[2].Fanout.Partitions; p < 124.9 || p > 125 {
+		t.Errorf("after: the dashboard visits %.2f partitions, want 5 x 25 = 125", p)
+	}
+	if after.Streams[2].Fanout.Max > 12 || after.Skew.PeakHottestLoad >= 0.9 {
+		t.Errorf("after: the dashboard sends %d subrequests (want <= 12); the hottest shard reaches %.3f (want < 0.9)", after.Streams[2].Fanout.Max, after.Skew.PeakHottestLoad)
+	}
+	// Fixed: order creation p99 under 50 ms, no alert, the dashboard's price stated.
+	if p99 := fixed.Streams[0].Latency.P99; p99 == nil || *p99 >= 50 || len(fixed.Alerts) != 0 {
+		t.Errorf("fixed: create_order p99 %v ms (want under 50 ms), alerts %+v (want none)", p99, fixed.Alerts)
+	}
+	if p := fixed.Streams[2].Fanout.Partitions; p < 999 || p > 1000 {
+		t.Errorf("fixed: the dashboard visits %.1f partitions, want 5 x 25 x 8 = 1000", p)
+	}
+	// Diagnosis: the Snowflake key is a monotonic key; the fixed designs have no hotspot.
+	found := false
+	for _, d := range before.Diagnosis {
+		found = found || d.Kind == "monotonic_key" && d.Subject == "create_order"
+	}
+	if !found || len(after.Diagnosis) != 0 || len(fixed.Diagnosis) != 0 {
+		t.Errorf("diagnoses: before %+v (want monotonic_key), after %+v and fixed %+v (want none)", before.Diagnosis, after.Diagnosis, fixed.Diagnosis)
+	}
+	// The bigger node has the headroom.
+	if bigger.Skew.PeakHottestLoad > 0.35 {
+		t.Errorf("stop-gap: the 16-core node's shard peaks at %.3f, want under 0.35", bigger.Skew.PeakHottestLoad)
+	}
+	// The incident: a cap with an overflow queue at 08:20, 16 cores at 08:30, the cap
+	// raised at 08:31 and lifted at 08:40; no order lost (the original design rejects over
+	// a million); orders wait above 10 s under the cap; p99 back under 10 ms from 08:34.
+	var acts []string
+	resized := false
+	for _, e := range incident.Events {
+		if e.Kind == "action" {
+			acts = append(acts, e.At)
+			resized = resized || e.At == "08:30" && strings.HasPrefix(e.Message, "node 11: 4 → 16 cores")
+		}
+	}
+	if got := strings.Join(acts, ","); got != "08:20,08:30,08:31,08:40" || !resized {
+		t.Errorf("incident: actions at %s (want 08:20, 08:30, 08:31, 08:40), node 11 resized to 16 cores at 08:30: %v", got, resized)
+	}
+	co := incident.Streams[0]
+	if co.Rejected != 0 || co.Completed != co.Offered || before.Streams[0].Rejected < 1_000_000 {
+		t.Errorf("incident: %d of %d orders rejected (want 0), the original design %d (want > 1,000,000)", co.Rejected, co.Offered, before.Streams[0].Rejected)
+	}
+	worst = 0
+	for _, w := range p99s[key{incident.Name, "create_order"}] {
+		if w.clock >= "08:20" && w.clock <= "08:30" {
+			worst = max(worst, w.p99)
+		}
+		if w.clock >= "08:34" && w.clock < "09:00" && w.p99 > 10 {
+			t.Errorf("incident: create_order p99 %.1f ms at %s, want under 10 ms once the queues drained", w.p99, w.clock)
+			break
+		}
+	}
+	if worst < 10_000 {
+		t.Errorf("incident: worst windowed p99 under the cap %.0f ms, want the overflow queue's wait above 10 s", worst)
+	}
+}
+
+type key struct{ variant, stream string }
+
+type windowP99 struct {
+	clock string
+	p99   float64
+}
+
+// windowP99s reads streams.csv: each variant's and stream's p99 per window.
+func windowP99s(t *testing.T, path string) map[key][]windowP99 {
+	recs := readCSV(t, path)
+	col := columns(recs[0])
+	out := map[key][]windowP99{}
+	for _, r := range recs[1:] {
+		p, err := strconv.ParseFloat(r[col["p99_ms"]], 64)
+		if err != nil {
+			continue // no completed request in the window
+		}
+		k := key{r[col["variant"]], r[col["stream"]]}
+		out[k] = append(out[k], windowP99{r[col["window_start"]], p})
+	}
+	return out
+}
+
+// shardMean is a shard's mean utilization over the windows from from (inclusive) to to
+// (exclusive), from shards.csv.
+func shardMean(t *testing.T, path, variant string, shard int, from, to string) float64 {
+	recs := readCSV(t, path)
+	col := columns(recs[0])
+	sum, n := 0.0, 0
+	for _, r := range recs[1:] {
+		if r[col["variant"]] != variant || r[col["shard"]] != strconv.Itoa(shard) || r[col["window_start"]] < from || r[col["window_start"]] >= to {
+			continue
+		}
+		u, _ := strconv.ParseFloat(r[col["utilization"]], 64)
+		sum += u
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("%s: no window of shard %d from %s to %s", path, shard, from, to)
+	}
+	return sum / float64(n)
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(recs) < 2 {
+		t.Fatalf("%s: %v (%d records)", path, err, len(recs))
+	}
+	return recs
+}
+
+func columns(head []string) map[string]int {
+	m := map[string]int{}
+	for i, h := range head {
+		m[h] = i
+	}
+	return m
+}
+
+// fmtLatency writes a latency for prose: "2.6 ms", "55 ms", "8.1 s"; "-" when absent.
+func fmtLatency(ms *float64) string {
+	switch {
+	case ms == nil:
+		return "-"
+	case *ms >= 1000:
+		return fmt.Sprintf("%.1f s", *ms/1000)
+	case *ms >= 10:
+		return fmt.Sprintf("%.0f ms", *ms)
+	}
+	return fmt.Sprintf("%.1f ms", *ms)
+}
+
+// fmtCount writes a count with thousands separators: "1,000".
+func fmtCount(x float64) string {
+	s := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// runExcerpt is the "before" variant's part of the run's text: the order stream, the
+// shard heat line, the diagnosis and the first alert of each kind and latency threshold.
+func runExcerpt(t *testing.T, out string) string {
+	sec := section(t, out, "== before")
+	var b strings.Builder
+	b.WriteString("$ shardsim run black-friday\n")
+	kinds := map[string]bool{}
+	inAlerts := false
+	for _, l := range strings.Split(sec, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case strings.HasPrefix(l, "== "), len(f) > 0 && (f[0] == "stream" || f[0] == "create_order"),
+			strings.HasPrefix(strings.TrimSpace(l), "hottest shard"), strings.TrimSpace(l) == "diagnosis:",
+			strings.HasPrefix(strings.TrimSpace(l), "- monotonic_key"):
+			b.WriteString(l + "\n")
+		case strings.TrimSpace(l) == "alerts:":
+			inAlerts = true
+			b.WriteString(l + "\n")
+		case inAlerts && len(f) > 2 && (f[1] != "latency" || f[2] == "create_order"):
+			k := f[1]
+			if f[1] == "latency" {
+				k += f[5]
+			}
+			if !kinds[k] {
+				kinds[k] = true
+				b.WriteString(l + "\n")
+			}
+		}
+		if len(f) > 0 && f[0] == "create_order" && !inAlerts {
+			b.WriteString("   ...\n")
+		}
+	}
+	return b.String()
+}
+
+// explainExcerpt is the "before" variant's part of explain: its shard table's first rows
+// and its warnings.
+func explainExcerpt(t *testing.T, out string) string {
+	sec := section(t, out, "== before")
+	var b strings.Builder
+	b.WriteString("$ shardsim explain black-friday\n")
+	rows, inShards := 0, false
+	for _, l := range strings.Split(sec, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case strings.HasPrefix(l, "== "), strings.HasPrefix(strings.TrimSpace(l), "!"):
+			b.WriteString(l + "\n")
+		case len(f) > 0 && f[0] == "shard":
+			inShards = true
+			b.WriteString(l + "\n")
+		case inShards && len(f) > 0 && rows < 2:
+			rows++
+			b.WriteString(l + "\n")
+			if rows == 2 {
+				b.WriteString("   ...\n")
+			}
+		case len(f) == 0:
+			inShards = false
+		}
+	}
+	return b.String()
+}
+
+// section is the part of a command's text output from the line starting with head to the
+// next variant's.
+func section(t *testing.T, out, head string) string {
+	i := strings.Index(out, "\n"+head)
+	if i < 0 {
+		t.Fatalf("no %q in the output:\n%s", head, out)
+	}
+	s := out[i+1:]
+	if j := strings.Index(s[1:], "\n== "); j >= 0 {
+		s = s[:j+1]
+	}
+	return s
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the scripts under testdata/script run shardsim as a command: the test
+// binary re-executes itself as shardsim.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"shardsim": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the command transcripts under testdata/script (testscript's format,
+// as cmd/go's tests use it): the commands the README and the docs show, with their outputs
+// checked by the figures that matter.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+}
+
+// longRuns are doc commands too slow to run whole in every test run: they simulate the
+// three hours of black-friday. TestDocCommands runs each for its first two simulated
+// minutes (so the flags, the variant and the overrides are checked), and
+// TestBlackFridayTour runs the full scenario once.
+var longRuns = regexp.MustCompile(`^run black-friday\b`)
+
+// TestDocCommands finds every shardsim command line in the README's and the docs' code
+// blocks and requires each to run in a test: a console block (TestDocs), a script under
+// testdata/script (TestScripts), or, for the long black-friday runs, here with its
+// duration cut to two minutes. A synopsis (SCENARIO, KEY=V1,...) is not a command.
+func TestDocCommands(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append(files, "../../README.md")
+	scripts, _ := filepath.Glob("testdata/script/*.txtar")
+	var covered []string
+	for _, s := range scripts {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if c, ok := strings.CutPrefix(strings.TrimSpace(l), "exec shardsim "); ok {
+				covered = append(covered, strings.Join(splitScript(c), "\x00"))
+			}
+		}
+	}
+	// The full black-friday run is TestBlackFridayTour's; console blocks are TestDocs'.
+	covered = append(covered, "run\x00black-friday")
+	for _, f := range files {
+		for _, c := range docCommands(t, f) {
+			if c.console {
+				covered = append(covered, c.args)
+			}
+		}
+	}
+	dir := t.TempDir()
+	n := 0
+	for _, f := range files {
+		for _, c := range docCommands(t, f) {
+			n++
+			switch {
+			case c.console:
+			case slicesContains(covered, c.args):
+			case longRuns.MatchString(c.line):
+				args, err := splitShell(c.line)
+				if err != nil {
+					t.Errorf("%s: %v", c.where, err)
+					continue
+				}
+				args = append(args, "--duration", "2m", "-q", "--no-charts", "-o", filepath.Join(dir, "out"), "--force")
+				var out, errb bytes.Buffer
+				if code := Main(args, &out, &errb); code != 0 {
+					t.Errorf("%s: shardsim %s (cut to 2 minutes): exit %d: %s", c.where, c.line, code, errb.String())
+				}
+			default:
+				t.Errorf("%s: shardsim %s runs in no test: add it to a script under testdata/script", c.where, c.line)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("found %d commands in the docs, want at least 10", n)
+	}
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// docCommand is a shardsim command line shown in a doc, without "shardsim ", its comment
+// and its continuations.
+type docCommand struct {
+	where   string
+	line    string
+	args    string // the words a shell passes, joined by NUL
+	console bool
+}
+
+var placeholder = regexp.MustCompile(`\b(SCENARIO|KEY|STREAM|FILE)\b|\[--`)
+
+// docCommands returns the shardsim commands in path's fenced blocks.
+func docCommands(t *testing.T, path string) []docCommand {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []docCommand
+	lines := strings.Split(string(b), "\n")
+	in, lang := false, ""
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "```") {
+			in, lang = !in, strings.TrimPrefix(l, "```")
+			continue
+		}
+		if !in {
+			continue
+		}
+		s := strings.TrimPrefix(strings.TrimSpace(l), "$ ")
+		rest, ok := strings.CutPrefix(s, "shardsim ")
+		if !ok {
+			continue
+		}
+		for strings.HasSuffix(rest, `\`) && i+1 < len(lines) {
+			i++
+			rest = strings.TrimSuffix(rest, `\`) + " " + strings.TrimSpace(lines[i])
+		}
+		if j := strings.Index(rest, " #"); j >= 0 {
+			rest = rest[:j]
+		}
+		rest = strings.Join(strings.Fields(rest), " ")
+		if placeholder.MatchString(rest) {
+			continue
+		}
+		args, err := splitShell(rest)
+		if err != nil {
+			t.Errorf("%s:%d: %v", path, i+1, err)
+		}
+		out = append(out, docCommand{where: filepath.Base(path) + ":" + strconv.Itoa(i+1), line: rest, args: strings.Join(args, "\x00"), console: lang == "console"})
+	}
+	return out
+}
+
+// splitScript splits a testscript command line into words: blanks separate them, and
+// single quotes group them (” inside quotes is a quote).
+func splitScript(s string) []string {
+	var args []string
+	var cur strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\'' && i+1 < len(s) && s[i+1] == '\'':
+			cur.WriteByte('\'')
+			i++
+		case c == '\'':
+			quoted, in = !quoted, true
+		case !quoted && (c == ' ' || c == '\t'):
+			if in {
+				args = append(args, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		args = append(args, cur.String())
+	}
+	return args
+}

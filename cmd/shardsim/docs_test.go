@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/shardsim/shardsim/internal/docmark"
 )
 
 // A console block in the docs shows a command and what it prints:
@@ -62,7 +64,7 @@ func TestDocs(t *testing.T) {
 		t.Error("no console block found in the docs")
 	}
 	// The charts the console blocks drew, where the docs show them.
-	applyMarkers(t, &docParts{owner: "docs", srcRoot: "."}, abs...)
+	docmark.Apply(t, &docmark.Parts{Owner: "docs", SrcRoot: ".", Update: *update}, abs...)
 	// docs/sweeps.md's salt sweep is the migration question; its rows are checked here
 	// rather than run twice.
 	saltBucketsAnswer(t, "out/salt-buckets-sweep/sweep.json")

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/report"
 )
 
@@ -166,7 +167,7 @@ func TestBlackFridayTour(t *testing.T) {
 		"bf.run-before":     runExcerpt(t, runOut.String()),
 		"bf.explain-before": explainExcerpt(t, explainOut.String()),
 	}
-	applyMarkers(t, &docParts{owner: "bf", figs: figs, blocks: blocks, srcRoot: "."}, readme, tour)
+	docmark.Apply(t, &docmark.Parts{Owner: "bf", Figs: figs, Blocks: blocks, SrcRoot: ".", Update: *update}, readme, tour)
 }
 
 // blackFridayStory checks that the run tells the outage's story.

@@ -1,4 +1,19 @@
-package main
+// Package docmark fills the generated parts of the docs from the tests' runs, so that no
+// figure, excerpt or chart in them is typed by hand.
+//
+// The docs' generated parts are marked in the Markdown, each with the name of the test
+// that owns it (its prefix), so that an expensive run is made once, by one test, and
+// every figure it yields is checked there:
+//
+//	a figure inline:  <!--fig bf.before.p99-->8.1 s<!--/fig-->
+//	a fenced block:   <!--gen bf.run-before--> on the line before the block's fence
+//	an image:         <!--copy bf out/black-friday/shard-load.png images/black-friday-shard-load.png-->
+//
+// A test computes its figures and blocks from its runs and calls Apply: what the doc says
+// must be exactly what the run gives, or, with update (make docs), the doc is rewritten. Markers of other owners are left alone; a marker of this owner that the test
+// did not compute is an error, and so is a figure the test computed that no doc uses.
+
+package docmark
 
 import (
 	"bytes"
@@ -10,37 +25,25 @@ import (
 	"testing"
 )
 
-// The docs' generated parts are marked in the Markdown, each with the name of the test
-// that owns it (its prefix), so that an expensive run is made once, by one test, and
-// every figure it yields is checked there:
-//
-//	a figure inline:  <!--fig bf.before.p99-->8.1 s<!--/fig-->
-//	a fenced block:   <!--gen bf.run-before--> on the line before the block's fence
-//	an image:         <!--copy bf out/black-friday/shard-load.png images/black-friday-shard-load.png-->
-//
-// A test computes its figures and blocks from its runs and calls applyMarkers: what the
-// doc says must be exactly what the run gives, or, with -update (make docs), the doc is
-// rewritten. Markers of other owners are left alone; a marker of this owner that the test
-// did not compute is an error, and so is a figure the test computed that no doc uses.
-
 var (
 	figRE  = regexp.MustCompile(`<!--fig ([a-z0-9_.-]+)-->(.*?)<!--/fig-->`)
 	genRE  = regexp.MustCompile(`^<!--gen ([a-z0-9_.-]+)-->\s*$`)
 	copyRE = regexp.MustCompile(`^<!--copy ([a-z0-9]+) (\S+) (\S+)-->\s*$`)
 )
 
-// docParts is what a test computed for the docs: figures and fenced blocks by name, and
+// Parts is what a test computed for the docs: figures and fenced blocks by name, and
 // the directory the copied images' sources are relative to.
-type docParts struct {
-	owner   string
-	figs    map[string]string
-	blocks  map[string]string
-	srcRoot string
+type Parts struct {
+	Owner   string            // the markers' prefix (before the first dot), or a copy's owner
+	Figs    map[string]string // inline figures by name
+	Blocks  map[string]string // fenced blocks' contents by name
+	SrcRoot string            // copied images' sources are relative to it
+	Update  bool              // rewrite the docs instead of comparing them
 	used    map[string]bool
 }
 
-// applyMarkers checks (or with -update rewrites) the owner's markers in the docs at paths.
-func applyMarkers(t *testing.T, p *docParts, paths ...string) {
+// Apply checks (or with p.Update rewrites) the owner's markers in the docs at paths.
+func Apply(t testing.TB, p *Parts, paths ...string) {
 	t.Helper()
 	p.used = map[string]bool{}
 	for _, path := range paths {
@@ -56,7 +59,7 @@ func applyMarkers(t *testing.T, p *docParts, paths ...string) {
 		if out == string(src) {
 			continue
 		}
-		if *update {
+		if p.Update {
 			if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -64,29 +67,29 @@ func applyMarkers(t *testing.T, p *docParts, paths ...string) {
 		}
 		t.Errorf("%s: figures or blocks differ from what the runs give now (make docs rewrites them; read the diff)\n%s", path, firstDiff(string(src), out))
 	}
-	for name := range p.figs {
+	for name := range p.Figs {
 		if !p.used[name] {
 			t.Errorf("figure %s is computed but no doc shows it", name)
 		}
 	}
-	for name := range p.blocks {
+	for name := range p.Blocks {
 		if !p.used[name] {
 			t.Errorf("block %s is computed but no doc shows it", name)
 		}
 	}
 }
 
-func (p *docParts) mine(name string) bool { return strings.HasPrefix(name, p.owner+".") }
+func (p *Parts) mine(name string) bool { return strings.HasPrefix(name, p.Owner+".") }
 
 // render returns doc with the owner's markers filled from p.
-func (p *docParts) render(path, doc string) (string, error) {
+func (p *Parts) render(path, doc string) (string, error) {
 	var errs []string
 	lines := strings.SplitAfter(doc, "\n")
 	var b strings.Builder
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		if m := genRE.FindStringSubmatch(strings.TrimRight(l, "\n")); m != nil && p.mine(m[1]) {
-			body, ok := p.blocks[m[1]]
+			body, ok := p.Blocks[m[1]]
 			if !ok {
 				errs = append(errs, fmt.Sprintf("%s:%d: no block %s", path, i+1, m[1]))
 			}
@@ -116,13 +119,13 @@ func (p *docParts) render(path, doc string) (string, error) {
 			i = end
 			continue
 		}
-		if m := copyRE.FindStringSubmatch(strings.TrimRight(l, "\n")); m != nil && m[1] == p.owner {
-			got, err := os.ReadFile(filepath.Join(p.srcRoot, m[2]))
+		if m := copyRE.FindStringSubmatch(strings.TrimRight(l, "\n")); m != nil && m[1] == p.Owner {
+			got, err := os.ReadFile(filepath.Join(p.SrcRoot, m[2]))
 			dst := filepath.Join(filepath.Dir(path), m[3])
 			switch {
 			case err != nil:
 				errs = append(errs, fmt.Sprintf("%s:%d: %v", path, i+1, err))
-			case *update:
+			case p.Update:
 				if err := os.WriteFile(dst, got, 0o644); err != nil {
 					errs = append(errs, err.Error())
 				}
@@ -137,7 +140,7 @@ func (p *docParts) render(path, doc string) (string, error) {
 			if !p.mine(m[1]) {
 				return s
 			}
-			v, ok := p.figs[m[1]]
+			v, ok := p.Figs[m[1]]
 			if !ok {
 				errs = append(errs, fmt.Sprintf("%s:%d: no figure %s", path, i+1, m[1]))
 				return s
@@ -162,19 +165,4 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return fmt.Sprintf("the doc has %d lines, the run's %d", len(al), len(bl))
-}
-
-// TestMarkers checks the marker engine on a small document.
-func TestMarkers(t *testing.T) {
-	doc := "a <!--fig x.one-->1<!--/fig--> and <!--fig y.two-->2<!--/fig-->\n<!--gen x.block-->\n```\nold\n```\n"
-	p := &docParts{owner: "x", figs: map[string]string{"x.one": "11"}, blocks: map[string]string{"x.block": "new\n"}, used: map[string]bool{}}
-	got, err := p.render("doc.md", doc)
-	want := "a <!--fig x.one-->11<!--/fig--> and <!--fig y.two-->2<!--/fig-->\n<!--gen x.block-->\n```\nnew\n```\n"
-	if err != nil || got != want {
-		t.Errorf("got %q, %v; want %q", got, err, want)
-	}
-	p = &docParts{owner: "x", figs: map[string]string{}, used: map[string]bool{}}
-	if _, err := p.render("doc.md", doc); err == nil {
-		t.Error("a marker with no figure was accepted")
-	}
 }

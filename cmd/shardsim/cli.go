@@ -46,48 +46,36 @@ func exitCode(err error) int {
 	return 1
 }
 
-const usageText = `shardsim simulates a sharded database cluster and shows where load concentrates.
-
-Usage:
-  shardsim run [SCENARIO] [flags]   run every variant (default scenario: %s)
-  shardsim list                     list the built-in scenarios
-  shardsim validate FILE...         check scenario files without running them
-  shardsim explain [SCENARIO]       predicted routing, fan-out and load per variant, without simulating
-  shardsim sweep [SCENARIO] --vary KEY=V1,V2,...   run the cartesian product of varied keys
-  shardsim capacity [SCENARIO] --slo STREAM:p99<50ms  the largest load multiple meeting the SLOs
-  shardsim version                  print the version
-
-SCENARIO is a path to a .toml file or the name of a built-in scenario.
-Run 'shardsim run --help' for the flags.
-`
-
 // run is the whole command line as a function, so tests can call it.
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, usageText, scenarios.Default)
+		writeGeneralHelp(stderr)
 		return usagef("no command given")
 	}
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "run":
-		return cmdRun(rest, stdout, stderr)
-	case "list":
-		return cmdList(rest, stdout)
-	case "validate":
-		return cmdValidate(rest, stdout, stderr)
-	case "explain":
-		return cmdExplain(rest, stdout, stderr)
-	case "sweep":
-		return cmdSweep(rest, stdout, stderr)
-	case "capacity":
-		return cmdCapacity(rest, stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintf(stdout, "shardsim %s (%s)\n", version, goVersion())
-		return nil
+	switch name, rest := args[0], args[1:]; name {
+	case "--version":
+		return lookup("version").execute(rest, stdout, stderr)
 	case "help", "-h", "--help":
-		fmt.Fprintf(stdout, usageText, scenarios.Default)
+		if len(rest) == 0 {
+			writeGeneralHelp(stdout)
+			return nil
+		}
+		c := lookup(rest[0])
+		switch {
+		case c == nil:
+			return unknownCommand(rest[0])
+		case len(rest) > 1:
+			return usagef("help takes one command (got %s); see 'shardsim --help'", strings.Join(rest, " "))
+		}
+		fs, _, _ := c.flagSet()
+		c.writeHelp(stdout, fs)
 		return nil
 	default:
-		return usagef("unknown command %q (want run, list, validate, explain, sweep, capacity or version)", cmd)
+		c := lookup(name)
+		if c == nil {
+			return unknownCommand(name)
+		}
+		return c.execute(rest, stdout, stderr)
 	}
 }
 
@@ -173,38 +161,16 @@ func (c *common) options() (scenarios.Options, error) {
 	return opts, nil
 }
 
-func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
-	return fs
-}
-
-func parseFlags(fs *pflag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	return nil
-}
-
-func cmdRun(args []string, stdout, stderr io.Writer) error {
-	var c common
-	fs := newFlagSet("run", stderr)
+func setupRun(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	c := new(common)
 	c.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim run [SCENARIO] [flags]\n\nRuns every variant of SCENARIO (a .toml path or a built-in name; default %s).\n\nFlags:\n%s", scenarios.Default, fs.FlagUsages())
-	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+	return func(stdout, stderr io.Writer) error { return runScenario(fs, c, stdout, stderr) }
+}
+
+// runScenario is the run command, once its flags are parsed.
+func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if fs.NArg() > 1 {
-		return usagef("run takes one scenario (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
+		return argsError("run", "run takes one scenario (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
 	}
 	ref := scenarios.Default
 	if fs.NArg() == 1 {
@@ -392,10 +358,16 @@ func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool) []repor
 	})
 }
 
-func cmdList(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
-		return usagef("list takes no arguments")
+func setupList(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	return func(stdout, _ io.Writer) error {
+		if fs.NArg() > 0 {
+			return argsError("list", "list takes no arguments")
+		}
+		return listBuiltins(stdout)
 	}
+}
+
+func listBuiltins(stdout io.Writer) error {
 	for _, name := range scenarios.BuiltinNames() {
 		sc, err := scenarios.Load(name, scenarios.Options{})
 		if err != nil {
@@ -417,18 +389,16 @@ func firstSentence(s string) string {
 	return s[:end]
 }
 
-func cmdValidate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("validate", stderr)
-	var sets []string
-	fs.StringArrayVar(&sets, "set", nil, "override a scenario key: KEY=VALUE (repeatable)")
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+func setupValidate(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	sets := new([]string)
+	fs.StringArrayVar(sets, "set", nil, "override a scenario key: KEY=VALUE (repeatable)")
+	return func(stdout, stderr io.Writer) error { return validate(fs, *sets, stdout, stderr) }
+}
+
+// validate is the validate command, once its flags are parsed.
+func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
-		return usagef("validate needs at least one scenario file")
+		return argsError("validate", "validate needs at least one scenario file")
 	}
 	bad := 0
 	for _, f := range fs.Args() {
@@ -448,26 +418,21 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func cmdExplain(args []string, stdout, stderr io.Writer) error {
-	var c common
-	fs := newFlagSet("explain", stderr)
+func setupExplain(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	c := new(common)
 	fs.StringVarP(&c.format, "format", "f", "text", "text, markdown or json")
 	fs.StringArrayVar(&c.sets, "set", nil, "override a scenario key: KEY=VALUE (repeatable)")
 	fs.StringArrayVar(&c.variants, "variant", nil, "explain only this variant (repeatable)")
 	fs.Int64Var(&c.seed, "seed", -1, "random seed (default: the scenario's)")
 	fs.StringVar(&c.duration, "duration", "", "simulated time (default: the scenario's)")
 	c.flags = fs
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim explain [SCENARIO] [flags]\n\nShows per variant the key design, shards per node, each stream's fan-out, and the\noffered load of every shard and node by the utilization law, before any simulation:\nthe mean with the run's routing, the peak with the routing of the peak's window. Each\nnode is listed with its cores and shards; a warning names a node that holds two or more\nshards predicted to make it hot.\n\nFlags:\n%s", fs.FlagUsages())
-	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+	return func(stdout, stderr io.Writer) error { return explain(fs, c, stdout, stderr) }
+}
+
+// explain is the explain command, once its flags are parsed.
+func explain(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if fs.NArg() > 1 {
-		return usagef("explain takes one scenario (got %d)", fs.NArg())
+		return argsError("explain", "explain takes one scenario (got %d)", fs.NArg())
 	}
 	if c.format == "csv" {
 		return usagef("--format csv: explain writes text, markdown or json")
@@ -504,4 +469,14 @@ func cmdExplain(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s).\n",
 		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(spec.MaxRequests))
 	return nil
+}
+
+func setupVersion(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	return func(stdout, _ io.Writer) error {
+		if fs.NArg() > 0 {
+			return argsError("version", "version takes no arguments")
+		}
+		fmt.Fprintf(stdout, "shardsim %s (%s)\n", version, goVersion())
+		return nil
+	}
 }

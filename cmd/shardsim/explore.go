@@ -41,7 +41,7 @@ func (e *exploreFlags) register(fs *pflag.FlagSet) {
 // config checks the flags and builds the sweep configuration.
 func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, error) {
 	if fs.NArg() > 1 {
-		return sweep.Config{}, usagef("%s takes one scenario (got %d)", what, fs.NArg())
+		return sweep.Config{}, argsError(what, "%s takes one scenario (got %d)", what, fs.NArg())
 	}
 	opts, err := e.options()
 	if err != nil {
@@ -110,25 +110,25 @@ func progress(stderr io.Writer, quiet bool, what string) (func(done, total int),
 	}
 }
 
-func cmdSweep(args []string, stdout, stderr io.Writer) error {
-	var e exploreFlags
-	fs := newFlagSet("sweep", stderr)
+// setupExplore registers the flags of sweep or capacity (kind) and returns the command.
+func setupExplore(fs *pflag.FlagSet, kind string) func(stdout, stderr io.Writer) error {
+	e := new(exploreFlags)
 	e.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim sweep [SCENARIO] --vary KEY=V1,V2,... [--vary ...] [flags]\n\nRuns every combination of the varied keys, for every variant, with --replications\nseeds each, in parallel; writes sweep.csv, sweep.json and charts of p99 and fan-out\nagainst the first varied key. Streams are addressed by name: streams.NAME.rate.\n\nFlags:\n%s", fs.FlagUsages())
+	if kind == "sweep" {
+		return func(stdout, stderr io.Writer) error { return runSweep(fs, e, stdout, stderr) }
 	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+	require := fs.String("require", "mean", "with replications, the answer: mean (each SLO's statistic averaged over the replications is under its bound) or all (every replication meets every SLO)")
+	return func(stdout, stderr io.Writer) error { return runCapacity(fs, e, *require, stdout, stderr) }
+}
+
+// runSweep is the sweep command, once its flags are parsed.
+func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) error {
 	c, err := e.config(fs, "sweep")
 	if err != nil {
 		return err
 	}
 	if len(c.Axes) == 0 {
-		return usagef("sweep needs at least one --vary KEY=V1,V2,...")
+		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
 	}
 	var rows []sweep.Row
 	out, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
@@ -232,27 +232,14 @@ func scenarioName(c sweep.Config, stderr io.Writer) string {
 	return sc.Name
 }
 
-func cmdCapacity(args []string, stdout, stderr io.Writer) error {
-	var e exploreFlags
-	var require string
-	fs := newFlagSet("capacity", stderr)
-	e.register(fs)
-	fs.StringVar(&require, "require", "mean", "with replications, the answer: mean (each SLO's statistic averaged over the replications is under its bound) or all (every replication meets every SLO)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim capacity [SCENARIO] --slo 'STREAM:p99<50ms' [--slo ...] [flags]\n\nFinds, per variant, the largest multiple of all the scenario's rates (load_factor) at\nwhich every SLO holds and errors stay under --max-errors, by bisection to 1%%. With\n--replications R it also searches each seed alone (the answer's spread) and the\nmultiple every seed meets, then checks the answer at a fresh seed. With\n--vary cluster.nodes=4,8,12 it answers \"how many nodes for this load\".\n\nFlags:\n%s", fs.FlagUsages())
-	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+// runCapacity is the capacity command, once its flags are parsed.
+func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, stderr io.Writer) error {
 	c, err := e.config(fs, "capacity")
 	if err != nil {
 		return err
 	}
 	if len(c.SLOs) == 0 {
-		return usagef("capacity needs at least one --slo 'STREAM:p99<50ms'")
+		return argsError("capacity", "capacity needs at least one --slo 'STREAM:p99<50ms'")
 	}
 	cc := sweep.CapacityConfig{Config: c, SLOs: c.SLOs, MaxErrors: c.MaxErrors, Tolerance: 0.01}
 	cc.Config.SLOs = nil

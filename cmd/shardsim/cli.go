@@ -99,20 +99,41 @@ type common struct {
 	flags                 *pflag.FlagSet // the command's flags, to tell a given --seed from the default
 }
 
-func (c *common) register(fs *pflag.FlagSet) {
-	c.flags = fs
-	fs.StringVarP(&c.out, "out", "o", "", "output directory (default out/<scenario-name>)")
+// register adds the flags of the commands that run scenarios; outDefault is the output
+// directory used without -o, as the help shows it.
+func (c *common) register(fs *pflag.FlagSet, outDefault string) {
+	textVar(fs, &c.out, "out", "o", "dir", "output directory")
+	showDefault(fs, "out", outDefault)
 	fs.StringVarP(&c.format, "format", "f", "text", "what goes to stdout: text, markdown, json or csv")
-	fs.Int64Var(&c.seed, "seed", -1, "random seed (default: the scenario's)")
-	fs.StringVar(&c.duration, "duration", "", "simulated time, e.g. 30m (default: the scenario's)")
-	fs.StringArrayVar(&c.sets, "set", nil, "override a scenario key: KEY=VALUE, VALUE in TOML syntax (repeatable)")
-	fs.StringArrayVar(&c.variants, "variant", nil, "run only this variant (repeatable)")
+	c.registerScenario(fs, "run only this variant")
 	fs.IntVarP(&c.parallel, "parallel", "j", runtime.NumCPU(), "variants run at once")
+	showDefault(fs, "parallel", "the number of CPUs")
 	fs.BoolVar(&c.noCharts, "no-charts", false, "write no charts")
 	fs.StringVar(&c.chartFormat, "chart-format", "png", "chart files: png or svg")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
 	fs.BoolVar(&c.force, "force", false, "write into an output directory that holds another scenario's results")
-	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file (for `go tool pprof`)")
+	textVar(fs, &c.cpuprofile, "cpuprofile", "", "file", "write a CPU profile of the command to this file, for go tool pprof")
+}
+
+// registerScenario adds the flags that change the scenario itself: --seed, --duration, --set
+// and --variant (whose help starts with selects).
+func (c *common) registerScenario(fs *pflag.FlagSet, selects string) {
+	c.flags = fs
+	fs.Int64Var(&c.seed, "seed", -1, "random seed")
+	showDefault(fs, "seed", "the scenario's")
+	textVar(fs, &c.duration, "duration", "", "duration", "simulated time, e.g. 30m")
+	showDefault(fs, "duration", "the scenario's")
+	listVar(fs, &c.sets, "set", "key=value", "override a scenario key, the value in TOML syntax; variants[NAME].KEY or variants[INDEX].KEY changes one variant (repeatable)")
+	listVar(fs, &c.variants, "variant", "name", selects+": its name, a prefix unique to it, or its index from 0 (repeatable)")
+}
+
+// defaultOutDir is the output directory without -o: out/NAME for run, out/NAME-KIND for
+// sweep and capacity (kind).
+func defaultOutDir(name, kind string) string {
+	if kind != "" {
+		name += "-" + kind
+	}
+	return filepath.Join("out", name)
 }
 
 // startCPUProfile starts the CPU profile --cpuprofile asks for, and returns the function
@@ -163,7 +184,7 @@ func (c *common) options() (scenarios.Options, error) {
 
 func setupRun(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	c := new(common)
-	c.register(fs)
+	c.register(fs, defaultOutDir("<scenario-name>", ""))
 	return func(stdout, stderr io.Writer) error { return runScenario(fs, c, stdout, stderr) }
 }
 
@@ -187,7 +208,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	printNotes(stderr, sc)
 	dir := c.out
 	if dir == "" {
-		dir = filepath.Join("out", sc.Name)
+		dir = defaultOutDir(sc.Name, "")
 	}
 	out, err := claimOut(dir, sc.Name, c.force)
 	if err != nil {
@@ -391,7 +412,7 @@ func firstSentence(s string) string {
 
 func setupValidate(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	sets := new([]string)
-	fs.StringArrayVar(sets, "set", nil, "override a scenario key: KEY=VALUE (repeatable)")
+	listVar(fs, sets, "set", "key=value", "override a scenario key, the value in TOML syntax (repeatable)")
 	return func(stdout, stderr io.Writer) error { return validate(fs, *sets, stdout, stderr) }
 }
 
@@ -420,12 +441,8 @@ func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error 
 
 func setupExplain(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	c := new(common)
-	fs.StringVarP(&c.format, "format", "f", "text", "text, markdown or json")
-	fs.StringArrayVar(&c.sets, "set", nil, "override a scenario key: KEY=VALUE (repeatable)")
-	fs.StringArrayVar(&c.variants, "variant", nil, "explain only this variant (repeatable)")
-	fs.Int64Var(&c.seed, "seed", -1, "random seed (default: the scenario's)")
-	fs.StringVar(&c.duration, "duration", "", "simulated time (default: the scenario's)")
-	c.flags = fs
+	fs.StringVarP(&c.format, "format", "f", "text", "what goes to stdout: text, markdown or json")
+	c.registerScenario(fs, "explain only this variant")
 	return func(stdout, stderr io.Writer) error { return explain(fs, c, stdout, stderr) }
 }
 

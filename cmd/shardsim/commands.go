@@ -37,7 +37,7 @@ var commands = []*command{
 		examples: []string{
 			"shardsim run black-friday",
 			"shardsim run quickstart --variant uniform --duration 1m -f markdown",
-			"shardsim run quickstart --set cluster.nodes=12 --set 'keyspace.key=[\"row_id\"]' -o out/quickstart-12",
+			"shardsim run quickstart --set cluster.cores=4 --set 'warmup=\"1m\"' -o out/quickstart-4-cores",
 		},
 		setup: setupRun,
 	},

@@ -29,12 +29,13 @@ type exploreFlags struct {
 	maxErrors    string
 }
 
-func (e *exploreFlags) register(fs *pflag.FlagSet) {
-	e.common.register(fs)
-	fs.StringArrayVar(&e.vary, "vary", nil, "vary a key over values: KEY=V1,V2,... (repeatable: the cartesian product)")
+// register adds the flags of sweep or capacity (kind).
+func (e *exploreFlags) register(fs *pflag.FlagSet, kind string) {
+	e.common.register(fs, defaultOutDir("<scenario-name>", kind))
+	listVar(fs, &e.vary, "vary", "key=v1,v2,...", "vary a key over these values (repeatable: every combination runs)")
 	fs.IntVarP(&e.replications, "replications", "r", 1, "runs per point and variant, with seeds seed, seed+1, ...")
 	fs.IntVar(&e.maxRuns, "max-runs", sweep.DefaultMaxRuns, "refuse more than this many runs (points x variants x replications)")
-	fs.StringArrayVar(&e.slos, "slo", nil, "an objective, quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
+	listVar(fs, &e.slos, "slo", "objective", "quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
 	fs.StringVar(&e.maxErrors, "max-errors", "0.1%", "largest acceptable share of failed requests, over every cause (rejected, throttled, timed out, limited), judged with the SLOs")
 }
 
@@ -113,7 +114,7 @@ func progress(stderr io.Writer, quiet bool, what string) (func(done, total int),
 // setupExplore registers the flags of sweep or capacity (kind) and returns the command.
 func setupExplore(fs *pflag.FlagSet, kind string) func(stdout, stderr io.Writer) error {
 	e := new(exploreFlags)
-	e.register(fs)
+	e.register(fs, kind)
 	if kind == "sweep" {
 		return func(stdout, stderr io.Writer) error { return runSweep(fs, e, stdout, stderr) }
 	}
@@ -190,7 +191,7 @@ func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, ru
 	name = scenarioName(c, stderr)
 	dir := e.out
 	if dir == "" {
-		dir = filepath.Join("out", name+"-"+kind)
+		dir = defaultOutDir(name, kind)
 	}
 	if out, err = claimOut(dir, name+" "+kind, e.force); err != nil {
 		return nil, "", err

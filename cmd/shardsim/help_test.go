@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestCommandHelp: every command's --help, -h and "shardsim help CMD" print the same help
@@ -38,6 +40,54 @@ func TestCommandHelp(t *testing.T) {
 		if code, out, _ := call(t, args...); code != 0 || out != general {
 			t.Errorf("shardsim %s: exit %d, and its output is not the general help's", args[0], code)
 		}
+	}
+}
+
+// TestFlagHelp checks every flag of every command as its help shows it: no backquote
+// (pflag takes a backquoted word for the argument's name), no default stated in the usage
+// string (pflag adds its own, so it would show twice), and the default shown is the one
+// the command uses: the flag's value before parsing, except for the flags whose zero value
+// stands for something the help says in words.
+func TestFlagHelp(t *testing.T) {
+	words := map[string]string{
+		"run --out":           "out/<scenario-name>",
+		"sweep --out":         "out/<scenario-name>-sweep",
+		"capacity --out":      "out/<scenario-name>-capacity",
+		"--seed":              "the scenario's", // -1 until --seed is given
+		"--duration":          "the scenario's", // "" until --duration is given
+		"run --parallel":      "the number of CPUs",
+		"sweep --parallel":    "the number of CPUs",
+		"capacity --parallel": "the number of CPUs",
+	}
+	for _, c := range commands {
+		fs, _, _ := c.flagSet()
+		fs.VisitAll(func(f *pflag.Flag) {
+			name := c.name + " --" + f.Name
+			if strings.Contains(f.Usage, "`") {
+				t.Errorf("%s: a backquote in %q", name, f.Usage)
+			}
+			if strings.Contains(f.Usage, "default") {
+				t.Errorf("%s: the usage %q states a default; set the flag's DefValue", name, f.Usage)
+			}
+			want, ok := words[name]
+			if !ok {
+				want, ok = words["--"+f.Name]
+			}
+			if !ok {
+				want = f.Value.String()
+			}
+			if f.DefValue != want {
+				t.Errorf("%s: help shows the default %q, want %q", name, f.DefValue, want)
+			}
+		})
+		for _, line := range strings.Split(fs.FlagUsages(), "\n") {
+			if strings.Count(line, "(default") > 1 {
+				t.Errorf("%s: two defaults in %q", c.name, line)
+			}
+		}
+	}
+	if got := defaultOutDir("orders", "capacity"); got != "out/orders-capacity" {
+		t.Errorf("defaultOutDir = %q", got)
 	}
 }
 

@@ -108,6 +108,16 @@ var commands = []*command{
 	},
 }
 
+// exitStatuses are what Main returns, for the help and docs/cli.md.
+var exitStatuses = []struct {
+	code    int
+	meaning string
+}{
+	{0, "success, and help asked for (--help, -h, shardsim help)"},
+	{1, "a failure while running: an interrupted run, a file that could not be written"},
+	{2, "a usage or scenario error: an unknown command or flag, a bad value, a scenario that does not load"},
+}
+
 const generalHelp = `shardsim simulates a sharded database cluster and shows where load concentrates.
 
 Usage: shardsim COMMAND [ARGUMENTS] [flags]
@@ -116,7 +126,9 @@ Commands:
 %s
 SCENARIO is a path to a .toml file or the name of a built-in scenario (see shardsim list).
 Run 'shardsim COMMAND --help' for a command's flags and examples.
-`
+
+Exit status:
+%s`
 
 // writeGeneralHelp writes the list of commands.
 func writeGeneralHelp(w io.Writer) {
@@ -130,11 +142,14 @@ func writeGeneralHelp(w io.Writer) {
 	for _, l := range lines {
 		width = max(width, len(l.left))
 	}
-	var b strings.Builder
+	var list, exits strings.Builder
 	for _, l := range lines {
-		fmt.Fprintf(&b, "  %-*s  %s\n", width, l.left, l.right)
+		fmt.Fprintf(&list, "  %-*s  %s\n", width, l.left, l.right)
 	}
-	fmt.Fprintf(w, generalHelp, b.String())
+	for _, e := range exitStatuses {
+		fmt.Fprintf(&exits, "  %d  %s\n", e.code, e.meaning)
+	}
+	fmt.Fprintf(w, generalHelp, list.String(), exits.String())
 }
 
 // flagSet builds the command's flags, --help last, and returns them with the function that

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -56,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "--version":
 		return lookup("version").execute(rest, stdout, stderr)
 	case "help", "-h", "--help":
-		if len(rest) == 0 {
+		if len(rest) == 0 || len(rest) == 1 && slices.Contains([]string{"help", "-h", "--help"}, rest[0]) {
 			writeGeneralHelp(stdout)
 			return nil
 		}

@@ -36,9 +36,9 @@ func TestCommandHelp(t *testing.T) {
 			t.Errorf("the general help does not list %s:\n%s", c.name, general)
 		}
 	}
-	for _, args := range [][]string{{"--help"}, {"-h"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help", "help"}, {"help", "--help"}} {
 		if code, out, _ := call(t, args...); code != 0 || out != general {
-			t.Errorf("shardsim %s: exit %d, and its output is not the general help's", args[0], code)
+			t.Errorf("shardsim %s: exit %d, and its output is not the general help's", strings.Join(args, " "), code)
 		}
 	}
 }

@@ -532,10 +532,13 @@ func selectVariants(file string, names, want []string) (map[int]bool, error) {
 		return nil, nil
 	}
 	if len(names) == 0 {
-		if len(want) == 1 && want[0] == "base" {
-			return nil, nil
+		// The one design answers to what a variant would: "base", its index 0 or a prefix.
+		for _, w := range want {
+			if _, err := pickVariant([]string{"base"}, w); err != nil {
+				return nil, fmt.Errorf("%s: --variant %q: the scenario has no [[variants]] (its one design is 0 \"base\")", file, w)
+			}
 		}
-		return nil, fmt.Errorf("%s: --variant %q: the scenario has no [[variants]] (its one design is \"base\")", file, want[0])
+		return nil, nil
 	}
 	sel := map[int]bool{}
 	for _, w := range want {
@@ -548,7 +551,9 @@ func selectVariants(file string, names, want []string) (map[int]bool, error) {
 	return sel, nil
 }
 
-// pickVariant finds a variant by exact name, by index, or by a prefix of one name only.
+// pickVariant finds a variant by exact name, by index (from 0, as in variants[INDEX].KEY),
+// or by a prefix of one name only, in that order: "1" is the second variant even when a
+// name begins with 1. --variant in every command and variants[...] in --set use it.
 func pickVariant(names []string, want string) (int, error) {
 	if i := slices.Index(names, want); i >= 0 {
 		return i, nil
@@ -558,7 +563,7 @@ func pickVariant(names []string, want string) (int, error) {
 	}
 	var hits []int
 	for i, n := range names {
-		if strings.HasPrefix(n, want) {
+		if want != "" && strings.HasPrefix(n, want) { // "" would be a prefix of every name
 			hits = append(hits, i)
 		}
 	}

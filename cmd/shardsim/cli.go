@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,48 +47,36 @@ func exitCode(err error) int {
 	return 1
 }
 
-const usageText = `shardsim simulates a sharded database cluster and shows where load concentrates.
-
-Usage:
-  shardsim run [SCENARIO] [flags]   run every variant (default scenario: %s)
-  shardsim list                     list the built-in scenarios
-  shardsim validate FILE...         check scenario files without running them
-  shardsim explain [SCENARIO]       predicted routing, fan-out and load per variant, without simulating
-  shardsim sweep [SCENARIO] --vary KEY=V1,V2,...   run the cartesian product of varied keys
-  shardsim capacity [SCENARIO] --slo STREAM:p99<50ms  the largest load multiple meeting the SLOs
-  shardsim version                  print the version
-
-SCENARIO is a path to a .toml file or the name of a built-in scenario.
-Run 'shardsim run --help' for the flags.
-`
-
 // run is the whole command line as a function, so tests can call it.
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, usageText, scenarios.Default)
+		writeGeneralHelp(stderr)
 		return usagef("no command given")
 	}
-	switch cmd, rest := args[0], args[1:]; cmd {
-	case "run":
-		return cmdRun(rest, stdout, stderr)
-	case "list":
-		return cmdList(rest, stdout)
-	case "validate":
-		return cmdValidate(rest, stdout, stderr)
-	case "explain":
-		return cmdExplain(rest, stdout, stderr)
-	case "sweep":
-		return cmdSweep(rest, stdout, stderr)
-	case "capacity":
-		return cmdCapacity(rest, stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintf(stdout, "shardsim %s (%s)\n", version, goVersion())
-		return nil
+	switch name, rest := args[0], args[1:]; name {
+	case "--version":
+		return lookup("version").execute(rest, stdout, stderr)
 	case "help", "-h", "--help":
-		fmt.Fprintf(stdout, usageText, scenarios.Default)
+		if len(rest) == 0 || len(rest) == 1 && slices.Contains([]string{"help", "-h", "--help"}, rest[0]) {
+			writeGeneralHelp(stdout)
+			return nil
+		}
+		c := lookup(rest[0])
+		switch {
+		case c == nil:
+			return unknownCommand(rest[0])
+		case len(rest) > 1:
+			return usagef("help takes one command (got %s); see 'shardsim --help'", strings.Join(rest, " "))
+		}
+		fs, _, _ := c.flagSet()
+		c.writeHelp(stdout, fs)
 		return nil
 	default:
-		return usagef("unknown command %q (want run, list, validate, explain, sweep, capacity or version)", cmd)
+		c := lookup(name)
+		if c == nil {
+			return unknownCommand(name)
+		}
+		return c.execute(rest, stdout, stderr)
 	}
 }
 
@@ -111,20 +100,41 @@ type common struct {
 	flags                 *pflag.FlagSet // the command's flags, to tell a given --seed from the default
 }
 
-func (c *common) register(fs *pflag.FlagSet) {
-	c.flags = fs
-	fs.StringVarP(&c.out, "out", "o", "", "output directory (default out/<scenario-name>)")
+// register adds the flags of the commands that run scenarios; outDefault is the output
+// directory used without -o, as the help shows it.
+func (c *common) register(fs *pflag.FlagSet, outDefault string) {
+	textVar(fs, &c.out, "out", "o", "dir", "output directory")
+	showDefault(fs, "out", outDefault)
 	fs.StringVarP(&c.format, "format", "f", "text", "what goes to stdout: text, markdown, json or csv")
-	fs.Int64Var(&c.seed, "seed", -1, "random seed (default: the scenario's)")
-	fs.StringVar(&c.duration, "duration", "", "simulated time, e.g. 30m (default: the scenario's)")
-	fs.StringArrayVar(&c.sets, "set", nil, "override a scenario key: KEY=VALUE, VALUE in TOML syntax (repeatable)")
-	fs.StringArrayVar(&c.variants, "variant", nil, "run only this variant (repeatable)")
+	c.registerScenario(fs, "run only this variant")
 	fs.IntVarP(&c.parallel, "parallel", "j", runtime.NumCPU(), "variants run at once")
+	showDefault(fs, "parallel", "the number of CPUs")
 	fs.BoolVar(&c.noCharts, "no-charts", false, "write no charts")
 	fs.StringVar(&c.chartFormat, "chart-format", "png", "chart files: png or svg")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
 	fs.BoolVar(&c.force, "force", false, "write into an output directory that holds another scenario's results")
-	fs.StringVar(&c.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to this file (for `go tool pprof`)")
+	textVar(fs, &c.cpuprofile, "cpuprofile", "", "file", "write a CPU profile of the command to this file, for go tool pprof")
+}
+
+// registerScenario adds the flags that change the scenario itself: --seed, --duration, --set
+// and --variant (whose help starts with selects).
+func (c *common) registerScenario(fs *pflag.FlagSet, selects string) {
+	c.flags = fs
+	fs.Int64Var(&c.seed, "seed", -1, "random seed")
+	showDefault(fs, "seed", "the scenario's")
+	textVar(fs, &c.duration, "duration", "", "duration", "simulated time, e.g. 30m")
+	showDefault(fs, "duration", "the scenario's")
+	listVar(fs, &c.sets, "set", "key=value", "override a scenario key, the value in TOML syntax; variants[NAME].KEY or variants[INDEX].KEY changes one variant (repeatable)")
+	listVar(fs, &c.variants, "variant", "name", selects+": its name, a prefix unique to it, or its index from 0 (repeatable)")
+}
+
+// defaultOutDir is the output directory without -o: out/NAME for run, out/NAME-KIND for
+// sweep and capacity (kind).
+func defaultOutDir(name, kind string) string {
+	if kind != "" {
+		name += "-" + kind
+	}
+	return filepath.Join("out", name)
 }
 
 // startCPUProfile starts the CPU profile --cpuprofile asks for, and returns the function
@@ -173,38 +183,16 @@ func (c *common) options() (scenarios.Options, error) {
 	return opts, nil
 }
 
-func newFlagSet(name string, stderr io.Writer) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SortFlags = false
-	return fs
+func setupRun(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	c := new(common)
+	c.register(fs, defaultOutDir("<scenario-name>", ""))
+	return func(stdout, stderr io.Writer) error { return runScenario(fs, c, stdout, stderr) }
 }
 
-func parseFlags(fs *pflag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	return nil
-}
-
-func cmdRun(args []string, stdout, stderr io.Writer) error {
-	var c common
-	fs := newFlagSet("run", stderr)
-	c.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim run [SCENARIO] [flags]\n\nRuns every variant of SCENARIO (a .toml path or a built-in name; default %s).\n\nFlags:\n%s", scenarios.Default, fs.FlagUsages())
-	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+// runScenario is the run command, once its flags are parsed.
+func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if fs.NArg() > 1 {
-		return usagef("run takes one scenario (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
+		return argsError("run", "run takes one scenario (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
 	}
 	ref := scenarios.Default
 	if fs.NArg() == 1 {
@@ -221,7 +209,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	printNotes(stderr, sc)
 	dir := c.out
 	if dir == "" {
-		dir = filepath.Join("out", sc.Name)
+		dir = defaultOutDir(sc.Name, "")
 	}
 	out, err := claimOut(dir, sc.Name, c.force)
 	if err != nil {
@@ -392,10 +380,16 @@ func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool) []repor
 	})
 }
 
-func cmdList(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
-		return usagef("list takes no arguments")
+func setupList(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	return func(stdout, _ io.Writer) error {
+		if fs.NArg() > 0 {
+			return argsError("list", "list takes no arguments")
+		}
+		return listBuiltins(stdout)
 	}
+}
+
+func listBuiltins(stdout io.Writer) error {
 	for _, name := range scenarios.BuiltinNames() {
 		sc, err := scenarios.Load(name, scenarios.Options{})
 		if err != nil {
@@ -417,18 +411,16 @@ func firstSentence(s string) string {
 	return s[:end]
 }
 
-func cmdValidate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("validate", stderr)
-	var sets []string
-	fs.StringArrayVar(&sets, "set", nil, "override a scenario key: KEY=VALUE (repeatable)")
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+func setupValidate(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	sets := new([]string)
+	listVar(fs, sets, "set", "key=value", "override a scenario key, the value in TOML syntax (repeatable)")
+	return func(stdout, stderr io.Writer) error { return validate(fs, *sets, stdout, stderr) }
+}
+
+// validate is the validate command, once its flags are parsed.
+func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
-		return usagef("validate needs at least one scenario file")
+		return argsError("validate", "validate needs at least one scenario file")
 	}
 	bad := 0
 	for _, f := range fs.Args() {
@@ -448,26 +440,17 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func cmdExplain(args []string, stdout, stderr io.Writer) error {
-	var c common
-	fs := newFlagSet("explain", stderr)
-	fs.StringVarP(&c.format, "format", "f", "text", "text, markdown or json")
-	fs.StringArrayVar(&c.sets, "set", nil, "override a scenario key: KEY=VALUE (repeatable)")
-	fs.StringArrayVar(&c.variants, "variant", nil, "explain only this variant (repeatable)")
-	fs.Int64Var(&c.seed, "seed", -1, "random seed (default: the scenario's)")
-	fs.StringVar(&c.duration, "duration", "", "simulated time (default: the scenario's)")
-	c.flags = fs
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim explain [SCENARIO] [flags]\n\nShows per variant the key design, shards per node, each stream's fan-out, and the\noffered load of every shard and node by the utilization law, before any simulation:\nthe mean with the run's routing, the peak with the routing of the peak's window. Each\nnode is listed with its cores and shards; a warning names a node that holds two or more\nshards predicted to make it hot.\n\nFlags:\n%s", fs.FlagUsages())
-	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+func setupExplain(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	c := new(common)
+	fs.StringVarP(&c.format, "format", "f", "text", "what goes to stdout: text, markdown or json")
+	c.registerScenario(fs, "explain only this variant")
+	return func(stdout, stderr io.Writer) error { return explain(fs, c, stdout, stderr) }
+}
+
+// explain is the explain command, once its flags are parsed.
+func explain(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if fs.NArg() > 1 {
-		return usagef("explain takes one scenario (got %d)", fs.NArg())
+		return argsError("explain", "explain takes one scenario (got %d)", fs.NArg())
 	}
 	if c.format == "csv" {
 		return usagef("--format csv: explain writes text, markdown or json")
@@ -504,4 +487,14 @@ func cmdExplain(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s).\n",
 		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(spec.MaxRequests))
 	return nil
+}
+
+func setupVersion(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	return func(stdout, _ io.Writer) error {
+		if fs.NArg() > 0 {
+			return argsError("version", "version takes no arguments")
+		}
+		fmt.Fprintf(stdout, "shardsim %s (%s)\n", version, goVersion())
+		return nil
+	}
 }

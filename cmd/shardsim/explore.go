@@ -29,19 +29,20 @@ type exploreFlags struct {
 	maxErrors    string
 }
 
-func (e *exploreFlags) register(fs *pflag.FlagSet) {
-	e.common.register(fs)
-	fs.StringArrayVar(&e.vary, "vary", nil, "vary a key over values: KEY=V1,V2,... (repeatable: the cartesian product)")
+// register adds the flags of sweep or capacity (kind).
+func (e *exploreFlags) register(fs *pflag.FlagSet, kind string) {
+	e.common.register(fs, defaultOutDir("<scenario-name>", kind))
+	listVar(fs, &e.vary, "vary", "key=v1,v2,...", "vary a key over these values (repeatable: every combination runs)")
 	fs.IntVarP(&e.replications, "replications", "r", 1, "runs per point and variant, with seeds seed, seed+1, ...")
 	fs.IntVar(&e.maxRuns, "max-runs", sweep.DefaultMaxRuns, "refuse more than this many runs (points x variants x replications)")
-	fs.StringArrayVar(&e.slos, "slo", nil, "an objective, quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
+	listVar(fs, &e.slos, "slo", "objective", "quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
 	fs.StringVar(&e.maxErrors, "max-errors", "0.1%", "largest acceptable share of failed requests, over every cause (rejected, throttled, timed out, limited), judged with the SLOs")
 }
 
 // config checks the flags and builds the sweep configuration.
 func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, error) {
 	if fs.NArg() > 1 {
-		return sweep.Config{}, usagef("%s takes one scenario (got %d)", what, fs.NArg())
+		return sweep.Config{}, argsError(what, "%s takes one scenario (got %d)", what, fs.NArg())
 	}
 	opts, err := e.options()
 	if err != nil {
@@ -110,25 +111,25 @@ func progress(stderr io.Writer, quiet bool, what string) (func(done, total int),
 	}
 }
 
-func cmdSweep(args []string, stdout, stderr io.Writer) error {
-	var e exploreFlags
-	fs := newFlagSet("sweep", stderr)
-	e.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim sweep [SCENARIO] --vary KEY=V1,V2,... [--vary ...] [flags]\n\nRuns every combination of the varied keys, for every variant, with --replications\nseeds each, in parallel; writes sweep.csv, sweep.json and charts of p99 and fan-out\nagainst the first varied key. Streams are addressed by name: streams.NAME.rate.\n\nFlags:\n%s", fs.FlagUsages())
+// setupExplore registers the flags of sweep or capacity (kind) and returns the command.
+func setupExplore(fs *pflag.FlagSet, kind string) func(stdout, stderr io.Writer) error {
+	e := new(exploreFlags)
+	e.register(fs, kind)
+	if kind == "sweep" {
+		return func(stdout, stderr io.Writer) error { return runSweep(fs, e, stdout, stderr) }
 	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+	require := fs.String("require", "mean", "with replications, the answer: mean (each SLO's statistic averaged over the replications is under its bound) or all (every replication meets every SLO)")
+	return func(stdout, stderr io.Writer) error { return runCapacity(fs, e, *require, stdout, stderr) }
+}
+
+// runSweep is the sweep command, once its flags are parsed.
+func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) error {
 	c, err := e.config(fs, "sweep")
 	if err != nil {
 		return err
 	}
 	if len(c.Axes) == 0 {
-		return usagef("sweep needs at least one --vary KEY=V1,V2,...")
+		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
 	}
 	var rows []sweep.Row
 	out, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
@@ -190,7 +191,7 @@ func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, ru
 	name = scenarioName(c, stderr)
 	dir := e.out
 	if dir == "" {
-		dir = filepath.Join("out", name+"-"+kind)
+		dir = defaultOutDir(name, kind)
 	}
 	if out, err = claimOut(dir, name+" "+kind, e.force); err != nil {
 		return nil, "", err
@@ -232,27 +233,14 @@ func scenarioName(c sweep.Config, stderr io.Writer) string {
 	return sc.Name
 }
 
-func cmdCapacity(args []string, stdout, stderr io.Writer) error {
-	var e exploreFlags
-	var require string
-	fs := newFlagSet("capacity", stderr)
-	e.register(fs)
-	fs.StringVar(&require, "require", "mean", "with replications, the answer: mean (each SLO's statistic averaged over the replications is under its bound) or all (every replication meets every SLO)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: shardsim capacity [SCENARIO] --slo 'STREAM:p99<50ms' [--slo ...] [flags]\n\nFinds, per variant, the largest multiple of all the scenario's rates (load_factor) at\nwhich every SLO holds and errors stay under --max-errors, by bisection to 1%%. With\n--replications R it also searches each seed alone (the answer's spread) and the\nmultiple every seed meets, then checks the answer at a fresh seed. With\n--vary cluster.nodes=4,8,12 it answers \"how many nodes for this load\".\n\nFlags:\n%s", fs.FlagUsages())
-	}
-	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+// runCapacity is the capacity command, once its flags are parsed.
+func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, stderr io.Writer) error {
 	c, err := e.config(fs, "capacity")
 	if err != nil {
 		return err
 	}
 	if len(c.SLOs) == 0 {
-		return usagef("capacity needs at least one --slo 'STREAM:p99<50ms'")
+		return argsError("capacity", "capacity needs at least one --slo 'STREAM:p99<50ms'")
 	}
 	cc := sweep.CapacityConfig{Config: c, SLOs: c.SLOs, MaxErrors: c.MaxErrors, Tolerance: 0.01}
 	cc.Config.SLOs = nil

@@ -51,6 +51,10 @@ func TestDocCommands(t *testing.T) {
 			if c, ok := strings.CutPrefix(strings.TrimSpace(l), "exec shardsim "); ok {
 				covered = append(covered, strings.Join(splitScript(c), "\x00"))
 			}
+			// A command the shell would expand (a glob) is run expanded, and named so.
+			if c, ok := strings.CutPrefix(strings.TrimSpace(l), "# covers: "); ok {
+				covered = append(covered, strings.Join(splitScript(c), "\x00"))
+			}
 		}
 	}
 	// The full black-friday run is TestBlackFridayTour's; console blocks are TestDocs'.
@@ -109,7 +113,7 @@ type docCommand struct {
 	console bool
 }
 
-var placeholder = regexp.MustCompile(`\b(SCENARIO|KEY|STREAM|FILE)\b|\[--`)
+var placeholder = regexp.MustCompile(`\b(SCENARIO|KEY|STREAM|FILE)\b|\[--|\[flags\]`)
 
 // docCommands returns the shardsim commands in path's fenced blocks.
 func docCommands(t *testing.T, path string) []docCommand {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shardsim/shardsim/internal/docmark"
@@ -27,18 +30,21 @@ func TestBlackFridayTour(t *testing.T) {
 	}
 	readme, _ := filepath.Abs("../../README.md")
 	tour, _ := filepath.Abs("../../docs/tour-black-friday.md")
-	t.Chdir(t.TempDir())
-	var runOut, explainOut, explainJSON, errb bytes.Buffer
-	if code := Main([]string{"run", "black-friday"}, &runOut, &errb); code != 0 {
-		t.Fatalf("shardsim run black-friday: exit %d: %s", code, errb.String())
+	startBlackFriday() // started by TestMain already, unless this test runs alone
+	<-blackFriday.done
+	t.Cleanup(func() { os.RemoveAll(blackFriday.root) })
+	if blackFriday.err != nil {
+		t.Fatal(blackFriday.err)
 	}
+	var explainOut, explainJSON, errb bytes.Buffer
+	runOut := &blackFriday.stdout
 	if code := Main([]string{"explain", "black-friday"}, &explainOut, &errb); code != 0 {
 		t.Fatalf("shardsim explain black-friday: exit %d: %s", code, errb.String())
 	}
 	if code := Main([]string{"explain", "black-friday", "-f", "json"}, &explainJSON, &errb); code != 0 {
 		t.Fatalf("shardsim explain black-friday -f json: exit %d: %s", code, errb.String())
 	}
-	dir := filepath.Join("out", "black-friday")
+	dir := filepath.Join(blackFriday.root, "out", "black-friday")
 	var sum report.Summary
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err == nil {
@@ -167,7 +173,52 @@ func TestBlackFridayTour(t *testing.T) {
 		"bf.run-before":     runExcerpt(t, runOut.String()),
 		"bf.explain-before": explainExcerpt(t, explainOut.String()),
 	}
-	docmark.Apply(t, &docmark.Parts{Owner: "bf", Figs: figs, Blocks: blocks, SrcRoot: ".", Update: *update}, readme, tour)
+	docmark.Apply(t, &docmark.Parts{Owner: "bf", Figs: figs, Blocks: blocks, SrcRoot: blackFriday.root, Update: *update}, readme, tour)
+}
+
+// blackFriday is `shardsim run black-friday`, written to root/out/black-friday, the
+// directory the command writes to from root.
+var blackFriday struct {
+	once   sync.Once
+	done   chan struct{}
+	root   string
+	stdout bytes.Buffer
+	err    error
+}
+
+// startBlackFriday starts the run once, in the background, unless -short or -run leaves
+// TestBlackFridayTour out.
+func startBlackFriday() {
+	blackFriday.once.Do(func() {
+		blackFriday.done = make(chan struct{})
+		if !flag.Parsed() {
+			flag.Parse()
+		}
+		if f := flag.Lookup("test.run"); testing.Short() || f != nil && f.Value.String() != "" && !matches(f.Value.String(), "TestBlackFridayTour") {
+			close(blackFriday.done)
+			blackFriday.err = fmt.Errorf("the black-friday run was not started")
+			return
+		}
+		go func() {
+			defer close(blackFriday.done)
+			root, err := os.MkdirTemp("", "shardsim-tour-")
+			if err != nil {
+				blackFriday.err = err
+				return
+			}
+			blackFriday.root = root
+			var errb bytes.Buffer
+			if code := Main([]string{"run", "black-friday", "-o", filepath.Join(root, "out", "black-friday")}, &blackFriday.stdout, &errb); code != 0 {
+				blackFriday.err = fmt.Errorf("shardsim run black-friday: exit %d: %s", code, errb.String())
+			}
+		}()
+	})
+}
+
+// matches reports whether the -run pattern selects the top-level test name.
+func matches(pattern, name string) bool {
+	re, err := regexp.Compile(strings.SplitN(pattern, "/", 2)[0])
+	return err != nil || re.MatchString(name)
 }
 
 // blackFridayStory checks that the run tells the outage's story.

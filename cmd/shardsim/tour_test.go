@@ -378,17 +378,20 @@ func columns(head []string) map[string]int {
 	return m
 }
 
-// fmtLatency writes a latency for prose: "2.6 ms", "55 ms", "8.1 s"; "-" when absent.
+// fmtLatency writes a latency for prose with three significant digits: "2.61 ms", "59.4 ms",
+// "247 ms", "8.1 s"; "-" when absent.
 func fmtLatency(ms *float64) string {
 	switch {
 	case ms == nil:
 		return "-"
 	case *ms >= 1000:
 		return fmt.Sprintf("%.1f s", *ms/1000)
-	case *ms >= 10:
+	case *ms >= 100:
 		return fmt.Sprintf("%.0f ms", *ms)
+	case *ms >= 10:
+		return fmt.Sprintf("%.1f ms", *ms)
 	}
-	return fmt.Sprintf("%.1f ms", *ms)
+	return fmt.Sprintf("%.2f ms", *ms)
 }
 
 // fmtCount writes a count with thousands separators: "1,000".

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shardsim/shardsim/internal/docmark"
+	"github.com/shardsim/shardsim/report"
+)
+
+// TestMitigationsDoc runs the commands docs/mitigations.md quotes figures from (celebrity,
+// flash-sale, celebrity with followers, iot-timeseries with load splits: a few seconds
+// together) and checks every such figure (make docs rewrites them).
+func TestMitigationsDoc(t *testing.T) {
+	doc, _ := filepath.Abs("../../docs/mitigations.md")
+	root := t.TempDir()
+	run := func(name string, args ...string) (*report.Summary, string) {
+		t.Helper()
+		dir := filepath.Join(root, name)
+		var out, errb bytes.Buffer
+		if code := Main(append(args, "-q", "--no-charts", "-o", dir), &out, &errb); code != 0 {
+			t.Fatalf("shardsim %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+		}
+		var s report.Summary
+		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &s)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &s, dir
+	}
+	variant := func(s *report.Summary, name string) *report.VariantSummary {
+		for i := range s.Variants {
+			if s.Variants[i].Name == name {
+				return &s.Variants[i]
+			}
+		}
+		t.Fatalf("%s: no variant %q", s.Scenario, name)
+		return nil
+	}
+	stream := func(v *report.VariantSummary, name string) *report.StreamSummary {
+		for i := range v.Streams {
+			if v.Streams[i].Name == name {
+				return &v.Streams[i]
+			}
+		}
+		t.Fatalf("%s: no stream %q", v.Name, name)
+		return nil
+	}
+	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+	figs := map[string]string{}
+
+	// Celebrity: the cache variants against the plain design.
+	cel, celDir := run("celebrity", "run", "celebrity")
+	base, noSF, sf, copies := variant(cel, "hash(user_id), 16 shards"), variant(cel, "cache, no single-flight"),
+		variant(cel, "cache with single-flight"), variant(cel, "hot-key copies (celebrity x 4)")
+	figs["mit.cel.share"] = pct(base.HotKeys[0].Keys[0].Share)
+	for name, v := range map[string]*report.VariantSummary{"base": base, "nosf": noSF, "sf": sf} {
+		view := stream(v, "view_profile")
+		figs["mit.cel."+name+".hot"] = pct(v.Skew.HottestLoad)
+		figs["mit.cel."+name+".view_p99"] = fmtLatency(view.Latency.P99)
+		figs["mit.cel."+name+".comment_p99"] = fmtLatency(stream(v, "post_comment").Latency.P99)
+		if name == "base" {
+			figs["mit.cel.base.backend"] = fmtCount(float64(view.Offered))
+			continue
+		}
+		figs["mit.cel."+name+".hit"] = pct(view.Cache.HitRatio)
+		figs["mit.cel."+name+".backend"] = fmtCount(float64(view.Cache.BackendReads))
+		figs["mit.cel."+name+".joined"] = fmtCount(float64(view.Cache.Joined))
+	}
+	figs["mit.cel.saved"] = fmtCount(float64(stream(noSF, "view_profile").Cache.BackendReads - stream(sf, "view_profile").Cache.BackendReads))
+	figs["mit.cel.base.peak"] = pct(base.Skew.PeakHottestLoad)
+	figs["mit.cel.nosf.peak"] = pct(noSF.Skew.PeakHottestLoad)
+	// Hot-key copies: the view p99 and the hottest shard against the plain design, the
+	// comments' fan-out, and the shards the copies landed on in the busiest window.
+	figs["mit.copies.view_p99"] = fmtLatency(stream(copies, "view_profile").Latency.P99)
+	figs["mit.copies.hot"] = pct(copies.Skew.HottestLoad)
+	c := stream(copies, "post_comment")
+	figs["mit.copies.fanout"] = fmt.Sprintf("%.2f", c.Fanout.Mean)
+	figs["mit.copies.fanout_max"] = strconv.Itoa(c.Fanout.Max)
+	figs["mit.copies.comment_p99"] = fmtLatency(c.Latency.P99)
+	top := topShards(t, filepath.Join(celDir, "shards.csv"), copies.Name, copies.Skew.PeakWindow, 4)
+	figs["mit.copies.bars"] = fmt.Sprintf("%.0f-%.0f%%", 100*top[len(top)-1].load, 100*top[0].load)
+	sort.Slice(top, func(i, j int) bool { return top[i].shard < top[j].shard })
+	figs["mit.copies.shards"] = fmt.Sprintf("%d, %d, %d and %d", top[0].shard, top[1].shard, top[2].shard, top[3].shard)
+
+	// Flash sale.
+	fs, fsDir := run("flash-sale", "run", "flash-sale")
+	for name, vn := range map[string]string{"nosf": "cache, no single-flight", "sf": "cache with single-flight",
+		"jitter": "single-flight + 20% TTL jitter", "swr": "single-flight + stale-while-revalidate"} {
+		v := variant(fs, vn)
+		view := stream(v, "view_product")
+		figs["mit.fs."+name+".backend"] = fmtCount(float64(view.Cache.BackendReads))
+		figs["mit.fs."+name+".view_p99"] = fmtLatency(view.Latency.P99)
+		figs["mit.fs."+name+".stock_p99"] = fmtLatency(stream(v, "update_stock").Latency.P99)
+		kinds := []string{}
+		for _, d := range v.Diagnosis {
+			kinds = append(kinds, "`"+d.Kind+"`")
+		}
+		if len(kinds) == 0 {
+			kinds = []string{"none"}
+		}
+		figs["mit.fs."+name+".diagnosis"] = strings.Join(kinds, ", ")
+	}
+	wave, waveAt := maxBackend(t, filepath.Join(fsDir, "streams.csv"), "cache, no single-flight", "view_product", "10:00:05")
+	figs["mit.fs.wave"] = fmtCount(wave)
+	figs["mit.fs.wave_at"] = waveAt
+	jit, _ := maxBackend(t, filepath.Join(fsDir, "streams.csv"), "single-flight + 20% TTL jitter", "view_product", "10:00:05")
+	figs["mit.fs.jitter_max"] = fmtCount(jit)
+
+	// Followers on celebrity's first design.
+	rep, _ := run("replicas", "run", "celebrity", "--variant", "hash(user_id), 16 shards", "--set", "cluster.replicas=2",
+		"--set", "cluster.read_from=any", "--set", "cluster.apply_cost=0.2ms")
+	rv := &rep.Variants[0]
+	figs["mit.rep.view_p99"] = fmtLatency(stream(rv, "view_profile").Latency.P99)
+	figs["mit.rep.shard12"] = pct(rv.Shards[12].Utilization)
+	for _, n := range []int{12, 13, 14} {
+		figs[fmt.Sprintf("mit.rep.node%d", n)] = pct(rv.Nodes[n].Utilization)
+	}
+
+	// Splits by load on the raw time key.
+	iot, _ := run("iot", "run", "iot-timeseries", "--variant", "ts, range, split by load")
+	iv := &iot.Variants[0]
+	var splits, moves []report.EventSummary
+	for _, e := range iv.Events {
+		switch e.Kind {
+		case "split":
+			splits = append(splits, e)
+		case "move":
+			moves = append(moves, e)
+		}
+	}
+	if len(splits) < 2 || len(moves) == 0 {
+		t.Fatalf("iot-timeseries: %d splits and %d moves, want several", len(splits), len(moves))
+	}
+	figs["mit.iot.splits"] = strconv.Itoa(len(splits))
+	figs["mit.iot.first"] = strconv.Itoa(*splits[0].Shard)
+	figs["mit.iot.last"] = strconv.Itoa(*splits[len(splits)-1].Shard + 1)
+	figs["mit.iot.last_at"] = splits[len(splits)-1].At
+	figs["mit.iot.move_after"] = fmt.Sprintf("%.0f s", moves[0].AtS-splits[0].AtS)
+	figs["mit.iot.gini"] = fmt.Sprintf("%.2f", iv.Skew.NodeSpread.Gini)
+	figs["mit.iot.peak_shard"] = strconv.Itoa(iv.Skew.PeakHottestShard)
+	figs["mit.iot.peak"] = pct(iv.Skew.PeakHottestLoad)
+	figs["mit.iot.peak_window"] = iv.Skew.PeakWindow
+	nodes := map[string]bool{}
+	for _, m := range moves {
+		nodes[m.Message[strings.LastIndex(m.Message, " ")+1:]] = true
+	}
+	figs["mit.iot.nodes"] = strconv.Itoa(len(nodes))
+
+	docmark.Apply(t, &docmark.Parts{Owner: "mit", Figs: figs, Update: *update}, doc)
+}
+
+type shardLoad struct {
+	shard int
+	load  float64
+}
+
+// topShards returns the n busiest shards of a variant in one window, from shards.csv,
+// busiest first.
+func topShards(t *testing.T, path, variant, window string, n int) []shardLoad {
+	recs := readCSV(t, path)
+	col := columns(recs[0])
+	var out []shardLoad
+	for _, r := range recs[1:] {
+		if r[col["variant"]] != variant || r[col["window_start"]] != window {
+			continue
+		}
+		s, _ := strconv.Atoi(r[col["shard"]])
+		u, _ := strconv.ParseFloat(r[col["utilization"]], 64)
+		out = append(out, shardLoad{s, u})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].load > out[j].load })
+	if len(out) < n {
+		t.Fatalf("%s: %d shards in window %s of %s, want %d", path, len(out), window, variant, n)
+	}
+	return out[:n]
+}
+
+// maxBackend is the most backend reads of a stream in one window from the window from on,
+// and that window's start, from streams.csv.
+func maxBackend(t *testing.T, path, variant, stream, from string) (float64, string) {
+	recs := readCSV(t, path)
+	col := columns(recs[0])
+	best, at := -1.0, ""
+	for _, r := range recs[1:] {
+		if r[col["variant"]] != variant || r[col["stream"]] != stream || r[col["window_start"]] < from {
+			continue
+		}
+		if x, err := strconv.ParseFloat(r[col["backend_reads"]], 64); err == nil && x > best {
+			best, at = x, r[col["window_start"]]
+		}
+	}
+	return best, at
+}

@@ -9,54 +9,28 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/report"
 )
 
-// TestMitigationsDoc runs the commands docs/mitigations.md quotes figures from (celebrity,
-// flash-sale, celebrity with followers, iot-timeseries with load splits: a few seconds
-// together) and checks every such figure (make docs rewrites them).
-func TestMitigationsDoc(t *testing.T) {
+// TestDocFigures runs the commands whose figures docs/mitigations.md and docs/detection.md
+// quote (built-ins of a few seconds each, each run once for both) and checks every such
+// figure and quoted diagnosis (make docs rewrites them).
+func TestDocFigures(t *testing.T) {
+	runs := &runCache{root: t.TempDir(), m: map[string]*docRunResult{}}
+	t.Run("mitigations", func(t *testing.T) { mitigationsDoc(t, runs) })
+	t.Run("detection", func(t *testing.T) { detectionDoc(t, runs) })
+}
+
+// mitigationsDoc checks docs/mitigations.md's figures.
+func mitigationsDoc(t *testing.T, runs *runCache) {
 	doc, _ := filepath.Abs("../../docs/mitigations.md")
-	root := t.TempDir()
-	run := func(name string, args ...string) (*report.Summary, string) {
-		t.Helper()
-		dir := filepath.Join(root, name)
-		var out, errb bytes.Buffer
-		if code := Main(append(args, "-q", "--no-charts", "-o", dir), &out, &errb); code != 0 {
-			t.Fatalf("shardsim %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
-		}
-		var s report.Summary
-		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-		if err == nil {
-			err = json.Unmarshal(b, &s)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return &s, dir
-	}
-	variant := func(s *report.Summary, name string) *report.VariantSummary {
-		for i := range s.Variants {
-			if s.Variants[i].Name == name {
-				return &s.Variants[i]
-			}
-		}
-		t.Fatalf("%s: no variant %q", s.Scenario, name)
-		return nil
-	}
-	stream := func(v *report.VariantSummary, name string) *report.StreamSummary {
-		for i := range v.Streams {
-			if v.Streams[i].Name == name {
-				return &v.Streams[i]
-			}
-		}
-		t.Fatalf("%s: no stream %q", v.Name, name)
-		return nil
-	}
-	pct := func(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+	run := func(name string, args ...string) (*report.Summary, string) { return runs.run(t, args...) }
+	variant := func(s *report.Summary, name string) *report.VariantSummary { return variantOf(t, s, name) }
+	stream := func(v *report.VariantSummary, name string) *report.StreamSummary { return streamOf(t, v, name) }
 	figs := map[string]string{}
 
 	// Celebrity: the cache variants against the plain design.
@@ -201,4 +175,84 @@ func maxBackend(t *testing.T, path, variant, stream, from string) (float64, stri
 		}
 	}
 	return best, at
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+// runCache holds the runs the doc tests make, each made once: args -> result.
+type runCache struct {
+	sync.Mutex
+	root string
+	m    map[string]*docRunResult
+}
+
+type docRunResult struct {
+	once sync.Once
+	sum  report.Summary
+	dir  string
+	err  error
+}
+
+// run runs shardsim args (a run command) with -q, --no-charts and its own output directory
+// under c.root, once, and returns its summary and directory.
+func (c *runCache) run(t *testing.T, args ...string) (*report.Summary, string) {
+	t.Helper()
+	k := strings.Join(args, "\x00")
+	c.Lock()
+	r, ok := c.m[k]
+	if !ok {
+		r = &docRunResult{dir: filepath.Join(c.root, strconv.Itoa(len(c.m)))}
+		c.m[k] = r
+	}
+	c.Unlock()
+	r.once.Do(func() {
+		var out, errb bytes.Buffer
+		if code := Main(append(append([]string(nil), args...), "-q", "--no-charts", "-o", r.dir), &out, &errb); code != 0 {
+			r.err = fmt.Errorf("shardsim %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(r.dir, "summary.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &r.sum)
+		}
+		r.err = err
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return &r.sum, r.dir
+}
+
+func variantOf(t *testing.T, s *report.Summary, name string) *report.VariantSummary {
+	t.Helper()
+	for i := range s.Variants {
+		if s.Variants[i].Name == name {
+			return &s.Variants[i]
+		}
+	}
+	t.Fatalf("%s: no variant %q", s.Scenario, name)
+	return nil
+}
+
+func streamOf(t *testing.T, v *report.VariantSummary, name string) *report.StreamSummary {
+	t.Helper()
+	for i := range v.Streams {
+		if v.Streams[i].Name == name {
+			return &v.Streams[i]
+		}
+	}
+	t.Fatalf("%s: no stream %q", v.Name, name)
+	return nil
+}
+
+// diagnosisOf returns the variant's diagnosis of kind about subject ("" for any).
+func diagnosisOf(t *testing.T, v *report.VariantSummary, kind, subject string) *report.Diagnosis {
+	t.Helper()
+	for i := range v.Diagnosis {
+		if d := &v.Diagnosis[i]; d.Kind == kind && (subject == "" || d.Subject == subject) {
+			return d
+		}
+	}
+	t.Fatalf("%s: no %s diagnosis about %q in %+v", v.Name, kind, subject, v.Diagnosis)
+	return nil
 }

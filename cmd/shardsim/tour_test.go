@@ -90,6 +90,9 @@ func TestBlackFridayTour(t *testing.T) {
 	figs["bf.before.p99_200_at"] = p200.At
 	figs["bf.before.p99_1500_at"] = p1500.At
 	figs["bf.before.p99_lag"] = fmt.Sprintf("%.0f minutes", (p200.AtS-hot.AtS)/60)
+	figs["bf.before.hot_detected"] = fmt.Sprintf("%g", hot.DetectedAfterS)
+	figs["bf.before.hot_detection"] = hot.Detection
+	figs["bf.before.p99_200_detected"] = fmt.Sprintf("%g", p200.DetectedAfterS)
 	figs["bf.before.errors_at"] = errs.At
 	figs["bf.before.peak_window"] = before.Skew.PeakWindow
 	figs["bf.before.rejected"] = fmt.Sprintf("%.1f million", float64(before.Streams[0].Rejected)/1e6)
@@ -173,7 +176,13 @@ func TestBlackFridayTour(t *testing.T) {
 		"bf.run-before":     runExcerpt(t, runOut.String()),
 		"bf.explain-before": explainExcerpt(t, explainOut.String()),
 	}
-	docmark.Apply(t, &docmark.Parts{Owner: "bf", Figs: figs, Blocks: blocks, SrcRoot: blackFriday.root, Update: *update}, readme, tour)
+	for _, d := range before.Diagnosis {
+		if d.Kind == "monotonic_key" {
+			blocks["bf.monotonic-rows"] = d.Message
+		}
+	}
+	detection, _ := filepath.Abs("../../docs/detection.md")
+	docmark.Apply(t, &docmark.Parts{Owner: "bf", Figs: figs, Blocks: blocks, SrcRoot: blackFriday.root, Update: *update}, readme, tour, detection)
 }
 
 // blackFriday is `shardsim run black-friday`, written to root/out/black-friday, the

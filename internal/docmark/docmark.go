@@ -7,6 +7,7 @@
 //
 //	a figure inline:  <!--fig bf.before.p99-->8.1 s<!--/fig-->
 //	a fenced block:   <!--gen bf.run-before--> on the line before the block's fence
+//	a block quote:    <!--gen det.hot-key--> on the line before its first "> " line
 //	an image:         <!--copy bf out/black-friday/shard-load.png images/black-friday-shard-load.png-->
 //
 // A test computes its figures and blocks from its runs and calls Apply: what the doc says
@@ -94,6 +95,21 @@ func (p *Parts) render(path, doc string) (string, error) {
 				errs = append(errs, fmt.Sprintf("%s:%d: no block %s", path, i+1, m[1]))
 			}
 			p.used[m[1]] = true
+			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], ">") {
+				// A block quote: its lines are replaced by the text, wrapped.
+				end := i + 1
+				for end < len(lines) && strings.HasPrefix(lines[end], ">") {
+					end++
+				}
+				b.WriteString(l)
+				if ok {
+					b.WriteString(Quote(body, 90))
+				} else {
+					b.WriteString(strings.Join(lines[i+1:end], ""))
+				}
+				i = end - 1
+				continue
+			}
 			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
 				errs = append(errs, fmt.Sprintf("%s:%d: a fenced block must follow <!--gen %s-->", path, i+1, m[1]))
 				b.WriteString(l)
@@ -165,4 +181,19 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return fmt.Sprintf("the doc has %d lines, the run's %d", len(al), len(bl))
+}
+
+// Quote writes text as a Markdown block quote, its words wrapped at width columns.
+func Quote(text string, width int) string {
+	var b strings.Builder
+	line := ">"
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > width && line != ">" {
+			b.WriteString(line + "\n")
+			line = ">"
+		}
+		line += " " + w
+	}
+	b.WriteString(line + "\n")
+	return b.String()
 }

@@ -16,3 +16,16 @@ func TestMarkers(t *testing.T) {
 		t.Error("a marker with no figure was accepted")
 	}
 }
+
+// A block quote is rewritten whole, wrapped.
+func TestQuote(t *testing.T) {
+	doc := "x\n<!--gen q.a-->\n> old text\n> more\n\ny\n"
+	p := &Parts{Owner: "q", Blocks: map[string]string{"q.a": "one two three four"}, used: map[string]bool{}}
+	got, err := p.render("doc.md", doc)
+	if q := Quote("one two three four", 10); q != "> one two\n> three\n> four\n" {
+		t.Errorf("Quote: %q", q)
+	}
+	if err != nil || got != "x\n<!--gen q.a-->\n> one two three four\n\ny\n" {
+		t.Errorf("got %q, %v", got, err)
+	}
+}

@@ -23,11 +23,13 @@ func TestDocFigures(t *testing.T) {
 	runs := &runCache{root: t.TempDir(), m: map[string]*docRunResult{}}
 	t.Run("mitigations", func(t *testing.T) { mitigationsDoc(t, runs) })
 	t.Run("detection", func(t *testing.T) { detectionDoc(t, runs) })
+	t.Run("readme", func(t *testing.T) { readmeDoc(t, runs) })
 }
 
 // mitigationsDoc checks docs/mitigations.md's figures.
 func mitigationsDoc(t *testing.T, runs *runCache) {
 	doc, _ := filepath.Abs("../../docs/mitigations.md")
+	readme, _ := filepath.Abs("../../README.md")
 	run := func(name string, args ...string) (*report.Summary, string) { return runs.run(t, args...) }
 	variant := func(s *report.Summary, name string) *report.VariantSummary { return variantOf(t, s, name) }
 	stream := func(v *report.VariantSummary, name string) *report.StreamSummary { return streamOf(t, v, name) }
@@ -131,7 +133,7 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 	}
 	figs["mit.iot.nodes"] = strconv.Itoa(len(nodes))
 
-	docmark.Apply(t, &docmark.Parts{Owner: "mit", Figs: figs, Update: *update}, doc)
+	docmark.Apply(t, &docmark.Parts{Owner: "mit", Figs: figs, Update: *update}, doc, readme)
 }
 
 type shardLoad struct {
@@ -255,4 +257,31 @@ func diagnosisOf(t *testing.T, v *report.VariantSummary, kind, subject string) *
 	}
 	t.Fatalf("%s: no %s diagnosis about %q in %+v", v.Name, kind, subject, v.Diagnosis)
 	return nil
+}
+
+// readmeDoc checks the README's explain figures: quickstart's hot shard, predicted and run.
+func readmeDoc(t *testing.T, runs *runCache) {
+	readme, _ := filepath.Abs("../../README.md")
+	var out, errb bytes.Buffer
+	if code := Main([]string{"explain", "quickstart", "-f", "json"}, &out, &errb); code != 0 {
+		t.Fatalf("shardsim explain quickstart: exit %d: %s", code, errb.String())
+	}
+	var ex struct {
+		Variants []struct {
+			Shards []struct{ Peak float64 }
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &ex); err != nil {
+		t.Fatal(err)
+	}
+	hot := 0.0
+	for _, s := range ex.Variants[0].Shards {
+		hot = max(hot, s.Peak)
+	}
+	qs, _ := runs.run(t, "run", "quickstart")
+	run := qs.Variants[0].Skew.HottestLoad
+	if d := hot - run; d > 0.02 || d < -0.02 {
+		t.Errorf("quickstart: explain predicts the hot shard at %.3f, the run measures %.3f", hot, run)
+	}
+	docmark.Apply(t, &docmark.Parts{Owner: "qs", Figs: map[string]string{"qs.explain_hot": pct(hot), "qs.run_hot": pct(run)}, Update: *update}, readme)
 }

@@ -28,10 +28,11 @@ test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 
-# The docs' console blocks and the charts they show, rewritten from fresh runs; read the
-# diff before committing it. make test fails while they differ.
+# The docs' generated parts (console blocks, figures, excerpts, charts), rewritten from
+# fresh runs by the tests that check them; read the diff before committing it. make test
+# fails while they differ.
 docs:
-	$(GO) test -count=1 -run '^(TestDocs|TestBlackFridayTour)$$' ./cmd/shardsim -update
+	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 ./cmd/shardsim ./sim
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDecode$$' -fuzztime $(FUZZTIME) ./internal/tomlx/

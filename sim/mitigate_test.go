@@ -5,8 +5,10 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -176,6 +178,10 @@ func TestCacheHitRatioChe(t *testing.T) {
 	if ratio > 1-0.95*p[0]/mass {
 		t.Errorf("hot shard's reads fell only to %.4f of the uncached; the hot key alone is %.4f of them", ratio, p[0]/mass)
 	}
+	docFigures(t, "che", map[string]string{
+		"che.hit": fmt.Sprintf("%.4f", got), "che.reads": docmark.Count(s.Offered), "che.want": fmt.Sprintf("%.4f", want),
+		"che.ratio": fmt.Sprintf("%.4f", ratio), "che.miss": fmt.Sprintf("%.4f", miss/mass),
+	})
 }
 
 // ---- 2. stampede, single-flight, stale-while-revalidate ----
@@ -230,10 +236,14 @@ func TestCacheStampede(t *testing.T) {
 	if exp != 4 {
 		t.Fatalf("test set-up: %d expiries, want 4", exp)
 	}
+	figs := map[string]string{}
+	defer func() { docFigures(t, "stampede", figs) }()
 	t.Run("no single-flight", func(t *testing.T) {
 		r := Run(stampedeModel(false, 0))
 		conserve(t, r)
 		s := &r.Streams[0]
+		figs["stampede.nosf.backend"] = docmark.Count(s.BackendReads)
+		figs["stampede.nosf.per_expiry"] = fmt.Sprintf("%.0f", float64(s.BackendReads)/float64(exp+1))
 		t.Logf("backend reads %d for %d expiries + 1 initial miss; per window %v", s.BackendReads, exp, winBackend(s))
 		if s.BackendReads <= int64(2*(exp+1)) {
 			t.Errorf("backend reads %d, want a stampede: more than 2 per expiry (%d expiries + 1)", s.BackendReads, exp)
@@ -251,6 +261,8 @@ func TestCacheStampede(t *testing.T) {
 		r := Run(stampedeModel(true, 0))
 		conserve(t, r)
 		s := &r.Streams[0]
+		figs["stampede.sf.backend"] = docmark.Count(s.BackendReads)
+		figs["stampede.sf.joined"] = docmark.Count(s.CacheJoined)
 		t.Logf("backend reads %d, joined %d, hits %d of %d; per window %v", s.BackendReads, s.CacheJoined, s.CacheHits, s.Offered, winBackend(s))
 		if s.BackendReads != int64(exp+1) {
 			t.Errorf("backend reads %d, want exactly %d (1 initial miss + %d expiries)", s.BackendReads, exp+1, exp)
@@ -271,6 +283,9 @@ func TestCacheStampede(t *testing.T) {
 		r := Run(stampedeModel(true, 500*Millisecond))
 		conserve(t, r)
 		s := &r.Streams[0]
+		figs["stampede.swr.backend"] = docmark.Count(s.BackendReads)
+		figs["stampede.swr.stale"] = docmark.Count(s.CacheStale)
+		figs["stampede.swr.joined"] = docmark.Count(s.CacheJoined)
 		t.Logf("backend reads %d, hits %d (stale %d), joined %d of %d", s.BackendReads, s.CacheHits, s.CacheStale, s.CacheJoined, s.Offered)
 		// Only the reads during the very first fill (nothing to serve yet) join it.
 		if s.CacheHits != s.Offered-1-s.CacheJoined {
@@ -473,11 +488,23 @@ func retryModel(timeout Time) *Model {
 // With a 3 ms timeout some attempts time out, and the node still serves them: Ops >
 // Completed (wasted work).
 func TestRetriesUnderOverload(t *testing.T) {
+	retryFigs := map[string]string{}
+	defer func() { docFigures(t, "retries", retryFigs) }()
 	for _, timeout := range []Time{0, 3 * Millisecond} {
 		t.Run(fmt.Sprintf("timeout=%v", timeout), func(t *testing.T) {
 			r := Run(retryModel(timeout))
 			conserve(t, r)
 			s := &r.Streams[0]
+			k := "retries.none"
+			if timeout > 0 {
+				k = "retries.short"
+			}
+			retryFigs[k+".offered"] = docmark.Count(s.Offered)
+			retryFigs[k+".attempts"] = fmt.Sprintf("%s (%.2fx)", docmark.Count(s.Attempts), float64(s.Attempts)/float64(s.Offered))
+			retryFigs[k+".completed"] = docmark.Count(s.Completed)
+			retryFigs[k+".rejected"] = docmark.Count(s.Rejected)
+			retryFigs[k+".timed_out"] = docmark.Count(s.TimedOut)
+			retryFigs[k+".ops"] = docmark.Count(r.Shards[0].Ops)
 			t.Logf("offered %d, attempts %d (x%.2f), retries %d, completed %d, rejected %d, timed out %d, node ops %d",
 				s.Offered, s.Attempts, float64(s.Attempts)/float64(s.Offered), s.Retries, s.Completed, s.Rejected, s.TimedOut, r.Shards[0].Ops)
 			if s.Retries != s.Attempts-s.Offered {
@@ -657,6 +684,8 @@ func TestSplitByLoad(t *testing.T) {
 		}
 	}
 	t.Logf("last window: busiest shard %d (parent %d, created %v), load %.2f", busiest, r.Shards[busiest].Parent, r.Shards[busiest].Created, r.ShardUtilization(last, busiest))
+	docFigures(t, "splitload", map[string]string{"splitload.shards": fmt.Sprint(nS), "splitload.splits": fmt.Sprint(splits),
+		"splitload.busiest": fmt.Sprint(busiest), "splitload.load": fmt.Sprintf("%.0f%%", 100*r.ShardUtilization(last, busiest))})
 	if r.Shards[busiest].Parent < 0 {
 		t.Errorf("the last window's busiest shard %d is an initial shard; want one made by a split", busiest)
 	}
@@ -709,6 +738,8 @@ func replicaModel(reads bool) *Model {
 func TestReplicas(t *testing.T) {
 	key := keyDesign.Key([]uint64{0}, 0, 0)
 	leader := keyspace.NewModulo(3).Shard(&key)
+	figs := map[string]string{}
+	defer func() { docFigures(t, "replicas", figs) }()
 	t.Run("reads", func(t *testing.T) {
 		r := Run(replicaModel(true))
 		conserve(t, r)
@@ -716,6 +747,12 @@ func TestReplicas(t *testing.T) {
 		for n := range r.Nodes {
 			total += r.Nodes[n].Busy
 		}
+		figs["replicas.reads"] = docmark.Count(r.Streams[0].Offered)
+		var shares []string
+		for n := range r.Nodes {
+			shares = append(shares, fmt.Sprintf("%.4f", float64(r.Nodes[n].Busy)/float64(total)))
+		}
+		figs["replicas.shares"] = strings.Join(shares[:len(shares)-1], ", ") + " and " + shares[len(shares)-1]
 		for n := range r.Nodes {
 			f := float64(r.Nodes[n].Busy) / float64(total)
 			t.Logf("node %d (leader %v): %.4f of the reads' work", n, n == leader, f)
@@ -737,6 +774,11 @@ func TestReplicas(t *testing.T) {
 				want = Time(w) * 100 * Microsecond
 			}
 			t.Logf("node %d (leader %v): busy %v, want %v", n, n == leader, r.Nodes[n].Busy, want)
+			if n == leader {
+				figs["replicas.leader_busy"] = fmt.Sprintf("%g ms", r.Nodes[n].Busy.Millis())
+			} else if _, ok := figs["replicas.follower_busy"]; !ok {
+				figs["replicas.follower_busy"] = fmt.Sprintf("%g ms", r.Nodes[n].Busy.Millis())
+			}
 			if math.Abs(float64(r.Nodes[n].Busy-want)) > 0.005*float64(want) {
 				t.Errorf("node %d busy %v, want %v within 0.5%%", n, r.Nodes[n].Busy, want)
 			}

@@ -129,6 +129,18 @@ func TestBlackFridayTour(t *testing.T) {
 		}
 	}
 	figs["bf.incident.worst_wait"] = fmtLatency(&worst)
+	for _, w := range inc {
+		switch w.clock {
+		case "08:20":
+			figs["bf.incident.p99_0820"] = fmtLatency(&w.p99)
+		case "08:30":
+			figs["bf.incident.p99_0830"] = fmtLatency(&w.p99)
+		case "08:25":
+			figs["bf.incident.per_minute"] = fmtCount(float64(w.completed))
+		case "08:31":
+			figs["bf.incident.drain"] = fmtCount(float64(w.completed))
+		}
+	}
 	figs["bf.incident.back_at"] = backAt
 	figs["bf.incident.back_p99"] = fmtLatency(&back)
 	figs["bf.incident.rejected"] = fmtCount(float64(stream(incident, "create_order").Rejected))
@@ -182,7 +194,8 @@ func TestBlackFridayTour(t *testing.T) {
 		}
 	}
 	detection, _ := filepath.Abs("../../docs/detection.md")
-	docmark.Apply(t, &docmark.Parts{Owner: "bf", Figs: figs, Blocks: blocks, SrcRoot: blackFriday.root, Update: *update}, readme, tour, detection)
+	mitigations, _ := filepath.Abs("../../docs/mitigations.md")
+	docmark.Apply(t, &docmark.Parts{Owner: "bf", Figs: figs, Blocks: blocks, SrcRoot: blackFriday.root, Update: *update}, readme, tour, detection, mitigations)
 }
 
 // blackFriday is `shardsim run black-friday`, written to root/out/black-friday, the
@@ -326,8 +339,9 @@ func blackFridayStory(t *testing.T, sum *report.Summary, before, after, fixed, b
 type key struct{ variant, stream string }
 
 type windowP99 struct {
-	clock string
-	p99   float64
+	clock     string
+	p99       float64
+	completed int64
 }
 
 // windowP99s reads streams.csv: each variant's and stream's p99 per window.
@@ -341,7 +355,8 @@ func windowP99s(t *testing.T, path string) map[key][]windowP99 {
 			continue // no completed request in the window
 		}
 		k := key{r[col["variant"]], r[col["stream"]]}
-		out[k] = append(out[k], windowP99{r[col["window_start"]], p})
+		c, _ := strconv.ParseInt(r[col["completed"]], 10, 64)
+		out[k] = append(out[k], windowP99{r[col["window_start"]], p, c})
 	}
 	return out
 }

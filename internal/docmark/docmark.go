@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -43,9 +44,15 @@ type Parts struct {
 	used    map[string]bool
 }
 
-// Apply checks (or with p.Update rewrites) the owner's markers in the docs at paths.
+// Updating reports whether the docs are being rewritten (make docs sets
+// SHARDSIM_UPDATE_DOCS=1 for the packages whose tests have no -update flag).
+func Updating() bool { return os.Getenv("SHARDSIM_UPDATE_DOCS") != "" }
+
+// Apply checks (or with p.Update or Updating rewrites) the owner's markers in the docs at
+// paths.
 func Apply(t testing.TB, p *Parts, paths ...string) {
 	t.Helper()
+	p.Update = p.Update || Updating()
 	p.used = map[string]bool{}
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
@@ -196,4 +203,18 @@ func Quote(text string, width int) string {
 	}
 	b.WriteString(line + "\n")
 	return b.String()
+}
+
+// Count writes n with thousands separators: 1,601,625.
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }

@@ -1,0 +1,19 @@
+package sim
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/shardsim/shardsim/internal/docmark"
+)
+
+// docFigures checks the figures docs/mitigations.md quotes from a validation test (owner,
+// the markers' prefix) against the test's own, or rewrites them under make docs.
+func docFigures(t *testing.T, owner string, figs map[string]string) {
+	t.Helper()
+	doc, err := filepath.Abs("../docs/mitigations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docmark.Apply(t, &docmark.Parts{Owner: owner, Figs: figs}, doc)
+}

@@ -33,6 +33,7 @@ test:
 # fails while they differ.
 docs:
 	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 ./cmd/shardsim ./sim
+	$(GO) test -count=1 -run '^TestCLIDoc$$' ./cmd/shardsim -update
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDecode$$' -fuzztime $(FUZZTIME) ./internal/tomlx/

@@ -392,6 +392,8 @@ func TestPartitionWriteLimit(t *testing.T) {
 	}
 	f := float64(thr) / float64(all)
 	t.Logf("throttled %.4f of %d writes in windows 11-19; total throttled %d of %d", f, all, s.Throttled, s.Offered)
+	docFigures(t, "partlimit", map[string]string{"partlimit.fraction": fmt.Sprintf("%.4f", f),
+		"partlimit.throttled": docmark.Count(s.Throttled), "partlimit.offered": docmark.Count(s.Offered)})
 	if math.Abs(f-0.5) > 0.03 {
 		t.Errorf("throttled %.4f of the writes once the bank is spent, want 0.5 ± 0.03", f)
 	}
@@ -581,10 +583,14 @@ func rateLimitModel(queue, poisson bool, dur Time) *Model {
 //     500 ± 2) and the last request, issued at 1.999 s, waits 1.999 s: the largest latency
 //     is 1.999 s + 2 network + 0.1 ms service = 2.0011 s within 0.1%.
 func TestClientRateLimit(t *testing.T) {
+	figs := map[string]string{}
+	defer func() { docFigures(t, "ratelimit", figs) }()
 	t.Run("reject", func(t *testing.T) {
 		r := Run(rateLimitModel(false, false, 10*Second))
 		conserve(t, r)
 		s := &r.Streams[0]
+		figs["ratelimit.limited"] = docmark.Count(s.Limited)
+		figs["ratelimit.offered"] = docmark.Count(s.Offered)
 		t.Logf("limited %d of %d", s.Limited, s.Offered)
 		if s.Offered != 10000 || s.Limited < 4999 || s.Limited > 5001 {
 			t.Errorf("limited %d of %d, want half of 10,000", s.Limited, s.Offered)
@@ -595,6 +601,7 @@ func TestClientRateLimit(t *testing.T) {
 		conserve(t, r)
 		s := &r.Streams[0]
 		adm := float64(s.Offered-s.Limited) / r.Duration.Seconds()
+		figs["ratelimit.admitted"] = fmt.Sprintf("%.1f/s", adm)
 		t.Logf("admitted %.1f/s of %d offered; renewal theory 333.3/s", adm, s.Offered)
 		if math.Abs(adm-1000.0/3)/(1000.0/3) > 0.03 {
 			t.Errorf("admitted %.1f/s, want 1/(2 ms + 1 ms) = 333.3/s within 3%%", adm)
@@ -605,6 +612,9 @@ func TestClientRateLimit(t *testing.T) {
 		conserve(t, r)
 		s := &r.Streams[0]
 		want := 1999*Millisecond + 2*Millisecond + 100*Microsecond
+		figs["ratelimit.queue_limited"] = docmark.Count(s.Limited)
+		figs["ratelimit.per_second"] = fmt.Sprintf("%d and %d", s.Win[0].Completed, s.Win[1].Completed)
+		figs["ratelimit.max"] = fmt.Sprintf("%.4f s", s.LatencyMax.Seconds())
 		t.Logf("limited %d, completed %d of %d; per window %d, %d; max latency %v (backlog wait: %v), p99 %.1f ms",
 			s.Limited, s.Completed, s.Offered, s.Win[0].Completed, s.Win[1].Completed, s.LatencyMax, want, s.QuantileMillis(0.99))
 		if s.Limited != 0 || s.Completed != s.Offered {
@@ -833,6 +843,11 @@ func TestActionSetCores(t *testing.T) {
 		}
 	}
 	t.Logf("max queue per window %v; busy per window %v", r.NodeMaxQueue, r.NodeBusy)
+	after := int32(0)
+	for w := 6; w < r.Windows; w++ {
+		after = max(after, r.NodeMaxQueue[w])
+	}
+	docFigures(t, "setcores", map[string]string{"setcores.backlog": docmark.Count(int64(r.NodeMaxQueue[aw])), "setcores.after": fmt.Sprint(after)})
 	if r.NodeBusy[3] != Second {
 		t.Errorf("window 3: busy %v, want exactly 1s (saturated)", r.NodeBusy[3])
 	}

@@ -3,8 +3,11 @@ package sim_test
 import (
 	"fmt"
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -29,6 +32,20 @@ func runScenario(t *testing.T, path string, sets ...string) *sim.Result {
 	return r
 }
 
+// docFiguresIn checks the figures a doc (a path from the sim directory) quotes from these
+// tests, or rewrites them under make docs.
+func docFiguresIn(t *testing.T, path, owner string, figs map[string]string) {
+	t.Helper()
+	doc, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docmark.Apply(t, &docmark.Parts{Owner: owner, Figs: figs}, doc)
+}
+
+// ms3 writes a latency in ms with three decimals, as the README's accuracy table does.
+func ms3(x float64) string { return fmt.Sprintf("%.3f", x) }
+
 func within(t *testing.T, what string, got, want, tol float64) {
 	t.Helper()
 	if rel := math.Abs(got-want) / want; rel > tol {
@@ -46,6 +63,9 @@ func TestMM1(t *testing.T) {
 	s := &r.Streams[0]
 	within(t, "M/M/1 mean (ms)", s.MeanMillis(), 1000/(mu-lambda), 0.03)
 	within(t, "M/M/1 p99 (ms)", s.QuantileMillis(0.99), 1000*math.Log(100)/(mu-lambda), 0.03)
+	docFiguresIn(t, "../README.md", "mm1", map[string]string{
+		"mm1.mean": ms3(1000 / (mu - lambda)), "mm1.p99": ms3(1000 * math.Log(100) / (mu - lambda)),
+		"mm1.sim_mean": ms3(s.MeanMillis()), "mm1.sim_p99": ms3(s.QuantileMillis(0.99))})
 	// The utilization law: the server is busy lambda/mu of the time.
 	within(t, "M/M/1 utilization", r.NodeLoad(0), lambda/mu, 0.01)
 }
@@ -89,6 +109,9 @@ func TestMMc(t *testing.T) {
 	s := &r.Streams[0]
 	within(t, "M/M/4 mean (ms)", s.MeanMillis(), 1000*(C/theta+1/mu), 0.03)
 	within(t, "M/M/4 p99 (ms)", s.QuantileMillis(0.99), 1000*lo, 0.03)
+	docFiguresIn(t, "../README.md", "mmc", map[string]string{
+		"mmc.mean": ms3(1000 * (C/theta + 1/mu)), "mmc.p99": ms3(1000 * lo),
+		"mmc.sim_mean": ms3(s.MeanMillis()), "mmc.sim_p99": ms3(s.QuantileMillis(0.99))})
 }
 
 // M/D/1 with lambda = 700/s and a constant 1 ms service. Pollaczek-Khinchine:
@@ -98,6 +121,8 @@ func TestMD1(t *testing.T) {
 	rho := lambda / mu
 	r := runScenario(t, "../testdata/queueing/md1.toml")
 	within(t, "M/D/1 mean (ms)", r.Streams[0].MeanMillis(), 1000*(1/mu+rho/(2*mu*(1-rho))), 0.03)
+	docFiguresIn(t, "../README.md", "md1", map[string]string{
+		"md1.mean": ms3(1000 * (1/mu + rho/(2*mu*(1-rho)))), "md1.sim_mean": ms3(r.Streams[0].MeanMillis())})
 }
 
 // Fork-join over K single-core M/M/1 shards, lambda = 500/s, mu = 1000/s (rho = 0.5).
@@ -120,6 +145,11 @@ func TestForkJoin(t *testing.T) {
 		}
 		return h
 	}
+	var theory, sim []string
+	defer func() {
+		docFiguresIn(t, "../README.md", "forkjoin", map[string]string{
+			"forkjoin.theory": strings.Join(theory, ", "), "forkjoin.sim": strings.Join(sim, ", ")})
+	}()
 	for _, k := range []int{2, 4, 8} {
 		t.Run(fmt.Sprintf("K=%d", k), func(t *testing.T) {
 			r := runScenario(t, "../testdata/queueing/forkjoin.toml",
@@ -131,6 +161,7 @@ func TestForkJoin(t *testing.T) {
 			ratio := harmonic(k) / harmonic(2)
 			want := (ratio + 4.0/11*(1-ratio)*rho) * R2
 			within(t, fmt.Sprintf("fork-join K=%d mean (ms)", k), s.MeanMillis(), 1000*want, 0.05)
+			theory, sim = append(theory, ms3(1000*want)), append(sim, ms3(s.MeanMillis()))
 		})
 	}
 }

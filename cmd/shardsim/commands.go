@@ -81,7 +81,7 @@ var commands = []*command{
 			"against the first varied key. Streams are addressed by name: streams.NAME.rate.",
 		examples: []string{
 			"shardsim sweep salt-buckets --vary keyspace.salt=1,4,16,64 -r 3 --slo 'ingest:p99<20ms'",
-			"shardsim sweep quickstart --variant 0 --vary cluster.nodes=3,6,12 --vary streams.get_profile.rate=4000,8000",
+			"shardsim sweep quickstart --variant 0 --vary cluster.nodes=6,12 --vary streams.get_profile.rate=4000,8000",
 		},
 		setup: func(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error { return setupExplore(fs, "sweep") },
 	},
@@ -95,7 +95,7 @@ var commands = []*command{
 			"--vary cluster.nodes=4,8,12 it answers \"how many nodes for this load\".",
 		examples: []string{
 			"shardsim capacity orders --slo 'create_order:p99<50ms'",
-			"shardsim capacity orders --slo 'create_order:p99<50ms' --slo 'create_order:errors<0.5%' --vary cluster.nodes=2,3,4 -r 3",
+			"shardsim capacity orders --slo 'create_order:p99<50ms' --slo 'create_order:errors<0.5%' --vary cluster.nodes=2,3 -r 3",
 		},
 		setup: func(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error { return setupExplore(fs, "capacity") },
 	},

@@ -86,8 +86,8 @@ type BottleneckJSON struct {
 	Text            string   `json:"text"`
 }
 
-// bottleneckJSON converts b.
-func bottleneckJSON(b metrics.Bottleneck) BottleneckJSON {
+// BottleneckOf converts b for JSON: summary.json's, and sweep's and capacity's.
+func BottleneckOf(b metrics.Bottleneck) BottleneckJSON {
 	j := BottleneckJSON{Resource: b.Resource.String(), Stream: b.Stream, Text: b.Text}
 	if b.Node >= 0 {
 		n, u, p := b.Node, util(b.Load), util(b.Peak)
@@ -278,7 +278,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 		hn := m.Nodes[m.Node.Index]
 		v.HottestNode = HottestNode{ID: hn.ID, Utilization: util(hn.Utilization), PeakUtilization: util(hn.Peak)}
 	}
-	v.Bottleneck = bottleneckJSON(metrics.BottleneckOf(m, false))
+	v.Bottleneck = BottleneckOf(metrics.BottleneckOf(m, false))
 	dc := detectOf(run.Variant)
 	v.HotKeys = hotKeysOf(run, dc.TopK)
 	v.HotPartitions = hotPartitionsOf(run, dc.TopK)

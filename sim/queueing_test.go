@@ -3,7 +3,6 @@ package sim_test
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,17 +31,6 @@ func runScenario(t *testing.T, path string, sets ...string) *sim.Result {
 	return r
 }
 
-// docFiguresIn checks the figures a doc (a path from the sim directory) quotes from these
-// tests, or rewrites them under make docs.
-func docFiguresIn(t *testing.T, path, owner string, figs map[string]string) {
-	t.Helper()
-	doc, err := filepath.Abs(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	docmark.Apply(t, &docmark.Parts{Owner: owner, Figs: figs}, doc)
-}
-
 // ms3 writes a latency in ms with three decimals, as the README's accuracy table does.
 func ms3(x float64) string { return fmt.Sprintf("%.3f", x) }
 
@@ -63,7 +51,7 @@ func TestMM1(t *testing.T) {
 	s := &r.Streams[0]
 	within(t, "M/M/1 mean (ms)", s.MeanMillis(), 1000/(mu-lambda), 0.03)
 	within(t, "M/M/1 p99 (ms)", s.QuantileMillis(0.99), 1000*math.Log(100)/(mu-lambda), 0.03)
-	docFiguresIn(t, "../README.md", "mm1", map[string]string{
+	docmark.Figures(t, "../README.md", "mm1", map[string]string{
 		"mm1.mean": ms3(1000 / (mu - lambda)), "mm1.p99": ms3(1000 * math.Log(100) / (mu - lambda)),
 		"mm1.sim_mean": ms3(s.MeanMillis()), "mm1.sim_p99": ms3(s.QuantileMillis(0.99))})
 	// The utilization law: the server is busy lambda/mu of the time.
@@ -109,7 +97,7 @@ func TestMMc(t *testing.T) {
 	s := &r.Streams[0]
 	within(t, "M/M/4 mean (ms)", s.MeanMillis(), 1000*(C/theta+1/mu), 0.03)
 	within(t, "M/M/4 p99 (ms)", s.QuantileMillis(0.99), 1000*lo, 0.03)
-	docFiguresIn(t, "../README.md", "mmc", map[string]string{
+	docmark.Figures(t, "../README.md", "mmc", map[string]string{
 		"mmc.mean": ms3(1000 * (C/theta + 1/mu)), "mmc.p99": ms3(1000 * lo),
 		"mmc.sim_mean": ms3(s.MeanMillis()), "mmc.sim_p99": ms3(s.QuantileMillis(0.99))})
 }
@@ -121,7 +109,7 @@ func TestMD1(t *testing.T) {
 	rho := lambda / mu
 	r := runScenario(t, "../testdata/queueing/md1.toml")
 	within(t, "M/D/1 mean (ms)", r.Streams[0].MeanMillis(), 1000*(1/mu+rho/(2*mu*(1-rho))), 0.03)
-	docFiguresIn(t, "../README.md", "md1", map[string]string{
+	docmark.Figures(t, "../README.md", "md1", map[string]string{
 		"md1.mean": ms3(1000 * (1/mu + rho/(2*mu*(1-rho)))), "md1.sim_mean": ms3(r.Streams[0].MeanMillis())})
 }
 
@@ -147,7 +135,7 @@ func TestForkJoin(t *testing.T) {
 	}
 	var theory, sim []string
 	defer func() {
-		docFiguresIn(t, "../README.md", "forkjoin", map[string]string{
+		docmark.Figures(t, "../README.md", "forkjoin", map[string]string{
 			"forkjoin.theory": strings.Join(theory, ", "), "forkjoin.sim": strings.Join(sim, ", ")})
 	}()
 	for _, k := range []int{2, 4, 8} {

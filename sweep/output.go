@@ -86,24 +86,15 @@ type jsonRow struct {
 	SLO   *jsonSLO `json:"slo,omitempty"`
 }
 
-// jsonBottleneck is a metrics.Bottleneck; agree counts the replications that name it.
+// jsonBottleneck is a metrics.Bottleneck as summary.json writes it; agree counts the
+// replications that name it.
 type jsonBottleneck struct {
-	Resource string   `json:"resource"`
-	Stream   string   `json:"stream,omitempty"`
-	Node     *int     `json:"node"`
-	Load     *float64 `json:"node_utilization"`
-	Peak     *float64 `json:"node_peak_utilization"`
-	Text     string   `json:"text"`
-	Agree    int      `json:"agree"`
+	report.BottleneckJSON
+	Agree int `json:"agree"`
 }
 
 func bottleneckJSON(b metrics.Bottleneck, agree int) jsonBottleneck {
-	j := jsonBottleneck{Resource: b.Resource.String(), Stream: b.Stream, Text: b.Text, Agree: agree}
-	if b.Node >= 0 {
-		n, l, p := b.Node, round(b.Load, 4), round(b.Peak, 4)
-		j.Node, j.Load, j.Peak = &n, &l, &p
-	}
-	return j
+	return jsonBottleneck{BottleneckJSON: report.BottleneckOf(b), Agree: agree}
 }
 
 // jsonSLO is the SLOs' judgement of a row.

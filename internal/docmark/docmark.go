@@ -218,3 +218,14 @@ func Count(n int64) string {
 	}
 	return s
 }
+
+// Figures checks (or under make docs rewrites) the owner's figures in the doc at path, a
+// path relative to the test's directory.
+func Figures(t testing.TB, path, owner string, figs map[string]string) {
+	t.Helper()
+	doc, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Apply(t, &Parts{Owner: owner, Figs: figs}, doc)
+}

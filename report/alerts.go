@@ -103,15 +103,15 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 				if st.Limited > 0 {
 					why = "a node's queue is full, or the client's rate limit"
 				}
-				add(w, "errors", st.Name, fmt.Sprintf("%s: %d requests rejected in the window (%s)", st.Name, n, why), -1)
+				add(w, "errors", st.Name, fmt.Sprintf("%s: %s rejected in the window (%s)", st.Name, plural(n, "request"), why), -1)
 			}
 			if win.Throttled > 0 && !throttled {
 				throttled = true
-				add(w, "throttled", st.Name, fmt.Sprintf("%s: %d requests throttled in the window (a partition's throughput limit)", st.Name, win.Throttled), -1)
+				add(w, "throttled", st.Name, fmt.Sprintf("%s: %s throttled in the window (a partition's throughput limit)", st.Name, plural(win.Throttled, "request")), -1)
 			}
 			if win.TimedOut > 0 && !timedOut {
 				timedOut = true
-				add(w, "timed_out", st.Name, fmt.Sprintf("%s: %d requests timed out in the window", st.Name, win.TimedOut), -1)
+				add(w, "timed_out", st.Name, fmt.Sprintf("%s: %s timed out in the window", st.Name, plural(win.TimedOut, "request")), -1)
 			}
 			if win.Completed == 0 {
 				continue

@@ -81,7 +81,7 @@ func coLocated(nodeLoad float64, onNode []int, loads []float64, med float64) []i
 // pctAtLeast is fmtPct for an upper bound that may round to nothing: "0.1%" rather than
 // "0.0%" for a share under a thousandth.
 func pctAtLeast(x float64) string {
-	if x > 0 && x < 0.001 {
+	if x < 0.001 {
 		return "0.1%"
 	}
 	return fmtPct(x)
@@ -458,7 +458,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			}
 			out = append(out, Diagnosis{Kind: "low_cardinality", Subject: hp.Stream,
 				Message: fmt.Sprintf("%s wrote only %s distinct partitions over %d shards, so %d shards took every row written while %d got none: add a high-cardinality component to the key (an id, or a hashed bucket)",
-					hp.Stream, fmtCount(pw), shards, written, shards-written),
+					hp.Stream, fmtAbout(pw, hp.Counted), shards, written, shards-written),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shards": float64(shards), "shards_written": float64(written), "idle_shards": float64(shards - written)}})
 		case pw >= int64(monotonicPartitionsPerShard*shards) && rowShare > monotonicRowShare && topShare <= hotKeyShare && shards > 1:
 			explained[top] = true
@@ -467,8 +467,8 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 				where = fmt.Sprintf("shard %d, the highest of the range,", top)
 			}
 			out = append(out, Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
-				Message: fmt.Sprintf("%s wrote %s distinct partitions, none more than %s of its writes, yet %s took %s of all rows written: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
-					hp.Stream, fmtCount(pw), pctAtLeast(topShare), where, fmtPct(rowShare), fmt.Sprintf("shard %d", top), fmtPct(loads[top]), peakAt, fmtPct(med)),
+				Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %s took %s of all rows written: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
+					hp.Stream, fmtAbout(pw, hp.Counted), fmtCount(hp.Counted), pctAtLeast(topShare), where, fmtPct(rowShare), fmt.Sprintf("shard %d", top), fmtPct(loads[top]), peakAt, fmtPct(med)),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shard": float64(top), "row_share": rowShare,
 					"top_partition_share": topShare, "shard_load": util(loads[top]), "median_load": util(med)}})
 		}

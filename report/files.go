@@ -153,7 +153,7 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 	}
 	for i := range s.Variants {
 		v := &s.Variants[i]
-		markdownVariant(w, v)
+		markdownVariant(w, v, i == 0)
 		fmt.Fprintln(w, "\nThe five hottest shards over the whole run:")
 		fmt.Fprintln(w)
 		t := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}

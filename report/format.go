@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/shardsim/shardsim/detect"
 )
 
 // JSON writes the summary as indented JSON with a final newline.
@@ -46,12 +49,39 @@ func optNum(p *float64) string {
 	return num(*p)
 }
 
-// fmtRatio formats a max/median ratio; nil is a median of 0 under a working shard.
+// fmtRatio formats a max/median ratio; nil is a median of 0 under a working shard, where
+// the ratio has no value.
 func fmtRatio(r *float64) string {
 	if r == nil {
-		return "∞ (median shard idle)"
+		return "n/a (the median shard is idle)"
 	}
 	return strconv.FormatFloat(*r, 'f', 2, 64) + "x"
+}
+
+// plural writes a count and its noun, singular for one: "1 request", "8,195 requests".
+func plural(n int64, noun string) string {
+	if n == 1 || n == -1 {
+		return fmtCount(n) + " " + noun
+	}
+	return fmtCount(n) + " " + noun + "s"
+}
+
+// fmtAbout writes a distinct count for people: exact while under the sketch's
+// detect.DistinctK (it counts exactly up to there), else an estimate rounded to three significant digits
+// ("about 1,280,000") and never above the count it was estimated from, most (a distinct
+// count cannot exceed the samples it counts).
+func fmtAbout(n, most int64) string {
+	if most > 0 && n > most {
+		n = most
+	}
+	if n < detect.DistinctK {
+		return fmtCount(n)
+	}
+	p := int64(1)
+	for x := n; x >= 1000; x /= 10 {
+		p *= 10
+	}
+	return "about " + fmtCount((n+p/2)/p*p)
 }
 
 func fmtPct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
@@ -70,13 +100,17 @@ func fmtCount(n int64) string {
 	return s
 }
 
-// fmtFanout shows a request's mean fan-out (subrequests), its maximum, and the mean
-// partitions visited when that differs: "12.0 max 12", "12.0 max 12, 120 parts".
+// fmtFanout shows a request's mean fan-out (subrequests), its maximum when the mean is
+// below it, and the mean partitions visited when that differs: "12", "7.4 max 12",
+// "12, 120 parts". A whole mean equal to the maximum is a count, written without decimals.
 func fmtFanout(f Fanout) string {
 	if f.Max <= 1 && f.Mean <= 1 {
 		return strconv.FormatFloat(f.Mean, 'f', 0, 64)
 	}
 	s := fmt.Sprintf("%s max %d", strconv.FormatFloat(f.Mean, 'f', 1, 64), f.Max)
+	if math.Abs(f.Mean-float64(f.Max)) < 0.005 {
+		s = strconv.Itoa(f.Max)
+	}
 	if math.Abs(f.Partitions-f.Mean) > 0.05 {
 		s += fmt.Sprintf(", %s parts", strconv.FormatFloat(f.Partitions, 'f', 1, 64))
 	}
@@ -125,7 +159,7 @@ func Text(w io.Writer, s *Summary) {
 		streamTable(v).text(w, "   ")
 		fmt.Fprintf(w, "\n   %s\n", heatLine(v))
 		fmt.Fprintf(w, "   %s\n", nodeLine(v))
-		fmt.Fprintf(w, "   %s\n", spreadLine(v))
+		fmt.Fprintf(w, "   %s\n", spreadLine(v, i == 0))
 		if note := stopNote(v); note != "" {
 			fmt.Fprintf(w, "   %s\n", note)
 		}
@@ -162,17 +196,23 @@ func Text(w io.Writer, s *Summary) {
 }
 
 // spreadLine says how evenly load was spread over the shards and the nodes over the run.
-func spreadLine(v *VariantSummary) string {
+// The first variant's line says what Gini means (explain).
+func spreadLine(v *VariantSummary, explain bool) string {
 	k := v.Skew
-	return fmt.Sprintf("spread over the run: shards p95/p50 %s, Gini %.2f; nodes max/median %s, p95/p50 %s, Gini %.2f",
-		fmtSpreadRatio(k.ShardSpread.P95OverP50), k.ShardSpread.Gini,
+	gini := "Gini"
+	if explain {
+		gini = "Gini (0: load spread evenly, 1: all of it on one)"
+	}
+	return fmt.Sprintf("spread over the run: shards p95/p50 %s, %s %.2f; nodes max/median %s, p95/p50 %s, Gini %.2f",
+		fmtSpreadRatio(k.ShardSpread.P95OverP50), gini, k.ShardSpread.Gini,
 		fmtSpreadRatio(k.NodeSpread.MaxOverMedian), fmtSpreadRatio(k.NodeSpread.P95OverP50), k.NodeSpread.Gini)
 }
 
-// fmtSpreadRatio formats a ratio of loads; nil is a median of 0 under a working one.
+// fmtSpreadRatio formats a ratio of loads; nil is a median of 0 under a working one, where
+// the ratio has no value.
 func fmtSpreadRatio(r *float64) string {
 	if r == nil {
-		return "∞"
+		return "n/a (median idle)"
 	}
 	return strconv.FormatFloat(*r, 'f', 2, 64) + "x"
 }
@@ -251,9 +291,9 @@ func detailSections(v *VariantSummary) []section {
 			rows = append(rows, []string{hp.Stream, p.Partition, fmtPct(p.Share), fmtCount(scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
 			same += fmt.Sprintf("%s %d|", p.Partition, p.Writes)
 		}
-		note := fmt.Sprintf("%s wrote about %s distinct partitions", hp.Stream, fmtCount(hp.PartitionsWritten))
+		note := fmt.Sprintf("%s wrote %s distinct partitions", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted))
 		if hp.Counted < hp.Writes {
-			note = fmt.Sprintf("%s: about %s distinct partitions among %s sampled writes", hp.Stream, fmtCount(hp.PartitionsWritten), fmtCount(hp.Counted))
+			note = fmt.Sprintf("%s: %s distinct partitions among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), fmtCount(hp.Counted))
 		}
 		if same != "" && same == shown[hp.Stream] {
 			note += " (its hottest are its hot keys above)"
@@ -303,11 +343,11 @@ func timeline(v *VariantSummary) []entry {
 func Markdown(w io.Writer, s *Summary) {
 	fmt.Fprintf(w, "# %s\n\nSeed %d, %gs simulated from %s.\n", s.Scenario, s.Seed, s.DurationS, s.Start)
 	for i := range s.Variants {
-		markdownVariant(w, &s.Variants[i])
+		markdownVariant(w, &s.Variants[i], i == 0)
 	}
 }
 
-func markdownVariant(w io.Writer, v *VariantSummary) {
+func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 	fmt.Fprintf(w, "\n## %s\n\n", v.Name)
 	if v.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", v.Description)
@@ -316,7 +356,7 @@ func markdownVariant(w io.Writer, v *VariantSummary) {
 	streamTable(v).markdown(w)
 	fmt.Fprintf(w, "\n%s.\n", capitalize(heatLine(v)))
 	fmt.Fprintf(w, "%s.\n", capitalize(nodeLine(v)))
-	fmt.Fprintf(w, "%s.\n", capitalize(spreadLine(v)))
+	fmt.Fprintf(w, "%s.\n", capitalize(spreadLine(v, first)))
 	if note := stopNote(v); note != "" {
 		fmt.Fprintf(w, "\n**%s**\n", note)
 	}
@@ -390,10 +430,22 @@ func num(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 func stopNote(v *VariantSummary) string {
 	switch {
 	case v.Saturated != nil:
-		return fmt.Sprintf("SATURATED at %s: %d subrequests were waiting and the backlog kept growing, so the run stopped there; the figures cover the first %gs.",
-			v.Saturated.At, v.Saturated.Backlog, v.ElapsedS)
+		return fmt.Sprintf("SATURATED at %s: %s were waiting and the backlog kept growing, so the run stopped there; the figures (loads included) cover its first %s.",
+			v.Saturated.At, plural(int64(v.Saturated.Backlog), "subrequest"), fmtElapsed(v.ElapsedS))
 	case v.Partial:
-		return fmt.Sprintf("PARTIAL: the run was interrupted; the figures cover the first %gs.", v.ElapsedS)
+		return fmt.Sprintf("PARTIAL: the run was interrupted; the figures (loads included) cover its first %s.", fmtElapsed(v.ElapsedS))
 	}
 	return ""
+}
+
+// fmtElapsed writes the simulated time a run covered as a duration: "54m13.6s".
+func fmtElapsed(seconds float64) string {
+	d := time.Duration(seconds * float64(time.Second))
+	switch {
+	case d >= time.Minute:
+		d = d.Round(100 * time.Millisecond)
+	case d >= time.Second:
+		d = d.Round(time.Millisecond)
+	}
+	return d.String()
 }

@@ -240,7 +240,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 	if r.Saturated {
 		v.Saturated = &Saturation{At: spec.FormatClock(sc.Start, r.SaturatedAt), AtS: round(r.SaturatedAt.Seconds(), 6), Backlog: r.Backlog}
 		a := Alert{At: v.Saturated.At, AtS: v.Saturated.AtS, Kind: "saturated", Subject: "cluster",
-			Message: fmt.Sprintf("%d subrequests waiting: the offered load exceeds what the nodes serve; the run stopped here", r.Backlog)}
+			Message: fmt.Sprintf("%s waiting: the offered load exceeds what the nodes serve; the run stopped here", plural(int64(r.Backlog), "subrequest"))}
 		if r.Window > 0 && r.Windows > 0 {
 			newOnsets(sc, r).time(&a, min(int(r.SaturatedAt/r.Window), r.Windows-1), -1)
 		}

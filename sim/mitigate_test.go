@@ -1097,3 +1097,30 @@ func TestLiftedLimitReleasesHeld(t *testing.T) {
 		t.Errorf("faster limit: window 7 completed %d, want the arrival rate 1,000 once drained", c)
 	}
 }
+
+// A run that stops early is measured over the time it covered. One single-core node is
+// offered twice what it serves (2,000/s of 1 ms each) for 20 s, and the run saturates once
+// 1,000 subrequests wait (after about 1 s). The node was busy the whole time it ran, so its
+// load is busy time / covered time: 1 within 0.01, not about 1 s / 20 s as it would be over
+// the whole duration; the windows after the stop have no capacity.
+func TestStoppedRunLoadOverCoveredTime(t *testing.T) {
+	m := rateLimitModel(false, false, 20*Second)
+	m.Streams[0].Client = Client{}
+	m.Streams[0].Cost = Millisecond
+	m.Streams[0].Arrivals = workload.NewUniformArrivals(constRate(2000))
+	m.MaxQueued = 1000
+	r := Run(m)
+	if !r.Saturated || r.Elapsed >= 5*Second {
+		t.Fatalf("saturated %v at %v: want the run to stop within a few seconds", r.Saturated, r.Elapsed)
+	}
+	covered := float64(r.Elapsed)
+	if got, want := r.NodeLoad(0), float64(r.Nodes[0].Busy)/covered; math.Abs(got-want) > 1e-9 || math.Abs(got-1) > 0.01 {
+		t.Errorf("node load %.4f, want busy / covered time %.4f, about 1", got, want)
+	}
+	if got := r.Utilization(0); math.Abs(got-1) > 0.01 {
+		t.Errorf("shard load %.4f, want about 1 over the %v the run covered", got, r.Elapsed)
+	}
+	if last := r.Windows - 1; r.NodeCapacity[last] != 0 || r.WindowSpan(last) != 0 {
+		t.Errorf("window %d after the stop: capacity %v, span %v; want none", last, r.NodeCapacity[last], r.WindowSpan(last))
+	}
+}

@@ -61,7 +61,7 @@ func newStreamDetect(m *Model, s *Stream) *streamDetect {
 		d.parts = detect.NewSpaceSaving(capacity)
 		d.partKeys = make([]keyspace.Key, capacity)
 		d.partShrd = make([]int32, capacity)
-		d.distinct = detect.NewDistinct(4096)
+		d.distinct = detect.NewDistinct(detect.DistinctK)
 	}
 	return d
 }

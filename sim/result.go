@@ -219,10 +219,13 @@ func histQuantileMillis(h *hdrhistogram.Histogram, q float64) float64 {
 	return float64(h.ValueAtQuantile(q*100)) / 1000
 }
 
-// WindowSpan returns the length of window w; the last window may be shorter.
+// WindowSpan returns the length of window w within the time the run covered: the last
+// window may be shorter, and a run that stopped early (saturated or interrupted) covers
+// nothing after Elapsed, so its later windows have no span and no capacity, and its loads
+// are over the time it ran.
 func (r *Result) WindowSpan(w int) Time {
 	start := Time(w) * r.Window
-	return min(r.Window, r.Duration-start)
+	return max(0, min(r.Window, r.Elapsed-start))
 }
 
 // ShardUtilization returns shard s's load in window w as a fraction of the cores of the

@@ -193,6 +193,20 @@ func TestBlackFridayTour(t *testing.T) {
 			blocks["bf.monotonic-rows"] = d.Message
 		}
 	}
+	// The distinct-partition estimate of all-distinct ids, against the samples it counted.
+	for _, hp := range before.HotPartitions {
+		if hp.Stream == "create_order" && len(hp.Partitions) > 0 {
+			figs["bf.before.distinct"] = fmtCount(float64(hp.PartitionsWritten))
+			figs["bf.before.sampled"] = fmtCount(float64(hp.Counted))
+			figs["bf.before.distinct_off"] = fmt.Sprintf("%.1f%% %s", 100*math.Abs(float64(hp.PartitionsWritten-hp.Counted))/float64(hp.Counted),
+				map[bool]string{true: "high", false: "low"}[hp.PartitionsWritten > hp.Counted])
+			figs["bf.before.top_writes"] = strconv.FormatInt(hp.Partitions[0].Writes, 10)
+			figs["bf.before.top_error"] = strconv.FormatInt(hp.Partitions[0].Error, 10)
+		}
+	}
+	if m := regexp.MustCompile(`create_order: (about [0-9,]+) distinct partitions`).FindStringSubmatch(section(t, runOut.String(), "== before")); m != nil {
+		figs["bf.before.distinct_shown"] = m[1]
+	}
 	detection, _ := filepath.Abs("../../docs/detection.md")
 	mitigations, _ := filepath.Abs("../../docs/mitigations.md")
 	docmark.Apply(t, &docmark.Parts{Owner: "bf", Figs: figs, Blocks: blocks, SrcRoot: blackFriday.root, Update: *update}, readme, tour, detection, mitigations)

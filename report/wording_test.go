@@ -1,0 +1,44 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+// The wording a new user found misleading, case by case.
+func TestWording(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{plural(1, "request"), "1 request"},
+		{plural(8195, "request"), "8,195 requests"},
+		{plural(0, "request"), "0 requests"},
+		// A fan-out that is always 12 is a count; a varying one keeps its decimal.
+		{fmtFanout(Fanout{Mean: 12, Max: 12, Partitions: 12}), "12"},
+		{fmtFanout(Fanout{Mean: 7.4, Max: 12, Partitions: 7.4}), "7.4 max 12"},
+		{fmtFanout(Fanout{Mean: 12, Max: 12, Partitions: 125}), "12, 125.0 parts"},
+		{fmtFanout(Fanout{Mean: 1, Max: 1, Partitions: 1}), "1"},
+		// No ratio to an idle median.
+		{fmtRatio(nil), "n/a (the median shard is idle)"},
+		// Estimated distinct counts: exact when small, rounded and never above the samples.
+		{fmtAbout(1406, 4716), "1,406"},
+		{fmtAbout(12448, 12528), "about 12,400"},
+		{fmtAbout(1302540, 1282062), "about 1,280,000"},
+		{fmtAbout(5, 100), "5"},
+		// A run's covered time as a duration.
+		{fmtElapsed(3253.621541), "54m13.6s"},
+		{fmtElapsed(12.5), "12.5s"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	v := &VariantSummary{}
+	if l := spreadLine(v, true); !strings.Contains(l, "Gini (0: load spread evenly, 1: all of it on one)") {
+		t.Errorf("the first spread line does not say what Gini means: %s", l)
+	}
+	if l := spreadLine(v, false); strings.Contains(l, "(0:") || strings.Contains(l, "∞") {
+		t.Errorf("a later spread line: %s", l)
+	}
+	if p := pctAtLeast(0); p != "0.1%" {
+		t.Errorf("no partition holds a share: %q, want the 0.1%% floor the sketch can vouch for", p)
+	}
+}

@@ -430,6 +430,10 @@ func adaptiveModel(adaptive bool) *Model {
 // and in every window, the first included, at most the maximum, 1,000 × 1 s, plus one
 // second's bank of the cap bucket, 1,000. The other partitions serve nothing.
 func TestAdaptiveCapacity(t *testing.T) {
+	first := map[bool]int64{}
+	defer func() {
+		docFigures(t, "adaptive", map[string]string{"adaptive.first": fmt.Sprintf("%s and %s", docmark.Count(first[false]), docmark.Count(first[true]))})
+	}()
 	for _, c := range []struct {
 		adaptive bool
 		want     float64
@@ -456,6 +460,7 @@ func TestAdaptiveCapacity(t *testing.T) {
 					t.Errorf("idle shard %d served %d", sh, r.Shards[sh].Ops)
 				}
 			}
+			first[c.adaptive] = per[0]
 			t.Logf("admitted per window %v; throttled %d of %d", per, s.Throttled, s.Offered)
 		})
 	}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/metrics"
@@ -115,5 +116,45 @@ func TestEstimatedBounds(t *testing.T) {
 	z := Estimated([]float64{0, 0, 3})
 	if z.Lo != 0 || !(z.Hi > 1) {
 		t.Errorf("got interval [%v, %v], want it cut at 0", z.Lo, z.Hi)
+	}
+}
+
+// The split flag on constructed replications: three runs of one stream whose p99 is 10,
+// 400 and 12 ms against p99 < 50 ms. Two meet the SLO alone, the mean (140.67 ms) does not:
+// the row is split, and so is one whose replications saturated in part (without SLOs);
+// rows whose replications agree are not.
+func TestSplitFlagConstructed(t *testing.T) {
+	slo, err := ParseSLO("s:p99<50ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p99 float64, saturated bool) *metrics.Run {
+		return &metrics.Run{Saturated: saturated, Streams: []metrics.Stream{{Name: "s", Offered: 100, Completed: 100,
+			Latency: metrics.Latency{P99: &p99}}}, Nodes: []metrics.Node{{Peak: 0.5}}}
+	}
+	cases := []struct {
+		name   string
+		runs   []*metrics.Run
+		slos   []SLO
+		split  bool
+		passes int
+	}{
+		{"two of three meet the SLO", []*metrics.Run{run(10, false), run(400, false), run(12, false)}, []SLO{slo}, true, 2},
+		{"all three meet it", []*metrics.Run{run(10, false), run(11, false), run(12, false)}, []SLO{slo}, false, 3},
+		{"none does", []*metrics.Run{run(100, false), run(110, false), run(120, false)}, []SLO{slo}, false, 0},
+		{"one of three saturated, no SLO", []*metrics.Run{run(10, false), run(10, true), run(10, false)}, nil, true, 0},
+	}
+	for _, c := range cases {
+		row := aggregate(Row{Seeds: []uint64{1, 2, 3}}, c.runs)
+		judge(&row, c.runs, c.slos, 0.001)
+		if row.Split() != c.split || row.Passes != c.passes {
+			t.Errorf("%s: split %v with %d passing, want %v with %d", c.name, row.Split(), row.Passes, c.split, c.passes)
+		}
+	}
+	// The mean fails where two of three pass: the mean of 10, 400 and 12 is over 50.
+	row := aggregate(Row{Seeds: []uint64{1, 2, 3}}, cases[0].runs)
+	judge(&row, cases[0].runs, []SLO{slo}, 0.001)
+	if row.Assessment.OK || !strings.Contains(verdictCell(&row), "SPLIT 2/3") {
+		t.Errorf("mean ok %v, cell %q; want the mean failing and SPLIT 2/3", row.Assessment.OK, verdictCell(&row))
 	}
 }

@@ -288,16 +288,7 @@ func Run(c Config) ([]Row, error) {
 				}
 			}
 			row = aggregate(row, ss)
-			if len(c.SLOs) > 0 {
-				row.Bottleneck, row.Agree = modalBottleneck(ss, c.SLOs)
-				row.Judged = true
-				row.Assessment = metrics.Assess(c.SLOs, c.MaxErrors, ss)
-				for _, s := range ss {
-					if metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{s}).OK {
-						row.Passes++
-					}
-				}
-			}
+			judge(&row, ss, c.SLOs, c.MaxErrors)
 			rows = append(rows, row)
 		}
 	}
@@ -428,4 +419,21 @@ func latencyFailed(slos []SLO, r *metrics.Run) bool {
 		}
 	}
 	return false
+}
+
+// judge judges a row's SLOs, when there are any: over its replications together (as
+// capacity does) and in each alone, which finds the rows whose replications disagree.
+func judge(row *Row, ss []*metrics.Run, slos []SLO, maxErrors float64) {
+	if len(slos) == 0 {
+		return
+	}
+	row.Bottleneck, row.Agree = modalBottleneck(ss, slos)
+	row.Judged = true
+	row.Assessment = metrics.Assess(slos, maxErrors, ss)
+	row.Passes = 0
+	for _, s := range ss {
+		if metrics.Assess(slos, maxErrors, []*metrics.Run{s}).OK {
+			row.Passes++
+		}
+	}
 }

@@ -324,7 +324,9 @@ func drawLines(dc draw.Canvas, l Lines) {
 			p.Add(&plotter.Scatter{XYs: plotter.XYs{{X: b.x, Y: e.y}}, GlyphStyle: draw.GlyphStyle{Color: b.col, Radius: vg.Points(4), Shape: g}})
 		}
 	}
-	for _, m := range l.Marks {
+	// Labels of marks stack down from the top, one line each, so that close marks stay
+	// legible.
+	for i, m := range l.Marks {
 		if !finite(m.X) || m.X < p.X.Min || m.X > p.X.Max {
 			continue
 		}
@@ -338,6 +340,7 @@ func drawLines(dc draw.Canvas, l Lines) {
 					lab.TextStyle[k].Color = colorOf(m.Series)
 					lab.TextStyle[k].YAlign = draw.YTop
 				}
+				lab.Offset = vg.Point{Y: -vg.Length(i) * vg.Points(1.3*legendSize)}
 				p.Add(lab)
 			}
 		}

@@ -108,7 +108,7 @@ func TestBlackFridayTour(t *testing.T) {
 	for name, x := range map[string]*report.VariantSummary{"before": before, "after": after, "fixed": fixed, "bigger": bigger, "incident": incident} {
 		figs["bf."+name+".create_p99"] = fmtLatency(stream(x, "create_order").Latency.P99)
 		figs["bf."+name+".dash_p99"] = fmtLatency(stream(x, "dashboard_24h").Latency.P99)
-		figs["bf."+name+".dash_partitions"] = fmtCount(stream(x, "dashboard_24h").Fanout.Partitions)
+		figs["bf."+name+".dash_partitions"] = docmark.Count(int64(math.Round(stream(x, "dashboard_24h").Fanout.Partitions)))
 	}
 	for name, x := range map[string]*report.VariantSummary{"after": after, "fixed": fixed, "bigger": bigger} {
 		figs["bf."+name+".peak_hot"] = fmt.Sprintf("%.1f%%", 100*x.Skew.PeakHottestLoad)
@@ -136,14 +136,14 @@ func TestBlackFridayTour(t *testing.T) {
 		case "08:30":
 			figs["bf.incident.p99_0830"] = fmtLatency(&w.p99)
 		case "08:25":
-			figs["bf.incident.per_minute"] = fmtCount(float64(w.completed))
+			figs["bf.incident.per_minute"] = docmark.Count(w.completed)
 		case "08:31":
-			figs["bf.incident.drain"] = fmtCount(float64(w.completed))
+			figs["bf.incident.drain"] = docmark.Count(w.completed)
 		}
 	}
 	figs["bf.incident.back_at"] = backAt
 	figs["bf.incident.back_p99"] = fmtLatency(&back)
-	figs["bf.incident.rejected"] = fmtCount(float64(stream(incident, "create_order").Rejected))
+	figs["bf.incident.rejected"] = docmark.Count(stream(incident, "create_order").Rejected)
 
 	// explain's prediction for after's hottest shard at the peak, against the run's mean
 	// over the half hour from the peak.
@@ -196,8 +196,8 @@ func TestBlackFridayTour(t *testing.T) {
 	// The distinct-partition estimate of all-distinct ids, against the samples it counted.
 	for _, hp := range before.HotPartitions {
 		if hp.Stream == "create_order" && len(hp.Partitions) > 0 {
-			figs["bf.before.distinct"] = fmtCount(float64(hp.PartitionsWritten))
-			figs["bf.before.sampled"] = fmtCount(float64(hp.Counted))
+			figs["bf.before.distinct"] = docmark.Count(hp.PartitionsWritten)
+			figs["bf.before.sampled"] = docmark.Count(hp.Counted)
 			figs["bf.before.distinct_off"] = fmt.Sprintf("%.1f%% %s", 100*math.Abs(float64(hp.PartitionsWritten-hp.Counted))/float64(hp.Counted),
 				map[bool]string{true: "high", false: "low"}[hp.PartitionsWritten > hp.Counted])
 			figs["bf.before.top_writes"] = strconv.FormatInt(hp.Partitions[0].Writes, 10)
@@ -430,15 +430,6 @@ func fmtLatency(ms *float64) string {
 		return fmt.Sprintf("%.1f ms", *ms)
 	}
 	return fmt.Sprintf("%.2f ms", *ms)
-}
-
-// fmtCount writes a count with thousands separators: "1,000".
-func fmtCount(x float64) string {
-	s := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // runExcerpt is the "before" variant's part of the run's text: the order stream, the

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -27,7 +28,10 @@ const Default = "black-friday"
 // spec.Scenario is the description the readers of results take.
 type Scenario struct {
 	spec.Scenario
-	Source   string // the file it came from, or "built-in NAME"
+	Source string // the file it came from, or "built-in NAME"
+	// SHA256 is the hash of the file's text (hex), which names the scenario in a cluster
+	// sweep's manifest.
+	SHA256   string
 	Variants []*Variant
 	// Notes are what the user should know about how the command line changed the
 	// variants (SPEC 3.1), one line each, for stderr.
@@ -336,6 +340,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	sc := &Scenario{
 		Notes:  notes(warmupNote),
 		Source: file,
+		SHA256: fmt.Sprintf("%x", sha256.Sum256(src)),
 		Scenario: spec.Scenario{Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
 			Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window},
 	}

@@ -198,28 +198,40 @@ func checkVaried(axes []Axis, points []Point, specs [][]*scenarios.Variant) erro
 	return nil
 }
 
-// Run runs every point, variant and replication and returns one row per point and
-// variant, in point order then variant order. Every point is loaded and validated before
-// anything runs, so a bad value fails at once. The rows do not depend on Parallel.
-func Run(c Config) ([]Row, error) {
+// job is one work item of a sweep: a point, a replication and a variant.
+type job struct {
+	point, rep, variant int
+	v                   *scenarios.Variant // replication 0's
+	name                string
+}
+
+// plan is a sweep expanded into its work items in the canonical order (point, then
+// replication, then variant), with every point loaded and validated. The order and the
+// items depend on the command line and the scenario only, never on who runs them.
+type plan struct {
+	c      *Config
+	points []Point
+	jobs   []job
+	seeds  []uint64 // each point's seed: replication r runs with seeds[point]+r
+	firsts [][]*scenarios.Variant
+	// name and sha256 are the scenario's name and the hash of its text.
+	name, sha256 string
+}
+
+// newPlan loads every point of the sweep (replication 0) and lists its work items. A
+// replication after the first is loaded when it runs, so that memory holds one scenario
+// per point, not one per run.
+func newPlan(c *Config) (*plan, error) {
 	if c.Replications < 1 || c.Parallel < 1 {
 		return nil, fmt.Errorf("replications and parallel must be at least 1")
 	}
 	if err := c.checkRuns(1); err != nil {
 		return nil, err
 	}
-	points := Points(c.Axes)
-	// A job names its variant; replications after the first are loaded when they run, so
-	// that memory holds one scenario per point, not one per run.
-	type job struct {
-		point, rep, variant int
-		v                   *scenarios.Variant // replication 0's
-		name                string
-	}
-	var jobs []job
-	seeds := make([]uint64, len(points))
-	firsts := make([][]*scenarios.Variant, len(points))
-	for pi, p := range points {
+	pl := &plan{c: c, points: Points(c.Axes)}
+	pl.seeds = make([]uint64, len(pl.points))
+	pl.firsts = make([][]*scenarios.Variant, len(pl.points))
+	for pi, p := range pl.points {
 		if c.Stop != nil && c.Stop() {
 			return nil, ErrInterrupted
 		}
@@ -231,68 +243,118 @@ func Run(c Config) ([]Row, error) {
 			if err := c.checkRuns(len(sc.Variants)); err != nil {
 				return nil, err
 			}
+			pl.name, pl.sha256 = sc.Name, sc.SHA256
 		}
 		for _, v := range sc.Variants {
 			if err := checkSLOs(c.SLOs, v); err != nil {
 				return nil, err
 			}
 		}
-		seeds[pi] = sc.Seed
-		firsts[pi] = sc.Variants
+		pl.seeds[pi] = sc.Seed
+		pl.firsts[pi] = sc.Variants
 		for r := 0; r < c.Replications; r++ {
 			for vi, v := range sc.Variants {
-				jobs = append(jobs, job{point: pi, rep: r, variant: vi, v: v, name: v.Name})
+				pl.jobs = append(pl.jobs, job{point: pi, rep: r, variant: vi, v: v, name: v.Name})
 			}
 		}
 	}
-	if err := checkVaried(c.Axes, points, firsts); err != nil {
+	if err := checkVaried(c.Axes, pl.points, pl.firsts); err != nil {
 		return nil, err
 	}
-	nv := len(firsts[0])
+	return pl, nil
+}
+
+// run simulates the work items idx on a pool of c.Parallel and calls done with each one's
+// figures as it finishes, one call at a time. It stops at done's first error.
+func (pl *plan) run(idx []int, done func(i int, r *metrics.Run) error) error {
+	c := pl.c
 	var mu sync.Mutex
+	var failed error
+	stop := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return failed != nil || c.Stop != nil && c.Stop()
+	}
 	finished := 0
-	p := pool.New(c.Parallel, c.Stop)
-	samples := pool.Map(p, len(jobs), func(i int) *metrics.Run {
-		j := jobs[i]
+	p := pool.New(c.Parallel, stop)
+	p.Each(len(idx), func(k int) {
+		i := idx[k]
+		j := pl.jobs[i]
 		v := j.v
 		if j.rep > 0 {
-			sc, err := c.load(points[j.point], &seeds[j.point], j.rep)
+			sc, err := c.load(pl.points[j.point], &pl.seeds[j.point], j.rep)
 			if err != nil {
 				// Replication 0 of the same point loaded; only the seed differs.
 				panic("sweep: replication of a valid point failed to load: " + err.Error())
 			}
 			v = sc.Variants[j.variant]
 		}
-		r := metrics.Of(sim.Run(c.model(v)))
-		if c.Progress != nil {
-			mu.Lock()
-			finished++
-			c.Progress(finished, len(jobs))
-			mu.Unlock()
+		m := c.model(v)
+		m.Stop = stop
+		r := metrics.Of(sim.Run(m))
+		mu.Lock()
+		defer mu.Unlock()
+		if failed != nil || c.Stop != nil && c.Stop() {
+			return // the run may have been cut short
 		}
-		return r
+		if err := done(i, r); err != nil {
+			failed = err
+			return
+		}
+		finished++
+		if c.Progress != nil {
+			c.Progress(finished, len(idx))
+		}
 	})
-	if p.Stopped() {
-		return nil, ErrInterrupted
+	if failed != nil {
+		return failed
 	}
+	if c.Stop != nil && c.Stop() {
+		return ErrInterrupted
+	}
+	return nil
+}
+
+// rows aggregates the items' figures (samples[i] is job i's) into one row per point and
+// variant, in point order then variant order.
+func (pl *plan) rows(samples []*metrics.Run) []Row {
 	var rows []Row
-	for pi, p := range points {
-		for vi := 0; vi < nv; vi++ {
+	for pi, p := range pl.points {
+		for vi := range pl.firsts[pi] {
 			var ss []*metrics.Run
 			row := Row{Point: p}
-			for i, j := range jobs {
+			for i, j := range pl.jobs {
 				if j.point == pi && j.variant == vi {
 					ss = append(ss, samples[i])
 					row.Variant = j.name
-					row.Seeds = append(row.Seeds, seeds[pi]+uint64(j.rep))
+					row.Seeds = append(row.Seeds, pl.seeds[pi]+uint64(j.rep))
 				}
 			}
 			row = aggregate(row, ss)
-			judge(&row, ss, c.SLOs, c.MaxErrors)
+			judge(&row, ss, pl.c.SLOs, pl.c.MaxErrors)
 			rows = append(rows, row)
 		}
 	}
-	return rows, nil
+	return rows
+}
+
+// Run runs every point, variant and replication and returns one row per point and
+// variant, in point order then variant order. Every point is loaded and validated before
+// anything runs, so a bad value fails at once. The rows do not depend on Parallel.
+func Run(c Config) ([]Row, error) {
+	pl, err := newPlan(&c)
+	if err != nil {
+		return nil, err
+	}
+	samples := make([]*metrics.Run, len(pl.jobs))
+	all := make([]int, len(pl.jobs))
+	for i := range all {
+		all[i] = i
+	}
+	if err := pl.run(all, func(i int, r *metrics.Run) error { samples[i] = r; return nil }); err != nil {
+		return nil, err
+	}
+	return pl.rows(samples), nil
 }
 
 func aggregate(row Row, ss []*metrics.Run) Row {

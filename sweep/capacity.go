@@ -163,6 +163,35 @@ const minMultiple = 1.0 / 1024
 // shared between searches. Then the answer is checked at a fresh seed, at the answer and
 // just above it. Results do not depend on Parallel.
 func RunCapacity(c CapacityConfig) ([]Capacity, error) {
+	cp, err := newCapacityPlan(&c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Capacity, len(cp.searches))
+	all := make([]int, len(cp.searches))
+	for i := range all {
+		all[i] = i
+	}
+	err = cp.run(all, func(i int, res Capacity) error { out[i] = res; return nil })
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// capacityPlan is a capacity search expanded into its work items, one per point and
+// variant in point order then variant order, with every point loaded and validated.
+type capacityPlan struct {
+	c        *CapacityConfig
+	searches []*searchState
+	// name and sha256 are the scenario's name and the hash of its text; effective[i] is
+	// search i's variant as it runs (spec.Resolved.Effective, JSON), which identifies it.
+	name, sha256 string
+	effective    [][]byte
+}
+
+// defaults fills in the tolerance and the cap, and checks the rest.
+func (c *CapacityConfig) defaults() error {
 	if c.Tolerance <= 0 {
 		c.Tolerance = 0.01
 	}
@@ -170,17 +199,20 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 		c.MaxMultiple = 64
 	}
 	if len(c.SLOs) == 0 {
-		return nil, fmt.Errorf("capacity needs at least one --slo")
+		return fmt.Errorf("capacity needs at least one --slo")
 	}
 	if c.Replications < 1 || c.Parallel < 1 {
-		return nil, fmt.Errorf("replications and parallel must be at least 1")
+		return fmt.Errorf("replications and parallel must be at least 1")
 	}
-	if err := c.checkRuns(1); err != nil {
+	return c.checkRuns(1)
+}
+
+func newCapacityPlan(c *CapacityConfig) (*capacityPlan, error) {
+	if err := c.defaults(); err != nil {
 		return nil, err
 	}
-	points := Points(c.Axes)
-	var searches []*searchState
-	for pi, p := range points {
+	cp := &capacityPlan{c: c}
+	for pi, p := range Points(c.Axes) {
 		if c.Stop != nil && c.Stop() {
 			return nil, ErrInterrupted
 		}
@@ -192,6 +224,7 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 			if err := c.checkRuns(len(sc.Variants)); err != nil {
 				return nil, err
 			}
+			cp.name, cp.sha256 = sc.Name, sc.SHA256
 		}
 		for _, v := range sc.Variants {
 			if err := checkSLOs(c.SLOs, v); err != nil {
@@ -201,36 +234,63 @@ func RunCapacity(c CapacityConfig) ([]Capacity, error) {
 			if n := v.Spec.Requests(); n > 0 {
 				most = min(most, spec.MaxRequests/n)
 			}
-			searches = append(searches, &searchState{c: &c, point: p, variant: v.Name, seed: sc.Seed, lf: v.Spec.LoadFactor, most: most,
-				runs: map[runKey]*metrics.Run{}, probes: map[float64]*Probe{}})
+			cp.searches = append(cp.searches, newSearch(c, p, v.Name, sc.Seed, v.Spec.LoadFactor, most))
+			cp.effective = append(cp.effective, effectiveJSON(v))
 		}
 	}
-	p := pool.New(c.Parallel, c.Stop)
-	var progressMu sync.Mutex
-	done := 0
+	return cp, nil
+}
+
+// newSearch starts the searches of one point and variant.
+func newSearch(c *CapacityConfig, p Point, variant string, seed uint64, lf, most float64) *searchState {
+	return &searchState{c: c, point: p, variant: variant, seed: seed, lf: lf, most: most,
+		runs: map[runKey]*metrics.Run{}, probes: map[float64]*Probe{}}
+}
+
+// run makes the searches idx on a pool of c.Parallel and calls done with each answer as
+// it is found, one call at a time. It stops at done's first error.
+func (cp *capacityPlan) run(idx []int, done func(i int, res Capacity) error) error {
+	c := cp.c
+	var mu sync.Mutex
+	var failed error
+	stop := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return failed != nil || c.Stop != nil && c.Stop()
+	}
+	p := pool.New(c.Parallel, stop)
+	finished := 0
 	progress := func() {
 		if c.Progress != nil {
-			progressMu.Lock()
-			done++
-			c.Progress(done, 0)
-			progressMu.Unlock()
+			mu.Lock()
+			finished++
+			c.Progress(finished, 0)
+			mu.Unlock()
 		}
 	}
-	out := make([]Capacity, len(searches))
-	errs := make([]error, len(searches))
+	errs := make([]error, len(idx))
 	// The searches wait on their runs, which take the pool's slots.
-	p.Fork(len(searches), func(i int) {
-		s := searches[i]
+	p.Fork(len(idx), func(k int) {
+		s := cp.searches[idx[k]]
 		s.pool, s.progress = p, progress
-		out[i], errs[i] = s.answer()
+		res, err := s.answer()
+		if err != nil {
+			errs[k] = err
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if failed == nil {
+			failed = done(idx[k], res)
+		}
 	})
-	if p.Stopped() {
-		return nil, ErrInterrupted
+	if c.Stop != nil && c.Stop() {
+		return ErrInterrupted
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	if failed != nil {
+		return failed
 	}
-	return out, nil
+	return errors.Join(errs...)
 }
 
 // runKey names one simulation of a search: a multiple and a replication.
@@ -248,6 +308,10 @@ type searchState struct {
 	lf, most float64 // the scenario's own load_factor; the largest multiple allowed
 	pool     *pool.Pool
 	progress func()
+
+	// replay: the runs are given (read back from a cluster sweep's files), and a run
+	// that is not given is an error rather than a simulation.
+	replay bool
 
 	mu     sync.Mutex
 	runs   map[runKey]*metrics.Run
@@ -269,6 +333,10 @@ func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
 		}
 	}
 	s.mu.Unlock()
+	if s.replay && len(todo) > 0 {
+		r := reps[todo[0]]
+		return nil, &MissingRunError{Variant: s.variant, Point: s.point, Multiple: m, Seed: s.seed + uint64(r)}
+	}
 	errs := make([]error, len(todo))
 	s.pool.Each(len(todo), func(k int) {
 		i := todo[k]

@@ -58,6 +58,9 @@ func fmtRatio(r *float64) string {
 	return strconv.FormatFloat(*r, 'f', 2, 64) + "x"
 }
 
+// Plural is plural, for the commands' own messages.
+func Plural(n int64, noun string) string { return plural(n, noun) }
+
 // plural writes a count and its noun, singular for one: "1 request", "8,195 requests".
 func plural(n int64, noun string) string {
 	if n == 1 || n == -1 {

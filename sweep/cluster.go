@@ -305,6 +305,15 @@ func PartFromEnv(getenv func(string) string, n int) (Part, error) {
 	return Part{}, fmt.Errorf("--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (a Slurm job array) is set; give --shard K/N")
 }
 
+// SetProgress sets the function told of the runs (or searches) done.
+func (w *Work) SetProgress(f func(done, total int)) {
+	if w.sweep != nil {
+		w.sweep.c.Progress = f
+	} else {
+		w.capacity.c.Progress = f
+	}
+}
+
 // Mine returns the indices of part p's items.
 func (w *Work) Mine(p Part) []int {
 	var out []int
@@ -338,7 +347,7 @@ func (w *Work) Prepare(dir string) error {
 		return err
 	}
 	if f := old.Differs(w.Manifest); f != "" {
-		return &ManifestError{fmt.Sprintf("%s is the manifest of another %s: its %q differs from this command's; use another -o, or remove the directory to start again", path, old.Kind, f)}
+		return &ManifestError{fmt.Sprintf("%s holds the manifest of another %s: its %q differs from this command's; use another -o, or remove the directory to start again", dir, old.Kind, f)}
 	}
 	return nil
 }
@@ -459,7 +468,7 @@ func Merge(dirs []string) (*Merged, error) {
 		path := filepath.Join(d, ManifestName)
 		dm, err := readManifest(path)
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &ManifestError{fmt.Sprintf("%s: no manifest; is %s the -o of a sweep or capacity run with --shard?", path, d)}
+			return nil, &ManifestError{fmt.Sprintf("%s: no %s; is it the -o of a sweep or capacity run with --shard or --plan?", d, ManifestName)}
 		}
 		if err != nil {
 			return nil, err
@@ -507,7 +516,7 @@ func Merge(dirs []string) (*Merged, error) {
 	for i, f := range files {
 		if f == nil {
 			it := m.Items[i]
-			desc := fmt.Sprintf("%d (variant %q", i, it.Variant)
+			desc := fmt.Sprintf("item %d (variant %q", i, it.Variant)
 			if len(it.Point) > 0 {
 				desc += ", point " + strings.Join(it.Point, ", ")
 			}
@@ -523,7 +532,12 @@ func Merge(dirs []string) (*Merged, error) {
 			more = fmt.Sprintf(" and %d more", len(missing)-5)
 			missing = missing[:5]
 		}
-		return nil, &ManifestError{fmt.Sprintf("%d of %d items are missing: %s%s; run the workers that own them again (with --resume)", len(files)-countNonNil(files), len(files), strings.Join(missing, "; "), more)}
+		n := len(files) - countNonNil(files)
+		verb := "are"
+		if n == 1 {
+			verb = "is"
+		}
+		return nil, &ManifestError{fmt.Sprintf("%d of %d items %s missing: %s%s; run the workers that own them again (with --resume)", n, len(files), verb, strings.Join(missing, "; "), more)}
 	}
 	c, err := m.config()
 	if err != nil {

@@ -82,6 +82,7 @@ var commands = []*command{
 		examples: []string{
 			"shardsim sweep salt-buckets --vary keyspace.salt=1,4,16,64 -r 3 --slo 'ingest:p99<20ms'",
 			"shardsim sweep quickstart --variant 0 --vary cluster.nodes=6,12 --vary streams.get_profile.rate=4000,8000",
+			"shardsim sweep salt-buckets --vary keyspace.salt=1,4,16,64 -r 3 --slo 'ingest:p99<20ms' --shard 0/4 --resume",
 		},
 		setup: func(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error { return setupExplore(fs, "sweep") },
 	},
@@ -98,6 +99,20 @@ var commands = []*command{
 			"shardsim capacity orders --slo 'create_order:p99<50ms' --slo 'create_order:errors<0.5%' --vary cluster.nodes=2,3 -r 3",
 		},
 		setup: func(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error { return setupExplore(fs, "capacity") },
+	},
+	{
+		name: "merge", operands: "DIR...", usage: "DIR... [flags]",
+		summary: "put together a sweep or capacity search that workers ran in parts (--shard)",
+		about: "Reads the manifest and the work items that sweep or capacity runs with --shard K/N wrote\n" +
+			"under their -o directories (one shared directory, or one per worker), checks that every\n" +
+			"item is there exactly once and belongs to the same command, and writes the outputs the\n" +
+			"command would have written on one machine, byte for byte. Without -o, a single DIR\n" +
+			"receives them. See docs/cluster.md.",
+		examples: []string{
+			"shardsim merge out/salt-buckets-sweep",
+			"shardsim merge out/worker-0 out/worker-1 out/worker-2 -o out/salt-sweep",
+		},
+		setup: setupMerge,
 	},
 	{
 		name: "version", usage: "[flags]",

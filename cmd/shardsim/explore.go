@@ -27,6 +27,7 @@ type exploreFlags struct {
 	maxRuns      int
 	slos         []string
 	maxErrors    string
+	cluster      clusterFlags
 }
 
 // register adds the flags of sweep or capacity (kind).
@@ -37,6 +38,7 @@ func (e *exploreFlags) register(fs *pflag.FlagSet, kind string) {
 	fs.IntVar(&e.maxRuns, "max-runs", sweep.DefaultMaxRuns, "refuse more than this many runs (points x variants x replications)")
 	listVar(fs, &e.slos, "slo", "objective", "quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
 	fs.StringVar(&e.maxErrors, "max-errors", "0.1%", "largest acceptable share of failed requests, over every cause (rejected, throttled, timed out, limited), judged with the SLOs")
+	e.cluster.register(fs)
 }
 
 // config checks the flags and builds the sweep configuration.
@@ -130,6 +132,9 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 	}
 	if len(c.Axes) == 0 {
 		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
+	}
+	if e.cluster.active() {
+		return e.runPart(c, "sweep", stdout, stderr, func(c sweep.Config) (*sweep.Work, error) { return sweep.PlanSweep(c, version) })
 	}
 	var rows []sweep.Row
 	out, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
@@ -246,6 +251,13 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	cc.Config.SLOs = nil
 	if cc.Require, err = sweep.ParseRequire(require); err != nil {
 		return usageError{err}
+	}
+	if e.cluster.active() {
+		return e.runPart(c, "capacity", stdout, stderr, func(c sweep.Config) (*sweep.Work, error) {
+			cc := cc
+			cc.Config.Stop = c.Stop
+			return sweep.PlanCapacity(cc, version)
+		})
 	}
 	var res []sweep.Capacity
 	out, name, err := e.explore(c, "capacity", stderr, func(stop func() bool, progress func(done, total int)) error {

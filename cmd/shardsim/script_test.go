@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -30,7 +31,36 @@ func TestMain(m *testing.M) {
 // as cmd/go's tests use it): the commands the README and the docs show, with their outputs
 // checked by the figures that matter.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+	testscript.Run(t, testscript.Params{Dir: "testdata/script", Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"waitfiles":  waitFiles,
+		"countfiles": countFiles,
+	}})
+}
+
+// waitFiles is the script command "waitfiles N GLOB": it waits (a minute at most) until at
+// least N files match GLOB, as a worker writes its items.
+func waitFiles(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfiles N GLOB")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	for start := time.Now(); time.Since(start) < time.Minute; time.Sleep(5 * time.Millisecond) {
+		if m, _ := filepath.Glob(ts.MkAbs(args[1])); len(m) >= n {
+			return
+		}
+	}
+	ts.Fatalf("waited a minute for %d files to match %s", n, args[1])
+}
+
+// countFiles is the script command "countfiles GLOB VAR": it sets $VAR to the number of
+// files that match GLOB.
+func countFiles(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: countfiles GLOB VAR")
+	}
+	m, _ := filepath.Glob(ts.MkAbs(args[0]))
+	ts.Setenv(args[1], strconv.Itoa(len(m)))
 }
 
 // longRuns are doc commands too slow to run whole in every test run: they simulate the

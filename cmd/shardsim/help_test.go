@@ -53,6 +53,7 @@ func TestFlagHelp(t *testing.T) {
 		"run --out":           "out/<scenario-name>",
 		"sweep --out":         "out/<scenario-name>-sweep",
 		"capacity --out":      "out/<scenario-name>-capacity",
+		"merge --out":         "the one DIR given, or out/<scenario-name>-<kind>",
 		"--seed":              "the scenario's", // -1 until --seed is given
 		"--duration":          "the scenario's", // "" until --duration is given
 		"run --parallel":      "the number of CPUs",

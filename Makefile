@@ -13,7 +13,7 @@ FUZZTIME ?= 10s
 PGO        := $(CURDIR)/cmd/shardsim/default.pgo
 BENCHCOUNT ?= 5
 
-.PHONY: all build run test vet fuzz bench pgo clean docs
+.PHONY: all build run test vet fuzz bench pgo clean docs image
 
 all: build
 
@@ -61,6 +61,12 @@ pgo:
 	./bin/shardsim-nopgo run testdata/bench/hash12.toml --duration 300s -q --no-charts -o $(PGODIR)/hash12 --cpuprofile $(PGODIR)/hash12.pprof >/dev/null
 	./bin/shardsim-nopgo run testdata/bench/scan120.toml --duration 600s -q --no-charts -o $(PGODIR)/scan120 --cpuprofile $(PGODIR)/scan120.pprof >/dev/null
 	$(GO) tool pprof -proto $(PGODIR)/*.pprof > $(PGO).tmp && mv $(PGO).tmp $(PGO)
+
+# The container image the cluster sweeps under deploy/ run (docker, or DOCKER=podman).
+DOCKER ?= docker
+IMAGE  ?= shardsim:latest
+image:
+	$(DOCKER) build -f deploy/Dockerfile -t $(IMAGE) .
 
 clean:
 	rm -rf bin $(OUT)

@@ -31,7 +31,14 @@ func TestMain(m *testing.M) {
 // as cmd/go's tests use it): the commands the README and the docs show, with their outputs
 // checked by the figures that matter.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script", Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{Dir: "testdata/script", Setup: func(env *testscript.Env) error {
+		env.Setenv("REPO", repo) // for the scripts that run files of the repository (deploy/)
+		return nil
+	}, Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"waitfiles":  waitFiles,
 		"countfiles": countFiles,
 	}})

@@ -146,3 +146,4 @@ func TestEstimated(t *testing.T) {
 		t.Errorf("one replication has half-width %v, want NaN", one.Half)
 	}
 }
+

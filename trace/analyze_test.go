@@ -1,0 +1,73 @@
+package trace
+
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
+func analyzeSynthetic(t testing.TB, g Synthetic, opt Options) *Analysis {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := g.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	opt.Format = g.Format
+	rd, err := NewReader(&buf, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(rd, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+var idParts = Options{Delimiter: ":", Names: []string{"ns", "kind", "id"}}
+
+// TestZipfExponentRecovered generates 10^6 lines (seed 7) whose ids follow Zipf's law
+// P(rank r) ∝ r^-s over 10^5 ids, with s = 0.99 (YCSB's) and 1.2, and fits s back
+// (FitZipf: MLE on the truncated law of the ranks with >= 100 records). The tolerance is
+// the 0.03; the fit's own standard error at this size is about 0.005.
+func TestZipfExponentRecovered(t *testing.T) {
+	for _, tc := range []struct {
+		f Format
+		s float64
+	}{{Twitter, 0.99}, {KVCache, 1.2}} {
+		g := Synthetic{Format: tc.f, Lines: 1_000_000, Rate: 100_000, Keys: 100_000, S: tc.s, Reads: 0.9, Seed: 7}
+		a := analyzeSynthetic(t, g, idParts)
+		if math.Abs(a.Keys.ZipfS-tc.s) > 0.03 {
+			t.Errorf("%v: fitted s = %.4f over %d ranks, want %.2f ± 0.03", tc.f, a.Keys.ZipfS, a.Keys.ZipfRanks, tc.s)
+		}
+		t.Logf("%v: s=%.4f ranks=%d ks=%.4f distinct=%.0f", tc.f, a.Keys.ZipfS, a.Keys.ZipfRanks, a.Keys.ZipfKS, a.Keys.Distinct)
+		if a.Records != 1_000_000 || a.Lines != 1_000_000+int64(b2i(tc.f == KVCache)) {
+			t.Errorf("%v: %d records of %d lines", tc.f, a.Records, a.Lines)
+		}
+	}
+}
+
+// TestMonotonicParts: an auto-increment id written in time order correlates with time
+// (score near 1); a Zipf id spread by a hash, and the namespace id mod 4, do not.
+func TestMonotonicParts(t *testing.T) {
+	seq := analyzeSynthetic(t, Synthetic{Format: CSV, Lines: 20_000, Rate: 1000, Keys: 1000, S: 0.9, Reads: 0.5, Sequential: true, Seed: 3}, idParts)
+	hashed := analyzeSynthetic(t, Synthetic{Format: CSV, Lines: 20_000, Rate: 1000, Keys: 1 << 30, S: 0.9, Reads: 0.5, Seed: 3}, idParts)
+	get := func(a *Analysis, part string) Monotony {
+		for _, m := range a.Keys.Monotonic {
+			if m.Part == part {
+				return m
+			}
+		}
+		t.Fatalf("no part %q", part)
+		return Monotony{}
+	}
+	if m := get(seq, "id"); !m.Monotonic || m.Score < 0.99 {
+		t.Errorf("sequential id: %+v, want monotonic with score >= 0.99", m)
+	}
+	if m := get(seq, "ns"); m.Monotonic {
+		t.Errorf("namespace (id mod 4): %+v, want not monotonic", m)
+	}
+	if m := get(hashed, "id"); m.Monotonic || math.Abs(m.Score) > 0.1 {
+		t.Errorf("hashed id: %+v, want |score| <= 0.1", m)
+	}
+}

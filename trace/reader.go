@@ -121,7 +121,7 @@ type BadError struct {
 
 func (e *BadError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d lines are malformed, more than --max-bad %g%%", e.Bad, e.Lines, 100*e.MaxBad)
+	fmt.Fprintf(&b, "%d of %d lines are malformed, more than the %g%% allowed", e.Bad, e.Lines, 100*e.MaxBad)
 	for _, l := range e.First {
 		fmt.Fprintf(&b, "\n  line %d: %s: %q", l.Line, l.Why, l.Text)
 	}

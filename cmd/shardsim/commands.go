@@ -115,6 +115,20 @@ var commands = []*command{
 		setup: setupMerge,
 	},
 	{
+		name: "analyze", operands: "TRACE", usage: "TRACE [--format F] [--key PART,... --scheme S --shards N --salt N] [flags]",
+		summary: "describe an access log for a shard-key review, and route it through a candidate design",
+		about: "Reads an access log (csv, twitter or kvcache; plain, .gz or .zst) in one pass and bounded\n" +
+			"memory: records, time span, operation mix, rate over time, distinct keys, the top keys\n" +
+			"and their shares, a fitted Zipf exponent, and whether each key part grows with time.\n" +
+			"With --key, it routes every record through that design, as a simulation would, and\n" +
+			"prints each shard's share of writes and reads. See docs/traces.md.",
+		examples: []string{
+			"shardsim analyze testdata/traces/twitter.csv --format twitter --delimiter : --names ns,kind,id",
+			"shardsim analyze access.csv.zst --key 'hash(id, 16)' --scheme range --shards 8 -f json",
+		},
+		setup: setupAnalyze,
+	},
+	{
 		name: "version", usage: "[flags]",
 		summary:  "print the version",
 		about:    "Prints the version of shardsim and of the Go it was built with.",

@@ -1,0 +1,353 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/trace"
+)
+
+// traceFlags are the flags that say how to read a log (analyze and fit).
+type traceFlags struct {
+	format    string
+	delimiter string
+	names     []string
+	maxBad    string
+}
+
+func (t *traceFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&t.format, "format", "csv", "the log's format: "+strings.Join(trace.Formats(), ", "))
+	fs.StringVar(&t.delimiter, "delimiter", "", "split keys into parts on this character (with --names)")
+	fs.StringSliceVar(&t.names, "names", nil, "names of the key's parts, in order (with --delimiter)")
+	fs.StringVar(&t.maxBad, "max-bad", "0.1%", "malformed lines tolerated, a share of the lines (\"0.1%\" or 0.001)")
+}
+
+// open opens the log named by args (one operand) and its reader.
+func (t *traceFlags) open(cmd string, args []string) (*trace.Reader, io.Closer, error) {
+	if len(args) != 1 {
+		return nil, nil, argsError(cmd, "%s takes one TRACE file (got %d operands)", cmd, len(args))
+	}
+	f, err := trace.ParseFormat(t.format)
+	if err != nil {
+		return nil, nil, usagef("--format: %v", err)
+	}
+	maxBad, err := parseShare(t.maxBad)
+	if err != nil {
+		return nil, nil, usagef("--max-bad: %v", err)
+	}
+	if (t.delimiter == "") != (len(t.names) == 0) {
+		return nil, nil, usagef("--delimiter and --names go together (got delimiter %q, %d names)", t.delimiter, len(t.names))
+	}
+	path := args[0]
+	rc, err := trace.Open(os.DirFS(filepath.Dir(path)), filepath.Base(path))
+	if err != nil {
+		return nil, nil, usagef("%s: %v", path, unwrapPath(err))
+	}
+	rd, err := trace.NewReader(rc, trace.Options{Format: f, Delimiter: t.delimiter, Names: t.names, MaxBad: maxBad})
+	if err != nil {
+		rc.Close()
+		return nil, nil, usagef("%s: %v", path, err)
+	}
+	return rd, rc, nil
+}
+
+// unwrapPath drops the path an fs.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// traceError is a problem reading the log: malformed lines past --max-bad are the
+// user's (exit 2), anything else an I/O failure.
+func traceError(path string, err error) error {
+	var be *trace.BadError
+	if errors.As(err, &be) {
+		return usagef("%s: %v", path, err)
+	}
+	return fmt.Errorf("%s: %v", path, err)
+}
+
+// parseShare reads "0.1%" or "0.001".
+func parseShare(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("want a share such as 0.1%% or 0.001 (got %q)", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v > 1 {
+		return 0, fmt.Errorf("a share is at most 100%% (got %q)", s)
+	}
+	if v == 0 {
+		v = -1 // none tolerated is expressed below as the smallest positive share
+		v = 1e-300
+	}
+	return v, nil
+}
+
+// splitTop splits a comma-separated list at the commas outside parentheses, so that
+// --key 'ns,hash(id, 16)' is two parts.
+func splitTop(list []string) []string {
+	var out []string
+	for _, s := range list {
+		depth, start := 0, 0
+		for i, c := range s {
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			case ',':
+				if depth == 0 {
+					out = append(out, strings.TrimSpace(s[start:i]))
+					start = i + 1
+				}
+			}
+		}
+		out = append(out, strings.TrimSpace(s[start:]))
+	}
+	return out
+}
+
+func setupAnalyze(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	var tf traceFlags
+	tf.register(fs)
+	var keys []string
+	var scheme, out, chart string
+	var shards, salt, top int
+	fs.StringArrayVar(&keys, "key", nil, "a candidate partition key: parts named by --names (or key), hour(ts), hash(id, N)... comma-separated or repeated")
+	fs.StringVar(&scheme, "scheme", "hash", "the candidate's shard scheme: hash or range")
+	fs.IntVar(&shards, "shards", 16, "the candidate's shards")
+	fs.IntVar(&salt, "salt", 0, "the candidate's salt buckets (random salt)")
+	fs.IntVar(&top, "top", 10, "keys listed")
+	fs.StringVarP(&out, "output-format", "f", "text", "what goes to stdout: text, markdown or json")
+	textVar(fs, &chart, "chart", "", "file", "write a chart of the rate over time (.png or .svg)")
+	return func(stdout, stderr io.Writer) error {
+		if out != "text" && out != "markdown" && out != "json" {
+			return usagef("-f: want text, markdown or json (got %q)", out)
+		}
+		rd, rc, err := tf.open("analyze", fs.Args())
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		path := fs.Args()[0]
+		cfg := trace.Config{Top: top}
+		if len(keys) > 0 {
+			d, err := analyzeDesign(&tf, rd, splitTop(keys), scheme, shards, salt, path)
+			if err != nil {
+				return err
+			}
+			cfg.Design = d
+		}
+		a, err := trace.Analyze(rd, cfg)
+		if err != nil {
+			return traceError(path, err)
+		}
+		if chart != "" {
+			if err := writeRateChart(chart, path, a); err != nil {
+				return err
+			}
+		}
+		switch out {
+		case "json":
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(a)
+		case "markdown":
+			writeAnalysis(stdout, path, a, true)
+		default:
+			writeAnalysis(stdout, path, a, false)
+		}
+		return nil
+	}
+}
+
+// analyzeDesign checks the candidate design as a scenario would be checked and builds its
+// planners; a range scheme's splits come from a first pass over the log.
+func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string, shards, salt int, path string) (*trace.Design, error) {
+	f := build.AnalysisFile(rd.Names(), key, scheme, shards, salt)
+	s, probs := spec.Resolve(&f)
+	if len(probs) > 0 {
+		flag := map[string]string{"keyspace.scheme": "--scheme", "keyspace.shards": "--shards", "keyspace.salt": "--salt"}
+		var msgs []string
+		for _, p := range probs {
+			name := "--key"
+			if fl, ok := flag[p.Key]; ok {
+				name = fl
+			}
+			msgs = append(msgs, name+": "+p.Msg)
+		}
+		return nil, usagef("%s", strings.Join(msgs, "\n"))
+	}
+	d := build.TraceDesign(s, rd.Names(), nil, nil)
+	if s.Scheme == "range" {
+		// The range scheme is pre-split at the quantiles of the log's own keys.
+		srd, src, err := tf.open("analyze", []string{path})
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		sample, times, err := trace.Sample(srd, d, min(max(200*shards, 10_000), 100_000))
+		if err != nil {
+			return nil, traceError(path, err)
+		}
+		d = build.TraceDesign(s, rd.Names(), sample, times)
+	}
+	return d, nil
+}
+
+func writeRateChart(file, path string, a *trace.Analysis) error {
+	l := plots.Lines{Title: "Records per second: " + filepath.Base(path), YLabel: "records/s"}
+	var y []float64
+	for _, p := range a.Rate {
+		l.Times = append(l.Times, p.TS)
+		y = append(y, p.PerS)
+	}
+	if len(y) == 1 {
+		l.Times = append(l.Times, l.Times[0]+a.RateWindow)
+		y = append(y, y[0])
+	}
+	l.Series = []plots.Series{{Name: "records", Y: y}}
+	if err := plots.WriteLines(file, plots.Format(strings.TrimPrefix(filepath.Ext(file), ".")), l); err != nil {
+		return fmt.Errorf("--chart: %v", err)
+	}
+	return nil
+}
+
+// writeAnalysis prints an analysis as text or markdown.
+func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
+	h := func(s string) {
+		if md {
+			fmt.Fprintf(w, "\n## %s\n\n", s)
+		} else {
+			fmt.Fprintf(w, "\n%s\n", s)
+		}
+	}
+	table := func(head []string, rows [][]string) {
+		if md {
+			fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+			for _, r := range rows {
+				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+			}
+			return
+		}
+		width := make([]int, len(head))
+		for i, c := range head {
+			width[i] = len(c)
+		}
+		for _, r := range rows {
+			for i, c := range r {
+				width[i] = max(width[i], len([]rune(c)))
+			}
+		}
+		line := func(r []string) {
+			var b strings.Builder
+			for i, c := range r {
+				if i > 0 {
+					b.WriteString("  ")
+				}
+				fmt.Fprintf(&b, "%-*s", width[i], c)
+			}
+			fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
+		}
+		line(head)
+		for _, r := range rows {
+			line(r)
+		}
+	}
+	if md {
+		fmt.Fprintf(w, "# Trace %s\n", filepath.Base(path))
+	} else {
+		fmt.Fprintf(w, "trace %s (%s)\n", filepath.Base(path), a.Format)
+	}
+	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
+	fmt.Fprintf(w, "%s records from %d lines (%d malformed) over %s s, %.1f records/s on average\n",
+		humanCount(float64(a.Records)), a.Lines, a.Malformed, strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/max(a.DurationS, 1e-9))
+	for _, b := range a.BadLines {
+		fmt.Fprintf(w, "  malformed line %d (%s): %q\n", b.Line, b.Why, b.Text)
+	}
+	h("Operations")
+	var rows [][]string
+	for _, name := range trace.OpNames {
+		if n, ok := a.Ops[name]; ok {
+			rows = append(rows, []string{name, strconv.FormatInt(n, 10), pct(float64(n) / float64(max(a.Records, 1)))})
+		}
+	}
+	rows = append(rows, []string{"reads", strconv.FormatInt(a.Reads, 10), pct(float64(a.Reads) / float64(max(a.Records, 1)))},
+		[]string{"writes", strconv.FormatInt(a.Writes, 10), pct(float64(a.Writes) / float64(max(a.Records, 1)))})
+	table([]string{"op", "records", "share"}, rows)
+
+	h(fmt.Sprintf("Rate (records/s, windows of %s s)", strconv.FormatFloat(a.RateWindow, 'g', -1, 64)))
+	rows = nil
+	step := max(1, (len(a.Rate)+11)/12)
+	for i := 0; i < len(a.Rate); i += step {
+		p := a.Rate[i]
+		rows = append(rows, []string{strconv.FormatFloat(p.TS, 'f', 0, 64), strconv.FormatFloat(p.PerS, 'f', 1, 64), bar(p.PerS, a.Rate)})
+	}
+	table([]string{"t_s", "per_s", ""}, rows)
+
+	k := a.Keys
+	h("Keys")
+	distinct := "exact"
+	if !k.DistinctExact {
+		distinct = "± " + pct(k.DistinctRSE) + " (KMV sketch, one standard error)"
+	}
+	fmt.Fprintf(w, "distinct keys: %s %s\n", humanCount(k.Distinct), distinct)
+	if k.ZipfRanks > 0 {
+		fmt.Fprintf(w, "Zipf exponent: %.3f (maximum likelihood over the top %d keys; Kolmogorov-Smirnov distance %.4f)\n", k.ZipfS, k.ZipfRanks, k.ZipfKS)
+	} else {
+		fmt.Fprintln(w, "Zipf exponent: - (fewer than 3 keys with 100 records or more)")
+	}
+	rows = nil
+	for i, t := range k.Top {
+		rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), pct(t.Share)})
+	}
+	table([]string{"rank", "key", "records", "share"}, rows)
+	h("Monotonicity (correlation of each key part with time; monotonic at |r| >= 0.7)")
+	rows = nil
+	for _, m := range k.Monotonic {
+		rows = append(rows, []string{m.Part, strconv.FormatFloat(m.Score, 'f', 3, 64), strconv.FormatBool(m.Monotonic)})
+	}
+	table([]string{"part", "score", "monotonic"}, rows)
+	if d := a.Design; d != nil {
+		h("Design")
+		fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", pct(d.SingleShardShare), pct(1-d.SingleShardShare), d.MeanFanout)
+		fmt.Fprintf(w, "hottest shard: %d with %s of all shard visits (even: %s)\n", d.HottestShard, pct(d.HottestShare), pct(1/float64(len(d.Shards))))
+		rows = nil
+		for _, s := range d.Shards {
+			rows = append(rows, []string{strconv.Itoa(s.ID), pct(s.WriteShare), pct(s.ReadShare)})
+		}
+		table([]string{"shard", "writes", "reads"}, rows)
+	}
+}
+
+// bar draws v as a bar of up to 30 characters against the largest rate.
+func bar(v float64, all []trace.RatePoint) string {
+	m := 0.0
+	for _, p := range all {
+		m = max(m, p.PerS)
+	}
+	if m <= 0 {
+		return ""
+	}
+	return strings.Repeat("#", int(math.Round(30*v/m)))
+}

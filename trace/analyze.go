@@ -354,7 +354,7 @@ func ratio(a, b int64) float64 {
 // Zipf fit limits: ranks whose (overstated) count is at least zipfMinCount and whose
 // Space-Saving error is under a tenth of it, at most zipfMaxRanks of them, at least 3.
 const (
-	zipfMinCount = 100
+	zipfMinCount = 30
 	zipfMaxRanks = 2000
 )
 

@@ -28,7 +28,7 @@ var idParts = Options{Delimiter: ":", Names: []string{"ns", "kind", "id"}}
 
 // TestZipfExponentRecovered generates 10^6 lines (seed 7) whose ids follow Zipf's law
 // P(rank r) ∝ r^-s over 10^5 ids, with s = 0.99 (YCSB's) and 1.2, and fits s back
-// (FitZipf: MLE on the truncated law of the ranks with >= 100 records). The tolerance is
+// (FitZipf: MLE on the truncated law of the ranks with >= 30 records). The tolerance is
 // the 0.03; the fit's own standard error at this size is about 0.005.
 func TestZipfExponentRecovered(t *testing.T) {
 	for _, tc := range []struct {

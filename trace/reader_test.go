@@ -193,3 +193,32 @@ func BenchmarkReader(b *testing.B) {
 		})
 	}
 }
+
+// TestReaderAllocatesNothingPerLine reads 60,000 lines of each format (seed 2, 5,000
+// lines a second) and, once 30,000 are read, counts allocations over 1,000 more calls of
+// Next: there must be none.
+func TestReaderAllocatesNothingPerLine(t *testing.T) {
+	for _, f := range []Format{Twitter, KVCache, CSV} {
+		var buf bytes.Buffer
+		g := Synthetic{Format: f, Lines: 60_000, Rate: 5000, Keys: 100_000, S: 0.99, Reads: 0.8, Seed: 2}
+		if err := g.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		rd, err := NewReader(&buf, Options{Format: f, Delimiter: ":", Names: []string{"ns", "kind", "id"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 30_000; i++ {
+			if _, err := rd.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := testing.AllocsPerRun(1000, func() {
+			if _, err := rd.Next(); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%v: %.2f allocations per record, want 0", f, n)
+		}
+	}
+}

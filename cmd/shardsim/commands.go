@@ -129,6 +129,18 @@ var commands = []*command{
 		setup: setupAnalyze,
 	},
 	{
+		name: "fit", operands: "TRACE", usage: "TRACE -o FILE [--format F] [flags]",
+		summary: "write a synthetic scenario that reproduces an access log's rate, op mix and key popularity",
+		about: "Analyzes the log as analyze does and writes a scenario without it: read and write streams\n" +
+			"whose schedules follow the log's rate over time, and one key field drawn from a Zipf law\n" +
+			"with the fitted exponent over the log's distinct keys; the top keys are listed in a\n" +
+			"comment. Scale it with --set load_factor=3, change its design, share it.",
+		examples: []string{
+			"shardsim fit testdata/traces/kvcache.csv.gz --format kvcache -o out/kvcache.toml",
+		},
+		setup: setupFit,
+	},
+	{
 		name: "version", usage: "[flags]",
 		summary:  "print the version",
 		about:    "Prints the version of shardsim and of the Go it was built with.",

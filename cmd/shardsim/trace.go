@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/trace"
 )
@@ -97,8 +99,7 @@ func parseShare(s string) (float64, error) {
 		return 0, fmt.Errorf("a share is at most 100%% (got %q)", s)
 	}
 	if v == 0 {
-		v = -1 // none tolerated is expressed below as the smallest positive share
-		v = 1e-300
+		v = 1e-300 // none tolerated (0 would mean the default)
 	}
 	return v, nil
 }
@@ -315,7 +316,7 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	if k.ZipfRanks > 0 {
 		fmt.Fprintf(w, "Zipf exponent: %.3f (maximum likelihood over the top %d keys; Kolmogorov-Smirnov distance %.4f)\n", k.ZipfS, k.ZipfRanks, k.ZipfKS)
 	} else {
-		fmt.Fprintln(w, "Zipf exponent: - (fewer than 3 keys with 100 records or more)")
+		fmt.Fprintln(w, "Zipf exponent: - (fewer than 3 keys with 30 records or more)")
 	}
 	rows = nil
 	for i, t := range k.Top {
@@ -350,4 +351,63 @@ func bar(v float64, all []trace.RatePoint) string {
 		return ""
 	}
 	return strings.Repeat("#", int(math.Round(30*v/m)))
+}
+
+func setupFit(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	var tf traceFlags
+	tf.register(fs)
+	var out, name string
+	textVar(fs, &out, "out", "o", "file", "the scenario file to write (required)")
+	fs.StringVar(&name, "name", "", "the scenario's name")
+	showDefault(fs, "name", "the log's file name, lower-cased")
+	return func(stdout, stderr io.Writer) error {
+		if out == "" {
+			return argsError("fit", "-o FILE is required")
+		}
+		rd, rc, err := tf.open("fit", fs.Args())
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		path := fs.Args()[0]
+		if name == "" {
+			name = fittedName(filepath.Base(path))
+		}
+		a, err := trace.Analyze(rd, trace.Config{})
+		if err != nil {
+			return traceError(path, err)
+		}
+		src := trace.Fit(a, trace.FitOptions{Name: name, Source: filepath.Base(path)})
+		// What fit writes must load: check it as validate would before writing it.
+		if _, err := scenarios.LoadBytes(out, src, scenarios.Options{}); err != nil {
+			return usagef("the fitted scenario does not load (--name %q?): %v", name, err)
+		}
+		if err := atomicfile.Write(out, src); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s: %s records over %s s, %.1f%% reads, Zipf s = %.3f over %s keys\n",
+			out, humanCount(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64),
+			100*float64(a.Reads)/float64(max(a.Records, 1)), a.Keys.ZipfS, humanCount(a.Keys.Distinct))
+		return nil
+	}
+}
+
+// fittedName makes a scenario name of a file name: lower-case letters, digits and
+// dashes, without its extensions.
+func fittedName(file string) string {
+	base, _, _ := strings.Cut(file, ".")
+	var b strings.Builder
+	for _, r := range strings.ToLower(base) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	n := strings.Trim(b.String(), "-")
+	if n == "" {
+		n = "fitted"
+	}
+	return "fit-" + n[:min(len(n), 40)]
 }

@@ -123,8 +123,8 @@ var commands = []*command{
 			"With --key, it routes every record through that design, as a simulation would, and\n" +
 			"prints each shard's share of writes and reads. See docs/traces.md.",
 		examples: []string{
-			"shardsim analyze testdata/traces/twitter.csv --format twitter --delimiter : --names ns,kind,id",
-			"shardsim analyze access.csv.zst --key 'hash(id, 16)' --scheme range --shards 8 -f json",
+			"shardsim analyze replay-demo --key id --shards 8",
+			"shardsim analyze testdata/traces/twitter.log.zst --format twitter --delimiter : --names ns,kind,id --key 'hash(id, 16)' --scheme range -f json",
 		},
 		setup: setupAnalyze,
 	},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,6 +28,12 @@ type traceFlags struct {
 	delimiter string
 	names     []string
 	maxBad    string
+
+	// The located log (see open).
+	fsys  fs.FS
+	path  string
+	label string
+	opt   trace.Options
 }
 
 func (t *traceFlags) register(fs *pflag.FlagSet) {
@@ -36,33 +43,78 @@ func (t *traceFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&t.maxBad, "max-bad", "0.1%", "malformed lines tolerated, a share of the lines (\"0.1%\" or 0.001)")
 }
 
-// open opens the log named by args (one operand) and its reader.
-func (t *traceFlags) open(cmd string, args []string) (*trace.Reader, io.Closer, error) {
+// open opens the log named by args (one operand): a log file, or a scenario (a .toml
+// file or a built-in name) whose first trace stream names the log, its format and its
+// key fields (flags given on the command line win). It returns the reader and the name of
+// the log for messages; t remembers how to open it again.
+func (t *traceFlags) open(cmd string, args []string, fs *pflag.FlagSet) (*trace.Reader, io.Closer, string, error) {
 	if len(args) != 1 {
-		return nil, nil, argsError(cmd, "%s takes one TRACE file (got %d operands)", cmd, len(args))
+		return nil, nil, "", argsError(cmd, "%s takes one TRACE file (got %d operands)", cmd, len(args))
+	}
+	if t.fsys == nil {
+		if err := t.locate(args[0], fs); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	return t.reopen()
+}
+
+// locate finds the log and how to read it.
+func (t *traceFlags) locate(ref string, fs *pflag.FlagSet) error {
+	maxBad, err := parseShare(t.maxBad)
+	if err != nil {
+		return usagef("--max-bad: %v", err)
 	}
 	f, err := trace.ParseFormat(t.format)
 	if err != nil {
-		return nil, nil, usagef("--format: %v", err)
-	}
-	maxBad, err := parseShare(t.maxBad)
-	if err != nil {
-		return nil, nil, usagef("--max-bad: %v", err)
+		return usagef("--format: %v", err)
 	}
 	if (t.delimiter == "") != (len(t.names) == 0) {
-		return nil, nil, usagef("--delimiter and --names go together (got delimiter %q, %d names)", t.delimiter, len(t.names))
+		return usagef("--delimiter and --names go together (got delimiter %q, %d names)", t.delimiter, len(t.names))
 	}
-	path := args[0]
-	rc, err := trace.Open(os.DirFS(filepath.Dir(path)), filepath.Base(path))
+	t.opt = trace.Options{Format: f, Delimiter: t.delimiter, Names: t.names, MaxBad: maxBad}
+	st, statErr := os.Stat(ref)
+	if statErr == nil && !st.IsDir() && !strings.HasSuffix(ref, ".toml") {
+		t.fsys, t.path, t.label = os.DirFS(filepath.Dir(ref)), filepath.Base(ref), ref
+		return nil
+	}
+	if statErr != nil && strings.ContainsAny(ref, "/\\.") && !strings.HasSuffix(ref, ".toml") {
+		return usagef("%s: %v", ref, unwrapPath(statErr))
+	}
+	sc, err := scenarios.Load(ref, scenarios.Options{})
 	if err != nil {
-		return nil, nil, usagef("%s: %v", path, unwrapPath(err))
+		return usageError{err}
 	}
-	rd, err := trace.NewReader(rc, trace.Options{Format: f, Delimiter: t.delimiter, Names: t.names, MaxBad: maxBad})
+	for _, ss := range sc.Variants[0].Spec.Streams {
+		ts := ss.Trace
+		if ts == nil {
+			continue
+		}
+		opt := ts.Options()
+		if !fs.Changed("format") {
+			t.opt.Format = opt.Format
+		}
+		if !fs.Changed("delimiter") {
+			t.opt.Delimiter, t.opt.Names = opt.Delimiter, opt.Names
+		}
+		t.fsys, t.path, t.label = ts.FS, ts.Path, ts.Path
+		return nil
+	}
+	return usagef("%s: the scenario replays no log (no stream has a trace)", ref)
+}
+
+// reopen opens the located log from its start.
+func (t *traceFlags) reopen() (*trace.Reader, io.Closer, string, error) {
+	rc, err := trace.Open(t.fsys, t.path)
+	if err != nil {
+		return nil, nil, "", usagef("%s: %v", t.label, unwrapPath(err))
+	}
+	rd, err := trace.NewReader(rc, t.opt)
 	if err != nil {
 		rc.Close()
-		return nil, nil, usagef("%s: %v", path, err)
+		return nil, nil, "", usagef("%s: %v", t.label, err)
 	}
-	return rd, rc, nil
+	return rd, rc, t.label, nil
 }
 
 // unwrapPath drops the path an fs.PathError repeats.
@@ -128,7 +180,8 @@ func splitTop(list []string) []string {
 	return out
 }
 
-func setupAnalyze(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	fs := flags
 	var tf traceFlags
 	tf.register(fs)
 	var keys []string
@@ -145,15 +198,14 @@ func setupAnalyze(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 		if out != "text" && out != "markdown" && out != "json" {
 			return usagef("-f: want text, markdown or json (got %q)", out)
 		}
-		rd, rc, err := tf.open("analyze", fs.Args())
+		rd, rc, path, err := tf.open("analyze", fs.Args(), fs)
 		if err != nil {
 			return err
 		}
 		defer rc.Close()
-		path := fs.Args()[0]
 		cfg := trace.Config{Top: top}
 		if len(keys) > 0 {
-			d, err := analyzeDesign(&tf, rd, splitTop(keys), scheme, shards, salt, path)
+			d, err := analyzeDesign(&tf, rd, splitTop(keys), scheme, shards, salt)
 			if err != nil {
 				return err
 			}
@@ -184,7 +236,7 @@ func setupAnalyze(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 
 // analyzeDesign checks the candidate design as a scenario would be checked and builds its
 // planners; a range scheme's splits come from a first pass over the log.
-func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string, shards, salt int, path string) (*trace.Design, error) {
+func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string, shards, salt int) (*trace.Design, error) {
 	f := build.AnalysisFile(rd.Names(), key, scheme, shards, salt)
 	s, probs := spec.Resolve(&f)
 	if len(probs) > 0 {
@@ -202,7 +254,7 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 	d := build.TraceDesign(s, rd.Names(), nil, nil)
 	if s.Scheme == "range" {
 		// The range scheme is pre-split at the quantiles of the log's own keys.
-		srd, src, err := tf.open("analyze", []string{path})
+		srd, src, path, err := tf.reopen()
 		if err != nil {
 			return nil, err
 		}
@@ -281,8 +333,8 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		fmt.Fprintf(w, "trace %s (%s)\n", filepath.Base(path), a.Format)
 	}
 	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
-	fmt.Fprintf(w, "%s records from %d lines (%d malformed) over %s s, %.1f records/s on average\n",
-		humanCount(float64(a.Records)), a.Lines, a.Malformed, strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/max(a.DurationS, 1e-9))
+	fmt.Fprintf(w, "%s records from %s lines (%s malformed) over %s s, %.1f records/s on average\n",
+		humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/max(a.DurationS, 1e-9))
 	for _, b := range a.BadLines {
 		fmt.Fprintf(w, "  malformed line %d (%s): %q\n", b.Line, b.Why, b.Text)
 	}
@@ -297,14 +349,23 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		[]string{"writes", strconv.FormatInt(a.Writes, 10), pct(float64(a.Writes) / float64(max(a.Records, 1)))})
 	table([]string{"op", "records", "share"}, rows)
 
-	h(fmt.Sprintf("Rate (records/s, windows of %s s)", strconv.FormatFloat(a.RateWindow, 'g', -1, 64)))
+	// At most 12 rows: each the mean rate of a group of consecutive windows.
+	group := max(1, (len(a.Rate)+11)/12)
+	h(fmt.Sprintf("Rate (records/s, mean over %s s)", strconv.FormatFloat(float64(group)*a.RateWindow, 'g', -1, 64)))
 	rows = nil
-	step := max(1, (len(a.Rate)+11)/12)
-	for i := 0; i < len(a.Rate); i += step {
-		p := a.Rate[i]
-		rows = append(rows, []string{strconv.FormatFloat(p.TS, 'f', 0, 64), strconv.FormatFloat(p.PerS, 'f', 1, 64), bar(p.PerS, a.Rate)})
+	var means []float64
+	for i := 0; i < len(a.Rate); i += group {
+		j := min(i+group, len(a.Rate))
+		sum := 0.0
+		for _, p := range a.Rate[i:j] {
+			sum += p.PerS
+		}
+		means = append(means, sum/float64(j-i))
 	}
-	table([]string{"t_s", "per_s", ""}, rows)
+	for g, m := range means {
+		rows = append(rows, []string{strconv.FormatFloat(a.Rate[g*group].TS, 'f', 0, 64), strconv.FormatFloat(m, 'f', 1, 64), bar(m, means)})
+	}
+	table([]string{"from_s", "per_s", "chart"}, rows)
 
 	k := a.Keys
 	h("Keys")
@@ -341,11 +402,11 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	}
 }
 
-// bar draws v as a bar of up to 30 characters against the largest rate.
-func bar(v float64, all []trace.RatePoint) string {
+// bar draws v as a bar of up to 30 characters against the largest of all.
+func bar(v float64, all []float64) string {
 	m := 0.0
-	for _, p := range all {
-		m = max(m, p.PerS)
+	for _, x := range all {
+		m = max(m, x)
 	}
 	if m <= 0 {
 		return ""
@@ -353,7 +414,8 @@ func bar(v float64, all []trace.RatePoint) string {
 	return strings.Repeat("#", int(math.Round(30*v/m)))
 }
 
-func setupFit(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	fs := flags
 	var tf traceFlags
 	tf.register(fs)
 	var out, name string
@@ -364,12 +426,11 @@ func setupFit(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 		if out == "" {
 			return argsError("fit", "-o FILE is required")
 		}
-		rd, rc, err := tf.open("fit", fs.Args())
+		rd, rc, path, err := tf.open("fit", fs.Args(), fs)
 		if err != nil {
 			return err
 		}
 		defer rc.Close()
-		path := fs.Args()[0]
 		if name == "" {
 			name = fittedName(filepath.Base(path))
 		}

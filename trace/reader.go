@@ -128,16 +128,21 @@ func (e *BadError) Error() string {
 	return b.String()
 }
 
-// row is a parsed line of a batched format, its bytes in the batch arena.
+// row is a parsed line of a batched format, its key in the batch arena (32 bytes, so that
+// a busy second of a million rows holds 32 MB of rows).
 type row struct {
 	sec        int64 // seconds of the source clock
-	key0, key1 int32 // the key's bytes in the arena
-	count      int64 // operations it stands for
 	line       int64
+	key0, key1 int32 // the key's bytes in the arena
+	count      int32 // operations it stands for
 	op         Op
 	code       uint8
-	partEnds   [maxParts]int32 // end of each part but the last, relative to key0
-	nparts     uint8
+}
+
+// split records where a key's parts end.
+type split struct {
+	ends   [maxParts]int32 // end of each part but the last
+	nparts uint8
 }
 
 // maxParts bounds the parts of a key.
@@ -172,6 +177,7 @@ type Reader struct {
 	eof          bool
 	rec          Record
 	parts        [maxParts][]byte
+	sp           split
 	cols         [][]byte
 	tsCol, opCol int
 	keyCol       int
@@ -338,14 +344,10 @@ func (r *Reader) Next() (*Record, error) {
 	if r.rj == 0 {
 		key := r.arena[w.key0:w.key1]
 		rec.Key = key
-		prev := int32(0)
-		for p := 0; p < int(w.nparts)-1; p++ {
-			rec.Parts[p] = key[prev:w.partEnds[p]]
-			prev = w.partEnds[p] + 1
-		}
-		rec.Parts[w.nparts-1] = key[prev:]
+		r.splitKey(key, &r.sp) // checked when the row was read
+		r.setParts(key)
 	}
-	if r.rj++; r.rj >= w.count {
+	if r.rj++; r.rj >= int64(w.count) {
 		r.ri++
 		r.rj = 0
 	}
@@ -393,7 +395,7 @@ func (r *Reader) fill() error {
 			continue
 		}
 		if why == "" {
-			why = r.splitKey(key, &w)
+			why = r.splitKey(key, &r.sp)
 		}
 		if why != "" {
 			r.malformed(line, why)
@@ -426,38 +428,48 @@ func (r *Reader) fill() error {
 		end--
 	}
 	for _, w := range r.rows[:end] {
-		r.batchOps += w.count
+		r.batchOps += int64(w.count)
 	}
 	return nil
 }
 
-// maxBatch bounds the rows of one second held at once (about 100 MB of keys at most).
-const maxBatch = 1 << 21
+// maxBatch bounds the rows of one second held at once: 32 MB of rows and their keys.
+const maxBatch = 1 << 20
 
-// splitKey records where the key's parts end.
-func (r *Reader) splitKey(key []byte, w *row) string {
+// splitKey records where the key's parts end, or says why it cannot be split.
+func (r *Reader) splitKey(key []byte, sp *split) string {
 	if len(key) == 0 {
 		return "empty key"
 	}
 	if len(key) > 1<<20 {
 		return "key longer than 1 MB"
 	}
-	w.nparts = 1
+	sp.nparts = 1
 	if !r.split {
 		return ""
 	}
 	rest, off := key, int32(0)
-	for int(w.nparts) < len(r.names) {
+	for int(sp.nparts) < len(r.names) {
 		i := bytes.IndexByte(rest, r.delim)
 		if i < 0 {
-			return fmt.Sprintf("key has %d parts split on %q, want %d", w.nparts, r.delim, len(r.names))
+			return fmt.Sprintf("key has %d parts split on %q, want %d", sp.nparts, r.delim, len(r.names))
 		}
-		w.partEnds[w.nparts-1] = off + int32(i)
+		sp.ends[sp.nparts-1] = off + int32(i)
 		off += int32(i) + 1
 		rest = rest[i+1:]
-		w.nparts++
+		sp.nparts++
 	}
 	return ""
+}
+
+// setParts points the record's parts into key, as r.sp splits it.
+func (r *Reader) setParts(key []byte) {
+	prev := int32(0)
+	for p := 0; p < int(r.sp.nparts)-1; p++ {
+		r.rec.Parts[p] = key[prev:r.sp.ends[p]]
+		prev = r.sp.ends[p] + 1
+	}
+	r.rec.Parts[r.sp.nparts-1] = key[prev:]
 }
 
 // lastField cuts line at its last comma: what precedes it and the field after it.
@@ -527,7 +539,7 @@ func (r *Reader) parseKVCache(line []byte, w *row) (key []byte, why string) {
 	if !ok || n < 1 || n > 1e9 {
 		return nil, "op_count is not a positive whole number"
 	}
-	w.sec, w.op, w.code, w.count = floorDiv(ns, 1e9), op, code, n
+	w.sec, w.op, w.code, w.count = floorDiv(ns, 1e9), op, code, int32(n)
 	return rest[i+1:], ""
 }
 
@@ -584,18 +596,12 @@ func (r *Reader) parseCSV(line []byte) string {
 	}
 	rec := &r.rec
 	if r.keyCol >= 0 {
-		var w row
 		key := r.cols[r.keyCol]
-		if why := r.splitKey(key, &w); why != "" {
+		if why := r.splitKey(key, &r.sp); why != "" {
 			return why
 		}
 		rec.Key = key
-		prev := int32(0)
-		for p := 0; p < int(w.nparts)-1; p++ {
-			rec.Parts[p] = key[prev:w.partEnds[p]]
-			prev = w.partEnds[p] + 1
-		}
-		rec.Parts[w.nparts-1] = key[prev:]
+		r.setParts(key)
 	} else {
 		r.scratch = r.scratch[:0]
 		for i, c := range r.fieldCols {

@@ -134,3 +134,17 @@ func traceSample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
 	}
 	return keys
 }
+
+// explainTrace makes a replayed stream draw its fields from their declared generators, as
+// explain samples requests without reading the log: its rate is the log's (the stream's
+// schedule), its keys the table's generators'.
+func explainTrace(st *sim.Stream, ss *spec.StreamSpec) {
+	if ss.Trace == nil {
+		return
+	}
+	for f, g := range st.Fields {
+		if g != nil {
+			st.Fields[f] = generator(ss.Fields[f])
+		}
+	}
+}

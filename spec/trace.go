@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/trace"
@@ -122,15 +123,118 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 	if len(ts.PartFields) < len(names) {
 		return nil
 	}
+	// load_factor scales a replay's speed as it scales a rate.
+	ts.Speed *= s.LoadFactor
+	var rates *trace.OpRates
+	if ts.FS != nil {
+		var err error
+		if rates, err = logRates(ts); err != nil {
+			c.add(tk+".path", "%v", err)
+			return nil
+		}
+	}
 	out := make([]StreamSpec, 0, 2)
 	for _, op := range []sim.Op{sim.Read, sim.Write} {
 		o := ss
 		o.Name, o.Op, o.Trace = st.Name+"."+op.String(), op, ts
 		o.Schedule = workload.Schedule{{At: 0, Rate: 0}}
+		if rates != nil {
+			counts := rates.Reads
+			if op == sim.Write {
+				counts = rates.Writes
+			}
+			o.Schedule = logSchedule(counts, rates.Width, rates.End, ts.Speed)
+		}
 		o.Fields = slices.Clone(ss.Fields)
 		out = append(out, o)
 	}
 	return out
+}
+
+// logSchedule is the rate schedule of a replayed operation, for explain and the request
+// estimate (the replay itself issues the log's records): a point at the centre of each
+// window at the window's mean rate, the first also at 0, and rate 0 from the end of the
+// last window, with the log's time divided by speed.
+func logSchedule(counts []int64, width, end int64, speed float64) workload.Schedule {
+	if len(counts) == 0 {
+		return workload.Schedule{{At: 0, Rate: 0}}
+	}
+	var sc workload.Schedule
+	for i, n := range counts {
+		w := width
+		if i == len(counts)-1 {
+			w = max(min(end-int64(i)*width, width), int64(sim.Millisecond))
+		}
+		at := int64(float64(int64(i)*width+w/2) / speed)
+		rate := float64(n) / (float64(w) / 1e9) * speed
+		if i == 0 && at > 0 {
+			sc = append(sc, workload.Point{At: 0, Rate: rate})
+		}
+		if len(sc) > 0 && at <= sc[len(sc)-1].At {
+			continue
+		}
+		sc = append(sc, workload.Point{At: at, Rate: rate})
+	}
+	last := int64(float64(int64(len(counts)-1)*width+min(max(end-int64(len(counts)-1)*width, 1), width)) / speed)
+	if last > sc[len(sc)-1].At {
+		sc = append(sc, workload.Point{At: last, Rate: 0})
+	}
+	return sc
+}
+
+// The rates of the logs read so far in this process, so that the variants of a scenario
+// read a log once.
+var (
+	ratesMu    sync.Mutex
+	ratesCache = map[rateKey]*trace.OpRates{}
+)
+
+type rateKey struct {
+	fsys             fs.FS
+	path, format     string
+	delimiter, names string
+}
+
+// logRates reads the log through once (per process) and counts its operations by window.
+func logRates(ts *TraceSpec) (rates *trace.OpRates, err error) {
+	key := rateKey{ts.FS, ts.Path, ts.Format.String(), ts.Delimiter, strings.Join(ts.Names, "\x00")}
+	defer func() {
+		// A file system that cannot be a map key is read every time.
+		if recover() != nil {
+			rates, err = readRates(ts)
+		}
+	}()
+	ratesMu.Lock()
+	r, ok := ratesCache[key]
+	ratesMu.Unlock()
+	if ok {
+		return r, nil
+	}
+	r, err = readRates(ts)
+	if err != nil {
+		return nil, err
+	}
+	ratesMu.Lock()
+	ratesCache[key] = r
+	ratesMu.Unlock()
+	return r, nil
+}
+
+func readRates(ts *TraceSpec) (*trace.OpRates, error) {
+	rc, err := trace.Open(ts.FS, ts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %q: %v", ts.Path, err)
+	}
+	defer rc.Close()
+	rd, err := trace.NewReader(rc, ts.Options())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", ts.Path, err)
+	}
+	r, err := trace.Rates(rd)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", ts.Path, err)
+	}
+	return r, nil
 }
 
 // has reports a problem already found at key or under it.

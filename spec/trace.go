@@ -126,7 +126,7 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 	// load_factor scales a replay's speed as it scales a rate.
 	ts.Speed *= s.LoadFactor
 	var rates *trace.OpRates
-	if ts.FS != nil {
+	if ts.FS != nil && t.Path != "" && !c.has(tk) {
 		var err error
 		if rates, err = logRates(ts); err != nil {
 			c.add(tk+".path", "%v", err)

@@ -438,6 +438,12 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 		if err != nil {
 			return traceError(path, err)
 		}
+		if a.Records == 0 {
+			return usagef("%s: the log holds no record to fit", path)
+		}
+		if a.Keys.ZipfRanks == 0 {
+			fmt.Fprintf(stderr, "note: %s: fewer than 3 keys have 30 records or more; the fitted keys are uniform (s = 0)\n", path)
+		}
 		src := trace.Fit(a, trace.FitOptions{Name: name, Source: filepath.Base(path)})
 		// What fit writes must load: check it as validate would before writing it.
 		if _, err := scenarios.LoadBytes(out, src, scenarios.Options{}); err != nil {

@@ -421,7 +421,7 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	var out, name string
 	textVar(fs, &out, "out", "o", "file", "the scenario file to write (required)")
 	fs.StringVar(&name, "name", "", "the scenario's name")
-	showDefault(fs, "name", "the log's file name, lower-cased")
+	showDefault(fs, "name", "fit- and the log's file name")
 	return func(stdout, stderr io.Writer) error {
 		if out == "" {
 			return argsError("fit", "-o FILE is required")

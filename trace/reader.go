@@ -160,6 +160,7 @@ type Reader struct {
 	lines, bad int64
 	quoted     []BadLine
 	long       []byte // a line longer than the bufio buffer
+	tooLong    bool
 
 	based bool
 	base  int64 // source time of t = 0, ns
@@ -224,7 +225,7 @@ func (r *Reader) Malformed() []BadLine { return r.quoted }
 func (r *Reader) header() error {
 	line, err := r.readLine()
 	if err != nil {
-		if err == io.EOF {
+		if err == io.EOF || err == errTooLong {
 			return errors.New("csv: no header row (want columns ts, op and key or field names)")
 		}
 		return err
@@ -269,6 +270,12 @@ func splitComma(dst [][]byte, line []byte) [][]byte {
 	}
 }
 
+// maxLine bounds the bytes of a line kept; a longer line is malformed.
+const maxLine = 4 << 20
+
+// errTooLong reports a line longer than maxLine, already counted as malformed.
+var errTooLong = errors.New("line too long")
+
 // readLine returns the next line without its line ending; the slice is valid until the
 // next call.
 func (r *Reader) readLine() ([]byte, error) {
@@ -277,7 +284,11 @@ func (r *Reader) readLine() ([]byte, error) {
 		r.long = append(r.long[:0], line...)
 		for err == bufio.ErrBufferFull {
 			line, err = r.br.ReadSlice('\n')
-			r.long = append(r.long, line...)
+			if len(r.long) < maxLine {
+				r.long = append(r.long, line...)
+			} else {
+				r.tooLong = true // the rest of the line is dropped
+			}
 		}
 		line = r.long
 	}
@@ -288,6 +299,11 @@ func (r *Reader) readLine() ([]byte, error) {
 		return nil, io.EOF
 	}
 	r.lines++
+	if r.tooLong {
+		r.tooLong = false
+		r.malformed(line, fmt.Sprintf("line longer than %d MB", maxLine>>20))
+		return nil, errTooLong
+	}
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	return line, nil
@@ -379,6 +395,12 @@ func (r *Reader) fill() error {
 		if err == io.EOF {
 			r.eof = true
 			break
+		}
+		if err == errTooLong {
+			if err := r.checkBad(false); err != nil {
+				return err
+			}
+			continue
 		}
 		if err != nil {
 			return err
@@ -559,6 +581,12 @@ func (r *Reader) nextCSV() (*Record, error) {
 				return nil, err
 			}
 			return nil, io.EOF
+		}
+		if err == errTooLong {
+			if err := r.checkBad(false); err != nil {
+				return nil, err
+			}
+			continue
 		}
 		if err != nil {
 			return nil, err

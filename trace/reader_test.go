@@ -222,3 +222,16 @@ func TestReaderAllocatesNothingPerLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLongLineIsMalformed: a line of 5 MB (more than the 4 MB kept) is one malformed line,
+// and the reader goes on with the next.
+func TestLongLineIsMalformed(t *testing.T) {
+	src := "1,k,1,1,1,get,0\n" + strings.Repeat("x", 5<<20) + "\n2,k,1,1,1,set,0\n"
+	recs, rd, err := readAll(t, src, Options{Format: Twitter, MaxBad: -1})
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	if _, bad := rd.Lines(); bad != 1 || rd.Malformed()[0].Line != 2 || !strings.HasPrefix(rd.Malformed()[0].Why, "line longer") {
+		t.Errorf("bad %d, quoted %+v", bad, rd.Malformed())
+	}
+}

@@ -173,13 +173,28 @@ type analyzer struct {
 	visitsN int64
 }
 
-// Analyze reads a log through and describes it. open is called once, or twice when the
-// design's range scheme was cut from a first pass (see Sample).
+// Analyze reads a log through and describes it, in memory fixed by the sketches (and the
+// rate windows, at most maxRateBins); a record costs no allocation.
 func Analyze(rd *Reader, cfg Config) (*Analysis, error) {
-	parts := len(rd.Names())
+	a := newAnalyzer(len(rd.Names()), cfg)
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		a.add(rec)
+	}
+	return a.result(rd, cfg), nil
+}
+
+// newAnalyzer takes all the memory an analysis of records with parts key parts needs.
+func newAnalyzer(parts int, cfg Config) *analyzer {
 	a := &analyzer{
 		top:      detect.NewSpaceSaving(TopCapacity),
-		slotKey:  make([][]byte, TopCapacity),
+		slotKey:  slotKeys(TopCapacity),
 		distinct: detect.NewDistinct(DistinctK),
 		all:      make([]welford, parts),
 		wr:       make([]welford, parts),
@@ -193,17 +208,21 @@ func Analyze(rd *Reader, cfg Config) (*Analysis, error) {
 		a.wShard = make([]int64, d.Shards)
 		a.rShard = make([]int64, d.Shards)
 	}
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		a.add(rec)
+	return a
+}
+
+// slotKeyBytes is the room each monitored key's text has before it needs its own buffer.
+const slotKeyBytes = 48
+
+// slotKeys returns n key buffers carved from one arena, so that remembering the text of a
+// newly monitored key allocates nothing unless it is longer than slotKeyBytes.
+func slotKeys(n int) [][]byte {
+	arena := make([]byte, n*slotKeyBytes)
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = arena[i*slotKeyBytes : i*slotKeyBytes : (i+1)*slotKeyBytes]
 	}
-	return a.result(rd, cfg), nil
+	return out
 }
 
 func (a *analyzer) add(rec *Record) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,12 @@ import (
 
 //go:embed *.toml
 var builtinFS embed.FS
+
+// builtinTraces holds the logs the built-in scenarios replay (traces/), at the paths
+// they give relative to their own directory.
+//
+//go:embed traces
+var builtinTraces embed.FS
 
 // Default is the built-in scenario that `shardsim run` runs when given none.
 const Default = "black-friday"
@@ -108,7 +115,7 @@ func Load(ref string, opts Options) (*Scenario, error) {
 		}
 		return nil, fmt.Errorf("%s (built-ins: %s)", msg, strings.Join(BuiltinNames(), ", "))
 	}
-	return LoadBytes("scenarios/"+ref+".toml", src, opts)
+	return loadBytes("scenarios/"+ref+".toml", src, opts, builtinTraces)
 }
 
 // nearestName returns the built-in name closest to ref when it is close enough to be a
@@ -203,8 +210,22 @@ func flagError(sets []*override, key, msg string) *tomlx.Error {
 	return nil
 }
 
-// LoadBytes loads a scenario from its text; file names it in messages.
+// LoadBytes loads a scenario from its text; file names it in messages, and the logs its
+// streams replay are found beside it (trace.path is relative to file's directory).
 func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
+	return loadBytes(file, src, opts, dirFS(filepath.Dir(file)))
+}
+
+// dirFS opens paths relative to a directory, "../" included (os.DirFS refuses those, but
+// a scenario may name a log beside its own directory).
+type dirFS string
+
+func (d dirFS) Open(name string) (fs.File, error) {
+	return os.Open(filepath.Join(string(d), filepath.FromSlash(name)))
+}
+
+// loadBytes is LoadBytes with the file system the scenario's trace paths are read from.
+func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario, error) {
 	doc, err := tomlx.Parse(file, src)
 	if err != nil {
 		return nil, err
@@ -270,6 +291,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		overrides = list
 	}
 	f := spec.Defaults()
+	f.TraceFS = traceFS
 	var undecodedErrs tomlx.Errors // as the decoder named them, before relabelling
 	if err := doc.Decode(base, "", &f); err != nil {
 		undecodedErrs = appendErr(undecodedErrs, err)
@@ -423,6 +445,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
 		}
 		vf := spec.Defaults()
+		vf.TraceFS = traceFS
 		if err := doc.Decode(merged, "", &vf); err != nil {
 			if !decodeFailed {
 				errs = appendErr(errs, relabelVariant(doc, err, mine, over, vkey, name))

@@ -173,6 +173,8 @@ type StreamSpec struct {
 	SLO      []sim.Time           // p99 alert thresholds, increasing
 	Burst    *workload.Burst      // nil: no bursts
 	Client   sim.Client
+	// Trace, when set, is the log the stream replays (trace.go).
+	Trace *TraceSpec
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -931,6 +933,10 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 			c.add(key+".name", "duplicate stream name %q", st.Name)
 		}
 		names[st.Name] = true
+		if st.Trace != nil {
+			// A replayed stream: its ops and arrivals come from the log (trace.go).
+			st.Op, st.Rate = "write", new(float64)
+		}
 		switch st.Op {
 		case "write":
 			ss.Op = sim.Write
@@ -1018,6 +1024,10 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 				c.add(fk+".gen", "a stream cannot change whether %q is time-ordered (table: %q, stream: %q)", name, s.Fields[fi].Gen, fs.Gen)
 			}
 			ss.Fields[fi] = fs
+		}
+		if f.Streams[i].Trace != nil {
+			s.Streams = append(s.Streams, resolveTrace(c, key, f, f.Streams[i], s, ss)...)
+			continue
 		}
 		s.Streams = append(s.Streams, ss)
 	}

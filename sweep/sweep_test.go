@@ -146,4 +146,3 @@ func TestEstimated(t *testing.T) {
 		t.Errorf("one replication has half-width %v, want NaN", one.Half)
 	}
 }
-

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,8 +37,8 @@ const Default = "black-friday"
 type Scenario struct {
 	spec.Scenario
 	Source string // the file it came from, or "built-in NAME"
-	// SHA256 is the hash of the file's text (hex), which names the scenario in a cluster
-	// sweep's manifest.
+	// SHA256 is the hash (hex) of the file's text and of the access logs its variants
+	// replay, which names the scenario in a cluster sweep's manifest.
 	SHA256   string
 	Variants []*Variant
 	// Notes are what the user should know about how the command line changed the
@@ -362,7 +363,6 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 	sc := &Scenario{
 		Notes:  notes(warmupNote),
 		Source: file,
-		SHA256: fmt.Sprintf("%x", sha256.Sum256(src)),
 		Scenario: spec.Scenario{Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
 			Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window},
 	}
@@ -512,7 +512,38 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		}
 		sc.Variants = keep
 	}
+	sc.SHA256 = hashWithTraces(src, sc.Variants)
 	return sc, nil
+}
+
+// hashWithTraces is the hash that names a scenario in a cluster sweep's manifest: of its
+// text, and of every access log its variants replay (each once, in the order first met),
+// so that workers and a merge that read a different log are told apart. A log that cannot
+// be read leaves the hash of the text alone; replaying it fails with its own error.
+func hashWithTraces(src []byte, variants []*Variant) string {
+	h := sha256.New()
+	h.Write(src)
+	seen := map[string]bool{}
+	for _, v := range variants {
+		if v.Spec == nil {
+			continue
+		}
+		for _, st := range v.Spec.Streams {
+			t := st.Trace
+			if t == nil || t.FS == nil || seen[t.Path] {
+				continue
+			}
+			seen[t.Path] = true
+			f, err := t.FS.Open(t.Path)
+			if err != nil {
+				continue
+			}
+			fmt.Fprintf(h, "\x00%s\x00", t.Path)
+			_, _ = io.Copy(h, f)
+			f.Close()
+		}
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 func notes(n string) []string {

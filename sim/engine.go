@@ -57,6 +57,11 @@ type streamState struct {
 	// windows' by window (nil for a closed window or one without a success yet).
 	latCounts []int64
 	winCounts [][]int64
+	// locks: the stream's row locks (nil: it takes none). closed: its requests come from
+	// Clients closed-loop clients, who think for a draw of think between them.
+	locks  *streamLocks
+	closed bool
+	think  delaySampler
 }
 
 // Failure reasons of an attempt, in increasing precedence.
@@ -66,6 +71,7 @@ const (
 	failThrottled
 	failTimeout
 	failLimited
+	failLock // waited longer than the lock timeout for a row lock
 )
 
 // Kinds of request.
@@ -163,6 +169,10 @@ type engine struct {
 	// counts arrays to reuse.
 	histOpen int
 	histFree [][]int64
+	// Row locks (lock.go); nil and empty when no stream locks.
+	locks    *lockTable
+	lockw    []lockWait // by subrequest slot
+	lockRows []lockRow  // by request slot
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering
@@ -258,7 +268,7 @@ func newEngine(m *Model) *engine {
 		}
 		st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || (s.UseCache && m.Cache != nil) || limitAction(m, i, true)
 		st.point, _ = s.Planner.(*keyspace.PointPlanner)
-		st.plain = !st.keep && s.Client.Limit == nil && s.Client.Timeout == 0 && !(s.UseCache && m.Cache != nil) &&
+		st.plain = !st.keep && s.Lock.Mean == 0 && s.Clients == 0 && s.Client.Limit == nil && s.Client.Timeout == 0 && !(s.UseCache && m.Cache != nil) &&
 			!(m.ReadAny && s.Op != Write) && !(m.Replicas > 0 && s.Op == Write) && !limitAction(m, i, false)
 		st.fields = make([]uint64, len(s.Fields))
 		st.visits = make([]keyspace.Visit, 0, e.nShards)
@@ -278,6 +288,25 @@ func newEngine(m *Model) *engine {
 		st.det = newStreamDetect(m, s)
 		st.needKey = s.UseCache && m.Cache != nil
 		st.at = never
+		if s.Lock.Mean > 0 {
+			if s.Op != Write || st.point == nil {
+				panic(fmt.Sprintf("sim: stream %q has a lock, but only point writes take locks", s.Name))
+			}
+			st.locks = newStreamLocks(m, s)
+			if e.locks == nil {
+				e.locks = newLockTable(m.LockSlots)
+			}
+		}
+		if s.Clients > 0 {
+			// Each client thinks first, so that they do not all start at t = 0.
+			st.closed, st.think = true, newDelaySampler(s.Think)
+			for range s.Clients {
+				if t := st.think.draw(st.arr); t < m.Duration {
+					e.h.pushKind(t+m.Network, int32(i), evIssue)
+				}
+			}
+			continue
+		}
 		if t := Time(s.Arrivals.Next(st.arr, 0)); t < m.Duration {
 			e.schedule(st, t)
 			st.after = e.arrivalAfter(st, t)
@@ -419,6 +448,12 @@ func (e *engine) step() bool {
 		e.split.move(ev.at, int(ev.idx))
 	case evRelease:
 		e.releaseHeld(ev.at, ev.idx)
+	case evLockRelease:
+		e.lockRelease(ev.at, ev.idx)
+	case evLockTimeout:
+		e.lockTimeout(ev.at, ev.idx)
+	case evIssue:
+		e.issueClosed(ev.at, ev.idx)
 	}
 	e.h.release()
 	return true
@@ -456,14 +491,17 @@ func (e *engine) arrive(now Time, i int) {
 		}
 	}
 	// Schedule the next arrival before serving, so the heap order does not depend on how
-	// many subrequests this request has.
-	if next := st.after; next != never {
-		e.schedule(st, next)
-		st.after = e.arrivalAfter(st, next)
-	} else {
-		st.at = never
+	// many subrequests this request has. A closed-loop client issues its next request
+	// when it has heard of this one (think).
+	if !st.closed {
+		if next := st.after; next != never {
+			e.schedule(st, next)
+			st.after = e.arrivalAfter(st, next)
+		} else {
+			st.at = never
+		}
+		e.pickArrival()
 	}
-	e.pickArrival()
 	sample := false
 	if d := st.det; d != nil && counted {
 		if d.skip--; d.skip <= 0 {
@@ -486,6 +524,9 @@ func (e *engine) arrive(now Time, i int) {
 	e.newRequest(ri, issue, now, int32(i), counted, shard)
 	if st.needKey {
 		e.setKey(ri, keyID(st))
+	}
+	if st.locks != nil {
+		e.setLockRow(ri, st)
 	}
 	if sample {
 		e.observe(st, ri)
@@ -664,14 +705,19 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	r.pending = int32(len(visits))
 	r.inflight += int32(len(visits))
 	attempt := r.attempt
-	for _, v := range visits {
+	for j, v := range visits {
 		node := e.shardNode[v.Shard]
 		if e.m.ReadAny && s.Op != Write {
 			if k := e.aux.IntN(e.m.Replicas + 1); k > 0 {
 				node = int32((int(node) + k) % e.nNodes)
 			}
 		}
-		e.reach(now, e.newSub(st, v, ri, node, uint8(attempt)))
+		si := e.newSub(st, v, ri, node, uint8(attempt))
+		if st.locks != nil {
+			e.lockAcquire(now, si, e.lockKey(ri, j))
+			continue
+		}
+		e.reach(now, si)
 	}
 }
 
@@ -964,7 +1010,7 @@ func (e *engine) release(ri int32) {
 func (e *engine) attemptEnd(ri int32) {
 	r := &e.reqs.items[ri]
 	t := r.done + e.m.Network
-	if (r.fail == failRejected || r.fail == failThrottled) && e.retry(ri, t) {
+	if (r.fail == failRejected || r.fail == failThrottled || r.fail == failLock) && e.retry(ri, t) {
 		return
 	}
 	e.finish(ri, t, r.fail)
@@ -1052,11 +1098,16 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 				out.TimedOut++
 			case failLimited:
 				out.Limited++
+			case failLock:
+				out.LockTimedOut++
 			}
 		}
 	}
 	if r.sampled {
 		e.unsample(st.det, ri, r)
+	}
+	if st.closed {
+		e.think(st, t)
 	}
 }
 
@@ -1133,6 +1184,9 @@ func (e *engine) wrapUp() {
 	for i := range e.streams {
 		if d := e.streams[i].det; d != nil {
 			d.report(e.streams[i].out)
+		}
+		if l := e.streams[i].locks; l != nil {
+			l.report(e.streams[i].out)
 		}
 	}
 	e.closeWindows(r.Windows)

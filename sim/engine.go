@@ -750,7 +750,7 @@ func (e *engine) serviceTime(st *streamState, c Time, k int32) Time {
 // reach handles subrequest si arriving at its node at time now.
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
-	if e.limits != nil && sub.req != followerReq && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+	if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
 		if sub.req <= soloReq {
 			e.promote(now, si)
 		}
@@ -1086,6 +1086,8 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 				win.Throttled++
 			case failTimeout:
 				win.TimedOut++
+			case failLock:
+				win.LockTimedOut++
 			}
 		}
 		if r.counted {

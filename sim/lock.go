@@ -17,6 +17,7 @@ import (
 // otherwise it joins the key's FIFO of waiters, holding no core and no place in the node's
 // queue. The holder keeps the lock for a draw of Stream.Lock, then releases it, hands it to
 // the oldest waiter, and only then queues for a core and takes its CPU service (cost).
+// A partition limit ([keyspace.limits]) is checked before the lock.
 // Stream.Lock is therefore the time the row stays locked per write, which in a database is
 // mostly spent off the CPU (the commit's log flush, the transaction's round trips), and
 // one key serves at most 1/mean(lock) writes per second however many cores its node has.
@@ -33,6 +34,7 @@ const (
 	lockNone    uint8 = iota
 	lockWaiting       // in its key's queue of waiters
 	lockHeld          // holding its key's lock until its release event
+	lockPassed        // released, and reaching its node's cores: it passed the partition limit before the lock
 )
 
 // lockWait is the lock state of one subrequest slot (engine.lockw, by slot).
@@ -152,6 +154,9 @@ type delaySampler struct {
 
 func newDelaySampler(d Delay) delaySampler {
 	ds := delaySampler{kind: d.Kind, mean: float64(d.Mean)}
+	if d.Mean <= 0 {
+		ds.kind = Constant // no delay at all
+	}
 	if d.Kind == Lognormal && d.Mean > 0 {
 		// For a lognormal with mean m and coefficient of variation v:
 		// sigma^2 = ln(1 + v^2), mu = ln(m) - sigma^2/2.
@@ -227,6 +232,12 @@ func (e *engine) lockKey(ri int32, k int) uint64 {
 // lockAcquire handles write subrequest si, which reached its node at now and asks for the
 // lock of key.
 func (e *engine) lockAcquire(now Time, si int32, key uint64) {
+	// A partition limit turns a write away before it touches the row, as DynamoDB's
+	// request routers do.
+	if sub := &e.subs.items[si]; e.limits != nil && !e.limits.admit(now, int(sub.shard), true, float64(sub.parts)) {
+		e.throttled(now, si)
+		return
+	}
 	for int(si) >= len(e.lockw) {
 		e.lockw = append(e.lockw, lockWait{})
 	}
@@ -304,7 +315,16 @@ func (e *engine) lockRelease(now Time, si int32) {
 	} else {
 		e.locks.remove(i)
 	}
+	w = &e.lockw[si]
+	w.state = lockPassed
 	e.reach(now, si)
+	w.state = lockNone // reach takes no slot, so si's state is still this one
+}
+
+// lockPassed reports whether subrequest si comes from its row lock, having passed the
+// partition limit before it.
+func (e *engine) lockPassed(si int32) bool {
+	return e.locks != nil && int(si) < len(e.lockw) && e.lockw[si].state == lockPassed
 }
 
 // lockTimeout handles the lock timeout of the waiter in slot si at now: if it is still

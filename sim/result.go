@@ -184,6 +184,7 @@ type WindowLatency struct {
 	BackendReads int64
 	Throttled    int64
 	TimedOut     int64
+	LockTimedOut int64 // failed waiting longer than the lock timeout for a row lock
 	Max          Time
 	Hist         *hdrhistogram.Histogram // microseconds; nil when nothing completed
 }

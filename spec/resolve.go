@@ -173,6 +173,14 @@ type StreamSpec struct {
 	SLO      []sim.Time           // p99 alert thresholds, increasing
 	Burst    *workload.Burst      // nil: no bursts
 	Client   sim.Client
+	// Lock is the row lock a write holds (Mean 0: none), LockTimeout its wait's bound.
+	Lock        sim.Delay
+	LockTimeout sim.Time
+	// Clients > 0: a closed-loop stream, whose Schedule is then the rate its clients
+	// would issue if nothing queued, clients / (think + cost + 2 x network), for the
+	// estimates made before a run (explain, the bound on a run's work).
+	Clients int
+	Think   sim.Delay
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -930,7 +938,9 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		default:
 			c.add(key+".op", "must be one of \"write\", \"read\", \"scan\" (got %q)", st.Op)
 		}
-		resolveRate(c, key, st, s, &ss)
+		if st.Clients == nil {
+			resolveRate(c, key, st, s, &ss)
+		}
 		ss.Uniform = oneOf(c, key+".arrival", string(st.Arrival), "poisson", "poisson", "uniform") == "uniform"
 		ss.Burst = resolveBurst(c, s, key+".burst", st.Burst)
 		if !st.Cost.Set() {
@@ -1006,6 +1016,8 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 			}
 			ss.Fields[fi] = fs
 		}
+		resolveLock(c, key, st, &ss)
+		resolveClients(c, key, st, s, &ss)
 		s.Streams = append(s.Streams, ss)
 	}
 }

@@ -299,7 +299,7 @@ func newEngine(m *Model) *engine {
 		}
 		if s.Clients > 0 {
 			// Each client thinks first, so that they do not all start at t = 0.
-			st.closed, st.think = true, newDelaySampler(s.Think)
+			st.closed, st.think, st.after = true, newDelaySampler(s.Think), never
 			for range s.Clients {
 				if t := st.think.draw(st.arr); t < m.Duration {
 					e.h.pushKind(t+m.Network, int32(i), evIssue)
@@ -435,9 +435,18 @@ func (e *engine) step() bool {
 		e.setWindow(ev.at)
 	}
 	e.now = ev.at
+	if ev.kind == evDone {
+		e.done(ev.at, ev.idx) // the common event, kept out of the switch's jump table
+	} else {
+		e.rare(ev)
+	}
+	e.h.release()
+	return true
+}
+
+// rare handles an event other than the end of a subrequest's service.
+func (e *engine) rare(ev event) {
 	switch ev.kind {
-	case evDone:
-		e.done(ev.at, ev.idx)
 	case evTimer:
 		e.timeout(ev.at, ev.idx)
 	case evSend:
@@ -455,8 +464,6 @@ func (e *engine) step() bool {
 	case evIssue:
 		e.issueClosed(ev.at, ev.idx)
 	}
-	e.h.release()
-	return true
 }
 
 // arrive issues stream i's pending request, whose subrequests reach their nodes now
@@ -491,17 +498,15 @@ func (e *engine) arrive(now Time, i int) {
 		}
 	}
 	// Schedule the next arrival before serving, so the heap order does not depend on how
-	// many subrequests this request has. A closed-loop client issues its next request
-	// when it has heard of this one (think).
-	if !st.closed {
-		if next := st.after; next != never {
-			e.schedule(st, next)
-			st.after = e.arrivalAfter(st, next)
-		} else {
-			st.at = never
-		}
-		e.pickArrival()
+	// many subrequests this request has. (A closed-loop stream has none pending: its
+	// clients issue their next requests when they have heard of these; see think.)
+	if next := st.after; next != never {
+		e.schedule(st, next)
+		st.after = e.arrivalAfter(st, next)
+	} else {
+		st.at = never
 	}
+	e.pickArrival()
 	sample := false
 	if d := st.det; d != nil && counted {
 		if d.skip--; d.skip <= 0 {
@@ -525,9 +530,6 @@ func (e *engine) arrive(now Time, i int) {
 	if st.needKey {
 		e.setKey(ri, keyID(st))
 	}
-	if st.locks != nil {
-		e.setLockRow(ri, st)
-	}
 	if sample {
 		e.observe(st, ri)
 	}
@@ -537,6 +539,9 @@ func (e *engine) arrive(now Time, i int) {
 	if st.plain {
 		e.sendPlain(now, ri, st)
 		return
+	}
+	if st.locks != nil {
+		e.setLockRow(ri, st)
 	}
 	if st.keep {
 		e.keepVisits(ri, st.visits)

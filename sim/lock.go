@@ -172,10 +172,15 @@ func (d *delaySampler) draw(r *rand.Rand) Time {
 	case Constant:
 		return Time(d.mean)
 	case Lognormal:
-		return Time(math.Exp(d.mu+d.sigma*r.NormFloat64()) + 0.5)
+		// A draw far in the tail of a wide lognormal would overflow the clock: capped.
+		return Time(min(math.Exp(d.mu+d.sigma*r.NormFloat64()), maxDelayDraw) + 0.5)
 	}
 	return Time(r.ExpFloat64()*d.mean + 0.5)
 }
+
+// maxDelayDraw caps a draw at about 13 days, far beyond any mean the scenario allows
+// (a lock's is at most an hour, a think time's a day).
+const maxDelayDraw = float64(1 << 50)
 
 // lockRow is the partition key of a locked write, by request slot: its lock's identity,
 // and its parts for the report of the hottest locks.

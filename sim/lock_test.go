@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -39,6 +42,7 @@ func lockModel(seed uint64, dur Time, cores int, rate float64, n uint64, lock De
 func TestLockMG1(t *testing.T) {
 	const lambda, s = 1400.0, 0.5e-3
 	rho := lambda * s
+	var theory, sim []string // the README's accuracy table
 	for _, c := range []struct {
 		name string
 		lock Delay
@@ -56,6 +60,7 @@ func TestLockMG1(t *testing.T) {
 		}
 		got := st.LockWaitSum / float64(st.LockWaits) / 1e6 // ms
 		want := lambda * c.es2 * s * s / (2 * (1 - rho)) * 1e3
+		theory, sim = append(theory, fmt.Sprintf("%.3f", want)), append(sim, fmt.Sprintf("%.3f", got))
 		if rel := math.Abs(got-want) / want; rel > c.tol {
 			t.Errorf("%s: mean lock wait %.4f ms, Pollaczek-Khinchine %.4f ms: off by %.1f%%, tolerance %.0f%%", c.name, got, want, rel*100, c.tol*100)
 		} else {
@@ -70,6 +75,7 @@ func TestLockMG1(t *testing.T) {
 			t.Errorf("%s: p99 lock wait %.3f ms, want above the mean %.3f and at most the max %.3f", c.name, p99, got, st.LockWaitMax.Millis())
 		}
 	}
+	docmark.Figures(t, "../README.md", "mg1", map[string]string{"mg1.theory": strings.Join(theory, ", "), "mg1.sim": strings.Join(sim, ", ")})
 }
 
 // TestLockCapsKey: a 0.5 ms constant lock caps one key at 1/0.5 ms = 2,000 writes/s,
@@ -171,6 +177,7 @@ func TestLockTable(t *testing.T) {
 // both at N = 1, the smallest sample.
 func TestClosedLoopMVA(t *testing.T) {
 	const S, Z = 1e-3, 8e-3
+	figs := map[string][]string{}
 	for _, n := range []int{1, 8, 64} {
 		q, x, rt := 0.0, 0.0, 0.0
 		for k := 1; k <= n; k++ {
@@ -193,6 +200,10 @@ func TestClosedLoopMVA(t *testing.T) {
 		st := &r.Streams[0]
 		gotX := float64(st.Completed) / 60
 		gotR := st.LatencySum / float64(st.Completed) / 1e9
+		for k, v := range map[string]string{"mva.x": fmt.Sprintf("%.1f", x), "mva.sim_x": fmt.Sprintf("%.1f", gotX),
+			"mva.r": fmt.Sprintf("%.3f", rt*1e3), "mva.sim_r": fmt.Sprintf("%.3f", gotR*1e3)} {
+			figs[k] = append(figs[k], v)
+		}
 		for _, c := range []struct {
 			what      string
 			got, want float64
@@ -204,4 +215,9 @@ func TestClosedLoopMVA(t *testing.T) {
 			}
 		}
 	}
+	joined := map[string]string{}
+	for k, v := range figs {
+		joined[k] = strings.Join(v, ", ")
+	}
+	docmark.Figures(t, "../README.md", "mva", joined)
 }

@@ -436,7 +436,8 @@ func (e *engine) step() bool {
 	}
 	e.now = ev.at
 	if ev.kind == evDone {
-		e.done(ev.at, ev.idx) // the common event, kept out of the switch's jump table
+		// The common event, kept out of the jump table of rare's switch.
+		e.done(ev.at, ev.idx)
 	} else {
 		e.rare(ev)
 	}
@@ -498,8 +499,7 @@ func (e *engine) arrive(now Time, i int) {
 		}
 	}
 	// Schedule the next arrival before serving, so the heap order does not depend on how
-	// many subrequests this request has. (A closed-loop stream has none pending: its
-	// clients issue their next requests when they have heard of these; see think.)
+	// many subrequests this request has (a closed-loop stream has none: see think).
 	if next := st.after; next != never {
 		e.schedule(st, next)
 		st.after = e.arrivalAfter(st, next)

@@ -247,6 +247,16 @@ func explainNotes(s *spec.Resolved) []string {
 	if len(s.Actions) > 0 {
 		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.Actions)))
 	}
+	for i := range s.Streams {
+		ss := &s.Streams[i]
+		if ss.Lock.Mean > 0 {
+			notes = append(notes, fmt.Sprintf("the figures ignore row locks: each %s write holds its row's lock for %s on average, so one row (partition key) takes at most %.0f of them a second, whatever its node's cores",
+				ss.Name, ss.Lock.Mean, 1/ss.Lock.Mean.Seconds()))
+		}
+		if ss.Clients > 0 && len(ss.Schedule) > 0 {
+			notes = append(notes, fmt.Sprintf("%s is closed-loop: its rate is what its %d clients would issue if nothing queued (%.0f/s); queueing slows them down", ss.Name, ss.Clients, ss.Schedule[0].Rate))
+		}
+	}
 	return notes
 }
 

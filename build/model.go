@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -63,7 +64,11 @@ func Model(s *spec.Resolved) *sim.Model {
 			st.KeyFields = spec.KeyFieldsOf(s.Parts)
 		}
 		st.UseCache = s.Cache != nil && s.CacheStreams[i]
+		st.Lock, st.LockTimeout = ss.Lock, ss.LockTimeout
+		st.Clients, st.Think = ss.Clients, ss.Think
 		switch bursty := ss.Burst != nil && ss.Burst.Factor > 1; {
+		case ss.Clients > 0:
+			// Closed loop: the clients issue the requests (sim.Stream.Clients).
 		case bursty && ss.Uniform:
 			st.Arrivals = workload.NewBurstUniform(ss.Schedule, *ss.Burst)
 		case bursty:
@@ -95,7 +100,30 @@ func Model(s *spec.Resolved) *sim.Model {
 		}
 		m.Streams = append(m.Streams, st)
 	}
+	m.LockSlots = lockSlots(s)
 	return m
+}
+
+// lockSlots sizes the row-lock table (sim/lock.go): four times the locks held at once at
+// the streams' peak rates (Little's law: rate x mean hold), so that it stays about a
+// quarter full; 0 when no stream locks.
+func lockSlots(s *spec.Resolved) int {
+	held := 0.0
+	for i := range s.Streams {
+		ss := &s.Streams[i]
+		if ss.Lock.Mean <= 0 {
+			continue
+		}
+		peak := 0.0
+		for _, p := range ss.Schedule {
+			peak = max(peak, p.Rate)
+		}
+		if ss.Burst != nil {
+			peak *= ss.Burst.Factor
+		}
+		held += peak * ss.Lock.Mean.Seconds()
+	}
+	return int(min(4*math.Ceil(held), 1<<24))
 }
 
 // mitigations sets the model's mitigation and detection fields; a scenario without them
@@ -108,6 +136,10 @@ func mitigations(s *spec.Resolved, m *sim.Model) {
 	}
 	if s.Limits != nil {
 		l := *s.Limits
+		if b := l.BurstInitial; b != nil {
+			bi := *b
+			l.BurstInitial = &bi
+		}
 		m.Limits = &l
 	}
 	if s.Split != nil {

@@ -102,6 +102,8 @@ func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 		}
 	}
 	switch {
+	case b.Resource == Locks:
+		b.Text = fmt.Sprintf("row locks (%d requests waited longer than lock_timeout)", r.Failures[worst])
 	case b.Node < 0:
 		b.Text = fmt.Sprintf("%s (%d requests %s)", b.Resource, r.Failures[worst], strings.ReplaceAll(worst.String(), "_", " "))
 	case b.Resource == FanOut:

@@ -16,7 +16,7 @@ const (
 	Throttled              // a partition throughput limit turned it away
 	TimedOut               // the client stopped waiting for it
 	Limited                // the client's own rate limit turned it away
-	Lock                   // it waited too long for a row lock (the engine does not model locks yet: always 0)
+	Lock                   // a write waited longer than its lock_timeout for a row lock
 	numCauses
 )
 
@@ -88,6 +88,23 @@ type Stream struct {
 	ErrorRate float64 // Failed / Offered, a fraction 0..1; 0 when nothing was offered
 	Latency   Latency
 	Fanout    Fanout
+	// Locks is set for a stream whose writes take row locks.
+	Locks *LockWaits
+}
+
+// LockWaits are a locked stream's row-lock figures, over the write subrequests of the
+// requests issued after the warmup: the time they waited for their key's lock (what a
+// database reports as row lock time), in milliseconds.
+type LockWaits struct {
+	Waits  int64   // subrequests that asked for a lock and got it or gave up
+	Queued int64   // of them, the ones that found it held and queued
+	Share  float64 // Queued / Waits (0 when none)
+	// Mean, P99 and Max wait (nil when no subrequest asked); a write that found the lock
+	// free waited 0, one that gave up waited its lock_timeout.
+	Mean, P99, Max *float64
+	// Hot are the keys writes queued for most, most first; Count overstates a key's
+	// queued writes by at most Error.
+	Hot []sim.KeyCount
 }
 
 // StreamOf derives a stream's figures from its result.
@@ -97,6 +114,8 @@ func StreamOf(st *sim.StreamResult) Stream {
 	s.Failures[Throttled] = st.Throttled
 	s.Failures[TimedOut] = st.TimedOut
 	s.Failures[Limited] = st.Limited
+	s.Failures[Lock] = st.LockTimedOut
+	s.Locks = locksOf(st)
 	s.Failed = s.Failures.Total()
 	s.ErrorRate = rate(s.Failed, s.Offered)
 	s.Latency = latencyOf(st)
@@ -137,3 +156,18 @@ func quantileMillis(h *hdrhistogram.Histogram, p float64) float64 {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+// locksOf derives a stream's lock figures; nil when it took no locks.
+func locksOf(st *sim.StreamResult) *LockWaits {
+	if st.LockWait == nil {
+		return nil
+	}
+	l := &LockWaits{Waits: st.LockWaits, Queued: st.LockWaited, Share: rate(st.LockWaited, st.LockWaits), Hot: st.HotLocks}
+	if st.LockWaits > 0 {
+		mx := st.LockWaitMax.Millis()
+		l.Mean = ptr(min(st.LockWaitSum/float64(st.LockWaits)/float64(sim.Millisecond), mx))
+		l.P99 = ptr(min(quantileMillis(st.LockWait, 0.99), mx))
+		l.Max = ptr(mx)
+	}
+	return l
+}

@@ -94,10 +94,10 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 		if run.Variant != nil && i < len(run.Variant.Streams) {
 			slo = run.Variant.Streams[i].SLO
 		}
-		next, rejected, throttled, timedOut := 0, false, false, false
+		next, rejected, throttled, timedOut, locked := 0, false, false, false, false
 		for w := 0; w < r.Windows && w < len(st.Win); w++ {
 			win := &st.Win[w]
-			if n := win.Errors - win.Throttled - win.TimedOut; n > 0 && !rejected {
+			if n := win.Errors - win.Throttled - win.TimedOut - win.LockTimedOut; n > 0 && !rejected {
 				rejected = true
 				why := "a node's queue is full"
 				if st.Limited > 0 {
@@ -108,6 +108,10 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 			if win.Throttled > 0 && !throttled {
 				throttled = true
 				add(w, "throttled", st.Name, fmt.Sprintf("%s: %s throttled in the window (a partition's throughput limit)", st.Name, plural(win.Throttled, "request")), -1)
+			}
+			if win.LockTimedOut > 0 && !locked {
+				locked = true
+				add(w, "lock_timeout", st.Name, fmt.Sprintf("%s: %s waited longer than lock_timeout for a row lock in the window", st.Name, plural(win.LockTimedOut, "write")), -1)
 			}
 			if win.TimedOut > 0 && !timedOut {
 				timedOut = true

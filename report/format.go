@@ -262,6 +262,9 @@ func detailSections(v *VariantSummary) []section {
 	if len(client.rows) > 0 {
 		out = append(out, section{title: "client and cache", t: client})
 	}
+	if locks := lockTable(v); len(locks.rows) > 0 {
+		out = append(out, section{title: "row locks (waits of write subrequests for their key's lock, in ms)", t: locks})
+	}
 	keys := &table{head: []string{"stream", "key", "share", "~requests", "shard"}, left: 2}
 	var keyNotes []string
 	shown := map[string]string{} // stream -> the keys shown, to spot partitions that repeat them
@@ -451,4 +454,24 @@ func fmtElapsed(seconds float64) string {
 		d = d.Round(time.Millisecond)
 	}
 	return d.String()
+}
+
+// lockTable is the locked streams' waits for their row locks, and the key they queued
+// for most.
+func lockTable(v *VariantSummary) *table {
+	t := &table{head: []string{"stream", "writes", "queued", "mean wait", "p99 wait", "max wait", "lock failures", "hottest lock", "queued there", "shard"}, left: 1}
+	for _, st := range v.Streams {
+		l := st.Lock
+		if l == nil {
+			continue
+		}
+		key, queued, shard := "-", "-", "-"
+		if len(l.HotKeys) > 0 {
+			h := l.HotKeys[0]
+			key, queued, shard = h.Key, fmtCount(h.Queued), strconv.Itoa(h.Shard)
+		}
+		t.add(st.Name, fmtCount(l.Waits), fmtPct(l.QueuedShare), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
+			fmtCount(l.TimedOut), key, queued, shard)
+	}
+	return t
 }

@@ -118,6 +118,53 @@ type StreamSummary struct {
 	// from metrics.
 	Failed    int64   `json:"-"`
 	ErrorRate float64 `json:"error_rate"`
+	// Lock is set for a stream whose writes take row locks (metrics.LockWaits).
+	Lock *LockSummary `json:"lock,omitempty"`
+}
+
+// LockSummary is a locked stream's row-lock waits: the write subrequests that asked for
+// their key's lock, those that queued for it, their waits in milliseconds (null when none
+// asked), the requests that failed for waiting longer than lock_timeout, and the keys
+// writes queued for most.
+type LockSummary struct {
+	Waits       int64      `json:"waits"`
+	Queued      int64      `json:"queued"`
+	QueuedShare float64    `json:"queued_share"`
+	WaitMs      LockWaitMs `json:"wait_ms"`
+	TimedOut    int64      `json:"timed_out"`
+	HotKeys     []HotLock  `json:"hot_keys"`
+}
+
+// LockWaitMs is the mean, p99 and largest wait for a row lock, in milliseconds.
+type LockWaitMs struct {
+	Mean *float64 `json:"mean"`
+	P99  *float64 `json:"p99"`
+	Max  *float64 `json:"max"`
+}
+
+// HotLock is a key whose lock writes queued for: Queued of them, overstated by at most
+// Error.
+type HotLock struct {
+	Key    string   `json:"key"`
+	Parts  []uint64 `json:"parts"`
+	Queued int64    `json:"queued"`
+	Error  int64    `json:"error"`
+	Shard  int      `json:"shard"`
+}
+
+// lockSummary words a stream's lock figures; nil for a stream without locks.
+func lockSummary(v *spec.Variant, ms *metrics.Stream) *LockSummary {
+	l := ms.Locks
+	if l == nil {
+		return nil
+	}
+	out := &LockSummary{Waits: l.Waits, Queued: l.Queued, QueuedShare: round(l.Share, 6),
+		WaitMs:   LockWaitMs{Mean: optMs(l.Mean), P99: optMs(l.P99), Max: optMs(l.Max)},
+		TimedOut: ms.Failures[metrics.Lock], HotKeys: []HotLock{}}
+	for _, k := range l.Hot[:min(len(l.Hot), hotShown)] {
+		out.HotKeys = append(out.HotKeys, HotLock{Key: formatPartition(v, k.Values), Parts: k.Values, Queued: k.Count, Error: k.Error, Shard: k.Shard})
+	}
+	return out
 }
 
 // Latency summarizes completed requests' latencies in milliseconds, from metrics.Latency:
@@ -258,6 +305,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 			Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
 			Fanout:  Fanout{Mean: round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: round(ms.Fanout.Partitions, 3)},
 			Failed:  ms.Failed, ErrorRate: round(ms.ErrorRate, 6),
+			Lock: lockSummary(run.Variant, ms),
 		})
 	}
 	for _, sh := range m.Shards {

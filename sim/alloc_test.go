@@ -38,6 +38,28 @@ func TestNoAllocationsPerRequest(t *testing.T) {
 		m.Nodes[i] = Node{Cores: 1, QueueLimit: 1000}
 		m.ShardNode[i] = i
 	}
+	t.Run("plain", func(t *testing.T) { noAllocs(t, m) })
+
+	// Row locks and closed-loop clients: Zipf-popular keys make the hottest rows' locks
+	// queue (and some waits time out), and 64 clients issue reads as they hear answers.
+	lm := *m
+	lm.Streams = []Stream{
+		mk("w", Write, keyspace.NewPointPlanner(d, scheme, false)),
+		{Name: "c", Op: Read, Cost: 80 * Microsecond, Fields: []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
+			Planner: keyspace.NewPointPlanner(d, scheme, true), Clients: 64, Think: Delay{Kind: Exponential, Mean: 20 * Millisecond}},
+	}
+	lm.Streams[0].Lock = Delay{Kind: Exponential, Mean: 250 * Microsecond}
+	lm.Streams[0].LockTimeout = Millisecond
+	t.Run("locks", func(t *testing.T) {
+		e := noAllocs(t, &lm)
+		if w, c := &e.res.Streams[0], &e.res.Streams[1]; w.LockWaited == 0 || w.LockTimedOut == 0 || c.Completed == 0 {
+			t.Errorf("%d writes queued for a lock, %d timed out, %d closed-loop reads completed: want each above 0", w.LockWaited, w.LockTimedOut, c.Completed)
+		}
+	})
+}
+
+// noAllocs runs m into steady state and measures the allocations of 10,000 more events.
+func noAllocs(t *testing.T, m *Model) *engine {
 	e := newEngine(m)
 	for i := 0; i < 200_000; i++ { // warm up: pools, queues and the heap reach their size
 		e.step()
@@ -52,6 +74,7 @@ func TestNoAllocationsPerRequest(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("%v allocations per 10,000 events in steady state, want 0", allocs)
 	}
+	return e
 }
 
 // TestShardQueueCarriesOver: eleven one-second writes arrive in the first second (at 0,

@@ -57,6 +57,11 @@ type streamState struct {
 	// windows' by window (nil for a closed window or one without a success yet).
 	latCounts []int64
 	winCounts [][]int64
+	// locks: the stream's row locks (nil: it takes none). closed: its requests come from
+	// Clients closed-loop clients, who think for a draw of think between them.
+	locks  *streamLocks
+	closed bool
+	think  delaySampler
 }
 
 // Failure reasons of an attempt, in increasing precedence.
@@ -66,6 +71,7 @@ const (
 	failThrottled
 	failTimeout
 	failLimited
+	failLock // waited longer than the lock timeout for a row lock
 )
 
 // Kinds of request.
@@ -163,6 +169,10 @@ type engine struct {
 	// counts arrays to reuse.
 	histOpen int
 	histFree [][]int64
+	// Row locks (lock.go); nil and empty when no stream locks.
+	locks    *lockTable
+	lockw    []lockWait // by subrequest slot
+	lockRows []lockRow  // by request slot
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering
@@ -258,7 +268,7 @@ func newEngine(m *Model) *engine {
 		}
 		st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || (s.UseCache && m.Cache != nil) || limitAction(m, i, true)
 		st.point, _ = s.Planner.(*keyspace.PointPlanner)
-		st.plain = !st.keep && s.Client.Limit == nil && s.Client.Timeout == 0 && !(s.UseCache && m.Cache != nil) &&
+		st.plain = !st.keep && s.Lock.Mean == 0 && s.Clients == 0 && s.Client.Limit == nil && s.Client.Timeout == 0 && !(s.UseCache && m.Cache != nil) &&
 			!(m.ReadAny && s.Op != Write) && !(m.Replicas > 0 && s.Op == Write) && !limitAction(m, i, false)
 		st.fields = make([]uint64, len(s.Fields))
 		st.visits = make([]keyspace.Visit, 0, e.nShards)
@@ -278,6 +288,25 @@ func newEngine(m *Model) *engine {
 		st.det = newStreamDetect(m, s)
 		st.needKey = s.UseCache && m.Cache != nil
 		st.at = never
+		if s.Lock.Mean > 0 {
+			if s.Op != Write || st.point == nil {
+				panic(fmt.Sprintf("sim: stream %q has a lock, but only point writes take locks", s.Name))
+			}
+			st.locks = newStreamLocks(m, s)
+			if e.locks == nil {
+				e.locks = newLockTable(m.LockSlots)
+			}
+		}
+		if s.Clients > 0 {
+			// Each client thinks first, so that they do not all start at t = 0.
+			st.closed, st.think, st.after = true, newDelaySampler(s.Think), never
+			for range s.Clients {
+				if t := st.think.draw(st.arr); t < m.Duration {
+					e.h.pushKind(t+m.Network, int32(i), evIssue)
+				}
+			}
+			continue
+		}
 		if t := Time(s.Arrivals.Next(st.arr, 0)); t < m.Duration {
 			e.schedule(st, t)
 			st.after = e.arrivalAfter(st, t)
@@ -406,9 +435,19 @@ func (e *engine) step() bool {
 		e.setWindow(ev.at)
 	}
 	e.now = ev.at
-	switch ev.kind {
-	case evDone:
+	if ev.kind == evDone {
+		// The common event, kept out of the jump table of rare's switch.
 		e.done(ev.at, ev.idx)
+	} else {
+		e.rare(ev)
+	}
+	e.h.release()
+	return true
+}
+
+// rare handles an event other than the end of a subrequest's service.
+func (e *engine) rare(ev event) {
+	switch ev.kind {
 	case evTimer:
 		e.timeout(ev.at, ev.idx)
 	case evSend:
@@ -419,9 +458,13 @@ func (e *engine) step() bool {
 		e.split.move(ev.at, int(ev.idx))
 	case evRelease:
 		e.releaseHeld(ev.at, ev.idx)
+	case evLockRelease:
+		e.lockRelease(ev.at, ev.idx)
+	case evLockTimeout:
+		e.lockTimeout(ev.at, ev.idx)
+	case evIssue:
+		e.issueClosed(ev.at, ev.idx)
 	}
-	e.h.release()
-	return true
 }
 
 // arrive issues stream i's pending request, whose subrequests reach their nodes now
@@ -456,7 +499,7 @@ func (e *engine) arrive(now Time, i int) {
 		}
 	}
 	// Schedule the next arrival before serving, so the heap order does not depend on how
-	// many subrequests this request has.
+	// many subrequests this request has (a closed-loop stream has none: see think).
 	if next := st.after; next != never {
 		e.schedule(st, next)
 		st.after = e.arrivalAfter(st, next)
@@ -496,6 +539,9 @@ func (e *engine) arrive(now Time, i int) {
 	if st.plain {
 		e.sendPlain(now, ri, st)
 		return
+	}
+	if st.locks != nil {
+		e.setLockRow(ri, st)
 	}
 	if st.keep {
 		e.keepVisits(ri, st.visits)
@@ -664,14 +710,19 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	r.pending = int32(len(visits))
 	r.inflight += int32(len(visits))
 	attempt := r.attempt
-	for _, v := range visits {
+	for j, v := range visits {
 		node := e.shardNode[v.Shard]
 		if e.m.ReadAny && s.Op != Write {
 			if k := e.aux.IntN(e.m.Replicas + 1); k > 0 {
 				node = int32((int(node) + k) % e.nNodes)
 			}
 		}
-		e.reach(now, e.newSub(st, v, ri, node, uint8(attempt)))
+		si := e.newSub(st, v, ri, node, uint8(attempt))
+		if st.locks != nil {
+			e.lockAcquire(now, si, e.lockKey(ri, j))
+			continue
+		}
+		e.reach(now, si)
 	}
 }
 
@@ -746,7 +797,7 @@ func sumExp(r *rand.Rand, k int32) float64 {
 // reach handles subrequest si arriving at its node at time now.
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
-	if e.limits != nil && sub.req != followerReq && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+	if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
 		if sub.req <= soloReq {
 			e.promote(now, si)
 		}
@@ -1006,7 +1057,7 @@ func (e *engine) release(ri int32) {
 func (e *engine) attemptEnd(ri int32) {
 	r := &e.reqs.items[ri]
 	t := r.done + e.m.Network
-	if (r.fail == failRejected || r.fail == failThrottled) && e.retry(ri, t) {
+	if (r.fail == failRejected || r.fail == failThrottled || r.fail == failLock) && e.retry(ri, t) {
 		return
 	}
 	e.finish(ri, t, r.fail)
@@ -1082,6 +1133,8 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 				win.Throttled++
 			case failTimeout:
 				win.TimedOut++
+			case failLock:
+				win.LockTimedOut++
 			}
 		}
 		if r.counted {
@@ -1094,11 +1147,16 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 				out.TimedOut++
 			case failLimited:
 				out.Limited++
+			case failLock:
+				out.LockTimedOut++
 			}
 		}
 	}
 	if r.sampled {
 		e.unsample(st.det, ri, r)
+	}
+	if st.closed {
+		e.think(st, t)
 	}
 }
 
@@ -1175,6 +1233,9 @@ func (e *engine) wrapUp() {
 	for i := range e.streams {
 		if d := e.streams[i].det; d != nil {
 			d.report(e.streams[i].out)
+		}
+		if l := e.streams[i].locks; l != nil {
+			l.report(e.streams[i].out)
 		}
 	}
 	e.closeWindows(r.Windows)

@@ -17,12 +17,15 @@ type event struct {
 type evKind uint8
 
 const (
-	evDone    evKind = iota // a subrequest's service ends (subrequest slot)
-	evTimer                 // a client's timeout fires (timer slot)
-	evSend                  // a retried attempt reaches the nodes (request slot)
-	evRelease               // a stream's rate limit lets its next held request go (stream)
-	evAction                // an operator action (index in Model.Actions)
-	evMove                  // a new shard moves to its own node (shard)
+	evDone        evKind = iota // a subrequest's service ends (subrequest slot)
+	evTimer                     // a client's timeout fires (timer slot)
+	evSend                      // a retried attempt reaches the nodes (request slot)
+	evRelease                   // a stream's rate limit lets its next held request go (stream)
+	evAction                    // an operator action (index in Model.Actions)
+	evMove                      // a new shard moves to its own node (shard)
+	evLockRelease               // a write's hold of its row lock ends (subrequest slot)
+	evLockTimeout               // a write waiting for a row lock gives up (subrequest slot)
+	evIssue                     // a closed-loop client's request reaches the nodes (stream)
 )
 
 // signBit flips a time's sign bit, which maps signed times to unsigned integers of the same

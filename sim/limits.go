@@ -51,6 +51,10 @@ func newPartitionLimits(cfg *PartitionLimits, shards, maxShards int) *partitionL
 	for s := range maxShards {
 		p.write[s] = newBucket(shareW, burst)
 		p.read[s] = newBucket(shareR, burst)
+		if b := cfg.BurstInitial; b != nil {
+			p.write[s].level = min(p.write[s].size, shareW*b.Seconds())
+			p.read[s].level = min(p.read[s].size, shareR*b.Seconds())
+		}
 		p.throttled[s] = -1
 	}
 	if cfg.Adaptive {

@@ -59,8 +59,12 @@ type PartitionLimits struct {
 	// maximum). 0: the per-partition maximum times the shards.
 	TableWriteUnits, TableReadUnits float64
 	// Burst is how much unused capacity a partition banks, as time at its rate (DynamoDB:
-	// 300 s). Banks start full.
+	// 300 s). Banks start full unless BurstInitial is set.
 	Burst Time
+	// BurstInitial, when set, is what each partition's share bank holds at t = 0, as time
+	// at its rate (capped at the bank's size): 0 starts every bank empty, as a new
+	// table's or one that has just run flat out. nil: full.
+	BurstInitial *Time
 	// Adaptive lets a partition go past its share, up to the per-partition maximum, while
 	// the table as a whole stays within its provisioned capacity.
 	Adaptive bool

@@ -77,6 +77,25 @@ type Stream struct {
 	Client   Client
 	// ApplyCost is the CPU time a follower spends applying one of the stream's writes.
 	ApplyCost Time
+	// Lock, when its Mean is positive (writes only), makes each of the stream's write
+	// subrequests take its partition key's row lock on reaching its node, waiting in FIFO
+	// order without a core, hold it for a draw of Lock, and only then queue for a core
+	// (see lock.go). LockTimeout (0: none) fails a write that waited longer for the lock.
+	Lock        Delay
+	LockTimeout Time
+	// Clients, when positive, makes the stream closed-loop: Clients clients each issue a
+	// request, wait for its outcome, think for a draw of Think, and issue the next one.
+	// Arrivals is not used then.
+	Clients int
+	Think   Delay
+}
+
+// Delay is a random duration with mean Mean: exponential, constant, or lognormal with
+// coefficient of variation CV (Kind, as a service time's).
+type Delay struct {
+	Kind ServiceKind
+	Mean Time
+	CV   float64
 }
 
 // Node is one server.
@@ -122,6 +141,9 @@ type Model struct {
 	// Actions are applied at their times, in order.
 	Actions []Action
 	Detect  Detect
+	// LockSlots is the initial size of the row-lock table (lock.go): about four times
+	// the locks held at once at the peak; 0: the minimum, 64.
+	LockSlots int
 
 	// ran marks a model that Run has used: its generators, planners and splitter hold the
 	// state that run left, so a second run would not repeat the first.

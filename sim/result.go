@@ -157,6 +157,21 @@ type StreamResult struct {
 	PartitionsWritten int64
 	KeyLatencies      []KeyLatency
 	SampledRequests   int64
+
+	// Row locks (a stream with a lock), over the write subrequests of requests issued
+	// after the warmup: LockWaits asked for their key's lock and got it or gave up,
+	// LockWaited of them found it held and queued. LockWaitSum (nanoseconds, for an exact
+	// mean), LockWaitMax and LockWait (microseconds; a subrequest that found the lock free
+	// waited 0) cover all LockWaits. LockTimedOut counts the requests whose last attempt
+	// failed because a subrequest waited longer than the lock timeout. HotLocks are the
+	// keys whose lock writes queued for most (Count: the subrequests that found it held).
+	LockWaits    int64
+	LockWaited   int64
+	LockWaitSum  float64
+	LockWaitMax  Time
+	LockWait     *hdrhistogram.Histogram
+	LockTimedOut int64
+	HotLocks     []KeyCount
 }
 
 // WindowLatency is one window of a stream's latency series.
@@ -169,6 +184,7 @@ type WindowLatency struct {
 	BackendReads int64
 	Throttled    int64
 	TimedOut     int64
+	LockTimedOut int64 // failed waiting longer than the lock timeout for a row lock
 	Max          Time
 	Hist         WindowHist // latencies of the completions, in microseconds
 }

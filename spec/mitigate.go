@@ -266,6 +266,17 @@ func resolveLimits(c *checker, f *File, s *Resolved) {
 	if pl.Burst = c.duration("keyspace.limits.burst", l.Burst, defaultLimitBurst, 0); pl.Burst > maxAge {
 		c.add("keyspace.limits.burst", "must be at most 10000d (got %q)", l.Burst)
 	}
+	if l.BurstInitial.Set() {
+		// A bank holds at least one second's units (see sim's newBucket).
+		before := len(c.probs)
+		b := c.duration("keyspace.limits.burst_initial", l.BurstInitial, "", 0)
+		if len(c.probs) == before && b > max(pl.Burst, sim.Second) {
+			c.add("keyspace.limits.burst_initial", "must be at most burst = %q: a bank holds no more (got %q)", orDefault(l.Burst.Text, defaultLimitBurst), l.BurstInitial)
+		}
+		if len(c.probs) == before {
+			pl.BurstInitial = &b
+		}
+	}
 	s.Limits = pl
 }
 
@@ -678,4 +689,104 @@ func KeyFieldsOf(parts []keyspace.Part) []int {
 		}
 	}
 	return out
+}
+
+// Bounds of the lock and closed-loop keys.
+const (
+	maxClients = 1_000_000
+	maxThink   = 24 * sim.Hour
+)
+
+// resolveDelay reads a lock or think time; a bare duration is of kind bare. The mean
+// must be at least minimum (1: positive, 0: not negative) and at most most.
+func resolveDelay(c *checker, key string, d Dist, bare sim.ServiceKind, minimum, most sim.Time, mostText string) sim.Delay {
+	out := sim.Delay{Kind: bare, CV: defaultCV}
+	switch d.Dist {
+	case "constant":
+		out.Kind = sim.Constant
+	case "exponential":
+		out.Kind = sim.Exponential
+	case "lognormal":
+		out.Kind = sim.Lognormal
+	}
+	mk := key
+	if d.Dist != "" {
+		mk = key + ".mean"
+	}
+	before := len(c.probs)
+	out.Mean = c.duration(mk, d.Mean, "", minimum)
+	if len(c.probs) == before && out.Mean > most {
+		c.add(mk, "must be at most %s (got %q)", mostText, d.Mean)
+	}
+	if d.CV != nil {
+		switch cv := *d.CV; {
+		case out.Kind != sim.Lognormal:
+			c.add(key+".cv", "applies only to dist = \"lognormal\"")
+		case !(cv > 0) || math.IsInf(cv, 0) || cv > 100:
+			c.add(key+".cv", "must be a positive number of at most 100 (got %v)", cv)
+		default:
+			out.CV = cv
+		}
+	}
+	return out
+}
+
+// resolveLock reads a stream's lock and lock_timeout.
+func resolveLock(c *checker, key string, st Stream, ss *StreamSpec) {
+	if st.Lock.Set() {
+		if st.Op != OpWrite && st.Op != "" {
+			c.add(key+".lock", "applies only to op = \"write\": reads and scans take no row locks")
+		} else {
+			ss.Lock = resolveDelay(c, key+".lock", st.Lock, sim.Constant, 1, maxCost, "1h")
+		}
+	}
+	if st.LockTimeout.Set() {
+		if !st.Lock.Set() {
+			c.add(key+".lock_timeout", "applies only to a stream with a lock")
+			return
+		}
+		if ss.LockTimeout = c.duration(key+".lock_timeout", st.LockTimeout, "", 1); ss.LockTimeout > maxClientWait {
+			c.add(key+".lock_timeout", "must be at most 1d (got %q)", st.LockTimeout)
+			ss.LockTimeout = 0
+		}
+	}
+}
+
+// resolveClients reads a stream's clients and think time (a closed-loop stream), after
+// its cost.
+func resolveClients(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
+	if st.Clients == nil {
+		if st.Think.Set() {
+			c.add(key+".think", "applies only to a stream with clients (closed-loop)")
+		}
+		return
+	}
+	switch n := *st.Clients; {
+	case n < 1 || n > maxClients:
+		c.add(key+".clients", "must be between 1 and %d (got %d)", maxClients, n)
+		return
+	case st.Rate != nil:
+		c.add(key+".clients", "give rate (open-loop arrivals) or clients (closed-loop), not both")
+		return
+	case st.Schedule != nil:
+		c.add(key+".clients", "give schedule (open-loop arrivals) or clients (closed-loop), not both")
+		return
+	case st.Arrival != "":
+		c.add(key+".arrival", "applies only to open-loop streams (rate or schedule): closed-loop clients issue a request when they have thought")
+	case st.Burst != nil:
+		c.add(key+".burst", "applies only to open-loop streams (rate or schedule)")
+	}
+	if !st.Think.Set() {
+		c.add(key+".think", "required with clients: the time a client waits between an answer and its next request, e.g. \"10ms\" (\"0s\": none)")
+		return
+	}
+	ss.Think = resolveDelay(c, key+".think", st.Think, sim.Exponential, 0, maxThink, "1d")
+	// load_factor scales the clients, as it scales an open-loop stream's rate.
+	ss.Clients = max(1, int(math.Round(float64(*st.Clients)*s.LoadFactor)))
+	if float64(*st.Clients)*s.LoadFactor > maxClients {
+		c.add(key+".clients", "times load_factor %v gives more than %d clients", s.LoadFactor, maxClients)
+	}
+	if cycle := ss.Think.Mean + ss.Cost + 2*s.Network; cycle > 0 {
+		ss.Schedule = workload.Schedule{{At: 0, Rate: float64(ss.Clients) / cycle.Seconds()}}
+	}
 }

@@ -175,6 +175,14 @@ type StreamSpec struct {
 	Client   sim.Client
 	// Trace, when set, is the log the stream replays (trace.go).
 	Trace *TraceSpec
+	// Lock is the row lock a write holds (Mean 0: none), LockTimeout its wait's bound.
+	Lock        sim.Delay
+	LockTimeout sim.Time
+	// Clients > 0: a closed-loop stream, whose Schedule is then the rate its clients
+	// would issue if nothing queued, clients / (think + cost + 2 x network), for the
+	// estimates made before a run (explain, the bound on a run's work).
+	Clients int
+	Think   sim.Delay
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -949,7 +957,9 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		default:
 			c.add(key+".op", "must be one of \"write\", \"read\", \"scan\" (got %q)", st.Op)
 		}
-		resolveRate(c, key, st, s, &ss)
+		if st.Clients == nil {
+			resolveRate(c, key, st, s, &ss)
+		}
 		ss.Uniform = oneOf(c, key+".arrival", string(st.Arrival), "poisson", "poisson", "uniform") == "uniform"
 		ss.Burst = resolveBurst(c, s, key+".burst", st.Burst)
 		if !st.Cost.Set() {
@@ -1026,9 +1036,21 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 			ss.Fields[fi] = fs
 		}
 		if f.Streams[i].Trace != nil {
+			// A replayed log decides arrivals and operations; locks and closed-loop
+			// clients are not modelled on a replay yet.
+			for _, k := range []struct {
+				name string
+				set  bool
+			}{{"lock", st.Lock.Set()}, {"lock_timeout", st.LockTimeout.Set()}, {"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
+				if k.set {
+					c.add(key+"."+k.name, "a trace stream replays its log as it is: remove %s", k.name)
+				}
+			}
 			s.Streams = append(s.Streams, resolveTrace(c, key, f, f.Streams[i], s, ss)...)
 			continue
 		}
+		resolveLock(c, key, st, &ss)
+		resolveClients(c, key, st, s, &ss)
 		s.Streams = append(s.Streams, ss)
 	}
 }

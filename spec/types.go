@@ -415,3 +415,84 @@ func (l *LimitSetting) DecodeTOML(v any) error {
 	}
 	return fmt.Errorf("must be a limit table { rate = N, burst = N, overflow = \"reject\" | \"queue\" }, or \"none\" to lift the limit (got %s)", tomlx.Render(v))
 }
+
+// Dist is a random duration: a duration string, or a table { dist = "constant" |
+// "exponential" | "lognormal", mean = D, cv = X } (cv for lognormal only, default 0.5).
+// What a bare duration means is the key's to say: a constant lock, an exponential think
+// time. The zero Dist is an absent key.
+type Dist struct {
+	Dist string // "" for a bare duration, else the table's dist
+	Mean Duration
+	CV   *float64
+}
+
+// Set reports whether the key was given.
+func (d Dist) Set() bool { return d.Mean.Set() }
+
+// String is the value as written, in TOML.
+func (d Dist) String() string {
+	if d.Dist == "" {
+		return fmt.Sprintf("%q", d.Mean.Text)
+	}
+	if d.CV != nil {
+		return fmt.Sprintf("{ dist = %q, mean = %q, cv = %v }", d.Dist, d.Mean.Text, *d.CV)
+	}
+	return fmt.Sprintf("{ dist = %q, mean = %q }", d.Dist, d.Mean.Text)
+}
+
+// DecodeTOML reads a duration string or a distribution table.
+func (d *Dist) DecodeTOML(v any) error {
+	const form = "a duration such as \"0.5ms\", or a table { dist = \"constant\" | \"exponential\" | \"lognormal\", mean = \"0.5ms\", cv = 1 }"
+	switch v := v.(type) {
+	case string:
+		var dur Duration
+		if err := dur.DecodeTOML(v); err != nil {
+			return fmt.Errorf("must be %s (got %q)", form, v)
+		}
+		*d = Dist{Mean: dur}
+		return nil
+	case map[string]any:
+		var errs tomlx.Errors
+		dist, _ := v["dist"].(string)
+		if !slices.Contains([]string{"constant", "exponential", "lognormal"}, dist) {
+			errs = append(errs, &tomlx.Error{Key: "dist", Msg: fmt.Sprintf("must be \"constant\", \"exponential\" or \"lognormal\" (got %s)", tomlx.Render(v["dist"]))})
+		}
+		out := Dist{Dist: dist}
+		for _, k := range sortedKeys(v) {
+			switch k {
+			case "dist":
+			case "mean":
+				text, ok := v[k].(string)
+				var dur Duration
+				if !ok || dur.DecodeTOML(text) != nil {
+					errs = append(errs, &tomlx.Error{Key: k, Msg: fmt.Sprintf("must be a duration such as \"0.5ms\" (got %s)", tomlx.Render(v[k]))})
+					continue
+				}
+				out.Mean = dur
+			case "cv":
+				var cv float64
+				switch x := v[k].(type) {
+				case float64:
+					cv = x
+				case int64:
+					cv = float64(x)
+				default:
+					errs = append(errs, &tomlx.Error{Key: k, Msg: fmt.Sprintf("must be a positive number (got %s)", tomlx.Render(v[k]))})
+					continue
+				}
+				out.CV = &cv
+			default:
+				errs = append(errs, &tomlx.Error{Key: k, Msg: "unknown key: a distribution takes dist, mean and cv"})
+			}
+		}
+		if _, ok := v["mean"]; !ok {
+			errs = append(errs, &tomlx.Error{Key: "mean", Msg: "required: a duration such as \"0.5ms\""})
+		}
+		if len(errs) > 0 {
+			return errs
+		}
+		*d = out
+		return nil
+	}
+	return fmt.Errorf("must be %s (got %s)", form, tomlx.Describe(v))
+}

@@ -51,7 +51,7 @@ type CapacityConfig struct {
 	Config
 	SLOs []SLO
 	// MaxErrors is the largest acceptable fraction (0..1) of failed requests, over every
-	// stream and every cause of failure (rejected, throttled, timed out, limited).
+	// stream and every cause of failure (rejected, throttled, timed out, limited, lock).
 	MaxErrors float64
 	// Tolerance is the bisection's relative precision (0.01: the answer is within 1%).
 	Tolerance float64

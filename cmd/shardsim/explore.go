@@ -37,7 +37,7 @@ func (e *exploreFlags) register(fs *pflag.FlagSet, kind string) {
 	fs.IntVarP(&e.replications, "replications", "r", 1, "runs per point and variant, with seeds seed, seed+1, ...")
 	fs.IntVar(&e.maxRuns, "max-runs", sweep.DefaultMaxRuns, "refuse more than this many runs (points x variants x replications)")
 	listVar(fs, &e.slos, "slo", "objective", "quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
-	fs.StringVar(&e.maxErrors, "max-errors", "0.1%", "largest acceptable share of failed requests, over every cause (rejected, throttled, timed out, limited), judged with the SLOs")
+	fs.StringVar(&e.maxErrors, "max-errors", "0.1%", "largest acceptable share of failed requests, over every cause (rejected, throttled, timed out, limited, lock), judged with the SLOs")
 	e.cluster.register(fs)
 }
 

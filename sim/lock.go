@@ -1,0 +1,402 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
+
+	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/keyspace"
+)
+
+// This file holds row locks (Stream.Lock) and closed-loop clients (Stream.Clients).
+//
+// The lock model. A write subrequest of a locked stream reaches its node and asks for the
+// lock of its partition key (salt included: write sharding spreads one logical counter
+// over salt buckets, each with its own lock). If the lock is free it takes it at once;
+// otherwise it joins the key's FIFO of waiters, holding no core and no place in the node's
+// queue. The holder keeps the lock for a draw of Stream.Lock, then releases it, hands it to
+// the oldest waiter, and only then queues for a core and takes its CPU service (cost).
+// A partition limit ([keyspace.limits]) is checked before the lock.
+// Stream.Lock is therefore the time the row stays locked per write, which in a database is
+// mostly spent off the CPU (the commit's log flush, the transaction's round trips), and
+// one key serves at most 1/mean(lock) writes per second however many cores its node has.
+// The wait for the lock is what databases report as row lock time (InnoDB's
+// Innodb_row_lock_time, PostgreSQL's sessions with wait_event_type = 'Lock'). A write that
+// has waited Stream.LockTimeout without the lock gives up and fails (failLock), as
+// innodb_lock_wait_timeout does; the client may retry it. Reads take no locks.
+//
+// One key is thus an M/G/1 queue: arrivals of the key's writes, one server, service the
+// lock's hold time (queue_test.go checks its mean wait against Pollaczek-Khinchine).
+
+// Lock states of a subrequest slot.
+const (
+	lockNone    uint8 = iota
+	lockWaiting       // in its key's queue of waiters
+	lockHeld          // holding its key's lock until its release event
+	lockPassed        // released, and reaching its node's cores: it passed the partition limit before the lock
+)
+
+// lockWait is the lock state of one subrequest slot (engine.lockw, by slot).
+type lockWait struct {
+	key        uint64 // the hash of the key whose lock it wants or holds
+	at         Time   // when it asked for the lock
+	prev, next int32  // its neighbours in the key's queue of waiters, or -1
+	state      uint8
+}
+
+// lockEntry is one held lock and its waiters.
+type lockEntry struct {
+	key        uint64
+	head, tail int32 // waiting subrequests, oldest first; -1: none
+	used       bool
+}
+
+// lockTable holds the locks held now, by key hash, in open addressing with linear probing.
+// A key takes a slot only while its lock is held (a key with waiters has a holder), and
+// gives it back when it is released with nobody waiting; deletion shifts the following
+// entries back (Knuth, TAOCP vol. 3, 6.4, algorithm R), so there are no tombstones and a
+// probe never walks past more than the keys held at once.
+//
+// Size: by Little's law the mean number of locks held at once is the locked writes'
+// throughput times the mean hold, at most the sum over locked streams of peak rate x mean
+// lock. build sizes the table (Model.LockSlots) at four times that, so it is a quarter full
+// on average and a probe looks at about one slot. A table more than half full doubles: an
+// allocation once per new peak of keys locked at once, as the engine's pools grow, never
+// per request.
+type lockTable struct {
+	slots []lockEntry
+	mask  int
+	n     int
+}
+
+// minLockSlots is the smallest lock table: 1.5 KB.
+const minLockSlots = 64
+
+func newLockTable(size int) *lockTable {
+	size = max(size, minLockSlots)
+	size = 1 << bits.Len(uint(size-1)) // a power of two
+	return &lockTable{slots: make([]lockEntry, size), mask: size - 1}
+}
+
+// find returns the slot of key, or -1 if its lock is free.
+func (t *lockTable) find(key uint64) int {
+	for i := int(key) & t.mask; ; i = (i + 1) & t.mask {
+		s := &t.slots[i]
+		if !s.used {
+			return -1
+		}
+		if s.key == key {
+			return i
+		}
+	}
+}
+
+// insert adds key, which is not in the table, and returns its slot.
+func (t *lockTable) insert(key uint64) int {
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow()
+	}
+	i := int(key) & t.mask
+	for t.slots[i].used {
+		i = (i + 1) & t.mask
+	}
+	t.slots[i] = lockEntry{key: key, head: -1, tail: -1, used: true}
+	t.n++
+	return i
+}
+
+// grow doubles the table.
+func (t *lockTable) grow() {
+	old := t.slots
+	t.slots = make([]lockEntry, 2*len(old))
+	t.mask = len(t.slots) - 1
+	for _, s := range old {
+		if s.used {
+			i := int(s.key) & t.mask
+			for t.slots[i].used {
+				i = (i + 1) & t.mask
+			}
+			t.slots[i] = s
+		}
+	}
+}
+
+// remove frees slot i, moving back each following entry of the cluster that would
+// otherwise be cut off from its home slot.
+func (t *lockTable) remove(i int) {
+	t.n--
+	for {
+		t.slots[i].used = false
+		j := i
+		for {
+			j = (j + 1) & t.mask
+			if !t.slots[j].used {
+				return
+			}
+			// Entry j may fill the hole at i unless its home lies cyclically in (i, j].
+			home := int(t.slots[j].key) & t.mask
+			if (j-home)&t.mask >= (j-i)&t.mask {
+				break
+			}
+		}
+		t.slots[i] = t.slots[j]
+		i = j
+	}
+}
+
+// delaySampler draws a Delay.
+type delaySampler struct {
+	kind      ServiceKind
+	mean      float64
+	mu, sigma float64 // lognormal: ln of the median, and the shape
+}
+
+func newDelaySampler(d Delay) delaySampler {
+	ds := delaySampler{kind: d.Kind, mean: float64(d.Mean)}
+	if d.Mean <= 0 {
+		ds.kind = Constant // no delay at all
+	}
+	if d.Kind == Lognormal && d.Mean > 0 {
+		// For a lognormal with mean m and coefficient of variation v:
+		// sigma^2 = ln(1 + v^2), mu = ln(m) - sigma^2/2.
+		s2 := math.Log1p(d.CV * d.CV)
+		ds.sigma = math.Sqrt(s2)
+		ds.mu = math.Log(ds.mean) - s2/2
+	}
+	return ds
+}
+
+func (d *delaySampler) draw(r *rand.Rand) Time {
+	switch d.kind {
+	case Constant:
+		return Time(d.mean)
+	case Lognormal:
+		// A draw far in the tail of a wide lognormal would overflow the clock: capped.
+		return Time(min(math.Exp(d.mu+d.sigma*r.NormFloat64()), maxDelayDraw) + 0.5)
+	}
+	return Time(r.ExpFloat64()*d.mean + 0.5)
+}
+
+// maxDelayDraw caps a draw at about 13 days, far beyond any mean the scenario allows
+// (a lock's is at most an hour, a think time's a day).
+const maxDelayDraw = float64(1 << 50)
+
+// lockRow is the partition key of a locked write, by request slot: its lock's identity,
+// and its parts for the report of the hottest locks.
+type lockRow struct {
+	key  keyspace.Key
+	hash uint64
+}
+
+// streamLocks is a locked stream's lock state and statistics.
+type streamLocks struct {
+	hold    delaySampler
+	rng     *rand.Rand // hold times
+	timeout Time
+	counts  []int64 // waits, in runLayout's buckets of microseconds (0: no wait)
+	hot     *detect.SpaceSaving
+	hotKeys []keyspace.Key
+	hotShrd []int32
+	topK    int
+}
+
+func newStreamLocks(m *Model, s *Stream) *streamLocks {
+	topK := m.Detect.TopK
+	if topK <= 0 {
+		topK = DefaultTopK
+	}
+	capacity := max(25*topK, 256) // as detection's sketches (observe.go)
+	return &streamLocks{
+		hold: newDelaySampler(s.Lock), rng: rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 5))),
+		timeout: s.LockTimeout, counts: make([]int64, runLayout.countsN),
+		hot: detect.NewSpaceSaving(capacity), hotKeys: make([]keyspace.Key, capacity), hotShrd: make([]int32, capacity), topK: topK,
+	}
+}
+
+// setLockRow records the partition key the request in slot ri writes: the key the
+// stream's point planner planned last.
+func (e *engine) setLockRow(ri int32, st *streamState) {
+	for int(ri) >= len(e.lockRows) {
+		e.lockRows = append(e.lockRows, lockRow{})
+	}
+	k := st.point.LastKey()
+	e.lockRows[ri] = lockRow{key: *k, hash: k.Hash()}
+}
+
+// lockKey is the lock of the k-th subrequest of request ri: its row's, or, for a write to
+// several copies of a row ([keyspace.copies]), a lock of its own for each further copy.
+func (e *engine) lockKey(ri int32, k int) uint64 {
+	h := e.lockRows[ri].hash
+	if k > 0 {
+		h = detect.Hash64(h + uint64(k))
+	}
+	return h
+}
+
+// lockAcquire handles write subrequest si, which reached its node at now and asks for the
+// lock of key.
+func (e *engine) lockAcquire(now Time, si int32, key uint64) {
+	// A partition limit turns a write away before it touches the row, as DynamoDB's
+	// request routers do.
+	if sub := &e.subs.items[si]; e.limits != nil && !e.limits.admit(now, int(sub.shard), true, float64(sub.parts)) {
+		e.throttled(now, si)
+		return
+	}
+	for int(si) >= len(e.lockw) {
+		e.lockw = append(e.lockw, lockWait{})
+	}
+	e.lockw[si] = lockWait{key: key, at: now, prev: -1, next: -1}
+	i := e.locks.find(key)
+	if i < 0 {
+		e.locks.insert(key)
+		e.lockGrant(now, si)
+		return
+	}
+	ent := &e.locks.slots[i]
+	w := &e.lockw[si]
+	w.state = lockWaiting
+	if ent.tail >= 0 {
+		e.lockw[ent.tail].next = si
+		w.prev = ent.tail
+	} else {
+		ent.head = si
+	}
+	ent.tail = si
+	sub := &e.subs.items[si]
+	r := &e.reqs.items[sub.req]
+	st := &e.streams[r.stream]
+	if r.counted {
+		st.out.LockWaited++
+		l := st.locks
+		slot, fresh := l.hot.Add(key)
+		if fresh {
+			l.hotKeys[slot] = e.lockRows[sub.req].key
+		}
+		l.hotShrd[slot] = sub.shard
+	}
+	if to := st.locks.timeout; to > 0 {
+		e.h.pushKind(now+to, si, evLockTimeout)
+	}
+	if e.queued++; e.queued > e.maxQueued && !e.stopped {
+		e.saturate(now)
+	}
+}
+
+// lockGrant gives subrequest si its key's lock at now, for a draw of its stream's hold time.
+func (e *engine) lockGrant(now Time, si int32) {
+	w := &e.lockw[si]
+	w.state = lockHeld
+	r := &e.reqs.items[e.subs.items[si].req]
+	st := &e.streams[r.stream]
+	e.lockWaited(st, r.counted, now-w.at)
+	e.h.pushKind(now+st.locks.hold.draw(st.locks.rng), si, evLockRelease)
+}
+
+// lockWaited records a wait for a lock, which ended (granted or given up) after wait.
+func (e *engine) lockWaited(st *streamState, counted bool, wait Time) {
+	if !counted {
+		return
+	}
+	out := st.out
+	out.LockWaits++
+	out.LockWaitSum += float64(wait)
+	out.LockWaitMax = max(out.LockWaitMax, wait)
+	us := min(int64((wait+Microsecond-1)/Microsecond), histMaxMicros)
+	st.locks.counts[runLayout.index(us)]++
+}
+
+// lockRelease handles the end of subrequest si's hold: the lock goes to the key's oldest
+// waiter, or is freed, and si goes on to its node's cores.
+func (e *engine) lockRelease(now Time, si int32) {
+	w := &e.lockw[si]
+	w.state = lockNone
+	i := e.locks.find(w.key)
+	ent := &e.locks.slots[i]
+	if next := ent.head; next >= 0 {
+		e.unlinkWaiter(ent, next)
+		e.queued--
+		e.lockGrant(now, next)
+	} else {
+		e.locks.remove(i)
+	}
+	w = &e.lockw[si]
+	w.state = lockPassed
+	e.reach(now, si)
+	w.state = lockNone // reach takes no slot, so si's state is still this one
+}
+
+// lockPassed reports whether subrequest si comes from its row lock, having passed the
+// partition limit before it.
+func (e *engine) lockPassed(si int32) bool {
+	return e.locks != nil && int(si) < len(e.lockw) && e.lockw[si].state == lockPassed
+}
+
+// lockTimeout handles the lock timeout of the waiter in slot si at now: if it is still
+// waiting (the event is not stale), it gives up and its request's attempt fails.
+func (e *engine) lockTimeout(now Time, si int32) {
+	w := &e.lockw[si]
+	if w.state != lockWaiting {
+		return
+	}
+	sub := e.subs.items[si]
+	r := &e.reqs.items[sub.req]
+	st := &e.streams[r.stream]
+	if w.at+st.locks.timeout != now {
+		return // the slot holds a later waiter, whose own event is still to come
+	}
+	e.unlinkWaiter(&e.locks.slots[e.locks.find(w.key)], si)
+	e.queued--
+	w.state = lockNone
+	e.lockWaited(st, r.counted, now-w.at)
+	e.subs.put(si)
+	e.subEnd(sub.req, int32(sub.attempt), now, failLock)
+}
+
+// unlinkWaiter takes waiter si out of ent's queue.
+func (e *engine) unlinkWaiter(ent *lockEntry, si int32) {
+	w := &e.lockw[si]
+	if w.prev >= 0 {
+		e.lockw[w.prev].next = w.next
+	} else {
+		ent.head = w.next
+	}
+	if w.next >= 0 {
+		e.lockw[w.next].prev = w.prev
+	} else {
+		ent.tail = w.prev
+	}
+	w.prev, w.next = -1, -1
+}
+
+// report puts the stream's lock statistics into out.
+func (l *streamLocks) report(out *StreamResult) {
+	out.LockWait = runLayout.histogram(l.counts)
+	l.counts = nil
+	for _, c := range l.hot.Top(l.topK) {
+		out.HotLocks = append(out.HotLocks, KeyCount{
+			Values: append([]uint64(nil), l.hotKeys[c.Slot].Parts()...),
+			Count:  c.Count, Error: c.Error, Shard: int(l.hotShrd[c.Slot]),
+		})
+	}
+}
+
+// issueClosed handles the next request of closed-loop stream i, which reaches its nodes
+// now: its client issued it a network delay ago.
+func (e *engine) issueClosed(now Time, i int32) {
+	st := &e.streams[i]
+	st.next = now - e.m.Network
+	e.arrive(now, int(i))
+}
+
+// think starts the think time of a client of closed-loop stream st, which heard the
+// outcome of its request at t; its next request follows unless the run is over by then.
+func (e *engine) think(st *streamState, t Time) {
+	next := t + st.think.draw(st.arr)
+	if next >= e.m.Duration {
+		return
+	}
+	// A cache hit's answer may be timed before the event that produced it; the next
+	// request cannot reach the nodes before now.
+	e.h.pushKind(max(next+e.m.Network, e.now), int32(st.index), evIssue)
+}

@@ -155,6 +155,35 @@ func checkReport(t *testing.T, actx context.Context, report, shot string) {
 			t.Logf("%s tooltip: %s", target.what, text)
 		}
 	}
+	// Drag across the middle of the first heat map: every chart zooms to that time range.
+	xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+		const el = document.querySelector(".heat canvas");
+		el.scrollIntoView({block: "center"});
+		const r = el.getBoundingClientRect();
+		return [r.left + r.width * 0.4, r.left + r.width * 0.6, r.top + r.height * 0.6];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, xy[0], xy[2], chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, (xy[0]+xy[1])/2, xy[2], chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[1], xy[2], chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, xy[1], xy[2], chromedp.ButtonLeft)); err != nil {
+		t.Fatal(err)
+	}
+	zoom, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("range-label").textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(zoom, "showing ") || strings.Contains(zoom, "whole") {
+		t.Errorf("after a drag across a heat map the range reads %q, want a zoomed time range", zoom)
+	} else {
+		t.Logf("zoomed: %s", zoom)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("range-reset").click(), true`)); err != nil {
+		t.Fatal(err)
+	}
 	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1, 1)); err != nil {
 		t.Fatal(err)
 	}

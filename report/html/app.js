@@ -443,10 +443,11 @@
       // offered, completed and failed rates
       const series = [];
       const offered = D.variants.map((v) => v.streams[si].offered);
+      const offeredSeries = [];
       if (offered.every((o) => sameSeries(o, offered[0]))) {
-        series.push({ label: D.variants.length > 1 ? "offered (the same in every variant)" : "offered", color: "#1d1d1f", dash: [2, 3], width: 2.5, values: offered[0] });
+        offeredSeries.push({ label: D.variants.length > 1 ? "offered (the same in every variant)" : "offered", color: "#1d1d1f", dash: [2, 3], width: 2.5, values: offered[0] });
       } else {
-        D.variants.forEach((v, vi) => series.push({ label: `offered: ${v.name}`, color: color(vi), dash: [2, 3], width: 2, values: offered[vi] }));
+        D.variants.forEach((v, vi) => offeredSeries.push({ label: `offered: ${v.name}`, color: color(vi), dash: [2, 3], width: 2, values: offered[vi] }));
       }
       D.variants.forEach((v, vi) => series.push({ label: `completed: ${v.name}`, color: color(vi), dash: DASHES[0], width: WIDTHS[Math.min(vi, 3)] * 0.7, values: v.streams[si].completed }));
       let noFail = [];
@@ -455,6 +456,7 @@
         if (f.some((x) => x)) series.push({ label: `failed: ${v.name}`, color: color(vi), dash: [8, 4], width: 1.6, values: f });
         else noFail.push(v.name);
       });
+      series.push(...offeredSeries); // drawn last, on top: where completed meets offered, offered shows
       const el = chartBox(root, `Requests per second: ${s0.name} (${s0.op})`,
         "How to read this chart: the dotted line is the rate at which clients issued requests (by the time they were issued); solid lines are the requests answered in each window and dashed lines the requests that failed, in the colour of their variant. " +
         "Completed below offered means requests are waiting or failing." + (noFail.length ? ` No request failed in: ${noFail.join("; ")}.` : ""));

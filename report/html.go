@@ -346,9 +346,13 @@ type htmlStory struct {
 	Name, Description, Key string
 	Color                  int
 	Diagnosis              []string
-	Events                 []htmlEvent
+	Events, More           []htmlEvent // the first storyEvents, and the rest (folded)
 	Stop                   string
 }
+
+// storyEvents is how many of a variant's alerts and events the story shows before folding
+// the rest: a run of splits can make a hundred.
+const storyEvents = 12
 
 type htmlEvent struct{ At, What, Text, Detection string }
 
@@ -422,8 +426,13 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		for _, dg := range v.Diagnosis {
 			st.Diagnosis = append(st.Diagnosis, capitalize(dg.Message)+".")
 		}
-		for _, e := range timeline(v) {
-			st.Events = append(st.Events, htmlEvent{At: e.at, What: kindWords(e.kind), Text: e.message, Detection: e.detection})
+		for i, e := range timeline(v) {
+			ev := htmlEvent{At: e.at, What: kindWords(e.kind), Text: e.message, Detection: e.detection}
+			if i < storyEvents {
+				st.Events = append(st.Events, ev)
+			} else {
+				st.More = append(st.More, ev)
+			}
 		}
 		page.Stories = append(page.Stories, st)
 

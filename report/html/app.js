@@ -135,7 +135,7 @@
     const box = document.createElement("div");
     box.className = `heat v${vi}`;
     const h = document.createElement("h3");
-    h.innerHTML = `<span class="swatch"></span>${esc(v.name)}`;
+    h.innerHTML = `<span class="swatch"></span>${esc(v.name)}<span class="rows">${v.key_order ? "rows: shards in key order" : "rows: shards by id"}</span>`;
     const canvas = document.createElement("canvas");
     canvas.setAttribute("aria-label", `heat map of shard load over time: ${v.name}`);
     canvas.className = "chart-el";

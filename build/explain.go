@@ -85,6 +85,7 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 	for i := range m.Streams {
 		st := &m.Streams[i]
 		ss := &s.Streams[i]
+		explainTrace(st, ss)
 		plan := StreamPlan{Name: st.Name, Op: st.Op}
 		plan.MeanRate = ss.Integral(0, end) / s.Duration.Seconds()
 		plan.PeakRate, _ = schedulePeak(ss, end)

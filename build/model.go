@@ -23,10 +23,7 @@ func Model(s *spec.Resolved) *sim.Model {
 		Nodes:     append([]sim.Node(nil), s.Nodes...),
 		ShardNode: Placement(s),
 	}
-	design := &keyspace.Design{Parts: s.Parts, Salt: uint64(max(s.Salt, 0)), SaltMode: s.SaltMode, SaltField: s.SaltField, Clock: int64(s.Start)}
-	if !design.Salted() {
-		design.Salt = 0
-	}
+	design := designOf(s)
 	var scheme keyspace.Scheme = buildScheme(s, design)
 	if s.Copies != nil {
 		// The history sample that cut the range splits holds ordinary keys: copies are
@@ -82,6 +79,9 @@ func Model(s *spec.Resolved) *sim.Model {
 			if needed[f] || slices.Contains(st.KeyFields, f) {
 				st.Fields[f] = generator(fs)
 			}
+		}
+		if ss.Trace != nil {
+			replay(&st, ss, needed)
 		}
 		switch {
 		case ss.Op == sim.Scan && ss.Query != nil:
@@ -156,6 +156,9 @@ func buildScheme(s *spec.Resolved, design *keyspace.Design) keyspace.Scheme {
 func historySampleSize(shards int) int { return min(max(200*shards, 10_000), 500_000) }
 
 func historySample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
+	if sample := traceSample(s, design); sample != nil {
+		return sample
+	}
 	// Weigh the streams by what they would have written during the history (before its
 	// first point a schedule keeps the first point's rate); failing that (writes that
 	// start at rate 0), by what they write during the run; failing that, every stream.

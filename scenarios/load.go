@@ -5,8 +5,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +23,12 @@ import (
 //go:embed *.toml
 var builtinFS embed.FS
 
+// builtinTraces holds the logs the built-in scenarios replay (traces/), at the paths
+// they give relative to their own directory.
+//
+//go:embed traces
+var builtinTraces embed.FS
+
 // Default is the built-in scenario that `shardsim run` runs when given none.
 const Default = "black-friday"
 
@@ -29,8 +37,8 @@ const Default = "black-friday"
 type Scenario struct {
 	spec.Scenario
 	Source string // the file it came from, or "built-in NAME"
-	// SHA256 is the hash of the file's text (hex), which names the scenario in a cluster
-	// sweep's manifest.
+	// SHA256 is the hash (hex) of the file's text and of the access logs its variants
+	// replay, which names the scenario in a cluster sweep's manifest.
 	SHA256   string
 	Variants []*Variant
 	// Notes are what the user should know about how the command line changed the
@@ -108,7 +116,7 @@ func Load(ref string, opts Options) (*Scenario, error) {
 		}
 		return nil, fmt.Errorf("%s (built-ins: %s)", msg, strings.Join(BuiltinNames(), ", "))
 	}
-	return LoadBytes("scenarios/"+ref+".toml", src, opts)
+	return loadBytes("scenarios/"+ref+".toml", src, opts, builtinTraces)
 }
 
 // nearestName returns the built-in name closest to ref when it is close enough to be a
@@ -203,8 +211,22 @@ func flagError(sets []*override, key, msg string) *tomlx.Error {
 	return nil
 }
 
-// LoadBytes loads a scenario from its text; file names it in messages.
+// LoadBytes loads a scenario from its text; file names it in messages, and the logs its
+// streams replay are found beside it (trace.path is relative to file's directory).
 func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
+	return loadBytes(file, src, opts, dirFS(filepath.Dir(file)))
+}
+
+// dirFS opens paths relative to a directory, "../" included (os.DirFS refuses those, but
+// a scenario may name a log beside its own directory).
+type dirFS string
+
+func (d dirFS) Open(name string) (fs.File, error) {
+	return os.Open(filepath.Join(string(d), filepath.FromSlash(name)))
+}
+
+// loadBytes is LoadBytes with the file system the scenario's trace paths are read from.
+func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario, error) {
 	doc, err := tomlx.Parse(file, src)
 	if err != nil {
 		return nil, err
@@ -270,6 +292,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		overrides = list
 	}
 	f := spec.Defaults()
+	f.TraceFS = traceFS
 	var undecodedErrs tomlx.Errors // as the decoder named them, before relabelling
 	if err := doc.Decode(base, "", &f); err != nil {
 		undecodedErrs = appendErr(undecodedErrs, err)
@@ -340,7 +363,6 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 	sc := &Scenario{
 		Notes:  notes(warmupNote),
 		Source: file,
-		SHA256: fmt.Sprintf("%x", sha256.Sum256(src)),
 		Scenario: spec.Scenario{Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
 			Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window},
 	}
@@ -423,6 +445,7 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 			apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
 		}
 		vf := spec.Defaults()
+		vf.TraceFS = traceFS
 		if err := doc.Decode(merged, "", &vf); err != nil {
 			if !decodeFailed {
 				errs = appendErr(errs, relabelVariant(doc, err, mine, over, vkey, name))
@@ -489,7 +512,38 @@ func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
 		}
 		sc.Variants = keep
 	}
+	sc.SHA256 = hashWithTraces(src, sc.Variants)
 	return sc, nil
+}
+
+// hashWithTraces is the hash that names a scenario in a cluster sweep's manifest: of its
+// text, and of every access log its variants replay (each once, in the order first met),
+// so that workers and a merge that read a different log are told apart. A log that cannot
+// be read leaves the hash of the text alone; replaying it fails with its own error.
+func hashWithTraces(src []byte, variants []*Variant) string {
+	h := sha256.New()
+	h.Write(src)
+	seen := map[string]bool{}
+	for _, v := range variants {
+		if v.Spec == nil {
+			continue
+		}
+		for _, st := range v.Spec.Streams {
+			t := st.Trace
+			if t == nil || t.FS == nil || seen[t.Path] {
+				continue
+			}
+			seen[t.Path] = true
+			f, err := t.FS.Open(t.Path)
+			if err != nil {
+				continue
+			}
+			fmt.Fprintf(h, "\x00%s\x00", t.Path)
+			_, _ = io.Copy(h, f)
+			f.Close()
+		}
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
 func notes(n string) []string {

@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -1404,7 +1405,7 @@ func TestLimits(t *testing.T) {
 	}{
 		{"nodes", "nodes = 6", "nodes = 10000", "nodes = 10001", "cluster.nodes"},
 		{"shards", "shards = 12", "shards = 100000", "shards = 100001", "keyspace.shards"},
-		{"windows", `duration = "10s"`, "duration = \"10000s\"\nwindow = \"1s\"", "duration = \"10001s\"\nwindow = \"1s\"", "window"},
+		{"windows", `duration = "10s"`, "duration = \"20000s\"\nwindow = \"1s\"", "duration = \"20001s\"\nwindow = \"1s\"", "window"},
 		{"categorical count", `{ gen = "uuid" }`, `{ gen = "categorical", count = 1_000_000 }`, `{ gen = "categorical", count = 1_000_001 }`, "table.fields.row_id.count"},
 		{"key parts", `key = ["user_id"]`, `key = ["user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "user_id"]`, `key = ["user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "row_id"]`, "keyspace.key"},
 		{"key parts with salt", `key = ["user_id"]`, "key = [\"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\"]\nsalt = 2", "key = [\"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\"]\nsalt = 2", "keyspace.key"},
@@ -1477,5 +1478,54 @@ func TestRunMemoryBounded(t *testing.T) {
 		if _, err := scenarios.Load(name, scenarios.Options{Parallel: 2}); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// TestHashCoversTraces: the hash that names a scenario in a cluster sweep's manifest is
+// the SHA-256 of its text alone when it replays no log, and changes with the log it
+// replays, so workers that read different logs cannot be merged.
+func TestHashCoversTraces(t *testing.T) {
+	src := []byte(`name = "replay"
+duration = "10s"
+[cluster]
+nodes = 2
+[table.fields]
+key = { gen = "uniform", n = 100 }
+[keyspace]
+shards = 4
+key = ["key"]
+[[streams]]
+name  = "log"
+trace = { path = "access.csv", format = "csv" }
+cost  = "1ms"
+`)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "replay.toml")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hashWith := func(log string) string {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "access.csv"), []byte(log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scenarios.Load(path, scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.SHA256
+	}
+	a := hashWith("ts,op,key\n0.1,write,1\n0.2,read,2\n")
+	b := hashWith("ts,op,key\n0.1,write,1\n0.2,read,3\n")
+	if a == b || a == fmt.Sprintf("%x", sha256.Sum256(src)) {
+		t.Errorf("the hash does not follow the log: %s and %s", a, b)
+	}
+	sc, err := scenarios.Load("../testdata/small.toml", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile("../testdata/small.toml")
+	if want := fmt.Sprintf("%x", sha256.Sum256(text)); sc.SHA256 != want {
+		t.Errorf("a scenario without logs hashes to %s, want its text's %s", sc.SHA256, want)
 	}
 }

@@ -1,5 +1,7 @@
 package spec
 
+import "io/fs"
+
 // The types below mirror the scenario file (SPEC section 2) as plain data. Durations, clock
 // times, instants, enumerations and the few values of several shapes have types that
 // decode themselves (types.go), so that a File holds no untyped value; optional numbers
@@ -26,6 +28,9 @@ type File struct {
 	Actions []Action `toml:"actions"`
 	// Detect tunes hot-key detection and per-key latency outliers (nil: defaults).
 	Detect *Detect `toml:"detect"`
+	// TraceFS is where streams' trace paths are found: the scenario file's directory
+	// (nil: the logs are not opened, and only their keys are checked).
+	TraceFS fs.FS `toml:"-"`
 }
 
 // A [[variants]] entry is decoded as a File of its own (its name and description are the
@@ -162,6 +167,8 @@ type Stream struct {
 	BackoffMax Duration `toml:"backoff_max"`
 	// Limit is a client-side token bucket (nil: none).
 	Limit *Limit `toml:"limit"`
+	// Trace replays an access log instead of generating requests (nil: none); see trace.go.
+	Trace *Trace `toml:"trace"`
 }
 
 // Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }.

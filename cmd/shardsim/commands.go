@@ -115,6 +115,32 @@ var commands = []*command{
 		setup: setupMerge,
 	},
 	{
+		name: "analyze", operands: "TRACE", usage: "TRACE [--format F] [--key PART,... --scheme S --shards N --salt N] [flags]",
+		summary: "describe an access log for a shard-key review, and route it through a candidate design",
+		about: "Reads an access log (csv, twitter or kvcache; plain, .gz or .zst) in one pass and bounded\n" +
+			"memory: records, time span, operation mix, rate over time, distinct keys, the top keys\n" +
+			"and their shares, a fitted Zipf exponent, and whether each key part grows with time.\n" +
+			"With --key, it routes every record through that design, as a simulation would, and\n" +
+			"prints each shard's share of writes and reads. See docs/traces.md.",
+		examples: []string{
+			"shardsim analyze replay-demo --key id --shards 8",
+			"shardsim analyze testdata/traces/twitter.log.zst --format twitter --delimiter : --names ns,kind,id --key 'hash(id, 16)' --scheme range -f json",
+		},
+		setup: setupAnalyze,
+	},
+	{
+		name: "fit", operands: "TRACE", usage: "TRACE -o FILE [--format F] [flags]",
+		summary: "write a synthetic scenario that reproduces an access log's rate, op mix and key popularity",
+		about: "Analyzes the log as analyze does and writes a scenario without it: read and write streams\n" +
+			"whose schedules follow the log's rate over time, and one key field drawn from a Zipf law\n" +
+			"with the fitted exponent over the log's distinct keys; the top keys are listed in a\n" +
+			"comment. Scale it with --set load_factor=3, change its design, share it.",
+		examples: []string{
+			"shardsim fit testdata/traces/kvcache.csv.gz --format kvcache -o out/kvcache.toml",
+		},
+		setup: setupFit,
+	},
+	{
 		name: "version", usage: "[flags]",
 		summary:  "print the version",
 		about:    "Prints the version of shardsim and of the Go it was built with.",

@@ -1,0 +1,150 @@
+package build
+
+import (
+	"github.com/shardsim/shardsim/sim"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/trace"
+)
+
+// AnalysisFile is the scenario that a key design given on analyze's command line stands
+// for: one table whose fields are the log's key parts (names) plus ts, the record's time
+// (for hour(ts) and the like), and the keyspace. Resolving it checks the design with the
+// same rules as a scenario file; its problems name keyspace.* keys.
+func AnalysisFile(names, key []string, scheme string, shards, salt int) spec.File {
+	f := spec.Defaults()
+	f.Name, f.Duration = "analyze", spec.Dur("1s")
+	one := 1
+	f.Cluster.Nodes = &one
+	f.Table.Fields = map[string]spec.Field{}
+	for _, n := range names {
+		f.Table.Fields[n] = spec.Field{Gen: "uuid"}
+	}
+	if !slices.Contains(names, "ts") {
+		f.Table.Fields["ts"] = spec.Field{Gen: "time"}
+	}
+	f.Keyspace.Scheme, f.Keyspace.Shards, f.Keyspace.Key, f.Keyspace.Salt = spec.Scheme(scheme), &shards, key, &salt
+	rate := 1.0
+	f.Streams = []spec.Stream{{Name: "log", Op: spec.OpWrite, Rate: &rate, Cost: spec.Dur("1ms")}}
+	return f
+}
+
+// TraceDesign builds the planners a simulation of s would use (the same key design and
+// shard scheme), for routing the records of a log whose key parts are names. A range
+// scheme's splits are the quantiles of the keys of sample (field vectors in s's field
+// order, with their times, as trace.Sample draws them), not of a history.
+func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []int64) *trace.Design {
+	design := designOf(s)
+	var scheme keyspace.Scheme
+	if s.Scheme == "range" {
+		r := rand.New(rand.NewPCG(s.Seed, 0x5e1175))
+		keys := make([]keyspace.Key, len(sample))
+		var counter uint64
+		for i, f := range sample {
+			design.KeyInto(&keys[i], f, times[i], design.WriteSalt(r, f, &counter))
+		}
+		scheme = keyspace.NewRange(keyspace.SplitsFromSample(keys, s.Shards))
+	} else {
+		scheme = buildScheme(s, design)
+	}
+	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1}
+	for _, n := range names {
+		d.PartField = append(d.PartField, slices.Index(s.FieldNames, n))
+	}
+	if !slices.Contains(names, "ts") {
+		d.TimeField = slices.Index(s.FieldNames, "ts")
+	}
+	d.Write = keyspace.NewPointPlanner(design, scheme, false)
+	d.Read = keyspace.NewPointPlanner(design, scheme, true)
+	return d
+}
+
+// designOf is the key design of s.
+func designOf(s *spec.Resolved) *keyspace.Design {
+	design := &keyspace.Design{Parts: s.Parts, Salt: uint64(max(s.Salt, 0)), SaltMode: s.SaltMode, SaltField: s.SaltField, Clock: int64(s.Start)}
+	if !design.Salted() {
+		design.Salt = 0
+	}
+	return design
+}
+
+// replay makes stream st take its arrivals and the fields its log's keys hold from the
+// log (ss.Trace): the records of st's operation, in the log's time divided by its speed.
+func replay(st *sim.Stream, ss spec.StreamSpec, needed []bool) {
+	t := ss.Trace
+	op := trace.Write
+	if ss.Op == sim.Read {
+		op = trace.Read
+	}
+	src := trace.NewSource(t.FS, t.Path, t.Options(), op, t.Speed, len(t.PartFields))
+	st.Arrivals = src
+	first := true
+	// The engine draws fields in field order: the first fed field advances the source.
+	order := make([]int, len(t.PartFields))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return t.PartFields[a] - t.PartFields[b] })
+	for _, i := range order {
+		f := t.PartFields[i]
+		if needed[f] || slices.Contains(st.KeyFields, f) {
+			st.Fields[f] = src.Field(i, first)
+			first = false
+		}
+	}
+}
+
+// traceSample is the sample a range scheme's splits are cut from when the variant
+// replays a log: the keys of records drawn uniformly from the first replayed log (its
+// writes and reads), so that the shards start even over the keys the log touches. nil
+// when no stream replays a log.
+func traceSample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
+	var t *spec.TraceSpec
+	for i := range s.Streams {
+		if t = s.Streams[i].Trace; t != nil {
+			break
+		}
+	}
+	if t == nil || t.FS == nil {
+		return nil
+	}
+	rc, err := trace.Open(t.FS, t.Path)
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	rd, err := trace.NewReader(rc, t.Options())
+	if err != nil {
+		return nil
+	}
+	d := &trace.Design{NFields: len(s.FieldNames), PartField: t.PartFields, TimeField: -1}
+	fields, times, err := trace.Sample(rd, d, historySampleSize(s.Shards))
+	if err != nil || len(fields) == 0 {
+		return nil
+	}
+	r := rand.New(rand.NewPCG(s.Seed, 0x5e1175))
+	keys := make([]keyspace.Key, len(fields))
+	var counter uint64
+	for i, f := range fields {
+		at := int64(float64(times[i]) / t.Speed)
+		design.KeyInto(&keys[i], f, at, design.WriteSalt(r, f, &counter))
+	}
+	return keys
+}
+
+// explainTrace makes a replayed stream draw its fields from their declared generators, as
+// explain samples requests without reading the log: its rate is the log's (the stream's
+// schedule), its keys the table's generators'.
+func explainTrace(st *sim.Stream, ss *spec.StreamSpec) {
+	if ss.Trace == nil {
+		return
+	}
+	for f, g := range st.Fields {
+		if g != nil {
+			st.Fields[f] = generator(ss.Fields[f])
+		}
+	}
+}

@@ -1,0 +1,480 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/trace"
+)
+
+// traceFlags are the flags that say how to read a log (analyze and fit).
+type traceFlags struct {
+	format    string
+	delimiter string
+	names     []string
+	maxBad    string
+
+	// The located log (see open).
+	fsys  fs.FS
+	path  string
+	label string
+	opt   trace.Options
+}
+
+func (t *traceFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&t.format, "format", "csv", "the log's format: "+strings.Join(trace.Formats(), ", "))
+	fs.StringVar(&t.delimiter, "delimiter", "", "split keys into parts on this character (with --names)")
+	fs.StringSliceVar(&t.names, "names", nil, "names of the key's parts, in order (with --delimiter)")
+	fs.StringVar(&t.maxBad, "max-bad", "0.1%", "malformed lines tolerated, a share of the lines (\"0.1%\" or 0.001)")
+}
+
+// open opens the log named by args (one operand): a log file, or a scenario (a .toml
+// file or a built-in name) whose first trace stream names the log, its format and its
+// key fields (flags given on the command line win). It returns the reader and the name of
+// the log for messages; t remembers how to open it again.
+func (t *traceFlags) open(cmd string, args []string, fs *pflag.FlagSet) (*trace.Reader, io.Closer, string, error) {
+	if len(args) != 1 {
+		return nil, nil, "", argsError(cmd, "%s takes one TRACE file (got %d operands)", cmd, len(args))
+	}
+	if t.fsys == nil {
+		if err := t.locate(args[0], fs); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	return t.reopen()
+}
+
+// locate finds the log and how to read it.
+func (t *traceFlags) locate(ref string, fs *pflag.FlagSet) error {
+	maxBad, err := parseShare(t.maxBad)
+	if err != nil {
+		return usagef("--max-bad: %v", err)
+	}
+	f, err := trace.ParseFormat(t.format)
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	if (t.delimiter == "") != (len(t.names) == 0) {
+		return usagef("--delimiter and --names go together (got delimiter %q, %d names)", t.delimiter, len(t.names))
+	}
+	t.opt = trace.Options{Format: f, Delimiter: t.delimiter, Names: t.names, MaxBad: maxBad}
+	st, statErr := os.Stat(ref)
+	if statErr == nil && !st.IsDir() && !strings.HasSuffix(ref, ".toml") {
+		t.fsys, t.path, t.label = os.DirFS(filepath.Dir(ref)), filepath.Base(ref), ref
+		return nil
+	}
+	if statErr != nil && strings.ContainsAny(ref, "/\\.") && !strings.HasSuffix(ref, ".toml") {
+		return usagef("%s: %v", ref, unwrapPath(statErr))
+	}
+	sc, err := scenarios.Load(ref, scenarios.Options{})
+	if err != nil {
+		return usageError{err}
+	}
+	for _, ss := range sc.Variants[0].Spec.Streams {
+		ts := ss.Trace
+		if ts == nil {
+			continue
+		}
+		opt := ts.Options()
+		if !fs.Changed("format") {
+			t.opt.Format = opt.Format
+		}
+		if !fs.Changed("delimiter") {
+			t.opt.Delimiter, t.opt.Names = opt.Delimiter, opt.Names
+		}
+		t.fsys, t.path, t.label = ts.FS, ts.Path, ts.Path
+		return nil
+	}
+	return usagef("%s: the scenario replays no log (no stream has a trace)", ref)
+}
+
+// reopen opens the located log from its start.
+func (t *traceFlags) reopen() (*trace.Reader, io.Closer, string, error) {
+	rc, err := trace.Open(t.fsys, t.path)
+	if err != nil {
+		return nil, nil, "", usagef("%s: %v", t.label, unwrapPath(err))
+	}
+	rd, err := trace.NewReader(rc, t.opt)
+	if err != nil {
+		rc.Close()
+		return nil, nil, "", usagef("%s: %v", t.label, err)
+	}
+	return rd, rc, t.label, nil
+}
+
+// unwrapPath drops the path an fs.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// traceError is a problem reading the log: malformed lines past --max-bad are the
+// user's (exit 2), anything else an I/O failure.
+func traceError(path string, err error) error {
+	var be *trace.BadError
+	if errors.As(err, &be) {
+		return usagef("%s: %v", path, err)
+	}
+	return fmt.Errorf("%s: %v", path, err)
+}
+
+// parseShare reads "0.1%" or "0.001".
+func parseShare(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(t, "%"), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("want a share such as 0.1%% or 0.001 (got %q)", s)
+	}
+	if pct {
+		v /= 100
+	}
+	if v > 1 {
+		return 0, fmt.Errorf("a share is at most 100%% (got %q)", s)
+	}
+	if v == 0 {
+		v = 1e-300 // none tolerated (0 would mean the default)
+	}
+	return v, nil
+}
+
+// splitTop splits a comma-separated list at the commas outside parentheses, so that
+// --key 'ns,hash(id, 16)' is two parts.
+func splitTop(list []string) []string {
+	var out []string
+	for _, s := range list {
+		depth, start := 0, 0
+		for i, c := range s {
+			switch c {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			case ',':
+				if depth == 0 {
+					out = append(out, strings.TrimSpace(s[start:i]))
+					start = i + 1
+				}
+			}
+		}
+		out = append(out, strings.TrimSpace(s[start:]))
+	}
+	return out
+}
+
+func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	fs := flags
+	var tf traceFlags
+	tf.register(fs)
+	var keys []string
+	var scheme, out, chart string
+	var shards, salt, top int
+	fs.StringArrayVar(&keys, "key", nil, "a candidate partition key: parts named by --names (or key), hour(ts), hash(id, N)... comma-separated or repeated")
+	fs.StringVar(&scheme, "scheme", "hash", "the candidate's shard scheme: hash or range")
+	fs.IntVar(&shards, "shards", 16, "the candidate's shards")
+	fs.IntVar(&salt, "salt", 0, "the candidate's salt buckets (random salt)")
+	fs.IntVar(&top, "top", 10, "keys listed")
+	fs.StringVarP(&out, "output-format", "f", "text", "what goes to stdout: text, markdown or json")
+	textVar(fs, &chart, "chart", "", "file", "write a chart of the rate over time (.png or .svg)")
+	return func(stdout, stderr io.Writer) error {
+		if out != "text" && out != "markdown" && out != "json" {
+			return usagef("-f: want text, markdown or json (got %q)", out)
+		}
+		rd, rc, path, err := tf.open("analyze", fs.Args(), fs)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		cfg := trace.Config{Top: top}
+		if len(keys) > 0 {
+			d, err := analyzeDesign(&tf, rd, splitTop(keys), scheme, shards, salt)
+			if err != nil {
+				return err
+			}
+			cfg.Design = d
+		}
+		a, err := trace.Analyze(rd, cfg)
+		if err != nil {
+			return traceError(path, err)
+		}
+		if chart != "" {
+			if err := writeRateChart(chart, path, a); err != nil {
+				return err
+			}
+		}
+		switch out {
+		case "json":
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(a)
+		case "markdown":
+			writeAnalysis(stdout, path, a, true)
+		default:
+			writeAnalysis(stdout, path, a, false)
+		}
+		return nil
+	}
+}
+
+// analyzeDesign checks the candidate design as a scenario would be checked and builds its
+// planners; a range scheme's splits come from a first pass over the log.
+func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string, shards, salt int) (*trace.Design, error) {
+	f := build.AnalysisFile(rd.Names(), key, scheme, shards, salt)
+	s, probs := spec.Resolve(&f)
+	if len(probs) > 0 {
+		flag := map[string]string{"keyspace.scheme": "--scheme", "keyspace.shards": "--shards", "keyspace.salt": "--salt"}
+		var msgs []string
+		for _, p := range probs {
+			name := "--key"
+			if fl, ok := flag[p.Key]; ok {
+				name = fl
+			}
+			msgs = append(msgs, name+": "+p.Msg)
+		}
+		return nil, usagef("%s", strings.Join(msgs, "\n"))
+	}
+	d := build.TraceDesign(s, rd.Names(), nil, nil)
+	if s.Scheme == "range" {
+		// The range scheme is pre-split at the quantiles of the log's own keys.
+		srd, src, path, err := tf.reopen()
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		sample, times, err := trace.Sample(srd, d, min(max(200*shards, 10_000), 100_000))
+		if err != nil {
+			return nil, traceError(path, err)
+		}
+		d = build.TraceDesign(s, rd.Names(), sample, times)
+	}
+	return d, nil
+}
+
+func writeRateChart(file, path string, a *trace.Analysis) error {
+	l := plots.Lines{Title: "Records per second: " + filepath.Base(path), YLabel: "records/s"}
+	var y []float64
+	for _, p := range a.Rate {
+		l.Times = append(l.Times, p.TS)
+		y = append(y, p.PerS)
+	}
+	if len(y) == 1 {
+		l.Times = append(l.Times, l.Times[0]+a.RateWindow)
+		y = append(y, y[0])
+	}
+	l.Series = []plots.Series{{Name: "records", Y: y}}
+	if err := plots.WriteLines(file, plots.Format(strings.TrimPrefix(filepath.Ext(file), ".")), l); err != nil {
+		return fmt.Errorf("--chart: %v", err)
+	}
+	return nil
+}
+
+// writeAnalysis prints an analysis as text or markdown.
+func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
+	h := func(s string) {
+		if md {
+			fmt.Fprintf(w, "\n## %s\n\n", s)
+		} else {
+			fmt.Fprintf(w, "\n%s\n", s)
+		}
+	}
+	table := func(head []string, rows [][]string) {
+		if md {
+			fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+			for _, r := range rows {
+				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+			}
+			return
+		}
+		width := make([]int, len(head))
+		for i, c := range head {
+			width[i] = len(c)
+		}
+		for _, r := range rows {
+			for i, c := range r {
+				width[i] = max(width[i], len([]rune(c)))
+			}
+		}
+		line := func(r []string) {
+			var b strings.Builder
+			for i, c := range r {
+				if i > 0 {
+					b.WriteString("  ")
+				}
+				fmt.Fprintf(&b, "%-*s", width[i], c)
+			}
+			fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
+		}
+		line(head)
+		for _, r := range rows {
+			line(r)
+		}
+	}
+	if md {
+		fmt.Fprintf(w, "# Trace %s\n", filepath.Base(path))
+	} else {
+		fmt.Fprintf(w, "trace %s (%s)\n", filepath.Base(path), a.Format)
+	}
+	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
+	fmt.Fprintf(w, "%s records from %s lines (%s malformed) over %s s, %.1f records/s on average\n",
+		humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/max(a.DurationS, 1e-9))
+	for _, b := range a.BadLines {
+		fmt.Fprintf(w, "  malformed line %d (%s): %q\n", b.Line, b.Why, b.Text)
+	}
+	h("Operations")
+	var rows [][]string
+	for _, name := range trace.OpNames {
+		if n, ok := a.Ops[name]; ok {
+			rows = append(rows, []string{name, strconv.FormatInt(n, 10), pct(float64(n) / float64(max(a.Records, 1)))})
+		}
+	}
+	rows = append(rows, []string{"reads", strconv.FormatInt(a.Reads, 10), pct(float64(a.Reads) / float64(max(a.Records, 1)))},
+		[]string{"writes", strconv.FormatInt(a.Writes, 10), pct(float64(a.Writes) / float64(max(a.Records, 1)))})
+	table([]string{"op", "records", "share"}, rows)
+
+	// At most 12 rows: each the mean rate of a group of consecutive windows.
+	group := max(1, (len(a.Rate)+11)/12)
+	h(fmt.Sprintf("Rate (records/s, mean over %s s)", strconv.FormatFloat(float64(group)*a.RateWindow, 'g', -1, 64)))
+	rows = nil
+	var means []float64
+	for i := 0; i < len(a.Rate); i += group {
+		j := min(i+group, len(a.Rate))
+		sum := 0.0
+		for _, p := range a.Rate[i:j] {
+			sum += p.PerS
+		}
+		means = append(means, sum/float64(j-i))
+	}
+	for g, m := range means {
+		rows = append(rows, []string{strconv.FormatFloat(a.Rate[g*group].TS, 'f', 0, 64), strconv.FormatFloat(m, 'f', 1, 64), bar(m, means)})
+	}
+	table([]string{"from_s", "per_s", "chart"}, rows)
+
+	k := a.Keys
+	h("Keys")
+	distinct := "exact"
+	if !k.DistinctExact {
+		distinct = "± " + pct(k.DistinctRSE) + " (KMV sketch, one standard error)"
+	}
+	fmt.Fprintf(w, "distinct keys: %s %s\n", humanCount(k.Distinct), distinct)
+	if k.ZipfRanks > 0 {
+		fmt.Fprintf(w, "Zipf exponent: %.3f (maximum likelihood over the top %d keys; Kolmogorov-Smirnov distance %.4f)\n", k.ZipfS, k.ZipfRanks, k.ZipfKS)
+	} else {
+		fmt.Fprintln(w, "Zipf exponent: - (fewer than 3 keys with 30 records or more)")
+	}
+	rows = nil
+	for i, t := range k.Top {
+		rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), pct(t.Share)})
+	}
+	table([]string{"rank", "key", "records", "share"}, rows)
+	h("Monotonicity (correlation of each key part with time; monotonic at |r| >= 0.7)")
+	rows = nil
+	for _, m := range k.Monotonic {
+		rows = append(rows, []string{m.Part, strconv.FormatFloat(m.Score, 'f', 3, 64), strconv.FormatBool(m.Monotonic)})
+	}
+	table([]string{"part", "score", "monotonic"}, rows)
+	if d := a.Design; d != nil {
+		h("Design")
+		fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", pct(d.SingleShardShare), pct(1-d.SingleShardShare), d.MeanFanout)
+		fmt.Fprintf(w, "hottest shard: %d with %s of all shard visits (even: %s)\n", d.HottestShard, pct(d.HottestShare), pct(1/float64(len(d.Shards))))
+		rows = nil
+		for _, s := range d.Shards {
+			rows = append(rows, []string{strconv.Itoa(s.ID), pct(s.WriteShare), pct(s.ReadShare)})
+		}
+		table([]string{"shard", "writes", "reads"}, rows)
+	}
+}
+
+// bar draws v as a bar of up to 30 characters against the largest of all.
+func bar(v float64, all []float64) string {
+	m := 0.0
+	for _, x := range all {
+		m = max(m, x)
+	}
+	if m <= 0 {
+		return ""
+	}
+	return strings.Repeat("#", int(math.Round(30*v/m)))
+}
+
+func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
+	fs := flags
+	var tf traceFlags
+	tf.register(fs)
+	var out, name string
+	textVar(fs, &out, "out", "o", "file", "the scenario file to write (required)")
+	fs.StringVar(&name, "name", "", "the scenario's name")
+	showDefault(fs, "name", "fit- and the log's file name")
+	return func(stdout, stderr io.Writer) error {
+		if out == "" {
+			return argsError("fit", "-o FILE is required")
+		}
+		rd, rc, path, err := tf.open("fit", fs.Args(), fs)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		if name == "" {
+			name = fittedName(filepath.Base(path))
+		}
+		a, err := trace.Analyze(rd, trace.Config{})
+		if err != nil {
+			return traceError(path, err)
+		}
+		if a.Records == 0 {
+			return usagef("%s: the log holds no record to fit", path)
+		}
+		if a.Keys.ZipfRanks == 0 {
+			fmt.Fprintf(stderr, "note: %s: fewer than 3 keys have 30 records or more; the fitted keys are uniform (s = 0)\n", path)
+		}
+		src := trace.Fit(a, trace.FitOptions{Name: name, Source: filepath.Base(path)})
+		// What fit writes must load: check it as validate would before writing it.
+		if _, err := scenarios.LoadBytes(out, src, scenarios.Options{}); err != nil {
+			return usagef("the fitted scenario does not load (--name %q?): %v", name, err)
+		}
+		if err := atomicfile.Write(out, src); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s: %s records over %s s, %.1f%% reads, Zipf s = %.3f over %s keys\n",
+			out, humanCount(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64),
+			100*float64(a.Reads)/float64(max(a.Records, 1)), a.Keys.ZipfS, humanCount(a.Keys.Distinct))
+		return nil
+	}
+}
+
+// fittedName makes a scenario name of a file name: lower-case letters, digits and
+// dashes, without its extensions.
+func fittedName(file string) string {
+	base, _, _ := strings.Cut(file, ".")
+	var b strings.Builder
+	for _, r := range strings.ToLower(base) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	n := strings.Trim(b.String(), "-")
+	if n == "" {
+		n = "fitted"
+	}
+	return "fit-" + n[:min(len(n), 40)]
+}

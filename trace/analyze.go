@@ -1,0 +1,483 @@
+package trace
+
+import (
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/keyspace"
+)
+
+// Sketch sizes. TopCapacity ids are monitored by Space-Saving (every key with more than
+// 1/TopCapacity of the records is among them, and a monitored count overstates the truth
+// by at most its Error); DistinctK hashes are kept by the KMV estimate, whose relative
+// standard error is about 1/sqrt(DistinctK-2) = 1.6%.
+const (
+	TopCapacity = 1 << 15
+	DistinctK   = detect.DistinctK
+	maxRateBins = 1024
+)
+
+// A Planner routes a request to its shards, as the simulation's planners do
+// (keyspace.PointPlanner).
+type Planner interface {
+	Plan(dst []keyspace.Visit, r *rand.Rand, fields []uint64, rowTime int64) []keyspace.Visit
+}
+
+// Design is a candidate key design to route the log's records through: planners for
+// writes and point reads over a field vector of NFields fields, where key part i of the
+// log goes to field PartField[i] (-1: unused) and the record's time to TimeField (-1:
+// unused).
+type Design struct {
+	Shards      int
+	NFields     int
+	PartField   []int
+	TimeField   int
+	Write, Read Planner
+}
+
+// Config says what Analyze computes.
+type Config struct {
+	Top int // keys listed (default 10)
+	// Design, when set, routes every record (nil: no design figures).
+	Design *Design
+}
+
+// Analysis is what a shard-key review reads from a log; analyze -f json prints it.
+type Analysis struct {
+	Format     string           `json:"format"`
+	Lines      int64            `json:"lines"`
+	Malformed  int64            `json:"malformed"`
+	BadLines   []BadLine        `json:"malformed_lines,omitempty"`
+	Records    int64            `json:"records"`
+	DurationS  float64          `json:"duration_s"`
+	Ops        map[string]int64 `json:"ops"`
+	Reads      int64            `json:"reads"`
+	Writes     int64            `json:"writes"`
+	Keys       Keys             `json:"keys"`
+	Rate       []RatePoint      `json:"rate"`
+	RateWindow float64          `json:"rate_window_s"`
+	Design     *DesignFigures   `json:"design,omitempty"`
+}
+
+// Keys describes key popularity.
+type Keys struct {
+	Distinct      float64 `json:"distinct"`
+	DistinctExact bool    `json:"distinct_exact"`
+	// DistinctRSE is the estimate's relative standard error (0 when exact).
+	DistinctRSE float64  `json:"distinct_rse"`
+	Top         []TopKey `json:"top"`
+	// ZipfS is the exponent s of P(rank r) ∝ r^-s fitted by maximum likelihood to the
+	// counts of the ZipfRanks most frequent keys (the law truncated to those ranks); ZipfKS
+	// is the Kolmogorov-Smirnov distance between their counts and the fitted law.
+	ZipfS     float64    `json:"zipf_s"`
+	ZipfRanks int        `json:"zipf_ranks"`
+	ZipfKS    float64    `json:"zipf_ks"`
+	Monotonic []Monotony `json:"monotonic"`
+}
+
+// TopKey is one of the most frequent keys: Count overstates its records by at most Error.
+type TopKey struct {
+	Key   string  `json:"key"`
+	Count int64   `json:"count"`
+	Share float64 `json:"share"`
+	Error int64   `json:"error"`
+}
+
+// Monotony says whether a key part grows with time: Score is the correlation (Pearson)
+// between the record's time and the part's order value (OrderValue) over the writes (over
+// every record when writes are under 1%); Monotonic is |Score| >= MonotonicScore.
+type Monotony struct {
+	Part      string  `json:"part"`
+	Score     float64 `json:"score"`
+	Monotonic bool    `json:"monotonic"`
+}
+
+// MonotonicScore is the correlation above which a part is called monotonic, the threshold
+// MongoDB's analyzeShardKey applies to the same question.
+const MonotonicScore = 0.7
+
+// RatePoint is the mean rate of records in a window starting at TS seconds.
+type RatePoint struct {
+	TS   float64 `json:"t_s"`
+	PerS float64 `json:"per_s"`
+}
+
+// DesignFigures is where a candidate design sends the log's requests.
+type DesignFigures struct {
+	Shards []ShardShare `json:"shards"`
+	// SingleShardShare is the share of requests that visit one shard; the rest scatter.
+	SingleShardShare float64 `json:"single_shard_share"`
+	HottestShard     int     `json:"hottest_shard"`
+	// HottestShare is the hottest shard's share of all shard visits.
+	HottestShare float64 `json:"hottest_share"`
+	MeanFanout   float64 `json:"mean_fanout"`
+}
+
+// ShardShare is one shard's share of the write and of the read visits.
+type ShardShare struct {
+	ID         int     `json:"id"`
+	WriteShare float64 `json:"write_share"`
+	ReadShare  float64 `json:"read_share"`
+}
+
+// welford accumulates a correlation in one pass (Welford's updates of the means and
+// co-moments).
+type welford struct {
+	n                     float64
+	mx, my, sxx, syy, sxy float64
+}
+
+func (w *welford) add(x, y float64) {
+	w.n++
+	dx := x - w.mx
+	w.mx += dx / w.n
+	dy := y - w.my
+	w.my += dy / w.n
+	w.sxx += dx * (x - w.mx)
+	w.syy += dy * (y - w.my)
+	w.sxy += dx * (y - w.my)
+}
+
+func (w *welford) corr() float64 {
+	if w.sxx <= 0 || w.syy <= 0 {
+		return 0
+	}
+	return w.sxy / math.Sqrt(w.sxx*w.syy)
+}
+
+// analyzer holds the sketches of one pass.
+type analyzer struct {
+	top      *detect.SpaceSaving
+	slotKey  [][]byte
+	distinct *detect.Distinct
+	ops      [256]int64
+	reads    int64
+	writes   int64
+	all      []welford // per part, every record
+	wr       []welford // per part, writes
+	bins     []int64
+	binW     int64 // ns
+	last     int64
+	records  int64
+	// design
+	d       *Design
+	fields  []uint64
+	visits  []keyspace.Visit
+	rng     *rand.Rand
+	wShard  []int64
+	rShard  []int64
+	single  int64
+	visitsN int64
+}
+
+// Analyze reads a log through and describes it, in memory fixed by the sketches (and the
+// rate windows, at most maxRateBins); a record costs no allocation.
+func Analyze(rd *Reader, cfg Config) (*Analysis, error) {
+	a := newAnalyzer(len(rd.Names()), cfg)
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		a.add(rec)
+	}
+	return a.result(rd, cfg), nil
+}
+
+// newAnalyzer takes all the memory an analysis of records with parts key parts needs.
+func newAnalyzer(parts int, cfg Config) *analyzer {
+	a := &analyzer{
+		top:      detect.NewSpaceSaving(TopCapacity),
+		slotKey:  slotKeys(TopCapacity),
+		distinct: detect.NewDistinct(DistinctK),
+		all:      make([]welford, parts),
+		wr:       make([]welford, parts),
+		binW:     1e9,
+		d:        cfg.Design,
+	}
+	if d := a.d; d != nil {
+		a.fields = make([]uint64, d.NFields)
+		a.visits = make([]keyspace.Visit, 0, d.Shards)
+		a.rng = rand.New(rand.NewPCG(1, 0xa7a1))
+		a.wShard = make([]int64, d.Shards)
+		a.rShard = make([]int64, d.Shards)
+	}
+	return a
+}
+
+// slotKeyBytes is the room each monitored key's text has before it needs its own buffer.
+const slotKeyBytes = 48
+
+// slotKeys returns n key buffers carved from one arena, so that remembering the text of a
+// newly monitored key allocates nothing unless it is longer than slotKeyBytes.
+func slotKeys(n int) [][]byte {
+	arena := make([]byte, n*slotKeyBytes)
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = arena[i*slotKeyBytes : i*slotKeyBytes : (i+1)*slotKeyBytes]
+	}
+	return out
+}
+
+func (a *analyzer) add(rec *Record) {
+	a.records++
+	a.ops[rec.OpCode]++
+	if rec.Op == Read {
+		a.reads++
+	} else {
+		a.writes++
+	}
+	h := HashBytes(rec.Key)
+	slot, fresh := a.top.Add(h)
+	if fresh {
+		a.slotKey[slot] = append(a.slotKey[slot][:0], rec.Key...)
+	}
+	a.distinct.Add(h)
+	t := float64(rec.T)
+	for i, p := range rec.Parts {
+		v := float64(OrderValue(p))
+		a.all[i].add(t, v)
+		if rec.Op == Write {
+			a.wr[i].add(t, v)
+		}
+	}
+	for rec.T/a.binW >= maxRateBins {
+		// Twice as wide windows, half as many: memory stays bounded for any span.
+		for i := 0; i < len(a.bins); i += 2 {
+			s := a.bins[i]
+			if i+1 < len(a.bins) {
+				s += a.bins[i+1]
+			}
+			a.bins[i/2] = s
+		}
+		a.bins = a.bins[:(len(a.bins)+1)/2]
+		a.binW *= 2
+	}
+	b := int(rec.T / a.binW)
+	for len(a.bins) <= b {
+		a.bins = append(a.bins, 0)
+	}
+	a.bins[b]++
+	a.last = rec.T
+	if d := a.d; d != nil {
+		for i, p := range rec.Parts {
+			if f := d.PartField[i]; f >= 0 {
+				a.fields[f] = FieldValue(p)
+			}
+		}
+		if d.TimeField >= 0 {
+			a.fields[d.TimeField] = uint64(rec.T)
+		}
+		pl := d.Write
+		if rec.Op == Read {
+			pl = d.Read
+		}
+		a.visits = pl.Plan(a.visits[:0], a.rng, a.fields, rec.T)
+		if len(a.visits) == 1 {
+			a.single++
+		}
+		for _, v := range a.visits {
+			if rec.Op == Read {
+				a.rShard[v.Shard]++
+			} else {
+				a.wShard[v.Shard]++
+			}
+		}
+		a.visitsN += int64(len(a.visits))
+	}
+}
+
+func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
+	lines, bad := rd.Lines()
+	out := &Analysis{
+		Format: rd.opt.Format.String(), Lines: lines, Malformed: bad, BadLines: rd.Malformed(),
+		Records: a.records, DurationS: float64(a.last) / 1e9, Reads: a.reads, Writes: a.writes,
+		Ops: map[string]int64{}, RateWindow: float64(a.binW) / 1e9,
+	}
+	for i, n := range a.ops {
+		if n > 0 {
+			out.Ops[OpNames[i]] = n
+		}
+	}
+	for i, n := range a.bins {
+		w := float64(a.binW) / 1e9
+		if i == len(a.bins)-1 {
+			// The last window ends with the last record (at least a millisecond).
+			w = max(float64(a.last-int64(i)*a.binW)/1e9, 1e-3)
+			w = min(w, float64(a.binW)/1e9)
+		}
+		out.Rate = append(out.Rate, RatePoint{TS: float64(int64(i)*a.binW) / 1e9, PerS: float64(n) / w})
+	}
+	k := &out.Keys
+	k.Distinct, k.DistinctExact = a.distinct.Estimate(), a.distinct.Exact()
+	if !k.DistinctExact {
+		k.DistinctRSE = 1 / math.Sqrt(DistinctK-2)
+	}
+	n := cfg.Top
+	if n <= 0 {
+		n = 10
+	}
+	all := a.top.Top(0)
+	for _, c := range all[:min(n, len(all))] {
+		k.Top = append(k.Top, TopKey{Key: string(a.slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1))})
+	}
+	k.ZipfS, k.ZipfRanks, k.ZipfKS = FitZipf(all)
+	useWrites := a.writes*100 >= a.records && a.writes > 1
+	for i, name := range rd.Names() {
+		w := a.all[i]
+		if useWrites {
+			w = a.wr[i]
+		}
+		s := w.corr()
+		k.Monotonic = append(k.Monotonic, Monotony{Part: name, Score: s, Monotonic: math.Abs(s) >= MonotonicScore})
+	}
+	if a.d != nil {
+		out.Design = a.design()
+	}
+	return out
+}
+
+func (a *analyzer) design() *DesignFigures {
+	f := &DesignFigures{}
+	var w, r int64
+	for s := range a.wShard {
+		w += a.wShard[s]
+		r += a.rShard[s]
+	}
+	best, bestN := 0, int64(-1)
+	for s := range a.wShard {
+		f.Shards = append(f.Shards, ShardShare{ID: s, WriteShare: ratio(a.wShard[s], w), ReadShare: ratio(a.rShard[s], r)})
+		if n := a.wShard[s] + a.rShard[s]; n > bestN {
+			best, bestN = s, n
+		}
+	}
+	f.HottestShard, f.HottestShare = best, ratio(bestN, w+r)
+	f.SingleShardShare = ratio(a.single, a.records)
+	f.MeanFanout = ratio(a.visitsN, a.records)
+	return f
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// Zipf fit limits: ranks whose (overstated) count is at least zipfMinCount and whose
+// Space-Saving error is under a tenth of it, at most zipfMaxRanks of them, at least 3.
+const (
+	zipfMinCount = 30
+	zipfMaxRanks = 2000
+)
+
+// FitZipf fits the exponent s of P(r) ∝ r^-s to the counts of the most frequent keys
+// (counters by count, descending) by maximum likelihood on the law truncated to the ranks
+// used: it maximizes l(s) = -s Σ c_r ln r - C ln Σ_{r<=R} r^-s, whose derivative falls
+// with s, by bisection on [0, 8]. It returns s, the ranks used and the Kolmogorov-Smirnov
+// distance between the counts and the fitted law; 0, 0, 0 when fewer than 3 ranks qualify.
+func FitZipf(top []detect.Counter) (s float64, ranks int, ks float64) {
+	var c []float64
+	for _, t := range top {
+		if t.Count < zipfMinCount || t.Error*10 > t.Count || len(c) == zipfMaxRanks {
+			break
+		}
+		c = append(c, float64(t.Count))
+	}
+	if len(c) < 3 {
+		return 0, 0, 0
+	}
+	var C, sumLn float64
+	for i, x := range c {
+		C += x
+		sumLn += x * math.Log(float64(i+1))
+	}
+	// dl/ds = -Σ c_r ln r + C Σ r^-s ln r / Σ r^-s.
+	deriv := func(s float64) float64 {
+		var z, zl float64
+		for i := range c {
+			r := float64(i + 1)
+			p := math.Pow(r, -s)
+			z += p
+			zl += p * math.Log(r)
+		}
+		return -sumLn + C*zl/z
+	}
+	lo, hi := 0.0, 8.0
+	for it := 0; it < 60; it++ {
+		mid := (lo + hi) / 2
+		if deriv(mid) > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	s = (lo + hi) / 2
+	var z float64
+	for i := range c {
+		z += math.Pow(float64(i+1), -s)
+	}
+	var ce, cf float64
+	for i, x := range c {
+		ce += x / C
+		cf += math.Pow(float64(i+1), -s) / z
+		ks = max(ks, math.Abs(ce-cf))
+	}
+	return s, len(c), ks
+}
+
+// Sample draws n field vectors of the log uniformly (reservoir sampling, seeded), each
+// with its record's time, for cutting a range scheme's splits.
+func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
+	r := rand.New(rand.NewPCG(2, 0x5a3e))
+	var out [][]uint64
+	var times []int64
+	seen := 0
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		seen++
+		j := seen - 1
+		if len(out) >= n {
+			j = r.IntN(seen)
+			if j >= n {
+				continue
+			}
+		}
+		f := make([]uint64, d.NFields)
+		for i, p := range rec.Parts {
+			if pf := d.PartField[i]; pf >= 0 {
+				f[pf] = FieldValue(p)
+			}
+		}
+		if d.TimeField >= 0 {
+			f[d.TimeField] = uint64(rec.T)
+		}
+		if len(out) < n {
+			out, times = append(out, f), append(times, rec.T)
+		} else {
+			out[j], times[j] = f, rec.T
+		}
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(x, y int) int { return int(min(max(times[x]-times[y], -1), 1)) })
+	so, st := make([][]uint64, len(out)), make([]int64, len(out))
+	for i, j := range idx {
+		so[i], st[i] = out[j], times[j]
+	}
+	return so, st, nil
+}

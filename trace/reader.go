@@ -1,0 +1,714 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Format is the layout of a log's lines.
+type Format uint8
+
+const (
+	// CSV has a header row naming its columns: ts (seconds, fractional allowed), op, and
+	// either key (split like the other formats' keys) or one column per key field.
+	CSV Format = iota
+	// Twitter is the public Twitter cache trace (Yang et al., OSDI 2020):
+	// timestamp,anonymized key,key size,value size,client id,operation,TTL, timestamps in
+	// whole seconds. Keys may hold commas, so a line is parsed from the right.
+	Twitter
+	// KVCache is Meta's key-value cache trace (2024):
+	// op_time,key,key_size,op,op_count,size,cache_hits,ttl,usecase,sub_usecase, each row
+	// standing for op_count operations in its second.
+	KVCache
+)
+
+var formatNames = [...]string{CSV: "csv", Twitter: "twitter", KVCache: "kvcache"}
+
+// Formats lists the format names ParseFormat accepts.
+func Formats() []string { return formatNames[:] }
+
+func (f Format) String() string { return formatNames[f] }
+
+// ParseFormat returns the format called name.
+func ParseFormat(name string) (Format, error) {
+	for i, n := range formatNames {
+		if n == name {
+			return Format(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown trace format %q (known: %s)", name, strings.Join(formatNames[:], ", "))
+}
+
+// Op is what a record does to its key: the simulation's point read or write.
+type Op uint8
+
+const (
+	Read Op = iota
+	Write
+)
+
+func (o Op) String() string {
+	if o == Read {
+		return "read"
+	}
+	return "write"
+}
+
+// OpNames are the operation names a log may hold, as OpCode indexes them; get, gets, read
+// and select are reads, every other a write. Case does not matter in the log.
+var OpNames = []string{"get", "set", "gets", "add", "replace", "cas", "append", "prepend", "delete",
+	"incr", "decr", "read", "write", "select", "put", "insert", "update", "upsert"}
+
+func opCode(name []byte) (code uint8, op Op, ok bool) {
+	for i, n := range OpNames {
+		if len(n) == len(name) && bytes.EqualFold(name, []byte(n)) {
+			switch n {
+			case "get", "gets", "read", "select":
+				return uint8(i), Read, true
+			}
+			return uint8(i), Write, true
+		}
+	}
+	return 0, 0, false
+}
+
+// DefaultMaxBad is the share of malformed lines a log may hold before reading it fails.
+const DefaultMaxBad = 0.001
+
+// Options say how to read a log.
+type Options struct {
+	Format Format
+	// Delimiter splits a key into parts named by Names ("" keeps the whole key as one part,
+	// named "key"). A key with fewer parts than names is malformed; the last part keeps
+	// any further delimiters.
+	Delimiter string
+	Names     []string
+	// MaxBad is the share of malformed lines tolerated (0: DefaultMaxBad; negative: any).
+	MaxBad float64
+}
+
+// Record is one operation of the log. Its slices point into the reader's buffers and are
+// valid until the next call of Next.
+type Record struct {
+	T      int64 // nanoseconds since the first record, never decreasing
+	Op     Op
+	OpCode uint8 // index in OpNames
+	Key    []byte
+	Parts  [][]byte // the key's parts, as Names names them
+	Line   int64    // the line it came from (1-based)
+}
+
+// BadLine is a malformed line, quoted (at most 120 bytes).
+type BadLine struct {
+	Line int64
+	Text string
+	Why  string
+}
+
+// maxQuoted is how many malformed lines a reader quotes.
+const maxQuoted = 5
+
+// BadError is returned by Next when the log holds more malformed lines than allowed.
+type BadError struct {
+	Bad, Lines int64
+	MaxBad     float64
+	First      []BadLine
+}
+
+func (e *BadError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d lines are malformed, more than the %g%% allowed", e.Bad, e.Lines, 100*e.MaxBad)
+	for _, l := range e.First {
+		fmt.Fprintf(&b, "\n  line %d: %s: %q", l.Line, l.Why, l.Text)
+	}
+	return b.String()
+}
+
+// row is a parsed line of a batched format, its key in the batch arena (32 bytes, so that
+// a busy second of a million rows holds 32 MB of rows).
+type row struct {
+	sec        int64 // seconds of the source clock
+	line       int64
+	key0, key1 int32 // the key's bytes in the arena
+	count      int32 // operations it stands for
+	op         Op
+	code       uint8
+}
+
+// split records where a key's parts end.
+type split struct {
+	ends   [maxParts]int32 // end of each part but the last
+	nparts uint8
+}
+
+// maxParts bounds the parts of a key.
+const maxParts = 8
+
+// Reader streams the records of a log. Next reuses every buffer, so a warm reader
+// allocates nothing per line.
+type Reader struct {
+	br    *bufio.Reader
+	opt   Options
+	names []string
+	delim byte
+	split bool
+
+	lines, bad int64
+	quoted     []BadLine
+	long       []byte // a line longer than the bufio buffer
+	tooLong    bool
+
+	based bool
+	base  int64 // source time of t = 0, ns
+	last  int64
+
+	// Batched formats: the rows of one second of the source clock, then the first row of
+	// the next (carry), in arena.
+	arena        []byte
+	rows         []row
+	carry        bool
+	ri           int   // row being emitted
+	rj           int64 // operation of it
+	batchOps     int64
+	opIndex      int64 // operation within the batch
+	eof          bool
+	rec          Record
+	parts        [maxParts][]byte
+	sp           split
+	cols         [][]byte
+	tsCol, opCol int
+	keyCol       int
+	fieldCols    []int
+	scratch      []byte
+}
+
+// NewReader reads a log from r (already decompressed; see Open). For CSV it reads the
+// header at once.
+func NewReader(r io.Reader, opt Options) (*Reader, error) {
+	if opt.MaxBad == 0 {
+		opt.MaxBad = DefaultMaxBad
+	}
+	rd := &Reader{br: bufio.NewReaderSize(r, 256<<10), opt: opt, keyCol: -1}
+	if opt.Delimiter != "" {
+		if len(opt.Delimiter) != 1 {
+			return nil, fmt.Errorf("key delimiter must be one byte (got %q)", opt.Delimiter)
+		}
+		if len(opt.Names) < 1 || len(opt.Names) > maxParts {
+			return nil, fmt.Errorf("a key delimiter needs between 1 and %d part names (got %d)", maxParts, len(opt.Names))
+		}
+		rd.delim, rd.split, rd.names = opt.Delimiter[0], true, opt.Names
+	} else {
+		rd.names = []string{"key"}
+	}
+	if opt.Format == CSV {
+		if err := rd.header(); err != nil {
+			return nil, err
+		}
+	}
+	rd.rec.Parts = rd.parts[:len(rd.names)]
+	return rd, nil
+}
+
+// Names returns the names of the key's parts, in order.
+func (r *Reader) Names() []string { return r.names }
+
+// Lines returns the lines read so far (headers included) and how many were malformed.
+func (r *Reader) Lines() (lines, bad int64) { return r.lines, r.bad }
+
+// Malformed returns the first few malformed lines.
+func (r *Reader) Malformed() []BadLine { return r.quoted }
+
+func (r *Reader) header() error {
+	line, err := r.readLine()
+	if err != nil {
+		if err == io.EOF || err == errTooLong {
+			return errors.New("csv: no header row (want columns ts, op and key or field names)")
+		}
+		return err
+	}
+	r.cols = splitComma(r.cols[:0], line)
+	r.tsCol, r.opCol = -1, -1
+	var fieldNames []string
+	for i, c := range r.cols {
+		name := strings.ToLower(strings.TrimSpace(string(c)))
+		switch name {
+		case "ts":
+			r.tsCol = i
+		case "op":
+			r.opCol = i
+		case "key":
+			r.keyCol = i
+		default:
+			r.fieldCols = append(r.fieldCols, i)
+			fieldNames = append(fieldNames, name)
+		}
+	}
+	if r.tsCol < 0 || r.opCol < 0 {
+		return fmt.Errorf("csv: the header row must name columns ts and op (got %q)", string(line))
+	}
+	if r.keyCol < 0 {
+		if len(fieldNames) == 0 || len(fieldNames) > maxParts {
+			return fmt.Errorf("csv: the header row must name a key column or between 1 and %d field columns (got %q)", maxParts, string(line))
+		}
+		r.names, r.split = fieldNames, false
+	}
+	return nil
+}
+
+func splitComma(dst [][]byte, line []byte) [][]byte {
+	for {
+		i := bytes.IndexByte(line, ',')
+		if i < 0 {
+			return append(dst, line)
+		}
+		dst = append(dst, line[:i])
+		line = line[i+1:]
+	}
+}
+
+// maxLine bounds the bytes of a line kept; a longer line is malformed.
+const maxLine = 4 << 20
+
+// errTooLong reports a line longer than maxLine, already counted as malformed.
+var errTooLong = errors.New("line too long")
+
+// readLine returns the next line without its line ending; the slice is valid until the
+// next call.
+func (r *Reader) readLine() ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		r.long = append(r.long[:0], line...)
+		for err == bufio.ErrBufferFull {
+			line, err = r.br.ReadSlice('\n')
+			if len(r.long) < maxLine {
+				r.long = append(r.long, line...)
+			} else {
+				r.tooLong = true // the rest of the line is dropped
+			}
+		}
+		line = r.long
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if len(line) == 0 && err == io.EOF {
+		return nil, io.EOF
+	}
+	r.lines++
+	if r.tooLong {
+		r.tooLong = false
+		r.malformed(line, fmt.Sprintf("line longer than %d MB", maxLine>>20))
+		return nil, errTooLong
+	}
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	return line, nil
+}
+
+func (r *Reader) malformed(line []byte, why string) {
+	r.bad++
+	if len(r.quoted) < maxQuoted {
+		if len(line) > 120 {
+			line = line[:120]
+		}
+		r.quoted = append(r.quoted, BadLine{Line: r.lines, Text: string(line), Why: why})
+	}
+}
+
+// checkBad fails the read past the malformed-line limit: at the end of the log, or early
+// when most lines fail (the wrong format).
+func (r *Reader) checkBad(atEnd bool) error {
+	if r.opt.MaxBad < 0 || r.bad == 0 {
+		return nil
+	}
+	if (atEnd && float64(r.bad) > r.opt.MaxBad*float64(r.lines)) || (r.lines >= 1000 && 2*r.bad > r.lines) {
+		return &BadError{Bad: r.bad, Lines: r.lines, MaxBad: r.opt.MaxBad, First: r.quoted}
+	}
+	return nil
+}
+
+// Next returns the next record, or io.EOF after the last. A *BadError reports too many
+// malformed lines.
+func (r *Reader) Next() (*Record, error) {
+	if r.opt.Format == CSV {
+		return r.nextCSV()
+	}
+	for r.ri >= len(r.rows) || (r.carry && r.ri == len(r.rows)-1) {
+		if err := r.fill(); err != nil {
+			return nil, err
+		}
+	}
+	w := &r.rows[r.ri]
+	// Operation j of the n in a second of the source clock is issued at (j + 1/2)/n of it.
+	n := r.batchOps
+	t := w.sec*1e9 + (2*r.opIndex+1)*1e9/(2*n)
+	r.opIndex++
+	if !r.based {
+		r.based, r.base = true, w.sec*1e9
+	}
+	t -= r.base
+	if t < r.last {
+		t = r.last
+	}
+	r.last = t
+	rec := &r.rec
+	rec.T, rec.Op, rec.OpCode, rec.Line = t, w.op, w.code, w.line
+	if r.rj == 0 {
+		key := r.arena[w.key0:w.key1]
+		rec.Key = key
+		r.splitKey(key, &r.sp) // checked when the row was read
+		r.setParts(key)
+	}
+	if r.rj++; r.rj >= int64(w.count) {
+		r.ri++
+		r.rj = 0
+	}
+	return rec, nil
+}
+
+// fill reads the next second of a batched format into the arena.
+func (r *Reader) fill() error {
+	if r.eof {
+		if err := r.checkBad(true); err != nil {
+			return err
+		}
+		return io.EOF
+	}
+	if r.carry {
+		c := r.rows[len(r.rows)-1]
+		n := copy(r.arena, r.arena[c.key0:c.key1])
+		r.arena = r.arena[:n]
+		c.key1 -= c.key0
+		c.key0 = 0
+		r.rows = append(r.rows[:0], c)
+		r.carry = false
+	} else {
+		r.arena, r.rows = r.arena[:0], r.rows[:0]
+	}
+	r.ri, r.rj, r.opIndex = 0, 0, 0
+	for {
+		line, err := r.readLine()
+		if err == io.EOF {
+			r.eof = true
+			break
+		}
+		if err == errTooLong {
+			if err := r.checkBad(false); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var w row
+		var key []byte
+		var why string
+		if r.opt.Format == Twitter {
+			key, why = r.parseTwitter(line, &w)
+		} else {
+			key, why = r.parseKVCache(line, &w)
+		}
+		if why == "header" {
+			continue
+		}
+		if why == "" {
+			why = r.splitKey(key, &r.sp)
+		}
+		if why != "" {
+			r.malformed(line, why)
+			if err := r.checkBad(false); err != nil {
+				return err
+			}
+			continue
+		}
+		w.line = r.lines
+		w.key0 = int32(len(r.arena))
+		r.arena = append(r.arena, key...)
+		w.key1 = int32(len(r.arena))
+		if len(r.rows) > 0 && w.sec > r.rows[0].sec {
+			// The first row of the next second: it waits for the next batch.
+			r.rows = append(r.rows, w)
+			r.carry = true
+			break
+		}
+		if len(r.rows) > 0 {
+			w.sec = r.rows[0].sec // a row out of order joins the second being read
+		}
+		r.rows = append(r.rows, w)
+		if len(r.rows) >= maxBatch {
+			break // a second this busy is spread as far as it was read
+		}
+	}
+	r.batchOps = 0
+	end := len(r.rows)
+	if r.carry {
+		end--
+	}
+	for _, w := range r.rows[:end] {
+		r.batchOps += int64(w.count)
+	}
+	return nil
+}
+
+// maxBatch bounds the rows of one second held at once: 32 MB of rows and their keys.
+const maxBatch = 1 << 20
+
+// splitKey records where the key's parts end, or says why it cannot be split.
+func (r *Reader) splitKey(key []byte, sp *split) string {
+	if len(key) == 0 {
+		return "empty key"
+	}
+	if len(key) > 1<<20 {
+		return "key longer than 1 MB"
+	}
+	sp.nparts = 1
+	if !r.split {
+		return ""
+	}
+	rest, off := key, int32(0)
+	for int(sp.nparts) < len(r.names) {
+		i := bytes.IndexByte(rest, r.delim)
+		if i < 0 {
+			return fmt.Sprintf("key has %d parts split on %q, want %d", sp.nparts, r.delim, len(r.names))
+		}
+		sp.ends[sp.nparts-1] = off + int32(i)
+		off += int32(i) + 1
+		rest = rest[i+1:]
+		sp.nparts++
+	}
+	return ""
+}
+
+// setParts points the record's parts into key, as r.sp splits it.
+func (r *Reader) setParts(key []byte) {
+	prev := int32(0)
+	for p := 0; p < int(r.sp.nparts)-1; p++ {
+		r.rec.Parts[p] = key[prev:r.sp.ends[p]]
+		prev = r.sp.ends[p] + 1
+	}
+	r.rec.Parts[r.sp.nparts-1] = key[prev:]
+}
+
+// lastField cuts line at its last comma: what precedes it and the field after it.
+func lastField(line []byte) (rest, field []byte, ok bool) {
+	i := bytes.LastIndexByte(line, ',')
+	if i < 0 {
+		return line, nil, false
+	}
+	return line[:i], line[i+1:], true
+}
+
+// parseTwitter parses timestamp,key,key size,value size,client id,operation,TTL.
+func (r *Reader) parseTwitter(line []byte, w *row) (key []byte, why string) {
+	rest := line
+	var f [5][]byte // TTL, op, client, value size, key size
+	for i := range f {
+		var ok bool
+		if rest, f[i], ok = lastField(rest); !ok {
+			return nil, "fewer than 7 columns"
+		}
+	}
+	i := bytes.IndexByte(rest, ',')
+	if i < 0 {
+		return nil, "fewer than 7 columns"
+	}
+	sec, ok := parseInt(rest[:i])
+	if !ok {
+		if r.lines == 1 {
+			return nil, "header"
+		}
+		return nil, "timestamp is not a whole number of seconds"
+	}
+	code, op, ok := opCode(f[1])
+	if !ok {
+		return nil, "unknown operation"
+	}
+	w.sec, w.op, w.code, w.count = sec, op, code, 1
+	return rest[i+1:], ""
+}
+
+// parseKVCache parses op_time,key,key_size,op,op_count,size,cache_hits,ttl,usecase,sub_usecase.
+func (r *Reader) parseKVCache(line []byte, w *row) (key []byte, why string) {
+	rest := line
+	var f [8][]byte // sub_usecase, usecase, ttl, cache_hits, size, op_count, op, key_size
+	for i := range f {
+		var ok bool
+		if rest, f[i], ok = lastField(rest); !ok {
+			return nil, "fewer than 10 columns"
+		}
+	}
+	i := bytes.IndexByte(rest, ',')
+	if i < 0 {
+		return nil, "fewer than 10 columns"
+	}
+	ns, ok := parseSeconds(rest[:i])
+	if !ok {
+		if r.lines == 1 {
+			return nil, "header"
+		}
+		return nil, "op_time is not a number of seconds"
+	}
+	code, op, ok := opCode(f[6])
+	if !ok {
+		return nil, "unknown operation"
+	}
+	n, ok := parseInt(f[5])
+	if !ok || n < 1 || n > 1e9 {
+		return nil, "op_count is not a positive whole number"
+	}
+	w.sec, w.op, w.code, w.count = floorDiv(ns, 1e9), op, code, int32(n)
+	return rest[i+1:], ""
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func (r *Reader) nextCSV() (*Record, error) {
+	for {
+		line, err := r.readLine()
+		if err == io.EOF {
+			if err := r.checkBad(true); err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
+		}
+		if err == errTooLong {
+			if err := r.checkBad(false); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if why := r.parseCSV(line); why != "" {
+			r.malformed(line, why)
+			if err := r.checkBad(false); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return &r.rec, nil
+	}
+}
+
+func (r *Reader) parseCSV(line []byte) string {
+	r.cols = splitComma(r.cols[:0], line)
+	n := max(r.tsCol, r.opCol, r.keyCol)
+	for _, c := range r.fieldCols {
+		n = max(n, c)
+	}
+	if len(r.cols) <= n {
+		return fmt.Sprintf("%d columns, the header has %d", len(r.cols), n+1)
+	}
+	ns, ok := parseSeconds(r.cols[r.tsCol])
+	if !ok {
+		return "ts is not a number of seconds"
+	}
+	code, op, ok := opCode(bytes.TrimSpace(r.cols[r.opCol]))
+	if !ok {
+		return "unknown operation"
+	}
+	rec := &r.rec
+	if r.keyCol >= 0 {
+		key := r.cols[r.keyCol]
+		if why := r.splitKey(key, &r.sp); why != "" {
+			return why
+		}
+		rec.Key = key
+		r.setParts(key)
+	} else {
+		r.scratch = r.scratch[:0]
+		for i, c := range r.fieldCols {
+			if i > 0 {
+				r.scratch = append(r.scratch, ',')
+			}
+			r.scratch = append(r.scratch, r.cols[c]...)
+		}
+		rec.Key = r.scratch
+		off := 0
+		for i, c := range r.fieldCols {
+			rec.Parts[i] = r.scratch[off : off+len(r.cols[c])]
+			off += len(r.cols[c]) + 1
+		}
+		if len(rec.Key) == len(r.fieldCols)-1 {
+			return "empty key"
+		}
+	}
+	if !r.based {
+		r.based, r.base = true, ns
+	}
+	t := ns - r.base
+	if t < r.last {
+		t = r.last // out of order: issued with the record before it
+	}
+	r.last = t
+	rec.T, rec.Op, rec.OpCode, rec.Line = t, op, code, r.lines
+	return ""
+}
+
+// parseInt parses a decimal integer (optional sign).
+func parseInt(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// parseSeconds parses a decimal number of seconds ("12", "12.25") into nanoseconds.
+func parseSeconds(b []byte) (int64, bool) {
+	b = bytes.TrimSpace(b)
+	whole, frac, _ := bytes.Cut(b, []byte{'.'})
+	neg := len(whole) > 0 && whole[0] == '-'
+	if len(whole) > 11 || (len(whole) == 0 && len(frac) == 0) {
+		return 0, false
+	}
+	var s int64
+	if len(whole) > 0 {
+		var ok bool
+		if s, ok = parseInt(whole); !ok {
+			return 0, false
+		}
+	}
+	var ns int64
+	scale := int64(1e8)
+	for _, c := range frac {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		ns += int64(c-'0') * scale
+		scale /= 10
+	}
+	if neg {
+		return s*1e9 - ns, true
+	}
+	return s*1e9 + ns, true
+}

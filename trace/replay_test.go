@@ -1,0 +1,215 @@
+package trace_test
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/trace"
+)
+
+// writeLog writes a generated log into dir and returns its text.
+func writeLog(t *testing.T, dir, name string, g trace.Synthetic) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := g.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func analyzeBytes(t *testing.T, data []byte, opt trace.Options, cfg trace.Config) *trace.Analysis {
+	t.Helper()
+	rd, err := trace.NewReader(bytes.NewReader(data), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := trace.Analyze(rd, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+const replayScenario = `name = "replay"
+duration = "60s"
+[cluster]
+nodes = 4
+cores = 4
+[table.fields]
+ns   = { gen = "uuid" }
+kind = { gen = "uuid" }
+id   = { gen = "uuid" }
+[keyspace]
+scheme = %q
+shards = 8
+key    = ["id"]
+[[streams]]
+name  = "log"
+cost  = "0.1ms"
+trace = { path = "log.txt", format = "twitter", key_fields = { delimiter = ":", names = ["ns", "kind", "id"] } }
+`
+
+// TestReplayCountsAndHottestShard replays a generated log of 20,000 lines (seed 5, Zipf
+// s = 1.1 over 3,000 ids, 70% reads) under hash and range sharding on the id: every line
+// is issued once, as the request of its operation; each shard serves exactly the requests
+// analyze's routing of the log through the same design predicts; and the hottest shard
+// carries at least the most frequent key's share (all of that key's requests go to one
+// shard).
+func TestReplayCountsAndHottestShard(t *testing.T) {
+	dir := t.TempDir()
+	g := trace.Synthetic{Format: trace.Twitter, Lines: 20_000, Rate: 500, Keys: 3000, S: 1.1, Reads: 0.7, Seed: 5}
+	data := writeLog(t, dir, "log.txt", g)
+	opt := trace.Options{Format: trace.Twitter, Delimiter: ":", Names: []string{"ns", "kind", "id"}}
+	for _, scheme := range []string{"hash", "range"} {
+		src := fmt.Sprintf(replayScenario, scheme)
+		sc, err := scenarios.LoadBytes(filepath.Join(dir, "replay.toml"), []byte(src), scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := sim.Run(sc.Variants[0].Model())
+
+		// What analyze predicts for the same design.
+		f := build.AnalysisFile(opt.Names, []string{"id"}, scheme, 8, 0)
+		s, probs := spec.Resolve(&f)
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		d := build.TraceDesign(s, opt.Names, nil, nil)
+		if scheme == "range" {
+			rd, _ := trace.NewReader(bytes.NewReader(data), opt)
+			sample, times, err := trace.Sample(rd, d, 10_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d = build.TraceDesign(s, opt.Names, sample, times)
+		}
+		a := analyzeBytes(t, data, opt, trace.Config{Design: d})
+
+		if got := res.Streams[0].Offered; got != a.Reads {
+			t.Errorf("%s: %d reads replayed, the log has %d", scheme, got, a.Reads)
+		}
+		if got := res.Streams[1].Offered; got != a.Writes {
+			t.Errorf("%s: %d writes replayed, the log has %d", scheme, got, a.Writes)
+		}
+		if a.Reads+a.Writes != int64(g.Lines) {
+			t.Errorf("%s: %d + %d records from %d lines", scheme, a.Reads, a.Writes, g.Lines)
+		}
+		var total, hottest int64
+		for i, sh := range res.Shards {
+			total += sh.Ops
+			hottest = max(hottest, sh.Ops)
+			want := math.Round(a.Design.Shards[i].WriteShare*float64(a.Writes) + a.Design.Shards[i].ReadShare*float64(a.Reads))
+			if float64(sh.Ops) != want {
+				t.Errorf("%s: shard %d served %d requests, analyze routes %v to it", scheme, i, sh.Ops, want)
+			}
+		}
+		share := float64(hottest) / float64(total)
+		top := a.Keys.Top[0].Share
+		if share < top {
+			t.Errorf("%s: hottest shard has %.3f of the requests, less than the top key's %.3f", scheme, share, top)
+		}
+		if math.Abs(share-a.Design.HottestShare) > 1e-9 {
+			t.Errorf("%s: hottest shard share %.4f, analyze says %.4f", scheme, share, a.Design.HottestShare)
+		}
+		t.Logf("%s: hottest shard %.3f, top key %.3f", scheme, share, top)
+	}
+}
+
+// TestFitThenRun fits a scenario to a generated log of 40,000 lines (seed 21) whose rate
+// ramps from 500/s to 1,500/s, 70% reads, ids Zipf with s = 1.0 over 20,000, and runs
+// it: the run issues the log's reads and writes within 5% (the schedule's integral against
+// the log's count), in each quarter of the run too, and 200,000 draws (seed 1) of its key
+// field give back the log's fitted exponent within 0.05 (the same estimator, FitZipf).
+func TestFitThenRun(t *testing.T) {
+	dir := t.TempDir()
+	g := trace.Synthetic{Format: trace.Twitter, Lines: 40_000, Rate: 500, RampTo: 1500, Keys: 20_000, S: 1.0, Reads: 0.7, Seed: 21}
+	data := writeLog(t, dir, "ramp.log", g)
+	a := analyzeBytes(t, data, trace.Options{Format: trace.Twitter}, trace.Config{})
+	if math.Abs(a.Keys.ZipfS-g.S) > 0.05 {
+		t.Errorf("the log's fitted exponent %.3f, generated with %.2f", a.Keys.ZipfS, g.S)
+	}
+	src := trace.Fit(a, trace.FitOptions{Name: "fit-ramp", Source: "ramp.log"})
+	sc, err := scenarios.LoadBytes(filepath.Join(dir, "fit.toml"), src, scenarios.Options{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	m := sc.Variants[0].Model()
+	res := sim.Run(m)
+	check := func(what string, got, want float64) {
+		if math.Abs(got-want) > 0.05*want {
+			t.Errorf("%s: the fitted run issues %.0f, the log has %.0f (more than 5%% apart)", what, got, want)
+		}
+	}
+	check("reads", float64(res.Streams[0].Offered), float64(a.Reads))
+	check("writes", float64(res.Streams[1].Offered), float64(a.Writes))
+	// Per quarter of the run: the log's records against the run's requests by window.
+	q := a.DurationS / 4
+	var logQ, runQ [4]float64
+	for _, p := range a.Rate {
+		logQ[min(int(p.TS/q), 3)] += p.PerS * a.RateWindow
+	}
+	for w := 0; w < res.Windows; w++ {
+		at := float64(w) * float64(res.Window) / 1e9
+		for _, st := range res.Streams {
+			runQ[min(int(at/q), 3)] += float64(st.Win[w].Completed + st.Win[w].Errors)
+		}
+	}
+	for i := range logQ {
+		check(fmt.Sprintf("quarter %d", i+1), runQ[i], logQ[i])
+	}
+	// The key field's popularity.
+	gen := m.Streams[0].Fields[0]
+	counts := map[uint64]int64{}
+	r := newRand()
+	for i := 0; i < 200_000; i++ {
+		counts[gen.Next(r, 0)]++
+	}
+	var top []detect.Counter
+	for id, c := range counts {
+		top = append(top, detect.Counter{ID: id, Count: c})
+	}
+	sortCounters(top)
+	s, ranks, _ := trace.FitZipf(top)
+	if math.Abs(s-a.Keys.ZipfS) > 0.05 {
+		t.Errorf("the fitted scenario's keys have exponent %.3f (%d ranks), the log's %.3f", s, ranks, a.Keys.ZipfS)
+	}
+	t.Logf("log s=%.3f, run s=%.3f; reads %d/%d writes %d/%d; quarters log %v run %v", a.Keys.ZipfS, s, res.Streams[0].Offered, a.Reads, res.Streams[1].Offered, a.Writes, logQ, runQ)
+}
+
+// TestSourceAllocatesNothingPerRecord: once warm, replaying a record (its arrival and its
+// key fields, as the engine asks for them) allocates nothing.
+func TestSourceAllocatesNothingPerRecord(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, "log.txt", trace.Synthetic{Format: trace.Twitter, Lines: 20_000, Rate: 1000, Keys: 1000, S: 1, Reads: 0.5, Seed: 9})
+	opt := trace.Options{Format: trace.Twitter, Delimiter: ":", Names: []string{"ns", "kind", "id"}}
+	src := trace.NewSource(os.DirFS(dir), "log.txt", opt, trace.Read, 1, 3)
+	id, ns := src.Field(2, true), src.Field(0, false)
+	r := newRand()
+	at := src.Next(r, 0)
+	step := func() {
+		id.Next(r, at)
+		ns.Next(r, at)
+		at = src.Next(r, at)
+	}
+	for i := 0; i < 2000; i++ {
+		step()
+	}
+	if n := testing.AllocsPerRun(1000, step); n != 0 {
+		t.Errorf("%.2f allocations per replayed record, want 0", n)
+	}
+	if src.Err() != nil {
+		t.Fatal(src.Err())
+	}
+}

@@ -426,9 +426,10 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		for _, dg := range v.Diagnosis {
 			st.Diagnosis = append(st.Diagnosis, capitalize(dg.Message)+".")
 		}
-		for i, e := range timeline(v) {
+		tl := timeline(v)
+		for i, e := range tl {
 			ev := htmlEvent{At: e.at, What: kindWords(e.kind), Text: e.message, Detection: e.detection}
-			if i < storyEvents {
+			if i < storyEvents || len(tl) <= storyEvents+4 { // folding a few would save nothing
 				st.Events = append(st.Events, ev)
 			} else {
 				st.More = append(st.More, ev)

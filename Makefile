@@ -13,7 +13,7 @@ FUZZTIME ?= 10s
 PGO        := $(CURDIR)/cmd/shardsim/default.pgo
 BENCHCOUNT ?= 5
 
-.PHONY: all build run test vet fuzz bench pgo clean docs image
+.PHONY: all build run test test-browser vet fuzz bench pgo clean docs image
 
 all: build
 
@@ -27,6 +27,17 @@ test:
 	$(GO) mod download
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+
+# report.html in a real browser: headless Chromium (Debian's package, installed when
+# missing) loads the reports of quickstart and black-friday, checks that every chart draws,
+# that pointing at one shows a tooltip and that nothing reaches the console as an error, and
+# saves a screenshot of each page as $(OUT)/browser/NAME.png. Not part of make test.
+BROWSERDIR := $(OUT)/browser
+test-browser: build
+	command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
+	./$(BIN) run quickstart -q --no-charts -o $(BROWSERDIR)/quickstart >/dev/null
+	./$(BIN) run black-friday -q --no-charts -o $(BROWSERDIR)/black-friday >/dev/null
+	SHARDSIM_BROWSER=1 SHARDSIM_BROWSER_DIR=$(CURDIR)/$(BROWSERDIR) $(GO) test -count=1 -tags browser -v -run '^TestReportInBrowser$$' ./report/browser
 
 # The docs' generated parts (console blocks, figures, excerpts, charts), rewritten from
 # fresh runs by the tests that check them; read the diff before committing it. make test

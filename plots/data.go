@@ -52,6 +52,13 @@ type Lines struct {
 	// empty).
 	SLO      float64
 	RefLabel string
+	// Refs are further thresholds, drawn like SLO, each labelled with its own Label at the
+	// left end of its line; the legend names them once, as RefLabel ("SLO" when empty).
+	Refs []Ref
+	// Distinct draws each series with its own dash pattern and the earlier ones wider, so
+	// that lines which coincide (variants with the same latency) stay visible at the edges
+	// of the one above.
+	Distinct bool
 	// Numeric makes x a plain number axis (a load multiple): ticks at round values, log
 	// when LogX. Series then usually carry their own X.
 	Numeric, LogX bool
@@ -60,6 +67,12 @@ type Lines struct {
 	Marks []Mark
 	// FlagLabel names the flagged points in the legend (default "replications disagree").
 	FlagLabel string
+}
+
+// Ref is a horizontal reference line at Y (an SLO threshold), labelled Label.
+type Ref struct {
+	Y     float64
+	Label string
 }
 
 // Mark is a vertical line at X in series Series' colour, with a short label.

@@ -19,7 +19,8 @@ const linesMaxTimeLabels = 10
 // series in distinct colours with a legend to the right of the plot, x axis "time" with
 // at most ten ticks at round intervals labelled by l.TimeLabel (h:mm:ss of the seconds
 // when nil), y axis labelled l.YLabel, log when l.LogY, and a dashed "SLO" line when
-// l.SLO > 0. NaN values, and values ≤ 0 on a log axis, are gaps in their line; an
+// l.SLO > 0 and for each of l.Refs. The legend goes under the plot, in two columns, when a
+// name would not fit in a third of the width to its right. NaN values, and values ≤ 0 on a log axis, are gaps in their line; an
 // isolated point between gaps is drawn as a dot.
 //
 // It returns an error, and writes nothing, when l has no times or no series, a series'
@@ -127,7 +128,31 @@ func drawLines(dc draw.Canvas, l Lines) {
 		p.Add(slo)
 		lo, hi = l.SLO, l.SLO
 	}
-	var names []string
+	refs := 0
+	for _, r := range l.Refs {
+		if !finite(r.Y) || (l.LogY && r.Y <= 0) {
+			continue
+		}
+		refs++
+		p.Add(&plotter.Line{
+			XYs:       plotter.XYs{{X: t0, Y: r.Y}, {X: t1, Y: r.Y}},
+			LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.5), Dashes: dashes},
+		})
+		if r.Label != "" {
+			if lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: t0, Y: r.Y}}, Labels: []string{" " + r.Label}}); err == nil {
+				for k := range lab.TextStyle { // under the line: the top one stays inside the frame
+					lab.TextStyle[k] = textStyle(legendSize)
+					lab.TextStyle[k].Color = colSLO
+					lab.TextStyle[k].YAlign = draw.YTop
+				}
+				lab.Offset = vg.Point{Y: -vg.Points(2)}
+				p.Add(lab)
+			}
+		}
+		lo, hi = math.Min(lo, r.Y), math.Max(hi, r.Y)
+	}
+	var names []string            // the legend's entries, in order,
+	var thumbs []plot.Thumbnailer // with their thumbnails
 	type errBar struct {
 		x, lo, hi float64
 		col       color.RGBA
@@ -137,6 +162,10 @@ func drawLines(dc draw.Canvas, l Lines) {
 	var flagged plotter.XYs
 	for i, s := range l.Series {
 		sty := draw.LineStyle{Color: colorOf(i), Width: vg.Points(2)}
+		if l.Distinct {
+			sty.Width = vg.Points(math.Max(1.2, 5-0.9*float64(i)))
+			sty.Dashes = distinctDashes[i%len(distinctDashes)]
+		}
 		xs := l.Times
 		if s.X != nil {
 			xs = s.X
@@ -192,9 +221,15 @@ func drawLines(dc draw.Canvas, l Lines) {
 		if name == "" {
 			name = fmt.Sprintf("series %d", i+1)
 		}
-		// The legend takes at most a third of the chart's width; longer names are cut.
-		name = shorten(legend.TextStyle, name, pixels(LinesWidth)/3-legend.ThumbnailWidth-vg.Points(24))
-		legend.Add(name, &plotter.Line{LineStyle: sty})
+		thumbs = append(thumbs, &plotter.Line{LineStyle: sty})
+		names = append(names, name)
+	}
+	if refs > 0 && !(l.SLO > 0 && finite(l.SLO)) {
+		name := l.RefLabel
+		if name == "" {
+			name = "SLO"
+		}
+		thumbs = append(thumbs, &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.5), Dashes: dashes}})
 		names = append(names, name)
 	}
 	if l.SLO > 0 && finite(l.SLO) {
@@ -202,7 +237,7 @@ func drawLines(dc draw.Canvas, l Lines) {
 		if name == "" {
 			name = "SLO"
 		}
-		legend.Add(name, &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.5), Dashes: dashes}})
+		thumbs = append(thumbs, &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.5), Dashes: dashes}})
 		names = append(names, name)
 	}
 	if len(flagged) > 0 {
@@ -212,11 +247,11 @@ func drawLines(dc draw.Canvas, l Lines) {
 		if name == "" {
 			name = "replications disagree"
 		}
-		legend.Add(name, &plotter.Scatter{GlyphStyle: ring})
+		thumbs = append(thumbs, &plotter.Scatter{GlyphStyle: ring})
 		names = append(names, name)
 	}
 	if len(l.Marks) > 0 {
-		legend.Add("answer", &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.2), Dashes: dots}})
+		thumbs = append(thumbs, &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.2), Dashes: dots}})
 		names = append(names, "answer")
 	}
 
@@ -263,13 +298,28 @@ func drawLines(dc draw.Canvas, l Lines) {
 	}
 	setYPadding(p, 0)
 
+	// The legend goes to the right of the plot, in at most a third of the chart's width;
+	// when a name would not fit there, it goes under the plot in two columns of the full
+	// width instead, so that no name is cut (variants are told apart by their names).
 	var legendW vg.Length
 	for _, n := range names {
 		legendW = vg.Length(math.Max(float64(legendW), float64(legend.TextStyle.Width(n))))
 	}
 	legendW += legend.ThumbnailWidth + vg.Points(24)
-	legendW = vg.Length(math.Min(float64(legendW), float64(dc.Max.X-dc.Min.X)/3))
-	area := draw.Crop(dc, vg.Points(8), -(legendW + vg.Points(12)), vg.Points(6), -vg.Points(10))
+	width := dc.Max.X - dc.Min.X
+	below := legendW > width/3
+	var area draw.Canvas
+	var belowH vg.Length
+	if below {
+		rows := (len(names) + 1) / 2
+		belowH = vg.Length(rows)*(legend.TextStyle.Height("Xg")+vg.Points(3)) + vg.Points(10)
+		area = draw.Crop(dc, vg.Points(8), -vg.Points(16), belowH+vg.Points(4), -vg.Points(10))
+		for i, n := range names { // a name longer than a column is cut after all
+			names[i] = shorten(legend.TextStyle, n, width/2-legend.ThumbnailWidth-vg.Points(30))
+		}
+	} else {
+		area = draw.Crop(dc, vg.Points(8), -(legendW + vg.Points(12)), vg.Points(6), -vg.Points(10))
+	}
 
 	if l.Numeric {
 		// A number axis: a little room at both ends keeps the end points off the frame.
@@ -350,11 +400,42 @@ func drawLines(dc draw.Canvas, l Lines) {
 	p.Draw(area)
 	da := p.DataCanvas(area)
 	drawFrame(dc, da, true)
-	lc := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
-		Min: vg.Point{X: area.Max.X + vg.Points(12), Y: da.Min.Y},
-		Max: vg.Point{X: dc.Max.X - vg.Points(4), Y: da.Max.Y},
-	}}
-	legend.Draw(lc)
+	fill := func(from, to int) plot.Legend {
+		lg := legend
+		for i := from; i < to; i++ {
+			lg.Add(names[i], thumbs[i])
+		}
+		return lg
+	}
+	if !below {
+		lg := fill(0, len(names))
+		lg.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: area.Max.X + vg.Points(12), Y: da.Min.Y},
+			Max: vg.Point{X: dc.Max.X - vg.Points(4), Y: da.Max.Y},
+		}})
+		return
+	}
+	// Two columns under the plot: the first half of the entries on the left.
+	half := (len(names) + 1) / 2
+	for c, part := range [][2]int{{0, half}, {half, len(names)}} {
+		lg := fill(part[0], part[1])
+		x0 := da.Min.X + vg.Length(c)*(dc.Max.X-da.Min.X)/2
+		lg.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x0, Y: dc.Min.Y + vg.Points(4)},
+			Max: vg.Point{X: x0 + (dc.Max.X-da.Min.X)/2, Y: dc.Min.Y + belowH},
+		}})
+	}
+}
+
+// distinctDashes are the dash patterns of Lines.Distinct: solid, long dashes, dots,
+// dash-dot, even dashes, sparse dots.
+var distinctDashes = [][]vg.Length{
+	nil,
+	{vg.Points(10), vg.Points(4)},
+	{vg.Points(2), vg.Points(3)},
+	{vg.Points(10), vg.Points(3), vg.Points(2), vg.Points(3)},
+	{vg.Points(5), vg.Points(5)},
+	{vg.Points(1.5), vg.Points(6)},
 }
 
 // pixels converts a size in pixels at DPI to a vg length.

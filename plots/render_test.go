@@ -3,11 +3,13 @@ package plots
 import (
 	"flag"
 	"fmt"
+	"html"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -191,5 +193,51 @@ func TestRender(t *testing.T) {
 				t.Errorf("%s.%s: %v", name, f, err)
 			}
 		}
+	}
+}
+
+// The p99 chart of a scenario whose variants have long names (black-friday's fixed variant
+// was cut in the legend) and several SLO thresholds (only the first was drawn): every name
+// and every threshold's label must appear whole in the SVG's text, and the lines must use
+// distinct dashes.
+func TestLinesLongNamesAndEverySLO(t *testing.T) {
+	l := Lines{Title: "black-friday - create_order: p99 latency per 1m window", YLabel: "p99 latency (ms)", LogY: true,
+		Distinct: true, RefLabel: "SLO (p99 thresholds)",
+		Refs: []Ref{{Y: 200, Label: "p99 < 200ms"}, {Y: 500, Label: "p99 < 500ms"}, {Y: 1500, Label: "p99 < 1.5s"}}}
+	names := []string{"before: PK (order_id), range", "after: PK ((region_id, hour), order_id)",
+		"fixed: PK ((region_id, hour, hash(order_id) % 8), order_id)", "stop-gap: 16 cores for the hot shard",
+		"stop-gap during the incident: cap, queue, scale up"}
+	for w := range 60 {
+		l.Times = append(l.Times, float64(w*60))
+	}
+	for i, n := range names {
+		y := make([]float64, len(l.Times))
+		for w := range y {
+			y[w] = 2.6 // every variant at the same latency: the lines coincide
+			if i == 0 {
+				y[w] = 2.6 * math.Exp(float64(w)/10)
+			}
+		}
+		l.Series = append(l.Series, Series{Name: n, Y: y})
+	}
+	path := filepath.Join(t.TempDir(), "p99.svg")
+	if err := WriteLines(path, SVG, l); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := html.UnescapeString(string(data))
+	for _, want := range append(names, "SLO (p99 thresholds)", "p99 < 200ms", "p99 < 500ms", "p99 < 1.5s") {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the chart's text lacks %q", want)
+		}
+	}
+	if strings.Contains(svg, "…") {
+		t.Error("a name is cut")
+	}
+	if n := strings.Count(svg, "stroke-dasharray"); n < 4 {
+		t.Errorf("%d dashed strokes, want the variants' own dashes and the SLO lines", n)
 	}
 }

@@ -75,8 +75,11 @@ func P99Data(sc *spec.Scenario, runs []Run, i int) plots.Lines {
 	for w := 0; w < r0.Windows; w++ {
 		l.Times = append(l.Times, (sim.Time(w) * r0.Window).Seconds())
 	}
-	if slo := runs[0].Variant.Streams[i].SLO; len(slo) > 0 {
-		l.SLO = slo[0].Millis()
+	// Every threshold of the stream is drawn, each labelled; the variants' lines get their
+	// own dashes and widths, since variants often share a latency and would hide each other.
+	l.Distinct, l.RefLabel = true, "SLO (p99 thresholds)"
+	for _, t := range runs[0].Variant.Streams[i].SLO {
+		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + shortDuration(t)})
 	}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]

@@ -105,6 +105,17 @@ func TestLatencyChartData(t *testing.T) {
 			}
 		}
 	}
+	// Every SLO threshold of the stream is a line (not only the first), and the variants'
+	// lines are told apart by more than colour.
+	slo := runs[0].Variant.Streams[0].SLO
+	if len(l.Refs) != len(slo) || len(slo) < 2 || !l.Distinct {
+		t.Errorf("%d reference lines for %d SLO thresholds (distinct styles: %v), want one each", len(l.Refs), len(slo), l.Distinct)
+	}
+	for k, r := range l.Refs {
+		if k < len(slo) && r.Y != slo[k].Millis() {
+			t.Errorf("reference line %d at %v ms, want the threshold %v", k, r.Y, slo[k])
+		}
+	}
 	c := CDFData(sc, runs, 0)
 	for i, cv := range c.Curves {
 		if len(cv.Ms) < 10 || len(cv.Ms) > cdfPoints+1 {

@@ -73,15 +73,18 @@ func streamsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	// A window in which nothing completed has empty latency cells, and no quantile is
 	// above the window's max (metrics.WindowQuantile). The columns after max_ms break errors down and count what the mitigations did;
 	// they are appended so that scripts reading the first columns by position still work.
+	// offered (last) counts the requests issued in the window, where completed and errors
+	// count those answered in it.
 	return seriesCSV(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms",
-		"throttled", "timed_out", "retries", "backend_reads"},
+		"throttled", "timed_out", "retries", "backend_reads", "offered"},
 		func(r *sim.Result, win int) [][]string {
 			var out [][]string
 			for i := range r.Streams {
 				wl := &r.Streams[i].Win[win]
 				out = append(out, []string{r.Streams[i].Name, rawCount(wl.Completed), rawCount(wl.Errors),
 					optNum(optMs(metrics.WindowQuantile(wl, 0.5))), optNum(optMs(metrics.WindowQuantile(wl, 0.99))), optNum(optMs(windowMax(wl))),
-					rawCount(wl.Throttled), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(wl.BackendReads)})
+					rawCount(wl.Throttled), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(wl.BackendReads),
+					rawCount(metrics.StreamWindowOf(r, i, win).Offered)})
 			}
 			return out
 		})

@@ -488,6 +488,9 @@ func (e *engine) arrive(now Time, i int) {
 		st.visits = s.Planner.Plan(st.visits[:0], st.fld, st.fields, rowTime)
 	}
 
+	if w := e.window(issue); w >= 0 {
+		st.out.Win[w].Offered++
+	}
 	counted := issue >= e.m.Warmup
 	if counted {
 		out := st.out

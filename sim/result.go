@@ -176,6 +176,9 @@ type StreamResult struct {
 
 // WindowLatency is one window of a stream's latency series.
 type WindowLatency struct {
+	// Offered counts the requests issued in the window (by issue time, where the other
+	// counts go by the time the answer reached the client).
+	Offered   int64
 	Completed int64
 	Errors    int64 // rejected, throttled, limited and timed-out requests
 	// Retries are the attempts after the first sent in the window; BackendReads the

@@ -96,6 +96,7 @@ type common struct {
 	sets, variants        []string
 	parallel              int
 	noCharts, quiet       bool
+	noHTML                bool // run: skip report.html
 	force                 bool
 	cpuprofile            string
 	flags                 *pflag.FlagSet // the command's flags, to tell a given --seed from the default
@@ -187,6 +188,7 @@ func (c *common) options() (scenarios.Options, error) {
 func setupRun(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	c := new(common)
 	c.register(fs, defaultOutDir("<scenario-name>", ""))
+	fs.BoolVar(&c.noHTML, "no-html", false, "write no report.html")
 	return func(stdout, stderr io.Writer) error { return runScenario(fs, c, stdout, stderr) }
 }
 
@@ -264,6 +266,17 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !c.noHTML {
+		var links []string
+		for _, p := range paths {
+			links = append(links, filepath.Base(p))
+		}
+		p, err := report.WriteHTML(dir, &sc.Scenario, runs, sum, links)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
 	if err := waitCharts(); err != nil {
 		return err
 	}
@@ -281,7 +294,11 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		return fmt.Errorf("interrupted: partial results, marked as such, are in %s", dir)
 	}
 	if !c.quiet {
-		fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", len(paths), len(charts), dir, filepath.Join(dir, "report.md"))
+		open := "report.md"
+		if !c.noHTML {
+			open = report.HTMLFile
+		}
+		fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", len(paths), len(charts), dir, filepath.Join(dir, open))
 	}
 	return nil
 }

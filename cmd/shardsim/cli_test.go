@@ -126,7 +126,7 @@ func TestDeterministicAcrossParallelism(t *testing.T) {
 			t.Fatalf("run -j %s: exit %d: %s", j, code, stderr)
 		}
 	}
-	for _, f := range []string{"summary.json", "streams.csv", "shards.csv", "nodes.csv", "report.md"} {
+	for _, f := range []string{"summary.json", "streams.csv", "shards.csv", "nodes.csv", "report.md", "report.html"} {
 		a, err := os.ReadFile(filepath.Join(dirs[0], f))
 		if err != nil {
 			t.Fatal(err)

@@ -59,3 +59,27 @@ func TestNoCharts(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestNoHTML: a run writes report.html and lists it in the output directory's marker; a
+// second run into the same directory with --no-html leaves none behind.
+func TestNoHTML(t *testing.T) {
+	dir := t.TempDir()
+	for _, noHTML := range []bool{false, true} {
+		args := []string{"run", "../../testdata/small.toml", "-q", "-o", dir, "--no-charts"}
+		if noHTML {
+			args = append(args, "--no-html")
+		}
+		if code, _, stderr := call(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		_, err := os.Stat(filepath.Join(dir, "report.html"))
+		marker, _ := os.ReadFile(filepath.Join(dir, markerFile))
+		listed := strings.Contains(string(marker), "\nreport.html\n")
+		if noHTML && (err == nil || listed) {
+			t.Errorf("--no-html: report.html exists (%v) or is listed in %s (%v)", err == nil, markerFile, listed)
+		}
+		if !noHTML && (err != nil || !listed) {
+			t.Errorf("run: report.html %v, listed in %s: %v", err, markerFile, listed)
+		}
+	}
+}

@@ -145,6 +145,8 @@ func TestBlackFridayTour(t *testing.T) {
 	figs["bf.incident.back_p99"] = fmtLatency(&back)
 	figs["bf.incident.rejected"] = docmark.Count(stream(incident, "create_order").Rejected)
 
+	claimFigures(t, figs, dir, before, after, fixed, bigger)
+
 	// explain's prediction for after's hottest shard at the peak, against the run's mean
 	// over the half hour from the peak.
 	var ex struct {
@@ -373,6 +375,66 @@ func windowP99s(t *testing.T, path string) map[key][]windowP99 {
 		out[k] = append(out[k], windowP99{r[col["window_start"]], p, c})
 	}
 	return out
+}
+
+// claimFigures fills the figures of the tour's "what the story says, what the run measures":
+// the rate offered and served at 08:00 and 08:30 (streams.csv's offered and completed
+// counts of create_order in the before variant, per second of the 1-minute window), the
+// share of all rows written by the busiest shard and the shards that wrote under 1% of them
+// (after and fixed), and the dashboard's p99 in after and fixed against the same scan on
+// the range key with room to run (the 16-core stop-gap).
+func claimFigures(t *testing.T, figs map[string]string, dir string, before, after, fixed, bigger *report.VariantSummary) {
+	t.Helper()
+	recs := readCSV(t, filepath.Join(dir, "streams.csv"))
+	col := columns(recs[0])
+	for _, r := range recs[1:] {
+		if r[col["variant"]] != before.Name || r[col["stream"]] != "create_order" {
+			continue
+		}
+		at := strings.ReplaceAll(r[col["window_start"]], ":", "")
+		if at != "0800" && at != "0830" {
+			continue
+		}
+		for _, c := range []string{"offered", "completed"} {
+			if c == "completed" && at == "0800" {
+				continue // served as offered then
+			}
+			n, err := strconv.ParseInt(r[col[c]], 10, 64)
+			if err != nil {
+				t.Fatalf("streams.csv: %s %s: %v", c, r[col["window_start"]], err)
+			}
+			figs["bf.claims."+c+"_"+at] = docmark.Count((n+30)/60) + "/s"
+		}
+	}
+	spread := func(name string, x *report.VariantSummary) {
+		var total, top int64
+		for _, sh := range x.Shards {
+			total += sh.Rows
+			top = max(top, sh.Rows)
+		}
+		idle := 0
+		for _, sh := range x.Shards {
+			if float64(sh.Rows) < 0.01*float64(total) {
+				idle++
+			}
+		}
+		figs["bf.claims."+name+"_top_rows"] = fmt.Sprintf("%.1f%%", 100*float64(top)/float64(total))
+		figs["bf.claims."+name+"_idle"] = strconv.Itoa(idle)
+	}
+	spread("after", after)
+	spread("fixed", fixed)
+	dash := func(x *report.VariantSummary) float64 {
+		for _, st := range x.Streams {
+			if st.Name == "dashboard_24h" && st.Latency.P99 != nil {
+				return *st.Latency.P99
+			}
+		}
+		t.Fatalf("%s: no dashboard p99", x.Name)
+		return 0
+	}
+	base := dash(bigger)
+	figs["bf.claims.after_dash_ratio"] = fmt.Sprintf("%.0f times", dash(after)/base)
+	figs["bf.claims.fixed_dash_ratio"] = fmt.Sprintf("%.0f times", dash(fixed)/base)
 }
 
 // shardMean is a shard's mean utilization over the windows from from (inclusive) to to

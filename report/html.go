@@ -1,0 +1,482 @@
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+)
+
+// report.html is one self-contained page: the data of the run as one JSON blob, uPlot (the
+// time charts) and a small script of ours (the heat maps, on a canvas, since uPlot draws no
+// heat map) all inlined, so the file opens offline and fetches nothing. Every figure in the
+// blob comes from metrics or the sim.Result accessors the CSV files read; the script only
+// formats them, and bins them further when the reader zooms out.
+
+//go:embed html/uplot/uPlot.iife.min.js
+var uplotJS string
+
+//go:embed html/uplot/uPlot.min.css
+var uplotCSS string
+
+//go:embed html/uplot/LICENSE
+var uplotLicense string
+
+//go:embed html/app.js
+var appJS string
+
+//go:embed html/style.css
+var appCSS string
+
+//go:embed html/page.html
+var pageHTML string
+
+// uplotVersion is the vendored uPlot's version (report/html/uplot/README.md).
+const uplotVersion = "1.6.32"
+
+// The most cells of every variant's heat map together, and the most points of one time
+// series, before windows are merged into bins for the page. Above them the page would grow
+// past a few megabytes without showing more: a heat map a thousand bins wide already has a
+// bin per pixel or less. No built-in scenario comes near (black-friday: 5 variants x 12
+// shards x 180 windows = 10,800 cells).
+const (
+	htmlMaxCells  = 400_000
+	htmlMaxPoints = 2_000
+)
+
+// HTMLFile is the name of the HTML report in the output directory.
+const HTMLFile = "report.html"
+
+// WriteHTML writes report.html into dir (which must exist) and returns its path. downloads
+// names the files beside it that the page links to.
+func WriteHTML(dir string, sc *spec.Scenario, runs []Run, sum *Summary, downloads []string) (string, error) {
+	var buf bytes.Buffer
+	if err := HTML(&buf, sc, runs, sum, downloads); err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, HTMLFile)
+	return p, atomicfile.Write(p, buf.Bytes())
+}
+
+// htmlData is the JSON blob the page's script reads. Times are seconds from the start of
+// the run; loads fractions of a node's cores; rates per second; latencies milliseconds. A
+// null is a bin with no value (nothing completed, or after a run stopped).
+type htmlData struct {
+	Scenario   string        `json:"scenario"`
+	StartS     float64       `json:"start_s"` // the clock time of t = 0, in seconds after midnight
+	WindowS    float64       `json:"window_s"`
+	BinS       float64       `json:"bin_s"` // the width of one bin: Bin windows
+	Bin        int           `json:"bin"`
+	ChartBinS  float64       `json:"chart_bin_s"` // the same for the time charts
+	ChartBin   int           `json:"chart_bin"`
+	DurationS  float64       `json:"duration_s"`
+	WarmupS    float64       `json:"warmup_s"`
+	Times      []float64     `json:"times"`       // each heat bin's start
+	ChartTimes []float64     `json:"chart_times"` // each time-chart bin's start
+	MaxOps     int64         `json:"max_ops"`     // the most subrequests one shard served in one bin, over every variant
+	Variants   []htmlVariant `json:"variants"`
+}
+
+type htmlVariant struct {
+	Name     string       `json:"name"`
+	KeyOrder bool         `json:"key_order"` // rows are in key order (range scheme); else by shard id
+	Rows     []htmlRow    `json:"rows"`
+	TimeOps  []int64      `json:"time_ops"` // subrequests served per heat bin, all shards
+	Streams  []htmlStream `json:"streams"`
+	Nodes    []htmlNode   `json:"nodes"`
+	Markers  []htmlMarker `json:"markers"`
+}
+
+// htmlRow is one shard of a heat map. Node is where it ran; Nodes, when the shard moved,
+// where it ran at the end of each bin.
+type htmlRow struct {
+	Shard   int       `json:"shard"`
+	Node    int       `json:"node"`
+	Nodes   []int     `json:"nodes,omitempty"`
+	Load    []float64 `json:"load"`
+	Ops     []int64   `json:"ops"`
+	Queue   []int32   `json:"queue"`
+	RunLoad float64   `json:"run_load"`
+	RunOps  int64     `json:"run_ops"`
+}
+
+type htmlStream struct {
+	Name      string     `json:"name"`
+	Op        string     `json:"op"`
+	SLO       []float64  `json:"slo"`
+	Offered   []*float64 `json:"offered"`
+	Completed []*float64 `json:"completed"`
+	Failed    []*float64 `json:"failed"`
+	P99       []*float64 `json:"p99"`
+}
+
+type htmlNode struct {
+	ID    int        `json:"id"`
+	Cores int        `json:"cores"`
+	Load  []*float64 `json:"load"`
+}
+
+// htmlMarker is an alert or an event, drawn on every time chart of its variant.
+type htmlMarker struct {
+	T    float64 `json:"t"`
+	At   string  `json:"at"`
+	Kind string  `json:"kind"`
+	Text string  `json:"text"`
+}
+
+// binsOf returns how many windows make one bin so that n bins of cells each stay within
+// most (at least 1).
+func binsOf(windows, cellsPerWindow, most int) int {
+	if windows == 0 || cellsPerWindow == 0 {
+		return 1
+	}
+	return max(1, int(math.Ceil(float64(windows)*float64(cellsPerWindow)/float64(most))))
+}
+
+// keyOrder returns the shards in the order of their keys under the range scheme: the
+// initial shards are in key order, and a split's child takes the upper half of its parent's
+// range, so it goes right after its parent (ahead of the parent's earlier children, whose
+// ranges are higher still). Under other schemes the order is the shards' ids.
+func keyOrder(r *sim.Result, scheme string) ([]int, bool) {
+	order := make([]int, 0, len(r.Shards))
+	for s := range r.Shards {
+		if scheme != "range" || r.Shards[s].Parent < 0 {
+			order = append(order, s)
+		}
+	}
+	if scheme != "range" {
+		return order, false
+	}
+	for s := range r.Shards { // children come after their parents in id order
+		if p := r.Shards[s].Parent; p >= 0 {
+			for i, x := range order {
+				if x == p {
+					order = append(order[:i+1], append([]int{s}, order[i+1:]...)...)
+					break
+				}
+			}
+		}
+	}
+	return order, true
+}
+
+func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
+	d := &htmlData{Scenario: sc.Name, StartS: sc.Start.Seconds(), WindowS: sc.Window.Seconds(),
+		DurationS: sc.Duration.Seconds(), WarmupS: sc.Warmup.Seconds()}
+	windows, cells := 0, 0
+	for _, run := range runs {
+		windows = max(windows, run.Result.Windows)
+		cells += len(run.Result.Shards)
+	}
+	d.Bin = binsOf(windows, cells, htmlMaxCells)
+	d.ChartBin = binsOf(windows, 1, htmlMaxPoints)
+	d.BinS, d.ChartBinS = float64(d.Bin)*d.WindowS, float64(d.ChartBin)*d.WindowS
+	for b := 0; b*d.Bin < windows; b++ {
+		d.Times = append(d.Times, round(float64(b)*d.BinS, 6))
+	}
+	for b := 0; b*d.ChartBin < windows; b++ {
+		d.ChartTimes = append(d.ChartTimes, round(float64(b)*d.ChartBinS, 6))
+	}
+	for i, run := range runs {
+		v := htmlVariantOf(sc, run, &sum.Variants[i], d.Bin, d.ChartBin, len(d.Times), len(d.ChartTimes))
+		for _, row := range v.Rows {
+			for _, o := range row.Ops {
+				d.MaxOps = max(d.MaxOps, o)
+			}
+		}
+		d.Variants = append(d.Variants, v)
+	}
+	return d
+}
+
+// htmlVariantOf is one variant's part of the blob. Windows are merged bin at a time: a
+// bin's load is the mean of its windows' loads (windows the run did not reach left out),
+// its ops the sum, its queue the longest; a time-chart bin's rates are means, its p99 the
+// largest of its windows' (a merged quantile would need the histograms, and the largest
+// hides no climb).
+func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb, ncb int) htmlVariant {
+	r := run.Result
+	scheme := ""
+	if run.Variant.Spec != nil {
+		scheme = run.Variant.Spec.Scheme
+	}
+	order, inKey := keyOrder(r, scheme)
+	v := htmlVariant{Name: run.Variant.Name, KeyOrder: inKey, TimeOps: make([]int64, nb), Markers: []htmlMarker{}}
+	live := func(w int) bool { return w < r.Windows && r.WindowSpan(w) > 0 }
+	for _, s := range order {
+		row := htmlRow{Shard: s, Node: r.Shards[s].Node, Load: make([]float64, nb), Ops: make([]int64, nb), Queue: make([]int32, nb)}
+		if len(r.Shards[s].Moves) > 0 {
+			row.Nodes = make([]int, nb)
+		}
+		for b := range nb {
+			n, sumLoad := 0, 0.0
+			for w := b * bin; w < (b+1)*bin && w < r.Windows; w++ {
+				i := w*len(r.Shards) + s
+				row.Ops[b] += r.ShardOps[i]
+				row.Queue[b] = max(row.Queue[b], r.ShardMaxQueue[i])
+				if live(w) {
+					sumLoad += r.ShardUtilization(w, s)
+					n++
+				}
+				if row.Nodes != nil {
+					row.Nodes[b] = r.ShardNodeAt(s, w)
+				}
+			}
+			if n > 0 {
+				row.Load[b] = util(sumLoad / float64(n))
+			}
+			v.TimeOps[b] += row.Ops[b]
+		}
+		if s < len(vs.Shards) {
+			row.RunLoad, row.RunOps = vs.Shards[s].Utilization, vs.Shards[s].Ops
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	for i := range r.Streams {
+		st := htmlStream{Name: r.Streams[i].Name, Op: r.Streams[i].Op.String(), SLO: []float64{}}
+		if i < len(run.Variant.Streams) {
+			for _, t := range run.Variant.Streams[i].SLO {
+				st.SLO = append(st.SLO, t.Millis())
+			}
+		}
+		for b := range ncb {
+			var off, done, fail, p99 meanOf
+			for w := b * cbin; w < (b+1)*cbin && w < r.Windows; w++ {
+				if !live(w) {
+					continue
+				}
+				sw := metrics.StreamWindowOf(r, i, w)
+				off.add(sw.OfferedRate)
+				done.add(sw.CompletedRate)
+				fail.add(sw.FailedRate)
+				p99.top(sw.P99)
+			}
+			st.Offered = append(st.Offered, off.mean(2))
+			st.Completed = append(st.Completed, done.mean(2))
+			st.Failed = append(st.Failed, fail.mean(2))
+			st.P99 = append(st.P99, p99.max(3))
+		}
+		v.Streams = append(v.Streams, st)
+	}
+	for n := range r.Nodes {
+		nd := htmlNode{ID: n, Cores: r.Nodes[n].Cores}
+		for b := range ncb {
+			var l meanOf
+			for w := b * cbin; w < (b+1)*cbin && w < r.Windows; w++ {
+				if live(w) {
+					u := r.NodeUtilization(w, n)
+					l.add(&u)
+				}
+			}
+			nd.Load = append(nd.Load, l.mean(4))
+		}
+		v.Nodes = append(v.Nodes, nd)
+	}
+	for _, e := range timeline(vs) {
+		text := e.message
+		if e.detection != "" {
+			text += " (" + e.detection + ")"
+		}
+		v.Markers = append(v.Markers, htmlMarker{T: e.atS, At: e.at, Kind: e.kind, Text: text})
+	}
+	return v
+}
+
+// meanOf gathers optional values for a bin's mean or maximum.
+type meanOf struct {
+	sum, hi float64
+	n       int
+}
+
+func (m *meanOf) add(p *float64) {
+	if p != nil {
+		m.sum += *p
+		m.n++
+	}
+}
+
+func (m *meanOf) top(p *float64) {
+	if p != nil {
+		m.hi = max(m.hi, *p)
+		m.n++
+	}
+}
+
+func (m *meanOf) mean(digits int) *float64 {
+	if m.n == 0 {
+		return nil
+	}
+	x := round(m.sum/float64(m.n), digits)
+	return &x
+}
+
+func (m *meanOf) max(digits int) *float64 {
+	if m.n == 0 {
+		return nil
+	}
+	x := round(m.hi, digits)
+	return &x
+}
+
+// htmlTable is a table of the page: text cells, the first Left columns words.
+type htmlTable struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
+	Left    int
+}
+
+func htmlTableOf(caption string, t *table) htmlTable {
+	return htmlTable{Caption: caption, Head: t.head, Rows: t.rows, Left: t.left}
+}
+
+// htmlStory is one variant's story: its description, diagnosis and timeline.
+type htmlStory struct {
+	Name, Description, Key string
+	Color                  int
+	Diagnosis              []string
+	Events, More           []htmlEvent // the first storyEvents, and the rest (folded)
+	Stop                   string
+}
+
+// storyEvents is how many of a variant's alerts and events the story shows before folding
+// the rest: a run of splits can make a hundred.
+const storyEvents = 12
+
+type htmlEvent struct{ At, What, Text, Detection string }
+
+// kindWords names an alert or event kind for a reader.
+func kindWords(kind string) string {
+	switch kind {
+	case "node_cpu":
+		return "CPU alert"
+	case "node_cpu_cleared":
+		return "CPU alert cleared"
+	case "hot_shard":
+		return "hot-shard alert"
+	case "hot_shard_cleared":
+		return "hot-shard alert cleared"
+	case "latency":
+		return "latency alert"
+	case "errors":
+		return "errors"
+	case "throttled":
+		return "throttling"
+	case "timed_out":
+		return "timeouts"
+	case "saturated":
+		return "run stopped"
+	case "action":
+		return "operator action"
+	case "split":
+		return "shard split"
+	case "move":
+		return "shard move"
+	}
+	return strings.ReplaceAll(kind, "_", " ")
+}
+
+// HTML writes report.html to w.
+func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []string) error {
+	if len(runs) != len(sum.Variants) {
+		return fmt.Errorf("report.html: %d runs for %d variants", len(runs), len(sum.Variants))
+	}
+	blob, err := json.Marshal(buildHTMLData(sc, runs, sum))
+	if err != nil {
+		return err
+	}
+	page := struct {
+		Title, Description, Intro string
+		Stories                   []htmlStory
+		Glance                    htmlTable
+		Tables                    []struct {
+			Name   string
+			Tables []htmlTable
+		}
+		Downloads                  []string
+		Data                       template.JS
+		UPlotJS, AppJS             template.JS
+		UPlotCSS, AppCSS           template.CSS
+		UPlotLicense, UPlotVersion string
+		Partial                    bool
+	}{
+		Title: sum.Scenario, Description: strings.Join(strings.Fields(sum.Description), " "),
+		Data: template.JS(blob), UPlotJS: template.JS(uplotJS), AppJS: template.JS(appJS),
+		UPlotCSS: template.CSS(uplotCSS), AppCSS: template.CSS(appCSS),
+		UPlotLicense: uplotLicense, UPlotVersion: uplotVersion, Downloads: downloads, Partial: sum.Partial,
+	}
+	page.Intro = fmt.Sprintf("Simulated %s from %s (seed %d); the first %s are warmup and left out of the run's latency figures. "+
+		"Loads are CPU time spent on a shard's requests as a share of its node's cores; latencies are measured at the client, network and queueing included.",
+		sim.Time(sum.DurationS*float64(sim.Second)), sum.Start, sum.Seed, sim.Time(sum.WarmupS*float64(sim.Second)))
+	glance := &table{head: []string{"variant", "offered", "failed", "error rate", "worst p99 ms", "hottest shard", "its load", "busiest window", "peak shard load", "hottest node load"}, left: 1}
+	for i := range sum.Variants {
+		v := &sum.Variants[i]
+		st := htmlStory{Name: v.Name, Description: strings.Join(strings.Fields(v.Description), " "), Key: v.Key, Color: i, Stop: stopNote(v)}
+		for _, dg := range v.Diagnosis {
+			st.Diagnosis = append(st.Diagnosis, capitalize(dg.Message)+".")
+		}
+		tl := timeline(v)
+		for i, e := range tl {
+			ev := htmlEvent{At: e.at, What: kindWords(e.kind), Text: e.message, Detection: e.detection}
+			if i < storyEvents || len(tl) <= storyEvents+4 { // folding a few would save nothing
+				st.Events = append(st.Events, ev)
+			} else {
+				st.More = append(st.More, ev)
+			}
+		}
+		page.Stories = append(page.Stories, st)
+
+		var offered, failed int64
+		var worst *float64
+		for _, s := range v.Streams {
+			offered += s.Offered
+			failed += s.Failed
+			if s.Latency.P99 != nil && (worst == nil || *s.Latency.P99 > *worst) {
+				worst = s.Latency.P99
+			}
+		}
+		glance.add(v.Name, fmtCount(offered), fmtCount(failed), fmtPct(v.ErrorRate), fmtOptMs(worst),
+			strconv.Itoa(v.Skew.HottestShard), fmtPct(v.Skew.HottestLoad), v.Skew.PeakWindow, fmtPct(v.Skew.PeakHottestLoad), fmtPct(v.HottestNode.Utilization))
+
+		tabs := struct {
+			Name   string
+			Tables []htmlTable
+		}{Name: v.Name}
+		tabs.Tables = append(tabs.Tables, htmlTableOf("Streams", streamTable(v)))
+		shards := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
+		for _, sh := range v.Shards {
+			shards.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), fmtPct(sh.Utilization), fmtPct(sh.PeakUtilization), fmtCount(sh.Ops), fmtCount(sh.Rows))
+		}
+		tabs.Tables = append(tabs.Tables, htmlTableOf("Shards", shards))
+		nodes := &table{head: []string{"node", "cores", "load", "peak window load", "max queue"}, left: 0}
+		for _, n := range v.Nodes {
+			nodes.add(strconv.Itoa(n.ID), strconv.Itoa(n.Cores), fmtPct(n.Utilization), fmtPct(n.PeakUtilization), fmtCount(int64(n.MaxQueue)))
+		}
+		tabs.Tables = append(tabs.Tables, htmlTableOf("Nodes", nodes))
+		for _, sec := range detailSections(v) {
+			if len(sec.t.rows) > 0 {
+				tabs.Tables = append(tabs.Tables, htmlTableOf(capitalize(sec.title), sec.t))
+			}
+		}
+		page.Tables = append(page.Tables, tabs)
+	}
+	page.Glance = htmlTableOf("The variants at a glance", glance)
+	t, err := template.New("page").Funcs(template.FuncMap{
+		"left": func(t htmlTable, i int) bool { return i < t.Left },
+	}).Parse(pageHTML)
+	if err != nil {
+		return err
+	}
+	return t.Execute(w, page)
+}

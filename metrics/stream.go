@@ -88,6 +88,16 @@ type Stream struct {
 	ErrorRate float64 // Failed / Offered, a fraction 0..1; 0 when nothing was offered
 	Latency   Latency
 	Fanout    Fanout
+	// Rows is what the stream's scans read, when they read rows (a row_cost or a row
+	// limit); nil otherwise.
+	Rows *Rows
+}
+
+// Rows is the rows a scan stream read over the requests issued after the warmup: in all,
+// and per request (0 when nothing was offered).
+type Rows struct {
+	Read int64
+	Mean float64
 }
 
 // StreamOf derives a stream's figures from its result.
@@ -104,6 +114,9 @@ func StreamOf(st *sim.StreamResult) Stream {
 	if st.Offered > 0 {
 		s.Fanout.Mean = float64(st.Subrequests) / float64(st.Offered)
 		s.Fanout.Partitions = float64(st.Partitions) / float64(st.Offered)
+	}
+	if st.RowsModeled {
+		s.Rows = &Rows{Read: st.RowsRead, Mean: rate(st.RowsRead, st.Offered)}
 	}
 	return s
 }

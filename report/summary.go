@@ -113,6 +113,9 @@ type StreamSummary struct {
 	Cache    *CacheSummary `json:"cache,omitempty"`
 	Latency  Latency       `json:"latency_ms"`
 	Fanout   Fanout        `json:"fanout"`
+	// Rows is what a scan that reads rows (row_cost, or a row limit) read: in all and per
+	// request; absent for other streams.
+	Rows *RowsSummary `json:"rows,omitempty"`
 	// Failed counts the failed requests over every cause (rejected, throttled, timed out,
 	// limited) and ErrorRate is Failed/Offered (0..1; 0 when nothing was offered), both
 	// from metrics.
@@ -137,6 +140,12 @@ type Fanout struct {
 	Mean       float64 `json:"mean"`
 	Max        int     `json:"max"`
 	Partitions float64 `json:"partitions"`
+}
+
+// RowsSummary is the rows a scan stream read, from metrics.Rows.
+type RowsSummary struct {
+	Read int64   `json:"read"`
+	Mean float64 `json:"mean"`
 }
 
 // ShardSummary is one shard over the whole run. Utilization is CPU time on the shard's
@@ -259,6 +268,9 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 			Fanout:  Fanout{Mean: round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: round(ms.Fanout.Partitions, 3)},
 			Failed:  ms.Failed, ErrorRate: round(ms.ErrorRate, 6),
 		})
+		if ms.Rows != nil {
+			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: round(ms.Rows.Mean, 3)}
+		}
 	}
 	for _, sh := range m.Shards {
 		v.Shards = append(v.Shards, ShardSummary{

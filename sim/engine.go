@@ -270,7 +270,7 @@ func newEngine(m *Model) *engine {
 			st.mu = math.Log(float64(s.Cost)) - s2/2
 		}
 		out := &r.Streams[i]
-		out.Name, out.Op = s.Name, s.Op
+		out.Name, out.Op, out.RowsModeled = s.Name, s.Op, s.RowsModeled
 		st.latCounts = make([]int64, runLayout.countsN)
 		st.winCounts = make([][]int64, nw)
 		out.Win = make([]WindowLatency, nw)
@@ -453,6 +453,7 @@ func (e *engine) arrive(now Time, i int) {
 		out.MaxFanout = max(out.MaxFanout, len(st.visits))
 		for _, v := range st.visits {
 			out.Partitions += int64(v.Partitions)
+			out.RowsRead += v.Rows
 		}
 	}
 	// Schedule the next arrival before serving, so the heap order does not depend on how
@@ -552,7 +553,7 @@ func (e *engine) sendSolo(now Time, st *streamState, issue Time) {
 func (e *engine) newSub(st *streamState, v keyspace.Visit, req, node int32, attempt uint8) int32 {
 	si := e.subs.take()
 	sub := &e.subs.items[si]
-	sub.service = e.serviceTime(st, st.s.Cost, v.Partitions)
+	sub.service = e.serviceTime(st, st.s.Cost, v.Partitions) + Time(v.Rows)*st.s.RowCost
 	sub.req, sub.shard, sub.parts = req, v.Shard, v.Partitions
 	sub.node, sub.attempt, sub.write = int16(node), attempt, st.s.Op == Write
 	return si

@@ -134,6 +134,11 @@ type StreamResult struct {
 	Subrequests int64
 	Partitions  int64
 	MaxFanout   int
+	// RowsRead is the rows the stream's scans read over all issued requests, and
+	// RowsModeled whether its planner has a row model (Stream.RowCost or a limit): without
+	// one, RowsRead is 0 and means nothing.
+	RowsRead    int64
+	RowsModeled bool
 	Win         []WindowLatency
 
 	// Client and mitigation counts, over requests issued after the warmup.

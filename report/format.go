@@ -142,8 +142,8 @@ func streamTable(v *VariantSummary) *table {
 	return t
 }
 
-// fmtRows shows the mean rows read per request: whole below 10, else 3 significant
-// digits with thousands separators ("4.5", "500", "86,400,000").
+// fmtRows shows the mean rows read per request: one decimal below 10, else a whole number
+// with thousands separators ("4.5", "500", "86,400,000").
 func fmtRows(x float64) string {
 	if x < 10 {
 		return strconv.FormatFloat(x, 'f', 1, 64)

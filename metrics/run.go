@@ -19,6 +19,12 @@ type Shard struct {
 	Rows        int64 // rows written
 	Utilization float64
 	Peak        float64
+	// P99 is the 99th percentile in ms of the time its subrequests spent at its node
+	// (waiting and service, from the shard's histogram, capped at its maximum); nil when it
+	// served none after the warmup. Failures are the subrequests it refused after the
+	// warmup: rejected by its node's full queue, throttled by its partition limit.
+	P99      *float64
+	Failures int64
 }
 
 // Node is one node's figures over the time the run covered; utilizations are fractions
@@ -104,7 +110,12 @@ func Of(r *sim.Result) *Run {
 			peak = math.Max(peak, r.ShardUtilization(w, i))
 		}
 		shardLoads[i] = r.Utilization(i)
-		m.Shards = append(m.Shards, Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: shardLoads[i], Peak: peak})
+		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: shardLoads[i], Peak: peak,
+			Failures: sh.Rejected + sh.Throttled}
+		if h := sh.SubLatencyHistogram(); h != nil {
+			ms.P99 = ptr(min(quantileMillis(h, 0.99), sh.SubLatencyMax.Millis()))
+		}
+		m.Shards = append(m.Shards, ms)
 	}
 	nodeLoads := make([]float64, len(r.Nodes))
 	for n, nd := range r.Nodes {

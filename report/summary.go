@@ -158,6 +158,11 @@ type ShardSummary struct {
 	Utilization     float64 `json:"utilization"`
 	PeakUtilization float64 `json:"peak_utilization"`
 	Rows            int64   `json:"rows"`
+	// P99 is the p99 in ms of the time the shard's subrequests spent at its node (null
+	// when it served none); Failures the subrequests it refused (full queue, partition
+	// limit), both over the run after the warmup, from metrics.Shard.
+	P99      *float64 `json:"p99_ms"`
+	Failures int64    `json:"failures"`
 }
 
 // NodeSummary is one node over the whole run.
@@ -276,6 +281,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 		v.Shards = append(v.Shards, ShardSummary{
 			ID: sh.ID, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows,
 			Utilization: util(sh.Utilization), PeakUtilization: util(sh.Peak),
+			P99: optMs(sh.P99), Failures: sh.Failures,
 		})
 	}
 	for _, nd := range m.Nodes {

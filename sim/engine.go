@@ -140,6 +140,8 @@ type engine struct {
 	gens       []uint32           // a slot's generation: how often it was reused since a timer
 	samples    []int32            // where a sampled request's key values wait, by slot
 	issues     []Time             // a solo's issue time, by subrequest slot (see sendSolo)
+	arrived    []Time             // when a subrequest reached its node, by subrequest slot
+	shardLat   []uint32           // every shard's SubLatency counts, one after another
 	nShards    int                // shard ids the result arrays hold (splits included)
 	nNodes     int
 	nextStream int // stream with the earliest pending arrival, or -1
@@ -227,6 +229,10 @@ func newEngine(m *Model) *engine {
 	}
 	e.shardQ = make([]int32, e.nShards)
 	e.shardW = make([]int, e.nShards)
+	e.shardLat = make([]uint32, e.nShards*shardLayout.countsN)
+	for s := range r.Shards {
+		r.Shards[s].SubLatency = e.shardLat[s*shardLayout.countsN : (s+1)*shardLayout.countsN : (s+1)*shardLayout.countsN]
+	}
 	e.aux = rand.New(rand.NewPCG(m.Seed, auxSeed))
 	if m.Replicas >= e.nNodes {
 		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, e.nNodes))
@@ -705,7 +711,14 @@ func (e *engine) serviceTime(st *streamState, c Time, k int32) Time {
 // reach handles subrequest si arriving at its node at time now.
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
+	if int(si) >= len(e.arrived) {
+		e.growArrived(si)
+	}
+	e.arrived[si] = now
 	if e.limits != nil && sub.req != followerReq && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+		if now >= e.m.Warmup {
+			e.res.Shards[sub.shard].Throttled++
+		}
 		if sub.req <= soloReq {
 			e.promote(now, si)
 		}
@@ -719,6 +732,9 @@ func (e *engine) reach(now Time, si int32) {
 		return
 	}
 	if n.limit > 0 && n.q.len() >= n.limit {
+		if sub.req != followerReq && now >= e.m.Warmup {
+			e.res.Shards[sub.shard].Rejected++
+		}
 		if sub.req <= soloReq {
 			e.promote(now, si)
 		}
@@ -743,6 +759,26 @@ func (e *engine) reach(now Time, si int32) {
 		sidx := w*e.nShards + int(sub.shard)
 		e.res.ShardMaxQueue[sidx] = max(e.res.ShardMaxQueue[sidx], e.shardQ[sub.shard])
 	}
+}
+
+// growArrived makes room in e.arrived for subrequest slot si (the pool has grown).
+func (e *engine) growArrived(si int32) {
+	for int(si) >= len(e.arrived) {
+		e.arrived = append(e.arrived, 0)
+	}
+}
+
+// countShardLatency counts the time subrequest si spent at its node, from its arrival to
+// now, the end of its service, in its shard's histogram.
+func (e *engine) countShardLatency(now Time, si int32, sub *subreq) {
+	at := e.arrived[si]
+	if at < e.m.Warmup || sub.req == followerReq {
+		return
+	}
+	lat := now - at
+	e.shardLat[int(sub.shard)*shardLayout.countsN+shardLayout.index(micros(lat))]++
+	sh := &e.res.Shards[sub.shard]
+	sh.SubLatencyMax = max(sh.SubLatencyMax, lat)
 }
 
 // saturate stops a run whose backlog has passed the bound: the offered load exceeds what
@@ -872,6 +908,7 @@ func (e *engine) start(now Time, si int32, n *nodeState) {
 // done handles the end of subrequest si's service at time now.
 func (e *engine) done(now Time, si int32) {
 	ni, req := int(e.subs.items[si].node), e.subs.items[si].req
+	e.countShardLatency(now, si, &e.subs.items[si])
 	n := &e.nodes[ni]
 	n.busy--
 	e.startQueued(now, ni, n) // takes no subrequest slot, so si is still this one

@@ -23,6 +23,8 @@ type histLayout struct {
 var (
 	runLayout    = newHistLayout(histDigits)
 	windowLayout = newHistLayout(windowHistDigits)
+	// shardLayout is the per-shard subrequest histograms': 1 digit, ~470 counts.
+	shardLayout = newHistLayout(1)
 )
 
 func newHistLayout(digits int) histLayout {

@@ -403,6 +403,7 @@ func checkWork(c *checker, s *Resolved) {
 // a time, peaks at 329 MB).
 const (
 	bytesPerCell     = 220
+	bytesPerShard    = 2 << 10 // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
 	bytesPerHist     = 28 << 10
 	bytesBase        = 64 << 20
 	bytesPerRunning  = 192 << 20
@@ -418,7 +419,8 @@ func (s *Resolved) MemoryBytes() float64 {
 	}
 	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
 	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
-	return windows*shards*bytesPerCell + windows*float64(len(s.Streams))*bytesPerHist
+	return windows*shards*bytesPerCell + windows*float64(len(s.Streams))*bytesPerHist +
+		float64(max(s.Shards, s.MaxShards))*bytesPerShard
 }
 
 // RunMemory estimates the memory of a run of these variants, parallel of them at once,

@@ -56,3 +56,55 @@ func TestRowsNewestFirst(t *testing.T) {
 		}
 	}
 }
+
+// rawTime is a time-ordered field whose value is the row time itself.
+type rawTime struct{}
+
+func (rawTime) Bounds(t int64) (lo, hi uint64) { return uint64(t), uint64(t) }
+
+// TestRowsTimeRangeAndScatter: a scan of the last 2 hours of a raw time key, range-sharded
+// at 1h and 2h, at row time 3h visits shards 1 and 2, which share the range's 7,200 rows
+// (1 row/s) evenly; with limit 5,000 the newest shard, 2, is read whole (3,600) and shard
+// 1 for the 1,400 left. A scatter-gather of the same table at 3h (10,800 rows since -history
+// = 0) reads 2,700 rows on each of 4 shards, at most the limit on each.
+func TestRowsTimeRangeAndScatter(t *testing.T) {
+	const hour = int64(3600e9)
+	d := &Design{Parts: []Part{{Kind: FieldPart, Field: 0}}}
+	s := NewRange([]Key{{N: 1, P: [MaxParts]uint64{uint64(hour)}}, {N: 1, P: [MaxParts]uint64{uint64(2 * hour)}}})
+	rows := func(limit int64) *Rows {
+		return &Rows{Limit: limit, Sources: []RowSource{{
+			Written: func(a, b int64) float64 { return float64(b-a) / 1e9 }, Share: []func(uint64) float64{nil}}}}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []struct {
+		limit int64
+		want  map[int32]int64
+	}{{0, map[int32]int64{1: 3600, 2: 3600}}, {5000, map[int32]int64{2: 3600, 1: 1400}}} {
+		p, err := NewQueryPlanner(d, s, []PartQuery{{Mode: TimeRange, Span: 2 * hour, Bounds: rawTime{}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SetRows(rows(c.limit))
+		visits := p.Plan(nil, r, []uint64{0}, 3*hour)
+		if len(visits) != len(c.want) {
+			t.Fatalf("limit %d: visits %v, want shards %v", c.limit, visits, c.want)
+		}
+		for _, v := range visits {
+			if c.want[v.Shard] != v.Rows || v.Partitions != 1 {
+				t.Errorf("limit %d: shard %d read %d rows in %d partitions, want %d in 1", c.limit, v.Shard, v.Rows, v.Partitions, c.want[v.Shard])
+			}
+		}
+		if c.limit > 0 && visits[0].Shard != 2 {
+			t.Errorf("limit %d: visits %v, want the newest shard (2) first", c.limit, visits)
+		}
+	}
+	sc := NewScatterPlanner(4)
+	for _, c := range []struct{ limit, want int64 }{{0, 2700}, {1000, 1000}} {
+		sc.SetRows(rows(c.limit))
+		for _, v := range sc.Plan(nil, r, nil, 3*hour) {
+			if v.Rows != c.want {
+				t.Errorf("scatter, limit %d: shard %d read %d rows, want %d", c.limit, v.Shard, v.Rows, c.want)
+			}
+		}
+	}
+}

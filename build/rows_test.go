@@ -43,3 +43,23 @@ func TestRowModel(t *testing.T) {
 		t.Errorf("the dashboard read %d rows in %d partitions (%v); want 1,000 in 1", rows, parts, visits)
 	}
 }
+
+// TestExplainCountsRows: explain's offered load counts a scan's rows. black-friday's
+// "before" variant with the dashboard at row_cost = "10ns" reads about 86 million rows per
+// refresh (24 hours of orders, more as the run's own orders join them) at 0.5/s on shard
+// 11, so the shard's mean load rises by at least 0.5/s x 86.4M x 10 ns / 4 cores = 10.8%.
+func TestExplainCountsRows(t *testing.T) {
+	load := func(sets ...string) (float64, float64) {
+		sc, err := scenarios.Load("black-friday", scenarios.Options{Variants: []string{"before"}, Sets: sets})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := build.Explain("before", sc.Variants[0].Spec)
+		return ex.Shards[11].Mean, ex.Streams[2].Rows
+	}
+	plain, _ := load()
+	rowsLoad, rows := load(`streams[2].row_cost="10ns"`)
+	if rows < 86.4e6 || rowsLoad-plain < 0.108 {
+		t.Errorf("with rows: %.0f rows per scan and shard 11 at %.3f against %.3f without; want at least 86.4 million and 0.108 more", rows, rowsLoad, plain)
+	}
+}

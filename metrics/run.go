@@ -184,8 +184,8 @@ func PeakWindow(r *sim.Result) int {
 // WindowQuantile returns a window's latency at quantile p (0..1) in milliseconds, capped at
 // the window's exact maximum, or nil when nothing completed in the window.
 func WindowQuantile(w *sim.WindowLatency, p float64) *float64 {
-	if w.Hist == nil || w.Hist.TotalCount() == 0 {
+	if w.Hist.TotalCount() == 0 {
 		return nil
 	}
-	return ptr(min(quantileMillis(w.Hist, p), w.Max.Millis()))
+	return ptr(min(float64(w.Hist.ValueAtQuantile(p*100))/1000, w.Max.Millis()))
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
@@ -179,55 +180,64 @@ func Slug(s string) string {
 	return strings.TrimRight(b.String(), "-")
 }
 
-// WriteCharts renders every chart into dir in format ("png" or "svg") and returns them
-// with their captions, in the order report.md shows them.
-func WriteCharts(dir, format string, sc *spec.Scenario, runs []Run) ([]Chart, error) {
+// ChartPlan is the run's charts before they are drawn: what report.md lists, and how to
+// draw each one. Planning is cheap; drawing is most of the time charts cost, so Render
+// draws them in parallel, and the caller may write its other files meanwhile.
+type ChartPlan struct {
+	Charts []Chart
+	draw   []func(path string) error
+}
+
+// PlanCharts lists every chart of the run in format ("png" or "svg"), in the order
+// report.md shows them.
+func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
 	f := plots.Format(format)
-	var charts []Chart
-	add := func(name, title, caption string, write func(string) error) error {
-		if err := write(filepath.Join(dir, name)); err != nil {
-			return fmt.Errorf("chart %s: %w", name, err)
-		}
-		charts = append(charts, Chart{File: name, Title: title, Caption: caption})
-		return nil
+	p := &ChartPlan{}
+	add := func(name, title, caption string, draw func(string) error) {
+		p.Charts = append(p.Charts, Chart{File: name, Title: title, Caption: caption})
+		p.draw = append(p.draw, draw)
 	}
-	if err := add("shard-load."+format, "Shard load in the busiest window",
+	add("shard-load."+format, "Shard load in the busiest window",
 		fmt.Sprintf("One panel per variant, one bar per shard, at each variant's busiest window. A bar above %.0f%% of its node's cores is drawn in red: that shard is the bottleneck while the others have room.", 100*HotLoad),
-		func(p string) error { return plots.WriteBars(p, f, BarsData(sc, runs)) }); err != nil {
-		return nil, err
-	}
+		func(p string) error { return plots.WriteBars(p, f, BarsData(sc, runs)) })
 	for i, run := range runs {
 		name := fmt.Sprintf("heat-%d-%s.%s", i+1, Slug(run.Variant.Name), format)
-		if err := add(name, "Shard load over time: "+run.Variant.Name,
+		add(name, "Shard load over time: "+run.Variant.Name,
 			"Time runs left to right, one row per shard. The colour is the shard's load, on the same 0-100% scale in every variant: a single dark row is one shard doing the work of many.",
-			func(p string) error { return plots.WriteHeat(p, f, HeatData(sc, run)) }); err != nil {
-			return nil, err
-		}
+			func(p string) error { return plots.WriteHeat(p, f, HeatData(sc, run)) })
 	}
 	for i, st := range runs[0].Result.Streams {
-		name := fmt.Sprintf("p99-%s.%s", Slug(st.Name), format)
-		if err := add(name, "p99 latency over time: "+st.Name,
+		add(fmt.Sprintf("p99-%s.%s", Slug(st.Name), format), "p99 latency over time: "+st.Name,
 			"The 99th percentile latency of the requests that completed in each window, one line per variant, on a log scale: a line that climbs is a queue that grows.",
-			func(p string) error { return plots.WriteLines(p, f, P99Data(sc, runs, i)) }); err != nil {
-			return nil, err
-		}
-		name = fmt.Sprintf("cdf-%s.%s", Slug(st.Name), format)
-		if err := add(name, "Latency distribution: "+st.Name,
+			func(p string) error { return plots.WriteLines(p, f, P99Data(sc, runs, i)) })
+		add(fmt.Sprintf("cdf-%s.%s", Slug(st.Name), format), "Latency distribution: "+st.Name,
 			"The share of requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. The further right a curve's top, the longer its tail.",
-			func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) }); err != nil {
-			return nil, err
-		}
+			func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) })
 		if !usesCache(runs, i) {
 			continue
 		}
-		name = fmt.Sprintf("backend-%s.%s", Slug(st.Name), format)
-		if err := add(name, "Database reads behind the cache: "+st.Name,
+		add(fmt.Sprintf("backend-%s.%s", Slug(st.Name), format), "Database reads behind the cache: "+st.Name,
 			"The reads of the database that the stream's cache misses and refreshes caused, per second in each window, one line per variant. A flat low line is a cache doing its job; a spike is a stampede (many readers missing the same expired key at once), and a line that never drops means the cache is not holding the hot keys.",
-			func(p string) error { return plots.WriteLines(p, f, BackendReadsData(sc, runs, i)) }); err != nil {
-			return nil, err
+			func(p string) error { return plots.WriteLines(p, f, BackendReadsData(sc, runs, i)) })
+	}
+	return p
+}
+
+// Render draws every planned chart into dir, workers at a time (each chart is drawn by one
+// goroutine and written atomically), and returns the first error in the plan's order.
+func (p *ChartPlan) Render(dir string, workers int) error {
+	errs := make([]error, len(p.draw))
+	pool.New(workers, nil).Each(len(p.draw), func(i int) {
+		if err := p.draw[i](filepath.Join(dir, p.Charts[i].File)); err != nil {
+			errs[i] = fmt.Errorf("chart %s: %w", p.Charts[i].File, err)
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return charts, nil
+	return nil
 }
 
 // shortDuration formats d without trailing zero units: "1m", "1h30m", "30s", "1.5s".

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/shardsim/shardsim/metrics"
@@ -173,5 +175,39 @@ func TestCountFormats(t *testing.T) {
 	}
 	if rows[1][3] != "1234567" {
 		t.Errorf("CSV offered = %q, want 1234567", rows[1][3])
+	}
+}
+
+// TestChartsRenderedInParallel draws testdata/small.toml's charts one at a time and four
+// at a time: the plan lists every file in report.md's order, and the parallel drawing
+// writes the same bytes (run it with -race to check that the drawings share nothing).
+func TestChartsRenderedInParallel(t *testing.T) {
+	sc, runs := runAll(t, "../testdata/small.toml", `duration="40s"`)
+	for _, format := range []string{"png"} {
+		plan := PlanCharts(format, sc, runs)
+		// shard-load, a heat chart per variant, p99 and cdf per stream.
+		if want := 1 + len(runs) + 2*len(runs[0].Result.Streams); len(plan.Charts) != want {
+			t.Fatalf("%s: %d charts planned, want %d", format, len(plan.Charts), want)
+		}
+		one, four := t.TempDir(), t.TempDir()
+		if err := plan.Render(one, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := plan.Render(four, 4); err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range plan.Charts {
+			a, err := os.ReadFile(filepath.Join(one, ch.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(four, ch.File))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("%s: %d bytes drawn alone, %d in parallel, or they differ", ch.File, len(a), len(b))
+			}
+		}
 	}
 }

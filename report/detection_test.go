@@ -337,9 +337,11 @@ func TestDetectionTiming(t *testing.T) {
 	run.Variant.Streams[0].SLO = []sim.Time{20 * sim.Millisecond}
 	put := &run.Result.Streams[0]
 	for w := range put.Win {
-		h := newHist(t, 5000)
+		var h sim.WindowHist
 		if w == 7 {
-			h = newHist(t, 90_000)
+			h.RecordValues(90_000, 100)
+		} else {
+			h.RecordValues(5000, 100)
 		}
 		put.Win[w].Completed, put.Win[w].Hist = h.TotalCount(), h
 	}

@@ -1404,7 +1404,7 @@ func TestLimits(t *testing.T) {
 	}{
 		{"nodes", "nodes = 6", "nodes = 10000", "nodes = 10001", "cluster.nodes"},
 		{"shards", "shards = 12", "shards = 100000", "shards = 100001", "keyspace.shards"},
-		{"windows", `duration = "10s"`, "duration = \"10000s\"\nwindow = \"1s\"", "duration = \"10001s\"\nwindow = \"1s\"", "window"},
+		{"windows", `duration = "10s"`, "duration = \"20000s\"\nwindow = \"1s\"", "duration = \"20001s\"\nwindow = \"1s\"", "window"},
 		{"categorical count", `{ gen = "uuid" }`, `{ gen = "categorical", count = 1_000_000 }`, `{ gen = "categorical", count = 1_000_001 }`, "table.fields.row_id.count"},
 		{"key parts", `key = ["user_id"]`, `key = ["user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "user_id"]`, `key = ["user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "user_id", "row_id"]`, "keyspace.key"},
 		{"key parts with salt", `key = ["user_id"]`, "key = [\"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\"]\nsalt = 2", "key = [\"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\", \"user_id\"]\nsalt = 2", "keyspace.key"},

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -68,11 +70,7 @@ const histWindowLag = 1
 func (e *engine) countWindow(st *streamState, w int, us int64) {
 	if w < e.histOpen {
 		// The window is closed: its histogram is built already (or it had no counts).
-		win := &st.out.Win[w]
-		if win.Hist == nil {
-			win.Hist = hdrhistogram.New(1, histMaxMicros, windowHistDigits)
-		}
-		win.Hist.RecordValue(us)
+		st.out.Win[w].Hist.record(us)
 		return
 	}
 	c := st.winCounts[w]
@@ -95,11 +93,129 @@ func (e *engine) closeWindows(end int) {
 		for i := range e.streams {
 			st := &e.streams[i]
 			if c := st.winCounts[w]; c != nil {
-				st.out.Win[w].Hist = windowLayout.histogram(c)
+				st.out.Win[w].Hist = compactHist(c)
 				clear(c)
 				e.histFree = append(e.histFree, c)
 				st.winCounts[w] = nil
 			}
 		}
 	}
+}
+
+// WindowHist is one window's latency histogram, in microseconds, kept compact: a window
+// that closes keeps only the cells of the window layout's HdrHistogram counts array that
+// are not zero, each as its index (high 16 bits) and its count (low 48 bits), in index
+// order. A window of a few thousand requests fills a few hundred of the layout's 3,584
+// cells, so this takes a tenth of the dense array's 28 KB or less. The zero value is an
+// empty histogram. Its answers are the HdrHistogram's to the bit: ValueAtQuantile walks
+// the same counts in the same order and maps the crossing cell to a value by the
+// library's formulas (TestWindowHistMatchesHdrHistogram holds it to the library).
+type WindowHist struct {
+	cells []uint64
+	total int64
+}
+
+const (
+	cellCountBits = 48
+	cellCountMask = 1<<cellCountBits - 1
+)
+
+// compactHist returns the histogram of a window's dense counts array.
+func compactHist(counts []int64) WindowHist {
+	n := 0
+	for _, c := range counts {
+		if c != 0 {
+			n++
+		}
+	}
+	h := WindowHist{cells: make([]uint64, 0, n)}
+	for i, c := range counts {
+		if c != 0 {
+			h.cells = append(h.cells, uint64(i)<<cellCountBits|uint64(c))
+			h.total += c
+		}
+	}
+	return h
+}
+
+// record adds one value of us microseconds: a success that reached its client after its
+// window closed, which is rare, so the insertion may allocate.
+func (h *WindowHist) record(us int64) { h.RecordValues(us, 1) }
+
+// RecordValues adds n values of us microseconds (clamped to the layout's 1 to 10^10), for
+// histograms built outside a run; n must be positive.
+func (h *WindowHist) RecordValues(us, n int64) {
+	idx := uint64(windowLayout.index(min(max(us, 1), histMaxMicros)))
+	i, _ := slices.BinarySearchFunc(h.cells, idx, func(c, idx uint64) int { return cmp.Compare(c>>cellCountBits, idx) })
+	if i < len(h.cells) && h.cells[i]>>cellCountBits == idx {
+		h.cells[i] += uint64(n)
+	} else {
+		h.cells = slices.Insert(h.cells, i, idx<<cellCountBits|uint64(n))
+	}
+	h.total += n
+}
+
+// TotalCount returns the number of values recorded.
+func (h *WindowHist) TotalCount() int64 { return h.total }
+
+// Cells returns the number of cells the histogram keeps, for memory accounting.
+func (h *WindowHist) Cells() int { return len(h.cells) }
+
+// ValueAtQuantile returns the value at percentile (0..100) as hdrhistogram's
+// Histogram.ValueAtQuantile does: the highest value equivalent to the first cell at which
+// the cumulative count reaches the percentile's rank (the lowest, for percentile 0), and 0
+// for an empty histogram.
+func (h *WindowHist) ValueAtQuantile(percentile float64) int64 {
+	if h.total == 0 {
+		return 0
+	}
+	percentile = min(max(percentile, 0), 100)
+	// The rank, as the library computes it (percentileRank): in [1, total].
+	rank := int64(1)
+	if r := percentile/100*float64(h.total) + 0.5; r >= float64(h.total) {
+		rank = h.total
+	} else if r >= 1 {
+		rank = int64(r)
+	}
+	var sum int64
+	for _, c := range h.cells {
+		if sum += int64(c & cellCountMask); sum >= rank {
+			v, size := windowLayout.cellValue(int(c >> cellCountBits))
+			if percentile == 0 {
+				return v
+			}
+			return v + size - 1
+		}
+	}
+	return 0
+}
+
+// Histogram returns a new HdrHistogram with the same counts (nil when empty), for readers
+// that want the library's other statistics.
+func (h *WindowHist) Histogram() *hdrhistogram.Histogram {
+	if h.total == 0 {
+		return nil
+	}
+	counts := make([]int64, windowLayout.countsN)
+	for _, c := range h.cells {
+		counts[c>>cellCountBits] = int64(c & cellCountMask)
+	}
+	return windowLayout.histogram(counts)
+}
+
+// cellValue returns the lowest value that counts index idx stands for and the size of the
+// range of values equivalent to it, by the library's valueFromFlatIndex and
+// sizeOfEquivalentValueRange with a unit magnitude of 0.
+func (l *histLayout) cellValue(idx int) (lowest, size int64) {
+	bucket := idx>>l.halfMag - 1
+	sub := idx&(l.half-1) + l.half
+	if bucket < 0 {
+		sub -= l.half
+		bucket = 0
+	}
+	lowest = int64(sub) << bucket
+	if sub >= 2*l.half { // never for a value of this index; kept as the library has it
+		bucket++
+	}
+	return lowest, 1 << bucket
 }

@@ -175,7 +175,7 @@ type WindowLatency struct {
 	Throttled    int64
 	TimedOut     int64
 	Max          Time
-	Hist         *hdrhistogram.Histogram // microseconds; nil when nothing completed
+	Hist         WindowHist // latencies of the completions, in microseconds
 }
 
 // ShardResult is one shard's totals over [0, Duration).
@@ -240,7 +240,7 @@ func (s *StreamResult) QuantileMillis(q float64) float64 {
 
 // QuantileMillis returns the window's latency at quantile q (0..1) in ms, 0 if empty.
 func (w *WindowLatency) QuantileMillis(q float64) float64 {
-	return histQuantileMillis(w.Hist, q)
+	return float64(w.Hist.ValueAtQuantile(q*100)) / 1000
 }
 
 func histQuantileMillis(h *hdrhistogram.Histogram, q float64) float64 {

@@ -35,7 +35,7 @@ const (
 	maxSalt           = 65_536
 	maxLoadFactor     = 1_000_000
 	maxSeriesCells    = 20_000_000 // shards and nodes x windows: about 480 MB
-	maxStreamWindows  = 20_000     // streams x windows: up to about 560 MB of histograms
+	maxStreamWindows  = 200_000    // streams x windows: histograms at most 28 KB each, about 8 cells of 8 bytes in practice
 	maxCost           = sim.Hour
 	maxNameLength     = 64 // stream names: they name chart files
 	maxVariantName    = 200
@@ -396,15 +396,19 @@ func checkWork(c *checker, s *Resolved) {
 // 9.9 million variant-cells (a window of one shard or node of one variant): about 218
 // bytes each, for the result's series (about 20 bytes) and the summary and CSV text made
 // from them, which are built whole before they are written. Each stream keeps a latency
-// histogram of up to 28 KB per window; the rest of the process takes about 64 MB. A run in
+// histogram per window, of one 8-byte cell per distinct latency cell among the window's
+// completions (sim.WindowHist): at most 8 bytes a request over the run, and at most the
+// 28 KB of the dense layout per window. The rest of the process takes about 64 MB. A run in
 // progress may also hold up to sim.DefaultMaxQueued (2 million) waiting subrequests and
 // their requests before it is declared saturated: about 140 MB, counted 192 MB with the
 // engine's other state, for each variant running at once (black-friday, 5 variants two at
 // a time, peaks at 329 MB).
 const (
 	bytesPerCell     = 220
-	bytesPerShard    = 2 << 10 // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
-	bytesPerHist     = 28 << 10
+	bytesPerShard    = 2 << 10  // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
+	bytesPerHist     = 28 << 10 // a dense window histogram: 3,584 cells of 8 bytes
+	bytesPerHistCell = 8
+	bytesPerWindow   = 64 // a window histogram's header and its stream's window figures
 	bytesBase        = 64 << 20
 	bytesPerRunning  = 192 << 20
 	MaxRunMemory     = 4 << 30 // the most a whole run (every variant, every output) may take
@@ -419,8 +423,16 @@ func (s *Resolved) MemoryBytes() float64 {
 	}
 	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
 	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
-	return windows*shards*bytesPerCell + windows*float64(len(s.Streams))*bytesPerHist +
-		float64(max(s.Shards, s.MaxShards))*bytesPerShard
+	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*bytesPerShard
+}
+
+// histBytes bounds the memory of the variant's window latency histograms over windows
+// windows: a cell per distinct latency cell of a window's completions, so no more cells
+// than requests over the run (with a tenth for the Poisson counts' spread around their
+// expectation), and no more than the dense layout per window.
+func (s *Resolved) histBytes(windows float64) float64 {
+	sw := windows * float64(len(s.Streams))
+	return min(sw*bytesPerHist, 1.1*s.Requests()*bytesPerHistCell) + sw*bytesPerWindow
 }
 
 // RunMemory estimates the memory of a run of these variants, parallel of them at once,
@@ -458,8 +470,8 @@ func checkMemory(c *checker, s *Resolved) {
 			windows, shards+len(s.Nodes), what, cells*24>>20, maxSeriesCells, maxSeriesCells*24>>20)
 	}
 	if hists := windows * int64(len(s.Streams)); hists > maxStreamWindows {
-		c.add("window", "%d windows x %d streams need up to %d MB of latency histograms; at most %d stream-windows (about %d MB) are allowed: use a wider window",
-			windows, len(s.Streams), hists*28>>10, maxStreamWindows, maxStreamWindows*28>>10)
+		c.add("window", "%d windows x %d streams keep %d latency histograms; at most %d stream-windows are allowed: use a wider window",
+			windows, len(s.Streams), hists, maxStreamWindows)
 	}
 }
 

@@ -311,16 +311,23 @@ func percent(x float64, digits int) string {
 // bottleneckShort is a bottleneck in a table cell: "cpu node 15 (189% peak)".
 func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
 	s := b.Resource.String()
+	var notes []string
 	switch {
 	case b.Node >= 0 && b.Resource == metrics.CPU:
-		s += fmt.Sprintf(" node %d (%s peak)", b.Node, percent(b.Peak, 0))
+		s += fmt.Sprintf(" node %d", b.Node)
+		notes = append(notes, percent(b.Peak, 0)+" peak")
 	case b.Node >= 0 && b.Resource == metrics.Queue:
 		s += fmt.Sprintf(" node %d", b.Node)
 	case b.Resource == metrics.FanOut:
 		s += " of " + b.Stream
 	}
+	// Where the replications disagree on what binds, say how many agree with the one named,
+	// in words: a bare "1/2" beside a percentage reads as a fraction of something else.
 	if agree < of {
-		s += fmt.Sprintf(" %d/%d", agree, of)
+		notes = append(notes, fmt.Sprintf("%d of %d seeds", agree, of))
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, "; ") + ")"
 	}
 	return s
 }

@@ -158,3 +158,23 @@ func TestSplitFlagConstructed(t *testing.T) {
 		t.Errorf("mean ok %v, cell %q; want the mean failing and SPLIT 2/3", row.Assessment.OK, verdictCell(&row))
 	}
 }
+
+// TestBottleneckWording checks the "binds" cell: a node's peak and, where the replications
+// disagree on what binds, how many of them agree, both in words.
+func TestBottleneckWording(t *testing.T) {
+	cpu := metrics.Bottleneck{Resource: metrics.CPU, Node: 15, Peak: 0.96}
+	for _, c := range []struct {
+		b         metrics.Bottleneck
+		agree, of int
+		want      string
+	}{
+		{cpu, 3, 3, "cpu node 15 (96% peak)"},
+		{cpu, 1, 3, "cpu node 15 (96% peak; 1 of 3 seeds)"},
+		{metrics.Bottleneck{Resource: metrics.Queue, Node: 2}, 2, 3, "queue node 2 (2 of 3 seeds)"},
+		{metrics.Bottleneck{Resource: metrics.FanOut, Node: -1, Stream: "scan"}, 1, 1, "fan-out of scan"},
+	} {
+		if got := bottleneckShort(c.b, c.agree, c.of); got != c.want {
+			t.Errorf("bottleneckShort(%+v, %d, %d) = %q, want %q", c.b, c.agree, c.of, got, c.want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/pflag"
@@ -224,6 +225,22 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	}
 	defer endProfile()
 	runs := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil })
+	// The charts are drawn while the summary, the tables and the other files are made: they
+	// need only the runs, and drawing them is most of what charts cost.
+	var charts []report.Chart
+	chartsDone := make(chan error, 1)
+	if c.noCharts {
+		chartsDone <- nil
+	} else {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		plan := report.PlanCharts(c.chartFormat, &sc.Scenario, runs)
+		charts = plan.Charts
+		go func() { chartsDone <- plan.Render(dir, c.parallel) }()
+	}
+	waitCharts := sync.OnceValue(func() error { return <-chartsDone })
+	defer waitCharts() // no chart is still being written once the command returns
 	sum := report.Summarize(&sc.Scenario, runs)
 
 	var buf bytes.Buffer
@@ -243,14 +260,11 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var charts []report.Chart
-	if !c.noCharts {
-		if charts, err = report.WriteCharts(dir, c.chartFormat, &sc.Scenario, runs); err != nil {
-			return err
-		}
-	}
 	paths, err := report.WriteFiles(dir, &sc.Scenario, runs, sum, charts)
 	if err != nil {
+		return err
+	}
+	if err := waitCharts(); err != nil {
 		return err
 	}
 	if _, err := stdout.Write(buf.Bytes()); err != nil {

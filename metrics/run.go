@@ -20,7 +20,7 @@ type Shard struct {
 	Utilization float64
 	Peak        float64
 	// P99 is the 99th percentile in ms of the time its subrequests spent at its node
-	// (waiting and service, from the shard's histogram, capped at its maximum); nil when it
+	// (waiting and service, from the shard's 1-digit histogram: within about 6%); nil when it
 	// served none after the warmup. Failures are the subrequests it refused after the
 	// warmup: rejected by its node's full queue, throttled by its partition limit.
 	P99      *float64
@@ -112,8 +112,8 @@ func Of(r *sim.Result) *Run {
 		shardLoads[i] = r.Utilization(i)
 		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: shardLoads[i], Peak: peak,
 			Failures: sh.Rejected + sh.Throttled}
-		if h := sh.SubLatencyHistogram(); h != nil {
-			ms.P99 = ptr(min(quantileMillis(h, 0.99), sh.SubLatencyMax.Millis()))
+		if p99, ok := sh.SubLatencyQuantile(0.99); ok {
+			ms.P99 = ptr(p99.Millis())
 		}
 		m.Shards = append(m.Shards, ms)
 	}

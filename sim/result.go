@@ -194,18 +194,21 @@ type ShardResult struct {
 	// (followers' applies left out): Rejected found its node's queue full, Throttled met
 	// its partition limit; SubLatency counts the time of each one it served from its
 	// arrival at the node to the end of its service (waiting and service: what the node's
-	// slow-query log would show), in microseconds, in the layout SubLatencyHistogram reads;
-	// SubLatencyMax is the longest.
-	Rejected      int64
-	Throttled     int64
-	SubLatency    []uint32
-	SubLatencyMax Time
+	// slow-query log would show), in the layout SubLatencyQuantile reads.
+	Rejected   int64
+	Throttled  int64
+	SubLatency []uint32
 }
 
-// SubLatencyHistogram returns the shard's subrequest times (microseconds) as an
-// HdrHistogram of 1 significant digit (within about 6%: a run-wide histogram of ~2 KB per
-// shard, so that memory stays small for 100,000 shards); nil when it served none.
-func (s *ShardResult) SubLatencyHistogram() *hdrhistogram.Histogram {
+// shardLatShift: a shard's subrequest times are counted in units of 2^10 ns.
+const shardLatShift = 10
+
+// SubLatencyQuantile returns the time at quantile q (0..1) of the shard's subrequests at
+// its node, from a histogram of 1 significant digit: the upper end of the bucket that
+// holds it, within about 6% above the values in it (and so at most that far above the
+// longest); ok is false when the shard served none after the warmup. It builds the
+// histogram (~4 KB) for the call.
+func (s *ShardResult) SubLatencyQuantile(q float64) (t Time, ok bool) {
 	n := int64(0)
 	counts := make([]int64, len(s.SubLatency))
 	for i, c := range s.SubLatency {
@@ -213,9 +216,10 @@ func (s *ShardResult) SubLatencyHistogram() *hdrhistogram.Histogram {
 		n += int64(c)
 	}
 	if n == 0 {
-		return nil
+		return 0, false
 	}
-	return shardLayout.histogram(counts)
+	v := shardLayout.histogram(counts).ValueAtQuantile(100 * q)
+	return Time(v+1)<<shardLatShift - 1, true
 }
 
 // NodeResult is one node's totals over [0, Duration).

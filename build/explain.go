@@ -39,7 +39,10 @@ type StreamPlan struct {
 	Subrequests   float64 // mean shards visited per request
 	MaxSubrequest int
 	Partitions    float64 // mean partitions visited per request
-	// Shares[s] is the mean number of partitions a request reads on shard s, over the run.
+	Rows          float64 // mean rows read per request (a scan with a row model; else 0)
+	// Shares[s] is the mean number of partitions a request reads on shard s, over the run;
+	// for a scan that reads rows, its rows count too, as row_cost / cost of a partition
+	// each, so that Shares x cost is the work.
 	Shares []float64
 	// PeakShares[s] is the same over the requests of the window (the scenario's window
 	// length) that holds PeakAt: the routing at the peak. It differs from Shares when the
@@ -91,6 +94,7 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 		plan.PeakRate, _ = schedulePeak(ss, end)
 		run := sampleStream(s, ss, st, 0, end, streamSeedOf(st.Name))
 		plan.Shares, plan.Subrequests, plan.MaxSubrequest, plan.Partitions = run.shares, run.subrequests, run.maxSubrequest, run.partitions
+		plan.Rows = run.rows
 		ex.Streams = append(ex.Streams, plan)
 	}
 	// The peak windows, now that every stream's work per request is known.
@@ -203,7 +207,7 @@ func busiestInstant(s *spec.Resolved, streams []sim.Stream, plans []StreamPlan) 
 	for _, t := range ts {
 		work := 0.0
 		for i := range s.Streams {
-			work += s.Streams[i].Schedule.Rate(t) * streams[i].Cost.Seconds() * plans[i].Partitions
+			work += s.Streams[i].Schedule.Rate(t) * (streams[i].Cost.Seconds()*plans[i].Partitions + streams[i].RowCost.Seconds()*plans[i].Rows)
 		}
 		if work > best {
 			best, at = work, t
@@ -267,6 +271,7 @@ type sample struct {
 	shares        []float64
 	subrequests   float64
 	partitions    float64
+	rows          float64
 	maxSubrequest int
 }
 
@@ -278,7 +283,12 @@ func sampleStream(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, from, t
 	fields := make([]uint64, len(st.Fields))
 	var visits []keyspace.Visit
 	samples := explainMaxSamples
-	totalW, subs, parts := 0.0, 0.0, 0.0
+	totalW, subs, parts, rows := 0.0, 0.0, 0.0, 0.0
+	// A row read costs rowWork partitions' worth of work.
+	rowWork := 0.0
+	if st.Cost > 0 {
+		rowWork = float64(st.RowCost) / float64(st.Cost)
+	}
 	for j := 0; j < samples; j++ {
 		t := from + int64(r.Float64()*float64(to-from))
 		w := ss.Schedule.Rate(t)
@@ -308,15 +318,16 @@ func sampleStream(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, from, t
 		subs += w * float64(len(visits))
 		for _, v := range visits {
 			parts += w * float64(v.Partitions)
+			rows += w * float64(v.Rows)
 			if int(v.Shard) < len(out.shares) { // only the initial shards exist: no split happens here
-				out.shares[v.Shard] += w * float64(v.Partitions)
+				out.shares[v.Shard] += w * (float64(v.Partitions) + float64(v.Rows)*rowWork)
 			}
 		}
 	}
 	if totalW == 0 {
 		return out
 	}
-	out.subrequests, out.partitions = subs/totalW, parts/totalW
+	out.subrequests, out.partitions, out.rows = subs/totalW, parts/totalW, rows/totalW
 	for sh := range out.shares {
 		out.shares[sh] /= totalW
 	}

@@ -98,6 +98,16 @@ func Model(s *spec.Resolved) *sim.Model {
 		default:
 			st.Planner = keyspace.NewPointPlanner(design, scheme, ss.Op == sim.Read)
 		}
+		if ss.Rows {
+			st.RowCost, st.RowsModeled = ss.RowCost, true
+			rows := RowModel(s, &s.Streams[i])
+			switch p := st.Planner.(type) {
+			case *keyspace.QueryPlanner:
+				p.SetRows(rows)
+			case *keyspace.ScatterPlanner:
+				p.SetRows(rows)
+			}
+		}
 		m.Streams = append(m.Streams, st)
 	}
 	m.LockSlots = lockSlots(s)

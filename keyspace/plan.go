@@ -1,12 +1,17 @@
 package keyspace
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
-// A Visit is one subrequest of a request: the shard it goes to and how many partitions it
-// reads there (a subrequest costs the stream's cost once per partition).
+// A Visit is one subrequest of a request: the shard it goes to, how many partitions it
+// reads there (a subrequest costs the stream's cost once per partition) and, for a scan
+// whose planner has a row model (Rows), how many rows it reads there (0 otherwise).
 type Visit struct {
 	Shard      int32
 	Partitions int32
+	Rows       int64
 }
 
 // A Scheme maps a key to its shard.
@@ -154,7 +159,12 @@ func (p *PointPlanner) LastKey() *Key { return &p.key }
 type ScatterPlanner struct {
 	shards int32
 	split  *Splitter // when set, the live shards at plan time
+	rows   *Rows     // when set, each visit reads its shard's share of the table's rows
 }
+
+// SetRows gives the planner a row model: each visit then reads an even share of every row
+// written up to the scan's row time, at most the model's limit.
+func (p *ScatterPlanner) SetRows(m *Rows) { p.rows = m }
 
 // NewScatterPlanner returns a planner that visits shards 0 to shards-1.
 func NewScatterPlanner(shards int) *ScatterPlanner { return &ScatterPlanner{shards: int32(shards)} }
@@ -168,13 +178,17 @@ func NewScatterPlannerFor(s Scheme) *ScatterPlanner {
 }
 
 // Plan appends one visit per shard to dst.
-func (p *ScatterPlanner) Plan(dst []Visit, _ *rand.Rand, _ []uint64, _ int64) []Visit {
+func (p *ScatterPlanner) Plan(dst []Visit, _ *rand.Rand, _ []uint64, rowTime int64) []Visit {
 	n := p.shards
 	if p.split != nil {
 		n = int32(p.split.Live())
 	}
+	var rows int64
+	if p.rows != nil {
+		rows = p.rows.ScanRows(int(n), math.MinInt64, rowTime)
+	}
 	for s := int32(0); s < n; s++ {
-		dst = append(dst, Visit{Shard: s, Partitions: 1})
+		dst = append(dst, Visit{Shard: s, Partitions: 1, Rows: rows})
 	}
 	return dst
 }

@@ -62,6 +62,19 @@ type QueryPlanner struct {
 	start   [MaxParts]uint64
 	count   [MaxParts]uint64
 	cur     [MaxParts]uint64
+	// The row model (see SetRows); nil: visits carry no rows.
+	rows    *Rows
+	perRows []int64 // rows read per shard, for the request being planned
+	span    grouper // scratch: the shards of one time-range span, in key order
+}
+
+// SetRows gives the planner a row model: each visit then carries the rows it reads, and
+// with the model's limit the scan stops once it has read that many (see Rows). Partitions
+// are then walked in key order with every time-bucket part newest first.
+func (p *QueryPlanner) SetRows(m *Rows) {
+	p.rows = m
+	p.perRows = make([]int64, len(p.g.count))
+	p.span = newGrouper(len(p.g.count))
 }
 
 // NewQueryPlanner returns a planner for a query that constrains the key's parts as parts
@@ -96,6 +109,9 @@ func (p *QueryPlanner) Scatters() bool { return p.scatter }
 // Plan appends the query's visits to dst. fields and rowTime are the query's: known parts
 // come from them, and time ranges end at rowTime.
 func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime int64) []Visit {
+	if p.rows != nil {
+		return p.planRows(dst, r, fields, rowTime)
+	}
 	if p.scatter {
 		for s, n := 0, liveShards(p.scheme); s < n; s++ {
 			dst = append(dst, Visit{Shard: int32(s), Partitions: 1})
@@ -204,4 +220,181 @@ func MaxPartitions(parts []PartQuery) float64 {
 		}
 	}
 	return total
+}
+
+// timeRange returns the scan's time range: the span of its bucket or time-range part, or
+// everything up to rowTime.
+func (p *QueryPlanner) timeRange(rowTime int64) (from, to int64) {
+	for i := range p.parts {
+		if m := p.parts[i].Mode; m == BucketRange || m == TimeRange {
+			return rowTime - p.parts[i].Span, rowTime
+		}
+	}
+	return math.MinInt64, rowTime
+}
+
+// planRows is Plan with the row model: the same partitions and shards, walked in key
+// order with time buckets newest first, each visit carrying its rows, and the walk
+// stopping at the model's limit.
+func (p *QueryPlanner) planRows(dst []Visit, r *rand.Rand, fields []uint64, rowTime int64) []Visit {
+	m := p.rows
+	d := p.design
+	var salt uint64
+	if d.Salted() && p.parts[0].Mode == Known {
+		var unused uint64
+		salt = d.WriteSalt(r, fields, &unused)
+	}
+	d.KeyInto(&p.key, fields, rowTime, salt)
+	n := int(p.key.N)
+	from, to := p.timeRange(rowTime)
+	if p.scatter {
+		// Every shard: the rows that match the known parts, spread evenly; the other
+		// parts take every value, so they do not narrow the rows.
+		shards := liveShards(p.scheme)
+		total := p.knownRows(n, from, to)
+		per := roundRows(total / float64(max(shards, 1)))
+		if m.Limit > 0 {
+			per = min(per, m.Limit)
+		}
+		for s := 0; s < shards; s++ {
+			dst = append(dst, Visit{Shard: int32(s), Partitions: 1, Rows: per})
+		}
+		return dst
+	}
+	for i := 0; i < n; i++ {
+		q := &p.parts[i]
+		if p.timeIdx >= 0 && i > p.timeIdx {
+			p.start[i], p.count[i] = 0, 1
+			continue
+		}
+		switch q.Mode {
+		case Known:
+			p.start[i], p.count[i] = p.key.P[i], 1
+		case Enumerate:
+			p.start[i], p.count[i] = 0, q.Count
+		case BucketRange:
+			first := d.BucketOf(rowTime-q.Span, q.Width)
+			last := d.BucketOf(rowTime-1, q.Width)
+			p.start[i], p.count[i] = first, last-first+1
+		case TimeRange:
+			p.start[i], p.count[i] = 0, 1
+		}
+		p.cur[i] = 0
+	}
+	left := m.Limit // rows still to read, when limited
+	done := false
+	for !done {
+		for i := 0; i < n; i++ {
+			v := p.start[i] + p.cur[i]
+			if p.parts[i].Mode == BucketRange {
+				v = p.start[i] + p.count[i] - 1 - p.cur[i] // newest first
+			}
+			p.key.P[i] = v
+		}
+		if p.timeIdx >= 0 {
+			done = p.spanRows(n, rowTime, from, to, &left)
+		} else {
+			a, b := from, to
+			for i := 0; i < n; i++ {
+				if q := &p.parts[i]; q.Mode == BucketRange {
+					bs := int64(p.key.P[i]^1<<63)*q.Width - d.Clock
+					a, b = max(a, bs), min(b, bs+q.Width)
+				}
+			}
+			rows := roundRows(m.written(&p.key, n, a, b))
+			done = p.addRows(p.scheme.Shard(&p.key), rows, &left)
+		}
+		i := n - 1
+		for ; i >= 0; i-- {
+			p.cur[i]++
+			if p.cur[i] < p.count[i] {
+				break
+			}
+			p.cur[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+	}
+	for _, s := range p.g.order {
+		dst = append(dst, Visit{Shard: s, Partitions: p.g.count[s], Rows: p.perRows[s]})
+		p.g.count[s], p.perRows[s] = 0, 0
+	}
+	p.g.order = p.g.order[:0]
+	return dst
+}
+
+// knownRows is the rows written in [from, to) whose known parts (among the first n) have
+// the values of p.key, the other parts counting every value.
+func (p *QueryPlanner) knownRows(n int, from, to int64) float64 {
+	m := p.rows
+	a := max(from, -m.History)
+	if to <= a {
+		return 0
+	}
+	total := 0.0
+	for i := range m.Sources {
+		src := &m.Sources[i]
+		w := src.Written(a, to)
+		for j := 0; j < n && w > 0; j++ {
+			if f := src.Share[j]; f != nil && p.parts[j].Mode == Known {
+				w *= f(p.key.P[j])
+			}
+		}
+		total += w
+	}
+	if m.OnePerKey {
+		total = min(total, 1)
+	}
+	return total
+}
+
+// addRows adds one partition of rows on shard s to the request being planned, reading no
+// more than the limit leaves; it reports whether the limit has been reached.
+func (p *QueryPlanner) addRows(s int, rows int64, left *int64) bool {
+	if p.rows.Limit > 0 {
+		rows = min(rows, *left)
+		*left -= rows
+	}
+	p.g.add(s)
+	p.perRows[s] += rows
+	return p.rows.Limit > 0 && *left <= 0
+}
+
+// spanRows is spanTime with the row model: the combination's rows in [from, to) (the parts
+// before the time part narrowing them) are spread evenly over the shards its key range
+// spans, which are read newest (last in key order) first. It reports whether the limit
+// has been reached.
+func (p *QueryPlanner) spanRows(n int, rowTime, from, to int64, left *int64) bool {
+	ti := p.timeIdx
+	q := &p.parts[ti]
+	p.lo, p.hi = p.key, p.key
+	p.lo.P[ti], _ = q.Bounds.Bounds(rowTime - q.Span)
+	_, p.hi.P[ti] = q.Bounds.Bounds(rowTime - 1)
+	for i := ti + 1; i < n; i++ {
+		p.lo.P[i], p.hi.P[i] = 0, math.MaxUint64
+	}
+	if sp, ok := p.scheme.(*Splitter); ok {
+		sp.spanInto(&p.span, &p.lo, &p.hi)
+	} else {
+		first, last := p.scheme.(Spanner).Span(&p.lo, &p.hi)
+		for s := first; s <= last; s++ {
+			p.span.add(s)
+		}
+	}
+	total := p.rows.written(&p.key, ti, from, to)
+	k := len(p.span.order)
+	done := false
+	for j := k - 1; j >= 0; j-- {
+		s := p.span.order[j]
+		p.span.count[s] = 0
+		if done {
+			continue
+		}
+		// The j-th shard's even share, rounded so that the shares add up to the total.
+		rows := roundRows(total*float64(j+1)/float64(k)) - roundRows(total*float64(j)/float64(k))
+		done = p.addRows(int(s), rows, left)
+	}
+	p.span.order = p.span.order[:0]
+	return done
 }

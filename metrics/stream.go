@@ -90,6 +90,9 @@ type Stream struct {
 	Fanout    Fanout
 	// Locks is set for a stream whose writes take row locks.
 	Locks *LockWaits
+	// Rows is what the stream's scans read, when they read rows (a row_cost or a row
+	// limit); nil otherwise.
+	Rows *Rows
 }
 
 // LockWaits are a locked stream's row-lock figures, over the write subrequests of the
@@ -105,6 +108,13 @@ type LockWaits struct {
 	// Hot are the keys writes queued for most, most first; Count overstates a key's
 	// queued writes by at most Error.
 	Hot []sim.KeyCount
+}
+
+// Rows is the rows a scan stream read over the requests issued after the warmup: in all,
+// and per request (0 when nothing was offered).
+type Rows struct {
+	Read int64
+	Mean float64
 }
 
 // StreamOf derives a stream's figures from its result.
@@ -123,6 +133,9 @@ func StreamOf(st *sim.StreamResult) Stream {
 	if st.Offered > 0 {
 		s.Fanout.Mean = float64(st.Subrequests) / float64(st.Offered)
 		s.Fanout.Partitions = float64(st.Partitions) / float64(st.Offered)
+	}
+	if st.RowsModeled {
+		s.Rows = &Rows{Read: st.RowsRead, Mean: rate(st.RowsRead, st.Offered)}
 	}
 	return s
 }

@@ -69,7 +69,16 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 			}
 			hot[s] = now
 			node := r.ShardNodeAt(s, w)
-			if now {
+			if from, ok := movedIn(r, s, w); now && ok {
+				// The window's load was served on two nodes: neither need have passed the
+				// CPU line, so say where it was served rather than blame node `node` alone.
+				add(w, "hot_shard", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d (moved from node %d to node %d during the window) at %s of a node's cores, served partly on each; median shard %s%s",
+					s, from, node, fmtPct(l), fmtPct(med), ratioWords(l, med)), node)
+				if a := &out[len(out)-1]; strings.Contains(a.Detection, "was not above") {
+					a.Detection = fmt.Sprintf("fired %s after the start of its window; neither node %d nor node %d was above %.0f%%: the shard's load was split between them by its move",
+						shortDuration(sim.Time(a.DetectedAfterS*float64(sim.Second))), from, node, 100*NodeCPULine)
+				}
+			} else if now {
 				add(w, "hot_shard", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d (node %d) at %s of its node's cores; median shard %s%s",
 					s, node, fmtPct(l), fmtPct(med), ratioWords(l, med)), node)
 			} else {
@@ -222,6 +231,23 @@ func (o *onsets) time(a *Alert, w, n int) {
 	default:
 		a.Detection = fmt.Sprintf("fired %s after %s passed %.0f%% at %s", lag, subject, 100*NodeCPULine, a.Onset)
 	}
+}
+
+// movedIn reports whether shard s moved to another node during window w, and the node
+// it was on when the window began.
+func movedIn(r *sim.Result, s, w int) (from int, ok bool) {
+	start, end := sim.Time(w)*r.Window, sim.Time(w+1)*r.Window
+	from = r.Shards[s].Home
+	for _, m := range r.Shards[s].Moves {
+		if m.At >= end {
+			break
+		}
+		if m.At >= start {
+			return from, true
+		}
+		from = m.Node
+	}
+	return from, false
 }
 
 func ratioWords(l, med float64) string {

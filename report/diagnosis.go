@@ -402,25 +402,46 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		for _, k := range hk.Keys {
 			// The rule judges the count the sketch guarantees (Count - Error); the message
 			// cites the estimate.
-			if share(k.Count-k.Error, hk.Counted) <= hotKeyShare || !hot(k.Shard) || len(k.Values) >= 2 && dominant[k.Values[0]] {
+			if share(k.Count-k.Error, hk.Counted) <= hotKeyShare || len(k.Values) >= 2 && dominant[k.Values[0]] {
 				continue
 			}
-			explained[k.Shard] = true
+			// The key's shard now, or the one it lived on in the busiest window: a split
+			// (by load or size) hands a hot key to the shard it creates, and the shard that
+			// was hot is then its parent.
+			s, movedTo := k.Shard, -1
+			for !hot(s) && s >= 0 && s < len(r.Shards) && r.Shards[s].Parent >= 0 {
+				s, movedTo = r.Shards[s].Parent, k.Shard
+			}
+			if !hot(s) {
+				continue
+			}
+			explained[s] = true
 			ev := map[string]float64{"share": k.Share, "count": float64(k.Count), "error": float64(k.Error),
-				"shard": float64(k.Shard), "shard_load": util(loads[k.Shard]), "median_load": util(med)}
-			if share(k.Count-k.Error, hk.Counted) > dominantShare {
+				"shard": float64(s), "shard_load": util(loads[s]), "median_load": util(med)}
+			where := shardWords(s)
+			if movedTo >= 0 {
+				where += fmt.Sprintf(" (a split has since handed the key to shard %d: a split cannot divide one key, it only moves it)", movedTo)
+				ev["split_to"] = float64(movedTo)
+			}
+			if share(k.Count-k.Error, hk.Counted) > dominantShare && tenantKey(run, st, k) {
+				// One value of a low-cardinality first field (a tenant or a category list)
+				// with this much traffic: its rows are many, and a directory entry can give
+				// them shards of their own.
 				out = append(out, Diagnosis{Kind: "dominant_tenant", Subject: k.Key,
 					Message: fmt.Sprintf("%s takes %s of %s's %s; %s: one value this large is a tenant or a category, not an item: carve it out, a directory entry giving it shards of its own",
-						k.Key, fmtPct(k.Share), hk.Stream, verb, shardWords(k.Shard)),
+						k.Key, fmtPct(k.Share), hk.Stream, verb, where),
 					Evidence: ev})
 				continue
 			}
 			remedy := "cache it, or keep copies of it on several nodes"
 			if st.Op == sim.Write {
-				remedy = "writes cannot be cached: spread them over several rows (salt this key) and merge on read"
+				remedy = "writes cannot be cached: shard its writes over several rows (salt this key, or keep N counter rows and sum them on read); if each write holds the row's lock, batch the updates too: the lock serializes them, so more cores or a split will not help"
+			}
+			if share(k.Count-k.Error, hk.Counted) > dominantShare {
+				remedy = "one key this large cannot be spread by any key design, a directory entry or a split: " + remedy
 			}
 			out = append(out, Diagnosis{Kind: "hot_key", Subject: k.Key,
-				Message:  fmt.Sprintf("%s takes %s of %s's %s; %s: %s", k.Key, fmtPct(k.Share), hk.Stream, verb, shardWords(k.Shard), remedy),
+				Message:  fmt.Sprintf("%s takes %s of %s's %s; %s: %s", k.Key, fmtPct(k.Share), hk.Stream, verb, where, remedy),
 				Evidence: ev})
 		}
 	}
@@ -529,6 +550,29 @@ func streamByName(r *sim.Result, name string) *sim.StreamResult {
 		}
 	}
 	return nil
+}
+
+// tenantKey reports whether hot key k of stream st names a tenant or a category rather
+// than an item: its key's first field is categorical with two values or more (a list of
+// tenants, regions, plans), so one value stands for many rows. An id drawn from a large
+// population (a viral item, a celebrity) or the one row a stream writes (a counter) is an
+// item, which a directory cannot spread.
+func tenantKey(run Run, st *sim.StreamResult, k HotKey) bool {
+	if run.Variant == nil || run.Variant.Spec == nil || len(k.Values) == 0 {
+		return false
+	}
+	rs := run.Variant.Spec
+	fields := spec.KeyFieldsOf(rs.Parts)
+	if len(fields) == 0 {
+		return false
+	}
+	var f spec.FieldSpec
+	for i := range rs.Streams {
+		if rs.Streams[i].Name == st.Name && fields[0] < len(rs.Streams[i].Fields) {
+			f = rs.Streams[i].Fields[fields[0]]
+		}
+	}
+	return f.Gen == "categorical" && f.Cardinality >= 2
 }
 
 // hottestOf returns the shard of shards with the largest load (-1 for none).

@@ -101,13 +101,23 @@ func windowMax(wl *sim.WindowLatency) *float64 {
 }
 
 func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
-	return seriesCSV(w, sc, runs, []string{"shard", "node", "ops", "utilization", "max_queue"},
+	// The last two columns are the shard's figures over the whole run (metrics.Shard: the
+	// p99 of its subrequests' time at the node, and the subrequests it refused), the same
+	// on each of its rows: a per-window histogram per shard would cost too much memory.
+	// They are appended, so scripts reading the first columns by position still work.
+	var last *sim.Result
+	var shards []metrics.Shard
+	return seriesCSV(w, sc, runs, []string{"shard", "node", "ops", "utilization", "max_queue", "run_p99_ms", "run_failures"},
 		func(r *sim.Result, win int) [][]string {
+			if r != last {
+				last, shards = r, metrics.Of(r).Shards
+			}
 			out := make([][]string, len(r.Shards))
 			for s := range r.Shards {
 				i := win*len(r.Shards) + s
 				out[s] = []string{strconv.Itoa(s), strconv.Itoa(r.Shards[s].Node), rawCount(r.ShardOps[i]),
-					num(util(r.ShardUtilization(win, s))), strconv.Itoa(int(r.ShardMaxQueue[i]))}
+					num(util(r.ShardUtilization(win, s))), strconv.Itoa(int(r.ShardMaxQueue[i])),
+					optNum(optMs(shards[s].P99)), rawCount(shards[s].Failures)}
 			}
 			return out
 		})

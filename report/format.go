@@ -122,11 +122,33 @@ func fmtFanout(f Fanout) string {
 
 func streamTable(v *VariantSummary) *table {
 	t := &table{head: []string{"stream", "op", "offered", "completed", "errors", "p50 ms", "p99 ms", "p999 ms", "max ms", "fan-out"}, left: 2}
+	// A column of rows read per request, only when some scan reads rows.
+	rows := slices.ContainsFunc(v.Streams, func(s StreamSummary) bool { return s.Rows != nil })
+	if rows {
+		t.head = append(t.head, "rows/req")
+	}
 	for _, s := range v.Streams {
-		t.add(s.Name, s.Op, fmtCount(s.Offered), fmtCount(s.Completed), fmtCount(s.Failed),
-			fmtOptMs(s.Latency.P50), fmtOptMs(s.Latency.P99), fmtOptMs(s.Latency.P999), fmtOptMs(s.Latency.Max), fmtFanout(s.Fanout))
+		cells := []string{s.Name, s.Op, fmtCount(s.Offered), fmtCount(s.Completed), fmtCount(s.Failed),
+			fmtOptMs(s.Latency.P50), fmtOptMs(s.Latency.P99), fmtOptMs(s.Latency.P999), fmtOptMs(s.Latency.Max), fmtFanout(s.Fanout)}
+		if rows {
+			r := "-"
+			if s.Rows != nil {
+				r = fmtRows(s.Rows.Mean)
+			}
+			cells = append(cells, r)
+		}
+		t.add(cells...)
 	}
 	return t
+}
+
+// fmtRows shows the mean rows read per request: one decimal below 10, else a whole number
+// with thousands separators ("4.5", "500", "86,400,000").
+func fmtRows(x float64) string {
+	if x < 10 {
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return fmtCount(int64(math.Round(x)))
 }
 
 func heatLine(v *VariantSummary) string {

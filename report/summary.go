@@ -113,6 +113,9 @@ type StreamSummary struct {
 	Cache    *CacheSummary `json:"cache,omitempty"`
 	Latency  Latency       `json:"latency_ms"`
 	Fanout   Fanout        `json:"fanout"`
+	// Rows is what a scan that reads rows (row_cost, or a row limit) read: in all and per
+	// request; absent for other streams.
+	Rows *RowsSummary `json:"rows,omitempty"`
 	// Failed counts the failed requests over every cause (rejected, throttled, timed out,
 	// limited) and ErrorRate is Failed/Offered (0..1; 0 when nothing was offered), both
 	// from metrics.
@@ -186,6 +189,12 @@ type Fanout struct {
 	Partitions float64 `json:"partitions"`
 }
 
+// RowsSummary is the rows a scan stream read, from metrics.Rows.
+type RowsSummary struct {
+	Read int64   `json:"read"`
+	Mean float64 `json:"mean"`
+}
+
 // ShardSummary is one shard over the whole run. Utilization is CPU time on the shard's
 // requests per second, as a fraction of its node's cores; PeakUtilization is the same in
 // the busiest window.
@@ -196,6 +205,11 @@ type ShardSummary struct {
 	Utilization     float64 `json:"utilization"`
 	PeakUtilization float64 `json:"peak_utilization"`
 	Rows            int64   `json:"rows"`
+	// P99 is the p99 in ms of the time the shard's subrequests spent at its node (null
+	// when it served none); Failures the subrequests it refused (full queue, partition
+	// limit), both over the run after the warmup, from metrics.Shard.
+	P99      *float64 `json:"p99_ms"`
+	Failures int64    `json:"failures"`
 }
 
 // NodeSummary is one node over the whole run.
@@ -307,11 +321,15 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 			Failed:  ms.Failed, ErrorRate: round(ms.ErrorRate, 6),
 			Lock: lockSummary(run.Variant, ms),
 		})
+		if ms.Rows != nil {
+			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: round(ms.Rows.Mean, 3)}
+		}
 	}
 	for _, sh := range m.Shards {
 		v.Shards = append(v.Shards, ShardSummary{
 			ID: sh.ID, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows,
 			Utilization: util(sh.Utilization), PeakUtilization: util(sh.Peak),
+			P99: optMs(sh.P99), Failures: sh.Failures,
 		})
 	}
 	for _, nd := range m.Nodes {

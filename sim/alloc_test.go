@@ -23,6 +23,15 @@ func TestNoAllocationsPerRequest(t *testing.T) {
 			Planner:  p,
 		}
 	}
+	// A scan that reads rows (a row model, a row cost and a limit) plans through closures
+	// and the generators' probabilities: none of it may allocate either.
+	q, err := keyspace.NewQueryPlanner(d, scheme, []keyspace.PartQuery{{Mode: keyspace.Enumerate, Count: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipf := workload.NewZipf(1_000_000, 0.99, true)
+	q.SetRows(&keyspace.Rows{History: int64(Hour), Limit: 100, Sources: []keyspace.RowSource{{
+		Written: workload.Schedule{{At: 0, Rate: 50000}}.Integral, Share: []func(uint64) float64{zipf.Prob}}}})
 	m := &Model{
 		Seed: 1, Duration: 100 * Second, Window: 100 * Second, Network: Millisecond,
 		Nodes: make([]Node, shards), ShardNode: make([]int, shards),
@@ -30,6 +39,9 @@ func TestNoAllocationsPerRequest(t *testing.T) {
 			mk("w", Write, keyspace.NewPointPlanner(d, scheme, false)),
 			mk("r", Read, keyspace.NewPointPlanner(d, scheme, true)),
 			{Name: "s", Op: Scan, Cost: Millisecond, Planner: keyspace.NewScatterPlanner(shards),
+				Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 20}}),
+				Fields:   []workload.Generator{nil}},
+			{Name: "rows", Op: Scan, Cost: Millisecond, RowCost: Microsecond, RowsModeled: true, Planner: q,
 				Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 20}}),
 				Fields:   []workload.Generator{nil}},
 		},

@@ -146,9 +146,12 @@ type engine struct {
 	gens       []uint32           // a slot's generation: how often it was reused since a timer
 	samples    []int32            // where a sampled request's key values wait, by slot
 	issues     []Time             // a solo's issue time, by subrequest slot (see sendSolo)
+	arrived    []Time             // when a queued subrequest reached its node, by subrequest slot
+	shardLat   []uint32           // every shard's SubLatency counts, one after another
 	nShards    int                // shard ids the result arrays hold (splits included)
 	nNodes     int
-	nextStream int // stream with the earliest pending arrival, or -1
+	nextStream int  // stream with the earliest pending arrival, or -1
+	warmup     Time // m.Warmup, at hand for the per-subrequest count of start
 	now        Time
 	queued     int // subrequests waiting in all queues, and requests a rate limit holds back
 	maxQueued  int
@@ -195,7 +198,7 @@ func newEngine(m *Model) *engine {
 	if m.Splitter != nil {
 		nShards = max(nShards, m.Splitter.Shards())
 	}
-	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued}
+	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup}
 	if e.maxQueued <= 0 {
 		e.maxQueued = DefaultMaxQueued
 	}
@@ -237,6 +240,10 @@ func newEngine(m *Model) *engine {
 	}
 	e.shardQ = make([]int32, e.nShards)
 	e.shardW = make([]int, e.nShards)
+	e.shardLat = make([]uint32, e.nShards*shardCounts)
+	for s := range r.Shards {
+		r.Shards[s].SubLatency = e.shardLat[s*shardCounts : (s+1)*shardCounts : (s+1)*shardCounts]
+	}
 	e.aux = rand.New(rand.NewPCG(m.Seed, auxSeed))
 	if m.Replicas >= e.nNodes {
 		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, e.nNodes))
@@ -280,7 +287,7 @@ func newEngine(m *Model) *engine {
 			st.mu = math.Log(float64(s.Cost)) - s2/2
 		}
 		out := &r.Streams[i]
-		out.Name, out.Op = s.Name, s.Op
+		out.Name, out.Op, out.RowsModeled = s.Name, s.Op, s.RowsModeled
 		st.latCounts = make([]int64, runLayout.countsN)
 		st.winCounts = make([][]int64, nw)
 		out.Win = make([]WindowLatency, nw)
@@ -499,6 +506,7 @@ func (e *engine) arrive(now Time, i int) {
 		out.MaxFanout = max(out.MaxFanout, len(st.visits))
 		for _, v := range st.visits {
 			out.Partitions += int64(v.Partitions)
+			out.RowsRead += v.Rows
 		}
 	}
 	// Schedule the next arrival before serving, so the heap order does not depend on how
@@ -601,7 +609,7 @@ func (e *engine) sendSolo(now Time, st *streamState, issue Time) {
 func (e *engine) newSub(st *streamState, v keyspace.Visit, req, node int32, attempt uint8) int32 {
 	si := e.subs.take()
 	sub := &e.subs.items[si]
-	sub.service = e.serviceTime(st, st.s.Cost, v.Partitions)
+	sub.service = e.serviceTime(st, st.s.Cost, v.Partitions) + Time(v.Rows)*st.s.RowCost
 	sub.req, sub.shard, sub.parts = req, v.Shard, v.Partitions
 	sub.node, sub.attempt, sub.write = int16(node), attempt, st.s.Op == Write
 	return si
@@ -801,6 +809,9 @@ func sumExp(r *rand.Rand, k int32) float64 {
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
 	if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+		if now >= e.m.Warmup {
+			e.res.Shards[sub.shard].Throttled++
+		}
 		if sub.req <= soloReq {
 			e.promote(now, si)
 		}
@@ -810,10 +821,13 @@ func (e *engine) reach(now Time, si int32) {
 	ni := int(sub.node)
 	n := &e.nodes[ni]
 	if n.busy < n.cores {
-		e.start(now, si, n)
+		e.start(now, si, n, 0)
 		return
 	}
 	if n.limit > 0 && n.q.len() >= n.limit {
+		if sub.req != followerReq && now >= e.m.Warmup {
+			e.res.Shards[sub.shard].Rejected++
+		}
 		if sub.req <= soloReq {
 			e.promote(now, si)
 		}
@@ -826,6 +840,10 @@ func (e *engine) reach(now Time, si int32) {
 	}
 	e.touchQueue(now, ni, n)
 	e.touchShardQueue(now, int(sub.shard))
+	if int(si) >= len(e.arrived) {
+		e.growArrived(si)
+	}
+	e.arrived[si] = now // for its time at the node, once it starts (see start)
 	n.q.push(si)
 	e.shardQ[sub.shard]++
 	if e.queued++; e.queued > e.maxQueued && !e.stopped {
@@ -838,6 +856,21 @@ func (e *engine) reach(now Time, si int32) {
 		sidx := w*e.nShards + int(sub.shard)
 		e.res.ShardMaxQueue[sidx] = max(e.res.ShardMaxQueue[sidx], e.shardQ[sub.shard])
 	}
+}
+
+// growArrived makes room in e.arrived for subrequest slot si (the pool has grown).
+func (e *engine) growArrived(si int32) {
+	for int(si) >= len(e.arrived) {
+		e.arrived = append(e.arrived, 0)
+	}
+}
+
+// countShardLatency counts lat, the time a subrequest of shard sh spends at its node (its
+// wait and its service, known once it starts), in the shard's histogram, in units of
+// 1,024 ns (a shift, where microseconds would take a division on the hottest path; see
+// ShardResult.SubLatencyQuantile). Kept small enough to inline.
+func (e *engine) countShardLatency(sh int32, lat Time) {
+	e.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), histMaxMicros))]++
 }
 
 // saturate stops a run whose backlog has passed the bound: the offered load exceeds what
@@ -925,12 +958,16 @@ func (e *engine) window(t Time) int {
 	return int(t / e.m.Window)
 }
 
-// start puts subrequest si on a core of node n at time now.
-func (e *engine) start(now Time, si int32, n *nodeState) {
+// start puts subrequest si, which has waited for wait, on a core of node n at time now.
+// Its time at the node, wait plus its service, is known from here and counted now.
+func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	n.busy++
 	sub := &e.subs.items[si]
 	end := now + sub.service
 	e.h.push(end, si)
+	if sub.req != followerReq && now-wait >= e.warmup { // arrived after the warmup
+		e.countShardLatency(sub.shard, wait+sub.service)
+	}
 	if now >= e.m.Duration {
 		return
 	}
@@ -1003,7 +1040,7 @@ func (e *engine) startQueued(now Time, ni int, n *nodeState) {
 		nsh := int(e.subs.items[next].shard)
 		e.touchShardQueue(now, nsh)
 		e.shardQ[nsh]--
-		e.start(now, next, n)
+		e.start(now, next, n, now-e.arrived[next])
 	}
 }
 

@@ -25,7 +25,25 @@ type histLayout struct {
 var (
 	runLayout    = newHistLayout(histDigits)
 	windowLayout = newHistLayout(windowHistDigits)
+	// shardLayout is the per-shard subrequest histograms': 1 digit, shardCounts counts,
+	// indexed on the hot path by shardIndex.
+	shardLayout = newHistLayout(1)
 )
+
+// The 1-digit layout as constants, so that the engine's per-subrequest count is a few
+// instructions: 32 sub-buckets (the power of two at or above 2·10), half of them 16, and
+// 496 counts up to histMaxMicros. TestShardIndex checks them against shardLayout.
+const (
+	shardHalfMag = 4
+	shardMask    = 1<<(shardHalfMag+1) - 1
+	shardCounts  = 496
+)
+
+// shardIndex is shardLayout.index with the layout's constants.
+func shardIndex(v int64) int {
+	bucket := uint(64-bits.LeadingZeros64(uint64(v|shardMask))) - (shardHalfMag + 1)
+	return int(bucket+1)<<shardHalfMag + int(v>>bucket) - 1<<shardHalfMag
+}
 
 func newHistLayout(digits int) histLayout {
 	// As hdrhistogram.New with a lowest value of 1 (unit magnitude 0): the sub-bucket

@@ -55,3 +55,28 @@ func TestHistLayoutMatchesLibrary(t *testing.T) {
 		t.Fatal("no counts must give no histogram")
 	}
 }
+
+// TestShardIndex: the shard histograms' constant layout is the 1-digit layout, and
+// shardIndex agrees with its index over every power of two and its neighbours up to the
+// largest value, and 100,000 random values.
+func TestShardIndex(t *testing.T) {
+	l := newHistLayout(1)
+	if l.halfMag != shardHalfMag || l.mask != shardMask || l.countsN != shardCounts {
+		t.Fatalf("1-digit layout: halfMag %d, mask %d, %d counts; the constants say %d, %d, %d", l.halfMag, l.mask, l.countsN, shardHalfMag, shardMask, shardCounts)
+	}
+	check := func(v int64) {
+		if got, want := shardIndex(v), l.index(v); got != want {
+			t.Fatalf("shardIndex(%d) = %d, want %d", v, got, want)
+		}
+	}
+	for p := int64(1); p > 0 && p <= histMaxMicros; p <<= 1 {
+		check(p)
+		check(p + 1)
+		check(max(p-1, 1))
+	}
+	check(histMaxMicros)
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100_000 {
+		check(1 + r.Int64N(histMaxMicros))
+	}
+}

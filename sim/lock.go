@@ -349,6 +349,9 @@ func (e *engine) lockTimeout(now Time, si int32) {
 	e.queued--
 	w.state = lockNone
 	e.lockWaited(st, r.counted, now-w.at)
+	if w.at >= e.m.Warmup {
+		e.res.Shards[sub.shard].LockFailed++
+	}
 	e.subs.put(si)
 	e.subEnd(sub.req, int32(sub.attempt), now, failLock)
 }

@@ -113,6 +113,9 @@ func TestLockCapsKey(t *testing.T) {
 	if st.LockTimedOut == 0 || st.Completed+st.LockTimedOut != st.Offered {
 		t.Errorf("lock timeout: %d completed + %d lock failures of %d offered, want some failures and every write accounted for", st.Completed, st.LockTimedOut, st.Offered)
 	}
+	if sh := r.Shards[0].LockFailed; sh != st.LockTimedOut {
+		t.Errorf("lock timeout: the shard counts %d lock failures, its one stream %d", sh, st.LockTimedOut)
+	}
 	if st.LockWaitMax > 20*Millisecond {
 		t.Errorf("lock timeout 20ms: a write waited %v", st.LockWaitMax)
 	}

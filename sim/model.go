@@ -69,6 +69,11 @@ type Stream struct {
 	Planner Planner
 	Cost    Time // mean CPU time of one partition's work
 	Service Service
+	// RowCost is the CPU time of one row a scan reads, added to the partitions' service
+	// time (not drawn: a row costs exactly RowCost). RowsModeled says the planner's visits
+	// carry rows (keyspace.Rows), which are then counted in StreamResult.RowsRead.
+	RowCost     Time
+	RowsModeled bool
 	// KeyFields are the fields that name the row a point request reads or writes, in key
 	// order: the identity of a hot key, a cache entry or a copied key. Empty for scans.
 	KeyFields []int

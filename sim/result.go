@@ -134,6 +134,11 @@ type StreamResult struct {
 	Subrequests int64
 	Partitions  int64
 	MaxFanout   int
+	// RowsRead is the rows the stream's scans read over all issued requests, and
+	// RowsModeled whether its planner has a row model (Stream.RowCost or a limit): without
+	// one, RowsRead is 0 and means nothing.
+	RowsRead    int64
+	RowsModeled bool
 	Win         []WindowLatency
 
 	// Client and mitigation counts, over requests issued after the warmup.
@@ -204,6 +209,38 @@ type ShardResult struct {
 	Ops     int64 // subrequests served
 	Rows    int64 // rows written
 	Busy    Time  // CPU time spent on the shard's subrequests
+	// The shard's own view, over the subrequests that reached it at or after the warmup
+	// (followers' applies left out): Rejected found its node's queue full, Throttled met
+	// its partition limit, LockFailed waited longer than lock_timeout for a row lock on
+	// it; SubLatency counts the time of each one it served from its
+	// arrival at the node to the end of its service (waiting and service: what the node's
+	// slow-query log would show), in the layout SubLatencyQuantile reads.
+	Rejected   int64
+	Throttled  int64
+	LockFailed int64
+	SubLatency []uint32
+}
+
+// shardLatShift: a shard's subrequest times are counted in units of 2^10 ns.
+const shardLatShift = 10
+
+// SubLatencyQuantile returns the time at quantile q (0..1) of the shard's subrequests at
+// its node, from a histogram of 1 significant digit: the upper end of the bucket that
+// holds it, within about 6% above the values in it (and so at most that far above the
+// longest); ok is false when the shard served none after the warmup. It builds the
+// histogram (~4 KB) for the call.
+func (s *ShardResult) SubLatencyQuantile(q float64) (t Time, ok bool) {
+	n := int64(0)
+	counts := make([]int64, len(s.SubLatency))
+	for i, c := range s.SubLatency {
+		counts[i] = int64(c)
+		n += int64(c)
+	}
+	if n == 0 {
+		return 0, false
+	}
+	v := shardLayout.histogram(counts).ValueAtQuantile(100 * q)
+	return Time(v+1)<<shardLatShift - 1, true
 }
 
 // NodeResult is one node's totals over [0, Duration).

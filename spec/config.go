@@ -166,7 +166,8 @@ type Stream struct {
 	// Backoff and BackoffMax shape the exponential backoff between attempts.
 	Backoff    Duration `toml:"backoff"`
 	BackoffMax Duration `toml:"backoff_max"`
-	// Limit is a client-side token bucket (nil: none).
+	// Limit is a client-side token bucket (nil: none), or on a scan a whole number: the
+	// most rows one scan reads (Limit.Rows).
 	Limit *Limit `toml:"limit"`
 	// Trace replays an access log instead of generating requests (nil: none); see trace.go.
 	Trace *Trace `toml:"trace"`
@@ -179,13 +180,17 @@ type Stream struct {
 	// (a bare duration is the mean of an exponential think time).
 	Clients *int `toml:"clients"`
 	Think   Dist `toml:"think"`
+	// RowCost is the CPU time of each row a scan reads, on top of cost per partition.
+	RowCost Duration `toml:"row_cost"`
 }
 
-// Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }.
+// Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }; or,
+// written as a whole number on a scan, a row limit (Rows).
 type Limit struct {
 	Rate     *float64 `toml:"rate"`
 	Burst    *int     `toml:"burst"`
 	Overflow Overflow `toml:"overflow"`
+	Rows     *int64   `toml:"-"`
 }
 
 // Cache is the [cache] table.

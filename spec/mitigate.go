@@ -122,7 +122,9 @@ func resolveClient(c *checker, key string, st Stream) sim.Client {
 	if cl.Retries > 0 {
 		cl.Backoff, cl.BackoffMax = backoff, backoffMax
 	}
-	cl.Limit = resolveLimit(c, key+".limit", st.Limit)
+	if st.Limit == nil || st.Limit.Rows == nil { // a whole number is a scan's row limit
+		cl.Limit = resolveLimit(c, key+".limit", st.Limit)
+	}
 	return cl
 }
 

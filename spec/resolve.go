@@ -183,6 +183,11 @@ type StreamSpec struct {
 	// estimates made before a run (explain, the bound on a run's work).
 	Clients int
 	Think   sim.Delay
+	// RowCost and RowLimit are a scan's cost per row read and the most rows it reads (0:
+	// no limit); Rows says the scan reads rows at all (either is set), see keyspace.Rows.
+	RowCost  sim.Time
+	RowLimit int64
+	Rows     bool
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -410,6 +415,7 @@ func checkWork(c *checker, s *Resolved) {
 // a time, peaks at 329 MB).
 const (
 	bytesPerCell     = 220
+	bytesPerShard    = 2 << 10  // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
 	bytesPerHist     = 28 << 10 // a dense window histogram: 3,584 cells of 8 bytes
 	bytesPerHistCell = 8
 	bytesPerWindow   = 64 // a window histogram's header and its stream's window figures
@@ -427,7 +433,7 @@ func (s *Resolved) MemoryBytes() float64 {
 	}
 	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
 	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
-	return windows*shards*bytesPerCell + s.histBytes(windows)
+	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*bytesPerShard
 }
 
 // histBytes bounds the memory of the variant's window latency histograms over windows
@@ -985,6 +991,7 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		}
 		ss.SLO = resolveSLO(c, key+".slo", st.SLO)
 		ss.Client = resolveClient(c, key, st)
+		resolveRows(c, key, st, &ss)
 		ss.Age = resolveAge(c, key+".age", st.Age)
 		if st.Age.Dist != "" && ss.Op == sim.Write {
 			c.add(key+".age", "applies only to reads and scans (a write's row time is now)")
@@ -1161,6 +1168,37 @@ func resolveAge(c *checker, key string, a Age) AgeSpec {
 	}
 	// A distribution's mean or max was checked as it was decoded.
 	return AgeSpec{Dist: a.Dist, Value: a.Value.Value}
+}
+
+// maxRowLimit bounds a scan's row limit: far more rows than any one query returns, and
+// small enough that rows times a row cost stays within the nanosecond clock.
+const maxRowLimit = 1_000_000_000
+
+// maxRowCost bounds the cost of one row read.
+const maxRowCost = sim.Second
+
+// resolveRows reads a scan's row_cost and row limit (SPEC 11).
+func resolveRows(c *checker, key string, st Stream, ss *StreamSpec) {
+	if st.RowCost.Set() {
+		switch ss.RowCost = c.duration(key+".row_cost", st.RowCost, "", 0); {
+		case ss.Op != sim.Scan:
+			c.add(key+".row_cost", "applies only to op = \"scan\": a scan's CPU time per row it reads")
+		case ss.RowCost > maxRowCost:
+			c.add(key+".row_cost", "must be at most %s (got %q)", maxRowCost, st.RowCost)
+			ss.RowCost = 0
+		}
+	}
+	if st.Limit != nil && st.Limit.Rows != nil {
+		switch n := *st.Limit.Rows; {
+		case ss.Op != sim.Scan:
+			c.add(key+".limit", "a whole number is a scan's row limit; a client rate limit is a table { rate = N, burst = N, overflow = \"reject\" | \"queue\" } (got %d)", n)
+		case n < 1 || n > maxRowLimit:
+			c.add(key+".limit", "must be between 1 and %d rows, the most rows one scan reads (got %d)", maxRowLimit, n)
+		default:
+			ss.RowLimit = n
+		}
+	}
+	ss.Rows = ss.Op == sim.Scan && (st.RowCost.Set() || ss.RowLimit > 0)
 }
 
 // enumerableLimit is where a field stops being categorical: an unconstrained key part of a

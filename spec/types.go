@@ -496,3 +496,22 @@ func (d *Dist) DecodeTOML(v any) error {
 	}
 	return fmt.Errorf("must be %s (got %s)", form, tomlx.Describe(v))
 }
+
+// limitTable decodes a limit table field by field (Limit's own DecodeTOML takes the
+// whole value).
+type limitTable Limit
+
+// DecodeTOML reads a stream's limit: a rate limit table, or a whole number of rows.
+func (l *Limit) DecodeTOML(v any) error {
+	switch v := v.(type) {
+	case int64:
+		*l = Limit{Rows: &v}
+		return nil
+	case map[string]any:
+		var lt limitTable
+		err := (*tomlx.Doc)(nil).Decode(v, "", &lt)
+		*l = Limit(lt) // what decoded, so that its own checks still run
+		return err
+	}
+	return fmt.Errorf("must be a limit table { rate = N, burst = N, overflow = \"reject\" | \"queue\" }, or on a scan the most rows it reads, a whole number (got %s)", tomlx.Render(v))
+}

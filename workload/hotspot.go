@@ -55,3 +55,16 @@ func (g *Hotspot) Info() Info { return Info{Cardinality: g.n} }
 // HotSize returns the number of hot ids, [0, HotSize()) (0 or n in the degenerate,
 // uniform cases).
 func (g *Hotspot) HotSize() uint64 { return g.hot }
+
+// Prob returns the probability that Next returns v.
+func (g *Hotspot) Prob(v uint64) float64 {
+	switch {
+	case v >= g.n:
+		return 0
+	case g.uni:
+		return 1 / float64(g.n)
+	case v < g.hot:
+		return g.p / float64(g.hot)
+	}
+	return (1 - g.p) / float64(g.coldN)
+}

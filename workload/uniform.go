@@ -20,3 +20,11 @@ func (g *Uniform) Next(r *rand.Rand, _ int64) uint64 { return r.Uint64N(g.n) }
 
 // Info reports Cardinality n.
 func (g *Uniform) Info() Info { return Info{Cardinality: g.n} }
+
+// Prob returns the probability that Next returns v: 1/n on [0, n).
+func (g *Uniform) Prob(v uint64) float64 {
+	if v >= g.n {
+		return 0
+	}
+	return 1 / float64(g.n)
+}

@@ -87,6 +87,7 @@ type Zipf struct {
 	scramble bool
 	perm     feistel
 	hot      []uint32 // hot[k] = perm.permute(k) + 1 for the most popular ranks drawn; see zipfHot
+	total    float64  // the sum of r^-s over the ranks 1..n (0 when the draw is uniform)
 }
 
 // zipfMant is the number of mantissa bits of the block layout: 2^zipfMant blocks per
@@ -171,6 +172,23 @@ func (z *Zipf) ID(k uint64) uint64 {
 		return z.perm.permute(k)
 	}
 	return k
+}
+
+// Prob returns the probability that Next returns id: P(rank k) = (k+1)^-s / H(n, s) for
+// the rank k that id stands for (the inverse of ID), H the sum over all ranks as the
+// sampler computes it; 0 for an id outside [0, n).
+func (z *Zipf) Prob(id uint64) float64 {
+	if id >= z.n {
+		return 0
+	}
+	if z.total == 0 {
+		return 1 / float64(z.n)
+	}
+	k := id
+	if z.scramble {
+		k = z.perm.invert(id)
+	}
+	return math.Exp(-z.s*math.Log(float64(k)+1)) / z.total
 }
 
 // rank draws a rank in [0, n).
@@ -280,6 +298,7 @@ func (z *Zipf) build() {
 	// within 2^-52 of W_b/W relatively, or 2^-128 absolutely), the 1 - 2^-40 making the sum
 	// surely less than 2^128 (the relative rounding error of total is at most
 	// 4096·2^-53 < 2^-40).
+	z.total = total
 	q := make([]u128, size)
 	var sum u128
 	for b := uint64(1); b <= last; b++ {
@@ -512,6 +531,22 @@ func (p *feistel) permute(x uint64) uint64 {
 		lo ^= roundHash(hi, p.keys[1], p.loShift)
 		hi ^= roundHash(lo, p.keys[2], p.hiShift)
 		lo ^= roundHash(hi, p.keys[3], p.loShift)
+		x = hi<<p.loBits | lo
+		if x < p.n {
+			return x
+		}
+	}
+}
+
+// invert is the inverse of permute: the rounds undone in reverse order, applied until the
+// value is below n (the inverse of cycle walking is cycle walking with the inverse).
+func (p *feistel) invert(x uint64) uint64 {
+	for {
+		lo, hi := x&p.loMask, x>>p.loBits
+		lo ^= roundHash(hi, p.keys[3], p.loShift)
+		hi ^= roundHash(lo, p.keys[2], p.hiShift)
+		lo ^= roundHash(hi, p.keys[1], p.loShift)
+		hi ^= roundHash(lo, p.keys[0], p.hiShift)
 		x = hi<<p.loBits | lo
 		if x < p.n {
 			return x

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/scenarios"
 )
 
 // TestDocFigures runs the commands whose figures docs/mitigations.md and docs/detection.md
@@ -132,6 +133,24 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 		nodes[m.Message[strings.LastIndex(m.Message, " ")+1:]] = true
 	}
 	figs["mit.iot.nodes"] = strconv.Itoa(len(nodes))
+	// The design and the split policy as the scenario file sets them.
+	isc, err := scenarios.Load("iot-timeseries", scenarios.Options{Variants: []string{"ts, range, split by load"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ispec := isc.Variants[0].Spec
+	figs["mit.iot.seed"] = strconv.FormatUint(ispec.Seed, 10)
+	figs["mit.iot.shards"] = strconv.Itoa(ispec.Shards)
+	figs["mit.iot.split_load"] = fmt.Sprintf("%.0f%%", 100*ispec.Split.Load)
+	figs["mit.iot.window"] = fmt.Sprintf("%.0f s", ispec.Window.Seconds())
+	// The first hot-shard alert of a shard that moved during its window, quoted.
+	for _, a := range iv.Alerts {
+		if a.Kind == "hot_shard" && strings.Contains(a.Message, "moved from") {
+			figs["mit.iot.moved_alert"] = a.Message
+			figs["mit.iot.moved_detection"] = a.Detection
+			break
+		}
+	}
 
 	docmark.Apply(t, &docmark.Parts{Owner: "mit", Figs: figs, Update: *update}, doc, readme)
 }

@@ -66,6 +66,7 @@ type QueryPlanner struct {
 	rows    *Rows
 	perRows []int64 // rows read per shard, for the request being planned
 	span    grouper // scratch: the shards of one time-range span, in key order
+	cached  planCache
 }
 
 // SetRows gives the planner a row model: each visit then carries the rows it reads, and
@@ -145,6 +146,17 @@ func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime 
 			p.start[i], p.count[i] = 0, 1 // spanned below, not enumerated
 		}
 	}
+	// The visits depend only on the parts' value ranges and on the scheme's splits (a time
+	// range also on rowTime, which changes with every scan): a scan whose ranges are the
+	// last one's reuses its visits instead of routing every partition again.
+	cacheable := p.timeIdx < 0
+	if cacheable {
+		epoch := splitEpoch(p.scheme)
+		if p.cached.ok && p.cached.epoch == epoch && p.cached.start == p.start && p.cached.count == p.count {
+			return append(dst, p.cached.visits...)
+		}
+		p.cached.ok, p.cached.epoch, p.cached.start, p.cached.count = false, epoch, p.start, p.count
+	}
 	// Odometer over the parts' value ranges.
 	for i := 0; i < n; i++ {
 		p.cur[i] = 0
@@ -170,7 +182,31 @@ func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime 
 			break
 		}
 	}
-	return p.g.flush(dst)
+	from := len(dst)
+	dst = p.g.flush(dst)
+	if cacheable {
+		p.cached.visits = append(p.cached.visits[:0], dst[from:]...)
+		p.cached.ok = true
+	}
+	return dst
+}
+
+// planCache is a QueryPlanner's last plan: the parts' value ranges and the scheme's split
+// count it was made for, and its visits.
+type planCache struct {
+	ok           bool
+	epoch        int
+	start, count [MaxParts]uint64
+	visits       []Visit
+}
+
+// splitEpoch counts the splits a Splitter has made, which change where keys go; the other
+// schemes never change.
+func splitEpoch(s Scheme) int {
+	if sp, ok := s.(*Splitter); ok {
+		return len(sp.made)
+	}
+	return 0
 }
 
 // spanTime adds the shards that hold the keys of the current combination with the time part

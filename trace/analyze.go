@@ -43,6 +43,9 @@ type Config struct {
 	Top int // keys listed (default 10)
 	// Design, when set, routes every record (nil: no design figures).
 	Design *Design
+	// Parts, when set, also describes each key part's own popularity (Keys.Parts), as
+	// fit needs it to draw each part from a generator of its own.
+	Parts bool
 }
 
 // Analysis is what a shard-key review reads from a log; analyze -f json prints it.
@@ -76,7 +79,27 @@ type Keys struct {
 	ZipfRanks int        `json:"zipf_ranks"`
 	ZipfKS    float64    `json:"zipf_ks"`
 	Monotonic []Monotony `json:"monotonic"`
+	// Parts describes each key part alone (with Config.Parts).
+	Parts []PartKeys `json:"parts,omitempty"`
 }
+
+// PartKeys describes the values of one key part: their number, the most frequent (at most
+// PartTop of them) and a Zipf fit as for whole keys; Decimal says that every value is a
+// decimal number (of at most 19 digits), MaxValue is the largest of them.
+type PartKeys struct {
+	Part          string   `json:"part"`
+	Distinct      float64  `json:"distinct"`
+	DistinctExact bool     `json:"distinct_exact"`
+	Top           []TopKey `json:"top"`
+	ZipfS         float64  `json:"zipf_s"`
+	ZipfRanks     int      `json:"zipf_ranks"`
+	ZipfKS        float64  `json:"zipf_ks"`
+	Decimal       bool     `json:"decimal"`
+	MaxValue      uint64   `json:"max_value"`
+}
+
+// PartTop is how many of a part's most frequent values PartKeys lists.
+const PartTop = 64
 
 // TopKey is one of the most frequent keys: Count overstates its records by at most Error.
 type TopKey struct {
@@ -171,6 +194,18 @@ type analyzer struct {
 	rShard  []int64
 	single  int64
 	visitsN int64
+	// per key part (with Config.Parts and more than one part)
+	parts []partSketch
+	// per key part: is every value decimal, and the largest
+	notDecimal []bool
+	maxValue   []uint64
+}
+
+// partSketch counts one key part's values.
+type partSketch struct {
+	top      *detect.SpaceSaving
+	slotKey  [][]byte
+	distinct *detect.Distinct
 }
 
 // Analyze reads a log through and describes it, in memory fixed by the sketches (and the
@@ -193,13 +228,21 @@ func Analyze(rd *Reader, cfg Config) (*Analysis, error) {
 // newAnalyzer takes all the memory an analysis of records with parts key parts needs.
 func newAnalyzer(parts int, cfg Config) *analyzer {
 	a := &analyzer{
-		top:      detect.NewSpaceSaving(TopCapacity),
-		slotKey:  slotKeys(TopCapacity),
-		distinct: detect.NewDistinct(DistinctK),
-		all:      make([]welford, parts),
-		wr:       make([]welford, parts),
-		binW:     1e9,
-		d:        cfg.Design,
+		top:        detect.NewSpaceSaving(TopCapacity),
+		slotKey:    slotKeys(TopCapacity),
+		distinct:   detect.NewDistinct(DistinctK),
+		all:        make([]welford, parts),
+		wr:         make([]welford, parts),
+		binW:       1e9,
+		d:          cfg.Design,
+		notDecimal: make([]bool, parts),
+		maxValue:   make([]uint64, parts),
+	}
+	if cfg.Parts && parts > 1 {
+		// With one part the whole key's sketches serve.
+		for range parts {
+			a.parts = append(a.parts, partSketch{top: detect.NewSpaceSaving(TopCapacity), slotKey: slotKeys(TopCapacity), distinct: detect.NewDistinct(DistinctK)})
+		}
 	}
 	if d := a.d; d != nil {
 		a.fields = make([]uint64, d.NFields)
@@ -241,7 +284,21 @@ func (a *analyzer) add(rec *Record) {
 	a.distinct.Add(h)
 	t := float64(rec.T)
 	for i, p := range rec.Parts {
-		v := float64(OrderValue(p))
+		ov := OrderValue(p)
+		if v, ok := decimal(p); ok {
+			a.maxValue[i] = max(a.maxValue[i], v)
+		} else {
+			a.notDecimal[i] = true
+		}
+		if a.parts != nil {
+			ps := &a.parts[i]
+			ph := HashBytes(p)
+			if slot, fresh := ps.top.Add(ph); fresh {
+				ps.slotKey[slot] = append(ps.slotKey[slot][:0], p...)
+			}
+			ps.distinct.Add(ph)
+		}
+		v := float64(ov)
 		a.all[i].add(t, v)
 		if rec.Op == Write {
 			a.wr[i].add(t, v)
@@ -337,10 +394,41 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 		s := w.corr()
 		k.Monotonic = append(k.Monotonic, Monotony{Part: name, Score: s, Monotonic: math.Abs(s) >= MonotonicScore})
 	}
+	if cfg.Parts {
+		for i, name := range rd.Names() {
+			pk := PartKeys{Part: name, Decimal: !a.notDecimal[i] && a.records > 0, MaxValue: a.maxValue[i]}
+			top, slotKey, distinct := a.top, a.slotKey, a.distinct
+			if a.parts != nil {
+				top, slotKey, distinct = a.parts[i].top, a.parts[i].slotKey, a.parts[i].distinct
+			}
+			pk.Distinct, pk.DistinctExact = distinct.Estimate(), distinct.Exact()
+			pall := top.Top(0)
+			for _, c := range pall[:min(PartTop, len(pall))] {
+				pk.Top = append(pk.Top, TopKey{Key: string(slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1))})
+			}
+			pk.ZipfS, pk.ZipfRanks, pk.ZipfKS = FitZipf(pall)
+			k.Parts = append(k.Parts, pk)
+		}
+	}
 	if a.d != nil {
 		out.Design = a.design()
 	}
 	return out
+}
+
+// decimal reads a part that is a decimal number of at most 19 digits.
+func decimal(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
 }
 
 func (a *analyzer) design() *DesignFigures {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/shardsim/shardsim/workload"
 )
 
 // FitOptions name the scenario Fit writes.
@@ -15,32 +17,113 @@ type FitOptions struct {
 	Points int
 }
 
+// Fitted is what Fit writes: the scenario and what it says about the log.
+type Fitted struct {
+	TOML []byte
+	// Fields describes each field of the table in a few words ("id: a sequence ...").
+	Fields []string
+	// Key is the fitted key design's parts.
+	Key []string
+	// Notes are what the scenario could not reproduce, one sentence each.
+	Notes []string
+}
+
+// categoricalMax is the most values a part may have to be written out as a categorical
+// field, each with its weight.
+const categoricalMax = 16
+
 // Fit writes a synthetic scenario (TOML) that reproduces the analyzed log without it: two
 // streams, reads and writes, whose schedules follow the log's rate over time (points at
 // the centres of equal groups of the rate windows, each the group's mean rate, times the
-// operation's share of the log), and one key field drawn from a Zipf law with the fitted
-// exponent over the log's distinct keys. The most frequent keys are listed in a comment by
-// rank: rank r of the Zipf field stands for the r-th of them.
-func Fit(a *Analysis, o FitOptions) []byte {
+// operation's share of the log), and one field per key part (a.Keys.Parts; without them
+// one field, key, for the whole key):
+//
+//   - a part that grows with time (monotonic, positive score) is time-ordered: text is
+//     a time, a decimal number a sequence (an auto-increment id, new at most writes) or,
+//     from 2^40 up, a snowflake; a number that repeats across writes is a time;
+//   - a part of at most categoricalMax values, all counted exactly, is categorical, each
+//     value with its count as weight;
+//   - any other part is a Zipf law with the part's fitted exponent over its distinct
+//     values, or uniform when fewer than 3 values have 30 records (nothing stands out).
+//     Its most frequent values are listed in a comment with the ids the (scrambled) law
+//     draws them as.
+//
+// The key is the part that alone tells the log's keys apart (as many distinct values as
+// whole keys: the other parts are functions of it, as far as the log shows), or else every
+// part, drawn independently.
+func Fit(a *Analysis, o FitOptions) *Fitted {
 	var b strings.Builder
+	out := &Fitted{}
 	dur := math.Max(math.Ceil(a.DurationS), 1)
 	window := math.Max(1, math.Round(dur/60))
-	s := a.Keys.ZipfS
-	n := int64(math.Max(math.Round(a.Keys.Distinct), 1))
 	recs := math.Max(float64(a.Records), 1)
 	readShare := float64(a.Reads) / recs
+	parts := a.Keys.Parts
+	if len(parts) == 0 {
+		parts = []PartKeys{{Part: "key", Distinct: a.Keys.Distinct, DistinctExact: a.Keys.DistinctExact, Top: a.Keys.Top,
+			ZipfS: a.Keys.ZipfS, ZipfRanks: a.Keys.ZipfRanks, ZipfKS: a.Keys.ZipfKS}}
+	}
+	mono := map[string]Monotony{}
+	for _, m := range a.Keys.Monotonic {
+		mono[m.Part] = m
+	}
+	// The key: one part that has as many distinct values as whole keys (within the
+	// distinct sketch's error), or all of them.
+	key := make([]string, 0, len(parts))
+	for _, p := range parts {
+		key = append(key, p.Part)
+	}
+	if len(parts) > 1 {
+		best := 0
+		for i, p := range parts {
+			if p.Distinct > parts[best].Distinct {
+				best = i
+			}
+		}
+		p := parts[best]
+		same := p.Distinct == a.Keys.Distinct
+		if !(p.DistinctExact && a.Keys.DistinctExact) {
+			same = p.Distinct >= (1-3/math.Sqrt(DistinctK-2))*a.Keys.Distinct
+		}
+		if same {
+			key = []string{p.Part}
+		} else {
+			out.Notes = append(out.Notes, fmt.Sprintf("the key's parts are drawn independently, so a whole key's share of the records is the product of its parts' shares (no part alone tells the log's %s keys apart)", countText(a.Keys.Distinct)))
+		}
+	}
+	out.Key = key
+
+	var fields strings.Builder
+	var desc []string
+	for _, p := range parts {
+		line, comment, what, note := fitPart(p, mono[p.Part], a)
+		fmt.Fprintf(&fields, "%s = %s\n", tomlKey(p.Part), line)
+		for _, c := range comment {
+			fmt.Fprintf(&fields, "# %s\n", c)
+		}
+		out.Fields = append(out.Fields, p.Part+": "+what)
+		desc = append(desc, p.Part+" "+what)
+		if note != "" {
+			out.Notes = append(out.Notes, note)
+		}
+	}
+
 	fmt.Fprintf(&b, "name        = %q\n", o.Name)
-	fmt.Fprintf(&b, "description = %q\n", fmt.Sprintf("Fitted by shardsim fit to %s: %d records over %s s, %.1f%% reads, keys drawn from a Zipf law with s = %.3f over %d keys.",
-		o.Source, a.Records, strconv.FormatFloat(a.DurationS, 'f', 1, 64), 100*readShare, s, n))
+	fmt.Fprintf(&b, "description = %q\n", fmt.Sprintf("Fitted by shardsim fit to %s: %s records over %s s, %.1f%% reads; %s.",
+		o.Source, countText(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), 100*readShare, strings.Join(desc, "; ")))
 	fmt.Fprintf(&b, "seed        = 1\nduration    = %q\nwindow      = %q\n\n", secs(dur), secs(window))
 	b.WriteString("[cluster]\nnodes   = 4\ncores   = 4\nnetwork = \"0.5ms\"\n\n")
 	b.WriteString("[table]\nname = \"fitted\"\n[table.fields]\n")
-	fmt.Fprintf(&b, "key = { gen = \"zipf\", n = %d, s = %s }\n", n, strconv.FormatFloat(round(s, 4), 'f', -1, 64))
-	fmt.Fprintf(&b, "# The log's most frequent keys; rank r of key stands for the r-th (Zipf fit over the top %d ranks,\n# Kolmogorov-Smirnov distance %.4f):\n", a.Keys.ZipfRanks, a.Keys.ZipfKS)
-	for i, t := range a.Keys.Top {
-		fmt.Fprintf(&b, "#   %d. %q  %.2f%%\n", i+1, t.Key, 100*t.Share)
+	b.WriteString(fields.String())
+	quoted := make([]string, len(key))
+	for i, k := range key {
+		quoted[i] = strconv.Quote(k)
 	}
-	b.WriteString("\n[keyspace]\nscheme = \"hash\"\nshards = 16\nkey    = [\"key\"]\n")
+	b.WriteString("\n[keyspace]\nscheme = \"hash\"\nshards = 16\n")
+	fmt.Fprintf(&b, "key    = [%s]\n", strings.Join(quoted, ", "))
+	if len(key) < len(parts) {
+		fmt.Fprintf(&b, "# %s alone tells the log's keys apart (as many distinct values as whole keys); the other parts are fields outside the key\n", key[0])
+	}
 	sched := schedulePoints(a, o.Points)
 	for _, st := range []struct {
 		name, op string
@@ -55,7 +138,107 @@ func Fit(a *Analysis, o FitOptions) []byte {
 		}
 		b.WriteString("]\n")
 	}
-	return []byte(b.String())
+	out.TOML = []byte(b.String())
+	return out
+}
+
+// fitPart chooses the generator of one key part: the field's TOML value, comment lines,
+// a few words for the description, and a note when the log's property is lost.
+func fitPart(p PartKeys, m Monotony, a *Analysis) (line string, comment []string, what, note string) {
+	n := uint64(math.Max(math.Round(p.Distinct), 1))
+	if m.Monotonic && m.Score > 0 {
+		gen := "time"
+		switch {
+		case !p.Decimal:
+			// Text that grows with time: a date or a time stamp.
+		case p.Distinct >= 0.5*float64(max(a.Writes, 1)) && p.MaxValue >= 1<<40:
+			gen = "snowflake"
+		case p.Distinct >= 0.5*float64(max(a.Writes, 1)):
+			gen = "sequence"
+		}
+		line = fmt.Sprintf("{ gen = %q }", gen)
+		comment = []string{
+			fmt.Sprintf("%s grows with time in the log (correlation %.3f): drawn as %s, so a range scheme sends every new write to the last range.", p.Part, m.Score, timeOrderedKind(gen)),
+			"Reads draw the rows written at their own time (age 0): give the reads stream an age to read older rows.",
+		}
+		return line, comment, fmt.Sprintf("a %s (grows with time)", gen), ""
+	}
+	if m.Monotonic {
+		note = fmt.Sprintf("part %s falls with time (correlation %.3f), which no generator reproduces: it is drawn by popularity instead", p.Part, m.Score)
+	}
+	exact := p.DistinctExact && len(p.Top) == int(n) && n <= categoricalMax
+	for _, t := range p.Top {
+		exact = exact && t.Error == 0
+	}
+	if exact {
+		vals := make([]string, len(p.Top))
+		weights := make([]string, len(p.Top))
+		for i, t := range p.Top {
+			vals[i] = strconv.Quote(t.Key)
+			weights[i] = strconv.FormatInt(t.Count, 10)
+		}
+		line = fmt.Sprintf("{ gen = \"categorical\", values = [%s], weights = [%s] }", strings.Join(vals, ", "), strings.Join(weights, ", "))
+		return line, nil, fmt.Sprintf("categorical over its %d value%s", n, plural(int(n))), note
+	}
+	if p.ZipfRanks == 0 {
+		line = fmt.Sprintf("{ gen = \"uniform\", n = %d }", n)
+		comment = []string{fmt.Sprintf("%s: no value stands out (fewer than 3 have 30 records or more): uniform over the log's %s values.", p.Part, countText(float64(n)))}
+		if note == "" {
+			note = fmt.Sprintf("part %s: fewer than 3 values have 30 records or more, so no Zipf law can be fitted; it is drawn uniform over %s values", p.Part, countText(float64(n)))
+		}
+		return line, comment, fmt.Sprintf("uniform over %s values", countText(float64(n))), note
+	}
+	s := round(p.ZipfS, 4)
+	line = fmt.Sprintf("{ gen = \"zipf\", n = %d, s = %s }", n, strconv.FormatFloat(s, 'f', -1, 64))
+	comment = append(comment, fmt.Sprintf("%s: Zipf fit over the top %d values (Kolmogorov-Smirnov distance %.4f). The log's most frequent", p.Part, p.ZipfRanks, p.ZipfKS),
+		fmt.Sprintf("values, and the %s each stands for in a run (the law's ranks are scrambled over [0, %d)):", p.Part, n))
+	z := workload.NewZipf(n, s, true)
+	for i, t := range p.Top[:min(len(p.Top), 10)] {
+		if uint64(i) >= n {
+			break
+		}
+		comment = append(comment, fmt.Sprintf("  %s = %d  %q  %.2f%%", p.Part, z.ID(uint64(i)), t.Key, 100*t.Share))
+	}
+	return line, comment, fmt.Sprintf("Zipf s = %.3f over %s values", p.ZipfS, countText(float64(n))), note
+}
+
+func timeOrderedKind(gen string) string {
+	switch gen {
+	case "sequence":
+		return "auto-increment ids (gen = \"sequence\")"
+	case "snowflake":
+		return "time-ordered 64-bit ids (gen = \"snowflake\")"
+	}
+	return "the row time (gen = \"time\")"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// countText writes a whole number with thousands separators.
+func countText(x float64) string {
+	s := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// tomlKey quotes a field name unless it is a bare TOML key.
+func tomlKey(k string) string {
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return strconv.Quote(k)
+		}
+	}
+	if k == "" {
+		return `""`
+	}
+	return k
 }
 
 func round(x float64, digits int) float64 {

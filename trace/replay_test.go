@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/build"
@@ -140,7 +141,8 @@ func TestFitThenRun(t *testing.T) {
 	if math.Abs(a.Keys.ZipfS-g.S) > 0.05 {
 		t.Errorf("the log's fitted exponent %.3f, generated with %.2f", a.Keys.ZipfS, g.S)
 	}
-	src := trace.Fit(a, trace.FitOptions{Name: "fit-ramp", Source: "ramp.log"})
+	fit := trace.Fit(a, trace.FitOptions{Name: "fit-ramp", Source: "ramp.log"})
+	src := fit.TOML
 	sc, err := scenarios.LoadBytes(filepath.Join(dir, "fit.toml"), src, scenarios.Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
@@ -181,11 +183,64 @@ func TestFitThenRun(t *testing.T) {
 		top = append(top, detect.Counter{ID: id, Count: c})
 	}
 	sortCounters(top)
+	// The comment maps the log's most frequent key to the value the run draws most.
+	want := fmt.Sprintf("#   key = %d  %q", top[0].ID, a.Keys.Top[0].Key)
+	if !bytes.Contains(src, []byte(want)) {
+		t.Errorf("the fitted scenario does not map its most drawn key to the log's first: no line %q in\n%s", want, src)
+	}
 	s, ranks, _ := trace.FitZipf(top)
 	if math.Abs(s-a.Keys.ZipfS) > 0.05 {
 		t.Errorf("the fitted scenario's keys have exponent %.3f (%d ranks), the log's %.3f", s, ranks, a.Keys.ZipfS)
 	}
 	t.Logf("log s=%.3f, run s=%.3f; reads %d/%d writes %d/%d; quarters log %v run %v", a.Keys.ZipfS, s, res.Streams[0].Offered, a.Reads, res.Streams[1].Offered, a.Writes, logQ, runQ)
+}
+
+// TestFitKeepsKeyParts fits a scenario to a generated csv log of 3,000 lines (seed 11,
+// the parameters of testdata/traces/access.csv: auto-increment ids written at 50/s, ns =
+// id mod 4) read as ns:kind:id. Each part becomes a field: the id, monotonic in the log,
+// a sequence and the key alone (it has as many values as whole keys); ns and kind, of few
+// values, categorical. Run as fitted (hash over 16 shards), the hottest shard serves at
+// most 15% of the requests (even: 6.25%); with scheme = "range" (history splits) the last
+// shard serves at least 95% of them: the log's append hot spot. Read without parts, the
+// same log's keys are too rare for a Zipf fit, which the notes say.
+func TestFitKeepsKeyParts(t *testing.T) {
+	g := trace.Synthetic{Format: trace.CSV, Lines: 3000, Rate: 50, Keys: 500, S: 1.1, Reads: 0.7, Sequential: true, Seed: 11}
+	var buf bytes.Buffer
+	if err := g.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	a := analyzeBytes(t, buf.Bytes(), trace.Options{Format: trace.CSV, Delimiter: ":", Names: []string{"ns", "kind", "id"}}, trace.Config{Parts: true})
+	fit := trace.Fit(a, trace.FitOptions{Name: "fit-access", Source: "access.csv"})
+	src := string(fit.TOML)
+	for _, want := range []string{`id = { gen = "sequence" }`, `ns = { gen = "categorical", values = [`, `kind = { gen = "categorical", values = ["u"]`, `key    = ["id"]`} {
+		if !strings.Contains(src, want) {
+			t.Errorf("no %q in the fitted scenario:\n%s", want, src)
+		}
+	}
+	hottest := func(sets ...string) float64 {
+		sc, err := scenarios.LoadBytes("fit.toml", fit.TOML, scenarios.Options{Sets: sets})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src)
+		}
+		res := sim.Run(sc.Variants[0].Model())
+		var total, top int64
+		for _, sh := range res.Shards {
+			total += sh.Ops
+			top = max(top, sh.Ops)
+		}
+		return float64(top) / float64(max(total, 1))
+	}
+	if h := hottest(); h > 0.15 {
+		t.Errorf("hash: the hottest shard serves %.1f%% of the requests, want at most 15%%", 100*h)
+	}
+	if h := hottest(`keyspace.scheme="range"`); h < 0.95 {
+		t.Errorf("range: the hottest shard serves %.1f%% of the requests, want at least 95%% (the append hot spot)", 100*h)
+	}
+	whole := analyzeBytes(t, buf.Bytes(), trace.Options{Format: trace.CSV}, trace.Config{Parts: true})
+	notes := strings.Join(trace.Fit(whole, trace.FitOptions{Name: "fit-access"}).Notes, "\n")
+	if !strings.Contains(notes, "part key: fewer than 3 values have 30 records or more, so no Zipf law can be fitted") {
+		t.Errorf("notes of a log without parts: %q, want the key's Zipf fit refused", notes)
+	}
 }
 
 // TestSourceAllocatesNothingPerRecord: once warm, replaying a record (its arrival and its

@@ -434,27 +434,30 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 		if name == "" {
 			name = fittedName(filepath.Base(path))
 		}
-		a, err := trace.Analyze(rd, trace.Config{})
+		a, err := trace.Analyze(rd, trace.Config{Parts: true})
 		if err != nil {
 			return traceError(path, err)
 		}
 		if a.Records == 0 {
 			return usagef("%s: the log holds no record to fit", path)
 		}
-		if a.Keys.ZipfRanks == 0 {
-			fmt.Fprintf(stderr, "note: %s: fewer than 3 keys have 30 records or more; the fitted keys are uniform (s = 0)\n", path)
-		}
-		src := trace.Fit(a, trace.FitOptions{Name: name, Source: filepath.Base(path)})
+		fit := trace.Fit(a, trace.FitOptions{Name: name, Source: filepath.Base(path)})
 		// What fit writes must load: check it as validate would before writing it.
-		if _, err := scenarios.LoadBytes(out, src, scenarios.Options{}); err != nil {
+		if _, err := scenarios.LoadBytes(out, fit.TOML, scenarios.Options{}); err != nil {
 			return usagef("the fitted scenario does not load (--name %q?): %v", name, err)
 		}
-		if err := atomicfile.Write(out, src); err != nil {
+		for _, n := range fit.Notes {
+			fmt.Fprintf(stderr, "note: %s: %s\n", path, n)
+		}
+		if err := atomicfile.Write(out, fit.TOML); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s: %s records over %s s, %.1f%% reads, Zipf s = %.3f over %s keys\n",
+		fmt.Fprintf(stdout, "wrote %s: %s records over %s s, %.1f%% reads, key [%s]\n",
 			out, humanCount(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64),
-			100*float64(a.Reads)/float64(max(a.Records, 1)), a.Keys.ZipfS, humanCount(a.Keys.Distinct))
+			100*float64(a.Reads)/float64(max(a.Records, 1)), strings.Join(fit.Key, ", "))
+		for _, f := range fit.Fields {
+			fmt.Fprintf(stdout, "  %s\n", f)
+		}
 		return nil
 	}
 }

@@ -198,6 +198,13 @@ func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 		if out != "text" && out != "markdown" && out != "json" {
 			return usagef("-f: want text, markdown or json (got %q)", out)
 		}
+		if len(keys) == 0 {
+			for _, f := range []string{"scheme", "shards", "salt"} {
+				if fs.Changed(f) {
+					return usagef("--%s describes a candidate design, which needs --key (its partition key's parts, e.g. --key id)", f)
+				}
+			}
+		}
 		rd, rc, path, err := tf.open("analyze", fs.Args(), fs)
 		if err != nil {
 			return err
@@ -247,7 +254,13 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 			if fl, ok := flag[p.Key]; ok {
 				name = fl
 			}
-			msgs = append(msgs, name+": "+p.Msg)
+			msg := p.Msg
+			if field, have, ok := noSuchField(msg); ok {
+				// There is no table here: the fields are the log's key parts.
+				msg = fmt.Sprintf("no such part %q among the log's key parts (have %s; ts is the record's time)", field, have)
+				msg += splitHint(tf, rd.Names())
+			}
+			msgs = append(msgs, name+": "+msg)
 		}
 		return nil, usagef("%s", strings.Join(msgs, "\n"))
 	}
@@ -266,6 +279,60 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 		d = build.TraceDesign(s, rd.Names(), sample, times)
 	}
 	return d, nil
+}
+
+// noSuchField reads spec's message for a key part that names no field: the field and the
+// fields there are, without ts (analyze adds it for the record's time).
+func noSuchField(msg string) (field, have string, ok bool) {
+	rest, ok := strings.CutPrefix(msg, "no such field ")
+	if !ok {
+		return "", "", false
+	}
+	q, after, ok := strings.Cut(rest, " in table.fields (have ")
+	if !ok {
+		return "", "", false
+	}
+	field, err := strconv.Unquote(q)
+	if err != nil {
+		return "", "", false
+	}
+	var parts []string
+	for _, f := range strings.Split(strings.TrimSuffix(after, ")"), ", ") {
+		if f != "ts" {
+			parts = append(parts, f)
+		}
+	}
+	return field, strings.Join(parts, ", "), true
+}
+
+// splitHint suggests --delimiter and --names when the log's keys are whole (one part,
+// key) but its first key holds a usual delimiter: the parts it has and how to name them.
+func splitHint(tf *traceFlags, names []string) string {
+	if len(names) != 1 || names[0] != "key" {
+		return ""
+	}
+	rd, rc, _, err := tf.reopen()
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	rec, err := rd.Next()
+	if err != nil {
+		return ""
+	}
+	key := string(rec.Key)
+	for _, d := range []string{":", "|", "/", "#", ";", "."} {
+		n := strings.Count(key, d) + 1
+		if n < 2 || n > 8 {
+			continue
+		}
+		ph := make([]string, n)
+		for i := range ph {
+			ph[i] = fmt.Sprintf("p%d", i+1)
+		}
+		return fmt.Sprintf(": the log's keys are whole (the first is %q); to key on one of its %d parts, name them: --delimiter %s --names %s", key, n, d, strings.Join(ph, ","))
+	}
+	return ""
 }
 
 func writeRateChart(file, path string, a *trace.Analysis) error {
@@ -340,13 +407,20 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	}
 	h("Operations")
 	var rows [][]string
+	var names []string
+	var counts []float64
 	for _, name := range trace.OpNames {
 		if n, ok := a.Ops[name]; ok {
-			rows = append(rows, []string{name, strconv.FormatInt(n, 10), pct(float64(n) / float64(max(a.Records, 1)))})
+			names = append(names, name)
+			counts = append(counts, float64(n))
 		}
 	}
-	rows = append(rows, []string{"reads", strconv.FormatInt(a.Reads, 10), pct(float64(a.Reads) / float64(max(a.Records, 1)))},
-		[]string{"writes", strconv.FormatInt(a.Writes, 10), pct(float64(a.Writes) / float64(max(a.Records, 1)))})
+	for i, sh := range pctShares(counts) {
+		rows = append(rows, []string{names[i], strconv.FormatFloat(counts[i], 'f', 0, 64), sh})
+	}
+	rw := pctShares([]float64{float64(a.Reads), float64(a.Writes)})
+	rows = append(rows, []string{"reads", strconv.FormatInt(a.Reads, 10), rw[0]},
+		[]string{"writes", strconv.FormatInt(a.Writes, 10), rw[1]})
 	table([]string{"op", "records", "share"}, rows)
 
 	// At most 12 rows: each the mean rate of a group of consecutive windows.
@@ -395,11 +469,59 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", pct(d.SingleShardShare), pct(1-d.SingleShardShare), d.MeanFanout)
 		fmt.Fprintf(w, "hottest shard: %d with %s of all shard visits (even: %s)\n", d.HottestShard, pct(d.HottestShare), pct(1/float64(len(d.Shards))))
 		rows = nil
+		var ws, rs []float64
 		for _, s := range d.Shards {
-			rows = append(rows, []string{strconv.Itoa(s.ID), pct(s.WriteShare), pct(s.ReadShare)})
+			ws, rs = append(ws, s.WriteShare), append(rs, s.ReadShare)
+		}
+		wp, rp := pctShares(ws), pctShares(rs)
+		for i, s := range d.Shards {
+			rows = append(rows, []string{strconv.Itoa(s.ID), wp[i], rp[i]})
 		}
 		table([]string{"shard", "writes", "reads"}, rows)
 	}
+}
+
+// pctShares writes the shares of a whole (counts, or fractions) as percentages with two
+// decimals that add up to exactly 100.00%: each is rounded down to a hundredth of a
+// percent and the hundredths still missing go to the largest remainders (the first on a
+// tie), so each is within 0.01 of its share. An empty whole is 0.00% each.
+func pctShares(xs []float64) []string {
+	var total float64
+	for _, x := range xs {
+		total += x
+	}
+	units := make([]int64, len(xs))
+	rem := make([]float64, len(xs))
+	var sum int64
+	for i, x := range xs {
+		if total <= 0 {
+			break
+		}
+		u := 10000 * x / total
+		units[i] = int64(math.Floor(u + 1e-9))
+		rem[i] = u - float64(units[i])
+		sum += units[i]
+	}
+	if total > 0 {
+		for left := 10000 - sum; left > 0; left-- {
+			best := -1
+			for i := range rem {
+				if rem[i] > 0 && (best < 0 || rem[i] > rem[best]) {
+					best = i
+				}
+			}
+			if best < 0 {
+				break
+			}
+			units[best]++
+			rem[best] = 0
+		}
+	}
+	out := make([]string, len(xs))
+	for i, u := range units {
+		out[i] = fmt.Sprintf("%d.%02d%%", u/100, u%100)
+	}
+	return out
 }
 
 // bar draws v as a bar of up to 30 characters against the largest of all.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -341,6 +342,60 @@ func htmlTableOf(caption string, t *table) htmlTable {
 	return htmlTable{Caption: caption, Head: t.head, Rows: t.rows, Left: t.left}
 }
 
+// glanceStreams is how many streams get a p99 column of their own in the variants' table;
+// the worst p99 of any others shares one column.
+const glanceStreams = 6
+
+// glanceTable is "The variants at a glance": a row per variant with its totals, the p99 of
+// each stream (the streams of all variants, in the order they first appear; one worst p99
+// would be the slowest stream's in every variant, often a rare scan that hides how the
+// designs differ), and its hottest shard and node.
+func glanceTable(sum *Summary) *table {
+	var names []string
+	for _, v := range sum.Variants {
+		for _, s := range v.Streams {
+			if !slices.Contains(names, s.Name) {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	shown := names[:min(len(names), glanceStreams)]
+	head := []string{"variant", "offered", "failed", "error rate"}
+	for _, n := range shown {
+		head = append(head, n+" p99 ms")
+	}
+	if len(names) > len(shown) {
+		head = append(head, "others' worst p99 ms")
+	}
+	head = append(head, "hottest shard", "its load", "busiest window", "peak shard load", "hottest node load")
+	glance := &table{head: head, left: 1}
+	for i := range sum.Variants {
+		v := &sum.Variants[i]
+		var offered, failed int64
+		p99 := make([]string, len(shown))
+		for j := range p99 {
+			p99[j] = "-"
+		}
+		var worst *float64
+		for _, s := range v.Streams {
+			offered += s.Offered
+			failed += s.Failed
+			if j := slices.Index(shown, s.Name); j >= 0 {
+				p99[j] = fmtOptMs(s.Latency.P99)
+			} else if s.Latency.P99 != nil && (worst == nil || *s.Latency.P99 > *worst) {
+				worst = s.Latency.P99
+			}
+		}
+		row := append([]string{v.Name, fmtCount(offered), fmtCount(failed), fmtPct(v.ErrorRate)}, p99...)
+		if len(names) > len(shown) {
+			row = append(row, fmtOptMs(worst))
+		}
+		row = append(row, strconv.Itoa(v.Skew.HottestShard), fmtPct(v.Skew.HottestLoad), v.Skew.PeakWindow, fmtPct(v.Skew.PeakHottestLoad), fmtPct(v.HottestNode.Utilization))
+		glance.add(row...)
+	}
+	return glance
+}
+
 // htmlStory is one variant's story: its description, diagnosis and timeline.
 type htmlStory struct {
 	Name, Description, Key string
@@ -419,7 +474,7 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 	page.Intro = fmt.Sprintf("Simulated %s from %s (seed %d); the first %s are warmup and left out of the run's latency figures. "+
 		"Loads are CPU time spent on a shard's requests as a share of its node's cores; latencies are measured at the client, network and queueing included.",
 		sim.Time(sum.DurationS*float64(sim.Second)), sum.Start, sum.Seed, sim.Time(sum.WarmupS*float64(sim.Second)))
-	glance := &table{head: []string{"variant", "offered", "failed", "error rate", "worst p99 ms", "hottest shard", "its load", "busiest window", "peak shard load", "hottest node load"}, left: 1}
+	glance := glanceTable(sum)
 	for i := range sum.Variants {
 		v := &sum.Variants[i]
 		st := htmlStory{Name: v.Name, Description: strings.Join(strings.Fields(v.Description), " "), Key: v.Key, Color: i, Stop: stopNote(v)}
@@ -436,18 +491,6 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 			}
 		}
 		page.Stories = append(page.Stories, st)
-
-		var offered, failed int64
-		var worst *float64
-		for _, s := range v.Streams {
-			offered += s.Offered
-			failed += s.Failed
-			if s.Latency.P99 != nil && (worst == nil || *s.Latency.P99 > *worst) {
-				worst = s.Latency.P99
-			}
-		}
-		glance.add(v.Name, fmtCount(offered), fmtCount(failed), fmtPct(v.ErrorRate), fmtOptMs(worst),
-			strconv.Itoa(v.Skew.HottestShard), fmtPct(v.Skew.HottestLoad), v.Skew.PeakWindow, fmtPct(v.Skew.PeakHottestLoad), fmtPct(v.HottestNode.Utilization))
 
 		tabs := struct {
 			Name   string

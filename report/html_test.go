@@ -120,6 +120,28 @@ func TestHTMLReport(t *testing.T) {
 			t.Errorf("no download link to %s", f)
 		}
 	}
+	// The variants at a glance: a p99 column per stream, each cell the summary's figure,
+	// so that designs whose main stream differs tell apart even when a rare scan is the
+	// slowest stream of every one (quickstart: get_profile's p99 falls from the first
+	// variant to the last, while the scan's is about the same in all).
+	g := glanceTable(sum)
+	for vi, v := range sum.Variants {
+		for _, st := range v.Streams {
+			col := slices.Index(g.head, st.Name+" p99 ms")
+			if col < 0 {
+				t.Fatalf("the variants' table has no column %q: %v", st.Name+" p99 ms", g.head)
+			}
+			if got, want := g.rows[vi][col], fmtOptMs(st.Latency.P99); got != want {
+				t.Errorf("%s: %s p99 %q in the variants' table, the summary has %q", v.Name, st.Name, got, want)
+			}
+			if !strings.Contains(page, "<th>"+st.Name+" p99 ms</th>") && !strings.Contains(page, ">"+st.Name+" p99 ms<") {
+				t.Errorf("report.html shows no column %q", st.Name+" p99 ms")
+			}
+		}
+	}
+	if first, last := sum.Variants[0].Streams[0].Latency.P99, sum.Variants[len(sum.Variants)-1].Streams[0].Latency.P99; first == nil || last == nil || *last >= *first {
+		t.Errorf("get_profile p99: %v in the first variant, %v in the last; want it lower in the last", first, last)
+	}
 	if !strings.Contains(page, "How to read these maps") || strings.Count(page, "How to read this chart") < 3 {
 		t.Error("the page lacks its sentences on how to read the charts")
 	}

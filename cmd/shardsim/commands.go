@@ -132,11 +132,13 @@ var commands = []*command{
 		name: "fit", operands: "TRACE", usage: "TRACE -o FILE [--format F] [flags]",
 		summary: "write a synthetic scenario that reproduces an access log's rate, op mix and key popularity",
 		about: "Analyzes the log as analyze does and writes a scenario without it: read and write streams\n" +
-			"whose schedules follow the log's rate over time, and one key field drawn from a Zipf law\n" +
-			"with the fitted exponent over the log's distinct keys; the top keys are listed in a\n" +
-			"comment. Scale it with --set load_factor=3, change its design, share it.",
+			"whose schedules follow the log's rate over time, and a field per key part (--delimiter,\n" +
+			"--names): time-ordered for a part that grows with time, categorical for a few values,\n" +
+			"else a Zipf law fitted to the part (uniform when nothing stands out); the top values are\n" +
+			"listed in a comment. Scale it with --set load_factor=3, change its design, share it.",
 		examples: []string{
 			"shardsim fit testdata/traces/kvcache.csv.gz --format kvcache -o out/kvcache.toml",
+			"shardsim fit testdata/traces/access.csv --delimiter : --names ns,kind,id -o out/access.toml",
 		},
 		setup: setupFit,
 	},

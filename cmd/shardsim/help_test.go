@@ -59,7 +59,7 @@ func TestFlagHelp(t *testing.T) {
 		"run --parallel":      "the number of CPUs",
 		"sweep --parallel":    "the number of CPUs",
 		"capacity --parallel": "the number of CPUs",
-		"fit --name":          "fit- and the log's file name",
+		"fit --name":          "fit-<the log's file name>, e.g. fit-access for access.csv",
 	}
 	for _, c := range commands {
 		fs, _, _ := c.flagSet()

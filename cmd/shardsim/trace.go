@@ -543,7 +543,7 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	var out, name string
 	textVar(fs, &out, "out", "o", "file", "the scenario file to write (required)")
 	fs.StringVar(&name, "name", "", "the scenario's name")
-	showDefault(fs, "name", "fit- and the log's file name")
+	showDefault(fs, "name", "fit-<the log's file name>, e.g. fit-access for access.csv")
 	return func(stdout, stderr io.Writer) error {
 		if out == "" {
 			return argsError("fit", "-o FILE is required")

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,66 +134,82 @@ func TestReplayCountsAndHottestShard(t *testing.T) {
 // it: the run issues the log's reads and writes within 5% (the schedule's integral against
 // the log's count), in each quarter of the run too, and 200,000 draws (seed 1) of its key
 // field give back the log's fitted exponent within 0.05 (the same estimator, FitZipf).
+// The log is read twice: its keys whole (one field, key) and split as ns:kind:id (the
+// id, which alone tells the keys apart, is the Zipf field; its exponent is the whole
+// key's, since each id has one namespace). The comment maps the log's most frequent key
+// to the value the run draws most.
 func TestFitThenRun(t *testing.T) {
 	dir := t.TempDir()
 	g := trace.Synthetic{Format: trace.Twitter, Lines: 40_000, Rate: 500, RampTo: 1500, Keys: 20_000, S: 1.0, Reads: 0.7, Seed: 21}
 	data := writeLog(t, dir, "ramp.log", g)
-	a := analyzeBytes(t, data, trace.Options{Format: trace.Twitter}, trace.Config{})
-	if math.Abs(a.Keys.ZipfS-g.S) > 0.05 {
-		t.Errorf("the log's fitted exponent %.3f, generated with %.2f", a.Keys.ZipfS, g.S)
-	}
-	fit := trace.Fit(a, trace.FitOptions{Name: "fit-ramp", Source: "ramp.log"})
-	src := fit.TOML
-	sc, err := scenarios.LoadBytes(filepath.Join(dir, "fit.toml"), src, scenarios.Options{})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, src)
-	}
-	m := sc.Variants[0].Model()
-	res := sim.Run(m)
-	check := func(what string, got, want float64) {
-		if math.Abs(got-want) > 0.05*want {
-			t.Errorf("%s: the fitted run issues %.0f, the log has %.0f (more than 5%% apart)", what, got, want)
+	for _, reading := range []struct {
+		field string
+		opt   trace.Options
+	}{{"key", trace.Options{Format: trace.Twitter}}, {"id", trace.Options{Format: trace.Twitter, Delimiter: ":", Names: []string{"ns", "kind", "id"}}}} {
+		a := analyzeBytes(t, data, reading.opt, trace.Config{Parts: true})
+		if math.Abs(a.Keys.ZipfS-g.S) > 0.05 {
+			t.Errorf("the log's fitted exponent %.3f, generated with %.2f", a.Keys.ZipfS, g.S)
 		}
-	}
-	check("reads", float64(res.Streams[0].Offered), float64(a.Reads))
-	check("writes", float64(res.Streams[1].Offered), float64(a.Writes))
-	// Per quarter of the run: the log's records against the run's requests by window.
-	q := a.DurationS / 4
-	var logQ, runQ [4]float64
-	for _, p := range a.Rate {
-		logQ[min(int(p.TS/q), 3)] += p.PerS * a.RateWindow
-	}
-	for w := 0; w < res.Windows; w++ {
-		at := float64(w) * float64(res.Window) / 1e9
-		for _, st := range res.Streams {
-			runQ[min(int(at/q), 3)] += float64(st.Win[w].Completed + st.Win[w].Errors)
+		fit := trace.Fit(a, trace.FitOptions{Name: "fit-ramp", Source: "ramp.log"})
+		src := fit.TOML
+		if !slices.Equal(fit.Key, []string{reading.field}) {
+			t.Errorf("%s: the fitted key is %v", reading.field, fit.Key)
 		}
+		sc, err := scenarios.LoadBytes(filepath.Join(dir, "fit.toml"), src, scenarios.Options{})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src)
+		}
+		m := sc.Variants[0].Model()
+		res := sim.Run(m)
+		check := func(what string, got, want float64) {
+			if math.Abs(got-want) > 0.05*want {
+				t.Errorf("%s: %s: the fitted run issues %.0f, the log has %.0f (more than 5%% apart)", reading.field, what, got, want)
+			}
+		}
+		check("reads", float64(res.Streams[0].Offered), float64(a.Reads))
+		check("writes", float64(res.Streams[1].Offered), float64(a.Writes))
+		// Per quarter of the run: the log's records against the run's requests by window.
+		q := a.DurationS / 4
+		var logQ, runQ [4]float64
+		for _, p := range a.Rate {
+			logQ[min(int(p.TS/q), 3)] += p.PerS * a.RateWindow
+		}
+		for w := 0; w < res.Windows; w++ {
+			at := float64(w) * float64(res.Window) / 1e9
+			for _, st := range res.Streams {
+				runQ[min(int(at/q), 3)] += float64(st.Win[w].Completed + st.Win[w].Errors)
+			}
+		}
+		for i := range logQ {
+			check(fmt.Sprintf("quarter %d", i+1), runQ[i], logQ[i])
+		}
+		// The key field's popularity.
+		fi := slices.Index(sc.Variants[0].Spec.FieldNames, reading.field)
+		gen := m.Streams[0].Fields[fi]
+		counts := map[uint64]int64{}
+		r := newRand()
+		for i := 0; i < 200_000; i++ {
+			counts[gen.Next(r, 0)]++
+		}
+		var top []detect.Counter
+		for id, c := range counts {
+			top = append(top, detect.Counter{ID: id, Count: c})
+		}
+		sortCounters(top)
+		first := a.Keys.Top[0].Key
+		if p := a.Keys.Parts; len(p) > 1 {
+			first = p[len(p)-1].Top[0].Key
+		}
+		want := fmt.Sprintf("#   %s = %d  %q", reading.field, top[0].ID, first)
+		if !bytes.Contains(src, []byte(want)) {
+			t.Errorf("the fitted scenario does not map its most drawn value to the log's first: no line %q in\n%s", want, src)
+		}
+		s, ranks, _ := trace.FitZipf(top)
+		if math.Abs(s-a.Keys.ZipfS) > 0.05 {
+			t.Errorf("%s: the fitted scenario's keys have exponent %.3f (%d ranks), the log's %.3f", reading.field, s, ranks, a.Keys.ZipfS)
+		}
+		t.Logf("%s: log s=%.3f, run s=%.3f; reads %d/%d writes %d/%d; quarters log %v run %v", reading.field, a.Keys.ZipfS, s, res.Streams[0].Offered, a.Reads, res.Streams[1].Offered, a.Writes, logQ, runQ)
 	}
-	for i := range logQ {
-		check(fmt.Sprintf("quarter %d", i+1), runQ[i], logQ[i])
-	}
-	// The key field's popularity.
-	gen := m.Streams[0].Fields[0]
-	counts := map[uint64]int64{}
-	r := newRand()
-	for i := 0; i < 200_000; i++ {
-		counts[gen.Next(r, 0)]++
-	}
-	var top []detect.Counter
-	for id, c := range counts {
-		top = append(top, detect.Counter{ID: id, Count: c})
-	}
-	sortCounters(top)
-	// The comment maps the log's most frequent key to the value the run draws most.
-	want := fmt.Sprintf("#   key = %d  %q", top[0].ID, a.Keys.Top[0].Key)
-	if !bytes.Contains(src, []byte(want)) {
-		t.Errorf("the fitted scenario does not map its most drawn key to the log's first: no line %q in\n%s", want, src)
-	}
-	s, ranks, _ := trace.FitZipf(top)
-	if math.Abs(s-a.Keys.ZipfS) > 0.05 {
-		t.Errorf("the fitted scenario's keys have exponent %.3f (%d ranks), the log's %.3f", s, ranks, a.Keys.ZipfS)
-	}
-	t.Logf("log s=%.3f, run s=%.3f; reads %d/%d writes %d/%d; quarters log %v run %v", a.Keys.ZipfS, s, res.Streams[0].Offered, a.Reads, res.Streams[1].Offered, a.Writes, logQ, runQ)
 }
 
 // TestFitKeepsKeyParts fits a scenario to a generated csv log of 3,000 lines (seed 11,

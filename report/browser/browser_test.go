@@ -116,6 +116,18 @@ func checkReport(t *testing.T, actx context.Context, report, shot string) {
 	for _, e := range empty {
 		t.Errorf("empty chart: %s", e)
 	}
+	// The variants' table, a p99 column per stream, fits the page at 1,400 pixels: its
+	// headings wrap rather than push it past the main column's edge.
+	over, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+		const t = document.querySelector("#tables table.sortable"), m = document.querySelector("main");
+		return [t.getBoundingClientRect().right, m.getBoundingClientRect().right];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if over[0] > over[1] {
+		t.Errorf("the variants' table ends at x = %.0f, past the page's main column (%.0f)", over[0], over[1])
+	}
 	fetched, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`performance.getEntriesByType("resource").map(e => e.name)`))
 	if err != nil {
 		t.Fatal(err)

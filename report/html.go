@@ -342,6 +342,34 @@ func htmlTableOf(caption string, t *table) htmlTable {
 	return htmlTable{Caption: caption, Head: t.head, Rows: t.rows, Left: t.left}
 }
 
+// introText says what the run covered: its span, start and seed, and its warmup (none
+// said as none, not as "the first 0s").
+func introText(sum *Summary) string {
+	warmup := "no warmup: every request counts in the run's latency figures"
+	if sum.WarmupS > 0 {
+		warmup = fmt.Sprintf("the first %s are warmup and left out of the run's latency figures", sim.Time(sum.WarmupS*float64(sim.Second)))
+	}
+	return fmt.Sprintf("Simulated %s from %s (seed %d); %s. "+
+		"Loads are CPU time spent on a shard's requests as a share of its node's cores; latencies are measured at the client, network and queueing included.",
+		sim.Time(sum.DurationS*float64(sim.Second)), sum.Start, sum.Seed, warmup)
+}
+
+// diagnosisSentence makes a diagnosis message a sentence: a capital first letter, unless
+// it starts with an identifier whose case is its own (a field=value, a stream's name, a
+// name with an underscore or a digit), and a full stop.
+func diagnosisSentence(msg string, v *VariantSummary) string {
+	first, _, _ := strings.Cut(msg, " ")
+	if strings.ContainsAny(first, "=_.:()[]0123456789") {
+		return msg + "."
+	}
+	for _, s := range v.Streams {
+		if first == s.Name || strings.HasPrefix(first, s.Name+"'") {
+			return msg + "."
+		}
+	}
+	return capitalize(msg) + "."
+}
+
 // glanceStreams is how many streams get a p99 column of their own in the variants' table;
 // the worst p99 of any others shares one column.
 const glanceStreams = 6
@@ -471,15 +499,13 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		UPlotCSS: template.CSS(uplotCSS), AppCSS: template.CSS(appCSS),
 		UPlotLicense: uplotLicense, UPlotVersion: uplotVersion, Downloads: downloads, Partial: sum.Partial,
 	}
-	page.Intro = fmt.Sprintf("Simulated %s from %s (seed %d); the first %s are warmup and left out of the run's latency figures. "+
-		"Loads are CPU time spent on a shard's requests as a share of its node's cores; latencies are measured at the client, network and queueing included.",
-		sim.Time(sum.DurationS*float64(sim.Second)), sum.Start, sum.Seed, sim.Time(sum.WarmupS*float64(sim.Second)))
+	page.Intro = introText(sum)
 	glance := glanceTable(sum)
 	for i := range sum.Variants {
 		v := &sum.Variants[i]
 		st := htmlStory{Name: v.Name, Description: strings.Join(strings.Fields(v.Description), " "), Key: v.Key, Color: i, Stop: stopNote(v)}
 		for _, dg := range v.Diagnosis {
-			st.Diagnosis = append(st.Diagnosis, capitalize(dg.Message)+".")
+			st.Diagnosis = append(st.Diagnosis, diagnosisSentence(dg.Message, v))
 		}
 		tl := timeline(v)
 		for i, e := range tl {

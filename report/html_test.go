@@ -160,6 +160,32 @@ func TestHTMLReport(t *testing.T) {
 	}
 }
 
+// TestHTMLSentences: a diagnosis that starts with an identifier keeps its case (a
+// field=value, a stream's name), any other starts with a capital; a run without warmup
+// says so instead of "the first 0s are warmup".
+func TestHTMLSentences(t *testing.T) {
+	v := &VariantSummary{Streams: []StreamSummary{{Name: "increment"}, {Name: "get"}}}
+	for msg, want := range map[string]string{
+		"user_id=764623 takes 22.4% of get's reads": "user_id=764623 takes 22.4% of get's reads.",
+		"increment wrote only 1 distinct partition": "increment wrote only 1 distinct partition.",
+		"get's p99 crossed 5ms":                     "get's p99 crossed 5ms.",
+		"node 3 runs at 100.0% of its 1 core":       "Node 3 runs at 100.0% of its 1 core.",
+		"the shards are co-located":                 "The shards are co-located.",
+	} {
+		if got := diagnosisSentence(msg, v); got != want {
+			t.Errorf("diagnosisSentence(%q) = %q, want %q", msg, got, want)
+		}
+	}
+	sum := &Summary{DurationS: 60, Start: "12:00", Seed: 1}
+	if got := introText(sum); !strings.Contains(got, "no warmup: every request counts") || strings.Contains(got, "first 0s") {
+		t.Errorf("intro without warmup: %q", got)
+	}
+	sum.WarmupS = 30
+	if got := introText(sum); !strings.Contains(got, "the first 30s are warmup") {
+		t.Errorf("intro with a 30 s warmup: %q", got)
+	}
+}
+
 // The rows of a range-sharded heat map are in key order: a split's child owns the upper part
 // of its parent's range, so it comes right after the parent, ahead of the parent's earlier
 // children. Shards 0..2 are initial; 3 and then 4 split from 1; 5 from 3. Key order:

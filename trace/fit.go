@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/shardsim/shardsim/workload"
 )
@@ -168,7 +170,8 @@ func fitPart(p PartKeys, m Monotony, a *Analysis) (line string, comment []string
 	}
 	exact := p.DistinctExact && len(p.Top) == int(n) && n <= categoricalMax
 	for _, t := range p.Top {
-		exact = exact && t.Error == 0
+		// Values are written as TOML strings: only those that need no escape but \" and \\.
+		exact = exact && t.Error == 0 && plainText(t.Key)
 	}
 	if exact {
 		vals := make([]string, len(p.Top))
@@ -226,6 +229,19 @@ func countText(x float64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// plainText says that s is valid UTF-8 with no control character.
+func plainText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // tomlKey quotes a field name unless it is a bare TOML key.

@@ -286,3 +286,20 @@ func TestSourceAllocatesNothingPerRecord(t *testing.T) {
 		t.Fatal(src.Err())
 	}
 }
+
+// TestFitWritesLoadableValues: a part of two values, one holding a control character
+// that a TOML string could not hold as Go quotes it, is not written out as categorical
+// values; the fitted scenario loads.
+func TestFitWritesLoadableValues(t *testing.T) {
+	a := &trace.Analysis{Records: 20, Reads: 10, Writes: 10, DurationS: 10,
+		Keys: trace.Keys{Distinct: 2, DistinctExact: true, Parts: []trace.PartKeys{{Part: "ns", Distinct: 2, DistinctExact: true,
+			Top: []trace.TopKey{{Key: "a\x01b", Count: 10, Share: 0.5}, {Key: "c", Count: 10, Share: 0.5}}}}},
+		Rate: []trace.RatePoint{{TS: 0, PerS: 2}}, RateWindow: 1}
+	fit := trace.Fit(a, trace.FitOptions{Name: "fit-ctl", Source: "ctl.log"})
+	if _, err := scenarios.LoadBytes("fit.toml", fit.TOML, scenarios.Options{}); err != nil {
+		t.Fatalf("%v\n%s", err, fit.TOML)
+	}
+	if strings.Contains(string(fit.TOML), "categorical") {
+		t.Errorf("a value with a control character written as categorical:\n%s", fit.TOML)
+	}
+}

@@ -319,7 +319,7 @@ func fmtCores(c float64) string {
 	return fmt.Sprintf("%.1f cores", c)
 }
 
-// diagnose applies the rules to a variant whose summary is otherwise complete: hot_key,
+// diagnose applies the rules to a variant whose summary is otherwise complete: hot_row_lock, hot_key,
 // dominant_tenant, monotonic_key, low_cardinality, synchronized_burst, cache_stampede,
 // placement, then hot_shard_many_keys for each hot shard that none of the others explains.
 // m is the run's figures, from metrics.Of. A balanced variant gets none.
@@ -345,10 +345,25 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			peakAt, s, fmtPct(loads[s]), fmtPct(med))
 	}
 
+	// hot_row_lock, from each locked stream's figures: it explains the stream, so neither
+	// a hot key's nor a low cardinality's remedy is offered for it.
+	locked := map[string]bool{}
+	for i := range m.Streams {
+		if d, ok := rowLockDiagnosis(&m.Streams[i]); ok {
+			locked[m.Streams[i].Name] = true
+			// The row's shard is hot, if it is, for the same reason: the row's writes.
+			if st := streamByName(r, m.Streams[i].Name); st != nil && len(st.HotPartitions) > 0 {
+				explained[st.HotPartitions[0].Shard] = true
+				d.Evidence["shard"] = float64(st.HotPartitions[0].Shard)
+			}
+			out = append(out, d)
+		}
+	}
+
 	// dominant_tenant and hot_key, from each stream's hot keys.
 	for _, hk := range v.HotKeys {
 		st := streamByName(r, hk.Stream)
-		if st == nil || hk.Counted <= 0 {
+		if st == nil || hk.Counted <= 0 || locked[hk.Stream] {
 			continue
 		}
 		verb := "requests"
@@ -461,7 +476,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 	}
 	for _, hp := range v.HotPartitions {
 		pw := hp.PartitionsWritten
-		if pw <= 0 || rows <= 0 {
+		if pw <= 0 || rows <= 0 || locked[hp.Stream] {
 			continue
 		}
 		shards := len(v.Shards)
@@ -471,7 +486,9 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		}
 		rowShare := share(v.Shards[top].Rows, rows)
 		switch {
-		case pw < int64(shards) && written < shards:
+		case pw < int64(shards) && written < shards && slices.ContainsFunc(v.Shards, func(sh ShardSummary) bool { return sh.Rows > 0 && hot(sh.ID) }):
+			// Few partitions cost something only when one of the shards they land on runs
+			// hot; a few salt buckets of a counter on shards with cores to spare are a design.
 			for s, sh := range v.Shards {
 				if sh.Rows > 0 {
 					explained[s] = true
@@ -595,4 +612,32 @@ func firstField(key string, values []uint64) string {
 		return k[:i]
 	}
 	return fmt.Sprint(values[0])
+}
+
+// hotLockLoad is the load of a row's lock from which it is a hotspot: at 0.7 a write waits
+// more than a hold on average (Pollaczek-Khinchine, constant hold: rho/(2(1-rho)) = 1.17
+// holds), and the wait grows as 1/(1-rho) beyond.
+const hotLockLoad = 0.7
+
+// rowLockDiagnosis finds a hot locked row: a stream whose hottest row's lock is offered
+// hotLockLoad of its capacity or more (one row passes 1/hold writes a second), or
+// whose writes failed waiting for it. A row cannot be split, cached or moved away from its
+// lock: its writes must be spread over several rows, enough of them that each lock stays
+// under half busy.
+func rowLockDiagnosis(st *metrics.Stream) (Diagnosis, bool) {
+	l := st.Locks
+	failed := st.Failures[metrics.Lock]
+	if l == nil || l.HoldMean == nil || (l.Busy < hotLockLoad && failed == 0) {
+		return Diagnosis{}, false
+	}
+	rows := max(2, int(math.Ceil(2*l.Busy-1e-9)))
+	capRate := 1000 / *l.HoldMean
+	msg := fmt.Sprintf("%s sends %s writes/s to one row, whose lock (held %s ms a write) passes at most %s/s: it is offered %s of that",
+		st.Name, fmtCount(int64(math.Round(l.HotRate))), fmtMs(*l.HoldMean), fmtCount(int64(math.Round(capRate))), fmtPct(l.Busy))
+	if failed > 0 {
+		msg += fmt.Sprintf(", and %s writes failed waiting longer than lock_timeout", fmtCount(failed))
+	}
+	msg += fmt.Sprintf("; more cores, a split or a directory cannot help one row: write-shard it over at least %d rows (salt the key, or keep %d counter rows and sum them on read), so that each row's lock stays under half busy", rows, rows)
+	return Diagnosis{Kind: "hot_row_lock", Subject: st.Name, Message: msg,
+		Evidence: map[string]float64{"writes_per_s": round(l.HotRate, 1), "hold_ms": round(*l.HoldMean, 4), "lock_load": round(l.Busy, 4), "lock_failures": float64(failed), "rows_needed": float64(rows)}}, true
 }

@@ -204,6 +204,7 @@ func newEngine(m *Model) *engine {
 	}
 	r := &Result{
 		Duration:      m.Duration,
+		Warmup:        m.Warmup,
 		Window:        m.Window,
 		Windows:       nw,
 		Elapsed:       m.Duration,

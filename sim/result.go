@@ -18,7 +18,10 @@ const (
 type Result struct {
 	Duration Time
 	Window   Time
-	Windows  int
+	// Warmup is Model.Warmup: the requests issued before it are left out of the stream
+	// totals, so a stream's rates are over Elapsed - Warmup.
+	Warmup  Time
+	Windows int
 	// Elapsed is the simulated time the run covered: Duration, or less when it stopped early.
 	Elapsed Time
 	// Saturated reports that the backlog passed Model.MaxQueued at SaturatedAt with
@@ -170,6 +173,8 @@ type StreamResult struct {
 	// waited 0) cover all LockWaits. LockTimedOut counts the requests whose last attempt
 	// failed because a subrequest waited longer than the lock timeout. HotLocks are the
 	// keys whose lock writes queued for most (Count: the subrequests that found it held).
+	// LockHolds counts the locks granted to them and LockHoldSum (nanoseconds) the time
+	// the row stayed locked for those grants, for the mean hold that caps a row's writes.
 	LockWaits    int64
 	LockWaited   int64
 	LockWaitSum  float64
@@ -177,6 +182,8 @@ type StreamResult struct {
 	LockWait     *hdrhistogram.Histogram
 	LockTimedOut int64
 	HotLocks     []KeyCount
+	LockHolds    int64
+	LockHoldSum  float64
 }
 
 // WindowLatency is one window of a stream's latency series.

@@ -461,22 +461,36 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		}
 	}
 
-	// monotonic_key and low_cardinality, from the rows each shard gained and the partitions
-	// the write streams wrote.
-	var rows int64
-	top, written := 0, 0
-	for s, sh := range v.Shards {
-		rows += sh.Rows
-		if sh.Rows > v.Shards[top].Rows {
-			top = s
-		}
-		if sh.Rows > 0 {
-			written++
-		}
-	}
+	// monotonic_key and low_cardinality, from the rows each write stream added to each
+	// shard (all streams' rows, for a result that did not count them by stream) and the
+	// partitions it wrote.
+	ordered := strings.HasPrefix(v.Key, "range") // a scheme that keeps the keys' order
 	for _, hp := range v.HotPartitions {
 		pw := hp.PartitionsWritten
-		if pw <= 0 || rows <= 0 || locked[hp.Stream] {
+		if pw <= 0 || locked[hp.Stream] {
+			continue
+		}
+		shardRows := make([]int64, len(v.Shards))
+		if st := streamByName(r, hp.Stream); st != nil && len(st.ShardRows) == len(v.Shards) {
+			copy(shardRows, st.ShardRows)
+		} else {
+			for s, sh := range v.Shards {
+				shardRows[s] = sh.Rows
+			}
+		}
+		var rows int64
+		top, written, hotWritten := 0, 0, false
+		for s, n := range shardRows {
+			rows += n
+			if n > shardRows[top] {
+				top = s
+			}
+			if n > 0 {
+				written++
+				hotWritten = hotWritten || hot(s)
+			}
+		}
+		if rows <= 0 {
 			continue
 		}
 		shards := len(v.Shards)
@@ -484,28 +498,30 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		for _, p := range hp.Partitions {
 			topShare = max(topShare, share(p.Writes-p.Error, hp.Counted)) // what the sketch guarantees
 		}
-		rowShare := share(v.Shards[top].Rows, rows)
+		rowShare := share(shardRows[top], rows)
 		switch {
-		case pw < int64(shards) && written < shards && slices.ContainsFunc(v.Shards, func(sh ShardSummary) bool { return sh.Rows > 0 && hot(sh.ID) }):
+		case pw < int64(shards) && written < shards && hotWritten:
 			// Few partitions cost something only when one of the shards they land on runs
 			// hot; a few salt buckets of a counter on shards with cores to spare are a design.
-			for s, sh := range v.Shards {
-				if sh.Rows > 0 {
+			for s, n := range shardRows {
+				if n > 0 {
 					explained[s] = true
 				}
 			}
 			out = append(out, Diagnosis{Kind: "low_cardinality", Subject: hp.Stream,
-				Message: fmt.Sprintf("%s wrote only %s distinct partitions over %d shards, so %d shards took every row written while %d got none: add a high-cardinality component to the key (an id, or a hashed bucket)",
-					hp.Stream, fmtAbout(pw, hp.Counted), shards, written, shards-written),
+				Message: fmt.Sprintf("%s wrote only %s distinct %s over %d shards, so %s took every row written while %d got none: add a high-cardinality component to the key (an id, or a hashed bucket)",
+					hp.Stream, fmtAbout(pw, hp.Counted), nounFor(pw, "partition"), shards, plural(int64(written), "shard"), shards-written),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shards": float64(shards), "shards_written": float64(written), "idle_shards": float64(shards - written)}})
-		case pw >= int64(monotonicPartitionsPerShard*shards) && rowShare > monotonicRowShare && topShare <= hotKeyShare && shards > 1:
+		case ordered && pw >= int64(monotonicPartitionsPerShard*shards) && rowShare > monotonicRowShare && topShare <= hotKeyShare && shards > 1:
+			// Under a scheme that keeps the keys' order, the stream's new rows piling onto
+			// one shard while no partition stands out is a key that grows with time.
 			explained[top] = true
 			where := fmt.Sprintf("shard %d", top)
-			if top == shards-1 && strings.HasPrefix(v.Key, "range") {
+			if top == shards-1 {
 				where = fmt.Sprintf("shard %d, the highest of the range,", top)
 			}
 			out = append(out, Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
-				Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %s took %s of all rows written: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
+				Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %s took %s of the rows it wrote: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
 					hp.Stream, fmtAbout(pw, hp.Counted), fmtCount(hp.Counted), pctAtLeast(topShare), where, fmtPct(rowShare), fmt.Sprintf("shard %d", top), fmtPct(loads[top]), peakAt, fmtPct(med)),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shard": float64(top), "row_share": rowShare,
 					"top_partition_share": topShare, "shard_load": util(loads[top]), "median_load": util(med)}})
@@ -640,4 +656,12 @@ func rowLockDiagnosis(st *metrics.Stream) (Diagnosis, bool) {
 	msg += fmt.Sprintf("; more cores, a split or a directory cannot help one row: write-shard it over at least %d rows (salt the key, or keep %d counter rows and sum them on read), so that each row's lock stays under half busy", rows, rows)
 	return Diagnosis{Kind: "hot_row_lock", Subject: st.Name, Message: msg,
 		Evidence: map[string]float64{"writes_per_s": round(l.HotRate, 1), "hold_ms": round(*l.HoldMean, 4), "lock_load": round(l.Busy, 4), "lock_failures": float64(failed), "rows_needed": float64(rows)}}, true
+}
+
+// nounFor is noun, or its plural for a count other than one.
+func nounFor(n int64, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }

@@ -184,6 +184,11 @@ type StreamResult struct {
 	HotLocks     []KeyCount
 	LockHolds    int64
 	LockHoldSum  float64
+
+	// ShardRows are the rows the stream's writes added to each shard over the run (the
+	// stream's part of ShardResult.Rows, followers' copies left out); nil for a stream
+	// that does not write.
+	ShardRows []int64
 }
 
 // WindowLatency is one window of a stream's latency series.

@@ -73,10 +73,11 @@ func streamsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	// A window in which nothing completed has empty latency cells, and no quantile is
 	// above the window's max (metrics.WindowQuantile). The columns after max_ms break errors down and count what the mitigations did;
 	// they are appended so that scripts reading the first columns by position still work.
-	// offered (last) counts the requests issued in the window, where completed and errors
-	// count those answered in it.
+	// offered counts the requests issued in the window, where completed and errors count
+	// those answered in it; rejected, limited and lock (failed by lock_timeout) complete,
+	// with throttled and timed_out, the errors by cause (SPEC 4.1).
 	return seriesCSV(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms",
-		"throttled", "timed_out", "retries", "backend_reads", "offered"},
+		"throttled", "timed_out", "retries", "backend_reads", "offered", "rejected", "limited", "lock"},
 		func(r *sim.Result, win int) [][]string {
 			var out [][]string
 			for i := range r.Streams {
@@ -84,7 +85,7 @@ func streamsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 				out = append(out, []string{r.Streams[i].Name, rawCount(wl.Completed), rawCount(wl.Errors),
 					optNum(optMs(metrics.WindowQuantile(wl, 0.5))), optNum(optMs(metrics.WindowQuantile(wl, 0.99))), optNum(optMs(windowMax(wl))),
 					rawCount(wl.Throttled), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(wl.BackendReads),
-					rawCount(metrics.StreamWindowOf(r, i, win).Offered)})
+					rawCount(metrics.StreamWindowOf(r, i, win).Offered), rawCount(wl.Rejected), rawCount(wl.Limited), rawCount(wl.LockTimedOut)})
 			}
 			return out
 		})

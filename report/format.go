@@ -443,19 +443,20 @@ func capitalize(s string) string {
 
 // CSV writes one row per variant and stream with the stream table's columns; an absent
 // latency (nothing completed) is an empty cell. The columns added later (limited, failed
-// over every cause, error rate 0..1) come last, so scripts reading by position still work.
+// over every cause, error rate 0..1, then lock: failed by lock_timeout, the last cause)
+// come last, so scripts reading by position still work.
 func CSV(w io.Writer, s *Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"variant", "stream", "op", "offered", "completed", "rejected", "throttled", "timed_out",
 		"mean_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "fanout_mean", "fanout_max", "partitions_mean",
-		"limited", "failed", "error_rate"})
+		"limited", "failed", "error_rate", "lock"})
 	for _, v := range s.Variants {
 		for _, st := range v.Streams {
 			l := st.Latency
 			cw.Write([]string{v.Name, st.Name, st.Op, rawCount(st.Offered), rawCount(st.Completed), rawCount(st.Rejected),
 				rawCount(st.Throttled), rawCount(st.TimedOut), optNum(l.Mean), optNum(l.P50), optNum(l.P95), optNum(l.P99), optNum(l.P999),
 				optNum(l.Max), num(st.Fanout.Mean), strconv.Itoa(st.Fanout.Max), num(st.Fanout.Partitions),
-				rawCount(st.Limited), rawCount(st.Failed), num(round(st.ErrorRate, 6))})
+				rawCount(st.Limited), rawCount(st.Failed), num(round(st.ErrorRate, 6)), rawCount(st.LockFailed)})
 		}
 	}
 	cw.Flush()

@@ -123,6 +123,10 @@ type StreamSummary struct {
 	ErrorRate float64 `json:"error_rate"`
 	// Lock is set for a stream whose writes take row locks (metrics.LockWaits).
 	Lock *LockSummary `json:"lock,omitempty"`
+	// LockFailed counts the requests that failed waiting longer than lock_timeout (also
+	// Lock.TimedOut), beside the other causes: rejected + throttled + timed_out + limited
+	// + lock_failed is every failure.
+	LockFailed int64 `json:"lock_failed"`
 }
 
 // LockSummary is a locked stream's row-lock waits: the write subrequests that asked for
@@ -319,7 +323,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 			Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
 			Fanout:  Fanout{Mean: round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: round(ms.Fanout.Partitions, 3)},
 			Failed:  ms.Failed, ErrorRate: round(ms.ErrorRate, 6),
-			Lock: lockSummary(run.Variant, ms),
+			Lock: lockSummary(run.Variant, ms), LockFailed: ms.Failures[metrics.Lock],
 		})
 		if ms.Rows != nil {
 			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: round(ms.Rows.Mean, 3)}

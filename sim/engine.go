@@ -1190,6 +1190,10 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 				win.TimedOut++
 			case failLock:
 				win.LockTimedOut++
+			case failRejected:
+				win.Rejected++
+			case failLimited:
+				win.Limited++
 			}
 		}
 		if r.counted {

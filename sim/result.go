@@ -197,7 +197,7 @@ type WindowLatency struct {
 	// counts go by the time the answer reached the client).
 	Offered   int64
 	Completed int64
-	Errors    int64 // rejected, throttled, limited and timed-out requests
+	Errors    int64 // rejected, throttled, limited, timed-out and lock-failed requests
 	// Retries are the attempts after the first sent in the window; BackendReads the
 	// database reads caused by cache misses and refreshes in the window.
 	Retries      int64
@@ -206,7 +206,10 @@ type WindowLatency struct {
 	TimedOut     int64
 	LockTimedOut int64 // failed waiting longer than the lock timeout for a row lock
 	Max          Time
-	Hist         WindowHist // latencies of the completions, in microseconds
+	// Rejected found a node's queue full and Limited met the client's own rate limit (the
+	// other causes of Errors; appended here after the first).
+	Rejected, Limited int64
+	Hist              WindowHist // latencies of the completions, in microseconds
 }
 
 // ShardResult is one shard's totals over [0, Duration).

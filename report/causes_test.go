@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/shardsim/shardsim/sim"
 )
 
 // causes is a one-core node on which every cause but a partition limit fails requests:
@@ -130,4 +133,30 @@ func TestErrorsByCause(t *testing.T) {
 			t.Errorf("-f csv %v: failed %d, causes add up to %d", row, f, sum)
 		}
 	}
+}
+
+// The lock_timeout alert is timed against the node of the row writes queued for (the
+// review's small.toml at 7 times its load said "after node 0 passed 90%" of a row on node
+// 1): here node 0 runs at 95% from the first window while the hot row lives on shard 1,
+// node 1, at 20%.
+func TestLockAlertNamesTheRowsNode(t *testing.T) {
+	sc, run := handBuilt(t, 2, 3, func(w, s int) float64 {
+		if s == 0 {
+			return 0.95
+		}
+		return 0.2
+	})
+	put := &run.Result.Streams[0]
+	put.Win[1].LockTimedOut, put.Win[1].Errors = 7, 7
+	put.HotLocks = []sim.KeyCount{{Values: []uint64{1}, Count: 40, Shard: 1}}
+	for _, a := range Alerts(sc, run) {
+		if a.Kind != "lock_timeout" {
+			continue
+		}
+		if strings.Contains(a.Detection, "node 0") || !strings.Contains(a.Detection, "node 1 was not above 90%") {
+			t.Errorf("lock_timeout alert timed %q, want it against node 1, the row's", a.Detection)
+		}
+		return
+	}
+	t.Errorf("no lock_timeout alert")
 }

@@ -332,9 +332,10 @@ func detailSections(v *VariantSummary) []section {
 			rows = append(rows, []string{hp.Stream, p.Partition, fmtPct(p.Share), fmtCount(scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
 			same += fmt.Sprintf("%s %d|", p.Partition, p.Writes)
 		}
-		note := fmt.Sprintf("%s wrote %s distinct partitions", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted))
+		noun := nounFor(hp.PartitionsWritten, "partition")
+		note := fmt.Sprintf("%s wrote %s distinct %s", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun)
 		if hp.Counted < hp.Writes {
-			note = fmt.Sprintf("%s: %s distinct partitions among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), fmtCount(hp.Counted))
+			note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun, fmtCount(hp.Counted))
 		}
 		if same != "" && same == shown[hp.Stream] {
 			note += " (its hottest are its hot keys above)"

@@ -30,3 +30,22 @@ func TestHotKeysSmallSampleNoise(t *testing.T) {
 		t.Errorf("a key with 40 of 432 sampled hits not listed:\n%s", got)
 	}
 }
+
+// Polish the review found: one partition is "1 distinct partition", and a run without
+// warmup says so in report.md rather than "the first 0s are warmup".
+func TestSingularAndNoWarmup(t *testing.T) {
+	v := VariantSummary{Streams: []StreamSummary{{Name: "increment"}}, Shards: []ShardSummary{{ID: 0}},
+		HotPartitions: []HotPartitions{{Stream: "increment", Writes: 1000, Counted: 100, PartitionsWritten: 1}}}
+	var b strings.Builder
+	for _, sec := range detailSections(&v) {
+		b.WriteString(strings.Join(sec.notes, "\n"))
+	}
+	if got := b.String(); !strings.Contains(got, "increment: 1 distinct partition among 100 sampled writes") {
+		t.Errorf("hot partitions note %q, want the singular", got)
+	}
+	b.Reset()
+	ReportMarkdown(&b, nil, &Summary{Scenario: "x", DurationS: 60, Start: "12:00", Variants: []VariantSummary{v}}, nil)
+	if got := b.String(); strings.Contains(got, "the first 0s") || !strings.Contains(got, "there is no warmup") {
+		t.Errorf("report.md without warmup: %q", got[:min(len(got), 300)])
+	}
+}

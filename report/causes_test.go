@@ -104,6 +104,13 @@ func TestErrorsByCause(t *testing.T) {
 		}
 	}
 	sum := Summarize(sc, runs)
+	// put's one row is offered 3,000 writes/s x 0.5 ms = 1.5 times what its lock passes
+	// (within 5%: the Poisson count over 3 s is 9,000 +- 95), and the lock table says so.
+	if l := sum.Variants[0].Streams[0].Lock; l == nil || l.HoldMs == nil || *l.HoldMs != 0.5 || l.HotRowLoad < 1.425 || l.HotRowLoad > 1.575 {
+		t.Errorf("put's lock summary %+v, want a 0.5 ms hold and a hot row load of 1.5", l)
+	} else if lt := lockTable(&sum.Variants[0]); lt.head[len(lt.head)-1] != "hot row load" || lt.rows[0][len(lt.rows[0])-1] != fmtPct(l.HotRowLoad) {
+		t.Errorf("lock table %v %v, want the hot row load last", lt.head, lt.rows)
+	}
 	for _, st := range sum.Variants[0].Streams {
 		if got := st.Rejected + st.Throttled + st.TimedOut + st.Limited + st.LockFailed; got != st.Failed {
 			t.Errorf("summary %s: causes add up to %d, failed %d", st.Name, got, st.Failed)

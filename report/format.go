@@ -496,7 +496,7 @@ func fmtElapsed(seconds float64) string {
 // lockTable is the locked streams' waits for their row locks, and the key they queued
 // for most.
 func lockTable(v *VariantSummary) *table {
-	t := &table{head: []string{"stream", "writes", "queued", "mean wait", "p99 wait", "max wait", "lock failures", "hottest lock", "queued there", "shard"}, left: 1}
+	t := &table{head: []string{"stream", "writes", "queued", "mean wait", "p99 wait", "max wait", "lock failures", "hottest lock", "queued there", "shard", "hot row load"}, left: 1}
 	for _, st := range v.Streams {
 		l := st.Lock
 		if l == nil {
@@ -508,7 +508,7 @@ func lockTable(v *VariantSummary) *table {
 			key, queued, shard = h.Key, fmtCount(h.Queued), strconv.Itoa(h.Shard)
 		}
 		t.add(st.Name, fmtCount(l.Waits), fmtPct(l.QueuedShare), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
-			fmtCount(l.TimedOut), key, queued, shard)
+			fmtCount(l.TimedOut), key, queued, shard, fmtPct(l.HotRowLoad))
 	}
 	return t
 }

@@ -140,6 +140,13 @@ type LockSummary struct {
 	WaitMs      LockWaitMs `json:"wait_ms"`
 	TimedOut    int64      `json:"timed_out"`
 	HotKeys     []HotLock  `json:"hot_keys"`
+	// HoldMs is the mean time a row stayed locked per write (null when no lock was
+	// granted); HotRowWritesPerS the lock requests a second of the stream's most written
+	// row, and HotRowLoad the load they offer its lock (their rate x HoldMs: 1 is all
+	// it passes), from metrics.LockWaits.
+	HoldMs           *float64 `json:"hold_ms"`
+	HotRowWritesPerS float64  `json:"hot_row_writes_per_s"`
+	HotRowLoad       float64  `json:"hot_row_load"`
 }
 
 // LockWaitMs is the mean, p99 and largest wait for a row lock, in milliseconds.
@@ -167,7 +174,8 @@ func lockSummary(v *spec.Variant, ms *metrics.Stream) *LockSummary {
 	}
 	out := &LockSummary{Waits: l.Waits, Queued: l.Queued, QueuedShare: round(l.Share, 6),
 		WaitMs:   LockWaitMs{Mean: optMs(l.Mean), P99: optMs(l.P99), Max: optMs(l.Max)},
-		TimedOut: ms.Failures[metrics.Lock], HotKeys: []HotLock{}}
+		TimedOut: ms.Failures[metrics.Lock], HotKeys: []HotLock{},
+		HoldMs: optMs(l.HoldMean), HotRowWritesPerS: round(l.HotRate, 1), HotRowLoad: round(l.Busy, 4)}
 	for _, k := range l.Hot[:min(len(l.Hot), hotShown)] {
 		out.HotKeys = append(out.HotKeys, HotLock{Key: formatPartition(v, k.Values), Parts: k.Values, Queued: k.Count, Error: k.Error, Shard: k.Shard})
 	}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -32,25 +33,44 @@ func (r Resource) String() string {
 
 // Bottleneck names what binds a run, or what would bind it first as the load grows. When
 // requests failed, it is the resource behind the most common cause: a full queue (the
-// node whose queue grew longest), a partition limit, the client's rate limit, lock waits;
-// requests that timed out, or a run whose backlog diverged, waited on CPU, unless no
-// node's busiest window reached 90% of its cores: then the timeout itself binds (it is
-// shorter than the work). Otherwise it is the node whose busiest window was the busiest:
-// its CPU, or, when a latency objective failed while that window stayed under 90% of the
-// node's cores and some stream fans out (at least two subrequests per request on
-// average), fan-out: the widest stream's subrequests take every core at once and the
-// others queue behind them, on a node mostly idle.
+// node whose queue grew longest), a partition limit, the client's rate limit; lock waits,
+// unless a node's busiest window reached its cores (cpuSaturated): a node that cannot keep
+// up binds before a lock that turns writes away. Requests that timed out, or a run whose
+// backlog diverged, waited on CPU, unless no node's busiest window reached 90% of its
+// cores: then the timeout itself binds (it is shorter than the work). Row locks bind, with
+// or without failures, when the load offered to a stream's hottest row lock
+// (LockWaits.Busy) is at least the busiest node's peak, no node is saturated and no other
+// cause failed requests: a lock is a server of its own, which more cores do not make faster. Otherwise it is the
+// node whose busiest window was the busiest: its CPU, or, when a latency objective failed
+// while that window stayed under 90% of the node's cores and some stream fans out (at
+// least two subrequests per request on average), fan-out: the widest stream's subrequests
+// take every core at once and the others queue behind them, on a node mostly idle.
 type Bottleneck struct {
 	Resource Resource
 	// Node is the node concerned (CPU and Queue), -1 otherwise; Load and Peak are its
 	// utilization over the run and in its busiest window (fractions 0..1 of its cores).
 	Node       int
 	Load, Peak float64
-	// Stream is the wide stream, for FanOut.
+	// Stream is the wide stream, for FanOut, or the locked one, for Locks; Lock is then
+	// the load offered to its hottest row's lock (LockWaits.Busy).
 	Stream string
+	Lock   float64
+	// Binding says that it binds now rather than only first as the load grows: requests
+	// failed, an objective failed, or the resource ran at BindingLoad or more (the node's
+	// busiest window, or the lock's offered load).
+	Binding bool
 	// Text says it in words: "cpu of node 15 (98% at peak, 81% mean)".
 	Text string
 }
+
+// cpuSaturated is the busiest-window load at which a node has no cores to spare: its
+// queue grows, and it binds before lock failures do.
+const cpuSaturated = 0.99
+
+// BindingLoad is the load below which a resource that nothing failed on is named only as
+// the one nearest its limit, not as binding: under half its capacity a queue for it is
+// short (an M/M/1 server at 50% makes a request wait one service time on average).
+const BindingLoad = 0.5
 
 // BottleneckOf names what binds r; sloFailed says that a latency objective failed on it
 // (capacity and sweep judge them; a run alone has none).
@@ -62,7 +82,31 @@ func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 			worst = c
 		}
 	}
-	if r.Failures[worst] > 0 && worst != TimedOut {
+	nodePeak := 0.0
+	for _, n := range r.Nodes {
+		nodePeak = max(nodePeak, n.Peak)
+	}
+	lock, locked := 0.0, ""
+	for i := range r.Streams {
+		if l := r.Streams[i].Locks; l != nil && l.Busy > lock {
+			lock, locked = l.Busy, r.Streams[i].Name
+		}
+	}
+	failed := r.Failures[worst] > 0
+	lockFailed := failed && worst == Lock && nodePeak < cpuSaturated
+	lockBusy := locked != "" && lock >= nodePeak && nodePeak < cpuSaturated && (!failed || worst == TimedOut || worst == Lock)
+	switch {
+	case lockFailed || lockBusy:
+		b.Resource, b.Stream, b.Lock = Locks, locked, lock
+		if locked == "" { // failures without a lock load: the stream that failed most
+			var most int64
+			for i := range r.Streams {
+				if f := r.Streams[i].Failures[Lock]; f > most {
+					most, b.Stream = f, r.Streams[i].Name
+				}
+			}
+		}
+	case failed && worst != TimedOut && worst != Lock:
 		switch worst {
 		case Rejected:
 			b.Resource = Queue
@@ -76,10 +120,8 @@ func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 			b.Resource = PartitionLimit
 		case Limited:
 			b.Resource = ClientLimit
-		case Lock:
-			b.Resource = Locks
 		}
-	} else {
+	default:
 		peak := -1.0
 		for i, n := range r.Nodes {
 			if n.Peak > peak {
@@ -91,32 +133,58 @@ func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 		n := r.Nodes[b.Node]
 		b.Load, b.Peak = n.Utilization, n.Peak
 	}
-	if worst == TimedOut && r.Failures[worst] > 0 && b.Peak < 0.9 {
+	if b.Resource == CPU && worst == TimedOut && failed && b.Peak < 0.9 {
 		b.Resource = Timeout
 	}
-	if sloFailed && r.Failures[worst] == 0 && b.Peak < 0.9 {
+	if b.Resource == CPU && sloFailed && !failed && b.Peak < 0.9 {
 		for i := range r.Streams {
 			if f := r.Streams[i].Fanout.Mean; f >= 2 && (b.Stream == "" || f > r.Stream(b.Stream).Fanout.Mean) {
 				b.Resource, b.Stream = FanOut, r.Streams[i].Name
 			}
 		}
 	}
+	b.Binding = failed || sloFailed || max(b.Peak, b.Lock) >= BindingLoad
 	switch {
 	case b.Resource == Locks:
-		b.Text = fmt.Sprintf("row locks (%d requests waited longer than lock_timeout)", r.Failures[worst])
+		b.Text = "row locks of " + b.Stream
+		var parts []string
+		if st := r.Stream(b.Stream); st != nil && st.Locks != nil && st.Locks.HoldMean != nil && b.Lock > 0 {
+			parts = append(parts, fmt.Sprintf("its hottest row is offered %s writes/s, %s of the %s/s its lock passes at %s ms a write",
+				count(int64(math.Round(st.Locks.HotRate))), pct(b.Lock), count(int64(math.Round(1000 / *st.Locks.HoldMean))), strconv.FormatFloat(*st.Locks.HoldMean, 'g', 3, 64)))
+		}
+		if n := r.Failures[Lock]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s requests waited longer than lock_timeout", count(n)))
+		}
+		if len(parts) > 0 {
+			b.Text += " (" + strings.Join(parts, "; ") + ")"
+		}
 	case b.Node < 0:
-		b.Text = fmt.Sprintf("%s (%d requests %s)", b.Resource, r.Failures[worst], strings.ReplaceAll(worst.String(), "_", " "))
+		b.Text = fmt.Sprintf("%s (%s requests %s)", b.Resource, count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
 	case b.Resource == FanOut:
 		b.Text = fmt.Sprintf("fan-out of %s (%.0f subrequests per request take the cores at once; node %d at %s cpu at peak)",
 			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, pct(b.Peak))
 	case b.Resource == Timeout:
-		b.Text = fmt.Sprintf("timeout (%d requests timed out; node %d at %s cpu at peak)", r.Failures[worst], b.Node, pct(b.Peak))
+		b.Text = fmt.Sprintf("timeout (%s requests timed out; node %d at %s cpu at peak)", count(r.Failures[worst]), b.Node, pct(b.Peak))
 	case b.Resource == Queue:
-		b.Text = fmt.Sprintf("queue of node %d (%d waiting at most; %s cpu at peak)", b.Node, r.Nodes[b.Node].MaxQueue, pct(b.Peak))
+		b.Text = fmt.Sprintf("queue of node %d (%s waiting at most; %s cpu at peak)", b.Node, count(int64(r.Nodes[b.Node].MaxQueue)), pct(b.Peak))
 	default:
 		b.Text = fmt.Sprintf("cpu of node %d (%s at peak, %s mean)", b.Node, pct(b.Peak), pct(b.Load))
 	}
 	return b
+}
+
+// count writes n with thousands separators, as the tables do: 96,048.
+func count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }
 
 func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" }

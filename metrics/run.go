@@ -96,6 +96,9 @@ func Of(r *sim.Result) *Run {
 	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed}
 	for i := range r.Streams {
 		s := StreamOf(&r.Streams[i])
+		if s.Locks != nil {
+			s.Locks.lockLoad(&r.Streams[i], r.Elapsed-min(r.Warmup, r.Elapsed))
+		}
 		m.Offered += s.Offered
 		m.Completed += s.Completed
 		m.Failures.add(&s.Failures)

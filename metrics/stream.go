@@ -108,6 +108,41 @@ type LockWaits struct {
 	// Hot are the keys writes queued for most, most first; Count overstates a key's
 	// queued writes by at most Error.
 	Hot []sim.KeyCount
+	// HoldMean is the mean time in ms a row stayed locked per write (nil when no lock was
+	// granted): one row's lock passes at most 1/HoldMean writes a second.
+	HoldMean *float64
+	// HotShare is the share of the stream's counted writes that went to its most written
+	// row (the sketch's estimate; 0 when it recorded none), and HotRate the lock requests
+	// that row received per second (its share of Waits, over the time measured after the
+	// warmup).
+	HotShare, HotRate float64
+	// Busy is the load offered to the hottest row's lock: HotRate × HoldMean, the fraction
+	// of the time it would be held. At 1 or more the row is offered more writes than its
+	// lock passes and its queue grows for as long as the load lasts.
+	Busy float64
+}
+
+// lockLoad fills in l's hold and the load of the hottest row's lock, for a stream whose
+// figures cover span.
+func (l *LockWaits) lockLoad(st *sim.StreamResult, span sim.Time) {
+	if st.LockHolds == 0 {
+		return
+	}
+	hold := st.LockHoldSum / float64(st.LockHolds) / float64(sim.Millisecond)
+	l.HoldMean = ptr(hold)
+	counted := st.Offered
+	if st.SampledRequests > 0 {
+		counted = st.SampledRequests
+	}
+	if len(st.HotPartitions) > 0 && counted > 0 {
+		l.HotShare = min(1, float64(st.HotPartitions[0].Count)/float64(counted))
+	}
+	if secs := span.Seconds(); secs > 0 {
+		// The writes that asked for a lock: a partition limit turns writes away before they
+		// reach the row.
+		l.HotRate = l.HotShare * float64(st.LockWaits) / secs
+	}
+	l.Busy = l.HotRate * hold / 1000
 }
 
 // Rows is the rows a scan stream read over the requests issued after the warmup: in all,

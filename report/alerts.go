@@ -120,7 +120,13 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 			}
 			if win.LockTimedOut > 0 && !locked {
 				locked = true
-				add(w, "lock_timeout", st.Name, fmt.Sprintf("%s: %s waited longer than lock_timeout for a row lock in the window", st.Name, plural(win.LockTimedOut, "write")), -1)
+				// Timed against the node of the row writes queued for most: a node elsewhere
+				// passing 90% has nothing to do with a lock's queue.
+				node := -1
+				if len(st.HotLocks) > 0 && st.HotLocks[0].Shard >= 0 && st.HotLocks[0].Shard < len(r.Shards) {
+					node = r.ShardNodeAt(st.HotLocks[0].Shard, w)
+				}
+				add(w, "lock_timeout", st.Name, fmt.Sprintf("%s: %s waited longer than lock_timeout for a row lock in the window", st.Name, plural(win.LockTimedOut, "write")), node)
 			}
 			if win.TimedOut > 0 && !timedOut {
 				timedOut = true

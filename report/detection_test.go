@@ -119,30 +119,39 @@ func TestDiagnoseIgnoresSketchNoise(t *testing.T) {
 }
 
 // A monotonic key: 50,000 distinct partitions written, none above 0.1%, yet the last
-// shard gains 99% of the rows and runs at 90% while the rest idle.
+// shard gains 99% of the rows and runs at 90% while the rest idle. Under a range scheme
+// that is a key growing with time; under hash, where a key's place says nothing of its
+// order, it is not (the review's counter2.toml: a uniform id, hash-sharded, was called
+// monotonic); nor is it when the rows that pile up are another stream's (counted by
+// stream in ShardRows).
 func TestDiagnoseMonotonic(t *testing.T) {
-	sc, run := handBuilt(t, 4, 3, func(w, s int) float64 {
-		if s == 3 {
-			return 0.9
+	build := func(scheme string, ownRows []int64) VariantSummary {
+		sc, run := handBuilt(t, 4, 3, func(w, s int) float64 {
+			if s == 3 {
+				return 0.9
+			}
+			return 0.01
+		})
+		run.Variant.Spec.Scheme = scheme
+		r := run.Result
+		put := &r.Streams[0]
+		put.Offered = 60_000
+		put.PartitionsWritten = 50_000
+		put.HotKeys = []sim.KeyCount{{Values: []uint64{1}, Count: 2, Error: 1, Shard: 3}}
+		put.HotPartitions = []sim.KeyCount{{Values: []uint64{1}, Count: 2, Error: 1, Shard: 3}}
+		put.ShardRows = ownRows
+		for s := range r.Shards {
+			r.Shards[s].Rows = 200
 		}
-		return 0.01
-	})
-	r := run.Result
-	put := &r.Streams[0]
-	put.Offered = 60_000
-	put.PartitionsWritten = 50_000
-	put.HotKeys = []sim.KeyCount{{Values: []uint64{1}, Count: 2, Error: 1, Shard: 3}}
-	put.HotPartitions = []sim.KeyCount{{Values: []uint64{1}, Count: 2, Error: 1, Shard: 3}}
-	for s := range r.Shards {
-		r.Shards[s].Rows = 200
+		r.Shards[3].Rows = 59_400
+		return Summarize(sc, []Run{run}).Variants[0]
 	}
-	r.Shards[3].Rows = 59_400
-	v := Summarize(sc, []Run{run}).Variants[0]
+	v := build("range", nil)
 	if got := kinds(v.Diagnosis); len(got) != 1 || got[0] != "monotonic_key" {
-		t.Fatalf("diagnosis %v, want monotonic_key alone", got)
+		t.Fatalf("range: diagnosis %v, want monotonic_key alone", got)
 	}
 	d := v.Diagnosis[0]
-	if !strings.Contains(d.Message, "50,000 distinct partitions") || !strings.Contains(d.Message, "shard 3 took 99.0% of all rows") ||
+	if !strings.Contains(d.Message, "50,000 distinct partitions") || !strings.Contains(d.Message, "shard 3, the highest of the range, took 99.0% of the rows it wrote") ||
 		!strings.Contains(d.Message, "composite key") {
 		t.Errorf("message %q", d.Message)
 	}
@@ -151,6 +160,12 @@ func TestDiagnoseMonotonic(t *testing.T) {
 	}
 	if len(v.HotPartitions) != 1 || v.HotPartitions[0].PartitionsWritten != 50_000 {
 		t.Errorf("hot partitions %+v", v.HotPartitions)
+	}
+	if got := kinds(build("hash", nil).Diagnosis); slices.Contains(got, "monotonic_key") {
+		t.Errorf("hash: diagnosis %v, want no monotonic_key", got)
+	}
+	if got := kinds(build("range", []int64{15_000, 15_000, 15_000, 15_000}).Diagnosis); slices.Contains(got, "monotonic_key") {
+		t.Errorf("range, put's own rows spread evenly: diagnosis %v, want no monotonic_key", got)
 	}
 }
 

@@ -319,7 +319,7 @@ func fmtCores(c float64) string {
 	return fmt.Sprintf("%.1f cores", c)
 }
 
-// diagnose applies the rules to a variant whose summary is otherwise complete: hot_key,
+// diagnose applies the rules to a variant whose summary is otherwise complete: hot_row_lock, hot_key,
 // dominant_tenant, monotonic_key, low_cardinality, synchronized_burst, cache_stampede,
 // placement, then hot_shard_many_keys for each hot shard that none of the others explains.
 // m is the run's figures, from metrics.Of. A balanced variant gets none.
@@ -345,10 +345,25 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			peakAt, s, fmtPct(loads[s]), fmtPct(med))
 	}
 
+	// hot_row_lock, from each locked stream's figures: it explains the stream, so neither
+	// a hot key's nor a low cardinality's remedy is offered for it.
+	locked := map[string]bool{}
+	for i := range m.Streams {
+		if d, ok := rowLockDiagnosis(&m.Streams[i]); ok {
+			locked[m.Streams[i].Name] = true
+			// The row's shard is hot, if it is, for the same reason: the row's writes.
+			if st := streamByName(r, m.Streams[i].Name); st != nil && len(st.HotPartitions) > 0 {
+				explained[st.HotPartitions[0].Shard] = true
+				d.Evidence["shard"] = float64(st.HotPartitions[0].Shard)
+			}
+			out = append(out, d)
+		}
+	}
+
 	// dominant_tenant and hot_key, from each stream's hot keys.
 	for _, hk := range v.HotKeys {
 		st := streamByName(r, hk.Stream)
-		if st == nil || hk.Counted <= 0 {
+		if st == nil || hk.Counted <= 0 || locked[hk.Stream] {
 			continue
 		}
 		verb := "requests"
@@ -446,22 +461,36 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		}
 	}
 
-	// monotonic_key and low_cardinality, from the rows each shard gained and the partitions
-	// the write streams wrote.
-	var rows int64
-	top, written := 0, 0
-	for s, sh := range v.Shards {
-		rows += sh.Rows
-		if sh.Rows > v.Shards[top].Rows {
-			top = s
-		}
-		if sh.Rows > 0 {
-			written++
-		}
-	}
+	// monotonic_key and low_cardinality, from the rows each write stream added to each
+	// shard (all streams' rows, for a result that did not count them by stream) and the
+	// partitions it wrote.
+	ordered := strings.HasPrefix(v.Key, "range") // a scheme that keeps the keys' order
 	for _, hp := range v.HotPartitions {
 		pw := hp.PartitionsWritten
-		if pw <= 0 || rows <= 0 {
+		if pw <= 0 || locked[hp.Stream] {
+			continue
+		}
+		shardRows := make([]int64, len(v.Shards))
+		if st := streamByName(r, hp.Stream); st != nil && len(st.ShardRows) == len(v.Shards) {
+			copy(shardRows, st.ShardRows)
+		} else {
+			for s, sh := range v.Shards {
+				shardRows[s] = sh.Rows
+			}
+		}
+		var rows int64
+		top, written, hotWritten := 0, 0, false
+		for s, n := range shardRows {
+			rows += n
+			if n > shardRows[top] {
+				top = s
+			}
+			if n > 0 {
+				written++
+				hotWritten = hotWritten || hot(s)
+			}
+		}
+		if rows <= 0 {
 			continue
 		}
 		shards := len(v.Shards)
@@ -469,26 +498,30 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		for _, p := range hp.Partitions {
 			topShare = max(topShare, share(p.Writes-p.Error, hp.Counted)) // what the sketch guarantees
 		}
-		rowShare := share(v.Shards[top].Rows, rows)
+		rowShare := share(shardRows[top], rows)
 		switch {
-		case pw < int64(shards) && written < shards:
-			for s, sh := range v.Shards {
-				if sh.Rows > 0 {
+		case pw < int64(shards) && written < shards && hotWritten:
+			// Few partitions cost something only when one of the shards they land on runs
+			// hot; a few salt buckets of a counter on shards with cores to spare are a design.
+			for s, n := range shardRows {
+				if n > 0 {
 					explained[s] = true
 				}
 			}
 			out = append(out, Diagnosis{Kind: "low_cardinality", Subject: hp.Stream,
-				Message: fmt.Sprintf("%s wrote only %s distinct partitions over %d shards, so %d shards took every row written while %d got none: add a high-cardinality component to the key (an id, or a hashed bucket)",
-					hp.Stream, fmtAbout(pw, hp.Counted), shards, written, shards-written),
+				Message: fmt.Sprintf("%s wrote only %s distinct %s over %d shards, so %s took every row written while %d got none: add a high-cardinality component to the key (an id, or a hashed bucket)",
+					hp.Stream, fmtAbout(pw, hp.Counted), nounFor(pw, "partition"), shards, plural(int64(written), "shard"), shards-written),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shards": float64(shards), "shards_written": float64(written), "idle_shards": float64(shards - written)}})
-		case pw >= int64(monotonicPartitionsPerShard*shards) && rowShare > monotonicRowShare && topShare <= hotKeyShare && shards > 1:
+		case ordered && pw >= int64(monotonicPartitionsPerShard*shards) && rowShare > monotonicRowShare && topShare <= hotKeyShare && shards > 1:
+			// Under a scheme that keeps the keys' order, the stream's new rows piling onto
+			// one shard while no partition stands out is a key that grows with time.
 			explained[top] = true
 			where := fmt.Sprintf("shard %d", top)
-			if top == shards-1 && strings.HasPrefix(v.Key, "range") {
+			if top == shards-1 {
 				where = fmt.Sprintf("shard %d, the highest of the range,", top)
 			}
 			out = append(out, Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
-				Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %s took %s of all rows written: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
+				Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %s took %s of the rows it wrote: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
 					hp.Stream, fmtAbout(pw, hp.Counted), fmtCount(hp.Counted), pctAtLeast(topShare), where, fmtPct(rowShare), fmt.Sprintf("shard %d", top), fmtPct(loads[top]), peakAt, fmtPct(med)),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shard": float64(top), "row_share": rowShare,
 					"top_partition_share": topShare, "shard_load": util(loads[top]), "median_load": util(med)}})
@@ -595,4 +628,40 @@ func firstField(key string, values []uint64) string {
 		return k[:i]
 	}
 	return fmt.Sprint(values[0])
+}
+
+// hotLockLoad is the load of a row's lock from which it is a hotspot: at 0.7 a write waits
+// more than a hold on average (Pollaczek-Khinchine, constant hold: rho/(2(1-rho)) = 1.17
+// holds), and the wait grows as 1/(1-rho) beyond.
+const hotLockLoad = 0.7
+
+// rowLockDiagnosis finds a hot locked row: a stream whose hottest row's lock is offered
+// hotLockLoad of its capacity or more (one row passes 1/hold writes a second), or
+// whose writes failed waiting for it. A row cannot be split, cached or moved away from its
+// lock: its writes must be spread over several rows, enough of them that each lock stays
+// under half busy.
+func rowLockDiagnosis(st *metrics.Stream) (Diagnosis, bool) {
+	l := st.Locks
+	failed := st.Failures[metrics.Lock]
+	if l == nil || l.HoldMean == nil || (l.Busy < hotLockLoad && failed == 0) {
+		return Diagnosis{}, false
+	}
+	rows := max(2, int(math.Ceil(2*l.Busy-1e-9)))
+	capRate := 1000 / *l.HoldMean
+	msg := fmt.Sprintf("%s sends %s writes/s to one row, whose lock (held %s ms a write) passes at most %s/s: it is offered %s of that",
+		st.Name, fmtCount(int64(math.Round(l.HotRate))), fmtMs(*l.HoldMean), fmtCount(int64(math.Round(capRate))), fmtPct(l.Busy))
+	if failed > 0 {
+		msg += fmt.Sprintf(", and %s writes failed waiting longer than lock_timeout", fmtCount(failed))
+	}
+	msg += fmt.Sprintf("; more cores, a split or a directory cannot help one row: write-shard it over at least %d rows (salt the key, or keep %d counter rows and sum them on read), so that each row's lock stays under half busy", rows, rows)
+	return Diagnosis{Kind: "hot_row_lock", Subject: st.Name, Message: msg,
+		Evidence: map[string]float64{"writes_per_s": round(l.HotRate, 1), "hold_ms": round(*l.HoldMean, 4), "lock_load": round(l.Busy, 4), "lock_failures": float64(failed), "rows_needed": float64(rows)}}, true
+}
+
+// nounFor is noun, or its plural for a count other than one.
+func nounFor(n int64, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }

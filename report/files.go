@@ -73,10 +73,11 @@ func streamsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	// A window in which nothing completed has empty latency cells, and no quantile is
 	// above the window's max (metrics.WindowQuantile). The columns after max_ms break errors down and count what the mitigations did;
 	// they are appended so that scripts reading the first columns by position still work.
-	// offered (last) counts the requests issued in the window, where completed and errors
-	// count those answered in it.
+	// offered counts the requests issued in the window, where completed and errors count
+	// those answered in it; rejected, limited and lock (failed by lock_timeout) complete,
+	// with throttled and timed_out, the errors by cause (SPEC 4.1).
 	return seriesCSV(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms",
-		"throttled", "timed_out", "retries", "backend_reads", "offered"},
+		"throttled", "timed_out", "retries", "backend_reads", "offered", "rejected", "limited", "lock"},
 		func(r *sim.Result, win int) [][]string {
 			var out [][]string
 			for i := range r.Streams {
@@ -84,7 +85,7 @@ func streamsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 				out = append(out, []string{r.Streams[i].Name, rawCount(wl.Completed), rawCount(wl.Errors),
 					optNum(optMs(metrics.WindowQuantile(wl, 0.5))), optNum(optMs(metrics.WindowQuantile(wl, 0.99))), optNum(optMs(windowMax(wl))),
 					rawCount(wl.Throttled), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(wl.BackendReads),
-					rawCount(metrics.StreamWindowOf(r, i, win).Offered)})
+					rawCount(metrics.StreamWindowOf(r, i, win).Offered), rawCount(wl.Rejected), rawCount(wl.Limited), rawCount(wl.LockTimedOut)})
 			}
 			return out
 		})
@@ -143,8 +144,11 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", strings.Join(strings.Fields(s.Description), " "))
 	}
-	fmt.Fprintf(w, "Simulated %s from %s (seed %d); the first %s are warmup and left out of the latency figures. ",
-		sim.Time(s.DurationS*float64(sim.Second)), s.Start, s.Seed, sim.Time(s.WarmupS*float64(sim.Second)))
+	warmup := "there is no warmup: every request counts in the latency figures"
+	if s.WarmupS > 0 {
+		warmup = fmt.Sprintf("the first %s are warmup and left out of the latency figures", sim.Time(s.WarmupS*float64(sim.Second)))
+	}
+	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", sim.Time(s.DurationS*float64(sim.Second)), s.Start, s.Seed, warmup)
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
 		"The per-window series are in streams.csv, shards.csv, nodes.csv and skew.csv; every figure is in summary.json.\n")

@@ -249,10 +249,23 @@ type section struct {
 	notes []string
 }
 
-// standsOut reports whether a sketch's count is mostly certain: at least half of it is
-// above its error bound. Keys that are each rare (unique ids) all show counts that are
-// almost all error; listing them would only show noise.
-func standsOut(count, errBound int64) bool { return count > 0 && count-errBound >= errBound }
+// standsOut reports whether a sketch's count is mostly certain and more than chance: at
+// least half of it is above its error bound, and what it guarantees is minStandOut hits of
+// the sample or more. Keys that are each rare (unique ids) all show counts that are almost
+// all error once the sketch is full; in a small sample, before it fills, they show exact
+// counts of one or two, which chance gives some of many rare keys; listing either would
+// only show noise, scaled up.
+func standsOut(count, errBound int64) bool {
+	return count > 0 && count-errBound >= errBound && count-errBound >= minStandOut
+}
+
+// minStandOut is the fewest sampled hits that make a key stand out. A uniform key over
+// 100,000 values sampled 432 times (the review's counter2.toml) gives each value a Poisson
+// count of mean 0.0043: about one value in all reaches 2 hits by chance
+// (1e5 x (1 - e^-l (1 + l)) = 0.93), and the sketch showed ten at 2 (its replacements
+// count one more than the count they replace), scaled up to ~140 requests each; 5 hits
+// come by chance to a value once in about 1e9 such runs (1e5 x l^5/5!).
+const minStandOut = 5
 
 // scaled estimates the requests behind a sketch count: n of counted, scaled up to all.
 func scaled(n, counted, all int64) int64 {
@@ -301,7 +314,7 @@ func detailSections(v *VariantSummary) []section {
 			shown[hk.Stream] += fmt.Sprintf("(%s) %d|", k.Key, k.Count)
 		}
 		if n == 0 {
-			keyNotes = append(keyNotes, fmt.Sprintf("%s: no key stands out (every count is mostly the sketch's error bound)", hk.Stream))
+			keyNotes = append(keyNotes, fmt.Sprintf("%s: no key stands out (every count is mostly the sketch's error bound, or too few hits of the sample to tell)", hk.Stream))
 		}
 	}
 	if len(keys.rows) > 0 || len(keyNotes) > 0 {
@@ -319,9 +332,10 @@ func detailSections(v *VariantSummary) []section {
 			rows = append(rows, []string{hp.Stream, p.Partition, fmtPct(p.Share), fmtCount(scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
 			same += fmt.Sprintf("%s %d|", p.Partition, p.Writes)
 		}
-		note := fmt.Sprintf("%s wrote %s distinct partitions", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted))
+		noun := nounFor(hp.PartitionsWritten, "partition")
+		note := fmt.Sprintf("%s wrote %s distinct %s", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun)
 		if hp.Counted < hp.Writes {
-			note = fmt.Sprintf("%s: %s distinct partitions among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), fmtCount(hp.Counted))
+			note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun, fmtCount(hp.Counted))
 		}
 		if same != "" && same == shown[hp.Stream] {
 			note += " (its hottest are its hot keys above)"
@@ -430,19 +444,20 @@ func capitalize(s string) string {
 
 // CSV writes one row per variant and stream with the stream table's columns; an absent
 // latency (nothing completed) is an empty cell. The columns added later (limited, failed
-// over every cause, error rate 0..1) come last, so scripts reading by position still work.
+// over every cause, error rate 0..1, then lock: failed by lock_timeout, the last cause)
+// come last, so scripts reading by position still work.
 func CSV(w io.Writer, s *Summary) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"variant", "stream", "op", "offered", "completed", "rejected", "throttled", "timed_out",
 		"mean_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "fanout_mean", "fanout_max", "partitions_mean",
-		"limited", "failed", "error_rate"})
+		"limited", "failed", "error_rate", "lock"})
 	for _, v := range s.Variants {
 		for _, st := range v.Streams {
 			l := st.Latency
 			cw.Write([]string{v.Name, st.Name, st.Op, rawCount(st.Offered), rawCount(st.Completed), rawCount(st.Rejected),
 				rawCount(st.Throttled), rawCount(st.TimedOut), optNum(l.Mean), optNum(l.P50), optNum(l.P95), optNum(l.P99), optNum(l.P999),
 				optNum(l.Max), num(st.Fanout.Mean), strconv.Itoa(st.Fanout.Max), num(st.Fanout.Partitions),
-				rawCount(st.Limited), rawCount(st.Failed), num(round(st.ErrorRate, 6))})
+				rawCount(st.Limited), rawCount(st.Failed), num(round(st.ErrorRate, 6)), rawCount(st.LockFailed)})
 		}
 	}
 	cw.Flush()
@@ -481,7 +496,7 @@ func fmtElapsed(seconds float64) string {
 // lockTable is the locked streams' waits for their row locks, and the key they queued
 // for most.
 func lockTable(v *VariantSummary) *table {
-	t := &table{head: []string{"stream", "writes", "queued", "mean wait", "p99 wait", "max wait", "lock failures", "hottest lock", "queued there", "shard"}, left: 1}
+	t := &table{head: []string{"stream", "writes", "queued", "mean wait", "p99 wait", "max wait", "lock failures", "hottest lock", "queued there", "shard", "hot row load"}, left: 1}
 	for _, st := range v.Streams {
 		l := st.Lock
 		if l == nil {
@@ -493,7 +508,7 @@ func lockTable(v *VariantSummary) *table {
 			key, queued, shard = h.Key, fmtCount(h.Queued), strconv.Itoa(h.Shard)
 		}
 		t.add(st.Name, fmtCount(l.Waits), fmtPct(l.QueuedShare), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
-			fmtCount(l.TimedOut), key, queued, shard)
+			fmtCount(l.TimedOut), key, queued, shard, fmtPct(l.HotRowLoad))
 	}
 	return t
 }

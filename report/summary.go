@@ -123,6 +123,10 @@ type StreamSummary struct {
 	ErrorRate float64 `json:"error_rate"`
 	// Lock is set for a stream whose writes take row locks (metrics.LockWaits).
 	Lock *LockSummary `json:"lock,omitempty"`
+	// LockFailed counts the requests that failed waiting longer than lock_timeout (also
+	// Lock.TimedOut), beside the other causes: rejected + throttled + timed_out + limited
+	// + lock_failed is every failure.
+	LockFailed int64 `json:"lock_failed"`
 }
 
 // LockSummary is a locked stream's row-lock waits: the write subrequests that asked for
@@ -136,6 +140,13 @@ type LockSummary struct {
 	WaitMs      LockWaitMs `json:"wait_ms"`
 	TimedOut    int64      `json:"timed_out"`
 	HotKeys     []HotLock  `json:"hot_keys"`
+	// HoldMs is the mean time a row stayed locked per write (null when no lock was
+	// granted); HotRowWritesPerS the lock requests a second of the stream's most written
+	// row, and HotRowLoad the load they offer its lock (their rate x HoldMs: 1 is all
+	// it passes), from metrics.LockWaits.
+	HoldMs           *float64 `json:"hold_ms"`
+	HotRowWritesPerS float64  `json:"hot_row_writes_per_s"`
+	HotRowLoad       float64  `json:"hot_row_load"`
 }
 
 // LockWaitMs is the mean, p99 and largest wait for a row lock, in milliseconds.
@@ -163,7 +174,8 @@ func lockSummary(v *spec.Variant, ms *metrics.Stream) *LockSummary {
 	}
 	out := &LockSummary{Waits: l.Waits, Queued: l.Queued, QueuedShare: round(l.Share, 6),
 		WaitMs:   LockWaitMs{Mean: optMs(l.Mean), P99: optMs(l.P99), Max: optMs(l.Max)},
-		TimedOut: ms.Failures[metrics.Lock], HotKeys: []HotLock{}}
+		TimedOut: ms.Failures[metrics.Lock], HotKeys: []HotLock{},
+		HoldMs: optMs(l.HoldMean), HotRowWritesPerS: round(l.HotRate, 1), HotRowLoad: round(l.Busy, 4)}
 	for _, k := range l.Hot[:min(len(l.Hot), hotShown)] {
 		out.HotKeys = append(out.HotKeys, HotLock{Key: formatPartition(v, k.Values), Parts: k.Values, Queued: k.Count, Error: k.Error, Shard: k.Shard})
 	}
@@ -319,7 +331,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 			Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
 			Fanout:  Fanout{Mean: round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: round(ms.Fanout.Partitions, 3)},
 			Failed:  ms.Failed, ErrorRate: round(ms.ErrorRate, 6),
-			Lock: lockSummary(run.Variant, ms),
+			Lock: lockSummary(run.Variant, ms), LockFailed: ms.Failures[metrics.Lock],
 		})
 		if ms.Rows != nil {
 			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: round(ms.Rows.Mean, 3)}

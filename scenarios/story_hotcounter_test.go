@@ -34,6 +34,23 @@ func TestHotCounterStory(t *testing.T) {
 	}
 	_, one := s.hottest("one row")
 
+	// What binds is the row's lock, offered 3,600 × 0.5 ms = 1.8 times what it passes
+	// (within 3%: the Poisson count over 20 s and the one-row share of the sampled writes,
+	// which is exact), not the cores of a node at a quarter of its load; the diagnosis names
+	// the lock and asks for write sharding (at least 2 × 1.8 rows), not for a key with an
+	// id in it (low_cardinality).
+	m := metrics.Of(s.result("one row"))
+	if b := metrics.BottleneckOf(m, false); b.Resource != metrics.Locks || b.Stream != "increment" || b.Lock < 1.75 || b.Lock > 1.85 {
+		t.Errorf("one row: binds %v of %q at %.3f (%s), want the row locks of increment at 1.8", b.Resource, b.Stream, b.Lock, b.Text)
+	}
+	s.wantDiagnosis("one row", "hot_row_lock", "write-shard it over at least 4 rows")
+	s.wantDiagnosis("one row, 16 cores", "hot_row_lock", "increment")
+	for _, v := range []string{"one row", "one row, 16 cores"} {
+		if kinds, _ := s.diagnoses(v); len(kinds) != 1 {
+			t.Errorf("%s: diagnosis %v, want hot_row_lock alone", v, kinds)
+		}
+	}
+
 	// Four times the cores: the node is idler, the lock serves exactly as many.
 	st16, ms16 := inc("one row, 16 cores")
 	if st16.Completed != st.Completed || ms16.Failures[metrics.Lock] != ms.Failures[metrics.Lock] {
@@ -55,6 +72,10 @@ func TestHotCounterStory(t *testing.T) {
 	if _, parts := s.fanout("8 salt buckets", "read_total"); parts != 8 {
 		t.Errorf("8 salt buckets: a read of the total visits %.1f partitions, want 8", parts)
 	}
+	// A healthy design: eight rows of 450 writes/s, each lock under a quarter busy, on
+	// shards with cores to spare; no diagnosis (low_cardinality was one: eight partitions
+	// over sixteen shards).
+	s.wantDiagnosis("8 salt buckets", "", "")
 
 	// DynamoDB: with the bank full, 20 s of 2,600 writes/s over the limit draw 52,000
 	// units from a bank of 300,000: nothing is throttled. With the bank empty, the row

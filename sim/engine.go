@@ -204,6 +204,7 @@ func newEngine(m *Model) *engine {
 	}
 	r := &Result{
 		Duration:      m.Duration,
+		Warmup:        m.Warmup,
 		Window:        m.Window,
 		Windows:       nw,
 		Elapsed:       m.Duration,
@@ -291,6 +292,9 @@ func newEngine(m *Model) *engine {
 		st.latCounts = make([]int64, runLayout.countsN)
 		st.winCounts = make([][]int64, nw)
 		out.Win = make([]WindowLatency, nw)
+		if s.Op == Write {
+			out.ShardRows = make([]int64, e.nShards)
+		}
 		st.out = out
 		st.det = newStreamDetect(m, s)
 		st.needKey = s.UseCache && m.Cache != nil
@@ -976,6 +980,17 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	e.res.ShardOps[w*e.nShards+int(sub.shard)]++
 	if sub.write {
 		e.res.Shards[sub.shard].Rows++
+		// The writing stream: a solo's carries it in its request, a request slot holds it.
+		var rows []int64
+		switch {
+		case sub.req >= 0:
+			rows = e.streams[e.reqs.items[sub.req].stream].out.ShardRows
+		case sub.req <= soloReq:
+			rows = e.streams[soloReq-sub.req].out.ShardRows
+		}
+		if rows != nil {
+			rows[sub.shard]++
+		}
 		if e.split != nil {
 			e.split.rows[sub.shard]++
 		}
@@ -1175,6 +1190,10 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 				win.TimedOut++
 			case failLock:
 				win.LockTimedOut++
+			case failRejected:
+				win.Rejected++
+			case failLimited:
+				win.Limited++
 			}
 		}
 		if r.counted {

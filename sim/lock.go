@@ -290,7 +290,12 @@ func (e *engine) lockGrant(now Time, si int32) {
 	r := &e.reqs.items[e.subs.items[si].req]
 	st := &e.streams[r.stream]
 	e.lockWaited(st, r.counted, now-w.at)
-	e.h.pushKind(now+st.locks.hold.draw(st.locks.rng), si, evLockRelease)
+	hold := st.locks.hold.draw(st.locks.rng)
+	if r.counted {
+		st.out.LockHolds++
+		st.out.LockHoldSum += float64(hold)
+	}
+	e.h.pushKind(now+hold, si, evLockRelease)
 }
 
 // lockWaited records a wait for a lock, which ended (granted or given up) after wait.

@@ -18,7 +18,10 @@ const (
 type Result struct {
 	Duration Time
 	Window   Time
-	Windows  int
+	// Warmup is Model.Warmup: the requests issued before it are left out of the stream
+	// totals, so a stream's rates are over Elapsed - Warmup.
+	Warmup  Time
+	Windows int
 	// Elapsed is the simulated time the run covered: Duration, or less when it stopped early.
 	Elapsed Time
 	// Saturated reports that the backlog passed Model.MaxQueued at SaturatedAt with
@@ -170,6 +173,8 @@ type StreamResult struct {
 	// waited 0) cover all LockWaits. LockTimedOut counts the requests whose last attempt
 	// failed because a subrequest waited longer than the lock timeout. HotLocks are the
 	// keys whose lock writes queued for most (Count: the subrequests that found it held).
+	// LockHolds counts the locks granted to them and LockHoldSum (nanoseconds) the time
+	// the row stayed locked for those grants, for the mean hold that caps a row's writes.
 	LockWaits    int64
 	LockWaited   int64
 	LockWaitSum  float64
@@ -177,6 +182,13 @@ type StreamResult struct {
 	LockWait     *hdrhistogram.Histogram
 	LockTimedOut int64
 	HotLocks     []KeyCount
+	LockHolds    int64
+	LockHoldSum  float64
+
+	// ShardRows are the rows the stream's writes added to each shard over the run (the
+	// stream's part of ShardResult.Rows, followers' copies left out); nil for a stream
+	// that does not write.
+	ShardRows []int64
 }
 
 // WindowLatency is one window of a stream's latency series.
@@ -185,7 +197,7 @@ type WindowLatency struct {
 	// counts go by the time the answer reached the client).
 	Offered   int64
 	Completed int64
-	Errors    int64 // rejected, throttled, limited and timed-out requests
+	Errors    int64 // rejected, throttled, limited, timed-out and lock-failed requests
 	// Retries are the attempts after the first sent in the window; BackendReads the
 	// database reads caused by cache misses and refreshes in the window.
 	Retries      int64
@@ -194,7 +206,10 @@ type WindowLatency struct {
 	TimedOut     int64
 	LockTimedOut int64 // failed waiting longer than the lock timeout for a row lock
 	Max          Time
-	Hist         WindowHist // latencies of the completions, in microseconds
+	// Rejected found a node's queue full and Limited met the client's own rate limit (the
+	// other causes of Errors; appended here after the first).
+	Rejected, Limited int64
+	Hist              WindowHist // latencies of the completions, in microseconds
 }
 
 // ShardResult is one shard's totals over [0, Duration).

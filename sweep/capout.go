@@ -354,9 +354,34 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 	for _, r := range cr.Rows {
 		if r.At != nil && r.At.Split() {
 			fmt.Fprintf(w, "\nSPLIT k/n: at the answer only k of n replications meet every SLO alone; the mean passes, the seeds disagree (--require all gives the answer every replication meets).\n")
-			return
+			break
 		}
 	}
+	if warn := cr.checkWarnings(); len(warn) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range warn {
+			fmt.Fprintln(w, l)
+		}
+	}
+}
+
+// checkWarnings says, for each answer that its own check failed (one run at a fresh
+// seed, at the answer), that the answer did not hold there: a rerun of it may fail.
+func (cr *CapacityReport) checkWarnings() []string {
+	var out []string
+	for _, r := range cr.Rows {
+		p := r.Check
+		if p == nil || p.Assessment.OK || len(p.Seeds) == 0 {
+			continue
+		}
+		where := r.Variant
+		if len(r.Point.Values) > 0 {
+			where += " at " + strings.Join(r.Point.Values, ", ")
+		}
+		out = append(out, fmt.Sprintf("WARNING: the answer for %s (multiple %s) did not hold at seed %d: %s; the seeds disagree there, so raise -r or --duration before trusting it",
+			where, strconv.FormatFloat(p.Multiple, 'f', 3, 64), p.Seeds[0], p.Assessment.Binding))
+	}
+	return out
 }
 
 // CSV writes capacity.csv: one row per point and variant.

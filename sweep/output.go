@@ -320,6 +320,16 @@ func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
 		s += fmt.Sprintf(" node %d", b.Node)
 	case b.Resource == metrics.FanOut:
 		s += " of " + b.Stream
+	case b.Resource == metrics.Locks && b.Stream != "":
+		s += " of " + b.Stream
+		if b.Lock > 0 {
+			notes = append(notes, percent(b.Lock, 0)+" offered")
+		}
+	}
+	// Nothing failed, no objective failed and the resource nearest its limit is under
+	// metrics.BindingLoad: nothing binds yet; the nearest is named in brackets.
+	if !b.Binding {
+		s, notes = "none", []string{strings.Join(append([]string{strings.TrimPrefix(s, "cpu ") + " at"}, notes...), " ")}
 	}
 	// Where the replications disagree on what binds, say how many agree with the one named,
 	// in words: a bare "1/2" beside a percentage reads as a fraction of something else.

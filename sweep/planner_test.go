@@ -159,10 +159,12 @@ func TestSplitFlagConstructed(t *testing.T) {
 	}
 }
 
-// TestBottleneckWording checks the "binds" cell: a node's peak and, where the replications
-// disagree on what binds, how many of them agree, both in words.
+// TestBottleneckWording checks the "binds" cell: a node's peak, a row lock's offered load
+// and, where the replications disagree on what binds, how many of them agree, both in
+// words; and "none", with the resource nearest its limit, when nothing binds yet
+// (metrics.Bottleneck.Binding: no failure, no failed objective, under half its capacity).
 func TestBottleneckWording(t *testing.T) {
-	cpu := metrics.Bottleneck{Resource: metrics.CPU, Node: 15, Peak: 0.96}
+	cpu := metrics.Bottleneck{Resource: metrics.CPU, Node: 15, Peak: 0.96, Binding: true}
 	for _, c := range []struct {
 		b         metrics.Bottleneck
 		agree, of int
@@ -170,11 +172,36 @@ func TestBottleneckWording(t *testing.T) {
 	}{
 		{cpu, 3, 3, "cpu node 15 (96% peak)"},
 		{cpu, 1, 3, "cpu node 15 (96% peak; 1 of 3 seeds)"},
-		{metrics.Bottleneck{Resource: metrics.Queue, Node: 2}, 2, 3, "queue node 2 (2 of 3 seeds)"},
-		{metrics.Bottleneck{Resource: metrics.FanOut, Node: -1, Stream: "scan"}, 1, 1, "fan-out of scan"},
+		{metrics.Bottleneck{Resource: metrics.Queue, Node: 2, Binding: true}, 2, 3, "queue node 2 (2 of 3 seeds)"},
+		{metrics.Bottleneck{Resource: metrics.FanOut, Node: -1, Stream: "scan", Binding: true}, 1, 1, "fan-out of scan"},
+		{metrics.Bottleneck{Resource: metrics.Locks, Node: -1, Stream: "upd", Lock: 0.9, Binding: true}, 2, 2, "locks of upd (90% offered)"},
+		{metrics.Bottleneck{Resource: metrics.CPU, Node: 1, Peak: 0.14}, 2, 2, "none (node 1 at 14% peak)"},
+		{metrics.Bottleneck{Resource: metrics.CPU, Node: 1, Peak: 0.14}, 1, 2, "none (node 1 at 14% peak; 1 of 2 seeds)"},
+		{metrics.Bottleneck{Resource: metrics.Locks, Node: -1, Stream: "upd", Lock: 0.3}, 2, 2, "none (locks of upd at 30% offered)"},
 	} {
 		if got := bottleneckShort(c.b, c.agree, c.of); got != c.want {
 			t.Errorf("bottleneckShort(%+v, %d, %d) = %q, want %q", c.b, c.agree, c.of, got, c.want)
 		}
+	}
+}
+
+// TestCapacityCheckWarning: when the check at a fresh seed fails at the answer, the text
+// ends with a warning naming the answer, the seed and the objective that failed (the
+// review's small.toml, salt 4, at 1.734: get's p99 over 5 ms at seed 12); an answer whose
+// check held gets none.
+func TestCapacityCheckWarning(t *testing.T) {
+	held := &Probe{Multiple: 4.641, Seeds: []uint64{12}, Assessment: metrics.Assessment{OK: true}}
+	failed := &Probe{Multiple: 1.734, Seeds: []uint64{12}, Assessment: metrics.Assessment{OK: false, Binding: "get:p99<5ms"}}
+	cr := &CapacityReport{Rows: []Capacity{{Variant: "plain", Check: held}, {Variant: "salt 4", Check: failed}}}
+	var b strings.Builder
+	cr.footnote(&b)
+	want := "WARNING: the answer for salt 4 (multiple 1.734) did not hold at seed 12: get:p99<5ms"
+	if got := b.String(); !strings.Contains(got, want) || strings.Contains(got, "plain") {
+		t.Errorf("footnote %q, want the warning %q and none for plain", got, want)
+	}
+	cr.Rows = cr.Rows[:1]
+	b.Reset()
+	if cr.footnote(&b); b.Len() != 0 {
+		t.Errorf("footnote %q for an answer whose check held, want none", b.String())
 	}
 }

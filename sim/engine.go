@@ -172,6 +172,8 @@ type engine struct {
 	// counts arrays to reuse.
 	histOpen int
 	histFree [][]int64
+	// The migration (migrate.go); nil when none.
+	mig *migState
 	// Row locks (lock.go); nil and empty when no stream locks.
 	locks    *lockTable
 	lockw    []lockWait // by subrequest slot
@@ -198,7 +200,15 @@ func newEngine(m *Model) *engine {
 	if m.Splitter != nil {
 		nShards = max(nShards, m.Splitter.Shards())
 	}
-	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup}
+	var mig *migState
+	if m.Migration != nil {
+		if m.Splitter != nil || m.Limits != nil {
+			panic("sim: a migration cannot be combined with shard splits or partition limits")
+		}
+		mig = newMig(m, nShards)
+		nShards += mig.nNew
+	}
+	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig}
 	if e.maxQueued <= 0 {
 		e.maxQueued = DefaultMaxQueued
 	}
@@ -237,6 +247,20 @@ func newEngine(m *Model) *engine {
 		}
 		r.Shards[s].Node, r.Shards[s].Home = n, n
 		e.shardNode[s] = int32(n)
+	}
+	if mig != nil {
+		r.Migration = mig.res
+		for s, n := range m.Migration.ShardNode {
+			if n < 0 || n >= e.nNodes {
+				panic(fmt.Sprintf("sim: new layout's shard %d on missing node %d", s, n))
+			}
+			sh := int(mig.off) + s
+			r.Shards[sh].Node, r.Shards[sh].Home = n, n
+			e.shardNode[sh] = int32(n)
+		}
+		if m.Migration.Cutover >= 0 && m.Migration.Cutover < m.Duration {
+			e.h.pushKind(m.Migration.Cutover, 0, evCutover)
+		}
 	}
 	e.shardQ = make([]int32, e.nShards)
 	e.shardW = make([]int, e.nShards)
@@ -471,6 +495,10 @@ func (e *engine) rare(ev event) {
 		e.lockTimeout(ev.at, ev.idx)
 	case evIssue:
 		e.issueClosed(ev.at, ev.idx)
+	case evBackfill:
+		e.backfillTick(ev.at)
+	case evCutover:
+		e.migCutover(ev.at)
 	}
 }
 
@@ -489,7 +517,9 @@ func (e *engine) arrive(now Time, i int) {
 			st.fields[f] = g.Next(st.fld, rowTime)
 		}
 	}
-	if st.point != nil {
+	if e.mig != nil && e.mig.phase != migBefore {
+		e.migPlan(st, rowTime)
+	} else if st.point != nil {
 		st.visits = st.point.Plan(st.visits[:0], st.fld, st.fields, rowTime) // a direct call
 	} else {
 		st.visits = s.Planner.Plan(st.visits[:0], st.fld, st.fields, rowTime)
@@ -832,6 +862,9 @@ func (e *engine) reach(now Time, si int32) {
 			e.promote(now, si)
 		}
 		ri, attempt := sub.req, int32(sub.attempt)
+		if ri == followerReq && sub.attempt == backfillMark {
+			e.backfillEnd(now, sub.parts, false)
+		}
 		e.subs.put(si)
 		if ri >= 0 {
 			e.subEnd(ri, attempt, now, failRejected)
@@ -979,6 +1012,9 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 		if e.split != nil {
 			e.split.rows[sub.shard]++
 		}
+		if g := e.mig; g != nil && g.phase == migDual && sub.shard >= g.off {
+			g.res.DualCPU += sub.service // a dual write's copy on the new layout
+		}
 	}
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.
 	if end <= e.wEnd && w == e.wIdx {
@@ -1015,6 +1051,9 @@ func (e *engine) done(now Time, si int32) {
 	sub := e.subs.items[si]
 	e.subs.put(si)
 	if req == followerReq {
+		if sub.attempt == backfillMark {
+			e.backfillEnd(now, sub.parts, true)
+		}
 		return
 	}
 	if r := &e.reqs.items[sub.req]; r.plain {

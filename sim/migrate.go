@@ -1,0 +1,260 @@
+package sim
+
+import (
+	"math"
+	"strconv"
+)
+
+// Migration moves the table to a new layout (another key design and shard scheme on the
+// same nodes) during the run, as an online migration does (SPEC section 10). An Action of
+// kind Migrate starts it:
+//
+//   - dual writes: from then on every write also goes to the new layout, as a second set
+//     of subrequests planned by the new layout's planner; the request completes when both
+//     are served;
+//   - backfill: the rows that existed at the start (ToCopy: HistoryRows, plus the rows the
+//     run wrote before it) are copied at Rate rows per second, in batches of background
+//     work that read the old layout's shards and write the new one's, both in key order,
+//     queueing with live traffic at the nodes;
+//   - cutover: reads and scans switch to the new layout and writes stop going to the old
+//     one, when the backfill is done (Cutover = CutoverBackfill), at a time, or never
+//     (CutoverNever: a dry run).
+//
+// The new layout's shards are numbered after the old one's (from len(Model.ShardNode)),
+// so their load, latency and rows appear in the Result beside the old shards.
+type Migration struct {
+	// Planners holds the new layout's planner of each stream, in Model.Streams order. They
+	// plan from the same field values as the old planners (the tables must agree).
+	Planners []Planner
+	// ShardNode[s] is the node that serves the new layout's shard s.
+	ShardNode []int
+	// Rate is the backfill's rate in rows per second (> 0).
+	Rate float64
+	// HistoryRows are the rows the table held at t = 0.
+	HistoryRows int64
+	// ReadCost and WriteCost are the CPU time of reading one row from the old layout and
+	// of writing it to the new one.
+	ReadCost, WriteCost Time
+	// Cutover is when reads switch to the new layout: a time, CutoverBackfill or
+	// CutoverNever.
+	Cutover Time
+	// Name names the new layout in the event texts ("cutover to NAME").
+	Name string
+}
+
+const (
+	// CutoverBackfill makes the cutover happen when the backfill is done.
+	CutoverBackfill Time = -1
+	// CutoverNever makes the migration a dry run: dual writes and the backfill, no cutover.
+	CutoverNever Time = math.MaxInt64
+)
+
+// MigrationResult is what a migration did. Times are since the start of the run; a phase
+// not reached has -1.
+type MigrationResult struct {
+	Start, BackfillDone, Cutover Time
+	// RowsToCopy are the rows the backfill had to copy; RowsCopied those it copied by the
+	// end of the run.
+	RowsToCopy, RowsCopied int64
+	// BackfillCPU is the CPU time of the backfill's reads and writes; DualCPU that of
+	// the writes to the new layout before the cutover (dual writes). Their sum is the
+	// CPU the migration added.
+	BackfillCPU, DualCPU Time
+	// Copied holds the rows copied in each window.
+	Copied []int64
+	// Shards is the first shard id of the new layout: shards before it are the old one's.
+	Shards int
+}
+
+// Migration phases.
+const (
+	migBefore uint8 = iota // reads and writes go to the old layout
+	migDual                // writes go to both layouts, reads to the old one
+	migAfter               // everything goes to the new layout
+)
+
+// backfillMark is the attempt number of a backfill subrequest (req followerReq), which
+// tells it from a follower's apply.
+const backfillMark = math.MaxUint8
+
+// backfillBatch is how much copy work one batch holds: the rows of 10 ms at the backfill
+// rate, at least one. A batch is one read subrequest on an old shard and one write
+// subrequest on a new shard, as a copy job reads and writes a page of rows at a time.
+const backfillBatch = 10 * Millisecond
+
+// migState is the engine's migration state (nil when the model has no migration).
+type migState struct {
+	m      *Migration
+	res    *MigrationResult
+	off    int32 // the new layout's first shard id
+	nNew   int
+	phase  uint8
+	batch  int64 // rows of a full batch
+	period Time  // time between two batches' issues at the backfill rate
+	issued int64 // rows handed to batches so far (a rejected write gives its rows back)
+	// inflight counts the backfill's subrequests at the nodes; at most depth batches
+	// (2·depth subrequests) are in flight, one per node, so that a backfill the CPU
+	// cannot keep up with slows down instead of filling the queues.
+	inflight, depth int
+	blocked         bool // a batch is due but waits for one in flight to finish
+	ticking         bool // an evBackfill event is pending
+}
+
+// newMig prepares the migration state and extends the engine's shard ids by the new
+// layout's shards; called by newEngine before the result arrays are sized.
+func newMig(m *Model, old int) *migState {
+	g := m.Migration
+	if g.Rate <= 0 || len(g.Planners) != len(m.Streams) || len(g.ShardNode) == 0 {
+		panic("sim: invalid migration: a positive rate, a planner per stream and a shard are required")
+	}
+	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: len(m.Nodes)}
+	ms.batch = max(1, int64(math.Round(g.Rate*backfillBatch.Seconds())))
+	ms.period = Time(float64(ms.batch) / g.Rate * float64(Second))
+	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, Shards: old, Copied: make([]int64, m.Windows())}
+	return ms
+}
+
+// migPlan plans a request of st during a migration (phase migDual or migAfter) into
+// st.visits: the old layout's visits, then for a write in the dual phase the new layout's,
+// whose shard ids are offset past the old ones.
+func (e *engine) migPlan(st *streamState, rowTime int64) {
+	g := e.mig
+	s := st.s
+	st.visits = st.visits[:0]
+	if g.phase == migDual {
+		st.visits = s.Planner.Plan(st.visits, st.fld, st.fields, rowTime)
+		if s.Op != Write {
+			return
+		}
+	}
+	n := len(st.visits)
+	st.visits = g.m.Planners[st.index].Plan(st.visits, st.fld, st.fields, rowTime)
+	for k := n; k < len(st.visits); k++ {
+		st.visits[k].Shard += g.off
+	}
+}
+
+// migStart starts the migration at now: dual writes and the backfill.
+func (e *engine) migStart(now Time) {
+	g := e.mig
+	if g == nil || g.phase != migBefore {
+		return
+	}
+	g.phase = migDual
+	g.res.Start = now
+	// The rows to copy: the history, and every row the run wrote before now (a write
+	// counts its row when it starts on its core, see start).
+	rows := g.m.HistoryRows
+	for s := range g.off {
+		rows += e.res.Shards[s].Rows
+	}
+	g.res.RowsToCopy = rows
+	if rows == 0 {
+		e.backfillDone(now)
+		return
+	}
+	g.ticking = true
+	e.h.pushKind(now, 0, evBackfill)
+}
+
+// backfillTick issues the backfill's next batch at now, unless depth batches are in
+// flight, and schedules the one after.
+func (e *engine) backfillTick(now Time) {
+	g := e.mig
+	g.ticking = false
+	if g.issued >= g.res.RowsToCopy || now >= e.m.Duration {
+		return
+	}
+	if g.inflight >= 2*g.depth {
+		g.blocked = true
+		return
+	}
+	b := min(g.batch, g.res.RowsToCopy-g.issued)
+	// Key order: the batch's position in the copy picks the old shard it reads and the
+	// new shard it writes, each layout's rows taken as spread evenly over its shards.
+	pos := float64(g.issued) / float64(g.res.RowsToCopy)
+	oldSh := int32(min(int(pos*float64(g.off)), int(g.off)-1))
+	newSh := g.off + int32(min(int(pos*float64(g.nNew)), g.nNew-1))
+	g.issued += b
+	g.inflight += 2
+	for k, sh := range [2]int32{oldSh, newSh} {
+		c := g.m.ReadCost
+		if k == 1 {
+			c = g.m.WriteCost
+		}
+		si := e.subs.take()
+		e.subs.items[si] = subreq{req: followerReq, shard: sh, node: int16(e.shardNode[sh]), parts: int32(b),
+			service: c * Time(b), attempt: backfillMark, write: false}
+		if k == 0 {
+			e.subs.items[si].parts = 0 // only the write counts rows copied (backfillEnd)
+		}
+		g.res.BackfillCPU += c * Time(b)
+		e.reach(now, si)
+	}
+	if g.issued < g.res.RowsToCopy {
+		g.ticking = true
+		e.h.pushKind(now+g.period, 0, evBackfill)
+	}
+}
+
+// backfillEnd handles the end of a backfill subrequest at now: served (ok) or rejected by
+// a full queue. rows is what it carried: the batch's rows for its write, 0 for its read.
+func (e *engine) backfillEnd(now Time, rows int32, ok bool) {
+	g := e.mig
+	g.inflight--
+	if rows > 0 {
+		if ok {
+			g.res.RowsCopied += int64(rows)
+			if w := e.window(now); w >= 0 {
+				g.res.Copied[w] += int64(rows)
+			}
+			if g.res.RowsCopied >= g.res.RowsToCopy && g.res.BackfillDone < 0 {
+				e.backfillDone(now)
+			}
+		} else {
+			g.issued -= int64(rows) // copied again by a later batch
+			if !g.ticking && !g.blocked {
+				g.ticking = true
+				e.h.pushKind(now+g.period, 0, evBackfill)
+			}
+		}
+	}
+	if g.blocked && g.inflight < 2*g.depth {
+		g.blocked = false
+		g.ticking = true
+		e.h.pushKind(now, 0, evBackfill)
+	}
+}
+
+// backfillDone records the end of the backfill, and cuts over if the cutover waits for it.
+func (e *engine) backfillDone(now Time) {
+	g := e.mig
+	g.res.BackfillDone = now
+	if now < e.m.Duration {
+		e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
+			Text: "backfill done: " + groupInt(g.res.RowsCopied) + " rows copied to " + g.m.Name})
+	}
+	if g.m.Cutover == CutoverBackfill {
+		e.migCutover(now)
+	}
+}
+
+// migCutover switches reads and writes to the new layout at now.
+func (e *engine) migCutover(now Time) {
+	g := e.mig
+	if g.phase != migDual || now >= e.m.Duration {
+		return
+	}
+	g.phase = migAfter
+	g.res.Cutover = now
+	e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1, Text: "cutover: reads and writes go to " + g.m.Name})
+}
+
+// groupInt writes n with thousands separators: 1,234,567.
+func groupInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,127 @@
+package sim
+
+import (
+	"math"
+	"testing"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// migModel is a small cluster for the migration tests: 4 nodes of 2 cores, 8 shards on
+// the old layout (modulo 8) and 16 on the new one (modulo 16, two per node), a write
+// stream of wRate/s and a read stream of rRate/s over a million uniform ids, both with
+// exponential service of mean 100 µs per partition. The migration starts at start.
+func migModel(seed uint64, wRate, rRate float64, start, dur Time, g Migration) *Model {
+	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+	old, next := keyspace.NewModulo(8), keyspace.NewModulo(16)
+	st := func(name string, op Op, rate float64) Stream {
+		return Stream{Name: name, Op: op, Cost: 100 * Microsecond,
+			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: rate}}),
+			Fields:   []workload.Generator{workload.NewUniform(1_000_000)},
+			Planner:  keyspace.NewPointPlanner(d, old, op == Read)}
+	}
+	g.Planners = []Planner{keyspace.NewPointPlanner(d, next, false), keyspace.NewPointPlanner(d, next, true)}
+	g.ShardNode = make([]int, 16)
+	for i := range g.ShardNode {
+		g.ShardNode[i] = i % 4
+	}
+	g.Name = "next"
+	m := &Model{
+		Seed: seed, Duration: dur, Window: 10 * Second,
+		Nodes:     []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
+		ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
+		Streams:   []Stream{st("w", Write, wRate), st("r", Read, rRate)},
+		Migration: &g,
+		Actions:   []Action{{At: start, Kind: Migrate, Text: "migration to next started"}},
+	}
+	return m
+}
+
+// TestDualWriteCPU: from the start of the migration every write is served on the old and
+// on the new layout, so by the utilization law the new layout's shards are busy
+// lambda_w x c (the dual writes' copy) and the nodes lambda_w x (c_old + c_new) +
+// lambda_r x c for the live traffic, with c_old = c_new = c = 100 µs here.
+// Seed 7; lambda_w = 4,000/s and lambda_r = 2,000/s over 100 s of dual writes (about
+// 400,000 writes: the relative standard error of a sum of that many exponential
+// services with Poisson counts is sqrt(2/N), about 0.2%); tolerance 2%. The backfill
+// has no rows to copy (no history, migration at t = 0), and it never cuts over.
+func TestDualWriteCPU(t *testing.T) {
+	const wRate, rRate, c = 4000.0, 2000.0, 100e-6
+	dur := 100 * Second
+	r := Run(migModel(7, wRate, rRate, 0, dur, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond, Cutover: CutoverNever}))
+	g := r.Migration
+	if g.Start != 0 || g.RowsToCopy != 0 || g.Cutover != -1 {
+		t.Fatalf("start %v, %d rows to copy, cutover %v: want 0, 0, -1", g.Start, g.RowsToCopy, g.Cutover)
+	}
+	var newBusy, allBusy Time
+	for s := range r.Shards {
+		if s >= g.Shards {
+			newBusy += r.Shards[s].Busy
+		}
+	}
+	for n := range r.Nodes {
+		allBusy += r.Nodes[n].Busy
+	}
+	T := dur.Seconds()
+	within(t, "new layout's CPU (cores)", newBusy.Seconds()/T, wRate*c, 0.02)
+	within(t, "dual-write CPU (cores)", g.DualCPU.Seconds()/T, wRate*c, 0.02)
+	within(t, "cluster CPU (cores)", allBusy.Seconds()/T, wRate*2*c+rRate*c, 0.02)
+	if r.Streams[0].MaxFanout != 2 || r.Streams[1].MaxFanout != 1 {
+		t.Errorf("fan-out: writes %d, reads %d; want 2 (both layouts) and 1 (the old layout)", r.Streams[0].MaxFanout, r.Streams[1].MaxFanout)
+	}
+}
+
+// TestBackfillDuration: when the CPU is not binding, the backfill takes RowsToCopy /
+// backfill_rate: batches of rate x 10 ms rows leave one period apart, and the last ends
+// one batch service after it leaves. Rows to copy: 1,000,000 history rows plus the
+// writes served before the start at 20 s (about 500/s x 20 s); rate 50,000 rows/s, so
+// about 20.2 s; each copied row costs 2 µs + 5 µs, 0.35 of a core on the node being copied.
+// The duration is exact up to the last batch's service (5 ms in 20 s) and the rounding of
+// the period: tolerance 0.1%. Seed 3. The cutover follows the backfill: afterwards the
+// old layout's shards serve no request at all.
+func TestBackfillDuration(t *testing.T) {
+	const rate = 50_000.0
+	start, dur := 20*Second, 60*Second
+	r := Run(migModel(3, 500, 500, start, dur, Migration{Rate: rate, HistoryRows: 1_000_000,
+		ReadCost: 2 * Microsecond, WriteCost: 5 * Microsecond, Cutover: CutoverBackfill}))
+	g := r.Migration
+	if g.RowsToCopy < 1_000_000+9_000 || g.RowsToCopy > 1_000_000+11_000 {
+		t.Errorf("%d rows to copy, want 1,000,000 plus about 10,000 written before the start", g.RowsToCopy)
+	}
+	if g.BackfillDone < 0 || g.RowsCopied != g.RowsToCopy {
+		t.Fatalf("backfill done at %v with %d of %d rows copied", g.BackfillDone, g.RowsCopied, g.RowsToCopy)
+	}
+	within(t, "backfill duration (s)", (g.BackfillDone - g.Start).Seconds(), float64(g.RowsToCopy)/rate, 0.001)
+	if g.Cutover != g.BackfillDone {
+		t.Errorf("cutover at %v, want at the end of the backfill %v", g.Cutover, g.BackfillDone)
+	}
+	var copied int64
+	for _, n := range g.Copied {
+		copied += n
+	}
+	if copied != g.RowsCopied {
+		t.Errorf("rows copied per window sum to %d, want %d", copied, g.RowsCopied)
+	}
+	// The backfill's CPU is known exactly: 7 µs per row (constant service).
+	if want := Time(g.RowsToCopy) * 7 * Microsecond; g.BackfillCPU != want {
+		t.Errorf("backfill CPU %v, want %v", g.BackfillCPU, want)
+	}
+	// After the cutover window, no request reaches an old shard.
+	for w := int(g.Cutover/r.Window) + 1; w < r.Windows; w++ {
+		for s := range g.Shards {
+			if n := r.ShardOps[w*len(r.Shards)+s]; n != 0 {
+				t.Errorf("window %d: old shard %d served %d subrequests after the cutover", w, s, n)
+			}
+		}
+	}
+}
+
+func within(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if rel := math.Abs(got-want) / want; rel > tol {
+		t.Errorf("%s = %.5g, want %.5g within %.2g%% (off by %.3f%%)", what, got, want, tol*100, rel*100)
+	} else {
+		t.Logf("%s = %.5g, formula %.5g (off by %.3f%%)", what, got, want, rel*100)
+	}
+}

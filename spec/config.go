@@ -215,6 +215,17 @@ type Action struct {
 	Limit      LimitSetting `toml:"limit"`
 	Cache      *bool        `toml:"cache"`
 	Note       string       `toml:"note"`
+	// Migrate moves the table to another variant's layout during the run (SPEC 10).
+	Migrate *Migrate `toml:"migrate"`
+}
+
+// Migrate is an action's migrate = { to = "VARIANT", backfill_rate = N, cutover = "..." }.
+type Migrate struct {
+	To           string   `toml:"to"`
+	BackfillRate *float64 `toml:"backfill_rate"`
+	// Cutover is "backfill" (default: when the backfill is done), "never" (a dry run), or
+	// a clock time or duration since the start, as an action's at.
+	Cutover string `toml:"cutover"`
 }
 
 // Detect is the [detect] table.

@@ -21,10 +21,7 @@ func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 		ShardNode: Placement(t),
 		Rate:      g.Rate,
 		Cutover:   g.Cutover,
-		Name:      t.Name,
-	}
-	if t.Name == "" {
-		out.Name = g.To
+		Name:      g.To,
 	}
 	var history float64
 	for i := range s.Streams {

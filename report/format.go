@@ -205,6 +205,7 @@ func Text(w io.Writer, s *Summary) {
 		} else {
 			fmt.Fprintln(w, "\n   diagnosis: "+noHotspot)
 		}
+		migrationText(w, s, v)
 		if tl := timeline(v); len(tl) > 0 {
 			fmt.Fprintln(w, "\n   alerts:")
 			for _, e := range tl {

@@ -10,9 +10,10 @@ import (
 
 // migration builds the model's migration (SPEC 10) from the variant's migrate action and
 // the variant it moves to, whose key design, shard scheme and placement make the new
-// layout; m's streams are built. Costs of the copy, per row: the read is the cost of the
-// variant's first point read stream (or of its first write stream when it has no point
-// read), the write that of its first write stream, as one row's work of each.
+// layout; m's streams are built. A copied row costs the action's read_cost on the old
+// layout and its write_cost on the new one; by default, one point read's cost (the first
+// read stream's, or the first write stream's when none reads) and one write's (the first
+// write stream's).
 func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 	g, t := s.Migration, s.Migration.Target
 	design := designOf(t)
@@ -56,6 +57,12 @@ func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 			}
 		}
 		out.Planners = append(out.Planners, p)
+	}
+	if g.ReadCost > 0 {
+		out.ReadCost = g.ReadCost
+	}
+	if g.WriteCost > 0 {
+		out.WriteCost = g.WriteCost
 	}
 	if out.ReadCost == 0 {
 		out.ReadCost = out.WriteCost

@@ -226,6 +226,10 @@ type Migrate struct {
 	// Cutover is "backfill" (default: when the backfill is done), "never" (a dry run), or
 	// a clock time or duration since the start, as an action's at.
 	Cutover string `toml:"cutover"`
+	// ReadCost and WriteCost are the CPU time of copying one row: reading it from the old
+	// layout and writing it to the new one (defaults: a point read's and a write's cost).
+	ReadCost  Duration `toml:"read_cost"`
+	WriteCost Duration `toml:"write_cost"`
 }
 
 // Detect is the [detect] table.

@@ -15,6 +15,9 @@ type MigrationSpec struct {
 	Rate float64  // backfill rows per second
 	// Cutover is a time, sim.CutoverBackfill or sim.CutoverNever.
 	Cutover sim.Time
+	// ReadCost and WriteCost are the CPU time of copying one row (0: the variant's point
+	// read's and write's cost, see build).
+	ReadCost, WriteCost sim.Time
 	// Target is the resolved variant To names, set by the scenario loader (LinkMigration).
 	Target *Resolved
 }
@@ -52,6 +55,12 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 		default:
 			ms.Cutover = t
 		}
+	}
+	if m.ReadCost.Set() {
+		ms.ReadCost = c.duration(key+".read_cost", m.ReadCost, "", 1)
+	}
+	if m.WriteCost.Set() {
+		ms.WriteCost = c.duration(key+".write_cost", m.WriteCost, "", 1)
 	}
 	// Mechanisms the engine does not combine with a migration yet.
 	switch {

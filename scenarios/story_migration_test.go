@@ -1,8 +1,11 @@
 package scenarios_test
 
 import (
+	"fmt"
+	"strconv"
 	"testing"
 
+	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -66,6 +69,13 @@ func TestMigrationStory(t *testing.T) {
 
 	// The dry run copies the same rows but never cuts over: the dual writes go on to the
 	// end (240 core-seconds against 101) and the last shard stays hot.
+	docmark.Figures(t, "../docs/migrations.md", "mig", map[string]string{
+		"mig.rows": group(g.RowsCopied), "mig.took": fmt.Sprintf("%.1f", took), "mig.want": fmt.Sprintf("%.1f", float64(g.RowsToCopy)/20_000),
+		"mig.extra": fmt.Sprintf("%.1f", m.ExtraCPU), "mig.before": fmt.Sprintf("%.2f", *get.Before),
+		"mig.during": fmt.Sprintf("%.2f", *get.During), "mig.after": fmt.Sprintf("%.2f", *get.After),
+		"mig.fast.took": fmt.Sprintf("%.1f", (gf.BackfillDone - gf.Start).Seconds()), "mig.fast.during": fmt.Sprintf("%.2f", *mf.Phases[1].During),
+	})
+
 	gd, md := mig("dry run")
 	if gd.Cutover >= 0 || md.Phases[1].After != nil || gd.BackfillDone < 0 {
 		t.Errorf("dry run: cutover %v, backfill done %v; want a backfill and no cutover", gd.Cutover, gd.BackfillDone)
@@ -88,4 +98,13 @@ func TestMigrationTargetNotSelected(t *testing.T) {
 	if v := sc.Variants[0]; v.MaxShards != 8+16 {
 		t.Errorf("dry run: room for %d shards, want 8 old + 16 new", v.MaxShards)
 	}
+}
+
+// group writes n with thousands separators, as the docs do.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -14,6 +14,10 @@ import (
 // phases' times (null when not reached), the rows copied, the CPU it added, and every
 // stream's p99 before, during and after it.
 type MigrationSummary struct {
+	// Start, BackfillDone and Cutover are the phases' clock times ("" when not reached).
+	Start         string   `json:"start"`
+	BackfillDone  string   `json:"backfill_done"`
+	Cutover       string   `json:"cutover"`
 	StartS        *float64 `json:"start_s"`
 	BackfillDoneS *float64 `json:"backfill_done_s"`
 	CutoverS      *float64 `json:"cutover_s"`
@@ -36,10 +40,17 @@ type PhaseP99Summary struct {
 	AfterMs  *float64 `json:"after_ms"`
 }
 
-func migrationsOf(m *metrics.Run) []MigrationSummary {
+func migrationsOf(sc *spec.Scenario, m *metrics.Run) []MigrationSummary {
 	var out []MigrationSummary
+	at := func(s *float64) string {
+		if s == nil {
+			return ""
+		}
+		return spec.FormatClock(sc.Start, secondsTime(*s))
+	}
 	for _, g := range m.Migrations {
-		s := MigrationSummary{StartS: optRound(g.Start, 6), BackfillDoneS: optRound(g.BackfillDone, 6), CutoverS: optRound(g.Cutover, 6),
+		s := MigrationSummary{Start: at(g.Start), BackfillDone: at(g.BackfillDone), Cutover: at(g.Cutover),
+			StartS: optRound(g.Start, 6), BackfillDoneS: optRound(g.BackfillDone, 6), CutoverS: optRound(g.Cutover, 6),
 			RowsCopied: g.RowsCopied, ExtraCPUS: round(g.ExtraCPU, 3), RowsToCopy: g.RowsToCopy,
 			BackfillCPUS: round(g.BackfillCPU, 3), DualCPUS: round(g.DualCPU, 3), CopiedPerWindow: g.Copied}
 		for _, p := range g.Phases {
@@ -52,24 +63,40 @@ func migrationsOf(m *metrics.Run) []MigrationSummary {
 
 // migrationText writes a variant's migrations for the text report: the phases and what
 // they cost, then each stream's p99 in each phase.
-func migrationText(w io.Writer, sc *Summary, v *VariantSummary) {
-	for _, g := range v.Migrations {
-		at := func(s *float64) string {
-			if s == nil {
-				return "not reached"
-			}
-			start, _ := spec.ParseClock(sc.Start)
-			return spec.FormatClock(start, secondsTime(*s))
-		}
-		fmt.Fprintf(w, "\n   migration: started %s, backfill done %s (%s of %s rows copied), cutover %s; extra CPU %s core-s (backfill %s, dual writes %s)\n",
-			at(g.StartS), at(g.BackfillDoneS), fmtCount(g.RowsCopied), fmtCount(g.RowsToCopy), at(g.CutoverS),
-			num(g.ExtraCPUS), num(g.BackfillCPUS), num(g.DualCPUS))
-		t := &table{head: []string{"p99 ms", "before", "during", "after"}, left: 1}
-		for _, p := range g.Phases {
-			t.add(p.Stream, optText(p.BeforeMs), optText(p.DuringMs), optText(p.AfterMs))
-		}
+func migrationText(w io.Writer, v *VariantSummary) {
+	for i := range v.Migrations {
+		line, t := migrationParts(&v.Migrations[i])
+		fmt.Fprintf(w, "\n   migration: %s\n", line)
 		t.text(w, "   ")
 	}
+}
+
+// migrationMarkdown is migrationText for the Markdown report.
+func migrationMarkdown(w io.Writer, v *VariantSummary) {
+	for i := range v.Migrations {
+		line, t := migrationParts(&v.Migrations[i])
+		fmt.Fprintf(w, "\nMigration: %s.\n\n", line)
+		t.markdown(w)
+	}
+}
+
+// migrationParts words a migration's phases and costs, and tables its streams' p99 by
+// phase.
+func migrationParts(g *MigrationSummary) (string, *table) {
+	at := func(s string) string {
+		if s == "" {
+			return "not reached"
+		}
+		return s
+	}
+	line := fmt.Sprintf("started %s, backfill done %s (%s of %s rows copied), cutover %s; extra CPU %s core-s (backfill %s, dual writes %s)",
+		at(g.Start), at(g.BackfillDone), fmtCount(g.RowsCopied), fmtCount(g.RowsToCopy), at(g.Cutover),
+		num(g.ExtraCPUS), num(g.BackfillCPUS), num(g.DualCPUS))
+	t := &table{head: []string{"p99 ms", "before", "during", "after"}, left: 1}
+	for _, p := range g.Phases {
+		t.add(p.Stream, optText(p.BeforeMs), optText(p.DuringMs), optText(p.AfterMs))
+	}
+	return line, t
 }
 
 func optText(p *float64) string {

@@ -352,7 +352,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 	v.HotPartitions = hotPartitionsOf(run, dc.TopK)
 	v.LatencyOutliers = latencyOutliers(run, dc)
 	v.Events = eventsOf(sc, r)
-	v.Migrations = migrationsOf(m)
+	v.Migrations = migrationsOf(sc, m)
 	v.Diagnosis = diagnose(sc, run, m, &v)
 	return v
 }

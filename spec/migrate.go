@@ -102,8 +102,8 @@ func LinkMigration(s *Resolved, self string, target *Resolved, have []string) (F
 		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q runs on another cluster (%d nodes); a migration keeps the nodes: give both variants the same [cluster]", m.To, len(target.Nodes))}, false
 	case strings.Join(target.FieldNames, ",") != strings.Join(s.FieldNames, ","):
 		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q has another table (fields %s, not %s); a migration keeps the rows", m.To, strings.Join(target.FieldNames, ", "), strings.Join(s.FieldNames, ", "))}, false
-	case len(target.Streams) != len(s.Streams):
-		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q has other streams; a migration keeps the traffic", m.To)}, false
+	case !sameStreams(target.Streams, s.Streams):
+		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q has other streams (names and operations differ); a migration keeps the traffic", m.To)}, false
 	}
 	m.Target = target
 	return FieldError{}, true
@@ -112,6 +112,20 @@ func LinkMigration(s *Resolved, self string, target *Resolved, have []string) (F
 func equalNodes(a, b []sim.Node) bool {
 	for i := range a {
 		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameStreams reports whether two variants have the same streams: names and operations,
+// in the same order.
+func sameStreams(a, b []StreamSpec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Op != b[i].Op {
 			return false
 		}
 	}

@@ -21,6 +21,7 @@ func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 	out := &sim.Migration{
 		ShardNode: Placement(t),
 		Rate:      g.Rate,
+		MaxCPU:    g.MaxCPU,
 		Cutover:   g.Cutover,
 		Name:      g.To,
 	}

@@ -14,6 +14,8 @@ type Migration struct {
 	ExtraCPU, BackfillCPU, DualCPU float64
 	// Copied is the rows copied in each window.
 	Copied []int64
+	// Rate is the backfill's rate in rows per second, after its CPU cap.
+	Rate float64
 	// Phases holds each stream's p99 before the migration, during it (up to the cutover,
 	// or the end of the run) and after the cutover, in Result.Streams order.
 	Phases []PhaseP99
@@ -42,7 +44,7 @@ func MigrationsOf(r *sim.Result) []Migration {
 	m := Migration{Start: sec(g.Start), BackfillDone: sec(g.BackfillDone), Cutover: sec(g.Cutover),
 		RowsToCopy: g.RowsToCopy, RowsCopied: g.RowsCopied,
 		ExtraCPU: (g.BackfillCPU + g.DualCPU).Seconds(), BackfillCPU: g.BackfillCPU.Seconds(), DualCPU: g.DualCPU.Seconds(),
-		Copied: append([]int64(nil), g.Copied...)}
+		Copied: append([]int64(nil), g.Copied...), Rate: g.Rate}
 	// Phase bounds: [0, start), [start, cutover), [cutover, end); a phase not reached is
 	// empty.
 	end := r.Elapsed

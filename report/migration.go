@@ -26,6 +26,9 @@ type MigrationSummary struct {
 	RowsToCopy    int64    `json:"rows_to_copy"`
 	BackfillCPUS  float64  `json:"backfill_cpu_s"`
 	DualCPUS      float64  `json:"dual_write_cpu_s"`
+	// BackfillRate is the rows per second the backfill ran at (backfill_rate, or what
+	// max_cpu allows).
+	BackfillRate float64 `json:"backfill_rate"`
 	// CopiedPerWindow is the rows copied in each window.
 	CopiedPerWindow []int64           `json:"rows_copied_per_window"`
 	Phases          []PhaseP99Summary `json:"p99_by_phase"`
@@ -52,7 +55,7 @@ func migrationsOf(sc *spec.Scenario, m *metrics.Run) []MigrationSummary {
 		s := MigrationSummary{Start: at(g.Start), BackfillDone: at(g.BackfillDone), Cutover: at(g.Cutover),
 			StartS: optRound(g.Start, 6), BackfillDoneS: optRound(g.BackfillDone, 6), CutoverS: optRound(g.Cutover, 6),
 			RowsCopied: g.RowsCopied, ExtraCPUS: round(g.ExtraCPU, 3), RowsToCopy: g.RowsToCopy,
-			BackfillCPUS: round(g.BackfillCPU, 3), DualCPUS: round(g.DualCPU, 3), CopiedPerWindow: g.Copied}
+			BackfillCPUS: round(g.BackfillCPU, 3), DualCPUS: round(g.DualCPU, 3), BackfillRate: round(g.Rate, 3), CopiedPerWindow: g.Copied}
 		for _, p := range g.Phases {
 			s.Phases = append(s.Phases, PhaseP99Summary{Stream: p.Stream, BeforeMs: optMs(p.Before), DuringMs: optMs(p.During), AfterMs: optMs(p.After)})
 		}

@@ -30,6 +30,11 @@ type Migration struct {
 	ShardNode []int
 	// Rate is the backfill's rate in rows per second (> 0).
 	Rate float64
+	// MaxCPU, when positive, caps the backfill's CPU on a node at this fraction of its
+	// cores, as a copy job throttled by load does: the rate is lowered to MaxCPU x cores /
+	// (ReadCost + WriteCost), with the fewest cores of any node at the start (a batch's
+	// read and write may land on one node). MigrationResult.Rate is the rate applied.
+	MaxCPU float64
 	// HistoryRows are the rows the table held at t = 0.
 	HistoryRows int64
 	// ReadCost and WriteCost are the CPU time of reading one row from the old layout and
@@ -62,6 +67,9 @@ type MigrationResult struct {
 	BackfillCPU, DualCPU Time
 	// Copied holds the rows copied in each window.
 	Copied []int64
+	// Rate is the backfill's rate in rows per second: Migration.Rate, or the lower rate
+	// its MaxCPU allows.
+	Rate float64
 	// Shards is the first shard id of the new layout: shards before it are the old one's.
 	Shards int
 }
@@ -108,9 +116,17 @@ func newMig(m *Model, old int) *migState {
 		panic("sim: invalid migration: a positive rate, a planner per stream and a shard are required")
 	}
 	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: len(m.Nodes)}
-	ms.batch = max(1, int64(math.Round(g.Rate*backfillBatch.Seconds())))
-	ms.period = Time(float64(ms.batch) / g.Rate * float64(Second))
-	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, Shards: old, Copied: make([]int64, m.Windows())}
+	rate := g.Rate
+	if g.MaxCPU > 0 && g.ReadCost+g.WriteCost > 0 {
+		cores := m.Nodes[0].Cores
+		for _, n := range m.Nodes {
+			cores = min(cores, n.Cores)
+		}
+		rate = min(rate, g.MaxCPU*float64(cores)/(g.ReadCost+g.WriteCost).Seconds())
+	}
+	ms.batch = max(1, int64(math.Round(rate*backfillBatch.Seconds())))
+	ms.period = Time(float64(ms.batch) / rate * float64(Second))
+	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, Shards: old, Copied: make([]int64, m.Windows()), Rate: rate}
 	return ms
 }
 

@@ -125,3 +125,35 @@ func within(t *testing.T, what string, got, want, tol float64) {
 		t.Logf("%s = %.5g, formula %.5g (off by %.3f%%)", what, got, want, rel*100)
 	}
 }
+
+// TestBackfillCPUCap: with max_cpu, the backfill runs at the rate its CPU cap allows,
+// MaxCPU x cores / (read cost + write cost) = 0.1 x 2 / (20 µs + 30 µs) = 4,000 rows/s,
+// below the 50,000 asked for, and takes RowsToCopy / 4,000 s: 200,000 history rows and
+// the writes before the start at 5 s (about 2,500) in about 50.6 s. Seed 5; batches leave
+// one period apart as in TestBackfillDuration, so the tolerance is the same 0.1%; the busiest
+// node's backfill CPU per window stays at the cap (0.1 of its 2 cores), within 2% (a
+// batch of 40 rows is 2 ms of work, 0.01% of a 10 s window, and windows where the copy
+// passes from one shard to the next split it between two nodes).
+func TestBackfillCPUCap(t *testing.T) {
+	const cap, want = 0.1, 4000.0
+	start, dur := 5*Second, 70*Second
+	r := Run(migModel(5, 500, 0.001, start, dur, Migration{Rate: 50_000, MaxCPU: cap, HistoryRows: 200_000,
+		ReadCost: 20 * Microsecond, WriteCost: 30 * Microsecond, Cutover: CutoverNever}))
+	g := r.Migration
+	if g.Rate != want {
+		t.Errorf("backfill rate %v rows/s, want the capped %v", g.Rate, want)
+	}
+	if g.BackfillDone < 0 {
+		t.Fatalf("backfill not done: %d of %d rows copied", g.RowsCopied, g.RowsToCopy)
+	}
+	within(t, "capped backfill duration (s)", (g.BackfillDone - g.Start).Seconds(), float64(g.RowsToCopy)/want, 0.001)
+	// In every full window of the copy, the copy's CPU as a share of one node's cores
+	// (rows copied x (read + write cost) / window / 2 cores), as if read and write shared
+	// a node: at most the cap.
+	for w := 1; w < int(g.BackfillDone/r.Window); w++ {
+		share := float64(g.Copied[w]) * 50e-6 / r.Window.Seconds() / 2
+		if share > cap*1.02 {
+			t.Errorf("window %d: the copy took %.3f of a node's cores, over the cap %.2f", w, share, cap)
+		}
+	}
+}

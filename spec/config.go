@@ -230,6 +230,9 @@ type Migrate struct {
 	// layout and writing it to the new one (defaults: a point read's and a write's cost).
 	ReadCost  Duration `toml:"read_cost"`
 	WriteCost Duration `toml:"write_cost"`
+	// MaxCPU caps the backfill's CPU on a node at this fraction of its cores (0 < x <= 1;
+	// absent: no cap).
+	MaxCPU *float64 `toml:"max_cpu"`
 }
 
 // Detect is the [detect] table.

@@ -18,6 +18,8 @@ type MigrationSpec struct {
 	// ReadCost and WriteCost are the CPU time of copying one row (0: the variant's point
 	// read's and write's cost, see build).
 	ReadCost, WriteCost sim.Time
+	// MaxCPU caps the backfill's CPU on a node (a fraction of its cores; 0: no cap).
+	MaxCPU float64
 	// Target is the resolved variant To names, set by the scenario loader (LinkMigration).
 	Target *Resolved
 }
@@ -61,6 +63,13 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 	}
 	if m.WriteCost.Set() {
 		ms.WriteCost = c.duration(key+".write_cost", m.WriteCost, "", 1)
+	}
+	if x := m.MaxCPU; x != nil {
+		if !(*x > 0 && *x <= 1) {
+			c.add(key+".max_cpu", "must be a fraction of a node's cores above 0 and at most 1 (got %v)", *x)
+		} else {
+			ms.MaxCPU = *x
+		}
 	}
 	// Mechanisms the engine does not combine with a migration yet.
 	switch {

@@ -517,9 +517,7 @@ func (e *engine) arrive(now Time, i int) {
 			st.fields[f] = g.Next(st.fld, rowTime)
 		}
 	}
-	if e.mig != nil && e.mig.phase != migBefore {
-		e.migPlan(st, rowTime)
-	} else if st.point != nil {
+	if st.point != nil {
 		st.visits = st.point.Plan(st.visits[:0], st.fld, st.fields, rowTime) // a direct call
 	} else {
 		st.visits = s.Planner.Plan(st.visits[:0], st.fld, st.fields, rowTime)
@@ -854,7 +852,7 @@ func (e *engine) reach(now Time, si int32) {
 		e.start(now, si, n, 0)
 		return
 	}
-	if n.limit > 0 && n.q.len() >= n.limit {
+	if n.limit > 0 && n.q.len() >= n.limit && sub.attempt != backfillMark {
 		if sub.req != followerReq && now >= e.m.Warmup {
 			e.res.Shards[sub.shard].Rejected++
 		}
@@ -862,9 +860,6 @@ func (e *engine) reach(now Time, si int32) {
 			e.promote(now, si)
 		}
 		ri, attempt := sub.req, int32(sub.attempt)
-		if ri == followerReq && sub.attempt == backfillMark {
-			e.backfillEnd(now, sub.parts, false)
-		}
 		e.subs.put(si)
 		if ri >= 0 {
 			e.subEnd(ri, attempt, now, failRejected)
@@ -1050,11 +1045,8 @@ func (e *engine) done(now Time, si int32) {
 	}
 	sub := e.subs.items[si]
 	e.subs.put(si)
-	if req == followerReq {
-		if sub.attempt == backfillMark {
-			e.backfillEnd(now, sub.parts, true)
-		}
-		return
+	if req == followerReq && (sub.attempt != backfillMark || e.backfillEnd(now, sub.parts)) {
+		return // a follower's apply, or a backfill batch's read or write (migrate.go)
 	}
 	if r := &e.reqs.items[sub.req]; r.plain {
 		// A plain request has one attempt and no timer: the short way of subEnd.

@@ -2,7 +2,10 @@ package sim
 
 import (
 	"math"
+	"math/rand/v2"
 	"strconv"
+
+	"github.com/shardsim/shardsim/keyspace"
 )
 
 // Migration moves the table to a new layout (another key design and shard scheme on the
@@ -99,13 +102,40 @@ type migState struct {
 	phase  uint8
 	batch  int64 // rows of a full batch
 	period Time  // time between two batches' issues at the backfill rate
-	issued int64 // rows handed to batches so far (a rejected write gives its rows back)
+	issued int64 // rows handed to batches so far
 	// inflight counts the backfill's subrequests at the nodes; at most depth batches
 	// (2·depth subrequests) are in flight, one per node, so that a backfill the CPU
 	// cannot keep up with slows down instead of filling the queues.
 	inflight, depth int
 	blocked         bool // a batch is due but waits for one in flight to finish
 	ticking         bool // an evBackfill event is pending
+	// The streams as the engine sees them during the dual writes (the write streams: dual)
+	// and after the cutover (after): copies of Model.Streams whose planners are the
+	// migration's (migPlanner). A phase change points the streams' state at them, so the
+	// request path plans through its usual interface call and knows nothing of phases.
+	dual, after   []Stream
+	dualP, afterP []migPlanner
+}
+
+// migPlanner plans a request during a migration: the old layout's visits (dual writes
+// only), then the new layout's, whose shard ids are offset past the old ones.
+type migPlanner struct {
+	old, next Planner
+	off       int32
+	dual      bool
+}
+
+// Plan appends the request's visits to dst: the old layout's (dual), then the new one's.
+func (p *migPlanner) Plan(dst []keyspace.Visit, r *rand.Rand, fields []uint64, rowTime int64) []keyspace.Visit {
+	if p.dual {
+		dst = p.old.Plan(dst, r, fields, rowTime)
+	}
+	n := len(dst)
+	dst = p.next.Plan(dst, r, fields, rowTime)
+	for k := n; k < len(dst); k++ {
+		dst[k].Shard += p.off
+	}
+	return dst
 }
 
 // newMig prepares the migration state and extends the engine's shard ids by the new
@@ -126,28 +156,17 @@ func newMig(m *Model, old int) *migState {
 	}
 	ms.batch = max(1, int64(math.Round(rate*backfillBatch.Seconds())))
 	ms.period = Time(float64(ms.batch) / rate * float64(Second))
+	n := len(m.Streams)
+	ms.dual, ms.after = make([]Stream, n), make([]Stream, n)
+	ms.dualP, ms.afterP = make([]migPlanner, n), make([]migPlanner, n)
+	for i := range m.Streams {
+		ms.dualP[i] = migPlanner{old: m.Streams[i].Planner, next: g.Planners[i], off: ms.off, dual: true}
+		ms.afterP[i] = migPlanner{next: g.Planners[i], off: ms.off}
+		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]
+		ms.dual[i].Planner, ms.after[i].Planner = &ms.dualP[i], &ms.afterP[i]
+	}
 	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, Shards: old, Copied: make([]int64, m.Windows()), Rate: rate}
 	return ms
-}
-
-// migPlan plans a request of st during a migration (phase migDual or migAfter) into
-// st.visits: the old layout's visits, then for a write in the dual phase the new layout's,
-// whose shard ids are offset past the old ones.
-func (e *engine) migPlan(st *streamState, rowTime int64) {
-	g := e.mig
-	s := st.s
-	st.visits = st.visits[:0]
-	if g.phase == migDual {
-		st.visits = s.Planner.Plan(st.visits, st.fld, st.fields, rowTime)
-		if s.Op != Write {
-			return
-		}
-	}
-	n := len(st.visits)
-	st.visits = g.m.Planners[st.index].Plan(st.visits, st.fld, st.fields, rowTime)
-	for k := n; k < len(st.visits); k++ {
-		st.visits[k].Shard += g.off
-	}
 }
 
 // migStart starts the migration at now: dual writes and the backfill.
@@ -158,6 +177,11 @@ func (e *engine) migStart(now Time) {
 	}
 	g.phase = migDual
 	g.res.Start = now
+	for i := range e.streams {
+		if st := &e.streams[i]; st.s.Op == Write {
+			st.s, st.point = &g.dual[i], nil // writes plan both layouts from now on
+		}
+	}
 	// The rows to copy: the history, and every row the run wrote before now (a write
 	// counts its row when it starts on its core, see start).
 	rows := g.m.HistoryRows
@@ -213,26 +237,19 @@ func (e *engine) backfillTick(now Time) {
 	}
 }
 
-// backfillEnd handles the end of a backfill subrequest at now: served (ok) or rejected by
-// a full queue. rows is what it carried: the batch's rows for its write, 0 for its read.
-func (e *engine) backfillEnd(now Time, rows int32, ok bool) {
+// backfillEnd handles the end of a backfill subrequest's service at now, and reports true.
+// rows is what it carried: the batch's rows for its write, 0 for its read. (A node's queue
+// limit does not refuse backfill work, see reach: the copy job waits its turn.)
+func (e *engine) backfillEnd(now Time, rows int32) bool {
 	g := e.mig
 	g.inflight--
 	if rows > 0 {
-		if ok {
-			g.res.RowsCopied += int64(rows)
-			if w := e.window(now); w >= 0 {
-				g.res.Copied[w] += int64(rows)
-			}
-			if g.res.RowsCopied >= g.res.RowsToCopy && g.res.BackfillDone < 0 {
-				e.backfillDone(now)
-			}
-		} else {
-			g.issued -= int64(rows) // copied again by a later batch
-			if !g.ticking && !g.blocked {
-				g.ticking = true
-				e.h.pushKind(now+g.period, 0, evBackfill)
-			}
+		g.res.RowsCopied += int64(rows)
+		if w := e.window(now); w >= 0 {
+			g.res.Copied[w] += int64(rows)
+		}
+		if g.res.RowsCopied >= g.res.RowsToCopy && g.res.BackfillDone < 0 {
+			e.backfillDone(now)
 		}
 	}
 	if g.blocked && g.inflight < 2*g.depth {
@@ -240,6 +257,7 @@ func (e *engine) backfillEnd(now Time, rows int32, ok bool) {
 		g.ticking = true
 		e.h.pushKind(now, 0, evBackfill)
 	}
+	return true
 }
 
 // backfillDone records the end of the backfill, and cuts over if the cutover waits for it.
@@ -263,6 +281,10 @@ func (e *engine) migCutover(now Time) {
 	}
 	g.phase = migAfter
 	g.res.Cutover = now
+	for i := range e.streams {
+		st := &e.streams[i]
+		st.s, st.point = &g.after[i], nil // every request plans the new layout only
+	}
 	e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1, Text: "cutover: reads and writes go to " + g.m.Name})
 }
 
@@ -274,3 +296,5 @@ func groupInt(n int64) string {
 	}
 	return s
 }
+
+var _ Planner = (*migPlanner)(nil)

@@ -103,10 +103,7 @@ func (e *engine) observe(st *streamState, ri int32) {
 		}
 	}
 	d.keyShrd[slot] = shard
-	// After a migration's cutover the old planner no longer plans: its last key is stale,
-	// and the new layout's partitions are not in the variant's key design; they are not
-	// tracked.
-	if d.parts != nil && st.point != nil && (e.mig == nil || e.mig.phase != migAfter) {
+	if d.parts != nil && st.point != nil {
 		k := st.point.LastKey()
 		h := k.Hash()
 		slot, fresh := d.parts.Add(h)

@@ -22,6 +22,7 @@ func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 		ShardNode: Placement(t),
 		Rate:      g.Rate,
 		MaxCPU:    g.MaxCPU,
+		Verify:    g.Verify,
 		Cutover:   g.Cutover,
 		Name:      g.To,
 	}

@@ -8,7 +8,10 @@ import (
 // A phase the run did not reach has a nil time.
 type Migration struct {
 	Start, BackfillDone, Cutover *float64
-	RowsToCopy, RowsCopied       int64
+	// OldWritesEnd is when writes stopped going to the old layout: the cutover, or the end
+	// of its verification period.
+	OldWritesEnd           *float64
+	RowsToCopy, RowsCopied int64
 	// ExtraCPU is the CPU time (core-seconds) the migration added: the backfill's
 	// (BackfillCPU) and the dual writes' to the new layout before the cutover (DualCPU).
 	ExtraCPU, BackfillCPU, DualCPU float64
@@ -41,7 +44,7 @@ func MigrationsOf(r *sim.Result) []Migration {
 		}
 		return ptr(t.Seconds())
 	}
-	m := Migration{Start: sec(g.Start), BackfillDone: sec(g.BackfillDone), Cutover: sec(g.Cutover),
+	m := Migration{Start: sec(g.Start), BackfillDone: sec(g.BackfillDone), Cutover: sec(g.Cutover), OldWritesEnd: sec(g.OldWritesEnd),
 		RowsToCopy: g.RowsToCopy, RowsCopied: g.RowsCopied,
 		ExtraCPU: (g.BackfillCPU + g.DualCPU).Seconds(), BackfillCPU: g.BackfillCPU.Seconds(), DualCPU: g.DualCPU.Seconds(),
 		Copied: append([]int64(nil), g.Copied...), Rate: g.Rate}

@@ -18,10 +18,14 @@ type MigrationSummary struct {
 	Start         string   `json:"start"`
 	BackfillDone  string   `json:"backfill_done"`
 	Cutover       string   `json:"cutover"`
+	OldWritesEnd  string   `json:"old_writes_end"`
 	StartS        *float64 `json:"start_s"`
 	BackfillDoneS *float64 `json:"backfill_done_s"`
 	CutoverS      *float64 `json:"cutover_s"`
 	RowsCopied    int64    `json:"rows_copied"`
+	// OldWritesEndS is when writes stopped going to the old layout (the cutover, or the
+	// end of its verification period; null: not reached).
+	OldWritesEndS *float64 `json:"old_writes_end_s"`
 	ExtraCPUS     float64  `json:"extra_cpu_s"`
 	RowsToCopy    int64    `json:"rows_to_copy"`
 	BackfillCPUS  float64  `json:"backfill_cpu_s"`
@@ -52,8 +56,8 @@ func migrationsOf(sc *spec.Scenario, m *metrics.Run) []MigrationSummary {
 		return spec.FormatClock(sc.Start, secondsTime(*s))
 	}
 	for _, g := range m.Migrations {
-		s := MigrationSummary{Start: at(g.Start), BackfillDone: at(g.BackfillDone), Cutover: at(g.Cutover),
-			StartS: optRound(g.Start, 6), BackfillDoneS: optRound(g.BackfillDone, 6), CutoverS: optRound(g.Cutover, 6),
+		s := MigrationSummary{Start: at(g.Start), BackfillDone: at(g.BackfillDone), Cutover: at(g.Cutover), OldWritesEnd: at(g.OldWritesEnd),
+			StartS: optRound(g.Start, 6), BackfillDoneS: optRound(g.BackfillDone, 6), CutoverS: optRound(g.Cutover, 6), OldWritesEndS: optRound(g.OldWritesEnd, 6),
 			RowsCopied: g.RowsCopied, ExtraCPUS: round(g.ExtraCPU, 3), RowsToCopy: g.RowsToCopy,
 			BackfillCPUS: round(g.BackfillCPU, 3), DualCPUS: round(g.DualCPU, 3), BackfillRate: round(g.Rate, 3), CopiedPerWindow: g.Copied}
 		for _, p := range g.Phases {
@@ -92,8 +96,12 @@ func migrationParts(g *MigrationSummary) (string, *table) {
 		}
 		return s
 	}
+	cut := at(g.Cutover)
+	if g.Cutover != "" && g.OldWritesEnd != g.Cutover {
+		cut += ", writes to the old layout too until " + at(g.OldWritesEnd)
+	}
 	line := fmt.Sprintf("started %s, backfill done %s (%s of %s rows copied), cutover %s; extra CPU %s core-s (backfill %s, dual writes %s)",
-		at(g.Start), at(g.BackfillDone), fmtCount(g.RowsCopied), fmtCount(g.RowsToCopy), at(g.Cutover),
+		at(g.Start), at(g.BackfillDone), fmtCount(g.RowsCopied), fmtCount(g.RowsToCopy), cut,
 		num(g.ExtraCPUS), num(g.BackfillCPUS), num(g.DualCPUS))
 	t := &table{head: []string{"p99 ms", "before", "during", "after"}, left: 1}
 	for _, p := range g.Phases {

@@ -499,6 +499,8 @@ func (e *engine) rare(ev event) {
 		e.backfillTick(ev.at)
 	case evCutover:
 		e.migCutover(ev.at)
+	case evVerified:
+		e.oldWritesEnd(ev.at)
 	}
 }
 
@@ -1007,8 +1009,8 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 		if e.split != nil {
 			e.split.rows[sub.shard]++
 		}
-		if g := e.mig; g != nil && g.phase == migDual && sub.shard >= g.off {
-			g.res.DualCPU += sub.service // a dual write's copy on the new layout
+		if g := e.mig; g != nil && (g.phase == migDual && sub.shard >= g.off || g.phase == migVerify && sub.shard < g.off) {
+			g.res.DualCPU += sub.service // a dual write's second copy (migrate.go)
 		}
 	}
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.

@@ -28,6 +28,7 @@ const (
 	evIssue                     // a closed-loop client's request reaches the nodes (stream)
 	evBackfill                  // a migration's backfill issues its next batch (migrate.go)
 	evCutover                   // a migration's cutover at a clock time
+	evVerified                  // a migration's verification period ends
 )
 
 // signBit flips a time's sign bit, which maps signed times to unsigned integers of the same

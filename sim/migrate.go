@@ -48,6 +48,10 @@ type Migration struct {
 	Cutover Time
 	// Name names the new layout in the event texts ("cutover to NAME").
 	Name string
+	// Verify, when positive, keeps writes going to the old layout too for this long after
+	// the cutover (a verification period, in which the old layout can still be returned
+	// to); reads go to the new layout from the cutover on.
+	Verify Time
 }
 
 const (
@@ -65,14 +69,17 @@ type MigrationResult struct {
 	// end of the run.
 	RowsToCopy, RowsCopied int64
 	// BackfillCPU is the CPU time of the backfill's reads and writes; DualCPU that of
-	// the writes to the new layout before the cutover (dual writes). Their sum is the
-	// CPU the migration added.
+	// the dual writes' second copy: on the new layout before the cutover, on the old one
+	// during the verification period. Their sum is the CPU the migration added.
 	BackfillCPU, DualCPU Time
 	// Copied holds the rows copied in each window.
 	Copied []int64
 	// Rate is the backfill's rate in rows per second: Migration.Rate, or the lower rate
 	// its MaxCPU allows.
 	Rate float64
+	// OldWritesEnd is when writes stopped going to the old layout: the cutover, or the end
+	// of the verification period after it (-1: not reached).
+	OldWritesEnd Time
 	// Shards is the first shard id of the new layout: shards before it are the old one's.
 	Shards int
 }
@@ -81,6 +88,7 @@ type MigrationResult struct {
 const (
 	migBefore uint8 = iota // reads and writes go to the old layout
 	migDual                // writes go to both layouts, reads to the old one
+	migVerify              // writes go to both layouts, reads to the new one
 	migAfter               // everything goes to the new layout
 )
 
@@ -165,7 +173,7 @@ func newMig(m *Model, old int) *migState {
 		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]
 		ms.dual[i].Planner, ms.after[i].Planner = &ms.dualP[i], &ms.afterP[i]
 	}
-	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, Shards: old, Copied: make([]int64, m.Windows()), Rate: rate}
+	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, Shards: old, Copied: make([]int64, m.Windows()), Rate: rate}
 	return ms
 }
 
@@ -279,13 +287,40 @@ func (e *engine) migCutover(now Time) {
 	if g.phase != migDual || now >= e.m.Duration {
 		return
 	}
-	g.phase = migAfter
 	g.res.Cutover = now
-	for i := range e.streams {
-		st := &e.streams[i]
-		st.s, st.point = &g.after[i], nil // every request plans the new layout only
+	if g.m.Verify > 0 {
+		// Reads move now; writes keep both layouts until the verification ends.
+		g.phase = migVerify
+		for i := range e.streams {
+			if st := &e.streams[i]; st.s.Op != Write {
+				st.s, st.point = &g.after[i], nil
+			}
+		}
+		e.h.pushKind(now+g.m.Verify, 0, evVerified)
+		e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
+			Text: "cutover: reads go to " + g.m.Name + "; writes go to both layouts for " + g.m.Verify.String() + " of verification"})
+		return
 	}
 	e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1, Text: "cutover: reads and writes go to " + g.m.Name})
+	e.oldWritesEnd(now)
+}
+
+// oldWritesEnd stops the writes to the old layout at now: every request plans the new
+// layout only.
+func (e *engine) oldWritesEnd(now Time) {
+	g := e.mig
+	if now >= e.m.Duration {
+		return
+	}
+	if g.phase == migVerify {
+		e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1, Text: "verification done: writes stop going to the old layout"})
+	}
+	g.phase = migAfter
+	g.res.OldWritesEnd = now
+	for i := range e.streams {
+		st := &e.streams[i]
+		st.s, st.point = &g.after[i], nil
+	}
 }
 
 // groupInt writes n with thousands separators: 1,234,567.

@@ -233,6 +233,8 @@ type Migrate struct {
 	// MaxCPU caps the backfill's CPU on a node at this fraction of its cores (0 < x <= 1;
 	// absent: no cap).
 	MaxCPU *float64 `toml:"max_cpu"`
+	// Verify keeps writes going to the old layout too for this long after the cutover.
+	Verify Duration `toml:"verify"`
 }
 
 // Detect is the [detect] table.

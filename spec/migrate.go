@@ -20,6 +20,8 @@ type MigrationSpec struct {
 	ReadCost, WriteCost sim.Time
 	// MaxCPU caps the backfill's CPU on a node (a fraction of its cores; 0: no cap).
 	MaxCPU float64
+	// Verify is the verification period after the cutover (0: none).
+	Verify sim.Time
 	// Target is the resolved variant To names, set by the scenario loader (LinkMigration).
 	Target *Resolved
 }
@@ -69,6 +71,12 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 			c.add(key+".max_cpu", "must be a fraction of a node's cores above 0 and at most 1 (got %v)", *x)
 		} else {
 			ms.MaxCPU = *x
+		}
+	}
+	if m.Verify.Set() {
+		ms.Verify = c.duration(key+".verify", m.Verify, "", 0)
+		if ms.Cutover == sim.CutoverNever && ms.Verify > 0 {
+			c.add(key+".verify", "applies after a cutover, and cutover = \"never\" has none")
 		}
 	}
 	// Mechanisms the engine does not combine with a migration yet.

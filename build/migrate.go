@@ -23,6 +23,7 @@ func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 		Rate:      g.Rate,
 		MaxCPU:    g.MaxCPU,
 		Verify:    g.Verify,
+		Outbox:    g.Outbox,
 		Cutover:   g.Cutover,
 		Name:      g.To,
 	}

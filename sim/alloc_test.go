@@ -123,7 +123,8 @@ func TestShardQueueCarriesOver(t *testing.T) {
 }
 
 // TestNoAllocationsMigrating is TestNoAllocationsPerRequest during a migration: dual
-// writes and a backfill (a dry run that never cuts over), and after a cutover.
+// writes and a backfill (a dry run that never cuts over), the same through an outbox, and
+// after a cutover.
 func TestNoAllocationsMigrating(t *testing.T) {
 	const shards = 12
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
@@ -159,6 +160,14 @@ func TestNoAllocationsMigrating(t *testing.T) {
 		e := noAllocs(t, mk(CutoverNever))
 		if g := e.mig; g.phase != migDual || g.res.RowsCopied == 0 {
 			t.Errorf("phase %d, %d rows copied: want dual writes and a backfill under way", g.phase, g.res.RowsCopied)
+		}
+	})
+	t.Run("outbox", func(t *testing.T) {
+		m := mk(CutoverNever)
+		m.Migration.Outbox = 100 * Millisecond
+		e := noAllocs(t, m)
+		if g := e.mig; g.obLen == 0 || g.res.DualCPU == 0 {
+			t.Errorf("%d copies in the outbox, dual-write CPU %v: want copies under way", g.obLen, g.res.DualCPU)
 		}
 	})
 	t.Run("cutover", func(t *testing.T) {

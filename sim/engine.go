@@ -209,6 +209,9 @@ func newEngine(m *Model) *engine {
 		nShards += mig.nNew
 	}
 	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig}
+	if mig != nil {
+		mig.e = e
+	}
 	if e.maxQueued <= 0 {
 		e.maxQueued = DefaultMaxQueued
 	}
@@ -501,6 +504,8 @@ func (e *engine) rare(ev event) {
 		e.migCutover(ev.at)
 	case evVerified:
 		e.oldWritesEnd(ev.at)
+	case evOutbox:
+		e.outbox(ev.at)
 	}
 }
 

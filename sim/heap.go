@@ -29,6 +29,7 @@ const (
 	evBackfill                  // a migration's backfill issues its next batch (migrate.go)
 	evCutover                   // a migration's cutover at a clock time
 	evVerified                  // a migration's verification period ends
+	evOutbox                    // a migration's outbox applies its due copies
 )
 
 // signBit flips a time's sign bit, which maps signed times to unsigned integers of the same

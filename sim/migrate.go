@@ -48,6 +48,10 @@ type Migration struct {
 	Cutover Time
 	// Name names the new layout in the event texts ("cutover to NAME").
 	Name string
+	// Outbox, when positive, makes the dual writes asynchronous: a write completes when the
+	// old layout has it, and its copy reaches the new layout Outbox later (an outbox or a
+	// change-data-capture stream with that lag), where it costs the stream's CPU as before.
+	Outbox Time
 	// Verify, when positive, keeps writes going to the old layout too for this long after
 	// the cutover (a verification period, in which the old layout can still be returned
 	// to); reads go to the new layout from the cutover on.
@@ -123,6 +127,21 @@ type migState struct {
 	// request path plans through its usual interface call and knows nothing of phases.
 	dual, after   []Stream
 	dualP, afterP []migPlanner
+	// The outbox (Migration.Outbox): new-layout copies waiting for their time, in time
+	// order (every copy waits the same lag); a ring that grows and never shrinks.
+	e        *engine
+	ob       []outboxCopy
+	obHead   int
+	obLen    int
+	obTicked bool // an evOutbox event is pending
+}
+
+// outboxCopy is a write's copy waiting in the outbox until at.
+type outboxCopy struct {
+	at     Time
+	stream int32
+	shard  int32
+	parts  int32
 }
 
 // migPlanner plans a request during a migration: the old layout's visits (dual writes
@@ -131,6 +150,8 @@ type migPlanner struct {
 	old, next Planner
 	off       int32
 	dual      bool
+	stream    int32
+	ms        *migState // set with an outbox: the new layout's visits wait there instead
 }
 
 // Plan appends the request's visits to dst: the old layout's (dual), then the new one's.
@@ -143,7 +164,54 @@ func (p *migPlanner) Plan(dst []keyspace.Visit, r *rand.Rand, fields []uint64, r
 	for k := n; k < len(dst); k++ {
 		dst[k].Shard += p.off
 	}
+	if p.ms != nil {
+		for _, v := range dst[n:] {
+			p.ms.toOutbox(v, p.stream)
+		}
+		dst = dst[:n] // the client waits for the old layout only
+	}
 	return dst
+}
+
+// toOutbox queues visit v of a write of stream, planned now, for the new layout.
+func (ms *migState) toOutbox(v keyspace.Visit, stream int32) {
+	e := ms.e
+	if ms.obLen == len(ms.ob) {
+		grown := make([]outboxCopy, max(64, 2*len(ms.ob)))
+		for k := range ms.obLen {
+			grown[k] = ms.ob[(ms.obHead+k)%len(ms.ob)]
+		}
+		ms.ob, ms.obHead = grown, 0
+	}
+	c := outboxCopy{at: e.now + ms.m.Outbox, stream: stream, shard: v.Shard, parts: v.Partitions}
+	ms.ob[(ms.obHead+ms.obLen)%len(ms.ob)] = c
+	ms.obLen++
+	if !ms.obTicked {
+		ms.obTicked = true
+		e.h.pushKind(c.at, 0, evOutbox)
+	}
+}
+
+// outbox applies the copies whose time has come at now, each as a write nobody waits for
+// (like a follower's apply), and waits for the next.
+func (e *engine) outbox(now Time) {
+	ms := e.mig
+	ms.obTicked = false
+	for ms.obLen > 0 {
+		c := ms.ob[ms.obHead]
+		if c.at > now {
+			ms.obTicked = true
+			e.h.pushKind(c.at, 0, evOutbox)
+			return
+		}
+		ms.obHead = (ms.obHead + 1) % len(ms.ob)
+		ms.obLen--
+		st := &e.streams[c.stream]
+		si := e.subs.take()
+		e.subs.items[si] = subreq{req: followerReq, shard: c.shard, node: int16(e.shardNode[c.shard]), parts: c.parts,
+			service: e.serviceTime(st, st.s.Cost, c.parts), write: true}
+		e.reach(now, si)
+	}
 }
 
 // newMig prepares the migration state and extends the engine's shard ids by the new
@@ -168,7 +236,10 @@ func newMig(m *Model, old int) *migState {
 	ms.dual, ms.after = make([]Stream, n), make([]Stream, n)
 	ms.dualP, ms.afterP = make([]migPlanner, n), make([]migPlanner, n)
 	for i := range m.Streams {
-		ms.dualP[i] = migPlanner{old: m.Streams[i].Planner, next: g.Planners[i], off: ms.off, dual: true}
+		ms.dualP[i] = migPlanner{old: m.Streams[i].Planner, next: g.Planners[i], off: ms.off, dual: true, stream: int32(i)}
+		if g.Outbox > 0 {
+			ms.dualP[i].ms = ms
+		}
 		ms.afterP[i] = migPlanner{next: g.Planners[i], off: ms.off}
 		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]
 		ms.dual[i].Planner, ms.after[i].Planner = &ms.dualP[i], &ms.afterP[i]

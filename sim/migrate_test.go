@@ -183,3 +183,34 @@ func TestVerificationPeriod(t *testing.T) {
 		}
 	}
 }
+
+// TestOutbox: with an outbox the client waits for the old layout only (a write's fan-out
+// is 1) and each copy reaches the new layout 50 ms later, costing the same CPU: by the
+// utilization law the dual writes take lambda_w x c = 0.4 cores, as in TestDualWriteCPU
+// (same seed 7, model and tolerance 2%), and the new layout gains a row for every write
+// but those still in the outbox at the end. The write mean latency is below the
+// synchronous dual writes', whose fork-join waits for the slower of two subrequests.
+func TestOutbox(t *testing.T) {
+	const wRate, rRate, c = 4000.0, 2000.0, 100e-6
+	dur := 100 * Second
+	mk := func(outbox Time) *Result {
+		return Run(migModel(7, wRate, rRate, 0, dur, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond,
+			Cutover: CutoverNever, Outbox: outbox}))
+	}
+	r, sync := mk(50*Millisecond), mk(0)
+	g := r.Migration
+	within(t, "outbox dual-write CPU (cores)", g.DualCPU.Seconds()/dur.Seconds(), wRate*c, 0.02)
+	if f := r.Streams[0].MaxFanout; f != 1 {
+		t.Errorf("write fan-out %d with an outbox, want 1", f)
+	}
+	var rows int64
+	for s := g.Shards; s < len(r.Shards); s++ {
+		rows += r.Shards[s].Rows
+	}
+	if w := r.Streams[0].Offered; rows > w || rows < w-int64(wRate*0.1) {
+		t.Errorf("new layout gained %d rows from %d writes; want all but the last 50 ms's", rows, w)
+	}
+	if a, b := r.Streams[0].MeanMillis(), sync.Streams[0].MeanMillis(); a >= b {
+		t.Errorf("write mean %.3f ms with an outbox, want below the synchronous dual writes' %.3f ms", a, b)
+	}
+}

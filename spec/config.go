@@ -235,6 +235,8 @@ type Migrate struct {
 	MaxCPU *float64 `toml:"max_cpu"`
 	// Verify keeps writes going to the old layout too for this long after the cutover.
 	Verify Duration `toml:"verify"`
+	// Outbox makes the dual writes asynchronous, with this lag.
+	Outbox Duration `toml:"outbox"`
 }
 
 // Detect is the [detect] table.

@@ -22,6 +22,8 @@ type MigrationSpec struct {
 	MaxCPU float64
 	// Verify is the verification period after the cutover (0: none).
 	Verify sim.Time
+	// Outbox is the lag of asynchronous dual writes (0: synchronous).
+	Outbox sim.Time
 	// Target is the resolved variant To names, set by the scenario loader (LinkMigration).
 	Target *Resolved
 }
@@ -72,6 +74,9 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 		} else {
 			ms.MaxCPU = *x
 		}
+	}
+	if m.Outbox.Set() {
+		ms.Outbox = c.duration(key+".outbox", m.Outbox, "", 0)
 	}
 	if m.Verify.Set() {
 		ms.Verify = c.duration(key+".verify", m.Verify, "", 0)

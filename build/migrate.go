@@ -24,6 +24,7 @@ func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 		MaxCPU:    g.MaxCPU,
 		Verify:    g.Verify,
 		Outbox:    g.Outbox,
+		ReadBoth:  g.ReadBoth,
 		Cutover:   g.Cutover,
 		Name:      g.To,
 	}

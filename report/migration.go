@@ -100,9 +100,12 @@ func migrationParts(g *MigrationSummary) (string, *table) {
 	if g.Cutover != "" && g.OldWritesEnd != g.Cutover {
 		cut += ", writes to the old layout too until " + at(g.OldWritesEnd)
 	}
-	line := fmt.Sprintf("started %s, backfill done %s (%s of %s rows copied), cutover %s; extra CPU %s core-s (backfill %s, dual writes %s)",
-		at(g.Start), at(g.BackfillDone), fmtCount(g.RowsCopied), fmtCount(g.RowsToCopy), cut,
-		num(g.ExtraCPUS), num(g.BackfillCPUS), num(g.DualCPUS))
+	backfill := fmt.Sprintf("backfill done %s (%s of %s rows copied)", at(g.BackfillDone), fmtCount(g.RowsCopied), fmtCount(g.RowsToCopy))
+	if g.BackfillRate == 0 {
+		backfill = "no backfill"
+	}
+	line := fmt.Sprintf("started %s, %s, cutover %s; extra CPU %s core-s (backfill %s, dual writes %s)",
+		at(g.Start), backfill, cut, num(g.ExtraCPUS), num(g.BackfillCPUS), num(g.DualCPUS))
 	t := &table{head: []string{"p99 ms", "before", "during", "after"}, left: 1}
 	for _, p := range g.Phases {
 		t.add(p.Stream, optText(p.BeforeMs), optText(p.DuringMs), optText(p.AfterMs))

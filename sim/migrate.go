@@ -52,6 +52,12 @@ type Migration struct {
 	// old layout has it, and its copy reaches the new layout Outbox later (an outbox or a
 	// change-data-capture stream with that lag), where it costs the stream's CPU as before.
 	Outbox Time
+	// ReadBoth changes the way to the new layout, as a salt's growth from N to 2N buckets
+	// does without a copy: from the start, writes go to the new layout only (no dual
+	// writes) and reads and scans visit both layouts (the old one holds the rows written
+	// before, the new one those written since), until the cutover. Rate may then be 0: no
+	// backfill (the cutover is then a time, or never).
+	ReadBoth bool
 	// Verify, when positive, keeps writes going to the old layout too for this long after
 	// the cutover (a verification period, in which the old layout can still be returned
 	// to); reads go to the new layout from the cutover on.
@@ -93,6 +99,7 @@ const (
 	migBefore uint8 = iota // reads and writes go to the old layout
 	migDual                // writes go to both layouts, reads to the old one
 	migVerify              // writes go to both layouts, reads to the new one
+	migExpand              // writes go to the new layout, reads to both (ReadBoth)
 	migAfter               // everything goes to the new layout
 )
 
@@ -218,8 +225,8 @@ func (e *engine) outbox(now Time) {
 // layout's shards; called by newEngine before the result arrays are sized.
 func newMig(m *Model, old int) *migState {
 	g := m.Migration
-	if g.Rate <= 0 || len(g.Planners) != len(m.Streams) || len(g.ShardNode) == 0 {
-		panic("sim: invalid migration: a positive rate, a planner per stream and a shard are required")
+	if !(g.Rate > 0 || g.ReadBoth && g.Rate == 0 && g.Cutover != CutoverBackfill) || len(g.Planners) != len(m.Streams) || len(g.ShardNode) == 0 {
+		panic("sim: invalid migration: a positive rate (or none, reading both layouts until a set cutover), a planner per stream and a shard are required")
 	}
 	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: len(m.Nodes)}
 	rate := g.Rate
@@ -230,8 +237,10 @@ func newMig(m *Model, old int) *migState {
 		}
 		rate = min(rate, g.MaxCPU*float64(cores)/(g.ReadCost+g.WriteCost).Seconds())
 	}
-	ms.batch = max(1, int64(math.Round(rate*backfillBatch.Seconds())))
-	ms.period = Time(float64(ms.batch) / rate * float64(Second))
+	if rate > 0 {
+		ms.batch = max(1, int64(math.Round(rate*backfillBatch.Seconds())))
+		ms.period = Time(float64(ms.batch) / rate * float64(Second))
+	}
 	n := len(m.Streams)
 	ms.dual, ms.after = make([]Stream, n), make([]Stream, n)
 	ms.dualP, ms.afterP = make([]migPlanner, n), make([]migPlanner, n)
@@ -257,9 +266,20 @@ func (e *engine) migStart(now Time) {
 	g.phase = migDual
 	g.res.Start = now
 	for i := range e.streams {
-		if st := &e.streams[i]; st.s.Op == Write {
+		switch st := &e.streams[i]; {
+		case g.m.ReadBoth && st.s.Op == Write:
+			st.s, st.point = &g.after[i], nil // writes go to the new layout only
+		case g.m.ReadBoth:
+			st.s, st.point = &g.dual[i], nil // reads visit both layouts
+		case st.s.Op == Write:
 			st.s, st.point = &g.dual[i], nil // writes plan both layouts from now on
 		}
+	}
+	if g.m.ReadBoth {
+		g.phase = migExpand
+	}
+	if g.m.Rate == 0 {
+		return // no backfill
 	}
 	// The rows to copy: the history, and every row the run wrote before now (a write
 	// counts its row when it starts on its core, see start).
@@ -355,11 +375,11 @@ func (e *engine) backfillDone(now Time) {
 // migCutover switches reads and writes to the new layout at now.
 func (e *engine) migCutover(now Time) {
 	g := e.mig
-	if g.phase != migDual || now >= e.m.Duration {
+	if g.phase != migDual && g.phase != migExpand || now >= e.m.Duration {
 		return
 	}
 	g.res.Cutover = now
-	if g.m.Verify > 0 {
+	if g.m.Verify > 0 && g.phase == migDual {
 		// Reads move now; writes keep both layouts until the verification ends.
 		g.phase = migVerify
 		for i := range e.streams {

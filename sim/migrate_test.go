@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -212,5 +213,38 @@ func TestOutbox(t *testing.T) {
 	}
 	if a, b := r.Streams[0].MeanMillis(), sync.Streams[0].MeanMillis(); a >= b {
 		t.Errorf("write mean %.3f ms with an outbox, want below the synchronous dual writes' %.3f ms", a, b)
+	}
+}
+
+// TestReadBoth: growing a layout without a copy (a salt's buckets from N to 2N). From
+// 10 s, writes go to the new layout only and every read visits both layouts (fan-out 2),
+// until the cutover at 30 s; no backfill. Seed 11, writes 1,000/s and reads 500/s over
+// 40 s: the old shards gain no row after 10 s (their rows are exactly those written
+// before), and in windows 1 and 2 serve reads only, about 500/s x 10 s = 5,000 a window
+// (Poisson: standard deviation 71, tolerance 5%); after the cutover nothing.
+func TestReadBoth(t *testing.T) {
+	r := Run(migModel(11, 1000, 500, 10*Second, 40*Second, Migration{ReadBoth: true, Cutover: 30 * Second}))
+	g := r.Migration
+	if g.Start != 10*Second || g.Cutover != 30*Second || g.RowsToCopy != 0 || g.BackfillDone != -1 {
+		t.Fatalf("start %v, cutover %v, %d rows to copy, backfill done %v: want 10s, 30s, no backfill", g.Start, g.Cutover, g.RowsToCopy, g.BackfillDone)
+	}
+	if w, rd := r.Streams[0].MaxFanout, r.Streams[1].MaxFanout; w != 1 || rd != 2 {
+		t.Errorf("fan-out: writes %d, reads %d; want 1 (the new layout) and 2 (both)", w, rd)
+	}
+	var oldRows, oldOps [4]int64
+	for s := range g.Shards {
+		oldRows[0] += r.Shards[s].Rows
+		for w := range 4 {
+			oldOps[w] += r.ShardOps[w*len(r.Shards)+s]
+		}
+	}
+	if oldRows[0] > 10_000*11/10 || oldRows[0] < 10_000*9/10 {
+		t.Errorf("old shards hold %d rows, want the writes of the first 10 s only (about 10,000)", oldRows[0])
+	}
+	for w := 1; w <= 2; w++ {
+		within(t, fmt.Sprintf("old shards' reads in window %d", w), float64(oldOps[w]), 5000, 0.05)
+	}
+	if oldOps[3] != 0 {
+		t.Errorf("window 3 (after the cutover): old shards served %d subrequests, want none", oldOps[3])
 	}
 }

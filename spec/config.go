@@ -237,6 +237,10 @@ type Migrate struct {
 	Verify Duration `toml:"verify"`
 	// Outbox makes the dual writes asynchronous, with this lag.
 	Outbox Duration `toml:"outbox"`
+	// Reads is "old" (default: reads stay on the old layout until the cutover, writes go
+	// to both) or "both" (writes go to the new layout only, reads visit both until the
+	// cutover: a salt's growth without a copy).
+	Reads string `toml:"reads"`
 }
 
 // Detect is the [detect] table.

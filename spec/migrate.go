@@ -24,6 +24,8 @@ type MigrationSpec struct {
 	Verify sim.Time
 	// Outbox is the lag of asynchronous dual writes (0: synchronous).
 	Outbox sim.Time
+	// ReadBoth: reads = "both" (sim.Migration.ReadBoth).
+	ReadBoth bool
 	// Target is the resolved variant To names, set by the scenario loader (LinkMigration).
 	Target *Resolved
 }
@@ -39,7 +41,18 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 	if strings.TrimSpace(m.To) == "" {
 		c.add(key+".to", "required: the name of the variant whose key design and shards the table moves to")
 	}
+	switch m.Reads {
+	case "", "old":
+	case "both":
+		ms.ReadBoth = true
+	default:
+		c.add(key+".reads", "must be \"old\" (reads stay on the old layout until the cutover) or \"both\" (writes go to the new layout, reads visit both) (got %q)", m.Reads)
+	}
 	switch r := m.BackfillRate; {
+	case r == nil && ms.ReadBoth && m.Cutover != "" && m.Cutover != "backfill":
+		// No backfill: the old rows stay where they are, and reads visit both layouts.
+	case r == nil && ms.ReadBoth:
+		c.add(key+".cutover", "required without a backfill_rate: a clock time, a duration since the start, or \"never\" (there is no backfill to wait for)")
 	case r == nil:
 		c.add(key+".backfill_rate", "required: the rows per second the backfill copies")
 	case !(*r > 0) || *r > 1e9:

@@ -104,12 +104,15 @@ func migrationParts(g *MigrationSummary) (string, *table) {
 	if g.BackfillRate == 0 {
 		backfill = "no backfill"
 	}
-	line := fmt.Sprintf("started %s, %s, cutover %s; extra CPU %s core-s (backfill %s, dual writes %s)",
-		at(g.Start), backfill, cut, num(g.ExtraCPUS), num(g.BackfillCPUS), num(g.DualCPUS))
 	t := &table{head: []string{"p99 ms", "before", "during", "after"}, left: 1}
 	for _, p := range g.Phases {
 		t.add(p.Stream, optText(p.BeforeMs), optText(p.DuringMs), optText(p.AfterMs))
 	}
+	if g.Start == "" {
+		return "not started: the run ended first", t
+	}
+	line := fmt.Sprintf("started %s, %s, cutover %s; extra CPU %s core-s (backfill %s, dual writes %s)",
+		at(g.Start), backfill, cut, num(g.ExtraCPUS), num(g.BackfillCPUS), num(g.DualCPUS))
 	return line, t
 }
 

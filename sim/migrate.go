@@ -127,7 +127,6 @@ type migState struct {
 	// cannot keep up with slows down instead of filling the queues.
 	inflight, depth int
 	blocked         bool // a batch is due but waits for one in flight to finish
-	ticking         bool // an evBackfill event is pending
 	// The streams as the engine sees them during the dual writes (the write streams: dual)
 	// and after the cutover (after): copies of Model.Streams whose planners are the
 	// migration's (migPlanner). A phase change points the streams' state at them, so the
@@ -292,7 +291,6 @@ func (e *engine) migStart(now Time) {
 		e.backfillDone(now)
 		return
 	}
-	g.ticking = true
 	e.h.pushKind(now, 0, evBackfill)
 }
 
@@ -300,7 +298,6 @@ func (e *engine) migStart(now Time) {
 // flight, and schedules the one after.
 func (e *engine) backfillTick(now Time) {
 	g := e.mig
-	g.ticking = false
 	if g.issued >= g.res.RowsToCopy || now >= e.m.Duration {
 		return
 	}
@@ -331,7 +328,6 @@ func (e *engine) backfillTick(now Time) {
 		e.reach(now, si)
 	}
 	if g.issued < g.res.RowsToCopy {
-		g.ticking = true
 		e.h.pushKind(now+g.period, 0, evBackfill)
 	}
 }
@@ -353,7 +349,6 @@ func (e *engine) backfillEnd(now Time, rows int32) bool {
 	}
 	if g.blocked && g.inflight < 2*g.depth {
 		g.blocked = false
-		g.ticking = true
 		e.h.pushKind(now, 0, evBackfill)
 	}
 	return true

@@ -31,7 +31,7 @@ type Migration struct {
 	Planners []Planner
 	// ShardNode[s] is the node that serves the new layout's shard s.
 	ShardNode []int
-	// Rate is the backfill's rate in rows per second (> 0).
+	// Rate is the backfill's rate in rows per second: above 0, or 0 (no backfill) with ReadBoth.
 	Rate float64
 	// MaxCPU, when positive, caps the backfill's CPU on a node at this fraction of its
 	// cores, as a copy job throttled by load does: the rate is lowered to MaxCPU x cores /

@@ -251,6 +251,9 @@ func explainNotes(s *spec.Resolved) []string {
 	if len(s.Actions) > 0 {
 		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.Actions)))
 	}
+	if g := s.Migration; g != nil {
+		notes = append(notes, fmt.Sprintf("the figures are for the layout before the migration to %q: its dual writes, backfill and cutover happen only in a run", g.To))
+	}
 	for i := range s.Streams {
 		ss := &s.Streams[i]
 		if ss.Lock.Mean > 0 {

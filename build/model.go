@@ -42,6 +42,12 @@ func Model(s *spec.Resolved) *sim.Model {
 	}
 	mitigations(s, m)
 	needed := neededFields(s)
+	if g := s.Migration; g != nil && g.Target != nil {
+		// The new layout plans from the same field values: draw what either key needs.
+		for f, n := range neededFields(g.Target) {
+			needed[f] = needed[f] || n
+		}
+	}
 	for i, ss := range s.Streams {
 		st := sim.Stream{
 			Name:    ss.Name,
@@ -111,6 +117,9 @@ func Model(s *spec.Resolved) *sim.Model {
 		m.Streams = append(m.Streams, st)
 	}
 	m.LockSlots = lockSlots(s)
+	if g := s.Migration; g != nil && g.Target != nil {
+		m.Migration = migration(s, m)
+	}
 	return m
 }
 

@@ -75,6 +75,8 @@ type Run struct {
 	Backlog     int
 	Partial     bool
 	Elapsed     sim.Time
+	// Migrations are what the run's migrations did (SPEC 10); nil when none.
+	Migrations []Migration
 }
 
 // Complete reports whether the run covered its whole duration: it neither saturated nor
@@ -94,6 +96,7 @@ func (r *Run) Stream(name string) *Stream {
 // Of derives a run's figures from its result. It reads r and keeps nothing of it.
 func Of(r *sim.Result) *Run {
 	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed}
+	m.Migrations = MigrationsOf(r)
 	for i := range r.Streams {
 		s := StreamOf(&r.Streams[i])
 		if s.Locks != nil {

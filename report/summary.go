@@ -64,6 +64,8 @@ type VariantSummary struct {
 	Saturated *Saturation `json:"saturated,omitempty"`
 	ElapsedS  float64     `json:"elapsed_s"`
 	Partial   bool        `json:"partial,omitempty"`
+	// Migrations are the variant's migrations (SPEC 10); left out when none.
+	Migrations []MigrationSummary `json:"migrations,omitempty"`
 }
 
 // HottestNode is the node with the highest utilization over the run (0..1 of its cores),
@@ -362,6 +364,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 	v.HotPartitions = hotPartitionsOf(run, dc.TopK)
 	v.LatencyOutliers = latencyOutliers(run, dc)
 	v.Events = eventsOf(sc, r)
+	v.Migrations = migrationsOf(sc, m)
 	v.Diagnosis = diagnose(sc, run, m, &v)
 	return v
 }

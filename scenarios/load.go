@@ -394,6 +394,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		}
 		addressed[i] = true
 	}
+	targets := migrationTargets(base, overrides, names, selected)
 	seenName := map[string]bool{}
 	for i, o := range overrides {
 		vkey := fmt.Sprintf("variants[%d]", i)
@@ -411,7 +412,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			continue
 		}
 		seenName[name] = true
-		if selected != nil && !selected[i] {
+		if selected != nil && !selected[i] && !targets[i] {
 			// Not selected: only its name counts (a value set for every variant, such as
 			// fewer nodes, may not suit a variant nobody asked for).
 			sc.Variants = append(sc.Variants, &Variant{Variant: spec.Variant{Name: name, Description: vfiles[i].Description}, index: i})
@@ -480,6 +481,9 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		v := newVariant(name, vfiles[i].Description, vs)
 		v.index = i
 		sc.Variants = append(sc.Variants, v)
+	}
+	for _, e := range linkMigrations(file, doc, sc.Variants, overrides, names) {
+		add(e)
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -843,4 +847,71 @@ func replaceFields(base, over map[string]any) map[string]any {
 	}
 	out["table"] = table
 	return out
+}
+
+// migrationTargets returns the variants that selected variants migrate to (their
+// [[actions]] entries' migrate.to), which are resolved even when not selected: a
+// migration builds the layout of the variant it names. Nil when every variant is selected.
+func migrationTargets(base map[string]any, overrides []map[string]any, names []string, selected map[int]bool) map[int]bool {
+	if selected == nil {
+		return nil
+	}
+	targets := map[int]bool{}
+	for i, o := range overrides {
+		if !selected[i] {
+			continue
+		}
+		acts, ok := o["actions"].([]map[string]any)
+		if !ok {
+			acts, _ = base["actions"].([]map[string]any)
+		}
+		for _, a := range acts {
+			m, _ := a["migrate"].(map[string]any)
+			to, _ := m["to"].(string)
+			if j := slices.Index(names, to); j >= 0 {
+				targets[j] = true
+			}
+		}
+	}
+	return targets
+}
+
+// linkMigrations gives every resolved variant that migrates the resolved variant it
+// migrates to (spec.LinkMigration), and returns the problems, each at the key the user
+// wrote: in the variant's own table or in the base scenario.
+func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides []map[string]any, names []string) []*tomlx.Error {
+	byName := map[string]*spec.Resolved{}
+	for _, v := range variants {
+		if v.Spec != nil {
+			byName[v.Name] = v.Spec
+		}
+	}
+	have := make([]string, len(names))
+	for i, n := range names {
+		have[i] = fmt.Sprintf("%q", n)
+	}
+	if len(have) == 0 {
+		have = []string{"none: the scenario has no [[variants]]"}
+	}
+	var errs []*tomlx.Error
+	for _, v := range variants {
+		if v.Spec == nil || v.Spec.Migration == nil {
+			continue
+		}
+		m := v.Spec.Migration
+		p, ok := spec.LinkMigration(v.Spec, v.Name, byName[m.To], have)
+		if !ok {
+			key := p.Key
+			if v.index < len(overrides) && len(names) > 0 && fromOverride(overrides[v.index], p.Key) {
+				key = fmt.Sprintf("variants[%d].%s", v.index, p.Key)
+			} else if len(names) > 0 {
+				p.Msg += fmt.Sprintf(" (in variant %q)", v.Name)
+			}
+			errs = append(errs, &tomlx.Error{File: file, Key: key, Msg: p.Msg, Line: doc.Line(key)})
+			continue
+		}
+		v.Spec.MaxShards = max(v.Spec.Shards, v.Spec.MaxShards) + m.Target.Shards
+		v.MaxShards = v.Spec.MaxShards
+	}
+	return errs
 }

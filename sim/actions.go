@@ -23,6 +23,8 @@ func (e *engine) act(now Time, i int32) {
 		if e.cache != nil {
 			e.cache.on = a.CacheOn
 		}
+	case Migrate:
+		e.migStart(now)
 	}
 	e.res.Events = append(e.res.Events, Event{At: a.At, Kind: EventAction, Shard: -1, Text: a.Text})
 }

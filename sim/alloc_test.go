@@ -121,3 +121,59 @@ func TestShardQueueCarriesOver(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAllocationsMigrating is TestNoAllocationsPerRequest during a migration: dual
+// writes and a backfill (a dry run that never cuts over), the same through an outbox, and
+// after a cutover.
+func TestNoAllocationsMigrating(t *testing.T) {
+	const shards = 12
+	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+	mk := func(cutover Time) *Model {
+		scheme, next := keyspace.NewModulo(shards), keyspace.NewModulo(2*shards)
+		st := func(name string, op Op) Stream {
+			return Stream{Name: name, Op: op, Cost: 80 * Microsecond,
+				Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 40000}}),
+				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
+				Planner:  keyspace.NewPointPlanner(d, scheme, op == Read)}
+		}
+		m := &Model{
+			Seed: 1, Duration: 100 * Second, Window: 100 * Second, Network: Millisecond,
+			Nodes: make([]Node, shards), ShardNode: make([]int, shards),
+			Streams: []Stream{st("w", Write), st("r", Read)},
+			Migration: &Migration{
+				Planners:  []Planner{keyspace.NewPointPlanner(d, next, false), keyspace.NewPointPlanner(d, next, true)},
+				ShardNode: make([]int, 2*shards), Rate: 100_000, HistoryRows: 1e9,
+				ReadCost: Microsecond, WriteCost: 2 * Microsecond, Cutover: cutover, Name: "next",
+			},
+			Actions: []Action{{At: 300 * Millisecond, Kind: Migrate}},
+		}
+		for i := range m.Nodes {
+			m.Nodes[i] = Node{Cores: 2, QueueLimit: 1000}
+			m.ShardNode[i] = i
+		}
+		for i := range m.Migration.ShardNode {
+			m.Migration.ShardNode[i] = i % shards
+		}
+		return m
+	}
+	t.Run("dual", func(t *testing.T) {
+		e := noAllocs(t, mk(CutoverNever))
+		if g := e.mig; g.phase != migDual || g.res.RowsCopied == 0 {
+			t.Errorf("phase %d, %d rows copied: want dual writes and a backfill under way", g.phase, g.res.RowsCopied)
+		}
+	})
+	t.Run("outbox", func(t *testing.T) {
+		m := mk(CutoverNever)
+		m.Migration.Outbox = 100 * Millisecond
+		e := noAllocs(t, m)
+		if g := e.mig; g.obLen == 0 || g.res.DualCPU == 0 {
+			t.Errorf("%d copies in the outbox, dual-write CPU %v: want copies under way", g.obLen, g.res.DualCPU)
+		}
+	})
+	t.Run("cutover", func(t *testing.T) {
+		e := noAllocs(t, mk(600*Millisecond))
+		if g := e.mig; g.phase != migAfter {
+			t.Errorf("phase %d: want the cutover done", g.phase)
+		}
+	})
+}

@@ -172,6 +172,8 @@ type engine struct {
 	// counts arrays to reuse.
 	histOpen int
 	histFree [][]int64
+	// The migration (migrate.go); nil when none.
+	mig *migState
 	// Row locks (lock.go); nil and empty when no stream locks.
 	locks    *lockTable
 	lockw    []lockWait // by subrequest slot
@@ -198,7 +200,18 @@ func newEngine(m *Model) *engine {
 	if m.Splitter != nil {
 		nShards = max(nShards, m.Splitter.Shards())
 	}
-	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup}
+	var mig *migState
+	if m.Migration != nil {
+		if m.Splitter != nil || m.Limits != nil {
+			panic("sim: a migration cannot be combined with shard splits or partition limits")
+		}
+		mig = newMig(m, nShards)
+		nShards += mig.nNew
+	}
+	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig}
+	if mig != nil {
+		mig.e = e
+	}
 	if e.maxQueued <= 0 {
 		e.maxQueued = DefaultMaxQueued
 	}
@@ -238,6 +251,20 @@ func newEngine(m *Model) *engine {
 		}
 		r.Shards[s].Node, r.Shards[s].Home = n, n
 		e.shardNode[s] = int32(n)
+	}
+	if mig != nil {
+		r.Migration = mig.res
+		for s, n := range m.Migration.ShardNode {
+			if n < 0 || n >= e.nNodes {
+				panic(fmt.Sprintf("sim: new layout's shard %d on missing node %d", s, n))
+			}
+			sh := int(mig.off) + s
+			r.Shards[sh].Node, r.Shards[sh].Home = n, n
+			e.shardNode[sh] = int32(n)
+		}
+		if m.Migration.Cutover >= 0 && m.Migration.Cutover < m.Duration {
+			e.h.pushKind(m.Migration.Cutover, 0, evCutover)
+		}
 	}
 	e.shardQ = make([]int32, e.nShards)
 	e.shardW = make([]int, e.nShards)
@@ -475,6 +502,14 @@ func (e *engine) rare(ev event) {
 		e.lockTimeout(ev.at, ev.idx)
 	case evIssue:
 		e.issueClosed(ev.at, ev.idx)
+	case evBackfill:
+		e.backfillTick(ev.at)
+	case evCutover:
+		e.migCutover(ev.at)
+	case evVerified:
+		e.oldWritesEnd(ev.at)
+	case evOutbox:
+		e.outbox(ev.at)
 	}
 }
 
@@ -828,7 +863,7 @@ func (e *engine) reach(now Time, si int32) {
 		e.start(now, si, n, 0)
 		return
 	}
-	if n.limit > 0 && n.q.len() >= n.limit {
+	if n.limit > 0 && n.q.len() >= n.limit && sub.attempt != backfillMark {
 		if sub.req != followerReq && now >= e.m.Warmup {
 			e.res.Shards[sub.shard].Rejected++
 		}
@@ -994,6 +1029,9 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 		if e.split != nil {
 			e.split.rows[sub.shard]++
 		}
+		if g := e.mig; g != nil && (g.phase == migDual && sub.shard >= g.off || g.phase == migVerify && sub.shard < g.off) {
+			g.res.DualCPU += sub.service // a dual write's second copy (migrate.go)
+		}
 	}
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.
 	if end <= e.wEnd && w == e.wIdx {
@@ -1029,8 +1067,8 @@ func (e *engine) done(now Time, si int32) {
 	}
 	sub := e.subs.items[si]
 	e.subs.put(si)
-	if req == followerReq {
-		return
+	if req == followerReq && (sub.attempt != backfillMark || e.backfillEnd(now, sub.parts)) {
+		return // a follower's apply, or a backfill batch's read or write (migrate.go)
 	}
 	if r := &e.reqs.items[sub.req]; r.plain {
 		// A plain request has one attempt and no timer: the short way of subEnd.

@@ -26,6 +26,10 @@ const (
 	evLockRelease               // a write's hold of its row lock ends (subrequest slot)
 	evLockTimeout               // a write waiting for a row lock gives up (subrequest slot)
 	evIssue                     // a closed-loop client's request reaches the nodes (stream)
+	evBackfill                  // a migration's backfill issues its next batch (migrate.go)
+	evCutover                   // a migration's cutover at a clock time
+	evVerified                  // a migration's verification period ends
+	evOutbox                    // a migration's outbox applies its due copies
 )
 
 // signBit flips a time's sign bit, which maps signed times to unsigned integers of the same

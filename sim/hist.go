@@ -235,3 +235,17 @@ func (l *histLayout) cellValue(idx int) (lowest, size int64) {
 	}
 	return lowest, 1 << bucket
 }
+
+// Merge adds o's counts to h, for readers that pool windows (a phase of a migration).
+func (h *WindowHist) Merge(o *WindowHist) {
+	for _, c := range o.cells {
+		idx := c >> cellCountBits
+		i, _ := slices.BinarySearchFunc(h.cells, idx, func(c, idx uint64) int { return cmp.Compare(c>>cellCountBits, idx) })
+		if i < len(h.cells) && h.cells[i]>>cellCountBits == idx {
+			h.cells[i] += c & cellCountMask
+		} else {
+			h.cells = slices.Insert(h.cells, i, c)
+		}
+	}
+	h.total += o.total
+}

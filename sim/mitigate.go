@@ -92,6 +92,7 @@ const (
 	SetQueueLimit                   // Node's queue limit becomes QueueLimit
 	SetLimit                        // Stream's client limit becomes Limit (nil: none)
 	SetCache                        // the cache is turned on (CacheOn) or off
+	Migrate                         // Model.Migration starts: dual writes and the backfill
 )
 
 // Action is a timed operator action: at At, one setting changes.

@@ -146,6 +146,9 @@ type Model struct {
 	// Actions are applied at their times, in order.
 	Actions []Action
 	Detect  Detect
+	// Migration, when set, moves the table to a new layout during the run (migrate.go);
+	// an Action of kind Migrate starts it.
+	Migration *Migration
 	// LockSlots is the initial size of the row-lock table (lock.go): about four times
 	// the locks held at once at the peak; 0: the minimum, 64.
 	LockSlots int

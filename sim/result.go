@@ -47,6 +47,8 @@ type Result struct {
 	Replicas int
 	// Events are what changed during the run: operator actions, shard splits and moves.
 	Events []Event
+	// Migration is what Model.Migration did (nil: no migration).
+	Migration *MigrationResult
 }
 
 // EventKind is what changed during a run.

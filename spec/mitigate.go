@@ -504,13 +504,13 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		for _, k := range []struct {
 			name  string
 			given bool
-		}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}} {
+		}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}} {
 			if k.given {
 				what = append(what, k.name)
 			}
 		}
 		if len(what) == 0 {
-			c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, or cache = true | false")
+			c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, or migrate = { to = \"VARIANT\", ... }")
 			continue
 		}
 		if len(what) > 1 {
@@ -560,6 +560,9 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 			if f.Cache == nil {
 				c.add(key+".cache", "needs a [cache] table to turn on or off (with enabled = false it starts off)")
 			}
+		case "migrate":
+			act.Kind = sim.Migrate
+			resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
 		}
 		if len(c.probs) == before {
 			acts = append(acts, noted{act, a.Note})
@@ -595,6 +598,8 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 			if a.CacheOn {
 				a.Text = "cache on"
 			}
+		case sim.Migrate:
+			a.Text = "migration started: dual writes and backfill to " + s.Migration.To
 		}
 		if n.note != "" {
 			a.Text += " (" + n.note + ")"

@@ -271,6 +271,9 @@ type Resolved struct {
 	Actions      []sim.Action // in time order
 	Detect       DetectConfig
 	DetectGiven  bool // [detect] was given
+	// Migration is the [[actions]] entry's migrate (nil: none); its Target is filled by
+	// the loader of the scenario, which knows the other variants.
+	Migration *MigrationSpec
 }
 
 // Error formats the problem as "KEY: MSG".

@@ -1,0 +1,79 @@
+package build
+
+import (
+	"math"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+)
+
+// migration builds the model's migration (SPEC 10) from the variant's migrate action and
+// the variant it moves to, whose key design, shard scheme and placement make the new
+// layout; m's streams are built. A copied row costs the action's read_cost on the old
+// layout and its write_cost on the new one; by default, one point read's cost (the first
+// read stream's, or the first write stream's when none reads) and one write's (the first
+// write stream's).
+func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
+	g, t := s.Migration, s.Migration.Target
+	design := designOf(t)
+	scheme := buildScheme(t, design)
+	out := &sim.Migration{
+		ShardNode: Placement(t),
+		Rate:      g.Rate,
+		MaxCPU:    g.MaxCPU,
+		Verify:    g.Verify,
+		Outbox:    g.Outbox,
+		ReadBoth:  g.ReadBoth,
+		Cutover:   g.Cutover,
+		Name:      g.To,
+	}
+	var history float64
+	for i := range s.Streams {
+		ss := &s.Streams[i]
+		ts := &t.Streams[i]
+		if ss.Op == sim.Write {
+			// The rows the table holds at t = 0: table.history at the initial rate.
+			history += ss.Schedule.Rate(0) * s.History.Seconds()
+			if out.WriteCost == 0 {
+				out.WriteCost = ss.Cost
+			}
+		}
+		if ss.Op == sim.Read && out.ReadCost == 0 {
+			out.ReadCost = ss.Cost
+		}
+		var p sim.Planner
+		switch {
+		case ts.Op == sim.Scan && ts.Query != nil:
+			p = queryPlanner(t, design, scheme, *ts)
+		case ts.Op == sim.Scan:
+			p = keyspace.NewScatterPlanner(t.Shards)
+		default:
+			p = keyspace.NewPointPlanner(design, scheme, ts.Op == sim.Read)
+		}
+		if ts.Rows {
+			rows := RowModel(t, ts)
+			switch q := p.(type) {
+			case *keyspace.QueryPlanner:
+				q.SetRows(rows)
+			case *keyspace.ScatterPlanner:
+				q.SetRows(rows)
+			}
+		}
+		out.Planners = append(out.Planners, p)
+	}
+	if g.ReadCost > 0 {
+		out.ReadCost = g.ReadCost
+	}
+	if g.WriteCost > 0 {
+		out.WriteCost = g.WriteCost
+	}
+	if out.ReadCost == 0 {
+		out.ReadCost = out.WriteCost
+	}
+	if out.WriteCost == 0 { // no write stream: nothing is written, a copy costs a read
+		out.WriteCost = out.ReadCost
+	}
+	out.HistoryRows = int64(math.Round(history))
+	return out
+}

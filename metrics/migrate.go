@@ -1,0 +1,90 @@
+package metrics
+
+import (
+	"github.com/shardsim/shardsim/sim"
+)
+
+// Migration is what a run's migration (SPEC 10) did, in seconds since the start of the run.
+// A phase the run did not reach has a nil time.
+type Migration struct {
+	Start, BackfillDone, Cutover *float64
+	// OldWritesEnd is when writes stopped going to the old layout: the cutover, or the end
+	// of its verification period.
+	OldWritesEnd           *float64
+	RowsToCopy, RowsCopied int64
+	// ExtraCPU is the CPU time (core-seconds) the migration added: the backfill's
+	// (BackfillCPU) and the dual writes' to the new layout before the cutover (DualCPU).
+	ExtraCPU, BackfillCPU, DualCPU float64
+	// Copied is the rows copied in each window.
+	Copied []int64
+	// Rate is the backfill's rate in rows per second, after its CPU cap.
+	Rate float64
+	// Phases holds each stream's p99 before the migration, during it (up to the cutover,
+	// or the end of the run) and after the cutover, in Result.Streams order.
+	Phases []PhaseP99
+}
+
+// PhaseP99 is a stream's p99 latency (ms) in each phase of a migration: over the windows
+// wholly inside the phase (a window that straddles a phase's start or end is left out),
+// nil when no such window has a completion.
+type PhaseP99 struct {
+	Stream                string
+	Before, During, After *float64
+}
+
+// MigrationsOf returns the run's migrations: none, or the one Model.Migration ran.
+func MigrationsOf(r *sim.Result) []Migration {
+	g := r.Migration
+	if g == nil {
+		return nil
+	}
+	sec := func(t sim.Time) *float64 {
+		if t < 0 {
+			return nil
+		}
+		return ptr(t.Seconds())
+	}
+	m := Migration{Start: sec(g.Start), BackfillDone: sec(g.BackfillDone), Cutover: sec(g.Cutover), OldWritesEnd: sec(g.OldWritesEnd),
+		RowsToCopy: g.RowsToCopy, RowsCopied: g.RowsCopied,
+		ExtraCPU: (g.BackfillCPU + g.DualCPU).Seconds(), BackfillCPU: g.BackfillCPU.Seconds(), DualCPU: g.DualCPU.Seconds(),
+		Copied: append([]int64(nil), g.Copied...), Rate: g.Rate}
+	// Phase bounds: [0, start), [start, cutover), [cutover, end); a phase not reached is
+	// empty.
+	end := r.Elapsed
+	start, cut := end, end
+	if g.Start >= 0 {
+		start = g.Start
+		if g.Cutover >= 0 {
+			cut = g.Cutover
+		}
+	}
+	for i := range r.Streams {
+		s := &r.Streams[i]
+		m.Phases = append(m.Phases, PhaseP99{Stream: s.Name,
+			Before: phaseP99(r, s, 0, start), During: phaseP99(r, s, start, cut), After: phaseP99(r, s, cut, end)})
+	}
+	return []Migration{m}
+}
+
+// phaseP99 merges the latency histograms of s's windows wholly inside [from, to) and
+// returns their p99 in milliseconds, capped at the windows' exact maximum.
+func phaseP99(r *sim.Result, s *sim.StreamResult, from, to sim.Time) *float64 {
+	var h sim.WindowHist
+	var most sim.Time
+	for w := range s.Win {
+		ws := sim.Time(w) * r.Window
+		if ws < from || ws+r.WindowSpan(w) > to {
+			continue
+		}
+		win := &s.Win[w]
+		if win.Hist.TotalCount() == 0 {
+			continue
+		}
+		h.Merge(&win.Hist)
+		most = max(most, win.Max)
+	}
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	return ptr(min(float64(h.ValueAtQuantile(99))/1000, most.Millis()))
+}

@@ -1,0 +1,47 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/shardsim/shardsim/sim"
+)
+
+// TestMigrationPhases: a run of five 10 s windows whose migration starts at 10 s and cuts
+// over at 35 s. Window 0 is before, windows 1 and 2 during, window 4 after; window 3
+// straddles the cutover and counts in no phase. Each window's latencies are one value
+// (1, 40, 60, 500 and 2 ms), so each phase's p99 is its largest window value, to the
+// histogram's resolution (3 significant digits: within 0.1%).
+func TestMigrationPhases(t *testing.T) {
+	r := &sim.Result{Duration: 50 * sim.Second, Elapsed: 50 * sim.Second, Window: 10 * sim.Second, Windows: 5,
+		Streams: []sim.StreamResult{{Name: "w", Win: make([]sim.WindowLatency, 5)}},
+		Migration: &sim.MigrationResult{Start: 10 * sim.Second, BackfillDone: 30 * sim.Second, Cutover: 35 * sim.Second,
+			RowsToCopy: 10, RowsCopied: 10, BackfillCPU: 2 * sim.Second, DualCPU: sim.Second / 2, Copied: []int64{0, 5, 5, 0, 0}}}
+	for w, ms := range []int64{1, 40, 60, 500, 2} {
+		win := &r.Streams[0].Win[w]
+		win.Hist.RecordValues(ms*1000, 100)
+		win.Max = sim.Time(ms) * sim.Millisecond
+	}
+	got := MigrationsOf(r)
+	if len(got) != 1 {
+		t.Fatalf("%d migrations, want 1", len(got))
+	}
+	g := got[0]
+	if *g.Start != 10 || *g.BackfillDone != 30 || *g.Cutover != 35 || g.ExtraCPU != 2.5 || g.RowsCopied != 10 {
+		t.Errorf("start %v, backfill done %v, cutover %v, extra CPU %v, rows %d; want 10, 30, 35, 2.5, 10", *g.Start, *g.BackfillDone, *g.Cutover, g.ExtraCPU, g.RowsCopied)
+	}
+	p := g.Phases[0]
+	for _, c := range []struct {
+		what string
+		got  *float64
+		want float64
+	}{{"before", p.Before, 1}, {"during", p.During, 60}, {"after", p.After, 2}} {
+		if c.got == nil || *c.got < c.want*0.999 || *c.got > c.want*1.001 {
+			t.Errorf("p99 %s = %v, want %v ms", c.what, c.got, c.want)
+		}
+	}
+	r.Migration.Cutover = -1 // never cut over: "during" runs to the end, "after" is empty
+	p = MigrationsOf(r)[0].Phases[0]
+	if p.After != nil || p.During == nil || *p.During < 499 {
+		t.Errorf("without a cutover: during %v, after %v; want 500 ms and none", p.During, p.After)
+	}
+}

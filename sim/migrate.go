@@ -1,0 +1,421 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/shardsim/shardsim/keyspace"
+)
+
+// Migration moves the table to a new layout (another key design and shard scheme on the
+// same nodes) during the run, as an online migration does (SPEC section 10). An Action of
+// kind Migrate starts it:
+//
+//   - dual writes: from then on every write also goes to the new layout, as a second set
+//     of subrequests planned by the new layout's planner; the request completes when both
+//     are served;
+//   - backfill: the rows that existed at the start (ToCopy: HistoryRows, plus the rows the
+//     run wrote before it) are copied at Rate rows per second, in batches of background
+//     work that read the old layout's shards and write the new one's, both in key order,
+//     queueing with live traffic at the nodes;
+//   - cutover: reads and scans switch to the new layout and writes stop going to the old
+//     one, when the backfill is done (Cutover = CutoverBackfill), at a time, or never
+//     (CutoverNever: a dry run).
+//
+// The new layout's shards are numbered after the old one's (from len(Model.ShardNode)),
+// so their load, latency and rows appear in the Result beside the old shards.
+type Migration struct {
+	// Planners holds the new layout's planner of each stream, in Model.Streams order. They
+	// plan from the same field values as the old planners (the tables must agree).
+	Planners []Planner
+	// ShardNode[s] is the node that serves the new layout's shard s.
+	ShardNode []int
+	// Rate is the backfill's rate in rows per second: above 0, or 0 (no backfill) with ReadBoth.
+	Rate float64
+	// MaxCPU, when positive, caps the backfill's CPU on a node at this fraction of its
+	// cores, as a copy job throttled by load does: the rate is lowered to MaxCPU x cores /
+	// (ReadCost + WriteCost), with the fewest cores of any node at the start (a batch's
+	// read and write may land on one node). MigrationResult.Rate is the rate applied.
+	MaxCPU float64
+	// HistoryRows are the rows the table held at t = 0.
+	HistoryRows int64
+	// ReadCost and WriteCost are the CPU time of reading one row from the old layout and
+	// of writing it to the new one.
+	ReadCost, WriteCost Time
+	// Cutover is when reads switch to the new layout: a time, CutoverBackfill or
+	// CutoverNever.
+	Cutover Time
+	// Name names the new layout in the event texts ("cutover to NAME").
+	Name string
+	// Outbox, when positive, makes the dual writes asynchronous: a write completes when the
+	// old layout has it, and its copy reaches the new layout Outbox later (an outbox or a
+	// change-data-capture stream with that lag), where it costs the stream's CPU as before.
+	Outbox Time
+	// ReadBoth changes the way to the new layout, as a salt's growth from N to 2N buckets
+	// does without a copy: from the start, writes go to the new layout only (no dual
+	// writes) and reads and scans visit both layouts (the old one holds the rows written
+	// before, the new one those written since), until the cutover. Rate may then be 0: no
+	// backfill (the cutover is then a time, or never).
+	ReadBoth bool
+	// Verify, when positive, keeps writes going to the old layout too for this long after
+	// the cutover (a verification period, in which the old layout can still be returned
+	// to); reads go to the new layout from the cutover on.
+	Verify Time
+}
+
+const (
+	// CutoverBackfill makes the cutover happen when the backfill is done.
+	CutoverBackfill Time = -1
+	// CutoverNever makes the migration a dry run: dual writes and the backfill, no cutover.
+	CutoverNever Time = math.MaxInt64
+)
+
+// MigrationResult is what a migration did. Times are since the start of the run; a phase
+// not reached has -1.
+type MigrationResult struct {
+	Start, BackfillDone, Cutover Time
+	// RowsToCopy are the rows the backfill had to copy; RowsCopied those it copied by the
+	// end of the run.
+	RowsToCopy, RowsCopied int64
+	// BackfillCPU is the CPU time of the backfill's reads and writes; DualCPU that of
+	// the dual writes' second copy: on the new layout before the cutover, on the old one
+	// during the verification period. Their sum is the CPU the migration added.
+	BackfillCPU, DualCPU Time
+	// Copied holds the rows copied in each window.
+	Copied []int64
+	// Rate is the backfill's rate in rows per second: Migration.Rate, or the lower rate
+	// its MaxCPU allows.
+	Rate float64
+	// OldWritesEnd is when writes stopped going to the old layout: the cutover, or the end
+	// of the verification period after it (-1: not reached).
+	OldWritesEnd Time
+	// Shards is the first shard id of the new layout: shards before it are the old one's.
+	Shards int
+}
+
+// Migration phases.
+const (
+	migBefore uint8 = iota // reads and writes go to the old layout
+	migDual                // writes go to both layouts, reads to the old one
+	migVerify              // writes go to both layouts, reads to the new one
+	migExpand              // writes go to the new layout, reads to both (ReadBoth)
+	migAfter               // everything goes to the new layout
+)
+
+// backfillMark is the attempt number of a backfill subrequest (req followerReq), which
+// tells it from a follower's apply.
+const backfillMark = math.MaxUint8
+
+// backfillBatch is how much copy work one batch holds: the rows of 10 ms at the backfill
+// rate, at least one. A batch is one read subrequest on an old shard and one write
+// subrequest on a new shard, as a copy job reads and writes a page of rows at a time.
+const backfillBatch = 10 * Millisecond
+
+// migState is the engine's migration state (nil when the model has no migration).
+type migState struct {
+	m      *Migration
+	res    *MigrationResult
+	off    int32 // the new layout's first shard id
+	nNew   int
+	phase  uint8
+	batch  int64 // rows of a full batch
+	period Time  // time between two batches' issues at the backfill rate
+	issued int64 // rows handed to batches so far
+	// inflight counts the backfill's subrequests at the nodes; at most depth batches
+	// (2·depth subrequests) are in flight, one per node, so that a backfill the CPU
+	// cannot keep up with slows down instead of filling the queues.
+	inflight, depth int
+	blocked         bool // a batch is due but waits for one in flight to finish
+	// The streams as the engine sees them during the dual writes (the write streams: dual)
+	// and after the cutover (after): copies of Model.Streams whose planners are the
+	// migration's (migPlanner). A phase change points the streams' state at them, so the
+	// request path plans through its usual interface call and knows nothing of phases.
+	dual, after   []Stream
+	dualP, afterP []migPlanner
+	// The outbox (Migration.Outbox): new-layout copies waiting for their time, in time
+	// order (every copy waits the same lag); a ring that grows and never shrinks.
+	e        *engine
+	ob       []outboxCopy
+	obHead   int
+	obLen    int
+	obTicked bool // an evOutbox event is pending
+}
+
+// outboxCopy is a write's copy waiting in the outbox until at.
+type outboxCopy struct {
+	at     Time
+	stream int32
+	shard  int32
+	parts  int32
+}
+
+// migPlanner plans a request during a migration: the old layout's visits (dual writes
+// only), then the new layout's, whose shard ids are offset past the old ones.
+type migPlanner struct {
+	old, next Planner
+	off       int32
+	dual      bool
+	stream    int32
+	ms        *migState // set with an outbox: the new layout's visits wait there instead
+}
+
+// Plan appends the request's visits to dst: the old layout's (dual), then the new one's.
+func (p *migPlanner) Plan(dst []keyspace.Visit, r *rand.Rand, fields []uint64, rowTime int64) []keyspace.Visit {
+	if p.dual {
+		dst = p.old.Plan(dst, r, fields, rowTime)
+	}
+	n := len(dst)
+	dst = p.next.Plan(dst, r, fields, rowTime)
+	for k := n; k < len(dst); k++ {
+		dst[k].Shard += p.off
+	}
+	if p.ms != nil {
+		for _, v := range dst[n:] {
+			p.ms.toOutbox(v, p.stream)
+		}
+		dst = dst[:n] // the client waits for the old layout only
+	}
+	return dst
+}
+
+// toOutbox queues visit v of a write of stream, planned now, for the new layout.
+func (ms *migState) toOutbox(v keyspace.Visit, stream int32) {
+	e := ms.e
+	if ms.obLen == len(ms.ob) {
+		grown := make([]outboxCopy, max(64, 2*len(ms.ob)))
+		for k := range ms.obLen {
+			grown[k] = ms.ob[(ms.obHead+k)%len(ms.ob)]
+		}
+		ms.ob, ms.obHead = grown, 0
+	}
+	c := outboxCopy{at: e.now + ms.m.Outbox, stream: stream, shard: v.Shard, parts: v.Partitions}
+	ms.ob[(ms.obHead+ms.obLen)%len(ms.ob)] = c
+	ms.obLen++
+	if !ms.obTicked {
+		ms.obTicked = true
+		e.h.pushKind(c.at, 0, evOutbox)
+	}
+}
+
+// outbox applies the copies whose time has come at now, each as a write nobody waits for
+// (like a follower's apply), and waits for the next.
+func (e *engine) outbox(now Time) {
+	ms := e.mig
+	ms.obTicked = false
+	for ms.obLen > 0 {
+		c := ms.ob[ms.obHead]
+		if c.at > now {
+			ms.obTicked = true
+			e.h.pushKind(c.at, 0, evOutbox)
+			return
+		}
+		ms.obHead = (ms.obHead + 1) % len(ms.ob)
+		ms.obLen--
+		st := &e.streams[c.stream]
+		si := e.subs.take()
+		e.subs.items[si] = subreq{req: followerReq, shard: c.shard, node: int16(e.shardNode[c.shard]), parts: c.parts,
+			service: e.serviceTime(st, st.s.Cost, c.parts), write: true}
+		e.reach(now, si)
+	}
+}
+
+// newMig prepares the migration state and extends the engine's shard ids by the new
+// layout's shards; called by newEngine before the result arrays are sized.
+func newMig(m *Model, old int) *migState {
+	g := m.Migration
+	if !(g.Rate > 0 || g.ReadBoth && g.Rate == 0 && g.Cutover != CutoverBackfill) || len(g.Planners) != len(m.Streams) || len(g.ShardNode) == 0 {
+		panic("sim: invalid migration: a positive rate (or none, reading both layouts until a set cutover), a planner per stream and a shard are required")
+	}
+	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: len(m.Nodes)}
+	rate := g.Rate
+	if g.MaxCPU > 0 && g.ReadCost+g.WriteCost > 0 {
+		cores := m.Nodes[0].Cores
+		for _, n := range m.Nodes {
+			cores = min(cores, n.Cores)
+		}
+		rate = min(rate, g.MaxCPU*float64(cores)/(g.ReadCost+g.WriteCost).Seconds())
+	}
+	if rate > 0 {
+		ms.batch = max(1, int64(math.Round(rate*backfillBatch.Seconds())))
+		ms.period = Time(float64(ms.batch) / rate * float64(Second))
+	}
+	n := len(m.Streams)
+	ms.dual, ms.after = make([]Stream, n), make([]Stream, n)
+	ms.dualP, ms.afterP = make([]migPlanner, n), make([]migPlanner, n)
+	for i := range m.Streams {
+		ms.dualP[i] = migPlanner{old: m.Streams[i].Planner, next: g.Planners[i], off: ms.off, dual: true, stream: int32(i)}
+		if g.Outbox > 0 {
+			ms.dualP[i].ms = ms
+		}
+		ms.afterP[i] = migPlanner{next: g.Planners[i], off: ms.off}
+		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]
+		ms.dual[i].Planner, ms.after[i].Planner = &ms.dualP[i], &ms.afterP[i]
+	}
+	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, Shards: old, Copied: make([]int64, m.Windows()), Rate: rate}
+	return ms
+}
+
+// migStart starts the migration at now: dual writes and the backfill.
+func (e *engine) migStart(now Time) {
+	g := e.mig
+	if g == nil || g.phase != migBefore {
+		return
+	}
+	g.phase = migDual
+	g.res.Start = now
+	for i := range e.streams {
+		switch st := &e.streams[i]; {
+		case g.m.ReadBoth && st.s.Op == Write:
+			st.s, st.point = &g.after[i], nil // writes go to the new layout only
+		case g.m.ReadBoth:
+			st.s, st.point = &g.dual[i], nil // reads visit both layouts
+		case st.s.Op == Write:
+			st.s, st.point = &g.dual[i], nil // writes plan both layouts from now on
+		}
+	}
+	if g.m.ReadBoth {
+		g.phase = migExpand
+	}
+	if g.m.Rate == 0 {
+		return // no backfill
+	}
+	// The rows to copy: the history, and every row the run wrote before now (a write
+	// counts its row when it starts on its core, see start).
+	rows := g.m.HistoryRows
+	for s := range g.off {
+		rows += e.res.Shards[s].Rows
+	}
+	g.res.RowsToCopy = rows
+	if rows == 0 {
+		e.backfillDone(now)
+		return
+	}
+	e.h.pushKind(now, 0, evBackfill)
+}
+
+// backfillTick issues the backfill's next batch at now, unless depth batches are in
+// flight, and schedules the one after.
+func (e *engine) backfillTick(now Time) {
+	g := e.mig
+	if g.issued >= g.res.RowsToCopy || now >= e.m.Duration {
+		return
+	}
+	if g.inflight >= 2*g.depth {
+		g.blocked = true
+		return
+	}
+	b := min(g.batch, g.res.RowsToCopy-g.issued)
+	// Key order: the batch's position in the copy picks the old shard it reads and the
+	// new shard it writes, each layout's rows taken as spread evenly over its shards.
+	pos := float64(g.issued) / float64(g.res.RowsToCopy)
+	oldSh := int32(min(int(pos*float64(g.off)), int(g.off)-1))
+	newSh := g.off + int32(min(int(pos*float64(g.nNew)), g.nNew-1))
+	g.issued += b
+	g.inflight += 2
+	for k, sh := range [2]int32{oldSh, newSh} {
+		c := g.m.ReadCost
+		if k == 1 {
+			c = g.m.WriteCost
+		}
+		si := e.subs.take()
+		e.subs.items[si] = subreq{req: followerReq, shard: sh, node: int16(e.shardNode[sh]), parts: int32(b),
+			service: c * Time(b), attempt: backfillMark, write: false}
+		if k == 0 {
+			e.subs.items[si].parts = 0 // only the write counts rows copied (backfillEnd)
+		}
+		g.res.BackfillCPU += c * Time(b)
+		e.reach(now, si)
+	}
+	if g.issued < g.res.RowsToCopy {
+		e.h.pushKind(now+g.period, 0, evBackfill)
+	}
+}
+
+// backfillEnd handles the end of a backfill subrequest's service at now, and reports true.
+// rows is what it carried: the batch's rows for its write, 0 for its read. (A node's queue
+// limit does not refuse backfill work, see reach: the copy job waits its turn.)
+func (e *engine) backfillEnd(now Time, rows int32) bool {
+	g := e.mig
+	g.inflight--
+	if rows > 0 {
+		g.res.RowsCopied += int64(rows)
+		if w := e.window(now); w >= 0 {
+			g.res.Copied[w] += int64(rows)
+		}
+		if g.res.RowsCopied >= g.res.RowsToCopy && g.res.BackfillDone < 0 {
+			e.backfillDone(now)
+		}
+	}
+	if g.blocked && g.inflight < 2*g.depth {
+		g.blocked = false
+		e.h.pushKind(now, 0, evBackfill)
+	}
+	return true
+}
+
+// backfillDone records the end of the backfill, and cuts over if the cutover waits for it.
+func (e *engine) backfillDone(now Time) {
+	g := e.mig
+	g.res.BackfillDone = now
+	if now < e.m.Duration {
+		e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
+			Text: "backfill done: " + groupInt(g.res.RowsCopied) + " rows copied to " + g.m.Name})
+	}
+	if g.m.Cutover == CutoverBackfill {
+		e.migCutover(now)
+	}
+}
+
+// migCutover switches reads and writes to the new layout at now.
+func (e *engine) migCutover(now Time) {
+	g := e.mig
+	if g.phase != migDual && g.phase != migExpand || now >= e.m.Duration {
+		return
+	}
+	g.res.Cutover = now
+	if g.m.Verify > 0 && g.phase == migDual {
+		// Reads move now; writes keep both layouts until the verification ends.
+		g.phase = migVerify
+		for i := range e.streams {
+			if st := &e.streams[i]; st.s.Op != Write {
+				st.s, st.point = &g.after[i], nil
+			}
+		}
+		e.h.pushKind(now+g.m.Verify, 0, evVerified)
+		e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
+			Text: "cutover: reads go to " + g.m.Name + "; writes go to both layouts for " + g.m.Verify.String() + " of verification"})
+		return
+	}
+	e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1, Text: "cutover: reads and writes go to " + g.m.Name})
+	e.oldWritesEnd(now)
+}
+
+// oldWritesEnd stops the writes to the old layout at now: every request plans the new
+// layout only.
+func (e *engine) oldWritesEnd(now Time) {
+	g := e.mig
+	if now >= e.m.Duration {
+		return
+	}
+	if g.phase == migVerify {
+		e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1, Text: "verification done: writes stop going to the old layout"})
+	}
+	g.phase = migAfter
+	g.res.OldWritesEnd = now
+	for i := range e.streams {
+		st := &e.streams[i]
+		st.s, st.point = &g.after[i], nil
+	}
+}
+
+// groupInt writes n with thousands separators: 1,234,567.
+func groupInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+var _ Planner = (*migPlanner)(nil)

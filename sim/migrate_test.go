@@ -1,0 +1,250 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// migModel is a small cluster for the migration tests: 4 nodes of 2 cores, 8 shards on
+// the old layout (modulo 8) and 16 on the new one (modulo 16, two per node), a write
+// stream of wRate/s and a read stream of rRate/s over a million uniform ids, both with
+// exponential service of mean 100 µs per partition. The migration starts at start.
+func migModel(seed uint64, wRate, rRate float64, start, dur Time, g Migration) *Model {
+	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+	old, next := keyspace.NewModulo(8), keyspace.NewModulo(16)
+	st := func(name string, op Op, rate float64) Stream {
+		return Stream{Name: name, Op: op, Cost: 100 * Microsecond,
+			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: rate}}),
+			Fields:   []workload.Generator{workload.NewUniform(1_000_000)},
+			Planner:  keyspace.NewPointPlanner(d, old, op == Read)}
+	}
+	g.Planners = []Planner{keyspace.NewPointPlanner(d, next, false), keyspace.NewPointPlanner(d, next, true)}
+	g.ShardNode = make([]int, 16)
+	for i := range g.ShardNode {
+		g.ShardNode[i] = i % 4
+	}
+	g.Name = "next"
+	m := &Model{
+		Seed: seed, Duration: dur, Window: 10 * Second,
+		Nodes:     []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
+		ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
+		Streams:   []Stream{st("w", Write, wRate), st("r", Read, rRate)},
+		Migration: &g,
+		Actions:   []Action{{At: start, Kind: Migrate, Text: "migration to next started"}},
+	}
+	return m
+}
+
+// TestDualWriteCPU: from the start of the migration every write is served on the old and
+// on the new layout, so by the utilization law the new layout's shards are busy
+// lambda_w x c (the dual writes' copy) and the nodes lambda_w x (c_old + c_new) +
+// lambda_r x c for the live traffic, with c_old = c_new = c = 100 µs here.
+// Seed 7; lambda_w = 4,000/s and lambda_r = 2,000/s over 100 s of dual writes (about
+// 400,000 writes: the relative standard error of a sum of that many exponential
+// services with Poisson counts is sqrt(2/N), about 0.2%); tolerance 2%. The backfill
+// has no rows to copy (no history, migration at t = 0), and it never cuts over.
+func TestDualWriteCPU(t *testing.T) {
+	const wRate, rRate, c = 4000.0, 2000.0, 100e-6
+	dur := 100 * Second
+	r := Run(migModel(7, wRate, rRate, 0, dur, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond, Cutover: CutoverNever}))
+	g := r.Migration
+	if g.Start != 0 || g.RowsToCopy != 0 || g.Cutover != -1 {
+		t.Fatalf("start %v, %d rows to copy, cutover %v: want 0, 0, -1", g.Start, g.RowsToCopy, g.Cutover)
+	}
+	var newBusy, allBusy Time
+	for s := range r.Shards {
+		if s >= g.Shards {
+			newBusy += r.Shards[s].Busy
+		}
+	}
+	for n := range r.Nodes {
+		allBusy += r.Nodes[n].Busy
+	}
+	T := dur.Seconds()
+	within(t, "new layout's CPU (cores)", newBusy.Seconds()/T, wRate*c, 0.02)
+	within(t, "dual-write CPU (cores)", g.DualCPU.Seconds()/T, wRate*c, 0.02)
+	within(t, "cluster CPU (cores)", allBusy.Seconds()/T, wRate*2*c+rRate*c, 0.02)
+	if r.Streams[0].MaxFanout != 2 || r.Streams[1].MaxFanout != 1 {
+		t.Errorf("fan-out: writes %d, reads %d; want 2 (both layouts) and 1 (the old layout)", r.Streams[0].MaxFanout, r.Streams[1].MaxFanout)
+	}
+}
+
+// TestBackfillDuration: when the CPU is not binding, the backfill takes RowsToCopy /
+// backfill_rate: batches of rate x 10 ms rows leave one period apart, and the last ends
+// one batch service after it leaves. Rows to copy: 1,000,000 history rows plus the
+// writes served before the start at 20 s (about 500/s x 20 s); rate 50,000 rows/s, so
+// about 20.2 s; each copied row costs 2 µs + 5 µs, 0.35 of a core on the node being copied.
+// The duration is exact up to the last batch's service (5 ms in 20 s) and the rounding of
+// the period: tolerance 0.1%. Seed 3. The cutover follows the backfill: afterwards the
+// old layout's shards serve no request at all.
+func TestBackfillDuration(t *testing.T) {
+	const rate = 50_000.0
+	start, dur := 20*Second, 60*Second
+	r := Run(migModel(3, 500, 500, start, dur, Migration{Rate: rate, HistoryRows: 1_000_000,
+		ReadCost: 2 * Microsecond, WriteCost: 5 * Microsecond, Cutover: CutoverBackfill}))
+	g := r.Migration
+	if g.RowsToCopy < 1_000_000+9_000 || g.RowsToCopy > 1_000_000+11_000 {
+		t.Errorf("%d rows to copy, want 1,000,000 plus about 10,000 written before the start", g.RowsToCopy)
+	}
+	if g.BackfillDone < 0 || g.RowsCopied != g.RowsToCopy {
+		t.Fatalf("backfill done at %v with %d of %d rows copied", g.BackfillDone, g.RowsCopied, g.RowsToCopy)
+	}
+	within(t, "backfill duration (s)", (g.BackfillDone - g.Start).Seconds(), float64(g.RowsToCopy)/rate, 0.001)
+	if g.Cutover != g.BackfillDone {
+		t.Errorf("cutover at %v, want at the end of the backfill %v", g.Cutover, g.BackfillDone)
+	}
+	var copied int64
+	for _, n := range g.Copied {
+		copied += n
+	}
+	if copied != g.RowsCopied {
+		t.Errorf("rows copied per window sum to %d, want %d", copied, g.RowsCopied)
+	}
+	// The backfill's CPU is known exactly: 7 µs per row (constant service).
+	if want := Time(g.RowsToCopy) * 7 * Microsecond; g.BackfillCPU != want {
+		t.Errorf("backfill CPU %v, want %v", g.BackfillCPU, want)
+	}
+	// After the cutover window, no request reaches an old shard.
+	for w := int(g.Cutover/r.Window) + 1; w < r.Windows; w++ {
+		for s := range g.Shards {
+			if n := r.ShardOps[w*len(r.Shards)+s]; n != 0 {
+				t.Errorf("window %d: old shard %d served %d subrequests after the cutover", w, s, n)
+			}
+		}
+	}
+}
+
+func within(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if rel := math.Abs(got-want) / want; rel > tol {
+		t.Errorf("%s = %.5g, want %.5g within %.2g%% (off by %.3f%%)", what, got, want, tol*100, rel*100)
+	} else {
+		t.Logf("%s = %.5g, formula %.5g (off by %.3f%%)", what, got, want, rel*100)
+	}
+}
+
+// TestBackfillCPUCap: with max_cpu, the backfill runs at the rate its CPU cap allows,
+// MaxCPU x cores / (read cost + write cost) = 0.1 x 2 / (20 µs + 30 µs) = 4,000 rows/s,
+// below the 50,000 asked for, and takes RowsToCopy / 4,000 s: 200,000 history rows and
+// the writes before the start at 5 s (about 2,500) in about 50.6 s. Seed 5; batches leave
+// one period apart as in TestBackfillDuration, so the tolerance is the same 0.1%; the busiest
+// node's backfill CPU per window stays at the cap (0.1 of its 2 cores), within 2% (a
+// batch of 40 rows is 2 ms of work, 0.01% of a 10 s window, and windows where the copy
+// passes from one shard to the next split it between two nodes).
+func TestBackfillCPUCap(t *testing.T) {
+	const cap, want = 0.1, 4000.0
+	start, dur := 5*Second, 70*Second
+	r := Run(migModel(5, 500, 0.001, start, dur, Migration{Rate: 50_000, MaxCPU: cap, HistoryRows: 200_000,
+		ReadCost: 20 * Microsecond, WriteCost: 30 * Microsecond, Cutover: CutoverNever}))
+	g := r.Migration
+	if g.Rate != want {
+		t.Errorf("backfill rate %v rows/s, want the capped %v", g.Rate, want)
+	}
+	if g.BackfillDone < 0 {
+		t.Fatalf("backfill not done: %d of %d rows copied", g.RowsCopied, g.RowsToCopy)
+	}
+	within(t, "capped backfill duration (s)", (g.BackfillDone - g.Start).Seconds(), float64(g.RowsToCopy)/want, 0.001)
+	// In every full window of the copy, the copy's CPU as a share of one node's cores
+	// (rows copied x (read + write cost) / window / 2 cores), as if read and write shared
+	// a node: at most the cap.
+	for w := 1; w < int(g.BackfillDone/r.Window); w++ {
+		share := float64(g.Copied[w]) * 50e-6 / r.Window.Seconds() / 2
+		if share > cap*1.02 {
+			t.Errorf("window %d: the copy took %.3f of a node's cores, over the cap %.2f", w, share, cap)
+		}
+	}
+}
+
+// TestVerificationPeriod: a migration at 10 s cuts over at 20 s (a clock time) and keeps
+// writing to the old layout for a 10 s verification period. The second copy of every write
+// goes to the new layout during [10 s, 20 s) and to the old one during [20 s, 30 s), so by
+// the utilization law DualCPU = lambda_w x c x 20 s = 4,000/s x 100 µs x 20 s = 8 core-s.
+// Seed 9, about 80,000 writes: relative standard error sqrt(2/N), 0.5%; tolerance 3%.
+// From 30 s on (window 3) the old shards serve nothing but the backfill, which has long
+// finished (10,000 rows at 1e6 rows/s).
+func TestVerificationPeriod(t *testing.T) {
+	r := Run(migModel(9, 4000, 2000, 10*Second, 50*Second, Migration{Rate: 1e6, ReadCost: Microsecond, WriteCost: Microsecond,
+		Cutover: 20 * Second, Verify: 10 * Second}))
+	g := r.Migration
+	if g.Cutover != 20*Second || g.OldWritesEnd != 30*Second {
+		t.Fatalf("cutover %v, old writes end %v; want 20s and 30s", g.Cutover, g.OldWritesEnd)
+	}
+	within(t, "dual-write CPU (core-s)", g.DualCPU.Seconds(), 4000*100e-6*20, 0.03)
+	for w := 0; w < r.Windows; w++ {
+		var old int64
+		for s := range g.Shards {
+			old += r.ShardOps[w*len(r.Shards)+s]
+		}
+		if (w < 3) != (old > 0) {
+			t.Errorf("window %d: old shards served %d subrequests; want some before 30 s and none after", w, old)
+		}
+	}
+}
+
+// TestOutbox: with an outbox the client waits for the old layout only (a write's fan-out
+// is 1) and each copy reaches the new layout 50 ms later, costing the same CPU: by the
+// utilization law the dual writes take lambda_w x c = 0.4 cores, as in TestDualWriteCPU
+// (same seed 7, model and tolerance 2%), and the new layout gains a row for every write
+// but those still in the outbox at the end. The write mean latency is below the
+// synchronous dual writes', whose fork-join waits for the slower of two subrequests.
+func TestOutbox(t *testing.T) {
+	const wRate, rRate, c = 4000.0, 2000.0, 100e-6
+	dur := 100 * Second
+	mk := func(outbox Time) *Result {
+		return Run(migModel(7, wRate, rRate, 0, dur, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond,
+			Cutover: CutoverNever, Outbox: outbox}))
+	}
+	r, sync := mk(50*Millisecond), mk(0)
+	g := r.Migration
+	within(t, "outbox dual-write CPU (cores)", g.DualCPU.Seconds()/dur.Seconds(), wRate*c, 0.02)
+	if f := r.Streams[0].MaxFanout; f != 1 {
+		t.Errorf("write fan-out %d with an outbox, want 1", f)
+	}
+	var rows int64
+	for s := g.Shards; s < len(r.Shards); s++ {
+		rows += r.Shards[s].Rows
+	}
+	if w := r.Streams[0].Offered; rows > w || rows < w-int64(wRate*0.1) {
+		t.Errorf("new layout gained %d rows from %d writes; want all but the last 50 ms's", rows, w)
+	}
+	if a, b := r.Streams[0].MeanMillis(), sync.Streams[0].MeanMillis(); a >= b {
+		t.Errorf("write mean %.3f ms with an outbox, want below the synchronous dual writes' %.3f ms", a, b)
+	}
+}
+
+// TestReadBoth: growing a layout without a copy (a salt's buckets from N to 2N). From
+// 10 s, writes go to the new layout only and every read visits both layouts (fan-out 2),
+// until the cutover at 30 s; no backfill. Seed 11, writes 1,000/s and reads 500/s over
+// 40 s: the old shards gain no row after 10 s (their rows are exactly those written
+// before), and in windows 1 and 2 serve reads only, about 500/s x 10 s = 5,000 a window
+// (Poisson: standard deviation 71, tolerance 5%); after the cutover nothing.
+func TestReadBoth(t *testing.T) {
+	r := Run(migModel(11, 1000, 500, 10*Second, 40*Second, Migration{ReadBoth: true, Cutover: 30 * Second}))
+	g := r.Migration
+	if g.Start != 10*Second || g.Cutover != 30*Second || g.RowsToCopy != 0 || g.BackfillDone != -1 {
+		t.Fatalf("start %v, cutover %v, %d rows to copy, backfill done %v: want 10s, 30s, no backfill", g.Start, g.Cutover, g.RowsToCopy, g.BackfillDone)
+	}
+	if w, rd := r.Streams[0].MaxFanout, r.Streams[1].MaxFanout; w != 1 || rd != 2 {
+		t.Errorf("fan-out: writes %d, reads %d; want 1 (the new layout) and 2 (both)", w, rd)
+	}
+	var oldRows, oldOps [4]int64
+	for s := range g.Shards {
+		oldRows[0] += r.Shards[s].Rows
+		for w := range 4 {
+			oldOps[w] += r.ShardOps[w*len(r.Shards)+s]
+		}
+	}
+	if oldRows[0] > 10_000*11/10 || oldRows[0] < 10_000*9/10 {
+		t.Errorf("old shards hold %d rows, want the writes of the first 10 s only (about 10,000)", oldRows[0])
+	}
+	for w := 1; w <= 2; w++ {
+		within(t, fmt.Sprintf("old shards' reads in window %d", w), float64(oldOps[w]), 5000, 0.05)
+	}
+	if oldOps[3] != 0 {
+		t.Errorf("window 3 (after the cutover): old shards served %d subrequests, want none", oldOps[3])
+	}
+}

@@ -1,0 +1,168 @@
+package spec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shardsim/shardsim/sim"
+)
+
+// MigrationSpec is a resolved migrate action (SPEC section 10).
+type MigrationSpec struct {
+	Key  string   // its dotted key, "actions[2].migrate", for the loader's messages
+	At   sim.Time // when dual writes and the backfill start
+	To   string   // the variant whose layout the table moves to
+	Rate float64  // backfill rows per second
+	// Cutover is a time, sim.CutoverBackfill or sim.CutoverNever.
+	Cutover sim.Time
+	// ReadCost and WriteCost are the CPU time of copying one row (0: the variant's point
+	// read's and write's cost, see build).
+	ReadCost, WriteCost sim.Time
+	// MaxCPU caps the backfill's CPU on a node (a fraction of its cores; 0: no cap).
+	MaxCPU float64
+	// Verify is the verification period after the cutover (0: none).
+	Verify sim.Time
+	// Outbox is the lag of asynchronous dual writes (0: synchronous).
+	Outbox sim.Time
+	// ReadBoth: reads = "both" (sim.Migration.ReadBoth).
+	ReadBoth bool
+	// Target is the resolved variant To names, set by the scenario loader (LinkMigration).
+	Target *Resolved
+}
+
+// resolveMigrate checks an action's migrate table. What it can check alone is checked
+// here; the variant it names is checked by LinkMigration.
+func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m *Migrate) {
+	if s.Migration != nil {
+		c.add(key, "a run holds one migration, and %s already starts one", s.Migration.Key)
+		return
+	}
+	ms := &MigrationSpec{Key: key, At: at, To: m.To, Cutover: sim.CutoverBackfill}
+	if strings.TrimSpace(m.To) == "" {
+		c.add(key+".to", "required: the name of the variant whose key design and shards the table moves to")
+	}
+	switch m.Reads {
+	case "", "old":
+	case "both":
+		ms.ReadBoth = true
+	default:
+		c.add(key+".reads", "must be \"old\" (reads stay on the old layout until the cutover) or \"both\" (writes go to the new layout, reads visit both) (got %q)", m.Reads)
+	}
+	switch r := m.BackfillRate; {
+	case r == nil && ms.ReadBoth && m.Cutover != "" && m.Cutover != "backfill":
+		// No backfill: the old rows stay where they are, and reads visit both layouts.
+	case r == nil && ms.ReadBoth:
+		c.add(key+".cutover", "required without a backfill_rate: a clock time, a duration since the start, or \"never\" (there is no backfill to wait for)")
+	case r == nil:
+		c.add(key+".backfill_rate", "required: the rows per second the backfill copies")
+	case !(*r > 0) || *r > 1e9:
+		c.add(key+".backfill_rate", "must be a number of rows per second above 0 and at most 1e9 (got %v)", *r)
+	default:
+		ms.Rate = *r
+	}
+	switch m.Cutover {
+	case "", "backfill":
+	case "never":
+		ms.Cutover = sim.CutoverNever
+	default:
+		t, err := ParseInstant(m.Cutover, s.Start)
+		switch {
+		case err != nil:
+			c.add(key+".cutover", "must be \"backfill\", \"never\", or a clock time such as \"10:30\" or a duration since the start such as \"2h\": %v", err)
+		case t <= at:
+			c.add(key+".cutover", "must come after the migration starts at %s (got %q)", clockText(s.Start+at), m.Cutover)
+		default:
+			ms.Cutover = t
+		}
+	}
+	if m.ReadCost.Set() {
+		ms.ReadCost = c.duration(key+".read_cost", m.ReadCost, "", 1)
+	}
+	if m.WriteCost.Set() {
+		ms.WriteCost = c.duration(key+".write_cost", m.WriteCost, "", 1)
+	}
+	if x := m.MaxCPU; x != nil {
+		if !(*x > 0 && *x <= 1) {
+			c.add(key+".max_cpu", "must be a fraction of a node's cores above 0 and at most 1 (got %v)", *x)
+		} else {
+			ms.MaxCPU = *x
+		}
+	}
+	if m.Outbox.Set() {
+		ms.Outbox = c.duration(key+".outbox", m.Outbox, "", 0)
+	}
+	if m.Verify.Set() {
+		ms.Verify = c.duration(key+".verify", m.Verify, "", 0)
+		if ms.Cutover == sim.CutoverNever && ms.Verify > 0 {
+			c.add(key+".verify", "applies after a cutover, and cutover = \"never\" has none")
+		}
+	}
+	// Mechanisms the engine does not combine with a migration yet.
+	switch {
+	case s.Split != nil:
+		c.add(key, "cannot be combined with keyspace.split (automatic splits) yet")
+	case s.Limits != nil:
+		c.add(key, "cannot be combined with partition limits yet")
+	}
+	for i, st := range s.Streams {
+		if st.Lock.Mean > 0 {
+			c.add(key, "cannot be combined with row locks yet (streams[%d].lock)", i)
+			break
+		}
+	}
+	s.Migration = ms
+}
+
+// clockText writes a time of day as "09:00" or "09:00:30".
+func clockText(t sim.Time) string {
+	sec := int64(t/sim.Second) % 86400
+	if sec%60 != 0 {
+		return fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
+	}
+	return fmt.Sprintf("%02d:%02d", sec/3600, sec/60%60)
+}
+
+// LinkMigration checks that the variant a migration moves to fits the one that migrates
+// (self is the migrating variant's name) and links it; it returns the problem, if any,
+// with the dotted key under the migration's, or the zero FieldError.
+func LinkMigration(s *Resolved, self string, target *Resolved, have []string) (FieldError, bool) {
+	m := s.Migration
+	key := m.Key + ".to"
+	switch {
+	case m.To == self:
+		return FieldError{Key: key, Msg: fmt.Sprintf("names the variant that migrates (%q): name another variant, whose layout the table moves to", self)}, false
+	case target == nil:
+		return FieldError{Key: key, Msg: fmt.Sprintf("no such variant %q (have %s)", m.To, strings.Join(have, ", "))}, false
+	case len(target.Nodes) != len(s.Nodes) || !equalNodes(target.Nodes, s.Nodes):
+		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q runs on another cluster (%d nodes); a migration keeps the nodes: give both variants the same [cluster]", m.To, len(target.Nodes))}, false
+	case strings.Join(target.FieldNames, ",") != strings.Join(s.FieldNames, ","):
+		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q has another table (fields %s, not %s); a migration keeps the rows", m.To, strings.Join(target.FieldNames, ", "), strings.Join(s.FieldNames, ", "))}, false
+	case !sameStreams(target.Streams, s.Streams):
+		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q has other streams (names and operations differ); a migration keeps the traffic", m.To)}, false
+	}
+	m.Target = target
+	return FieldError{}, true
+}
+
+func equalNodes(a, b []sim.Node) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameStreams reports whether two variants have the same streams: names and operations,
+// in the same order.
+func sameStreams(a, b []StreamSpec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Op != b[i].Op {
+			return false
+		}
+	}
+	return true
+}

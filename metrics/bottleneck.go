@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/shardsim/shardsim/internal/numfmt"
 )
 
 // Resource is what binds a run: the resource its failures, or its latency, come from.
@@ -174,17 +176,6 @@ func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 }
 
 // count writes n with thousands separators, as the tables do: 96,048.
-func count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
-}
+func count(n int64) string { return numfmt.Count(n) }
 
 func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/internal/numfmt"
 )
 
 // JSON writes the summary as indented JSON with a final newline.
@@ -90,18 +91,7 @@ func fmtAbout(n, most int64) string {
 func fmtPct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
 
 // fmtCount formats a count for people: 81,986,634.
-func fmtCount(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
+func fmtCount(n int64) string { return numfmt.Count(n) }
 
 // fmtFanout shows a request's mean fan-out (subrequests), its maximum when the mean is
 // below it, and the mean partitions visited when that differs: "12", "7.4 max 12",

@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -223,13 +224,7 @@ func plural(n int) string {
 }
 
 // countText writes a whole number with thousands separators.
-func countText(x float64) string {
-	s := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func countText(x float64) string { return numfmt.Count(int64(math.Round(x))) }
 
 // plainText says that s is valid UTF-8 with no control character.
 func plainText(s string) bool {

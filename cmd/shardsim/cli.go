@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
@@ -330,11 +331,7 @@ func humanCount(n float64) string {
 	case n >= 1e6:
 		return strconv.FormatFloat(n/1e6, 'g', 3, 64) + " million"
 	}
-	s := strconv.FormatFloat(math.Round(n), 'f', 0, 64)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
+	return numfmt.Count(int64(math.Round(n)))
 }
 
 // printNotes writes what the loader noted about command-line values, once each.

@@ -22,9 +22,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/shardsim/shardsim/internal/numfmt"
 )
 
 var (
@@ -206,18 +207,7 @@ func Quote(text string, width int) string {
 }
 
 // Count writes n with thousands separators: 1,601,625.
-func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
+func Count(n int64) string { return numfmt.Count(n) }
 
 // Figures checks (or under make docs rewrites) the owner's figures in the doc at path, a
 // path relative to the test's directory.

@@ -127,25 +127,7 @@ func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime 
 	}
 	d.KeyInto(&p.key, fields, rowTime, salt)
 	n := int(p.key.N)
-	for i := 0; i < n; i++ {
-		q := &p.parts[i]
-		if p.timeIdx >= 0 && i > p.timeIdx {
-			p.start[i], p.count[i] = 0, 1 // covered by the time range's key span
-			continue
-		}
-		switch q.Mode {
-		case Known:
-			p.start[i], p.count[i] = p.key.P[i], 1
-		case Enumerate:
-			p.start[i], p.count[i] = 0, q.Count
-		case BucketRange:
-			first := d.BucketOf(rowTime-q.Span, q.Width)
-			last := d.BucketOf(rowTime-1, q.Width)
-			p.start[i], p.count[i] = first, last-first+1
-		case TimeRange:
-			p.start[i], p.count[i] = 0, 1 // spanned below, not enumerated
-		}
-	}
+	p.ranges(n, rowTime)
 	// The visits depend only on the parts' value ranges and on the scheme's splits (a time
 	// range also on rowTime, which changes with every scan): a scan whose ranges are the
 	// last one's reuses its visits instead of routing every partition again.
@@ -189,6 +171,33 @@ func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime 
 		p.cached.ok = true
 	}
 	return dst
+}
+
+// ranges sets the value range (start, count) of each of the key's n parts for a query at
+// rowTime, from the key built from the query's fields: a known part's one value, an
+// enumerated part's values, the time buckets the range overlaps. A time-range part is
+// spanned, not enumerated, and so are the parts after it (covered by its key span).
+func (p *QueryPlanner) ranges(n int, rowTime int64) {
+	d := p.design
+	for i := 0; i < n; i++ {
+		q := &p.parts[i]
+		if p.timeIdx >= 0 && i > p.timeIdx {
+			p.start[i], p.count[i] = 0, 1
+			continue
+		}
+		switch q.Mode {
+		case Known:
+			p.start[i], p.count[i] = p.key.P[i], 1
+		case Enumerate:
+			p.start[i], p.count[i] = 0, q.Count
+		case BucketRange:
+			first := d.BucketOf(rowTime-q.Span, q.Width)
+			last := d.BucketOf(rowTime-1, q.Width)
+			p.start[i], p.count[i] = first, last-first+1
+		case TimeRange:
+			p.start[i], p.count[i] = 0, 1
+		}
+	}
 }
 
 // planCache is a QueryPlanner's last plan: the parts' value ranges and the scheme's split
@@ -297,24 +306,8 @@ func (p *QueryPlanner) planRows(dst []Visit, r *rand.Rand, fields []uint64, rowT
 		}
 		return dst
 	}
+	p.ranges(n, rowTime)
 	for i := 0; i < n; i++ {
-		q := &p.parts[i]
-		if p.timeIdx >= 0 && i > p.timeIdx {
-			p.start[i], p.count[i] = 0, 1
-			continue
-		}
-		switch q.Mode {
-		case Known:
-			p.start[i], p.count[i] = p.key.P[i], 1
-		case Enumerate:
-			p.start[i], p.count[i] = 0, q.Count
-		case BucketRange:
-			first := d.BucketOf(rowTime-q.Span, q.Width)
-			last := d.BucketOf(rowTime-1, q.Width)
-			p.start[i], p.count[i] = first, last-first+1
-		case TimeRange:
-			p.start[i], p.count[i] = 0, 1
-		}
 		p.cur[i] = 0
 	}
 	left := m.Limit // rows still to read, when limited

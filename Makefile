@@ -51,6 +51,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzSet$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./spec/
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./trace/
 
 # The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the
 # targets; then the generators' benchmarks.

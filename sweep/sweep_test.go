@@ -105,7 +105,7 @@ func TestSweepDeterministic(t *testing.T) {
 }
 
 // Over 200 independent experiments of R = 5 replications each (M/M/1, lambda = 700/s,
-// mu = 1000/s, 60 s and about 42,000 requests per replication, seeds 1000k + r), the 95%
+// mu = 1000/s, 30 s and about 21,000 requests per replication, seeds 1000k + r), the 95%
 // Student-t interval of the mean latency covers the true mean 1/(mu - lambda) = 3.333 ms
 // in 90% to 99% of experiments.
 func TestConfidenceIntervalCoverage(t *testing.T) {
@@ -118,7 +118,7 @@ func TestConfidenceIntervalCoverage(t *testing.T) {
 	for k := 0; k < experiments; k++ {
 		rows, err := sweep.Run(sweep.Config{
 			Scenario:     "../testdata/queueing/mm1.toml",
-			Options:      scenarios.Options{Sets: []string{`duration="60s"`, `warmup="2s"`, fmt.Sprintf("seed=%d", 1000*(k+1))}},
+			Options:      scenarios.Options{Sets: []string{`duration="30s"`, `warmup="2s"`, fmt.Sprintf("seed=%d", 1000*(k+1))}},
 			Replications: reps, Parallel: 2,
 		})
 		if err != nil {

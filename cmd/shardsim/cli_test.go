@@ -119,6 +119,7 @@ func TestUsageErrors(t *testing.T) {
 // its first ten minutes, with one and two
 // workers: every output file must be byte-identical.
 func TestDeterministicAcrossParallelism(t *testing.T) {
+	t.Parallel()
 	dirs := []string{t.TempDir(), t.TempDir()}
 	for i, j := range []string{"1", "2"} {
 		code, _, stderr := call(t, "run", "--duration", "10m", "--set", `warmup="1m"`, "-j", j, "-q", "-o", dirs[i])
@@ -143,6 +144,7 @@ func TestDeterministicAcrossParallelism(t *testing.T) {
 
 // TestSeedChangesResults guards the determinism test against a run that ignores its seed.
 func TestSeedChangesResults(t *testing.T) {
+	t.Parallel()
 	var outs []string
 	for _, seed := range []string{"1", "2"} {
 		code, out, stderr := call(t, "run", "--duration", "5m", "--set", `warmup="1m"`, "--seed", seed, "-f", "json", "-q", "-o", t.TempDir())

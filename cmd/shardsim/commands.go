@@ -95,8 +95,8 @@ var commands = []*command{
 			"multiple every seed meets, then checks the answer at a fresh seed. With\n" +
 			"--vary cluster.nodes=4,8,12 it answers \"how many nodes for this load\".",
 		examples: []string{
-			"shardsim capacity orders --slo 'create_order:p99<50ms'",
-			"shardsim capacity orders --slo 'create_order:p99<50ms' --slo 'create_order:errors<0.5%' --vary cluster.nodes=2,3 -r 3",
+			"shardsim capacity orders --slo 'create_order:p99<50ms' --slo 'create_order:errors<0.5%'",
+			"shardsim capacity orders --slo 'create_order:p99<50ms' --vary cluster.nodes=2,3,4 -r 3",
 		},
 		setup: func(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error { return setupExplore(fs, "capacity") },
 	},

@@ -11,6 +11,7 @@ import (
 // Every --format is honoured by sweep and capacity, and capacity draws its chart unless
 // --no-charts. M/M/1 over 30 s per run keeps each search well under a second.
 func TestExploreFormats(t *testing.T) {
+	t.Parallel()
 	base := []string{"../../testdata/queueing/mm1.toml", "--set", `duration="30s"`, "-q", "-j", "2", "--force"}
 	check := map[string]func(string) bool{
 		"text": func(s string) bool {

@@ -52,6 +52,7 @@ func TestCommandLineWins(t *testing.T) {
 // warmup in proportion, with a note, instead of refusing the run (8 of 9 built-ins were
 // refused at --duration 20s).
 func TestDurationShortensWarmup(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := call(t, "explain", "black-friday", "--duration", "3m", "-f", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -99,6 +100,7 @@ func TestBadOutputRefusedFirst(t *testing.T) {
 // lock left by a process that is gone is taken over, and a rerun with fewer variants removes
 // the charts of the variants it left out, which the marker listed.
 func TestOutputDirectoryConsistent(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	run := func(extra ...string) (int, string) {
 		code, _, stderr := call(t, append([]string{"run", "quickstart", "-q", "--duration", "10s", "--set", `warmup="1s"`, "-o", dir}, extra...)...)

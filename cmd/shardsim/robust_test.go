@@ -33,6 +33,7 @@ func readSummary(t *testing.T, dir string) report.Summary {
 // waiting: the backlog grows by lambda - mu = 1,000/s), and still runs the other variant to
 // the end.
 func TestSaturatedScenario(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	start := time.Now()
 	code, out, stderr := call(t, "run", "../../testdata/saturated.toml", "-q", "--no-charts", "-o", dir)
@@ -66,6 +67,7 @@ func TestSaturatedScenario(t *testing.T) {
 // An interrupted run (SIGINT from the test, two seconds into black-friday) stops cleanly,
 // exits non-zero and leaves valid outputs marked partial, and no temporary files.
 func TestInterruptedRunWritesPartialResults(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}

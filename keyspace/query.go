@@ -152,15 +152,7 @@ func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime 
 		} else {
 			p.g.add(p.scheme.Shard(&p.key))
 		}
-		i := n - 1
-		for ; i >= 0; i-- {
-			p.cur[i]++
-			if p.cur[i] < p.count[i] {
-				break
-			}
-			p.cur[i] = 0
-		}
-		if i < 0 {
+		if !p.next(n) {
 			break
 		}
 	}
@@ -198,6 +190,18 @@ func (p *QueryPlanner) ranges(n int, rowTime int64) {
 			p.start[i], p.count[i] = 0, 1
 		}
 	}
+}
+
+// next advances the odometer over the n parts' value ranges, the last part fastest; it
+// reports false once every combination has been visited.
+func (p *QueryPlanner) next(n int) bool {
+	for i := n - 1; i >= 0; i-- {
+		if p.cur[i]++; p.cur[i] < p.count[i] {
+			return true
+		}
+		p.cur[i] = 0
+	}
+	return false
 }
 
 // planCache is a QueryPlanner's last plan: the parts' value ranges and the scheme's split
@@ -333,15 +337,7 @@ func (p *QueryPlanner) planRows(dst []Visit, r *rand.Rand, fields []uint64, rowT
 			rows := roundRows(m.written(&p.key, n, a, b))
 			done = p.addRows(p.scheme.Shard(&p.key), rows, &left)
 		}
-		i := n - 1
-		for ; i >= 0; i-- {
-			p.cur[i]++
-			if p.cur[i] < p.count[i] {
-				break
-			}
-			p.cur[i] = 0
-		}
-		if i < 0 {
+		if !p.next(n) {
 			break
 		}
 	}

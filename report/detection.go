@@ -16,7 +16,7 @@ import (
 // "(region_id=west, hour(ts)=08:00)"). A variant that cannot is shown with plain numbers.
 type keyFormatter interface {
 	FormatKey(stream int, values []uint64) string
-	FormatPartition(parts []uint64) string
+	FormatStreamPartition(stream int, parts []uint64) string
 }
 
 func formatKey(v *spec.Variant, stream int, values []uint64) string {
@@ -28,9 +28,10 @@ func formatKey(v *spec.Variant, stream int, values []uint64) string {
 	return plainValues(values)
 }
 
-func formatPartition(v *spec.Variant, parts []uint64) string {
+// formatPartition names a partition key that stream wrote.
+func formatPartition(v *spec.Variant, stream int, parts []uint64) string {
 	if f, ok := any(v).(keyFormatter); ok && v != nil {
-		if s := f.FormatPartition(parts); s != "" && s != "()" {
+		if s := f.FormatStreamPartition(stream, parts); s != "" && s != "()" {
 			return s
 		}
 	}
@@ -187,7 +188,7 @@ func hotPartitionsOf(run Run, topK int) []HotPartitions {
 		}
 		h := HotPartitions{Stream: st.Name, Writes: st.Offered, Counted: counted(st), PartitionsWritten: st.PartitionsWritten, Partitions: []HotPartition{}}
 		for _, k := range st.HotPartitions[:min(topK, len(st.HotPartitions))] {
-			h.Partitions = append(h.Partitions, HotPartition{Partition: formatPartition(run.Variant, k.Values), Parts: k.Values,
+			h.Partitions = append(h.Partitions, HotPartition{Partition: formatPartition(run.Variant, i, k.Values), Parts: k.Values,
 				Writes: k.Count, Share: share(k.Count, h.Counted), Shard: k.Shard, Error: k.Error})
 		}
 		out = append(out, h)

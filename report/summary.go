@@ -169,7 +169,7 @@ type HotLock struct {
 }
 
 // lockSummary words a stream's lock figures; nil for a stream without locks.
-func lockSummary(v *spec.Variant, ms *metrics.Stream) *LockSummary {
+func lockSummary(v *spec.Variant, stream int, ms *metrics.Stream) *LockSummary {
 	l := ms.Locks
 	if l == nil {
 		return nil
@@ -179,7 +179,7 @@ func lockSummary(v *spec.Variant, ms *metrics.Stream) *LockSummary {
 		TimedOut: ms.Failures[metrics.Lock], HotKeys: []HotLock{},
 		HoldMs: optMs(l.HoldMean), HotRowWritesPerS: round(l.HotRate, 1), HotRowLoad: round(l.Busy, 4)}
 	for _, k := range l.Hot[:min(len(l.Hot), hotShown)] {
-		out.HotKeys = append(out.HotKeys, HotLock{Key: formatPartition(v, k.Values), Parts: k.Values, Queued: k.Count, Error: k.Error, Shard: k.Shard})
+		out.HotKeys = append(out.HotKeys, HotLock{Key: formatPartition(v, stream, k.Values), Parts: k.Values, Queued: k.Count, Error: k.Error, Shard: k.Shard})
 	}
 	return out
 }
@@ -333,7 +333,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 			Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
 			Fanout:  Fanout{Mean: round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: round(ms.Fanout.Partitions, 3)},
 			Failed:  ms.Failed, ErrorRate: round(ms.ErrorRate, 6),
-			Lock: lockSummary(run.Variant, ms), LockFailed: ms.Failures[metrics.Lock],
+			Lock: lockSummary(run.Variant, i, ms), LockFailed: ms.Failures[metrics.Lock],
 		})
 		if ms.Rows != nil {
 			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: round(ms.Rows.Mean, 3)}

@@ -525,3 +525,40 @@ cluster = { read_from = "any" }
 		t.Errorf("notes %q", ex.Notes)
 	}
 }
+
+// TestStreamPartitionNames: a partition a stream wrote is named by the stream's own field
+// generators. A counter stream that draws counter_id from its one categorical value
+// "page_views" writes partition (counter_id=page_views), though the table's generator for
+// counter_id is a uniform number (which named it counter_id=0).
+func TestStreamPartitionNames(t *testing.T) {
+	sc := load(t, `name = "counters"
+duration = "10s"
+[cluster]
+nodes = 2
+[table.fields]
+counter_id = { gen = "uniform", n = 100000 }
+[keyspace]
+shards = 4
+key = ["counter_id"]
+[[streams]]
+name = "other"
+op = "write"
+rate = 10
+cost = "1ms"
+[[streams]]
+name = "increment"
+op = "write"
+rate = 10
+cost = "1ms"
+fields = { counter_id = { gen = "categorical", values = ["page_views"] } }
+`, scenarios.Options{})
+	v := &sc.Variants[0].Variant
+	for _, c := range []struct {
+		stream int
+		want   string
+	}{{1, "(counter_id=page_views)"}, {0, "(counter_id=0)"}, {-1, "(counter_id=0)"}} {
+		if got := v.FormatStreamPartition(c.stream, []uint64{0}); got != c.want {
+			t.Errorf("stream %d: %q, want %q", c.stream, got, c.want)
+		}
+	}
+}

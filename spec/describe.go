@@ -72,3 +72,12 @@ func (v *Variant) FormatPartition(parts []uint64) string {
 	}
 	return v.Spec.FormatPartition(parts)
 }
+
+// FormatStreamPartition names a partition key a stream wrote (see
+// Resolved.FormatStreamPartition).
+func (v *Variant) FormatStreamPartition(stream int, parts []uint64) string {
+	if v.Spec == nil {
+		return "()"
+	}
+	return v.Spec.FormatStreamPartition(stream, parts)
+}

@@ -37,9 +37,20 @@ func (s *Resolved) FormatKey(stream int, values []uint64) string {
 // FormatPartition names a partition key for reports, part by part, salt first when the
 // design is salted and the copy last for a copy of a hot key:
 // "(region_id=west, hour(ts)=08:00)", "(salt=3, user_id=42)", "(user_id=7, copy=2)".
-func (s *Resolved) FormatPartition(parts []uint64) string {
+// Field values are named by the table's generators; FormatStreamPartition names them by
+// a stream's own.
+func (s *Resolved) FormatPartition(parts []uint64) string { return s.FormatStreamPartition(-1, parts) }
+
+// FormatStreamPartition names a partition key that stream wrote, as FormatPartition does,
+// but with the stream's own field generators: a stream that draws a field from its own
+// categorical values ("page_views") shows them, not the table's.
+func (s *Resolved) FormatStreamPartition(stream int, parts []uint64) string {
 	if s == nil {
 		return "()"
+	}
+	fields := s.Fields
+	if stream >= 0 && stream < len(s.Streams) && len(s.Streams[stream].Fields) == len(fields) {
+		fields = s.Streams[stream].Fields
 	}
 	var items []string
 	i := 0
@@ -55,7 +66,7 @@ func (s *Resolved) FormatPartition(parts []uint64) string {
 		i++
 		switch p.Kind {
 		case keyspace.FieldPart:
-			items = append(items, s.FieldNames[p.Field]+"="+s.formatValue(s.Fields[p.Field], val))
+			items = append(items, s.FieldNames[p.Field]+"="+s.formatValue(fields[p.Field], val))
 		case keyspace.TimeBucketPart:
 			items = append(items, p.Name+"="+formatBucket(val, p.Width))
 		default:

@@ -3,6 +3,7 @@ package tomlx
 import (
 	"bytes"
 	"errors"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,27 @@ type Doc struct {
 	Root map[string]any // the parsed document, as produced by BurntSushi/toml
 
 	lines map[string]int // dotted key path -> 1-based line of its definition
+	// elems holds the lines of arrays' scalar elements, which are not in lines: a list of
+	// a million numbers would otherwise cost a million map entries.
+	elems map[string]*elemLines
+}
+
+// elemLines are the lines of an array's scalar elements: marks holds the first element of
+// each line the array spans (in index order), n counts the elements.
+type elemLines struct {
+	marks []lineMark
+	n     int
+}
+
+type lineMark struct{ index, line int }
+
+// line returns the line of element i, or 0 when the array has no scalar element i.
+func (e *elemLines) line(i int) int {
+	if i < 0 || i >= e.n || len(e.marks) == 0 || i < e.marks[0].index {
+		return 0
+	}
+	j := sort.Search(len(e.marks), func(k int) bool { return e.marks[k].index > i })
+	return e.marks[j-1].line
 }
 
 // Parse parses src, naming it file in errors. A syntax error comes back as
@@ -39,7 +61,8 @@ func Parse(file string, src []byte) (*Doc, error) {
 	if root == nil {
 		root = map[string]any{}
 	}
-	return &Doc{File: file, Root: root, lines: indexLines(string(src))}, nil
+	lines, elems := indexLines(string(src))
+	return &Doc{File: file, Root: root, lines: lines, elems: elems}, nil
 }
 
 // errorLine returns the line of a parse error. BurntSushi/toml counts an
@@ -68,12 +91,37 @@ func (d *Doc) Line(path string) int {
 		return l
 	}
 	segs := splitPath(path)
+	if l := d.elemLine(segs); l > 0 {
+		return l
+	}
 	for n := len(segs); n > 0; n-- {
 		if l, ok := d.lines[joinSegments(segs[:n])]; ok {
 			return l
 		}
 	}
 	return 0
+}
+
+// elemLine returns the line of the scalar array element segs names, or 0.
+func (d *Doc) elemLine(segs []segment) int {
+	n := len(segs)
+	if n < 2 || !segs[n-1].index {
+		return 0
+	}
+	e := d.elems[joinSegments(segs[:n-1])]
+	i, err := strconv.Atoi(segs[n-1].name)
+	if e == nil || err != nil {
+		return 0
+	}
+	return e.line(i)
+}
+
+// known reports whether path is a key or an element the index has a line for.
+func (d *Doc) known(path string) bool {
+	if _, ok := d.lines[path]; ok {
+		return true
+	}
+	return d.elemLine(splitPath(path)) > 0
 }
 
 // maxDepth bounds the nesting of arrays and inline tables the line scanner
@@ -94,14 +142,15 @@ type lineScanner struct {
 	stop  bool
 
 	lines  map[string]int
+	elems  map[string]*elemLines
 	arrays map[string]int // resolved path of an array of tables -> elements so far
 }
 
-func indexLines(src string) map[string]int {
+func indexLines(src string) (map[string]int, map[string]*elemLines) {
 	src = stripBOM(src)
-	s := &lineScanner{src: src, line: 1, lines: map[string]int{}, arrays: map[string]int{}}
+	s := &lineScanner{src: src, line: 1, lines: map[string]int{}, elems: map[string]*elemLines{}, arrays: map[string]int{}}
 	s.document()
-	return s.lines
+	return s.lines, s.elems
 }
 
 // stripBOM drops a byte-order mark at the start of src, as the TOML decoder does (UTF-8,
@@ -149,6 +198,22 @@ func (s *lineScanner) record(path string, line int) {
 	if _, ok := s.lines[path]; !ok {
 		s.lines[path] = line
 	}
+}
+
+// element notes the line of scalar element n of the array at path.
+func (s *lineScanner) element(path string, n int) {
+	e := s.elems[path]
+	if e == nil {
+		e = &elemLines{}
+		s.elems[path] = e
+	}
+	if n < e.n {
+		return // already known: an earlier definition wins, as in record
+	}
+	if k := len(e.marks); k == 0 || e.marks[k-1].line != s.line {
+		e.marks = append(e.marks, lineMark{index: n, line: s.line})
+	}
+	e.n = n + 1
 }
 
 func (s *lineScanner) skipSpace() {
@@ -445,8 +510,14 @@ func (s *lineScanner) array(path string) {
 			continue
 		}
 		start := s.i
-		s.record(indexKey(path, n), s.line)
-		s.value(indexKey(path, n))
+		if c := s.peek(); c == '[' || c == '{' {
+			p := indexKey(path, n)
+			s.record(p, s.line)
+			s.value(p)
+		} else {
+			s.element(path, n)
+			s.value(path)
+		}
 		if s.i == start {
 			s.next()
 		}

@@ -790,7 +790,7 @@ func TestElementLines(t *testing.T) {
 	d := mustParse(t, "a = [1, 2,\n  3, 4,\n\n  5]\nb = [[7, 8], [\n9]]\nc = 1\n")
 	for path, want := range map[string]int{
 		"a[0]": 1, "a[1]": 1, "a[2]": 2, "a[3]": 2, "a[4]": 4,
-		"a[5]": 1, // no such element: the array's line
+		"a[5]":    1, // no such element: the array's line
 		"b[0][1]": 5, "b[1][0]": 6, "c": 7,
 	} {
 		if got := d.Line(path); got != want {

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/metrics"
@@ -66,6 +68,10 @@ type VariantSummary struct {
 	Partial   bool        `json:"partial,omitempty"`
 	// Migrations are the variant's migrations (SPEC 10); left out when none.
 	Migrations []MigrationSummary `json:"migrations,omitempty"`
+	// ShardsMore is how many shards Shards leaves out (MaxListedShards): they are in
+	// shards.csv. AlertsMore is how many alerts Alerts leaves out (MaxListedAlerts).
+	ShardsMore int `json:"shards_more,omitempty"`
+	AlertsMore int `json:"alerts_more,omitempty"`
 }
 
 // HottestNode is the node with the highest utilization over the run (0..1 of its cores),
@@ -294,6 +300,7 @@ func Summarize(sc *spec.Scenario, runs []Run) *Summary {
 	}
 	for _, run := range runs {
 		v := summarizeVariant(sc, run)
+		v.bound()
 		s.Partial = s.Partial || v.Partial
 		s.Variants = append(s.Variants, v)
 	}
@@ -419,3 +426,37 @@ func ms(x float64) float64 { return round(x, 3) }
 
 // util rounds a utilization to 0.01 percentage points.
 func util(x float64) float64 { return round(x, 4) }
+
+// MaxListedShards and MaxListedAlerts bound what a variant's summary lists, so that
+// summary.json, report.md and report.html stay small at any size: above them, the
+// hottest shards (by load over the run, the lower id on ties) in id order, and the first
+// alerts in time order; ShardsMore and AlertsMore count the rest.
+const (
+	MaxListedShards = 1000
+	MaxListedAlerts = 10_000
+)
+
+// bound cuts v's lists to MaxListedShards and MaxListedAlerts, once its figures, which
+// read every shard, are made.
+func (v *VariantSummary) bound() {
+	if n := len(v.Shards); n > MaxListedShards {
+		kept := topShards(v.Shards, MaxListedShards)
+		slices.SortFunc(kept, func(a, b ShardSummary) int { return cmp.Compare(a.ID, b.ID) })
+		v.Shards, v.ShardsMore = kept, n-MaxListedShards
+	}
+	if n := len(v.Alerts); n > MaxListedAlerts {
+		v.Alerts, v.AlertsMore = v.Alerts[:MaxListedAlerts:MaxListedAlerts], n-MaxListedAlerts
+	}
+}
+
+// shardByID returns the listed shard id, or nil when the list leaves it out.
+func (v *VariantSummary) shardByID(id int) *ShardSummary {
+	if id >= 0 && id < len(v.Shards) && v.Shards[id].ID == id {
+		return &v.Shards[id]
+	}
+	i, ok := slices.BinarySearchFunc(v.Shards, id, func(s ShardSummary, id int) int { return cmp.Compare(s.ID, id) })
+	if !ok {
+		return nil
+	}
+	return &v.Shards[i]
+}

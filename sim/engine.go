@@ -1327,7 +1327,7 @@ func (e *engine) wrapUp() {
 		// The shard totals and the node busy series were taken as the windows closed.
 		e.closeShardWindows(r.Windows, false)
 		r.ShardBusy, r.ShardOps, r.ShardMaxQueue = nil, nil, nil
-		r.ShardCapacity, r.Streamed = e.shardCap, true
+		r.ShardCapacity, r.Streamed, r.Sink = e.shardCap, true, e.sink
 	} else {
 		for w := 0; w < r.Windows; w++ {
 			for sh := range nS {

@@ -54,6 +54,8 @@ type Result struct {
 	// the run (the sum over windows of NodeCapacity at ShardNodeAt), for Utilization.
 	Streamed      bool
 	ShardCapacity []Time
+	// Sink is Model.Sink, for the readers of a streamed run to find what it kept.
+	Sink WindowSink
 }
 
 // EventKind is what changed during a run.

@@ -21,6 +21,8 @@ type ShardWindow struct {
 	Capacity []Time
 	// Replicas is Result.Replicas: a shard's CPU is spread over 1 + Replicas copies.
 	Replicas int
+	// Span is the window's length within the time the run covered (Result.WindowSpan).
+	Span Time
 }
 
 // Utilization returns shard s's load in the window, as Result.ShardUtilization does.
@@ -91,6 +93,7 @@ func (e *engine) closeShardWindows(end int, carry bool) {
 			}
 		}
 		e.windowCapacity(x, e.sw.Capacity)
+		e.sw.Span = r.WindowSpan(x)
 		slot := (x & e.wMask) * nS
 		sw := &e.sw
 		sw.Busy, sw.Ops, sw.MaxQueue = r.ShardBusy[slot:slot+nS], r.ShardOps[slot:slot+nS], r.ShardMaxQueue[slot:slot+nS]

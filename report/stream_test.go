@@ -1,0 +1,158 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+)
+
+// runStreamed runs every variant of the scenario with its shard series streamed to a
+// StreamSink (as `run` does above StreamShardCells), the spools in dir.
+func runStreamed(t *testing.T, dir, path string, sets ...string) (*spec.Scenario, []Run) {
+	t.Helper()
+	sc, err := scenarios.Load(path, scenarios.Options{Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []Run
+	for _, v := range sc.Variants {
+		m := v.Model()
+		k, err := NewStreamSink(dir, m.Windows())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { k.Close() })
+		m.Sink = k
+		runs = append(runs, Run{Variant: &v.Variant, Result: sim.Run(m)})
+	}
+	return &sc.Scenario, runs
+}
+
+// writeAll writes every file of runs into dir and returns them by name.
+func writeAll(t *testing.T, dir string, sc *spec.Scenario, runs []Run) map[string][]byte {
+	t.Helper()
+	sum := Summarize(sc, runs)
+	paths, err := WriteFiles(dir, sc, runs, sum, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := WriteHTML(dir, sc, runs, sum, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, p := range append(paths, p) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = b
+	}
+	return out
+}
+
+// TestStreamedOutputsMatch: a run whose shard series are streamed must write the same
+// bytes as one that keeps them, in every file (shards.csv from the spool, the summary's
+// peaks, spreads, alerts and diagnosis from the digest, report.html's heat rows from its
+// binned copy), and draw the same heat and bar charts. flash-sale, shortened to 30 s, has
+// a shard that turns hot and back (hot_shard alerts), a cache stampede and four variants;
+// small.toml a scan over every shard.
+func TestStreamedOutputsMatch(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		sets []string
+	}{
+		{"../scenarios/flash-sale.toml", []string{`duration="30s"`}},
+		{"../testdata/small.toml", []string{`duration="40s"`, `window="5s"`}},
+	} {
+		sc, kept := runAll(t, c.path, c.sets...)
+		want := writeAll(t, t.TempDir(), sc, kept)
+		dir := t.TempDir()
+		sc2, streamed := runStreamed(t, dir, c.path, c.sets...)
+		if !streamed[0].Result.Streamed {
+			t.Fatal("the run did not stream")
+		}
+		got := writeAll(t, dir, sc2, streamed)
+		for name, b := range want {
+			if !bytes.Equal(got[name], b) {
+				t.Errorf("%s: %s differs between the streamed run and the kept one", c.path, name)
+			}
+		}
+		if len(want) != 7 {
+			t.Errorf("%d files written, want 7", len(want))
+		}
+		if a := Summarize(sc, kept).Variants[0].Alerts; c.path == "../scenarios/flash-sale.toml" && !slices.ContainsFunc(a, func(a Alert) bool { return a.Kind == "hot_shard_cleared" }) {
+			t.Errorf("%s: no hot shard cleared: the comparison does not cover the alerts", c.path)
+		}
+		for i := range kept {
+			if !reflect.DeepEqual(HeatData(sc, kept[i]), HeatData(sc2, streamed[i])) {
+				t.Errorf("%s: variant %d's heat chart differs", c.path, i)
+			}
+		}
+		if !reflect.DeepEqual(BarsData(sc, kept), BarsData(sc2, streamed)) {
+			t.Errorf("%s: the bar chart differs", c.path)
+		}
+	}
+}
+
+// TestSummaryBounded: a streamed run of 3,000 shards lists the 1,000 hottest in
+// summary.json, in id order, and counts the 2,000 others; report.md says how many more
+// shards.csv holds. With at most MaxListedShards shards, MaxListedAlerts alerts and
+// 10,000 nodes (spec's maxNodes) listed, summary.json stays far under 20 MB at any size:
+// each listed shard takes under 200 bytes here.
+func TestSummaryBounded(t *testing.T) {
+	dir := t.TempDir()
+	sc, runs := runStreamed(t, dir, "../testdata/scale/scale.toml", "cluster.nodes=30", "keyspace.shards=3000",
+		"streams[0].rate=1000", `duration="6s"`)
+	files := writeAll(t, dir, sc, runs)
+	var sum struct {
+		Variants []struct {
+			Shards     []ShardSummary `json:"shards"`
+			ShardsMore int            `json:"shards_more"`
+		} `json:"variants"`
+	}
+	if err := json.Unmarshal(files["summary.json"], &sum); err != nil {
+		t.Fatal(err)
+	}
+	v := sum.Variants[0]
+	if len(v.Shards) != MaxListedShards || v.ShardsMore != 2000 {
+		t.Fatalf("%d shards listed and %d more, want %d and 2000", len(v.Shards), v.ShardsMore, MaxListedShards)
+	}
+	// The hottest by their loads as listed (rounded to 4 decimals, the lower id first on
+	// ties): no shard left out may be hotter than the coolest one listed.
+	m := metrics.Of(runs[0].Result)
+	least := 2.0
+	for i, sh := range v.Shards {
+		if i > 0 && sh.ID <= v.Shards[i-1].ID {
+			t.Fatalf("shards not in id order at %d", i)
+		}
+		least = min(least, sh.Utilization)
+	}
+	left := 0
+	for _, sh := range m.Shards {
+		if util(sh.Utilization) > least {
+			left++
+		}
+	}
+	if left > MaxListedShards {
+		t.Errorf("%d shards are hotter than the coolest one listed", left)
+	}
+	if b, _ := json.Marshal(v.Shards); len(b) > 200*MaxListedShards {
+		t.Errorf("the listed shards take %d bytes", len(b))
+	}
+	if !bytes.Contains(files["report.md"], []byte("And 2,995 more shards in shards.csv; summary.json lists the 1,000 hottest.")) {
+		t.Error("report.md does not say how many more shards there are")
+	}
+	if n := bytes.Count(files["shards.csv"], []byte("\n")); n != 1+3000*6 {
+		t.Errorf("shards.csv has %d lines, want 18,001", n)
+	}
+}

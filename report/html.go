@@ -1,7 +1,7 @@
 package report
 
 import (
-	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -62,12 +62,8 @@ const HTMLFile = "report.html"
 // WriteHTML writes report.html into dir (which must exist) and returns its path. downloads
 // names the files beside it that the page links to.
 func WriteHTML(dir string, sc *spec.Scenario, runs []Run, sum *Summary, downloads []string) (string, error) {
-	var buf bytes.Buffer
-	if err := HTML(&buf, sc, runs, sum, downloads); err != nil {
-		return "", err
-	}
 	p := filepath.Join(dir, HTMLFile)
-	return p, atomicfile.Write(p, buf.Bytes())
+	return p, atomicfile.WriteWith(p, func(w io.Writer) error { return HTML(w, sc, runs, sum, downloads) })
 }
 
 // htmlData is the JSON blob the page's script reads. Times are seconds from the start of
@@ -290,7 +286,7 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 		}
 		v.Streams = append(v.Streams, st)
 	}
-	for n := range r.Nodes {
+	for _, n := range htmlNodes(r, vs) {
 		nd := htmlNode{ID: n, Cores: r.Nodes[n].Cores}
 		for b := range ncb {
 			var l meanOf
@@ -606,4 +602,24 @@ func htmlHeatRows(h *metrics.Heat, r *sim.Result, bin, nb int) []htmlRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// htmlMaxNodeLines bounds the node load chart's lines: a chart of thousands of lines shows
+// nothing, and their points would take most of the page.
+const htmlMaxNodeLines = 200
+
+// htmlNodes returns the nodes whose load the page charts, in id order: every node, or
+// the htmlMaxNodeLines with the highest peak window load (the lower id on ties).
+func htmlNodes(r *sim.Result, vs *VariantSummary) []int {
+	ids := make([]int, len(r.Nodes))
+	for n := range ids {
+		ids[n] = n
+	}
+	if len(ids) <= htmlMaxNodeLines || len(vs.Nodes) != len(ids) {
+		return ids
+	}
+	slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(vs.Nodes[b].PeakUtilization, vs.Nodes[a].PeakUtilization) })
+	ids = ids[:htmlMaxNodeLines]
+	slices.Sort(ids)
+	return ids
 }

@@ -14,14 +14,10 @@ import (
 	"github.com/shardsim/shardsim/spec"
 )
 
-// StreamShardCells is the size, in shard-windows (shards x windows of one variant), above
-// which `run` streams a variant's shard series (StreamSink) instead of keeping them in its
-// Result: about 40 MB of series. Tests set it to 0 to stream every run.
-var StreamShardCells = 2_000_000
-
-// Streams reports whether a variant of shards shards over windows windows should stream.
+// Streams reports whether a variant of shards shards over windows windows should stream
+// its shard series (spec.StreamShardCells: about 40 MB of them).
 func Streams(shards, windows int) bool {
-	return int64(shards)*int64(windows) > int64(StreamShardCells)
+	return int64(shards)*int64(windows) > spec.StreamShardCells
 }
 
 // StreamSink is the window sink of a streamed run (sim.Model.Sink): it keeps the run's

@@ -28,10 +28,17 @@ type ShardDigest struct {
 	Hot []HotChange
 	// Heat is the binned heat map of the loads.
 	Heat Heat
+	// Per node: its peak window load and that window (as Node.Peak and Node.PeakWindow:
+	// the earliest on ties, 0 when it never worked), and the shards it served then whose
+	// load passed the co-location line (DigestLines.CoLoad and CoRatio), in id order.
+	NodePeak       []float64
+	NodePeakWindow []int
+	NodeShards     [][]ShardLoad
 
+	lines             DigestLines
 	hotLoad, hotRatio float64
 	best              float64
-	hot               []bool
+	hot, newPeak      []bool
 	loads, sorted     []float64
 }
 
@@ -78,12 +85,22 @@ const (
 	HeatCols     = 1000
 )
 
-// NewShardDigest returns a digest for shards shards over windows windows; a shard is hot
-// in a window when its load is above hotLoad and above hotRatio times the median shard's.
-func NewShardDigest(shards, windows int, hotLoad, hotRatio float64) *ShardDigest {
+// DigestLines are the lines a digest judges loads by, as the report's detectors do: a
+// shard is hot in a window when its load is above HotLoad and above HotRatio times the
+// median shard's, and it counts toward its node's co-location in the node's peak window
+// when its load is at least CoLoad and (unless the median is 0) CoRatio times the median.
+type DigestLines struct {
+	HotLoad, HotRatio float64
+	CoLoad, CoRatio   float64
+}
+
+// NewShardDigest returns a digest for shards shards on nodes nodes over windows windows.
+func NewShardDigest(shards, nodes, windows int, lines DigestLines) *ShardDigest {
 	d := &ShardDigest{Peak: make([]float64, shards), Windows: make([]WindowShards, 0, windows),
-		hotLoad: hotLoad, hotRatio: hotRatio, best: -1, hot: make([]bool, shards),
-		loads: make([]float64, shards), sorted: make([]float64, shards)}
+		lines: lines, hotLoad: lines.HotLoad, hotRatio: lines.HotRatio, best: -1, hot: make([]bool, shards),
+		NodePeak: make([]float64, nodes), NodePeakWindow: make([]int, nodes), NodeShards: make([][]ShardLoad, nodes),
+		newPeak: make([]bool, nodes),
+		loads:   make([]float64, shards), sorted: make([]float64, shards)}
 	h := &d.Heat
 	h.RowShards = max(1, (shards+HeatRows-1)/HeatRows)
 	h.ColWindows = max(1, (windows+HeatCols-1)/HeatCols)
@@ -140,6 +157,7 @@ func (d *ShardDigest) ShardWindow(w int, s *sim.ShardWindow) {
 		}
 	}
 	d.Windows = append(d.Windows, ws)
+	d.nodePeaks(w, s, ws.Median)
 	h := &d.Heat
 	col := w / h.ColWindows
 	if col >= h.Cols {
@@ -184,4 +202,29 @@ func topLoads(loads []float64, node []int32, n int) []ShardLoad {
 		}
 	}
 	return top
+}
+
+// nodePeaks updates each node's peak with window w, and for the nodes whose peak it is,
+// keeps the shards that passed the co-location line in it.
+func (d *ShardDigest) nodePeaks(w int, s *sim.ShardWindow, med float64) {
+	found := false
+	for n, c := range s.Capacity {
+		u := 0.0
+		if c != 0 {
+			u = float64(s.NodeBusy[n]) / float64(c)
+		}
+		d.newPeak[n] = u > d.NodePeak[n]
+		if d.newPeak[n] {
+			d.NodePeak[n], d.NodePeakWindow[n], d.NodeShards[n] = u, w, d.NodeShards[n][:0]
+			found = true
+		}
+	}
+	if !found {
+		return
+	}
+	for sh, l := range d.loads {
+		if n := s.Node[sh]; d.newPeak[n] && l >= d.lines.CoLoad && (med == 0 || l >= d.lines.CoRatio*med) {
+			d.NodeShards[n] = append(d.NodeShards[n], ShardLoad{Shard: sh, Node: int(n), Load: l})
+		}
+	}
 }

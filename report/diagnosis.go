@@ -259,14 +259,14 @@ func placementDiagnosis(sc *spec.Scenario, r *sim.Result, m *metrics.Run) []Diag
 		var onNode []int
 		var med float64
 		if d := metrics.DigestOf(r); d != nil {
-			// A streamed run kept the window's hottest shards only (metrics.TopPerWindow):
-			// those on the node are the candidates.
-			clear(loads)
-			for _, t := range d.Windows[w].Top {
+			// A streamed run kept, for each node's peak window, the shards on it that pass
+			// coLocated's line (metrics.DigestLines): the same candidates.
+			if d.NodePeakWindow[nd.ID] != w {
+				continue // cannot be: the digest finds the peak as metrics does
+			}
+			for _, t := range d.NodeShards[nd.ID] {
 				loads[t.Shard] = t.Load
-				if t.Node == nd.ID {
-					onNode = append(onNode, t.Shard)
-				}
+				onNode = append(onNode, t.Shard)
 			}
 			med = d.Windows[w].Median
 		} else {

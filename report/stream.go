@@ -52,7 +52,8 @@ func (k *StreamSink) ShardDigest() *metrics.ShardDigest { return k.digest }
 // ShardWindow takes window w's shard series (sim.WindowSink).
 func (k *StreamSink) ShardWindow(w int, s *sim.ShardWindow) {
 	if k.digest == nil {
-		k.digest = metrics.NewShardDigest(len(s.Busy), k.windows, HotLoad, hotRatio)
+		k.digest = metrics.NewShardDigest(len(s.Busy), len(s.Capacity), k.windows,
+			metrics.DigestLines{HotLoad: HotLoad, HotRatio: hotRatio, CoLoad: placementShardLoad, CoRatio: diagSkewRatio})
 	}
 	k.digest.ShardWindow(w, s)
 	if k.err != nil {

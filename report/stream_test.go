@@ -104,16 +104,28 @@ func TestStreamedOutputsMatch(t *testing.T) {
 	}
 }
 
-// TestSummaryBounded: a streamed run of 3,000 shards lists the 1,000 hottest in
-// summary.json, in id order, and counts the 2,000 others; report.md says how many more
-// shards.csv holds. With at most MaxListedShards shards, MaxListedAlerts alerts and
+// TestSummaryBounded: a streamed run of 3,000 shards on 200 nodes lists the 1,000 hottest
+// in summary.json, in id order, and counts the 2,000 others; report.md says how many more
+// shards.csv holds; the rest of its summary is the kept run's. With at most MaxListedShards shards, MaxListedAlerts alerts and
 // 10,000 nodes (spec's maxNodes) listed, summary.json stays far under 20 MB at any size:
 // each listed shard takes under 200 bytes here.
 func TestSummaryBounded(t *testing.T) {
 	dir := t.TempDir()
-	sc, runs := runStreamed(t, dir, "../testdata/scale/scale.toml", "cluster.nodes=30", "keyspace.shards=3000",
-		"streams[0].rate=1000", `duration="6s"`)
+	sets := []string{"cluster.nodes=200", "keyspace.shards=3000", "streams[0].rate=1500", `duration="6s"`}
+	sc, runs := runStreamed(t, dir, "../testdata/scale/scale.toml", sets...)
 	files := writeAll(t, dir, sc, runs)
+	// Beside the list of shards, the summary is the kept run's: node_cpu alerts and a
+	// placement diagnosis, whose candidates the digest gathers in each node's peak window.
+	sc2, kept := runAll(t, "../testdata/scale/scale.toml", sets...)
+	a, b := Summarize(sc2, kept).Variants[0], Summarize(sc, runs).Variants[0]
+	a.Shards, b.Shards = nil, nil
+	if !reflect.DeepEqual(a, b) {
+		t.Error("the streamed run's summary differs from the kept run's beyond the shards listed")
+	}
+	if !slices.ContainsFunc(b.Diagnosis, func(d Diagnosis) bool { return d.Kind == "placement" }) ||
+		!slices.ContainsFunc(b.Alerts, func(a Alert) bool { return a.Kind == "node_cpu" }) {
+		t.Error("no placement diagnosis or node_cpu alert: the comparison does not cover them")
+	}
 	var sum struct {
 		Variants []struct {
 			Shards     []ShardSummary `json:"shards"`

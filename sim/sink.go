@@ -23,6 +23,9 @@ type ShardWindow struct {
 	Replicas int
 	// Span is the window's length within the time the run covered (Result.WindowSpan).
 	Span Time
+	// NodeBusy is the CPU time each node spent in the window (Result.NodeBusy), final
+	// once the window has closed.
+	NodeBusy []Time
 }
 
 // Utilization returns shard s's load in the window, as Result.ShardUtilization does.
@@ -107,6 +110,7 @@ func (e *engine) closeShardWindows(end int, carry bool) {
 				r.NodeBusy[x*e.nNodes+r.Shards[sh].Node] += sw.Busy[sh]
 			}
 		}
+		sw.NodeBusy = r.NodeBusy[x*e.nNodes : (x+1)*e.nNodes]
 		e.sink.ShardWindow(x, sw)
 		clear(sw.Busy)
 		clear(sw.Ops)

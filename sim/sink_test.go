@@ -22,6 +22,7 @@ type recorder struct {
 	mq       []int32
 	node     []int32
 	util     []float64
+	nodeBusy []sim.Time
 }
 
 func (r *recorder) ShardWindow(w int, s *sim.ShardWindow) {
@@ -33,6 +34,7 @@ func (r *recorder) ShardWindow(w int, s *sim.ShardWindow) {
 	r.ops = append(r.ops, s.Ops...)
 	r.mq = append(r.mq, s.MaxQueue...)
 	r.node = append(r.node, s.Node...)
+	r.nodeBusy = append(r.nodeBusy, s.NodeBusy...)
 	for sh := range s.Busy {
 		r.util = append(r.util, s.Utilization(sh))
 	}
@@ -129,6 +131,9 @@ func compareSink(t *testing.T, name string, mk func() *sim.Model) {
 		if got.Shards[s].Ops != want.Shards[s].Ops || got.Shards[s].Busy != want.Shards[s].Busy || got.Utilization(s) != want.Utilization(s) {
 			t.Errorf("%s: shard %d totals differ", name, s)
 		}
+	}
+	if !slices.Equal(rec.nodeBusy, want.NodeBusy) {
+		t.Errorf("%s: the sink's node busy series differs from the kept one", name)
 	}
 	if !slices.Equal(got.NodeBusy, want.NodeBusy) || !slices.Equal(got.NodeMaxQueue, want.NodeMaxQueue) || !slices.Equal(got.NodeCapacity, want.NodeCapacity) {
 		t.Errorf("%s: node series differ", name)

@@ -10,9 +10,9 @@ import (
 
 // ShardDigest is what a streamed run (sim.Model.Sink) keeps of its shard series for the
 // readers: each shard's peak window load, every load of the peak window, per window the
-// spread of the shards' loads and its TopPerWindow hottest shards, the windows in which a
-// shard became hot or stopped being hot, and a heat map binned to at most HeatRows x
-// HeatCols cells. It takes memory in proportion to the shards plus the windows, never
+// spread of the shards' loads, the windows in which a shard became hot or stopped being
+// hot, each node's peak window with the shards that may make it hot by co-location, and a
+// heat map binned to at most HeatRows x HeatCols cells. It takes memory in proportion to the shards plus the windows, never
 // their product. It implements sim.WindowSink; a sink that also writes the series out
 // calls its ShardWindow first.
 type ShardDigest struct {
@@ -42,11 +42,10 @@ type ShardDigest struct {
 	loads, sorted     []float64
 }
 
-// WindowShards is what a digest keeps of one window: the spread of its shards' loads
-// (over every shard) and its hottest shards, hottest first (lower id on ties).
+// WindowShards is what a digest keeps of one window: the spread of its shards' loads,
+// over every shard (Gini as detect.Gini, P50 and P95 as detect.Percentile).
 type WindowShards struct {
 	Max, Median, P50, P95, Gini float64
-	Top                         []ShardLoad
 }
 
 // ShardLoad is a shard's load in a window and the node that served it then.
@@ -77,12 +76,10 @@ type Heat struct {
 	Queue                 []int32
 }
 
-// TopPerWindow is how many of a window's hottest shards a digest keeps, and HeatRows and
-// HeatCols bound its heat map.
+// HeatRows and HeatCols bound a digest's heat map.
 const (
-	TopPerWindow = 64
-	HeatRows     = 1000
-	HeatCols     = 1000
+	HeatRows = 1000
+	HeatCols = 1000
 )
 
 // DigestLines are the lines a digest judges loads by, as the report's detectors do: a
@@ -144,7 +141,6 @@ func (d *ShardDigest) ShardWindow(w int, s *sim.ShardWindow) {
 	ws.P50 = detect.Percentile(d.sorted, 0.5)
 	ws.P95 = detect.Percentile(d.sorted, 0.95)
 	ws.Gini = detect.Gini(d.sorted)
-	ws.Top = topLoads(loads, s.Node, TopPerWindow)
 	if ws.Max > d.best {
 		d.best, d.PeakWindow = ws.Max, w
 		d.PeakLoads = append(d.PeakLoads[:0], loads...)
@@ -181,27 +177,6 @@ func (h *Heat) MeanLoad(i int) float64 {
 		return 0
 	}
 	return h.Sum[i] / float64(h.Live[i])
-}
-
-// topLoads returns the n largest loads with their shards, hottest first (lower id on ties).
-func topLoads(loads []float64, node []int32, n int) []ShardLoad {
-	top := make([]ShardLoad, 0, n+1)
-	for sh, l := range loads {
-		if len(top) == n && l <= top[n-1].Load {
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(top, l, func(a ShardLoad, l float64) int {
-			if a.Load >= l {
-				return -1 // equal loads keep the lower id first
-			}
-			return 1
-		})
-		top = slices.Insert(top, i, ShardLoad{Shard: sh, Node: int(node[sh]), Load: l})
-		if len(top) > n {
-			top = top[:n]
-		}
-	}
-	return top
 }
 
 // nodePeaks updates each node's peak with window w, and for the nodes whose peak it is,

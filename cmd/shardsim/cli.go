@@ -403,7 +403,7 @@ func writable(dir string) error {
 // runVariants simulates every variant, up to parallel at once. Each run is independent and
 // deterministic, so the results do not depend on parallel. stop interrupts every run.
 //
-// A variant with more shard-windows than report.StreamShardCells (and no shard splits)
+// A variant with more shard-windows than spec.StreamShardCells (and no shard splits)
 // streams its shard series (report.StreamSink), spooled in dir until WriteFiles writes
 // shards.csv; closeSinks removes the spools.
 func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool, dir string) ([]report.Run, error) {

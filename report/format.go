@@ -415,6 +415,9 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 		for _, d := range v.Diagnosis {
 			fmt.Fprintf(w, "- **%s**: %s.\n", d.Kind, d.Message)
 		}
+		if v.DiagnosisMore > 0 {
+			fmt.Fprintf(w, "- and %s more, not listed.\n", fmtCount(int64(v.DiagnosisMore)))
+		}
 	} else {
 		fmt.Fprintln(w, "\nDiagnosis: "+noHotspot+".")
 	}
@@ -427,8 +430,8 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 		for _, e := range tl {
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", e.at, e.kind, strings.ReplaceAll(e.message, "|", `\|`), e.detection)
 		}
-		if v.AlertsMore > 0 {
-			fmt.Fprintf(w, "\nAnd %s later alerts, not listed.\n", fmtCount(int64(v.AlertsMore)))
+		if v.AlertsMore+v.EventsMore > 0 {
+			fmt.Fprintf(w, "\nAnd %s later alerts and %s later events, not listed.\n", fmtCount(int64(v.AlertsMore)), fmtCount(int64(v.EventsMore)))
 		}
 	}
 }

@@ -286,7 +286,7 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 		}
 		v.Streams = append(v.Streams, st)
 	}
-	for _, n := range htmlNodes(r, vs) {
+	for _, n := range htmlNodes(r) {
 		nd := htmlNode{ID: n, Cores: r.Nodes[n].Cores}
 		for b := range ncb {
 			var l meanOf
@@ -610,15 +610,21 @@ const htmlMaxNodeLines = 200
 
 // htmlNodes returns the nodes whose load the page charts, in id order: every node, or
 // the htmlMaxNodeLines with the highest peak window load (the lower id on ties).
-func htmlNodes(r *sim.Result, vs *VariantSummary) []int {
+func htmlNodes(r *sim.Result) []int {
 	ids := make([]int, len(r.Nodes))
 	for n := range ids {
 		ids[n] = n
 	}
-	if len(ids) <= htmlMaxNodeLines || len(vs.Nodes) != len(ids) {
+	if len(ids) <= htmlMaxNodeLines {
 		return ids
 	}
-	slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(vs.Nodes[b].PeakUtilization, vs.Nodes[a].PeakUtilization) })
+	peak := make([]float64, len(ids))
+	for n := range peak {
+		for w := range r.Windows {
+			peak[n] = max(peak[n], r.NodeUtilization(w, n))
+		}
+	}
+	slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(peak[b], peak[a]) })
 	ids = ids[:htmlMaxNodeLines]
 	slices.Sort(ids)
 	return ids

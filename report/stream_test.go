@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -166,5 +167,47 @@ func TestSummaryBounded(t *testing.T) {
 	}
 	if n := bytes.Count(files["shards.csv"], []byte("\n")); n != 1+3000*6 {
 		t.Errorf("shards.csv has %d lines, want 18,001", n)
+	}
+}
+
+// TestBoundLists: a variant summary of 1,500 nodes, 2,500 alerts, 1,200 diagnoses and
+// 2,100 events keeps the 1,000 busiest nodes in id order (node n at load n / 1,500, in an
+// order shuffled by a stride of 7: nodes 500 and up), the first 2,000 alerts and events and
+// the first 1,000 diagnoses, and counts the rest; report.md says so.
+func TestBoundLists(t *testing.T) {
+	v := VariantSummary{Name: "v"}
+	for i := range 1500 {
+		n := i * 7 % 1500
+		v.Nodes = append(v.Nodes, NodeSummary{ID: n, Utilization: float64(n) / 1500})
+	}
+	for i := range 2500 {
+		v.Alerts = append(v.Alerts, Alert{Kind: "node_cpu", Message: fmt.Sprint(i)})
+	}
+	for i := range 1200 {
+		v.Diagnosis = append(v.Diagnosis, Diagnosis{Kind: "placement", Message: fmt.Sprint(i)})
+	}
+	for i := range 2100 {
+		v.Events = append(v.Events, EventSummary{Kind: "split", Message: fmt.Sprint(i)})
+	}
+	v.bound()
+	if len(v.Nodes) != 1000 || v.NodesMore != 500 || len(v.Alerts) != 2000 || v.AlertsMore != 500 ||
+		len(v.Diagnosis) != 1000 || v.DiagnosisMore != 200 || len(v.Events) != 2000 || v.EventsMore != 100 {
+		t.Fatalf("kept %d nodes (%d more), %d alerts (%d), %d diagnoses (%d), %d events (%d)", len(v.Nodes), v.NodesMore,
+			len(v.Alerts), v.AlertsMore, len(v.Diagnosis), v.DiagnosisMore, len(v.Events), v.EventsMore)
+	}
+	for i, n := range v.Nodes {
+		if i > 0 && n.ID <= v.Nodes[i-1].ID || n.ID < 500 {
+			t.Fatalf("node %d (load %v) kept at %d", n.ID, n.Utilization, i)
+		}
+	}
+	if v.Alerts[1999].Message != "1999" || v.Diagnosis[999].Message != "999" {
+		t.Error("not the first alerts and diagnoses")
+	}
+	var b bytes.Buffer
+	markdownVariant(&b, &v, true)
+	for _, want := range []string{"- and 200 more, not listed.", "And 500 later alerts and 100 later events, not listed."} {
+		if !bytes.Contains(b.Bytes(), []byte(want)) {
+			t.Errorf("report.md lacks %q", want)
+		}
 	}
 }

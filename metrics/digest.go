@@ -86,10 +86,35 @@ const (
 // shard is hot in a window when its load is above HotLoad and above HotRatio times the
 // median shard's, and it counts toward its node's co-location in the node's peak window
 // when its load is at least CoLoad and (unless the median is 0) CoRatio times the median.
+// NoLines turns both off, for a reader that needs only Of's figures.
 type DigestLines struct {
 	HotLoad, HotRatio float64
 	CoLoad, CoRatio   float64
 }
+
+// NoLines are lines no load passes: a digest with them records no hot changes and no
+// co-location candidates.
+var NoLines = DigestLines{HotLoad: math.Inf(1), CoLoad: math.Inf(1)}
+
+// DigestSink is a window sink that keeps only a ShardDigest, made at the first window
+// (whose series give the shards and nodes): what a sweep or a capacity search needs of a
+// streamed run, since they read only Of's figures.
+type DigestSink struct {
+	Windows int
+	Lines   DigestLines
+	d       *ShardDigest
+}
+
+// ShardWindow takes window w's series (sim.WindowSink).
+func (k *DigestSink) ShardWindow(w int, s *sim.ShardWindow) {
+	if k.d == nil {
+		k.d = NewShardDigest(len(s.Busy), len(s.Capacity), k.Windows, k.Lines)
+	}
+	k.d.ShardWindow(w, s)
+}
+
+// ShardDigest returns the digest (see DigestOf).
+func (k *DigestSink) ShardDigest() *ShardDigest { return k.d }
 
 // NewShardDigest returns a digest for shards shards on nodes nodes over windows windows.
 func NewShardDigest(shards, nodes, windows int, lines DigestLines) *ShardDigest {

@@ -111,9 +111,13 @@ func Of(r *sim.Result) *Run {
 	m.ErrorRate = rate(m.Failed, m.Offered)
 
 	shardLoads := make([]float64, len(r.Shards))
+	d := DigestOf(r)
 	for i, sh := range r.Shards {
 		peak := 0.0
-		for w := 0; w < r.Windows; w++ {
+		if d != nil {
+			peak = d.Peak[i]
+		}
+		for w := 0; w < r.Windows && d == nil; w++ {
 			peak = math.Max(peak, r.ShardUtilization(w, i))
 		}
 		shardLoads[i] = r.Utilization(i)
@@ -138,7 +142,11 @@ func Of(r *sim.Result) *Run {
 	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
 	m.PeakWindow = PeakWindow(r)
 	for i := range shardLoads {
-		shardLoads[i] = r.ShardUtilization(m.PeakWindow, i)
+		if d != nil {
+			shardLoads[i] = d.PeakLoads[i]
+		} else {
+			shardLoads[i] = r.ShardUtilization(m.PeakWindow, i)
+		}
 	}
 	if r.Windows > 0 {
 		m.PeakShard = HottestOf(shardLoads)
@@ -177,6 +185,9 @@ func Median(xs []float64) float64 { return detect.Median(xs) }
 // PeakWindow returns the window whose hottest shard is hottest (the earliest on ties; 0
 // when the run has no window).
 func PeakWindow(r *sim.Result) int {
+	if d := DigestOf(r); d != nil {
+		return d.PeakWindow
+	}
 	best, bw := -1.0, 0
 	for w := 0; w < r.Windows; w++ {
 		for s := range r.Shards {

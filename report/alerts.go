@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
@@ -57,18 +58,36 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 	hot := make([]bool, len(r.Shards))
 	loads := make([]float64, len(r.Shards))
 	cpu := make([]bool, len(r.Nodes))
+	d := metrics.DigestOf(r)
+	if d != nil {
+		loads, hot = nil, nil // a streamed run's digest found its changes (metrics.HotChange)
+	}
+	next := 0
 	for w := 0; w < r.Windows; w++ {
 		for s := range loads {
 			loads[s] = r.ShardUtilization(w, s)
 		}
 		med := Median(loads)
+		type change struct {
+			s, node int
+			l, med  float64
+			now     bool
+		}
+		var changes []change
 		for s, l := range loads {
 			now := l > HotLoad && l > hotRatio*med
 			if now == hot[s] {
 				continue
 			}
 			hot[s] = now
-			node := r.ShardNodeAt(s, w)
+			changes = append(changes, change{s, r.ShardNodeAt(s, w), l, med, now})
+		}
+		for ; d != nil && next < len(d.Hot) && d.Hot[next].Window == w; next++ {
+			c := &d.Hot[next]
+			changes = append(changes, change{c.Shard, c.Node, c.Load, c.Median, c.Hot})
+		}
+		for _, c := range changes {
+			s, l, med, now, node := c.s, c.l, c.med, c.now, c.node
 			if from, ok := movedIn(r, s, w); now && ok {
 				// The window's load was served on two nodes: neither need have passed the
 				// CPU line, so say where it was served rather than blame node `node` alone.

@@ -32,6 +32,25 @@ func HeatData(sc *spec.Scenario, run Run) plots.Heat {
 		WindowSeconds: r.Window.Seconds(),
 		Max:           1,
 	}
+	if d := metrics.DigestOf(r); d != nil {
+		// A streamed run: a row per group of shards and a column per group of windows,
+		// each cell the hottest load in it (metrics.Heat).
+		hm := &d.Heat
+		h.WindowSeconds *= float64(hm.ColWindows)
+		for c := range hm.Cols {
+			h.Times = append(h.Times, spec.FormatClock(sc.Start, sim.Time(c*hm.ColWindows)*r.Window))
+		}
+		for row := range hm.Rows {
+			first, last := row*hm.RowShards, min((row+1)*hm.RowShards, len(r.Shards))-1
+			if first == last {
+				h.Rows = append(h.Rows, fmt.Sprint(first))
+			} else {
+				h.Rows = append(h.Rows, fmt.Sprintf("%d-%d", first, last))
+			}
+			h.Load = append(h.Load, hm.Max[row*hm.Cols:(row+1)*hm.Cols])
+		}
+		return h
+	}
 	for w := 0; w < r.Windows; w++ {
 		h.Times = append(h.Times, spec.FormatClock(sc.Start, sim.Time(w)*r.Window))
 	}
@@ -53,8 +72,13 @@ func BarsData(sc *spec.Scenario, runs []Run) plots.Bars {
 		r := run.Result
 		w := PeakWindow(r)
 		p := plots.BarPanel{Name: fmt.Sprintf("%s (window %s)", run.Variant.Name, spec.FormatClock(sc.Start, sim.Time(w)*r.Window))}
+		d := metrics.DigestOf(r)
 		for s := range r.Shards {
-			p.Load = append(p.Load, r.ShardUtilization(w, s))
+			if d != nil {
+				p.Load = append(p.Load, d.PeakLoads[s])
+			} else {
+				p.Load = append(p.Load, r.ShardUtilization(w, s))
+			}
 			p.Labels = append(p.Labels, fmt.Sprint(s))
 		}
 		b.Panels = append(b.Panels, p)

@@ -257,13 +257,27 @@ func placementDiagnosis(sc *spec.Scenario, r *sim.Result, m *metrics.Run) []Diag
 		}
 		w := nd.PeakWindow
 		var onNode []int
-		for s := range loads {
-			loads[s] = r.ShardUtilization(w, s)
-			if r.ShardNodeAt(s, w) == nd.ID {
-				onNode = append(onNode, s)
+		var med float64
+		if d := metrics.DigestOf(r); d != nil {
+			// A streamed run kept, for each node's peak window, the shards on it that pass
+			// coLocated's line (metrics.DigestLines): the same candidates.
+			if d.NodePeakWindow[nd.ID] != w {
+				continue // cannot be: the digest finds the peak as metrics does
 			}
+			for _, t := range d.NodeShards[nd.ID] {
+				loads[t.Shard] = t.Load
+				onNode = append(onNode, t.Shard)
+			}
+			med = d.Windows[w].Median
+		} else {
+			for s := range loads {
+				loads[s] = r.ShardUtilization(w, s)
+				if r.ShardNodeAt(s, w) == nd.ID {
+					onNode = append(onNode, s)
+				}
+			}
+			med = Median(loads)
 		}
-		med := Median(loads)
 		hot := coLocated(nd.Peak, onNode, loads, med)
 		if hot == nil {
 			continue
@@ -333,7 +347,11 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 	peakAt := spec.FormatClock(sc.Start, sim.Time(pw)*r.Window)
 	loads := make([]float64, len(r.Shards))
 	for s := range loads {
-		loads[s] = r.ShardUtilization(pw, s)
+		if d := metrics.DigestOf(r); d != nil {
+			loads[s] = d.PeakLoads[s]
+		} else {
+			loads[s] = r.ShardUtilization(pw, s)
+		}
 	}
 	med := Median(loads)
 	hot := func(s int) bool {

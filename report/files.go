@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/csv"
 	"fmt"
@@ -38,12 +37,10 @@ func WriteFiles(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts 
 	}
 	var paths []string
 	for _, f := range files {
-		var buf bytes.Buffer
-		if err := f.write(&buf); err != nil {
-			return paths, err
-		}
+		// Written as made, not built whole first: the series files of a large run take
+		// gigabytes.
 		p := filepath.Join(dir, f.name)
-		if err := atomicfile.Write(p, buf.Bytes()); err != nil {
+		if err := atomicfile.WriteWith(p, f.write); err != nil {
 			return paths, err
 		}
 		paths = append(paths, p)
@@ -55,6 +52,11 @@ func WriteFiles(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts 
 func seriesCSV(w io.Writer, sc *spec.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
 	cw := csv.NewWriter(w)
 	cw.Write(append([]string{"variant", "window_start", "t_s"}, head...))
+	return seriesRows(cw, sc, runs, rows)
+}
+
+// seriesRows writes seriesCSV's rows.
+func seriesRows(cw *csv.Writer, sc *spec.Scenario, runs []Run, rows func(r *sim.Result, win int) [][]string) error {
 	for _, run := range runs {
 		r := run.Result
 		for win := 0; win < r.Windows; win++ {
@@ -106,10 +108,20 @@ func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	// p99 of its subrequests' time at the node, and the subrequests it refused), the same
 	// on each of its rows: a per-window histogram per shard would cost too much memory.
 	// They are appended, so scripts reading the first columns by position still work.
+	// A streamed run's rows come from its spool (streamedShardsCSV), the same bytes.
 	var last *sim.Result
 	var shards []metrics.Shard
-	return seriesCSV(w, sc, runs, []string{"shard", "node", "ops", "utilization", "max_queue", "run_p99_ms", "run_failures"},
-		func(r *sim.Result, win int) [][]string {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"variant", "window_start", "t_s", "shard", "node", "ops", "utilization", "max_queue", "run_p99_ms", "run_failures"})
+	for _, run := range runs {
+		if k, ok := run.Result.Sink.(*StreamSink); ok && run.Result.Streamed {
+			cw.Flush()
+			if err := streamedShardsCSV(w, sc, run, k); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := seriesRows(cw, sc, []Run{run}, func(r *sim.Result, win int) [][]string {
 			if r != last {
 				last, shards = r, metrics.Of(r).Shards
 			}
@@ -121,7 +133,12 @@ func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 					optNum(optMs(shards[s].P99)), rawCount(shards[s].Failures)}
 			}
 			return out
-		})
+		}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 func nodesCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
@@ -178,6 +195,10 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 			t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), fmtPct(sh.Utilization), fmtPct(sh.PeakUtilization), fmtCount(sh.Ops), fmtCount(sh.Rows))
 		}
 		t.markdown(w)
+		if v.ShardsMore > 0 {
+			fmt.Fprintf(w, "\nAnd %s more shards in shards.csv; summary.json lists the %s hottest.\n",
+				fmtCount(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), fmtCount(int64(len(v.Shards))))
+		}
 		for _, c := range byPrefix(fmt.Sprintf("heat-%d-", i+1)) {
 			embed(c)
 		}

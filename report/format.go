@@ -143,8 +143,12 @@ func fmtRows(x float64) string {
 
 func heatLine(v *VariantSummary) string {
 	k := v.Skew
+	node := -1
+	if sh := v.shardByID(k.HottestShard); sh != nil {
+		node = sh.Node
+	}
 	line := fmt.Sprintf("hottest shard %d (node %d): %s load, median shard %s, skew %s",
-		k.HottestShard, v.Shards[k.HottestShard].Node, fmtPct(k.HottestLoad), fmtPct(k.MedianLoad), fmtRatio(k.MaxOverMedian))
+		k.HottestShard, node, fmtPct(k.HottestLoad), fmtPct(k.MedianLoad), fmtRatio(k.MaxOverMedian))
 	if k.PeakWindow != "" {
 		line += fmt.Sprintf("; busiest window %s: shard %d at %s, median %s", k.PeakWindow, k.PeakHottestShard, fmtPct(k.PeakHottestLoad), fmtPct(k.PeakMedianLoad))
 	}
@@ -411,6 +415,9 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 		for _, d := range v.Diagnosis {
 			fmt.Fprintf(w, "- **%s**: %s.\n", d.Kind, d.Message)
 		}
+		if v.DiagnosisMore > 0 {
+			fmt.Fprintf(w, "- and %s more, not listed.\n", fmtCount(int64(v.DiagnosisMore)))
+		}
 	} else {
 		fmt.Fprintln(w, "\nDiagnosis: "+noHotspot+".")
 	}
@@ -422,6 +429,9 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 		fmt.Fprintln(w, "\n| at | kind | what | detection |\n| --- | --- | --- | --- |")
 		for _, e := range tl {
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", e.at, e.kind, strings.ReplaceAll(e.message, "|", `\|`), e.detection)
+		}
+		if v.AlertsMore+v.EventsMore > 0 {
+			fmt.Fprintf(w, "\nAnd %s later alerts and %s later events, not listed.\n", fmtCount(int64(v.AlertsMore)), fmtCount(int64(v.EventsMore)))
 		}
 	}
 }

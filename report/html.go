@@ -1,7 +1,7 @@
 package report
 
 import (
-	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -62,12 +62,8 @@ const HTMLFile = "report.html"
 // WriteHTML writes report.html into dir (which must exist) and returns its path. downloads
 // names the files beside it that the page links to.
 func WriteHTML(dir string, sc *spec.Scenario, runs []Run, sum *Summary, downloads []string) (string, error) {
-	var buf bytes.Buffer
-	if err := HTML(&buf, sc, runs, sum, downloads); err != nil {
-		return "", err
-	}
 	p := filepath.Join(dir, HTMLFile)
-	return p, atomicfile.Write(p, buf.Bytes())
+	return p, atomicfile.WriteWith(p, func(w io.Writer) error { return HTML(w, sc, runs, sum, downloads) })
 }
 
 // htmlData is the JSON blob the page's script reads. Times are seconds from the start of
@@ -103,6 +99,7 @@ type htmlVariant struct {
 // where it ran at the end of each bin.
 type htmlRow struct {
 	Shard   int       `json:"shard"`
+	Last    int       `json:"last,omitempty"` // a streamed run's row is shards Shard..Last
 	Node    int       `json:"node"`
 	Nodes   []int     `json:"nodes,omitempty"`
 	Load    []float64 `json:"load"`
@@ -175,12 +172,20 @@ func keyOrder(r *sim.Result, scheme string) ([]int, bool) {
 func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
 	d := &htmlData{Scenario: sc.Name, StartS: sc.Start.Seconds(), WindowS: sc.Window.Seconds(),
 		DurationS: sc.Duration.Seconds(), WarmupS: sc.Warmup.Seconds()}
-	windows, cells := 0, 0
+	windows, cells, col := 0, 0, 1
 	for _, run := range runs {
 		windows = max(windows, run.Result.Windows)
-		cells += len(run.Result.Shards)
+		if g := metrics.DigestOf(run.Result); g != nil {
+			// A streamed run's rows are its heat map's (metrics.Heat), whose columns
+			// merge ColWindows windows: a bin is a whole number of them.
+			cells += g.Heat.Rows
+			col = max(col, g.Heat.ColWindows)
+		} else {
+			cells += len(run.Result.Shards)
+		}
 	}
 	d.Bin = binsOf(windows, cells, htmlMaxCells)
+	d.Bin = (d.Bin + col - 1) / col * col
 	d.ChartBin = binsOf(windows, 1, htmlMaxPoints)
 	d.BinS, d.ChartBinS = float64(d.Bin)*d.WindowS, float64(d.ChartBin)*d.WindowS
 	for b := 0; b*d.Bin < windows; b++ {
@@ -215,6 +220,15 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 	order, inKey := keyOrder(r, scheme)
 	v := htmlVariant{Name: run.Variant.Name, KeyOrder: inKey, TimeOps: make([]int64, nb), Markers: []htmlMarker{}}
 	live := func(w int) bool { return w < r.Windows && r.WindowSpan(w) > 0 }
+	if g := metrics.DigestOf(r); g != nil {
+		order = nil // its rows are groups of shards, from the digest's heat map
+		v.Rows = htmlHeatRows(&g.Heat, r, bin, nb)
+		for _, row := range v.Rows {
+			for b, o := range row.Ops {
+				v.TimeOps[b] += o
+			}
+		}
+	}
 	for _, s := range order {
 		row := htmlRow{Shard: s, Node: r.Shards[s].Node, Load: make([]float64, nb), Ops: make([]int64, nb), Queue: make([]int32, nb)}
 		if len(r.Shards[s].Moves) > 0 {
@@ -239,8 +253,10 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 			}
 			v.TimeOps[b] += row.Ops[b]
 		}
-		if s < len(vs.Shards) {
-			row.RunLoad, row.RunOps = vs.Shards[s].Utilization, vs.Shards[s].Ops
+		if sh := vs.shardByID(s); sh != nil {
+			row.RunLoad, row.RunOps = sh.Utilization, sh.Ops
+		} else {
+			row.RunLoad, row.RunOps = util(r.Utilization(s)), r.Shards[s].Ops
 		}
 		v.Rows = append(v.Rows, row)
 	}
@@ -270,7 +286,7 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 		}
 		v.Streams = append(v.Streams, st)
 	}
-	for n := range r.Nodes {
+	for _, n := range htmlNodes(r) {
 		nd := htmlNode{ID: n, Cores: r.Nodes[n].Cores}
 		for b := range ncb {
 			var l meanOf
@@ -548,4 +564,68 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		return err
 	}
 	return t.Execute(w, page)
+}
+
+// htmlHeatRows are a streamed run's heat rows: one per row of its digest's heat map, its
+// bins of bin windows each merging bin/ColWindows of the map's columns (a load is the mean
+// over the (shard, window) pairs the run reached, ops the sum, queue the longest). Node
+// is the first shard's node; RunLoad and RunOps are the group's mean load and total ops.
+func htmlHeatRows(h *metrics.Heat, r *sim.Result, bin, nb int) []htmlRow {
+	per := bin / h.ColWindows
+	var rows []htmlRow
+	for i := range h.Rows {
+		first, last := i*h.RowShards, min((i+1)*h.RowShards, len(r.Shards))-1
+		row := htmlRow{Shard: first, Node: r.Shards[first].Node, Load: make([]float64, nb), Ops: make([]int64, nb), Queue: make([]int32, nb)}
+		if last > first {
+			row.Last = last
+		}
+		for b := range nb {
+			var sum float64
+			var n int32
+			for c := b * per; c < (b+1)*per && c < h.Cols; c++ {
+				k := i*h.Cols + c
+				row.Ops[b] += h.Ops[k]
+				row.Queue[b] = max(row.Queue[b], h.Queue[k])
+				sum += h.Sum[k]
+				n += h.Live[k]
+			}
+			if n > 0 {
+				row.Load[b] = util(sum / float64(n))
+			}
+		}
+		var load float64
+		for s := first; s <= last; s++ {
+			row.RunOps += r.Shards[s].Ops
+			load += r.Utilization(s)
+		}
+		row.RunLoad = util(load / float64(last-first+1))
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// htmlMaxNodeLines bounds the node load chart's lines: a chart of thousands of lines shows
+// nothing, and their points would take most of the page.
+const htmlMaxNodeLines = 200
+
+// htmlNodes returns the nodes whose load the page charts, in id order: every node, or
+// the htmlMaxNodeLines with the highest peak window load (the lower id on ties).
+func htmlNodes(r *sim.Result) []int {
+	ids := make([]int, len(r.Nodes))
+	for n := range ids {
+		ids[n] = n
+	}
+	if len(ids) <= htmlMaxNodeLines {
+		return ids
+	}
+	peak := make([]float64, len(ids))
+	for n := range peak {
+		for w := range r.Windows {
+			peak[n] = max(peak[n], r.NodeUtilization(w, n))
+		}
+	}
+	slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(peak[b], peak[a]) })
+	ids = ids[:htmlMaxNodeLines]
+	slices.Sort(ids)
+	return ids
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
@@ -76,13 +77,19 @@ func SkewSeries(r *sim.Result) []WindowSpread {
 }
 
 func windowSpread(r *sim.Result, w int) WindowSpread {
-	shards := make([]float64, len(r.Shards))
-	for s := range shards {
-		shards[s] = r.ShardUtilization(w, s)
-	}
 	nodes := make([]float64, len(r.Nodes))
 	for n := range nodes {
 		nodes[n] = r.NodeUtilization(w, n)
+	}
+	if d := metrics.DigestOf(r); d != nil {
+		// A streamed run kept the window's spread as it closed (metrics.ShardDigest).
+		ws := &d.Windows[w]
+		return WindowSpread{Shards: LoadSpread{Max: ws.Max, Median: ws.Median, MaxOverMedian: ratioOrNil(ws.Max, ws.Median),
+			P95OverP50: ratioOrNil(ws.P95, ws.P50), Gini: ws.Gini}, Nodes: spreadOf(nodes)}
+	}
+	shards := make([]float64, len(r.Shards))
+	for s := range shards {
+		shards[s] = r.ShardUtilization(w, s)
 	}
 	return WindowSpread{Shards: spreadOf(shards), Nodes: spreadOf(nodes)}
 }

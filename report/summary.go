@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/metrics"
@@ -66,6 +68,14 @@ type VariantSummary struct {
 	Partial   bool        `json:"partial,omitempty"`
 	// Migrations are the variant's migrations (SPEC 10); left out when none.
 	Migrations []MigrationSummary `json:"migrations,omitempty"`
+	// ShardsMore and NodesMore are how many shards and nodes Shards and Nodes leave out
+	// (MaxListedShards, MaxListedNodes): they are in shards.csv and nodes.csv. AlertsMore,
+	// DiagnosisMore and EventsMore count the alerts, diagnoses and events left out.
+	ShardsMore    int `json:"shards_more,omitempty"`
+	AlertsMore    int `json:"alerts_more,omitempty"`
+	NodesMore     int `json:"nodes_more,omitempty"`
+	DiagnosisMore int `json:"diagnosis_more,omitempty"`
+	EventsMore    int `json:"events_more,omitempty"`
 }
 
 // HottestNode is the node with the highest utilization over the run (0..1 of its cores),
@@ -294,6 +304,7 @@ func Summarize(sc *spec.Scenario, runs []Run) *Summary {
 	}
 	for _, run := range runs {
 		v := summarizeVariant(sc, run)
+		v.bound()
 		s.Partial = s.Partial || v.Partial
 		s.Variants = append(s.Variants, v)
 	}
@@ -419,3 +430,54 @@ func ms(x float64) float64 { return round(x, 3) }
 
 // util rounds a utilization to 0.01 percentage points.
 func util(x float64) float64 { return round(x, 4) }
+
+// The Max... constants bound what a variant's summary lists, so that summary.json,
+// report.md and report.html stay small at any size (about 3 MB a variant at most): above
+// them, the hottest shards and nodes (by load over the run, the lower id on ties) in id
+// order, and the first alerts, diagnoses and events in their order; the ...More fields
+// count the rest.
+const (
+	MaxListedShards    = 1000
+	MaxListedNodes     = 1000
+	MaxListedAlerts    = 2000
+	MaxListedDiagnoses = 1000
+	MaxListedEvents    = 2000
+)
+
+// bound cuts v's lists to the Max... constants, once its figures, which read every shard
+// and node, are made.
+func (v *VariantSummary) bound() {
+	if n := len(v.Shards); n > MaxListedShards {
+		kept := topShards(v.Shards, MaxListedShards)
+		slices.SortFunc(kept, func(a, b ShardSummary) int { return cmp.Compare(a.ID, b.ID) })
+		v.Shards, v.ShardsMore = kept, n-MaxListedShards
+	}
+	if n := len(v.Nodes); n > MaxListedNodes {
+		kept := slices.Clone(v.Nodes)
+		slices.SortStableFunc(kept, func(a, b NodeSummary) int { return cmp.Compare(b.Utilization, a.Utilization) })
+		kept = kept[:MaxListedNodes]
+		slices.SortFunc(kept, func(a, b NodeSummary) int { return cmp.Compare(a.ID, b.ID) })
+		v.Nodes, v.NodesMore = kept, n-MaxListedNodes
+	}
+	if n := len(v.Alerts); n > MaxListedAlerts {
+		v.Alerts, v.AlertsMore = v.Alerts[:MaxListedAlerts:MaxListedAlerts], n-MaxListedAlerts
+	}
+	if n := len(v.Diagnosis); n > MaxListedDiagnoses {
+		v.Diagnosis, v.DiagnosisMore = v.Diagnosis[:MaxListedDiagnoses:MaxListedDiagnoses], n-MaxListedDiagnoses
+	}
+	if n := len(v.Events); n > MaxListedEvents {
+		v.Events, v.EventsMore = v.Events[:MaxListedEvents:MaxListedEvents], n-MaxListedEvents
+	}
+}
+
+// shardByID returns the listed shard id, or nil when the list leaves it out.
+func (v *VariantSummary) shardByID(id int) *ShardSummary {
+	if id >= 0 && id < len(v.Shards) && v.Shards[id].ID == id {
+		return &v.Shards[id]
+	}
+	i, ok := slices.BinarySearchFunc(v.Shards, id, func(s ShardSummary, id int) int { return cmp.Compare(s.ID, id) })
+	if !ok {
+		return nil
+	}
+	return &v.Shards[i]
+}

@@ -178,6 +178,15 @@ type engine struct {
 	locks    *lockTable
 	lockw    []lockWait // by subrequest slot
 	lockRows []lockRow  // by request slot
+	// The window sink (sink.go); nil when the Result keeps the shard series. With one, the
+	// shard series hold ringN windows, window w at slot w&wMask; without, wMask is -1 and
+	// window w is at w.
+	sink     WindowSink
+	wMask    int
+	ringN    int
+	closedW  int // the last window handed to the sink
+	sw       ShardWindow
+	shardCap []Time // core time of each shard's node over the closed windows
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering
@@ -208,7 +217,7 @@ func newEngine(m *Model) *engine {
 		mig = newMig(m, nShards)
 		nShards += mig.nNew
 	}
-	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig}
+	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig, wMask: -1}
 	if mig != nil {
 		mig.e = e
 	}
@@ -225,14 +234,18 @@ func newEngine(m *Model) *engine {
 		Streams:       make([]StreamResult, len(m.Streams)),
 		Shards:        make([]ShardResult, e.nShards),
 		Nodes:         make([]NodeResult, e.nNodes),
-		ShardBusy:     make([]Time, nw*e.nShards),
-		ShardOps:      make([]int64, nw*e.nShards),
-		ShardMaxQueue: make([]int32, nw*e.nShards),
+		ShardBusy:     make([]Time, shardCells(m, nw*e.nShards)),
+		ShardOps:      make([]int64, shardCells(m, nw*e.nShards)),
+		ShardMaxQueue: make([]int32, shardCells(m, nw*e.nShards)),
 		NodeMaxQueue:  make([]int32, nw*e.nNodes),
 		NodeBusy:      make([]Time, nw*e.nNodes),
 		NodeCapacity:  make([]Time, nw*e.nNodes),
 	}
 	e.res = r
+	if m.Sink != nil {
+		r.ShardBusy, r.ShardOps, r.ShardMaxQueue = nil, nil, nil
+		e.initSink()
+	}
 	e.nodes = make([]nodeState, e.nNodes)
 	for i, n := range m.Nodes {
 		if n.Cores < 1 {
@@ -892,7 +905,7 @@ func (e *engine) reach(now Time, si int32) {
 	if w >= 0 {
 		idx := w*e.nNodes + ni
 		e.res.NodeMaxQueue[idx] = max(e.res.NodeMaxQueue[idx], int32(n.q.len()))
-		sidx := w*e.nShards + int(sub.shard)
+		sidx := (w&e.wMask)*e.nShards + int(sub.shard)
 		e.res.ShardMaxQueue[sidx] = max(e.res.ShardMaxQueue[sidx], e.shardQ[sub.shard])
 	}
 }
@@ -932,19 +945,19 @@ func (e *engine) touchQueue(now Time, ni int, n *nodeState) {
 
 // carryQueue is touchQueue's work.
 func (e *engine) carryQueue(now Time, ni int, n *nodeState) {
-	e.carry(now, e.res.NodeMaxQueue, e.nNodes, ni, &n.lastW, int32(n.q.len()))
+	e.carry(now, e.res.NodeMaxQueue, e.nNodes, -1, ni, &n.lastW, int32(n.q.len()))
 }
 
-// carry raises series[x*stride+i], for the windows x after *last up to now's (the last
-// window past the end of the run), to the queue length ql held through them, and makes
+// carry raises series[(x&mask)*stride+i], for the windows x after *last up to now's (the
+// last window past the end of the run), to the queue length ql held through them, and makes
 // now's window the last.
-func (e *engine) carry(now Time, series []int32, stride, i int, last *int, ql int32) {
+func (e *engine) carry(now Time, series []int32, stride, mask, i int, last *int, ql int32) {
 	w := e.window(now)
 	if w < 0 {
 		w = e.res.Windows - 1
 	}
 	for x := *last + 1; x <= w; x++ {
-		series[x*stride+i] = max(series[x*stride+i], ql)
+		series[(x&mask)*stride+i] = max(series[(x&mask)*stride+i], ql)
 	}
 	*last = max(*last, w)
 }
@@ -970,6 +983,13 @@ func (e *engine) setWindow(t Time) {
 	if e.wIdx-histWindowLag > e.histOpen {
 		e.closeWindows(e.wIdx - histWindowLag)
 	}
+	if e.sink != nil {
+		end := e.wIdx
+		if end < 0 {
+			end = e.res.Windows
+		}
+		e.closeShardWindows(end, true)
+	}
 }
 
 // touchShardQueue is touchQueue for one shard's own waiting subrequests.
@@ -982,7 +1002,7 @@ func (e *engine) touchShardQueue(now Time, sh int) {
 
 // carryShardQueue is touchShardQueue's work.
 func (e *engine) carryShardQueue(now Time, sh int) {
-	e.carry(now, e.res.ShardMaxQueue, e.nShards, sh, &e.shardW[sh], e.shardQ[sh])
+	e.carry(now, e.res.ShardMaxQueue, e.nShards, e.wMask, sh, &e.shardW[sh], e.shardQ[sh])
 }
 
 // window returns the window index of t, or -1 past the end of the run. Times at or after
@@ -1012,7 +1032,7 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	}
 	// The shard's totals (Ops, Busy) are the sums of these series, taken in wrapUp.
 	w := e.window(now)
-	e.res.ShardOps[w*e.nShards+int(sub.shard)]++
+	e.res.ShardOps[(w&e.wMask)*e.nShards+int(sub.shard)]++
 	if sub.write {
 		e.res.Shards[sub.shard].Rows++
 		// The writing stream: a solo's carries it in its request, a request slot holds it.
@@ -1035,7 +1055,7 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	}
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.
 	if end <= e.wEnd && w == e.wIdx {
-		e.res.ShardBusy[w*e.nShards+int(sub.shard)] += sub.service
+		e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sub.shard)] += sub.service
 		if e.trackNode {
 			e.res.NodeBusy[w*e.nNodes+int(sub.node)] += sub.service
 		}
@@ -1046,7 +1066,10 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	for t < stop {
 		w := int(t / e.m.Window)
 		wEnd := min(Time(w+1)*e.m.Window, stop)
-		e.res.ShardBusy[w*e.nShards+int(sub.shard)] += wEnd - t
+		if e.sink != nil && w-e.closedW > e.ringN {
+			e.growRing(w)
+		}
+		e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sub.shard)] += wEnd - t
 		if e.trackNode {
 			e.res.NodeBusy[w*e.nNodes+int(sub.node)] += wEnd - t
 		}
@@ -1300,13 +1323,20 @@ func (e *engine) wrapUp() {
 		e.split.trim()
 	}
 	nS := len(r.Shards)
-	for w := 0; w < r.Windows; w++ {
-		for sh := range nS {
-			r.Shards[sh].Ops += r.ShardOps[w*nS+sh]
-			r.Shards[sh].Busy += r.ShardBusy[w*nS+sh]
+	if e.sink != nil {
+		// The shard totals and the node busy series were taken as the windows closed.
+		e.closeShardWindows(r.Windows, false)
+		r.ShardBusy, r.ShardOps, r.ShardMaxQueue = nil, nil, nil
+		r.ShardCapacity, r.Streamed, r.Sink = e.shardCap, true, e.sink
+	} else {
+		for w := 0; w < r.Windows; w++ {
+			for sh := range nS {
+				r.Shards[sh].Ops += r.ShardOps[w*nS+sh]
+				r.Shards[sh].Busy += r.ShardBusy[w*nS+sh]
+			}
 		}
 	}
-	if !e.trackNode {
+	if !e.trackNode && e.sink == nil {
 		for w := 0; w < r.Windows; w++ {
 			for s := 0; s < nS; s++ {
 				r.NodeBusy[w*e.nNodes+r.Shards[s].Node] += r.ShardBusy[w*nS+s]

@@ -152,6 +152,13 @@ type Model struct {
 	// LockSlots is the initial size of the row-lock table (lock.go): about four times
 	// the locks held at once at the peak; 0: the minimum, 64.
 	LockSlots int
+	// Sink, when set, receives each window's per-shard series as the window closes, and
+	// the Result keeps none of them (ShardBusy, ShardOps and ShardMaxQueue stay nil; the
+	// shard totals and every node series are kept as without it). The engine then holds
+	// only the windows still open, so the memory of the shard series no longer grows with
+	// the windows. It cannot be combined with Split or Limits.SplitForHeat (the number of
+	// shards would change during the run).
+	Sink WindowSink
 
 	// ran marks a model that Run has used: its generators, planners and splitter hold the
 	// state that run left, so a second run would not repeat the first.

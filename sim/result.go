@@ -49,6 +49,13 @@ type Result struct {
 	Events []Event
 	// Migration is what Model.Migration did (nil: no migration).
 	Migration *MigrationResult
+	// Streamed reports that a Model.Sink took the shard series: ShardBusy, ShardOps and
+	// ShardMaxQueue are nil, and ShardCapacity[s] is the core time of shard s's node over
+	// the run (the sum over windows of NodeCapacity at ShardNodeAt), for Utilization.
+	Streamed      bool
+	ShardCapacity []Time
+	// Sink is Model.Sink, for the readers of a streamed run to find what it kept.
+	Sink WindowSink
 }
 
 // EventKind is what changed during a run.
@@ -338,7 +345,10 @@ func (r *Result) NodeUtilization(w, n int) float64 {
 // node's cores.
 func (r *Result) Utilization(s int) float64 {
 	var c Time
-	for w := 0; w < r.Windows; w++ {
+	if r.Streamed {
+		c = r.ShardCapacity[s]
+	}
+	for w := 0; w < r.Windows && !r.Streamed; w++ {
 		c += r.NodeCapacity[w*len(r.Nodes)+r.ShardNodeAt(s, w)]
 	}
 	if c == 0 {

@@ -435,6 +435,9 @@ func (s *Resolved) MemoryBytes() float64 {
 		return 0
 	}
 	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
+	if s.Streamed() {
+		return s.streamedBytes(windows) + s.histBytes(windows)
+	}
 	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
 	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*bytesPerShard
 }
@@ -478,7 +481,13 @@ func checkMemory(c *checker, s *Resolved) {
 	if shards > s.Shards {
 		what = "shards (keyspace.split.max_shards) and nodes"
 	}
-	if cells := windows * int64(shards+len(s.Nodes)); cells > maxSeriesCells {
+	if s.Streamed() {
+		// The shard series go to shards.csv as the windows close; the node series stay.
+		if cells := windows * int64(len(s.Nodes)); cells > maxSeriesCells {
+			c.add("window", "%d windows x %d nodes need about %d MB of node time series (the shard series are streamed to shards.csv); at most %d cells (about %d MB) are allowed: use a wider window",
+				windows, len(s.Nodes), cells*bytesPerNodeCell>>20, maxSeriesCells, maxSeriesCells*bytesPerNodeCell>>20)
+		}
+	} else if cells := windows * int64(shards+len(s.Nodes)); cells > maxSeriesCells {
 		c.add("window", "%d windows x %d %s need about %d MB of time series; at most %d cells (about %d MB) are allowed: use a wider window",
 			windows, shards+len(s.Nodes), what, cells*24>>20, maxSeriesCells, maxSeriesCells*24>>20)
 	}
@@ -1291,4 +1300,40 @@ func CheckVariantName(name string) string {
 		return fmt.Sprintf("must not hold control characters such as newlines or escapes (got %q)", name)
 	}
 	return ""
+}
+
+// StreamShardCells is the size in shard-windows (shards x windows of one variant) above
+// which `run` streams a variant's shard series (sim.Model.Sink, report.StreamSink): they go
+// to shards.csv as the windows close, and the readers get a compact digest of them
+// (metrics.ShardDigest). A variant that splits shards keeps them (its shards change during
+// the run). Tests lower it to stream small runs.
+var StreamShardCells int64 = 2_000_000
+
+// Streamed reports whether `run` streams this variant's shard series (StreamShardCells).
+func (s *Resolved) Streamed() bool {
+	if s.Window <= 0 || s.Duration <= 0 || s.Split != nil || (s.Limits != nil && s.Limits.SplitForHeat) {
+		return false
+	}
+	windows := int64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
+	return windows*int64(s.Shards) > StreamShardCells
+}
+
+// The memory of a streamed variant, measured as peak RSS (docs/performance.md): per node
+// and window its three node series (NodeBusy, NodeCapacity, NodeMaxQueue) and the
+// per-window node loads the readers derive; per window the digest's spread and top
+// shards; per shard its run-wide histogram (bytesPerShard), the digest's and the ring's
+// cells and its summary entries; and the digest's heat map, at most 1,000 x 1,000 cells.
+const (
+	bytesPerNodeCell      = 24
+	bytesPerDigestWindow  = 2 << 10
+	bytesPerStreamedShard = 640
+	bytesPerHeatCell      = 40
+)
+
+// streamedBytes estimates a streamed variant's series, digest and per-shard state.
+func (s *Resolved) streamedBytes(windows float64) float64 {
+	shards := float64(s.Shards)
+	heat := min(shards, 1000) * min(windows, 1000) * bytesPerHeatCell
+	return windows*float64(len(s.Nodes))*bytesPerNodeCell + windows*bytesPerDigestWindow +
+		shards*(bytesPerShard+bytesPerStreamedShard) + heat
 }

@@ -77,6 +77,11 @@ var ErrInterrupted = errors.New("interrupted")
 func (c *Config) model(v *scenarios.Variant) *sim.Model {
 	m := v.Model()
 	m.Stop = c.Stop
+	if v.Spec != nil && v.Spec.Streamed() && m.Splitter == nil {
+		// As `run` does above spec.StreamShardCells, keep a digest of the shard series
+		// rather than the series: metrics.Of reads it, and it is all a sweep reads.
+		m.Sink = &metrics.DigestSink{Windows: m.Windows(), Lines: metrics.NoLines}
+	}
 	return m
 }
 

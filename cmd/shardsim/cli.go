@@ -227,7 +227,11 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer endProfile()
-	runs := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil })
+	runs, err := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil }, dir)
+	defer closeSinks(runs)
+	if err != nil {
+		return err
+	}
 	// The charts are drawn while the summary, the tables and the other files are made: they
 	// need only the runs, and drawing them is most of what charts cost.
 	var charts []report.Chart
@@ -398,14 +402,57 @@ func writable(dir string) error {
 
 // runVariants simulates every variant, up to parallel at once. Each run is independent and
 // deterministic, so the results do not depend on parallel. stop interrupts every run.
-func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool) []report.Run {
+//
+// A variant with more shard-windows than spec.StreamShardCells (and no shard splits)
+// streams its shard series (report.StreamSink), spooled in dir until WriteFiles writes
+// shards.csv; closeSinks removes the spools.
+func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool, dir string) ([]report.Run, error) {
 	// The pool gets no stop function: every variant must run, so that an interrupted run
 	// still reports each one (as partial); the models themselves stop early.
-	return pool.Map(pool.New(parallel, nil), len(sc.Variants), func(i int) report.Run {
+	errs := make([]error, len(sc.Variants))
+	streamedGC(sc)
+	runs := pool.Map(pool.New(parallel, nil), len(sc.Variants), func(i int) report.Run {
 		m := sc.Variants[i].Model()
 		m.Stop = stop
+		if m.Splitter == nil && report.Streams(len(m.ShardNode), m.Windows()) {
+			k, err := report.NewStreamSink(dir, m.Windows())
+			if err != nil {
+				errs[i] = err
+				return report.Run{Variant: &sc.Variants[i].Variant, Result: &sim.Result{}}
+			}
+			m.Sink = k
+		}
 		return report.Run{Variant: &sc.Variants[i].Variant, Result: sim.Run(m)}
 	})
+	return runs, errors.Join(errs...)
+}
+
+// streamedMemoryLimit is the Go runtime's soft memory limit for a run that streams a
+// variant's shard series: such runs are large, and with the default GOGC the heap grows to
+// twice what it holds (a run of 10,000 nodes x 100,000 shards x 1,000 windows holds about
+// 450 MB and peaked at 1.5 GB without it). GOMEMLIMIT, when set, wins.
+const streamedMemoryLimit = 640 << 20
+
+// streamedGC sets streamedMemoryLimit when a variant of sc streams.
+func streamedGC(sc *scenarios.Scenario) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	for _, v := range sc.Variants {
+		if v.Spec != nil && v.Spec.Streamed() {
+			debug.SetMemoryLimit(streamedMemoryLimit)
+			return
+		}
+	}
+}
+
+// closeSinks removes the spools of the runs that streamed.
+func closeSinks(runs []report.Run) {
+	for _, r := range runs {
+		if k, ok := r.Result.Sink.(*report.StreamSink); ok {
+			k.Close()
+		}
+	}
 }
 
 func setupList(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {

@@ -4,7 +4,9 @@
 package atomicfile
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -12,6 +14,16 @@ import (
 // Write replaces path with data, mode 0644. A symbolic link at path is replaced by the
 // file, not written through: the rename puts the new file in the link's place.
 func Write(path string, data []byte) (err error) {
+	return WriteWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteWith replaces path, as Write does, with what write writes: through a buffer to the
+// temporary file, so that the content need not be held in memory whole. When write fails
+// nothing is left behind and the target is not touched.
+func WriteWith(path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -27,7 +39,11 @@ func Write(path string, data []byte) (err error) {
 			err = fmt.Errorf("writing %s: %w", path, err)
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
 		return err
 	}
 	if err = tmp.Chmod(0o644); err != nil {

@@ -1,0 +1,38 @@
+package sweep_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/sweep"
+)
+
+// TestSweepStreamed: a sweep whose runs stream their shard series into a digest (as every
+// run above spec.StreamShardCells does) writes the same files as one whose runs keep
+// them: small.toml at 1 and 2 nodes, both variants, one replication of 10 s. Not
+// parallel: it sets spec.StreamShardCells.
+func TestSweepStreamed(t *testing.T) {
+	c := sweep.Config{Scenario: "../testdata/small.toml", Options: scenarios.Options{Sets: []string{`duration="10s"`, `warmup="1s"`}},
+		Axes: []sweep.Axis{{Key: "cluster.nodes", Values: []string{"1", "2"}}}, Replications: 1, Parallel: 1}
+	outputs := func() map[string][]byte {
+		rows, err := sweep.Run(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sweepOutputs(t, &sweep.Sweep{Scenario: "small", Config: c, Rows: rows})
+	}
+	want := outputs()
+	defer func(n int64) { spec.StreamShardCells = n }(spec.StreamShardCells)
+	spec.StreamShardCells = 0
+	got := outputs()
+	if len(want) < 2 {
+		t.Fatalf("%d files", len(want))
+	}
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs when the runs stream", name)
+		}
+	}
+}

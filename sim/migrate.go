@@ -336,6 +336,9 @@ func (e *engine) backfillTick(now Time) {
 // rows is what it carried: the batch's rows for its write, 0 for its read. (A node's queue
 // limit does not refuse backfill work, see reach: the copy job waits its turn.)
 func (e *engine) backfillEnd(now Time, rows int32) bool {
+	if e.reb != nil {
+		return e.copyEnd(now, rows) // a rebalance's copy (rebalance.go)
+	}
 	g := e.mig
 	g.inflight--
 	if rows > 0 {

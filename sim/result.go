@@ -49,6 +49,8 @@ type Result struct {
 	Events []Event
 	// Migration is what Model.Migration did (nil: no migration).
 	Migration *MigrationResult
+	// Rebalance is what Model.Rebalance did (nil: no rebalance).
+	Rebalance *RebalanceResult
 }
 
 // EventKind is what changed during a run.

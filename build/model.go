@@ -120,6 +120,9 @@ func Model(s *spec.Resolved) *sim.Model {
 	if g := s.Migration; g != nil && g.Target != nil {
 		m.Migration = migration(s, m)
 	}
+	if s.Rebalance != nil {
+		m.Rebalance = rebalance(s, m)
+	}
 	return m
 }
 

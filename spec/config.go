@@ -217,6 +217,19 @@ type Action struct {
 	Note       string       `toml:"note"`
 	// Migrate moves the table to another variant's layout during the run (SPEC 10).
 	Migrate *Migrate `toml:"migrate"`
+	// AddNodes adds this many nodes (of the cluster's cores) and moves shards onto them
+	// as Rebalance says (issue 21).
+	AddNodes  *int       `toml:"add_nodes"`
+	Rebalance *Rebalance `toml:"rebalance"`
+}
+
+// Rebalance is an add_nodes action's rebalance = { rate = N, max_cpu = x, read_cost,
+// write_cost }: each shard move copies its rows at rate rows per second.
+type Rebalance struct {
+	Rate      *float64 `toml:"rate"`
+	MaxCPU    *float64 `toml:"max_cpu"`
+	ReadCost  Duration `toml:"read_cost"`
+	WriteCost Duration `toml:"write_cost"`
 }
 
 // Migrate is an action's migrate = { to = "VARIANT", backfill_rate = N, cutover = "..." }.

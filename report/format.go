@@ -328,6 +328,9 @@ func detailSections(v *VariantSummary) []section {
 		if hp.Counted < hp.Writes {
 			note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun, fmtCount(hp.Counted))
 		}
+		if hp.CountedUntil != "" {
+			note += " issued before " + hp.CountedUntil + " (then the migration changed how its requests plan, and its partitions were no longer counted)"
+		}
 		if same != "" && same == shown[hp.Stream] {
 			note += " (its hottest are its hot keys above)"
 		} else {

@@ -265,6 +265,9 @@ func (e *engine) migStart(now Time) {
 	g.phase = migDual
 	g.res.Start = now
 	for i := range e.streams {
+		if st := &e.streams[i]; g.m.ReadBoth || st.s.Op == Write {
+			e.stopParts(now, st)
+		}
 		switch st := &e.streams[i]; {
 		case g.m.ReadBoth && st.s.Op == Write:
 			st.s, st.point = &g.after[i], nil // writes go to the new layout only
@@ -382,6 +385,7 @@ func (e *engine) migCutover(now Time) {
 		g.phase = migVerify
 		for i := range e.streams {
 			if st := &e.streams[i]; st.s.Op != Write {
+				e.stopParts(now, st)
 				st.s, st.point = &g.after[i], nil
 			}
 		}
@@ -408,6 +412,7 @@ func (e *engine) oldWritesEnd(now Time) {
 	g.res.OldWritesEnd = now
 	for i := range e.streams {
 		st := &e.streams[i]
+		e.stopParts(now, st)
 		st.s, st.point = &g.after[i], nil
 	}
 }

@@ -248,3 +248,25 @@ func TestReadBoth(t *testing.T) {
 		t.Errorf("window 3 (after the cutover): old shards served %d subrequests, want none", oldOps[3])
 	}
 }
+
+// TestPartitionsStopAtMigration: hot partitions are counted by the old layout's key
+// design, so a write stream stops counting them when the migration starts (its writes
+// plan both layouts from then on), and says when and out of how many requests. Seed 3;
+// the migration starts at 20 s, half of the run: the counted writes are about half the
+// sampled ones (2,000 writes/s x 20 s / 64 = 625 expected; within 20%, 5 standard
+// deviations of a Poisson count).
+func TestPartitionsStopAtMigration(t *testing.T) {
+	m := migModel(3, 2000, 500, 20*Second, 40*Second, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond, Cutover: CutoverNever})
+	m.Streams[0].KeyFields = []int{0}
+	m.Streams[1].KeyFields = []int{0}
+	r := Run(m)
+	w := &r.Streams[0]
+	if !w.PartitionsStopped || w.PartitionsUntil != 20*Second {
+		t.Fatalf("writes: stopped %v at %v, want at 20s", w.PartitionsStopped, w.PartitionsUntil)
+	}
+	within(t, "partitions counted", float64(w.PartitionsCounted), 2000*20/64.0, 0.2)
+	within(t, "requests offered before the stop", float64(w.PartitionsOffered), 2000*20, 0.05)
+	if r.Streams[1].PartitionsStopped {
+		t.Errorf("reads stopped counting partitions, yet they plan as before (no cutover)")
+	}
+}

@@ -62,6 +62,24 @@ type Migration struct {
 	// the cutover (a verification period, in which the old layout can still be returned
 	// to); reads go to the new layout from the cutover on.
 	Verify Time
+	// Tenant, when set, moves one tenant alone (as Citus's isolate_tenant_to_new_shard
+	// does): only the requests whose field Tenant.Field is Tenant.Value plan the new
+	// layout (Planners: the tenant's own shards), the others plan the old one throughout;
+	// the backfill copies the tenant's rows only.
+	Tenant *Tenant
+}
+
+// Tenant is the tenant a migration moves alone.
+type Tenant struct {
+	Field int
+	Value uint64
+	// Share is the tenant's fraction of the table's rows: the backfill copies Share of
+	// HistoryRows and of the rows the run wrote before the start.
+	Share float64
+	// From lists the old shards that hold the tenant's rows, in the order the backfill
+	// reads them, a shard repeated by its share of the rows (the copy's position in the
+	// list picks the shard it reads).
+	From []int
 }
 
 const (
@@ -158,10 +176,18 @@ type migPlanner struct {
 	dual      bool
 	stream    int32
 	ms        *migState // set with an outbox: the new layout's visits wait there instead
+	// With a tenant migration (tenant), a request whose field tf is not tv plans the old
+	// layout only.
+	tenant bool
+	tf     int32
+	tv     uint64
 }
 
 // Plan appends the request's visits to dst: the old layout's (dual), then the new one's.
 func (p *migPlanner) Plan(dst []keyspace.Visit, r *rand.Rand, fields []uint64, rowTime int64) []keyspace.Visit {
+	if p.tenant && fields[p.tf] != p.tv {
+		return p.old.Plan(dst, r, fields, rowTime) // another tenant: the old layout
+	}
 	if p.dual {
 		dst = p.old.Plan(dst, r, fields, rowTime)
 	}
@@ -224,7 +250,8 @@ func (e *engine) outbox(now Time) {
 // layout's shards; called by newEngine before the result arrays are sized.
 func newMig(m *Model, old int) *migState {
 	g := m.Migration
-	if !(g.Rate > 0 || g.ReadBoth && g.Rate == 0 && g.Cutover != CutoverBackfill) || len(g.Planners) != len(m.Streams) || len(g.ShardNode) == 0 {
+	if !(g.Rate > 0 || g.ReadBoth && g.Rate == 0 && g.Cutover != CutoverBackfill) || len(g.Planners) != len(m.Streams) || len(g.ShardNode) == 0 ||
+		g.Tenant != nil && (g.ReadBoth || g.Tenant.Share < 0 || g.Tenant.Share > 1) {
 		panic("sim: invalid migration: a positive rate (or none, reading both layouts until a set cutover), a planner per stream and a shard are required")
 	}
 	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: len(m.Nodes)}
@@ -249,6 +276,11 @@ func newMig(m *Model, old int) *migState {
 			ms.dualP[i].ms = ms
 		}
 		ms.afterP[i] = migPlanner{next: g.Planners[i], off: ms.off}
+		if t := g.Tenant; t != nil {
+			for _, p := range []*migPlanner{&ms.dualP[i], &ms.afterP[i]} {
+				p.old, p.tenant, p.tf, p.tv = m.Streams[i].Planner, true, int32(t.Field), t.Value
+			}
+		}
 		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]
 		ms.dual[i].Planner, ms.after[i].Planner = &ms.dualP[i], &ms.afterP[i]
 	}
@@ -289,6 +321,9 @@ func (e *engine) migStart(now Time) {
 	for s := range g.off {
 		rows += e.res.Shards[s].Rows
 	}
+	if t := g.m.Tenant; t != nil {
+		rows = int64(math.Round(t.Share * float64(rows))) // the tenant's rows only
+	}
 	g.res.RowsToCopy = rows
 	if rows == 0 {
 		e.backfillDone(now)
@@ -313,6 +348,9 @@ func (e *engine) backfillTick(now Time) {
 	// new shard it writes, each layout's rows taken as spread evenly over its shards.
 	pos := float64(g.issued) / float64(g.res.RowsToCopy)
 	oldSh := int32(min(int(pos*float64(g.off)), int(g.off)-1))
+	if t := g.m.Tenant; t != nil && len(t.From) > 0 {
+		oldSh = int32(t.From[min(int(pos*float64(len(t.From))), len(t.From)-1)])
+	}
 	newSh := g.off + int32(min(int(pos*float64(g.nNew)), g.nNew-1))
 	g.issued += b
 	g.inflight += 2

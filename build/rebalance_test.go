@@ -1,6 +1,7 @@
 package build_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/shardsim/shardsim/build"
@@ -58,5 +59,68 @@ rebalance = { rate = 5000, max_cpu = 0.5, write_cost = "20us" }
 	}
 	if len(m.Actions) != 1 || m.Actions[0].Kind != sim.AddNodes || m.Actions[0].At != 30*sim.Second {
 		t.Errorf("actions %+v: want one AddNodes at 30s", m.Actions)
+	}
+}
+
+// TestTenantMigrationModel: migrate.tenant builds a migration of one tenant: its share
+// of the rows is its categorical weight (6 of 12), its new shards go to the nodes holding
+// the fewest shards (nodes 2 and 3 hold one shard each, nodes 0 and 1 two), the backfill
+// reads the one old shard its rows live on (the key is the tenant alone), and every
+// stream draws the tenant field.
+func TestTenantMigrationModel(t *testing.T) {
+	src := []byte(`name = "tenant"
+duration = "1m"
+[cluster]
+nodes = 4
+[table]
+history = "10m"
+[table.fields]
+tenant = { gen = "categorical", values = ["acme", "b", "c", "d", "e", "f", "g"], weights = [6, 1, 1, 1, 1, 1, 1] }
+id = { gen = "uniform", n = 1000 }
+[keyspace]
+shards = 6
+key = ["tenant"]
+[[streams]]
+name = "w"
+op = "write"
+rate = 100
+cost = "1ms"
+[[streams]]
+name = "r"
+op = "read"
+rate = 10
+cost = "0.5ms"
+[[actions]]
+at = "30s"
+migrate = { tenant = { field = "tenant", value = "acme" }, shards = 2, backfill_rate = 1000 }
+`)
+	sc, err := scenarios.LoadBytes("tenant.toml", src, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := sc.Variants[0].Spec
+	m := build.Model(rs)
+	g := m.Migration
+	if g == nil || g.Tenant == nil {
+		t.Fatalf("no tenant migration: %+v", g)
+	}
+	fi := slices.Index(rs.FieldNames, "tenant")
+	if g.Tenant.Field != fi || g.Tenant.Value != 0 || g.Tenant.Share != 0.5 || g.HistoryRows != 60_000 {
+		t.Errorf("tenant field %d, value %d, share %v, history %d: want field %d, value 0 (acme), share 0.5, 60,000 rows",
+			g.Tenant.Field, g.Tenant.Value, g.Tenant.Share, g.HistoryRows, fi)
+	}
+	if len(g.ShardNode) != 2 || g.ShardNode[0] != 2 || g.ShardNode[1] != 3 {
+		t.Errorf("tenant's shards on nodes %v, want [2 3]", g.ShardNode)
+	}
+	want := m.Streams[0].Planner.Plan(nil, nil, make([]uint64, 2), 0)[0].Shard // acme is value 0
+	for _, s := range g.Tenant.From {
+		if int32(s) != want {
+			t.Fatalf("backfill reads shards %v, want shard %d only (where acme's rows are)", g.Tenant.From, want)
+		}
+	}
+	for i, st := range m.Streams {
+		if st.Fields[fi] == nil {
+			t.Errorf("stream %d does not draw the tenant field", i)
+		}
 	}
 }

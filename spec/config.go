@@ -254,6 +254,18 @@ type Migrate struct {
 	// to both) or "both" (writes go to the new layout only, reads visit both until the
 	// cutover: a salt's growth without a copy).
 	Reads string `toml:"reads"`
+	// Tenant moves one tenant alone to shards of its own, instead of To (issue 21):
+	// tenant = { field = "tenant_id", value = "acme" }, with Shards shards (default 1) on
+	// Nodes (default: the nodes holding the fewest shards).
+	Tenant *TenantSel `toml:"tenant"`
+	Shards *int       `toml:"shards"`
+	Nodes  []int      `toml:"nodes"`
+}
+
+// TenantSel names a tenant: the rows whose Field is Value.
+type TenantSel struct {
+	Field string  `toml:"field"`
+	Value *Scalar `toml:"value"`
 }
 
 // Detect is the [detect] table.

@@ -612,6 +612,13 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 			}
 		case sim.Migrate:
 			a.Text = "migration started: dual writes and backfill to " + s.Migration.To
+			if t := s.Migration.Tenant; t != nil {
+				shards := "a shard"
+				if t.Shards > 1 {
+					shards = fmt.Sprintf("%d shards", t.Shards)
+				}
+				a.Text = fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
+			}
 		case sim.AddNodes:
 			g := s.Rebalance
 			a.Text = fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, groupDigits(g.Rate))

@@ -196,6 +196,7 @@ func Text(w io.Writer, s *Summary) {
 			fmt.Fprintln(w, "\n   diagnosis: "+noHotspot)
 		}
 		migrationText(w, v)
+		rebalanceText(w, v)
 		if tl := timeline(v); len(tl) > 0 {
 			fmt.Fprintln(w, "\n   alerts:")
 			for _, e := range tl {
@@ -418,6 +419,7 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 		fmt.Fprintln(w, "\nDiagnosis: "+noHotspot+".")
 	}
 	migrationMarkdown(w, v)
+	rebalanceMarkdown(w, v)
 	if tl := timeline(v); len(tl) > 0 {
 		fmt.Fprintln(w, "\nAlert timeline: each alert at the end of the window in which its detector fired, with its lag from the onset of the trouble, "+
 			"the start of the first window of the latest run of windows in which a node was above 90% of its cores "+

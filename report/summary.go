@@ -66,6 +66,8 @@ type VariantSummary struct {
 	Partial   bool        `json:"partial,omitempty"`
 	// Migrations are the variant's migrations (SPEC 10); left out when none.
 	Migrations []MigrationSummary `json:"migrations,omitempty"`
+	// Rebalance is what the variant's add_nodes action did (issue 21); left out when none.
+	Rebalance *RebalanceSummary `json:"rebalance,omitempty"`
 }
 
 // HottestNode is the node with the highest utilization over the run (0..1 of its cores),
@@ -365,6 +367,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 	v.LatencyOutliers = latencyOutliers(run, dc)
 	v.Events = eventsOf(sc, r)
 	v.Migrations = migrationsOf(sc, m)
+	v.Rebalance = rebalanceOf(sc, m)
 	v.Diagnosis = diagnose(sc, run, m, &v)
 	return v
 }

@@ -54,6 +54,12 @@ func tenantMigration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 		share = generator(fs).(interface{ Prob(uint64) float64 }).Prob(t.Value)
 	}
 	out.Tenant = &sim.Tenant{Field: t.Field, Value: t.Value, Share: share, From: tenantShards(s, design, t)}
+	// A scan that does not name a tenant reads every tenant: the tenant's shards too.
+	name := s.FieldNames[t.Field]
+	for i := range s.Streams {
+		w, named := s.Streams[i].Where[name]
+		out.Tenant.All = append(out.Tenant.All, s.Streams[i].Op == sim.Scan && !(named && w.Eq))
+	}
 	return out
 }
 

@@ -80,6 +80,10 @@ type Tenant struct {
 	// reads them, a shard repeated by its share of the rows (the copy's position in the
 	// list picks the shard it reads).
 	From []int
+	// All marks the streams (Model.Streams order) whose requests read every tenant's rows
+	// (a scan that does not name a tenant): after the cutover they visit the tenant's
+	// shards too, on top of the old layout.
+	All []bool
 }
 
 const (
@@ -181,12 +185,18 @@ type migPlanner struct {
 	tenant bool
 	tf     int32
 	tv     uint64
+	all    bool // the stream reads every tenant: the old layout and, after, the new one
 }
 
 // Plan appends the request's visits to dst: the old layout's (dual), then the new one's.
 func (p *migPlanner) Plan(dst []keyspace.Visit, r *rand.Rand, fields []uint64, rowTime int64) []keyspace.Visit {
-	if p.tenant && fields[p.tf] != p.tv {
+	if p.tenant && !p.all && fields[p.tf] != p.tv {
 		return p.old.Plan(dst, r, fields, rowTime) // another tenant: the old layout
+	}
+	if p.all && !p.dual {
+		// Every tenant, after the cutover: the others' rows on the old layout, the
+		// tenant's on its own shards.
+		dst = p.old.Plan(dst, r, fields, rowTime)
 	}
 	if p.dual {
 		dst = p.old.Plan(dst, r, fields, rowTime)
@@ -279,6 +289,9 @@ func newMig(m *Model, old int) *migState {
 		if t := g.Tenant; t != nil {
 			for _, p := range []*migPlanner{&ms.dualP[i], &ms.afterP[i]} {
 				p.old, p.tenant, p.tf, p.tv = m.Streams[i].Planner, true, int32(t.Field), t.Value
+			}
+			if i < len(t.All) && t.All[i] {
+				ms.dualP[i].all, ms.afterP[i].all = false, true // all only after: reads do not dual-plan
 			}
 		}
 		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]

@@ -333,3 +333,39 @@ func TestTenantMigration(t *testing.T) {
 	ops := func(w int) float64 { return float64(r.ShardOps[w*len(r.Shards)+from]) }
 	within(t, "tenant's requests gone from its old shard (per window)", ops(0)-(ops(3)+ops(4)+ops(5))/3, p*(wRate+rRate)*10, 0.03)
 }
+
+// TestTenantMoveScatterScan: a scan of every tenant (Tenant.All) visits the old layout's
+// 8 shards before the cutover and, after it, the tenant's 2 shards too: its fan-out goes
+// from 8 to 10, and the tenant's shards serve its subrequests only after the cutover.
+// Seed 9, one scan every 10 ms; counts, no tolerance.
+func TestTenantMoveScatterScan(t *testing.T) {
+	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+	w := Stream{Name: "w", Op: Write, Cost: 100 * Microsecond,
+		Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 1000}}),
+		Fields:   []workload.Generator{workload.NewCategorical(8, []float64{7, 1, 1, 1, 1, 1, 1, 1})},
+		Planner:  keyspace.NewPointPlanner(d, keyspace.NewModulo(8), false)}
+	sc := Stream{Name: "scan", Op: Scan, Cost: 100 * Microsecond,
+		Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 100}}),
+		Fields:   []workload.Generator{nil}, Planner: keyspace.NewScatterPlanner(8)}
+	g := &Migration{Rate: 100_000, HistoryRows: 10_000, ReadCost: Microsecond, WriteCost: Microsecond,
+		Cutover: CutoverBackfill, Name: "tenant 0", ShardNode: []int{2, 3},
+		Planners: []Planner{keyspace.NewPointPlanner(d, keyspace.NewModulo(2), false), keyspace.NewScatterPlanner(2)},
+		Tenant:   &Tenant{Field: 0, Value: 0, Share: 0.5, From: []int{0}, All: []bool{false, true}}}
+	r := Run(&Model{Seed: 9, Duration: 30 * Second, Window: 10 * Second,
+		Nodes: []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}}, ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
+		Streams: []Stream{w, sc}, Migration: g, Actions: []Action{{At: 5 * Second, Kind: Migrate}}})
+	if c := r.Migration.Cutover; c < 0 || c >= 10*Second {
+		t.Fatalf("cutover at %v, want within the first window", c)
+	}
+	if got := r.Streams[1].MaxFanout; got != 10 {
+		t.Errorf("the scan of every tenant visits at most %d shards, want 8 + 2 after the cutover", got)
+	}
+	// In windows 1 and 2 the new shards serve the tenant's writes and every scan: about
+	// 10 s x (500 writes + 100 scans); at least the scans' 2 x 1,000 subrequests.
+	for wi := 1; wi < 3; wi++ {
+		n := r.ShardOps[wi*len(r.Shards)+8] + r.ShardOps[wi*len(r.Shards)+9]
+		if n < 2*900+4500 {
+			t.Errorf("window %d: the tenant's shards served %d subrequests, want about 7,000", wi, n)
+		}
+	}
+}

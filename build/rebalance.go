@@ -15,7 +15,7 @@ import (
 // table.history) is spread evenly over the shards.
 func rebalance(s *spec.Resolved, m *sim.Model) *sim.Rebalance {
 	g := s.Rebalance
-	out := &sim.Rebalance{First: len(m.Nodes), Rate: g.Rate, MaxCPU: g.MaxCPU}
+	out := &sim.Rebalance{First: len(m.Nodes), Rate: g.Rate, MaxCPU: g.MaxCPU, Parallel: g.Parallel}
 	for range g.Count {
 		m.Nodes = append(m.Nodes, m.Nodes[0])
 	}

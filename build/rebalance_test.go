@@ -38,7 +38,7 @@ cost = "0.5ms"
 [[actions]]
 at = "30s"
 add_nodes = 3
-rebalance = { rate = 5000, max_cpu = 0.5, write_cost = "20us" }
+rebalance = { rate = 5000, max_cpu = 0.5, write_cost = "20us", parallel = 2 }
 `)
 	sc, err := scenarios.LoadBytes("reb.toml", src, scenarios.Options{})
 	if err != nil {
@@ -54,8 +54,8 @@ rebalance = { rate = 5000, max_cpu = 0.5, write_cost = "20us" }
 			t.Errorf("shard %d on node %d, which joins later", s, n)
 		}
 	}
-	if g.Rate != 5000 || g.MaxCPU != 0.5 || g.ReadCost != 500*sim.Microsecond || g.WriteCost != 20*sim.Microsecond || g.HistoryRows != 600_000 {
-		t.Errorf("rebalance %+v: want rate 5000, max_cpu 0.5, read 500us, write 20us, 600,000 history rows", g)
+	if g.Rate != 5000 || g.MaxCPU != 0.5 || g.ReadCost != 500*sim.Microsecond || g.WriteCost != 20*sim.Microsecond || g.HistoryRows != 600_000 || g.Parallel != 2 {
+		t.Errorf("rebalance %+v: want rate 5000, max_cpu 0.5, read 500us, write 20us, 600,000 history rows, 2 moves at once", g)
 	}
 	if len(m.Actions) != 1 || m.Actions[0].Kind != sim.AddNodes || m.Actions[0].At != 30*sim.Second {
 		t.Errorf("actions %+v: want one AddNodes at 30s", m.Actions)

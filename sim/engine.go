@@ -532,7 +532,7 @@ func (e *engine) rare(ev event) {
 	case evOutbox:
 		e.outbox(ev.at)
 	case evRebalance:
-		e.rebalanceTick(ev.at)
+		e.rebalanceTick(ev.at, int(ev.idx))
 	}
 }
 
@@ -1090,7 +1090,7 @@ func (e *engine) done(now Time, si int32) {
 	}
 	sub := e.subs.items[si]
 	e.subs.put(si)
-	if req == followerReq && (sub.attempt != backfillMark || e.backfillEnd(now, sub.parts)) {
+	if req == followerReq && (sub.attempt != backfillMark || e.backfillEnd(now, sub.shard, sub.parts)) {
 		return // a follower's apply, or a backfill batch's read or write (migrate.go)
 	}
 	if r := &e.reqs.items[sub.req]; r.plain {

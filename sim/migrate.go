@@ -386,12 +386,13 @@ func (e *engine) backfillTick(now Time) {
 	}
 }
 
-// backfillEnd handles the end of a backfill subrequest's service at now, and reports true.
-// rows is what it carried: the batch's rows for its write, 0 for its read. (A node's queue
-// limit does not refuse backfill work, see reach: the copy job waits its turn.)
-func (e *engine) backfillEnd(now Time, rows int32) bool {
+// backfillEnd handles the end of a backfill subrequest's service at now, on shard sh, and
+// reports true. rows is what it carried: the batch's rows for its write, 0 for its read.
+// (A node's queue limit does not refuse backfill work, see reach: the copy job waits its
+// turn.)
+func (e *engine) backfillEnd(now Time, sh, rows int32) bool {
 	if e.reb != nil {
-		return e.copyEnd(now, rows) // a rebalance's copy (rebalance.go)
+		return e.copyEnd(now, sh, rows) // a rebalance's copy (rebalance.go)
 	}
 	g := e.mig
 	g.inflight--

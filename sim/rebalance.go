@@ -21,7 +21,8 @@ import (
 //     to the shard while it is copied are copied too (a catch-up), so a move ends when
 //     the copy has caught up with the writes;
 //   - until its copy is done the shard is served by its old node; then requests go to the
-//     new one (an EventMove), and the next move starts.
+//     new one (an EventMove), and the next planned move starts (Parallel of them run at
+//     once).
 type Rebalance struct {
 	// First is the first node that joins: Model.Nodes[First:] hold no shard at the start.
 	First int
@@ -36,6 +37,9 @@ type Rebalance struct {
 	ReadCost, WriteCost Time
 	// HistoryRows are the rows the table held at t = 0, spread evenly over the shards.
 	HistoryRows int64
+	// Parallel is how many moves run at once, each copying at Rate (0 or 1: one at a
+	// time): the planned moves are taken in order as moves end.
+	Parallel int
 }
 
 // RebalanceResult is what a rebalance did. Times are since the start of the run; -1: not
@@ -69,17 +73,23 @@ const moveMark = backfillMark
 
 // rebState is the engine's rebalance state (nil when the model has none).
 type rebState struct {
-	m        *Rebalance
-	res      *RebalanceResult
-	cur      int   // the move under way (index in res.Moves); len(res.Moves): none left
-	batch    int64 // rows of a full batch
-	period   Time  // time between two batches' issues at the rate
-	issued   int64 // rows of the current move handed to batches
-	copied   int64 // rows of the current move copied
-	history  int64 // the current shard's history rows
-	written0 int64 // the shard's rows written before the move started
+	m      *Rebalance
+	res    *RebalanceResult
+	next   int   // the next planned move to start (index in res.Moves)
+	done   int   // moves done
+	batch  int64 // rows of a full batch
+	period Time  // time between two batches' issues at the rate
+	slots  []moveSlot
+}
+
+// moveSlot is one move under way (Rebalance.Parallel of them at most).
+type moveSlot struct {
+	cur      int   // the move (index in res.Moves); -1: the slot is free
+	issued   int64 // rows of the move handed to batches
+	copied   int64 // rows of the move copied
+	history  int64 // the shard's history rows
 	inflight int
-	ticking  bool // an evRebalance event is pending
+	ticking  bool // an evRebalance event for this slot is pending
 }
 
 // rebalanceDepth is how many batches of a move may be in flight at once.
@@ -98,7 +108,11 @@ func newReb(m *Model) *rebState {
 		}
 		rate = min(rate, g.MaxCPU*float64(cores)/c.Seconds())
 	}
-	rs := &rebState{m: g, res: &RebalanceResult{Start: -1, Done: -1, Rate: rate, Copied: make([]int64, m.Windows())}}
+	rs := &rebState{m: g, res: &RebalanceResult{Start: -1, Done: -1, Rate: rate, Copied: make([]int64, m.Windows())},
+		slots: make([]moveSlot, max(1, g.Parallel))}
+	for k := range rs.slots {
+		rs.slots[k].cur = -1
+	}
 	rs.batch = max(1, int64(math.Round(rate*backfillBatch.Seconds())))
 	rs.period = Time(float64(rs.batch) / rate * float64(Second))
 	return rs
@@ -116,8 +130,13 @@ func (e *engine) addNodes(now Time) {
 		e.coreLog = append(e.coreLog, coreChange{at: now, node: n, cores: e.m.Nodes[n].Cores})
 	}
 	rs.plan(e, now)
-	rs.cur = -1
-	e.nextMove(now)
+	if len(rs.res.Moves) == 0 {
+		e.rebalanceDone(now)
+		return
+	}
+	for k := range rs.slots {
+		e.nextMove(now, k)
+	}
 }
 
 // plan fills res.Moves from the load each shard had so far (see Rebalance).
@@ -172,120 +191,140 @@ func (rs *rebState) plan(e *engine, now Time) {
 	}
 }
 
-// nextMove starts the move after the current one at now, or ends the rebalance.
-func (e *engine) nextMove(now Time) {
+// nextMove starts the next planned move in slot k at now, if any is left.
+func (e *engine) nextMove(now Time, k int) {
 	rs := e.reb
-	rs.cur++
-	if rs.cur >= len(rs.res.Moves) {
-		if now < e.m.Duration {
-			rs.res.Done = now
-			e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
-				Text: "rebalance done: " + strconv.Itoa(len(rs.res.Moves)) + " shard moves, " + groupInt(rs.res.RowsCopied) + " rows copied"})
-		}
+	sl := &rs.slots[k]
+	sl.cur = -1
+	if rs.next >= len(rs.res.Moves) || now >= e.m.Duration {
 		return
 	}
+	sl.cur = rs.next
+	rs.next++
+	mv := &rs.res.Moves[sl.cur]
+	mv.Start = now
+	sl.issued, sl.copied = 0, 0
+	nS := int64(len(e.m.ShardNode))
+	sl.history = rs.m.HistoryRows / nS
+	if int64(mv.Shard) < rs.m.HistoryRows%nS {
+		sl.history++
+	}
+	if !sl.ticking {
+		sl.ticking = true
+		e.h.pushKind(now, int32(k), evRebalance)
+	}
+}
+
+// rebalanceDone records the end of the last move at now.
+func (e *engine) rebalanceDone(now Time) {
+	rs := e.reb
 	if now >= e.m.Duration {
 		return
 	}
-	mv := &rs.res.Moves[rs.cur]
-	mv.Start = now
-	rs.issued, rs.copied = 0, 0
-	rs.history = rs.m.HistoryRows / int64(len(e.m.ShardNode))
-	if int64(mv.Shard) < rs.m.HistoryRows%int64(len(e.m.ShardNode)) {
-		rs.history++
-	}
-	rs.written0 = e.res.Shards[mv.Shard].Rows
-	if !rs.ticking {
-		rs.ticking = true
-		e.h.pushKind(now, 0, evRebalance)
-	}
+	rs.res.Done = now
+	e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
+		Text: "rebalance done: " + strconv.Itoa(len(rs.res.Moves)) + " shard moves, " + groupInt(rs.res.RowsCopied) + " rows copied"})
 }
 
-// moveTarget is the rows the current move has to copy by now: its history share, and
-// every row written to the shard so far (a write counts its row when it starts on its
-// core, see start).
-func (e *engine) moveTarget() int64 {
-	rs := e.reb
-	return rs.history + e.res.Shards[rs.res.Moves[rs.cur].Shard].Rows
+// moveTarget is the rows slot k's move has to copy by now: its history share, and every
+// row written to the shard so far (a write counts its row when it starts on its core, see
+// start).
+func (e *engine) moveTarget(k int) int64 {
+	sl := &e.reb.slots[k]
+	return sl.history + e.res.Shards[e.reb.res.Moves[sl.cur].Shard].Rows
 }
 
-// rebalanceTick issues the current move's next batch at now, unless rebalanceDepth
-// batches are in flight, and schedules the one after.
-func (e *engine) rebalanceTick(now Time) {
+// rebalanceTick issues slot k's next batch at now, unless rebalanceDepth batches of it
+// are in flight, and schedules the one after.
+func (e *engine) rebalanceTick(now Time, k int) {
 	rs := e.reb
-	rs.ticking = false
-	if rs.cur >= len(rs.res.Moves) || now >= e.m.Duration {
+	sl := &rs.slots[k]
+	sl.ticking = false
+	if sl.cur < 0 || now >= e.m.Duration {
 		return
 	}
-	left := e.moveTarget() - rs.issued
+	left := e.moveTarget(k) - sl.issued
 	if left <= 0 {
-		if rs.inflight == 0 {
-			e.moveDone(now)
+		if sl.inflight == 0 {
+			e.moveDone(now, k)
 		}
 		return // the last batch's end finishes the move (copyEnd)
 	}
-	if rs.inflight >= 2*rebalanceDepth {
+	if sl.inflight >= 2*rebalanceDepth {
 		return // the next batch end ticks again (copyEnd)
 	}
-	mv := &rs.res.Moves[rs.cur]
+	mv := &rs.res.Moves[sl.cur]
 	b := min(rs.batch, left)
-	rs.issued += b
-	rs.inflight += 2
-	for k, node := range [2]int{mv.From, mv.To} {
+	sl.issued += b
+	sl.inflight += 2
+	for i, node := range [2]int{mv.From, mv.To} {
 		c := rs.m.ReadCost
-		if k == 1 {
+		if i == 1 {
 			c = rs.m.WriteCost
 		}
 		si := e.subs.take()
 		e.subs.items[si] = subreq{req: followerReq, shard: int32(mv.Shard), node: int16(node), parts: int32(b),
 			service: c * Time(b), attempt: moveMark}
-		if k == 0 {
+		if i == 0 {
 			e.subs.items[si].parts = 0 // only the write counts rows copied
 		}
 		rs.res.CopyCPU += c * Time(b)
 		e.reach(now, si)
 	}
-	rs.ticking = true
-	e.h.pushKind(now+rs.period, 0, evRebalance)
+	sl.ticking = true
+	e.h.pushKind(now+rs.period, int32(k), evRebalance)
 }
 
-// copyEnd handles the end of a copy subrequest's service at now, and reports true; rows
-// is what it carried (the batch's rows for its write, 0 for its read).
-func (e *engine) copyEnd(now Time, rows int32) bool {
+// copyEnd handles the end of a copy subrequest of shard sh's move at now, and reports
+// true; rows is what it carried (the batch's rows for its write, 0 for its read).
+func (e *engine) copyEnd(now Time, sh int32, rows int32) bool {
 	rs := e.reb
-	rs.inflight--
+	k := 0
+	for k < len(rs.slots) && (rs.slots[k].cur < 0 || rs.res.Moves[rs.slots[k].cur].Shard != int(sh)) {
+		k++
+	}
+	if k == len(rs.slots) {
+		return true // a copy whose move the run's end left behind
+	}
+	sl := &rs.slots[k]
+	sl.inflight--
 	if rows > 0 {
-		rs.copied += int64(rows)
+		sl.copied += int64(rows)
 		rs.res.RowsCopied += int64(rows)
 		if w := e.window(now); w >= 0 {
 			rs.res.Copied[w] += int64(rows)
 		}
 	}
-	if rs.cur < len(rs.res.Moves) && rs.inflight == 0 && rs.issued >= e.moveTarget() {
-		e.moveDone(now)
+	target := e.moveTarget(k)
+	if sl.inflight == 0 && sl.issued >= target {
+		e.moveDone(now, k)
 		return true
 	}
-	if !rs.ticking && rs.cur < len(rs.res.Moves) && rs.inflight < 2*rebalanceDepth && rs.issued < e.moveTarget() {
+	if !sl.ticking && sl.inflight < 2*rebalanceDepth && sl.issued < target {
 		// A batch was due while the copy was at its depth, or the shard gained rows after
 		// the last batch left: copy them now.
-		rs.ticking = true
-		e.h.pushKind(now, 0, evRebalance)
+		sl.ticking = true
+		e.h.pushKind(now, int32(k), evRebalance)
 	}
 	return true
 }
 
-// moveDone points the current move's shard at its new node at now and starts the next.
-func (e *engine) moveDone(now Time) {
+// moveDone points slot k's shard at its new node at now and starts the next move.
+func (e *engine) moveDone(now Time, k int) {
 	rs := e.reb
-	mv := &rs.res.Moves[rs.cur]
+	sl := &rs.slots[k]
+	mv := &rs.res.Moves[sl.cur]
 	if now >= e.m.Duration {
 		return
 	}
-	mv.Done, mv.Rows = now, rs.copied
+	mv.Done, mv.Rows = now, sl.copied
 	e.shardNode[mv.Shard] = int32(mv.To)
 	sh := &e.res.Shards[mv.Shard]
 	sh.Node = mv.To
 	sh.Moves = append(sh.Moves, ShardMove{At: now, Node: mv.To})
 	e.res.Events = append(e.res.Events, Event{At: now, Kind: EventMove, Shard: mv.Shard, Node: mv.To})
-	e.nextMove(now)
+	if rs.done++; rs.done == len(rs.res.Moves) {
+		e.rebalanceDone(now)
+	}
+	e.nextMove(now, k)
 }

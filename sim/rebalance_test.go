@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
@@ -123,5 +124,33 @@ func TestRebalanceMaxCPU(t *testing.T) {
 	}
 	if g.Done < 0 || len(g.Moves) != 4 {
 		t.Fatalf("%d moves, done at %v", len(g.Moves), g.Done)
+	}
+}
+
+// TestRebalanceParallel: with parallel = 2 the first two moves start together at 10 s,
+// one to each new node, and each of the four still takes R0 / (R - lambda_s) (the
+// formula of TestRebalanceMoves: a move's bandwidth is its own); the third and fourth
+// start as the first two end. By the utilization law each new node spends R x 5 µs =
+// 0.25 of a core on its copy's writes in window 10. Seed 11, tolerances as there.
+func TestRebalanceParallel(t *testing.T) {
+	const rate, lambdaS, hist = 50_000.0, 500.0, 800_000
+	start := 10 * Second
+	r := Run(rebModel(11, 8*lambdaS, 2000, start, 30*Second, Rebalance{Rate: rate, HistoryRows: hist,
+		ReadCost: 2 * Microsecond, WriteCost: 5 * Microsecond, Parallel: 2}))
+	g := r.Rebalance
+	if len(g.Moves) != 4 || g.Done < 0 {
+		t.Fatalf("%d moves, done at %v: want 4, done", len(g.Moves), g.Done)
+	}
+	ends := []Time{}
+	for i, mv := range g.Moves {
+		if i < 2 && mv.Start != start || i >= 2 && !slices.Contains(ends, mv.Start) {
+			t.Errorf("move %d started at %v; want the first two at %v, the others as one ends (%v)", i, mv.Start, start, ends)
+		}
+		ends = append(ends, mv.Done)
+		T := (mv.Done - mv.Start).Seconds()
+		within(t, "move duration (s)", T, (hist/8+lambdaS*mv.Start.Seconds())/(rate-lambdaS), 0.015)
+	}
+	for n := 2; n < 4; n++ {
+		within(t, "a new node's copy CPU with two moves at once (cores)", r.NodeBusy[10*4+n].Seconds(), rate*5e-6, 0.01)
 	}
 }

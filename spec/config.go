@@ -230,6 +230,8 @@ type Rebalance struct {
 	MaxCPU    *float64 `toml:"max_cpu"`
 	ReadCost  Duration `toml:"read_cost"`
 	WriteCost Duration `toml:"write_cost"`
+	// Parallel is how many shard moves run at once (default 1).
+	Parallel *int `toml:"parallel"`
 }
 
 // Migrate is an action's migrate = { to = "VARIANT", backfill_rate = N, cutover = "..." }.

@@ -20,7 +20,12 @@ type RebalanceSpec struct {
 	// ReadCost and WriteCost are the CPU time of copying one row (0: the variant's point
 	// read's and write's cost, see build).
 	ReadCost, WriteCost sim.Time
+	// Parallel is how many moves run at once.
+	Parallel int
 }
+
+// maxParallelMoves bounds rebalance.parallel.
+const maxParallelMoves = 1024
 
 // resolveRebalance checks an action's add_nodes and its rebalance table.
 func resolveRebalance(c *checker, s *Resolved, key string, a Action) {
@@ -28,7 +33,7 @@ func resolveRebalance(c *checker, s *Resolved, key string, a Action) {
 		c.add(key+".add_nodes", "a run adds nodes once, and %s already does", s.Rebalance.Key)
 		return
 	}
-	g := &RebalanceSpec{Key: key, Count: *a.AddNodes}
+	g := &RebalanceSpec{Key: key, Count: *a.AddNodes, Parallel: 1}
 	if g.Count < 1 || g.Count > maxAddNodes || len(s.Nodes)+g.Count > 32767 {
 		c.add(key+".add_nodes", "must be a number of nodes from 1 to %d (got %d)", maxAddNodes, g.Count)
 	}
@@ -50,6 +55,13 @@ func resolveRebalance(c *checker, s *Resolved, key string, a Action) {
 			c.add(key+".rebalance.max_cpu", "must be a fraction of a node's cores above 0 and at most 1 (got %v)", *x)
 		} else {
 			g.MaxCPU = *x
+		}
+	}
+	if p := b.Parallel; p != nil {
+		if *p < 1 || *p > maxParallelMoves {
+			c.add(key+".rebalance.parallel", "must be a number of moves at once from 1 to %d (got %d)", maxParallelMoves, *p)
+		} else {
+			g.Parallel = *p
 		}
 	}
 	if b.ReadCost.Set() {

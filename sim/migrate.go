@@ -65,7 +65,8 @@ type Migration struct {
 	// Tenant, when set, moves one tenant alone (as Citus's isolate_tenant_to_new_shard
 	// does): only the requests whose field Tenant.Field is Tenant.Value plan the new
 	// layout (Planners: the tenant's own shards), the others plan the old one throughout;
-	// the backfill copies the tenant's rows only.
+	// the backfill copies the tenant's rows only. Not with Verify: DualCPU would count
+	// every tenant's writes to the old layout in the verification period.
 	Tenant *Tenant
 }
 
@@ -261,7 +262,7 @@ func (e *engine) outbox(now Time) {
 func newMig(m *Model, old int) *migState {
 	g := m.Migration
 	if !(g.Rate > 0 || g.ReadBoth && g.Rate == 0 && g.Cutover != CutoverBackfill) || len(g.Planners) != len(m.Streams) || len(g.ShardNode) == 0 ||
-		g.Tenant != nil && (g.ReadBoth || g.Tenant.Share < 0 || g.Tenant.Share > 1) {
+		g.Tenant != nil && (g.ReadBoth || g.Verify > 0 || g.Tenant.Share < 0 || g.Tenant.Share > 1) {
 		panic("sim: invalid migration: a positive rate (or none, reading both layouts until a set cutover), a planner per stream and a shard are required")
 	}
 	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: len(m.Nodes)}

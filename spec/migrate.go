@@ -127,6 +127,9 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 	if ms.Tenant != nil && ms.ReadBoth {
 		c.add(key+".reads", "must be \"old\" when one tenant moves: its rows are copied, not left behind")
 	}
+	if ms.Tenant != nil && ms.Verify > 0 {
+		c.add(key+".verify", "cannot be combined with tenant yet (the verification period's CPU is counted for whole tables)")
+	}
 	// Mechanisms the engine does not combine with a migration yet.
 	switch {
 	case s.Split != nil:

@@ -252,7 +252,14 @@ func explainNotes(s *spec.Resolved) []string {
 		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.Actions)))
 	}
 	if g := s.Migration; g != nil {
-		notes = append(notes, fmt.Sprintf("the figures are for the layout before the migration to %q: its dual writes, backfill and cutover happen only in a run", g.To))
+		to := fmt.Sprintf("the migration to %q", g.To)
+		if g.Tenant != nil {
+			to = "the move of " + g.Tenant.Text + " to shards of its own"
+		}
+		notes = append(notes, "the figures are for the layout before "+to+": its dual writes, backfill and cutover happen only in a run")
+	}
+	if g := s.Rebalance; g != nil {
+		notes = append(notes, fmt.Sprintf("the figures are for the cluster before add_nodes: its %d new nodes and the shard moves onto them happen only in a run", g.Count))
 	}
 	for i := range s.Streams {
 		ss := &s.Streams[i]

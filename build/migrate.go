@@ -1,8 +1,6 @@
 package build
 
 import (
-	"math"
-
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -28,20 +26,8 @@ func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 		Cutover:   g.Cutover,
 		Name:      g.To,
 	}
-	var history float64
 	for i := range s.Streams {
-		ss := &s.Streams[i]
 		ts := &t.Streams[i]
-		if ss.Op == sim.Write {
-			// The rows the table holds at t = 0: table.history at the initial rate.
-			history += ss.Schedule.Rate(0) * s.History.Seconds()
-			if out.WriteCost == 0 {
-				out.WriteCost = ss.Cost
-			}
-		}
-		if ss.Op == sim.Read && out.ReadCost == 0 {
-			out.ReadCost = ss.Cost
-		}
 		var p sim.Planner
 		switch {
 		case ts.Op == sim.Scan && ts.Query != nil:
@@ -62,18 +48,6 @@ func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 		}
 		out.Planners = append(out.Planners, p)
 	}
-	if g.ReadCost > 0 {
-		out.ReadCost = g.ReadCost
-	}
-	if g.WriteCost > 0 {
-		out.WriteCost = g.WriteCost
-	}
-	if out.ReadCost == 0 {
-		out.ReadCost = out.WriteCost
-	}
-	if out.WriteCost == 0 { // no write stream: nothing is written, a copy costs a read
-		out.WriteCost = out.ReadCost
-	}
-	out.HistoryRows = int64(math.Round(history))
+	copyCosts(s, out)
 	return out
 }

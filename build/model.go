@@ -48,6 +48,9 @@ func Model(s *spec.Resolved) *sim.Model {
 			needed[f] = needed[f] || n
 		}
 	}
+	if g := s.Migration; g != nil && g.Tenant != nil {
+		needed[g.Tenant.Field] = true // every request says whose it is
+	}
 	for i, ss := range s.Streams {
 		st := sim.Stream{
 			Name:    ss.Name,
@@ -119,6 +122,11 @@ func Model(s *spec.Resolved) *sim.Model {
 	m.LockSlots = lockSlots(s)
 	if g := s.Migration; g != nil && g.Target != nil {
 		m.Migration = migration(s, m)
+	} else if g != nil && g.Tenant != nil {
+		m.Migration = tenantMigration(s, m)
+	}
+	if s.Rebalance != nil {
+		m.Rebalance = rebalance(s, m)
 	}
 	return m
 }

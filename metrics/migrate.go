@@ -22,6 +22,9 @@ type Migration struct {
 	// Phases holds each stream's p99 before the migration, during it (up to the cutover,
 	// or the end of the run) and after the cutover, in Result.Streams order.
 	Phases []PhaseP99
+	// Stats holds each stream's figures in each phase (PhaseStats), in Result.Streams
+	// order: what an SLO is judged by phase on (Judge).
+	Stats []PhaseStat
 }
 
 // PhaseP99 is a stream's p99 latency (ms) in each phase of a migration: over the windows
@@ -62,6 +65,8 @@ func MigrationsOf(r *sim.Result) []Migration {
 		s := &r.Streams[i]
 		m.Phases = append(m.Phases, PhaseP99{Stream: s.Name,
 			Before: phaseP99(r, s, 0, start), During: phaseP99(r, s, start, cut), After: phaseP99(r, s, cut, end)})
+		m.Stats = append(m.Stats, PhaseStat{Stream: s.Name,
+			Phases: [3]PhaseStats{phaseStats(r, s, 0, start), phaseStats(r, s, start, cut), phaseStats(r, s, cut, end)}})
 	}
 	return []Migration{m}
 }

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/sim"
@@ -43,5 +44,39 @@ func TestMigrationPhases(t *testing.T) {
 	p = MigrationsOf(r)[0].Phases[0]
 	if p.After != nil || p.During == nil || *p.During < 499 {
 		t.Errorf("without a cutover: during %v, after %v; want 500 ms and none", p.During, p.After)
+	}
+}
+
+// TestSLOByPhase: an SLO is judged over the whole run and in each phase of a migration.
+// The run of TestMigrationPhases has p99s of 1, 60 and 2 ms before, during and after (the
+// straddling window's 500 ms counts only in the whole run's figure, set here by hand): a
+// p99 < 50 ms SLO that the whole run meets fails during the migration; one of 100 ms
+// holds. A backfill that did not copy every row fails every SLO as "did not finish".
+func TestSLOByPhase(t *testing.T) {
+	r := &sim.Result{Duration: 50 * sim.Second, Elapsed: 50 * sim.Second, Window: 10 * sim.Second, Windows: 5,
+		Streams: []sim.StreamResult{{Name: "w", Win: make([]sim.WindowLatency, 5)}},
+		Migration: &sim.MigrationResult{Start: 10 * sim.Second, BackfillDone: 30 * sim.Second, Cutover: 35 * sim.Second,
+			RowsToCopy: 10, RowsCopied: 10, Copied: make([]int64, 5)}}
+	for w, ms := range []int64{1, 40, 60, 500, 2} {
+		win := &r.Streams[0].Win[w]
+		win.Hist.RecordValues(ms*1000, 100)
+		win.Max = sim.Time(ms) * sim.Millisecond
+		win.Offered = 100
+	}
+	run := Of(r)
+	run.Streams[0].Latency.P99 = ptr(30) // the whole run's figure: under both bounds
+	tight, _ := ParseSLO("w:p99<50ms")
+	loose, _ := ParseSLO("w:p99<100ms")
+	if v := Judge(tight, []*Run{run}); v.OK || !strings.Contains(v.Reason, "during the migration 60.") {
+		t.Errorf("p99 < 50 ms: ok %v (%s), want a failure during the migration", v.OK, v.Reason)
+	}
+	if v := Judge(loose, []*Run{run}); !v.OK {
+		t.Errorf("p99 < 100 ms fails: %s", v.Reason)
+	}
+	r.Migration.RowsCopied, r.Migration.BackfillDone, r.Migration.Cutover = 4, -1, -1
+	run = Of(r)
+	a := Assess([]SLO{loose}, 1, []*Run{run})
+	if a.OK || a.Binding != Unfinished || !strings.Contains(a.Reason, "copied 4 of 10 rows") {
+		t.Errorf("an unfinished backfill: ok %v, binding %q (%s); want %q", a.OK, a.Binding, a.Reason, Unfinished)
 	}
 }

@@ -77,6 +77,8 @@ type Run struct {
 	Elapsed     sim.Time
 	// Migrations are what the run's migrations did (SPEC 10); nil when none.
 	Migrations []Migration
+	// Rebalance is what the run's add_nodes action did; nil when none.
+	Rebalance *Rebalance
 }
 
 // Complete reports whether the run covered its whole duration: it neither saturated nor
@@ -97,6 +99,7 @@ func (r *Run) Stream(name string) *Stream {
 func Of(r *sim.Result) *Run {
 	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed}
 	m.Migrations = MigrationsOf(r)
+	m.Rebalance = RebalanceOf(r)
 	for i := range r.Streams {
 		s := StreamOf(&r.Streams[i])
 		if s.Locks != nil {

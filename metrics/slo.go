@@ -152,9 +152,12 @@ type Verdict struct {
 }
 
 // Judge judges an SLO over replicated runs of one design. It holds when every run covered
-// its whole duration (none saturated or was interrupted), the stream completed at least one
-// request in every run (for a latency), and the mean over the runs of the statistic is
-// below the bound.
+// its whole duration (none saturated or was interrupted), every run's migration or
+// rebalance finished (Run.Unfinished), the stream completed at least one request in every
+// run (for a latency), and the mean over the runs of the statistic is below the bound, over
+// the whole run and, in a run with a migration, in each phase (before, during, after: over
+// the windows wholly inside it, see PhaseStats; a phase without such a window in every run
+// is not judged).
 func Judge(slo SLO, runs []*Run) Verdict {
 	v := Verdict{SLO: slo}
 	var sum float64
@@ -164,6 +167,9 @@ func Judge(slo SLO, runs []*Run) Verdict {
 			return v.fail(math.Inf(1), fmt.Sprintf("the run saturated at %.3gs (%d subrequests waiting)", r.SaturatedAt.Seconds(), r.Backlog))
 		case r.Partial:
 			return v.fail(math.Inf(1), fmt.Sprintf("the run was interrupted at %.3gs", r.Elapsed.Seconds()))
+		}
+		if why := r.Unfinished(); why != "" {
+			return v.fail(math.Inf(1), why)
 		}
 		s := r.Stream(slo.Stream)
 		if s == nil {
@@ -184,7 +190,9 @@ func Judge(slo SLO, runs []*Run) Verdict {
 	}
 	v.Value = ptr(sum / float64(len(runs)))
 	if *v.Value < slo.Bound {
-		v.OK = true
+		// A migration's phases are judged each on its own: a whole-run figure can hide
+		// the weeks of a backfill behind the calm before and after it.
+		v, v.OK = judgePhases(v, slo, runs)
 		return v
 	}
 	return v.fail(*v.Value/slo.Bound, fmt.Sprintf("%s %s %s >= %s", slo.Stream, slo.Stat, format(slo.Stat, *v.Value), format(slo.Stat, slo.Bound)))
@@ -221,10 +229,14 @@ type Assessment struct {
 	ErrorRate float64
 	ErrorsOK  bool
 	// Binding names what failed worst: the text of an SLO, "errors", or "saturated" or
-	// "interrupted" for a run that did not finish; "" when everything holds. Reason says
-	// why in words.
+	// "interrupted" for a run that did not finish, or Unfinished for a run whose migration
+	// or rebalance did not finish; "" when everything holds. Reason says why in words.
 	Binding, Reason string
 }
+
+// Unfinished is the Binding of an assessment whose run's migration or rebalance did not
+// finish by the end of the run: its SLOs are not judged on a change half made.
+const Unfinished = "did not finish"
 
 // Assess judges slos over replicated runs, and the run-wide error rate (every stream and
 // cause) against maxErrors (a fraction 0..1). A run that saturated or was interrupted
@@ -258,6 +270,12 @@ func Assess(slos []SLO, maxErrors float64, runs []*Run) Assessment {
 			return a
 		case r.Partial:
 			a.OK, a.Binding, a.Reason = false, "interrupted", fmt.Sprintf("the run was interrupted at %.3gs", r.Elapsed.Seconds())
+			return a
+		}
+	}
+	for _, r := range runs {
+		if why := r.Unfinished(); why != "" {
+			a.OK, a.Binding, a.Reason = false, Unfinished, why
 			return a
 		}
 	}

@@ -110,6 +110,10 @@ type HotPartitions struct {
 	Counted           int64          `json:"counted"` // the writes counted (see HotKeys)
 	PartitionsWritten int64          `json:"partitions_written"`
 	Partitions        []HotPartition `json:"partitions"`
+	// CountedUntil, when set, is when the partitions stopped being counted: a migration
+	// changed how the stream plans (sim.StreamResult.PartitionsStopped); Writes and
+	// Counted are then the writes before it.
+	CountedUntil string `json:"counted_until,omitempty"`
 }
 
 // HotPartition is one partition's writes (overstated by at most Error).
@@ -187,6 +191,10 @@ func hotPartitionsOf(run Run, topK int) []HotPartitions {
 			continue
 		}
 		h := HotPartitions{Stream: st.Name, Writes: st.Offered, Counted: counted(st), PartitionsWritten: st.PartitionsWritten, Partitions: []HotPartition{}}
+		if st.PartitionsStopped {
+			h.Writes, h.Counted = st.PartitionsOffered, st.PartitionsCounted
+			h.CountedUntil = spec.FormatClock(run.Variant.Spec.Start, st.PartitionsUntil)
+		}
 		for _, k := range st.HotPartitions[:min(topK, len(st.HotPartitions))] {
 			h.Partitions = append(h.Partitions, HotPartition{Partition: formatPartition(run.Variant, i, k.Values), Parts: k.Values,
 				Writes: k.Count, Share: share(k.Count, h.Counted), Shard: k.Shard, Error: k.Error})

@@ -200,6 +200,7 @@ func Text(w io.Writer, s *Summary) {
 			fmt.Fprintln(w, "\n   diagnosis: "+noHotspot)
 		}
 		migrationText(w, v)
+		rebalanceText(w, v)
 		if tl := timeline(v); len(tl) > 0 {
 			fmt.Fprintln(w, "\n   alerts:")
 			for _, e := range tl {
@@ -332,6 +333,9 @@ func detailSections(v *VariantSummary) []section {
 		if hp.Counted < hp.Writes {
 			note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun, fmtCount(hp.Counted))
 		}
+		if hp.CountedUntil != "" {
+			note += " issued before " + hp.CountedUntil + " (then the migration changed how its requests plan, and its partitions were no longer counted)"
+		}
 		if same != "" && same == shown[hp.Stream] {
 			note += " (its hottest are its hot keys above)"
 		} else {
@@ -422,6 +426,7 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 		fmt.Fprintln(w, "\nDiagnosis: "+noHotspot+".")
 	}
 	migrationMarkdown(w, v)
+	rebalanceMarkdown(w, v)
 	if tl := timeline(v); len(tl) > 0 {
 		fmt.Fprintln(w, "\nAlert timeline: each alert at the end of the window in which its detector fired, with its lag from the onset of the trouble, "+
 			"the start of the first window of the latest run of windows in which a node was above 90% of its cores "+

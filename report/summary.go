@@ -76,6 +76,8 @@ type VariantSummary struct {
 	NodesMore     int `json:"nodes_more,omitempty"`
 	DiagnosisMore int `json:"diagnosis_more,omitempty"`
 	EventsMore    int `json:"events_more,omitempty"`
+	// Rebalance is what the variant's add_nodes action did (issue 21); left out when none.
+	Rebalance *RebalanceSummary `json:"rebalance,omitempty"`
 }
 
 // HottestNode is the node with the highest utilization over the run (0..1 of its cores),
@@ -376,6 +378,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 	v.LatencyOutliers = latencyOutliers(run, dc)
 	v.Events = eventsOf(sc, r)
 	v.Migrations = migrationsOf(sc, m)
+	v.Rebalance = rebalanceOf(sc, m)
 	v.Diagnosis = diagnose(sc, run, m, &v)
 	return v
 }

@@ -899,6 +899,10 @@ func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides 
 			continue
 		}
 		m := v.Spec.Migration
+		if m.Tenant != nil {
+			v.MaxShards = v.Spec.MaxShards // one tenant moves to shards of its own: no variant to link
+			continue
+		}
 		p, ok := spec.LinkMigration(v.Spec, v.Name, byName[m.To], have)
 		if !ok {
 			key := p.Key

@@ -25,6 +25,8 @@ func (e *engine) act(now Time, i int32) {
 		}
 	case Migrate:
 		e.migStart(now)
+	case AddNodes:
+		e.addNodes(now)
 	}
 	e.res.Events = append(e.res.Events, Event{At: a.At, Kind: EventAction, Shard: -1, Text: a.Text})
 }

@@ -174,6 +174,7 @@ type engine struct {
 	histFree [][]int64
 	// The migration (migrate.go); nil when none.
 	mig *migState
+	reb *rebState // a rebalance (rebalance.go); nil: none
 	// Row locks (lock.go); nil and empty when no stream locks.
 	locks    *lockTable
 	lockw    []lockWait // by subrequest slot
@@ -217,7 +218,14 @@ func newEngine(m *Model) *engine {
 		mig = newMig(m, nShards)
 		nShards += mig.nNew
 	}
-	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig, wMask: -1}
+	var reb *rebState
+	if m.Rebalance != nil {
+		if mig != nil || m.Splitter != nil || m.Limits != nil || m.Replicas > 0 {
+			panic("sim: a rebalance cannot be combined with a migration, shard splits, partition limits or replicas")
+		}
+		reb = newReb(m)
+	}
+	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig, reb: reb, wMask: -1}
 	if mig != nil {
 		mig.e = e
 	}
@@ -253,6 +261,11 @@ func newEngine(m *Model) *engine {
 		}
 		e.nodes[i] = nodeState{cores: n.Cores, limit: n.QueueLimit}
 		r.Nodes[i].Cores = n.Cores
+		if reb != nil && i >= m.Rebalance.First {
+			// A node that joins later has no cores until then (rebalance.go).
+			e.nodes[i].cores = 0
+			e.coreLog = append(e.coreLog, coreChange{at: 0, node: i, cores: 0})
+		}
 	}
 	e.shardNode = make([]int32, e.nShards)
 	for s := range r.Shards {
@@ -289,7 +302,15 @@ func newEngine(m *Model) *engine {
 	if m.Replicas >= e.nNodes {
 		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, e.nNodes))
 	}
-	e.trackNode = m.Replicas > 0 || m.Splitter != nil
+	e.trackNode = m.Replicas > 0 || m.Splitter != nil || reb != nil
+	if reb != nil {
+		r.Rebalance = reb.res
+		for s, n := range m.ShardNode {
+			if n >= m.Rebalance.First {
+				panic(fmt.Sprintf("sim: shard %d on node %d, which joins later", s, n))
+			}
+		}
+	}
 	if m.Cache != nil {
 		e.cache = newCache(m.Cache)
 	}
@@ -523,6 +544,8 @@ func (e *engine) rare(ev event) {
 		e.oldWritesEnd(ev.at)
 	case evOutbox:
 		e.outbox(ev.at)
+	case evRebalance:
+		e.rebalanceTick(ev.at, int(ev.idx))
 	}
 }
 
@@ -1090,7 +1113,7 @@ func (e *engine) done(now Time, si int32) {
 	}
 	sub := e.subs.items[si]
 	e.subs.put(si)
-	if req == followerReq && (sub.attempt != backfillMark || e.backfillEnd(now, sub.parts)) {
+	if req == followerReq && (sub.attempt != backfillMark || e.backfillEnd(now, sub.shard, sub.parts)) {
 		return // a follower's apply, or a backfill batch's read or write (migrate.go)
 	}
 	if r := &e.reqs.items[sub.req]; r.plain {

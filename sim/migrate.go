@@ -62,6 +62,29 @@ type Migration struct {
 	// the cutover (a verification period, in which the old layout can still be returned
 	// to); reads go to the new layout from the cutover on.
 	Verify Time
+	// Tenant, when set, moves one tenant alone (as Citus's isolate_tenant_to_new_shard
+	// does): only the requests whose field Tenant.Field is Tenant.Value plan the new
+	// layout (Planners: the tenant's own shards), the others plan the old one throughout;
+	// the backfill copies the tenant's rows only. Not with Verify: DualCPU would count
+	// every tenant's writes to the old layout in the verification period.
+	Tenant *Tenant
+}
+
+// Tenant is the tenant a migration moves alone.
+type Tenant struct {
+	Field int
+	Value uint64
+	// Share is the tenant's fraction of the table's rows: the backfill copies Share of
+	// HistoryRows and of the rows the run wrote before the start.
+	Share float64
+	// From lists the old shards that hold the tenant's rows, in the order the backfill
+	// reads them, a shard repeated by its share of the rows (the copy's position in the
+	// list picks the shard it reads).
+	From []int
+	// All marks the streams (Model.Streams order) whose requests read every tenant's rows
+	// (a scan that does not name a tenant): after the cutover they visit the tenant's
+	// shards too, on top of the old layout.
+	All []bool
 }
 
 const (
@@ -158,10 +181,24 @@ type migPlanner struct {
 	dual      bool
 	stream    int32
 	ms        *migState // set with an outbox: the new layout's visits wait there instead
+	// With a tenant migration (tenant), a request whose field tf is not tv plans the old
+	// layout only.
+	tenant bool
+	tf     int32
+	tv     uint64
+	all    bool // the stream reads every tenant: the old layout and, after, the new one
 }
 
 // Plan appends the request's visits to dst: the old layout's (dual), then the new one's.
 func (p *migPlanner) Plan(dst []keyspace.Visit, r *rand.Rand, fields []uint64, rowTime int64) []keyspace.Visit {
+	if p.tenant && !p.all && fields[p.tf] != p.tv {
+		return p.old.Plan(dst, r, fields, rowTime) // another tenant: the old layout
+	}
+	if p.all && !p.dual {
+		// Every tenant, after the cutover: the others' rows on the old layout, the
+		// tenant's on its own shards.
+		dst = p.old.Plan(dst, r, fields, rowTime)
+	}
 	if p.dual {
 		dst = p.old.Plan(dst, r, fields, rowTime)
 	}
@@ -224,7 +261,8 @@ func (e *engine) outbox(now Time) {
 // layout's shards; called by newEngine before the result arrays are sized.
 func newMig(m *Model, old int) *migState {
 	g := m.Migration
-	if !(g.Rate > 0 || g.ReadBoth && g.Rate == 0 && g.Cutover != CutoverBackfill) || len(g.Planners) != len(m.Streams) || len(g.ShardNode) == 0 {
+	if !(g.Rate > 0 || g.ReadBoth && g.Rate == 0 && g.Cutover != CutoverBackfill) || len(g.Planners) != len(m.Streams) || len(g.ShardNode) == 0 ||
+		g.Tenant != nil && (g.ReadBoth || g.Verify > 0 || g.Tenant.Share < 0 || g.Tenant.Share > 1) {
 		panic("sim: invalid migration: a positive rate (or none, reading both layouts until a set cutover), a planner per stream and a shard are required")
 	}
 	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: len(m.Nodes)}
@@ -249,6 +287,14 @@ func newMig(m *Model, old int) *migState {
 			ms.dualP[i].ms = ms
 		}
 		ms.afterP[i] = migPlanner{next: g.Planners[i], off: ms.off}
+		if t := g.Tenant; t != nil {
+			for _, p := range []*migPlanner{&ms.dualP[i], &ms.afterP[i]} {
+				p.old, p.tenant, p.tf, p.tv = m.Streams[i].Planner, true, int32(t.Field), t.Value
+			}
+			if i < len(t.All) && t.All[i] {
+				ms.dualP[i].all, ms.afterP[i].all = false, true // all only after: reads do not dual-plan
+			}
+		}
 		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]
 		ms.dual[i].Planner, ms.after[i].Planner = &ms.dualP[i], &ms.afterP[i]
 	}
@@ -265,6 +311,9 @@ func (e *engine) migStart(now Time) {
 	g.phase = migDual
 	g.res.Start = now
 	for i := range e.streams {
+		if st := &e.streams[i]; g.m.ReadBoth || st.s.Op == Write {
+			e.stopParts(now, st)
+		}
 		switch st := &e.streams[i]; {
 		case g.m.ReadBoth && st.s.Op == Write:
 			st.s, st.point = &g.after[i], nil // writes go to the new layout only
@@ -285,6 +334,9 @@ func (e *engine) migStart(now Time) {
 	rows := g.m.HistoryRows
 	for s := range g.off {
 		rows += e.res.Shards[s].Rows
+	}
+	if t := g.m.Tenant; t != nil {
+		rows = int64(math.Round(t.Share * float64(rows))) // the tenant's rows only
 	}
 	g.res.RowsToCopy = rows
 	if rows == 0 {
@@ -310,6 +362,9 @@ func (e *engine) backfillTick(now Time) {
 	// new shard it writes, each layout's rows taken as spread evenly over its shards.
 	pos := float64(g.issued) / float64(g.res.RowsToCopy)
 	oldSh := int32(min(int(pos*float64(g.off)), int(g.off)-1))
+	if t := g.m.Tenant; t != nil && len(t.From) > 0 {
+		oldSh = int32(t.From[min(int(pos*float64(len(t.From))), len(t.From)-1)])
+	}
 	newSh := g.off + int32(min(int(pos*float64(g.nNew)), g.nNew-1))
 	g.issued += b
 	g.inflight += 2
@@ -332,10 +387,14 @@ func (e *engine) backfillTick(now Time) {
 	}
 }
 
-// backfillEnd handles the end of a backfill subrequest's service at now, and reports true.
-// rows is what it carried: the batch's rows for its write, 0 for its read. (A node's queue
-// limit does not refuse backfill work, see reach: the copy job waits its turn.)
-func (e *engine) backfillEnd(now Time, rows int32) bool {
+// backfillEnd handles the end of a backfill subrequest's service at now, on shard sh, and
+// reports true. rows is what it carried: the batch's rows for its write, 0 for its read.
+// (A node's queue limit does not refuse backfill work, see reach: the copy job waits its
+// turn.)
+func (e *engine) backfillEnd(now Time, sh, rows int32) bool {
+	if e.reb != nil {
+		return e.copyEnd(now, sh, rows) // a rebalance's copy (rebalance.go)
+	}
 	g := e.mig
 	g.inflight--
 	if rows > 0 {
@@ -379,6 +438,7 @@ func (e *engine) migCutover(now Time) {
 		g.phase = migVerify
 		for i := range e.streams {
 			if st := &e.streams[i]; st.s.Op != Write {
+				e.stopParts(now, st)
 				st.s, st.point = &g.after[i], nil
 			}
 		}
@@ -405,6 +465,7 @@ func (e *engine) oldWritesEnd(now Time) {
 	g.res.OldWritesEnd = now
 	for i := range e.streams {
 		st := &e.streams[i]
+		e.stopParts(now, st)
 		st.s, st.point = &g.after[i], nil
 	}
 }

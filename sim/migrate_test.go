@@ -248,3 +248,124 @@ func TestReadBoth(t *testing.T) {
 		t.Errorf("window 3 (after the cutover): old shards served %d subrequests, want none", oldOps[3])
 	}
 }
+
+// TestPartitionsStopAtMigration: hot partitions are counted by the old layout's key
+// design, so a write stream stops counting them when the migration starts (its writes
+// plan both layouts from then on), and says when and out of how many requests. Seed 3;
+// the migration starts at 20 s, half of the run: the counted writes are about half the
+// sampled ones (2,000 writes/s x 20 s / 64 = 625 expected; within 20%, 5 standard
+// deviations of a Poisson count).
+func TestPartitionsStopAtMigration(t *testing.T) {
+	m := migModel(3, 2000, 500, 20*Second, 40*Second, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond, Cutover: CutoverNever})
+	m.Streams[0].KeyFields = []int{0}
+	m.Streams[1].KeyFields = []int{0}
+	r := Run(m)
+	w := &r.Streams[0]
+	if !w.PartitionsStopped || w.PartitionsUntil != 20*Second {
+		t.Fatalf("writes: stopped %v at %v, want at 20s", w.PartitionsStopped, w.PartitionsUntil)
+	}
+	within(t, "partitions counted", float64(w.PartitionsCounted), 2000*20/64.0, 0.2)
+	within(t, "requests offered before the stop", float64(w.PartitionsOffered), 2000*20, 0.05)
+	if r.Streams[1].PartitionsStopped {
+		t.Errorf("reads stopped counting partitions, yet they plan as before (no cutover)")
+	}
+}
+
+// TestTenantMigration moves tenant 0 alone to 2 shards of its own on nodes 2 and 3. The
+// table is keyed by its tenant (8 tenants, modulo 8 over 4 nodes of 2 cores); tenant 0
+// has weight 7 of 14, so share p = 1/2 of every stream's requests and rows. Closed forms
+// (utilization law, rows / rate), with c = 100 µs, lambda_w = 4,000/s, lambda_r = 2,000/s:
+//   - rows to copy: p x (1,000,000 history rows + the rows written before the start at
+//     10 s, about 40,000), within 0.5% (the written rows are Poisson: 0.5%);
+//   - backfill duration: rows / 50,000 rows/s, within 0.1% (CPU does not bind: 2 µs +
+//     5 µs per row is 0.35 of a core), read from the tenant's old shard only;
+//   - during the dual writes, the new layout's CPU is p x lambda_w x c = 0.2 core: only
+//     the tenant's writes are doubled;
+//   - after the cutover, the new shards serve p x (lambda_w + lambda_r) x c = 0.3 core
+//     and the old ones (1 - p) x (lambda_w + lambda_r) x c = 0.3 core: the tenant's load
+//     moved, the others' stayed. Seed 5; over 20 to 30 s windows of about 60,000
+//     requests each (0.6% standard error): tolerance 3%.
+func TestTenantMigration(t *testing.T) {
+	const wRate, rRate, c, p, rate = 4000.0, 2000.0, 100e-6, 0.5, 50_000.0
+	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+	old, next := keyspace.NewModulo(8), keyspace.NewModulo(2)
+	st := func(name string, op Op, rate float64) Stream {
+		return Stream{Name: name, Op: op, Cost: 100 * Microsecond,
+			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: rate}}),
+			Fields:   []workload.Generator{workload.NewCategorical(8, []float64{7, 1, 1, 1, 1, 1, 1, 1})},
+			Planner:  keyspace.NewPointPlanner(d, old, op == Read)}
+	}
+	start, dur := 10*Second, 60*Second
+	// The tenant's old shard: where the old layout plans its key.
+	from := int(keyspace.NewPointPlanner(d, old, false).Plan(nil, nil, []uint64{0}, 0)[0].Shard)
+	g := &Migration{Rate: rate, HistoryRows: 1_000_000, ReadCost: 2 * Microsecond, WriteCost: 5 * Microsecond,
+		Cutover: CutoverBackfill, Name: "tenant 0", ShardNode: []int{2, 3},
+		Planners: []Planner{keyspace.NewPointPlanner(d, next, false), keyspace.NewPointPlanner(d, next, true)},
+		Tenant:   &Tenant{Field: 0, Value: 0, Share: p, From: []int{from}}}
+	r := Run(&Model{Seed: 5, Duration: dur, Window: 10 * Second,
+		Nodes:     []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
+		ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
+		Streams:   []Stream{st("w", Write, wRate), st("r", Read, rRate)},
+		Migration: g, Actions: []Action{{At: start, Kind: Migrate, Text: "tenant 0 moves"}}})
+	res := r.Migration
+	within(t, "tenant rows to copy", float64(res.RowsToCopy), p*(1_000_000+wRate*start.Seconds()), 0.005)
+	if res.BackfillDone < 0 || res.Cutover != res.BackfillDone || res.RowsCopied != res.RowsToCopy {
+		t.Fatalf("backfill done %v, cutover %v, %d of %d rows", res.BackfillDone, res.Cutover, res.RowsCopied, res.RowsToCopy)
+	}
+	within(t, "tenant backfill duration (s)", (res.BackfillDone - res.Start).Seconds(), float64(res.RowsToCopy)/rate, 0.001)
+	busy := func(from, to, w0, w1 int) float64 {
+		var b Time
+		for w := w0; w < w1; w++ {
+			for s := from; s < to; s++ {
+				b += r.ShardBusy[w*len(r.Shards)+s]
+			}
+		}
+		return b.Seconds() / (float64(w1-w0) * r.Window.Seconds())
+	}
+	// Window 1 ([10 s, 20 s)) is inside the dual writes (the backfill ends near 20.4 s);
+	// the backfill's writes (5 µs a row) are counted on the new shards too: take them off.
+	dualNew := busy(8, 10, 1, 2) - rate*5e-6
+	within(t, "dual writes' CPU on the tenant's shards (cores)", dualNew, p*wRate*c, 0.03)
+	within(t, "tenant's shards after the cutover (cores)", busy(8, 10, 3, 6), p*(wRate+rRate)*c, 0.03)
+	within(t, "other tenants' shards after the cutover (cores)", busy(0, 8, 3, 6), (1-p)*(wRate+rRate)*c, 0.03)
+	// The tenant's old shard keeps the other tenants hashed to it and loses the tenant's
+	// requests: p x (lambda_w + lambda_r) x 10 s = 30,000 a window, window 0 against 3 to 5.
+	ops := func(w int) float64 { return float64(r.ShardOps[w*len(r.Shards)+from]) }
+	within(t, "tenant's requests gone from its old shard (per window)", ops(0)-(ops(3)+ops(4)+ops(5))/3, p*(wRate+rRate)*10, 0.03)
+}
+
+// TestTenantMoveScatterScan: a scan of every tenant (Tenant.All) visits the old layout's
+// 8 shards before the cutover and, after it, the tenant's 2 shards too: its fan-out goes
+// from 8 to 10, and the tenant's shards serve its subrequests only after the cutover.
+// Seed 9, one scan every 10 ms; counts, no tolerance.
+func TestTenantMoveScatterScan(t *testing.T) {
+	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+	w := Stream{Name: "w", Op: Write, Cost: 100 * Microsecond,
+		Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 1000}}),
+		Fields:   []workload.Generator{workload.NewCategorical(8, []float64{7, 1, 1, 1, 1, 1, 1, 1})},
+		Planner:  keyspace.NewPointPlanner(d, keyspace.NewModulo(8), false)}
+	sc := Stream{Name: "scan", Op: Scan, Cost: 100 * Microsecond,
+		Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 100}}),
+		Fields:   []workload.Generator{nil}, Planner: keyspace.NewScatterPlanner(8)}
+	g := &Migration{Rate: 100_000, HistoryRows: 10_000, ReadCost: Microsecond, WriteCost: Microsecond,
+		Cutover: CutoverBackfill, Name: "tenant 0", ShardNode: []int{2, 3},
+		Planners: []Planner{keyspace.NewPointPlanner(d, keyspace.NewModulo(2), false), keyspace.NewScatterPlanner(2)},
+		Tenant:   &Tenant{Field: 0, Value: 0, Share: 0.5, From: []int{0}, All: []bool{false, true}}}
+	r := Run(&Model{Seed: 9, Duration: 30 * Second, Window: 10 * Second,
+		Nodes: []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}}, ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
+		Streams: []Stream{w, sc}, Migration: g, Actions: []Action{{At: 5 * Second, Kind: Migrate}}})
+	if c := r.Migration.Cutover; c < 0 || c >= 10*Second {
+		t.Fatalf("cutover at %v, want within the first window", c)
+	}
+	if got := r.Streams[1].MaxFanout; got != 10 {
+		t.Errorf("the scan of every tenant visits at most %d shards, want 8 + 2 after the cutover", got)
+	}
+	// In windows 1 and 2 the new shards serve the tenant's writes and every scan: about
+	// 10 s x (500 writes + 100 scans); at least the scans' 2 x 1,000 subrequests.
+	for wi := 1; wi < 3; wi++ {
+		n := r.ShardOps[wi*len(r.Shards)+8] + r.ShardOps[wi*len(r.Shards)+9]
+		if n < 2*900+4500 {
+			t.Errorf("window %d: the tenant's shards served %d subrequests, want about 7,000", wi, n)
+		}
+	}
+}

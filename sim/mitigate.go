@@ -93,6 +93,7 @@ const (
 	SetLimit                        // Stream's client limit becomes Limit (nil: none)
 	SetCache                        // the cache is turned on (CacheOn) or off
 	Migrate                         // Model.Migration starts: dual writes and the backfill
+	AddNodes                        // Model.Rebalance starts: its nodes join, shards move to them
 )
 
 // Action is a timed operator action: at At, one setting changes.

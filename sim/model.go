@@ -149,6 +149,9 @@ type Model struct {
 	// Migration, when set, moves the table to a new layout during the run (migrate.go);
 	// an Action of kind Migrate starts it.
 	Migration *Migration
+	// Rebalance, when set, adds nodes and moves shards onto them during the run
+	// (rebalance.go); an Action of kind AddNodes starts it.
+	Rebalance *Rebalance
 	// LockSlots is the initial size of the row-lock table (lock.go): about four times
 	// the locks held at once at the peak; 0: the minimum, 64.
 	LockSlots int

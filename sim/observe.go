@@ -30,6 +30,9 @@ type streamDetect struct {
 	logq    float64 // log(1 - 1/every), for the geometric gaps
 	skip    int64   // requests until the next sample
 	sampled int64
+	// partSampled counts the sampled requests whose partition was counted: all of them
+	// until a migration changes how the stream plans (stopParts).
+	partSampled int64
 }
 
 func newStreamDetect(m *Model, s *Stream) *streamDetect {
@@ -112,6 +115,7 @@ func (e *engine) observe(st *streamState, ri int32) {
 		}
 		d.partShrd[slot] = shard
 		d.distinct.Add(h)
+		d.partSampled++
 	}
 	r.sampled = true
 	d.sampled++
@@ -174,4 +178,17 @@ func (d *streamDetect) report(out *StreamResult) {
 		}
 	}
 	out.SampledRequests = d.sampled
+	if out.PartitionsStopped {
+		out.PartitionsCounted = d.partSampled
+	}
+}
+
+// stopParts notes that stream st's partitions stop being counted at now: a migration
+// points it at a planner whose partitions are not in its key design (migrate.go). Its
+// hot partitions then cover the sampled writes issued before now.
+func (e *engine) stopParts(now Time, st *streamState) {
+	if st.det == nil || st.det.parts == nil || st.point == nil || st.out.PartitionsStopped {
+		return
+	}
+	st.out.PartitionsStopped, st.out.PartitionsUntil, st.out.PartitionsOffered = true, now, st.out.Offered
 }

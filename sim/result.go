@@ -56,6 +56,8 @@ type Result struct {
 	ShardCapacity []Time
 	// Sink is Model.Sink, for the readers of a streamed run to find what it kept.
 	Sink WindowSink
+	// Rebalance is what Model.Rebalance did (nil: no rebalance).
+	Rebalance *RebalanceResult
 }
 
 // EventKind is what changed during a run.
@@ -174,6 +176,15 @@ type StreamResult struct {
 	PartitionsWritten int64
 	KeyLatencies      []KeyLatency
 	SampledRequests   int64
+	// PartitionsStopped says the partitions stopped being counted at PartitionsUntil,
+	// when a migration changed how the stream plans (its writes at the start, every
+	// stream at the cutover): the new layout's partitions are not in the variant's key
+	// design. HotPartitions and PartitionsWritten then cover the PartitionsCounted
+	// sampled requests issued before it, out of PartitionsOffered requests offered.
+	PartitionsStopped bool
+	PartitionsUntil   Time
+	PartitionsCounted int64
+	PartitionsOffered int64
 
 	// Row locks (a stream with a lock), over the write subrequests of requests issued
 	// after the warmup: LockWaits asked for their key's lock and got it or gave up,

@@ -217,6 +217,21 @@ type Action struct {
 	Note       string       `toml:"note"`
 	// Migrate moves the table to another variant's layout during the run (SPEC 10).
 	Migrate *Migrate `toml:"migrate"`
+	// AddNodes adds this many nodes (of the cluster's cores) and moves shards onto them
+	// as Rebalance says (issue 21).
+	AddNodes  *int       `toml:"add_nodes"`
+	Rebalance *Rebalance `toml:"rebalance"`
+}
+
+// Rebalance is an add_nodes action's rebalance = { rate = N, max_cpu = x, read_cost,
+// write_cost }: each shard move copies its rows at rate rows per second.
+type Rebalance struct {
+	Rate      *float64 `toml:"rate"`
+	MaxCPU    *float64 `toml:"max_cpu"`
+	ReadCost  Duration `toml:"read_cost"`
+	WriteCost Duration `toml:"write_cost"`
+	// Parallel is how many shard moves run at once (default 1).
+	Parallel *int `toml:"parallel"`
 }
 
 // Migrate is an action's migrate = { to = "VARIANT", backfill_rate = N, cutover = "..." }.
@@ -241,6 +256,18 @@ type Migrate struct {
 	// to both) or "both" (writes go to the new layout only, reads visit both until the
 	// cutover: a salt's growth without a copy).
 	Reads string `toml:"reads"`
+	// Tenant moves one tenant alone to shards of its own, instead of To (issue 21):
+	// tenant = { field = "tenant_id", value = "acme" }, with Shards shards (default 1) on
+	// Nodes (default: the nodes holding the fewest shards).
+	Tenant *TenantSel `toml:"tenant"`
+	Shards *int       `toml:"shards"`
+	Nodes  []int      `toml:"nodes"`
+}
+
+// TenantSel names a tenant: the rows whose Field is Value.
+type TenantSel struct {
+	Field string  `toml:"field"`
+	Value *Scalar `toml:"value"`
 }
 
 // Detect is the [detect] table.

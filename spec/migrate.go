@@ -28,7 +28,23 @@ type MigrationSpec struct {
 	ReadBoth bool
 	// Target is the resolved variant To names, set by the scenario loader (LinkMigration).
 	Target *Resolved
+	// Tenant, when set, moves one tenant alone (To is then empty and Target nil).
+	Tenant *TenantSpec
 }
+
+// TenantSpec is a resolved migrate.tenant: the rows whose field Field holds Value move to
+// Shards new shards on Nodes (one node per shard).
+type TenantSpec struct {
+	Field int
+	Value uint64
+	// Text is the tenant as written: "tenant_id=acme".
+	Text   string
+	Shards int
+	Nodes  []int
+}
+
+// maxTenantShards bounds migrate.shards.
+const maxTenantShards = 1024
 
 // resolveMigrate checks an action's migrate table. What it can check alone is checked
 // here; the variant it names is checked by LinkMigration.
@@ -38,8 +54,19 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 		return
 	}
 	ms := &MigrationSpec{Key: key, At: at, To: m.To, Cutover: sim.CutoverBackfill}
-	if strings.TrimSpace(m.To) == "" {
-		c.add(key+".to", "required: the name of the variant whose key design and shards the table moves to")
+	switch {
+	case m.Tenant != nil && m.To != "":
+		c.add(key+".tenant", "moves one tenant to shards of its own, and to moves the whole table: give one of them")
+	case m.Tenant != nil:
+		ms.Tenant = resolveTenant(c, s, key, m)
+	case m.Shards != nil || m.Nodes != nil:
+		k := "shards"
+		if m.Shards == nil {
+			k = "nodes"
+		}
+		c.add(key+"."+k, "applies only with tenant = { field, value }: the tenant's own shards")
+	case strings.TrimSpace(m.To) == "":
+		c.add(key+".to", "required: the name of the variant whose key design and shards the table moves to (or tenant = { field, value } to move one tenant alone)")
 	}
 	switch m.Reads {
 	case "", "old":
@@ -96,6 +123,12 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 		if ms.Cutover == sim.CutoverNever && ms.Verify > 0 {
 			c.add(key+".verify", "applies after a cutover, and cutover = \"never\" has none")
 		}
+	}
+	if ms.Tenant != nil && ms.ReadBoth {
+		c.add(key+".reads", "must be \"old\" when one tenant moves: its rows are copied, not left behind")
+	}
+	if ms.Tenant != nil && ms.Verify > 0 {
+		c.add(key+".verify", "cannot be combined with tenant yet (the verification period's CPU is counted for whole tables)")
 	}
 	// Mechanisms the engine does not combine with a migration yet.
 	switch {
@@ -165,4 +198,49 @@ func sameStreams(a, b []StreamSpec) bool {
 		}
 	}
 	return true
+}
+
+// resolveTenant checks migrate.tenant, shards and nodes.
+func resolveTenant(c *checker, s *Resolved, key string, m *Migrate) *TenantSpec {
+	t := &TenantSpec{Field: -1, Shards: 1}
+	sel := m.Tenant
+	switch fi := s.fieldIndex(sel.Field); {
+	case sel.Field == "":
+		c.add(key+".tenant.field", "required: the table field that names the tenant")
+	case fi < 0:
+		c.add(key+".tenant.field", "no such field %q in table.fields", sel.Field)
+	default:
+		switch fs := s.Fields[fi]; {
+		case fs.Gen != "categorical" && fs.Gen != "uniform" && fs.Gen != "zipf":
+			c.add(key+".tenant.field", "must be a categorical, uniform or zipf field, whose tenants have a known share of the rows (%q is %s)", sel.Field, fs.Gen)
+		case sel.Value == nil:
+			c.add(key+".tenant.value", "required: the tenant's value of field %q (%s)", sel.Field, describeValues(fs))
+		default:
+			v, ok := fieldValue(fs, *sel.Value)
+			if !ok {
+				c.add(key+".tenant.value", "%v is not a value of field %q (%s)", *sel.Value, sel.Field, describeValues(fs))
+			}
+			t.Field, t.Value, t.Text = fi, v, sel.Field+"="+sel.Value.String()
+		}
+	}
+	if m.Shards != nil {
+		if *m.Shards < 1 || *m.Shards > maxTenantShards {
+			c.add(key+".shards", "must be from 1 to %d (got %d)", maxTenantShards, *m.Shards)
+		} else {
+			t.Shards = *m.Shards
+		}
+	}
+	if m.Nodes != nil {
+		if len(m.Nodes) != t.Shards {
+			c.add(key+".nodes", "must name one node per shard of the tenant: %d (got %d)", t.Shards, len(m.Nodes))
+		}
+		for i, n := range m.Nodes {
+			if n < 0 || n >= len(s.Nodes) {
+				c.add(fmt.Sprintf("%s.nodes[%d]", key, i), "no such node: ids run from 0 to %d (got %d)", len(s.Nodes)-1, n)
+			}
+		}
+		t.Nodes = m.Nodes
+	}
+	s.MaxShards = max(s.Shards, s.MaxShards) + t.Shards
+	return t
 }

@@ -504,13 +504,13 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		for _, k := range []struct {
 			name  string
 			given bool
-		}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}} {
+		}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}, {"add_nodes", a.AddNodes != nil}} {
 			if k.given {
 				what = append(what, k.name)
 			}
 		}
 		if len(what) == 0 {
-			c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, or migrate = { to = \"VARIANT\", ... }")
+			c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }")
 			continue
 		}
 		if len(what) > 1 {
@@ -563,10 +563,22 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		case "migrate":
 			act.Kind = sim.Migrate
 			resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
+		case "add_nodes":
+			act.Kind = sim.AddNodes
+			resolveRebalance(c, s, key, a)
+			if s.Rebalance != nil {
+				s.Rebalance.At = act.At
+			}
+		}
+		if what[0] != "add_nodes" && a.Rebalance != nil {
+			c.add(key+".rebalance", "applies only to add_nodes actions")
 		}
 		if len(c.probs) == before {
 			acts = append(acts, noted{act, a.Note})
 		}
+	}
+	if s.Rebalance != nil && s.Migration != nil {
+		c.add(s.Rebalance.Key+".add_nodes", "cannot be combined with a migration (%s) yet", s.Migration.Key)
 	}
 	slices.SortStableFunc(acts, func(a, b noted) int {
 		switch {
@@ -600,6 +612,16 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 			}
 		case sim.Migrate:
 			a.Text = "migration started: dual writes and backfill to " + s.Migration.To
+			if t := s.Migration.Tenant; t != nil {
+				shards := "a shard"
+				if t.Shards > 1 {
+					shards = fmt.Sprintf("%d shards", t.Shards)
+				}
+				a.Text = fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
+			}
+		case sim.AddNodes:
+			g := s.Rebalance
+			a.Text = fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, groupDigits(g.Rate))
 		}
 		if n.note != "" {
 			a.Text += " (" + n.note + ")"

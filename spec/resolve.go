@@ -274,6 +274,8 @@ type Resolved struct {
 	// Migration is the [[actions]] entry's migrate (nil: none); its Target is filled by
 	// the loader of the scenario, which knows the other variants.
 	Migration *MigrationSpec
+	// Rebalance is the [[actions]] entry's add_nodes (nil: none).
+	Rebalance *RebalanceSpec
 }
 
 // Error formats the problem as "KEY: MSG".

@@ -344,10 +344,13 @@ func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
 
 // verdictCell says how a row fares against the SLOs: "meets 3/3", "fails 0/3", or
 // "SPLIT 1/3" when its replications disagree (the count is of replications meeting every
-// SLO alone).
+// SLO alone), or "did not finish" when a run's migration or rebalance was not over by the
+// end of the run (its SLOs are not judged on a change half made).
 func verdictCell(r *Row) string {
 	n := len(r.Seeds)
 	switch {
+	case r.Assessment.Binding == metrics.Unfinished:
+		return "did not finish"
 	case r.Split():
 		return fmt.Sprintf("SPLIT %d/%d", r.Passes, n)
 	case r.Assessment.OK:

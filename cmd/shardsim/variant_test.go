@@ -76,7 +76,7 @@ func TestUnknownScenarioSuggests(t *testing.T) {
 			args = append(args, "-o", t.TempDir())
 		}
 		code, _, stderr := call(t, args...)
-		if code != 2 || !strings.Contains(stderr, `did you mean "black-friday"?`) || !strings.Contains(stderr, "(built-ins: black-friday, celebrity,") {
+		if code != 2 || !strings.Contains(stderr, `did you mean "black-friday"?`) || !strings.Contains(stderr, "(built-ins: black-friday, black-friday-migration, celebrity,") {
 			t.Errorf("shardsim %s: exit %d, stderr %q; want 2, the suggestion and the built-ins", strings.Join(args, " "), code, stderr)
 		}
 	}

@@ -1,0 +1,49 @@
+package build
+
+import (
+	"math"
+
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+)
+
+// rebalance builds the model's rebalance (issue 21) from the variant's add_nodes action
+// and appends the nodes that join to m.Nodes, each with the cores and queue limit of the
+// cluster's first node. A copied row costs the rebalance's read_cost on the old node and
+// its write_cost on the new one; by default, as a migration's backfill, one point read's
+// cost and one write's. The table's history (the write streams' initial rate times
+// table.history) is spread evenly over the shards.
+func rebalance(s *spec.Resolved, m *sim.Model) *sim.Rebalance {
+	g := s.Rebalance
+	out := &sim.Rebalance{First: len(m.Nodes), Rate: g.Rate, MaxCPU: g.MaxCPU, Parallel: g.Parallel}
+	for range g.Count {
+		m.Nodes = append(m.Nodes, m.Nodes[0])
+	}
+	var history float64
+	for i := range s.Streams {
+		ss := &s.Streams[i]
+		if ss.Op == sim.Write {
+			history += ss.Schedule.Rate(0) * s.History.Seconds()
+			if out.WriteCost == 0 {
+				out.WriteCost = ss.Cost
+			}
+		}
+		if ss.Op == sim.Read && out.ReadCost == 0 {
+			out.ReadCost = ss.Cost
+		}
+	}
+	if g.ReadCost > 0 {
+		out.ReadCost = g.ReadCost
+	}
+	if g.WriteCost > 0 {
+		out.WriteCost = g.WriteCost
+	}
+	if out.ReadCost == 0 {
+		out.ReadCost = out.WriteCost
+	}
+	if out.WriteCost == 0 {
+		out.WriteCost = out.ReadCost
+	}
+	out.HistoryRows = int64(math.Round(history))
+	return out
+}

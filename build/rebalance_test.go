@@ -1,0 +1,126 @@
+package build_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// TestRebalanceModel: an add_nodes action appends its nodes after the cluster's, with the
+// cluster's cores, keeps every shard on the first nodes, and carries the rate, the row
+// costs (the streams' by default) and the history (1,000 writes/s over 10 minutes).
+func TestRebalanceModel(t *testing.T) {
+	src := []byte(`name = "reb"
+duration = "1m"
+[cluster]
+nodes = 2
+cores = 3
+[table]
+history = "10m"
+[table.fields]
+id = { gen = "uniform", n = 1000 }
+[keyspace]
+shards = 8
+key = ["id"]
+[[streams]]
+name = "w"
+op = "write"
+rate = 1000
+cost = "1ms"
+[[streams]]
+name = "r"
+op = "read"
+rate = 10
+cost = "0.5ms"
+[[actions]]
+at = "30s"
+add_nodes = 3
+rebalance = { rate = 5000, max_cpu = 0.5, write_cost = "20us", parallel = 2 }
+`)
+	sc, err := scenarios.LoadBytes("reb.toml", src, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := build.Model(sc.Variants[0].Spec)
+	g := m.Rebalance
+	if g == nil || len(m.Nodes) != 5 || m.Nodes[4].Cores != 3 || g.First != 2 {
+		t.Fatalf("nodes %v, rebalance %+v: want 5 nodes of 3 cores, the last 3 joining", m.Nodes, g)
+	}
+	for s, n := range m.ShardNode {
+		if n >= 2 {
+			t.Errorf("shard %d on node %d, which joins later", s, n)
+		}
+	}
+	if g.Rate != 5000 || g.MaxCPU != 0.5 || g.ReadCost != 500*sim.Microsecond || g.WriteCost != 20*sim.Microsecond || g.HistoryRows != 600_000 || g.Parallel != 2 {
+		t.Errorf("rebalance %+v: want rate 5000, max_cpu 0.5, read 500us, write 20us, 600,000 history rows, 2 moves at once", g)
+	}
+	if len(m.Actions) != 1 || m.Actions[0].Kind != sim.AddNodes || m.Actions[0].At != 30*sim.Second {
+		t.Errorf("actions %+v: want one AddNodes at 30s", m.Actions)
+	}
+}
+
+// TestTenantMigrationModel: migrate.tenant builds a migration of one tenant: its share
+// of the rows is its categorical weight (6 of 12), its new shards go to the nodes holding
+// the fewest shards (nodes 2 and 3 hold one shard each, nodes 0 and 1 two), the backfill
+// reads the one old shard its rows live on (the key is the tenant alone), and every
+// stream draws the tenant field.
+func TestTenantMigrationModel(t *testing.T) {
+	src := []byte(`name = "tenant"
+duration = "1m"
+[cluster]
+nodes = 4
+[table]
+history = "10m"
+[table.fields]
+tenant = { gen = "categorical", values = ["acme", "b", "c", "d", "e", "f", "g"], weights = [6, 1, 1, 1, 1, 1, 1] }
+id = { gen = "uniform", n = 1000 }
+[keyspace]
+shards = 6
+key = ["tenant"]
+[[streams]]
+name = "w"
+op = "write"
+rate = 100
+cost = "1ms"
+[[streams]]
+name = "r"
+op = "read"
+rate = 10
+cost = "0.5ms"
+[[actions]]
+at = "30s"
+migrate = { tenant = { field = "tenant", value = "acme" }, shards = 2, backfill_rate = 1000 }
+`)
+	sc, err := scenarios.LoadBytes("tenant.toml", src, scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := sc.Variants[0].Spec
+	m := build.Model(rs)
+	g := m.Migration
+	if g == nil || g.Tenant == nil {
+		t.Fatalf("no tenant migration: %+v", g)
+	}
+	fi := slices.Index(rs.FieldNames, "tenant")
+	if g.Tenant.Field != fi || g.Tenant.Value != 0 || g.Tenant.Share != 0.5 || g.HistoryRows != 60_000 {
+		t.Errorf("tenant field %d, value %d, share %v, history %d: want field %d, value 0 (acme), share 0.5, 60,000 rows",
+			g.Tenant.Field, g.Tenant.Value, g.Tenant.Share, g.HistoryRows, fi)
+	}
+	if len(g.ShardNode) != 2 || g.ShardNode[0] != 2 || g.ShardNode[1] != 3 {
+		t.Errorf("tenant's shards on nodes %v, want [2 3]", g.ShardNode)
+	}
+	want := m.Streams[0].Planner.Plan(nil, nil, make([]uint64, 2), 0)[0].Shard // acme is value 0
+	for _, s := range g.Tenant.From {
+		if int32(s) != want {
+			t.Fatalf("backfill reads shards %v, want shard %d only (where acme's rows are)", g.Tenant.From, want)
+		}
+	}
+	for i, st := range m.Streams {
+		if st.Fields[fi] == nil {
+			t.Errorf("stream %d does not draw the tenant field", i)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package build
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// tenantSamples is how many of the tenant's rows build places on the old layout to find
+// the shards that hold them (Tenant.From).
+const tenantSamples = 256
+
+// tenantMigration builds a migration that moves one tenant alone to shards of its own
+// (issue 21), as Citus's isolate_tenant_to_new_shard does: the tenant's rows are hashed
+// over its new shards by the variant's key design; every other row stays. The tenant's
+// share of the rows is its field's probability of the tenant's value (a categorical
+// weight, 1/n for a uniform field, the Zipf law's mass); the shards that hold its rows on
+// the old layout are found by placing tenantSamples of its rows, drawn from the first
+// write stream's field generators at times spread over the history. The costs of a copied
+// row and the history are a migration's (see migration).
+func tenantMigration(s *spec.Resolved, m *sim.Model) *sim.Migration {
+	g, t := s.Migration, s.Migration.Tenant
+	design := designOf(s)
+	out := &sim.Migration{Rate: g.Rate, MaxCPU: g.MaxCPU, Verify: g.Verify, Outbox: g.Outbox, Cutover: g.Cutover,
+		Name: "tenant " + t.Text + "'s shards", ShardNode: tenantNodes(t, m.ShardNode, len(m.Nodes))}
+	scheme := keyspace.NewModulo(t.Shards)
+	for i := range s.Streams {
+		if s.Streams[i].Op == sim.Scan {
+			out.Planners = append(out.Planners, keyspace.NewScatterPlanner(t.Shards))
+		} else {
+			out.Planners = append(out.Planners, keyspace.NewPointPlanner(design, scheme, s.Streams[i].Op == sim.Read))
+		}
+	}
+	copyCosts(s, out)
+	fs := s.Fields[t.Field]
+	share := 0.0
+	switch fs.Gen {
+	case "categorical":
+		var sum float64
+		for _, w := range fs.Weights {
+			sum += w
+		}
+		if sum > 0 && int(t.Value) < len(fs.Weights) {
+			share = fs.Weights[t.Value] / sum
+		}
+	case "uniform":
+		share = 1 / float64(fs.N)
+	case "zipf":
+		share = generator(fs).(interface{ Prob(uint64) float64 }).Prob(t.Value)
+	}
+	out.Tenant = &sim.Tenant{Field: t.Field, Value: t.Value, Share: share, From: tenantShards(s, design, t)}
+	// A scan that does not name a tenant reads every tenant: the tenant's shards too.
+	name := s.FieldNames[t.Field]
+	for i := range s.Streams {
+		w, named := s.Streams[i].Where[name]
+		out.Tenant.All = append(out.Tenant.All, s.Streams[i].Op == sim.Scan && !(named && w.Eq))
+	}
+	return out
+}
+
+// tenantNodes returns the nodes of the tenant's shards: the ones given, or, one shard
+// after another, the node holding the fewest shards (the lowest id among equals).
+func tenantNodes(t *spec.TenantSpec, shardNode []int, nodes int) []int {
+	if t.Nodes != nil {
+		return slices.Clone(t.Nodes)
+	}
+	count := make([]int, nodes)
+	for _, n := range shardNode {
+		count[n]++
+	}
+	out := make([]int, t.Shards)
+	for i := range out {
+		best := 0
+		for n := range count {
+			if count[n] < count[best] {
+				best = n
+			}
+		}
+		out[i] = best
+		count[best]++
+	}
+	return out
+}
+
+// tenantShards places tenantSamples rows of the tenant on the old layout, with fresh
+// generators and planner (the model's own keep state), and returns their shards in
+// ascending order: the shards the backfill reads, each as often as it holds the rows.
+func tenantShards(s *spec.Resolved, design *keyspace.Design, t *spec.TenantSpec) []int {
+	fieldsOf := s.Fields
+	for i := range s.Streams {
+		if s.Streams[i].Op == sim.Write {
+			fieldsOf = s.Streams[i].Fields
+			break
+		}
+	}
+	r := rand.New(rand.NewPCG(s.Seed, 0x7e4a47))
+	p := keyspace.NewPointPlanner(design, buildScheme(s, design), false)
+	fields := make([]uint64, len(fieldsOf))
+	gens := make([]workload.Generator, len(fieldsOf))
+	for f, fs := range fieldsOf {
+		gens[f] = generator(fs)
+	}
+	hist := max(int64(s.History), 1)
+	var out []int
+	for range tenantSamples {
+		at := -r.Int64N(hist)
+		for f, g := range gens {
+			if g != nil {
+				fields[f] = g.Next(r, at)
+			}
+		}
+		fields[t.Field] = t.Value
+		for _, v := range p.Plan(nil, r, fields, at) {
+			out = append(out, int(v.Shard))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// copyCosts sets a copied row's read and write costs, the migration's or by default one
+// point read's (the first read stream's, or the first write stream's when none reads) and
+// one write's (the first write stream's; with no write stream, a copy costs a read), and
+// the history rows: the write streams' initial rate times table.history.
+func copyCosts(s *spec.Resolved, out *sim.Migration) {
+	g := s.Migration
+	var history float64
+	for i := range s.Streams {
+		ss := &s.Streams[i]
+		if ss.Op == sim.Write {
+			history += ss.Schedule.Rate(0) * s.History.Seconds()
+			if out.WriteCost == 0 {
+				out.WriteCost = ss.Cost
+			}
+		}
+		if ss.Op == sim.Read && out.ReadCost == 0 {
+			out.ReadCost = ss.Cost
+		}
+	}
+	if g.ReadCost > 0 {
+		out.ReadCost = g.ReadCost
+	}
+	if g.WriteCost > 0 {
+		out.WriteCost = g.WriteCost
+	}
+	if out.ReadCost == 0 {
+		out.ReadCost = out.WriteCost
+	}
+	if out.WriteCost == 0 {
+		out.WriteCost = out.ReadCost
+	}
+	out.HistoryRows = int64(math.Round(history))
+}

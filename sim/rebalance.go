@@ -147,9 +147,18 @@ func (rs *rebState) plan(e *engine, now Time) {
 	if last < 0 {
 		last = e.res.Windows - 1
 	}
-	for w := 0; w <= last; w++ {
+	first := 0
+	if e.sink != nil {
+		// The closed windows were handed to the sink, which added them to the totals; the
+		// ring holds the open ones.
 		for s := range nS {
-			busy[s] += float64(e.res.ShardBusy[w*e.nShards+s])
+			busy[s] = float64(e.res.Shards[s].Busy)
+		}
+		first = e.closedW + 1
+	}
+	for w := first; w <= last; w++ {
+		for s := range nS {
+			busy[s] += float64(e.res.ShardBusy[(w&e.wMask)*e.nShards+s])
 		}
 	}
 	node := make([]int, nS)

@@ -13,11 +13,19 @@ import (
 )
 
 // TestRunStreamed: `run` with the streaming threshold at 0 streams every variant of
-// small.toml (2 variants, 4 shards, 8 windows) and must write the same files, byte for
+// small.toml (2 variants, 4 shards, 8 windows), and of small-rebalance.toml (whose
+// rebalance plans its moves from the shards' load so far), and must write the same files, byte for
 // byte, as with the threshold that keeps them in memory, print the same summary, and
 // leave no spool behind. Not parallel: it sets spec.StreamShardCells.
 func TestRunStreamed(t *testing.T) {
-	args := []string{"run", "../../testdata/small.toml", "--duration", "40s", "--set", `window="5s"`, "--no-charts", "-q", "--force", "-o"}
+	for _, file := range []string{"small.toml", "small-rebalance.toml"} {
+		testStreamed(t, file)
+	}
+}
+
+// testStreamed runs testdata/file kept and streamed and compares what they wrote.
+func testStreamed(t *testing.T, file string) {
+	args := []string{"run", "../../testdata/" + file, "--duration", "40s", "--set", `window="5s"`, "--no-charts", "-q", "--force", "-o"}
 	kept, streamed := t.TempDir(), t.TempDir()
 	code, out1, errs := call(t, append(args, kept)...)
 	if code != 0 {
@@ -44,11 +52,14 @@ func TestRunStreamed(t *testing.T) {
 		a, _ := os.ReadFile(p)
 		b, _ := os.ReadFile(filepath.Join(streamed, filepath.Base(p)))
 		if !bytes.Equal(a, b) {
-			t.Errorf("%s differs", filepath.Base(p))
+			t.Errorf("%s: %s differs", file, filepath.Base(p))
 		}
 	}
 	if spools, _ := filepath.Glob(filepath.Join(streamed, ".shards.spool-*")); len(spools) != 0 {
 		t.Errorf("spools left behind: %v", spools)
+	}
+	if file != "small.toml" {
+		return
 	}
 	// The runs did stream: their results keep no shard series.
 	sc, err := scenarios.Load("../../testdata/small.toml", scenarios.Options{Sets: []string{`duration="20s"`}})

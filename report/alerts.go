@@ -130,7 +130,11 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 			}
 			if win.TimedOut > 0 && !timedOut {
 				timedOut = true
-				add(w, "timed_out", st.Name, fmt.Sprintf("%s: %s timed out in the window", st.Name, plural(win.TimedOut, "request")), -1)
+				msg := fmt.Sprintf("%s: %s timed out in the window", st.Name, plural(win.TimedOut, "request"))
+				if run.Variant != nil && i < len(run.Variant.Streams) && run.Variant.Streams[i].RetryLabel != "" && win.Retries > 0 {
+					msg += fmt.Sprintf("; %s %s (retries) sent in it", fmtCount(win.Retries), run.Variant.Streams[i].RetryLabel)
+				}
+				add(w, "timed_out", st.Name, msg, -1)
 			}
 			if win.Completed == 0 {
 				continue

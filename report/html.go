@@ -120,6 +120,10 @@ type htmlStream struct {
 	Completed []*float64 `json:"completed"`
 	Failed    []*float64 `json:"failed"`
 	P99       []*float64 `json:"p99"`
+	// Retries is the rate of retried attempts, absent when the stream sent none;
+	// RetryLabel what the scenario calls them (retry_label).
+	Retries    []*float64 `json:"retries,omitempty"`
+	RetryLabel string     `json:"retry_label,omitempty"`
 }
 
 type htmlNode struct {
@@ -250,9 +254,11 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 			for _, t := range run.Variant.Streams[i].SLO {
 				st.SLO = append(st.SLO, t.Millis())
 			}
+			st.RetryLabel = run.Variant.Streams[i].RetryLabel
 		}
+		retried := metrics.RetriesOf(r, i).First >= 0
 		for b := range ncb {
-			var off, done, fail, p99 meanOf
+			var off, done, fail, retry, p99 meanOf
 			for w := b * cbin; w < (b+1)*cbin && w < r.Windows; w++ {
 				if !live(w) {
 					continue
@@ -261,12 +267,16 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 				off.add(sw.OfferedRate)
 				done.add(sw.CompletedRate)
 				fail.add(sw.FailedRate)
+				retry.add(sw.RetryRate)
 				p99.top(sw.P99)
 			}
 			st.Offered = append(st.Offered, off.mean(2))
 			st.Completed = append(st.Completed, done.mean(2))
 			st.Failed = append(st.Failed, fail.mean(2))
 			st.P99 = append(st.P99, p99.max(3))
+			if retried {
+				st.Retries = append(st.Retries, retry.mean(2))
+			}
 		}
 		v.Streams = append(v.Streams, st)
 	}

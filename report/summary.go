@@ -129,6 +129,21 @@ type StreamSummary struct {
 	// Lock.TimedOut), beside the other causes: rejected + throttled + timed_out + limited
 	// + lock_failed is every failure.
 	LockFailed int64 `json:"lock_failed"`
+	// RetryLabel is what the scenario calls the stream's retries ("duplicate charge
+	// attempts"); Retried when they were sent, absent for a stream that sent none.
+	RetryLabel string          `json:"retry_label,omitempty"`
+	Retried    *RetriedSummary `json:"retried,omitempty"`
+}
+
+// RetriedSummary is when a stream retried (metrics.RetriesOf): the starts of the first
+// and last windows that sent a retry and of the window that sent the most (PeakCount of
+// them), the warmup included.
+type RetriedSummary struct {
+	From      string  `json:"from"`
+	FromS     float64 `json:"from_s"`
+	To        string  `json:"to"`
+	Peak      string  `json:"peak"`
+	PeakCount int64   `json:"peak_count"`
 }
 
 // LockSummary is a locked stream's row-lock waits: the write subrequests that asked for
@@ -337,6 +352,15 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 		})
 		if ms.Rows != nil {
 			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: round(ms.Rows.Mean, 3)}
+		}
+		ss := &v.Streams[len(v.Streams)-1]
+		if run.Variant != nil && i < len(run.Variant.Streams) {
+			ss.RetryLabel = run.Variant.Streams[i].RetryLabel
+		}
+		if rs := metrics.RetriesOf(r, i); rs.First >= 0 && r.Window > 0 {
+			at := func(w int) sim.Time { return sim.Time(w) * r.Window }
+			ss.Retried = &RetriedSummary{From: spec.FormatClock(sc.Start, at(rs.First)), FromS: at(rs.First).Seconds(),
+				To: spec.FormatClock(sc.Start, at(rs.Last)), Peak: spec.FormatClock(sc.Start, at(rs.Peak)), PeakCount: rs.PeakCount}
 		}
 	}
 	for _, sh := range m.Shards {

@@ -182,6 +182,9 @@ type Stream struct {
 	Think   Dist `toml:"think"`
 	// RowCost is the CPU time of each row a scan reads, on top of cost per partition.
 	RowCost Duration `toml:"row_cost"`
+	// RetryLabel is what a retry of this stream means, in the reader's words (say
+	// "duplicate charge attempts"): the reports name the stream's retries by it.
+	RetryLabel string `toml:"retry_label"`
 }
 
 // Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }; or,

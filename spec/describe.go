@@ -28,6 +28,8 @@ type StreamInfo struct {
 	Name string
 	Op   sim.Op
 	SLO  []sim.Time
+	// RetryLabel is what the stream's retries mean (retry_label; "" when unnamed).
+	RetryLabel string
 }
 
 // NewVariant describes a resolved design under a name.
@@ -35,7 +37,7 @@ func NewVariant(name, description string, s *Resolved) Variant {
 	v := Variant{Name: name, Description: description, Spec: s}
 	if s != nil {
 		for _, st := range s.Streams {
-			v.Streams = append(v.Streams, StreamInfo{Name: st.Name, Op: st.Op, SLO: st.SLO})
+			v.Streams = append(v.Streams, StreamInfo{Name: st.Name, Op: st.Op, SLO: st.SLO, RetryLabel: st.RetryLabel})
 		}
 	}
 	return v

@@ -188,6 +188,8 @@ type StreamSpec struct {
 	RowCost  sim.Time
 	RowLimit int64
 	Rows     bool
+	// RetryLabel is what the stream's retries mean to a reader ("" : just retries).
+	RetryLabel string
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -994,6 +996,7 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		}
 		ss.SLO = resolveSLO(c, key+".slo", st.SLO)
 		ss.Client = resolveClient(c, key, st)
+		ss.RetryLabel = resolveRetryLabel(c, key+".retry_label", st.RetryLabel, ss.Client.Retries)
 		resolveRows(c, key, st, &ss)
 		ss.Age = resolveAge(c, key+".age", st.Age)
 		if st.Age.Dist != "" && ss.Op == sim.Write {

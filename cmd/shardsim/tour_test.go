@@ -191,7 +191,7 @@ func TestBlackFridayTour(t *testing.T) {
 		"bf.explain-before": explainExcerpt(t, explainOut.String()),
 	}
 	for _, d := range before.Diagnosis {
-		if d.Kind == "monotonic_key" {
+		if d.Kind == "monotonic_key" && d.Subject == "create_order" {
 			blocks["bf.monotonic-rows"] = d.Message
 		}
 	}
@@ -507,7 +507,7 @@ func runExcerpt(t *testing.T, out string) string {
 		switch {
 		case strings.HasPrefix(l, "== "), len(f) > 0 && (f[0] == "stream" || f[0] == "create_order"),
 			strings.HasPrefix(strings.TrimSpace(l), "hottest shard"), strings.TrimSpace(l) == "diagnosis:",
-			strings.HasPrefix(strings.TrimSpace(l), "- monotonic_key"):
+			strings.HasPrefix(strings.TrimSpace(l), "- monotonic_key: create_order"):
 			b.WriteString(l + "\n")
 		case strings.TrimSpace(l) == "alerts:":
 			inAlerts = true

@@ -456,10 +456,17 @@
         if (f.some((x) => x)) series.push({ label: `failed: ${v.name}`, color: color(vi), dash: [8, 4], width: 1.6, values: f });
         else noFail.push(v.name);
       });
+      // retried attempts, named by the scenario's retry_label where it has one
+      const retryWord = D.variants.map((v) => v.streams[si].retry_label).find((x) => x) || "retries";
+      D.variants.forEach((v, vi) => {
+        const r = v.streams[si].retries;
+        if (r && r.some((x) => x)) series.push({ label: `${retryWord}: ${v.name}`, color: color(vi), dash: [1, 3], width: 2.2, values: r });
+      });
       series.push(...offeredSeries); // drawn last, on top: where completed meets offered, offered shows
       const el = chartBox(root, `Requests per second: ${s0.name} (${s0.op})`,
         "How to read this chart: the dotted line is the rate at which clients issued requests (by the time they were issued); solid lines are the requests answered in each window and dashed lines the requests that failed, in the colour of their variant. " +
-        "Completed below offered means requests are waiting or failing." + (noFail.length ? ` No request failed in: ${noFail.join("; ")}.` : ""));
+        "Completed below offered means requests are waiting or failing." + (noFail.length ? ` No request failed in: ${noFail.join("; ")}.` : "") +
+        (series.some((x) => x.label.startsWith(retryWord + ":")) ? ` Finely dotted lines are the ${retryWord} (attempts sent again after one timed out or was refused), per second.` : ""));
       makeChart(el, { series, markers: allMarkers, shared: true, yLabel: "requests / s", fmt: (x) => (x == null ? "–" : fmtAxisRate(x)), tipFmt: fmtRate, yMin: 0 });
 
       // p99 latency

@@ -27,6 +27,7 @@ func Run(m *Model) *Result {
 
 type streamState struct {
 	s     *Stream
+	fine  *fineState // nil without a detail range
 	arr   *rand.Rand // arrivals
 	fld   *rand.Rand // field values, ages and salts
 	svc   *rand.Rand // service times
@@ -172,6 +173,10 @@ type engine struct {
 	// counts arrays to reuse.
 	histOpen int
 	histFree [][]int64
+	// detail is the fine-grained range (Model.Detail cut at the run's end) and fineN its
+	// windows; fineN is 0 without one.
+	detail Detail
+	fineN  int
 	// The migration (migrate.go); nil when none.
 	mig *migState
 	// Row locks (lock.go); nil and empty when no stream locks.
@@ -362,6 +367,7 @@ func newEngine(m *Model) *engine {
 		}
 		e.h.pushKind(at, int32(i), evAction)
 	}
+	e.initDetail()
 	e.pickArrival()
 	return e
 }
@@ -1185,6 +1191,9 @@ func (e *engine) recordSuccess(st *streamState, issue Time, counted bool, t Time
 		win.Max = max(win.Max, lat)
 		e.countWindow(st, w, us)
 	}
+	if st.fine != nil {
+		e.countFine(st, t, us)
+	}
 	if counted {
 		out.Completed++
 		st.latCounts[runLayout.index(us)]++
@@ -1336,6 +1345,7 @@ func (e *engine) wrapUp() {
 		}
 	}
 	e.closeWindows(r.Windows)
+	e.endDetail()
 	for i := range e.streams {
 		st := &e.streams[i]
 		st.out.Latency = runLayout.histogram(st.latCounts)

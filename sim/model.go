@@ -152,6 +152,9 @@ type Model struct {
 	// LockSlots is the initial size of the row-lock table (lock.go): about four times
 	// the locks held at once at the peak; 0: the minimum, 64.
 	LockSlots int
+	// Detail, when its Window is set, keeps every stream's latency histograms at a finer
+	// grain over a range of the run as well (detail.go).
+	Detail Detail
 
 	// ran marks a model that Run has used: its generators, planners and splitter hold the
 	// state that run left, so a second run would not repeat the first.

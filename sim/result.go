@@ -49,6 +49,9 @@ type Result struct {
 	Events []Event
 	// Migration is what Model.Migration did (nil: no migration).
 	Migration *MigrationResult
+	// Detail is Model.Detail with To cut at Duration (Window 0: none); each stream's Fine
+	// holds its fine windows.
+	Detail Detail
 }
 
 // EventKind is what changed during a run.
@@ -145,6 +148,10 @@ type StreamResult struct {
 	RowsRead    int64
 	RowsModeled bool
 	Win         []WindowLatency
+	// Fine is the latencies of the completions in each window of Result.Detail, in
+	// microseconds, by the time the answer reached the client as in Win (nil without a
+	// detail range).
+	Fine []WindowHist
 
 	// Client and mitigation counts, over requests issued after the warmup.
 	Attempts     int64 // attempts sent, first ones included (Offered when nobody retries)

@@ -74,19 +74,23 @@ func WriteHTML(dir string, sc *spec.Scenario, runs []Run, sum *Summary, download
 // the run; loads fractions of a node's cores; rates per second; latencies milliseconds. A
 // null is a bin with no value (nothing completed, or after a run stopped).
 type htmlData struct {
-	Scenario   string        `json:"scenario"`
-	StartS     float64       `json:"start_s"` // the clock time of t = 0, in seconds after midnight
-	WindowS    float64       `json:"window_s"`
-	BinS       float64       `json:"bin_s"` // the width of one bin: Bin windows
-	Bin        int           `json:"bin"`
-	ChartBinS  float64       `json:"chart_bin_s"` // the same for the time charts
-	ChartBin   int           `json:"chart_bin"`
-	DurationS  float64       `json:"duration_s"`
-	WarmupS    float64       `json:"warmup_s"`
-	Times      []float64     `json:"times"`       // each heat bin's start
-	ChartTimes []float64     `json:"chart_times"` // each time-chart bin's start
-	MaxOps     int64         `json:"max_ops"`     // the most subrequests one shard served in one bin, over every variant
-	Variants   []htmlVariant `json:"variants"`
+	Scenario   string    `json:"scenario"`
+	StartS     float64   `json:"start_s"` // the clock time of t = 0, in seconds after midnight
+	WindowS    float64   `json:"window_s"`
+	BinS       float64   `json:"bin_s"` // the width of one bin: Bin windows
+	Bin        int       `json:"bin"`
+	ChartBinS  float64   `json:"chart_bin_s"` // the same for the time charts
+	ChartBin   int       `json:"chart_bin"`
+	DurationS  float64   `json:"duration_s"`
+	WarmupS    float64   `json:"warmup_s"`
+	Times      []float64 `json:"times"`       // each heat bin's start
+	ChartTimes []float64 `json:"chart_times"` // each time-chart bin's start
+	MaxOps     int64     `json:"max_ops"`     // the most subrequests one shard served in one bin, over every variant
+	// FineTimes are the starts of the detail range's fine windows (FineS wide), absent
+	// without a detail range; each stream's FineP99 follows them.
+	FineTimes []float64     `json:"fine_times,omitempty"`
+	FineS     float64       `json:"fine_s,omitempty"`
+	Variants  []htmlVariant `json:"variants"`
 }
 
 type htmlVariant struct {
@@ -124,6 +128,9 @@ type htmlStream struct {
 	// RetryLabel what the scenario calls them (retry_label).
 	Retries    []*float64 `json:"retries,omitempty"`
 	RetryLabel string     `json:"retry_label,omitempty"`
+	// FineP99 is the p99 in each fine window of the detail range (metrics.FineWindowsOf),
+	// absent without one.
+	FineP99 []*float64 `json:"fine_p99,omitempty"`
 }
 
 type htmlNode struct {
@@ -192,6 +199,13 @@ func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
 	}
 	for b := 0; b*d.ChartBin < windows; b++ {
 		d.ChartTimes = append(d.ChartTimes, round(float64(b)*d.ChartBinS, 6))
+	}
+	if hasDetail(runs) {
+		det := runs[0].Result.Detail
+		d.FineS = round(det.Window.Seconds(), 6)
+		for k := range det.FineWindows() {
+			d.FineTimes = append(d.FineTimes, round(det.FineStart(k).Seconds(), 6))
+		}
 	}
 	for i, run := range runs {
 		v := htmlVariantOf(sc, run, &sum.Variants[i], d.Bin, d.ChartBin, len(d.Times), len(d.ChartTimes))
@@ -277,6 +291,14 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 			if retried {
 				st.Retries = append(st.Retries, retry.mean(2))
 			}
+		}
+		for _, fw := range metrics.FineWindowsOf(r, i) {
+			var p *float64
+			if fw.P99 != nil {
+				x := round(*fw.P99, 3)
+				p = &x
+			}
+			st.FineP99 = append(st.FineP99, p)
 		}
 		v.Streams = append(v.Streams, st)
 	}

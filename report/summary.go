@@ -288,6 +288,10 @@ type Alert struct {
 	OnsetS         float64 `json:"onset_s"`
 	DetectedAfterS float64 `json:"detected_after_s"`
 	Detection      string  `json:"detection"`
+	// FineAt, for a latency alert inside a detail range, is the end of the first fine
+	// window whose p99 passed the threshold (metrics.FineCrossing); absent otherwise.
+	FineAt  string   `json:"fine_at,omitempty"`
+	FineAtS *float64 `json:"fine_at_s,omitempty"`
 }
 
 // Run is one variant's result beside the variant it came from.

@@ -291,8 +291,12 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		}
 		overrides = list
 	}
+	cutDetail := false // --duration cuts a detail range rather than refusing it
+	for _, o := range global {
+		cutDetail = cutDetail || o.Key == "duration" && o.ScaleWarmup
+	}
 	f := spec.Defaults()
-	f.TraceFS = traceFS
+	f.TraceFS, f.CutDetail = traceFS, cutDetail
 	var undecodedErrs tomlx.Errors // as the decoder named them, before relabelling
 	if err := doc.Decode(base, "", &f); err != nil {
 		undecodedErrs = appendErr(undecodedErrs, err)
@@ -446,7 +450,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
 		}
 		vf := spec.Defaults()
-		vf.TraceFS = traceFS
+		vf.TraceFS, vf.CutDetail = traceFS, cutDetail
 		if err := doc.Decode(merged, "", &vf); err != nil {
 			if !decodeFailed {
 				errs = appendErr(errs, relabelVariant(doc, err, mine, over, vkey, name))
@@ -473,7 +477,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			}
 		}
 		// The scenario-wide settings belong to the scenario, not to a variant.
-		for _, k := range []string{"seed", "start", "duration", "warmup", "window", "load_factor"} {
+		for _, k := range []string{"seed", "start", "duration", "warmup", "window", "load_factor", "detail"} {
 			if _, ok := over[k]; ok {
 				report(spec.FieldError{Key: "." + k, Msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
 			}

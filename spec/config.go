@@ -31,6 +31,18 @@ type File struct {
 	// TraceFS is where streams' trace paths are found: the scenario file's directory
 	// (nil: the logs are not opened, and only their keys are checked).
 	TraceFS fs.FS `toml:"-"`
+	// Detail keeps latencies at a finer grain over a range of the run (nil: none).
+	Detail *Detail `toml:"detail"`
+	// CutDetail, set by the loader when --duration replaces the file's duration, cuts a
+	// detail range at the new end instead of refusing it (detail.go).
+	CutDetail bool `toml:"-"`
+}
+
+// Detail is the detail table: { from = "08:00", to = "08:35", window = "5s" }.
+type Detail struct {
+	From   Instant  `toml:"from"`
+	To     Instant  `toml:"to"`
+	Window Duration `toml:"window"`
 }
 
 // A [[variants]] entry is decoded as a File of its own (its name and description are the

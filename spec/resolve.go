@@ -258,6 +258,8 @@ type Resolved struct {
 	Streams    []StreamSpec
 	History    sim.Time
 	TableName  string
+	// Detail is the range kept at a finer grain (Window 0: none), see detail.go.
+	Detail     sim.Detail
 	LoadFactor float64 // multiplies every stream's rate
 
 	// Mitigations and detection (mitigate.go); zero or nil: none.
@@ -335,6 +337,7 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	if s.Duration > maxAge {
 		c.add("duration", "must be at most 10000d (got %q)", f.Duration)
 	}
+	resolveDetail(c, f, s)
 
 	s.LoadFactor = 1
 	if f.LoadFactor != nil {

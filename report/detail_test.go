@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -115,4 +117,53 @@ func TestDetailAndRetries(t *testing.T) {
 func closeTo(x float64, s string) bool {
 	y, err := strconv.ParseFloat(s, 64)
 	return err == nil && (x-y)*(x-y) < 1e-6
+}
+
+// TestClaims measures testdata/detail.toml's claims: each measured value is the metrics
+// figure it names (the offered rate of the first window, the fine crossing the latency
+// alert gives, the first window with a retry, the one shard's share), and the verdicts
+// follow the claims' agree and within; a claim the run does not bear out carries its why.
+func TestClaims(t *testing.T) {
+	sc, runs := runAll(t, "../testdata/detail.toml")
+	r := runs[0].Result
+	sum := Summarize(sc, runs)
+	cs := sum.Claims
+	if len(cs) != 6 {
+		t.Fatalf("%d claims, want 6: %+v", len(cs), cs)
+	}
+	rate := float64(r.Streams[0].Win[0].Offered) / 60
+	var fineAt float64
+	for _, a := range sum.Variants[0].Alerts {
+		if a.Kind == "latency" && a.Subject == "put" && strings.Contains(a.Message, "crossed 200ms") && a.FineAtS != nil {
+			fineAt = *a.FineAtS
+		}
+	}
+	first := RetriedFromS(t, sum.Variants[0].Streams[1])
+	want := []struct {
+		value  float64
+		agrees bool
+	}{{rate, math.Abs(rate-500) <= 50}, {fineAt, math.Abs(fineAt-70) <= 5}, {first, first >= 60}, {100, true}, {*sum.Variants[0].Streams[1].Latency.P99, false}, {1, false}}
+	for i, w := range want {
+		c := cs[i]
+		if c.Value == nil || math.Abs(*c.Value-w.value) > 1e-6 || c.Agrees == nil || *c.Agrees != w.agrees {
+			t.Errorf("claim %q: measured %s (agrees %v), want %v (agrees %v)", c.Text, c.Measured, c.Agrees != nil && *c.Agrees, w.value, w.agrees)
+		}
+		if (c.Why != "") != (i == 4) {
+			t.Errorf("claim %q: why %q; want the scenario's why only where the run disagrees", c.Text, c.Why)
+		}
+	}
+	var md bytes.Buffer
+	ReportMarkdown(&md, sc, sum, nil)
+	if !regexp.MustCompile(`\| lookups stay under 50 ms \(at most 50.0 ms\) +\| [0-9.]+ ms \(get over the run\) in base +\| no +\| they wait behind the writes' queue \|`).MatchString(md.String()) {
+		t.Errorf("report.md does not set the claims beside the run:\n%s", md.String())
+	}
+}
+
+// RetriedFromS is when a stream first retried, in seconds from the start.
+func RetriedFromS(t *testing.T, st StreamSummary) float64 {
+	t.Helper()
+	if st.Retried == nil {
+		t.Fatalf("%s sent no retry", st.Name)
+	}
+	return st.Retried.FromS
 }

@@ -170,6 +170,12 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 	embed := func(c Chart) {
 		fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", c.Title, c.File, c.Caption)
 	}
+	if len(s.Claims) > 0 {
+		fmt.Fprintln(w, "\n## What the story says, and what the run measures")
+		fmt.Fprintln(w, "\nThe scenario's claims, each tested against a figure of the run (summary.json's claims).")
+		fmt.Fprintln(w)
+		claimTable(s.Claims).markdown(w)
+	}
 	if bars := byPrefix("shard-load."); len(bars) > 0 {
 		fmt.Fprintln(w, "\n## Where the load went")
 		embed(bars[0])

@@ -515,6 +515,7 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		Title, Description, Intro string
 		Stories                   []htmlStory
 		Glance                    htmlTable
+		Claims                    *htmlTable
 		Tables                    []struct {
 			Name   string
 			Tables []htmlTable
@@ -573,6 +574,10 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		page.Tables = append(page.Tables, tabs)
 	}
 	page.Glance = htmlTableOf("The variants at a glance", glance)
+	if len(sum.Claims) > 0 {
+		ct := htmlTableOf("The story's claims", claimTable(sum.Claims))
+		page.Claims = &ct
+	}
 	t, err := template.New("page").Funcs(template.FuncMap{
 		"left": func(t htmlTable, i int) bool { return i < t.Left },
 	}).Parse(pageHTML)

@@ -23,6 +23,8 @@ type Summary struct {
 	// Partial marks results of a run that was interrupted before it finished.
 	Partial  bool             `json:"partial"`
 	Variants []VariantSummary `json:"variants"`
+	// Claims are the scenario's [[claims]] beside what the run measured (claims.go).
+	Claims []ClaimResult `json:"claims,omitempty"`
 }
 
 // Saturation says that a variant's backlog grew past the engine's bound: its offered load
@@ -316,6 +318,7 @@ func Summarize(sc *spec.Scenario, runs []Run) *Summary {
 		s.Partial = s.Partial || v.Partial
 		s.Variants = append(s.Variants, v)
 	}
+	s.Claims = Claims(sc, runs)
 	return s
 }
 

@@ -33,9 +33,13 @@ type File struct {
 	TraceFS fs.FS `toml:"-"`
 	// Detail keeps latencies at a finer grain over a range of the run (nil: none).
 	Detail *Detail `toml:"detail"`
-	// CutDetail, set by the loader when --duration replaces the file's duration, cuts a
-	// detail range at the new end instead of refusing it (detail.go).
-	CutDetail bool `toml:"-"`
+	// Shortened, set by the loader when --duration replaces the file's duration, cuts a
+	// detail range at the new end (detail.go), and leaves a claim about a time after it
+	// unmeasured (claims.go), instead of refusing them.
+	Shortened bool `toml:"-"`
+	// Claims are what a story about the scenario says, each with a figure the run can
+	// measure (claims.go); the reports set them beside the measured figures.
+	Claims []Claim `toml:"claims"`
 }
 
 // Detail is the detail table: { from = "08:00", to = "08:35", window = "5s" }.

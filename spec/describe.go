@@ -12,6 +12,8 @@ type Scenario struct {
 	Duration    sim.Time
 	Warmup      sim.Time
 	Window      sim.Time
+	// Claims are the story's claims, their variants named in full (see ClaimSpec).
+	Claims []ClaimSpec
 }
 
 // Variant is one design of a run as the readers of results see it: its name, its streams

@@ -8,7 +8,7 @@ const maxFineWindows = 10_000
 // resolveDetail checks the detail table: from and to are instants inside the run, on
 // window boundaries, from before to; window divides the run's window and is shorter than
 // it (default "5s"). A range that reaches past the end of the run is refused, unless
-// --duration shortened the run (File.CutDetail): then it is cut at the new end, and kept
+// --duration shortened the run (File.Shortened): then it is cut at the new end, and kept
 // nowhere if it starts after it.
 func resolveDetail(c *checker, f *File, s *Resolved) {
 	d := f.Detail
@@ -37,11 +37,11 @@ func resolveDetail(c *checker, f *File, s *Resolved) {
 	switch {
 	case win >= s.Window || s.Window%win != 0:
 		c.add("detail.window", "must divide the run's window %s into shorter windows (got %q)", window, d.Window)
-	case from >= s.Duration && !f.CutDetail:
+	case from >= s.Duration && !f.Shortened:
 		c.add("detail.from", "must be inside the run, which ends at %s (got %q)", end, d.From)
 	case to <= from:
 		c.add("detail.to", "must come after detail.from %q, within the run (got %q)", d.From, d.To)
-	case to > s.Duration && !f.CutDetail:
+	case to > s.Duration && !f.Shortened:
 		c.add("detail.to", "must be at most the run's end, %s (got %q)", end, d.To)
 	case from%s.Window != 0:
 		c.add("detail.from", "must be on a window boundary (a multiple of window = %s from the start), so that the fine windows tile whole windows (got %q)", window, d.From)

@@ -259,7 +259,9 @@ type Resolved struct {
 	History    sim.Time
 	TableName  string
 	// Detail is the range kept at a finer grain (Window 0: none), see detail.go.
-	Detail     sim.Detail
+	Detail sim.Detail
+	// Claims are the story's claims (claims.go), the same in every variant.
+	Claims     []ClaimSpec
 	LoadFactor float64 // multiplies every stream's rate
 
 	// Mitigations and detection (mitigate.go); zero or nil: none.
@@ -361,6 +363,7 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveCache(c, f, s)
 	resolveActions(c, f, s)
 	resolveDetect(c, f, s)
+	resolveClaims(c, f, s)
 	checkMemory(c, s)
 	checkWork(c, s)
 	return s, c.probs

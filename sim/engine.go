@@ -28,6 +28,7 @@ func Run(m *Model) *Result {
 type streamState struct {
 	s     *Stream
 	fine  *fineState // nil without a detail range
+	tq    timerQueue // the client's pending timeouts, in deadline order (timers.go)
 	arr   *rand.Rand // arrivals
 	fld   *rand.Rand // field values, ages and salts
 	svc   *rand.Rand // service times
@@ -493,7 +494,11 @@ func (e *engine) step() bool {
 func (e *engine) rare(ev event) {
 	switch ev.kind {
 	case evTimer:
-		e.timeout(ev.at, ev.idx)
+		tm := e.timers.items[ev.idx]
+		e.timers.put(ev.idx)
+		e.timeout(ev.at, tm)
+	case evTimers:
+		e.timersDue(ev.at, ev.idx)
 	case evSend:
 		e.sendEvent(ev.at, ev.idx)
 	case evAction:
@@ -759,9 +764,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 		}
 		deadline := sent + s.Client.Timeout
 		e.deadlines[ri] = deadline
-		ti := e.timers.take()
-		e.timers.items[ti] = timer{req: ri, attempt: r.attempt, gen: e.gens[ri]}
-		e.h.pushKind(deadline, ti, evTimer)
+		e.setTimer(st, timer{req: ri, attempt: r.attempt, gen: e.gens[ri]}, deadline)
 	}
 	r.pending = int32(len(visits))
 	r.inflight += int32(len(visits))

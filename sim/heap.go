@@ -30,6 +30,7 @@ const (
 	evCutover                   // a migration's cutover at a clock time
 	evVerified                  // a migration's verification period ends
 	evOutbox                    // a migration's outbox applies its due copies
+	evTimers                    // a stream's earliest queued client timeout fires (stream; timers.go)
 )
 
 // signBit flips a time's sign bit, which maps signed times to unsigned integers of the same

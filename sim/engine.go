@@ -27,8 +27,6 @@ func Run(m *Model) *Result {
 
 type streamState struct {
 	s     *Stream
-	fine  *fineState // nil without a detail range
-	tq    timerQueue // the client's pending timeouts, in deadline order (timers.go)
 	arr   *rand.Rand // arrivals
 	fld   *rand.Rand // field values, ages and salts
 	svc   *rand.Rand // service times
@@ -64,6 +62,9 @@ type streamState struct {
 	locks  *streamLocks
 	closed bool
 	think  delaySampler
+	// Kept last, so that the fields every request reads keep their places in the struct.
+	fine *fineState // nil without a detail range
+	tq   timerQueue // the client's pending timeouts, in deadline order (timers.go)
 }
 
 // Failure reasons of an attempt, in increasing precedence.

@@ -20,6 +20,7 @@ func Model(s *spec.Resolved) *sim.Model {
 		Duration:  s.Duration,
 		Warmup:    s.Warmup,
 		Window:    s.Window,
+		Detail:    s.Detail,
 		Network:   s.Network,
 		Nodes:     append([]sim.Node(nil), s.Nodes...),
 		ShardNode: Placement(s),

@@ -149,14 +149,29 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 			}
 			if win.TimedOut > 0 && !timedOut {
 				timedOut = true
-				add(w, "timed_out", st.Name, fmt.Sprintf("%s: %s timed out in the window", st.Name, plural(win.TimedOut, "request")), -1)
+				msg := fmt.Sprintf("%s: %s timed out in the window", st.Name, plural(win.TimedOut, "request"))
+				if run.Variant != nil && i < len(run.Variant.Streams) && run.Variant.Streams[i].RetryLabel != "" && win.Retries > 0 {
+					msg += fmt.Sprintf("; %s %s (retries) sent in it", fmtCount(win.Retries), run.Variant.Streams[i].RetryLabel)
+				}
+				add(w, "timed_out", st.Name, msg, -1)
 			}
 			if win.Completed == 0 {
 				continue
 			}
 			p99 := win.QuantileMillis(0.99)
 			for next < len(slo) && p99 > slo[next].Millis() {
-				add(w, "latency", st.Name, fmt.Sprintf("%s p99 crossed %s (%s ms in the window)", st.Name, slo[next], fmtMs(p99)), -1)
+				msg := fmt.Sprintf("%s p99 crossed %s (%s ms in the window)", st.Name, slo[next], fmtMs(p99))
+				end := min(sim.Time(w+1)*r.Window, r.Duration)
+				fine, ok := metrics.FineCrossing(r, i, slo[next].Millis(), 0)
+				if ok && fine <= end {
+					msg = fmt.Sprintf("%s p99 crossed %s (%s ms in the window; in %s windows, at %s)", st.Name, slo[next], fmtMs(p99), r.Detail.Window, spec.FormatClock(sc.Start, fine))
+				}
+				add(w, "latency", st.Name, msg, -1)
+				if ok && fine <= end {
+					a := &out[len(out)-1]
+					secs := fine.Seconds()
+					a.FineAt, a.FineAtS = spec.FormatClock(sc.Start, fine), &secs
+				}
 				next++
 			}
 		}

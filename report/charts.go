@@ -119,6 +119,38 @@ func P99Data(sc *spec.Scenario, runs []Run, i int) plots.Lines {
 	return l
 }
 
+// P99DetailData is stream i's p99 latency per fine window of the detail range (ms), one
+// series per variant (metrics.FineWindowsOf), drawn as P99Data draws the windows.
+func P99DetailData(sc *spec.Scenario, runs []Run, i int) plots.Lines {
+	r0 := runs[0].Result
+	d := r0.Detail
+	l := plots.Lines{
+		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window, %s to %s", sc.Name, r0.Streams[i].Name, shortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
+		YLabel:    "p99 latency (ms)",
+		LogY:      true,
+		TimeLabel: func(s float64) string { return spec.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
+	}
+	for k := range d.FineWindows() {
+		l.Times = append(l.Times, d.FineStart(k).Seconds())
+	}
+	l.Distinct, l.RefLabel = true, "SLO (p99 thresholds)"
+	for _, t := range runs[0].Variant.Streams[i].SLO {
+		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + shortDuration(t)})
+	}
+	for _, run := range runs {
+		fine := metrics.FineWindowsOf(run.Result, i)
+		y := make([]float64, len(l.Times))
+		for k := range y {
+			y[k] = math.NaN()
+			if k < len(fine) && fine[k].P99 != nil {
+				y[k] = *fine[k].P99
+			}
+		}
+		l.Series = append(l.Series, plots.Series{Name: run.Variant.Name, Y: y})
+	}
+	return l
+}
+
 // usesCache reports whether stream i used the read cache in any variant.
 func usesCache(runs []Run, i int) bool {
 	for _, run := range runs {
@@ -240,6 +272,13 @@ func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
 		add(fmt.Sprintf("cdf-%s.%s", Slug(st.Name), format), "Latency distribution: "+st.Name,
 			"The share of requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. The further right a curve's top, the longer its tail.",
 			func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) })
+		if hasDetail(runs) {
+			d := runs[0].Result.Detail
+			add(fmt.Sprintf("p99-detail-%s.%s", Slug(st.Name), format), "p99 latency in detail: "+st.Name,
+				fmt.Sprintf("The same p99 in %s windows from %s to %s (the scenario's detail range), one line per variant, on a log scale: where the line above crosses a threshold within one window, this one shows when.",
+					shortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
+				func(p string) error { return plots.WriteLines(p, f, P99DetailData(sc, runs, i)) })
+		}
 		if !usesCache(runs, i) {
 			continue
 		}

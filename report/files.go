@@ -35,6 +35,12 @@ func WriteFiles(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts 
 		{"skew.csv", func(w io.Writer) error { return skewCSV(w, sc, runs) }},
 		{"report.md", func(w io.Writer) error { ReportMarkdown(w, sc, sum, charts); return nil }},
 	}
+	if hasDetail(runs) {
+		files = append(files, struct {
+			name  string
+			write func(io.Writer) error
+		}{"streams-detail.csv", func(w io.Writer) error { return streamsDetailCSV(w, sc, runs) }})
+	}
 	var paths []string
 	for _, f := range files {
 		// Written as made, not built whole first: the series files of a large run take
@@ -181,6 +187,12 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 	embed := func(c Chart) {
 		fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", c.Title, c.File, c.Caption)
 	}
+	if len(s.Claims) > 0 {
+		fmt.Fprintln(w, "\n## What the story says, and what the run measures")
+		fmt.Fprintln(w, "\nThe scenario's claims, each tested against a figure of the run (summary.json's claims).")
+		fmt.Fprintln(w)
+		claimTable(s.Claims).markdown(w)
+	}
 	if bars := byPrefix("shard-load."); len(bars) > 0 {
 		fmt.Fprintln(w, "\n## Where the load went")
 		embed(bars[0])
@@ -208,6 +220,9 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 		for _, st := range s.Variants[0].Streams {
 			fmt.Fprintf(w, "\n### %s\n", st.Name)
 			for _, c := range byPrefix("p99-" + Slug(st.Name) + ".") {
+				embed(c)
+			}
+			for _, c := range byPrefix("p99-detail-" + Slug(st.Name) + ".") {
 				embed(c)
 			}
 			for _, c := range byPrefix("cdf-" + Slug(st.Name) + ".") {
@@ -260,4 +275,33 @@ func topShards(shards []ShardSummary, n int) []ShardSummary {
 	s := slices.Clone(shards)
 	slices.SortStableFunc(s, func(a, b ShardSummary) int { return cmp.Compare(b.Utilization, a.Utilization) })
 	return s[:min(n, len(s))]
+}
+
+// hasDetail reports whether the runs kept fine windows (a detail range inside the run).
+func hasDetail(runs []Run) bool {
+	return len(runs) > 0 && runs[0].Result.Detail.FineWindows() > 0
+}
+
+// streamsDetailCSV writes each stream's fine windows over the detail range: the requests
+// that completed in each and their p99 (metrics.FineWindowsOf), empty when none did.
+func streamsDetailCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"variant", "window_start", "t_s", "stream", "completed", "p99_ms"})
+	for _, run := range runs {
+		r := run.Result
+		fine := make([][]metrics.FineWindow, len(r.Streams))
+		for i := range r.Streams {
+			fine[i] = metrics.FineWindowsOf(r, i)
+		}
+		for k := range r.Detail.FineWindows() {
+			t := r.Detail.FineStart(k)
+			for i := range r.Streams {
+				fw := fine[i][k]
+				cw.Write([]string{run.Variant.Name, spec.FormatClock(sc.Start, t), num(t.Seconds()), r.Streams[i].Name,
+					rawCount(fw.Completed), optNum(optMs(fw.P99))})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

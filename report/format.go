@@ -291,7 +291,7 @@ func detailSections(v *VariantSummary) []section {
 			fmtCount(st.Throttled), fmtCount(st.Limited), hits, ratio, backend)
 	}
 	if len(client.rows) > 0 {
-		out = append(out, section{title: "client and cache", t: client})
+		out = append(out, section{title: "client and cache", t: client, notes: retryNotes(v)})
 	}
 	if locks := lockTable(v); len(locks.rows) > 0 {
 		out = append(out, section{title: "row locks (waits of write subrequests for their key's lock, in ms)", t: locks})
@@ -518,4 +518,23 @@ func lockTable(v *VariantSummary) *table {
 			fmtCount(l.TimedOut), key, queued, shard, fmtPct(l.HotRowLoad))
 	}
 	return t
+}
+
+// retryNotes says, for each stream whose retries the scenario names (retry_label), how
+// many it sent after the warmup and when: "payment_callback: 1,372,358 duplicate charge
+// attempts (retries), sent in the windows from 08:16 to 08:59, the most (45,120) at 08:30".
+func retryNotes(v *VariantSummary) []string {
+	var out []string
+	for _, st := range v.Streams {
+		if st.RetryLabel == "" || st.Retried == nil {
+			continue
+		}
+		r := st.Retried
+		when := fmt.Sprintf("in the window of %s", r.From)
+		if r.To != r.From {
+			when = fmt.Sprintf("in the windows from %s to %s, the most (%s) at %s", r.From, r.To, fmtCount(r.PeakCount), r.Peak)
+		}
+		out = append(out, fmt.Sprintf("%s: %s %s (retries), sent %s", st.Name, fmtCount(st.Retries), st.RetryLabel, when))
+	}
+	return out
 }

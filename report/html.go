@@ -70,19 +70,23 @@ func WriteHTML(dir string, sc *spec.Scenario, runs []Run, sum *Summary, download
 // the run; loads fractions of a node's cores; rates per second; latencies milliseconds. A
 // null is a bin with no value (nothing completed, or after a run stopped).
 type htmlData struct {
-	Scenario   string        `json:"scenario"`
-	StartS     float64       `json:"start_s"` // the clock time of t = 0, in seconds after midnight
-	WindowS    float64       `json:"window_s"`
-	BinS       float64       `json:"bin_s"` // the width of one bin: Bin windows
-	Bin        int           `json:"bin"`
-	ChartBinS  float64       `json:"chart_bin_s"` // the same for the time charts
-	ChartBin   int           `json:"chart_bin"`
-	DurationS  float64       `json:"duration_s"`
-	WarmupS    float64       `json:"warmup_s"`
-	Times      []float64     `json:"times"`       // each heat bin's start
-	ChartTimes []float64     `json:"chart_times"` // each time-chart bin's start
-	MaxOps     int64         `json:"max_ops"`     // the most subrequests one shard served in one bin, over every variant
-	Variants   []htmlVariant `json:"variants"`
+	Scenario   string    `json:"scenario"`
+	StartS     float64   `json:"start_s"` // the clock time of t = 0, in seconds after midnight
+	WindowS    float64   `json:"window_s"`
+	BinS       float64   `json:"bin_s"` // the width of one bin: Bin windows
+	Bin        int       `json:"bin"`
+	ChartBinS  float64   `json:"chart_bin_s"` // the same for the time charts
+	ChartBin   int       `json:"chart_bin"`
+	DurationS  float64   `json:"duration_s"`
+	WarmupS    float64   `json:"warmup_s"`
+	Times      []float64 `json:"times"`       // each heat bin's start
+	ChartTimes []float64 `json:"chart_times"` // each time-chart bin's start
+	MaxOps     int64     `json:"max_ops"`     // the most subrequests one shard served in one bin, over every variant
+	// FineTimes are the starts of the detail range's fine windows (FineS wide), absent
+	// without a detail range; each stream's FineP99 follows them.
+	FineTimes []float64     `json:"fine_times,omitempty"`
+	FineS     float64       `json:"fine_s,omitempty"`
+	Variants  []htmlVariant `json:"variants"`
 }
 
 type htmlVariant struct {
@@ -117,6 +121,13 @@ type htmlStream struct {
 	Completed []*float64 `json:"completed"`
 	Failed    []*float64 `json:"failed"`
 	P99       []*float64 `json:"p99"`
+	// Retries is the rate of retried attempts, absent when the stream sent none;
+	// RetryLabel what the scenario calls them (retry_label).
+	Retries    []*float64 `json:"retries,omitempty"`
+	RetryLabel string     `json:"retry_label,omitempty"`
+	// FineP99 is the p99 in each fine window of the detail range (metrics.FineWindowsOf),
+	// absent without one.
+	FineP99 []*float64 `json:"fine_p99,omitempty"`
 }
 
 type htmlNode struct {
@@ -194,6 +205,13 @@ func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
 	for b := 0; b*d.ChartBin < windows; b++ {
 		d.ChartTimes = append(d.ChartTimes, round(float64(b)*d.ChartBinS, 6))
 	}
+	if hasDetail(runs) {
+		det := runs[0].Result.Detail
+		d.FineS = round(det.Window.Seconds(), 6)
+		for k := range det.FineWindows() {
+			d.FineTimes = append(d.FineTimes, round(det.FineStart(k).Seconds(), 6))
+		}
+	}
 	for i, run := range runs {
 		v := htmlVariantOf(sc, run, &sum.Variants[i], d.Bin, d.ChartBin, len(d.Times), len(d.ChartTimes))
 		for _, row := range v.Rows {
@@ -266,9 +284,11 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 			for _, t := range run.Variant.Streams[i].SLO {
 				st.SLO = append(st.SLO, t.Millis())
 			}
+			st.RetryLabel = run.Variant.Streams[i].RetryLabel
 		}
+		retried := metrics.RetriesOf(r, i).First >= 0
 		for b := range ncb {
-			var off, done, fail, p99 meanOf
+			var off, done, fail, retry, p99 meanOf
 			for w := b * cbin; w < (b+1)*cbin && w < r.Windows; w++ {
 				if !live(w) {
 					continue
@@ -277,12 +297,24 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 				off.add(sw.OfferedRate)
 				done.add(sw.CompletedRate)
 				fail.add(sw.FailedRate)
+				retry.add(sw.RetryRate)
 				p99.top(sw.P99)
 			}
 			st.Offered = append(st.Offered, off.mean(2))
 			st.Completed = append(st.Completed, done.mean(2))
 			st.Failed = append(st.Failed, fail.mean(2))
 			st.P99 = append(st.P99, p99.max(3))
+			if retried {
+				st.Retries = append(st.Retries, retry.mean(2))
+			}
+		}
+		for _, fw := range metrics.FineWindowsOf(r, i) {
+			var p *float64
+			if fw.P99 != nil {
+				x := round(*fw.P99, 3)
+				p = &x
+			}
+			st.FineP99 = append(st.FineP99, p)
 		}
 		v.Streams = append(v.Streams, st)
 	}
@@ -499,6 +531,7 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		Title, Description, Intro string
 		Stories                   []htmlStory
 		Glance                    htmlTable
+		Claims                    *htmlTable
 		Tables                    []struct {
 			Name   string
 			Tables []htmlTable
@@ -557,6 +590,10 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		page.Tables = append(page.Tables, tabs)
 	}
 	page.Glance = htmlTableOf("The variants at a glance", glance)
+	if len(sum.Claims) > 0 {
+		ct := htmlTableOf("The story's claims", claimTable(sum.Claims))
+		page.Claims = &ct
+	}
 	t, err := template.New("page").Funcs(template.FuncMap{
 		"left": func(t htmlTable, i int) bool { return i < t.Left },
 	}).Parse(pageHTML)

@@ -25,6 +25,8 @@ type Summary struct {
 	// Partial marks results of a run that was interrupted before it finished.
 	Partial  bool             `json:"partial"`
 	Variants []VariantSummary `json:"variants"`
+	// Claims are the scenario's [[claims]] beside what the run measured (claims.go).
+	Claims []ClaimResult `json:"claims,omitempty"`
 }
 
 // Saturation says that a variant's backlog grew past the engine's bound: its offered load
@@ -141,6 +143,21 @@ type StreamSummary struct {
 	// Lock.TimedOut), beside the other causes: rejected + throttled + timed_out + limited
 	// + lock_failed is every failure.
 	LockFailed int64 `json:"lock_failed"`
+	// RetryLabel is what the scenario calls the stream's retries ("duplicate charge
+	// attempts"); Retried when they were sent, absent for a stream that sent none.
+	RetryLabel string          `json:"retry_label,omitempty"`
+	Retried    *RetriedSummary `json:"retried,omitempty"`
+}
+
+// RetriedSummary is when a stream retried (metrics.RetriesOf): the starts of the first
+// and last windows that sent a retry and of the window that sent the most (PeakCount of
+// them), the warmup included.
+type RetriedSummary struct {
+	From      string  `json:"from"`
+	FromS     float64 `json:"from_s"`
+	To        string  `json:"to"`
+	Peak      string  `json:"peak"`
+	PeakCount int64   `json:"peak_count"`
 }
 
 // LockSummary is a locked stream's row-lock waits: the write subrequests that asked for
@@ -285,6 +302,10 @@ type Alert struct {
 	OnsetS         float64 `json:"onset_s"`
 	DetectedAfterS float64 `json:"detected_after_s"`
 	Detection      string  `json:"detection"`
+	// FineAt, for a latency alert inside a detail range, is the end of the first fine
+	// window whose p99 passed the threshold (metrics.FineCrossing); absent otherwise.
+	FineAt  string   `json:"fine_at,omitempty"`
+	FineAtS *float64 `json:"fine_at_s,omitempty"`
 }
 
 // Run is one variant's result beside the variant it came from.
@@ -310,6 +331,7 @@ func Summarize(sc *spec.Scenario, runs []Run) *Summary {
 		s.Partial = s.Partial || v.Partial
 		s.Variants = append(s.Variants, v)
 	}
+	s.Claims = Claims(sc, runs)
 	return s
 }
 
@@ -350,6 +372,15 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 		})
 		if ms.Rows != nil {
 			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: round(ms.Rows.Mean, 3)}
+		}
+		ss := &v.Streams[len(v.Streams)-1]
+		if run.Variant != nil && i < len(run.Variant.Streams) {
+			ss.RetryLabel = run.Variant.Streams[i].RetryLabel
+		}
+		if rs := metrics.RetriesOf(r, i); rs.First >= 0 && r.Window > 0 {
+			at := func(w int) sim.Time { return sim.Time(w) * r.Window }
+			ss.Retried = &RetriedSummary{From: spec.FormatClock(sc.Start, at(rs.First)), FromS: at(rs.First).Seconds(),
+				To: spec.FormatClock(sc.Start, at(rs.Last)), Peak: spec.FormatClock(sc.Start, at(rs.Peak)), PeakCount: rs.PeakCount}
 		}
 	}
 	for _, sh := range m.Shards {

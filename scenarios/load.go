@@ -291,8 +291,12 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		}
 		overrides = list
 	}
+	cutDetail := false // --duration cuts a detail range rather than refusing it
+	for _, o := range global {
+		cutDetail = cutDetail || o.Key == "duration" && o.ScaleWarmup
+	}
 	f := spec.Defaults()
-	f.TraceFS = traceFS
+	f.TraceFS, f.Shortened = traceFS, cutDetail
 	var undecodedErrs tomlx.Errors // as the decoder named them, before relabelling
 	if err := doc.Decode(base, "", &f); err != nil {
 		undecodedErrs = appendErr(undecodedErrs, err)
@@ -446,7 +450,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
 		}
 		vf := spec.Defaults()
-		vf.TraceFS = traceFS
+		vf.TraceFS, vf.Shortened = traceFS, cutDetail
 		if err := doc.Decode(merged, "", &vf); err != nil {
 			if !decodeFailed {
 				errs = appendErr(errs, relabelVariant(doc, err, mine, over, vkey, name))
@@ -473,7 +477,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			}
 		}
 		// The scenario-wide settings belong to the scenario, not to a variant.
-		for _, k := range []string{"seed", "start", "duration", "warmup", "window", "load_factor"} {
+		for _, k := range []string{"seed", "start", "duration", "warmup", "window", "load_factor", "detail", "claims"} {
 			if _, ok := over[k]; ok {
 				report(spec.FieldError{Key: "." + k, Msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
 			}
@@ -484,6 +488,13 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 	}
 	for _, e := range linkMigrations(file, doc, sc.Variants, overrides, names) {
 		add(e)
+	}
+	if baseSpec != nil {
+		claims, cerrs := linkClaims(file, doc, baseSpec.Claims, names)
+		for _, e := range cerrs {
+			add(e)
+		}
+		sc.Scenario.Claims = claims
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -918,4 +929,41 @@ func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides 
 		v.MaxShards = v.Spec.MaxShards
 	}
 	return errs
+}
+
+// linkClaims names each claim's variant and base in full: the first variant when a claim
+// names none, else the variant its text picks (as --variant picks one).
+func linkClaims(file string, doc *tomlx.Doc, claims []spec.ClaimSpec, names []string) ([]spec.ClaimSpec, []*tomlx.Error) {
+	var errs []*tomlx.Error
+	out := make([]spec.ClaimSpec, 0, len(claims))
+	all := names
+	if len(all) == 0 {
+		all = []string{"base"}
+	}
+	for i, c := range claims {
+		ok := true
+		for _, k := range []struct {
+			key, want string
+			dst       *string
+		}{{"variant", c.Variant, &c.VariantName}, {"base", c.Base, &c.BaseName}} {
+			if k.want == "" {
+				if k.key == "variant" {
+					*k.dst = all[0]
+				}
+				continue
+			}
+			j, err := pickVariant(all, k.want)
+			if err != nil {
+				key := fmt.Sprintf("claims[%d].%s", i, k.key)
+				errs = append(errs, &tomlx.Error{File: file, Key: key, Msg: err.Error(), Line: doc.Line(key)})
+				ok = false
+				continue
+			}
+			*k.dst = all[j]
+		}
+		if ok {
+			out = append(out, c)
+		}
+	}
+	return out, errs
 }

@@ -9,11 +9,9 @@ import (
 // This file holds what the client does: timeouts, retries with backoff, and its own rate
 // limit.
 
-// timeout handles timer ti: the client stops waiting for an attempt at now, unless the
+// timeout handles timer tm: the client stops waiting for an attempt at now, unless the
 // attempt ended first. The servers still finish the attempt's subrequests.
-func (e *engine) timeout(now Time, ti int32) {
-	tm := e.timers.items[ti]
-	e.timers.put(ti)
+func (e *engine) timeout(now Time, tm timer) {
 	if e.gens[tm.req] != tm.gen {
 		return // the request finished and its slot moved on
 	}

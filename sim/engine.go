@@ -62,6 +62,9 @@ type streamState struct {
 	locks  *streamLocks
 	closed bool
 	think  delaySampler
+	// Kept last, so that the fields every request reads keep their places in the struct.
+	fine *fineState // nil without a detail range
+	tq   timerQueue // the client's pending timeouts, in deadline order (timers.go)
 }
 
 // Failure reasons of an attempt, in increasing precedence.
@@ -172,6 +175,10 @@ type engine struct {
 	// counts arrays to reuse.
 	histOpen int
 	histFree [][]int64
+	// detail is the fine-grained range (Model.Detail cut at the run's end) and fineN its
+	// windows; fineN is 0 without one.
+	detail Detail
+	fineN  int
 	// The migration (migrate.go); nil when none.
 	mig *migState
 	reb *rebState // a rebalance (rebalance.go); nil: none
@@ -396,6 +403,7 @@ func newEngine(m *Model) *engine {
 		}
 		e.h.pushKind(at, int32(i), evAction)
 	}
+	e.initDetail()
 	e.pickArrival()
 	return e
 }
@@ -521,7 +529,11 @@ func (e *engine) step() bool {
 func (e *engine) rare(ev event) {
 	switch ev.kind {
 	case evTimer:
-		e.timeout(ev.at, ev.idx)
+		tm := e.timers.items[ev.idx]
+		e.timers.put(ev.idx)
+		e.timeout(ev.at, tm)
+	case evTimers:
+		e.timersDue(ev.at, ev.idx)
 	case evSend:
 		e.sendEvent(ev.at, ev.idx)
 	case evAction:
@@ -789,9 +801,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 		}
 		deadline := sent + s.Client.Timeout
 		e.deadlines[ri] = deadline
-		ti := e.timers.take()
-		e.timers.items[ti] = timer{req: ri, attempt: r.attempt, gen: e.gens[ri]}
-		e.h.pushKind(deadline, ti, evTimer)
+		e.setTimer(st, timer{req: ri, attempt: r.attempt, gen: e.gens[ri]}, deadline)
 	}
 	r.pending = int32(len(visits))
 	r.inflight += int32(len(visits))
@@ -1231,6 +1241,9 @@ func (e *engine) recordSuccess(st *streamState, issue Time, counted bool, t Time
 		win.Max = max(win.Max, lat)
 		e.countWindow(st, w, us)
 	}
+	if st.fine != nil {
+		e.countFine(st, t, us)
+	}
 	if counted {
 		out.Completed++
 		st.latCounts[runLayout.index(us)]++
@@ -1389,6 +1402,7 @@ func (e *engine) wrapUp() {
 		}
 	}
 	e.closeWindows(r.Windows)
+	e.endDetail()
 	for i := range e.streams {
 		st := &e.streams[i]
 		st.out.Latency = runLayout.histogram(st.latCounts)

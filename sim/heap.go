@@ -31,6 +31,7 @@ const (
 	evVerified                  // a migration's verification period ends
 	evOutbox                    // a migration's outbox applies its due copies
 	evRebalance                 // a rebalance's move issues its next batch (rebalance.go)
+	evTimers                    // a stream's earliest queued client timeout fires (stream; timers.go)
 )
 
 // signBit flips a time's sign bit, which maps signed times to unsigned integers of the same

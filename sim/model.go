@@ -162,6 +162,9 @@ type Model struct {
 	// the windows. It cannot be combined with Split or Limits.SplitForHeat (the number of
 	// shards would change during the run).
 	Sink WindowSink
+	// Detail, when its Window is set, keeps every stream's latency histograms at a finer
+	// grain over a range of the run as well (detail.go).
+	Detail Detail
 
 	// ran marks a model that Run has used: its generators, planners and splitter hold the
 	// state that run left, so a second run would not repeat the first.

@@ -58,6 +58,9 @@ type Result struct {
 	Sink WindowSink
 	// Rebalance is what Model.Rebalance did (nil: no rebalance).
 	Rebalance *RebalanceResult
+	// Detail is Model.Detail with To cut at Duration (Window 0: none); each stream's Fine
+	// holds its fine windows.
+	Detail Detail
 }
 
 // EventKind is what changed during a run.
@@ -154,6 +157,10 @@ type StreamResult struct {
 	RowsRead    int64
 	RowsModeled bool
 	Win         []WindowLatency
+	// Fine is the latencies of the completions in each window of Result.Detail, in
+	// microseconds, by the time the answer reached the client as in Win (nil without a
+	// detail range).
+	Fine []WindowHist
 
 	// Client and mitigation counts, over requests issued after the warmup.
 	Attempts     int64 // attempts sent, first ones included (Offered when nobody retries)

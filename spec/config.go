@@ -31,6 +31,22 @@ type File struct {
 	// TraceFS is where streams' trace paths are found: the scenario file's directory
 	// (nil: the logs are not opened, and only their keys are checked).
 	TraceFS fs.FS `toml:"-"`
+	// Detail keeps latencies at a finer grain over a range of the run (nil: none).
+	Detail *Detail `toml:"detail"`
+	// Shortened, set by the loader when --duration replaces the file's duration, cuts a
+	// detail range at the new end (detail.go), and leaves a claim about a time after it
+	// unmeasured (claims.go), instead of refusing them.
+	Shortened bool `toml:"-"`
+	// Claims are what a story about the scenario says, each with a figure the run can
+	// measure (claims.go); the reports set them beside the measured figures.
+	Claims []Claim `toml:"claims"`
+}
+
+// Detail is the detail table: { from = "08:00", to = "08:35", window = "5s" }.
+type Detail struct {
+	From   Instant  `toml:"from"`
+	To     Instant  `toml:"to"`
+	Window Duration `toml:"window"`
 }
 
 // A [[variants]] entry is decoded as a File of its own (its name and description are the
@@ -182,6 +198,9 @@ type Stream struct {
 	Think   Dist `toml:"think"`
 	// RowCost is the CPU time of each row a scan reads, on top of cost per partition.
 	RowCost Duration `toml:"row_cost"`
+	// RetryLabel is what a retry of this stream means, in the reader's words (say
+	// "duplicate charge attempts"): the reports name the stream's retries by it.
+	RetryLabel string `toml:"retry_label"`
 }
 
 // Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }; or,

@@ -12,6 +12,8 @@ type Scenario struct {
 	Duration    sim.Time
 	Warmup      sim.Time
 	Window      sim.Time
+	// Claims are the story's claims, their variants named in full (see ClaimSpec).
+	Claims []ClaimSpec
 }
 
 // Variant is one design of a run as the readers of results see it: its name, its streams
@@ -28,6 +30,8 @@ type StreamInfo struct {
 	Name string
 	Op   sim.Op
 	SLO  []sim.Time
+	// RetryLabel is what the stream's retries mean (retry_label; "" when unnamed).
+	RetryLabel string
 }
 
 // NewVariant describes a resolved design under a name.
@@ -35,7 +39,7 @@ func NewVariant(name, description string, s *Resolved) Variant {
 	v := Variant{Name: name, Description: description, Spec: s}
 	if s != nil {
 		for _, st := range s.Streams {
-			v.Streams = append(v.Streams, StreamInfo{Name: st.Name, Op: st.Op, SLO: st.SLO})
+			v.Streams = append(v.Streams, StreamInfo{Name: st.Name, Op: st.Op, SLO: st.SLO, RetryLabel: st.RetryLabel})
 		}
 	}
 	return v

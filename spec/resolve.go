@@ -188,6 +188,8 @@ type StreamSpec struct {
 	RowCost  sim.Time
 	RowLimit int64
 	Rows     bool
+	// RetryLabel is what the stream's retries mean to a reader ("" : just retries).
+	RetryLabel string
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -256,6 +258,10 @@ type Resolved struct {
 	Streams    []StreamSpec
 	History    sim.Time
 	TableName  string
+	// Detail is the range kept at a finer grain (Window 0: none), see detail.go.
+	Detail sim.Detail
+	// Claims are the story's claims (claims.go), the same in every variant.
+	Claims     []ClaimSpec
 	LoadFactor float64 // multiplies every stream's rate
 
 	// Mitigations and detection (mitigate.go); zero or nil: none.
@@ -335,6 +341,7 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	if s.Duration > maxAge {
 		c.add("duration", "must be at most 10000d (got %q)", f.Duration)
 	}
+	resolveDetail(c, f, s)
 
 	s.LoadFactor = 1
 	if f.LoadFactor != nil {
@@ -358,6 +365,7 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveCache(c, f, s)
 	resolveActions(c, f, s)
 	resolveDetect(c, f, s)
+	resolveClaims(c, f, s)
 	checkMemory(c, s)
 	checkWork(c, s)
 	return s, c.probs
@@ -1005,6 +1013,7 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		}
 		ss.SLO = resolveSLO(c, key+".slo", st.SLO)
 		ss.Client = resolveClient(c, key, st)
+		ss.RetryLabel = resolveRetryLabel(c, key+".retry_label", st.RetryLabel, ss.Client.Retries)
 		resolveRows(c, key, st, &ss)
 		ss.Age = resolveAge(c, key+".age", st.Age)
 		if st.Age.Dist != "" && ss.Op == sim.Write {

@@ -325,12 +325,16 @@
   }
 
   // series: [{ label, color, dash, width, values, fmt }]; markers: markersOf(...).
-  function makeChart(el, { series, markers: allMarks, shared, yLabel, log, fmt, tipFmt, axisFmt, yMin, yMax, height }) {
+  function makeChart(el, { series, markers: allMarks, shared, yLabel, log, fmt, tipFmt, axisFmt, yMin, yMax, height, times, binS }) {
     const tf = tipFmt || fmt;
     // A chart of every variant shows the markers of the variant chosen above the charts.
     const marks = () => (shared && markVariant >= 0 ? allMarks.filter((m) => m.vi === markVariant) : allMarks);
-    // Each value is drawn at the middle of its bin, the time it stands for.
-    const x = D.chart_times.map((t) => t + D.chart_bin_s / 2);
+    // Each value is drawn at the middle of its bin, the time it stands for. A chart of its
+    // own time range (the detail range's fine windows) keeps that range when the others zoom.
+    const own = !!times;
+    times = times || D.chart_times;
+    binS = binS || D.chart_bin_s;
+    const x = times.map((t) => t + binS / 2);
     const data = [x, ...series.map((s) => s.values)];
     const drawMarkers = (u) => {
       const g = u.ctx, { left, top, width, height } = u.bbox;
@@ -353,7 +357,7 @@
     const opts = {
       width: Math.max(320, el.clientWidth),
       height: height || 300,
-      cursor: { sync: { key: "shardsim" }, drag: { x: true, y: false, setScale: false }, points: { size: 7 } },
+      cursor: { sync: { key: own ? "shardsim-fine" : "shardsim" }, drag: { x: true, y: false, setScale: false }, points: { size: 7 } },
       select: { show: true },
       legend: { show: series.length <= 16, live: false },
       scales: { x: { time: false }, y: yScale },
@@ -389,16 +393,22 @@
           if (lines.length > 10) shown.push(`and ${lines.length - 10} more`);
           const near = marks().filter((m) => Math.abs(u.valToPos(m.t, "x") - u.cursor.left) <= 6);
           const rect = u.over.getBoundingClientRect();
-          showTip(`<b>${clock(D.chart_times[i])}–${clock(D.chart_times[i] + D.chart_bin_s)}</b><br>${shown.join("<br>")}${markerTip(near)}`, rect.left + u.cursor.left, rect.top + u.cursor.top);
+          showTip(`<b>${clock(times[i])}–${clock(times[i] + binS)}</b><br>${shown.join("<br>")}${markerTip(near)}`, rect.left + u.cursor.left, rect.top + u.cursor.top);
         }],
       },
     };
     const u = new uPlot(opts, data, el);
-    u.setScale("x", { min: range.min, max: range.max });
     u.over.addEventListener("mouseenter", () => { hovered = u; });
     u.over.addEventListener("mouseleave", () => { if (hovered === u) hovered = null; hideTip(); });
-    u.over.addEventListener("dblclick", () => setRange(0, end));
-    listeners.push((min, max) => u.setScale("x", { min, max }));
+    if (own) {
+      const lo = times[0], hi = times[times.length - 1] + binS;
+      u.setScale("x", { min: lo, max: hi });
+      u.over.addEventListener("dblclick", () => u.setScale("x", { min: lo, max: hi }));
+    } else {
+      u.setScale("x", { min: range.min, max: range.max });
+      u.over.addEventListener("dblclick", () => setRange(0, end));
+      listeners.push((min, max) => u.setScale("x", { min, max }));
+    }
     charts.push({ u, el });
     return u;
   }
@@ -456,10 +466,17 @@
         if (f.some((x) => x)) series.push({ label: `failed: ${v.name}`, color: color(vi), dash: [8, 4], width: 1.6, values: f });
         else noFail.push(v.name);
       });
+      // retried attempts, named by the scenario's retry_label where it has one
+      const retryWord = D.variants.map((v) => v.streams[si].retry_label).find((x) => x) || "retries";
+      D.variants.forEach((v, vi) => {
+        const r = v.streams[si].retries;
+        if (r && r.some((x) => x)) series.push({ label: `${retryWord}: ${v.name}`, color: color(vi), dash: [1, 3], width: 2.2, values: r });
+      });
       series.push(...offeredSeries); // drawn last, on top: where completed meets offered, offered shows
       const el = chartBox(root, `Requests per second: ${s0.name} (${s0.op})`,
         "How to read this chart: the dotted line is the rate at which clients issued requests (by the time they were issued); solid lines are the requests answered in each window and dashed lines the requests that failed, in the colour of their variant. " +
-        "Completed below offered means requests are waiting or failing." + (noFail.length ? ` No request failed in: ${noFail.join("; ")}.` : ""));
+        "Completed below offered means requests are waiting or failing." + (noFail.length ? ` No request failed in: ${noFail.join("; ")}.` : "") +
+        (series.some((x) => x.label.startsWith(retryWord + ":")) ? ` Finely dotted lines are the ${retryWord} (attempts sent again after one timed out or was refused), per second.` : ""));
       makeChart(el, { series, markers: allMarkers, shared: true, yLabel: "requests / s", fmt: (x) => (x == null ? "–" : fmtAxisRate(x)), tipFmt: fmtRate, yMin: 0 });
 
       // p99 latency
@@ -478,6 +495,26 @@
       const el2 = chartBox(root, `p99 latency: ${s0.name}`,
         `How to read this chart: the 99th percentile latency of the requests answered in each window, one line per variant (each with its own dash and width, the widest underneath, so a line hidden under another still shows at its edges), ${log ? "on a log scale (each gridline ten times the one below)" : "on a linear scale"}; the red dash-dot lines are the stream's SLO thresholds. A line that climbs past a threshold is a queue that grows. A gap is a window in which no request completed.`);
       makeChart(el2, { series: p, markers: allMarkers, shared: true, yLabel: "p99 latency", log, fmt: fmtMs, axisFmt: fmtMsShort });
+
+      // the same p99 in the detail range's fine windows
+      if (D.fine_times && D.fine_times.length) {
+        const fp = [];
+        let flo = Infinity, fhi = 0;
+        D.variants.forEach((v, vi) => {
+          const vals = (v.streams[si].fine_p99 || []).map((x) => (x != null && x > 0 ? x : null));
+          for (const x of vals) if (x != null) { flo = Math.min(flo, x); fhi = Math.max(fhi, x); }
+          fp.push({ label: v.name, color: color(vi), dash: DASHES[vi % DASHES.length], width: WIDTHS[vi % WIDTHS.length], values: vals });
+        });
+        for (const slo of s0.slo) {
+          fp.push({ label: `SLO: p99 < ${fmtSLO(slo)}`, color: "#b00020", dash: [10, 3, 2, 3], width: 1.5, values: D.fine_times.map(() => slo) });
+          flo = Math.min(flo, slo); fhi = Math.max(fhi, slo);
+        }
+        const flog = fhi > 0 && flo < Infinity && fhi / flo > 30;
+        const last = D.fine_times[D.fine_times.length - 1] + D.fine_s;
+        const el3 = chartBox(root, `p99 latency in detail: ${s0.name}, ${clock(D.fine_times[0])}–${clock(last)}`,
+          `How to read this chart: the same p99 in ${D.fine_s}-second windows over the scenario's detail range, ${flog ? "on a log scale" : "on a linear scale"}, with the same lines and thresholds as above. Where the chart above crosses several thresholds within one window, this one shows the moment it passed each. It keeps its own time range when the other charts zoom.`);
+        makeChart(el3, { series: fp, markers: allMarkers, shared: true, yLabel: "p99 latency", log: flog, fmt: fmtMs, axisFmt: fmtMsShort, times: D.fine_times, binS: D.fine_s });
+      }
     });
 
     // node load, one chart per variant

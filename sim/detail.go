@@ -1,0 +1,90 @@
+package sim
+
+// Detail is a range of the run, [From, To), over which every stream's latencies are also
+// kept in windows of Window, finer than Model.Window: a p99 that climbs within one window
+// shows when it passed each threshold. Window 0 means no detail. From and To are offsets
+// from the start; the range is cut at the run's Duration.
+type Detail struct {
+	From, To, Window Time
+}
+
+// FineWindows returns the number of fine windows in the range (0 without one).
+func (d Detail) FineWindows() int {
+	if d.Window <= 0 || d.To <= d.From {
+		return 0
+	}
+	n := (d.To - d.From) / d.Window
+	return int(n + min((d.To-d.From)%d.Window, 1))
+}
+
+// FineStart returns the start of fine window i, an offset from the run's start.
+func (d Detail) FineStart(i int) Time { return d.From + Time(i)*d.Window }
+
+// fineState is a stream's open fine windows: their counts in the window layout, dense,
+// for the two latest fine windows (index i&1), so that a request costs one increment;
+// the windows before open are compacted into StreamResult.Fine.
+type fineState struct {
+	counts [2][]int64
+	open   int
+}
+
+// initDetail cuts the detail range at the run's end and allocates every stream's fine
+// state: two dense arrays a stream (56 KB) and one WindowHist header a fine window.
+func (e *engine) initDetail() {
+	d := e.m.Detail
+	d.To = min(d.To, e.m.Duration)
+	if d.FineWindows() == 0 {
+		return
+	}
+	e.detail = d
+	e.fineN = d.FineWindows()
+	for i := range e.streams {
+		st := &e.streams[i]
+		st.fine = &fineState{counts: [2][]int64{make([]int64, windowLayout.countsN), make([]int64, windowLayout.countsN)}}
+		st.out.Fine = make([]WindowHist, e.fineN)
+	}
+	e.res.Detail = d
+}
+
+// countFine counts latency us (microseconds) of a success answered at t into stream st's
+// fine window, when t falls in the detail range. Answers arrive nearly in time order, so
+// a fine window is compacted once a later one has begun after it; a late answer for a
+// compacted window is inserted into its histogram (rare: it may allocate).
+func (e *engine) countFine(st *streamState, t Time, us int64) {
+	if t < e.detail.From || t >= e.detail.To {
+		return
+	}
+	f := st.fine
+	i := int((t - e.detail.From) / e.detail.Window)
+	if i < f.open {
+		st.out.Fine[i].record(us)
+		return
+	}
+	for i >= f.open+2 {
+		e.closeFine(st)
+	}
+	f.counts[i&1][windowLayout.index(us)]++
+}
+
+// closeFine compacts stream st's oldest open fine window.
+func (e *engine) closeFine(st *streamState) {
+	f := st.fine
+	c := f.counts[f.open&1]
+	st.out.Fine[f.open] = compactHist(c)
+	clear(c)
+	f.open++
+}
+
+// endDetail compacts every stream's open fine windows at the end of the run.
+func (e *engine) endDetail() {
+	for i := range e.streams {
+		st := &e.streams[i]
+		if st.fine == nil {
+			continue
+		}
+		for st.fine.open < e.fineN {
+			e.closeFine(st)
+		}
+		st.fine = nil
+	}
+}

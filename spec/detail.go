@@ -1,0 +1,57 @@
+package spec
+
+import "github.com/shardsim/shardsim/sim"
+
+// maxFineWindows bounds a detail range's windows: each costs every stream a histogram.
+const maxFineWindows = 10_000
+
+// resolveDetail checks the detail table: from and to are instants inside the run, on
+// window boundaries, from before to; window divides the run's window and is shorter than
+// it (default "5s"). A range that reaches past the end of the run is refused, unless
+// --duration shortened the run (File.Shortened): then it is cut at the new end, and kept
+// nowhere if it starts after it.
+func resolveDetail(c *checker, f *File, s *Resolved) {
+	d := f.Detail
+	if d == nil {
+		return
+	}
+	before := len(c.probs)
+	instant := func(key string, i Instant) sim.Time {
+		if !i.Set() {
+			c.add(key, "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
+			return -1
+		}
+		t, err := i.At(s.Start)
+		if err != nil {
+			c.add(key, "%v", err)
+			return -1
+		}
+		return t
+	}
+	from, to := instant("detail.from", d.From), instant("detail.to", d.To)
+	win := c.duration("detail.window", d.Window, "5s", 1)
+	if len(c.probs) > before || s.Duration <= 0 || s.Window <= 0 {
+		return
+	}
+	end, window := FormatClock(s.Start, s.Duration), orDefault(f.Window.Text, defaultWindow)
+	switch {
+	case win >= s.Window || s.Window%win != 0:
+		c.add("detail.window", "must divide the run's window %s into shorter windows (got %q)", window, d.Window)
+	case from >= s.Duration && !f.Shortened:
+		c.add("detail.from", "must be inside the run, which ends at %s (got %q)", end, d.From)
+	case to <= from:
+		c.add("detail.to", "must come after detail.from %q, within the run (got %q)", d.From, d.To)
+	case to > s.Duration && !f.Shortened:
+		c.add("detail.to", "must be at most the run's end, %s (got %q)", end, d.To)
+	case from%s.Window != 0:
+		c.add("detail.from", "must be on a window boundary (a multiple of window = %s from the start), so that the fine windows tile whole windows (got %q)", window, d.From)
+	case to%s.Window != 0 && to < s.Duration:
+		c.add("detail.to", "must be on a window boundary (a multiple of window = %s from the start) or the run's end (got %q)", window, d.To)
+	case (min(to, s.Duration)-from)/win > maxFineWindows:
+		c.add("detail.window", "gives %d windows over the range; at most %d are allowed (got %q)", (min(to, s.Duration)-from)/win, maxFineWindows, d.Window)
+	default:
+		if from < s.Duration {
+			s.Detail = sim.Detail{From: from, To: min(to, s.Duration), Window: win}
+		}
+	}
+}

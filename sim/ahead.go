@@ -28,9 +28,9 @@ const (
 	// aheadAfter is how many arrivals a stream draws itself before a producer takes
 	// over, so that short streams and short runs start no goroutine.
 	aheadAfter = 1 << 14
-	aheadChunk = 16384 // arrival times per chunk: 128 KB, and a hand-over per 16,384 arrivals
+	aheadChunk = 4096 // arrival times per chunk: 32 KB, and a hand-over per 4,096 arrivals
 	// aheadChunks chunks circulate: one the engine reads, the others filled ahead.
-	aheadChunks = 3
+	aheadChunks = 4
 )
 
 // aheadOn reports whether streams may get producers: a second core to run them on.

@@ -12,8 +12,8 @@ import (
 // engine's goroutine and once with producers drawing them ahead (ahead.go), and wants
 // the two Results equal in every field. The streams cover the four arrival processes a
 // producer takes over, a rising and a stepped schedule, and one stream too short to get a
-// producer (90 arrivals); 3 s at these rates gives the others 2.5 to 7 chunks each after
-// the first aheadAfter arrivals, and a queue limit makes some requests fail.
+// producer (40 arrivals); 1.5 s at these rates gives the others 7 to 45 chunks each
+// after the first aheadAfter arrivals, and a queue limit makes some requests fail.
 func TestArrivalsAheadSameResult(t *testing.T) {
 	const shards = 12
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
@@ -27,7 +27,7 @@ func TestArrivalsAheadSameResult(t *testing.T) {
 				Planner: keyspace.NewPointPlanner(d, scheme, op == Read)}
 		}
 		m := &Model{
-			Seed: 7, Duration: 3 * Second, Warmup: 200 * Millisecond, Window: 100 * Millisecond, Network: Millisecond,
+			Seed: 7, Duration: 1500 * Millisecond, Warmup: 200 * Millisecond, Window: 100 * Millisecond, Network: Millisecond,
 			Nodes: make([]Node, shards), ShardNode: make([]int, shards),
 			Streams: []Stream{
 				mk("poisson", Write, workload.NewPoisson(ramp)),

@@ -64,9 +64,7 @@ bench:
 	$(GO) test -pgo=$(PGO) -run '^$$' -bench . -benchmem -cpu 1 ./workload/ ./detect/
 
 # Remakes the PGO profile from CPU profiles of the built-in scenarios and the two benchmark
-# scenarios, run by a binary built without one. The benchmark scenarios run on one core, as
-# make bench runs them, so that the profile knows the engine drawing its own arrivals as well
-# as the producers that draw them ahead on a second core (sim/ahead.go).
+# scenarios, run by a binary built without one.
 PGODIR := $(OUT)/pgo
 pgo:
 	$(GO) build -pgo=off -o bin/shardsim-nopgo ./cmd/shardsim
@@ -74,8 +72,8 @@ pgo:
 	for s in black-friday celebrity iot-timeseries salt-buckets noisy-tenant flash-sale top-of-minute; do \
 		./bin/shardsim-nopgo run $$s -q --no-charts -o $(PGODIR)/$$s --cpuprofile $(PGODIR)/$$s.pprof >/dev/null || exit 1; \
 	done
-	GOMAXPROCS=1 ./bin/shardsim-nopgo run testdata/bench/hash12.toml --duration 300s -q --no-charts -o $(PGODIR)/hash12 --cpuprofile $(PGODIR)/hash12.pprof >/dev/null
-	GOMAXPROCS=1 ./bin/shardsim-nopgo run testdata/bench/scan120.toml --duration 600s -q --no-charts -o $(PGODIR)/scan120 --cpuprofile $(PGODIR)/scan120.pprof >/dev/null
+	./bin/shardsim-nopgo run testdata/bench/hash12.toml --duration 300s -q --no-charts -o $(PGODIR)/hash12 --cpuprofile $(PGODIR)/hash12.pprof >/dev/null
+	./bin/shardsim-nopgo run testdata/bench/scan120.toml --duration 600s -q --no-charts -o $(PGODIR)/scan120 --cpuprofile $(PGODIR)/scan120.pprof >/dev/null
 	$(GO) tool pprof -proto $(PGODIR)/*.pprof > $(PGO).tmp && mv $(PGO).tmp $(PGO)
 
 # The container image the cluster sweeps under deploy/ run (docker, or DOCKER=podman).

@@ -39,28 +39,25 @@ var aheadOn = func() bool { return runtime.GOMAXPROCS(0) > 1 }
 
 // arrivalFeed is the engine's end of a stream's producer.
 type arrivalFeed struct {
-	full chan *[aheadChunk]Time // filled chunks, in the order of their arrivals
-	free chan *[aheadChunk]Time // chunks read to the end, for the producer to fill again
-	quit chan struct{}          // closed when the run ends
-	done chan struct{}          // closed by the producer when it has stopped
-	cur  *[aheadChunk]Time      // the chunk being read
-	pos  int                    // the next time's index in cur; aheadChunk: none left
+	full chan []Time   // filled chunks, in the order of their arrivals
+	free chan []Time   // chunks read to the end, for the producer to fill again
+	quit chan struct{} // closed when the run ends
+	done chan struct{} // closed by the producer when it has stopped
+	cur  []Time        // the chunk being read
+	pos  int
 }
 
 // next returns the stream's next arrival time (never after the end of the run).
 func (f *arrivalFeed) next() Time {
-	if f.pos == aheadChunk {
+	if f.pos == len(f.cur) {
 		f.refill()
 	}
-	t := f.cur[f.pos&(aheadChunk-1)]
+	t := f.cur[f.pos]
 	f.pos++
 	return t
 }
 
-// refill hands back the chunk read to its end and waits for the next one. It is kept
-// out of next, so that next inlines.
-//
-//go:noinline
+// refill hands back the chunk read to its end and waits for the next one.
 func (f *arrivalFeed) refill() {
 	if f.cur != nil {
 		f.free <- f.cur // never blocks: free holds every chunk
@@ -83,39 +80,21 @@ func aheadable(st *streamState) bool {
 	return false
 }
 
-// nextArrival is arrivalAfter for arrive: after aheadAfter arrivals, a producer may draw
-// the rest on another core. (arrivalAfter keeps its own lines as they were, so that the
-// PGO profile still devirtualizes its call of Next.)
-func (e *engine) nextArrival(st *streamState, t Time) Time {
-	if st.feed != nil {
-		return st.feed.next()
-	}
-	if st.drawn++; st.drawn == aheadAfter {
-		return e.startFeed(st, t)
-	}
-	return e.arrivalAfter(st, t)
-}
-
 // startFeed gives stream st a producer, which continues its arrivals from t, the last
-// one drawn, if it may have one, and returns the arrival after t.
-func (e *engine) startFeed(st *streamState, t Time) Time {
-	if !e.ahead || !aheadable(st) {
-		return e.arrivalAfter(st, t)
-	}
+// one drawn.
+func (e *engine) startFeed(st *streamState, t Time) {
 	f := &arrivalFeed{
-		full: make(chan *[aheadChunk]Time, aheadChunks),
-		free: make(chan *[aheadChunk]Time, aheadChunks),
+		full: make(chan []Time, aheadChunks),
+		free: make(chan []Time, aheadChunks),
 		quit: make(chan struct{}),
 		done: make(chan struct{}),
-		pos:  aheadChunk,
 	}
 	for range aheadChunks {
-		f.free <- new([aheadChunk]Time)
+		f.free <- make([]Time, aheadChunk)
 	}
 	st.feed = f
 	e.feeds = append(e.feeds, f)
 	go produce(f, st.s.Arrivals, st.arr, t, e.m.Duration)
-	return f.next()
 }
 
 // produce draws the arrivals after t into f's chunks, as arrivalAfter would: each call
@@ -124,7 +103,7 @@ func (e *engine) startFeed(st *streamState, t Time) Time {
 func produce(f *arrivalFeed, a workload.Arrivals, r *rand.Rand, t, end Time) {
 	defer close(f.done)
 	for t != never {
-		var buf *[aheadChunk]Time
+		var buf []Time
 		select {
 		case buf = <-f.free:
 		case <-f.quit:

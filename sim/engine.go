@@ -405,7 +405,16 @@ func (e *engine) schedule(st *streamState, t Time) {
 // pending arrival, which every step compares with the heap, is then known well before it
 // is needed, instead of at the end of a chain of dependent floating-point operations
 // whose latency a mispredicted comparison would wait for.
+//
+// After aheadAfter arrivals, a producer may draw the rest on another core (ahead.go).
 func (e *engine) arrivalAfter(st *streamState, t Time) Time {
+	if st.feed != nil {
+		return st.feed.next()
+	}
+	if st.drawn++; st.drawn == aheadAfter && e.ahead && aheadable(st) {
+		e.startFeed(st, t)
+		return st.feed.next()
+	}
 	if next := Time(st.s.Arrivals.Next(st.arr, int64(t))); next < e.m.Duration {
 		return next
 	}
@@ -562,7 +571,7 @@ func (e *engine) arrive(now Time, i int) {
 	// many subrequests this request has (a closed-loop stream has none: see think).
 	if next := st.after; next != never {
 		e.schedule(st, next)
-		st.after = e.nextArrival(st, next)
+		st.after = e.arrivalAfter(st, next)
 	} else {
 		st.at = never
 	}

@@ -73,7 +73,6 @@ func TestNoAllocationsPerRequest(t *testing.T) {
 // noAllocs runs m into steady state and measures the allocations of 10,000 more events.
 func noAllocs(t *testing.T, m *Model) *engine {
 	e := newEngine(m)
-	t.Cleanup(e.stopFeeds)
 	for i := 0; i < 200_000; i++ { // warm up: pools, queues and the heap reach their size
 		e.step()
 	}

@@ -21,7 +21,6 @@ func Run(m *Model) *Result {
 	}
 	m.ran = true
 	e := newEngine(m)
-	defer e.stopFeeds()
 	e.run()
 	return e.res
 }
@@ -63,10 +62,6 @@ type streamState struct {
 	locks  *streamLocks
 	closed bool
 	think  delaySampler
-	// feed: the producer drawing the stream's arrivals ahead (ahead.go), or nil; drawn
-	// counts the arrivals drawn before it.
-	feed  *arrivalFeed
-	drawn int
 }
 
 // Failure reasons of an attempt, in increasing precedence.
@@ -179,10 +174,6 @@ type engine struct {
 	histFree [][]int64
 	// The migration (migrate.go); nil when none.
 	mig *migState
-	// ahead: streams may draw their arrivals on another core; feeds are the producers
-	// started (ahead.go).
-	ahead bool
-	feeds []*arrivalFeed
 	// Row locks (lock.go); nil and empty when no stream locks.
 	locks    *lockTable
 	lockw    []lockWait // by subrequest slot
@@ -217,7 +208,7 @@ func newEngine(m *Model) *engine {
 		mig = newMig(m, nShards)
 		nShards += mig.nNew
 	}
-	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig, ahead: aheadOn()}
+	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig}
 	if mig != nil {
 		mig.e = e
 	}
@@ -405,16 +396,7 @@ func (e *engine) schedule(st *streamState, t Time) {
 // pending arrival, which every step compares with the heap, is then known well before it
 // is needed, instead of at the end of a chain of dependent floating-point operations
 // whose latency a mispredicted comparison would wait for.
-//
-// After aheadAfter arrivals, a producer may draw the rest on another core (ahead.go).
 func (e *engine) arrivalAfter(st *streamState, t Time) Time {
-	if st.feed != nil {
-		return st.feed.next()
-	}
-	if st.drawn++; st.drawn == aheadAfter && e.ahead && aheadable(st) {
-		e.startFeed(st, t)
-		return st.feed.next()
-	}
 	if next := Time(st.s.Arrivals.Next(st.arr, int64(t))); next < e.m.Duration {
 		return next
 	}
@@ -455,7 +437,6 @@ func (e *engine) run() {
 			break
 		}
 	}
-	e.stopFeeds()
 	e.wrapUp()
 }
 

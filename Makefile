@@ -53,14 +53,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./spec/
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./trace/
 
-# The engine benchmarks on one core, BENCHCOUNT times each, and the uniform point requests
-# on two (the engine draws arrivals ahead on the second core), then their medians and the
+# The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the
 # targets; then the generators' benchmarks.
 bench: SHELL := /bin/bash
 bench: .SHELLFLAGS := -o pipefail -c
 bench:
-	{ $(GO) test -pgo=$(PGO) -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -cpu 1 ./sim/ && \
-	  $(GO) test -pgo=$(PGO) -run '^$$' -bench '^BenchmarkPointRequests$$/^nodes=12$$/^keys=uniform$$' -benchmem -count $(BENCHCOUNT) -cpu 2 ./sim/; } | awk -f testdata/bench/summary.awk
+	$(GO) test -pgo=$(PGO) -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -cpu 1 ./sim/ | awk -f testdata/bench/summary.awk
 	$(GO) test -pgo=$(PGO) -run '^$$' -bench . -benchmem -cpu 1 ./workload/ ./detect/
 
 # Remakes the PGO profile from CPU profiles of the built-in scenarios and the two benchmark

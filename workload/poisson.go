@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"math"
 	"math/rand/v2"
 )
 
@@ -27,7 +26,12 @@ import (
 // Cost: O(1) per arrival plus the segments crossed; no allocation. A Poisson is stateful:
 // use one per stream.
 type Poisson struct {
-	p        plan
+	p plan
+	// The schedule once more, laid out for Next: segs[i] is segment i (i < last) with what
+	// a step inside it reads, in one place; from lastAt on the rate is lastRate.
+	segs     []poissonSeg
+	lastAt   int64
+	lastRate float64
 	started  bool
 	lastOut  int64   // the last time returned
 	lastBase int64   // the exact position of the last arrival: lastBase + lastFrac
@@ -36,7 +40,24 @@ type Poisson struct {
 
 // NewPoisson returns a Poisson process following s. The schedule is copied. It panics if
 // s is not valid (see Schedule.Check); callers validate schedules beforehand.
-func NewPoisson(s Schedule) *Poisson { return &Poisson{p: newPlan(s)} }
+func NewPoisson(s Schedule) *Poisson {
+	a := &Poisson{p: newPlan(s)}
+	s = a.p.s
+	last := len(s) - 1
+	a.lastAt, a.lastRate = s[last].At, s[last].Rate
+	a.segs = make([]poissonSeg, last)
+	for i := range a.segs {
+		a.segs[i] = poissonSeg{at: s[i].At, end: s[i+1].At, rate: s[i].Rate, slope: a.p.slope[i], rEnd: s[i+1].Rate}
+	}
+	return a
+}
+
+// poissonSeg is segment i of a Poisson's schedule: from at to end the rate goes from
+// rate to rEnd with the given slope (the plan's, in (events/s)/s).
+type poissonSeg struct {
+	at, end           int64
+	rate, slope, rEnd float64
+}
 
 // Next returns the first arrival after t (see Poisson), or Never.
 func (a *Poisson) Next(r *rand.Rand, t int64) int64 {
@@ -48,31 +69,35 @@ func (a *Poisson) Next(r *rand.Rand, t int64) int64 {
 		base, frac = a.lastBase, a.lastFrac
 	}
 	e := r.ExpFloat64()
-	p := &a.p
-	s := p.s
-	if len(s) == 1 && base >= s[0].At && s[0].Rate > 0 {
-		// A constant rate, the common case: the last segment's step below, without the
-		// segment lookup.
-		nb, nf, ok := advance(base, frac, e*1e9/s[0].Rate)
+	if base >= a.lastAt {
+		// From the last point on the rate is constant: the common case of a constant rate,
+		// and of a schedule's last piece, without a segment lookup.
+		if a.lastRate <= 0 {
+			return a.end()
+		}
+		nb, nf, ok := advance(base, frac, e*1e9/a.lastRate)
 		return a.emit(nb, nf, ok)
 	}
-	last := len(s) - 1
-	for i := p.segment(base); ; i++ {
+	// Walk the segments from base's, subtracting each one's mass from e until it falls
+	// inside one. The arithmetic is the plan's, operation for operation, so that the
+	// arrival times do not change with the layout.
+	for i := a.p.segment(base); ; i++ {
 		var rate, slope, rEnd float64
 		var end int64
 		switch {
 		case i < 0:
-			rate, rEnd, end = s[0].Rate, s[0].Rate, s[0].At
-		case i == last:
-			rate = s[i].Rate
-			if rate <= 0 {
+			rate, rEnd, end = a.p.s[0].Rate, a.p.s[0].Rate, a.p.s[0].At
+		case i >= len(a.segs): // the last point, reached by crossing segments
+			if a.lastRate <= 0 {
 				return a.end()
 			}
-			nb, nf, ok := advance(base, frac, e*1e9/rate)
+			nb, nf, ok := advance(base, frac, e*1e9/a.lastRate)
 			return a.emit(nb, nf, ok)
 		default:
-			slope, rEnd, end = p.slope[i], s[i+1].Rate, s[i+1].At
-			rate = math.Max(0, s[i].Rate+slope*((float64(base-s[i].At)+frac)/1e9))
+			g := &a.segs[i]
+			slope, rEnd, end = g.slope, g.rEnd, g.end
+			// The builtin max is math.Max's equal (NaN and signed zeros alike), inlined.
+			rate = max(0, g.rate+slope*((float64(base-g.at)+frac)/1e9))
 		}
 		dur := (float64(end-base) - frac) / 1e9 // seconds to the segment's end
 		mass := (rate + rEnd) / 2 * dur

@@ -43,7 +43,7 @@ test-browser: build
 # fresh runs by the tests that check them; read the diff before committing it. make test
 # fails while they differ.
 docs:
-	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 ./cmd/shardsim ./sim
+	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 ./cmd/shardsim ./sim ./scenarios
 	$(GO) test -count=1 -run '^TestCLIDoc$$' ./cmd/shardsim -update
 
 fuzz:

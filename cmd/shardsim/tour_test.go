@@ -96,6 +96,11 @@ func TestBlackFridayTour(t *testing.T) {
 	figs["bf.before.errors_at"] = errs.At
 	figs["bf.before.peak_window"] = before.Skew.PeakWindow
 	figs["bf.before.rejected"] = fmt.Sprintf("%.1f million", float64(before.Streams[0].Rejected)/1e6)
+	// The scenario's own words quote the same figure: the incident's description says what
+	// the original design loses, and every report prints it.
+	if want := "the original design loses " + figs["bf.before.rejected"]; !strings.Contains(strings.Join(strings.Fields(incident.Description), " "), want) {
+		t.Errorf("the incident's description does not say %q (scenarios/black-friday.toml): %s", want, incident.Description)
+	}
 	stream := func(x *report.VariantSummary, name string) *report.StreamSummary {
 		for i := range x.Streams {
 			if x.Streams[i].Name == name {

@@ -96,5 +96,8 @@ func TestBlackFridayMigrationStory(t *testing.T) {
 		"bfm.before": fmt.Sprintf("%.0f", *before),
 		"bfm.last":   fmt.Sprintf("%.2f", *last),
 		"bfm.extra":  fmt.Sprintf("%.0f", m.ExtraCPU),
+		// The real table: 30 days of orders at the built-in's 12,500 a second, copied at the
+		// rate the run applied, CPU not binding.
+		"bfm.real": fmt.Sprintf("%.1f", 12_500*30*86_400/g.Rate/86_400),
 	})
 }

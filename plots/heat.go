@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	stddraw "image/draw"
 	"math"
 	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // Heat chart layout.
@@ -262,6 +264,24 @@ func drawColourBar(dc draw.Canvas, y0, y1, x vg.Length, top float64, over bool) 
 // x ∈ [w, w+1], row r (top first) spans y ∈ [rows-r-1, rows-r]. It draws one image,
 // upsampled without interpolation so cell edges stay sharp, rather than a rectangle
 // per cell, so that a 500-shard × 1440-window chart stays small and fast.
+// rasterOf returns the vgimg canvas under cv (draw.Canvas wraps the canvas it crops).
+func rasterOf(cv vg.Canvas) (*vgimg.Canvas, bool) {
+	for {
+		switch x := cv.(type) {
+		case *vgimg.Canvas:
+			return x, true
+		case draw.Canvas:
+			cv = x.Canvas
+		default:
+			return nil, false
+		}
+	}
+}
+
+// slowHeatCells makes heatCells draw through the canvas's DrawImage even on a raster
+// canvas (a test compares the two).
+var slowHeatCells = false
+
 type heatCells struct {
 	cols, rows int
 	cells      []color.RGBA // row-major, row 0 first
@@ -282,6 +302,23 @@ func (hc *heatCells) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	pw := int(math.Round((x1 - x0).Dots(dpi)))
 	ph := int(math.Round((y1 - y0).Dots(dpi)))
+	// A raster canvas where every cell gets a pixel at least: the cells go straight into
+	// its pixels (vgimg's image, y down from the top), in the box rounded to whole pixels.
+	// Through DrawImage they are drawn at 144 dpi (the wrapped canvas hides its own) and
+	// resampled to the canvas by a bilinear kernel, which cost more than the rest of the
+	// chart. With more cells than pixels that resampling blends neighbouring windows, so
+	// that none is dropped: those charts keep it.
+	var direct stddraw.Image
+	var at image.Rectangle
+	if vc, ok := rasterOf(c.Canvas); ok && !slowHeatCells {
+		d := vc.DPI()
+		top := vc.Image().Bounds().Dy()
+		at = image.Rect(int(math.Round(x0.Dots(d))), top-int(math.Round(y1.Dots(d))),
+			int(math.Round(x1.Dots(d))), top-int(math.Round(y0.Dots(d))))
+		if at.Dx() >= hc.cols && at.Dy() >= hc.rows {
+			direct, pw, ph = vc.Image(), at.Dx(), at.Dy()
+		}
+	}
 	pw, ph = max(pw, 1), max(ph, 1)
 	img := image.NewRGBA(image.Rect(0, 0, pw, ph))
 	colOf := make([]int, pw)
@@ -300,7 +337,11 @@ func (hc *heatCells) Plot(c draw.Canvas, p *plot.Plot) {
 			img.Pix[off+4*px+3] = 255
 		}
 	}
-	c.DrawImage(vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}, img)
+	if direct != nil {
+		stddraw.Draw(direct, at, img, image.Point{}, stddraw.Src)
+	} else {
+		c.DrawImage(vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x1, Y: y1}}, img)
+	}
 	if hc.separators && hc.rows > 1 {
 		sty := draw.LineStyle{Color: color.RGBA{255, 255, 255, 255}, Width: vg.Points(0.75)}
 		for r := 1; r < hc.rows; r++ {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"io"
 	"math"
@@ -601,4 +602,75 @@ func TestLinesNumericAxis(t *testing.T) {
 	if err := WriteLines(filepath.Join(t.TempDir(), "d.png"), PNG, l); err == nil {
 		t.Error("decreasing x accepted")
 	}
+}
+
+// TestHeatCellsDirect: on a PNG canvas with a pixel or more per cell, the cells are
+// copied into the canvas's pixels instead of being drawn at 144 dpi and resampled by
+// DrawImage's bilinear kernel. The charts must agree on every cell's colour: at the
+// point of a grid over the chart, the direct copy's pixel is found in the resampled chart
+// at most one pixel away. A chart with more windows than pixels (500 shards x 1440 windows) keeps the
+// resampling, which blends the windows that share a pixel instead of dropping some: its
+// file is the same byte for byte.
+func TestHeatCellsDirect(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, h Heat, slow bool) (image.Image, []byte) {
+		slowHeatCells = slow
+		defer func() { slowHeatCells = false }()
+		p := filepath.Join(dir, fmt.Sprintf("%s-%v.png", name, slow))
+		if err := WriteHeat(p, PNG, h); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img, b
+	}
+	h := sampleHeat(12, 120, 7, 45)
+	fast, fb := write("heat-12", h, false)
+	slow, sb := write("heat-12", h, true)
+	if bytes.Equal(fb, sb) {
+		t.Error("heat-12: the direct copy wrote the same file as the resampling: was it used?")
+	}
+	// A grid of points over the chart (every 11th column and 7th row): each must find its
+	// colour, within 2 of 255 a channel, in the resampled chart at most a pixel away
+	// (cell edges move by less than a pixel; the resampling blends them).
+	b := fast.Bounds()
+	same, n := 0, 0
+	for y := b.Min.Y + 60; y < b.Max.Y-60; y += 7 {
+		for x := b.Min.X + 80; x < b.Max.X-180; x += 11 {
+			n++
+		near:
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					if closeColour(fast.At(x, y), slow.At(x+dx, y+dy)) {
+						same++
+						break near
+					}
+				}
+			}
+		}
+	}
+	// The misses (1.6% at this writing) lie on the rows' white separator lines, whose
+	// antialiasing blends with a crisp edge in one chart and a resampled one in the other.
+	if same < n*98/100 {
+		t.Errorf("heat-12: %d of %d sampled pixels have their colour within a pixel in the resampled chart, want 98%%", same, n)
+	}
+	many := sampleHeat(500, 1440, 321, 600)
+	if _, fb := write("heat-500", many, false); !bytes.Equal(fb, func() []byte { _, b := write("heat-500", many, true); return b }()) {
+		t.Error("heat-500 x 1440: more cells than pixels, want the resampled chart unchanged")
+	}
+}
+
+// closeColour reports whether a and b differ by at most 2 in every 8-bit channel (the
+// resampling's fixed-point weights round a flat colour by one now and then).
+func closeColour(a, b color.Color) bool {
+	r1, g1, b1, _ := a.RGBA()
+	r2, g2, b2, _ := b.RGBA()
+	d := func(x, y uint32) bool { return max(x, y)-min(x, y) <= 2<<8 }
+	return d(r1, r2) && d(g1, g2) && d(b1, b2)
 }

@@ -105,8 +105,8 @@ func resolveClaims(c *checker, f *File, s *Resolved) {
 			switch {
 			case text == "" && required:
 				c.add(key+"."+k, "required: the claim in the story's words")
-			case strings.TrimSpace(text) != text || len(text) > maxClaimText || strings.ContainsAny(text, "\n\r\t|<>`"):
-				c.add(key+"."+k, "must be plain text of at most %d characters, without surrounding spaces, line breaks, |, <, > or ` (got %q)", maxClaimText, text)
+			case strings.TrimSpace(text) != text || len(text) > maxClaimText || strings.ContainsAny(text, "\n\r\t|<>`") || strings.IndexFunc(text, isControl) >= 0:
+				c.add(key+"."+k, "must be plain text of at most %d characters, without surrounding spaces, line breaks, control characters, |, <, > or ` (got %q)", maxClaimText, text)
 			}
 		}
 		plain("text", cl.Text, true)

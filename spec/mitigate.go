@@ -824,15 +824,15 @@ func resolveClients(c *checker, key string, st Stream, s *Resolved, ss *StreamSp
 const maxRetryLabel = 60
 
 // resolveRetryLabel checks a stream's words for its retries: plain text of at most 60
-// characters, on a stream that retries.
+// characters (no control character), on a stream that retries.
 func resolveRetryLabel(c *checker, key, label string, retries int) string {
 	switch {
 	case label == "":
 		return ""
 	case retries == 0:
 		c.add(key, "needs retries above 0: a stream that never retries has no retries to name (got %q)", label)
-	case strings.TrimSpace(label) != label || len(label) > maxRetryLabel || strings.ContainsAny(label, "\n\r\t|<>`"):
-		c.add(key, "must be plain text of at most %d characters, without surrounding spaces, line breaks, |, <, > or ` (got %q)", maxRetryLabel, label)
+	case strings.TrimSpace(label) != label || len(label) > maxRetryLabel || strings.ContainsAny(label, "\n\r\t|<>`") || strings.IndexFunc(label, isControl) >= 0:
+		c.add(key, "must be plain text of at most %d characters, without surrounding spaces, line breaks, control characters, |, <, > or ` (got %q)", maxRetryLabel, label)
 	default:
 		return label
 	}

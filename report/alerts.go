@@ -63,7 +63,9 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 		loads, hot = nil, nil // a streamed run's digest found its changes (metrics.HotChange)
 	}
 	next := 0
-	for w := 0; w < r.Windows; w++ {
+	// A run stopped early (saturated or interrupted) covers no time after Elapsed: its
+	// later windows have no span and no load, which is not a load that cleared.
+	for w := 0; w < r.Windows && r.WindowSpan(w) > 0; w++ {
 		for s := range loads {
 			loads[s] = r.ShardUtilization(w, s)
 		}
@@ -260,7 +262,13 @@ func (o *onsets) time(a *Alert, w, n int) {
 	start := sim.Time(ow) * o.r.Window
 	a.Onset, a.OnsetS = spec.FormatClock(o.sc.Start, start), round(start.Seconds(), 6)
 	a.DetectedAfterS = round(a.AtS-start.Seconds(), 6)
-	lag := shortDuration(sim.Time(a.DetectedAfterS * float64(sim.Second)))
+	lagT := sim.Time(a.DetectedAfterS * float64(sim.Second))
+	if lagT >= sim.Minute {
+		// A lag of minutes to the nanosecond (a saturation's moment is not a window's end)
+		// reads as noise: whole seconds, cut as the clock times are.
+		lagT = lagT / sim.Second * sim.Second
+	}
+	lag := shortDuration(lagT)
 	switch {
 	case strings.HasSuffix(a.Kind, "_cleared"):
 		a.Detection = fmt.Sprintf("cleared at the end of the first window back under the line (%s)", lag)

@@ -62,6 +62,16 @@ func TestSaturatedScenario(t *testing.T) {
 	if !strings.Contains(out, "SATURATED at") {
 		t.Errorf("the text output does not say the variant saturated:\n%s", out)
 	}
+	// The windows after the stop have no load: no alert may say a load cleared there, and
+	// the saturation's lag is in whole seconds (its moment is not a window's end).
+	for _, a := range over.Alerts {
+		if strings.HasSuffix(a.Kind, "_cleared") && a.AtS > over.Saturated.AtS {
+			t.Errorf("alert after the run stopped at %.0f s: %+v", over.Saturated.AtS, a)
+		}
+		if a.Kind == "saturated" && strings.Contains(a.Detection, ".") {
+			t.Errorf("saturated alert's detection %q, want a lag in whole seconds", a.Detection)
+		}
+	}
 }
 
 // An interrupted run (SIGINT from the test, two seconds into black-friday) stops cleanly,

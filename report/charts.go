@@ -275,7 +275,7 @@ func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
 		if hasDetail(runs) {
 			d := runs[0].Result.Detail
 			add(fmt.Sprintf("p99-detail-%s.%s", Slug(st.Name), format), "p99 latency in detail: "+st.Name,
-				fmt.Sprintf("The same p99 in %s windows from %s to %s (the scenario's detail range), one line per variant, on a log scale: where the line above crosses a threshold within one window, this one shows when.",
+				fmt.Sprintf("The same p99 in %s windows from %s to %s (the scenario's detail range), one line per variant, on a log scale: where the line above crosses a threshold within one window, this one shows when. Each point sits at the start of its window; the alerts give the end of the window in which the p99 passed a line, one fine window later.",
 					shortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
 				func(p string) error { return plots.WriteLines(p, f, P99DetailData(sc, runs, i)) })
 		}

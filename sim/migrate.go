@@ -146,8 +146,9 @@ type migState struct {
 	period Time  // time between two batches' issues at the backfill rate
 	issued int64 // rows handed to batches so far
 	// inflight counts the backfill's subrequests at the nodes; at most depth batches
-	// (2·depth subrequests) are in flight, one per node, so that a backfill the CPU
-	// cannot keep up with slows down instead of filling the queues.
+	// (2·depth subrequests, depth = the nodes) are in flight in all, so that a backfill
+	// the CPU cannot keep up with slows down instead of filling the queues. The bound is
+	// the copy's, not a node's: batches that read one shard can share its node's cores.
 	inflight, depth int
 	blocked         bool // a batch is due but waits for one in flight to finish
 	// The streams as the engine sees them during the dual writes (the write streams: dual)

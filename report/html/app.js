@@ -512,7 +512,7 @@
         const flog = fhi > 0 && flo < Infinity && fhi / flo > 30;
         const last = D.fine_times[D.fine_times.length - 1] + D.fine_s;
         const el3 = chartBox(root, `p99 latency in detail: ${s0.name}, ${clock(D.fine_times[0])}–${clock(last)}`,
-          `How to read this chart: the same p99 in ${D.fine_s}-second windows over the scenario's detail range, ${flog ? "on a log scale" : "on a linear scale"}, with the same lines and thresholds as above. Where the chart above crosses several thresholds within one window, this one shows the moment it passed each. It keeps its own time range when the other charts zoom.`);
+          `How to read this chart: the same p99 in ${D.fine_s}-second windows over the scenario's detail range, ${flog ? "on a log scale" : "on a linear scale"}, with the same lines and thresholds as above. Where the chart above crosses several thresholds within one window, this one shows the moment it passed each: a point sits at the start of its window, and the alerts give that window's end. It keeps its own time range when the other charts zoom.`);
         makeChart(el3, { series: fp, markers: allMarkers, shared: true, yLabel: "p99 latency", log: flog, fmt: fmtMs, axisFmt: fmtMsShort, times: D.fine_times, binS: D.fine_s });
       }
     });

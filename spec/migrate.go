@@ -2,8 +2,10 @@ package spec
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -230,6 +232,12 @@ func resolveTenant(c *checker, s *Resolved, key string, m *Migrate) *TenantSpec 
 			t.Shards = *m.Shards
 		}
 	}
+	if t.Shards > 1 && t.Field >= 0 && len(s.Parts) > 0 && !slices.ContainsFunc(s.Parts, func(p keyspace.Part) bool { return p.Field != t.Field }) {
+		// Every part of the key is the tenant's field: the tenant is one partition, which
+		// its new shards cannot share.
+		c.add(key+".shards", "must be 1 here: the key (%s) is the tenant's field alone, so all of the tenant's rows are one partition on one of its %d shards; give the key a part that varies within the tenant to spread it (got %d)",
+			partNames(s.Parts), t.Shards, t.Shards)
+	}
 	if m.Nodes != nil {
 		if len(m.Nodes) != t.Shards {
 			c.add(key+".nodes", "must name one node per shard of the tenant: %d (got %d)", t.Shards, len(m.Nodes))
@@ -243,4 +251,13 @@ func resolveTenant(c *checker, s *Resolved, key string, m *Migrate) *TenantSpec 
 	}
 	s.MaxShards = max(s.Shards, s.MaxShards) + t.Shards
 	return t
+}
+
+// partNames returns the key's parts as the scenario wrote them, comma-separated.
+func partNames(parts []keyspace.Part) string {
+	names := make([]string, len(parts))
+	for i, p := range parts {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
 }

@@ -18,6 +18,9 @@ func TestWording(t *testing.T) {
 		{fmtFanout(Fanout{Mean: 1, Max: 1, Partitions: 1}), "1"},
 		// No ratio to an idle median.
 		{fmtRatio(nil), "n/a (the median shard is idle)"},
+		// An alert's ratio to a median that prints as 0.0% (it said 10669.2x) is left out.
+		{ratioWords(0.9, 0.0000844), ""},
+		{ratioWords(0.9, 0.3), " (3.0x)"},
 		// Estimated distinct counts: exact when small, rounded and never above the samples.
 		{fmtAbout(1406, 4716), "1,406"},
 		{fmtAbout(12448, 12528), "about 12,400"},

@@ -203,6 +203,10 @@ func Text(w io.Writer, s *Summary) {
 		rebalanceText(w, v)
 		if tl := timeline(v); len(tl) > 0 {
 			fmt.Fprintln(w, "\n   alerts:")
+			more := 0
+			if len(tl) > maxTextAlerts {
+				tl, more = tl[:maxTextAlerts], len(tl)-maxTextAlerts
+			}
 			for _, e := range tl {
 				msg := e.message
 				if e.detection != "" {
@@ -210,11 +214,18 @@ func Text(w io.Writer, s *Summary) {
 				}
 				fmt.Fprintf(w, "   %-8s  %-17s  %s\n", e.at, e.kind, msg)
 			}
+			if more > 0 {
+				fmt.Fprintf(w, "   ... %s left out here (report.md and summary.json list them)\n", plural(int64(more), "alert"))
+			}
 		} else {
 			fmt.Fprintln(w, "\n   no alerts")
 		}
 	}
 }
+
+// maxTextAlerts is the most alerts the text output prints a variant, the earliest; a run
+// of hundreds of nodes can raise hundreds (report.md and summary.json keep them).
+const maxTextAlerts = 40
 
 // spreadLine says how evenly load was spread over the shards and the nodes over the run.
 // The first variant's line says what Gini means (explain).

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,23 @@ func TestWording(t *testing.T) {
 	}
 	if p := pctAtLeast(0); p != "0.1%" {
 		t.Errorf("no partition holds a share: %q, want the 0.1%% floor the sketch can vouch for", p)
+	}
+}
+
+// TestTextAlertsCapped: the text output prints a variant's first maxTextAlerts alerts and
+// says how many it left out; a 200-node run with 1 s windows printed 748 alert lines.
+func TestTextAlertsCapped(t *testing.T) {
+	v := VariantSummary{Name: "v"}
+	for i := range maxTextAlerts + 5 {
+		v.Alerts = append(v.Alerts, Alert{At: "00:01", AtS: 60, Kind: "node_cpu", Subject: fmt.Sprintf("node %d", i), Message: fmt.Sprintf("node %d at 95.0%% of its cores", i)})
+	}
+	var b strings.Builder
+	Text(&b, &Summary{Variants: []VariantSummary{v}})
+	out := b.String()
+	if n := strings.Count(out, " node_cpu "); n != maxTextAlerts {
+		t.Errorf("%d alert lines, want %d:\n%s", n, maxTextAlerts, out)
+	}
+	if !strings.Contains(out, "... 5 alerts left out here (report.md and summary.json list them)") || strings.Contains(out, "node 44 at") {
+		t.Errorf("the cut is not said, or the last alerts were printed:\n%s", out)
 	}
 }

@@ -586,12 +586,37 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		if med > 0 {
 			ratio = fmt.Sprintf("%.1f times the median shard's %s", l/med, fmtPct(med))
 		}
+		remedy := "many keys share the shard; split it (reshard) or salt the key"
+		if c := copyingIn(r, s, pw); c != "" {
+			remedy = c + ": the copy's reads and writes count in the shard's load, so judge the key by a window without it"
+		}
 		out = append(out, Diagnosis{Kind: "hot_shard_many_keys", Subject: fmt.Sprintf("shard %d", s),
-			Message: fmt.Sprintf("shard %d runs at %s of its node's cores in the busiest window (%s), %s, and %s: many keys share the shard; split it (reshard) or salt the key",
-				s, fmtPct(l), peakAt, ratio, keys),
+			Message: fmt.Sprintf("shard %d runs at %s of its node's cores in the busiest window (%s), %s, and %s: %s",
+				s, fmtPct(l), peakAt, ratio, keys, remedy),
 			Evidence: map[string]float64{"shard": float64(s), "shard_load": util(l), "median_load": util(med), "top_key_share": biggest}})
 	}
 	return out
+}
+
+// copyingIn says when shard s was being copied during window w, by a rebalance's move
+// of it or a migration's backfill, whose work is charged to the shards it reads and
+// writes; "" when it was not.
+func copyingIn(r *sim.Result, s, w int) string {
+	from, to := sim.Time(w)*r.Window, sim.Time(w+1)*r.Window
+	overlaps := func(start, done sim.Time) bool {
+		return start >= 0 && start < to && (done < 0 || done > from)
+	}
+	if rb := r.Rebalance; rb != nil {
+		for _, mv := range rb.Moves {
+			if mv.Shard == s && overlaps(mv.Start, mv.Done) {
+				return fmt.Sprintf("the shard was being moved from node %d to node %d in that window (the rebalance)", mv.From, mv.To)
+			}
+		}
+	}
+	if g := r.Migration; g != nil && overlaps(g.Start, g.BackfillDone) {
+		return "the migration's backfill was copying rows in that window"
+	}
+	return ""
 }
 
 func streamByName(r *sim.Result, name string) *sim.StreamResult {

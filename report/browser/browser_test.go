@@ -22,8 +22,8 @@ import (
 // written to the console as an error or exception, no resource fetched (everything is inline),
 // every chart drawn (each heat map and time chart has a canvas with painted pixels), a
 // tooltip shown when the mouse points at a heat map and at a time chart, a drag across a
-// heat map zooms the charts, and the fine-detail chart of a detail range follows a zoom
-// and drives it (checkFineFollows); then it saves a screenshot of the whole page beside the
+// heat map zooms the charts, and the fine-detail chart of a detail range follows a zoom,
+// drives it and moves its cursor with the others' (checkFineFollows); then it saves a screenshot of the whole page beside the
 // report's directory, as out/browser/NAME.png.
 func TestReportInBrowser(t *testing.T) {
 	if os.Getenv("SHARDSIM_BROWSER") != "1" {
@@ -224,8 +224,9 @@ func checkReport(t *testing.T, actx context.Context, report, shot string) {
 	}
 }
 
-// checkFineFollows checks, on a report with a detail range, that the fine-detail chart
-// follows the time charts' zoom and drives it: after the heat map's zoom (the shared range,
+// checkFineFollows checks, on a report with a detail range, that pointing at the
+// fine-detail chart moves the other charts' cursors to the same time, and that it follows
+// the time charts' zoom and drives it: after the heat map's zoom (the shared range,
 // which misses the detail range on black-friday), after a drag across the middle of the
 // first time chart and after a drag across the fine chart, it shows the part of the shared
 // range inside its own, or the shared range itself when they do not meet. Each chart keeps
@@ -263,6 +264,45 @@ func checkFineFollows(t *testing.T, ctx context.Context) {
 	time.Sleep(100 * time.Millisecond)
 	fine0 := fine
 	own, _ := read()
+	// The cursor moves with the others' on the same moment: pointing at the fine chart
+	// (showing the detail range) puts the first time chart's cursor (showing the whole run)
+	// at the same time, within two pixels.
+	xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+		const box = [...document.querySelectorAll("#charts-root .chart")].find((b) => b.querySelector("h3").textContent.startsWith("p99 latency in detail"));
+		const el = box.querySelector(".u-over");
+		el.scrollIntoView({block: "center"});
+		const r = el.getBoundingClientRect();
+		return [r.left + r.width * 0.3, r.top + r.height * 0.5];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0]-3, xy[1]),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[1]),
+		chromedp.Sleep(150*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+		const boxes = [...document.querySelectorAll("#charts-root .chart")];
+		const at = (box) => {
+			const el = box.querySelector(".chart-el"), over = box.querySelector(".u-over"), c = box.querySelector(".u-cursor-x");
+			const m = /translate\(([-0-9.]+)px/.exec(c.style.transform || "");
+			const w = over.getBoundingClientRect().width, lo = +el.dataset.xMin, hi = +el.dataset.xMax;
+			return m ? [lo + (+m[1]) / w * (hi - lo), (hi - lo) / w] : [NaN, 0];
+		};
+		const fine = boxes.find((b) => b.querySelector("h3").textContent.startsWith("p99 latency in detail"));
+		const other = boxes.find((b) => !b.querySelector("h3").textContent.startsWith("p99 latency in detail"));
+		return [...at(fine), ...at(other)];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(abs(cur[0]-cur[2]) <= 2*max(cur[1], cur[3])) {
+		t.Errorf("pointing at %.0f s on the fine chart puts the first time chart's cursor at %.0f s", cur[0], cur[2])
+	} else {
+		t.Logf("pointing at %.0f s on the fine chart puts the first time chart's cursor at %.0f s", cur[0], cur[2])
+	}
 	want := func(shared []float64) []float64 {
 		a, b := max(shared[0], own[0]), min(shared[1], own[1])
 		if b > a {

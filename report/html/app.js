@@ -331,7 +331,8 @@
     const marks = () => (shared && markVariant >= 0 ? allMarks.filter((m) => m.vi === markVariant) : allMarks);
     // Each value is drawn at the middle of its bin, the time it stands for. A chart of its
     // own time range (the detail range's fine windows) follows the others' zoom within that
-    // range, and a selection on it zooms them all.
+    // range, and a selection on it zooms them all. Every chart's cursor moves with the
+    // others' (uPlot syncs it by the time under it, not by its place on the chart).
     const own = !!times;
     times = times || D.chart_times;
     binS = binS || D.chart_bin_s;
@@ -358,7 +359,7 @@
     const opts = {
       width: Math.max(320, el.clientWidth),
       height: height || 300,
-      cursor: { sync: { key: own ? "shardsim-fine" : "shardsim" }, drag: { x: true, y: false, setScale: false }, points: { size: 7 } },
+      cursor: { sync: { key: "shardsim" }, drag: { x: true, y: false, setScale: false }, points: { size: 7 } },
       select: { show: true },
       legend: { show: series.length <= 16, live: false },
       scales: { x: { time: false }, y: yScale },

@@ -192,7 +192,7 @@ func claimsText(w io.Writer, cs []ClaimResult) {
 	}
 	fmt.Fprintln(w, "\nclaims (the story's figure, then the run's; report.md says where and why):")
 	for _, c := range cs {
-		verdict, run := "not measured", c.Note
+		verdict, run := "not measured", strings.TrimPrefix(c.Note, "not measured: ")
 		if c.Agrees != nil {
 			verdict = map[bool]string{true: "holds", false: "does not hold"}[*c.Agrees]
 			run = c.Measured

@@ -179,6 +179,12 @@ func TestClaims(t *testing.T) {
 	if !strings.Contains(tail, "does not hold  lookups stay under 50 ms (at most 50.0 ms): ") {
 		t.Errorf("the text output's claims do not say that lookups do not stay under 50 ms:\n%s", tail)
 	}
+	// A claim the run cannot measure says why, once.
+	var none bytes.Buffer
+	claimsText(&none, []ClaimResult{{Text: "the fix holds", Says: "at most 2x", Measured: "-", Note: "not measured: its variant did not run"}})
+	if want := "   not measured   the fix holds (at most 2x): its variant did not run\n"; !strings.HasSuffix(none.String(), want) {
+		t.Errorf("an unmeasured claim prints\n%s\nwant the line %q", none.String(), want)
+	}
 }
 
 // RetriedFromS is when a stream first retried, in seconds from the start.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strings"
 
@@ -179,6 +180,28 @@ func claimTable(cs []ClaimResult) *table {
 		t.add(fmt.Sprintf("%s (%s)", c.Text, c.Says), measured, agree, c.Why)
 	}
 	return t
+}
+
+// claimsText writes the claims for the terminal, one line each after the variants: the
+// verdict, what the story says with its figure, and the run's figure with its variant (or
+// why there is none). The same ClaimResult values as the claims' table in report.md; that
+// table also says where each figure was measured and why a claim does not hold.
+func claimsText(w io.Writer, cs []ClaimResult) {
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nclaims (the story's figure, then the run's; report.md says where and why):")
+	for _, c := range cs {
+		verdict, run := "not measured", strings.TrimPrefix(c.Note, "not measured: ")
+		if c.Agrees != nil {
+			verdict = map[bool]string{true: "holds", false: "does not hold"}[*c.Agrees]
+			run = c.Measured
+			if c.Variant != "" {
+				run += " in " + c.Variant
+			}
+		}
+		fmt.Fprintf(w, "   %-13s  %s (%s): %s\n", verdict, c.Text, c.Says, run)
+	}
 }
 
 func ptrTo(x float64) *float64 { return &x }

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -156,6 +157,33 @@ func TestClaims(t *testing.T) {
 	ReportMarkdown(&md, sc, sum, nil)
 	if !regexp.MustCompile(`\| lookups stay under 50 ms \(at most 50.0 ms\) +\| [0-9.]+ ms \(get over the run\) in base +\| no +\| they wait behind the writes' queue \|`).MatchString(md.String()) {
 		t.Errorf("report.md does not set the claims beside the run:\n%s", md.String())
+	}
+	// The terminal's text prints the same verdicts and figures, a line each after the
+	// variants.
+	var text bytes.Buffer
+	Text(&text, sum)
+	_, tail, ok := strings.Cut(text.String(), "\nclaims (")
+	if !ok {
+		t.Fatalf("the text output prints no claims:\n%s", text.String())
+	}
+	lines := strings.Split(strings.TrimSpace(tail), "\n")[1:]
+	if len(lines) != len(cs) {
+		t.Fatalf("%d lines of claims, want %d:\n%s", len(lines), len(cs), tail)
+	}
+	for i, c := range cs {
+		verdict := map[bool]string{true: "holds", false: "does not hold"}[*c.Agrees]
+		if want := fmt.Sprintf("%-13s  %s (%s): %s in base", verdict, c.Text, c.Says, c.Measured); strings.TrimSpace(lines[i]) != want {
+			t.Errorf("text line %q, want %q", strings.TrimSpace(lines[i]), want)
+		}
+	}
+	if !strings.Contains(tail, "does not hold  lookups stay under 50 ms (at most 50.0 ms): ") {
+		t.Errorf("the text output's claims do not say that lookups do not stay under 50 ms:\n%s", tail)
+	}
+	// A claim the run cannot measure says why, once.
+	var none bytes.Buffer
+	claimsText(&none, []ClaimResult{{Text: "the fix holds", Says: "at most 2x", Measured: "-", Note: "not measured: its variant did not run"}})
+	if want := "   not measured   the fix holds (at most 2x): its variant did not run\n"; !strings.HasSuffix(none.String(), want) {
+		t.Errorf("an unmeasured claim prints\n%s\nwant the line %q", none.String(), want)
 	}
 }
 

@@ -221,6 +221,7 @@ func Text(w io.Writer, s *Summary) {
 			fmt.Fprintln(w, "\n   no alerts")
 		}
 	}
+	claimsText(w, s.Claims)
 }
 
 // maxTextAlerts is the most alerts the text output prints a variant, the earliest; a run

@@ -1100,7 +1100,8 @@ func resolveRate(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec)
 			c.add(key+".schedule", "must have between 1 and %d points (got %d)", maxScheduleLength, len(st.Schedule))
 			return
 		}
-		prev := sim.Time(-1)
+		prev := sim.Time(math.MinInt64)
+		reading := readSchedule(st.Schedule, s.Start) // schedule.go: a run that starts inside its schedule
 		for j, p := range st.Schedule {
 			pk := fmt.Sprintf("%s.schedule[%d]", key, j)
 			if !p.At.Set() {
@@ -1112,12 +1113,18 @@ func resolveRate(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec)
 				c.add(pk+".at", "%v", err)
 				continue
 			}
-			if at < 0 {
+			if reading.at != nil {
+				at = reading.at[j]
+			} else if at < 0 {
 				c.add(pk+".at", "must not be before the start of the run (got %q)", p.At)
 				continue
 			}
 			if at <= prev {
-				c.add(pk+".at", "schedule points must be in increasing time order (%q is not after the point before it)", p.At)
+				msg := fmt.Sprintf("schedule points must be in increasing time order (%q is not after the point before it)", p.At)
+				if reading.hint != "" {
+					msg += "; " + reading.hint
+				}
+				c.add(pk+".at", "%s", msg)
 			}
 			prev = at
 			if p.Rate == nil {
@@ -1129,6 +1136,9 @@ func resolveRate(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec)
 				continue
 			}
 			ss.Schedule = append(ss.Schedule, workload.Point{At: int64(at), Rate: *p.Rate * s.LoadFactor})
+		}
+		if reading.at != nil && len(ss.Schedule) == len(st.Schedule) {
+			ss.Schedule = fromStart(ss.Schedule)
 		}
 	default:
 		c.add(key+".rate", "required: rate = N (requests per second) or schedule = [ { at, rate }, ... ]")

@@ -215,6 +215,17 @@ func TestBlackFridayTour(t *testing.T) {
 	if m := regexp.MustCompile(`create_order: (about [0-9,]+) distinct partitions`).FindStringSubmatch(section(t, runOut.String(), "== before")); m != nil {
 		figs["bf.before.distinct_shown"] = m[1]
 	}
+	// The terminal's text ends with the claims, the same verdicts as summary.json's.
+	_, claims, _ := strings.Cut(runOut.String(), "\nclaims (")
+	for _, c := range sum.Claims {
+		verdict := "not measured"
+		if c.Agrees != nil {
+			verdict = map[bool]string{true: "holds", false: "does not hold"}[*c.Agrees]
+		}
+		if want := fmt.Sprintf("   %-13s  %s (%s): ", verdict, c.Text, c.Says); !strings.Contains(claims, want) {
+			t.Errorf("shardsim run black-friday does not print the claim %q (want a line starting %q) after its variants:\n%s", c.Text, want, claims)
+		}
+	}
 	detection, _ := filepath.Abs("../../docs/detection.md")
 	mitigations, _ := filepath.Abs("../../docs/mitigations.md")
 	docmark.Apply(t, &docmark.Parts{Owner: "bf", Figs: figs, Blocks: blocks, SrcRoot: blackFriday.root, Update: *update}, readme, tour, detection, mitigations)

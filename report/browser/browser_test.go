@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,8 +21,10 @@ import (
 // runs quickstart and black-friday there) in headless Chromium and checks, for each: nothing
 // written to the console as an error or exception, no resource fetched (everything is inline),
 // every chart drawn (each heat map and time chart has a canvas with painted pixels), a
-// tooltip shown when the mouse points at a heat map and at a time chart; then it saves a
-// screenshot of the whole page beside the report's directory, as out/browser/NAME.png.
+// tooltip shown when the mouse points at a heat map and at a time chart, a drag across a
+// heat map zooms the charts, and the fine-detail chart of a detail range follows a zoom,
+// drives it and moves its cursor with the others' (checkFineFollows); then it saves a screenshot of the whole page beside the
+// report's directory, as out/browser/NAME.png.
 func TestReportInBrowser(t *testing.T) {
 	if os.Getenv("SHARDSIM_BROWSER") != "1" {
 		t.Skip("set SHARDSIM_BROWSER=1 (make test-browser) to run the browser test")
@@ -193,6 +196,7 @@ func checkReport(t *testing.T, actx context.Context, report, shot string) {
 	} else {
 		t.Logf("zoomed: %s", zoom)
 	}
+	checkFineFollows(t, ctx)
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("range-reset").click(), true`)); err != nil {
 		t.Fatal(err)
 	}
@@ -219,3 +223,146 @@ func checkReport(t *testing.T, actx context.Context, report, shot string) {
 		t.Errorf("console: %s", p)
 	}
 }
+
+// checkFineFollows checks, on a report with a detail range, that pointing at the
+// fine-detail chart moves the other charts' cursors to the same time, and that it follows
+// the time charts' zoom and drives it: after the heat map's zoom (the shared range,
+// which misses the detail range on black-friday), after a drag across the middle of the
+// first time chart and after a drag across the fine chart, it shows the part of the shared
+// range inside its own, or the shared range itself when they do not meet. Each chart keeps
+// the x range it shows on its element (data-x-min, data-x-max).
+func checkFineFollows(t *testing.T, ctx context.Context) {
+	t.Helper()
+	const ranges = `(() => {
+		const out = {};
+		document.querySelectorAll("#charts-root .chart").forEach((box) => {
+			const el = box.querySelector(".chart-el"), h = box.querySelector("h3").textContent;
+			const r = el.dataset.xMin === undefined ? [] : [+el.dataset.xMin, +el.dataset.xMax];
+			if (h.startsWith("p99 latency in detail")) { if (!out.fine) out.fine = r; } else if (!out.shared) out.shared = r;
+		});
+		return out;
+	})()`
+	read := func() (fine, shared []float64) {
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[map[string][]float64](ranges))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r["fine"], r["shared"]
+	}
+	fine, shared := read()
+	if fine == nil {
+		return // no detail range
+	}
+	if len(fine) != 2 || len(shared) != 2 {
+		t.Fatalf("the fine chart's x range %v, the first time chart's %v: want both on their elements", fine, shared)
+	}
+	// Its own range: the fine windows'. The reset button shows them whole (uPlot redraws,
+	// and calls the hook that writes the range, once the click's task is done).
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("range-reset").click(), true`)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	fine0 := fine
+	own, _ := read()
+	// The cursor moves with the others' on the same moment: pointing at the fine chart
+	// (showing the detail range) puts the first time chart's cursor (showing the whole run)
+	// at the same time, within two pixels.
+	xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+		const box = [...document.querySelectorAll("#charts-root .chart")].find((b) => b.querySelector("h3").textContent.startsWith("p99 latency in detail"));
+		const el = box.querySelector(".u-over");
+		el.scrollIntoView({block: "center"});
+		const r = el.getBoundingClientRect();
+		return [r.left + r.width * 0.3, r.top + r.height * 0.5];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0]-3, xy[1]),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[1]),
+		chromedp.Sleep(150*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+		const boxes = [...document.querySelectorAll("#charts-root .chart")];
+		const at = (box) => {
+			const el = box.querySelector(".chart-el"), over = box.querySelector(".u-over"), c = box.querySelector(".u-cursor-x");
+			const m = /translate\(([-0-9.]+)px/.exec(c.style.transform || "");
+			const w = over.getBoundingClientRect().width, lo = +el.dataset.xMin, hi = +el.dataset.xMax;
+			return m ? [lo + (+m[1]) / w * (hi - lo), (hi - lo) / w] : [NaN, 0];
+		};
+		const fine = boxes.find((b) => b.querySelector("h3").textContent.startsWith("p99 latency in detail"));
+		const other = boxes.find((b) => !b.querySelector("h3").textContent.startsWith("p99 latency in detail"));
+		return [...at(fine), ...at(other)];
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(abs(cur[0]-cur[2]) <= 2*max(cur[1], cur[3])) {
+		t.Errorf("pointing at %.0f s on the fine chart puts the first time chart's cursor at %.0f s", cur[0], cur[2])
+	} else {
+		t.Logf("pointing at %.0f s on the fine chart puts the first time chart's cursor at %.0f s", cur[0], cur[2])
+	}
+	want := func(shared []float64) []float64 {
+		a, b := max(shared[0], own[0]), min(shared[1], own[1])
+		if b > a {
+			return []float64{a, b}
+		}
+		return shared
+	}
+	same := func(x, y []float64) bool {
+		return len(x) == 2 && len(y) == 2 && abs(x[0]-y[0]) < 1e-6 && abs(x[1]-y[1]) < 1e-6
+	}
+	if !same(fine0, want(shared)) {
+		t.Errorf("after the heat map's zoom to %v s the fine chart shows %v s, want %v s (its own range is %v s)", shared, fine0, want(shared), own)
+	}
+	drag := func(which string, from, to float64) {
+		xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+			const boxes = [...document.querySelectorAll("#charts-root .chart")];
+			const box = boxes.find((b) => b.querySelector("h3").textContent.startsWith("p99 latency in detail") === (`+"`"+which+"`"+` === "fine"));
+			const el = box.querySelector(".u-over");
+			el.scrollIntoView({block: "center"});
+			const r = el.getBoundingClientRect();
+			return [r.left + r.width * `+ftoa(from)+`, r.left + r.width * `+ftoa(to)+`, r.top + r.height * 0.5];
+		})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := chromedp.Do(ctx,
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[2]),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, xy[0], xy[2], chromedp.ButtonLeft),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, (xy[0]+xy[1])/2, xy[2], chromedp.ButtonLeft),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[1], xy[2], chromedp.ButtonLeft),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, xy[1], xy[2], chromedp.ButtonLeft),
+			chromedp.Sleep(100*time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A drag across the right part of the first time chart, which overlaps the detail range
+	// on black-friday (08:00-08:35 of 06:00-09:00) when it starts at the whole run.
+	drag("shared", 0.7, 0.95)
+	fine, shared = read()
+	if !same(fine, want(shared)) {
+		t.Errorf("after a drag across the first time chart to %v s the fine chart shows %v s, want %v s (its own range is %v s)", shared, fine, want(shared), own)
+	} else {
+		t.Logf("the first time chart zoomed to %v s, the fine chart shows %v s", shared, fine)
+	}
+	// A drag across the fine chart zooms the others to what it selected, and it follows.
+	before := fine
+	drag("fine", 0.2, 0.6)
+	fine, shared = read()
+	if !same(fine, want(shared)) || shared[0] < before[0]-1e-6 || shared[1] > before[1]+1e-6 || same(fine, before) {
+		t.Errorf("after a drag across the fine chart (showing %v s), the first time chart shows %v s and the fine chart %v s; want both a part of %v s", before, shared, fine, before)
+	} else {
+		t.Logf("the fine chart zoomed the others to %v s", shared)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

@@ -330,7 +330,9 @@
     // A chart of every variant shows the markers of the variant chosen above the charts.
     const marks = () => (shared && markVariant >= 0 ? allMarks.filter((m) => m.vi === markVariant) : allMarks);
     // Each value is drawn at the middle of its bin, the time it stands for. A chart of its
-    // own time range (the detail range's fine windows) keeps that range when the others zoom.
+    // own time range (the detail range's fine windows) follows the others' zoom within that
+    // range, and a selection on it zooms them all. Every chart's cursor moves with the
+    // others' (uPlot syncs it by the time under it, not by its place on the chart).
     const own = !!times;
     times = times || D.chart_times;
     binS = binS || D.chart_bin_s;
@@ -357,7 +359,7 @@
     const opts = {
       width: Math.max(320, el.clientWidth),
       height: height || 300,
-      cursor: { sync: { key: own ? "shardsim-fine" : "shardsim" }, drag: { x: true, y: false, setScale: false }, points: { size: 7 } },
+      cursor: { sync: { key: "shardsim" }, drag: { x: true, y: false, setScale: false }, points: { size: 7 } },
       select: { show: true },
       legend: { show: series.length <= 16, live: false },
       scales: { x: { time: false }, y: yScale },
@@ -370,6 +372,12 @@
         ...series.map((s) => ({ label: s.label, stroke: s.color, width: s.width || 2, dash: s.dash || [], points: { show: false }, spanGaps: false, value: (u, v) => fmt(v) }))],
       hooks: {
         draw: [drawMarkers],
+        // The x range shown, on the chart's element (the browser test reads it).
+        setScale: [(u, key) => {
+          if (key !== "x") return;
+          el.dataset.xMin = u.scales.x.min;
+          el.dataset.xMax = u.scales.x.max;
+        }],
         setSelect: [(u) => {
           if (u.select.width > 4) {
             const a = u.posToVal(u.select.left, "x"), b = u.posToVal(u.select.left + u.select.width, "x");
@@ -401,9 +409,16 @@
     u.over.addEventListener("mouseenter", () => { hovered = u; });
     u.over.addEventListener("mouseleave", () => { if (hovered === u) hovered = null; hideTip(); });
     if (own) {
+      // The part of the shared range inside the chart's own; the shared range itself (with
+      // nothing drawn) when they do not meet, so that its axis never tells another time.
       const lo = times[0], hi = times[times.length - 1] + binS;
-      u.setScale("x", { min: lo, max: hi });
-      u.over.addEventListener("dblclick", () => u.setScale("x", { min: lo, max: hi }));
+      const follow = (min, max) => {
+        const a = Math.max(min, lo), b = Math.min(max, hi);
+        u.setScale("x", b > a ? { min: a, max: b } : { min, max });
+      };
+      follow(range.min, range.max);
+      u.over.addEventListener("dblclick", () => setRange(0, end));
+      listeners.push(follow);
     } else {
       u.setScale("x", { min: range.min, max: range.max });
       u.over.addEventListener("dblclick", () => setRange(0, end));
@@ -512,7 +527,7 @@
         const flog = fhi > 0 && flo < Infinity && fhi / flo > 30;
         const last = D.fine_times[D.fine_times.length - 1] + D.fine_s;
         const el3 = chartBox(root, `p99 latency in detail: ${s0.name}, ${clock(D.fine_times[0])}–${clock(last)}`,
-          `How to read this chart: the same p99 in ${D.fine_s}-second windows over the scenario's detail range, ${flog ? "on a log scale" : "on a linear scale"}, with the same lines and thresholds as above. Where the chart above crosses several thresholds within one window, this one shows the moment it passed each: a point sits at the start of its window, and the alerts give that window's end. It keeps its own time range when the other charts zoom.`);
+          `How to read this chart: the same p99 in ${D.fine_s}-second windows over the scenario's detail range, ${flog ? "on a log scale" : "on a linear scale"}, with the same lines and thresholds as above. Where the chart above crosses several thresholds within one window, this one shows the moment it passed each: a point sits at the start of its window, and the alerts give that window's end. It shows the part of the other charts' time range inside the detail range (all of the detail range until they zoom), and a drag across it zooms them all.`);
         makeChart(el3, { series: fp, markers: allMarkers, shared: true, yLabel: "p99 latency", log: flog, fmt: fmtMs, axisFmt: fmtMsShort, times: D.fine_times, binS: D.fine_s });
       }
     });

@@ -1,0 +1,42 @@
+package scenarios_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// A start moved into black-friday's ramp (06:00 1,000/s, 08:00 10,000/s) starts the run
+// there: with start = "07:55" the orders arrive from t = 0 at the schedule's rate at 07:55,
+// rising to 10,000/s at 08:00, and the 06:00 point only shapes that rate.
+//
+// The run is 10 s of the "before" variant without a warmup (seed 42, the scenario's), so
+// its first window is [0, 10 s). create_order's rate there is linear, r(t) = 1,000 + 9,000 x (115 min + t) /
+// 120 min, so the expected count is the rate at 5 s times 10 s:
+// n = 10 x (1,000 + 9,000 x (6,900 + 5) / 7,200) = 96,312.5. The count is Poisson, so its
+// standard deviation is sqrt(n) = 310; the test allows 4 of them (1,241, 1.3%). The rate
+// of the schedule's first point (1,000/s) or of 08:00 (10,000/s, n = 100,000, 12 standard
+// deviations away) would fail it.
+func TestStartInsideSchedule(t *testing.T) {
+	sc, err := scenarios.Load("black-friday", scenarios.Options{
+		Sets:      []string{"start=07:55", `warmup="0s"`},
+		Overrides: []scenarios.Override{{Flag: "--duration 10s", Key: "duration", Value: `"10s"`, ScaleWarmup: true}}, // as --duration 10s
+		Variants:  []string{"before"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sim.Run(sc.Variants[0].Model())
+	rate := metrics.RateAt(r, 0, 0, false)
+	if rate == nil {
+		t.Fatal("no offered rate in the first window")
+	}
+	const want = 10 * (1000 + 9000*(6900+5)/7200.0)
+	got := *rate * 10 // requests offered in the 10 s window
+	if tol := 4 * math.Sqrt(want); math.Abs(got-want) > tol {
+		t.Errorf("create_order offered %.0f requests in [07:55:00, 07:55:10), want %.1f +- %.0f (the schedule's rate at 07:55:05 x 10 s)", got, want, tol)
+	}
+}

@@ -157,8 +157,8 @@ var exitStatuses = []struct {
 	meaning string
 }{
 	{0, "success, and help asked for (--help, -h, shardsim help)"},
-	{1, "a failure while running: an interrupted run, a file that could not be written"},
-	{2, "a usage or scenario error: an unknown command or flag, a bad value, a scenario that does not load"},
+	{1, "a failure while running: an interrupted run, a file that could not be written once the run had begun"},
+	{2, "a usage or scenario error: an unknown command or flag, a bad value, a scenario that does not load, an output directory that cannot be made or written (checked before anything runs)"},
 }
 
 const generalHelp = `shardsim simulates a sharded database cluster and shows where load concentrates.

@@ -26,8 +26,9 @@ const tenantSamples = 256
 func tenantMigration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 	g, t := s.Migration, s.Migration.Tenant
 	design := designOf(s)
+	from := tenantShards(s, design, t)
 	out := &sim.Migration{Rate: g.Rate, MaxCPU: g.MaxCPU, Verify: g.Verify, Outbox: g.Outbox, Cutover: g.Cutover,
-		Name: "tenant " + t.Text + "'s shards", ShardNode: tenantNodes(t, m.ShardNode, len(m.Nodes))}
+		Name: "tenant " + t.Text + "'s shards", ShardNode: tenantNodes(t, m.ShardNode, len(m.Nodes), from)}
 	scheme := keyspace.NewModulo(t.Shards)
 	for i := range s.Streams {
 		if s.Streams[i].Op == sim.Scan {
@@ -53,7 +54,7 @@ func tenantMigration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 	case "zipf":
 		share = generator(fs).(interface{ Prob(uint64) float64 }).Prob(t.Value)
 	}
-	out.Tenant = &sim.Tenant{Field: t.Field, Value: t.Value, Share: share, From: tenantShards(s, design, t)}
+	out.Tenant = &sim.Tenant{Field: t.Field, Value: t.Value, Share: share, From: from}
 	// A scan that does not name a tenant reads every tenant: the tenant's shards too.
 	name := s.FieldNames[t.Field]
 	for i := range s.Streams {
@@ -63,9 +64,12 @@ func tenantMigration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 	return out
 }
 
-// tenantNodes returns the nodes of the tenant's shards: the ones given, or, one shard
-// after another, the node holding the fewest shards (the lowest id among equals).
-func tenantNodes(t *spec.TenantSpec, shardNode []int, nodes int) []int {
+// tenantNodes returns the nodes of the tenant's shards: the ones given, or by default,
+// one new shard after another, the node holding the fewest shards (its new ones counted as
+// they are placed; the lowest id among equals) among the nodes that hold none of the
+// tenant's old shards from (shard ids of shardNode), so that the move takes the tenant off
+// the nodes it loads. Only when every node holds one of them are all nodes candidates.
+func tenantNodes(t *spec.TenantSpec, shardNode []int, nodes int, from []int) []int {
 	if t.Nodes != nil {
 		return slices.Clone(t.Nodes)
 	}
@@ -73,11 +77,23 @@ func tenantNodes(t *spec.TenantSpec, shardNode []int, nodes int) []int {
 	for _, n := range shardNode {
 		count[n]++
 	}
+	free := make([]bool, nodes)
+	for n := range free {
+		free[n] = true
+	}
+	for _, sh := range from {
+		free[shardNode[sh]] = false
+	}
+	if !slices.Contains(free, true) {
+		for n := range free {
+			free[n] = true // every node holds some of the tenant: fall back to all of them
+		}
+	}
 	out := make([]int, t.Shards)
 	for i := range out {
-		best := 0
+		best := -1
 		for n := range count {
-			if count[n] < count[best] {
+			if free[n] && (best < 0 || count[n] < count[best]) {
 				best = n
 			}
 		}

@@ -292,12 +292,14 @@ func tenantPlacement(t *spec.TenantSpec, m *sim.Model) string {
 	if t.Nodes != nil {
 		return "(" + where + ", as given)"
 	}
-	old := map[int]bool{}
-	for _, sh := range m.Migration.Tenant.From {
-		old[m.ShardNode[sh]] = true
-	}
-	if len(old) == len(m.Nodes) {
+	_, ok := tenantFree(m.ShardNode, len(m.Nodes), m.Replicas, m.Migration.Tenant.From)
+	switch {
+	case !ok && m.Replicas > 0:
+		return "(" + where + ": every node holds a copy of some of its rows or has a follower on one that does, so the nodes holding the fewest shards)"
+	case !ok:
 		return "(" + where + ": every node holds some of its rows, so the nodes holding the fewest shards)"
+	case m.Replicas > 0:
+		return "(" + where + ": by default the nodes that hold no copy of its rows and have no follower on one that does, those holding the fewest shards first)"
 	}
 	return "(" + where + ": by default the nodes that hold none of its rows, those holding the fewest shards first)"
 }

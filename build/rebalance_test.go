@@ -129,15 +129,17 @@ migrate = { tenant = { field = "tenant", value = "acme" }, backfill_rate = 1000 
 	}
 }
 
-// tenantScenario is a table of 5 shards on 4 nodes placed by shardNodes, keyed as keyspace
-// says, whose tenant acme (value 0) has half of the rows and moves alone at 30s to shards
-// of its own (shards of them, on the default nodes).
-func tenantScenario(keyspace string, shards int, shardNodes string) []byte {
+// tenantScenario is a table of 5 shards on 4 nodes placed by shardNodes (and with the
+// cluster's other keys in cluster), keyed as keyspace says, whose tenant acme (value 0)
+// has half of the rows and moves alone at 30s to shards of its own (shards of them, on
+// the default nodes).
+func tenantScenario(keyspace string, shards int, shardNodes string, cluster ...string) []byte {
 	return []byte(fmt.Sprintf(`name = "tenant"
 duration = "1m"
 [cluster]
 nodes = 4
 shard_nodes = %s
+%s
 [table]
 history = "10m"
 [table.fields]
@@ -154,7 +156,7 @@ cost = "1ms"
 [[actions]]
 at = "30s"
 migrate = { tenant = { field = "tenant", value = "acme" }, shards = %d, backfill_rate = 1000 }
-`, shardNodes, keyspace, shards))
+`, shardNodes, strings.Join(cluster, "\n"), keyspace, shards))
 }
 
 // tenantMove builds the scenario's model and returns the old shards that hold acme's rows
@@ -171,9 +173,9 @@ func tenantMove(t *testing.T, src []byte) (from, shardNode, nodes []int, notes s
 }
 
 // TestTenantNodesAvoidOldShards: by default a tenant's new shards go to the nodes that
-// hold none of its old shards, the fewest shards first; only when every node holds one
-// are all nodes candidates. (The rule before it took the nodes holding the fewest shards,
-// the tenant's own node included.)
+// hold none of its old shards (with replicas, whose copies meet none of theirs), the
+// fewest shards first; only when no node qualifies are all nodes candidates. (The rule
+// before it took the nodes holding the fewest shards, the tenant's own node included.)
 func TestTenantNodesAvoidOldShards(t *testing.T) {
 	// The key is the tenant alone: acme's rows are one partition on one shard, which
 	// does not depend on the placement. Place that shard alone on node 0, one shard on
@@ -192,6 +194,18 @@ func TestTenantNodesAvoidOldShards(t *testing.T) {
 		t.Errorf("one shard: acme's new shard on node %v, want [1] (node 0 holds its old shard)", nodes)
 	}
 	if want := "(its shard on node 1: by default the nodes that hold none of its rows, those holding the fewest shards first)"; !strings.Contains(notes, want) {
+		t.Errorf("explain's notes do not say %q:\n%s", want, notes)
+	}
+
+	// With one follower per shard, node 1 holds the follower of acme's shard (on node 0),
+	// and a new shard on node 3 would have its follower on node 0: node 2 is the one
+	// whose copies land on neither.
+	replicated := strings.ReplaceAll(fmt.Sprint(place), " ", ", ")
+	_, _, nodes, notes = tenantMove(t, tenantScenario(`key = ["tenant"]`, 1, replicated, "replicas = 1"))
+	if !slices.Equal(nodes, []int{2}) {
+		t.Errorf("one shard, one follower each: acme's new shard on node %v, want [2] (nodes 0 and 1 hold copies of its old shard, node 3's follower is on node 0)", nodes)
+	}
+	if want := "(its shard on node 2: by default the nodes that hold no copy of its rows and have no follower on one that does"; !strings.Contains(notes, want) {
 		t.Errorf("explain's notes do not say %q:\n%s", want, notes)
 	}
 

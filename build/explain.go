@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
@@ -163,7 +165,7 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 		cores := float64(s.Nodes[n].Cores)
 		ex.Nodes = append(ex.Nodes, OfferedLoad{ID: n, Node: n, Cores: s.Nodes[n].Cores, Mean: nodeWorkMean[n] / cores, Peak: nodeWorkPeak[n] / cores})
 	}
-	ex.Notes = explainNotes(s)
+	ex.Notes = explainNotes(s, m)
 	return ex
 }
 
@@ -226,8 +228,9 @@ func windowOf(t, window, end int64) (from, to int64) {
 	return from, min(from+window, end)
 }
 
-// explainNotes says how the variant's mitigations enter the figures, or that they do not.
-func explainNotes(s *spec.Resolved) []string {
+// explainNotes says how the variant's mitigations enter the figures, or that they do not;
+// m is the variant's model (where a tenant's new shards go).
+func explainNotes(s *spec.Resolved, m *sim.Model) []string {
 	var notes []string
 	if s.Replicas > 0 {
 		n := fmt.Sprintf("%d follower(s) per shard on the next node(s): node loads include the writes they apply", s.Replicas)
@@ -254,7 +257,7 @@ func explainNotes(s *spec.Resolved) []string {
 	if g := s.Migration; g != nil {
 		to := fmt.Sprintf("the migration to %q", g.To)
 		if g.Tenant != nil {
-			to = "the move of " + g.Tenant.Text + " to shards of its own"
+			to = "the move of " + g.Tenant.Text + " to shards of its own " + tenantPlacement(g.Tenant, m)
 		}
 		notes = append(notes, "the figures are for the layout before "+to+": its dual writes, backfill and cutover happen only in a run")
 	}
@@ -272,6 +275,33 @@ func explainNotes(s *spec.Resolved) []string {
 		}
 	}
 	return notes
+}
+
+// tenantPlacement says where a tenant's new shards go, and why: "(its shard on node 3: by
+// default ...)".
+func tenantPlacement(t *spec.TenantSpec, m *sim.Model) string {
+	nodes := m.Migration.ShardNode
+	list := make([]string, len(nodes))
+	for i, n := range nodes {
+		list[i] = strconv.Itoa(n)
+	}
+	where := "its shard on node " + list[0]
+	if len(nodes) > 1 {
+		where = "its shards on nodes " + strings.Join(list, ", ")
+	}
+	if t.Nodes != nil {
+		return "(" + where + ", as given)"
+	}
+	_, ok := tenantFree(m.ShardNode, len(m.Nodes), m.Replicas, m.Migration.Tenant.From)
+	switch {
+	case !ok && m.Replicas > 0:
+		return "(" + where + ": every node holds a copy of some of its rows or has a follower on one that does, so the nodes holding the fewest shards)"
+	case !ok:
+		return "(" + where + ": every node holds some of its rows, so the nodes holding the fewest shards)"
+	case m.Replicas > 0:
+		return "(" + where + ": by default the nodes that hold no copy of its rows and have no follower on one that does, those holding the fewest shards first)"
+	}
+	return "(" + where + ": by default the nodes that hold none of its rows, those holding the fewest shards first)"
 }
 
 // sample is what planning sampled requests of a stream found: per request, the mean

@@ -26,8 +26,9 @@ const tenantSamples = 256
 func tenantMigration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 	g, t := s.Migration, s.Migration.Tenant
 	design := designOf(s)
+	from := tenantShards(s, design, t)
 	out := &sim.Migration{Rate: g.Rate, MaxCPU: g.MaxCPU, Verify: g.Verify, Outbox: g.Outbox, Cutover: g.Cutover,
-		Name: "tenant " + t.Text + "'s shards", ShardNode: tenantNodes(t, m.ShardNode, len(m.Nodes))}
+		Name: "tenant " + t.Text + "'s shards", ShardNode: tenantNodes(t, m.ShardNode, len(m.Nodes), s.Replicas, from)}
 	scheme := keyspace.NewModulo(t.Shards)
 	for i := range s.Streams {
 		if s.Streams[i].Op == sim.Scan {
@@ -53,7 +54,7 @@ func tenantMigration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 	case "zipf":
 		share = generator(fs).(interface{ Prob(uint64) float64 }).Prob(t.Value)
 	}
-	out.Tenant = &sim.Tenant{Field: t.Field, Value: t.Value, Share: share, From: tenantShards(s, design, t)}
+	out.Tenant = &sim.Tenant{Field: t.Field, Value: t.Value, Share: share, From: from}
 	// A scan that does not name a tenant reads every tenant: the tenant's shards too.
 	name := s.FieldNames[t.Field]
 	for i := range s.Streams {
@@ -63,9 +64,11 @@ func tenantMigration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 	return out
 }
 
-// tenantNodes returns the nodes of the tenant's shards: the ones given, or, one shard
-// after another, the node holding the fewest shards (the lowest id among equals).
-func tenantNodes(t *spec.TenantSpec, shardNode []int, nodes int) []int {
+// tenantNodes returns the nodes of the tenant's shards: the ones given, or by default,
+// one new shard after another, the node holding the fewest shards (its new ones counted as
+// they are placed; the lowest id among equals) among the nodes tenantFree allows, so that
+// the move takes the tenant off the nodes it loads; all nodes when it allows none.
+func tenantNodes(t *spec.TenantSpec, shardNode []int, nodes, replicas int, from []int) []int {
 	if t.Nodes != nil {
 		return slices.Clone(t.Nodes)
 	}
@@ -73,11 +76,12 @@ func tenantNodes(t *spec.TenantSpec, shardNode []int, nodes int) []int {
 	for _, n := range shardNode {
 		count[n]++
 	}
+	free, ok := tenantFree(shardNode, nodes, replicas, from)
 	out := make([]int, t.Shards)
 	for i := range out {
-		best := 0
+		best := -1
 		for n := range count {
-			if count[n] < count[best] {
+			if (free[n] || !ok) && (best < 0 || count[n] < count[best]) {
 				best = n
 			}
 		}
@@ -85,6 +89,29 @@ func tenantNodes(t *spec.TenantSpec, shardNode []int, nodes int) []int {
 		count[best]++
 	}
 	return out
+}
+
+// tenantFree marks the nodes where a new shard of the tenant would share no node with
+// the tenant's old shards from (shard ids of shardNode): neither the node nor, with
+// replicas followers per shard (follower k of a shard on node n is on node n + k), its
+// followers' nodes holds a leader or a follower of one of them. ok is false when no node
+// is free: the tenant's rows are on every node, or nearly.
+func tenantFree(shardNode []int, nodes, replicas int, from []int) (free []bool, ok bool) {
+	held := make([]bool, nodes) // a copy of one of the tenant's old shards is on the node
+	for _, sh := range from {
+		for k := 0; k <= replicas; k++ {
+			held[(shardNode[sh]+k)%nodes] = true
+		}
+	}
+	free = make([]bool, nodes)
+	for n := range free {
+		free[n] = true
+		for k := 0; k <= replicas; k++ {
+			free[n] = free[n] && !held[(n+k)%nodes]
+		}
+		ok = ok || free[n]
+	}
+	return free, ok
 }
 
 // tenantShards places tenantSamples rows of the tenant on the old layout, with fresh

@@ -113,6 +113,45 @@ rate = 2000
 cost = "0.5ms"
 `,
 	}, {
+		// Small tenants at their fair share beside a big one: of 8 tenants hashed over 8
+		// shards, tenant 3 has weight 7 of 14 (half of 2,000 orders/s of 0.6 ms: 0.6 of a
+		// core) and each other tenant 1/14 = 7.1%, above hotKeyShare (5%) yet under its
+		// fair share of 1/8 = 12.5%. Tenants 4, 5 and 6 hash to tenant 3's shard (shard 1;
+		// 0.86 of its core in all): it is hot because of tenant 3, and they are no hot keys.
+		name: "fair-share tenants beside a big one", kind: "dominant_tenant", not: []string{"hot_key", "hot_shard_many_keys"},
+		says: []string{"tenant_id=3 takes", "its shard 1 runs", "directory"},
+		src: `[table.fields]
+tenant_id = { gen = "categorical", count = 8, weights = [1, 1, 1, 7, 1, 1, 1, 1] }
+[keyspace]
+scheme = "hash"
+shards = 8
+key = ["tenant_id"]
+[[streams]]
+name = "order"
+op = "write"
+rate = 2000
+cost = "0.6ms"
+`,
+	}, {
+		// Too few keys for the shards: 6 equal tenants hashed over 8 shards, 2,400 reads/s
+		// of 0.5 ms. Shard 1 gets three of them (half of the reads, 60% of its core) while
+		// most shards get none; each of the three is at its fair share, 1/6, so none is a
+		// hot key: the shard is hot for the key's few values.
+		name: "few keys at their fair share", kind: "hot_shard_many_keys", not: []string{"hot_key", "dominant_tenant"},
+		says: []string{"within 2 times the 16.7% each of the 6 keys", "too few keys"},
+		src: `[table.fields]
+tenant_id = { gen = "categorical", count = 6 }
+[keyspace]
+scheme = "hash"
+shards = 8
+key = ["tenant_id"]
+[[streams]]
+name = "view"
+op = "read"
+rate = 2400
+cost = "0.5ms"
+`,
+	}, {
 		// The celebrity after a split by load: Zipf(1.3) gives rank 0 about 25% of 4,000
 		// reads/s of 0.5 ms, so her shard runs near 70% and splits; the split hands her key
 		// to the new shard, which cannot divide it. The hot shard of the busiest window is

@@ -490,3 +490,37 @@ func TestDiagnoseCacheStampede(t *testing.T) {
 		t.Errorf("stampede diagnosed although no node was overloaded")
 	}
 }
+
+// A key is named only above fairFactor (2) times its fair share, 1/N for the N keys its
+// stream draws. The hand-built put stream is given a user_id of 10 values (fair share
+// 10%): user 7 on hot shard 2 with 15% of the writes is within twice that and not named
+// (the shard is then hot_shard_many_keys, for too few keys); with 25% it is a hot key.
+// With 1,000 values (fair share 0.1%) 15% is a hot key, as before.
+func TestDiagnoseHotKeyAboveFairShare(t *testing.T) {
+	for _, c := range []struct {
+		values int
+		count  int64
+		want   string
+	}{{10, 15_000, "hot_shard_many_keys"}, {10, 25_000, "hot_key"}, {1000, 15_000, "hot_key"}} {
+		sc, run := handBuilt(t, 8, 4, func(w, s int) float64 {
+			if s == 2 {
+				return 0.95
+			}
+			return 0.2
+		})
+		rs := run.Variant.Spec
+		f := slices.Index(rs.FieldNames, "user_id")
+		rs.Streams[0].Fields[f] = spec.FieldSpec{Gen: "uniform", N: uint64(c.values), Cardinality: uint64(c.values)}
+		put := &run.Result.Streams[0]
+		put.Offered = 100_000
+		put.HotKeys = []sim.KeyCount{{Values: []uint64{7}, Count: c.count, Shard: 2}}
+		v := Summarize(sc, []Run{run}).Variants[0]
+		if got := kinds(v.Diagnosis); len(got) != 1 || got[0] != c.want {
+			t.Errorf("%d values, user 7 with %d of 100,000 writes: diagnosis %v, want %s", c.values, c.count, got, c.want)
+			continue
+		}
+		if d := v.Diagnosis[0]; c.want == "hot_key" && d.Evidence["keys_drawn"] != float64(c.values) {
+			t.Errorf("%d values: evidence %v, want keys_drawn %d", c.values, d.Evidence, c.values)
+		}
+	}
+}

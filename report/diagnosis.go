@@ -37,6 +37,11 @@ const (
 	// dominantShare: a key, or the hot keys sharing their first field's value (a tenant),
 	// with more than 30% of a stream's requests is a dominant tenant rather than a hot item.
 	dominantShare = 0.30
+	// fairFactor: a key (or tenant) is named only when its share is more than fairFactor
+	// times its fair share, the 1/N each of the N keys its stream draws would take if the
+	// requests spread evenly over them. A stream of 10 tenants gives each 10%: a small
+	// tenant that shares the hot shard of a big one is at its fair share, not a cause.
+	fairFactor = 2.0
 	// monotonicRowShare: a write stream whose rows land more than half on one shard while it
 	// writes monotonicPartitionsPerShard distinct partitions per shard or more has a key
 	// that grows with time (or a sequence): every new key sorts after the last one.
@@ -419,10 +424,11 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			t.shards = append(t.shards, k.Shard)
 		}
 		dominant := map[uint64]bool{}
+		nKeys, nTenants := keysDrawn(run, st)
 		for _, t := range tenants {
 			sh := share(t.count, hk.Counted)
 			s := hottestOf(t.shards, loads)
-			if t.keys < 2 || sh <= dominantShare || !hot(s) {
+			if t.keys < 2 || sh <= max(dominantShare, fairBar(nTenants)) || !hot(s) {
 				continue
 			}
 			dominant[t.value] = true
@@ -431,11 +437,14 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 				Message: fmt.Sprintf("%s takes at least %s of %s's %s (its %d hottest keys together); %s: carve it out, a directory entry giving it shards of its own",
 					t.name, fmtPct(sh), hk.Stream, verb, t.keys, shardWords(s)),
 				Evidence: map[string]float64{"share": sh, "keys": float64(t.keys), "shard": float64(s), "shard_load": util(loads[s]), "median_load": util(med)}})
+			if nTenants > 0 {
+				out[len(out)-1].Evidence["tenants_drawn"] = float64(nTenants)
+			}
 		}
 		for _, k := range hk.Keys {
 			// The rule judges the count the sketch guarantees (Count - Error); the message
 			// cites the estimate.
-			if share(k.Count-k.Error, hk.Counted) <= hotKeyShare || len(k.Values) >= 2 && dominant[k.Values[0]] {
+			if share(k.Count-k.Error, hk.Counted) <= max(hotKeyShare, fairBar(nKeys)) || len(k.Values) >= 2 && dominant[k.Values[0]] {
 				continue
 			}
 			// The key's shard now, or the one it lived on in the busiest window: a split
@@ -451,6 +460,9 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			explained[s] = true
 			ev := map[string]float64{"share": k.Share, "count": float64(k.Count), "error": float64(k.Error),
 				"shard": float64(s), "shard_load": util(loads[s]), "median_load": util(med)}
+			if nKeys > 0 {
+				ev["keys_drawn"] = float64(nKeys) // its fair share is one of them
+			}
 			where := shardWords(s)
 			if movedTo >= 0 {
 				where += fmt.Sprintf(" (a split has since handed the key to shard %d: a split cannot divide one key, it only moves it)", movedTo)
@@ -567,16 +579,26 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		if !hot(s) || explained[s] {
 			continue
 		}
-		biggest, upper, name := 0.0, 0.0, ""
+		biggest, upper, name, drawn := 0.0, 0.0, "", uint64(0)
 		for _, hk := range v.HotKeys {
 			for _, k := range hk.Keys {
 				if sure := share(k.Count-k.Error, hk.Counted); k.Shard == s && (name == "" || sure > biggest) {
-					biggest, upper, name = sure, k.Share, fmt.Sprintf("%s (%s)", k.Key, hk.Stream)
+					biggest, upper, name, drawn = sure, k.Share, fmt.Sprintf("%s (%s)", k.Key, hk.Stream), 0
+					if st := streamByName(r, hk.Stream); st != nil {
+						drawn, _ = keysDrawn(run, st)
+					}
 				}
 			}
 		}
 		keys := "no tracked hot key lives on it"
+		remedy := "many keys share the shard; split it (reshard) or salt the key"
 		switch {
+		case name != "" && biggest > hotKeyShare && biggest <= fairBar(drawn):
+			// Not named as a hot key for being within fairFactor times its fair share: the
+			// stream draws so few keys that each is a large share.
+			keys = fmt.Sprintf("its busiest key, %s, takes %s of its stream's requests, within %g times the %s each of the %s keys its stream draws would take if spread evenly",
+				name, fmtPct(biggest), fairFactor, fmtPct(1/float64(drawn)), fmtCount(int64(drawn)))
+			remedy = "the stream has too few keys for the shards to take them evenly, and this shard got more than its part; add a high-cardinality component to the key (an id, or a hashed bucket)"
 		case name != "" && upper > biggest:
 			keys = fmt.Sprintf("the busiest key the sketch tracks on it, %s, has between %s and %s of its stream's requests", name, fmtPct(biggest), fmtPct(upper))
 		case name != "":
@@ -586,7 +608,6 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		if med > 0 {
 			ratio = fmt.Sprintf("%.1f times the median shard's %s", l/med, fmtPct(med))
 		}
-		remedy := "many keys share the shard; split it (reshard) or salt the key"
 		if c := copyingIn(r, s, pw); c != "" {
 			remedy = c + ": the copy's reads and writes count in the shard's load, so judge the key by a window without it"
 		}
@@ -649,6 +670,67 @@ func tenantKey(run Run, st *sim.StreamResult, k HotKey) bool {
 		}
 	}
 	return f.Gen == "categorical" && f.Cardinality >= 2
+}
+
+// keysDrawn returns how many keys stream st draws, N, the product of its key fields'
+// counts of values (a categorical field's values of positive weight), and how many values
+// its key's first field draws (its tenants); 0 when unknown or unbounded (an id without n,
+// a time, a replayed log, whose values are the log's). A key's fair share is 1/N, a
+// tenant's one over its count.
+func keysDrawn(run Run, st *sim.StreamResult) (keys, first uint64) {
+	if run.Variant == nil || run.Variant.Spec == nil {
+		return 0, 0
+	}
+	rs := run.Variant.Spec
+	var ss *spec.StreamSpec
+	for i := range rs.Streams {
+		if rs.Streams[i].Name == st.Name {
+			ss = &rs.Streams[i]
+		}
+	}
+	if ss == nil || ss.Trace != nil {
+		return 0, 0
+	}
+	keys = 1
+	for i, f := range spec.KeyFieldsOf(rs.Parts) {
+		if f < 0 || f >= len(ss.Fields) {
+			return 0, 0
+		}
+		c := valuesDrawn(ss.Fields[f])
+		if i == 0 {
+			first = c
+		}
+		if c == 0 || keys > math.MaxUint64/c {
+			keys = 0
+		}
+		keys *= c
+	}
+	return keys, first
+}
+
+// fairBar returns the share above which one of n keys (or tenants) is more than fairFactor
+// times its fair share 1/n: no bar (0) when n is unknown, or 1, a stream of one key, which
+// is all of its stream by construction and is judged by its share alone.
+func fairBar(n uint64) float64 {
+	if n < 2 {
+		return 0
+	}
+	return fairFactor / float64(n)
+}
+
+// valuesDrawn returns how many values a field's generator draws: a categorical field's
+// values of positive weight, the n of a uniform or Zipf id; 0 when unbounded.
+func valuesDrawn(f spec.FieldSpec) uint64 {
+	if f.Gen == "categorical" && f.Weights != nil {
+		var n uint64
+		for _, w := range f.Weights {
+			if w > 0 {
+				n++
+			}
+		}
+		return n
+	}
+	return f.Cardinality
 }
 
 // hottestOf returns the shard of shards with the largest load (-1 for none).

@@ -277,7 +277,7 @@ type Migrate struct {
 	Reads string `toml:"reads"`
 	// Tenant moves one tenant alone to shards of its own, instead of To (issue 21):
 	// tenant = { field = "tenant_id", value = "acme" }, with Shards shards (default 1) on
-	// Nodes (default: the nodes holding the fewest shards).
+	// Nodes (default: nodes holding none of the tenant's old shards, the fewest shards first).
 	Tenant *TenantSel `toml:"tenant"`
 	Shards *int       `toml:"shards"`
 	Nodes  []int      `toml:"nodes"`

@@ -43,50 +43,71 @@ func TestHeatLineLeadsWithMovingHotSpot(t *testing.T) {
 }
 
 // TestDiagnoseReplayedMonotonicKey replays a generated log (seed 9, 12,000 lines at
-// 3,000/s for 4 s, 30% reads of recent ids) whose writes bring auto-increment ids,
-// range-sharded on the id over 8 one-core shards (0.4 ms a request: 1.2 cores in all). The splits come from
-// the log's first records, as a cluster's from the keys it held when the log began, so the
-// rows written after them pile onto the highest shard: the diagnosis is monotonic_key (a
-// composite key or a salt), not hot_shard_many_keys (split it: a split of a key that grows
-// with time only hands the new keys to the next shard). With splits cut from the whole
-// log, as before, the heat moved from shard to shard, no shard took most of the rows and
-// monotonic_key did not fire (the diagnosis read hot_key, a recent id, at this seed).
+// 3,000/s for 4 s; 30% reads of recent ids, Zipf s = 1.2 over the last 200) whose writes
+// bring auto-increment ids, range-sharded on the id over 16 one-core nodes with a shard
+// each (0.8 ms a request: 2.4 cores in all; seed 5, 1 s windows, every request sampled
+// for detection). The splits come from the log's first records, as a cluster's from the
+// keys it held when the log began, so the rows written after them pile onto the highest
+// shard: the diagnosis is monotonic_key (a composite key or a salt), not
+// hot_shard_many_keys (split it: a split of a key that grows with time only hands the new
+// keys to the next shard). With 4 random salt buckets the rows pile onto the last range
+// of each bucket, 4 shards, which every read of an id visits too (about 1.1 cores each,
+// while the other shards idle): monotonic_key again, naming the buckets, not
+// hot_shard_many_keys once per shard. On the old code (splits cut from the whole log, the
+// heat moving from shard to shard) both read hot_shard_many_keys, as in the review.
 func TestDiagnoseReplayedMonotonicKey(t *testing.T) {
 	dir := t.TempDir()
 	var log bytes.Buffer
-	g := trace.Synthetic{Format: trace.CSV, Lines: 12_000, Rate: 3000, Keys: 100_000, S: 0.9, Reads: 0.3, Sequential: true, Seed: 9}
+	g := trace.Synthetic{Format: trace.CSV, Lines: 12_000, Rate: 3000, Keys: 200, S: 1.2, Reads: 0.3, Sequential: true, Seed: 9}
 	if err := g.Write(&log); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "log.csv"), log.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src := cureBase + `[table.fields]
+	src := `name = "replayed"
+seed = 5
+duration = "4s"
+window = "1s"
+[cluster]
+nodes = 16
+cores = 1
+[detect]
+sample_every = 1
+[table.fields]
 ns   = { gen = "uuid" }
 kind = { gen = "uuid" }
 id   = { gen = "sequence" }
 [keyspace]
 scheme = "range"
-shards = 8
+shards = 16
 key = ["id"]
 [[streams]]
 name = "log"
-cost = "0.4ms"
+cost = "0.8ms"
 trace = { path = "log.csv", key_fields = { delimiter = ":", names = ["ns", "kind", "id"] } }
+[[variants]]
+name = "salt 1"
+[[variants]]
+name = "salt 4"
+keyspace = { salt = 4 }
 `
 	sc, err := scenarios.LoadBytes(filepath.Join(dir, "cure.toml"), []byte(src), scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := sc.Variants[0]
-	run := Run{Variant: &v.Variant, Result: sim.Run(v.Model())}
-	ds := Summarize(&sc.Scenario, []Run{run}).Variants[0].Diagnosis
-	got := kinds(ds)
-	t.Logf("diagnosis %v", got)
-	if len(only(ds, "monotonic_key")) == 0 || slices.Contains(got, "hot_shard_many_keys") {
-		t.Fatalf("diagnosis %v, want monotonic_key and no hot_shard_many_keys", got)
-	}
-	if msg := only(ds, "monotonic_key")[0].Message; !strings.Contains(msg, "log.write") || !strings.Contains(msg, "the highest of the range") {
-		t.Errorf("monotonic_key: %s", msg)
+	for i, want := range []string{"shard 15, the highest of the range,", "4 shards, one per salt bucket,"} {
+		v := sc.Variants[i]
+		run := Run{Variant: &v.Variant, Result: sim.Run(v.Model())}
+		ds := Summarize(&sc.Scenario, []Run{run}).Variants[0].Diagnosis
+		got := kinds(ds)
+		t.Logf("%s: diagnosis %v", v.Name, got)
+		if len(only(ds, "monotonic_key")) == 0 || slices.Contains(got, "hot_shard_many_keys") {
+			t.Errorf("%s: diagnosis %v, want monotonic_key and no hot_shard_many_keys", v.Name, got)
+			continue
+		}
+		if msg := only(ds, "monotonic_key")[0].Message; !strings.Contains(msg, "log.write") || !strings.Contains(msg, want) {
+			t.Errorf("%s: monotonic_key without %q: %s", v.Name, want, msg)
+		}
 	}
 }

@@ -472,6 +472,11 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		// What a cluster sees at a time leads; the whole log's totals follow, since a hot
 		// spot that moves (a key that grows with time) evens out over the log.
 		fmt.Fprintf(w, "hottest shard window by window (even: %s; the mean is over the windows, weighted by their visits):\n", even)
+		item := "  "
+		if md {
+			item = "- "
+			fmt.Fprintln(w)
+		}
 		for _, sp := range []struct {
 			what, unit string
 			ws         trace.WindowSpread
@@ -479,9 +484,12 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 			if sp.ws.Windows == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "  %s%s in the busiest window (shard %d; %s %s from %s s, windows of %s s), %s on the mean\n",
-				sp.what, pct(sp.ws.BusiestShare), sp.ws.BusiestShard, humanCount(float64(sp.ws.BusiestVisits)), sp.unit,
+			fmt.Fprintf(w, "%s%s%s in the busiest window (shard %d; %s %s from %s s, windows of %s s), %s on the mean\n",
+				item, sp.what, pct(sp.ws.BusiestShare), sp.ws.BusiestShard, humanCount(float64(sp.ws.BusiestVisits)), sp.unit,
 				strconv.FormatFloat(sp.ws.BusiestTS, 'f', 0, 64), strconv.FormatFloat(sp.ws.WindowS, 'g', -1, 64), pct(sp.ws.MeanHottestShare))
+		}
+		if md {
+			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "hottest shard over the whole log: %d with %s of all shard visits (even: %s)\n", d.HottestShard, pct(d.HottestShare), even)
 		rows = nil

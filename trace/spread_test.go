@@ -98,9 +98,9 @@ func TestWindowSpreadOfMonotonicKey(t *testing.T) {
 // TestPartialLastWindow: a log of 500 records a second for 3 s and one record 0.1 ms past
 // 3 s. The last window holds that one record: read as a rate over its covered part (at
 // least a millisecond) it was 1,000/s, twice the log's rate, and fit ended its schedule
-// on it. It is now left out, as is any last window the log covers less than half of; a
-// last window covered more than half (records until 3.6 s) is kept, its rate over the
-// part covered.
+// on it (and its run lasted 4 s). It is now left out, as is any last window the log
+// covers less than half of, and the fitted run lasts 3 s; a last window covered more
+// than half (records until 3.6 s) is kept, its rate over the part covered.
 func TestPartialLastWindow(t *testing.T) {
 	logOf := func(extra []float64) []byte {
 		var b bytes.Buffer
@@ -133,6 +133,10 @@ func TestPartialLastWindow(t *testing.T) {
 		if string(m[1]) != "500" {
 			t.Errorf("fitted schedule has a point at %s/s, want 500/s at every point:\n%s", m[1], fit.TOML)
 		}
+	}
+	// Nor does the fitted run last into that window: 3 s, not 4.
+	if !bytes.Contains(fit.TOML, []byte(`duration    = "3s"`)) {
+		t.Errorf("fitted scenario's duration, want 3s:\n%s", fit.TOML)
 	}
 	// Covered more than half: 300 records from 3.0 s to 3.598 s, 500/s over 0.598 s.
 	var extra []float64

@@ -98,9 +98,10 @@ func replay(st *sim.Stream, ss spec.StreamSpec, needed []bool) {
 }
 
 // traceSample is the sample a range scheme's splits are cut from when the variant
-// replays a log: the keys of records drawn uniformly from the first replayed log (its
-// writes and reads), so that the shards start even over the keys the log touches. nil
-// when no stream replays a log.
+// replays a log: the keys of the first replayed log's first records (its writes and
+// reads; trace.Sample), the keys the cluster held when the log began, so that the shards
+// start even over them and a key that grows with time sends its new keys past the last
+// split. nil when no stream replays a log.
 func traceSample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
 	var t *spec.TraceSpec
 	for i := range s.Streams {
@@ -121,7 +122,7 @@ func traceSample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
 		return nil
 	}
 	d := &trace.Design{NFields: len(s.FieldNames), PartField: t.PartFields, TimeField: -1}
-	fields, times, err := trace.Sample(rd, d, historySampleSize(s.Shards))
+	fields, times, err := trace.Sample(rd, d, TraceSplitSample(s.Shards))
 	if err != nil || len(fields) == 0 {
 		return nil
 	}
@@ -134,6 +135,10 @@ func traceSample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
 	}
 	return keys
 }
+
+// TraceSplitSample is the most records of a log that a range scheme's splits are cut
+// from (trace.Sample's n), in a replay as in analyze: as many as from a history.
+func TraceSplitSample(shards int) int { return historySampleSize(shards) }
 
 // explainTrace makes a replayed stream draw its fields from their declared generators, as
 // explain samples requests without reading the log: its rate is the log's (the stream's

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -495,6 +496,10 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 	// shard (all streams' rows, for a result that did not count them by stream) and the
 	// partitions it wrote.
 	ordered := strings.HasPrefix(v.Key, "range") // a scheme that keeps the keys' order
+	buckets := 1                                 // salt buckets, each a range of its own
+	if run.Variant != nil && run.Variant.Spec != nil && run.Variant.Spec.Salt > 1 {
+		buckets = run.Variant.Spec.Salt
+	}
 	for _, hp := range v.HotPartitions {
 		pw := hp.PartitionsWritten
 		if pw <= 0 || locked[hp.Stream] {
@@ -555,6 +560,35 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 					hp.Stream, fmtAbout(pw, hp.Counted), fmtCount(hp.Counted), pctAtLeast(topShare), where, fmtPct(rowShare), fmt.Sprintf("shard %d", top), fmtPct(loads[top]), peakAt, fmtPct(med)),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shard": float64(top), "row_share": rowShare,
 					"top_partition_share": topShare, "shard_load": util(loads[top]), "median_load": util(med)}})
+		case ordered && buckets > 1 && 2*buckets <= shards && pw >= int64(monotonicPartitionsPerShard*shards) && topShare <= hotKeyShare:
+			// Salted, the key still grows with time in each bucket: the new rows pile onto
+			// the last range of each, as many shards as buckets. Said when those shards
+			// take most of the rows and one of them runs hot.
+			order := make([]int, shards)
+			for s := range order {
+				order[s] = s
+			}
+			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(shardRows[b], shardRows[a]) })
+			var topRows int64
+			hotTop := -1
+			for _, s := range order[:buckets] {
+				topRows += shardRows[s]
+				if hot(s) && (hotTop < 0 || loads[s] > loads[hotTop]) {
+					hotTop = s
+				}
+			}
+			bucketShare := share(topRows, rows)
+			if bucketShare <= monotonicRowShare || hotTop < 0 {
+				break
+			}
+			for _, s := range order[:buckets] {
+				explained[s] = true
+			}
+			out = append(out, Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
+				Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %d shards, one per salt bucket, took %s of the rows it wrote: within each bucket the key grows with time, so every new key lands at the end of its bucket's range; shard %d ran at %s in the busiest window (%s) while the median shard ran at %s: more buckets spread the new keys over more shards (a read that cannot derive its bucket visits them all), or lead the key with another field (a composite key)",
+					hp.Stream, fmtAbout(pw, hp.Counted), fmtCount(hp.Counted), pctAtLeast(topShare), buckets, fmtPct(bucketShare), hotTop, fmtPct(loads[hotTop]), peakAt, fmtPct(med)),
+				Evidence: map[string]float64{"partitions_written": float64(pw), "buckets": float64(buckets), "shard": float64(hotTop), "row_share": bucketShare,
+					"top_partition_share": topShare, "shard_load": util(loads[hotTop]), "median_load": util(med)}})
 		}
 	}
 

@@ -154,7 +154,8 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 // logSchedule is the rate schedule of a replayed operation, for explain and the request
 // estimate (the replay itself issues the log's records): a point at the centre of each
 // window at the window's mean rate, the first also at 0, and rate 0 from the end of the
-// last window, with the log's time divided by speed.
+// last window, with the log's time divided by speed. A last window the log covers less
+// than half of is left out, as in analyze.
 func logSchedule(counts []int64, width, end int64, speed float64) workload.Schedule {
 	if len(counts) == 0 {
 		return workload.Schedule{{At: 0, Rate: 0}}
@@ -163,6 +164,11 @@ func logSchedule(counts []int64, width, end int64, speed float64) workload.Sched
 	for i, n := range counts {
 		w := width
 		if i == len(counts)-1 {
+			// As analyze's rate: a last window the log covers less than half of is no
+			// rate (one record just past an edge would read as a burst).
+			if covered := end - int64(i)*width; i > 0 && covered < width/2 {
+				break
+			}
 			w = max(min(end-int64(i)*width, width), int64(sim.Millisecond))
 		}
 		at := int64(float64(int64(i)*width+w/2) / speed)

@@ -4,7 +4,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
@@ -122,7 +121,9 @@ type Monotony struct {
 // MongoDB's analyzeShardKey applies to the same question.
 const MonotonicScore = 0.7
 
-// RatePoint is the mean rate of records in a window starting at TS seconds.
+// RatePoint is the mean rate of records in a window starting at TS seconds. The last
+// window's rate is over the part of it before the last record; a last window the log
+// covers less than half of is left out of Analysis.Rate (its records still count).
 type RatePoint struct {
 	TS   float64 `json:"t_s"`
 	PerS float64 `json:"per_s"`
@@ -137,6 +138,10 @@ type DesignFigures struct {
 	// HottestShare is the hottest shard's share of all shard visits.
 	HottestShare float64 `json:"hottest_share"`
 	MeanFanout   float64 `json:"mean_fanout"`
+	// WriteSpread and ReadSpread are the spread window by window, as a cluster sees it;
+	// Shards and HottestShare are totals over the whole log.
+	WriteSpread WindowSpread `json:"write_spread"`
+	ReadSpread  WindowSpread `json:"read_spread"`
 }
 
 // ShardShare is one shard's share of the write and of the read visits.
@@ -194,6 +199,8 @@ type analyzer struct {
 	rShard  []int64
 	single  int64
 	visitsN int64
+	wWin    *windowCounts
+	rWin    *windowCounts
 	// per key part (with Config.Parts and more than one part)
 	parts []partSketch
 	// per key part: is every value decimal, and the largest
@@ -250,6 +257,7 @@ func newAnalyzer(parts int, cfg Config) *analyzer {
 		a.rng = rand.New(rand.NewPCG(1, 0xa7a1))
 		a.wShard = make([]int64, d.Shards)
 		a.rShard = make([]int64, d.Shards)
+		a.wWin, a.rWin = newWindowCounts(d.Shards), newWindowCounts(d.Shards)
 	}
 	return a
 }
@@ -342,8 +350,10 @@ func (a *analyzer) add(rec *Record) {
 		for _, v := range a.visits {
 			if rec.Op == Read {
 				a.rShard[v.Shard]++
+				a.rWin.add(rec.T, int(v.Shard))
 			} else {
 				a.wShard[v.Shard]++
+				a.wWin.add(rec.T, int(v.Shard))
 			}
 		}
 		a.visitsN += int64(len(a.visits))
@@ -365,9 +375,16 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 	for i, n := range a.bins {
 		w := float64(a.binW) / 1e9
 		if i == len(a.bins)-1 {
-			// The last window ends with the last record (at least a millisecond).
-			w = max(float64(a.last-int64(i)*a.binW)/1e9, 1e-3)
-			w = min(w, float64(a.binW)/1e9)
+			// The last window ends with the last record: its rate is its records over the
+			// part of it the log covers (at least a millisecond). A window the log covers
+			// less than half of is left out, unless it is the only one: a few records just
+			// past a window's edge are no rate (one record 0.1 ms into a window would
+			// read as 10,000/s).
+			covered := float64(a.last-int64(i)*a.binW) / 1e9
+			if i > 0 && covered < w/2 {
+				break
+			}
+			w = min(max(covered, 1e-3), w)
 		}
 		out.Rate = append(out.Rate, RatePoint{TS: float64(int64(i)*a.binW) / 1e9, PerS: float64(n) / w})
 	}
@@ -448,6 +465,7 @@ func (a *analyzer) design() *DesignFigures {
 	f.HottestShard, f.HottestShare = best, ratio(bestN, w+r)
 	f.SingleShardShare = ratio(a.single, a.records)
 	f.MeanFanout = ratio(a.visitsN, a.records)
+	f.WriteSpread, f.ReadSpread = a.wWin.spread(), a.rWin.spread()
 	return f
 }
 
@@ -520,10 +538,17 @@ func FitZipf(top []detect.Counter) (s float64, ranks int, ks float64) {
 	return s, len(c), ks
 }
 
-// Sample draws n field vectors of the log uniformly (reservoir sampling, seeded), each
-// with its record's time, for cutting a range scheme's splits.
+// SplitPart is the share of a log, its first records, whose keys a range scheme's
+// splits are cut from: the keys the cluster held when the log began, as far as the log
+// shows them. A key that grows with time then sends the rest of the log's new keys past
+// the last split, as it would on a cluster split before the log; splits cut from the
+// whole log would hand each shard a slice of the keys still to come and hide that.
+const SplitPart = 0.1
+
+// Sample returns the field vectors of the log's first records, each with its record's
+// time, for cutting a range scheme's splits: the first SplitPart of the records (rounded
+// up), at most n of them. It reads the log through to count its records.
 func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
-	r := rand.New(rand.NewPCG(2, 0x5a3e))
 	var out [][]uint64
 	var times []int64
 	seen := 0
@@ -536,12 +561,8 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 			return nil, nil, err
 		}
 		seen++
-		j := seen - 1
 		if len(out) >= n {
-			j = r.IntN(seen)
-			if j >= n {
-				continue
-			}
+			continue
 		}
 		f := make([]uint64, d.NFields)
 		for i, p := range rec.Parts {
@@ -552,20 +573,8 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 		if d.TimeField >= 0 {
 			f[d.TimeField] = uint64(rec.T)
 		}
-		if len(out) < n {
-			out, times = append(out, f), append(times, rec.T)
-		} else {
-			out[j], times[j] = f, rec.T
-		}
+		out, times = append(out, f), append(times, rec.T)
 	}
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(x, y int) int { return int(min(max(times[x]-times[y], -1), 1)) })
-	so, st := make([][]uint64, len(out)), make([]int64, len(out))
-	for i, j := range idx {
-		so[i], st[i] = out[j], times[j]
-	}
-	return so, st, nil
+	keep := min(len(out), int(math.Ceil(SplitPart*float64(seen))))
+	return out[:keep], times[:keep], nil
 }

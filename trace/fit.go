@@ -57,7 +57,7 @@ const categoricalMax = 16
 func Fit(a *Analysis, o FitOptions) *Fitted {
 	var b strings.Builder
 	out := &Fitted{}
-	dur := math.Max(math.Ceil(a.DurationS), 1)
+	dur := math.Max(math.Ceil(rateSpan(a)), 1)
 	window := math.Max(1, math.Round(dur/60))
 	recs := math.Max(float64(a.Records), 1)
 	readShare := float64(a.Reads) / recs
@@ -259,6 +259,16 @@ func round(x float64, digits int) float64 {
 
 func secs(s float64) string { return strconv.FormatFloat(round(s, 3), 'f', -1, 64) + "s" }
 
+// rateSpan is how long the log's rate windows cover: its duration, but for a last window
+// left out of the rate (a few records past a window's edge), which the fitted run does not
+// last into either.
+func rateSpan(a *Analysis) float64 {
+	if n := len(a.Rate); n > 0 {
+		return math.Min(a.DurationS, a.Rate[n-1].TS+a.RateWindow)
+	}
+	return a.DurationS
+}
+
 // schedulePoints groups the rate windows into at most points groups: a point at the
 // start, one at the centre of each group with its mean rate, and one at the end.
 func schedulePoints(a *Analysis, points int) []RatePoint {
@@ -271,7 +281,7 @@ func schedulePoints(a *Analysis, points int) []RatePoint {
 	}
 	group := (len(r) + points - 1) / points
 	var out []RatePoint
-	end := a.DurationS
+	end := rateSpan(a)
 	for i := 0; i < len(r); i += group {
 		j := min(i+group, len(r))
 		lo := r[i].TS

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/shardsim/shardsim/internal/docmark"
 )
 
 // TestAnalyzeSharesAddUp: in analyze's text, each column of shares adds up to exactly
@@ -56,4 +58,43 @@ func TestAnalyzeDesignFlagsNeedKey(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, want) {
 		t.Errorf("analyze --key id: exit %d, %q; want 2 and %q", code, errs, want)
 	}
+}
+
+// TestAnalyzeSaltDoc runs docs/traces.md's salt comparison on access.csv (auto-increment
+// ids, range-sharded over 8 shards, without salt and with 4 random buckets) and fills its
+// figures: without salt one shard takes most of each window's writes (at least 85% on
+// the mean: the log's first tenth, where the splits come from, is spread, the rest lands
+// on the last shard); with 4 buckets the busiest window's hottest shard takes about a
+// quarter (at most 30%: 479 writes split four ways, 1/4 plus two standard errors is
+// 0.29), and the reads fan out to the buckets.
+func TestAnalyzeSaltDoc(t *testing.T) {
+	base := []string{"analyze", "../../testdata/traces/access.csv", "--delimiter", ":", "--names", "ns,kind,id", "--key", "id", "--scheme", "range", "--shards", "8"}
+	writes := regexp.MustCompile(`(?m)^  writes: (\d+\.\d\d)% in the busiest window \(shard \d+; [\d,]+ writes from \d+ s, windows of (\d+) s\), (\d+\.\d\d)% on the mean$`)
+	fanout := regexp.MustCompile(`(?m)mean fan-out (\d+\.\d\d)$`)
+	figs := map[string]string{}
+	for _, salt := range []string{"1", "4"} {
+		code, out, errs := call(t, append(base, "--salt", salt)...)
+		if code != 0 {
+			t.Fatalf("salt %s: exit %d: %s", salt, code, errs)
+		}
+		w, f := writes.FindStringSubmatch(out), fanout.FindStringSubmatch(out)
+		if w == nil || f == nil {
+			t.Fatalf("salt %s: no window-by-window writes line or fan-out:\n%s", salt, out)
+		}
+		busiest, _ := strconv.ParseFloat(w[1], 64)
+		mean, _ := strconv.ParseFloat(w[3], 64)
+		switch salt {
+		case "1":
+			if mean < 85 || f[1] != "1.00" {
+				t.Errorf("salt 1: %.2f%% of the writes on their window's hottest shard, fan-out %s; want >= 85%% and 1.00", mean, f[1])
+			}
+			figs["tr.salt1.busiest"], figs["tr.salt1.mean"], figs["tr.salt1.window"] = w[1]+"%", w[3]+"%", w[2]
+		case "4":
+			if busiest > 30 || mean > 30 {
+				t.Errorf("salt 4: busiest window's hottest shard %.2f%%, mean %.2f%%; want at most 30%%", busiest, mean)
+			}
+			figs["tr.salt4.busiest"], figs["tr.salt4.fanout"] = w[1]+"%", f[1]
+		}
+	}
+	docmark.Apply(t, &docmark.Parts{Owner: "tr", Figs: figs, Update: *update}, "../../docs/traces.md")
 }

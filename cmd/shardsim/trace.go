@@ -266,13 +266,14 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 	}
 	d := build.TraceDesign(s, rd.Names(), nil, nil)
 	if s.Scheme == "range" {
-		// The range scheme is pre-split at the quantiles of the log's own keys.
+		// The range scheme is pre-split at the quantiles of the keys of the log's first
+		// records (trace.Sample), as a replay of it is.
 		srd, src, path, err := tf.reopen()
 		if err != nil {
 			return nil, err
 		}
 		defer src.Close()
-		sample, times, err := trace.Sample(srd, d, min(max(200*shards, 10_000), 100_000))
+		sample, times, err := trace.Sample(srd, d, build.TraceSplitSample(shards))
 		if err != nil {
 			return nil, traceError(path, err)
 		}
@@ -467,7 +468,30 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	if d := a.Design; d != nil {
 		h("Design")
 		fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", pct(d.SingleShardShare), pct(1-d.SingleShardShare), d.MeanFanout)
-		fmt.Fprintf(w, "hottest shard: %d with %s of all shard visits (even: %s)\n", d.HottestShard, pct(d.HottestShare), pct(1/float64(len(d.Shards))))
+		even := pct(1 / float64(len(d.Shards)))
+		// What a cluster sees at a time leads; the whole log's totals follow, since a hot
+		// spot that moves (a key that grows with time) evens out over the log.
+		fmt.Fprintf(w, "hottest shard window by window (even: %s; the mean is over the windows, weighted by their visits):\n", even)
+		item := "  "
+		if md {
+			item = "- "
+			fmt.Fprintln(w)
+		}
+		for _, sp := range []struct {
+			what, unit string
+			ws         trace.WindowSpread
+		}{{"writes: ", "writes", d.WriteSpread}, {"reads:  ", "read visits", d.ReadSpread}} {
+			if sp.ws.Windows == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "%s%s%s in the busiest window (shard %d; %s %s from %s s, windows of %s s), %s on the mean\n",
+				item, sp.what, pct(sp.ws.BusiestShare), sp.ws.BusiestShard, humanCount(float64(sp.ws.BusiestVisits)), sp.unit,
+				strconv.FormatFloat(sp.ws.BusiestTS, 'f', 0, 64), strconv.FormatFloat(sp.ws.WindowS, 'g', -1, 64), pct(sp.ws.MeanHottestShare))
+		}
+		if md {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "hottest shard over the whole log: %d with %s of all shard visits (even: %s)\n", d.HottestShard, pct(d.HottestShare), even)
 		rows = nil
 		var ws, rs []float64
 		for _, s := range d.Shards {

@@ -178,3 +178,22 @@ func TestBackfillCPUServed(t *testing.T) {
 		t.Errorf("backfill CPU %v for %d rows copied of %d (1 ns a row): want less, the rows served within the run, and a copy the run's end cut", g.BackfillCPU, g.RowsCopied, g.RowsToCopy)
 	}
 }
+
+// TestReadBothIgnoresOutbox: with reads = "both" there are no dual writes, so an outbox
+// has nothing to carry: a read still visits both layouts (fan-out 2; the outbox used to
+// take its new-layout visit away and apply it as a write), and the run is the one
+// without an outbox. Seed 11, the model of TestReadBoth; counts, no tolerance.
+func TestReadBothIgnoresOutbox(t *testing.T) {
+	mk := func(outbox Time) *Result {
+		return Run(migModel(11, 1000, 500, 10*Second, 40*Second, Migration{ReadBoth: true, Cutover: 30 * Second, Outbox: outbox}))
+	}
+	r, plain := mk(50*Millisecond), mk(0)
+	if f := r.Streams[1].MaxFanout; f != 2 {
+		t.Errorf("reads' fan-out %d with an outbox, want 2 (both layouts)", f)
+	}
+	for s := range r.Shards {
+		if a, b := r.Shards[s].Rows, plain.Shards[s].Rows; a != b {
+			t.Errorf("shard %d: %d rows with an outbox, %d without; want the same", s, a, b)
+		}
+	}
+}

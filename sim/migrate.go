@@ -345,8 +345,8 @@ func newMig(m *Model, old int) *migState {
 	ms.dualP, ms.afterP = make([]migPlanner, n), make([]migPlanner, n)
 	for i := range m.Streams {
 		ms.dualP[i] = migPlanner{old: m.Streams[i].Planner, next: g.Planners[i], off: ms.off, dual: true, stream: int32(i)}
-		if g.Outbox > 0 {
-			ms.dualP[i].ms = ms
+		if g.Outbox > 0 && !g.ReadBoth {
+			ms.dualP[i].ms = ms // with ReadBoth there are no dual writes: reads use dualP
 		}
 		ms.afterP[i] = migPlanner{next: g.Planners[i], off: ms.off}
 		if t := g.Tenant; t != nil {
@@ -524,15 +524,17 @@ func (e *engine) migCutover(now Time) {
 	if g.res.CutoverDue < 0 {
 		g.res.CutoverDue = now
 	}
+	if g.m.Outbox > 0 && g.phase == migDual {
+		// Reads cannot move before the new layout has every write: from now the dual
+		// writes are synchronous (during a verification period too), and the copies in
+		// the outbox are applied first (outboxApplied calls again).
+		for i := range g.dualP {
+			g.dualP[i].ms = nil
+		}
+	}
 	if g.m.Outbox > 0 && g.phase == migDual && (g.obLen > 0 || g.obFlight > 0) {
-		// Reads cannot move before the new layout has every write: the copies in the
-		// outbox are applied first (outboxApplied calls again), and meanwhile no write
-		// adds one: the dual writes become synchronous.
 		if !g.draining {
 			g.draining = true
-			for i := range g.dualP {
-				g.dualP[i].ms = nil
-			}
 			e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
 				Text: "cutover due: waiting for the outbox's " + groupInt(int64(g.obLen+g.obFlight)) + " copies to reach " + g.m.Name + "; writes go to both layouts synchronously"})
 		}

@@ -429,7 +429,7 @@ func (e *engine) backfillTick(now Time) {
 		oldSh = int32(t.From[min(int(pos*float64(len(t.From))), len(t.From)-1)])
 	}
 	newSh := g.off + int32(min(int(pos*float64(g.nNew)), g.nNew-1))
-	if e.full(oldSh) || e.full(newSh) {
+	if !e.room(oldSh, newSh) {
 		// Back-pressure: a node whose queue is at its limit refuses the batch, as it
 		// refuses a request; the copy job waits one period and tries the batch again.
 		g.res.Refused++
@@ -456,11 +456,28 @@ func (e *engine) backfillTick(now Time) {
 	}
 }
 
-// full reports whether the node of shard sh would refuse a subrequest now: its cores are
-// busy and its queue is at its limit (see reach).
-func (e *engine) full(sh int32) bool {
-	n := &e.nodes[e.shardNode[sh]]
-	return n.limit > 0 && n.busy >= n.cores && n.q.len() >= n.limit
+// room reports whether a batch's read on shard a and write on shard b, reaching their
+// nodes now in that order, would both be let in: each starts on a free core or waits in
+// a queue below its limit (as reach decides). When both are on one node, the read takes
+// its core or place first.
+func (e *engine) room(a, b int32) bool {
+	na, nb := e.shardNode[a], e.shardNode[b]
+	busy, queued := e.nodes[na].busy, e.nodes[na].q.len()
+	for k, ni := range [2]int32{na, nb} {
+		n := &e.nodes[ni]
+		if k == 1 && ni != na {
+			busy, queued = n.busy, n.q.len()
+		}
+		switch {
+		case busy < n.cores:
+			busy++
+		case n.limit > 0 && queued >= n.limit:
+			return false
+		default:
+			queued++
+		}
+	}
+	return true
 }
 
 // backfillServed counts the CPU of a backfill subrequest of the given service that

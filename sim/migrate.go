@@ -495,8 +495,9 @@ func (e *engine) backfillServed(now, service Time) {
 
 // backfillEnd handles the end of a backfill subrequest's service at now, on shard sh, and
 // reports true. rows is what it carried: the batch's rows for its write, 0 for its read.
-// (reach lets a batch's subrequests in whatever their queue: backfillTick issues a batch
-// only when neither node's queue is full, and both reach their nodes at once.)
+// (reach lets a batch's subrequests in whatever their queue: backfillTick sends a batch
+// only when room finds both a core or a place below the queue's limit, and both reach
+// their nodes at once.)
 func (e *engine) backfillEnd(now Time, sh, rows int32) bool {
 	if e.reb != nil {
 		return e.copyEnd(now, sh, rows) // a rebalance's copy (rebalance.go)

@@ -25,6 +25,16 @@ type Migration struct {
 	// Stats holds each stream's figures in each phase (PhaseStats), in Result.Streams
 	// order: what an SLO is judged by phase on (Judge).
 	Stats []PhaseStat
+	// CutoverDue is when the cutover was due (nil: not reached); the cutover is later when
+	// it waited for the outbox to drain, Drained being the copies it waited for.
+	CutoverDue *float64
+	Drained    int64
+	// Refused counts the backfill's batches a full queue pushed back (each tried again
+	// one batch period later).
+	Refused int64
+	// BackfillCPUPerWindow is the backfill's CPU (core-seconds) in each window, as its
+	// batches were served.
+	BackfillCPUPerWindow []float64
 }
 
 // PhaseP99 is a stream's p99 latency (ms) in each phase of a migration: over the windows
@@ -50,7 +60,11 @@ func MigrationsOf(r *sim.Result) []Migration {
 	m := Migration{Start: sec(g.Start), BackfillDone: sec(g.BackfillDone), Cutover: sec(g.Cutover), OldWritesEnd: sec(g.OldWritesEnd),
 		RowsToCopy: g.RowsToCopy, RowsCopied: g.RowsCopied,
 		ExtraCPU: (g.BackfillCPU + g.DualCPU).Seconds(), BackfillCPU: g.BackfillCPU.Seconds(), DualCPU: g.DualCPU.Seconds(),
-		Copied: append([]int64(nil), g.Copied...), Rate: g.Rate}
+		Copied: append([]int64(nil), g.Copied...), Rate: g.Rate,
+		CutoverDue: sec(g.CutoverDue), Drained: g.Drained, Refused: g.Refused}
+	for _, b := range g.BackfillBusy {
+		m.BackfillCPUPerWindow = append(m.BackfillCPUPerWindow, b.Seconds())
+	}
 	// Phase bounds: [0, start), [start, cutover), [cutover, end); a phase not reached is
 	// empty.
 	end := r.Elapsed

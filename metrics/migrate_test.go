@@ -80,3 +80,23 @@ func TestSLOByPhase(t *testing.T) {
 		t.Errorf("an unfinished backfill: ok %v, binding %q (%s); want %q", a.OK, a.Binding, a.Reason, Unfinished)
 	}
 }
+
+// TestMigrationAccounting: the cutover's due time, the outbox's drained copies, the
+// backfill's refused batches and its CPU by window pass from the Result as they are, the
+// CPU in core-seconds.
+func TestMigrationAccounting(t *testing.T) {
+	r := &sim.Result{Duration: 30 * sim.Second, Elapsed: 30 * sim.Second, Window: 10 * sim.Second, Windows: 3,
+		Migration: &sim.MigrationResult{Start: 5 * sim.Second, BackfillDone: 12 * sim.Second, CutoverDue: 12 * sim.Second, Cutover: 14 * sim.Second,
+			Drained: 800, Refused: 7, BackfillBusy: []sim.Time{0, 1500 * sim.Millisecond, 250 * sim.Millisecond}, Copied: make([]int64, 3)}}
+	g := MigrationsOf(r)[0]
+	if g.CutoverDue == nil || *g.CutoverDue != 12 || g.Drained != 800 || g.Refused != 7 {
+		t.Errorf("cutover due %v, drained %d, refused %d; want 12, 800, 7", g.CutoverDue, g.Drained, g.Refused)
+	}
+	if w := g.BackfillCPUPerWindow; len(w) != 3 || w[0] != 0 || w[1] != 1.5 || w[2] != 0.25 {
+		t.Errorf("backfill CPU per window %v, want [0 1.5 0.25]", w)
+	}
+	r.Migration.CutoverDue = -1
+	if g := MigrationsOf(r)[0]; g.CutoverDue != nil {
+		t.Errorf("a cutover never due has a due time %v", *g.CutoverDue)
+	}
+}

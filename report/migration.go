@@ -36,6 +36,14 @@ type MigrationSummary struct {
 	// CopiedPerWindow is the rows copied in each window.
 	CopiedPerWindow []int64           `json:"rows_copied_per_window"`
 	Phases          []PhaseP99Summary `json:"p99_by_phase"`
+	// CutoverDueS is when the cutover was due: the cutover is later when it waited for
+	// the outbox to drain (OutboxDrained copies).
+	CutoverDueS   *float64 `json:"cutover_due_s"`
+	OutboxDrained int64    `json:"outbox_drained"`
+	// BackfillRefused counts the backfill's batches a full queue pushed back.
+	BackfillRefused int64 `json:"backfill_refused"`
+	// BackfillCPUPerWindow is the backfill's CPU (core-seconds) in each window.
+	BackfillCPUPerWindow []float64 `json:"backfill_cpu_s_per_window"`
 }
 
 // PhaseP99Summary is a stream's p99 (ms) before, during and after a migration, over the
@@ -59,7 +67,11 @@ func migrationsOf(sc *spec.Scenario, m *metrics.Run) []MigrationSummary {
 		s := MigrationSummary{Start: at(g.Start), BackfillDone: at(g.BackfillDone), Cutover: at(g.Cutover), OldWritesEnd: at(g.OldWritesEnd),
 			StartS: optRound(g.Start, 6), BackfillDoneS: optRound(g.BackfillDone, 6), CutoverS: optRound(g.Cutover, 6), OldWritesEndS: optRound(g.OldWritesEnd, 6),
 			RowsCopied: g.RowsCopied, ExtraCPUS: round(g.ExtraCPU, 3), RowsToCopy: g.RowsToCopy,
-			BackfillCPUS: round(g.BackfillCPU, 3), DualCPUS: round(g.DualCPU, 3), BackfillRate: round(g.Rate, 3), CopiedPerWindow: g.Copied}
+			BackfillCPUS: round(g.BackfillCPU, 3), DualCPUS: round(g.DualCPU, 3), BackfillRate: round(g.Rate, 3), CopiedPerWindow: g.Copied,
+			CutoverDueS: optRound(g.CutoverDue, 6), OutboxDrained: g.Drained, BackfillRefused: g.Refused}
+		for _, b := range g.BackfillCPUPerWindow {
+			s.BackfillCPUPerWindow = append(s.BackfillCPUPerWindow, round(b, 3))
+		}
 		for _, p := range g.Phases {
 			s.Phases = append(s.Phases, PhaseP99Summary{Stream: p.Stream, BeforeMs: optMs(p.Before), DuringMs: optMs(p.During), AfterMs: optMs(p.After)})
 		}
@@ -97,10 +109,17 @@ func migrationParts(g *MigrationSummary) (string, *table) {
 		return s
 	}
 	cut := at(g.Cutover)
+	if g.OutboxDrained > 0 {
+		cut += fmt.Sprintf(" (after the outbox's %s copies reached the new layout)", fmtCount(g.OutboxDrained))
+	}
 	if g.Cutover != "" && g.OldWritesEnd != g.Cutover {
 		cut += ", writes to the old layout too until " + at(g.OldWritesEnd)
 	}
 	backfill := fmt.Sprintf("backfill done %s (%s of %s rows copied)", at(g.BackfillDone), fmtCount(g.RowsCopied), fmtCount(g.RowsToCopy))
+	if g.BackfillRefused > 0 {
+		backfill = fmt.Sprintf("backfill done %s (%s of %s rows copied; %s batches pushed back by full queues)",
+			at(g.BackfillDone), fmtCount(g.RowsCopied), fmtCount(g.RowsToCopy), fmtCount(g.BackfillRefused))
+	}
 	if g.BackfillRate == 0 {
 		backfill = "no backfill"
 	}

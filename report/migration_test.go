@@ -17,6 +17,8 @@ func TestMigrationWording(t *testing.T) {
 	none := full
 	none.BackfillRate, none.BackfillDone, none.RowsCopied, none.RowsToCopy = 0, "", 0, 0
 	late := MigrationSummary{BackfillRate: 100}
+	pushed := full
+	pushed.BackfillRefused, pushed.OutboxDrained = 1234, 800
 	for _, c := range []struct {
 		g    MigrationSummary
 		want string
@@ -25,6 +27,7 @@ func TestMigrationWording(t *testing.T) {
 		{verify, "cutover 09:03:40, writes to the old layout too until 09:04:40;"},
 		{none, "started 09:02, no backfill, cutover 09:03:40;"},
 		{late, "not started: the run ended first"},
+		{pushed, "(1,500 of 1,500 rows copied; 1,234 batches pushed back by full queues), cutover 09:03:40 (after the outbox's 800 copies reached the new layout);"},
 	} {
 		line, tb := migrationParts(&c.g)
 		if !strings.Contains(line, c.want) {

@@ -910,6 +910,10 @@ func (e *engine) reach(now Time, si int32) {
 		return
 	}
 	if n.limit > 0 && n.q.len() >= n.limit && sub.attempt != backfillMark {
+		if sub.req == followerReq && sub.attempt == outboxMark {
+			e.outboxRefused(now, si) // the copy goes back to the outbox (migrate.go)
+			return
+		}
 		if sub.req != followerReq && now >= e.m.Warmup {
 			e.res.Shards[sub.shard].Rejected++
 		}
@@ -1057,8 +1061,12 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	sub := &e.subs.items[si]
 	end := now + sub.service
 	e.h.push(end, si)
-	if sub.req != followerReq && now-wait >= e.warmup { // arrived after the warmup
-		e.countShardLatency(sub.shard, wait+sub.service)
+	if sub.req != followerReq {
+		if now-wait >= e.warmup { // arrived after the warmup
+			e.countShardLatency(sub.shard, wait+sub.service)
+		}
+	} else if sub.attempt == backfillMark && e.mig != nil {
+		e.backfillServed(now, sub.service) // its CPU, as it is served (migrate.go)
 	}
 	if now >= e.m.Duration {
 		return
@@ -1123,8 +1131,16 @@ func (e *engine) done(now Time, si int32) {
 	}
 	sub := e.subs.items[si]
 	e.subs.put(si)
-	if req == followerReq && (sub.attempt != backfillMark || e.backfillEnd(now, sub.shard, sub.parts)) {
-		return // a follower's apply, or a backfill batch's read or write (migrate.go)
+	if req == followerReq {
+		// A follower's apply, or a backfill batch's read or write, or an outbox's copy
+		// (migrate.go).
+		switch sub.attempt {
+		case backfillMark:
+			e.backfillEnd(now, sub.shard, sub.parts)
+		case outboxMark:
+			e.outboxApplied(now)
+		}
+		return
 	}
 	if r := &e.reqs.items[sub.req]; r.plain {
 		// A plain request has one attempt and no timer: the short way of subEnd.

@@ -51,6 +51,11 @@ type Migration struct {
 	// Outbox, when positive, makes the dual writes asynchronous: a write completes when the
 	// old layout has it, and its copy reaches the new layout Outbox later (an outbox or a
 	// change-data-capture stream with that lag), where it costs the stream's CPU as before.
+	// The cutover waits for the outbox to drain, as a real cutover waits for the change
+	// stream to catch up before reads move: from the time it is due, writes go to both
+	// layouts synchronously (no copy enters the outbox), reads stay on the old layout, and
+	// the cutover happens when the last copy in the outbox has been applied
+	// (MigrationResult.CutoverDue, Drained).
 	Outbox Time
 	// ReadBoth changes the way to the new layout, as a salt's growth from N to 2N buckets
 	// does without a copy: from the start, writes go to the new layout only (no dual
@@ -101,12 +106,19 @@ type MigrationResult struct {
 	// RowsToCopy are the rows the backfill had to copy; RowsCopied those it copied by the
 	// end of the run.
 	RowsToCopy, RowsCopied int64
-	// BackfillCPU is the CPU time of the backfill's reads and writes; DualCPU that of
-	// the dual writes' second copy: on the new layout before the cutover, on the old one
-	// during the verification period. Their sum is the CPU the migration added.
+	// BackfillCPU is the CPU time of the backfill's reads and writes, counted as they are
+	// served, within the run (BackfillBusy holds it by window); DualCPU that of the dual
+	// writes' second copy: on the new layout before the cutover, on the old one during
+	// the verification period. Their sum is the CPU the migration added.
 	BackfillCPU, DualCPU Time
 	// Copied holds the rows copied in each window.
 	Copied []int64
+	// BackfillBusy holds the backfill's CPU time in each window: a batch's service counts
+	// in the windows it spans, as ShardBusy, not when the batch was issued.
+	BackfillBusy []Time
+	// Refused counts the backfill's batches a full queue (Node.QueueLimit) pushed back:
+	// each waited one batch period and was issued again, which slows the copy.
+	Refused int64
 	// Rate is the backfill's rate in rows per second: Migration.Rate, or the lower rate
 	// its MaxCPU allows.
 	Rate float64
@@ -115,6 +127,12 @@ type MigrationResult struct {
 	OldWritesEnd Time
 	// Shards is the first shard id of the new layout: shards before it are the old one's.
 	Shards int
+	// CutoverDue is when the cutover was due (the end of the backfill, or its clock time;
+	// -1: not reached). Cutover is later when it waited for an outbox to drain.
+	CutoverDue Time
+	// Drained counts the outbox's copies applied while the cutover waited for them; their
+	// CPU is in DualCPU, as every copy's.
+	Drained int64
 }
 
 // Migration phases.
@@ -127,8 +145,12 @@ const (
 )
 
 // backfillMark is the attempt number of a backfill subrequest (req followerReq), which
-// tells it from a follower's apply.
-const backfillMark = math.MaxUint8
+// tells it from a follower's apply; outboxMark that of an outbox's copy. A request's
+// attempts stay far below both (at most 1 + 10 retries).
+const (
+	backfillMark = math.MaxUint8
+	outboxMark   = backfillMark - 1
+)
 
 // backfillBatch is how much copy work one batch holds: the rows of 10 ms at the backfill
 // rate, at least one. A batch is one read subrequest on an old shard and one write
@@ -164,6 +186,8 @@ type migState struct {
 	obHead   int
 	obLen    int
 	obTicked bool // an evOutbox event is pending
+	obFlight int  // copies taken out of the outbox and not yet applied at their nodes
+	draining bool // the cutover is due and waits for the outbox to drain
 }
 
 // outboxCopy is a write's copy waiting in the outbox until at.
@@ -172,6 +196,9 @@ type outboxCopy struct {
 	stream int32
 	shard  int32
 	parts  int32
+	// service is the CPU time of a copy a full queue refused once (kept for its retry); 0:
+	// drawn when the copy is applied.
+	service Time
 }
 
 // migPlanner plans a request during a migration: the old layout's visits (dual writes
@@ -219,6 +246,11 @@ func (p *migPlanner) Plan(dst []keyspace.Visit, r *rand.Rand, fields []uint64, r
 
 // toOutbox queues visit v of a write of stream, planned now, for the new layout.
 func (ms *migState) toOutbox(v keyspace.Visit, stream int32) {
+	ms.push(outboxCopy{at: ms.e.now + ms.m.Outbox, stream: stream, shard: v.Shard, parts: v.Partitions})
+}
+
+// push appends c, due at or after every copy in the ring, to the outbox.
+func (ms *migState) push(c outboxCopy) {
 	e := ms.e
 	if ms.obLen == len(ms.ob) {
 		grown := make([]outboxCopy, max(64, 2*len(ms.ob)))
@@ -227,7 +259,6 @@ func (ms *migState) toOutbox(v keyspace.Visit, stream int32) {
 		}
 		ms.ob, ms.obHead = grown, 0
 	}
-	c := outboxCopy{at: e.now + ms.m.Outbox, stream: stream, shard: v.Shard, parts: v.Partitions}
 	ms.ob[(ms.obHead+ms.obLen)%len(ms.ob)] = c
 	ms.obLen++
 	if !ms.obTicked {
@@ -240,21 +271,51 @@ func (ms *migState) toOutbox(v keyspace.Visit, stream int32) {
 // (like a follower's apply), and waits for the next.
 func (e *engine) outbox(now Time) {
 	ms := e.mig
-	ms.obTicked = false
+	ms.obTicked = true // a copy refused meanwhile goes back without an event: this loop sets one
 	for ms.obLen > 0 {
 		c := ms.ob[ms.obHead]
 		if c.at > now {
-			ms.obTicked = true
 			e.h.pushKind(c.at, 0, evOutbox)
 			return
 		}
 		ms.obHead = (ms.obHead + 1) % len(ms.ob)
 		ms.obLen--
 		st := &e.streams[c.stream]
+		if c.service == 0 {
+			c.service = e.serviceTime(st, st.s.Cost, c.parts)
+		}
 		si := e.subs.take()
 		e.subs.items[si] = subreq{req: followerReq, shard: c.shard, node: int16(e.shardNode[c.shard]), parts: c.parts,
-			service: e.serviceTime(st, st.s.Cost, c.parts), write: true}
+			service: c.service, attempt: outboxMark, write: true}
+		ms.obFlight++
 		e.reach(now, si)
+	}
+	ms.obTicked = false
+}
+
+// outboxRefused handles outbox copy si, which a full queue refused at now: it goes back
+// to the outbox and is applied again one lag later, as a change stream retries an apply
+// that failed, so that no copy is lost.
+func (e *engine) outboxRefused(now Time, si int32) {
+	ms := e.mig
+	sub := e.subs.items[si]
+	e.subs.put(si)
+	ms.obFlight--
+	// The copy keeps its service (at least 1 ns, as 0 means "draw one"), so its stream,
+	// which would only draw it, need not be known.
+	ms.push(outboxCopy{at: now + ms.m.Outbox, shard: sub.shard, parts: sub.parts, service: max(sub.service, 1)})
+}
+
+// outboxApplied handles the end of an outbox copy's service at now: the cutover that
+// waits for the outbox happens once its last copy is applied.
+func (e *engine) outboxApplied(now Time) {
+	ms := e.mig
+	ms.obFlight--
+	if ms.draining {
+		ms.res.Drained++
+		if ms.obLen == 0 && ms.obFlight == 0 {
+			e.migCutover(now)
+		}
 	}
 }
 
@@ -284,8 +345,8 @@ func newMig(m *Model, old int) *migState {
 	ms.dualP, ms.afterP = make([]migPlanner, n), make([]migPlanner, n)
 	for i := range m.Streams {
 		ms.dualP[i] = migPlanner{old: m.Streams[i].Planner, next: g.Planners[i], off: ms.off, dual: true, stream: int32(i)}
-		if g.Outbox > 0 {
-			ms.dualP[i].ms = ms
+		if g.Outbox > 0 && !g.ReadBoth {
+			ms.dualP[i].ms = ms // with ReadBoth there are no dual writes: reads use dualP
 		}
 		ms.afterP[i] = migPlanner{next: g.Planners[i], off: ms.off}
 		if t := g.Tenant; t != nil {
@@ -299,7 +360,8 @@ func newMig(m *Model, old int) *migState {
 		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]
 		ms.dual[i].Planner, ms.after[i].Planner = &ms.dualP[i], &ms.afterP[i]
 	}
-	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, Shards: old, Copied: make([]int64, m.Windows()), Rate: rate}
+	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, CutoverDue: -1, Shards: old, Copied: make([]int64, m.Windows()),
+		BackfillBusy: make([]Time, m.Windows()), Rate: rate}
 	return ms
 }
 
@@ -367,6 +429,13 @@ func (e *engine) backfillTick(now Time) {
 		oldSh = int32(t.From[min(int(pos*float64(len(t.From))), len(t.From)-1)])
 	}
 	newSh := g.off + int32(min(int(pos*float64(g.nNew)), g.nNew-1))
+	if !e.room(oldSh, newSh) {
+		// Back-pressure: a node whose queue is at its limit refuses the batch, as it
+		// refuses a request; the copy job waits one period and tries the batch again.
+		g.res.Refused++
+		e.h.pushKind(now+g.period, 0, evBackfill)
+		return
+	}
 	g.issued += b
 	g.inflight += 2
 	for k, sh := range [2]int32{oldSh, newSh} {
@@ -380,7 +449,6 @@ func (e *engine) backfillTick(now Time) {
 		if k == 0 {
 			e.subs.items[si].parts = 0 // only the write counts rows copied (backfillEnd)
 		}
-		g.res.BackfillCPU += c * Time(b)
 		e.reach(now, si)
 	}
 	if g.issued < g.res.RowsToCopy {
@@ -388,10 +456,48 @@ func (e *engine) backfillTick(now Time) {
 	}
 }
 
+// room reports whether a batch's read on shard a and write on shard b, reaching their
+// nodes now in that order, would both be let in: each starts on a free core or waits in
+// a queue below its limit (as reach decides). When both are on one node, the read takes
+// its core or place first.
+func (e *engine) room(a, b int32) bool {
+	na, nb := e.shardNode[a], e.shardNode[b]
+	busy, queued := e.nodes[na].busy, e.nodes[na].q.len()
+	for k, ni := range [2]int32{na, nb} {
+		n := &e.nodes[ni]
+		if k == 1 && ni != na {
+			busy, queued = n.busy, n.q.len()
+		}
+		switch {
+		case busy < n.cores:
+			busy++
+		case n.limit > 0 && queued >= n.limit:
+			return false
+		default:
+			queued++
+		}
+	}
+	return true
+}
+
+// backfillServed counts the CPU of a backfill subrequest of the given service that
+// starts at now, in the windows its service spans within the run.
+func (e *engine) backfillServed(now, service Time) {
+	g := e.mig
+	for t, end := now, min(now+service, e.m.Duration); t < end; {
+		w := int(t / e.m.Window)
+		wEnd := min(Time(w+1)*e.m.Window, end)
+		g.res.BackfillBusy[w] += wEnd - t
+		g.res.BackfillCPU += wEnd - t
+		t = wEnd
+	}
+}
+
 // backfillEnd handles the end of a backfill subrequest's service at now, on shard sh, and
 // reports true. rows is what it carried: the batch's rows for its write, 0 for its read.
-// (A node's queue limit does not refuse backfill work, see reach: the copy job waits its
-// turn.)
+// (reach lets a batch's subrequests in whatever their queue: backfillTick sends a batch
+// only when room finds both a core or a place below the queue's limit, and both reach
+// their nodes at once.)
 func (e *engine) backfillEnd(now Time, sh, rows int32) bool {
 	if e.reb != nil {
 		return e.copyEnd(now, sh, rows) // a rebalance's copy (rebalance.go)
@@ -433,6 +539,26 @@ func (e *engine) migCutover(now Time) {
 	if g.phase != migDual && g.phase != migExpand || now >= e.m.Duration {
 		return
 	}
+	if g.res.CutoverDue < 0 {
+		g.res.CutoverDue = now
+	}
+	if g.m.Outbox > 0 && g.phase == migDual {
+		// Reads cannot move before the new layout has every write: from now the dual
+		// writes are synchronous (during a verification period too), and the copies in
+		// the outbox are applied first (outboxApplied calls again).
+		for i := range g.dualP {
+			g.dualP[i].ms = nil
+		}
+	}
+	if g.m.Outbox > 0 && g.phase == migDual && (g.obLen > 0 || g.obFlight > 0) {
+		if !g.draining {
+			g.draining = true
+			e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
+				Text: "cutover due: waiting for the outbox's " + groupInt(int64(g.obLen+g.obFlight)) + " copies to reach " + g.m.Name + "; writes go to both layouts synchronously"})
+		}
+		return
+	}
+	g.draining = false
 	g.res.Cutover = now
 	if g.m.Verify > 0 && g.phase == migDual {
 		// Reads move now; writes keep both layouts until the verification ends.

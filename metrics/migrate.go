@@ -19,8 +19,12 @@ type Migration struct {
 	Copied []int64
 	// Rate is the backfill's rate in rows per second, after its CPU cap.
 	Rate float64
+	// Settled is when the last request issued before the cutover reached its client, if
+	// that was after the cutover: the phase "after" starts there, once the backlog of the
+	// old layout has drained (nil: no such request).
+	Settled *float64
 	// Phases holds each stream's p99 before the migration, during it (up to the cutover,
-	// or the end of the run) and after the cutover, in Result.Streams order.
+	// or the end of the run, and on until Settled) and after it, in Result.Streams order.
 	Phases []PhaseP99
 	// Stats holds each stream's figures in each phase (PhaseStats), in Result.Streams
 	// order: what an SLO is judged by phase on (Judge).
@@ -65,15 +69,20 @@ func MigrationsOf(r *sim.Result) []Migration {
 	for _, b := range g.BackfillBusy {
 		m.BackfillCPUPerWindow = append(m.BackfillCPUPerWindow, b.Seconds())
 	}
-	// Phase bounds: [0, start), [start, cutover), [cutover, end); a phase not reached is
-	// empty.
+	// Phase bounds: [0, start), [start, after), [after, end), where after is the cutover,
+	// or later, when the last request issued before it finished (Settled): the requests
+	// the old layout held back drain after the cutover, and their latency is the old
+	// layout's, not the new one's. A phase not reached is empty.
 	end := r.Elapsed
 	start, cut := end, end
 	if g.Start >= 0 {
 		start = g.Start
 		if g.Cutover >= 0 {
-			cut = g.Cutover
+			cut = max(g.Cutover, g.Settled)
 		}
+	}
+	if g.Cutover >= 0 && g.Settled > g.Cutover {
+		m.Settled = ptr(g.Settled.Seconds())
 	}
 	for i := range r.Streams {
 		s := &r.Streams[i]

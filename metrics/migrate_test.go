@@ -100,3 +100,32 @@ func TestMigrationAccounting(t *testing.T) {
 		t.Errorf("a cutover never due has a due time %v", *g.CutoverDue)
 	}
 }
+
+// TestAfterStartsWhenSettled: the run of TestMigrationPhases, but cut over at 30 s, with
+// window 3 (30-40 s, wholly after the cutover) holding the 500 ms of the backlog the old
+// layout built, drained by 38 s (Settled). Counted from the cutover, "after" would take
+// windows 3 and 4 and read 500 ms, a figure of the old layout; from Settled it takes
+// window 4 only (2 ms), and window 3, which straddles 38 s, counts in no phase.
+func TestAfterStartsWhenSettled(t *testing.T) {
+	r := &sim.Result{Duration: 50 * sim.Second, Elapsed: 50 * sim.Second, Window: 10 * sim.Second, Windows: 5,
+		Streams: []sim.StreamResult{{Name: "w", Win: make([]sim.WindowLatency, 5)}},
+		Migration: &sim.MigrationResult{Start: 10 * sim.Second, BackfillDone: 30 * sim.Second, Cutover: 30 * sim.Second,
+			Settled: 38 * sim.Second, Copied: make([]int64, 5)}}
+	for w, ms := range []int64{1, 40, 60, 500, 2} {
+		win := &r.Streams[0].Win[w]
+		win.Hist.RecordValues(ms*1000, 100)
+		win.Max = sim.Time(ms) * sim.Millisecond
+	}
+	g := MigrationsOf(r)[0]
+	p := g.Phases[0]
+	if g.Settled == nil || *g.Settled != 38 {
+		t.Errorf("settled %v, want 38 s", g.Settled)
+	}
+	if p.After == nil || *p.After > 2.01 || p.During == nil || *p.During > 60.1 {
+		t.Errorf("during %v, after %v ms; want 60 and 2", p.During, p.After)
+	}
+	r.Migration.Settled = -1 // nothing issued before the cutover finished after it
+	if p := MigrationsOf(r)[0].Phases[0]; p.After == nil || *p.After < 499 {
+		t.Errorf("without a backlog after the cutover: after %v ms, want window 3's 500", p.After)
+	}
+}

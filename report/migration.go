@@ -44,6 +44,10 @@ type MigrationSummary struct {
 	BackfillRefused int64 `json:"backfill_refused"`
 	// BackfillCPUPerWindow is the backfill's CPU (core-seconds) in each window.
 	BackfillCPUPerWindow []float64 `json:"backfill_cpu_s_per_window"`
+	// Settled is when the last request issued before the cutover finished, if after it:
+	// the phase "after" of p99_by_phase starts there ("" and null: none).
+	Settled  string   `json:"settled"`
+	SettledS *float64 `json:"settled_s"`
 }
 
 // PhaseP99Summary is a stream's p99 (ms) before, during and after a migration, over the
@@ -68,7 +72,8 @@ func migrationsOf(sc *spec.Scenario, m *metrics.Run) []MigrationSummary {
 			StartS: optRound(g.Start, 6), BackfillDoneS: optRound(g.BackfillDone, 6), CutoverS: optRound(g.Cutover, 6), OldWritesEndS: optRound(g.OldWritesEnd, 6),
 			RowsCopied: g.RowsCopied, ExtraCPUS: round(g.ExtraCPU, 3), RowsToCopy: g.RowsToCopy,
 			BackfillCPUS: round(g.BackfillCPU, 3), DualCPUS: round(g.DualCPU, 3), BackfillRate: round(g.Rate, 3), CopiedPerWindow: g.Copied,
-			CutoverDueS: optRound(g.CutoverDue, 6), OutboxDrained: g.Drained, BackfillRefused: g.Refused}
+			CutoverDueS: optRound(g.CutoverDue, 6), OutboxDrained: g.Drained, BackfillRefused: g.Refused,
+			Settled: at(g.Settled), SettledS: optRound(g.Settled, 6)}
 		for _, b := range g.BackfillCPUPerWindow {
 			s.BackfillCPUPerWindow = append(s.BackfillCPUPerWindow, round(b, 3))
 		}
@@ -122,6 +127,9 @@ func migrationParts(g *MigrationSummary) (string, *table) {
 	}
 	if g.BackfillRate == 0 {
 		backfill = "no backfill"
+	}
+	if g.Settled != "" {
+		cut += "; the requests issued before it finished by " + g.Settled + ", when the phase after begins"
 	}
 	t := &table{head: []string{"p99 ms", "before", "during", "after"}, left: 1}
 	for _, p := range g.Phases {

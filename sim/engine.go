@@ -1249,6 +1249,9 @@ func (e *engine) finishPlain(ri int32, r *request) {
 // after the warmup), the run's; it returns the latency.
 func (e *engine) recordSuccess(st *streamState, issue Time, counted bool, t Time) Time {
 	out := st.out
+	if e.mig != nil {
+		e.mig.settle(issue, t)
+	}
 	lat := t - issue
 	us := micros(lat)
 	if w := e.window(t); w >= 0 {
@@ -1292,6 +1295,9 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 	if fail == failNone {
 		e.recordRequest(ri, r, t)
 	} else {
+		if e.mig != nil {
+			e.mig.settle(r.issue, t)
+		}
 		out := st.out
 		if w := e.window(t); w >= 0 {
 			win := &out.Win[w]

@@ -133,6 +133,17 @@ type MigrationResult struct {
 	// Drained counts the outbox's copies applied while the cutover waited for them; their
 	// CPU is in DualCPU, as every copy's.
 	Drained int64
+	// Settled is when the last request issued before the cutover reached its client
+	// (served or failed), if that was after the cutover; -1 otherwise. Until then the
+	// backlog the old layout built is still draining, so the phase "after" starts here.
+	Settled Time
+}
+
+// settle notes that a request issued at issue reached its client at t.
+func (g *migState) settle(issue, t Time) {
+	if c := g.res.Cutover; c >= 0 && issue < c && t > c {
+		g.res.Settled = max(g.res.Settled, t)
+	}
 }
 
 // Migration phases.
@@ -360,7 +371,7 @@ func newMig(m *Model, old int) *migState {
 		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]
 		ms.dual[i].Planner, ms.after[i].Planner = &ms.dualP[i], &ms.afterP[i]
 	}
-	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, CutoverDue: -1, Shards: old, Copied: make([]int64, m.Windows()),
+	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, CutoverDue: -1, Settled: -1, Shards: old, Copied: make([]int64, m.Windows()),
 		BackfillBusy: make([]Time, m.Windows()), Rate: rate}
 	return ms
 }

@@ -37,6 +37,10 @@ type Node struct {
 	Peak        float64
 	PeakWindow  int // the window of Peak, the earliest on ties (0 when the run has none)
 	MaxQueue    int // most requests waiting at once
+	// Service is the mean service time in seconds of the subrequests its shards served
+	// (0: none), and Settle the relaxation time of its queue at Utilization (Relaxation):
+	// how long a run must last for the node's queue to reach its steady state.
+	Service, Settle float64
 }
 
 // Hottest compares the largest of a set of loads (fractions 0..1 of cores) with the rest.
@@ -75,6 +79,8 @@ type Run struct {
 	Backlog     int
 	Partial     bool
 	Elapsed     sim.Time
+	// Warmup is the start of the run the latency figures leave out (sim.Result.Warmup).
+	Warmup sim.Time
 	// Migrations are what the run's migrations did (SPEC 10); nil when none.
 	Migrations []Migration
 	// Rebalance is what the run's add_nodes action did; nil when none.
@@ -97,7 +103,7 @@ func (r *Run) Stream(name string) *Stream {
 
 // Of derives a run's figures from its result. It reads r and keeps nothing of it.
 func Of(r *sim.Result) *Run {
-	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed}
+	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed, Warmup: r.Warmup}
 	m.Migrations = MigrationsOf(r)
 	m.Rebalance = RebalanceOf(r)
 	for i := range r.Streams {
@@ -132,6 +138,13 @@ func Of(r *sim.Result) *Run {
 		m.Shards = append(m.Shards, ms)
 	}
 	nodeLoads := make([]float64, len(r.Nodes))
+	busy, ops := make([]sim.Time, len(r.Nodes)), make([]int64, len(r.Nodes))
+	for i := range r.Shards {
+		if n := r.Shards[i].Node; n >= 0 && n < len(r.Nodes) {
+			busy[n] += r.Shards[i].Busy
+			ops[n] += r.Shards[i].Ops
+		}
+	}
 	for n, nd := range r.Nodes {
 		peak, pw := 0.0, 0
 		for w := 0; w < r.Windows; w++ {
@@ -140,7 +153,12 @@ func Of(r *sim.Result) *Run {
 			}
 		}
 		nodeLoads[n] = r.NodeLoad(n)
-		m.Nodes = append(m.Nodes, Node{ID: n, Cores: nd.Cores, Utilization: nodeLoads[n], Peak: peak, PeakWindow: pw, MaxQueue: nd.MaxQueue})
+		node := Node{ID: n, Cores: nd.Cores, Utilization: nodeLoads[n], Peak: peak, PeakWindow: pw, MaxQueue: nd.MaxQueue}
+		if ops[n] > 0 {
+			node.Service = busy[n].Seconds() / float64(ops[n])
+			node.Settle = Relaxation(node.Utilization, node.Cores, node.Service)
+		}
+		m.Nodes = append(m.Nodes, node)
 	}
 	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
 	m.PeakWindow = PeakWindow(r)

@@ -86,6 +86,11 @@ type Probe struct {
 	Bottleneck metrics.Bottleneck
 	Agree      int
 	Saturated  int // replications whose backlog diverged
+	// Settle is the longest relaxation time (seconds) of a replication's hottest node
+	// (metrics.Node.Settle), and Measured the shortest time a replication measured after
+	// its warmup: a Settle that is not small beside Measured says the runs ended before
+	// the hottest queue reached its steady state, so their tail latency is understated.
+	Settle, Measured float64
 }
 
 // OK reports whether the probe meets the SLOs as req asks.
@@ -410,6 +415,15 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 	pr.ShardLoad = col(func(r *metrics.Run) float64 { return r.Shard.Load })
 	pr.HottestShard = mode(runs, func(r *metrics.Run) int { return r.Shard.Index })
 	pr.Bottleneck, pr.Agree = modalBottleneck(runs, c.SLOs)
+	for i, r := range runs {
+		if n := r.Node.Index; n < len(r.Nodes) {
+			pr.Settle = max(pr.Settle, r.Nodes[n].Settle)
+		}
+		m := (r.Elapsed - min(r.Warmup, r.Elapsed)).Seconds()
+		if i == 0 || m < pr.Measured {
+			pr.Measured = m
+		}
+	}
 	return pr, nil
 }
 

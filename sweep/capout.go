@@ -357,12 +357,58 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 			break
 		}
 	}
+	if notes := cr.settleNotes(); len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range notes {
+			fmt.Fprintln(w, l)
+		}
+	}
 	if warn := cr.checkWarnings(); len(warn) > 0 {
 		fmt.Fprintln(w)
 		for _, l := range warn {
 			fmt.Fprintln(w, l)
 		}
 	}
+}
+
+// settleRuns is how many relaxation times of the hottest node's queue a run must measure
+// for its tail latency to be near the steady state's; fewer, and settleNotes says so.
+const settleRuns = 10
+
+// settleNotes says, for each answer whose runs measured fewer than settleRuns relaxation
+// times of the hottest node's queue (metrics.Relaxation), that its queue had not settled:
+// runs that start empty and stop early understate the tail latency there, so the answer
+// leans high by more than its interval says.
+func (cr *CapacityReport) settleNotes() []string {
+	var out []string
+	for _, r := range cr.Rows {
+		p := r.At
+		if p == nil || p.Measured <= 0 || p.Settle*settleRuns <= p.Measured {
+			continue
+		}
+		where := r.Variant
+		if len(r.Point.Values) > 0 {
+			where += " at " + strings.Join(r.Point.Values, ", ")
+		}
+		settle := "never settles (load at or over 100%)"
+		if !math.IsInf(p.Settle, 1) {
+			settle = fmt.Sprintf("settles over about %s", fmtSeconds(p.Settle))
+		}
+		out = append(out, fmt.Sprintf("NOTE: at the answer for %s (multiple %s) the hottest node runs at %s, and a queue that busy %s (its relaxation time), while the runs measured %s after their warmup: they end before its queue settles and understate its tail, so the answer is likely a little high; a --duration of %d relaxation times or more, with a warmup of a few, gives a steadier one",
+			where, strconv.FormatFloat(p.Multiple, 'f', 3, 64), percent(p.NodeLoad.Mean, 1), settle, fmtSeconds(p.Measured), settleRuns))
+	}
+	return out
+}
+
+// fmtSeconds writes a time in seconds as "4.2 s", "38 s" or "12 min".
+func fmtSeconds(s float64) string {
+	switch {
+	case s < 10:
+		return strconv.FormatFloat(s, 'f', 1, 64) + " s"
+	case s < 600:
+		return strconv.FormatFloat(s, 'f', 0, 64) + " s"
+	}
+	return strconv.FormatFloat(s/60, 'f', 0, 64) + " min"
 }
 
 // checkWarnings says, for each answer that its own check failed (one run at a fresh

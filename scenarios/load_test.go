@@ -601,8 +601,8 @@ opp = "write"
 				"keyspace.key":      `key = "id"`,
 				"streams[0].opp":    "opp =",
 				// Decoding problems do not hide the value problems of the rest of the file
-				// (a misspelt key stands for the one it suggests: "opp" for "op").
-				"cluster.nodes":   "[cluster]",
+				// (a misspelt key stands for the one it suggests: "opp" for "op", and
+				// "node = 2", a number where the list of node tables belongs, for "nodes").
 				"streams[0].rate": "[[streams]]",
 				"streams[0].cost": "[[streams]]",
 			},

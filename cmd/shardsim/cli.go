@@ -394,10 +394,30 @@ func writable(dir string) error {
 	}
 	f, err := os.CreateTemp(probe, ".shardsim-probe-*")
 	if err != nil {
-		return usagef("-o %s: %s cannot be written (%v)", dir, probe, errors.Unwrap(err))
+		return usagef("-o %s: %s", dir, unwritable(dir, probe, err))
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// unwritable says why no file could be made in the existing directory probe, where the
+// output directory dir is or would be made, from the error of the attempt.
+func unwritable(dir, probe string, err error) string {
+	where := "the directory " + probe
+	if probe != dir {
+		where = fmt.Sprintf("%s, where %s would be made,", probe, dir)
+	}
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		return where + " is on a read-only file system"
+	case errors.Is(err, os.ErrPermission):
+		return where + " is not writable by this user (permission denied)"
+	case errors.Is(err, os.ErrNotExist):
+		// The directory exists, yet a new file in it "does not exist": a file system that
+		// makes no files, such as /proc or /sys.
+		return where + " accepts no new files (a virtual file system such as /proc or /sys?): choose a directory on a disk"
+	}
+	return fmt.Sprintf("%s cannot be written (%v)", where, errors.Unwrap(err))
 }
 
 // runVariants simulates every variant, up to parallel at once. Each run is independent and

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
@@ -237,6 +238,9 @@ func newCapacityPlan(c *CapacityConfig) (*capacityPlan, error) {
 			most := c.MaxMultiple
 			if n := v.Spec.Requests(); n > 0 {
 				most = min(most, spec.MaxRequests/n)
+			}
+			if v.Work != nil && v.Work.Units() > 0 {
+				most = min(most, build.MaxWork/v.Work.Units()) // and their subrequests
 			}
 			cp.searches = append(cp.searches, newSearch(c, p, v.Name, sc.Seed, v.Spec.LoadFactor, most))
 			cp.effective = append(cp.effective, effectiveJSON(v))

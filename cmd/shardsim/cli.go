@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/report"
@@ -319,6 +320,31 @@ func mostRequests(sc *scenarios.Scenario) float64 {
 	return most
 }
 
+// workSentence says what the costliest of sc's variants asks of the engine, predicted
+// (build.EstimateWork): its subrequests and its time on one core at the engine's measured
+// rate; "" when no variant has an estimate.
+func workSentence(sc *scenarios.Scenario) string {
+	var top *scenarios.Variant
+	for _, v := range sc.Variants {
+		if v.Work != nil && (top == nil || v.Work.Seconds > top.Work.Seconds) {
+			top = v
+		}
+	}
+	if top == nil {
+		return ""
+	}
+	took := build.Duration(top.Work.Seconds)
+	if took != "under a second" {
+		took = "about " + took
+	}
+	largest := "its largest variant makes"
+	if len(sc.Variants) == 1 {
+		largest = "it makes"
+	}
+	return fmt.Sprintf("; %s about %s subrequests (at most %s), %s of one core %s",
+		largest, humanCount(top.Work.Subrequests), humanCount(build.MaxWork), took, build.EngineRate(top.Shards))
+}
+
 // humanBytes writes a size for people: 220 MB, 4.0 GB.
 func humanBytes(b float64) string {
 	if b >= 1<<30 {
@@ -526,8 +552,8 @@ func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error 
 			continue
 		}
 		most := mostRequests(sc)
-		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)\n",
-			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(spec.MaxRequests), humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory))
+		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)%s\n",
+			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(spec.MaxRequests), humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), workSentence(sc))
 	}
 	if bad > 0 {
 		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())
@@ -579,8 +605,8 @@ func explain(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	default:
 		report.ExplainText(stdout, e)
 	}
-	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s).\n",
-		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(spec.MaxRequests))
+	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s)%s.\n",
+		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(spec.MaxRequests), workSentence(sc))
 	return nil
 }
 

@@ -127,7 +127,7 @@ func EstimateWork(s *spec.Resolved) *Work {
 }
 
 // The engine's measured rates (2-core Xeon, Go 1.26, one core, whole runs of `shardsim run`
-// timed with /usr/bin/time, outputs included; figures in work_test.go): a point request
+// timed with /usr/bin/time, outputs included; the runs in scenarios/memory_test.go): a point request
 // (one subrequest) over one shard took 129 ns (10 million writes in 1.29 s), a
 // subrequest of a scan over 100,000 shards about 700 ns (15 million in 10.5 s; the
 // per-shard state no longer stays in the caches), which nsPerSubrequest interpolates as

@@ -52,7 +52,8 @@ var commands = []*command{
 		name: "validate", operands: "FILE...", usage: "FILE... [flags]",
 		summary: "check scenario files without running them",
 		about: "Checks each scenario file (or built-in name) without running it, and says how many\n" +
-			"requests and how much memory a run of it would take.",
+			"requests and how much memory a run of it would take, and how many subrequests (a scan\n" +
+			"fans out to many) and how long on one core at the engine's measured rate.",
 		examples: []string{
 			"shardsim validate my-cluster.toml",
 			"shardsim validate scenarios/*.toml",

@@ -161,7 +161,7 @@ func EngineRate(shards int) string {
 	if shards == 1 {
 		what = "shard"
 	}
-	return fmt.Sprintf("at the engine's measured %s subrequests a second over %d %s", count(subrequestRate(shards)), shards, what)
+	return fmt.Sprintf("at the engine's measured %s subrequests a second over %s %s", count(subrequestRate(shards)), count(float64(shards)), what)
 }
 
 // Held is the most subrequests the run holds at once: those in service, and when a
@@ -243,14 +243,14 @@ func (w *Work) WorkProblem(s *spec.Resolved) (key, msg string) {
 		why = append(why, fmt.Sprintf("and about %s partitions", count(sw.Parts)))
 	}
 	if sw.Op == sim.Write && s.Replicas > 0 {
-		why = append(why, fmt.Sprintf("every write is applied by %d followers (keyspace.replicas)", s.Replicas))
+		why = append(why, fmt.Sprintf("every write is applied by %d followers (cluster.replicas)", s.Replicas))
 	}
 	what := fmt.Sprintf("%.2g %s", sw.Requests, plural(sw.Op))
 	if len(why) > 0 {
 		what += ": " + strings.Join(why, ", ")
 	}
 	return fmt.Sprintf("streams[%d]", top), fmt.Sprintf(
-		"the run would make about %.2g subrequests, about %s of the engine (%s), most of them stream %s's %s; at most %.0e subrequests are allowed: lower streams[%d].rate, keyspace.shards, the scans' reach (where) or the duration",
+		"the run would make about %.2g subrequests, about %s of one core (%s), most of them stream %s's %s; at most %.0e subrequests are allowed: lower streams[%d].rate, keyspace.shards, the scans' reach (where) or the duration",
 		w.Units(), Duration(w.Seconds), EngineRate(s.Shards), sw.Name, what, float64(MaxWork), top)
 }
 

@@ -52,7 +52,7 @@ type Scenario struct {
 // made it large when one did (the stream's rate or op, the shards, the duration, the load
 // factor), else at the stream in the file.
 func workError(file string, doc *tomlx.Doc, global []*override, key, msg string) *tomlx.Error {
-	for _, k := range []string{key + ".rate", key + ".schedule", key + ".op", key + ".where", "keyspace.shards", "keyspace.replicas", "duration", "load_factor", key} {
+	for _, k := range []string{key + ".rate", key + ".schedule", key + ".op", key + ".where", "keyspace.shards", "cluster.replicas", "duration", "load_factor", key} {
 		if e := flagError(global, k, msg); e != nil {
 			return e
 		}

@@ -48,6 +48,18 @@ type Scenario struct {
 	Memory float64
 }
 
+// workError is the problem of a variant whose work passes build.MaxWork, at the flag that
+// made it large when one did (the stream's rate or op, the shards, the duration, the load
+// factor), else at the stream in the file.
+func workError(file string, doc *tomlx.Doc, global []*override, key, msg string) *tomlx.Error {
+	for _, k := range []string{key + ".rate", key + ".schedule", key + ".op", key + ".where", "keyspace.shards", "cluster.replicas", "duration", "load_factor", key} {
+		if e := flagError(global, k, msg); e != nil {
+			return e
+		}
+	}
+	return &tomlx.Error{File: file, Key: key, Line: doc.Line(key), Msg: msg}
+}
+
 // Variant is one key design of a scenario, fully resolved. Its embedded spec.Variant (name,
 // streams, resolved spec) is what the readers of results take.
 type Variant struct {
@@ -58,6 +70,8 @@ type Variant struct {
 	// max_shards when shards split during the run (per-shard results are sized for it).
 	MaxShards int
 	index     int // in the file's [[variants]]
+	// Work is the variant's predicted work, time and subrequests held (build.EstimateWork).
+	Work *build.Work
 }
 
 // StreamInfo names a stream, its operation and its p99 alert thresholds.
@@ -501,12 +515,27 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 	}
 	// The whole run must fit: every selected variant's series and outputs at once.
 	var chosen []*spec.Resolved
+	var chosenVariants []*Variant
 	for i, v := range sc.Variants {
 		if v.Spec != nil && (selected == nil || selected[v.index] || len(overrides) == 0) {
 			chosen = append(chosen, sc.Variants[i].Spec)
+			chosenVariants = append(chosenVariants, v)
 		}
 	}
-	if mem, problem := spec.RunMemory(chosen, opts.Parallel); problem != "" {
+	// The work too: subrequests, not only requests, are bounded (build.MaxWork).
+	var held []float64
+	for i, v := range chosen {
+		w := build.EstimateWork(v)
+		if key, problem := w.WorkProblem(v); problem != "" {
+			if len(sc.Variants) > 1 {
+				problem += fmt.Sprintf(" (in variant %q)", chosenVariants[i].Name)
+			}
+			return nil, tomlx.Errors{workError(file, doc, global, key, problem)}
+		}
+		chosenVariants[i].Work = w
+		held = append(held, w.Held())
+	}
+	if mem, problem := spec.RunMemory(chosen, opts.Parallel, held); problem != "" {
 		e := &tomlx.Error{File: file, Key: "window", Line: doc.Line("window"), Msg: problem}
 		if fe := flagError(global, "window", problem); fe != nil {
 			e = fe

@@ -601,8 +601,8 @@ opp = "write"
 				"keyspace.key":      `key = "id"`,
 				"streams[0].opp":    "opp =",
 				// Decoding problems do not hide the value problems of the rest of the file
-				// (a misspelt key stands for the one it suggests: "opp" for "op").
-				"cluster.nodes":   "[cluster]",
+				// (a misspelt key stands for the one it suggests: "opp" for "op", and
+				// "node = 2", a number where the list of node tables belongs, for "nodes").
 				"streams[0].rate": "[[streams]]",
 				"streams[0].cost": "[[streams]]",
 			},
@@ -1455,8 +1455,8 @@ func TestCategoricalValuesBounded(t *testing.T) {
 // past 8 GB; its shard series are now streamed to shards.csv (spec.StreamShardCells), so
 // a variant of it fits (about 0.6 GB: 36 MB of node series and 270 MB of per-shard
 // state), but with 100 ms windows its node series alone pass the series bound and it is
-// refused, naming the window. 20 variants that are each within the per-variant limit are
-// refused as a whole; keeping one variant with --variant brings a run back under the
+// refused, naming the window. 40 variants that are each within the per-variant limit are
+// refused as a whole (about 120 MB each); keeping one variant with --variant brings a run back under the
 // bound, and every built-in fits.
 func TestRunMemoryBounded(t *testing.T) {
 	big := scenarios.Options{Sets: []string{"cluster.nodes=10000", "keyspace.shards=100000", `window="2s"`}, Variants: []string{"0"}}
@@ -1471,14 +1471,14 @@ func TestRunMemoryBounded(t *testing.T) {
 	var src strings.Builder
 	src.WriteString(strings.Replace(shopBase, "[cluster]", "window = \"100ms\"\n[cluster]", 1))
 	src.WriteString("\n")
-	for i := 0; i < 20; i++ {
+	for i := 0; i < 40; i++ {
 		fmt.Fprintf(&src, "[[variants]]\nname = \"v%d\"\ncluster = { nodes = 1000 }\nkeyspace = { shards = 10000 }\n", i)
 	}
-	if err := loadErr(t, src.String(), scenarios.Options{}); !strings.Contains(err.Error(), "20 variant(s)") {
-		t.Errorf("20 variants: %v", err)
+	if err := loadErr(t, src.String(), scenarios.Options{}); !strings.Contains(err.Error(), "40 variant(s)") {
+		t.Errorf("40 variants: %v", err)
 	}
 	if _, err := scenarios.LoadBytes("test.toml", []byte(src.String()), scenarios.Options{Variants: []string{"v3"}}); err != nil {
-		t.Errorf("one of the 20 variants: %v", err)
+		t.Errorf("one of the 40 variants: %v", err)
 	}
 	for _, name := range scenarios.BuiltinNames() {
 		if _, err := scenarios.Load(name, scenarios.Options{Parallel: 2}); err != nil {

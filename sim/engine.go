@@ -487,6 +487,37 @@ func (e *engine) run() {
 func (e *engine) halt(now Time) {
 	e.stopped = true
 	e.res.Elapsed = max(min(now, e.m.Duration), 1)
+	e.unbusyAfter(e.res.Elapsed)
+}
+
+// unbusyAfter takes out of the busy series the service that the subrequests in service at
+// a stop would have given after it. start counts a subrequest's whole service, up to the
+// end of the run, when it begins; a run that stops early covers nothing after stop (its
+// capacity ends there, see Result.WindowSpan), so that service must not count either, or
+// a node busy to the stop would be more than 100% loaded.
+func (e *engine) unbusyAfter(stop Time) {
+	evs := e.h.ev
+	if e.h.held && len(evs) > 0 {
+		evs = evs[1:] // the root was handed out: its subrequest has finished
+	}
+	for _, ev := range evs {
+		if ev.kind != evDone || ev.at <= stop {
+			continue
+		}
+		sub := &e.subs.items[ev.idx]
+		if ev.at-sub.service >= e.m.Duration {
+			continue // began after the end of the run: never counted
+		}
+		for t, end := stop, min(ev.at, e.m.Duration); t < end; {
+			w := int(t / e.m.Window)
+			wEnd := min(Time(w+1)*e.m.Window, end)
+			e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sub.shard)] -= wEnd - t
+			if e.trackNode {
+				e.res.NodeBusy[w*e.nNodes+int(sub.node)] -= wEnd - t
+			}
+			t = wEnd
+		}
+	}
 }
 
 // step handles the earliest event; it reports false when none is left or the run has

@@ -14,6 +14,10 @@ import (
 // digit or point (so "1.5.5d" stays malformed), followed by d.
 var dayRE = regexp.MustCompile(`(^|[^0-9.])(\d+(?:\.\d+)?)d`)
 
+// durationRE matches Go's duration syntax (time.ParseDuration), so that a duration that
+// fails to parse only because it overflows can be told from one that is malformed.
+var durationRE = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
+
 // ParseDuration reads a duration in Go syntax extended with a "d" unit of 24 hours:
 // "250us", "1.5ms", "15m", "2h", "30d", "1d12h".
 func ParseDuration(s string) (sim.Time, error) {
@@ -34,6 +38,10 @@ func ParseDuration(s string) (sim.Time, error) {
 		return 0, fmt.Errorf("not a duration %q", s)
 	}
 	d, err := time.ParseDuration(t)
+	if err != nil && durationRE.MatchString(t) {
+		// Well formed, so past the 292 years of int64 nanoseconds.
+		return 0, fmt.Errorf("too large %q: a duration is at most 10000d (about 27 years), and less where a key says so", s)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("not a duration %q (use Go syntax plus d for days: \"250us\", \"15m\", \"2h\", \"30d\")", s)
 	}

@@ -414,31 +414,33 @@ func checkWork(c *checker, s *Resolved) {
 	}
 }
 
-// Memory a run takes, measured as the process's peak RSS: quickstart at 1,000 nodes x
-// 10,000 shards took 1.07 GB with 2 s windows and 2.16 GB with 1 s windows, for 4.95 and
-// 9.9 million variant-cells (a window of one shard or node of one variant): about 218
-// bytes each, for the result's series (about 20 bytes) and the summary and CSV text made
-// from them, which are built whole before they are written. Each stream keeps a latency
-// histogram per window, of one 8-byte cell per distinct latency cell among the window's
-// completions (sim.WindowHist): at most 8 bytes a request over the run, and at most the
-// 28 KB of the dense layout per window. The rest of the process takes about 64 MB. A run in
-// progress may also hold up to sim.DefaultMaxQueued (2 million) waiting subrequests and
-// their requests before it is declared saturated: about 140 MB, counted 192 MB with the
-// engine's other state, for each variant running at once (black-friday, 5 variants two at
-// a time, peaks at 329 MB).
+// Memory a run takes, as the process's peak RSS (measured figures in memory_test.go): a
+// base of 35 MB (the binary and the runtime, a small run's whole footprint), and the
+// heap, which the Go runtime lets grow past what it holds between collections: about 1.5
+// times the live bytes at the peak (heapGrowth). The live bytes are each variant's
+// series and per-shard state (MemoryBytes: a shard's and node's window cell about 50
+// bytes, the series and the CSV and summary text made from them; a shard about 2.5 KB,
+// its run-wide histogram of subrequest times and its summary), its latency histograms
+// (a cell per distinct latency cell among a window's completions, sim.WindowHist: at most
+// 8 bytes a request over the run, and at most the 28 KB of the dense layout per window),
+// and for the variants running at once the subrequests they hold (about 62 bytes each
+// with their requests): those in service, at most the cluster's cores, and, in a run that
+// may saturate, up to sim.DefaultMaxQueued (2 million) waiting before it is declared
+// saturated (black-friday, 5 variants two at a time, peaks at 329 MB).
 const (
-	bytesPerCell     = 220
-	bytesPerShard    = 2 << 10  // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
-	bytesPerHist     = 28 << 10 // a dense window histogram: 3,584 cells of 8 bytes
-	bytesPerHistCell = 8
-	bytesPerWindow   = 64 // a window histogram's header and its stream's window figures
-	bytesBase        = 64 << 20
-	bytesPerRunning  = 192 << 20
-	MaxRunMemory     = 4 << 30 // the most a whole run (every variant, every output) may take
-	maxRunMemoryText = "4 GB"
+	bytesPerCell       = 50
+	bytesPerShard      = 2 << 10  // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
+	bytesPerHist       = 28 << 10 // a dense window histogram: 3,584 cells of 8 bytes
+	bytesPerHistCell   = 8
+	bytesPerWindow     = 64 // a window histogram's header and its stream's window figures
+	bytesBase          = 35 << 20
+	heapGrowth         = 1.5
+	bytesPerSubrequest = 62
+	MaxRunMemory       = 4 << 30 // the most a whole run (every variant, every output) may take
+	maxRunMemoryText   = "4 GB"
 )
 
-// MemoryBytes estimates the memory this variant adds to a run: its time series, its
+// MemoryBytes estimates the live bytes this variant adds to a run: its time series, its
 // latency histograms, and the text written from them (see bytesPerCell).
 func (s *Resolved) MemoryBytes() float64 {
 	if s.Window <= 0 || s.Duration <= 0 {
@@ -449,8 +451,11 @@ func (s *Resolved) MemoryBytes() float64 {
 		return s.streamedBytes(windows) + s.histBytes(windows)
 	}
 	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
-	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*bytesPerShard
+	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*(bytesPerShard+bytesPerKeptShard)
 }
+
+// bytesPerKeptShard is a kept shard's summary and report entries besides its histogram.
+const bytesPerKeptShard = 512
 
 // histBytes bounds the memory of the variant's window latency histograms over windows
 // windows: a cell per distinct latency cell of a window's completions, so no more cells
@@ -461,18 +466,30 @@ func (s *Resolved) histBytes(windows float64) float64 {
 	return min(sw*bytesPerHist, 1.1*s.Requests()*bytesPerHistCell) + sw*bytesPerWindow
 }
 
-// RunMemory estimates the memory of a run of these variants, parallel of them at once,
-// and says whether it fits in MaxRunMemory; when it does not, the message says what to
-// lower.
-func RunMemory(variants []*Resolved, parallel int) (bytes float64, problem string) {
-	bytes = bytesBase + float64(min(max(parallel, 1), len(variants)))*bytesPerRunning
+// RunMemory estimates the peak memory of a run of these variants, parallel of them at
+// once, and says whether it fits in MaxRunMemory; when it does not, the message says what
+// to lower. held[i] is the most subrequests variant i holds at once (those in service,
+// and the backlog of a run that may saturate); nil counts a full backlog for each.
+func RunMemory(variants []*Resolved, parallel int, held []float64) (bytes float64, problem string) {
+	live := 0.0
 	most := 0
+	var holds []float64
 	for i, v := range variants {
-		bytes += v.MemoryBytes()
+		live += v.MemoryBytes()
 		if v.MemoryBytes() > variants[most].MemoryBytes() {
 			most = i
 		}
+		h := float64(sim.DefaultMaxQueued)
+		if held != nil {
+			h = held[i]
+		}
+		holds = append(holds, h)
 	}
+	slices.Sort(holds)
+	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
+		live += holds[len(holds)-1-k] * bytesPerSubrequest
+	}
+	bytes = bytesBase + heapGrowth*live
 	if bytes <= MaxRunMemory || len(variants) == 0 {
 		return bytes, ""
 	}

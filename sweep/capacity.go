@@ -6,9 +6,11 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
@@ -135,6 +137,9 @@ type Capacity struct {
 	// at Multiple and at Failed: what a rerun of the answer may give. Nil when there is
 	// no such multiple.
 	Check, CheckAbove *Probe
+	// NoLoad says the search stopped because an SLO is below the latency with no load
+	// (belowNoLoad), which Reason gives: no multiple meets it, and no resource binds.
+	NoLoad bool
 	// Evaluations counts the multiples the answer's search judged; Runs the simulations
 	// made for this point and variant, all searches and checks together.
 	Evaluations, Runs int
@@ -238,6 +243,9 @@ func newCapacityPlan(c *CapacityConfig) (*capacityPlan, error) {
 			most := c.MaxMultiple
 			if n := v.Spec.Requests(); n > 0 {
 				most = min(most, spec.MaxRequests/n)
+			}
+			if v.Work != nil && v.Work.Units() > 0 {
+				most = min(most, build.MaxWork/v.Work.Units()) // and their subrequests
 			}
 			cp.searches = append(cp.searches, newSearch(c, p, v.Name, sc.Seed, v.Spec.LoadFactor, most))
 			cp.effective = append(cp.effective, effectiveJSON(v))
@@ -468,7 +476,7 @@ func (s *searchState) answer() (Capacity, error) {
 			if err != nil {
 				return verdict{}, err
 			}
-			return verdict{ok: pr.Passes == 1, binding: pr.Assessment.Binding, reason: pr.Assessment.Reason}, nil
+			return verdict{ok: pr.Passes == 1, binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}, nil
 		})
 	})
 	if err := errors.Join(errs...); err != nil {
@@ -497,7 +505,7 @@ func (s *searchState) answer() (Capacity, error) {
 			if err != nil {
 				return verdict{}, err
 			}
-			v := verdict{ok: pr.OK(req), binding: pr.Assessment.Binding, reason: pr.Assessment.Reason}
+			v := verdict{ok: pr.OK(req), binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}
 			if req == RequireAll && !v.ok && pr.Assessment.OK {
 				v.binding, v.reason = "a replication", fmt.Sprintf("%d of %d replications meet every SLO (the means do)", pr.Passes, len(pr.Seeds))
 			}
@@ -532,6 +540,9 @@ func (s *searchState) answer() (Capacity, error) {
 		chosen = all
 	}
 	res.Multiple, res.Failed, res.Binding, res.Reason, res.Evaluations = chosen.lo, chosen.hi, chosen.binding, chosen.reason, chosen.evals
+	if chosen.noLoad != "" {
+		res.NoLoad, res.Reason = true, chosen.noLoad
+	}
 	if res.Multiple > 0 {
 		res.At, _ = s.pooled(res.Multiple)
 	}
@@ -586,10 +597,51 @@ func (s *searchState) answer() (Capacity, error) {
 	return res, nil
 }
 
-// verdict is one judgement of a multiple.
+// verdict is one judgement of a multiple. noLoad, when it failed, says why no lower
+// multiple can pass (belowNoLoad); "" when one may.
 type verdict struct {
-	ok              bool
-	binding, reason string
+	ok                      bool
+	binding, reason, noLoad string
+}
+
+// A failing latency SLO is taken to be below the latency at no load when its probe's
+// nodes were nearly idle, the hottest at most noLoadNode of its cores in every
+// replication, and the statistic passed its bound by noLoadMargin or more. At a load rho
+// of 5% queueing adds about rho/(1-rho), 5%, to an M/M/1 server's latency quantiles (an
+// M/M/c's less), so removing the rest of the load cannot take off the 10% margin: no
+// multiple meets the SLO, and halving on would only spend runs (ten halvings from 1 to
+// the smallest multiple tried).
+const (
+	noLoadNode   = 0.05
+	noLoadMargin = 1.1
+)
+
+// belowNoLoad says, for a failing probe, why none of the SLOs it failed can be met at a
+// lower multiple (noLoadNode, noLoadMargin), with the latency measured; "" when the probe
+// passed, or some failure may go away with less load (an error rate, a saturated run, a
+// statistic near its bound, a busy node).
+func belowNoLoad(slos []SLO, pr *Probe) string {
+	a := &pr.Assessment
+	if a.OK || !a.ErrorsOK || pr.Saturated > 0 || pr.NodeLoad.N == 0 || pr.NodeLoad.Max > noLoadNode {
+		return ""
+	}
+	var why []string
+	for i, v := range a.Verdicts {
+		if v.OK {
+			continue
+		}
+		slo := slos[i]
+		x := pr.Stats[i]
+		if slo.Stat == metrics.ErrorRate || !x.Defined() || x.Mean < noLoadMargin*slo.Bound {
+			return ""
+		}
+		why = append(why, fmt.Sprintf("%s %s %s", slo.Stream, slo.Stat, statValue(slo.Stat, x.Mean)))
+	}
+	if len(why) == 0 || a.Binding == metrics.Unfinished {
+		return ""
+	}
+	return fmt.Sprintf("the SLO is below the latency with no load (the network's round trips and the service time): at multiple %s, the hottest node at %s of its cores, %s; no multiple meets it",
+		strconv.FormatFloat(pr.Multiple, 'g', 4, 64), percent(pr.NodeLoad.Max, 1), strings.Join(why, ", "))
 }
 
 // found is what a search found: the largest passing multiple (0: none down to
@@ -598,6 +650,7 @@ type verdict struct {
 type found struct {
 	lo, hi          float64
 	binding, reason string
+	noLoad          string // why no multiple passes, when a failure showed it (verdict.noLoad)
 	evals           int
 }
 
@@ -617,6 +670,9 @@ func find(tol, most, start, next float64, judge func(m float64) (verdict, error)
 		}
 		if !v.ok && (math.IsNaN(f.hi) || m < f.hi) {
 			f.hi, f.binding, f.reason = m, v.binding, v.reason
+			if f.lo == 0 {
+				f.noLoad = v.noLoad
+			}
 		}
 		return v.ok, nil
 	}
@@ -627,6 +683,9 @@ func find(tol, most, start, next float64, judge func(m float64) (verdict, error)
 	ok, err := try(start)
 	if err != nil {
 		return f, err
+	}
+	if f.noLoad != "" {
+		return f, nil // no multiple can pass: nothing to halve
 	}
 	if ok {
 		m := next
@@ -655,6 +714,9 @@ func find(tol, most, start, next float64, judge func(m float64) (verdict, error)
 			}
 			if ok {
 				break
+			}
+			if f.noLoad != "" {
+				return f, nil // below the latency with no load: fails at every multiple
 			}
 		}
 	}

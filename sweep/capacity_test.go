@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/scenarios"
@@ -92,5 +93,29 @@ func TestCapacityOfScenarioAsGiven(t *testing.T) {
 	two := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`, "load_factor=2")
 	if r := two.Multiple / one.Multiple; math.Abs(r-0.5) > 0.5*0.021 {
 		t.Errorf("multiples %.4f (load_factor 1) and %.4f (load_factor 2): ratio %.4f, want 0.5", one.Multiple, two.Multiple, r)
+	}
+}
+
+// TestCapacityBelowNoLoad: an SLO under the latency at no load cannot be met at any
+// multiple, and the search says so instead of halving down to the smallest multiple and
+// blaming an idle node. On M/M/1 with mu = 1000/s (no network), p99 with no load is
+// ln(100)/mu = 4.61 ms, so p99 < 2 ms fails everywhere: the search must stop at the first
+// multiple whose node runs at no more than 5% (1, 1/2, ... 1/16: 700/16 = 44 requests/s,
+// 4.4%), five evaluations where it took eleven, with the answer 0 and no resource bound.
+// 30 s per evaluation, seed 11.
+func TestCapacityBelowNoLoad(t *testing.T) {
+	c := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<2ms", `duration="30s"`)
+	if !c.NoLoad || c.Multiple != 0 {
+		t.Fatalf("multiple %.4f, below the no-load latency %v; want 0 and true (reason %q)", c.Multiple, c.NoLoad, c.Reason)
+	}
+	if c.Evaluations > 5 || c.Failed != 1.0/16 {
+		t.Errorf("%d evaluations, stopped at %.4f; want 5 and 1/16", c.Evaluations, c.Failed)
+	}
+	if !strings.Contains(c.Reason, "below the latency with no load") || !strings.Contains(c.Reason, "requests p99 ") {
+		t.Errorf("reason %q does not say the SLO is below the no-load latency, with the p99 measured", c.Reason)
+	}
+	// Just above the no-load p99 the answer is found as usual: 46 ms is met near 1.29.
+	if c := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`); c.NoLoad || c.Multiple < 1 {
+		t.Errorf("p99 < 46.05 ms: multiple %.4f, below no-load %v; want above 1 and false", c.Multiple, c.NoLoad)
 	}
 }

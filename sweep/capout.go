@@ -59,6 +59,9 @@ type capacityRow struct {
 	Probes         []jsonProbe  `json:"probes"`
 	Runs           int          `json:"runs"`
 	Samples        []jsonSample `json:"samples"`
+	// BelowNoLoad: an SLO is below the latency with no load, so no multiple meets it
+	// (Capacity.NoLoad); reason says with which figures.
+	BelowNoLoad bool `json:"below_no_load,omitempty"`
 }
 
 // jsonSample is one simulation: stats are keyed by the SLO as written, null when the
@@ -115,7 +118,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 			Multiple: round(r.Multiple, 4), Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
 			Evaluations: r.Evaluations, MeanAnswer: round(r.MeanAnswer, 4), AllAnswer: round(r.AllAnswer, 4),
 			Spread: r.Spread.json(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
-			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs}
+			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad}
 		for _, m := range r.PerReplication {
 			row.PerReplication = append(row.PerReplication, round(m, 4))
 		}
@@ -226,7 +229,11 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 
 	for _, r := range cr.Rows {
 		rec := append([]string(nil), r.Point.Values...)
-		rec = append(rec, r.Variant, multipleCell(r.Multiple, r.Failed))
+		mc := multipleCell(r.Multiple, r.Failed)
+		if r.NoLoad {
+			mc = "none"
+		}
+		rec = append(rec, r.Variant, mc)
 		if reps {
 			other := r.AllAnswer
 			if c.Require == RequireAll {
@@ -259,11 +266,15 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 		if binding == "" {
 			binding = "nothing up to the cap"
 		}
-		// What binds: the resource behind the failure just above the answer, else at it.
+		// What binds: the resource behind the failure just above the answer, else at it;
+		// none when the SLO is below the latency with no load.
 		for _, p := range []*Probe{r.At, r.Above} {
-			if p != nil {
+			if p != nil && !r.NoLoad {
 				res = bottleneckShort(p.Bottleneck, p.Agree, len(p.Seeds))
 			}
+		}
+		if r.NoLoad {
+			res = "none: below the no-load latency"
 		}
 		rec = append(rec, shard, node, errs, binding, res, r.Reason)
 		answer.Rows = append(answer.Rows, rec)
@@ -355,6 +366,15 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 		if r.At != nil && r.At.Split() {
 			fmt.Fprintf(w, "\nSPLIT k/n: at the answer only k of n replications meet every SLO alone; the mean passes, the seeds disagree (--require all gives the answer every replication meets).\n")
 			break
+		}
+	}
+	for _, r := range cr.Rows {
+		if r.NoLoad {
+			where := r.Variant
+			if len(r.Point.Values) > 0 {
+				where = describe(cr.Config.Axes, r.Point) + ", " + r.Variant
+			}
+			fmt.Fprintf(w, "\n%s, %s: %s.\n", where, r.Binding, r.Reason)
 		}
 	}
 	if notes := cr.settleNotes(); len(notes) > 0 {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/report"
@@ -319,6 +320,31 @@ func mostRequests(sc *scenarios.Scenario) float64 {
 	return most
 }
 
+// workSentence says what the costliest of sc's variants asks of the engine, predicted
+// (build.EstimateWork): its subrequests and its time on one core at the engine's measured
+// rate; "" when no variant has an estimate.
+func workSentence(sc *scenarios.Scenario) string {
+	var top *scenarios.Variant
+	for _, v := range sc.Variants {
+		if v.Work != nil && (top == nil || v.Work.Seconds > top.Work.Seconds) {
+			top = v
+		}
+	}
+	if top == nil {
+		return ""
+	}
+	took := build.Duration(top.Work.Seconds)
+	if took != "under a second" {
+		took = "about " + took
+	}
+	largest := "its largest variant makes"
+	if len(sc.Variants) == 1 {
+		largest = "it makes"
+	}
+	return fmt.Sprintf("; %s about %s subrequests (at most %s), %s of one core %s",
+		largest, humanCount(top.Work.Subrequests), humanCount(build.MaxWork), took, build.EngineRate(top.Shards))
+}
+
 // humanBytes writes a size for people: 220 MB, 4.0 GB.
 func humanBytes(b float64) string {
 	if b >= 1<<30 {
@@ -394,10 +420,30 @@ func writable(dir string) error {
 	}
 	f, err := os.CreateTemp(probe, ".shardsim-probe-*")
 	if err != nil {
-		return usagef("-o %s: %s cannot be written (%v)", dir, probe, errors.Unwrap(err))
+		return usagef("-o %s: %s", dir, unwritable(dir, probe, err))
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// unwritable says why no file could be made in the existing directory probe, where the
+// output directory dir is or would be made, from the error of the attempt.
+func unwritable(dir, probe string, err error) string {
+	where := "the directory " + probe
+	if probe != dir {
+		where = fmt.Sprintf("%s, where %s would be made,", probe, dir)
+	}
+	switch {
+	case errors.Is(err, syscall.EROFS):
+		return where + " is on a read-only file system"
+	case errors.Is(err, os.ErrPermission):
+		return where + " is not writable by this user (permission denied)"
+	case errors.Is(err, os.ErrNotExist):
+		// The directory exists, yet a new file in it "does not exist": a file system that
+		// makes no files, such as /proc or /sys.
+		return where + " accepts no new files (a virtual file system such as /proc or /sys?): choose a directory on a disk"
+	}
+	return fmt.Sprintf("%s cannot be written (%v)", where, errors.Unwrap(err))
 }
 
 // runVariants simulates every variant, up to parallel at once. Each run is independent and
@@ -506,8 +552,8 @@ func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error 
 			continue
 		}
 		most := mostRequests(sc)
-		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)\n",
-			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(spec.MaxRequests), humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory))
+		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)%s\n",
+			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(spec.MaxRequests), humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), workSentence(sc))
 	}
 	if bad > 0 {
 		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())
@@ -559,8 +605,8 @@ func explain(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	default:
 		report.ExplainText(stdout, e)
 	}
-	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s).\n",
-		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(spec.MaxRequests))
+	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s)%s.\n",
+		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(spec.MaxRequests), workSentence(sc))
 	return nil
 }
 

@@ -52,7 +52,8 @@ var commands = []*command{
 		name: "validate", operands: "FILE...", usage: "FILE... [flags]",
 		summary: "check scenario files without running them",
 		about: "Checks each scenario file (or built-in name) without running it, and says how many\n" +
-			"requests and how much memory a run of it would take.",
+			"requests and how much memory a run of it would take, and how many subrequests (a scan\n" +
+			"fans out to many) and how long on one core at the engine's measured rate.",
 		examples: []string{
 			"shardsim validate my-cluster.toml",
 			"shardsim validate scenarios/*.toml",
@@ -222,7 +223,13 @@ func (c *command) writeHelp(w io.Writer, fs *pflag.FlagSet) {
 func (c *command) execute(args []string, stdout, stderr io.Writer) error {
 	fs, exec, help := c.flagSet()
 	if err := fs.Parse(args); err != nil {
-		return usagef("%v; %s", err, c.hint())
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
+			if near := nearFlag(fs, name); near != "" {
+				msg += fmt.Sprintf(" (did you mean --%s?)", near)
+			}
+		}
+		return usagef("%s; %s", msg, c.hint())
 	}
 	if *help {
 		c.writeHelp(stdout, fs)
@@ -256,6 +263,13 @@ func unknownCommand(name string) error {
 	msg := fmt.Sprintf("unknown command %q", name)
 	if near := nearCommands(name); len(near) > 0 {
 		msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(near, " or "))
+	} else {
+		// Nothing near: the whole list is short enough to be the suggestion.
+		var names []string
+		for _, c := range commands {
+			names = append(names, c.name)
+		}
+		msg += fmt.Sprintf(" (the commands are %s)", strings.Join(names, ", "))
 	}
 	return usagef("%s; see 'shardsim --help'", msg)
 }
@@ -277,4 +291,25 @@ func nearCommands(name string) []string {
 		}
 	}
 	return near
+}
+
+// nearFlag returns the flag of fs that name (an unknown long flag, without its dashes) is
+// most likely a slip for: the one it begins (at least three letters), else the nearest by
+// edit distance when at most 2 edits away; "" when none is near.
+func nearFlag(fs *pflag.FlagSet, name string) string {
+	name, _, _ = strings.Cut(name, "=")
+	best, bestD := "", 3
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := tomlx.EditDistance(strings.ToLower(name), f.Name)
+		if len(name) >= 3 && strings.HasPrefix(f.Name, name) {
+			d = 0
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -110,7 +111,9 @@ func TestUsageHints(t *testing.T) {
 		{[]string{"rn"}, `unknown command "rn" (did you mean "run"?); see 'shardsim --help'`},
 		{[]string{"cap"}, `(did you mean "capacity"?); see 'shardsim --help'`},
 		{[]string{"help", "explian"}, `unknown command "explian" (did you mean "explain"?); see 'shardsim --help'`},
-		{[]string{"frobnicate"}, `unknown command "frobnicate"; see 'shardsim --help'`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (the commands are run, list, validate, explain, sweep, capacity, merge, analyze, fit, version); see 'shardsim --help'`},
+		{[]string{"run", "--durration", "3s"}, "unknown flag: --durration (did you mean --duration?); see 'shardsim run --help'"},
+		{[]string{"capacity", "--sl=x"}, "unknown flag: --sl (did you mean --slo?); see 'shardsim capacity --help'"},
 	} {
 		code, _, stderr := call(t, tc.args...)
 		if code != 2 || !strings.HasSuffix(stderr, tc.want+"\n") {
@@ -222,4 +225,18 @@ func shellWords(line string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+// TestUnwritableOut: an -o that cannot be made says which directory refused and why,
+// before anything runs (a directory of /proc exists but makes no files; the message used
+// to read "/proc cannot be written (no such file or directory)").
+func TestUnwritableOut(t *testing.T) {
+	if st, err := os.Stat("/proc/self"); err != nil || !st.IsDir() {
+		t.Skip("no /proc here")
+	}
+	code, _, stderr := call(t, "run", "quickstart", "-o", "/proc/nope", "--duration", "1s", "-q")
+	want := "shardsim: -o /proc/nope: /proc, where /proc/nope would be made, accepts no new files (a virtual file system such as /proc or /sys?): choose a directory on a disk\n"
+	if code != 2 || !strings.HasSuffix(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
 }

@@ -255,7 +255,19 @@ func (dc *decoder) value(path string, raw any, rv reflect.Value) {
 				dc.errorf(full, "%s", msg)
 				continue
 			}
+			before := len(dc.errs)
 			dc.value(joinKey(path, k), m[k], rv.Field(idx))
+			// A value of the wrong type under the singular or plural of another key (node
+			// for nodes) that takes values of its kind is most likely meant for that other
+			// key: say so.
+			if len(dc.errs) == before+1 && dc.errs[before].Key == joinKey(path, k) && strings.HasPrefix(dc.errs[before].Msg, "expected ") {
+				for _, n := range []string{k + "s", strings.TrimSuffix(k, "s")} {
+					if i, ok := fs.byName[n]; ok && n != k && fits(m[k], t.Field(i).Type) {
+						dc.errs[before].Msg += fmt.Sprintf("; did you mean %q?", n)
+						break
+					}
+				}
+			}
 		}
 
 	default:
@@ -361,11 +373,13 @@ func fieldsOf(t reflect.Type) *structFields {
 // suggest returns the candidate closest to k by edit distance (ignoring
 // case), or "" when none is close enough.
 func suggest(k string, candidates []string) string {
-	best, bestD := "", math.MaxInt
+	best, bestD, bestTie := "", math.MaxInt, -1
 	lk := strings.ToLower(k)
 	for _, c := range candidates {
-		if d := EditDistance(lk, strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
+		lc := strings.ToLower(c)
+		d := EditDistance(lk, lc)
+		if tie := tieScore(lk, lc); d < bestD || d == bestD && tie > bestTie {
+			best, bestD, bestTie = c, d, tie
 		}
 	}
 	limit := max(1, min(len(k), len(best))/3)
@@ -373,6 +387,64 @@ func suggest(k string, candidates []string) string {
 		return ""
 	}
 	return best
+}
+
+// fits reports whether a raw TOML value is of the kind a field of type t takes (not
+// whether its value is valid there); false for a type that decodes itself, whose
+// kinds are not known here.
+func fits(raw any, t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Implements(decoderType) || reflect.PointerTo(t).Implements(decoderType) {
+		return false
+	}
+	switch raw.(type) {
+	case int64:
+		return t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64
+	case float64:
+		return t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64
+	case string:
+		return t.Kind() == reflect.String
+	case bool:
+		return t.Kind() == reflect.Bool
+	case []any, []map[string]any:
+		return t.Kind() == reflect.Slice || t.Kind() == reflect.Array
+	case map[string]any:
+		return t.Kind() == reflect.Struct || t.Kind() == reflect.Map
+	}
+	return false
+}
+
+// tieScore ranks candidates at the same edit distance from a mistyped key k: a candidate
+// that holds k's letters in order (a letter left out: "nods" for "nodes", not "node")
+// first, then the longer common ending (the plural's s), then the longer common start.
+func tieScore(k, c string) int {
+	score := 0
+	if isSubsequence(k, c) {
+		score += 1 << 16
+	}
+	n := 0
+	for n < len(k) && n < len(c) && k[len(k)-1-n] == c[len(c)-1-n] {
+		n++
+	}
+	score += n << 8
+	n = 0
+	for n < len(k) && n < len(c) && k[n] == c[n] {
+		n++
+	}
+	return score + min(n, 255)
+}
+
+// isSubsequence reports whether a's bytes appear in b in order.
+func isSubsequence(a, b string) bool {
+	i := 0
+	for j := 0; i < len(a) && j < len(b); j++ {
+		if a[i] == b[j] {
+			i++
+		}
+	}
+	return i == len(a)
 }
 
 // EditDistance is the Levenshtein distance of two short strings (MaxInt past 64 bytes).

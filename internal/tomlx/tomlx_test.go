@@ -801,3 +801,23 @@ func TestElementLines(t *testing.T) {
 		t.Errorf("%d map entries for 3 keys and 2 nested arrays: %v", n, d.lines)
 	}
 }
+
+// TestSuggestTies: among keys at the same edit distance, the one that holds the typed
+// letters in order (a letter left out) wins, then the one with the same ending, whatever
+// the candidates' order.
+func TestSuggestTies(t *testing.T) {
+	for _, tc := range []struct {
+		k    string
+		cand []string
+		want string
+	}{
+		{"nods", []string{"node", "nodes"}, "nodes"},
+		{"nods", []string{"nodes", "node"}, "nodes"},
+		{"rat", []string{"rate", "ram"}, "rate"},
+		{"cors", []string{"core", "cores"}, "cores"},
+	} {
+		if got := suggest(tc.k, tc.cand); got != tc.want {
+			t.Errorf("suggest(%q, %q) = %q, want %q", tc.k, tc.cand, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,294 @@
+package build
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+)
+
+// Work is what a variant's run costs the engine, predicted before it runs: its requests,
+// the subrequests they fan out to (a scan of every shard is one subrequest per shard) and
+// the partitions those visit, from a small sample of each stream's requests routed by the
+// variant's own planners; the offered load of its busiest node at the streams' peak
+// rates; and from those the run's wall time and memory (spec.EstimateRun).
+type Work struct {
+	Streams []StreamWork
+	// Requests, Subrequests and Partitions are the sums over the streams.
+	Requests, Subrequests, Partitions float64
+	// PeakNodeLoad is the highest offered load of a node, a fraction of its cores, with
+	// every stream at its peak rate (the utilization law over the sampled routing).
+	PeakNodeLoad float64
+	// Seconds is the run's predicted time on one core (EngineRate).
+	Seconds float64
+	// InService is the mean number of subrequests in service at the streams' peak rates
+	// (their CPU seconds per second, at most the cluster's cores).
+	InService float64
+}
+
+// StreamWork is one stream's share of Work.
+type StreamWork struct {
+	Name                              string
+	Op                                sim.Op
+	Requests, Subrequests, Partitions float64 // over the run
+	// FanOut and Parts are the mean subrequests and partitions of one request.
+	FanOut, Parts float64
+}
+
+// Units is the run's work in subrequests, with partitions counted where they cost: a
+// subrequest's partitions after the first cost the engine about a two-hundredth of a
+// subrequest each (BenchmarkScans: 12 subrequests of 120 partitions took 60.9 ns a
+// subrequest, of 1,000 partitions 94.5 ns: 0.46 ns a partition against 95 ns).
+func (w *Work) Units() float64 {
+	return w.Subrequests + max(w.Partitions-w.Subrequests, 0)/partitionsPerSubrequest
+}
+
+const partitionsPerSubrequest = 200
+
+// MaxWork bounds Work.Units, as spec.MaxRequests bounds requests: 10^10 subrequests, an
+// hour or more of the engine.
+const MaxWork = 10_000_000_000
+
+// workBudget bounds the partitions a stream's sample visits; between workMinSamples and
+// workMaxSamples requests are drawn (fewer when one request visits more than the budget).
+const (
+	workBudget     = 200_000
+	workMinSamples = 2
+	workMaxSamples = 400
+)
+
+// EstimateWork samples each stream of s (a few hundred requests, deterministic for the
+// seed) through a fresh model's planners.
+func EstimateWork(s *spec.Resolved) *Work {
+	m := Model(s)
+	w := &Work{}
+	end := int64(s.Duration)
+	nodeWork := make([]float64, len(s.Nodes)) // CPU seconds per second at the peaks
+	total := 0.0
+	for i := range m.Streams {
+		st, ss := &m.Streams[i], &s.Streams[i]
+		explainTrace(st, ss)
+		sw := StreamWork{Name: st.Name, Op: st.Op, FanOut: 1, Parts: 1}
+		if len(ss.Schedule) > 0 {
+			sw.Requests = ss.Integral(0, end)
+		}
+		peak, _ := schedulePeak(ss, end)
+		if ss.Burst != nil {
+			peak *= ss.Burst.Factor
+		}
+		fan, parts, shares := sampleWork(s, ss, st, streamSeedOf(st.Name)^0x3f1d)
+		if fan > 0 {
+			sw.FanOut, sw.Parts = fan, parts
+		}
+		copies := 1.0
+		if st.Op == sim.Write {
+			copies += float64(s.Replicas) // each follower applies the write: a subrequest of its own
+		}
+		sw.Subrequests = sw.Requests * sw.FanOut * copies
+		sw.Partitions = sw.Requests * sw.Parts * copies
+		w.Streams = append(w.Streams, sw)
+		w.Requests += sw.Requests
+		w.Subrequests += sw.Subrequests
+		w.Partitions += sw.Partitions
+		apply := st.Cost
+		if st.Op == sim.Write && s.ApplyCost > 0 {
+			apply = s.ApplyCost
+		}
+		for sh, x := range shares { // x: CPU seconds per request on shard sh's leader
+			leader := m.ShardNode[sh]
+			nodeWork[leader] += peak * x
+			total += peak * x
+			if st.Op == sim.Write {
+				for k := 1; k <= s.Replicas; k++ {
+					f := peak * x * apply.Seconds() / st.Cost.Seconds()
+					nodeWork[(leader+k)%len(s.Nodes)] += f
+					total += f
+				}
+			}
+		}
+	}
+	cores := 0.0
+	for n, nd := range s.Nodes {
+		cores += float64(nd.Cores)
+		w.PeakNodeLoad = max(w.PeakNodeLoad, nodeWork[n]/float64(nd.Cores))
+	}
+	w.InService = min(total, cores)
+	windows := 0.0
+	if s.Window > 0 {
+		windows = float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
+	}
+	w.Seconds = (w.Subrequests*nsPerSubrequest(s.Shards)*concurrencyFactor(w.InService) + max(w.Partitions-w.Subrequests, 0)*nsPerPartition +
+		windows*float64(max(s.Shards, s.MaxShards)+len(s.Nodes))*nsPerCell) / 1e9
+	return w
+}
+
+// The engine's measured rates (2-core Xeon, Go 1.26, one core, whole runs of `shardsim run`
+// timed with /usr/bin/time, outputs included; the runs in scenarios/memory_test.go): a point request
+// (one subrequest) over one shard took 129 ns (10 million writes in 1.29 s), a
+// subrequest of a scan over 100,000 shards about 700 ns (15 million in 10.5 s; the
+// per-shard state no longer stays in the caches), which nsPerSubrequest interpolates as
+// the square root of the shards past 2,500; a window of a shard or node's series, with
+// its share of the CSV files and charts, about 1 us; a partition past a subrequest's
+// first 0.46 ns (BenchmarkScans).
+const (
+	nsPerPartition = 0.46
+	nsPerCell      = 1000
+)
+
+func nsPerSubrequest(shards int) float64 {
+	return 125 * math.Sqrt(max(1, float64(shards)/2500))
+}
+
+// concurrencyFactor is how much slower a subrequest is with inService of them in service
+// at once, past a thousand: the event heap deepens and leaves the caches. 300 million
+// writes a second of 1 ms on a node of a million cores (300,000 in service) took 324 ns
+// a request (15 million in 4.86 s) against 129 ns with a thousand in service: 2.5 times
+// for 300 times as many, (n/1000)^0.16.
+func concurrencyFactor(inService float64) float64 {
+	return math.Pow(max(1, inService/1000), 0.16)
+}
+
+// subrequestRate is the subrequests per second the engine serves over shards shards.
+func subrequestRate(shards int) float64 { return 1e9 / nsPerSubrequest(shards) }
+
+// EngineRate says, for people, the rate the time estimate assumes.
+func EngineRate(shards int) string {
+	what := "shards"
+	if shards == 1 {
+		what = "shard"
+	}
+	return fmt.Sprintf("at the engine's measured %s subrequests a second over %s %s", count(subrequestRate(shards)), count(float64(shards)), what)
+}
+
+// Held is the most subrequests the run holds at once: those in service, and when a
+// node's offered load at the peaks reaches saturateLoad, the backlog the engine lets
+// build before it declares the run saturated (sim.DefaultMaxQueued).
+func (w *Work) Held() float64 {
+	if w.PeakNodeLoad >= saturateLoad {
+		return w.InService + sim.DefaultMaxQueued
+	}
+	return w.InService
+}
+
+// saturateLoad is the offered load from which a run is counted as one that may saturate:
+// a little under 1, for the sample's error in the busiest node's share.
+const saturateLoad = 0.9
+
+// sampleWork draws requests of a stream (row times uniform over the run, weighted by the
+// rate then) and returns the mean subrequests and partitions of one, and the CPU seconds
+// one request costs each shard (0, 0, nil when the stream issues nothing).
+func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint64) (fan, parts float64, shares []float64) {
+	r := rand.New(rand.NewPCG(s.Seed, seq))
+	fields := make([]uint64, len(st.Fields))
+	shares = make([]float64, s.Shards)
+	var visits []keyspace.Visit
+	end := int64(s.Duration)
+	totalW, seen := 0.0, 0
+	for j := 0; j < workMaxSamples && (j < workMinSamples || seen < workBudget); j++ {
+		t := int64(r.Float64() * float64(end))
+		w := ss.Schedule.Rate(t)
+		rowTime := t
+		if st.Age != nil {
+			rowTime -= st.Age.Draw(r)
+		}
+		for f, g := range st.Fields {
+			if g != nil {
+				fields[f] = g.Next(r, rowTime)
+			}
+		}
+		visits = st.Planner.Plan(visits[:0], r, fields, rowTime)
+		totalW += w
+		fan += w * float64(len(visits))
+		for _, v := range visits {
+			seen += int(v.Partitions)
+			parts += w * float64(v.Partitions)
+			if int(v.Shard) < len(shares) {
+				shares[v.Shard] += w * (float64(v.Partitions)*st.Cost.Seconds() + float64(v.Rows)*st.RowCost.Seconds())
+			}
+		}
+		seen += len(visits)
+	}
+	if totalW == 0 {
+		return 0, 0, nil
+	}
+	for sh := range shares {
+		shares[sh] /= totalW
+	}
+	return fan / totalW, parts / totalW, shares
+}
+
+// WorkProblem says why a variant's work is too large (Units over MaxWork), naming the
+// stream that makes most of it and the keys that make it large, with the key to report
+// the problem at; "" when it fits.
+func (w *Work) WorkProblem(s *spec.Resolved) (key, msg string) {
+	if w.Units() <= MaxWork {
+		return "", ""
+	}
+	top := 0
+	for i, sw := range w.Streams {
+		if sw.Subrequests > w.Streams[top].Subrequests {
+			top = i
+		}
+	}
+	sw := w.Streams[top]
+	var why []string
+	if sw.FanOut >= 1.5 {
+		why = append(why, fmt.Sprintf("each visits about %s shards (keyspace.shards = %d)", count(sw.FanOut), s.Shards))
+	}
+	if sw.Parts >= 2*sw.FanOut && sw.Parts/sw.FanOut >= partitionsPerSubrequest {
+		why = append(why, fmt.Sprintf("and about %s partitions", count(sw.Parts)))
+	}
+	if sw.Op == sim.Write && s.Replicas > 0 {
+		why = append(why, fmt.Sprintf("every write is applied by %d followers (cluster.replicas)", s.Replicas))
+	}
+	what := fmt.Sprintf("%.2g %s", sw.Requests, plural(sw.Op))
+	if len(why) > 0 {
+		what += ": " + strings.Join(why, ", ")
+	}
+	return fmt.Sprintf("streams[%d]", top), fmt.Sprintf(
+		"the run would make about %.2g subrequests, about %s of one core (%s), most of them stream %s's %s; at most %.0e subrequests are allowed: lower streams[%d].rate, keyspace.shards, the scans' reach (where) or the duration",
+		w.Units(), Duration(w.Seconds), EngineRate(s.Shards), sw.Name, what, float64(MaxWork), top)
+}
+
+// Duration writes seconds for people: "under a second", "40 s", "12 minutes", "66 hours".
+func Duration(sec float64) string {
+	switch {
+	case sec < 1:
+		return "under a second"
+	case sec < 90:
+		return fmt.Sprintf("%.0f s", sec)
+	case sec < 90*60:
+		return fmt.Sprintf("%.0f minutes", sec/60)
+	case sec < 48*3600:
+		return fmt.Sprintf("%.1f hours", sec/3600)
+	}
+	return fmt.Sprintf("%.0f hours", sec/3600)
+}
+
+func plural(op sim.Op) string {
+	switch op {
+	case sim.Scan:
+		return "scans"
+	case sim.Read:
+		return "reads"
+	}
+	return "writes"
+}
+
+// count writes a count for people: 100,000, 2.5 million.
+func count(x float64) string {
+	switch {
+	case x >= 1e9:
+		return fmt.Sprintf("%.3g billion", x/1e9)
+	case x >= 1e6:
+		return fmt.Sprintf("%.3g million", x/1e6)
+	case x >= 1000:
+		n := int64(math.Round(x))
+		return fmt.Sprintf("%d,%03d", n/1000, n%1000)
+	}
+	return fmt.Sprintf("%.0f", x)
+}

@@ -1,0 +1,108 @@
+package scenarios_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shardsim/shardsim/scenarios"
+)
+
+// memBase is a one-stream scenario the memory shapes below change with --set: 30 s of
+// 1 s windows, uniform keys, 1 ms writes.
+const memBase = `name = "mem"
+seed = 1
+duration = "30s"
+window = "1s"
+[cluster]
+nodes = 1
+cores = 1
+[table.fields]
+id = { gen = "uniform", n = 1000 }
+[keyspace]
+shards = 1
+key = ["id"]
+[[streams]]
+name = "w"
+op = "write"
+rate = 5000000
+cost = "1ms"
+`
+
+// TestMemoryEstimateMeasured: the memory a run is estimated to take (what validate prints,
+// spec.RunMemory with build.Work's subrequests held) is within a factor of 0.8 to 1.5 of
+// the peak resident memory measured for runs of different shapes: small, many shards
+// (kept and streamed series), many nodes, many windows, many requests in service, scans
+// over 1,000 and 100,000 shards, and saturated runs that stop with 2 million subrequests
+// waiting; and the time it predicts on one core (build.Work.Seconds) within a factor of 2
+// of the wall time of the one-variant runs that finish. Measured 2026-11-25 on the 2-core
+// development machine, shared with other work, with
+//
+//	/usr/bin/time -f "%e s %M KB" shardsim run SCENARIO --set ... -o DIR -q
+//
+// (charts and report.html included, -j 2; the run of 300,000 in service with --no-charts
+// --no-html), SCENARIO memBase in a file unless named. The estimate used to be 257 MB
+// for every small run (40 MB measured) and 515 MB for a scan run that took 1.14 GB.
+func TestMemoryEstimateMeasured(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		builtin  string
+		sets     []string
+		measured float64 // MB, peak RSS
+		wall     float64 // s, the run's wall time, for the one-variant runs; 0: not compared
+	}{
+		{"orders", "orders", nil, 39.3, 0},
+		{"one core saturated", "", nil, 213.9, 0},
+		{"ten million point writes", "", []string{"cluster.cores=4096", "streams.w.rate=1000000", `duration="10s"`}, 34.9, 1.29},
+		{"300,000 writes in service", "", []string{"cluster.cores=1000000", "streams.w.rate=300000000", `duration="50ms"`, `window="10ms"`}, 64.5, 4.86},
+		{"50,000 shards, kept series", "", []string{"keyspace.shards=50000", "cluster.nodes=100", "cluster.cores=4", "streams.w.rate=20000"}, 258.6, 1.58},
+		{"100,000 shards, streamed", "", []string{"keyspace.shards=100000", "cluster.nodes=100", "cluster.cores=4", "streams.w.rate=20000"}, 307.5, 1.83},
+		{"1,000 nodes", "", []string{"keyspace.shards=10000", "cluster.nodes=1000", "cluster.cores=4", "streams.w.rate=20000", `duration="60s"`}, 134.1, 0.97},
+		{"1,900 windows", "", []string{"keyspace.shards=1000", "cluster.nodes=10", "cluster.cores=4", "streams.w.rate=2000", `duration="1900s"`}, 194.4, 2.88},
+		{"scans of 1,000 shards, saturated", "", []string{"keyspace.shards=1000", "cluster.nodes=10", "cluster.cores=64", `streams.w.op="scan"`, "streams.w.rate=1000"}, 221.0, 0},
+		{"scans of 100,000 shards", "", []string{"keyspace.shards=100000", "cluster.nodes=100", "cluster.cores=1000", `streams.w.op="scan"`, "streams.w.rate=5"}, 510.1, 12.04},
+		{"quickstart at 1,000 nodes x 10,000 shards", "quickstart", []string{"cluster.nodes=1000", "keyspace.shards=10000", `window="2s"`}, 374.6, 0},
+	} {
+		opts := scenarios.Options{Sets: tc.sets, Parallel: 2}
+		var sc *scenarios.Scenario
+		var err error
+		if tc.builtin != "" {
+			sc, err = scenarios.Load(tc.builtin, opts)
+		} else {
+			sc, err = scenarios.LoadBytes("mem.toml", []byte(memBase), opts)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		est := sc.Memory / (1 << 20)
+		if r := est / tc.measured; r < 0.8 || r > 1.5 {
+			t.Errorf("%s: estimated %.0f MB, measured %.0f MB: %.2f times, want 0.8 to 1.5", tc.name, est, tc.measured, r)
+		}
+		if w := sc.Variants[0].Work; tc.wall > 0 {
+			if r := w.Seconds / tc.wall; r < 0.5 || r > 2 {
+				t.Errorf("%s: estimated %.2f s, measured %.2f s: %.2f times, want 0.5 to 2", tc.name, w.Seconds, tc.wall, r)
+			}
+		}
+	}
+}
+
+// TestWorkBoundCountsFanOut: the bound on a run's work counts subrequests, not requests.
+// 100,000 scans a second over 100,000 shards for 30 s are 3 million requests, well under
+// the request bound, but 3e11 subrequests: refused at once, at the flag that set the
+// rate, with the fan-out and the shards named. A tenth of a scan a second passes.
+func TestWorkBoundCountsFanOut(t *testing.T) {
+	sets := []string{"keyspace.shards=100000", "cluster.nodes=100", `streams.w.op="scan"`, "streams.w.rate=100000"}
+	_, err := scenarios.LoadBytes("mem.toml", []byte(memBase), scenarios.Options{Sets: sets})
+	for _, want := range []string{"--set streams.w.rate=100000: the run would make about 3e+11 subrequests", "each visits about 100,000 shards (keyspace.shards = 100000)", "at most 1e+10 subrequests are allowed"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v; want it to contain %q", err, want)
+		}
+	}
+	sets[3] = "streams.w.rate=0.1"
+	sc, err := scenarios.LoadBytes("mem.toml", []byte(memBase), scenarios.Options{Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := sc.Variants[0].Work; w.Subrequests < 2.9e5 || w.Subrequests > 3.1e5 {
+		t.Errorf("3 scans of 100,000 shards: %.3g subrequests, want 3e5", w.Subrequests)
+	}
+}

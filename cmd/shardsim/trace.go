@@ -187,10 +187,13 @@ func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	var keys []string
 	var scheme, out, chart string
 	var shards, salt, top int
+	var saltMode, saltField string
 	fs.StringArrayVar(&keys, "key", nil, "a candidate partition key: parts named by --names (or key), hour(ts), hash(id, N)... comma-separated or repeated")
 	fs.StringVar(&scheme, "scheme", "hash", "the candidate's shard scheme: hash or range")
 	fs.IntVar(&shards, "shards", 16, "the candidate's shards")
-	fs.IntVar(&salt, "salt", 0, "the candidate's salt buckets (random salt)")
+	fs.IntVar(&salt, "salt", 0, "the candidate's salt buckets")
+	fs.StringVar(&saltMode, "salt-mode", "random", "how a write picks its salt bucket: random, round_robin, or hash (of --salt-field: reads of a key then visit one bucket)")
+	fs.StringVar(&saltField, "salt-field", "", "the key part a hash salt is taken from (with --salt-mode hash)")
 	fs.IntVar(&top, "top", 10, "keys listed")
 	fs.StringVarP(&out, "output-format", "f", "text", "what goes to stdout: text, markdown or json")
 	textVar(fs, &chart, "chart", "", "file", "write a chart of the rate over time (.png or .svg)")
@@ -199,7 +202,7 @@ func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 			return usagef("-f: want text, markdown or json (got %q)", out)
 		}
 		if len(keys) == 0 {
-			for _, f := range []string{"scheme", "shards", "salt"} {
+			for _, f := range []string{"scheme", "shards", "salt", "salt-mode", "salt-field"} {
 				if fs.Changed(f) {
 					return usagef("--%s describes a candidate design, which needs --key (its partition key's parts, e.g. --key id)", f)
 				}
@@ -212,7 +215,7 @@ func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 		defer rc.Close()
 		cfg := trace.Config{Top: top}
 		if len(keys) > 0 {
-			d, err := analyzeDesign(&tf, rd, splitTop(keys), scheme, shards, salt)
+			d, err := analyzeDesign(&tf, rd, splitTop(keys), scheme, shards, salt, saltMode, saltField)
 			if err != nil {
 				return err
 			}
@@ -243,11 +246,13 @@ func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 
 // analyzeDesign checks the candidate design as a scenario would be checked and builds its
 // planners; a range scheme's splits come from a first pass over the log.
-func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string, shards, salt int) (*trace.Design, error) {
+func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string, shards, salt int, saltMode, saltField string) (*trace.Design, error) {
 	f := build.AnalysisFile(rd.Names(), key, scheme, shards, salt)
+	f.Keyspace.SaltMode, f.Keyspace.SaltField = spec.SaltMode(saltMode), saltField
 	s, probs := spec.Resolve(&f)
 	if len(probs) > 0 {
-		flag := map[string]string{"keyspace.scheme": "--scheme", "keyspace.shards": "--shards", "keyspace.salt": "--salt"}
+		flag := map[string]string{"keyspace.scheme": "--scheme", "keyspace.shards": "--shards", "keyspace.salt": "--salt",
+			"keyspace.salt_mode": "--salt-mode", "keyspace.salt_field": "--salt-field"}
 		var msgs []string
 		for _, p := range probs {
 			name := "--key"

@@ -159,7 +159,7 @@ func drawLines(dc draw.Canvas, l Lines) {
 	}
 	var bars []errBar
 	blo, bhi := math.Inf(1), math.Inf(-1) // the error bars' ends
-	var flagged plotter.XYs
+	var flagged, stopped plotter.XYs
 	for i, s := range l.Series {
 		sty := draw.LineStyle{Color: colorOf(i), Width: vg.Points(2)}
 		if l.Distinct {
@@ -185,6 +185,11 @@ func drawLines(dc draw.Canvas, l Lines) {
 		for j, f := range s.Flag {
 			if f && finite(s.Y[j]) && !(l.LogY && s.Y[j] <= 0) {
 				flagged = append(flagged, plotter.XY{X: xs[j], Y: s.Y[j]})
+			}
+		}
+		for j, f := range s.Stopped {
+			if f && j < len(s.Y) && finite(s.Y[j]) && !(l.LogY && s.Y[j] <= 0) {
+				stopped = append(stopped, plotter.XY{X: xs[j], Y: s.Y[j]})
 			}
 		}
 		for _, seg := range segments(xs, s.Y, l.LogY) {
@@ -249,6 +254,12 @@ func drawLines(dc draw.Canvas, l Lines) {
 		}
 		thumbs = append(thumbs, &plotter.Scatter{GlyphStyle: ring})
 		names = append(names, name)
+	}
+	if len(stopped) > 0 {
+		cross := draw.GlyphStyle{Color: colBlack, Radius: vg.Points(6), Shape: draw.CrossGlyph{}}
+		p.Add(&plotter.Scatter{XYs: stopped, GlyphStyle: cross})
+		thumbs = append(thumbs, &plotter.Scatter{GlyphStyle: cross})
+		names = append(names, "run stopped: saturated")
 	}
 	if len(l.Marks) > 0 {
 		thumbs = append(thumbs, &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.2), Dashes: dots}})

@@ -58,6 +58,9 @@ type Variant struct {
 	// max_shards when shards split during the run (per-shard results are sized for it).
 	MaxShards int
 	index     int // in the file's [[variants]]
+	// Replaced are the dotted keys of the variant's own values that a value for every
+	// variant on the command line replaced (a --set, a sweep's --vary); Notes says each.
+	Replaced []string
 }
 
 // StreamInfo names a stream, its operation and its p99 alert thresholds.
@@ -431,6 +434,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		merged := tomlx.Merge(replaceFields(base, over), over)
 		// The command line wins: its values apply after the variant's own.
 		var mine []*override
+		var replaced []string
 		// Values for every variant first, then those addressed to this one.
 		ordered := slices.Clone(global)
 		for i := range sets {
@@ -442,6 +446,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			if s.variant == "" {
 				if old, ok := tomlx.Get(over, s.Key); ok && fromOverride(over, s.Key) {
 					sc.Notes = append(sc.Notes, fmt.Sprintf("note: %s replaces variant %q's %s = %s", s.Flag, name, s.Key, tomlx.Render(old)))
+					replaced = append(replaced, s.Key)
 				}
 			} else if j, err := pickVariant(names, s.variant); err != nil || j != i {
 				continue
@@ -483,7 +488,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			}
 		}
 		v := newVariant(name, vfiles[i].Description, vs)
-		v.index = i
+		v.index, v.Replaced = i, replaced
 		sc.Variants = append(sc.Variants, v)
 	}
 	for _, e := range linkMigrations(file, doc, sc.Variants, overrides, names) {

@@ -172,7 +172,9 @@ func statEstimate(st metrics.Statistic, e Estimate) string {
 	}
 	if st == metrics.ErrorRate {
 		s := percent(e.Mean, 2)
-		if !math.IsNaN(e.Lo) {
+		if e.N == 2 {
+			s += " [n/a: 2 runs]" // withInterval
+		} else if !math.IsNaN(e.Lo) {
 			s += " [" + short(100*e.Lo) + "%, " + short(100*e.Hi) + "%]"
 		}
 		return s
@@ -233,7 +235,9 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 				other = r.MeanAnswer
 			}
 			iv := "-"
-			if !math.IsNaN(r.Spread.Lo) {
+			if r.Spread.N == 2 {
+				iv = "n/a: 2 runs" // withInterval
+			} else if !math.IsNaN(r.Spread.Lo) {
 				iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
 			}
 			rec = append(rec, strconv.FormatFloat(r.Spread.Median, 'f', 3, 64)+" ("+strconv.FormatFloat(r.Spread.Min, 'f', 3, 64)+
@@ -485,8 +489,8 @@ func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
 
 // chart is SLO i's statistic against the multiple: a line per point and variant through
 // the multiples judged with every replication (mean and 95% interval, split multiples
-// circled), every simulation's own value as a small ring, the SLO's bound, and each
-// answer marked. ok is false when no multiple has a
+// circled, multiples where a replication saturated and stopped crossed), every
+// simulation's own value as a small ring, the SLO's bound, and each answer marked. ok is false when no multiple has a
 // value to draw.
 func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 	c := &cr.Config
@@ -499,7 +503,7 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 		l.YLabel = s.Stat.String() + " latency (ms)"
 	}
 	if r := c.Replications; r > 1 {
-		l.Title += fmt.Sprintf(" (mean and 95%% interval of %d seeds)", r)
+		l.Title += bandWords(r)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range cr.Rows {
@@ -522,9 +526,13 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			}
 			ser.X = append(ser.X, p.Multiple)
 			ser.Y = append(ser.Y, scale*e.Mean)
-			ser.Lo = append(ser.Lo, scale*e.Lo)
-			ser.Hi = append(ser.Hi, scale*e.Hi)
+			blo, bhi := band(e)
+			ser.Lo = append(ser.Lo, scale*blo)
+			ser.Hi = append(ser.Hi, scale*bhi)
 			ser.Flag = append(ser.Flag, p.Split())
+			// A saturated run stopped early: its value covers the time before the stop,
+			// not a measure of the multiple, and is crossed as such.
+			ser.Stopped = append(ser.Stopped, p.Saturated > 0)
 			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)
 		}
 		for _, sm := range r.Samples {

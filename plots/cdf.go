@@ -82,7 +82,7 @@ func drawCDF(dc draw.Canvas, c CDF) {
 	fillBackground(dc)
 	p := newPlot(c.Title, titleSize)
 	p.X.Label.Text = "latency (ms, log scale)"
-	p.Y.Label.Text = "fraction of requests"
+	p.Y.Label.Text = "fraction of completed requests"
 
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = colGrid, colGrid

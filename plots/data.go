@@ -100,6 +100,10 @@ type Series struct {
 	// stopped early, whose value covers only the time before its stop (the legend says
 	// "run stopped: saturated").
 	Stopped []bool
+	// Failing, when set, boxes the points where it is true: requests failed past the
+	// error limit there, and a latency of the completed ones leaves them out (the legend
+	// says "errors over limit"; the caption should say what it means).
+	Failing []bool
 	// Dots are loose points in the series' colour, small rings without a line (each
 	// replication's own value, around the line of their mean).
 	Dots []Point

@@ -159,7 +159,7 @@ func drawLines(dc draw.Canvas, l Lines) {
 	}
 	var bars []errBar
 	blo, bhi := math.Inf(1), math.Inf(-1) // the error bars' ends
-	var flagged, stopped plotter.XYs
+	var flagged, stopped, failing plotter.XYs
 	for i, s := range l.Series {
 		sty := draw.LineStyle{Color: colorOf(i), Width: vg.Points(2)}
 		if l.Distinct {
@@ -190,6 +190,11 @@ func drawLines(dc draw.Canvas, l Lines) {
 		for j, f := range s.Stopped {
 			if f && j < len(s.Y) && finite(s.Y[j]) && !(l.LogY && s.Y[j] <= 0) {
 				stopped = append(stopped, plotter.XY{X: xs[j], Y: s.Y[j]})
+			}
+		}
+		for j, f := range s.Failing {
+			if f && j < len(s.Y) && finite(s.Y[j]) && !(l.LogY && s.Y[j] <= 0) {
+				failing = append(failing, plotter.XY{X: xs[j], Y: s.Y[j]})
 			}
 		}
 		for _, seg := range segments(xs, s.Y, l.LogY) {
@@ -260,6 +265,12 @@ func drawLines(dc draw.Canvas, l Lines) {
 		p.Add(&plotter.Scatter{XYs: stopped, GlyphStyle: cross})
 		thumbs = append(thumbs, &plotter.Scatter{GlyphStyle: cross})
 		names = append(names, "run stopped: saturated")
+	}
+	if len(failing) > 0 {
+		box := draw.GlyphStyle{Color: colBlack, Radius: vg.Points(6), Shape: draw.SquareGlyph{}}
+		p.Add(&plotter.Scatter{XYs: failing, GlyphStyle: box})
+		thumbs = append(thumbs, &plotter.Scatter{GlyphStyle: box})
+		names = append(names, "errors over limit")
 	}
 	if len(l.Marks) > 0 {
 		thumbs = append(thumbs, &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.2), Dashes: dots}})

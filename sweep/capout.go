@@ -533,6 +533,9 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			// A saturated run stopped early: its value covers the time before the stop,
 			// not a measure of the multiple, and is crossed as such.
 			ser.Stopped = append(ser.Stopped, p.Saturated > 0)
+			// Past the error limit the latency is of the completed requests only (a full
+			// queue's rejections cap it, and the line goes flat): boxed as such.
+			ser.Failing = append(ser.Failing, s.Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > c.MaxErrors)
 			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)
 		}
 		for _, sm := range r.Samples {

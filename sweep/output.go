@@ -599,7 +599,7 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 			k = len(l.Series)
 			index[name] = k
 			n := len(first.Values)
-			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n), Stopped: make([]bool, n)}
+			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n), Stopped: make([]bool, n), Failing: make([]bool, n)}
 			l.Series = append(l.Series, s)
 		}
 		x := 0
@@ -625,6 +625,8 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 		s.Y[x], s.Lo[x], s.Hi[x] = scale*e.Mean, scale*lo, scale*hi
 		s.Flag[x] = r.Split()
 		s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
+		// A latency past the error limit is of the completed requests only.
+		s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
 	}
 	return l
 }

@@ -60,7 +60,7 @@ func completedNote(v *VariantSummary) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "the latencies (p50 to max) are of the completed requests only; failed requests have none, and failed were " + strings.Join(parts, ", ")
+	return "latencies (p50 to max) are of completed requests only; failed (no latency): " + strings.Join(parts, ", ")
 }
 
 // seconds writes a span of simulated time given in seconds the one way the outputs write

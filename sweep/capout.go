@@ -171,7 +171,7 @@ func statEstimate(st metrics.Statistic, e Estimate) string {
 		return "-"
 	}
 	if st == metrics.ErrorRate {
-		s := percent(e.Mean, 2)
+		s := errorPercent(e.Mean)
 		if e.N == 2 {
 			s += " [n/a: 2 runs]" // withInterval
 		} else if !math.IsNaN(e.Lo) {
@@ -257,7 +257,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 		if r.At != nil {
 			shard = fmt.Sprintf("%d: %s", r.At.HottestShard, percent(r.At.ShardLoad.Mean, 1))
 			node = fmt.Sprintf("%d: %s", r.At.HottestNode, percent(r.At.NodeLoad.Mean, 1))
-			errs = percent(r.At.ErrorRate.Mean, 2)
+			errs = errorPercent(r.At.ErrorRate.Mean)
 		}
 		binding := r.Binding
 		if binding == "" {

@@ -331,6 +331,15 @@ func percent(x float64, digits int) string {
 	return strconv.FormatFloat(100*x, 'f', digits, 64) + "%"
 }
 
+// errorPercent writes an error rate with two decimals, but never some failures as none:
+// "<0.01%" (a run's 6,544 failures in 93 million requests printed as 0.00%).
+func errorPercent(x float64) string {
+	if s := percent(x, 2); x <= 0 || s != "0.00%" {
+		return s
+	}
+	return "<0.01%"
+}
+
 // bottleneckShort is a bottleneck in a table cell: "cpu node 15 (189% peak)".
 func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
 	s := b.Resource.String()
@@ -435,7 +444,7 @@ func (sw *Sweep) Table() *report.Table {
 		}
 		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, percent(r.HottestLoad.Mean, 1)),
 			fmt.Sprintf("%d: %s", r.HottestNode, percent(r.HottestNodeLoad.Mean, 1)),
-			percent(r.ErrorRate.Mean, 2), bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds)))
+			errorPercent(r.ErrorRate.Mean), bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds)))
 		switch {
 		case judged:
 			rec = append(rec, verdictCell(r))

@@ -206,7 +206,9 @@ func peakWork(s *spec.Resolved, streams []sim.Stream, plans []StreamPlan, busies
 	shardAt, nodeAt = make([]int64, s.Shards), make([]int64, len(s.Nodes))
 	sampled := make([]map[int64][]float64, len(streams)) // per stream, by window start
 	for i := range sampled {
-		sampled[i] = map[int64][]float64{}
+		// The stream's peak window is sampled already, from the same random numbers.
+		from, _ := windowOf(int64(plans[i].PeakAt), int64(s.Window), end)
+		sampled[i] = map[int64][]float64{from: plans[i].PeakShares}
 	}
 	atShard, atNode := make([]float64, s.Shards), make([]float64, len(s.Nodes))
 	for _, t := range ts {

@@ -579,7 +579,7 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		}{Name: v.Name}
 		streams := htmlTableOf("Streams", streamTable(v))
 		if note := completedNote(v); note != "" {
-			streams.Caption += " (" + note + ")"
+			streams.Caption += ". " + capitalize(note)
 		}
 		tabs.Tables = append(tabs.Tables, streams)
 		shards := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}

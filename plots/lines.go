@@ -419,7 +419,22 @@ func drawLines(dc draw.Canvas, l Lines) {
 	}
 
 	area = fitFirstXLabel(p, area)
+	// gonum/plot centres the title over the plot's area, which a wide legend narrows: a
+	// title wider than that area would start off the chart. It is then drawn over the whole
+	// chart instead, in the line the plot keeps for it.
+	title := p.Title.Text
+	wide := p.Title.TextStyle.Width(title) > area.Max.X-area.Min.X
+	if wide {
+		p.Title.Text = " "
+	}
 	p.Draw(area)
+	if wide {
+		sty := p.Title.TextStyle
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		w := sty.Width(title)
+		x := math.Max(float64((dc.Min.X+dc.Max.X)/2), float64(dc.Min.X+vg.Points(8)+w/2))
+		dc.FillText(sty, vg.Point{X: vg.Length(x), Y: area.Max.Y}, title)
+	}
 	da := p.DataCanvas(area)
 	drawFrame(dc, da, true)
 	fill := func(from, to int) plot.Legend {

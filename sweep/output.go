@@ -23,6 +23,17 @@ type Sweep struct {
 	Scenario string // its name, for titles
 	Config   Config
 	Rows     []Row
+	// replaced caches Config.replaced for the tables' and charts' names.
+	replaced map[string][]string
+	loaded   bool
+}
+
+// replacedKeys returns, per variant, the varied keys that replace its own values.
+func (sw *Sweep) replacedKeys() map[string][]string {
+	if !sw.loaded {
+		sw.replaced, sw.loaded = sw.Config.replaced(), true
+	}
+	return sw.replaced
 }
 
 // jsonEstimate is an Estimate in JSON. ci95 is Student's t half-width around the mean;
@@ -425,7 +436,7 @@ func (sw *Sweep) Table() *report.Table {
 	case reps && saturated:
 		t.Head = append(t.Head, "saturated")
 	}
-	replaced := sw.Config.replaced()
+	replaced := sw.replacedKeys()
 	for i := range rows {
 		r := &rows[i]
 		rec := append([]string(nil), r.Point.Values...)
@@ -594,8 +605,13 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 	index := map[string]int{}
 	for ri := range rows {
 		r := &rows[ri]
-		// The series: the variant and the values of the other axes.
+		// The series: the variant and the values of the other axes; a variant whose own
+		// value of the first axis's key the axis replaces says so (its name may state
+		// one value, "random salt 8", of a line drawn over many).
 		name := r.Variant
+		if slices.Contains(sw.replacedKeys()[r.Variant], first.Key) {
+			name += " with " + first.Key + " varied"
+		}
 		if len(axes) > 1 {
 			var parts []string
 			for i, a := range axes[1:] {

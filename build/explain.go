@@ -54,9 +54,9 @@ type StreamPlan struct {
 }
 
 // OfferedLoad is the offered load of a shard or node as a fraction of its node's cores: Mean at
-// every stream's mean rate with the run's routing (StreamPlan.Shares), Peak at every
-// stream's peak rate with the routing of its peak window (StreamPlan.PeakShares; an upper
-// bound when streams peak at different times). Above 1 the node cannot keep up. With replicas, a shard's load
+// every stream's mean rate with the run's routing (StreamPlan.Shares), Peak the highest
+// at any instant of the run, every stream at its rate then with the routing of the window
+// then (peakWork), reached first at PeakAt. Above 1 the node cannot keep up. With replicas, a shard's load
 // is its leader's, and a node's load includes the followers it hosts (the writes they
 // apply and, with read_from = "any", their share of the reads).
 type OfferedLoad struct {
@@ -65,6 +65,10 @@ type OfferedLoad struct {
 	Cores int
 	Mean  float64
 	Peak  float64
+	// PeakAt is the instant, from the start of the run, at which Peak is offered: with
+	// a time-bucketed key, not always the streams' peak (the last instant of an hour may
+	// load its shard more than the busiest instant loads any).
+	PeakAt sim.Time
 }
 
 // explainBudget bounds the partitions sampled per stream; between explainMinSamples and
@@ -118,55 +122,128 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 		}
 	}
 
-	shardMean := make([]float64, s.Shards) // core-seconds per second, on the leader
-	shardPeak := make([]float64, s.Shards)
-	nodeWorkMean := make([]float64, len(s.Nodes)) // core-seconds per second, followers included
-	nodeWorkPeak := make([]float64, len(s.Nodes))
+	// Core-seconds per request on a leader and on each follower, per stream, for parts
+	// partitions.
 	copiesOf := s.Replicas + 1 // where a shard's reads go, with read_from = "any"
-	for i := range ex.Streams {
-		plan, st := &ex.Streams[i], &m.Streams[i]
-		spread := st.Op != sim.Write && s.ReadAny && s.Replicas > 0
-		// Core-seconds per request for parts partitions, on the leader and on each follower.
-		leaderWork := func(parts float64) float64 {
-			w := parts * st.Cost.Seconds()
-			if spread {
-				w /= float64(copiesOf) // the leader's share; each follower takes as much
-			}
-			return w
+	leaderWork := func(i int, parts float64) float64 {
+		st := &m.Streams[i]
+		w := parts * st.Cost.Seconds()
+		if st.Op != sim.Write && s.ReadAny && s.Replicas > 0 {
+			w /= float64(copiesOf) // the leader's share; each follower takes as much
 		}
-		followerWork := func(parts float64) float64 {
-			switch {
-			case st.Op == sim.Write:
-				return parts * st.ApplyCost.Seconds()
-			case spread:
-				return leaderWork(parts)
-			}
-			return 0
+		return w
+	}
+	followerWork := func(i int, parts float64) float64 {
+		st := &m.Streams[i]
+		switch {
+		case st.Op == sim.Write:
+			return parts * st.ApplyCost.Seconds()
+		case s.ReadAny && s.Replicas > 0:
+			return leaderWork(i, parts)
 		}
-		for sh := range plan.Shares {
-			mean, peak := plan.Shares[sh], plan.PeakShares[sh]
+		return 0
+	}
+	// work adds to shard and node the core-seconds per second of stream i at rate with
+	// the routing shares.
+	work := func(shard, node []float64, i int, rate float64, shares []float64) {
+		for sh, share := range shares {
 			leader := shardNode[sh]
-			shardMean[sh] += plan.MeanRate * leaderWork(mean)
-			shardPeak[sh] += plan.PeakRate * leaderWork(peak)
-			nodeWorkMean[leader] += plan.MeanRate * leaderWork(mean)
-			nodeWorkPeak[leader] += plan.PeakRate * leaderWork(peak)
+			shard[sh] += rate * leaderWork(i, share)
+			node[leader] += rate * leaderWork(i, share)
 			for k := 1; k <= s.Replicas; k++ {
-				follower := (leader + k) % len(s.Nodes)
-				nodeWorkMean[follower] += plan.MeanRate * followerWork(mean)
-				nodeWorkPeak[follower] += plan.PeakRate * followerWork(peak)
+				node[(leader+k)%len(s.Nodes)] += rate * followerWork(i, share)
 			}
 		}
 	}
+	shardMean := make([]float64, s.Shards) // core-seconds per second, on the leader
+	nodeWorkMean := make([]float64, len(s.Nodes))
+	for i := range ex.Streams {
+		work(shardMean, nodeWorkMean, i, ex.Streams[i].MeanRate, ex.Streams[i].Shares)
+	}
+	shardPeak, nodeWorkPeak, shardAt, nodeAt := peakWork(s, m.Streams, ex.Streams, busiest, work)
 	for sh, n := range shardNode {
 		cores := float64(s.Nodes[n].Cores)
-		ex.Shards = append(ex.Shards, OfferedLoad{ID: sh, Node: n, Cores: s.Nodes[n].Cores, Mean: shardMean[sh] / cores, Peak: shardPeak[sh] / cores})
+		ex.Shards = append(ex.Shards, OfferedLoad{ID: sh, Node: n, Cores: s.Nodes[n].Cores, Mean: shardMean[sh] / cores, Peak: shardPeak[sh] / cores, PeakAt: sim.Time(shardAt[sh])})
 	}
 	for n := range s.Nodes {
 		cores := float64(s.Nodes[n].Cores)
-		ex.Nodes = append(ex.Nodes, OfferedLoad{ID: n, Node: n, Cores: s.Nodes[n].Cores, Mean: nodeWorkMean[n] / cores, Peak: nodeWorkPeak[n] / cores})
+		ex.Nodes = append(ex.Nodes, OfferedLoad{ID: n, Node: n, Cores: s.Nodes[n].Cores, Mean: nodeWorkMean[n] / cores, Peak: nodeWorkPeak[n] / cores, PeakAt: sim.Time(nodeAt[n])})
 	}
 	ex.Notes = explainNotes(s, m)
 	return ex
+}
+
+// peakWork returns the highest work (core-seconds per second) offered to each shard and
+// node at any instant of the run, and the instant it is reached (the earliest on ties).
+// Each stream's rate is linear between its schedule's points (a burst counts at its
+// factor throughout, an upper bound), and its routing changes only where a time bucket of
+// the key (hour(ts), bucket(ts, "15m")) turns over, so a shard's work peaks at a schedule
+// point, on either side of a bucket's boundary, at the start or the end of the run. At
+// each such instant the routing is sampled over the window that holds it (a key without a
+// time bucket routes as in the stream's peak window at every instant).
+func peakWork(s *spec.Resolved, streams []sim.Stream, plans []StreamPlan, busiest int64,
+	work func(shard, node []float64, i int, rate float64, shares []float64)) (shard, node []float64, shardAt, nodeAt []int64) {
+	end := int64(s.Duration)
+	ts := []int64{busiest}
+	for i := range s.Streams {
+		ts = peakCandidates(&s.Streams[i], end, ts)
+	}
+	timed := false
+	for _, p := range s.Parts {
+		if p.Kind != keyspace.TimeBucketPart || p.Width <= 0 {
+			continue
+		}
+		timed = true
+		// Boundaries where (t + Start) is a multiple of the width, within the run.
+		clock := int64(s.Start)
+		for b := (clock/p.Width + 1) * p.Width; b-clock < end; b += p.Width {
+			if t := b - clock; t > 0 {
+				ts = append(ts, t-1, t)
+			}
+		}
+	}
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	shard, node = make([]float64, s.Shards), make([]float64, len(s.Nodes))
+	shardAt, nodeAt = make([]int64, s.Shards), make([]int64, len(s.Nodes))
+	sampled := make([]map[int64][]float64, len(streams)) // per stream, by window start
+	for i := range sampled {
+		// The stream's peak window is sampled already, from the same random numbers.
+		from, _ := windowOf(int64(plans[i].PeakAt), int64(s.Window), end)
+		sampled[i] = map[int64][]float64{from: plans[i].PeakShares}
+	}
+	atShard, atNode := make([]float64, s.Shards), make([]float64, len(s.Nodes))
+	for _, t := range ts {
+		clear(atShard)
+		clear(atNode)
+		for i := range streams {
+			ss := &s.Streams[i]
+			rate := ss.Schedule.Rate(t)
+			if ss.Burst != nil {
+				rate *= ss.Burst.Factor
+			}
+			shares := plans[i].PeakShares
+			if timed {
+				from, to := windowOf(t, int64(s.Window), end)
+				if shares = sampled[i][from]; shares == nil {
+					shares = sampleStream(s, ss, &streams[i], from, to, streamSeedOf(streams[i].Name)).shares
+					sampled[i][from] = shares
+				}
+			}
+			work(atShard, atNode, i, rate, shares)
+		}
+		for sh, w := range atShard {
+			if w > shard[sh] {
+				shard[sh], shardAt[sh] = w, t
+			}
+		}
+		for n, w := range atNode {
+			if w > node[n] {
+				node[n], nodeAt[n] = w, t
+			}
+		}
+	}
+	return shard, node, shardAt, nodeAt
 }
 
 // schedulePeak returns a stream's highest scheduled rate within [0, end) and the earliest

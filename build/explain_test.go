@@ -14,7 +14,7 @@ import (
 // both cost 0.5 ms. The cluster's work peaks from 01:00 on, so both streams' peak windows
 // are 01:00-01:01, where every request goes to hour 1's shard:
 //
-//	peak(hour 1's shard) = (1000 + 200)/s x 0.5 ms / 1 core = 60%;  peak(hour 0's shard) = 0
+//	load at 01:00 of hour 1's shard = (1000 + 200)/s x 0.5 ms / 1 core = 60%;  of hour 0's = 0
 //
 // (with the run's routing instead, put's share of hour 1 being 3.6M/5.58M = 0.645 and get's
 // 0.5: 1000/s x 0.645 x 0.5 ms + 200/s x 0.5 x 0.5 ms = 37.3%). Over the run, put sends (100+1000)/2 x 3600 = 1.98M
@@ -63,7 +63,17 @@ func TestExplainPeakUsesPeakWindowRouting(t *testing.T) {
 		}
 	}
 	near("peak of hour 1's shard", ex.Shards[hour1].Peak, 0.60, 1e-9)
-	near("peak of hour 0's shard", ex.Shards[hour0].Peak, 0, 1e-9)
+	// Peak is the highest load at any instant, not the load at the streams' peak: hour
+	// 0's shard takes every request of the last window of hour 0, where put runs at
+	// 100 + 900 x (1h - 1ns)/1h, 1000/s to within 3e-10/s, so it is offered
+	// (1000 + 200)/s x 0.5 ms = 60% just before 01:00 (and nothing at 01:00).
+	near("peak of hour 0's shard", ex.Shards[hour0].Peak, 0.60, 1e-9)
+	if at := ex.Shards[hour0].PeakAt; at != sim.Hour-1 {
+		t.Errorf("hour 0's shard peaks at %v, want 1ns before 1h (the last instant of its hour)", at)
+	}
+	if at := ex.Shards[hour1].PeakAt; at != sim.Hour {
+		t.Errorf("hour 1's shard peaks at %v, want 1h", at)
+	}
 	near("peak of hour 1's node", ex.Nodes[ex.Shards[hour1].Node].Peak, 0.60, 1e-9)
 	near("mean of hour 1's shard", ex.Shards[hour1].Mean, 0.30, 0.01)
 	near("mean of hour 0's shard", ex.Shards[hour0].Mean, 0.1875, 0.01)

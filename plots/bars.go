@@ -146,7 +146,7 @@ func drawBars(dc draw.Canvas, b Bars) {
 		}
 		p.Add(grid, bars)
 		if b.Hot > 0 {
-			p.Add(&hotLine{hot: b.Hot})
+			p.Add(&hotLine{hot: b.Hot, load: bp.Load, width: bars.width})
 		}
 		p.Y.Min = 0
 		p.Y.Max = top * 1.1 // headroom for the value tags
@@ -272,12 +272,17 @@ func (sb *shardBars) DataRange() (xmin, xmax, ymin, ymax float64) {
 }
 
 // hotLine is a plot.Plotter drawing the dashed hot threshold across the panel with a
-// label at its right end.
-type hotLine struct{ hot float64 }
+// label at its right end, or, where a hot bar rises through the line there, at the first
+// place from the right (the left end first) that no hot bar crosses.
+type hotLine struct {
+	hot   float64
+	load  []float64 // the panel's bars, to keep the label off them
+	width float64   // a bar's width in shards
+}
 
 // Plot implements plot.Plotter.
 func (hl *hotLine) Plot(c draw.Canvas, p *plot.Plot) {
-	_, trY := p.Transforms(&c)
+	trX, trY := p.Transforms(&c)
 	y := trY(hl.hot)
 	c.StrokeLine2(draw.LineStyle{Color: colHotLine, Width: vg.Points(1.5), Dashes: dashes}, c.Min.X, y, c.Max.X, y)
 	sty := textStyle(tickSize)
@@ -285,7 +290,32 @@ func (hl *hotLine) Plot(c draw.Canvas, p *plot.Plot) {
 	sty.XAlign, sty.YAlign = draw.XRight, draw.YBottom
 	label := "hot > " + fmtPercent(hl.hot*100)
 	w, h := sty.Width(label), sty.Height(label)
+	pad := vg.Points(6)              // the box's margin, and room for a hot bar's value tag
+	free := func(x vg.Length) bool { // is the label's box, right end at x, clear of hot bars?
+		for i, v := range hl.load {
+			if !(v > hl.hot) {
+				continue
+			}
+			x0, x1 := trX(float64(i)-hl.width/2), trX(float64(i)+hl.width/2)
+			if x1 > x-w-pad && x0 < x+pad {
+				return false
+			}
+		}
+		return true
+	}
 	x := c.Max.X - vg.Points(4)
+	if !free(x) {
+		candidates := []vg.Length{c.Min.X + vg.Points(7) + w}
+		for cx := c.Max.X - vg.Points(4) - w/4; cx-w > c.Min.X; cx -= w / 4 {
+			candidates = append(candidates, cx)
+		}
+		for _, cx := range candidates {
+			if free(cx) {
+				x = cx
+				break
+			}
+		}
+	}
 	fillRect(c, color.NRGBA{255, 255, 255, 220}, x-w-vg.Points(3), y+vg.Points(2), x+vg.Points(2), y+vg.Points(3)+h)
 	c.FillText(sty, vg.Point{X: x, Y: y + vg.Points(3)}, label)
 }

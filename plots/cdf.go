@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,10 +26,12 @@ var cdfMarks = []struct {
 }
 
 // WriteCDF draws c to path as a CDFWidth × CDFHeight pixel chart: x latency in ms on a
-// log scale, y the cumulative fraction 0..1, one curve per variant in distinct colours,
-// each curve's p50, p99 and p999 marked with a circle, triangle and square, and a legend
-// (bottom right, where a CDF has no ink) naming each curve with its percentiles and
-// each marker shape. Points with latency ≤ 0 are left out (log axis); percentiles ≤ 0
+// log scale, y the cumulative fraction 0..1, one curve per variant in distinct colours and
+// dashes (the earlier curves wider, so that curves that coincide stay visible at the edges
+// of the one above), each curve's p50, p99 and p999 marked with a circle, triangle and
+// square, and a legend (bottom right, where a CDF has no ink) naming each curve with its
+// percentiles, its Note, the earlier curve it lies on (when every percentile is within
+// 3% of one's) and each marker shape. Points with latency ≤ 0 are left out (log axis); percentiles ≤ 0
 // or NaN are not marked.
 //
 // It returns an error, and writes nothing, when c has no curves, a curve's Ms and
@@ -79,7 +82,7 @@ func drawCDF(dc draw.Canvas, c CDF) {
 	fillBackground(dc)
 	p := newPlot(c.Title, titleSize)
 	p.X.Label.Text = "latency (ms, log scale)"
-	p.Y.Label.Text = "fraction of requests"
+	p.Y.Label.Text = "fraction of completed requests"
 
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = colGrid, colGrid
@@ -103,7 +106,7 @@ func drawCDF(dc draw.Canvas, c CDF) {
 				lo, hi = math.Min(lo, ms), math.Max(hi, ms)
 			}
 		}
-		sty := draw.LineStyle{Color: col, Width: vg.Points(2)}
+		sty := draw.LineStyle{Color: col, Width: vg.Points(math.Max(1.2, 5-0.9*float64(i))), Dashes: distinctDashes[i%len(distinctDashes)]}
 		if len(xys) > 0 {
 			p.Add(&plotter.Line{XYs: xys, LineStyle: sty})
 		}
@@ -122,8 +125,18 @@ func drawCDF(dc draw.Canvas, c CDF) {
 		if name == "" {
 			name = fmt.Sprintf("curve %d", i+1)
 		}
-		legend.Add(fmt.Sprintf("%s   p50 %s · p99 %s · p999 %s ms", name, fmtMs(cv.P50), fmtMs(cv.P99), fmtMs(cv.P999)),
-			&plotter.Line{LineStyle: sty})
+		entry := fmt.Sprintf("%s   p50 %s · p99 %s · p999 %s ms", name, fmtMs(cv.P50), fmtMs(cv.P99), fmtMs(cv.P999))
+		if cv.Note != "" {
+			entry += " · " + cv.Note
+		}
+		for _, o := range c.Curves[:i] {
+			if near(o.P50, cv.P50) && near(o.P99, cv.P99) && near(o.P999, cv.P999) {
+				short, _, _ := strings.Cut(o.Name, ": ")
+				entry += " · on " + short + "'s curve"
+				break
+			}
+		}
+		legend.Add(entry, &plotter.Line{LineStyle: sty})
 	}
 	p.Add(markers...) // on top of every curve
 	for _, m := range cdfMarks {
@@ -163,6 +176,12 @@ func drawCDF(dc draw.Canvas, c CDF) {
 	strokeRect(dc, draw.LineStyle{Color: color.RGBA{160, 160, 160, 255}, Width: vg.Points(0.5)},
 		lc.Min.X-pad, lc.Min.Y-pad, lc.Max.X+pad, lc.Max.Y+pad)
 	legend.Draw(lc)
+}
+
+// near reports whether two percentiles are within 3% of each other: their curves then lie
+// on one another at the chart's scale.
+func near(a, b float64) bool {
+	return a > 0 && b > 0 && math.Abs(a-b) <= 0.03*math.Max(a, b)
 }
 
 // outlined draws a filled glyph with a dark outline.

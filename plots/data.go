@@ -96,6 +96,14 @@ type Series struct {
 	X []float64
 	// Flag, when set, circles the points where it is true (replications that disagree).
 	Flag []bool
+	// Stopped, when set, crosses the points where it is true: a run that saturated and
+	// stopped early, whose value covers only the time before its stop (the legend says
+	// "run stopped: saturated").
+	Stopped []bool
+	// Failing, when set, boxes the points where it is true: requests failed past the
+	// error limit there, and a latency of the completed ones leaves them out (the legend
+	// says "errors over limit"; the caption should say what it means).
+	Failing []bool
 	// Dots are loose points in the series' colour, small rings without a line (each
 	// replication's own value, around the line of their mean).
 	Dots []Point
@@ -111,9 +119,12 @@ type CDF struct {
 }
 
 // CDFCurve is one variant's distribution: points (latency ms, cumulative fraction 0..1)
-// in increasing order, and its p50, p99 and p999 (ms) to mark.
+// in increasing order, and its p50, p99 and p999 (ms) to mark. Note, when set, follows
+// the curve's percentiles in the legend (how many of its requests failed, and so have no
+// latency on the curve).
 type CDFCurve struct {
 	Name           string
 	Ms, Fraction   []float64
 	P50, P99, P999 float64
+	Note           string
 }

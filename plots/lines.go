@@ -159,7 +159,7 @@ func drawLines(dc draw.Canvas, l Lines) {
 	}
 	var bars []errBar
 	blo, bhi := math.Inf(1), math.Inf(-1) // the error bars' ends
-	var flagged plotter.XYs
+	var flagged, stopped, failing plotter.XYs
 	for i, s := range l.Series {
 		sty := draw.LineStyle{Color: colorOf(i), Width: vg.Points(2)}
 		if l.Distinct {
@@ -185,6 +185,16 @@ func drawLines(dc draw.Canvas, l Lines) {
 		for j, f := range s.Flag {
 			if f && finite(s.Y[j]) && !(l.LogY && s.Y[j] <= 0) {
 				flagged = append(flagged, plotter.XY{X: xs[j], Y: s.Y[j]})
+			}
+		}
+		for j, f := range s.Stopped {
+			if f && j < len(s.Y) && finite(s.Y[j]) && !(l.LogY && s.Y[j] <= 0) {
+				stopped = append(stopped, plotter.XY{X: xs[j], Y: s.Y[j]})
+			}
+		}
+		for j, f := range s.Failing {
+			if f && j < len(s.Y) && finite(s.Y[j]) && !(l.LogY && s.Y[j] <= 0) {
+				failing = append(failing, plotter.XY{X: xs[j], Y: s.Y[j]})
 			}
 		}
 		for _, seg := range segments(xs, s.Y, l.LogY) {
@@ -249,6 +259,18 @@ func drawLines(dc draw.Canvas, l Lines) {
 		}
 		thumbs = append(thumbs, &plotter.Scatter{GlyphStyle: ring})
 		names = append(names, name)
+	}
+	if len(stopped) > 0 {
+		cross := draw.GlyphStyle{Color: colBlack, Radius: vg.Points(6), Shape: draw.CrossGlyph{}}
+		p.Add(&plotter.Scatter{XYs: stopped, GlyphStyle: cross})
+		thumbs = append(thumbs, &plotter.Scatter{GlyphStyle: cross})
+		names = append(names, "run stopped: saturated")
+	}
+	if len(failing) > 0 {
+		box := draw.GlyphStyle{Color: colBlack, Radius: vg.Points(6), Shape: draw.SquareGlyph{}}
+		p.Add(&plotter.Scatter{XYs: failing, GlyphStyle: box})
+		thumbs = append(thumbs, &plotter.Scatter{GlyphStyle: box})
+		names = append(names, "errors over limit")
 	}
 	if len(l.Marks) > 0 {
 		thumbs = append(thumbs, &plotter.Line{LineStyle: draw.LineStyle{Color: colSLO, Width: vg.Points(1.2), Dashes: dots}})
@@ -397,7 +419,22 @@ func drawLines(dc draw.Canvas, l Lines) {
 	}
 
 	area = fitFirstXLabel(p, area)
+	// gonum/plot centres the title over the plot's area, which a wide legend narrows: a
+	// title wider than that area would start off the chart. It is then drawn over the whole
+	// chart instead, in the line the plot keeps for it.
+	title := p.Title.Text
+	wide := p.Title.TextStyle.Width(title) > area.Max.X-area.Min.X
+	if wide {
+		p.Title.Text = " "
+	}
 	p.Draw(area)
+	if wide {
+		sty := p.Title.TextStyle
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		w := sty.Width(title)
+		x := math.Max(float64((dc.Min.X+dc.Max.X)/2), float64(dc.Min.X+vg.Points(8)+w/2))
+		dc.FillText(sty, vg.Point{X: vg.Length(x), Y: area.Max.Y}, title)
+	}
 	da := p.DataCanvas(area)
 	drawFrame(dc, da, true)
 	fill := func(from, to int) plot.Legend {

@@ -589,11 +589,12 @@ func TestCutBar(t *testing.T) {
 }
 
 // A chart with every new element (per-series x on a log number axis, dots, flags, a cut
-// bar, a mark) renders, and per-series x must be increasing.
+// bar, a mark, saturated and failing points) renders, and per-series x must be increasing.
 func TestLinesNumericAxis(t *testing.T) {
 	l := Lines{Title: "capacity", Numeric: true, LogX: true, LogY: true, Times: []float64{0.5, 16}, SLO: 50,
 		Series: []Series{{Name: "a", X: []float64{0.5, 1, 2, 16}, Y: []float64{5, 10, 60, 9000}, Lo: []float64{4, 0, 40, 8000},
-			Hi: []float64{6, 20, 90, 10000}, Flag: []bool{false, false, true, false}, Dots: []Point{{1, 9}, {1, 11}}}},
+			Hi: []float64{6, 20, 90, 10000}, Flag: []bool{false, false, true, false}, Dots: []Point{{1, 9}, {1, 11}},
+			Stopped: []bool{false, false, false, true}, Failing: []bool{false, false, true, true}}},
 		Marks: []Mark{{X: 1.5, Series: 0, Label: "1.5"}}}
 	if err := WriteLines(filepath.Join(t.TempDir(), "c.png"), PNG, l); err != nil {
 		t.Fatal(err)
@@ -673,4 +674,25 @@ func closeColour(a, b color.Color) bool {
 	r2, g2, b2, _ := b.RGBA()
 	d := func(x, y uint32) bool { return max(x, y)-min(x, y) <= 2<<8 }
 	return d(r1, r2) && d(g1, g2) && d(b1, b2)
+}
+
+// Two CDF curves whose percentiles agree within 3% lie on one another at the chart's
+// scale: the later one's legend says whose curve it is on (black-friday's after, fixed
+// and stop-gap hid each other).
+func TestCDFNear(t *testing.T) {
+	for _, c := range []struct {
+		a, b float64
+		want bool
+	}{{2.57, 2.57, true}, {3.36, 3.35, true}, {100, 103, true}, {100, 104, false}, {0, 0, false}, {7922, 2.57, false}} {
+		if got := near(c.a, c.b); got != c.want {
+			t.Errorf("near(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+	cdf := CDF{Title: "t", Curves: []CDFCurve{
+		{Name: "after: x", Ms: []float64{1, 2, 3}, Fraction: []float64{0.5, 0.99, 1}, P50: 1, P99: 2, P999: 3},
+		{Name: "fixed: y", Ms: []float64{1, 2, 3}, Fraction: []float64{0.5, 0.99, 1}, P50: 1, P99: 2, P999: 3, Note: "5 failed (0.1%), not on the curve"},
+	}}
+	if err := WriteCDF(filepath.Join(t.TempDir(), "c.svg"), SVG, cdf); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -194,16 +194,21 @@ func BackendReadsData(sc *spec.Scenario, runs []Run, i int) plots.Lines {
 const cdfPoints = 400
 
 // CDFData is stream i's latency distribution over the run (after warmup), one curve per
-// variant, read from its HdrHistogram: (latency ms, fraction of requests at or below it).
+// variant, read from its HdrHistogram: (latency ms, fraction of the completed requests at
+// or below it); a variant some of whose requests failed says how many in the legend.
 func CDFData(sc *spec.Scenario, runs []Run, i int) plots.CDF {
-	c := plots.CDF{Title: fmt.Sprintf("%s - %s: latency distribution", sc.Name, runs[0].Result.Streams[i].Name)}
+	c := plots.CDF{Title: fmt.Sprintf("%s - %s: latency distribution of completed requests", sc.Name, runs[0].Result.Streams[i].Name)}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]
-		l := metrics.StreamOf(st).Latency
+		ms := metrics.StreamOf(st)
+		l := ms.Latency
 		if l.Max == nil {
 			continue // nothing completed: no curve
 		}
 		cv := plots.CDFCurve{Name: run.Variant.Name, P50: *l.P50, P99: *l.P99, P999: *l.P999}
+		if ms.Failed > 0 { // failed requests have no latency: the curve is of the others
+			cv.Note = fmt.Sprintf("%s failed (%s), not on the curve", fmtCount(ms.Failed), fmtShare(ms.Failed, ms.Offered))
+		}
 		total := st.Latency.TotalCount()
 		var cum int64
 		bars := st.Latency.Distribution()
@@ -270,7 +275,7 @@ func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
 			"The 99th percentile latency of the requests that completed in each window, one line per variant, on a log scale: a line that climbs is a queue that grows.",
 			func(p string) error { return plots.WriteLines(p, f, P99Data(sc, runs, i)) })
 		add(fmt.Sprintf("cdf-%s.%s", Slug(st.Name), format), "Latency distribution: "+st.Name,
-			"The share of requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. The further right a curve's top, the longer its tail.",
+			"The share of the completed requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. Failed requests have no latency and are not on the curves: the legend says how many failed. The further right a curve's top, the longer its tail.",
 			func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) })
 		if hasDetail(runs) {
 			d := runs[0].Result.Detail

@@ -51,7 +51,10 @@ type ExplainLoad struct {
 	ID   int     `json:"id"`
 	Node int     `json:"node"`
 	Mean float64 `json:"mean"`
-	Peak float64 `json:"peak"`
+	Peak float64 `json:"peak"` // the highest at any instant of the run (build.OfferedLoad)
+	// PeakAt is the clock time of the instant at which Peak is offered; absent when
+	// nothing is.
+	PeakAt string `json:"peak_at,omitempty"`
 }
 
 // ExplainNode is a node's offered load as a fraction of its cores, and the shards it holds
@@ -85,7 +88,7 @@ func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 			}
 		}
 		for _, l := range ex.Shards {
-			v.Shards = append(v.Shards, ExplainLoad{ID: l.ID, Node: l.Node, Mean: util(l.Mean), Peak: util(l.Peak)})
+			v.Shards = append(v.Shards, ExplainLoad{ID: l.ID, Node: l.Node, Mean: util(l.Mean), Peak: util(l.Peak), PeakAt: peakAt(sc, l)})
 			if l.Peak > 1 {
 				v.Notes = append(v.Notes, fmt.Sprintf("shard %d is offered %s of node %d's cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Node))
 			}
@@ -102,7 +105,7 @@ func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 				shards = append(shards, ex.NodeShard[l.ID]...)
 			}
 			slices.Sort(shards)
-			v.NodeUse = append(v.NodeUse, ExplainNode{ExplainLoad: ExplainLoad{ID: l.ID, Node: l.ID, Mean: util(l.Mean), Peak: util(l.Peak)}, Cores: l.Cores, Shards: shards})
+			v.NodeUse = append(v.NodeUse, ExplainNode{ExplainLoad: ExplainLoad{ID: l.ID, Node: l.ID, Mean: util(l.Mean), Peak: util(l.Peak), PeakAt: peakAt(sc, l)}, Cores: l.Cores, Shards: shards})
 			if l.Peak > 1 {
 				v.Notes = append(v.Notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Cores))
 			}
@@ -114,6 +117,14 @@ func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 		out.Variants = append(out.Variants, v)
 	}
 	return out
+}
+
+// peakAt is the clock time at which l's peak is offered, "" when nothing is.
+func peakAt(sc *spec.Scenario, l build.OfferedLoad) string {
+	if l.Peak <= 0 {
+		return ""
+	}
+	return spec.FormatClock(sc.Start, l.PeakAt)
 }
 
 // joinInts lists ids: "3, 7, 11".
@@ -196,7 +207,7 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		}
 		return 0
 	}
-	t := &table{head: []string{"node", "cores", "mean load", "peak load", "shards (hottest first, peak load)"}, lastLeft: true}
+	t := &table{head: []string{"node", "cores", "mean load", "peak load", "at", "shards (hottest first, peak load)"}, lastLeft: true}
 	for _, l := range s[:min(n, len(s))] {
 		ids := slices.Clone(l.Shards)
 		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(peak(b), peak(a)) })
@@ -211,23 +222,25 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), fmtPct(l.Mean), fmtPct(l.Peak)+mark, strings.Join(parts, ", "))
+		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), fmtPct(l.Mean), fmtPct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"), strings.Join(parts, ", "))
 	}
 	return t
 }
 
-// loadTable lists the n highest peak loads.
+// loadTable lists the n highest peak loads, each with the time it is offered: the highest
+// load at any instant of the run, not the load at the streams' peak (with a time-bucketed
+// key a shard may be hottest at the end of its hour).
 func loadTable(loads []ExplainLoad, what string, n int) *table {
 	s := slices.Clone(loads)
 	slices.SortStableFunc(s, func(a, b ExplainLoad) int { return cmp.Compare(b.Peak, a.Peak) })
-	t := &table{head: []string{what, "node", "mean load", "peak load"}}
+	t := &table{head: []string{what, "node", "mean load", "peak load", "at"}}
 	for _, l := range s[:min(n, len(s))] {
 		row := []string{strconv.Itoa(l.ID), strconv.Itoa(l.Node)}
 		mark := ""
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(append(row, fmtPct(l.Mean), fmtPct(l.Peak)+mark)...)
+		t.add(append(row, fmtPct(l.Mean), fmtPct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"))...)
 	}
 	return t
 }

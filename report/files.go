@@ -169,9 +169,9 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 	}
 	warmup := "there is no warmup: every request counts in the latency figures"
 	if s.WarmupS > 0 {
-		warmup = fmt.Sprintf("the first %s are warmup and left out of the latency figures", sim.Time(s.WarmupS*float64(sim.Second)))
+		warmup = fmt.Sprintf("the first %s are warmup and left out of the latency figures", seconds(s.WarmupS))
 	}
-	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", sim.Time(s.DurationS*float64(sim.Second)), s.Start, s.Seed, warmup)
+	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", seconds(s.DurationS), s.Start, s.Seed, warmup)
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
 		"The per-window series are in streams.csv, shards.csv, nodes.csv and skew.csv; every figure is in summary.json.\n")

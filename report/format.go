@@ -95,7 +95,7 @@ func fmtCount(n int64) string { return numfmt.Count(n) }
 
 // fmtFanout shows a request's mean fan-out (subrequests), its maximum when the mean is
 // below it, and the mean partitions visited when that differs: "12", "7.4 max 12",
-// "12, 120 parts". A whole mean equal to the maximum is a count, written without decimals.
+// "12 (125 parts)", "12 (7.5 parts)". A whole mean equal to the maximum is a count, written without decimals.
 func fmtFanout(f Fanout) string {
 	if f.Max <= 1 && f.Mean <= 1 {
 		return strconv.FormatFloat(f.Mean, 'f', 0, 64)
@@ -105,13 +105,23 @@ func fmtFanout(f Fanout) string {
 		s = strconv.Itoa(f.Max)
 	}
 	if math.Abs(f.Partitions-f.Mean) > 0.05 {
-		s += fmt.Sprintf(", %s parts", strconv.FormatFloat(f.Partitions, 'f', 1, 64))
+		parts := strconv.FormatFloat(f.Partitions, 'f', 1, 64)
+		if math.Abs(f.Partitions-math.Round(f.Partitions)) < 0.05 {
+			parts = strconv.FormatFloat(math.Round(f.Partitions), 'f', 0, 64)
+		}
+		s += fmt.Sprintf(" (%s parts)", parts)
 	}
 	return s
 }
 
 func streamTable(v *VariantSummary) *table {
 	t := &table{head: []string{"stream", "op", "offered", "completed", "errors", "p50 ms", "p99 ms", "p999 ms", "max ms", "fan-out"}, left: 2}
+	// Beside percentiles that leave failed requests out, the share that failed
+	// (completedNote says so under the table).
+	failed := anyFailed(v)
+	if failed {
+		t.head = slices.Insert(t.head, 5, "error rate")
+	}
 	// A column of rows read per request, only when some scan reads rows.
 	rows := slices.ContainsFunc(v.Streams, func(s StreamSummary) bool { return s.Rows != nil })
 	if rows {
@@ -120,6 +130,9 @@ func streamTable(v *VariantSummary) *table {
 	for _, s := range v.Streams {
 		cells := []string{s.Name, s.Op, fmtCount(s.Offered), fmtCount(s.Completed), fmtCount(s.Failed),
 			fmtOptMs(s.Latency.P50), fmtOptMs(s.Latency.P99), fmtOptMs(s.Latency.P999), fmtOptMs(s.Latency.Max), fmtFanout(s.Fanout)}
+		if failed {
+			cells = slices.Insert(cells, 5, fmtShare(s.Failed, s.Offered))
+		}
 		if rows {
 			r := "-"
 			if s.Rows != nil {
@@ -185,11 +198,14 @@ func nodeLine(v *VariantSummary) string {
 // latency outliers and the diagnosis (each when there is something to show), then the
 // timeline of alerts and events.
 func Text(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "scenario %s, seed %d, %gs simulated from %s\n", s.Scenario, s.Seed, s.DurationS, s.Start)
+	fmt.Fprintf(w, "scenario %s, seed %d, %s simulated from %s\n", s.Scenario, s.Seed, seconds(s.DurationS), s.Start)
 	for i := range s.Variants {
 		v := &s.Variants[i]
 		fmt.Fprintf(w, "\n== %s\n   %s\n\n", v.Name, v.Key)
 		streamTable(v).text(w, "   ")
+		if note := completedNote(v); note != "" {
+			fmt.Fprintf(w, "   %s\n", note)
+		}
 		fmt.Fprintf(w, "\n   %s\n", heatLine(v))
 		fmt.Fprintf(w, "   %s\n", nodeLine(v))
 		fmt.Fprintf(w, "   %s\n", spreadLine(v, i == 0))
@@ -217,10 +233,7 @@ func Text(w io.Writer, s *Summary) {
 		rebalanceText(w, v)
 		if tl := timeline(v); len(tl) > 0 {
 			fmt.Fprintln(w, "\n   alerts:")
-			more := 0
-			if len(tl) > maxTextAlerts {
-				tl, more = tl[:maxTextAlerts], len(tl)-maxTextAlerts
-			}
+			tl, folded := foldTimeline(tl, maxTextAlerts)
 			for _, e := range tl {
 				msg := e.message
 				if e.detection != "" {
@@ -228,8 +241,8 @@ func Text(w io.Writer, s *Summary) {
 				}
 				fmt.Fprintf(w, "   %-8s  %-17s  %s\n", e.at, e.kind, msg)
 			}
-			if more > 0 {
-				fmt.Fprintf(w, "   ... %s left out here (report.md and summary.json list them)\n", plural(int64(more), "alert"))
+			if len(folded) > 0 {
+				fmt.Fprintf(w, "   ... %s left out here (report.md and summary.json list them)\n", plural(int64(len(folded)), "alert"))
 			}
 		} else {
 			fmt.Fprintln(w, "\n   no alerts")
@@ -238,8 +251,9 @@ func Text(w io.Writer, s *Summary) {
 	claimsText(w, s.Claims)
 }
 
-// maxTextAlerts is the most alerts the text output prints a variant, the earliest; a run
-// of hundreds of nodes can raise hundreds (report.md and summary.json keep them).
+// maxTextAlerts is the most alerts the text output prints a variant (foldTimeline: actions
+// and clearings first, then the earliest others, siblings merged); a run of hundreds of
+// nodes can raise hundreds (report.md and summary.json keep them).
 const maxTextAlerts = 40
 
 // spreadLine says how evenly load was spread over the shards and the nodes over the run.
@@ -397,16 +411,17 @@ type entry struct {
 	kind      string
 	message   string
 	detection string
+	event     bool // an event (an action, a split, a move), not an alert
 }
 
 // timeline merges the variant's alerts and events in time order (alerts first on ties).
 func timeline(v *VariantSummary) []entry {
 	var out []entry
 	for _, a := range v.Alerts {
-		out = append(out, entry{a.At, a.AtS, a.Kind, a.Message, a.Detection})
+		out = append(out, entry{at: a.At, atS: a.AtS, kind: a.Kind, message: a.Message, detection: a.Detection})
 	}
 	for _, e := range v.Events {
-		out = append(out, entry{at: e.At, atS: e.AtS, kind: e.Kind, message: e.Message})
+		out = append(out, entry{at: e.At, atS: e.AtS, kind: e.Kind, message: e.Message, event: true})
 	}
 	slices.SortStableFunc(out, func(a, b entry) int { return cmp.Compare(a.atS, b.atS) })
 	return out
@@ -414,7 +429,7 @@ func timeline(v *VariantSummary) []entry {
 
 // Markdown writes the same tables as Markdown.
 func Markdown(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "# %s\n\nSeed %d, %gs simulated from %s.\n", s.Scenario, s.Seed, s.DurationS, s.Start)
+	fmt.Fprintf(w, "# %s\n\nSeed %d, %s simulated from %s.\n", s.Scenario, s.Seed, seconds(s.DurationS), s.Start)
 	for i := range s.Variants {
 		markdownVariant(w, &s.Variants[i], i == 0)
 	}
@@ -427,6 +442,9 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 	}
 	fmt.Fprintf(w, "Key: %s.\n\n", v.Key)
 	streamTable(v).markdown(w)
+	if note := completedNote(v); note != "" {
+		fmt.Fprintf(w, "\n%s.\n", capitalize(note))
+	}
 	fmt.Fprintf(w, "\n%s.\n", capitalize(heatLine(v)))
 	fmt.Fprintf(w, "%s.\n", capitalize(nodeLine(v)))
 	fmt.Fprintf(w, "%s.\n", capitalize(spreadLine(v, first)))

@@ -395,11 +395,11 @@ func htmlTableOf(caption string, t *table) htmlTable {
 func introText(sum *Summary) string {
 	warmup := "no warmup: every request counts in the run's latency figures"
 	if sum.WarmupS > 0 {
-		warmup = fmt.Sprintf("the first %s are warmup and left out of the run's latency figures", sim.Time(sum.WarmupS*float64(sim.Second)))
+		warmup = fmt.Sprintf("the first %s are warmup and left out of the run's latency figures", seconds(sum.WarmupS))
 	}
 	return fmt.Sprintf("Simulated %s from %s (seed %d); %s. "+
 		"Loads are CPU time spent on a shard's requests as a share of its node's cores; latencies are measured at the client, network and queueing included.",
-		sim.Time(sum.DurationS*float64(sim.Second)), sum.Start, sum.Seed, warmup)
+		seconds(sum.DurationS), sum.Start, sum.Seed, warmup)
 }
 
 // diagnosisSentence makes a diagnosis message a sentence: a capital first letter, unless
@@ -425,7 +425,8 @@ const glanceStreams = 6
 // glanceTable is "The variants at a glance": a row per variant with its totals, the p99 of
 // each stream (the streams of all variants, in the order they first appear; one worst p99
 // would be the slowest stream's in every variant, often a rare scan that hides how the
-// designs differ), and its hottest shard and node.
+// designs differ), with the share of the stream's requests that failed beside a p99 that
+// leaves them out, and its hottest shard and node.
 func glanceTable(sum *Summary) *table {
 	var names []string
 	for _, v := range sum.Variants {
@@ -443,7 +444,9 @@ func glanceTable(sum *Summary) *table {
 	if len(names) > len(shown) {
 		head = append(head, "others' worst p99 ms")
 	}
-	head = append(head, "hottest shard", "its load", "busiest window", "peak shard load", "hottest node load")
+	// The shard hottest over the run and the shard hottest in the busiest window are often
+	// two shards (black-friday's after: 5 over the run, 2 at 07:59): each load says whose.
+	head = append(head, "hottest shard over the run", "its load", "busiest window", "hottest shard then", "its load then", "hottest node load")
 	glance := &table{head: head, left: 1}
 	for i := range sum.Variants {
 		v := &sum.Variants[i]
@@ -457,16 +460,16 @@ func glanceTable(sum *Summary) *table {
 			offered += s.Offered
 			failed += s.Failed
 			if j := slices.Index(shown, s.Name); j >= 0 {
-				p99[j] = fmtOptMs(s.Latency.P99)
+				p99[j] = fmtOptMs(s.Latency.P99) + failedWords(s.Failed, s.Offered)
 			} else if s.Latency.P99 != nil && (worst == nil || *s.Latency.P99 > *worst) {
 				worst = s.Latency.P99
 			}
 		}
-		row := append([]string{v.Name, fmtCount(offered), fmtCount(failed), fmtPct(v.ErrorRate)}, p99...)
+		row := append([]string{v.Name, fmtCount(offered), fmtCount(failed), fmtShare(failed, offered)}, p99...)
 		if len(names) > len(shown) {
 			row = append(row, fmtOptMs(worst))
 		}
-		row = append(row, strconv.Itoa(v.Skew.HottestShard), fmtPct(v.Skew.HottestLoad), v.Skew.PeakWindow, fmtPct(v.Skew.PeakHottestLoad), fmtPct(v.HottestNode.Utilization))
+		row = append(row, strconv.Itoa(v.Skew.HottestShard), fmtPct(v.Skew.HottestLoad), v.Skew.PeakWindow, strconv.Itoa(v.Skew.PeakHottestShard), fmtPct(v.Skew.PeakHottestLoad), fmtPct(v.HottestNode.Utilization))
 		glance.add(row...)
 	}
 	return glance
@@ -556,14 +559,17 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		for _, dg := range v.Diagnosis {
 			st.Diagnosis = append(st.Diagnosis, diagnosisSentence(dg.Message, v))
 		}
-		tl := timeline(v)
-		for i, e := range tl {
-			ev := htmlEvent{At: e.at, What: kindWords(e.kind), Text: e.message, Detection: e.detection}
-			if i < storyEvents || len(tl) <= storyEvents+4 { // folding a few would save nothing
-				st.Events = append(st.Events, ev)
-			} else {
-				st.More = append(st.More, ev)
-			}
+		// Sibling alerts are merged even when nothing is folded: the story is read as a
+		// sequence of moments, and four latency lines of one minute are one moment.
+		shown, folded := foldTimeline(mergeSiblings(timeline(v)), storyEvents+4) // folding a few would save nothing
+		if len(folded) > 0 {
+			shown, folded = foldTimeline(mergeSiblings(timeline(v)), storyEvents)
+		}
+		for _, e := range shown {
+			st.Events = append(st.Events, htmlEvent{At: e.at, What: kindWords(e.kind), Text: e.message, Detection: e.detection})
+		}
+		for _, e := range folded {
+			st.More = append(st.More, htmlEvent{At: e.at, What: kindWords(e.kind), Text: e.message, Detection: e.detection})
 		}
 		page.Stories = append(page.Stories, st)
 
@@ -571,7 +577,11 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 			Name   string
 			Tables []htmlTable
 		}{Name: v.Name}
-		tabs.Tables = append(tabs.Tables, htmlTableOf("Streams", streamTable(v)))
+		streams := htmlTableOf("Streams", streamTable(v))
+		if note := completedNote(v); note != "" {
+			streams.Caption += ". " + capitalize(note)
+		}
+		tabs.Tables = append(tabs.Tables, streams)
 		shards := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
 		for _, sh := range v.Shards {
 			shards.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), fmtPct(sh.Utilization), fmtPct(sh.PeakUtilization), fmtCount(sh.Ops), fmtCount(sh.Rows))

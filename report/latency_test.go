@@ -75,8 +75,9 @@ func TestEmptyStreamLatencyIsAbsent(t *testing.T) {
 		if f := strings.Fields(line); len(f) > 1 && f[0] == "get" && f[1] == "read" {
 			found = true
 			f := strings.Fields(line)
-			if len(f) != 10 || f[3] != "0" || f[4] != f[2] || f[5] != "-" || f[6] != "-" || f[7] != "-" || f[8] != "-" {
-				t.Errorf("stream line %q: want 0 completed, every request an error and - for each latency", line)
+			// With failures the table gains an error rate column before the latencies.
+			if len(f) != 11 || f[3] != "0" || f[4] != f[2] || f[5] != "100.0%" || f[6] != "-" || f[7] != "-" || f[8] != "-" || f[9] != "-" {
+				t.Errorf("stream line %q: want 0 completed, every request an error (100.0%%) and - for each latency", line)
 			}
 		}
 	}

@@ -101,7 +101,7 @@ func TestExplainWarnsCoLocatedShards(t *testing.T) {
 	}
 	var text strings.Builder
 	ExplainText(&text, e)
-	for _, want := range []string{"warning: node 0 holds hot shards 0, 1", "node  cores  mean load  peak load  shards", "1 (40."} {
+	for _, want := range []string{"warning: node 0 holds hot shards 0, 1", "node  cores  mean load  peak load     at  shards", "1 (40."} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text does not say %q:\n%s", want, text.String())
 		}

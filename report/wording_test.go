@@ -17,7 +17,8 @@ func TestWording(t *testing.T) {
 		// A fan-out that is always 12 is a count; a varying one keeps its decimal.
 		{fmtFanout(Fanout{Mean: 12, Max: 12, Partitions: 12}), "12"},
 		{fmtFanout(Fanout{Mean: 7.4, Max: 12, Partitions: 7.4}), "7.4 max 12"},
-		{fmtFanout(Fanout{Mean: 12, Max: 12, Partitions: 125}), "12, 125.0 parts"},
+		{fmtFanout(Fanout{Mean: 12, Max: 12, Partitions: 125}), "12 (125 parts)"},
+		{fmtFanout(Fanout{Mean: 12, Max: 12, Partitions: 7.5}), "12 (7.5 parts)"},
 		{fmtFanout(Fanout{Mean: 1, Max: 1, Partitions: 1}), "1"},
 		// No ratio to an idle median.
 		{fmtRatio(nil), "n/a (the median shard is idle)"},
@@ -29,6 +30,18 @@ func TestWording(t *testing.T) {
 		{fmtAbout(12448, 12528), "about 12,400"},
 		{fmtAbout(1302540, 1282062), "about 1,280,000"},
 		{fmtAbout(5, 100), "5"},
+		// A failed share never prints as none, nor as all of them.
+		{fmtShare(6544, 93_304_229), "<0.1%"},
+		{fmtShare(0, 100), "0.0%"},
+		{fmtShare(301_687, 819_536), "36.8%"},
+		{fmtShare(999_999, 1_000_000), ">99.9%"},
+		{fmtShare(5, 5), "100.0%"},
+		{failedWords(301_687, 819_536), " (36.8% failed)"},
+		{failedWords(0, 819_536), ""},
+		// One way to write a run's span: as the flags write it.
+		{seconds(10800), "3h"},
+		{seconds(300), "5m"},
+		{seconds(45), "45s"},
 		// A run's covered time as a duration.
 		{fmtElapsed(3253.621541), "54m13.6s"},
 		{fmtElapsed(12.5), "12.5s"},

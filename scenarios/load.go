@@ -72,6 +72,9 @@ type Variant struct {
 	index     int // in the file's [[variants]]
 	// Work is the variant's predicted work, time and subrequests held (build.EstimateWork).
 	Work *build.Work
+	// Replaced are the dotted keys of the variant's own values that a value for every
+	// variant on the command line replaced (a --set, a sweep's --vary); Notes says each.
+	Replaced []string
 }
 
 // StreamInfo names a stream, its operation and its p99 alert thresholds.
@@ -445,6 +448,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		merged := tomlx.Merge(replaceFields(base, over), over)
 		// The command line wins: its values apply after the variant's own.
 		var mine []*override
+		var replaced []string
 		// Values for every variant first, then those addressed to this one.
 		ordered := slices.Clone(global)
 		for i := range sets {
@@ -456,6 +460,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			if s.variant == "" {
 				if old, ok := tomlx.Get(over, s.Key); ok && fromOverride(over, s.Key) {
 					sc.Notes = append(sc.Notes, fmt.Sprintf("note: %s replaces variant %q's %s = %s", s.Flag, name, s.Key, tomlx.Render(old)))
+					replaced = append(replaced, s.Key)
 				}
 			} else if j, err := pickVariant(names, s.variant); err != nil || j != i {
 				continue
@@ -497,7 +502,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			}
 		}
 		v := newVariant(name, vfiles[i].Description, vs)
-		v.index = i
+		v.index, v.Replaced = i, replaced
 		sc.Variants = append(sc.Variants, v)
 	}
 	for _, e := range linkMigrations(file, doc, sc.Variants, overrides, names) {

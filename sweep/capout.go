@@ -174,8 +174,10 @@ func statEstimate(st metrics.Statistic, e Estimate) string {
 		return "-"
 	}
 	if st == metrics.ErrorRate {
-		s := percent(e.Mean, 2)
-		if !math.IsNaN(e.Lo) {
+		s := errorPercent(e.Mean)
+		if e.N == 2 {
+			s += " [n/a: 2 runs]" // withInterval
+		} else if !math.IsNaN(e.Lo) {
 			s += " [" + short(100*e.Lo) + "%, " + short(100*e.Hi) + "%]"
 		}
 		return s
@@ -240,7 +242,9 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 				other = r.MeanAnswer
 			}
 			iv := "-"
-			if !math.IsNaN(r.Spread.Lo) {
+			if r.Spread.N == 2 {
+				iv = "n/a: 2 runs" // withInterval
+			} else if !math.IsNaN(r.Spread.Lo) {
 				iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
 			}
 			rec = append(rec, strconv.FormatFloat(r.Spread.Median, 'f', 3, 64)+" ("+strconv.FormatFloat(r.Spread.Min, 'f', 3, 64)+
@@ -260,7 +264,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 		if r.At != nil {
 			shard = fmt.Sprintf("%d: %s", r.At.HottestShard, percent(r.At.ShardLoad.Mean, 1))
 			node = fmt.Sprintf("%d: %s", r.At.HottestNode, percent(r.At.NodeLoad.Mean, 1))
-			errs = percent(r.At.ErrorRate.Mean, 2)
+			errs = errorPercent(r.At.ErrorRate.Mean)
 		}
 		binding := r.Binding
 		if binding == "" {
@@ -551,8 +555,8 @@ func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
 
 // chart is SLO i's statistic against the multiple: a line per point and variant through
 // the multiples judged with every replication (mean and 95% interval, split multiples
-// circled), every simulation's own value as a small ring, the SLO's bound, and each
-// answer marked. ok is false when no multiple has a
+// circled, multiples where a replication saturated and stopped crossed), every
+// simulation's own value as a small ring, the SLO's bound, and each answer marked. ok is false when no multiple has a
 // value to draw.
 func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 	c := &cr.Config
@@ -565,7 +569,7 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 		l.YLabel = s.Stat.String() + " latency (ms)"
 	}
 	if r := c.Replications; r > 1 {
-		l.Title += fmt.Sprintf(" (mean and 95%% interval of %d seeds)", r)
+		l.Title += bandWords(r)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range cr.Rows {
@@ -588,9 +592,16 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			}
 			ser.X = append(ser.X, p.Multiple)
 			ser.Y = append(ser.Y, scale*e.Mean)
-			ser.Lo = append(ser.Lo, scale*e.Lo)
-			ser.Hi = append(ser.Hi, scale*e.Hi)
+			blo, bhi := band(e)
+			ser.Lo = append(ser.Lo, scale*blo)
+			ser.Hi = append(ser.Hi, scale*bhi)
 			ser.Flag = append(ser.Flag, p.Split())
+			// A saturated run stopped early: its value covers the time before the stop,
+			// not a measure of the multiple, and is crossed as such.
+			ser.Stopped = append(ser.Stopped, p.Saturated > 0)
+			// Past the error limit the latency is of the completed requests only (a full
+			// queue's rejections cap it, and the line goes flat): boxed as such.
+			ser.Failing = append(ser.Failing, s.Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > c.MaxErrors)
 			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)
 		}
 		for _, sm := range r.Samples {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,17 @@ type Sweep struct {
 	Scenario string // its name, for titles
 	Config   Config
 	Rows     []Row
+	// replaced caches Config.replaced for the tables' and charts' names.
+	replaced map[string][]string
+	loaded   bool
+}
+
+// replacedKeys returns, per variant, the varied keys that replace its own values.
+func (sw *Sweep) replacedKeys() map[string][]string {
+	if !sw.loaded {
+		sw.replaced, sw.loaded = sw.Config.replaced(), true
+	}
+	return sw.replaced
 }
 
 // jsonEstimate is an Estimate in JSON. ci95 is Student's t half-width around the mean;
@@ -290,10 +302,32 @@ func withInterval(e Estimate, digits int, unit string) string {
 		return "-"
 	}
 	s := strconv.FormatFloat(e.Mean, 'f', digits, 64) + unit
-	if !math.IsNaN(e.Lo) {
+	switch {
+	case e.N == 2:
+		// Student's t with one degree of freedom is 12.7: the interval from two runs
+		// spans orders of magnitude and says nothing (the median and range column does).
+		s += " [n/a: 2 runs]"
+	case !math.IsNaN(e.Lo):
 		s += " [" + short(e.Lo) + ", " + short(e.Hi) + "]"
 	}
 	return s
+}
+
+// band is the bar a chart draws around an estimate: its 95% interval, or with two runs,
+// whose interval says nothing (withInterval), their range.
+func band(e Estimate) (lo, hi float64) {
+	if e.N == 2 {
+		return e.Min, e.Max
+	}
+	return e.Lo, e.Hi
+}
+
+// bandWords says what the bars of a chart over r replications are.
+func bandWords(r int) string {
+	if r == 2 {
+		return " (mean and range of 2 seeds)"
+	}
+	return fmt.Sprintf(" (mean and 95%% interval of %d seeds)", r)
 }
 
 // rangeOf formats an estimate's median and range: "15.1 (12.0–19.4)"; "-" when undefined.
@@ -306,6 +340,15 @@ func rangeOf(e Estimate) string {
 
 func percent(x float64, digits int) string {
 	return strconv.FormatFloat(100*x, 'f', digits, 64) + "%"
+}
+
+// errorPercent writes an error rate with two decimals, but never some failures as none:
+// "<0.01%" (a run's 6,544 failures in 93 million requests printed as 0.00%).
+func errorPercent(x float64) string {
+	if s := percent(x, 2); x <= 0 || s != "0.00%" {
+		return s
+	}
+	return "<0.01%"
 }
 
 // bottleneckShort is a bottleneck in a table cell: "cpu node 15 (189% peak)".
@@ -393,10 +436,11 @@ func (sw *Sweep) Table() *report.Table {
 	case reps && saturated:
 		t.Head = append(t.Head, "saturated")
 	}
+	replaced := sw.replacedKeys()
 	for i := range rows {
 		r := &rows[i]
 		rec := append([]string(nil), r.Point.Values...)
-		rec = append(rec, r.Variant)
+		rec = append(rec, rowLabel(axes, r, replaced[r.Variant]))
 		for _, s := range r.Streams {
 			if r.Split() {
 				// An interval over replications that disagree describes none of them.
@@ -411,7 +455,7 @@ func (sw *Sweep) Table() *report.Table {
 		}
 		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, percent(r.HottestLoad.Mean, 1)),
 			fmt.Sprintf("%d: %s", r.HottestNode, percent(r.HottestNodeLoad.Mean, 1)),
-			percent(r.ErrorRate.Mean, 2), bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds)))
+			errorPercent(r.ErrorRate.Mean), bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds)))
 		switch {
 		case judged:
 			rec = append(rec, verdictCell(r))
@@ -425,6 +469,22 @@ func (sw *Sweep) Table() *report.Table {
 		t.Rows = append(t.Rows, rec)
 	}
 	return t
+}
+
+// rowLabel names a row in the tables: its variant's name, followed by the varied values
+// that replaced the variant's own (keys) ("random salt 8 with keyspace.salt=2"), since a
+// name that states a value the row did not run with misleads.
+func rowLabel(axes []Axis, r *Row, keys []string) string {
+	var with []string
+	for i, a := range axes {
+		if slices.Contains(keys, a.Key) && i < len(r.Point.Values) {
+			with = append(with, a.Key+"="+r.Point.Values[i])
+		}
+	}
+	if len(with) == 0 {
+		return r.Variant
+	}
+	return r.Variant + " with " + strings.Join(with, ", ")
 }
 
 // Text writes the sweep table, and a line on what SPLIT means when a row is split.
@@ -537,7 +597,7 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 		l.SLO, l.RefLabel = 100, "all cores"
 	}
 	if r := sw.Config.Replications; r > 1 {
-		l.Title += fmt.Sprintf(" (mean and 95%% interval of %d seeds)", r)
+		l.Title += bandWords(r)
 	}
 	for i := range first.Values {
 		l.Times = append(l.Times, float64(i))
@@ -545,8 +605,13 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 	index := map[string]int{}
 	for ri := range rows {
 		r := &rows[ri]
-		// The series: the variant and the values of the other axes.
+		// The series: the variant and the values of the other axes; a variant whose own
+		// value of the first axis's key the axis replaces says so (its name may state
+		// one value, "random salt 8", of a line drawn over many).
 		name := r.Variant
+		if slices.Contains(sw.replacedKeys()[r.Variant], first.Key) {
+			name += " with " + first.Key + " varied"
+		}
 		if len(axes) > 1 {
 			var parts []string
 			for i, a := range axes[1:] {
@@ -559,7 +624,7 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 			k = len(l.Series)
 			index[name] = k
 			n := len(first.Values)
-			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n)}
+			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n), Stopped: make([]bool, n), Failing: make([]bool, n)}
 			l.Series = append(l.Series, s)
 		}
 		x := 0
@@ -581,8 +646,12 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 		case "node":
 			e, scale = r.HottestNodeLoad, 100
 		}
-		s.Y[x], s.Lo[x], s.Hi[x] = scale*e.Mean, scale*e.Lo, scale*e.Hi
+		lo, hi := band(e)
+		s.Y[x], s.Lo[x], s.Hi[x] = scale*e.Mean, scale*lo, scale*hi
 		s.Flag[x] = r.Split()
+		s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
+		// A latency past the error limit is of the completed requests only.
+		s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
 	}
 	return l
 }

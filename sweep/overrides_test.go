@@ -42,6 +42,15 @@ func TestVaryBeatsVariant(t *testing.T) {
 			t.Errorf("salt %s: dashboard fan-out %v, want %v (the varied value, not the variant's 4)", r.Point.Values[0], fan, want[i])
 		}
 	}
+	// The table names each row with the value it ran, not only with the variant's name
+	// (which says salt 4 on every row).
+	var b strings.Builder
+	(&sweep.Sweep{Config: c, Rows: rows}).Text(&b)
+	for _, salt := range []string{"1", "4", "16"} {
+		if !strings.Contains(b.String(), "(salt 4, ts), range with keyspace.salt="+salt+" ") {
+			t.Errorf("the table does not name salt %s:\n%s", salt, b.String())
+		}
+	}
 }
 
 // TestVaryWithoutEffectRefused: a varied key that leaves a variant's model unchanged at two

@@ -205,3 +205,22 @@ func TestCapacityCheckWarning(t *testing.T) {
 		t.Errorf("footnote %q for an answer whose check held, want none", b.String())
 	}
 }
+
+// An error rate that rounds to nothing is not printed as none, and two replications give
+// no interval (t(0.975, 1) = 12.7 made [0.528, 303448]).
+func TestSmallFiguresWording(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{errorPercent(0), "0.00%"},
+		{errorPercent(1.0 / 500_000), "<0.01%"},
+		{errorPercent(0.0125), "1.25%"},
+		{withInterval(Estimated([]float64{0.528, 1000}), 2, ""), "500.26 [n/a: 2 runs]"},
+		{withInterval(Estimated([]float64{5}), 2, " ms"), "5.00 ms"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	if lo, hi := band(Estimated([]float64{0.528, 1000})); lo != 0.528 || hi != 1000 {
+		t.Errorf("two runs' band [%v, %v], want their range", lo, hi)
+	}
+}

@@ -175,6 +175,32 @@ func (c *Config) Notes() []string {
 	return sc.Notes
 }
 
+// replaced returns, per variant, the varied keys whose values replace the variant's own
+// (the same at every point: they depend on which keys a variant sets), from the first
+// point; nil when it does not load.
+func (c *Config) replaced() map[string][]string {
+	first := Point{Values: make([]string, len(c.Axes))}
+	for i, a := range c.Axes {
+		if len(a.Values) == 0 {
+			return nil
+		}
+		first.Values[i] = a.Values[0]
+	}
+	sc, err := c.load(first, nil, 0)
+	if err != nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for _, v := range sc.Variants {
+		for _, a := range c.Axes {
+			if slices.Contains(v.Replaced, a.Key) {
+				out[v.Name] = append(out[v.Name], a.Key)
+			}
+		}
+	}
+	return out
+}
+
 // checkVaried refuses a sweep in which a varied key leaves a variant's resolved model the
 // same at two points: their rows would differ only by their labels (SPEC 3.1). specs[pi][vi]
 // is variant vi at point pi, replication 0.

@@ -511,12 +511,17 @@ func setupList(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 }
 
 func listBuiltins(stdout io.Writer) error {
-	for _, name := range scenarios.BuiltinNames() {
+	names := scenarios.BuiltinNames()
+	width := 0 // the name column fits the longest name (black-friday-migration)
+	for _, name := range names {
+		width = max(width, len(name))
+	}
+	for _, name := range names {
 		sc, err := scenarios.Load(name, scenarios.Options{})
 		if err != nil {
 			return fmt.Errorf("built-in scenario %s: %w", name, err)
 		}
-		fmt.Fprintf(stdout, "%-16s %s\n", name, firstSentence(sc.Description))
+		fmt.Fprintf(stdout, "%-*s  %s\n", width, name, firstSentence(sc.Description))
 	}
 	return nil
 }

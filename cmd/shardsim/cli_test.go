@@ -172,6 +172,17 @@ func TestListAndVersion(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "quickstart") {
 		t.Errorf("list: exit %d, output:\n%s", code, out)
 	}
+	// Every description starts in one column, after the longest name
+	// (black-friday-migration once pushed its own out of line).
+	col := -1
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		name, _, _ := strings.Cut(line, " ")
+		at := len(line) - len(strings.TrimLeft(line[len(name):], " "))
+		if col >= 0 && at != col {
+			t.Errorf("list: %q's description starts at column %d, the first at %d", name, at, col)
+		}
+		col = at
+	}
 	code, out, _ = call(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "shardsim ") {
 		t.Errorf("version: exit %d, output %q", code, out)

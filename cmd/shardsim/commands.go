@@ -65,9 +65,9 @@ var commands = []*command{
 		summary: "the predicted routing, fan-out and load per variant, without simulating",
 		about: "Shows per variant the key design, shards per node, each stream's fan-out, and the\n" +
 			"offered load of every shard and node by the utilization law, before any simulation:\n" +
-			"the mean with the run's routing, the peak with the routing of the peak's window. Each\n" +
-			"node is listed with its cores and shards; a warning names a node that holds two or more\n" +
-			"shards predicted to make it hot.",
+			"the mean with the run's routing, the peak as the highest at any moment of the run, with\n" +
+			"the routing of that moment's window, and the moment. Each node is listed with its cores\n" +
+			"and shards; a warning names a node that holds two or more shards predicted to make it hot.",
 		examples: []string{
 			"shardsim explain black-friday",
 			"shardsim explain iot-timeseries --variant '(salt 4' --set keyspace.salt=64 -f json",

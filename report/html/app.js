@@ -566,7 +566,7 @@
         const rows = Array.from(body.rows);
         const key = (r) => {
           const t = r.cells[col].textContent.trim();
-          const n = parseFloat(t.replace(/,/g, ""));
+          const n = parseFloat(t.replace(/,/g, "").replace(/^[<>]/, "")); // "<0.1%" sorts as 0.1
           return Number.isNaN(n) ? t : n;
         };
         rows.sort((a, b) => {

@@ -399,12 +399,13 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 // for its tail latency to be near the steady state's; fewer, and settleNotes says so.
 const settleRuns = 10
 
-// settleNotes says, for each answer whose runs measured fewer than settleRuns relaxation
-// times of the hottest node's queue (metrics.Relaxation), that its queue had not settled:
-// runs that start empty and stop early understate the tail latency there, so the answer
-// leans high by more than its interval says.
+// settleNotes says, in one line, which answers' runs measured fewer than settleRuns
+// relaxation times of the hottest node's queue (metrics.Relaxation): runs that start empty
+// and stop before that queue settles understate the tail latency there, so those answers
+// lean high by more than their interval, which covers only the seeds' spread, says.
 func (cr *CapacityReport) settleNotes() []string {
-	var out []string
+	var rows []string
+	measured := math.Inf(1)
 	for _, r := range cr.Rows {
 		p := r.At
 		if p == nil || p.Measured <= 0 || p.Settle*settleRuns <= p.Measured {
@@ -414,14 +415,20 @@ func (cr *CapacityReport) settleNotes() []string {
 		if len(r.Point.Values) > 0 {
 			where += " at " + strings.Join(r.Point.Values, ", ")
 		}
-		settle := "never settles (load at or over 100%)"
+		settle := "never settles"
 		if !math.IsInf(p.Settle, 1) {
-			settle = fmt.Sprintf("settles over about %s", fmtSeconds(p.Settle))
+			settle = "about " + fmtSeconds(p.Settle)
 		}
-		out = append(out, fmt.Sprintf("NOTE: at the answer for %s (multiple %s) the hottest node runs at %s, and a queue that busy %s (its relaxation time), while the runs measured %s after their warmup: they end before its queue settles and understate its tail, so the answer is likely a little high; a --duration of %d relaxation times or more, with a warmup of a few, gives a steadier one",
-			where, strconv.FormatFloat(p.Multiple, 'f', 3, 64), percent(p.NodeLoad.Mean, 1), settle, fmtSeconds(p.Measured), settleRuns))
+		rows = append(rows, fmt.Sprintf("%s (%s busy, %s)", where, percent(p.NodeLoad.Mean, 1), settle))
+		measured = min(measured, p.Measured)
 	}
-	return out
+	if len(rows) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("NOTE: a queue near full takes long to settle, and these answers' hottest nodes settle slowly (their relaxation time): %s; "+
+		"the runs measured %s after their warmup, fewer than %d of those, starting empty, so they understate the tail there and the answers lean high; "+
+		"a --duration of %d relaxation times or more, with a warmup of a few, gives steadier ones",
+		strings.Join(rows, ", "), fmtSeconds(measured), settleRuns, settleRuns)}
 }
 
 // fmtSeconds writes a time in seconds as "4.2 s", "38 s" or "12 min".

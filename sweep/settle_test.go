@@ -16,8 +16,11 @@ func TestSettleNotes(t *testing.T) {
 	}
 	cr := &CapacityReport{Rows: []Capacity{row("short", 9, 15), row("long", 1.4, 15), row("over", math.Inf(1), 15)}}
 	notes := cr.settleNotes()
-	if len(notes) != 2 || !strings.Contains(notes[0], "for short ") || !strings.Contains(notes[0], "about 9.0 s") ||
-		!strings.Contains(notes[0], "15 s after their warmup") || !strings.Contains(notes[1], "for over ") || !strings.Contains(notes[1], "never settles") {
-		t.Errorf("notes %q: want one for short (9.0 s against 15 s) and one for over (never settles)", notes)
+	if len(notes) != 1 || !strings.Contains(notes[0], "short (99.2% busy, about 9.0 s), over (99.2% busy, never settles);") ||
+		!strings.Contains(notes[0], "measured 15 s after their warmup, fewer than 10") || strings.Contains(notes[0], "long (") {
+		t.Errorf("notes %q: want one line naming short (9.0 s against 15 s) and over (never settles), not long", notes)
+	}
+	if notes := (&CapacityReport{Rows: []Capacity{row("long", 1.4, 15)}}).settleNotes(); notes != nil {
+		t.Errorf("an answer measured over 10 relaxation times got %q", notes)
 	}
 }

@@ -96,8 +96,7 @@ func TestGlanceNamesEachShard(t *testing.T) {
 		row[h] = g.rows[0][i]
 	}
 	for h, want := range map[string]string{
-		"hottest shard over the run": "5", "its load": "25.1%", "busiest window": "07:59",
-		"hottest shard then": "2", "its load then": "39.4%",
+		"hottest shard's load over the run": "25.1% (shard 5)", "hottest shard's load in the busiest window": "39.4% (shard 2, 07:59)",
 		"payment_callback p99 ms": "457.2 (36.8% failed)", "error rate": "36.8%",
 	} {
 		if row[h] != want {

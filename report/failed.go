@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/shardsim/shardsim/sim"
 )
@@ -49,18 +48,12 @@ func anyFailed(v *VariantSummary) bool {
 }
 
 // completedNote says, under a table of latency percentiles, that they leave out the
-// failed requests, and how many of each stream's failed; "" when none failed.
+// failed requests, whose share the table's error rate column gives; "" when none failed.
 func completedNote(v *VariantSummary) string {
-	var parts []string
-	for _, s := range v.Streams {
-		if s.Failed > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s", s.Name, fmtShare(s.Failed, s.Offered)))
-		}
-	}
-	if len(parts) == 0 {
+	if !anyFailed(v) {
 		return ""
 	}
-	return "latencies (p50 to max) are of completed requests only; failed (no latency): " + strings.Join(parts, ", ")
+	return "latencies (p50 to max) are of completed requests only: a failed request has none, and the error rate is the share of the stream's requests that failed"
 }
 
 // seconds writes a span of simulated time given in seconds the one way the outputs write

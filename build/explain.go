@@ -392,6 +392,22 @@ type sample struct {
 	maxSubrequest int
 }
 
+// planAt plans one request of stream st issued at t, as the engine would (its row's age,
+// its field values, its planner), drawing from r; fields is scratch for the field values,
+// and the visits are appended to visits[:0].
+func planAt(st *sim.Stream, r *rand.Rand, t int64, fields []uint64, visits []keyspace.Visit) []keyspace.Visit {
+	rowTime := t
+	if st.Age != nil {
+		rowTime -= st.Age.Draw(r)
+	}
+	for f, g := range st.Fields {
+		if g != nil {
+			fields[f] = g.Next(r, rowTime)
+		}
+	}
+	return st.Planner.Plan(visits[:0], r, fields, rowTime)
+}
+
 // sampleStream plans sampled requests of a stream with row times uniform over [from, to),
 // each weighted by the stream's rate at its time, drawing from the random stream seq.
 func sampleStream(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, from, to int64, seq uint64) sample {
@@ -412,16 +428,7 @@ func sampleStream(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, from, t
 		if ss.Burst != nil {
 			w *= ss.Burst.Multiplier(t)
 		}
-		rowTime := t
-		if st.Age != nil {
-			rowTime -= st.Age.Draw(r)
-		}
-		for f, g := range st.Fields {
-			if g != nil {
-				fields[f] = g.Next(r, rowTime)
-			}
-		}
-		visits = st.Planner.Plan(visits[:0], r, fields, rowTime)
+		visits = planAt(st, r, t, fields, visits)
 		if j == 0 {
 			// Size the sample to the fan-out: about explainBudget partitions in all.
 			n := 0

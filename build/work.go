@@ -191,16 +191,7 @@ func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint6
 	for j := 0; j < workMaxSamples && (j < workMinSamples || seen < workBudget); j++ {
 		t := int64(r.Float64() * float64(end))
 		w := ss.Schedule.Rate(t)
-		rowTime := t
-		if st.Age != nil {
-			rowTime -= st.Age.Draw(r)
-		}
-		for f, g := range st.Fields {
-			if g != nil {
-				fields[f] = g.Next(r, rowTime)
-			}
-		}
-		visits = st.Planner.Plan(visits[:0], r, fields, rowTime)
+		visits = planAt(st, r, t, fields, visits)
 		totalW += w
 		fan += w * float64(len(visits))
 		for _, v := range visits {

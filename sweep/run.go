@@ -161,6 +161,15 @@ func (c *Config) load(p Point, seed *uint64, r int, extra ...scenarios.Override)
 // Notes returns what the loader says of how the command line changes the variants (a
 // --vary key replacing a variant's own value), once each, from the first point.
 func (c *Config) Notes() []string {
+	if sc := c.first(); sc != nil {
+		return sc.Notes
+	}
+	return nil
+}
+
+// first loads the scenario at the first value of every axis; nil when an axis has no
+// value or the scenario does not load there.
+func (c *Config) first() *scenarios.Scenario {
 	first := Point{Values: make([]string, len(c.Axes))}
 	for i, a := range c.Axes {
 		if len(a.Values) == 0 {
@@ -172,22 +181,15 @@ func (c *Config) Notes() []string {
 	if err != nil {
 		return nil
 	}
-	return sc.Notes
+	return sc
 }
 
 // replaced returns, per variant, the varied keys whose values replace the variant's own
 // (the same at every point: they depend on which keys a variant sets), from the first
 // point; nil when it does not load.
 func (c *Config) replaced() map[string][]string {
-	first := Point{Values: make([]string, len(c.Axes))}
-	for i, a := range c.Axes {
-		if len(a.Values) == 0 {
-			return nil
-		}
-		first.Values[i] = a.Values[0]
-	}
-	sc, err := c.load(first, nil, 0)
-	if err != nil {
+	sc := c.first()
+	if sc == nil {
 		return nil
 	}
 	out := map[string][]string{}

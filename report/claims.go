@@ -79,6 +79,9 @@ func measureClaim(sc *spec.Scenario, c spec.ClaimSpec, r, rb *sim.Result) (*floa
 	switch c.Measure {
 	case "offered_rate", "completed_rate":
 		w := sim.Time(int(c.At/sc.Window)) * sc.Window
+		if c.At < 0 {
+			return nil, fmt.Sprintf("not measured: the run starts after %s", spec.FormatClock(sc.Start, c.At))
+		}
 		if c.At >= r.Duration {
 			return nil, fmt.Sprintf("not measured: the run ends before %s", spec.FormatClock(sc.Start, c.At))
 		}

@@ -309,11 +309,13 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		overrides = list
 	}
 	cutDetail := false // --duration cuts a detail range rather than refusing it
+	moved := false     // --set start reads the clock times it has passed as before the run
 	for _, o := range global {
 		cutDetail = cutDetail || o.Key == "duration" && o.ScaleWarmup
+		moved = moved || o.Key == "start"
 	}
 	f := spec.Defaults()
-	f.TraceFS, f.Shortened = traceFS, cutDetail
+	f.TraceFS, f.Shortened, f.Moved = traceFS, cutDetail, moved
 	var undecodedErrs tomlx.Errors // as the decoder named them, before relabelling
 	if err := doc.Decode(base, "", &f); err != nil {
 		undecodedErrs = appendErr(undecodedErrs, err)
@@ -469,7 +471,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
 		}
 		vf := spec.Defaults()
-		vf.TraceFS, vf.Shortened = traceFS, cutDetail
+		vf.TraceFS, vf.Shortened, vf.Moved = traceFS, cutDetail, moved
 		if err := doc.Decode(merged, "", &vf); err != nil {
 			if !decodeFailed {
 				errs = appendErr(errs, relabelVariant(doc, err, mine, over, vkey, name))

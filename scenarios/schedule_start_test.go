@@ -40,3 +40,28 @@ func TestStartInsideSchedule(t *testing.T) {
 		t.Errorf("create_order offered %.0f requests in [07:55:00, 07:55:10), want %.1f +- %.0f (the schedule's rate at 07:55:05 x 10 s)", got, want, tol)
 	}
 }
+
+// TestStartPastDetailAndClaims: black-friday's detail range (08:00 to 08:35) and its first
+// claim (orders at 08:00) name clock times that a start moved to 08:10 has passed. Read as
+// the next morning they lay past the run's end and the scenario was refused; now the range
+// is cut at the new start (08:10 to 08:35: 0 to 25 minutes) and the claim is before the
+// run, so left unmeasured. From 08:40 the whole range is before the run: no detail.
+func TestStartPastDetailAndClaims(t *testing.T) {
+	load := func(start string) *scenarios.Scenario {
+		sc, err := scenarios.Load("black-friday", scenarios.Options{Sets: []string{"start=" + start}, Variants: []string{"before"}})
+		if err != nil {
+			t.Fatalf("start %s: %v", start, err)
+		}
+		return sc
+	}
+	s := load("08:10").Variants[0].Spec
+	if d := s.Detail; d.From != 0 || d.To != 25*sim.Minute {
+		t.Errorf("start 08:10: detail [%v, %v), want [0, 25m)", d.From, d.To)
+	}
+	if at := s.Claims[0].At; at != -10*sim.Minute {
+		t.Errorf("start 08:10: the 08:00 claim at %v, want -10m (before the run)", at)
+	}
+	if d := load("08:40").Variants[0].Spec.Detail; d.To != 0 {
+		t.Errorf("start 08:40: detail [%v, %v), want none", d.From, d.To)
+	}
+}

@@ -139,6 +139,8 @@ func resolveClaims(c *checker, f *File, s *Resolved) {
 		if cl.At.Set() {
 			if at, err := cl.At.At(s.Start); err != nil {
 				c.add(key+".at", "%v", err)
+			} else if before, ok := passed(f, s, cl.At, at); ok {
+				cs.At = before // before the run: not measured (report.Claims)
 			} else if s.Duration > 0 && at >= s.Duration && !f.Shortened {
 				c.add(key+".at", "must be inside the run, which ends at %s (got %q)", FormatClock(s.Start, s.Duration), cl.At)
 			} else {

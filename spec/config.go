@@ -37,6 +37,12 @@ type File struct {
 	// detail range at the new end (detail.go), and leaves a claim about a time after it
 	// unmeasured (claims.go), instead of refusing them.
 	Shortened bool `toml:"-"`
+	// Moved, set by the loader when the command line replaces the file's start (--set
+	// start), reads a clock time that the new start has passed as that time on the start's
+	// day, before the run, instead of the next day's: a detail range is cut at the new start
+	// (or kept nowhere), and a claim about such a time is left unmeasured (detail.go,
+	// claims.go), where they would be refused as past the end.
+	Moved bool `toml:"-"`
 	// Claims are what a story about the scenario says, each with a figure the run can
 	// measure (claims.go); the reports set them beside the measured figures.
 	Claims []Claim `toml:"claims"`

@@ -1,6 +1,10 @@
 package spec
 
-import "github.com/shardsim/shardsim/sim"
+import (
+	"strings"
+
+	"github.com/shardsim/shardsim/sim"
+)
 
 // maxFineWindows bounds a detail range's windows: each costs every stream a histogram.
 const maxFineWindows = 10_000
@@ -9,7 +13,8 @@ const maxFineWindows = 10_000
 // window boundaries, from before to; window divides the run's window and is shorter than
 // it (default "5s"). A range that reaches past the end of the run is refused, unless
 // --duration shortened the run (File.Shortened): then it is cut at the new end, and kept
-// nowhere if it starts after it.
+// nowhere if it starts after it. A range that a start moved by the command line has passed
+// (File.Moved) is cut at the new start in the same way.
 func resolveDetail(c *checker, f *File, s *Resolved) {
 	d := f.Detail
 	if d == nil {
@@ -33,6 +38,17 @@ func resolveDetail(c *checker, f *File, s *Resolved) {
 	if len(c.probs) > before || s.Duration <= 0 || s.Window <= 0 {
 		return
 	}
+	if t, ok := passed(f, s, d.From, from); ok {
+		// The command line moved the start past the range's start: it begins with the run,
+		// or is kept nowhere when it ended before.
+		if t2, ok := passed(f, s, d.To, to); ok {
+			to = t2
+		}
+		if to <= 0 {
+			return
+		}
+		from = max(t, 0)
+	}
 	end, window := FormatClock(s.Start, s.Duration), orDefault(f.Window.Text, defaultWindow)
 	switch {
 	case win >= s.Window || s.Window%win != 0:
@@ -54,4 +70,15 @@ func resolveDetail(c *checker, f *File, s *Resolved) {
 			s.Detail = sim.Detail{From: from, To: min(to, s.Duration), Window: win}
 		}
 	}
+}
+
+// passed reads instant i, which ParseInstant put at t (the next such time of day at or
+// after the start), as the same time earlier on the start's day, a negative time, when
+// the command line moved the start past it (File.Moved): a clock time whose next
+// occurrence is past the end of the run. It returns t and false otherwise.
+func passed(f *File, s *Resolved, i Instant, t sim.Time) (sim.Time, bool) {
+	if !f.Moved || !strings.Contains(i.Text, ":") || t < s.Duration || s.Duration <= 0 {
+		return t, false
+	}
+	return t - 24*sim.Hour, true
 }

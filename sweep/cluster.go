@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/internal/atomicfile"
-	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 )
@@ -63,7 +62,11 @@ type Manifest struct {
 	SLOs         []string       `json:"slos"`
 	MaxErrors    float64        `json:"max_errors"`
 	Capacity     *CapacitySetup `json:"capacity,omitempty"`
-	Items        []Item         `json:"items"`
+	// Build is the shardsim that planned the sweep; every item carries its own, and merge
+	// refuses items of another build. It is not part of the manifest's hash, so that an
+	// item of another build is named as such, not as an item of another sweep.
+	Build Build  `json:"build"`
+	Items []Item `json:"items"`
 }
 
 // CapacitySetup is what a capacity search adds to a manifest.
@@ -91,9 +94,11 @@ type Item struct {
 	MostMultiple float64 `json:"most_multiple,omitempty"`
 }
 
-// Hash returns the manifest's hash, which every item file carries.
+// Hash returns the manifest's hash (its build left out), which every item file carries.
 func (m *Manifest) Hash() string {
-	b, _ := json.Marshal(m)
+	c := *m
+	c.Build = Build{}
+	b, _ := json.Marshal(&c)
 	return fmt.Sprintf("%x", sha256.Sum256(b))[:20]
 }
 
@@ -138,6 +143,8 @@ type Work struct {
 	Manifest *Manifest
 	sweep    *plan
 	capacity *capacityPlan
+	work     []float64 // each item's estimated work (ItemWork)
+	hash     string    // the manifest's, once planned
 }
 
 // PlanSweep expands a sweep into its work items; version is shardsim's.
@@ -147,13 +154,25 @@ func PlanSweep(c Config, version string) (*Work, error) {
 		return nil, err
 	}
 	m := newManifest("sweep", version, &c, pl.name, pl.sha256)
+	w := &Work{Manifest: m, sweep: pl}
 	for i, j := range pl.jobs {
 		eff := effectiveJSON(j.v)
 		m.Items = append(m.Items, Item{Index: i, ID: itemID("sweep", eff, j.name, j.rep), Point: pl.points[j.point].Values,
 			Variant: j.name, Replication: j.rep, Seed: pl.seeds[j.point] + uint64(j.rep)})
+		w.work = append(w.work, variantWork(j.v))
 	}
 	m.Variants = variantNames(pl.firsts)
-	return &Work{Manifest: m, sweep: pl}, nil
+	w.hash = m.Hash()
+	return w, nil
+}
+
+// variantWork is a variant's estimated run time on one core (build.Work.Seconds), at
+// least a microsecond so that every item weighs something.
+func variantWork(v *scenarios.Variant) float64 {
+	if v == nil || v.Work == nil {
+		return 1e-6
+	}
+	return max(v.Work.Seconds, 1e-6)
 }
 
 // PlanCapacity expands a capacity search into its work items, one per point and variant.
@@ -165,18 +184,33 @@ func PlanCapacity(c CapacityConfig, version string) (*Work, error) {
 	m := newManifest("capacity", version, &c.Config, cp.name, cp.sha256)
 	m.SLOs, m.MaxErrors = sloTexts(c.SLOs), c.MaxErrors
 	m.Capacity = &CapacitySetup{Require: c.Require.String(), Tolerance: c.Tolerance, MaxMultiple: c.MaxMultiple}
+	w := &Work{Manifest: m, capacity: cp}
+	works := map[string]map[string]float64{} // point, variant: its run's work
 	for i, s := range cp.searches {
 		m.Items = append(m.Items, Item{Index: i, ID: itemID("capacity", cp.effective[i], s.variant, 0), Point: s.point.Values,
 			Variant: s.variant, Seed: s.seed, LoadFactor: s.lf, MostMultiple: s.most})
 		if !slices.Contains(m.Variants, s.variant) {
 			m.Variants = append(m.Variants, s.variant)
 		}
+		// A search's runs each cost about its variant's run at the point: the searches
+		// weigh alike but for that.
+		key := strings.Join(s.point.Values, "\x00")
+		if works[key] == nil {
+			works[key] = map[string]float64{}
+			if sc, err := c.load(s.point, nil, 0); err == nil {
+				for _, v := range sc.Variants {
+					works[key][v.Name] = variantWork(v)
+				}
+			}
+		}
+		w.work = append(w.work, max(works[key][s.variant], 1e-6))
 	}
-	return &Work{Manifest: m, capacity: cp}, nil
+	w.hash = m.Hash()
+	return w, nil
 }
 
 func newManifest(kind, version string, c *Config, name, sha string) *Manifest {
-	m := &Manifest{Kind: kind, Version: version, Scenario: c.Scenario, Name: name, SHA256: sha,
+	m := &Manifest{Kind: kind, Version: version, Build: ThisBuild(version), Scenario: c.Scenario, Name: name, SHA256: sha,
 		Sets: nonNil(c.Options.Sets), Overrides: []string{}, Vary: c.Axes, Replications: c.Replications,
 		SLOs: sloTexts(c.SLOs), MaxErrors: c.MaxErrors}
 	for _, o := range c.Options.Overrides {
@@ -231,11 +265,6 @@ func itemID(kind string, effective []byte, variant string, rep int) string {
 	return fmt.Sprintf("%x", h.Sum(nil))[:16]
 }
 
-// Part is worker K's share of N (0 <= K < N): the items whose index is K modulo N.
-type Part struct{ K, N int }
-
-func (p Part) String() string { return fmt.Sprintf("%d/%d", p.K, p.N) }
-
 // ParsePart reads "K/N".
 func ParsePart(s string) (Part, error) {
 	k, n, ok := strings.Cut(s, "/")
@@ -244,7 +273,7 @@ func ParsePart(s string) (Part, error) {
 	if !ok || err1 != nil || err2 != nil {
 		return Part{}, fmt.Errorf("--shard %q: want K/N (worker K of N, counting from 0) or auto", s)
 	}
-	return checkPart(Part{pk, pn}, "--shard "+s)
+	return checkPart(Part{K: pk, N: pn, Step: 1, ID: pk}, "--shard "+s)
 }
 
 func checkPart(p Part, what string) (Part, error) {
@@ -256,9 +285,10 @@ func checkPart(p Part, what string) (Part, error) {
 
 // PartFromEnv reads the worker's index and count from a batch system: Kubernetes' Indexed
 // Jobs set JOB_COMPLETION_INDEX (the count is the Job's completions, which the pod is not
-// told: n, from --shards); Slurm's job arrays set SLURM_ARRAY_TASK_ID and
-// SLURM_ARRAY_TASK_COUNT (and SLURM_ARRAY_TASK_MIN when the array does not start at 0).
-// n, when above 0, is the count and must agree with Slurm's.
+// told: n, from --shards); Slurm's job arrays set SLURM_ARRAY_TASK_ID and describe the
+// array with SLURM_ARRAY_TASK_COUNT, _MIN, _MAX and _STEP. n, when above 0, is the count
+// and must agree with Slurm's. The part is the first array's; Work.Place maps the task
+// of a later, smaller array (a rerun of some tasks) onto the plan the first one wrote.
 func PartFromEnv(getenv func(string) string, n int) (Part, error) {
 	atoi := func(name string) (int, bool, error) {
 		v := strings.TrimSpace(getenv(name))
@@ -278,31 +308,46 @@ func PartFromEnv(getenv func(string) string, n int) (Part, error) {
 		if n < 1 {
 			return Part{}, fmt.Errorf("--shard auto: JOB_COMPLETION_INDEX=%d is set but not the number of workers; give --shards N (the Job's completions)", k)
 		}
-		return checkPart(Part{k, n}, fmt.Sprintf("--shard auto (JOB_COMPLETION_INDEX=%d, --shards %d)", k, n))
+		return checkPart(Part{K: k, N: n, System: "kubernetes", Step: 1, ID: k}, fmt.Sprintf("--shard auto (JOB_COMPLETION_INDEX=%d, --shards %d)", k, n))
 	}
-	if id, ok, err := atoi("SLURM_ARRAY_TASK_ID"); ok || err != nil {
-		if err != nil {
-			return Part{}, err
-		}
-		lo, _, err := atoi("SLURM_ARRAY_TASK_MIN")
-		if err != nil {
-			return Part{}, err
-		}
-		count, hasCount, err := atoi("SLURM_ARRAY_TASK_COUNT")
-		if err != nil {
-			return Part{}, err
-		}
-		switch {
-		case !hasCount && n < 1:
-			return Part{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID=%d is set without SLURM_ARRAY_TASK_COUNT; give --shards N", id)
-		case hasCount && n > 0 && n != count:
-			return Part{}, fmt.Errorf("--shard auto: --shards %d disagrees with SLURM_ARRAY_TASK_COUNT=%d", n, count)
-		case !hasCount:
-			count = n
-		}
-		return checkPart(Part{id - lo, count}, fmt.Sprintf("--shard auto (SLURM_ARRAY_TASK_ID=%d, SLURM_ARRAY_TASK_MIN=%d, count %d)", id, lo, count))
+	id, ok, err := atoi("SLURM_ARRAY_TASK_ID")
+	if err != nil {
+		return Part{}, err
 	}
-	return Part{}, fmt.Errorf("--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (a Slurm job array) is set; give --shard K/N")
+	if !ok {
+		return Part{}, fmt.Errorf("--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (a Slurm job array) is set; give --shard K/N")
+	}
+	vals := map[string]int{}
+	has := map[string]bool{}
+	for _, name := range []string{"MIN", "MAX", "STEP", "COUNT"} {
+		v, ok, err := atoi("SLURM_ARRAY_TASK_" + name)
+		if err != nil {
+			return Part{}, err
+		}
+		vals[name], has[name] = v, ok
+	}
+	lo, step, count := vals["MIN"], 1, vals["COUNT"]
+	if has["STEP"] && vals["STEP"] > 0 {
+		step = vals["STEP"]
+	}
+	switch {
+	case !has["COUNT"] && n < 1:
+		return Part{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID=%d is set without SLURM_ARRAY_TASK_COUNT; give --shards N", id)
+	case has["COUNT"] && n > 0 && n != count:
+		return Part{}, fmt.Errorf("--shard auto: --shards %d disagrees with SLURM_ARRAY_TASK_COUNT=%d", n, count)
+	case !has["COUNT"]:
+		count = n
+	}
+	what := fmt.Sprintf("--shard auto (SLURM_ARRAY_TASK_ID=%d, SLURM_ARRAY_TASK_MIN=%d, count %d)", id, lo, count)
+	p := Part{K: (id - lo) / step, N: count, System: "slurm", First: lo, Step: step, ID: id}
+	if (id-lo)%step != 0 || has["MAX"] && (vals["MAX"]-lo)/step+1 != count {
+		// Not a range lo-max:step: a list of tasks, such as a rerun's --array=3,5. It can
+		// only follow a plan that a first array wrote (Work.Place).
+		p.K, p.irregular = 0, fmt.Sprintf("--shard auto: the array's tasks (SLURM_ARRAY_TASK_MIN=%d, _MAX=%d, _STEP=%d, _COUNT=%d) are not a range, and no first array planned this sweep; submit the whole array first (e.g. --array=0-%d)",
+			lo, vals["MAX"], step, count, count-1)
+		return p, nil
+	}
+	return checkPart(p, what)
 }
 
 // SetProgress sets the function told of the runs (or searches) done.
@@ -314,17 +359,6 @@ func (w *Work) SetProgress(f func(done, total int)) {
 	}
 }
 
-// Mine returns the indices of part p's items.
-func (w *Work) Mine(p Part) []int {
-	var out []int
-	for i := range w.Manifest.Items {
-		if i%p.N == p.K {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 // ManifestError is a manifest or item that does not belong with the others; the command
 // line should change (exit status 2).
 type ManifestError struct{ Msg string }
@@ -334,6 +368,9 @@ func (e *ManifestError) Error() string { return e.Msg }
 // Prepare makes dir/points and writes the manifest there, or checks that the one there is
 // the same.
 func (w *Work) Prepare(dir string) error {
+	if st, err := os.Stat(filepath.Join(dir, PointsDir)); err == nil && !st.IsDir() {
+		return &ManifestError{fmt.Sprintf("%s is a file, not the directory of finished items: remove it, or use another -o", filepath.Join(dir, PointsDir))}
+	}
 	if err := os.MkdirAll(filepath.Join(dir, PointsDir), 0o755); err != nil {
 		return err
 	}
@@ -346,7 +383,9 @@ func (w *Work) Prepare(dir string) error {
 	case err != nil:
 		return err
 	}
-	if f := old.Differs(w.Manifest); f != "" {
+	if f := old.Differs(w.Manifest); f == "build" {
+		return &ManifestError{fmt.Sprintf("%s was planned by another build of shardsim (%v), not this one (%v): plan and run every worker with one build, or use another -o", dir, old.Build, w.Manifest.Build)}
+	} else if f != "" {
 		return &ManifestError{fmt.Sprintf("%s holds the manifest of another %s: its %q differs from this command's; use another -o, or remove the directory to start again", dir, old.Kind, f)}
 	}
 	return nil
@@ -357,6 +396,10 @@ func readManifest(path string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decodeManifest(path, b)
+}
+
+func decodeManifest(path string, b []byte) (*Manifest, error) {
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -369,6 +412,7 @@ func readManifest(path string) (*Manifest, error) {
 // itemFile is one finished work item.
 type itemFile struct {
 	Manifest string `json:"manifest"` // the manifest's hash
+	Build    *Build `json:"build"`    // the shardsim that computed it
 	Item
 	Run  *metrics.Run `json:"run,omitempty"`  // a sweep item's figures
 	Runs []searchRun  `json:"runs,omitempty"` // a capacity item's runs, by multiple then replication
@@ -384,7 +428,7 @@ type searchRun struct {
 // finished reports whether item i's file under dir is there and belongs to this manifest.
 func (w *Work) finished(dir string, i int) bool {
 	f, err := readItem(w.Manifest.File(dir, i))
-	return err == nil && f.Manifest == w.Manifest.Hash() && f.Index == i && f.ID == w.Manifest.Items[i].ID
+	return err == nil && f.Manifest == w.hash && f.Build != nil && *f.Build == w.Manifest.Build && f.Index == i && f.ID == w.Manifest.Items[i].ID
 }
 
 func readItem(path string) (*itemFile, error) {
@@ -412,190 +456,49 @@ func (w *Work) RunPart(dir string, idx []int, resume bool) (ran, skipped int, er
 		}
 		todo = append(todo, i)
 	}
-	hash := w.Manifest.Hash()
-	write := func(f *itemFile) error {
-		b, err := json.Marshal(f)
-		if err != nil {
-			return fmt.Errorf("item %d: %w", f.Index, err)
-		}
-		return atomicfile.Write(w.Manifest.File(dir, f.Index), append(b, '\n'))
-	}
 	if w.sweep != nil {
 		err = w.sweep.run(todo, func(i int, r *metrics.Run) error {
 			ran++
-			return write(&itemFile{Manifest: hash, Item: w.Manifest.Items[i], Run: r})
+			return w.writeItem(dir, w.sweepItem(i, r))
 		})
 		return ran, skipped, err
 	}
 	err = w.capacity.run(todo, func(i int, _ Capacity) error {
 		ran++
-		s := w.capacity.searches[i]
-		f := &itemFile{Manifest: hash, Item: w.Manifest.Items[i]}
-		for k, r := range s.runs {
-			f.Runs = append(f.Runs, searchRun{Multiple: k.m, Replication: k.r, Run: r})
-		}
-		slices.SortFunc(f.Runs, func(a, b searchRun) int {
-			if a.Multiple != b.Multiple {
-				if a.Multiple < b.Multiple {
-					return -1
-				}
-				return 1
-			}
-			return a.Replication - b.Replication
-		})
-		return write(f)
+		return w.writeItem(dir, w.capacityItem(i))
 	})
 	return ran, skipped, err
 }
 
-// Merged is a sweep or a capacity search put together from its parts.
-type Merged struct {
-	Manifest *Manifest
-	Sweep    *Sweep          // a sweep's
-	Capacity *CapacityReport // a capacity search's
+func (w *Work) sweepItem(i int, r *metrics.Run) *itemFile {
+	return &itemFile{Manifest: w.hash, Build: &w.Manifest.Build, Item: w.Manifest.Items[i], Run: r}
 }
 
-// Merge reads the manifests and work items of dirs (one directory, or the directories of
-// several workers) and makes the sweep or capacity search they hold, as one machine would
-// have. Every directory must hold the same manifest and every item must be there exactly
-// once; the errors name what is missing, duplicated or foreign (*ManifestError).
-func Merge(dirs []string) (*Merged, error) {
-	if len(dirs) == 0 {
-		return nil, &ManifestError{"merge needs at least one directory"}
+// capacityItem is capacity item i's file, once its searches have answered.
+func (w *Work) capacityItem(i int) *itemFile {
+	s := w.capacity.searches[i]
+	f := &itemFile{Manifest: w.hash, Build: &w.Manifest.Build, Item: w.Manifest.Items[i]}
+	for k, r := range s.runs {
+		f.Runs = append(f.Runs, searchRun{Multiple: k.m, Replication: k.r, Run: r})
 	}
-	var m *Manifest
-	for _, d := range dirs {
-		path := filepath.Join(d, ManifestName)
-		dm, err := readManifest(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, &ManifestError{fmt.Sprintf("%s: no %s; is it the -o of a sweep or capacity run with --shard or --plan?", d, ManifestName)}
-		}
-		if err != nil {
-			return nil, err
-		}
-		if m == nil {
-			m = dm
-		} else if f := m.Differs(dm); f != "" {
-			return nil, &ManifestError{fmt.Sprintf("%s and %s are manifests of different runs: their %q differs", filepath.Join(dirs[0], ManifestName), path, f)}
-		}
-	}
-	hash := m.Hash()
-	files := make([]*itemFile, len(m.Items))
-	where := make([]string, len(m.Items))
-	seenDir := map[string]bool{}
-	for _, d := range dirs {
-		abs, _ := filepath.Abs(d)
-		if seenDir[abs] {
-			continue // the same directory named twice holds its items once
-		}
-		seenDir[abs] = true
-		names, err := filepath.Glob(filepath.Join(d, PointsDir, "*.json"))
-		if err != nil {
-			return nil, err
-		}
-		for _, path := range names {
-			f, err := readItem(path)
-			if err != nil {
-				return nil, err
+	slices.SortFunc(f.Runs, func(a, b searchRun) int {
+		if a.Multiple != b.Multiple {
+			if a.Multiple < b.Multiple {
+				return -1
 			}
-			i := f.Index
-			switch {
-			case f.Manifest != hash:
-				return nil, &ManifestError{fmt.Sprintf("%s belongs to another run (manifest %s, not %s)", path, f.Manifest, hash)}
-			case i < 0 || i >= len(m.Items) || f.ID != m.Items[i].ID:
-				return nil, &ManifestError{fmt.Sprintf("%s: item %d (id %s) is not in the manifest", path, i, f.ID)}
-			case files[i] != nil:
-				return nil, &ManifestError{fmt.Sprintf("item %d is there twice: %s and %s", i, where[i], path)}
-			case m.Kind == "sweep" && f.Run == nil || m.Kind == "capacity" && len(f.Runs) == 0:
-				return nil, &ManifestError{fmt.Sprintf("%s: item %d holds no figures", path, i)}
-			}
-			files[i], where[i] = f, path
+			return 1
 		}
-	}
-	var missing []string
-	for i, f := range files {
-		if f == nil {
-			it := m.Items[i]
-			desc := fmt.Sprintf("item %d (variant %q", i, it.Variant)
-			if len(it.Point) > 0 {
-				desc += ", point " + strings.Join(it.Point, ", ")
-			}
-			if m.Kind == "sweep" {
-				desc += fmt.Sprintf(", replication %d", it.Replication)
-			}
-			missing = append(missing, desc+")")
-		}
-	}
-	if len(missing) > 0 {
-		more := ""
-		if len(missing) > 5 {
-			more = fmt.Sprintf(" and %d more", len(missing)-5)
-			missing = missing[:5]
-		}
-		n := len(files) - countNonNil(files)
-		verb := "are"
-		if n == 1 {
-			verb = "is"
-		}
-		return nil, &ManifestError{fmt.Sprintf("%d of %d items %s missing: %s%s; run the workers that own them again (with --resume)", n, len(files), verb, strings.Join(missing, "; "), more)}
-	}
-	c, err := m.config()
+		return a.Replication - b.Replication
+	})
+	return f
+}
+
+func (w *Work) writeItem(dir string, f *itemFile) error {
+	b, err := json.Marshal(f)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("item %d: %w", f.Index, err)
 	}
-	if m.Kind == "sweep" {
-		pl := &plan{c: &c.Config, points: Points(c.Axes), name: m.Name, sha256: m.SHA256}
-		pl.seeds = make([]uint64, len(pl.points))
-		pl.firsts = make([][]*scenarios.Variant, len(pl.points))
-		samples := make([]*metrics.Run, len(files))
-		for i, f := range files {
-			it := m.Items[i]
-			pi := pointIndex(pl.points, it.Point)
-			vi := slices.Index(m.Variants, it.Variant)
-			if pi < 0 || vi < 0 {
-				return nil, &ManifestError{fmt.Sprintf("manifest item %d: point %v or variant %q is not in the manifest", i, it.Point, it.Variant)}
-			}
-			pl.seeds[pi] = it.Seed - uint64(it.Replication)
-			pl.jobs = append(pl.jobs, job{point: pi, rep: it.Replication, variant: vi, name: it.Variant})
-			samples[i] = f.Run
-		}
-		for pi := range pl.firsts {
-			pl.firsts[pi] = make([]*scenarios.Variant, len(m.Variants))
-		}
-		rows := pl.rows(samples)
-		return &Merged{Manifest: m, Sweep: &Sweep{Scenario: m.Name, Config: c.Config, Rows: rows}}, nil
-	}
-	out := make([]Capacity, len(files))
-	p := pool.New(1, nil)
-	for i, f := range files {
-		it := m.Items[i]
-		pi := pointIndex(Points(c.Axes), it.Point)
-		if pi < 0 {
-			return nil, &ManifestError{fmt.Sprintf("manifest item %d: point %v is not in the manifest", i, it.Point)}
-		}
-		s := newSearch(&c, Points(c.Axes)[pi], it.Variant, it.Seed, it.LoadFactor, it.MostMultiple)
-		s.replay, s.pool, s.progress = true, p, func() {}
-		for _, r := range f.Runs {
-			s.runs[runKey{r.Multiple, r.Replication}] = r.Run
-		}
-		s.count = len(s.runs)
-		res, err := s.answer()
-		if err != nil {
-			return nil, &ManifestError{fmt.Sprintf("%s: %v", where[i], err)}
-		}
-		out[i] = res
-	}
-	return &Merged{Manifest: m, Capacity: &CapacityReport{Scenario: m.Name, Config: c, Rows: out}}, nil
-}
-
-func countNonNil(files []*itemFile) int {
-	n := 0
-	for _, f := range files {
-		if f != nil {
-			n++
-		}
-	}
-	return n
+	return atomicfile.Write(w.Manifest.File(dir, f.Index), append(b, '\n'))
 }
 
 func pointIndex(points []Point, values []string) int {

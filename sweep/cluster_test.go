@@ -91,8 +91,8 @@ func TestClusterSweepEqualsOneMachine(t *testing.T) {
 				if err := w.Prepare(dir); err != nil {
 					t.Fatal(err)
 				}
-				ran, skipped, err := w.RunPart(dir, w.Mine(part), false)
-				if err != nil || skipped != 0 || ran != len(w.Mine(part)) {
+				ran, skipped, err := w.RunPart(dir, mine(t, w, dir, part), false)
+				if err != nil || skipped != 0 || ran != len(mine(t, w, dir, part)) {
 					t.Fatalf("worker %v: ran %d, skipped %d, %v", part, ran, skipped, err)
 				}
 				if dir != shared {
@@ -128,7 +128,7 @@ func TestClusterResume(t *testing.T) {
 	c.Progress = func(done, _ int) { stopAfter = done }
 	c.Stop = func() bool { return stopAfter >= 9 }
 	w, _ = sweep.PlanSweep(c, testVersion)
-	all := w.Mine(sweep.Part{K: 0, N: 1})
+	all := mine(t, w, dir, sweep.Part{K: 0, N: 1})
 	ran, _, err := w.RunPart(dir, all, true)
 	if !errors.Is(err, sweep.ErrInterrupted) || ran != 9 {
 		t.Fatalf("stopped worker: ran %d, %v; want 9 and interrupted", ran, err)
@@ -182,7 +182,7 @@ func TestClusterRefusesMismatch(t *testing.T) {
 		if err := w.Prepare(dir); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := w.RunPart(dir, w.Mine(part), false); err != nil {
+		if _, _, err := w.RunPart(dir, mine(t, w, dir, part), false); err != nil {
 			t.Fatal(err)
 		}
 		return w
@@ -205,7 +205,7 @@ func TestClusterRefusesMismatch(t *testing.T) {
 	}
 	refused("another --set into the same directory", w.Prepare(a), `"set" differs`)
 	w, _ = sweep.PlanSweep(c, "another version")
-	refused("another version", w.Prepare(a), `"shardsim_version" differs`)
+	refused("another version", w.Prepare(a), `was planned by another build of shardsim`)
 
 	_, err = sweep.Merge([]string{a})
 	refused("half the items", err, "2 of 4 items are missing")
@@ -225,7 +225,20 @@ func TestClusterRefusesMismatch(t *testing.T) {
 		os.WriteFile(filepath.Join(a, sweep.PointsDir, filepath.Base(f)), data, 0o644)
 	}
 	_, err = sweep.Merge([]string{a})
-	refused("a foreign item", err, "belongs to another run")
+	refused("a foreign item", err, "is not in the manifest")
+	// The same, renamed as an item of this run: its content gives it away.
+	for _, f := range foreign {
+		os.Remove(filepath.Join(a, sweep.PointsDir, filepath.Base(f)))
+	}
+	wa, _ := sweep.PlanSweep(c, testVersion)
+	data, _ := os.ReadFile(foreign[0])
+	for i := range wa.Manifest.Items {
+		if _, err := os.Stat(wa.Manifest.File(a, i)); err != nil {
+			os.WriteFile(wa.Manifest.File(a, i), data, 0o644)
+		}
+	}
+	_, err = sweep.Merge([]string{a})
+	refused("a foreign item under this run's name", err, "belongs to another run")
 }
 
 // A capacity search distributed over its points and variants and merged gives the same
@@ -269,7 +282,7 @@ func TestClusterCapacityEqualsOneMachine(t *testing.T) {
 		if err := w.Prepare(dir); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := w.RunPart(dir, w.Mine(sweep.Part{K: k, N: 3}), false); err != nil {
+		if _, _, err := w.RunPart(dir, mine(t, w, dir, sweep.Part{K: k, N: 3}), false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,6 +291,17 @@ func TestClusterCapacityEqualsOneMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameOutputs(t, "capacity", report(m.Capacity), want)
+}
+
+// mine places part p in the static plan under dir (writing it if none is there) and
+// returns its items.
+func mine(t *testing.T, w *sweep.Work, dir string, p sweep.Part) []int {
+	t.Helper()
+	l, q, err := w.Place(dir, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w.Mine(l, q)
 }
 
 func TestPartFromEnv(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -24,12 +25,16 @@ type clusterFlags struct {
 	shards   int
 	resume   bool
 	planOnly bool
+	claim    bool
+	lease    time.Duration
 }
 
 func (cf *clusterFlags) register(fs *pflag.FlagSet) {
 	textVar(fs, &cf.shard, "shard", "", "K/N", "run only worker K's share of N (counting from 0), each item to its own file under -o DIR/points; auto reads K and N from a Kubernetes Indexed Job or a Slurm job array")
 	fs.IntVar(&cf.shards, "shards", 0, "with --shard auto: the number of workers, where the batch system does not say (a Kubernetes Indexed Job's completions)")
 	fs.BoolVar(&cf.resume, "resume", false, "with --shard: skip the items whose files are already in DIR/points for this same manifest")
+	fs.BoolVar(&cf.claim, "claim", false, "with --shard, workers sharing -o DIR: claim each item before running it, and once this worker's own are done take over the items no live worker holds (implies --resume)")
+	fs.DurationVar(&cf.lease, "lease", sweep.DefaultLease, "with --claim: a claim not renewed for this long is a dead worker's, and its item is taken over")
 	fs.BoolVar(&cf.planOnly, "plan", false, "write the manifest (every work item) to -o DIR and run nothing; then workers run with --shard and merge puts them together")
 }
 
@@ -67,8 +72,11 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 		if part, err = e.cluster.part(); err != nil {
 			return err
 		}
-	} else if e.cluster.shard != "" || e.cluster.resume {
-		return usagef("--plan runs nothing, so it takes no --shard or --resume")
+	} else if e.cluster.shard != "" || e.cluster.resume || e.cluster.claim {
+		return usagef("--plan runs nothing, so it takes no --shard, --resume or --claim")
+	}
+	if e.cluster.lease <= 0 {
+		return usagef("--lease %v: want a positive duration", e.cluster.lease)
 	}
 	name := scenarioName(c, stderr)
 	dir := e.out
@@ -108,10 +116,24 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 		fmt.Fprintf(stdout, "next: N workers run the same command with --shard K/N (or --shard auto) instead of --plan, then: shardsim merge %s\n", dir)
 		return nil
 	}
-	mine := w.Mine(part)
+	layout, part, err := w.Place(dir, part)
+	if err != nil {
+		var me *sweep.ManifestError
+		if errors.As(err, &me) {
+			return usageError{err}
+		}
+		return err
+	}
 	progressFn, finish := progress(stderr, e.quiet, fmt.Sprintf("%s worker %v", kind, part))
 	w.SetProgress(progressFn)
-	ran, skipped, err := w.RunPart(dir, mine, e.cluster.resume)
+	var ran, skipped, taken int
+	if e.cluster.claim {
+		var res sweep.Claimed
+		res, err = w.RunClaiming(dir, layout, part, e.cluster.lease)
+		ran, skipped, taken = res.Ran, res.Skipped, res.Taken
+	} else {
+		ran, skipped, err = w.RunPart(dir, w.Mine(layout, part), e.cluster.resume)
+	}
 	finish()
 	done := 0
 	for i := range w.Manifest.Items {
@@ -126,6 +148,9 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 		return err
 	}
 	fmt.Fprintf(stdout, "worker %v of %s %s: ran %s", part, name, kind, report.Plural(int64(ran), "item"))
+	if taken > 0 {
+		fmt.Fprintf(stdout, " (%d taken over from other workers)", taken)
+	}
 	if skipped > 0 {
 		fmt.Fprintf(stdout, ", skipped %d finished before", skipped)
 	}
@@ -150,7 +175,7 @@ func claimWorkDir(dir, name string, force bool) error {
 	}
 	for _, e := range ents {
 		switch n := e.Name(); {
-		case n == sweep.ManifestName, n == sweep.PointsDir, n == markerFile, n == lockFile, strings.HasPrefix(n, "."):
+		case n == sweep.ManifestName, n == sweep.PointsDir, n == sweep.LayoutName, n == sweep.ClaimsDir, n == markerFile, n == lockFile, strings.HasPrefix(n, "."):
 		default:
 			return claimDir(dir, name, force)
 		}

@@ -52,6 +52,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSet$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./spec/
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./trace/
+	$(GO) test -run '^$$' -fuzz '^FuzzMergeItem$$' -fuzztime $(FUZZTIME) ./sweep/
 
 # The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the
 # targets; then the generators' benchmarks.
@@ -78,7 +79,7 @@ pgo:
 DOCKER ?= docker
 IMAGE  ?= shardsim:latest
 image:
-	$(DOCKER) build -f deploy/Dockerfile -t $(IMAGE) .
+	$(DOCKER) build -f deploy/Dockerfile --build-arg VERSION=$$(git describe --always --dirty 2>/dev/null || echo 0.1.0-dev) -t $(IMAGE) .
 
 clean:
 	rm -rf bin $(OUT)

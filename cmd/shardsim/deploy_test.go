@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -23,10 +25,24 @@ type job struct {
 		Completions          int
 		Parallelism          int
 		BackoffLimitPerIndex *int `yaml:"backoffLimitPerIndex"`
-		Template             struct {
+		PodFailurePolicy     struct {
+			Rules []struct {
+				Action      string
+				OnExitCodes *struct {
+					Operator string
+					Values   []int
+				} `yaml:"onExitCodes"`
+				OnPodConditions []struct{ Type string } `yaml:"onPodConditions"`
+			}
+		} `yaml:"podFailurePolicy"`
+		Template struct {
 			Spec struct {
-				RestartPolicy string `yaml:"restartPolicy"`
-				Volumes       []struct {
+				RestartPolicy   string `yaml:"restartPolicy"`
+				SecurityContext struct {
+					RunAsNonRoot *bool `yaml:"runAsNonRoot"`
+					RunAsUser    *int  `yaml:"runAsUser"`
+				} `yaml:"securityContext"`
+				Volumes []struct {
 					PersistentVolumeClaim struct {
 						ClaimName string `yaml:"claimName"`
 					} `yaml:"persistentVolumeClaim"`
@@ -39,7 +55,11 @@ type job struct {
 }
 
 type container struct {
-	Command      []string
+	Command         []string
+	ImagePullPolicy string `yaml:"imagePullPolicy"`
+	SecurityContext struct {
+		AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
+	} `yaml:"securityContext"`
 	VolumeMounts []struct {
 		Name      string
 		MountPath string `yaml:"mountPath"`
@@ -58,6 +78,20 @@ func readJob(t *testing.T, path string) *job {
 	}
 	if j.Kind != "Job" || j.Spec.Template.Spec.RestartPolicy != "Never" {
 		t.Errorf("%s: kind %q, restartPolicy %q; want a Job that does not restart its pods in place", path, j.Kind, j.Spec.Template.Spec.RestartPolicy)
+	}
+	// Local images are used (a pull of shardsim:latest always fails where it was built on
+	// the node), and nothing runs as root (restricted namespaces, root-squashed NFS).
+	pod := j.Spec.Template.Spec
+	if sc := pod.SecurityContext; sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser == 0 {
+		t.Errorf("%s: want the pod's securityContext to run as a non-root user (runAsNonRoot, runAsUser not 0)", path)
+	}
+	for _, c := range append(pod.InitContainers, pod.Containers...) {
+		if c.ImagePullPolicy != "IfNotPresent" {
+			t.Errorf("%s: %q has imagePullPolicy %q, want IfNotPresent", path, c.Command, c.ImagePullPolicy)
+		}
+		if e := c.SecurityContext.AllowPrivilegeEscalation; e == nil || *e {
+			t.Errorf("%s: %q may escalate its privileges", path, c.Command)
+		}
 	}
 	return &j
 }
@@ -97,15 +131,29 @@ func TestKubernetesManifests(t *testing.T) {
 	if plan[0] != "shardsim" || work[0] != "shardsim" || mg[0] != "shardsim" {
 		t.Fatalf("commands %q, %q, %q: want shardsim", plan, work, mg)
 	}
-	if n, _ := strconv.Atoi(flagValue(work, "--shards")); n != s.Completions || flagValue(work, "--shard") != "auto" || !slices.Contains(work, "--resume") {
-		t.Errorf("worker %q: want --shard auto --shards %d (the completions) --resume", work, s.Completions)
+	if n, _ := strconv.Atoi(flagValue(work, "--shards")); n != s.Completions || flagValue(work, "--shard") != "auto" || !slices.Contains(work, "--resume") || !slices.Contains(work, "--claim") {
+		t.Errorf("worker %q: want --shard auto --shards %d (the completions) --resume --claim", work, s.Completions)
+	}
+	// A bad command line fails its index at once (exit status 2); an evicted pod's retry
+	// does not count.
+	var failIndex, ignoreDisruption bool
+	for _, r := range s.PodFailurePolicy.Rules {
+		if r.Action == "FailIndex" && r.OnExitCodes != nil && r.OnExitCodes.Operator == "In" && slices.Contains(r.OnExitCodes.Values, 2) {
+			failIndex = true
+		}
+		if r.Action == "Ignore" && len(r.OnPodConditions) == 1 && r.OnPodConditions[0].Type == "DisruptionTarget" {
+			ignoreDisruption = true
+		}
+	}
+	if !failIndex || !ignoreDisruption {
+		t.Errorf("sweep job: podFailurePolicy fails an index on exit status 2: %v, ignores disruptions: %v; want both", failIndex, ignoreDisruption)
 	}
 	// The worker's command is the plan's with --plan replaced by the worker's own flags.
 	common := func(args []string) []string {
 		var out []string
 		for i := 1; i < len(args); i++ {
 			switch args[i] {
-			case "--plan", "--resume", "-q":
+			case "--plan", "--resume", "--claim", "-q":
 			case "--shard", "--shards", "-j":
 				i++
 			default:
@@ -151,9 +199,74 @@ func TestKubernetesManifests(t *testing.T) {
 	if code := Main(withOut(work[1:], tmp), &out, &errb); code != 0 {
 		t.Fatalf("%q: exit %d: %s", work, code, errb.String())
 	}
-	want := items / s.Completions // the items i with i % N == N-1
-	if !strings.Contains(out.String(), "ran "+strconv.Itoa(want)+" item") {
-		t.Errorf("the last index's worker said %q, want it to run %d items", out.String(), want)
+	// It wrote the static plan, and ran every item, its own and (with --claim) the others'
+	// that no live worker held.
+	var layout struct{ Workers int }
+	if b, err := os.ReadFile(filepath.Join(tmp, "workers.json")); err != nil || json.Unmarshal(b, &layout) != nil || layout.Workers != s.Completions {
+		t.Errorf("workers.json (%v): want a plan of %d workers", err, s.Completions)
+	}
+	if !strings.Contains(out.String(), "ran "+strconv.Itoa(items)+" items") || !strings.Contains(out.String(), "taken over from other workers") {
+		t.Errorf("the last index's worker, alone, said %q; want it to run all %d items, taking the others' over", out.String(), items)
+	}
+
+	// The volume names a storage class (a placeholder to change), and run.sh's wait ends
+	// on a failed Job as on a completed one.
+	b, err := os.ReadFile("../../deploy/kubernetes/volume.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pvc struct {
+		Spec struct {
+			StorageClassName string   `yaml:"storageClassName"`
+			AccessModes      []string `yaml:"accessModes"`
+		}
+	}
+	if err := yaml.Unmarshal(b, &pvc); err != nil || pvc.Spec.StorageClassName == "" || !slices.Equal(pvc.Spec.AccessModes, []string{"ReadWriteMany"}) {
+		t.Errorf("volume.yaml (%v): storageClassName %q, accessModes %q; want a class named and ReadWriteMany", err, pvc.Spec.StorageClassName, pvc.Spec.AccessModes)
+	}
+}
+
+// deploy/kubernetes/run.sh run against a stand-in for kubectl: a Job that fails ends the
+// wait at once (kubectl wait --for=condition=complete alone waits its whole timeout), and
+// the merge then runs and its log is shown.
+func TestKubernetesRunWaitsForFailure(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	stub := filepath.Join(dir, "kubectl")
+	// The stand-in: the sweep Job reports Failed on the second look; the merge completes.
+	os.WriteFile(stub, []byte(`#!/bin/bash
+echo "$*" >> "$LOG"
+case "$*" in
+*"get job/shardsim-sweep -o jsonpath={.status.conditions"*)
+	n=$(grep -c 'get job/shardsim-sweep -o jsonpath={.status.conditions' "$LOG")
+	if ((n >= 2)); then echo "FailureTarget Failed"; fi ;;
+*"get job/shardsim-sweep -o jsonpath={.status.failedIndexes}"*) echo "1,3" ;;
+*"get job/shardsim-merge"*) echo "Failed" ;;
+*"logs job/shardsim-merge"*) echo "2 of 35 items are missing" ;;
+esac
+`), 0o755)
+	cmd := exec.Command(bash, "../../deploy/kubernetes/run.sh")
+	cmd.Dir = "../../deploy/kubernetes"
+	cmd.Env = append(os.Environ(), "POLL_S=0.1", "KUBECTL="+stub, "LOG="+filepath.Join(dir, "log"))
+	var stderr, stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	done := make(chan error, 1)
+	go func() { done <- cmd.Run() }()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("run.sh still waits a minute after the Job failed")
+	}
+	if err == nil || !strings.Contains(stderr.String(), "shardsim-sweep failed; failed indexes: 1,3") || !strings.Contains(stdout.String(), "2 of 35 items are missing") {
+		t.Errorf("run.sh: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "log"))
+	if !strings.Contains(string(log), "apply -f merge-job.yaml") {
+		t.Errorf("run.sh did not run the merge after the failure:\n%s", log)
 	}
 }
 
@@ -175,6 +288,15 @@ func TestSlurmScripts(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^exec shardsim sweep "\$\{ARGS\[@\]\}" -o "\$OUT" --shard auto --resume `).Match(b) {
 		t.Error(`sweep.sbatch: want exec shardsim sweep "${ARGS[@]}" -o "$OUT" --shard auto --resume`)
+	}
+	// The merge runs however the tasks end (afterok never runs after a failed task, even
+	// one requeued and then done) and checks for itself.
+	sub, err := os.ReadFile("../../deploy/slurm/submit.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^sbatch --dependency=afterany:\S+ merge\.sbatch$`).Match(sub) {
+		t.Error("submit.sh: want the merge submitted with --dependency=afterany")
 	}
 	cmd := exec.Command(bash, "-c", `source ../../deploy/slurm/sweep.env && printf '%s\0' "${ARGS[@]}"`)
 	raw, err := cmd.Output()

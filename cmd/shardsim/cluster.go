@@ -39,7 +39,9 @@ func (cf *clusterFlags) register(fs *pflag.FlagSet) {
 }
 
 // active reports whether the command runs a part (or only plans).
-func (cf *clusterFlags) active() bool { return cf.shard != "" || cf.planOnly }
+func (cf *clusterFlags) active() bool {
+	return cf.shard != "" || cf.planOnly || cf.resume || cf.claim || cf.shards != 0
+}
 
 // part reads --shard and --shards.
 func (cf *clusterFlags) part() (sweep.Part, error) {
@@ -67,6 +69,9 @@ func (cf *clusterFlags) part() (sweep.Part, error) {
 // manifest in the output directory and runs this worker's items (nothing with --plan).
 func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Writer, plan func(sweep.Config) (*sweep.Work, error)) error {
 	var part sweep.Part
+	if !e.cluster.planOnly && e.cluster.shard == "" {
+		return usagef("--resume, --claim and --shards are a worker's: give --shard K/N (or auto) too")
+	}
 	if !e.cluster.planOnly {
 		var err error
 		if part, err = e.cluster.part(); err != nil {

@@ -22,13 +22,16 @@ import (
 //  1. Each worker expands the same command line into the same work items, in the same
 //     order (Plan), and writes the manifest that lists them (DIR/manifest.json); the first
 //     worker writes it and the others check that theirs is the same.
-//  2. Worker K of N runs the items whose index is K modulo N and writes each one's figures
+//  2. Worker K of N runs its share of the static plan (DIR/workers.json, which the first
+//     worker deals by estimated work and every later one reads: balance.go), and with
+//     claims also the items no live worker holds (claim.go). It writes each one's figures
 //     to a file of its own as it finishes (DIR/points/), atomically, so that a worker
 //     that is killed loses only the items it was running, and a rerun with resume skips
 //     the finished ones.
-//  3. Merge reads the manifest and the items and makes the rows, tables, charts and files
-//     with the same code as a sweep on one machine, from the same figures: the outputs
-//     are the same bytes.
+//  3. Merge reads the manifest and the items, a row at a time (merge.go), and makes the
+//     rows, tables, charts and files with the same code as a sweep on one machine, from
+//     the same figures: the outputs are the same bytes. Every item carries the build that
+//     computed it (identity.go), and merge refuses a mix.
 //
 // A sweep's item is one point, variant and replication, and its file holds that run's
 // metrics.Run. A capacity search's item is one point and variant: its searches depend on

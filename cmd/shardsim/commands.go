@@ -106,9 +106,11 @@ var commands = []*command{
 		summary: "put together a sweep or capacity search that workers ran in parts (--shard)",
 		about: "Reads the manifest and the work items that sweep or capacity runs with --shard K/N wrote\n" +
 			"under their -o directories (one shared directory, or one per worker), checks that every\n" +
-			"item is there exactly once and belongs to the same command, and writes the outputs the\n" +
-			"command would have written on one machine, byte for byte. Without -o, a single DIR\n" +
-			"receives them. See docs/cluster.md.",
+			"item is there exactly once, belongs to the same command and was computed by the same\n" +
+			"build of shardsim, and writes the outputs the command would have written on one machine,\n" +
+			"byte for byte, reading the items a few at a time. Missing items are named with the\n" +
+			"workers to rerun (Slurm array tasks, Kubernetes completion indexes). Without -o, a\n" +
+			"single DIR receives them. See docs/cluster.md.",
 		examples: []string{
 			"shardsim merge out/salt-buckets-sweep",
 			"shardsim merge out/worker-0 out/worker-1 out/worker-2 -o out/salt-sweep",

@@ -410,6 +410,10 @@ func mergeRows(m *Manifest, c *CapacityConfig, where []string, rd *itemReader) (
 					names = append(names, s.Name)
 				}
 			}
+			// A row reads the hottest shard's figures (Run.Shard), never every shard's: drop
+			// those, the bulk of a run with many shards, so that a row holds its runs'
+			// summaries and memory is bounded by the largest item, read one at a time.
+			f.Run.Shards = nil
 			ss = append(ss, f.Run)
 			row.Seeds = append(row.Seeds, m.Items[i].Seed)
 		}

@@ -242,6 +242,12 @@ func (d dirFS) Open(name string) (fs.File, error) {
 	return os.Open(filepath.Join(string(d), filepath.FromSlash(name)))
 }
 
+// Stat stats the path (following links) without opening it, so that trace.Open can refuse
+// a FIFO before an open that would block.
+func (d dirFS) Stat(name string) (fs.FileInfo, error) {
+	return os.Stat(filepath.Join(string(d), filepath.FromSlash(name)))
+}
+
 // loadBytes is LoadBytes with the file system the scenario's trace paths are read from.
 func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario, error) {
 	doc, err := tomlx.Parse(file, src)

@@ -553,14 +553,22 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 	var times []int64
 	seen := 0
 	for {
-		rec, err := rd.Next()
+		var rec *Record
+		var err error
+		k := int64(1)
+		if len(out) >= n {
+			// Only counting now: a row's operations at once.
+			rec, k, err = rd.NextRow()
+		} else {
+			rec, err = rd.Next()
+		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, nil, err
 		}
-		seen++
+		seen += int(k)
 		if len(out) >= n {
 			continue
 		}

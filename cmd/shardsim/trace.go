@@ -72,7 +72,7 @@ func (t *traceFlags) locate(ref string, fs *pflag.FlagSet) error {
 	if (t.delimiter == "") != (len(t.names) == 0) {
 		return usagef("--delimiter and --names go together (got delimiter %q, %d names)", t.delimiter, len(t.names))
 	}
-	t.opt = trace.Options{Format: f, Delimiter: t.delimiter, Names: t.names, MaxBad: maxBad}
+	t.opt = trace.Options{Format: f, Delimiter: t.delimiter, Names: t.names, MaxBad: maxBad, MaxExpanded: trace.MaxVisitedOps}
 	st, statErr := os.Stat(ref)
 	if statErr == nil && !st.IsDir() && !strings.HasSuffix(ref, ".toml") {
 		t.fsys, t.path, t.label = os.DirFS(filepath.Dir(ref)), filepath.Base(ref), ref
@@ -130,7 +130,8 @@ func unwrapPath(err error) error {
 // user's (exit 2), anything else an I/O failure.
 func traceError(path string, err error) error {
 	var be *trace.BadError
-	if errors.As(err, &be) {
+	var oe *trace.OpsError
+	if errors.As(err, &be) || errors.As(err, &oe) {
 		return usagef("%s: %v", path, err)
 	}
 	return fmt.Errorf("%s: %v", path, err)

@@ -1,0 +1,99 @@
+package scenarios_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shardsim/shardsim/scenarios"
+)
+
+// kvScenario replays LOG, a kvcache log beside the scenario.
+const kvScenario = `name = "kv"
+seed = 1
+duration = "30s"
+window = "5s"
+[cluster]
+nodes = 2
+cores = 1
+[table.fields]
+key = { gen = "categorical", count = 100 }
+[keyspace]
+shards = 4
+key = ["key"]
+[[streams]]
+name = "log"
+trace = { path = "LOG", format = "kvcache" }
+cost = "1ms"
+`
+
+// loadWithin loads a scenario file in a goroutine and fails the test if it takes longer
+// than d (a hang must fail the test, not stall it).
+func loadWithin(t *testing.T, path string, d time.Duration) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := scenarios.Load(path, scenarios.Options{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		t.Fatalf("loading %s took more than %v", filepath.Base(path), d)
+		return nil
+	}
+}
+
+// TestTraceFIFORefused: a FIFO as a trace path is refused at its key, without opening it
+// (validate used to wait for a writer for ever).
+func TestTraceFIFORefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	path := filepath.Join(dir, "s.toml")
+	os.WriteFile(path, []byte(strings.Replace(kvScenario, "LOG", "fifo", 1)), 0o644)
+	err := loadWithin(t, path, 10*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "streams[0].trace.path") || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("got %v, want a problem at streams[0].trace.path saying it is not a regular file", err)
+	}
+	if err != nil {
+		// Unblock anything left waiting on the FIFO.
+		if f, err := os.OpenFile(filepath.Join(dir, "fifo"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	}
+}
+
+// TestKVCacheOpCountBoundedFast: 20 kvcache rows of op_count 10^9 stand for 2·10^10
+// requests; the scenario is refused by the request bound in seconds (counting them took
+// an hour), and 20 rows of 10^5 pass with the requests counted.
+func TestKVCacheOpCountBoundedFast(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		count int
+		want  string
+	}{{1_000_000_000, "at most 1e+10 are allowed"}, {100_000, ""}} {
+		var b strings.Builder
+		b.WriteString("op_time,key,key_size,op,op_count,size,cache_hits,ttl,usecase,sub_usecase\n")
+		for i := range 20 {
+			fmt.Fprintf(&b, "%d,k%d,3,GET,%d,10,1,0,1,1\n", 1700000000+i, i, tc.count)
+		}
+		log := fmt.Sprintf("log%d.csv", tc.count)
+		os.WriteFile(filepath.Join(dir, log), []byte(b.String()), 0o644)
+		path := filepath.Join(dir, fmt.Sprintf("s%d.toml", tc.count))
+		os.WriteFile(path, []byte(strings.Replace(kvScenario, "LOG", log, 1)), 0o644)
+		err := loadWithin(t, path, 20*time.Second)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("op_count %d: %v", tc.count, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("op_count %d: %v, want %q", tc.count, err, tc.want)
+		}
+	}
+}

@@ -97,3 +97,30 @@ func TestKVCacheOpCountBoundedFast(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceSpeedOnTheClock: speed 1e-300 made every replayed time infinite and the whole
+// log arrived at t = 0; speeds under 10^-6 are refused at the key, and a speed whose
+// stretched log passes the longest run (10000d) too. testdata/traces/access.csv spans
+// 57.7 s: at 10^-6 it replays over 668 days, accepted; at 10^-6 with load_factor 0.01
+// over 66,800 days, refused.
+func TestTraceSpeedOnTheClock(t *testing.T) {
+	base := strings.Replace(kvScenario, `"LOG", format = "kvcache"`, `"../testdata/traces/access.csv"`, 1)
+	for _, tc := range []struct {
+		speed, lf string
+		want      string
+	}{
+		{"1e-300", "1", "streams[0].trace.speed: must be a number from 1e-06 to 1e+06 (got 1e-300)"},
+		{"1e-6", "1", ""},
+		{"1e-6", "0.01", "replays over 6.68e+04 days; at most 10000d is allowed"},
+	} {
+		src := strings.Replace(base, `.csv" }`, `.csv", speed = `+tc.speed+` }`, 1)
+		src = strings.Replace(src, "seed = 1", "seed = 1\nload_factor = "+tc.lf, 1)
+		_, err := scenarios.LoadBytes("s.toml", []byte(src), scenarios.Options{})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("speed %s: %v", tc.speed, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("speed %s, load_factor %s: %v, want %q", tc.speed, tc.lf, err, tc.want)
+		}
+	}
+}

@@ -174,3 +174,40 @@ func TestOpenRefusesAFIFO(t *testing.T) {
 	}
 	var _ fs.StatFS = os.DirFS(dir).(fs.StatFS)
 }
+
+// TestAnalyzeOneTimestampHasNoRate: 1,000 records at one timestamp span no time, so the
+// analysis has no rate windows (it reported 10^6/s in a window and 10^12/s on average),
+// while two timestamps a second apart give the count over the covered time.
+func TestAnalyzeOneTimestampHasNoRate(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("ts,op,key\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "1700000000,read,k%d\n", i)
+	}
+	a, err := Analyze(mustCSV(t, b.String()), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Records != 1000 || a.DurationS != 0 || len(a.Rate) != 0 {
+		t.Errorf("%d records over %g s with rate %v; want 1000 over 0 s and no rate", a.Records, a.DurationS, a.Rate)
+	}
+	b.WriteString("1700000001,read,k0\n")
+	a, err = Analyze(mustCSV(t, b.String()), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One more record a second later: the first window holds the 1,000 records over its
+	// whole second; the second window, of which the log covers nothing, is left out.
+	if len(a.Rate) != 1 || a.Rate[0].PerS != 1000 {
+		t.Errorf("rate %v, want one window at 1000/s", a.Rate)
+	}
+}
+
+func mustCSV(t *testing.T, src string) *Reader {
+	t.Helper()
+	rd, err := NewReader(strings.NewReader(src), Options{Format: CSV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rd
+}

@@ -37,6 +37,9 @@ type StreamWork struct {
 	Requests, Subrequests, Partitions float64 // over the run
 	// FanOut and Parts are the mean subrequests and partitions of one request.
 	FanOut, Parts float64
+	// RowService is the longest time a sampled subrequest spends reading rows (rows x
+	// row_cost), in seconds.
+	RowService float64
 }
 
 // Units is the run's work in subrequests, with partitions counted where they cost: a
@@ -52,6 +55,11 @@ const partitionsPerSubrequest = 200
 // MaxWork bounds Work.Units, as spec.MaxRequests bounds requests: 10^10 subrequests, an
 // hour or more of the engine.
 const MaxWork = 10_000_000_000
+
+// MaxRowService bounds the time a subrequest spends on its rows: the longest run, so that
+// no time the engine computes from it leaves its clock (row_cost = "1s" over two days of
+// history made a scan's service pass 2^63 nanoseconds).
+const MaxRowService = sim.MaxRowService
 
 // workBudget bounds the partitions a stream's sample visits; between workMinSamples and
 // workMaxSamples requests are drawn (fewer when one request visits more than the budget).
@@ -80,7 +88,8 @@ func EstimateWork(s *spec.Resolved) *Work {
 		if ss.Burst != nil {
 			peak *= ss.Burst.Factor
 		}
-		fan, parts, shares := sampleWork(s, ss, st, streamSeedOf(st.Name)^0x3f1d)
+		fan, parts, shares, rowService := sampleWork(s, ss, st, streamSeedOf(st.Name)^0x3f1d)
+		sw.RowService = rowService
 		if fan > 0 {
 			sw.FanOut, sw.Parts = fan, parts
 		}
@@ -179,9 +188,10 @@ func (w *Work) Held() float64 {
 const saturateLoad = 0.9
 
 // sampleWork draws requests of a stream (row times uniform over the run, weighted by the
-// rate then) and returns the mean subrequests and partitions of one, and the CPU seconds
-// one request costs each shard (0, 0, nil when the stream issues nothing).
-func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint64) (fan, parts float64, shares []float64) {
+// rate then) and returns the mean subrequests and partitions of one, the CPU seconds
+// one request costs each shard (0, 0, nil when the stream issues nothing), and the longest
+// time a subrequest spends on its rows.
+func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint64) (fan, parts float64, shares []float64, rowService float64) {
 	r := rand.New(rand.NewPCG(s.Seed, seq))
 	fields := make([]uint64, len(st.Fields))
 	shares = make([]float64, s.Shards)
@@ -195,6 +205,7 @@ func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint6
 		totalW += w
 		fan += w * float64(len(visits))
 		for _, v := range visits {
+			rowService = max(rowService, float64(v.Rows)*st.RowCost.Seconds())
 			seen += int(v.Partitions)
 			parts += w * float64(v.Partitions)
 			if int(v.Shard) < len(shares) {
@@ -204,18 +215,25 @@ func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint6
 		seen += len(visits)
 	}
 	if totalW == 0 {
-		return 0, 0, nil
+		return 0, 0, nil, rowService
 	}
 	for sh := range shares {
 		shares[sh] /= totalW
 	}
-	return fan / totalW, parts / totalW, shares
+	return fan / totalW, parts / totalW, shares, rowService
 }
 
 // WorkProblem says why a variant's work is too large (Units over MaxWork), naming the
 // stream that makes most of it and the keys that make it large, with the key to report
 // the problem at; "" when it fits.
 func (w *Work) WorkProblem(s *spec.Resolved) (key, msg string) {
+	for i, sw := range w.Streams {
+		if sw.RowService > MaxRowService.Seconds() {
+			return fmt.Sprintf("streams[%d].row_cost", i), fmt.Sprintf(
+				"a subrequest of stream %s would read rows for about %.3g s (%.3g days: its rows x row_cost %s, the rows the write streams put in its range, from table.history on); at most 10000d is allowed, the engine's clock: lower row_cost, table.history or the scan's reach (where, limit)",
+				sw.Name, sw.RowService, sw.RowService/86400, sim.Time(s.Streams[i].RowCost))
+		}
+	}
 	if w.Units() <= MaxWork {
 		return "", ""
 	}

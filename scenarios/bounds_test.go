@@ -124,3 +124,48 @@ func TestTraceSpeedOnTheClock(t *testing.T) {
 		}
 	}
 }
+
+// rowsScenario writes 20,000 rows a second into one range shard over two days of history
+// and scans them all at row_cost 1s: a subrequest of 3.5·10^9 rows, 3.5·10^18 ns of
+// service, which with the clock's time passed 2^63 and panicked the engine (a negative
+// latency indexed out of the shard histogram).
+const rowsScenario = `name = "rc"
+seed = 1
+duration = "60s"
+window = "10s"
+[cluster]
+nodes = 1
+cores = 4
+[table]
+history = "2d"
+[table.fields]
+ts = { gen = "time" }
+[keyspace]
+scheme = "range"
+shards = 1
+key = ["ts"]
+[[streams]]
+name = "w"
+op = "write"
+rate = 20000
+cost = "0.1ms"
+[[streams]]
+name = "s"
+op = "scan"
+rate = 0.1
+cost = "1ms"
+row_cost = "1s"
+where = { ts = "2d" }
+`
+
+// TestRowServiceOnTheClock: the scan above is refused at its row_cost, naming the days of
+// service; at row_cost 1ms (40 days a subrequest) it passes.
+func TestRowServiceOnTheClock(t *testing.T) {
+	_, err := scenarios.LoadBytes("rc.toml", []byte(rowsScenario), scenarios.Options{})
+	if err == nil || !strings.Contains(err.Error(), "rc.toml:26: streams[1].row_cost: a subrequest of stream s would read rows for about") {
+		t.Errorf("got %v, want a problem at streams[1].row_cost", err)
+	}
+	if _, err := scenarios.LoadBytes("rc.toml", []byte(rowsScenario), scenarios.Options{Sets: []string{`streams[1].row_cost="1ms"`}}); err != nil {
+		t.Error(err)
+	}
+}

@@ -169,3 +169,48 @@ func TestRowServiceOnTheClock(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestVariantsBounded: 1,001 trivial variants are refused at the variants key (10,000
+// took 4 GB against an estimate of 247 MB); 1,000 load, and their estimate counts each
+// variant's stream results (measured: TestMemoryEstimateMeasured).
+func TestVariantsBounded(t *testing.T) {
+	src := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(memBase)
+		for i := range n {
+			fmt.Fprintf(&b, "[[variants]]\nname = \"v%d\"\n", i)
+		}
+		return []byte(b.String())
+	}
+	_, err := scenarios.LoadBytes("v.toml", src(1001), scenarios.Options{})
+	if err == nil || !strings.Contains(err.Error(), "v.toml:18: variants: 1001 [[variants]]; at most 1000 are allowed") {
+		t.Errorf("1,001 variants: %v", err)
+	}
+	sc, err := scenarios.LoadBytes("v.toml", src(1000), scenarios.Options{Sets: []string{"streams.w.rate=100"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mb := sc.Memory / (1 << 20); mb < 400 {
+		t.Errorf("1,000 variants estimated at %.0f MB, want 400 or more", mb)
+	}
+}
+
+// TestCacheAtCapacityCounted: a cache at its largest capacity (50 million keys: 3.66 GB
+// measured, estimated at 36 MB) is counted at its full size, and two such variants at once
+// are refused naming the cache.
+func TestCacheAtCapacityCounted(t *testing.T) {
+	src := memBase + "[cache]\ncapacity = 50_000_000\nttl = \"30s\"\n"
+	sets := []string{`streams.w.op="read"`, "streams.w.rate=1000", "cluster.cores=4"}
+	sc, err := scenarios.LoadBytes("c.toml", []byte(src), scenarios.Options{Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gb := sc.Memory / (1 << 30); gb < 3.3 || gb > 4 {
+		t.Errorf("a cache of 50 million keys estimated at %.2f GB, want 3.3 to 4", gb)
+	}
+	two := src + "[[variants]]\nname = \"a\"\n[[variants]]\nname = \"b\"\n"
+	_, err = scenarios.LoadBytes("c.toml", []byte(two), scenarios.Options{Sets: sets, Parallel: 2})
+	if err == nil || !strings.Contains(err.Error(), "for the cache's entries (cache.capacity)") {
+		t.Errorf("two at once: %v", err)
+	}
+}

@@ -448,11 +448,18 @@ func (s *Resolved) MemoryBytes() float64 {
 	}
 	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
 	if s.Streamed() {
-		return s.streamedBytes(windows) + s.histBytes(windows)
+		return s.streamedBytes(windows) + s.histBytes(windows) + float64(len(s.Streams))*bytesPerStreamResult
 	}
 	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
-	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*(bytesPerShard+bytesPerKeptShard)
+	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*(bytesPerShard+bytesPerKeptShard) +
+		float64(len(s.Streams))*bytesPerStreamResult
 }
+
+// bytesPerStreamResult is what a stream's result keeps besides its windows: its run-wide
+// latency histogram (3 significant digits up to 10^10 us: 25,600 counts of 8 bytes) and its
+// figures. 1,000 variants of one stream peaked at 431 MB, of three streams at 1,196 MB:
+// 255 KB of live heap a stream and variant (scenarios/memory_test.go).
+const bytesPerStreamResult = 255 << 10
 
 // bytesPerKeptShard is a kept shard's summary and report entries besides its histogram.
 const bytesPerKeptShard = 512
@@ -466,6 +473,49 @@ func (s *Resolved) histBytes(windows float64) float64 {
 	return min(sw*bytesPerHist, 1.1*s.Requests()*bytesPerHistCell) + sw*bytesPerWindow
 }
 
+// FixedBytes estimates the memory a running variant's engine allocates at its full size
+// when it is built and frees after the run, resident as its pages are touched: the
+// cache's entries and index (allocated at cache.capacity), and each point stream's per-key
+// latency statistics (detect.max_keys slots and an index of twice as many, filled by one
+// request in detect.sample_every). These are not heap that grows between collections, so
+// RunMemory counts them once, for the variants that run at once.
+func (s *Resolved) FixedBytes() float64 {
+	b := 0.0
+	if c := s.Cache; c != nil && c.Capacity > 0 {
+		b += float64(c.Capacity)*bytesPerCacheEntry + pow2At(2*c.Capacity)*4
+	}
+	every := float64(max(s.Detect.SampleEvery, 1))
+	maxKeys := float64(max(s.Detect.MaxKeys, 1))
+	for i := range s.Streams {
+		ss := &s.Streams[i]
+		if ss.Op == sim.Scan {
+			continue
+		}
+		keys := min(maxKeys, ss.Integral(0, int64(s.Duration))/every+1)
+		index := pow2At(2*max(s.Detect.MaxKeys, 1)) * 12 // 8-byte ids and 4-byte slots
+		// An insert touches a page of each of the index's two arrays.
+		b += min(index, keys*2*4096) + keys*(bytesPerDetectKey+8*float64(len(s.Key)))
+	}
+	return b
+}
+
+// bytesPerCacheEntry is sim's cache entry (a key, four times, LRU and single-flight links);
+// bytesPerDetectKey a tracked key's id, count, latency sum and shard, with what the
+// sketches keep beside them (measured: six streams of a million keys each, 1,159 MB).
+const (
+	bytesPerCacheEntry = 64
+	bytesPerDetectKey  = 77
+)
+
+// pow2At is the least power of two at or above n (at least 8).
+func pow2At(n int) float64 {
+	p := 8
+	for p < n {
+		p <<= 1
+	}
+	return float64(p)
+}
+
 // RunMemory estimates the peak memory of a run of these variants, parallel of them at
 // once, and says whether it fits in MaxRunMemory; when it does not, the message says what
 // to lower. held[i] is the most subrequests variant i holds at once (those in service,
@@ -473,7 +523,7 @@ func (s *Resolved) histBytes(windows float64) float64 {
 func RunMemory(variants []*Resolved, parallel int, held []float64) (bytes float64, problem string) {
 	live := 0.0
 	most := 0
-	var holds []float64
+	var holds, fixed []float64
 	for i, v := range variants {
 		live += v.MemoryBytes()
 		if v.MemoryBytes() > variants[most].MemoryBytes() {
@@ -484,14 +534,31 @@ func RunMemory(variants []*Resolved, parallel int, held []float64) (bytes float6
 			h = held[i]
 		}
 		holds = append(holds, h)
+		fixed = append(fixed, v.FixedBytes())
 	}
 	slices.Sort(holds)
+	slices.Sort(fixed)
+	run := 0.0
 	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
 		live += holds[len(holds)-1-k] * bytesPerSubrequest
+		run += fixed[len(fixed)-1-k]
 	}
-	bytes = bytesBase + heapGrowth*live
+	bytes = bytesBase + heapGrowth*live + run
 	if bytes <= MaxRunMemory || len(variants) == 0 {
 		return bytes, ""
+	}
+	if run > heapGrowth*live {
+		// The cache's table and the per-key statistics, allocated at their full size.
+		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity) and the per-key latency statistics (detect.max_keys, detect.sample_every) of the variants that run at once; at most %s is allowed: lower cache.capacity or detect.max_keys, or run fewer variants at once (-j)",
+			bytes/(1<<30), run/(1<<30), maxRunMemoryText)
+	}
+	waiting := 0.0
+	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
+		waiting += holds[len(holds)-1-k] * bytesPerSubrequest
+	}
+	if waiting > live-waiting {
+		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the requests it may hold at once: a queue or a row lock's waiters may grow to %d before the run stops as saturated; at most %s is allowed: lower the rates, or run fewer variants at once (-j)",
+			bytes/(1<<30), heapGrowth*waiting/(1<<30), sim.DefaultMaxQueued, maxRunMemoryText)
 	}
 	v := variants[most]
 	windows := v.Duration/v.Window + min(v.Duration%v.Window, 1)

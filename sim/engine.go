@@ -1007,7 +1007,7 @@ func (e *engine) growArrived(si int32) {
 // 1,024 ns (a shift, where microseconds would take a division on the hottest path; see
 // ShardResult.SubLatencyQuantile). Kept small enough to inline.
 func (e *engine) countShardLatency(sh int32, lat Time) {
-	e.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), histMaxMicros))]++
+	e.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), shardMaxMicros))]++
 }
 
 // saturate stops a run whose backlog has passed the bound: the offered load exceeds what

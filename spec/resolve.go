@@ -35,7 +35,7 @@ const (
 	maxSalt           = 65_536
 	maxLoadFactor     = 1_000_000
 	maxSeriesCells    = 20_000_000 // shards and nodes x windows: about 480 MB
-	maxStreamWindows  = 200_000    // streams x windows: histograms at most 28 KB each, about 8 cells of 8 bytes in practice
+	maxStreamWindows  = 200_000    // streams x windows: histograms at most 28 KB each (below 2.8 h), about 8 cells of 8 bytes in practice
 	maxCost           = sim.Hour
 	maxNameLength     = 64 // stream names: they name chart files
 	maxVariantName    = 200
@@ -422,7 +422,7 @@ func checkWork(c *checker, s *Resolved) {
 // bytes, the series and the CSV and summary text made from them; a shard about 2.5 KB,
 // its run-wide histogram of subrequest times and its summary), its latency histograms
 // (a cell per distinct latency cell among a window's completions, sim.WindowHist: at most
-// 8 bytes a request over the run, and at most the 28 KB of the dense layout per window),
+// 8 bytes a request over the run, and at most the 28 KB of the layout's cells below 2.8 hours per window),
 // and for the variants running at once the subrequests they hold (about 62 bytes each
 // with their requests): those in service, at most the cluster's cores, and, in a run that
 // may saturate, up to sim.DefaultMaxQueued (2 million) waiting before it is declared
@@ -430,7 +430,7 @@ func checkWork(c *checker, s *Resolved) {
 const (
 	bytesPerCell       = 50
 	bytesPerShard      = 2 << 10  // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
-	bytesPerHist       = 28 << 10 // a dense window histogram: 3,584 cells of 8 bytes
+	bytesPerHist       = 28 << 10 // a window histogram's cells below 10^10 us (2.8 h), 3,584 of 8 bytes: a window's completions reach the 2,048 cells past them only by taking longer
 	bytesPerHistCell   = 8
 	bytesPerWindow     = 64 // a window histogram's header and its stream's window figures
 	bytesBase          = 35 << 20
@@ -456,10 +456,10 @@ func (s *Resolved) MemoryBytes() float64 {
 }
 
 // bytesPerStreamResult is what a stream's result keeps besides its windows: its run-wide
-// latency histogram (3 significant digits up to 10^10 us: 25,600 counts of 8 bytes) and its
-// figures. 1,000 variants of one stream peaked at 431 MB, of three streams at 1,196 MB:
-// 255 KB of live heap a stream and variant (scenarios/memory_test.go).
-const bytesPerStreamResult = 255 << 10
+// latency histogram (3 significant digits up to 10^15 us: 41,984 counts of 8 bytes) and its
+// figures. 1,000 variants of one stream peaked at 620 MB, of three streams at 1,672 MB:
+// 351 KB of live heap a stream and variant (scenarios/memory_test.go).
+const bytesPerStreamResult = 351 << 10
 
 // bytesPerKeptShard is a kept shard's summary and report entries besides its histogram.
 const bytesPerKeptShard = 512

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/shardsim/shardsim/internal/splitmix"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -28,6 +29,11 @@ type Work struct {
 	// InService is the mean number of subrequests in service at the streams' peak rates
 	// (their CPU seconds per second, at most the cluster's cores).
 	InService float64
+	// LockLoad is the highest share of time a row lock is held at the streams' peak rates:
+	// the peak rate of a locked stream, times the sampled share of its most frequent key,
+	// times the mean hold. From saturateLoad on, the key's waiters may pile up to the
+	// backlog that stops the run, whatever the nodes' load.
+	LockLoad float64
 }
 
 // StreamWork is one stream's share of Work.
@@ -37,6 +43,9 @@ type StreamWork struct {
 	Requests, Subrequests, Partitions float64 // over the run
 	// FanOut and Parts are the mean subrequests and partitions of one request.
 	FanOut, Parts float64
+	// RowService is the longest time a sampled subrequest spends reading rows (rows x
+	// row_cost), in seconds.
+	RowService float64
 }
 
 // Units is the run's work in subrequests, with partitions counted where they cost: a
@@ -52,6 +61,11 @@ const partitionsPerSubrequest = 200
 // MaxWork bounds Work.Units, as spec.MaxRequests bounds requests: 10^10 subrequests, an
 // hour or more of the engine.
 const MaxWork = 10_000_000_000
+
+// MaxRowService bounds the time a subrequest spends on its rows: the longest run, so that
+// no time the engine computes from it leaves its clock (row_cost = "1s" over two days of
+// history made a scan's service pass 2^63 nanoseconds).
+const MaxRowService = sim.MaxRowService
 
 // workBudget bounds the partitions a stream's sample visits; between workMinSamples and
 // workMaxSamples requests are drawn (fewer when one request visits more than the budget).
@@ -80,7 +94,11 @@ func EstimateWork(s *spec.Resolved) *Work {
 		if ss.Burst != nil {
 			peak *= ss.Burst.Factor
 		}
-		fan, parts, shares := sampleWork(s, ss, st, streamSeedOf(st.Name)^0x3f1d)
+		fan, parts, shares, rowService, topKey := sampleWork(s, ss, st, streamSeedOf(st.Name)^0x3f1d)
+		sw.RowService = rowService
+		if ss.Lock.Mean > 0 {
+			w.LockLoad = max(w.LockLoad, peak*topKey*ss.Lock.Mean.Seconds())
+		}
 		if fan > 0 {
 			sw.FanOut, sw.Parts = fan, parts
 		}
@@ -166,22 +184,40 @@ func EngineRate(shards int) string {
 
 // Held is the most subrequests the run holds at once: those in service, and when a
 // node's offered load at the peaks reaches saturateLoad, the backlog the engine lets
-// build before it declares the run saturated (sim.DefaultMaxQueued).
+// build before it declares the run saturated (sim.DefaultMaxQueued). When a row lock's
+// load reaches it, the backlog is of lock waiters, each of which weighs lockWaiterWeight
+// subrequests (spec.RunMemory's unit).
 func (w *Work) Held() float64 {
-	if w.PeakNodeLoad >= saturateLoad {
+	switch {
+	case w.LockLoad >= saturateLoad:
+		return w.InService + sim.DefaultMaxQueued*lockWaiterWeight
+	case w.PeakNodeLoad >= saturateLoad:
 		return w.InService + sim.DefaultMaxQueued
 	}
 	return w.InService
 }
+
+// lockWaiterWeight is a lock waiter's memory in subrequests waiting for a core: its
+// subrequest and request slots, its place in the key's queue and its timeout. One key of
+// 50,000 writes a second held 1 ms each (testdata: scenarios/memory_test.go, "lock
+// waiters") stopped with 2 million waiters at a peak of 851 MB, against 214 MB for 2
+// million subrequests queued for a core: (851 - 35) / (214 - 35) = 4.6.
+const lockWaiterWeight = 4.6
 
 // saturateLoad is the offered load from which a run is counted as one that may saturate:
 // a little under 1, for the sample's error in the busiest node's share.
 const saturateLoad = 0.9
 
 // sampleWork draws requests of a stream (row times uniform over the run, weighted by the
-// rate then) and returns the mean subrequests and partitions of one, and the CPU seconds
-// one request costs each shard (0, 0, nil when the stream issues nothing).
-func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint64) (fan, parts float64, shares []float64) {
+// rate then) and returns the mean subrequests and partitions of one, the CPU seconds
+// one request costs each shard (0, 0, nil when the stream issues nothing), the longest
+// time a subrequest spends on its rows, and the weighted share of the most frequent row
+// key among the sampled requests (of a locked stream; 0 otherwise).
+func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint64) (fan, parts float64, shares []float64, rowService, topKey float64) {
+	var keys map[uint64]float64
+	if ss.Lock.Mean > 0 {
+		keys = map[uint64]float64{}
+	}
 	r := rand.New(rand.NewPCG(s.Seed, seq))
 	fields := make([]uint64, len(st.Fields))
 	shares = make([]float64, s.Shards)
@@ -193,8 +229,17 @@ func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint6
 		w := ss.Schedule.Rate(t)
 		visits = planAt(st, r, t, fields, visits)
 		totalW += w
+		if keys != nil {
+			h := uint64(0x9e3779b97f4a7c15)
+			for _, f := range st.KeyFields {
+				h = splitmix.Mix(h ^ fields[f])
+			}
+			keys[h] += w
+			topKey = max(topKey, keys[h])
+		}
 		fan += w * float64(len(visits))
 		for _, v := range visits {
+			rowService = max(rowService, float64(v.Rows)*st.RowCost.Seconds())
 			seen += int(v.Partitions)
 			parts += w * float64(v.Partitions)
 			if int(v.Shard) < len(shares) {
@@ -204,18 +249,25 @@ func sampleWork(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, seq uint6
 		seen += len(visits)
 	}
 	if totalW == 0 {
-		return 0, 0, nil
+		return 0, 0, nil, rowService, 0
 	}
 	for sh := range shares {
 		shares[sh] /= totalW
 	}
-	return fan / totalW, parts / totalW, shares
+	return fan / totalW, parts / totalW, shares, rowService, topKey / totalW
 }
 
 // WorkProblem says why a variant's work is too large (Units over MaxWork), naming the
 // stream that makes most of it and the keys that make it large, with the key to report
 // the problem at; "" when it fits.
 func (w *Work) WorkProblem(s *spec.Resolved) (key, msg string) {
+	for i, sw := range w.Streams {
+		if sw.RowService > MaxRowService.Seconds() {
+			return fmt.Sprintf("streams[%d].row_cost", i), fmt.Sprintf(
+				"a subrequest of stream %s would read rows for about %.3g s (%.3g days: its rows x row_cost %s, the rows the write streams put in its range, from table.history on); at most 10000d is allowed, the engine's clock: lower row_cost, table.history or the scan's reach (where, limit)",
+				sw.Name, sw.RowService, sw.RowService/86400, sim.Time(s.Streams[i].RowCost))
+		}
+	}
 	if w.Units() <= MaxWork {
 		return "", ""
 	}

@@ -299,3 +299,37 @@ func show(p *float64) string {
 	}
 	return strconv.FormatFloat(*p, 'g', -1, 64)
 }
+
+// TestQuantilesPastHours: one request every 10 minutes (uniform arrivals, seed 1, 2 days:
+// 288 requests) of one hour of constant service on one core: the queue grows by 50
+// minutes with each request, so request k (from 0) waits 50k minutes and takes
+// 60 + 50k minutes. The k-th smallest latency is that, so the median (k = 143 or 144,
+// rank 144.5 of 288) is about 60 + 50 x 143.5 minutes = 120.6 hours, the p99 (rank 285.6)
+// about 60 + 50 x 285 = 238.5 hours. Quantiles used to stop at the histogram's 10^10 µs
+// (2.78 h) while the mean went on; they must now be within the run histogram's 0.1% of
+// these (tolerance 1%: the quantile's rank rounds to a neighbouring request, 50 minutes
+// apart, 0.4% of the p99), and the mean the formula's 60 + 50 x 143.5 minutes.
+func TestQuantilesPastHours(t *testing.T) {
+	st := point("slow", sim.Write, 1.0/600, sim.Hour)
+	st.Arrivals = workload.NewUniformArrivals(workload.Schedule{{At: 0, Rate: 1.0 / 600}})
+	st.Service = sim.Service{Kind: sim.Constant}
+	res := sim.Run(&sim.Model{Seed: 1, Duration: 48 * sim.Hour, Window: sim.Hour,
+		Nodes: []sim.Node{{Cores: 1}}, ShardNode: []int{0}, Streams: []sim.Stream{st}})
+	l := Of(res).Streams[0].Latency
+	if l.P99 == nil || l.Mean == nil || l.P50 == nil {
+		t.Fatal("no latency figures")
+	}
+	hours := func(ms *float64) float64 { return *ms / 3.6e6 }
+	for _, c := range []struct {
+		what      string
+		got, want float64
+	}{
+		{"p50", hours(l.P50), (60 + 50*143.5) / 60},
+		{"p99", hours(l.P99), (60 + 50*285.0) / 60},
+		{"mean", hours(l.Mean), (60 + 50*143.5) / 60},
+	} {
+		if math.Abs(c.got-c.want)/c.want > 0.01 {
+			t.Errorf("%s %.2f h, want %.2f h within 1%%", c.what, c.got, c.want)
+		}
+	}
+}

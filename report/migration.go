@@ -74,6 +74,11 @@ func migrationsOf(sc *spec.Scenario, m *metrics.Run) []MigrationSummary {
 			BackfillCPUS: round(g.BackfillCPU, 3), DualCPUS: round(g.DualCPU, 3), BackfillRate: round(g.Rate, 3), CopiedPerWindow: g.Copied,
 			CutoverDueS: optRound(g.CutoverDue, 6), OutboxDrained: g.Drained, BackfillRefused: g.Refused,
 			Settled: at(g.Settled), SettledS: optRound(g.Settled, 6)}
+		if g.Rate > 0 && s.BackfillRate == 0 {
+			// A rate that rounds to 0 (1e-300 rows/s) is a backfill that copies nothing,
+			// not a migration without one.
+			s.BackfillRate = g.Rate
+		}
 		for _, b := range g.BackfillCPUPerWindow {
 			s.BackfillCPUPerWindow = append(s.BackfillCPUPerWindow, round(b, 3))
 		}

@@ -60,6 +60,9 @@ func workError(file string, doc *tomlx.Doc, global []*override, key, msg string)
 	return &tomlx.Error{File: file, Key: key, Line: doc.Line(key), Msg: msg}
 }
 
+// MaxVariants bounds a scenario's [[variants]].
+const MaxVariants = 1000
+
 // Variant is one key design of a scenario, fully resolved. Its embedded spec.Variant (name,
 // streams, resolved spec) is what the readers of results take.
 type Variant struct {
@@ -242,6 +245,12 @@ func (d dirFS) Open(name string) (fs.File, error) {
 	return os.Open(filepath.Join(string(d), filepath.FromSlash(name)))
 }
 
+// Stat stats the path (following links) without opening it, so that trace.Open can refuse
+// a FIFO before an open that would block.
+func (d dirFS) Stat(name string) (fs.FileInfo, error) {
+	return os.Stat(filepath.Join(string(d), filepath.FromSlash(name)))
+}
+
 // loadBytes is LoadBytes with the file system the scenario's trace paths are read from.
 func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario, error) {
 	doc, err := tomlx.Parse(file, src)
@@ -304,6 +313,13 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		list, ok := raw.([]map[string]any)
 		if !ok {
 			errs = append(errs, &tomlx.Error{File: file, Line: doc.Line("variants"), Key: "variants", Msg: "must be an array of tables: [[variants]] with name = \"...\""})
+			return nil, errs
+		}
+		if len(list) > MaxVariants {
+			// Each variant keeps its results to the end: about 400 KB a stream, and a
+			// report section; ten thousand trivial variants took 4 GB.
+			errs = append(errs, &tomlx.Error{File: file, Line: doc.Line("variants"), Key: "variants",
+				Msg: fmt.Sprintf("%d [[variants]]; at most %d are allowed: split the scenario, or vary a key with a sweep (shardsim sweep --vary)", len(list), MaxVariants)})
 			return nil, errs
 		}
 		overrides = list

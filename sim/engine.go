@@ -727,10 +727,27 @@ func (e *engine) sendSolo(now Time, st *streamState, issue Time) {
 func (e *engine) newSub(st *streamState, v keyspace.Visit, req, node int32, attempt uint8) int32 {
 	si := e.subs.take()
 	sub := &e.subs.items[si]
-	sub.service = e.serviceTime(st, st.s.Cost, v.Partitions) + Time(v.Rows)*st.s.RowCost
+	sub.service = e.serviceTime(st, st.s.Cost, v.Partitions)
+	if v.Rows != 0 {
+		sub.service += rowService(v.Rows, st.s.RowCost)
+	}
 	sub.req, sub.shard, sub.parts = req, v.Shard, v.Partitions
 	sub.node, sub.attempt, sub.write = int16(node), attempt, st.s.Op == Write
 	return si
+}
+
+// MaxRowService bounds the time a subrequest spends on its rows, 10000 days (the longest
+// run): rows x row cost past it would leave the clock's 2^63 nanoseconds. Validation
+// refuses a scenario whose sampled scans come near it (build.Work); the engine clamps what
+// a sample missed rather than overflow.
+const MaxRowService = 10000 * 24 * Hour
+
+// rowService is rows x cost, at most MaxRowService.
+func rowService(rows int64, cost Time) Time {
+	if cost > 0 && rows > int64(MaxRowService/cost) {
+		return MaxRowService
+	}
+	return Time(rows) * cost
 }
 
 // promote gives solo subrequest si, which reached its node at now (its arrival), the
@@ -990,7 +1007,7 @@ func (e *engine) growArrived(si int32) {
 // 1,024 ns (a shift, where microseconds would take a division on the hottest path; see
 // ShardResult.SubLatencyQuantile). Kept small enough to inline.
 func (e *engine) countShardLatency(sh int32, lat Time) {
-	e.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), histMaxMicros))]++
+	e.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), shardMaxMicros))]++
 }
 
 // saturate stops a run whose backlog has passed the bound: the offered load exceeds what

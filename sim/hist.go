@@ -15,6 +15,7 @@ import (
 // RecordValue would have built, without a call, an error check and a total per request.
 type histLayout struct {
 	digits  int
+	max     int64 // the highest value: histMaxMicros, shardMaxMicros
 	halfMag uint  // log2 of half the sub-bucket count
 	mask    int64 // sub-bucket count - 1: values below it fall in bucket 0
 	half    int   // half the sub-bucket count
@@ -23,16 +24,16 @@ type histLayout struct {
 
 // The layouts of the run-wide and the per-window histograms.
 var (
-	runLayout    = newHistLayout(histDigits)
-	windowLayout = newHistLayout(windowHistDigits)
+	runLayout    = newHistLayout(histDigits, histMaxMicros)
+	windowLayout = newHistLayout(windowHistDigits, histMaxMicros)
 	// shardLayout is the per-shard subrequest histograms': 1 digit, shardCounts counts,
 	// indexed on the hot path by shardIndex.
-	shardLayout = newHistLayout(1)
+	shardLayout = newHistLayout(1, shardMaxMicros)
 )
 
 // The 1-digit layout as constants, so that the engine's per-subrequest count is a few
 // instructions: 32 sub-buckets (the power of two at or above 2·10), half of them 16, and
-// 496 counts up to histMaxMicros. TestShardIndex checks them against shardLayout.
+// 496 counts up to shardMaxMicros. TestShardIndex checks them against shardLayout.
 const (
 	shardHalfMag = 4
 	shardMask    = 1<<(shardHalfMag+1) - 1
@@ -45,7 +46,7 @@ func shardIndex(v int64) int {
 	return int(bucket+1)<<shardHalfMag + int(v>>bucket) - 1<<shardHalfMag
 }
 
-func newHistLayout(digits int) histLayout {
+func newHistLayout(digits int, highest int64) histLayout {
 	// As hdrhistogram.New with a lowest value of 1 (unit magnitude 0): the sub-bucket
 	// count is the power of two at or above 2·10^digits.
 	largest := int64(2)
@@ -54,11 +55,11 @@ func newHistLayout(digits int) histLayout {
 	}
 	mag := uint(bits.Len64(uint64(largest - 1))) // ceil(log2(largest))
 	halfMag := max(mag, 1) - 1
-	n := len(hdrhistogram.New(1, histMaxMicros, digits).Export().Counts)
-	return histLayout{digits: digits, halfMag: halfMag, mask: 1<<(halfMag+1) - 1, half: 1 << halfMag, countsN: n}
+	n := len(hdrhistogram.New(1, highest, digits).Export().Counts)
+	return histLayout{digits: digits, max: highest, halfMag: halfMag, mask: 1<<(halfMag+1) - 1, half: 1 << halfMag, countsN: n}
 }
 
-// index is the counts index of value v (1 <= v <= histMaxMicros), as the library computes
+// index is the counts index of value v (1 <= v <= l.max), as the library computes
 // it: the bucket is the power of two above the sub-bucket range that v needs, the sub-bucket
 // v shifted down by the bucket.
 func (l *histLayout) index(v int64) int {
@@ -72,7 +73,7 @@ func (l *histLayout) histogram(counts []int64) *hdrhistogram.Histogram {
 	if counts == nil {
 		return nil
 	}
-	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: 1, HighestTrackableValue: histMaxMicros,
+	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: 1, HighestTrackableValue: l.max,
 		SignificantFigures: int64(l.digits), Counts: counts})
 }
 
@@ -121,8 +122,8 @@ func (e *engine) closeWindows(end int) {
 // WindowHist is one window's latency histogram, in microseconds, kept compact: a window
 // that closes keeps only the cells of the window layout's HdrHistogram counts array that
 // are not zero, each as its index (high 16 bits) and its count (low 48 bits), in index
-// order. A window of a few thousand requests fills a few hundred of the layout's 3,584
-// cells, so this takes a tenth of the dense array's 28 KB or less. The zero value is an
+// order. A window of a few thousand requests fills a few hundred of the layout's 5,632
+// cells, so this takes a tenth of the dense array's 44 KB or less. The zero value is an
 // empty histogram. Its answers are the HdrHistogram's to the bit: ValueAtQuantile walks
 // the same counts in the same order and maps the crossing cell to a value by the
 // library's formulas (TestWindowHistMatchesHdrHistogram holds it to the library).
@@ -158,7 +159,7 @@ func compactHist(counts []int64) WindowHist {
 // window closed, which is rare, so the insertion may allocate.
 func (h *WindowHist) record(us int64) { h.RecordValues(us, 1) }
 
-// RecordValues adds n values of us microseconds (clamped to the layout's 1 to 10^10), for
+// RecordValues adds n values of us microseconds (clamped to the layout's 1 to 10^15), for
 // histograms built outside a run; n must be positive.
 func (h *WindowHist) RecordValues(us, n int64) {
 	idx := uint64(windowLayout.index(min(max(us, 1), histMaxMicros)))

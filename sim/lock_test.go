@@ -230,3 +230,17 @@ func TestClosedLoopMVA(t *testing.T) {
 	}
 	docmark.Figures(t, "../README.md", "mva", joined)
 }
+
+// TestRowServiceClamped: rows x row cost past MaxRowService is clamped to it instead of
+// wrapping to a negative time (10^10 rows of 1 s passed 2^63 ns).
+func TestRowServiceClamped(t *testing.T) {
+	if got := rowService(10_000_000_000, Second); got != MaxRowService {
+		t.Errorf("10^10 rows of 1s: %v, want %v", got, MaxRowService)
+	}
+	if got := rowService(1000, Millisecond); got != Second {
+		t.Errorf("1000 rows of 1ms: %v", got)
+	}
+	if got := rowService(5, 0); got != 0 {
+		t.Errorf("rows of no cost: %v", got)
+	}
+}

@@ -168,6 +168,21 @@ const (
 // subrequest on a new shard, as a copy job reads and writes a page of rows at a time.
 const backfillBatch = 10 * Millisecond
 
+// copyPeriod is the time between two batches of batch rows at rate rows per second, at
+// most maxCopyPeriod: a rate near zero (1e-300 rows/s, or a max_cpu that leaves almost
+// nothing) copies nothing in any run, where the period's conversion from an infinite
+// float used to come out negative and run the copy flat out.
+func copyPeriod(batch int64, rate float64) Time {
+	p := float64(batch) / rate * float64(Second)
+	if !(p < float64(maxCopyPeriod)) {
+		return maxCopyPeriod
+	}
+	return max(Time(p), 1)
+}
+
+// maxCopyPeriod is the longest copy period: past the end of the longest run (10000 days).
+const maxCopyPeriod = 10000 * 24 * Hour
+
 // migState is the engine's migration state (nil when the model has no migration).
 type migState struct {
 	m      *Migration
@@ -349,7 +364,7 @@ func newMig(m *Model, old int) *migState {
 	}
 	if rate > 0 {
 		ms.batch = max(1, int64(math.Round(rate*backfillBatch.Seconds())))
-		ms.period = Time(float64(ms.batch) / rate * float64(Second))
+		ms.period = copyPeriod(ms.batch, rate)
 	}
 	n := len(m.Streams)
 	ms.dual, ms.after = make([]Stream, n), make([]Stream, n)

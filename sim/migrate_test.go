@@ -369,3 +369,22 @@ func TestTenantMoveScatterScan(t *testing.T) {
 		}
 	}
 }
+
+// TestBackfillNearZeroCopiesNothing: a backfill rate of 1e-300 rows/s, or a max_cpu of
+// 1e-300 under a rate of 50,000, copies nothing in a 70 s run (the period's conversion from
+// an infinite float came out negative and the copy ran flat out, done within the run).
+func TestBackfillNearZeroCopiesNothing(t *testing.T) {
+	for _, g := range []Migration{
+		{Rate: 1e-300, HistoryRows: 200_000, ReadCost: 20 * Microsecond, WriteCost: 30 * Microsecond, Cutover: CutoverNever},
+		{Rate: 50_000, MaxCPU: 1e-300, HistoryRows: 200_000, ReadCost: 20 * Microsecond, WriteCost: 30 * Microsecond, Cutover: CutoverNever},
+	} {
+		r := Run(migModel(5, 500, 0.001, 5*Second, 70*Second, g))
+		if m := r.Migration; m.RowsCopied > 1 || m.BackfillDone >= 0 {
+			t.Errorf("rate %g, max_cpu %g: %d of %d rows copied, done at %v; want at most the first batch's row and not done",
+				g.Rate, g.MaxCPU, m.RowsCopied, m.RowsToCopy, m.BackfillDone)
+		}
+	}
+	if p := copyPeriod(1, 5e-324); p != maxCopyPeriod {
+		t.Errorf("period at the least rate: %v", p)
+	}
+}

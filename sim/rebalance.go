@@ -114,7 +114,7 @@ func newReb(m *Model) *rebState {
 		rs.slots[k].cur = -1
 	}
 	rs.batch = max(1, int64(math.Round(rate*backfillBatch.Seconds())))
-	rs.period = Time(float64(rs.batch) / rate * float64(Second))
+	rs.period = copyPeriod(rs.batch, rate)
 	return rs
 }
 

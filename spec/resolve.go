@@ -35,7 +35,7 @@ const (
 	maxSalt           = 65_536
 	maxLoadFactor     = 1_000_000
 	maxSeriesCells    = 20_000_000 // shards and nodes x windows: about 480 MB
-	maxStreamWindows  = 200_000    // streams x windows: histograms at most 28 KB each, about 8 cells of 8 bytes in practice
+	maxStreamWindows  = 200_000    // streams x windows: histograms at most 28 KB each (below 2.8 h), about 8 cells of 8 bytes in practice
 	maxCost           = sim.Hour
 	maxNameLength     = 64 // stream names: they name chart files
 	maxVariantName    = 200
@@ -422,7 +422,7 @@ func checkWork(c *checker, s *Resolved) {
 // bytes, the series and the CSV and summary text made from them; a shard about 2.5 KB,
 // its run-wide histogram of subrequest times and its summary), its latency histograms
 // (a cell per distinct latency cell among a window's completions, sim.WindowHist: at most
-// 8 bytes a request over the run, and at most the 28 KB of the dense layout per window),
+// 8 bytes a request over the run, and at most the 28 KB of the layout's cells below 2.8 hours per window),
 // and for the variants running at once the subrequests they hold (about 62 bytes each
 // with their requests): those in service, at most the cluster's cores, and, in a run that
 // may saturate, up to sim.DefaultMaxQueued (2 million) waiting before it is declared
@@ -430,7 +430,7 @@ func checkWork(c *checker, s *Resolved) {
 const (
 	bytesPerCell       = 50
 	bytesPerShard      = 2 << 10  // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
-	bytesPerHist       = 28 << 10 // a dense window histogram: 3,584 cells of 8 bytes
+	bytesPerHist       = 28 << 10 // a window histogram's cells below 10^10 us (2.8 h), 3,584 of 8 bytes: a window's completions reach the 2,048 cells past them only by taking longer
 	bytesPerHistCell   = 8
 	bytesPerWindow     = 64 // a window histogram's header and its stream's window figures
 	bytesBase          = 35 << 20
@@ -448,11 +448,18 @@ func (s *Resolved) MemoryBytes() float64 {
 	}
 	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
 	if s.Streamed() {
-		return s.streamedBytes(windows) + s.histBytes(windows)
+		return s.streamedBytes(windows) + s.histBytes(windows) + float64(len(s.Streams))*bytesPerStreamResult
 	}
 	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
-	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*(bytesPerShard+bytesPerKeptShard)
+	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*(bytesPerShard+bytesPerKeptShard) +
+		float64(len(s.Streams))*bytesPerStreamResult
 }
+
+// bytesPerStreamResult is what a stream's result keeps besides its windows: its run-wide
+// latency histogram (3 significant digits up to 10^15 us: 41,984 counts of 8 bytes) and its
+// figures. 1,000 variants of one stream peaked at 620 MB, of three streams at 1,672 MB:
+// 351 KB of live heap a stream and variant (scenarios/memory_test.go).
+const bytesPerStreamResult = 351 << 10
 
 // bytesPerKeptShard is a kept shard's summary and report entries besides its histogram.
 const bytesPerKeptShard = 512
@@ -466,6 +473,49 @@ func (s *Resolved) histBytes(windows float64) float64 {
 	return min(sw*bytesPerHist, 1.1*s.Requests()*bytesPerHistCell) + sw*bytesPerWindow
 }
 
+// FixedBytes estimates the memory a running variant's engine allocates at its full size
+// when it is built and frees after the run, resident as its pages are touched: the
+// cache's entries and index (allocated at cache.capacity), and each point stream's per-key
+// latency statistics (detect.max_keys slots and an index of twice as many, filled by one
+// request in detect.sample_every). These are not heap that grows between collections, so
+// RunMemory counts them once, for the variants that run at once.
+func (s *Resolved) FixedBytes() float64 {
+	b := 0.0
+	if c := s.Cache; c != nil && c.Capacity > 0 {
+		b += float64(c.Capacity)*bytesPerCacheEntry + pow2At(2*c.Capacity)*4
+	}
+	every := float64(max(s.Detect.SampleEvery, 1))
+	maxKeys := float64(max(s.Detect.MaxKeys, 1))
+	for i := range s.Streams {
+		ss := &s.Streams[i]
+		if ss.Op == sim.Scan {
+			continue
+		}
+		keys := min(maxKeys, ss.Integral(0, int64(s.Duration))/every+1)
+		index := pow2At(2*max(s.Detect.MaxKeys, 1)) * 12 // 8-byte ids and 4-byte slots
+		// An insert touches a page of each of the index's two arrays.
+		b += min(index, keys*2*4096) + keys*(bytesPerDetectKey+8*float64(len(s.Key)))
+	}
+	return b
+}
+
+// bytesPerCacheEntry is sim's cache entry (a key, four times, LRU and single-flight links);
+// bytesPerDetectKey a tracked key's id, count, latency sum and shard, with what the
+// sketches keep beside them (measured: six streams of a million keys each, 1,159 MB).
+const (
+	bytesPerCacheEntry = 64
+	bytesPerDetectKey  = 77
+)
+
+// pow2At is the least power of two at or above n (at least 8).
+func pow2At(n int) float64 {
+	p := 8
+	for p < n {
+		p <<= 1
+	}
+	return float64(p)
+}
+
 // RunMemory estimates the peak memory of a run of these variants, parallel of them at
 // once, and says whether it fits in MaxRunMemory; when it does not, the message says what
 // to lower. held[i] is the most subrequests variant i holds at once (those in service,
@@ -473,7 +523,7 @@ func (s *Resolved) histBytes(windows float64) float64 {
 func RunMemory(variants []*Resolved, parallel int, held []float64) (bytes float64, problem string) {
 	live := 0.0
 	most := 0
-	var holds []float64
+	var holds, fixed []float64
 	for i, v := range variants {
 		live += v.MemoryBytes()
 		if v.MemoryBytes() > variants[most].MemoryBytes() {
@@ -484,14 +534,31 @@ func RunMemory(variants []*Resolved, parallel int, held []float64) (bytes float6
 			h = held[i]
 		}
 		holds = append(holds, h)
+		fixed = append(fixed, v.FixedBytes())
 	}
 	slices.Sort(holds)
+	slices.Sort(fixed)
+	run := 0.0
 	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
 		live += holds[len(holds)-1-k] * bytesPerSubrequest
+		run += fixed[len(fixed)-1-k]
 	}
-	bytes = bytesBase + heapGrowth*live
+	bytes = bytesBase + heapGrowth*live + run
 	if bytes <= MaxRunMemory || len(variants) == 0 {
 		return bytes, ""
+	}
+	if run > heapGrowth*live {
+		// The cache's table and the per-key statistics, allocated at their full size.
+		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity) and the per-key latency statistics (detect.max_keys, detect.sample_every) of the variants that run at once; at most %s is allowed: lower cache.capacity or detect.max_keys, or run fewer variants at once (-j)",
+			bytes/(1<<30), run/(1<<30), maxRunMemoryText)
+	}
+	waiting := 0.0
+	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
+		waiting += holds[len(holds)-1-k] * bytesPerSubrequest
+	}
+	if waiting > live-waiting {
+		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the requests it may hold at once: a queue or a row lock's waiters may grow to %d before the run stops as saturated; at most %s is allowed: lower the rates, or run fewer variants at once (-j)",
+			bytes/(1<<30), heapGrowth*waiting/(1<<30), sim.DefaultMaxQueued, maxRunMemoryText)
 	}
 	v := variants[most]
 	windows := v.Duration/v.Window + min(v.Duration%v.Window, 1)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/trace"
@@ -45,8 +46,14 @@ type TraceSpec struct {
 	PartFields []int
 }
 
-// maxSpeed bounds a trace's speed-up.
-const maxSpeed = 1e6
+// maxSpeed bounds a trace's speed-up, minSpeed its slow-down: a millionth stretches a
+// second of the log to 11.6 days. Beyond, the log's times divided by speed stop being
+// nanoseconds the engine's clock can hold (1e-300 made every one infinite, and the whole
+// log replayed at t = 0).
+const (
+	maxSpeed = 1e6
+	minSpeed = 1e-6
+)
 
 // resolveTrace validates stream st's trace and returns the two streams that replay it:
 // NAME.read and NAME.write, each with ss's settings and the log's records of its
@@ -80,8 +87,8 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 	}
 	ts.Format = format
 	if t.Speed != nil {
-		if v := *t.Speed; !(v > 0) || v > maxSpeed || math.IsInf(v, 0) {
-			c.add(tk+".speed", "must be a number above 0 and at most %g (got %v)", float64(maxSpeed), v)
+		if v := *t.Speed; !(v >= minSpeed) || v > maxSpeed || math.IsInf(v, 0) {
+			c.add(tk+".speed", "must be a number from %g to %g (got %v)", minSpeed, float64(maxSpeed), v)
 		} else {
 			ts.Speed = v
 		}
@@ -130,6 +137,13 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 		var err error
 		if rates, err = logRates(ts); err != nil {
 			c.add(tk+".path", "%v", err)
+			return nil
+		}
+		// The replay's last record must fall on the clock: the log's span over speed
+		// (load_factor included) within the longest run.
+		if span := float64(rates.End) / ts.Speed; span > float64(maxAge) {
+			c.add(tk+".speed", "the log spans %s, which at speed %g (times load_factor %g) replays over %.3g days; at most 10000d is allowed: raise speed or load_factor",
+				time.Duration(rates.End), ts.Speed/s.LoadFactor, s.LoadFactor, span/86400e9)
 			return nil
 		}
 	}
@@ -255,9 +269,6 @@ func (c *checker) has(key string) bool {
 
 // firstRecord opens the log and reads its first record; it returns the key parts' names.
 func firstRecord(ts *TraceSpec) ([]string, error) {
-	if st, err := fs.Stat(ts.FS, ts.Path); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%q is not a regular file", ts.Path)
-	}
 	rc, err := trace.Open(ts.FS, ts.Path)
 	if err != nil {
 		var pe *fs.PathError

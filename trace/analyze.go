@@ -123,7 +123,8 @@ const MonotonicScore = 0.7
 
 // RatePoint is the mean rate of records in a window starting at TS seconds. The last
 // window's rate is over the part of it before the last record; a last window the log
-// covers less than half of is left out of Analysis.Rate (its records still count).
+// covers less than half of is left out of Analysis.Rate (its records still count). A log
+// whose records all share one timestamp has no rate: Analysis.Rate is empty.
 type RatePoint struct {
 	TS   float64 `json:"t_s"`
 	PerS float64 `json:"per_s"`
@@ -373,6 +374,11 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 		}
 	}
 	for i, n := range a.bins {
+		if a.last == 0 {
+			// Every record at one instant: a count over no time is no rate (it used to
+			// read as the count over the millisecond floor below, 10^12/s at the mean).
+			break
+		}
 		w := float64(a.binW) / 1e9
 		if i == len(a.bins)-1 {
 			// The last window ends with the last record: its rate is its records over the
@@ -553,14 +559,22 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 	var times []int64
 	seen := 0
 	for {
-		rec, err := rd.Next()
+		var rec *Record
+		var err error
+		k := int64(1)
+		if len(out) >= n {
+			// Only counting now: a row's operations at once.
+			rec, k, err = rd.NextRow()
+		} else {
+			rec, err = rd.Next()
+		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, nil, err
 		}
-		seen++
+		seen += int(k)
 		if len(out) >= n {
 			continue
 		}

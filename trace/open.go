@@ -3,12 +3,16 @@ package trace
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 
 	"github.com/klauspost/compress/zstd"
 )
+
+// ErrNotRegular refuses a log path that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file (a FIFO, device or directory): a log must be a file, which is read more than once")
 
 // Magic numbers of the compressed formats read transparently (RFC 1952 for gzip, RFC 8878
 // for zstd frames).
@@ -20,7 +24,19 @@ var (
 // Open opens path in fsys and returns its decompressed content: gzip and zstd streams are
 // recognized by their first bytes, whatever the file is called. Close releases the file
 // and the decompressor.
+// A path that is not a regular file (a FIFO, a device, a directory) is refused before it
+// is opened: opening a FIFO blocks until something writes to it, and a log is read more
+// than once (its rates, then its records).
 func Open(fsys fs.FS, path string) (io.ReadCloser, error) {
+	if sfs, ok := fsys.(fs.StatFS); ok {
+		st, err := sfs.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: ErrNotRegular}
+		}
+	}
 	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, err

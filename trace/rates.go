@@ -15,7 +15,9 @@ type OpRates struct {
 func Rates(rd *Reader) (*OpRates, error) {
 	o := &OpRates{Width: 1e9}
 	for {
-		rec, err := rd.Next()
+		// A row's operations fall in one second of the source clock, so in one window
+		// (at least a second wide, at whole seconds from the first record's).
+		rec, n, err := rd.NextRow()
 		if err == io.EOF {
 			return o, nil
 		}
@@ -31,9 +33,9 @@ func Rates(rd *Reader) (*OpRates, error) {
 			o.Reads, o.Writes = append(o.Reads, 0), append(o.Writes, 0)
 		}
 		if rec.Op == Read {
-			o.Reads[b]++
+			o.Reads[b] += n
 		} else {
-			o.Writes[b]++
+			o.Writes[b] += n
 		}
 		o.End = rec.T
 	}

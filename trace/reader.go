@@ -89,6 +89,28 @@ type Options struct {
 	Names     []string
 	// MaxBad is the share of malformed lines tolerated (0: DefaultMaxBad; negative: any).
 	MaxBad float64
+	// MaxExpanded bounds the operations the log stands for beyond one a line (0: no
+	// bound). A kvcache row stands for op_count operations, so a short file can stand for
+	// billions, and a reader that visits each operation (analyze, fit) takes time in their
+	// number, not in the file's size; past MaxExpanded, Next returns an *OpsError.
+	MaxExpanded int64
+}
+
+// MaxVisitedOps is the Options.MaxExpanded of the commands that visit every operation of a
+// log (analyze, fit): a few seconds of analyze at its 20 to 40 million operations a second,
+// on top of the time the file's lines take.
+const MaxVisitedOps = 100_000_000
+
+// OpsError is returned by Next when the log stands for more operations than
+// Options.MaxOps.
+type OpsError struct {
+	Max  int64
+	Line int64 // the line whose op_count passed the bound
+}
+
+func (e *OpsError) Error() string {
+	return fmt.Sprintf("op_count: the log's rows stand for more than %d operations beyond one a row (passed at line %d), each of which is read one by one; at most %d are allowed: lower op_count or split the log",
+		e.Max, e.Line, e.Max)
 }
 
 // Record is one operation of the log. Its slices point into the reader's buffers and are
@@ -175,6 +197,7 @@ type Reader struct {
 	rj           int64 // operation of it
 	batchOps     int64
 	opIndex      int64 // operation within the batch
+	ops          int64 // operations returned beyond one a row, for MaxExpanded
 	eof          bool
 	rec          Record
 	parts        [maxParts][]byte
@@ -343,6 +366,9 @@ func (r *Reader) Next() (*Record, error) {
 		}
 	}
 	w := &r.rows[r.ri]
+	if err := r.countRow(w); err != nil {
+		return nil, err
+	}
 	// Operation j of the n in a second of the source clock is issued at (j + 1/2)/n of it.
 	n := r.batchOps
 	t := w.sec*1e9 + (2*r.opIndex+1)*1e9/(2*n)
@@ -368,6 +394,62 @@ func (r *Reader) Next() (*Record, error) {
 		r.rj = 0
 	}
 	return rec, nil
+}
+
+// NextRow returns the next line's record and the number of operations it stands for
+// (a kvcache row's op_count; 1 in the other formats), with the record's time that of its
+// last operation: what Next would return, n calls of it folded into one, so that a reader
+// counting operations takes time in the lines of the log, not in their op_count. Mixed
+// with Next, it returns the rest of a row Next has begun.
+func (r *Reader) NextRow() (*Record, int64, error) {
+	if r.opt.Format == CSV {
+		rec, err := r.nextCSV()
+		return rec, 1, err
+	}
+	for r.ri >= len(r.rows) || (r.carry && r.ri == len(r.rows)-1) {
+		if err := r.fill(); err != nil {
+			return nil, 0, err
+		}
+	}
+	w := &r.rows[r.ri]
+	k := int64(w.count) - r.rj // the row's operations not yet returned
+	if err := r.countRow(w); err != nil {
+		return nil, 0, err
+	}
+	n := r.batchOps
+	r.opIndex += k
+	t := w.sec*1e9 + (2*(r.opIndex-1)+1)*1e9/(2*n)
+	if !r.based {
+		r.based, r.base = true, w.sec*1e9
+	}
+	t -= r.base
+	if t < r.last {
+		t = r.last
+	}
+	r.last = t
+	rec := &r.rec
+	rec.T, rec.Op, rec.OpCode, rec.Line = t, w.op, w.code, w.line
+	if r.rj == 0 {
+		key := r.arena[w.key0:w.key1]
+		rec.Key = key
+		r.splitKey(key, &r.sp)
+		r.setParts(key)
+	}
+	r.ri++
+	r.rj = 0
+	return rec, k, nil
+}
+
+// countRow adds a row's operations past its first to the count MaxExpanded bounds, as the
+// row begins, so that a row past the bound is refused before its first operation.
+func (r *Reader) countRow(w *row) error {
+	if r.opt.MaxExpanded <= 0 || r.rj > 0 {
+		return nil
+	}
+	if r.ops += int64(w.count) - 1; r.ops > r.opt.MaxExpanded {
+		return &OpsError{Max: r.opt.MaxExpanded, Line: w.line}
+	}
+	return nil
 }
 
 // fill reads the next second of a batched format into the arena.

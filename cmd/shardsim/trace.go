@@ -72,7 +72,7 @@ func (t *traceFlags) locate(ref string, fs *pflag.FlagSet) error {
 	if (t.delimiter == "") != (len(t.names) == 0) {
 		return usagef("--delimiter and --names go together (got delimiter %q, %d names)", t.delimiter, len(t.names))
 	}
-	t.opt = trace.Options{Format: f, Delimiter: t.delimiter, Names: t.names, MaxBad: maxBad}
+	t.opt = trace.Options{Format: f, Delimiter: t.delimiter, Names: t.names, MaxBad: maxBad, MaxExpanded: trace.MaxVisitedOps}
 	st, statErr := os.Stat(ref)
 	if statErr == nil && !st.IsDir() && !strings.HasSuffix(ref, ".toml") {
 		t.fsys, t.path, t.label = os.DirFS(filepath.Dir(ref)), filepath.Base(ref), ref
@@ -130,7 +130,8 @@ func unwrapPath(err error) error {
 // user's (exit 2), anything else an I/O failure.
 func traceError(path string, err error) error {
 	var be *trace.BadError
-	if errors.As(err, &be) {
+	var oe *trace.OpsError
+	if errors.As(err, &be) || errors.As(err, &oe) {
 		return usagef("%s: %v", path, err)
 	}
 	return fmt.Errorf("%s: %v", path, err)
@@ -406,8 +407,14 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		fmt.Fprintf(w, "trace %s (%s)\n", filepath.Base(path), a.Format)
 	}
 	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
-	fmt.Fprintf(w, "%s records from %s lines (%s malformed) over %s s, %.1f records/s on average\n",
-		humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/max(a.DurationS, 1e-9))
+	if a.DurationS > 0 {
+		fmt.Fprintf(w, "%s records from %s lines (%s malformed) over %s s, %.1f records/s on average\n",
+			humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/a.DurationS)
+	} else {
+		// Records over no time have no rate (the mean used to divide by a nanosecond).
+		fmt.Fprintf(w, "%s records from %s lines (%s malformed), all at one timestamp: no rate\n",
+			humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)))
+	}
 	for _, b := range a.BadLines {
 		fmt.Fprintf(w, "  malformed line %d (%s): %q\n", b.Line, b.Why, b.Text)
 	}
@@ -445,7 +452,11 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	for g, m := range means {
 		rows = append(rows, []string{strconv.FormatFloat(a.Rate[g*group].TS, 'f', 0, 64), strconv.FormatFloat(m, 'f', 1, 64), bar(m, means)})
 	}
-	table([]string{"from_s", "per_s", "chart"}, rows)
+	if len(a.Rate) > 0 {
+		table([]string{"from_s", "per_s", "chart"}, rows)
+	} else {
+		fmt.Fprintln(w, "none: the records all share one timestamp")
+	}
 
 	k := a.Keys
 	h("Keys")
@@ -591,6 +602,10 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 		}
 		if a.Records == 0 {
 			return usagef("%s: the log holds no record to fit", path)
+		}
+		if a.DurationS == 0 {
+			// A count over no time is no rate: the fitted schedule would be 0/s.
+			return usagef("%s: the log's %s records all share one timestamp, so it has no rate to fit", path, humanCount(float64(a.Records)))
 		}
 		fit := trace.Fit(a, trace.FitOptions{Name: name, Source: filepath.Base(path)})
 		// What fit writes must load: check it as validate would before writing it.

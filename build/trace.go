@@ -50,7 +50,7 @@ func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []in
 	} else {
 		scheme = buildScheme(s, design)
 	}
-	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1}
+	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1, Order: keepsOrder(s)}
 	for _, n := range names {
 		d.PartField = append(d.PartField, slices.Index(s.FieldNames, n))
 	}
@@ -61,6 +61,11 @@ func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []in
 	d.Read = keyspace.NewPointPlanner(design, scheme, true)
 	return d
 }
+
+// keepsOrder says whether the text key parts of a log keep their byte order under s's
+// scheme: under range they do (docs/keys.md), under hash and directory a text part is
+// hashed whole.
+func keepsOrder(s *spec.Resolved) bool { return s.Scheme == "range" }
 
 // designOf is the key design of s.
 func designOf(s *spec.Resolved) *keyspace.Design {
@@ -73,13 +78,13 @@ func designOf(s *spec.Resolved) *keyspace.Design {
 
 // replay makes stream st take its arrivals and the fields its log's keys hold from the
 // log (ss.Trace): the records of st's operation, in the log's time divided by its speed.
-func replay(st *sim.Stream, ss spec.StreamSpec, needed []bool) {
+func replay(st *sim.Stream, s *spec.Resolved, ss spec.StreamSpec, needed []bool) {
 	t := ss.Trace
 	op := trace.Write
 	if ss.Op == sim.Read {
 		op = trace.Read
 	}
-	src := trace.NewSource(t.FS, t.Path, t.Options(), op, t.Speed, len(t.PartFields))
+	src := trace.NewSource(t.FS, t.Path, t.Options(), op, t.Speed, len(t.PartFields), keepsOrder(s))
 	st.Arrivals = src
 	first := true
 	// The engine draws fields in field order: the first fed field advances the source.
@@ -121,7 +126,7 @@ func traceSample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
 	if err != nil {
 		return nil
 	}
-	d := &trace.Design{NFields: len(s.FieldNames), PartField: t.PartFields, TimeField: -1}
+	d := &trace.Design{NFields: len(s.FieldNames), PartField: t.PartFields, TimeField: -1, Order: keepsOrder(s)}
 	fields, times, err := trace.Sample(rd, d, TraceSplitSample(s.Shards))
 	if err != nil || len(fields) == 0 {
 		return nil

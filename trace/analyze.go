@@ -30,8 +30,11 @@ type Planner interface {
 // log goes to field PartField[i] (-1: unused) and the record's time to TimeField (-1:
 // unused).
 type Design struct {
-	Shards      int
-	NFields     int
+	Shards  int
+	NFields int
+	// Order keeps the byte order of text key parts (TextOrder), as a range scheme needs;
+	// otherwise a text part is hashed whole (FieldValue).
+	Order       bool
 	PartField   []int
 	TimeField   int
 	Write, Read Planner
@@ -109,7 +112,8 @@ type TopKey struct {
 }
 
 // Monotony says whether a key part grows with time: Score is the correlation (Pearson)
-// between the record's time and the part's order value (OrderValue) over the writes (over
+// between the record's time and the part's order value (TextOrder.Float: a decimal number
+// itself, a text in its byte order) over the writes (over
 // every record when writes are under 1%); Monotonic is |Score| >= MonotonicScore.
 type Monotony struct {
 	Part      string  `json:"part"`
@@ -203,6 +207,8 @@ type analyzer struct {
 	rWin    *windowCounts
 	// per key part (with Config.Parts and more than one part)
 	parts []partSketch
+	// per key part: the order of its text values
+	orders []TextOrder
 	// per key part: is every value decimal, and the largest
 	notDecimal []bool
 	maxValue   []uint64
@@ -242,6 +248,7 @@ func newAnalyzer(parts int, cfg Config) *analyzer {
 		wr:         make([]welford, parts),
 		binW:       1e9,
 		d:          cfg.Design,
+		orders:     make([]TextOrder, parts),
 		notDecimal: make([]bool, parts),
 		maxValue:   make([]uint64, parts),
 	}
@@ -292,7 +299,6 @@ func (a *analyzer) add(rec *Record) {
 	a.distinct.Add(h)
 	t := float64(rec.T)
 	for i, p := range rec.Parts {
-		ov := OrderValue(p)
 		if v, ok := decimal(p); ok {
 			a.maxValue[i] = max(a.maxValue[i], v)
 		} else {
@@ -306,7 +312,7 @@ func (a *analyzer) add(rec *Record) {
 			}
 			ps.distinct.Add(ph)
 		}
-		v := float64(ov)
+		v := a.orders[i].Float(p)
 		a.all[i].add(t, v)
 		if rec.Op == Write {
 			a.wr[i].add(t, v)
@@ -333,7 +339,7 @@ func (a *analyzer) add(rec *Record) {
 	if d := a.d; d != nil {
 		for i, p := range rec.Parts {
 			if f := d.PartField[i]; f >= 0 {
-				a.fields[f] = FieldValue(p)
+				a.fields[f] = partValue(d, &a.orders[i], p)
 			}
 		}
 		if d.TimeField >= 0 {
@@ -552,6 +558,7 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 	var out [][]uint64
 	var times []int64
 	seen := 0
+	orders := make([]TextOrder, len(d.PartField))
 	for {
 		rec, err := rd.Next()
 		if err == io.EOF {
@@ -567,7 +574,9 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 		f := make([]uint64, d.NFields)
 		for i, p := range rec.Parts {
 			if pf := d.PartField[i]; pf >= 0 {
-				f[pf] = FieldValue(p)
+				f[pf] = partValue(d, &orders[i], p)
+			} else {
+				orders[i].See(p)
 			}
 		}
 		if d.TimeField >= 0 {
@@ -577,4 +586,13 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 	}
 	keep := min(len(out), int(math.Ceil(SplitPart*float64(seen))))
 	return out[:keep], times[:keep], nil
+}
+
+// partValue is the field value of key part p under design d: in its text's order (o) when
+// d keeps order, else FieldValue's.
+func partValue(d *Design, o *TextOrder, p []byte) uint64 {
+	if d.Order {
+		return o.Value(p)
+	}
+	return FieldValue(p)
 }

@@ -112,11 +112,14 @@ func (o *TextOrder) Text(v uint64) string {
 	return string(out)
 }
 
-// Float returns a number that grows with b, as close to linear in its text as a float64
-// allows, for correlating a part with time: a decimal number is itself; a text is its
-// distance from the anchor, both read as base-256 fractions, from where they first differ
-// (so a day of ISO-8601 times that all begin "2025-11-27T" are told apart to the
-// millisecond, which the first 8 bytes alone never do).
+// Float returns a number for correlating a part with time, near linear in the time that a
+// time-ordered text stands for: a decimal number is itself; a text is its
+// distance from the anchor, both read from where they first differ as numerals of base
+// 37 whose digits are 0-9 and the letters, case folded (so hex, Crockford's base32 and
+// decimal digits count up in steps of one, where their bytes jump from '9' to 'a'); any
+// other byte counts as 36 (so it follows the byte order within those classes of characters,
+// which is where time-ordered ids and time stamps vary). A day of ISO-8601 times that all begin "2025-11-27T" is told
+// apart to the millisecond this way, which the first 8 bytes alone never do.
 func (o *TextOrder) Float(b []byte) float64 {
 	if v, ok := decimal(b); ok {
 		return float64(v)
@@ -124,12 +127,34 @@ func (o *TextOrder) Float(b []byte) float64 {
 	o.See(b)
 	a := o.anchor
 	d := commonPrefix(a, b)
-	x, y := be8(b, d), be8(a, d)
-	f := float64(x - y) // the exact difference, rounded once
-	if x < y {
-		f = -float64(y - x)
+	var x float64
+	w := 1.0
+	for i := d; i < d+floatDigits; i++ {
+		w /= 37
+		x += float64(digit37(b, i)-digit37(a, i)) * w
 	}
-	return math.Ldexp(f, -8*d)
+	return x * math.Pow(37, -float64(d))
+}
+
+// floatDigits is how many characters past the anchor's prefix Float reads: 37^12 is about
+// 2^62, past a float64's 53 bits.
+const floatDigits = 12
+
+// digit37 is the base-37 digit of b[i] for Float: 0-9, the letters 10-35 (case folded),
+// anything else 36; -1 past the end.
+func digit37(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'Z':
+		return int(c-'A') + 10
+	}
+	return 36
 }
 
 func commonPrefix(a, b []byte) int {
@@ -161,20 +186,4 @@ func tail(b []byte, i int) uint64 {
 		}
 	}
 	return v
-}
-
-// be8 is the 8 bytes of b from i on, big-endian, padded with zeros.
-func be8(b []byte, i int) uint64 {
-	var v uint64
-	for j := i; j < i+8; j++ {
-		v = v<<8 | uint64(byteAt(b, j))
-	}
-	return v
-}
-
-func byteAt(b []byte, i int) byte {
-	if i < len(b) {
-		return b[i]
-	}
-	return 0
 }

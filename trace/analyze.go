@@ -104,11 +104,16 @@ type PartKeys struct {
 const PartTop = 64
 
 // TopKey is one of the most frequent keys: Count overstates its records by at most Error.
+// StandsOut says that the count is mostly certain (detect.StandsOut, the rule of run's key
+// tables) and that its certain part, Count - Error, is above what any key the sketch does
+// not track may have (its smallest count, once it is full): in a log whose keys are each
+// rare the sketch fills, and its top counts are mostly its error bound.
 type TopKey struct {
-	Key   string  `json:"key"`
-	Count int64   `json:"count"`
-	Share float64 `json:"share"`
-	Error int64   `json:"error"`
+	Key       string  `json:"key"`
+	Count     int64   `json:"count"`
+	Share     float64 `json:"share"`
+	Error     int64   `json:"error"`
+	StandsOut bool    `json:"stands_out"`
 }
 
 // Monotony says whether a key part grows with time: Score is the correlation (Pearson)
@@ -405,7 +410,7 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 	}
 	all := a.top.Top(0)
 	for _, c := range all[:min(n, len(all))] {
-		k.Top = append(k.Top, TopKey{Key: string(a.slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1))})
+		k.Top = append(k.Top, TopKey{Key: string(a.slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1)), StandsOut: standsOut(c, all, a.top.Len())})
 	}
 	k.ZipfS, k.ZipfRanks, k.ZipfKS = FitZipf(all)
 	useWrites := a.writes*100 >= a.records && a.writes > 1
@@ -427,7 +432,7 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 			pk.Distinct, pk.DistinctExact = distinct.Estimate(), distinct.Exact()
 			pall := top.Top(0)
 			for _, c := range pall[:min(PartTop, len(pall))] {
-				pk.Top = append(pk.Top, TopKey{Key: string(slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1))})
+				pk.Top = append(pk.Top, TopKey{Key: string(slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1)), StandsOut: standsOut(c, pall, top.Len())})
 			}
 			pk.ZipfS, pk.ZipfRanks, pk.ZipfKS = FitZipf(pall)
 			k.Parts = append(k.Parts, pk)
@@ -437,6 +442,16 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 		out.Design = a.design()
 	}
 	return out
+}
+
+// standsOut is TopKey.StandsOut for counter c of a sketch whose counters, largest first,
+// are all, used of TopCapacity of them.
+func standsOut(c detect.Counter, all []detect.Counter, used int) bool {
+	var floor int64
+	if used >= TopCapacity && len(all) > 0 {
+		floor = all[len(all)-1].Count
+	}
+	return detect.StandsOut(c.Count, c.Error) && c.Count-c.Error > floor
 }
 
 // decimal reads a part that is a decimal number of at most 19 digits.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shardsim/shardsim/detect"
 	"io"
 	"io/fs"
 	"math"
@@ -461,9 +462,21 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	}
 	rows = nil
 	for i, t := range k.Top {
-		rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), pct(t.Share)})
+		// A count that is mostly the sketch's error bound is no count: run's key table
+		// leaves such keys out by the same rule (detect.StandsOut).
+		if t.StandsOut {
+			rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), pct(t.Share)})
+		}
 	}
-	table([]string{"rank", "key", "records", "share"}, rows)
+	switch {
+	case len(rows) > 0:
+		table([]string{"rank", "key", "records", "share"}, rows)
+	case len(k.Top) > 0 && k.Top[0].Error > 0:
+		fmt.Fprintf(w, "no key stands out: the sketch's counts are mostly its error bound (it tracks %s of the log's %s keys, and none is certainly more frequent than those it dropped)\n",
+			humanCount(float64(trace.TopCapacity)), humanCount(k.Distinct))
+	case len(k.Top) > 0:
+		fmt.Fprintf(w, "no key stands out: none has %d records or more\n", detect.MinStandOut)
+	}
 	h("Monotonicity (correlation of each key part with time; monotonic at |r| >= 0.7)")
 	rows = nil
 	for _, m := range k.Monotonic {

@@ -24,12 +24,17 @@ import (
 // keyed by kind's text form of its own time: "iso" (2025-11-27T08:00:01.234Z-17, a client
 // suffix), "ulid", "uuidv7" (milliseconds, then random bits) or "uuidv4" (random).
 func textKeyLog(kind string, n int, secs float64, seed uint64) []byte {
+	return textKeyLogAt(kind, n, secs, seed, func(i int) float64 { return secs * math.Sqrt(float64(i)/float64(n)) })
+}
+
+// textKeyLogAt is textKeyLog with write i at at(i) seconds.
+func textKeyLogAt(kind string, n int, secs float64, seed uint64, at func(int) float64) []byte {
 	r := rand.New(rand.NewPCG(seed, 0x7e47))
 	start := time.Date(2025, 11, 27, 8, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
 	b.WriteString("ts,op,key\n")
 	for i := range n {
-		ts := secs * math.Sqrt(float64(i)/float64(n))
+		ts := at(i)
 		at := start.Add(time.Duration(ts * 1e9))
 		ms := uint64(at.UnixMilli())
 		var key string
@@ -74,7 +79,8 @@ func ulid(ms uint64, r *rand.Rand) string {
 //     6.3 s) sorts past the last split, so the busiest window (the last second, 1,900
 //     writes) puts all of its writes on the last shard (the test asks >= 90%), as does
 //     the mean window (>= 90% too: the first tenth is a tenth of the writes), and the part
-//     is flagged monotonic (correlation >= 0.7).
+//     is flagged monotonic (correlation >= 0.7); fit draws it as a time, a ulid or a
+//     uuidv7.
 //   - UUIDv4 is random: the busiest window's 1,900 writes spread over 8 ranges cut from
 //     2,000 random keys, so its hottest shard takes about 1/8 plus a few standard errors
 //     (sqrt(1/8·7/8/1900) = 0.008 each, and the ranges' own noise, about 6% of 1/8); the
@@ -88,21 +94,7 @@ func TestTextKeysKeepOrder(t *testing.T) {
 	opt := trace.Options{Format: trace.CSV}
 	for _, kind := range []string{"iso", "ulid", "uuidv7", "uuidv4"} {
 		data := textKeyLog(kind, 20_000, 20, 3)
-		f := build.AnalysisFile([]string{"key"}, []string{"key"}, "range", shards, 0)
-		s, probs := spec.Resolve(&f)
-		if len(probs) > 0 {
-			t.Fatal(probs)
-		}
-		d := build.TraceDesign(s, []string{"key"}, nil, nil)
-		rd, err := trace.NewReader(bytes.NewReader(data), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sample, times, err := trace.Sample(rd, d, build.TraceSplitSample(shards))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d = build.TraceDesign(s, []string{"key"}, sample, times)
+		d := textRangeDesign(t, data, shards)
 		a := analyzeBytes(t, data, opt, trace.Config{Design: d})
 		ws := a.Design.WriteSpread
 		m := a.Keys.Monotonic[0]
@@ -116,10 +108,45 @@ func TestTextKeysKeepOrder(t *testing.T) {
 		if ws.BusiestShare < 0.9 || ws.BusiestShard != shards-1 || ws.MeanHottestShare < 0.9 {
 			t.Errorf("%s: busiest window's hottest shard is %d with %.4f of its writes (the mean window's %.4f), want the last shard with >= 0.9", kind, ws.BusiestShard, ws.BusiestShare, ws.MeanHottestShare)
 		}
+		// At an even rate (1,000 writes a second) every window is as busy: the busiest
+		// is the one whose hottest shard takes the most, not the first (whose writes
+		// the splits were cut from).
+		even := textKeyLogAt(kind, 20_000, 20, 3, func(i int) float64 { return float64(i) / 1000 })
+		if ev := analyzeBytes(t, even, opt, trace.Config{Design: textRangeDesign(t, even, shards)}).Design.WriteSpread; ev.BusiestShare < 0.9 {
+			t.Errorf("%s at an even rate: the busiest window's hottest shard takes %.4f, want >= 0.9", kind, ev.BusiestShare)
+		}
 		if !m.Monotonic || m.Score < 0.7 {
 			t.Errorf("%s: monotonic %v, score %.3f; want flagged", kind, m.Monotonic, m.Score)
 		}
+		// fit draws the part from the time-ordered generator it is written as.
+		fa := analyzeBytes(t, data, opt, trace.Config{Parts: true})
+		want := map[string]string{"iso": "time", "ulid": "ulid", "uuidv7": "uuidv7"}[kind]
+		fitted := trace.Fit(fa, trace.FitOptions{Name: "fit-" + kind})
+		if !bytes.Contains(fitted.TOML, []byte(fmt.Sprintf("key = { gen = %q }", want))) {
+			t.Errorf("%s: fitted key is not gen = %q:\n%s", kind, want, fitted.TOML)
+		}
 	}
+}
+
+// textRangeDesign is the range design over shards shards on the whole key of a csv log,
+// split as analyze and a replay split it (trace.Sample: the log's first tenth).
+func textRangeDesign(t *testing.T, data []byte, shards int) *trace.Design {
+	t.Helper()
+	f := build.AnalysisFile([]string{"key"}, []string{"key"}, "range", shards, 0)
+	s, probs := spec.Resolve(&f)
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	d := build.TraceDesign(s, []string{"key"}, nil, nil)
+	rd, err := trace.NewReader(bytes.NewReader(data), trace.Options{Format: trace.CSV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample, times, err := trace.Sample(rd, d, build.TraceSplitSample(shards))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return build.TraceDesign(s, []string{"key"}, sample, times)
 }
 
 // TestReplayTextKeys replays the UUIDv7 and UUIDv4 logs of TestTextKeysKeepOrder (20,000

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
@@ -38,6 +39,12 @@ type Design struct {
 	PartField   []int
 	TimeField   int
 	Write, Read Planner
+	// Orders, set by Sample, are the text orders of the log's key parts (one per part),
+	// for showing the range splits cut from the sample as text.
+	Orders []TextOrder
+	// Splits, for a range scheme, are its split points, each key part written as the
+	// log writes it (SplitText); nil for other schemes.
+	Splits [][]string
 }
 
 // Config says what Analyze computes.
@@ -144,6 +151,9 @@ type DesignFigures struct {
 	// SingleShardShare is the share of requests that visit one shard; the rest scatter.
 	SingleShardShare float64 `json:"single_shard_share"`
 	HottestShard     int     `json:"hottest_shard"`
+	// Splits are a range scheme's split points (shard i+1 begins at Splits[i]), each key
+	// part as the log writes it: text keys keep their order, so the splits are text too.
+	Splits [][]string `json:"splits,omitempty"`
 	// HottestShare is the hottest shard's share of all shard visits.
 	HottestShare float64 `json:"hottest_share"`
 	MeanFanout   float64 `json:"mean_fanout"`
@@ -487,6 +497,7 @@ func (a *analyzer) design() *DesignFigures {
 	f.SingleShardShare = ratio(a.single, a.records)
 	f.MeanFanout = ratio(a.visitsN, a.records)
 	f.WriteSpread, f.ReadSpread = a.wWin.spread(), a.rWin.spread()
+	f.Splits = a.d.Splits
 	return f
 }
 
@@ -600,7 +611,19 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 		out, times = append(out, f), append(times, rec.T)
 	}
 	keep := min(len(out), int(math.Ceil(SplitPart*float64(seen))))
+	d.Orders = orders
 	return out[:keep], times[:keep], nil
+}
+
+// SplitText writes value v of log key part i as the log writes it, for showing a range
+// split: a text part's order value as the text it stands for (TextOrder.Text), a number
+// as itself. A part whose values were all decimal numbers has no anchor: its values are
+// numbers.
+func (d *Design) SplitText(i int, v uint64) string {
+	if i < len(d.Orders) && d.Orders[i].set {
+		return d.Orders[i].Text(v)
+	}
+	return strconv.FormatUint(v, 10)
 }
 
 // partValue is the field value of key part p under design d: in its text's order (o) when

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +109,21 @@ func TestTextKeysKeepOrder(t *testing.T) {
 		if ws.BusiestShare < 0.9 || ws.BusiestShard != shards-1 || ws.MeanHottestShare < 0.9 {
 			t.Errorf("%s: busiest window's hottest shard is %d with %.4f of its writes (the mean window's %.4f), want the last shard with >= 0.9", kind, ws.BusiestShard, ws.BusiestShare, ws.MeanHottestShare)
 		}
+		// The splits are text too: 7 of them, in increasing order, each the beginning of a
+		// key of the log's first tenth (the first 6.3 s: 2025-11-27T08:00:00 to :06).
+		if sp := a.Design.Splits; len(sp) != shards-1 {
+			t.Errorf("%s: splits %q, want %d", kind, sp, shards-1)
+		} else {
+			for i, row := range sp {
+				if len(row) != 1 || i > 0 && row[0] <= sp[i-1][0] {
+					t.Errorf("%s: splits %q are not increasing single texts", kind, sp)
+					break
+				}
+			}
+			if prefix := map[string]string{"iso": "2025-11-27T08:00:0", "ulid": "01KB257", "uuidv7": "019ac453-"}[kind]; !strings.HasPrefix(sp[0][0], prefix) {
+				t.Errorf("%s: first split %q, want a text beginning %q", kind, sp[0][0], prefix)
+			}
+		}
 		// At an even rate (1,000 writes a second) every window is as busy: the busiest
 		// is the one whose hottest shard takes the most, not the first (whose writes
 		// the splits were cut from).
@@ -146,7 +162,7 @@ func textRangeDesign(t *testing.T, data []byte, shards int) *trace.Design {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return build.TraceDesign(s, []string{"key"}, sample, times)
+	return build.TraceDesign(s, []string{"key"}, sample, times, d.Orders...)
 }
 
 // TestReplayTextKeys replays the UUIDv7 and UUIDv4 logs of TestTextKeysKeepOrder (20,000

@@ -283,7 +283,7 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 		if err != nil {
 			return nil, traceError(path, err)
 		}
-		d = build.TraceDesign(s, rd.Names(), sample, times)
+		d = build.TraceDesign(s, rd.Names(), sample, times, d.Orders...)
 	}
 	return d, nil
 }
@@ -517,9 +517,25 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		}
 		wp, rp := pctShares(ws), pctShares(rs)
 		for i, s := range d.Shards {
-			rows = append(rows, []string{strconv.Itoa(s.ID), wp[i], rp[i]})
+			row := []string{strconv.Itoa(s.ID), wp[i], rp[i]}
+			if d.Splits != nil {
+				// Where each range begins, written as the log writes its keys.
+				from := "-"
+				if i > 0 && i-1 < len(d.Splits) {
+					from = strings.Join(d.Splits[i-1], ", ")
+					if len(d.Splits[i-1]) > 1 {
+						from = "(" + from + ")"
+					}
+				}
+				row = append(row, from)
+			}
+			rows = append(rows, row)
 		}
-		table([]string{"shard", "writes", "reads"}, rows)
+		head := []string{"shard", "writes", "reads"}
+		if d.Splits != nil {
+			head = append(head, "from (range splits cut from the log's first tenth)")
+		}
+		table(head, rows)
 	}
 }
 

@@ -96,7 +96,7 @@ func Model(s *spec.Resolved) *sim.Model {
 			}
 		}
 		if ss.Trace != nil {
-			replay(&st, ss, needed)
+			replay(&st, s, ss, needed)
 		}
 		switch {
 		case ss.Op == sim.Scan && ss.Query != nil:
@@ -321,8 +321,12 @@ func generator(fs spec.FieldSpec) workload.Generator {
 		return workload.NewSequence()
 	case "time":
 		return workload.NewTime()
-	case "uuid":
+	case "uuid", "uuidv4":
 		return workload.NewUUID()
+	case "uuidv7", "ulid":
+		return workload.NewUUIDv7()
+	case "ksuid":
+		return workload.NewKSUID()
 	}
 	panic(fmt.Sprintf("scenarios: unvalidated generator %q", fs.Gen))
 }

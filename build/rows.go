@@ -26,7 +26,7 @@ func RowModel(s *spec.Resolved, scan *spec.StreamSpec) *keyspace.Rows {
 	off := len(scan.Query) - len(s.Parts)
 	for i, p := range s.Parts {
 		f := scan.Fields[p.Field]
-		if p.Kind == keyspace.FieldPart && (f.Gen == "uuid" || f.TimeOrdered) && off+i >= 0 &&
+		if p.Kind == keyspace.FieldPart && (f.Gen == "uuid" || f.Gen == "uuidv4" || f.TimeOrdered) && off+i >= 0 &&
 			off+i < len(scan.Query) && scan.Query[off+i].Mode == keyspace.Known {
 			m.OnePerKey = true
 		}

@@ -4,6 +4,7 @@ import (
 	"github.com/shardsim/shardsim/sim"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/spec"
@@ -36,7 +37,10 @@ func AnalysisFile(names, key []string, scheme string, shards, salt int) spec.Fil
 // shard scheme), for routing the records of a log whose key parts are names. A range
 // scheme's splits are the quantiles of the keys of sample (field vectors in s's field
 // order, with their times, as trace.Sample draws them), not of a history.
-func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []int64) *trace.Design {
+//
+// orders, when given, are the text orders trace.Sample set on the design it sampled with
+// (its Orders), so that the splits are shown as the log's text (Design.Splits).
+func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []int64, orders ...trace.TextOrder) *trace.Design {
 	design := designOf(s)
 	var scheme keyspace.Scheme
 	if s.Scheme == "range" {
@@ -50,9 +54,12 @@ func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []in
 	} else {
 		scheme = buildScheme(s, design)
 	}
-	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1}
+	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1, Order: keepsOrder(s)}
 	for _, n := range names {
 		d.PartField = append(d.PartField, slices.Index(s.FieldNames, n))
+	}
+	if r, ok := scheme.(*keyspace.Range); ok && sample != nil {
+		d.Splits = splitTexts(r, design, d, orders)
 	}
 	if !slices.Contains(names, "ts") {
 		d.TimeField = slices.Index(s.FieldNames, "ts")
@@ -61,6 +68,37 @@ func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []in
 	d.Read = keyspace.NewPointPlanner(design, scheme, true)
 	return d
 }
+
+// splitTexts writes the split points of r, part by part: a plain field that holds a log
+// key part as the log's text (its order value decoded), any other part (salt, hash(f, N),
+// a time bucket) as its number.
+func splitTexts(r *keyspace.Range, design *keyspace.Design, d *trace.Design, orders []trace.TextOrder) [][]string {
+	show := &trace.Design{Orders: orders}
+	var out [][]string
+	for _, k := range r.Splits() {
+		var row []string
+		for j, v := range k.Parts() {
+			pi := j
+			if design.Salted() {
+				pi--
+			}
+			text := strconv.FormatUint(v, 10)
+			if pi >= 0 && pi < len(design.Parts) && design.Parts[pi].Kind == keyspace.FieldPart {
+				if lp := slices.Index(d.PartField, design.Parts[pi].Field); lp >= 0 {
+					text = show.SplitText(lp, v)
+				}
+			}
+			row = append(row, text)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// keepsOrder says whether the text key parts of a log keep their byte order under s's
+// scheme: under range they do (docs/keys.md), under hash and directory a text part is
+// hashed whole.
+func keepsOrder(s *spec.Resolved) bool { return s.Scheme == "range" }
 
 // designOf is the key design of s.
 func designOf(s *spec.Resolved) *keyspace.Design {
@@ -73,13 +111,13 @@ func designOf(s *spec.Resolved) *keyspace.Design {
 
 // replay makes stream st take its arrivals and the fields its log's keys hold from the
 // log (ss.Trace): the records of st's operation, in the log's time divided by its speed.
-func replay(st *sim.Stream, ss spec.StreamSpec, needed []bool) {
+func replay(st *sim.Stream, s *spec.Resolved, ss spec.StreamSpec, needed []bool) {
 	t := ss.Trace
 	op := trace.Write
 	if ss.Op == sim.Read {
 		op = trace.Read
 	}
-	src := trace.NewSource(t.FS, t.Path, t.Options(), op, t.Speed, len(t.PartFields))
+	src := trace.NewSource(t.FS, t.Path, t.Options(), op, t.Speed, len(t.PartFields), keepsOrder(s))
 	st.Arrivals = src
 	first := true
 	// The engine draws fields in field order: the first fed field advances the source.
@@ -121,7 +159,7 @@ func traceSample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
 	if err != nil {
 		return nil
 	}
-	d := &trace.Design{NFields: len(s.FieldNames), PartField: t.PartFields, TimeField: -1}
+	d := &trace.Design{NFields: len(s.FieldNames), PartField: t.PartFields, TimeField: -1, Order: keepsOrder(s)}
 	fields, times, err := trace.Sample(rd, d, TraceSplitSample(s.Shards))
 	if err != nil || len(fields) == 0 {
 		return nil

@@ -92,6 +92,11 @@ func (s *Resolved) formatValue(fs FieldSpec, v uint64) string {
 	case "snowflake":
 		t := formatWall(int64(s.Start) + workload.SnowflakeMillis(v)*int64(sim.Millisecond))
 		return withCounter(t, v&(1<<workload.SnowflakeCounterBits-1))
+	case "uuidv7", "ulid":
+		// The time of the id; its random bits say nothing a reader needs.
+		return formatWall(int64(s.Start) + workload.RandomTimeIDTime(v, int64(sim.Millisecond), workload.UUIDv7Bits))
+	case "ksuid":
+		return formatWall(int64(s.Start) + workload.RandomTimeIDTime(v, int64(sim.Second), workload.KSUIDBits))
 	case "sequence":
 		t := formatWall(int64(s.Start) + workload.SequenceMicros(v)*int64(sim.Microsecond))
 		return withCounter(t, v&(1<<workload.SequenceCounterBits-1))

@@ -730,7 +730,7 @@ func resolveField(c *checker, key string, f Field) FieldSpec {
 		}
 	case "categorical":
 		resolveCategorical(c, key, f, &fs)
-	case "snowflake", "sequence", "time":
+	case "snowflake", "sequence", "time", "uuidv7", "ulid", "ksuid":
 		fs.TimeOrdered = true
 	}
 	return fs
@@ -870,7 +870,7 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 			part.Kind = keyspace.FieldPart
 		case "minute", "hour", "day", "bucket":
 			if !s.Fields[fi].TimeOrdered {
-				c.add(key, "%s() needs a time-ordered field (gen = \"time\", \"snowflake\" or \"sequence\"); %q is gen = %q", kp.Fn, kp.Field, s.Fields[fi].Gen)
+				c.add(key, "%s() needs a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", kp.Fn, kp.Field, s.Fields[fi].Gen)
 				continue
 			}
 			part.Kind = keyspace.TimeBucketPart
@@ -1125,7 +1125,7 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 				continue
 			}
 			if !s.Fields[fi].TimeOrdered {
-				c.add(wk, "a duration constrains only a time-ordered field (gen = \"time\", \"snowflake\" or \"sequence\"); %q is gen = %q", name, s.Fields[fi].Gen)
+				c.add(wk, "a duration constrains only a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", name, s.Fields[fi].Gen)
 				continue
 			}
 			ss.Where[name] = WhereSpec{Span: d}

@@ -246,10 +246,14 @@ const (
 	GenSequence    Gen = "sequence"
 	GenTime        Gen = "time"
 	GenUUID        Gen = "uuid"
+	GenUUIDv4      Gen = "uuidv4"
+	GenUUIDv7      Gen = "uuidv7"
+	GenULID        Gen = "ulid"
+	GenKSUID       Gen = "ksuid"
 )
 
 // Gens lists the generators.
-var Gens = []Gen{GenUniform, GenZipf, GenHotspot, GenCategorical, GenSnowflake, GenSequence, GenTime, GenUUID}
+var Gens = []Gen{GenUniform, GenZipf, GenHotspot, GenCategorical, GenSnowflake, GenSequence, GenTime, GenUUID, GenUUIDv4, GenUUIDv7, GenULID, GenKSUID}
 
 func (g *Gen) DecodeTOML(v any) error {
 	s, ok := v.(string)

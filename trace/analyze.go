@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
@@ -30,11 +31,20 @@ type Planner interface {
 // log goes to field PartField[i] (-1: unused) and the record's time to TimeField (-1:
 // unused).
 type Design struct {
-	Shards      int
-	NFields     int
+	Shards  int
+	NFields int
+	// Order keeps the byte order of text key parts (TextOrder), as a range scheme needs;
+	// otherwise a text part is hashed whole (FieldValue).
+	Order       bool
 	PartField   []int
 	TimeField   int
 	Write, Read Planner
+	// Orders, set by Sample, are the text orders of the log's key parts (one per part),
+	// for showing the range splits cut from the sample as text.
+	Orders []TextOrder
+	// Splits, for a range scheme, are its split points, each key part written as the
+	// log writes it (SplitText); nil for other schemes.
+	Splits [][]string
 }
 
 // Config says what Analyze computes.
@@ -101,15 +111,21 @@ type PartKeys struct {
 const PartTop = 64
 
 // TopKey is one of the most frequent keys: Count overstates its records by at most Error.
+// StandsOut says that the count is mostly certain (detect.StandsOut, the rule of run's key
+// tables) and that its certain part, Count - Error, is above what any key the sketch does
+// not track may have (its smallest count, once it is full): in a log whose keys are each
+// rare the sketch fills, and its top counts are mostly its error bound.
 type TopKey struct {
-	Key   string  `json:"key"`
-	Count int64   `json:"count"`
-	Share float64 `json:"share"`
-	Error int64   `json:"error"`
+	Key       string  `json:"key"`
+	Count     int64   `json:"count"`
+	Share     float64 `json:"share"`
+	Error     int64   `json:"error"`
+	StandsOut bool    `json:"stands_out"`
 }
 
 // Monotony says whether a key part grows with time: Score is the correlation (Pearson)
-// between the record's time and the part's order value (OrderValue) over the writes (over
+// between the record's time and the part's order value (TextOrder.Float: a decimal number
+// itself, a text in its byte order) over the writes (over
 // every record when writes are under 1%); Monotonic is |Score| >= MonotonicScore.
 type Monotony struct {
 	Part      string  `json:"part"`
@@ -136,6 +152,9 @@ type DesignFigures struct {
 	// SingleShardShare is the share of requests that visit one shard; the rest scatter.
 	SingleShardShare float64 `json:"single_shard_share"`
 	HottestShard     int     `json:"hottest_shard"`
+	// Splits are a range scheme's split points (shard i+1 begins at Splits[i]), each key
+	// part as the log writes it: text keys keep their order, so the splits are text too.
+	Splits [][]string `json:"splits,omitempty"`
 	// HottestShare is the hottest shard's share of all shard visits.
 	HottestShare float64 `json:"hottest_share"`
 	MeanFanout   float64 `json:"mean_fanout"`
@@ -204,6 +223,8 @@ type analyzer struct {
 	rWin    *windowCounts
 	// per key part (with Config.Parts and more than one part)
 	parts []partSketch
+	// per key part: the order of its text values
+	orders []TextOrder
 	// per key part: is every value decimal, and the largest
 	notDecimal []bool
 	maxValue   []uint64
@@ -243,6 +264,7 @@ func newAnalyzer(parts int, cfg Config) *analyzer {
 		wr:         make([]welford, parts),
 		binW:       1e9,
 		d:          cfg.Design,
+		orders:     make([]TextOrder, parts),
 		notDecimal: make([]bool, parts),
 		maxValue:   make([]uint64, parts),
 	}
@@ -293,7 +315,6 @@ func (a *analyzer) add(rec *Record) {
 	a.distinct.Add(h)
 	t := float64(rec.T)
 	for i, p := range rec.Parts {
-		ov := OrderValue(p)
 		if v, ok := decimal(p); ok {
 			a.maxValue[i] = max(a.maxValue[i], v)
 		} else {
@@ -307,7 +328,7 @@ func (a *analyzer) add(rec *Record) {
 			}
 			ps.distinct.Add(ph)
 		}
-		v := float64(ov)
+		v := a.orders[i].Float(p)
 		a.all[i].add(t, v)
 		if rec.Op == Write {
 			a.wr[i].add(t, v)
@@ -334,7 +355,7 @@ func (a *analyzer) add(rec *Record) {
 	if d := a.d; d != nil {
 		for i, p := range rec.Parts {
 			if f := d.PartField[i]; f >= 0 {
-				a.fields[f] = FieldValue(p)
+				a.fields[f] = partValue(d, &a.orders[i], p)
 			}
 		}
 		if d.TimeField >= 0 {
@@ -405,7 +426,7 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 	}
 	all := a.top.Top(0)
 	for _, c := range all[:min(n, len(all))] {
-		k.Top = append(k.Top, TopKey{Key: string(a.slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1))})
+		k.Top = append(k.Top, TopKey{Key: string(a.slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1)), StandsOut: standsOut(c, all, a.top.Len())})
 	}
 	k.ZipfS, k.ZipfRanks, k.ZipfKS = FitZipf(all)
 	useWrites := a.writes*100 >= a.records && a.writes > 1
@@ -427,7 +448,7 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 			pk.Distinct, pk.DistinctExact = distinct.Estimate(), distinct.Exact()
 			pall := top.Top(0)
 			for _, c := range pall[:min(PartTop, len(pall))] {
-				pk.Top = append(pk.Top, TopKey{Key: string(slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1))})
+				pk.Top = append(pk.Top, TopKey{Key: string(slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1)), StandsOut: standsOut(c, pall, top.Len())})
 			}
 			pk.ZipfS, pk.ZipfRanks, pk.ZipfKS = FitZipf(pall)
 			k.Parts = append(k.Parts, pk)
@@ -437,6 +458,16 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 		out.Design = a.design()
 	}
 	return out
+}
+
+// standsOut is TopKey.StandsOut for counter c of a sketch whose counters, largest first,
+// are all, used of TopCapacity of them.
+func standsOut(c detect.Counter, all []detect.Counter, used int) bool {
+	var floor int64
+	if used >= TopCapacity && len(all) > 0 {
+		floor = all[len(all)-1].Count
+	}
+	return detect.StandsOut(c.Count, c.Error) && c.Count-c.Error > floor
 }
 
 // decimal reads a part that is a decimal number of at most 19 digits.
@@ -472,6 +503,7 @@ func (a *analyzer) design() *DesignFigures {
 	f.SingleShardShare = ratio(a.single, a.records)
 	f.MeanFanout = ratio(a.visitsN, a.records)
 	f.WriteSpread, f.ReadSpread = a.wWin.spread(), a.rWin.spread()
+	f.Splits = a.d.Splits
 	return f
 }
 
@@ -558,6 +590,7 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 	var out [][]uint64
 	var times []int64
 	seen := 0
+	orders := make([]TextOrder, len(d.PartField))
 	for {
 		var rec *Record
 		var err error
@@ -581,7 +614,9 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 		f := make([]uint64, d.NFields)
 		for i, p := range rec.Parts {
 			if pf := d.PartField[i]; pf >= 0 {
-				f[pf] = FieldValue(p)
+				f[pf] = partValue(d, &orders[i], p)
+			} else {
+				orders[i].See(p)
 			}
 		}
 		if d.TimeField >= 0 {
@@ -590,5 +625,26 @@ func Sample(rd *Reader, d *Design, n int) ([][]uint64, []int64, error) {
 		out, times = append(out, f), append(times, rec.T)
 	}
 	keep := min(len(out), int(math.Ceil(SplitPart*float64(seen))))
+	d.Orders = orders
 	return out[:keep], times[:keep], nil
+}
+
+// SplitText writes value v of log key part i as the log writes it, for showing a range
+// split: a text part's order value as the text it stands for (TextOrder.Text), a number
+// as itself. A part whose values were all decimal numbers has no anchor: its values are
+// numbers.
+func (d *Design) SplitText(i int, v uint64) string {
+	if i < len(d.Orders) && d.Orders[i].set {
+		return d.Orders[i].Text(v)
+	}
+	return strconv.FormatUint(v, 10)
+}
+
+// partValue is the field value of key part p under design d: in its text's order (o) when
+// d keeps order, else FieldValue's.
+func partValue(d *Design, o *TextOrder, p []byte) uint64 {
+	if d.Order {
+		return o.Value(p)
+	}
+	return FieldValue(p)
 }

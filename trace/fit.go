@@ -42,7 +42,8 @@ const categoricalMax = 16
 // one field, key, for the whole key):
 //
 //   - a part that grows with time (monotonic, positive score) is time-ordered: text is
-//     a time, a decimal number a sequence (an auto-increment id, new at most writes) or,
+//     a uuidv7 or a ulid when its most frequent value is written as one, else a time; a
+//     decimal number a sequence (an auto-increment id, new at most writes) or,
 //     from 2^40 up, a snowflake; a number that repeats across writes is a time;
 //   - a part of at most categoricalMax values, all counted exactly, is categorical, each
 //     value with its count as weight;
@@ -152,6 +153,9 @@ func fitPart(p PartKeys, m Monotony, a *Analysis) (line string, comment []string
 	if m.Monotonic && m.Score > 0 {
 		gen := "time"
 		switch {
+		case !p.Decimal && len(p.Top) > 0 && textID(p.Top[0].Key) != "":
+			// Time-ordered ids written as text: the order a range scheme keeps.
+			gen = textID(p.Top[0].Key)
 		case !p.Decimal:
 			// Text that grows with time: a date or a time stamp.
 		case p.Distinct >= 0.5*float64(max(a.Writes, 1)) && p.MaxValue >= 1<<40:
@@ -206,8 +210,38 @@ func fitPart(p PartKeys, m Monotony, a *Analysis) (line string, comment []string
 	return line, comment, fmt.Sprintf("Zipf s = %.3f over %s values", p.ZipfS, countText(float64(n))), note
 }
 
+// textID names the time-ordered id that text s is written as: "uuidv7" (8-4-4-4-12 hex
+// digits, version 7), "ulid" (26 characters of Crockford's base32), or "".
+func textID(s string) string {
+	hex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+	if len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' && s[14] == '7' {
+		ok := true
+		for i := 0; i < len(s); i++ {
+			if i != 8 && i != 13 && i != 18 && i != 23 && !hex(s[i]) {
+				ok = false
+			}
+		}
+		if ok {
+			return "uuidv7"
+		}
+	}
+	if len(s) == 26 && s[0] <= '7' {
+		for i := 0; i < len(s); i++ {
+			if !strings.ContainsRune("0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz", rune(s[i])) {
+				return ""
+			}
+		}
+		return "ulid"
+	}
+	return ""
+}
+
 func timeOrderedKind(gen string) string {
 	switch gen {
+	case "uuidv7":
+		return "UUIDv7 ids (gen = \"uuidv7\")"
+	case "ulid":
+		return "ULIDs (gen = \"ulid\")"
 	case "sequence":
 		return "auto-increment ids (gen = \"sequence\")"
 	case "snowflake":

@@ -152,7 +152,8 @@ func TestFieldValue(t *testing.T) {
 	if FieldValue([]byte("ab")) == FieldValue([]byte("ba")) || FieldValue([]byte("ab")) != FieldValue([]byte("ab")) {
 		t.Error("strings hash stably and distinctly")
 	}
-	if !(OrderValue([]byte("b")) > OrderValue([]byte("abc"))) || OrderValue([]byte("10")) != 10 {
+	var o TextOrder
+	if o.Value([]byte("10")) != 10 || !(o.Value([]byte("b")) > o.Value([]byte("abc"))) {
 		t.Error("order values keep order")
 	}
 }

@@ -24,6 +24,10 @@ type Source struct {
 	op    Op
 	speed float64
 	parts int
+	// order keeps the byte order of text parts (a range scheme); orders anchors each
+	// part on the log's first text value, whatever its record's operation
+	order  bool
+	orders []TextOrder
 
 	rc     io.ReadCloser
 	rd     *Reader
@@ -42,9 +46,13 @@ var _ workload.Arrivals = (*Source)(nil)
 
 // NewSource returns the replay of the records of operation op in the log at path in fsys,
 // with time divided by speed (2 replays twice as fast). parts is the number of key parts
-// the reader yields.
-func NewSource(fsys fs.FS, path string, opt Options, op Op, speed float64, parts int) *Source {
-	s := &Source{fsys: fsys, path: path, opt: opt, op: op, speed: speed, parts: parts, queue: make([][]uint64, 8)}
+// the reader yields; order keeps the byte order of text parts (TextOrder), as a range
+// scheme needs, where without it a text part is hashed whole (FieldValue).
+func NewSource(fsys fs.FS, path string, opt Options, op Op, speed float64, parts int, order bool) *Source {
+	s := &Source{fsys: fsys, path: path, opt: opt, op: op, speed: speed, parts: parts, queue: make([][]uint64, 8), order: order}
+	if order {
+		s.orders = make([]TextOrder, parts)
+	}
 	for i := range s.queue {
 		s.queue[i] = make([]uint64, parts)
 	}
@@ -90,6 +98,11 @@ func (s *Source) Next(_ *rand.Rand, t int64) int64 {
 			return workload.Never
 		}
 		if rec.Op != s.op {
+			if s.order {
+				for i, p := range rec.Parts {
+					s.orders[i].See(p)
+				}
+			}
 			continue
 		}
 		s.records++
@@ -99,7 +112,11 @@ func (s *Source) Next(_ *rand.Rand, t int64) int64 {
 			}
 			q := s.queue[(s.head+s.n)%len(s.queue)]
 			for i, p := range rec.Parts {
-				q[i] = FieldValue(p)
+				if s.order {
+					q[i] = s.orders[i].Value(p)
+				} else {
+					q[i] = FieldValue(p)
+				}
 			}
 			s.n++
 		}

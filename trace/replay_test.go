@@ -267,7 +267,7 @@ func TestSourceAllocatesNothingPerRecord(t *testing.T) {
 	dir := t.TempDir()
 	writeLog(t, dir, "log.txt", trace.Synthetic{Format: trace.Twitter, Lines: 20_000, Rate: 1000, Keys: 1000, S: 1, Reads: 0.5, Seed: 9})
 	opt := trace.Options{Format: trace.Twitter, Delimiter: ":", Names: []string{"ns", "kind", "id"}}
-	src := trace.NewSource(os.DirFS(dir), "log.txt", opt, trace.Read, 1, 3)
+	src := trace.NewSource(os.DirFS(dir), "log.txt", opt, trace.Read, 1, 3, false)
 	id, ns := src.Field(2, true), src.Field(0, false)
 	r := newRand()
 	at := src.Next(r, 0)

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/internal/docmark"
+	"github.com/shardsim/shardsim/trace"
 )
 
 // TestAnalyzeSharesAddUp: in analyze's text, each column of shares adds up to exactly
@@ -97,4 +102,50 @@ func TestAnalyzeSaltDoc(t *testing.T) {
 		}
 	}
 	docmark.Apply(t, &docmark.Parts{Owner: "tr", Figs: figs, Update: *update}, "../../docs/traces.md")
+}
+
+// TestAnalyzeNoKeyStandsOut: a log of 200,000 writes of auto-increment ids, each id five
+// times in a row (40,000 ids, more than the 32,768 keys the Space-Saving sketch tracks).
+// Every key has 5 records; the full sketch's top counts are 10, of which 5 are its error
+// bound, and the table used to list ten of them at 10. Now analyze says that no key stands
+// out and lists none (the same rule as run's key table, and no certain count above the
+// sketch's smallest), and -f json marks each listed key stands_out: false; replay-demo's
+// Zipf keys (the most frequent 1,849 records of 12,000) still stand out.
+func TestAnalyzeNoKeyStandsOut(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("ts,op,key\n")
+	for i := range 200_000 {
+		fmt.Fprintf(&b, "%.4f,write,%d\n", float64(i)/2000, i/5)
+	}
+	log := filepath.Join(t.TempDir(), "autoinc.csv")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := call(t, "analyze", log)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "no key stands out: the sketch's counts are mostly its error bound") || strings.Contains(out, "rank  key") {
+		t.Errorf("want no key table and the note that no key stands out:\n%s", out)
+	}
+	code, out, errs = call(t, "analyze", log, "-f", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var a trace.Analysis
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Keys.Top) == 0 {
+		t.Fatal("no top keys in the json")
+	}
+	for _, k := range a.Keys.Top {
+		if k.StandsOut || k.Count-k.Error > 5 {
+			t.Errorf("key %s: count %d, error %d, stands_out %v; want a count that is half error and stands_out false", k.Key, k.Count, k.Error, k.StandsOut)
+		}
+	}
+	code, out, errs = call(t, "analyze", "replay-demo")
+	if code != 0 || !strings.Contains(out, "  1     ns1:u:1489  1849     15.41%") {
+		t.Errorf("replay-demo: exit %d, %s; want its top key listed:\n%s", code, errs, out)
+	}
 }

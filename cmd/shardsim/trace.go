@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shardsim/shardsim/detect"
 	"io"
 	"io/fs"
 	"math"
@@ -283,7 +284,7 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 		if err != nil {
 			return nil, traceError(path, err)
 		}
-		d = build.TraceDesign(s, rd.Names(), sample, times)
+		d = build.TraceDesign(s, rd.Names(), sample, times, d.Orders...)
 	}
 	return d, nil
 }
@@ -472,9 +473,21 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	}
 	rows = nil
 	for i, t := range k.Top {
-		rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), pct(t.Share)})
+		// A count that is mostly the sketch's error bound is no count: run's key table
+		// leaves such keys out by the same rule (detect.StandsOut).
+		if t.StandsOut {
+			rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), pct(t.Share)})
+		}
 	}
-	table([]string{"rank", "key", "records", "share"}, rows)
+	switch {
+	case len(rows) > 0:
+		table([]string{"rank", "key", "records", "share"}, rows)
+	case len(k.Top) > 0 && k.Top[0].Error > 0:
+		fmt.Fprintf(w, "no key stands out: the sketch's counts are mostly its error bound (it tracks %s of the log's %s keys, and none is certainly more frequent than those it dropped)\n",
+			humanCount(float64(trace.TopCapacity)), humanCount(k.Distinct))
+	case len(k.Top) > 0:
+		fmt.Fprintf(w, "no key stands out: none has %d records or more\n", detect.MinStandOut)
+	}
 	h("Monotonicity (correlation of each key part with time; monotonic at |r| >= 0.7)")
 	rows = nil
 	for _, m := range k.Monotonic {
@@ -515,9 +528,25 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		}
 		wp, rp := pctShares(ws), pctShares(rs)
 		for i, s := range d.Shards {
-			rows = append(rows, []string{strconv.Itoa(s.ID), wp[i], rp[i]})
+			row := []string{strconv.Itoa(s.ID), wp[i], rp[i]}
+			if d.Splits != nil {
+				// Where each range begins, written as the log writes its keys.
+				from := "-"
+				if i > 0 && i-1 < len(d.Splits) {
+					from = strings.Join(d.Splits[i-1], ", ")
+					if len(d.Splits[i-1]) > 1 {
+						from = "(" + from + ")"
+					}
+				}
+				row = append(row, from)
+			}
+			rows = append(rows, row)
 		}
-		table([]string{"shard", "writes", "reads"}, rows)
+		head := []string{"shard", "writes", "reads"}
+		if d.Splits != nil {
+			head = append(head, "from (range splits cut from the log's first tenth)")
+		}
+		table(head, rows)
 	}
 }
 

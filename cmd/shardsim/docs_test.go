@@ -43,7 +43,7 @@ func TestDocs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, n, err := runConsoleBlocks(t, filepath.Base(f), string(src))
+		out, n, err := runConsoleBlocks(t, filepath.Base(f), string(src), testing.Short())
 		if err != nil {
 			t.Error(err)
 			continue
@@ -62,6 +62,9 @@ func TestDocs(t *testing.T) {
 	}
 	if blocks == 0 {
 		t.Error("no console block found in the docs")
+	}
+	if testing.Short() {
+		return // the charts and the salt sweep's answer come from the blocks -short left out
 	}
 	// The charts the console blocks drew, where the docs show them.
 	docmark.Apply(t, &docmark.Parts{Owner: "docs", SrcRoot: ".", Update: *update}, abs...)
@@ -126,9 +129,15 @@ func saltBucketsAnswer(t *testing.T, path string) {
 	}
 }
 
+// longDocCommands are the docs' commands that run many simulations each (capacity searches
+// and sweeps: 4 to 27 runs, most of TestDocs' time). In -short mode (make test) their blocks
+// are kept as written; make test-long runs them.
+var longDocCommands = map[string]bool{"capacity": true, "sweep": true}
+
 // runConsoleBlocks runs the console blocks of a Markdown document and returns it with
-// each block's output replaced by the command's, and the number of blocks.
-func runConsoleBlocks(t *testing.T, name, doc string) (string, int, error) {
+// each block's output replaced by the command's, and the number of blocks run. With short,
+// a block of one of longDocCommands is left as it is.
+func runConsoleBlocks(t *testing.T, name, doc string, short bool) (string, int, error) {
 	lines := strings.SplitAfter(doc, "\n")
 	var b strings.Builder
 	n := 0
@@ -164,6 +173,14 @@ func runConsoleBlocks(t *testing.T, name, doc string) (string, int, error) {
 		args, err := splitShell(line)
 		if err != nil {
 			return "", n, fmt.Errorf("%s:%d: %v", name, i+2, err)
+		}
+		if short && len(args) > 0 && longDocCommands[args[0]] {
+			t.Logf("%s:%d: shardsim %s: left to make test-long (-short)", name, i+2, line)
+			for _, l := range lines[j+1 : end] {
+				b.WriteString(l)
+			}
+			i = end - 1
+			continue
 		}
 		var stdout, stderr bytes.Buffer
 		if code := Main(args, &stdout, &stderr); code != 0 {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/internal/numfmt"
 )
 
@@ -504,7 +504,7 @@ func capitalize(s string) string {
 // over every cause, error rate 0..1, then lock: failed by lock_timeout, the last cause)
 // come last, so scripts reading by position still work.
 func CSV(w io.Writer, s *Summary) error {
-	cw := csv.NewWriter(w)
+	cw := escape.NewCSVWriter(w)
 	cw.Write([]string{"variant", "stream", "op", "offered", "completed", "rejected", "throttled", "timed_out",
 		"mean_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "fanout_mean", "fanout_max", "partitions_mean",
 		"limited", "failed", "error_rate", "lock"})

@@ -163,15 +163,15 @@ func nodesCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 // variant, then per variant its tables and heat chart, then each stream's latency charts.
 // Each chart comes with a sentence on how to read it.
 func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) {
-	fmt.Fprintf(w, "# %s\n\n", s.Scenario)
+	fmt.Fprintf(w, "# %s\n\n", md(s.Scenario))
 	if s.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", strings.Join(strings.Fields(s.Description), " "))
+		fmt.Fprintf(w, "%s\n\n", md(strings.Join(strings.Fields(s.Description), " ")))
 	}
 	warmup := "there is no warmup: every request counts in the latency figures"
 	if s.WarmupS > 0 {
 		warmup = fmt.Sprintf("the first %s are warmup and left out of the latency figures", seconds(s.WarmupS))
 	}
-	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", seconds(s.DurationS), s.Start, s.Seed, warmup)
+	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", seconds(s.DurationS), md(s.Start), s.Seed, warmup)
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
 		"The per-window series are in streams.csv, shards.csv, nodes.csv and skew.csv; every figure is in summary.json.\n")
@@ -185,7 +185,9 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 		return out
 	}
 	embed := func(c Chart) {
-		fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", c.Title, c.File, c.Caption)
+		// The file name is shardsim's (a slug: letters, digits and dashes); the title
+		// names a stream or a variant.
+		fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", md(c.Title), c.File, md(c.Caption))
 	}
 	if len(s.Claims) > 0 {
 		fmt.Fprintln(w, "\n## What the story says, and what the run measures")

@@ -355,14 +355,22 @@ func (cr *CapacityReport) Text(w io.Writer) {
 // Markdown writes the tables as Markdown.
 func (cr *CapacityReport) Markdown(w io.Writer) {
 	a, k := cr.Tables()
-	fmt.Fprintln(w, cr.heading())
+	fmt.Fprintln(w, escape.MarkdownText(cr.heading()))
 	fmt.Fprintln(w)
 	a.Markdown(w)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, checkHeading+":")
 	fmt.Fprintln(w)
 	k.Markdown(w)
-	cr.footnote(w)
+	// The notes name variants and points: each line is prose with names in it.
+	var b strings.Builder
+	cr.footnote(&b)
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if t := strings.TrimSuffix(l, "\n"); t != "" {
+			l = escape.MarkdownText(t) + l[len(t):]
+		}
+		io.WriteString(w, l)
+	}
 }
 
 func (cr *CapacityReport) footnote(w io.Writer) {

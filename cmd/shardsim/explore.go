@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
@@ -89,6 +90,9 @@ func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, err
 // time left on stderr, when stderr is a terminal and -q is not given; nil otherwise. The
 // bar is made at the first call, from the total it reports (0: unknown, a spinner).
 func progress(stderr io.Writer, quiet bool, what string) (func(done, total int), func()) {
+	if tw, ok := stderr.(*escape.TerminalWriter); ok {
+		stderr = tw.Underlying() // the bar is shardsim's own drawing, with no name in it
+	}
 	f, ok := stderr.(*os.File)
 	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil, func() {}

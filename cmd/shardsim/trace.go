@@ -16,6 +16,7 @@ import (
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/spec"
@@ -361,6 +362,8 @@ func writeRateChart(file, path string, a *trace.Analysis) error {
 
 // writeAnalysis prints an analysis as text or markdown.
 func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
+	// A log's keys and key parts are untrusted text: each cell passes through the escape
+	// for its output (docs/architecture.md, "Untrusted text").
 	h := func(s string) {
 		if md {
 			fmt.Fprintf(w, "\n## %s\n\n", s)
@@ -370,11 +373,23 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	}
 	table := func(head []string, rows [][]string) {
 		if md {
-			fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+			cells := func(r []string) string {
+				out := make([]string, len(r))
+				for i, c := range r {
+					out[i] = escape.MarkdownCell(c)
+				}
+				return strings.Join(out, " | ")
+			}
+			fmt.Fprintf(w, "| %s |\n|%s\n", cells(head), strings.Repeat("---|", len(head)))
 			for _, r := range rows {
-				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+				fmt.Fprintf(w, "| %s |\n", cells(r))
 			}
 			return
+		}
+		for _, r := range rows {
+			for i, c := range r {
+				r[i] = escape.Line(c)
+			}
 		}
 		width := make([]int, len(head))
 		for i, c := range head {
@@ -401,15 +416,19 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		}
 	}
 	if md {
-		fmt.Fprintf(w, "# Trace %s\n", filepath.Base(path))
+		fmt.Fprintf(w, "# Trace %s\n", escape.MarkdownText(filepath.Base(path)))
 	} else {
-		fmt.Fprintf(w, "trace %s (%s)\n", filepath.Base(path), a.Format)
+		fmt.Fprintf(w, "trace %s (%s)\n", escape.Line(filepath.Base(path)), a.Format)
 	}
 	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
 	fmt.Fprintf(w, "%s records from %s lines (%s malformed) over %s s, %.1f records/s on average\n",
 		humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/max(a.DurationS, 1e-9))
 	for _, b := range a.BadLines {
-		fmt.Fprintf(w, "  malformed line %d (%s): %q\n", b.Line, b.Why, b.Text)
+		line := fmt.Sprintf("malformed line %d (%s): %q", b.Line, b.Why, b.Text)
+		if md {
+			line = escape.MarkdownText(line)
+		}
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	h("Operations")
 	var rows [][]string

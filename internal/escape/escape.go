@@ -97,7 +97,7 @@ func clean(s string, oneLine bool) bool {
 // become entities, which every Markdown renderer decodes to text and none to a tag; the
 // others are escaped with a backslash.
 var markdownSpecial = map[byte]string{
-	'\\': `\\`, '`': "\\`", '*': `\*`, '[': `\[`, ']': `\]`, '#': `\#`, '~': `\~`, '!': `\!`,
+	'\\': `\\`, '`': "\\`", '*': `\*`, '[': `\[`, ']': `\]`, '~': `\~`,
 	'<': "&lt;", '>': "&gt;", '&': "&amp;",
 }
 
@@ -112,7 +112,7 @@ func MarkdownText(s string) string { return markdown(s, false) }
 func MarkdownCell(s string) string { return markdown(s, true) }
 
 // orderedStart is a line start that Markdown reads as an ordered list item: "1." or "1)".
-var orderedStart = regexp.MustCompile(`^[0-9]{1,9}[.)]`)
+var orderedStart = regexp.MustCompile(`^[0-9]{1,9}[.)]( |$)`)
 
 func markdown(s string, cell bool) string {
 	s = Line(s)
@@ -130,8 +130,9 @@ func markdown(s string, cell bool) string {
 		case c == '_' && !(i > 0 && alnum(s[i-1]) && i+1 < len(s) && alnum(s[i+1])):
 			// An underscore inside a word is never emphasis; one at a word's edge may be.
 			b.WriteString(`\_`)
-		case i == 0 && (c == '-' || c == '+' || c == '='):
-			// A list item, or a line that would turn the one above into a heading.
+		case i == 0 && !cell && (c == '#' || (c == '-' || c == '+') && (len(s) == 1 || s[1] == ' ' || s[1] == c) || c == '='):
+			// A heading, a list item, a rule, or a line that would turn the one above
+			// into a heading: only where a line starts, which a cell never is.
 			b.WriteByte('\\')
 			b.WriteByte(c)
 		default:
@@ -139,7 +140,8 @@ func markdown(s string, cell bool) string {
 		}
 	}
 	out := b.String()
-	if m := orderedStart.FindString(out); m != "" {
+	if m := orderedStart.FindString(out); m != "" && !cell {
+		m = strings.TrimSuffix(m, " ")
 		out = m[:len(m)-1] + `\` + out[len(m)-1:]
 	}
 	return out
@@ -232,6 +234,10 @@ func (t *TerminalWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Underlying is the writer t writes to, for output that draws on the terminal itself (a
+// progress bar) and holds no untrusted text.
+func (t *TerminalWriter) Underlying() io.Writer { return t.w }
 
 // Close writes a held incomplete character, escaped.
 func (t *TerminalWriter) Close() error {

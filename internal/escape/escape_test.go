@@ -15,7 +15,7 @@ func TestTerminal(t *testing.T) {
 		"\u009b31m":              `\u009b31m`,
 		"abc\u202edcba":          `abc\u202edcba`,
 		"\xff\xfe":               `\xff\xfe`,
-		"naïve café — 東京":       "naïve café — 東京",
+		"naïve café — 東京":        "naïve café — 東京",
 	}
 	for in, want := range cases {
 		if got := Terminal(in); got != want {
@@ -34,10 +34,13 @@ func TestMarkdown(t *testing.T) {
 		{"a|b", "a|b", `a\|b`},
 		{"`code` *em* _em_", "\\`code\\` \\*em\\* \\_em\\_", "\\`code\\` \\*em\\* \\_em\\_"},
 		{"[x](javascript:alert(1))", `\[x\](javascript:alert(1))`, `\[x\](javascript:alert(1))`},
-		{"- item", `\- item`, `\- item`},
-		{"1. first", `1\. first`, `1\. first`},
-		{"# title\nnext", `\# title\\nnext`, `\# title\\nnext`},
-		{"-3.5", `\-3.5`, `\-3.5`},
+		{"- item", `\- item`, "- item"},
+		{"1. first", `1\. first`, "1. first"},
+		{"43.2%", "43.2%", "43.2%"},
+		{"# title\nnext", `\# title\\nnext`, `# title\\nnext`},
+		{"shard #3", "shard #3", "shard #3"},
+		{"-3.5", "-3.5", "-3.5"},
+		{"===", `\===`, "==="},
 		{"\x1b[2J", `\\u001b\[2J`, `\\u001b\[2J`},
 	}
 	for _, c := range cases {
@@ -53,18 +56,18 @@ func TestMarkdown(t *testing.T) {
 func TestCSVCell(t *testing.T) {
 	cases := map[string]string{
 		"=HYPERLINK(\"http://x\",\"y\")": `'=HYPERLINK("http://x","y")`,
-		"+cmd|' /C calc'!A0":            `'+cmd|' /C calc'!A0`,
-		"@SUM(A1)":                      "'@SUM(A1)",
-		"-2+3":                          "'-2+3",
-		"\tx":                           `'\tx`,
-		"\r=1":                          `'\u000d=1`,
-		"-3.5":                          "-3.5",
-		"+2":                            "+2",
-		"1e-9":                          "1e-9",
-		"08:00:00":                      "08:00:00",
-		"hash_user":                     "hash_user",
-		"":                              "",
-		"a\x1bb":                        `a\u001bb`,
+		"+cmd|' /C calc'!A0":             `'+cmd|' /C calc'!A0`,
+		"@SUM(A1)":                       "'@SUM(A1)",
+		"-2+3":                           "'-2+3",
+		"\tx":                            `'\tx`,
+		"\r=1":                           `'\u000d=1`,
+		"-3.5":                           "-3.5",
+		"+2":                             "+2",
+		"1e-9":                           "1e-9",
+		"08:00:00":                       "08:00:00",
+		"hash_user":                      "hash_user",
+		"":                               "",
+		"a\x1bb":                         `a\u001bb`,
 	}
 	for in, want := range cases {
 		if got := CSVCell(in); got != want {

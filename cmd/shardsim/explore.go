@@ -164,7 +164,7 @@ func (e *exploreFlags) finish(out *outDir, stdout, stderr io.Writer, write func(
 		format = ""
 	}
 	defer out.close()
-	files, err := write(out.dir, format)
+	files, err := write(out.path(), format)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func clean(s string, oneLine bool) bool {
 // become entities, which every Markdown renderer decodes to text and none to a tag; the
 // others are escaped with a backslash.
 var markdownSpecial = map[byte]string{
-	'\\': `\\`, '`': "\\`", '*': `\*`, '[': `\[`, ']': `\]`, '~': `\~`,
+	'\\': `\\`, '`': "\\`", '*': `\*`, '[': `\[`, ']': `\]`,
 	'<': "&lt;", '>': "&gt;", '&': "&amp;",
 }
 
@@ -116,6 +116,7 @@ var orderedStart = regexp.MustCompile(`^[0-9]{1,9}[.)]( |$)`)
 
 func markdown(s string, cell bool) string {
 	s = Line(s)
+	tildes := strings.Count(s, "~") > 1
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
@@ -125,6 +126,9 @@ func markdown(s string, cell bool) string {
 			continue
 		}
 		switch {
+		case c == '~' && tildes:
+			// Strikethrough takes two tildes; a lone one (~5%) stays as it is.
+			b.WriteString(`\~`)
 		case c == '|' && cell:
 			b.WriteString(`\|`)
 		case c == '_' && !(i > 0 && alnum(s[i-1]) && i+1 < len(s) && alnum(s[i+1])):

@@ -41,6 +41,8 @@ func TestMarkdown(t *testing.T) {
 		{"shard #3", "shard #3", "shard #3"},
 		{"-3.5", "-3.5", "-3.5"},
 		{"===", `\===`, "==="},
+		{"~requests", "~requests", "~requests"},
+		{"~~struck~~", `\~\~struck\~\~`, `\~\~struck\~\~`},
 		{"\x1b[2J", `\\u001b\[2J`, `\\u001b\[2J`},
 	}
 	for _, c := range cases {

@@ -212,6 +212,11 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	printNotes(stderr, sc)
+	if c.cpuprofile != "" {
+		if err := checkOutFile("--cpuprofile", c.cpuprofile, sc.Inputs()...); err != nil {
+			return err
+		}
+	}
 	dir := c.out
 	if dir == "" {
 		dir = defaultOutDir(sc.Name, "")

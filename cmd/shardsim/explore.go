@@ -198,6 +198,15 @@ func (e *exploreFlags) finish(out *outDir, stdout, stderr io.Writer, write func(
 // nothing.
 func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, run func(stop func() bool, progress func(done, total int)) error) (out *outDir, name string, err error) {
 	name = scenarioName(c, stderr)
+	if e.cpuprofile != "" {
+		inputs := []string{c.Scenario}
+		if sc, err := scenarios.Load(c.Scenario, c.Options); err == nil {
+			inputs = append(inputs, sc.Inputs()...)
+		}
+		if err := checkOutFile("--cpuprofile", e.cpuprofile, inputs...); err != nil {
+			return nil, "", err
+		}
+	}
 	dir := e.out
 	if dir == "" {
 		dir = defaultOutDir(name, kind)

@@ -258,3 +258,32 @@ func (o *outDir) close() {
 		os.Remove(o.abs) // fails, as it should, unless empty
 	}
 }
+
+// checkOutFile checks, before any work, that the file an output flag names can be written
+// and is none of the command's inputs (writing it would replace the scenario or the log it
+// reads): its directory exists and takes new files, and it is not a directory.
+func checkOutFile(flag, path string, inputs ...string) error {
+	st, err := os.Stat(path)
+	if err == nil && st.IsDir() {
+		return usagef("%s %s: is a directory; name a file", flag, path)
+	}
+	for _, in := range inputs {
+		if ist, ierr := os.Stat(in); err == nil && ierr == nil && os.SameFile(st, ist) {
+			return usagef("%s %s: is %s, which this command reads; writing it would replace it: choose another file", flag, path, in)
+		}
+	}
+	dir := filepath.Dir(path)
+	dst, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return usagef("%s %s: the directory %s does not exist", flag, path, dir)
+	case !dst.IsDir():
+		return usagef("%s %s: %s is not a directory", flag, path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".shardsim-probe-*")
+	if err != nil {
+		return usagef("%s %s: %s", flag, path, unwritable(dir, dir, err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

@@ -214,6 +214,15 @@ func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 			return err
 		}
 		defer rc.Close()
+		if chart != "" {
+			// Checked before the log is read, which can take minutes.
+			if ext := strings.ToLower(filepath.Ext(chart)); ext != ".png" && ext != ".svg" {
+				return usagef("--chart %s: want a file ending in .png or .svg", chart)
+			}
+			if err := checkOutFile("--chart", chart, path); err != nil {
+				return err
+			}
+		}
 		cfg := trace.Config{Top: top}
 		if len(keys) > 0 {
 			d, err := analyzeDesign(&tf, rd, splitTop(keys), scheme, shards, salt, saltMode, saltField)
@@ -601,6 +610,9 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 			return err
 		}
 		defer rc.Close()
+		if err := checkOutFile("-o", out, path); err != nil {
+			return err
+		}
 		if name == "" {
 			name = fittedName(filepath.Base(path))
 		}

@@ -131,7 +131,8 @@ func unwrapPath(err error) error {
 // user's (exit 2), anything else an I/O failure.
 func traceError(path string, err error) error {
 	var be *trace.BadError
-	if errors.As(err, &be) {
+	var ce *trace.CorruptError
+	if errors.As(err, &be) || errors.As(err, &ce) {
 		return usagef("%s: %v", path, err)
 	}
 	return fmt.Errorf("%s: %v", path, err)

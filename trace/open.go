@@ -2,8 +2,8 @@ package trace
 
 import (
 	"bufio"
-	"errors"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"

@@ -110,7 +110,7 @@ func (b *bounded) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.out += int64(n)
 	if b.out > MaxExpansionFloor && b.out > MaxExpansion*max(b.in.n, 1) {
-		return n, &CorruptError{Format: b.format, Err: fmt.Errorf("%d bytes expand to more than %d (%d times): a decompression bomb?", b.in.n, b.out, MaxExpansion)}
+		return n, &CorruptError{Format: b.format, Err: fmt.Errorf("%d compressed bytes expanded past %d bytes, more than %d times their size: a decompression bomb?", b.in.n, b.out, MaxExpansion)}
 	}
 	if err != nil && err != io.EOF {
 		var ce *CorruptError

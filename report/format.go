@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -16,10 +17,16 @@ import (
 )
 
 // JSON writes the summary as indented JSON with a final newline.
+// Names and values reach it with their bidirectional controls escaped (escape.JSON).
 func JSON(w io.Writer, s *Summary) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(s)
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	_, err := w.Write(escape.JSON(buf.Bytes()))
+	return err
 }
 
 // fmtMs formats milliseconds with 3 significant digits or more.

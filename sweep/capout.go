@@ -537,6 +537,7 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
 	var files []string
 	b, err := json.MarshalIndent(cr.JSON(), "", "  ")
+	b = escape.JSON(b)
 	if err != nil {
 		return nil, err
 	}

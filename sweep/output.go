@@ -537,7 +537,7 @@ func (sw *Sweep) WriteFiles(dir, format string) ([]string, error) {
 	if err := enc.Encode(sw.JSON()); err != nil {
 		return nil, err
 	}
-	if err := atomicfile.Write(filepath.Join(dir, "sweep.json"), buf.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "sweep.json"), escape.JSON(buf.Bytes())); err != nil {
 		return nil, err
 	}
 	files = append(files, filepath.Join(dir, "sweep.csv"), filepath.Join(dir, "sweep.json"))

@@ -381,6 +381,9 @@ func claimDir(dir, name string, force bool) error {
 		return err
 	}
 	ents, err := os.ReadDir(dir)
+	// A lock nobody holds is all a command killed in a directory it had just made leaves:
+	// such a directory counts as empty (lockDir takes a lock over when its holder is gone).
+	ents = slices.DeleteFunc(ents, func(e os.DirEntry) bool { return e.Name() == lockFile })
 	if err != nil || len(ents) == 0 || force {
 		return nil // missing (it will be made), empty, or forced
 	}

@@ -67,10 +67,16 @@ func TestLockRecovers(t *testing.T) {
 	}
 	child.Process.Signal(syscall.SIGKILL)
 	// Not reaped yet: the pid is a zombie's, which kill(pid, 0) still finds. Wait until
-	// the kernel has closed its files (the zombie's state is Z).
+	// the kernel has closed its files (the last of its threads has exited), which releases
+	// its flock.
 	for i := 0; i < 200; i++ {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child.Process.Pid))
-		if f := strings.Fields(string(b)); len(f) > 2 && f[2] == "Z" || len(b) == 0 {
+		f, err := os.Open(lock)
+		if err != nil {
+			break
+		}
+		free := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+		f.Close()
+		if free {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

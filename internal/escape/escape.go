@@ -7,6 +7,7 @@
 package escape
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -14,6 +15,28 @@ import (
 	"strings"
 	"unicode/utf8"
 )
+
+// JSON returns the JSON text b with every character that Terminal escapes written as a
+// JSON escape (\u202e): encoding/json escapes the C0 controls but leaves DEL, the C1
+// controls and the bidirectional overrides raw. Outside its strings JSON text is ASCII
+// without controls, so only string contents change, and they decode to the same text.
+func JSON(b []byte) []byte {
+	if clean(string(b), false) {
+		return b
+	}
+	var out bytes.Buffer
+	s := string(b)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if invisible(r) {
+			fmt.Fprintf(&out, `\u%04x`, r)
+		} else {
+			out.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return out.Bytes()
+}
 
 // invisible reports whether r is a character that must not reach a terminal as itself:
 // the C0 controls but tab and newline (ESC among them), DEL, the C1 controls, the Unicode

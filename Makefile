@@ -52,6 +52,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzSet$$' -fuzztime $(FUZZTIME) ./scenarios/
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./spec/
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./trace/
+	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME) ./cmd/shardsim/
 
 # The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the
 # targets; then the generators' benchmarks.

@@ -39,15 +39,18 @@ test-long:
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
 
 # report.html in a real browser: headless Chromium (Debian's package, installed when
-# missing) loads the reports of quickstart and black-friday, checks that every chart draws,
-# that pointing at one shows a tooltip and that nothing reaches the console as an error, and
-# saves a screenshot of each page as $(OUT)/browser/NAME.png. Not part of make test.
+# missing) loads the reports of quickstart, black-friday and the hostile scenario
+# (testdata/hostile), checks that every chart draws, that pointing at one shows a tooltip
+# and that nothing reaches the console as an error, and saves a screenshot of each page as
+# $(OUT)/browser/NAME.png; then it renders each report.md with the vendored marked
+# (report/browser/marked) and checks that no value's script runs. Not part of make test.
 BROWSERDIR := $(OUT)/browser
 test-browser: build
 	command -v chromium >/dev/null || { apt-get update && apt-get install -y chromium; }
 	./$(BIN) run quickstart -q --no-charts -o $(BROWSERDIR)/quickstart >/dev/null
 	./$(BIN) run black-friday -q --no-charts -o $(BROWSERDIR)/black-friday >/dev/null
-	SHARDSIM_BROWSER=1 SHARDSIM_BROWSER_DIR=$(CURDIR)/$(BROWSERDIR) $(GO) test -count=1 -tags browser -v -run '^TestReportInBrowser$$' ./report/browser
+	./$(BIN) run testdata/hostile/scenario.toml -q --no-charts -o $(BROWSERDIR)/hostile >/dev/null
+	SHARDSIM_BROWSER=1 SHARDSIM_BROWSER_DIR=$(CURDIR)/$(BROWSERDIR) $(GO) test -count=1 -tags browser -v -run '^TestReport(InBrowser|MarkdownInBrowser)$$' ./report/browser
 
 # The docs' generated parts (console blocks, figures, excerpts, charts), rewritten from
 # fresh runs by the tests that check them; read the diff before committing it. make test
@@ -63,6 +66,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./spec/
 	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./trace/
 	$(GO) test -run '^$$' -fuzz '^FuzzMergeItem$$' -fuzztime $(FUZZTIME) ./sweep/
+	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME) ./cmd/shardsim/
 
 # The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the
 # targets; then the generators' benchmarks.

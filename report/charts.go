@@ -21,6 +21,7 @@ type Chart struct {
 	File    string // name inside the output directory
 	Title   string
 	Caption string
+	stream  int // 1 + the index of the stream the chart is about; 0 for none
 }
 
 // HeatData is the heat chart of one run: Load[s][w] is shard s's load in window w, on the
@@ -244,6 +245,27 @@ func Slug(s string) string {
 	return strings.TrimRight(b.String(), "-")
 }
 
+// Slugs is Slug for a list of names that must get distinct file names: a name whose slug
+// an earlier one took (Orders and orders, a.b and a-b) gets "-2", "-3", ... after its
+// slug, and a name with no letter or digit is "stream-N" (its position from 1).
+func Slugs(names []string) []string {
+	out := make([]string, len(names))
+	used := map[string]bool{}
+	for i, n := range names {
+		s := Slug(n)
+		if s == "" {
+			s = fmt.Sprintf("stream-%d", i+1)
+		}
+		base := s
+		for k := 2; used[s]; k++ {
+			s = fmt.Sprintf("%s-%d", base, k)
+		}
+		used[s] = true
+		out[i] = s
+	}
+	return out
+}
+
 // ChartPlan is the run's charts before they are drawn: what report.md lists, and how to
 // draw each one. Planning is cheap; drawing is most of the time charts cost, so Render
 // draws them in parallel, and the caller may write its other files meanwhile.
@@ -257,8 +279,17 @@ type ChartPlan struct {
 func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
 	f := plots.Format(format)
 	p := &ChartPlan{}
+	stream := 0 // the stream whose charts add adds, from 1
+	used := map[string]bool{}
 	add := func(name, title, caption string, draw func(string) error) {
-		p.Charts = append(p.Charts, Chart{File: name, Title: title, Caption: caption})
+		// No two charts share a file, even where one stream's name makes another's chart
+		// name (a stream called "detail-x" and the detail chart of "x").
+		base, ext := strings.TrimSuffix(name, "."+format), "."+format
+		for k := 2; used[name]; k++ {
+			name = fmt.Sprintf("%s-%d%s", base, k, ext)
+		}
+		used[name] = true
+		p.Charts = append(p.Charts, Chart{File: name, Title: title, Caption: caption, stream: stream})
 		p.draw = append(p.draw, draw)
 	}
 	add("shard-load."+format, "Shard load in the busiest window",
@@ -270,16 +301,22 @@ func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
 			"Time runs left to right, one row per shard. The colour is the shard's load, on the same 0-100% scale in every variant: a single dark row is one shard doing the work of many.",
 			func(p string) error { return plots.WriteHeat(p, f, HeatData(sc, run)) })
 	}
+	var names []string
+	for _, st := range runs[0].Result.Streams {
+		names = append(names, st.Name)
+	}
+	slugs := Slugs(names)
 	for i, st := range runs[0].Result.Streams {
-		add(fmt.Sprintf("p99-%s.%s", Slug(st.Name), format), "p99 latency over time: "+st.Name,
+		stream = i + 1
+		add(fmt.Sprintf("p99-%s.%s", slugs[i], format), "p99 latency over time: "+st.Name,
 			"The 99th percentile latency of the requests that completed in each window, one line per variant, on a log scale: a line that climbs is a queue that grows.",
 			func(p string) error { return plots.WriteLines(p, f, P99Data(sc, runs, i)) })
-		add(fmt.Sprintf("cdf-%s.%s", Slug(st.Name), format), "Latency distribution: "+st.Name,
+		add(fmt.Sprintf("cdf-%s.%s", slugs[i], format), "Latency distribution: "+st.Name,
 			"The share of the completed requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. Failed requests have no latency and are not on the curves: the legend says how many failed. The further right a curve's top, the longer its tail.",
 			func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) })
 		if hasDetail(runs) {
 			d := runs[0].Result.Detail
-			add(fmt.Sprintf("p99-detail-%s.%s", Slug(st.Name), format), "p99 latency in detail: "+st.Name,
+			add(fmt.Sprintf("p99-detail-%s.%s", slugs[i], format), "p99 latency in detail: "+st.Name,
 				fmt.Sprintf("The same p99 in %s windows from %s to %s (the scenario's detail range), one line per variant, on a log scale: where the line above crosses a threshold within one window, this one shows when. Each point sits at the start of its window; the alerts give the end of the window in which the p99 passed a line, one fine window later.",
 					shortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
 				func(p string) error { return plots.WriteLines(p, f, P99DetailData(sc, runs, i)) })
@@ -287,7 +324,7 @@ func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
 		if !usesCache(runs, i) {
 			continue
 		}
-		add(fmt.Sprintf("backend-%s.%s", Slug(st.Name), format), "Database reads behind the cache: "+st.Name,
+		add(fmt.Sprintf("backend-%s.%s", slugs[i], format), "Database reads behind the cache: "+st.Name,
 			"The reads of the database that the stream's cache misses and refreshes caused, per second in each window, one line per variant. A flat low line is a cache doing its job; a spike is a stampede (many readers missing the same expired key at once), and a line that never drops means the cache is not holding the hot keys.",
 			func(p string) error { return plots.WriteLines(p, f, BackendReadsData(sc, runs, i)) })
 	}

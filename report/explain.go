@@ -249,5 +249,11 @@ func loadTable(loads []ExplainLoad, what string, n int) *table {
 func ExplainMarkdown(w io.Writer, e *ExplainJSON) {
 	var b strings.Builder
 	ExplainText(&b, e)
-	fmt.Fprintf(w, "# explain %s\n\n```\n%s```\n", e.Scenario, b.String())
+	// The text goes in a code block, where nothing is markup; its fence is longer than any
+	// run of backticks in it, so that no name can close it.
+	fence := "```"
+	for strings.Contains(b.String(), fence) {
+		fence += "`"
+	}
+	fmt.Fprintf(w, "# explain %s\n\n%s\n%s%s\n", md(e.Scenario), fence, b.String(), fence)
 }

@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -56,13 +56,13 @@ func WriteFiles(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts 
 
 // seriesCSV writes one CSV with a header and, per variant and window, the rows row returns.
 func seriesCSV(w io.Writer, sc *spec.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
-	cw := csv.NewWriter(w)
+	cw := escape.NewCSVWriter(w)
 	cw.Write(append([]string{"variant", "window_start", "t_s"}, head...))
 	return seriesRows(cw, sc, runs, rows)
 }
 
 // seriesRows writes seriesCSV's rows.
-func seriesRows(cw *csv.Writer, sc *spec.Scenario, runs []Run, rows func(r *sim.Result, win int) [][]string) error {
+func seriesRows(cw *escape.CSVWriter, sc *spec.Scenario, runs []Run, rows func(r *sim.Result, win int) [][]string) error {
 	for _, run := range runs {
 		r := run.Result
 		for win := 0; win < r.Windows; win++ {
@@ -117,7 +117,7 @@ func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	// A streamed run's rows come from its spool (streamedShardsCSV), the same bytes.
 	var last *sim.Result
 	var shards []metrics.Shard
-	cw := csv.NewWriter(w)
+	cw := escape.NewCSVWriter(w)
 	cw.Write([]string{"variant", "window_start", "t_s", "shard", "node", "ops", "utilization", "max_queue", "run_p99_ms", "run_failures"})
 	for _, run := range runs {
 		if k, ok := run.Result.Sink.(*StreamSink); ok && run.Result.Streamed {
@@ -163,15 +163,15 @@ func nodesCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 // variant, then per variant its tables and heat chart, then each stream's latency charts.
 // Each chart comes with a sentence on how to read it.
 func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) {
-	fmt.Fprintf(w, "# %s\n\n", s.Scenario)
+	fmt.Fprintf(w, "# %s\n\n", md(s.Scenario))
 	if s.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", strings.Join(strings.Fields(s.Description), " "))
+		fmt.Fprintf(w, "%s\n\n", md(strings.Join(strings.Fields(s.Description), " ")))
 	}
 	warmup := "there is no warmup: every request counts in the latency figures"
 	if s.WarmupS > 0 {
 		warmup = fmt.Sprintf("the first %s are warmup and left out of the latency figures", seconds(s.WarmupS))
 	}
-	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", seconds(s.DurationS), s.Start, s.Seed, warmup)
+	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", seconds(s.DurationS), md(s.Start), s.Seed, warmup)
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
 		"The per-window series are in streams.csv, shards.csv, nodes.csv and skew.csv; every figure is in summary.json.\n")
@@ -185,7 +185,9 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 		return out
 	}
 	embed := func(c Chart) {
-		fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", c.Title, c.File, c.Caption)
+		// The file name is shardsim's (a slug: letters, digits and dashes); the title
+		// names a stream or a variant.
+		fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", md(c.Title), c.File, md(c.Caption))
 	}
 	if len(s.Claims) > 0 {
 		fmt.Fprintln(w, "\n## What the story says, and what the run measures")
@@ -217,19 +219,15 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 	}
 	if len(s.Variants) > 0 && len(charts) > 0 {
 		fmt.Fprintln(w, "\n## Latency by stream")
-		for _, st := range s.Variants[0].Streams {
-			fmt.Fprintf(w, "\n### %s\n", st.Name)
-			for _, c := range byPrefix("p99-" + Slug(st.Name) + ".") {
-				embed(c)
-			}
-			for _, c := range byPrefix("p99-detail-" + Slug(st.Name) + ".") {
-				embed(c)
-			}
-			for _, c := range byPrefix("cdf-" + Slug(st.Name) + ".") {
-				embed(c)
-			}
-			for _, c := range byPrefix("backend-" + Slug(st.Name) + ".") {
-				embed(c)
+		for i, st := range s.Variants[0].Streams {
+			fmt.Fprintf(w, "\n### %s\n", escape.MarkdownText(st.Name))
+			// The stream's charts in this order, whatever their file names.
+			for _, kind := range []string{"p99-", "p99-detail-", "cdf-", "backend-"} {
+				for _, c := range charts {
+					if c.stream == i+1 && strings.HasPrefix(c.File, kind) && (kind != "p99-" || !strings.HasPrefix(c.File, "p99-detail-")) {
+						embed(c)
+					}
+				}
 			}
 		}
 	}
@@ -285,7 +283,7 @@ func hasDetail(runs []Run) bool {
 // streamsDetailCSV writes each stream's fine windows over the detail range: the requests
 // that completed in each and their p99 (metrics.FineWindowsOf), empty when none did.
 func streamsDetailCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
-	cw := csv.NewWriter(w)
+	cw := escape.NewCSVWriter(w)
 	cw.Write([]string{"variant", "window_start", "t_s", "stream", "completed", "p99_ms"})
 	for _, run := range runs {
 		r := run.Result

@@ -1,26 +1,32 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/internal/numfmt"
 )
 
 // JSON writes the summary as indented JSON with a final newline.
+// Names and values reach it with their bidirectional controls escaped (escape.JSON).
 func JSON(w io.Writer, s *Summary) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(s)
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	_, err := w.Write(escape.JSON(buf.Bytes()))
+	return err
 }
 
 // fmtMs formats milliseconds with 3 significant digits or more.
@@ -414,30 +420,30 @@ func timeline(v *VariantSummary) []entry {
 
 // Markdown writes the same tables as Markdown.
 func Markdown(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "# %s\n\nSeed %d, %s simulated from %s.\n", s.Scenario, s.Seed, seconds(s.DurationS), s.Start)
+	fmt.Fprintf(w, "# %s\n\nSeed %d, %s simulated from %s.\n", md(s.Scenario), s.Seed, seconds(s.DurationS), md(s.Start))
 	for i := range s.Variants {
 		markdownVariant(w, &s.Variants[i], i == 0)
 	}
 }
 
 func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
-	fmt.Fprintf(w, "\n## %s\n\n", v.Name)
+	fmt.Fprintf(w, "\n## %s\n\n", md(v.Name))
 	if v.Description != "" {
-		fmt.Fprintf(w, "%s\n\n", v.Description)
+		fmt.Fprintf(w, "%s\n\n", md(v.Description))
 	}
-	fmt.Fprintf(w, "Key: %s.\n\n", v.Key)
+	fmt.Fprintf(w, "Key: %s.\n\n", md(v.Key))
 	streamTable(v).markdown(w)
 	if note := completedNote(v); note != "" {
-		fmt.Fprintf(w, "\n%s.\n", capitalize(note))
+		fmt.Fprintf(w, "\n%s.\n", md(capitalize(note)))
 	}
-	fmt.Fprintf(w, "\n%s.\n", capitalize(heatLine(v)))
-	fmt.Fprintf(w, "%s.\n", capitalize(nodeLine(v)))
-	fmt.Fprintf(w, "%s.\n", capitalize(spreadLine(v, first)))
+	fmt.Fprintf(w, "\n%s.\n", md(capitalize(heatLine(v))))
+	fmt.Fprintf(w, "%s.\n", md(capitalize(nodeLine(v))))
+	fmt.Fprintf(w, "%s.\n", md(capitalize(spreadLine(v, first))))
 	if note := stopNote(v); note != "" {
-		fmt.Fprintf(w, "\n**%s**\n", note)
+		fmt.Fprintf(w, "\n**%s**\n", md(note))
 	}
 	for _, sec := range detailSections(v) {
-		fmt.Fprintf(w, "\n%s:\n\n", capitalize(sec.title))
+		fmt.Fprintf(w, "\n%s:\n\n", md(capitalize(sec.title)))
 		if len(sec.t.rows) > 0 {
 			sec.t.markdown(w)
 			if len(sec.notes) > 0 {
@@ -445,14 +451,14 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 			}
 		}
 		for _, n := range sec.notes { // notes begin with a stream's name: no capital
-			fmt.Fprintf(w, "- %s.\n", n)
+			fmt.Fprintf(w, "- %s.\n", md(n))
 		}
 	}
 	if len(v.Diagnosis) > 0 {
 		fmt.Fprintln(w, "\nDiagnosis:")
 		fmt.Fprintln(w)
 		for _, d := range v.Diagnosis {
-			fmt.Fprintf(w, "- **%s**: %s.\n", d.Kind, d.Message)
+			fmt.Fprintf(w, "- **%s**: %s.\n", md(d.Kind), md(d.Message))
 		}
 		if v.DiagnosisMore > 0 {
 			fmt.Fprintf(w, "- and %s more, not listed.\n", fmtCount(int64(v.DiagnosisMore)))
@@ -468,13 +474,17 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 			"(the alert's own node for node_cpu and hot_shard, any node for the others); events at the moment they happened.")
 		fmt.Fprintln(w, "\n| at | kind | what | detection |\n| --- | --- | --- | --- |")
 		for _, e := range tl {
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", e.at, e.kind, strings.ReplaceAll(e.message, "|", `\|`), e.detection)
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", escape.MarkdownCell(e.at), escape.MarkdownCell(e.kind), escape.MarkdownCell(e.message), escape.MarkdownCell(e.detection))
 		}
 		if v.AlertsMore+v.EventsMore > 0 {
 			fmt.Fprintf(w, "\nAnd %s later alerts and %s later events, not listed.\n", fmtCount(int64(v.AlertsMore)), fmtCount(int64(v.EventsMore)))
 		}
 	}
 }
+
+// md is escape.MarkdownText: every sentence of the Markdown outputs may hold a name or a
+// value from the scenario or its run, so each passes through it whole.
+func md(s string) string { return escape.MarkdownText(s) }
 
 // capitalize upper-cases a sentence's first letter, if it is a lower-case ASCII letter.
 func capitalize(s string) string {
@@ -489,7 +499,7 @@ func capitalize(s string) string {
 // over every cause, error rate 0..1, then lock: failed by lock_timeout, the last cause)
 // come last, so scripts reading by position still work.
 func CSV(w io.Writer, s *Summary) error {
-	cw := csv.NewWriter(w)
+	cw := escape.NewCSVWriter(w)
 	cw.Write([]string{"variant", "stream", "op", "offered", "completed", "rejected", "throttled", "timed_out",
 		"mean_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "fanout_mean", "fanout_max", "partitions_mean",
 		"limited", "failed", "error_rate", "lock"})

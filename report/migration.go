@@ -104,7 +104,7 @@ func migrationText(w io.Writer, v *VariantSummary) {
 func migrationMarkdown(w io.Writer, v *VariantSummary) {
 	for i := range v.Migrations {
 		line, t := migrationParts(&v.Migrations[i])
-		fmt.Fprintf(w, "\nMigration: %s.\n\n", line)
+		fmt.Fprintf(w, "\nMigration: %s.\n\n", md(line))
 		t.markdown(w)
 	}
 }

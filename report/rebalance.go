@@ -64,6 +64,6 @@ func rebalanceText(w io.Writer, v *VariantSummary) {
 // rebalanceMarkdown is rebalanceText for the Markdown report.
 func rebalanceMarkdown(w io.Writer, v *VariantSummary) {
 	if v.Rebalance != nil {
-		fmt.Fprintf(w, "\nRebalance: %s.\n", rebalanceLine(v.Rebalance))
+		fmt.Fprintf(w, "\nRebalance: %s.\n", md(rebalanceLine(v.Rebalance)))
 	}
 }

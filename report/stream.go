@@ -3,12 +3,12 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -108,7 +108,7 @@ func streamedShardsCSV(w io.Writer, sc *spec.Scenario, run Run, k *StreamSink) e
 	for win := 0; win < r.Windows; win++ {
 		t := sim.Time(win) * r.Window
 		lead.Reset()
-		cw := csv.NewWriter(&lead)
+		cw := escape.NewCSVWriter(&lead)
 		cw.Write([]string{run.Variant.Name, spec.FormatClock(sc.Start, t), num(t.Seconds())})
 		cw.Flush()
 		lb := append(bytes.TrimSuffix(lead.Bytes(), []byte("\n")), ',')

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/shardsim/shardsim/internal/escape"
 )
 
 // table is a small text table: the first `left` columns are left-aligned, the rest
@@ -20,14 +22,14 @@ func (t *table) leftAt(i int) bool { return i < t.left || t.lastLeft && i == len
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
-func (t *table) widths() []int {
+func (t *table) widths(cell func(string) string) []int {
 	w := make([]int, len(t.head))
 	for i, h := range t.head {
-		w[i] = len(h)
+		w[i] = len([]rune(cell(h)))
 	}
 	for _, r := range t.rows {
 		for i, c := range r {
-			w[i] = max(w[i], len([]rune(c)))
+			w[i] = max(w[i], len([]rune(cell(c))))
 		}
 	}
 	return w
@@ -44,13 +46,14 @@ func pad(s string, w int, left bool) string {
 	return strings.Repeat(" ", n) + s
 }
 
-// text writes the table with two spaces between columns.
+// text writes the table with two spaces between columns, each cell on one line
+// (escape.Line: a name's control characters are shown, not sent to the terminal).
 func (t *table) text(w io.Writer, indent string) {
-	ws := t.widths()
+	ws := t.widths(escape.Line)
 	line := func(cells []string) {
 		parts := make([]string, len(cells))
 		for i, c := range cells {
-			parts[i] = pad(c, ws[i], t.leftAt(i))
+			parts[i] = pad(escape.Line(c), ws[i], t.leftAt(i))
 		}
 		fmt.Fprintln(w, strings.TrimRight(indent+strings.Join(parts, "  "), " "))
 	}
@@ -60,13 +63,15 @@ func (t *table) text(w io.Writer, indent string) {
 	}
 }
 
-// markdown writes the table as a GitHub-flavoured Markdown table.
+// markdown writes the table as a GitHub-flavoured Markdown table; every cell, made by
+// shardsim or not, passes through escape.MarkdownCell, so that no name or value becomes
+// markup.
 func (t *table) markdown(w io.Writer) {
-	ws := t.widths()
+	ws := t.widths(escape.MarkdownCell)
 	line := func(cells []string) {
 		parts := make([]string, len(cells))
 		for i, c := range cells {
-			parts[i] = pad(strings.ReplaceAll(c, "|", `\|`), ws[i], t.leftAt(i))
+			parts[i] = pad(escape.MarkdownCell(c), ws[i], t.leftAt(i))
 		}
 		fmt.Fprintln(w, "| "+strings.Join(parts, " | ")+" |")
 	}

@@ -1019,3 +1019,28 @@ func linkClaims(file string, doc *tomlx.Doc, claims []spec.ClaimSpec, names []st
 	}
 	return out, errs
 }
+
+// Inputs are the files the scenario was read from: its own file (none for a built-in) and
+// every access log its variants replay, each once. The commands refuse an output path that
+// is one of them (docs/cli.md).
+func (sc *Scenario) Inputs() []string {
+	var out []string
+	if sc.Source != "" && !strings.HasPrefix(sc.Source, "built-in ") {
+		out = append(out, sc.Source)
+	}
+	for _, v := range sc.Variants {
+		if v.Spec == nil {
+			continue
+		}
+		for _, st := range v.Spec.Streams {
+			if t := st.Trace; t != nil {
+				if d, ok := t.FS.(dirFS); ok {
+					if p := filepath.Join(string(d), filepath.FromSlash(t.Path)); !slices.Contains(out, p) {
+						out = append(out, p)
+					}
+				}
+			}
+		}
+	}
+	return out
+}

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/report"
@@ -355,14 +355,22 @@ func (cr *CapacityReport) Text(w io.Writer) {
 // Markdown writes the tables as Markdown.
 func (cr *CapacityReport) Markdown(w io.Writer) {
 	a, k := cr.Tables()
-	fmt.Fprintln(w, cr.heading())
+	fmt.Fprintln(w, escape.MarkdownText(cr.heading()))
 	fmt.Fprintln(w)
 	a.Markdown(w)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, checkHeading+":")
 	fmt.Fprintln(w)
 	k.Markdown(w)
-	cr.footnote(w)
+	// The notes name variants and points: each line is prose with names in it.
+	var b strings.Builder
+	cr.footnote(&b)
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if t := strings.TrimSuffix(l, "\n"); t != "" {
+			l = escape.MarkdownText(t) + l[len(t):]
+		}
+		io.WriteString(w, l)
+	}
 }
 
 func (cr *CapacityReport) footnote(w io.Writer) {
@@ -464,7 +472,7 @@ func (cr *CapacityReport) checkWarnings() []string {
 // CSV writes capacity.csv: one row per point and variant.
 func (cr *CapacityReport) CSV(w io.Writer) error {
 	c := &cr.Config
-	cw := csv.NewWriter(w)
+	cw := escape.NewCSVWriter(w)
 	head := []string{"point"}
 	for _, a := range c.Axes {
 		head = append(head, a.Key)
@@ -529,6 +537,7 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
 	var files []string
 	b, err := json.MarshalIndent(cr.JSON(), "", "  ")
+	b = escape.JSON(b)
 	if err != nil {
 		return nil, err
 	}
@@ -546,12 +555,25 @@ func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
 	if format == "" {
 		return files, nil
 	}
+	// One file name per stream, distinct even where two streams' names differ in case
+	// alone, and per statistic.
+	var names []string
+	slugOf := map[string]string{}
+	for _, s := range cr.Config.SLOs {
+		if _, ok := slugOf[s.Stream]; !ok {
+			slugOf[s.Stream] = ""
+			names = append(names, s.Stream)
+		}
+	}
+	for i, sl := range report.Slugs(names) {
+		slugOf[names[i]] = sl
+	}
 	for i, s := range cr.Config.SLOs {
 		l, ok := cr.chart(i)
 		if !ok {
 			continue
 		}
-		path := filepath.Join(dir, fmt.Sprintf("capacity-%s-%s.%s", report.Slug(s.Stream), s.Stat, format))
+		path := filepath.Join(dir, fmt.Sprintf("capacity-%s-%s.%s", slugOf[s.Stream], s.Stat, format))
 		if err := plots.WriteLines(path, plots.Format(format), l); err != nil {
 			return files, err
 		}

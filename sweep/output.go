@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/report"
@@ -199,7 +199,7 @@ var spreadCols = []string{"lo95", "hi95", "median", "min", "max"}
 // scripts reading columns by position still work.
 func (sw *Sweep) CSV(w io.Writer) error {
 	rows, axes := sw.Rows, sw.Config.Axes
-	cw := csv.NewWriter(w)
+	cw := escape.NewCSVWriter(w)
 	head := []string{"point"}
 	for _, a := range axes {
 		head = append(head, a.Key)
@@ -537,7 +537,7 @@ func (sw *Sweep) WriteFiles(dir, format string) ([]string, error) {
 	if err := enc.Encode(sw.JSON()); err != nil {
 		return nil, err
 	}
-	if err := atomicfile.Write(filepath.Join(dir, "sweep.json"), buf.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "sweep.json"), escape.JSON(buf.Bytes())); err != nil {
 		return nil, err
 	}
 	files = append(files, filepath.Join(dir, "sweep.csv"), filepath.Join(dir, "sweep.json"))
@@ -552,9 +552,14 @@ func (sw *Sweep) WriteFiles(dir, format string) ([]string, error) {
 		files = append(files, path)
 		return nil
 	}
-	for si, st := range sw.Rows[0].Streams {
+	var names []string
+	for _, st := range sw.Rows[0].Streams {
+		names = append(names, st.Name)
+	}
+	slugs := report.Slugs(names) // streams whose names differ in case alone get files of their own
+	for si := range sw.Rows[0].Streams {
 		for _, what := range []string{"p99", "fanout", "partitions"} {
-			if err := write(fmt.Sprintf("sweep-%s-%s", what, report.Slug(st.Name)), sw.chart(si, what)); err != nil {
+			if err := write(fmt.Sprintf("sweep-%s-%s", what, slugs[si]), sw.chart(si, what)); err != nil {
 				return files, err
 			}
 		}

@@ -47,7 +47,8 @@ func Open(fsys fs.FS, path string) (io.ReadCloser, error) {
 // Decompress wraps rc (plain, gzip or zstd, told apart by their magic numbers); closing
 // the result closes rc.
 func Decompress(rc io.ReadCloser) (io.ReadCloser, error) {
-	br := bufio.NewReaderSize(rc, 64<<10)
+	cr := &counter{r: rc}
+	br := bufio.NewReaderSize(cr, 64<<10)
 	head, _ := br.Peek(4)
 	switch {
 	case len(head) >= 2 && head[0] == gzipMagic[0] && head[1] == gzipMagic[1]:
@@ -56,7 +57,7 @@ func Decompress(rc io.ReadCloser) (io.ReadCloser, error) {
 			rc.Close()
 			return nil, fmt.Errorf("gzip: %v", err)
 		}
-		return &closers{Reader: z, close: []func() error{z.Close, rc.Close}}, nil
+		return &closers{Reader: bound("gzip", z, cr), close: []func() error{z.Close, rc.Close}}, nil
 	case len(head) == 4 && string(head) == string(zstdMagic):
 		// One goroutine-free decoder: a log is read once, front to back.
 		z, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
@@ -64,9 +65,75 @@ func Decompress(rc io.ReadCloser) (io.ReadCloser, error) {
 			rc.Close()
 			return nil, fmt.Errorf("zstd: %v", err)
 		}
-		return &closers{Reader: z, close: []func() error{func() error { z.Close(); return nil }, rc.Close}}, nil
+		return &closers{Reader: bound("zstd", z, cr), close: []func() error{func() error { z.Close(); return nil }, rc.Close}}, nil
 	}
 	return &closers{Reader: br, close: []func() error{rc.Close}}, nil
+}
+
+// CorruptError is a compressed log that cannot be read to its end: cut short (a copy that
+// did not finish), damaged, or expanding far beyond what a log does (a decompression
+// bomb). The commands report it as bad input, exit status 2.
+type CorruptError struct {
+	Format string // gzip or zstd
+	Err    error
+}
+
+func (e *CorruptError) Error() string {
+	if errors.Is(e.Err, io.ErrUnexpectedEOF) {
+		return e.Format + ": the compressed file is cut short (unexpected end of its data): was it copied whole?"
+	}
+	return fmt.Sprintf("%s: the compressed data is damaged or not a log: %v", e.Format, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// MaxExpansion bounds how far a compressed log may expand: past MaxExpansionFloor bytes,
+// no more than MaxExpansion times the compressed bytes read. Access logs compress tens of
+// times; gzip cannot pass about 1,030 times, and a zstd file that does (a file of one
+// repeated byte) is no log.
+const (
+	MaxExpansion      = 2000
+	MaxExpansionFloor = 1 << 30
+)
+
+// counter counts the bytes read from a file.
+type counter struct {
+	r io.Reader
+	n int64
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// bounded is a decompressor's output, its errors made CorruptErrors and its expansion
+// bounded.
+type bounded struct {
+	format string
+	r      io.Reader
+	in     *counter
+	out    int64
+}
+
+func bound(format string, r io.Reader, in *counter) io.Reader {
+	return &bounded{format: format, r: r, in: in}
+}
+
+func (b *bounded) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.out += int64(n)
+	if b.out > MaxExpansionFloor && b.out > MaxExpansion*max(b.in.n, 1) {
+		return n, &CorruptError{Format: b.format, Err: fmt.Errorf("%d compressed bytes expanded past %d bytes, more than %d times their size: a decompression bomb?", b.in.n, b.out, MaxExpansion)}
+	}
+	if err != nil && err != io.EOF {
+		var ce *CorruptError
+		if !errors.As(err, &ce) {
+			err = &CorruptError{Format: b.format, Err: err}
+		}
+	}
+	return n, err
 }
 
 type closers struct {

@@ -245,14 +245,32 @@ func (r *Reader) Lines() (lines, bad int64) { return r.lines, r.bad }
 // Malformed returns the first few malformed lines.
 func (r *Reader) Malformed() []BadLine { return r.quoted }
 
+// maxHeader bounds the bytes read while looking for a CSV log's header row: a file whose
+// first line is longer (a binary file, a bomb of one byte repeated) is refused then,
+// without reading the rest of it.
+const maxHeader = 1 << 20
+
 func (r *Reader) header() error {
-	line, err := r.readLine()
-	if err != nil {
-		if err == io.EOF || err == errTooLong {
-			return errors.New("csv: no header row (want columns ts, op and key or field names)")
-		}
+	line, err := r.br.ReadSlice('\n')
+	for err == bufio.ErrBufferFull && len(r.long)+len(line) <= maxHeader {
+		r.long = append(r.long, line...)
+		line, err = r.br.ReadSlice('\n')
+	}
+	if err == bufio.ErrBufferFull || len(r.long)+len(line) > maxHeader {
+		return fmt.Errorf("csv: no header row in the first %d MB (its first line is longer; want a line naming columns ts, op and key or field names)", maxHeader>>20)
+	}
+	if len(r.long) > 0 {
+		line = append(r.long, line...)
+		r.long = r.long[:0]
+	}
+	if err != nil && err != io.EOF {
 		return err
 	}
+	if len(line) == 0 {
+		return errors.New("csv: no header row (want columns ts, op and key or field names)")
+	}
+	r.lines++
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
 	r.cols = splitComma(r.cols[:0], line)
 	r.tsCol, r.opCol = -1, -1
 	var fieldNames []string

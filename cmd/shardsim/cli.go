@@ -212,6 +212,11 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	printNotes(stderr, sc)
+	if c.cpuprofile != "" {
+		if err := checkOutFile("--cpuprofile", c.cpuprofile, sc.Inputs()...); err != nil {
+			return err
+		}
+	}
 	dir := c.out
 	if dir == "" {
 		dir = defaultOutDir(sc.Name, "")
@@ -221,6 +226,8 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer out.close()
+	// Every file goes to the staging directory; commit swaps it with dir (outdir.go).
+	stage := out.path()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	endProfile, err := c.startCPUProfile()
@@ -228,7 +235,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer endProfile()
-	runs, err := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil }, dir)
+	runs, err := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil }, stage)
 	defer closeSinks(runs)
 	if err != nil {
 		return err
@@ -240,12 +247,9 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if c.noCharts {
 		chartsDone <- nil
 	} else {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
 		plan := report.PlanCharts(c.chartFormat, &sc.Scenario, runs)
 		charts = plan.Charts
-		go func() { chartsDone <- plan.Render(dir, c.parallel) }()
+		go func() { chartsDone <- plan.Render(stage, c.parallel) }()
 	}
 	waitCharts := sync.OnceValue(func() error { return <-chartsDone })
 	defer waitCharts() // no chart is still being written once the command returns
@@ -265,10 +269,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	paths, err := report.WriteFiles(dir, &sc.Scenario, runs, sum, charts)
+	paths, err := report.WriteFiles(stage, &sc.Scenario, runs, sum, charts)
 	if err != nil {
 		return err
 	}
@@ -277,7 +278,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		for _, p := range paths {
 			links = append(links, filepath.Base(p))
 		}
-		p, err := report.WriteHTML(dir, &sc.Scenario, runs, sum, links)
+		p, err := report.WriteHTML(stage, &sc.Scenario, runs, sum, links)
 		if err != nil {
 			return err
 		}
@@ -293,6 +294,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	for _, ch := range charts {
 		written = append(written, ch.File)
 	}
+	closeSinks(runs) // their spools are in the staging directory: none may follow it
 	if err := out.commit(written); err != nil {
 		return err
 	}
@@ -379,6 +381,9 @@ func claimDir(dir, name string, force bool) error {
 		return err
 	}
 	ents, err := os.ReadDir(dir)
+	// A lock nobody holds is all a command killed in a directory it had just made leaves:
+	// such a directory counts as empty (lockDir takes a lock over when its holder is gone).
+	ents = slices.DeleteFunc(ents, func(e os.DirEntry) bool { return e.Name() == lockFile })
 	if err != nil || len(ents) == 0 || force {
 		return nil // missing (it will be made), empty, or forced
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
@@ -89,6 +90,9 @@ func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, err
 // time left on stderr, when stderr is a terminal and -q is not given; nil otherwise. The
 // bar is made at the first call, from the total it reports (0: unknown, a spinner).
 func progress(stderr io.Writer, quiet bool, what string) (func(done, total int), func()) {
+	if tw, ok := stderr.(*escape.TerminalWriter); ok {
+		stderr = tw.Underlying() // the bar is shardsim's own drawing, with no name in it
+	}
 	f, ok := stderr.(*os.File)
 	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil, func() {}
@@ -160,7 +164,7 @@ func (e *exploreFlags) finish(out *outDir, stdout, stderr io.Writer, write func(
 		format = ""
 	}
 	defer out.close()
-	files, err := write(out.dir, format)
+	files, err := write(out.path(), format)
 	if err != nil {
 		return err
 	}
@@ -194,6 +198,15 @@ func (e *exploreFlags) finish(out *outDir, stdout, stderr io.Writer, write func(
 // nothing.
 func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, run func(stop func() bool, progress func(done, total int)) error) (out *outDir, name string, err error) {
 	name = scenarioName(c, stderr)
+	if e.cpuprofile != "" {
+		inputs := []string{c.Scenario}
+		if sc, err := scenarios.Load(c.Scenario, c.Options); err == nil {
+			inputs = append(inputs, sc.Inputs()...)
+		}
+		if err := checkOutFile("--cpuprofile", e.cpuprofile, inputs...); err != nil {
+			return nil, "", err
+		}
+	}
 	dir := e.out
 	if dir == "" {
 		dir = defaultOutDir(name, kind)

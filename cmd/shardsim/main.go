@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/shardsim/shardsim/internal/escape"
 )
 
 func main() {
@@ -15,7 +17,15 @@ func main() {
 
 // Main runs the command line and returns the exit status: 0 on success, 2 for a usage or
 // scenario error, 1 for anything else.
+//
+// Everything a command writes to stdout and stderr passes through escape.Terminal: a name,
+// a value or a log's key holds whatever its author typed, and its escape sequences are
+// shown, never sent to the terminal (docs/architecture.md, "Untrusted text").
 func Main(args []string, stdout, stderr io.Writer) int {
+	tout, terr := escape.NewTerminalWriter(stdout), escape.NewTerminalWriter(stderr)
+	defer tout.Close()
+	defer terr.Close()
+	stdout, stderr = tout, terr
 	err := run(args, stdout, stderr)
 	if err == nil {
 		return 0

@@ -127,11 +127,9 @@ func TestOutputDirectoryConsistent(t *testing.T) {
 		t.Errorf("marker %q", marker)
 	}
 
+	// A lock file that nobody holds is stale, whatever process it names
+	// (TestLockRecovers tests the live and the killed holder).
 	lock := filepath.Join(dir, ".shardsim.lock")
-	os.WriteFile(lock, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
-	if code, stderr := run(); code != 2 || !strings.Contains(stderr, "another shardsim (process "+strconv.Itoa(os.Getpid())+") is writing there") {
-		t.Errorf("a live lock: exit %d, %q", code, stderr)
-	}
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
 		t.Skip("no `true` to make a finished process:", err)

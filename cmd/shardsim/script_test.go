@@ -19,6 +19,9 @@ import (
 // In the test process (not in a re-executed shardsim), it also starts the black-friday
 // run that TestBlackFridayTour checks, so that its half minute overlaps the other tests.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("SHARDSIM_TEST_HOLD_LOCK"); dir != "" {
+		holdLock(dir) // a child of TestLockRecovers: hold dir's lock until killed
+	}
 	if filepath.Base(os.Args[0]) != "shardsim" {
 		startBlackFriday()
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/spec"
@@ -132,7 +133,8 @@ func unwrapPath(err error) error {
 func traceError(path string, err error) error {
 	var be *trace.BadError
 	var oe *trace.OpsError
-	if errors.As(err, &be) || errors.As(err, &oe) {
+	var ce *trace.CorruptError
+	if errors.As(err, &be) || errors.As(err, &oe) || errors.As(err, &ce) {
 		return usagef("%s: %v", path, err)
 	}
 	return fmt.Errorf("%s: %v", path, err)
@@ -215,6 +217,15 @@ func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 			return err
 		}
 		defer rc.Close()
+		if chart != "" {
+			// Checked before the log is read, which can take minutes.
+			if ext := strings.ToLower(filepath.Ext(chart)); ext != ".png" && ext != ".svg" {
+				return usagef("--chart %s: want a file ending in .png or .svg", chart)
+			}
+			if err := checkOutFile("--chart", chart, path); err != nil {
+				return err
+			}
+		}
 		cfg := trace.Config{Top: top}
 		if len(keys) > 0 {
 			d, err := analyzeDesign(&tf, rd, splitTop(keys), scheme, shards, salt, saltMode, saltField)
@@ -363,6 +374,8 @@ func writeRateChart(file, path string, a *trace.Analysis) error {
 
 // writeAnalysis prints an analysis as text or markdown.
 func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
+	// A log's keys and key parts are untrusted text: each cell passes through the escape
+	// for its output (docs/architecture.md, "Untrusted text").
 	h := func(s string) {
 		if md {
 			fmt.Fprintf(w, "\n## %s\n\n", s)
@@ -372,11 +385,23 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	}
 	table := func(head []string, rows [][]string) {
 		if md {
-			fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+			cells := func(r []string) string {
+				out := make([]string, len(r))
+				for i, c := range r {
+					out[i] = escape.MarkdownCell(c)
+				}
+				return strings.Join(out, " | ")
+			}
+			fmt.Fprintf(w, "| %s |\n|%s\n", cells(head), strings.Repeat("---|", len(head)))
 			for _, r := range rows {
-				fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+				fmt.Fprintf(w, "| %s |\n", cells(r))
 			}
 			return
+		}
+		for _, r := range rows {
+			for i, c := range r {
+				r[i] = escape.Line(c)
+			}
 		}
 		width := make([]int, len(head))
 		for i, c := range head {
@@ -403,9 +428,9 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		}
 	}
 	if md {
-		fmt.Fprintf(w, "# Trace %s\n", filepath.Base(path))
+		fmt.Fprintf(w, "# Trace %s\n", escape.MarkdownText(filepath.Base(path)))
 	} else {
-		fmt.Fprintf(w, "trace %s (%s)\n", filepath.Base(path), a.Format)
+		fmt.Fprintf(w, "trace %s (%s)\n", escape.Line(filepath.Base(path)), a.Format)
 	}
 	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
 	if a.DurationS > 0 {
@@ -417,7 +442,11 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 			humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)))
 	}
 	for _, b := range a.BadLines {
-		fmt.Fprintf(w, "  malformed line %d (%s): %q\n", b.Line, b.Why, b.Text)
+		line := fmt.Sprintf("malformed line %d (%s): %q", b.Line, b.Why, b.Text)
+		if md {
+			line = escape.MarkdownText(line)
+		}
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	h("Operations")
 	var rows [][]string
@@ -622,6 +651,9 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 			return err
 		}
 		defer rc.Close()
+		if err := checkOutFile("-o", out, path); err != nil {
+			return err
+		}
 		if name == "" {
 			name = fittedName(filepath.Base(path))
 		}

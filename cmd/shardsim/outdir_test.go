@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// holdLock takes dir's output lock as a command would and holds it until stdin closes or
+// the process is killed; TestMain calls it in a child that TestLockRecovers starts.
+func holdLock(dir string) {
+	if _, err := lockDir(dir, dir); err != nil {
+		fmt.Println(err)
+		os.Exit(3)
+	}
+	fmt.Println("locked")
+	io.Copy(io.Discard, os.Stdin)
+	os.Exit(0)
+}
+
+// TestLockRecovers checks the output lock against its holders: a lock file naming this
+// very process (as a container's pid 1 finds the lock its killed predecessor, also pid 1,
+// left) is stale and taken over; a live holder refuses the run with exit 2 and its pid; a
+// holder killed with SIGKILL, before anyone reaped it (a zombie, whose pid still answers
+// kill -0), no longer does.
+func TestLockRecovers(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	run := func() (int, string) {
+		code, _, stderr := call(t, "run", "quickstart", "-q", "--no-charts", "--no-html", "--duration", "5s", "--variant", "0", "-o", dir)
+		return code, stderr
+	}
+	if code, stderr := run(); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	lock := filepath.Join(dir, lockFile)
+	os.WriteFile(lock, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+	if code, stderr := run(); code != 0 {
+		t.Errorf("a stale lock naming our own pid: exit %d, %q (want it taken over)", code, stderr)
+	}
+
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), "SHARDSIM_TEST_HOLD_LOCK="+dir)
+	in, _ := child.StdinPipe()
+	out, _ := child.StdoutPipe()
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if l, _ := bufio.NewReader(out).ReadString('\n'); l != "locked\n" {
+		child.Process.Kill()
+		child.Wait()
+		t.Fatalf("the child did not take the lock: %q", l)
+	}
+	want := fmt.Sprintf("another shardsim (process %d) is writing there", child.Process.Pid)
+	if code, stderr := run(); code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("a live lock: exit %d, %q (want 2 and %q)", code, stderr, want)
+	}
+	child.Process.Signal(syscall.SIGKILL)
+	// Not reaped yet: the pid is a zombie's, which kill(pid, 0) still finds. Wait until
+	// the kernel has closed its files (the last of its threads has exited), which releases
+	// its flock.
+	for i := 0; i < 200; i++ {
+		f, err := os.Open(lock)
+		if err != nil {
+			break
+		}
+		free := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+		f.Close()
+		if free {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if code, stderr := run(); code != 0 {
+		t.Errorf("the lock of a killed run: exit %d, %q (want it taken over)", code, stderr)
+	}
+	child.Wait()
+}
+
+// snapshot is the content of every file in dir, dot files included, by name.
+func snapshot(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	m := map[string][32]byte{}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		m[e.Name()] = sha256.Sum256(b)
+	}
+	return m
+}
+
+// checkOneSet checks that dir holds either exactly the old set (old) or one whole set of
+// new results: a marker that lists every file there but itself and the lock, each listed
+// file present, and no staging directory beside it once a command has claimed it again.
+func checkOneSet(t *testing.T, dir string, old map[string][32]byte, what string) {
+	t.Helper()
+	now := snapshot(t, dir)
+	delete(now, lockFile) // a killed command's lock is left; it is stale
+	same := len(now) == len(old)
+	for n, h := range old {
+		if now[n] != h {
+			same = false
+		}
+	}
+	if same {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(dir, markerFile))
+	if err != nil {
+		t.Errorf("%s: the directory is neither the old set nor a marked new one (%d files)", what, len(now))
+		return
+	}
+	listed := strings.Split(strings.TrimSpace(string(b)), "\n")[2:]
+	var present []string
+	for n := range now {
+		if n != markerFile {
+			present = append(present, n)
+		}
+	}
+	slices.Sort(present)
+	if !slices.Equal(present, listed) {
+		t.Errorf("%s: the marker lists %v, the directory holds %v", what, listed, present)
+	}
+	// A new set is that of seed 2: the old one was seed 1.
+	if s, _ := os.ReadFile(filepath.Join(dir, "summary.json")); !strings.Contains(string(s), `"seed": 2`) {
+		t.Errorf("%s: a changed directory whose summary.json is not the new run's", what)
+	}
+}
+
+// shardsimBin is a link named shardsim to the test binary, which TestMain runs as the
+// command.
+func shardsimBin(t *testing.T) string {
+	bin := filepath.Join(t.TempDir(), "shardsim")
+	if err := os.Symlink(os.Args[0], bin); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// TestInterruptedReplaceKeepsASet interrupts a run that replaces an earlier run's results
+// in the two ways the issue found them mixed: the disk filling up (a file size limit of
+// 64 KB makes a later file fail to write) and SIGKILL while the files are being written.
+// Either leaves the old set as it was or the whole new one, and the marker lists exactly
+// the files there; the next run takes the directory over.
+func TestInterruptedReplaceKeepsASet(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Skip("no prlimit to limit the file size")
+	}
+	bin := shardsimBin(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	args := []string{"run", "quickstart", "-q", "--duration", "20s", "-o", dir}
+	if out, err := exec.Command(bin, append(args, "--seed", "1")...).CombinedOutput(); err != nil {
+		t.Fatalf("first run: %v\n%s", err, out)
+	}
+	old := snapshot(t, dir)
+
+	full := exec.Command("prlimit", append([]string{"--fsize=65536", bin}, append(args, "--seed", "2")...)...)
+	if out, err := full.CombinedOutput(); err == nil {
+		t.Fatalf("the run under a 64 KB file size limit did not fail:\n%s", out)
+	}
+	checkOneSet(t, dir, old, "disk full")
+
+	for _, after := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond, 1200 * time.Millisecond} {
+		cmd := exec.Command(bin, append(args, "--seed", "2")...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(after)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		checkOneSet(t, dir, old, fmt.Sprintf("SIGKILL after %v", after))
+		old = snapshot(t, dir)
+		delete(old, lockFile)
+	}
+	if out, err := exec.Command(bin, append(args, "--seed", "1")...).CombinedOutput(); err != nil {
+		t.Fatalf("a run after the interrupted ones: %v\n%s", err, out)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".out"+stagePart+"*"))
+	if len(left) > 0 {
+		t.Errorf("staging directories left behind: %v", left)
+	}
+}

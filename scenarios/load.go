@@ -908,11 +908,11 @@ func migrationTargets(base map[string]any, overrides []map[string]any, names []s
 		if !selected[i] {
 			continue
 		}
-		acts, ok := o["actions"].([]map[string]any)
+		acts, ok := o["actions"]
 		if !ok {
-			acts, _ = base["actions"].([]map[string]any)
+			acts = base["actions"]
 		}
-		for _, a := range acts {
+		for _, a := range tables(acts) {
 			m, _ := a["migrate"].(map[string]any)
 			to, _ := m["to"].(string)
 			if j := slices.Index(names, to); j >= 0 {
@@ -921,6 +921,24 @@ func migrationTargets(base map[string]any, overrides []map[string]any, names []s
 		}
 	}
 	return targets
+}
+
+// tables returns the tables of an array of tables, written either way: as [[actions]]
+// sections ([]map[string]any) or inline, actions = [ { ... } ] ([]any).
+func tables(v any) []map[string]any {
+	switch x := v.(type) {
+	case []map[string]any:
+		return x
+	case []any:
+		out := make([]map[string]any, 0, len(x))
+		for _, e := range x {
+			if t, ok := e.(map[string]any); ok {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // linkMigrations gives every resolved variant that migrates the resolved variant it

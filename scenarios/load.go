@@ -808,6 +808,12 @@ func appendErr(errs tomlx.Errors, err error) tomlx.Errors {
 	return append(errs, &tomlx.Error{Msg: err.Error()})
 }
 
+// SetValue is the TOML text of a value given on the command line: a bare word is a
+// string, `--set keyspace.scheme=hash` as `keyspace.scheme = "hash"`, and numbers, booleans,
+// quoted strings, arrays and tables are themselves. --set and a sweep's --vary read their
+// values through it, so the two accept the same words.
+func SetValue(v string) string { return setValue(v) }
+
 // setValue lets --set take bare words as strings: `--set keyspace.scheme=hash`.
 func setValue(v string) string {
 	if v == "" {

@@ -55,7 +55,7 @@ func (t *traceFlags) legacy(values []string, stderr io.Writer) []string {
 	var out []string
 	for _, v := range values {
 		if _, err := trace.ParseFormat(v); err == nil {
-			fmt.Fprintf(stderr, "note: --format %s is read as --log-format %s, the log's format (--format is what goes to stdout)\n", v, v)
+			fmt.Fprintf(stderr, "note: --format %s is read as --log-format %s: the log's format has a flag of its own now, and --format on analyze is what goes to stdout\n", v, v)
 			t.oldFormat = v
 			continue
 		}

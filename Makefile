@@ -20,8 +20,10 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/shardsim
 
+# The default scenario (black-friday) into its own directory, out/black-friday, the one
+# `shardsim run` picks without -o and the tour (docs/tour-black-friday.md) reads.
 run: build
-	./$(BIN) run -o $(OUT)/default
+	./$(BIN) run -o $(OUT)/black-friday
 
 # make test runs every package's tests in -short mode: the checks that simulate hundreds of
 # millions of requests (the Black Friday tour's full run, the docs' capacity searches and

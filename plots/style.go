@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 
@@ -52,6 +53,18 @@ var (
 
 // colorOf is the i-th series colour, cycling.
 func colorOf(i int) color.RGBA { return seriesColor[i%len(seriesColor)] }
+
+// Palette returns the series colours as CSS hex colours ("#1f77b4"), in order: series i,
+// which is variant i in a run's charts, has colour i modulo their number. report.html takes
+// its variants' colours from it, so that a variant has one colour in the PNG charts and in
+// the page.
+func Palette() []string {
+	out := make([]string, len(seriesColor))
+	for i, c := range seriesColor {
+		out[i] = fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+	}
+	return out
+}
 
 // textStyle is a plain sans style of the given size.
 func textStyle(size vg.Length) text.Style {

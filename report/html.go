@@ -15,6 +15,7 @@ import (
 
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
@@ -87,6 +88,9 @@ type htmlData struct {
 	FineTimes []float64     `json:"fine_times,omitempty"`
 	FineS     float64       `json:"fine_s,omitempty"`
 	Variants  []htmlVariant `json:"variants"`
+	// Palette is the variants' colours, variant i's at i modulo its length: the PNG
+	// charts' (plots.Palette), so that a variant looks the same in both.
+	Palette []string `json:"palette"`
 }
 
 type htmlVariant struct {
@@ -181,7 +185,7 @@ func keyOrder(r *sim.Result, scheme string) ([]int, bool) {
 }
 
 func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
-	d := &htmlData{Scenario: sc.Name, StartS: sc.Start.Seconds(), WindowS: sc.Window.Seconds(),
+	d := &htmlData{Palette: plots.Palette(), Scenario: sc.Name, StartS: sc.Start.Seconds(), WindowS: sc.Window.Seconds(),
 		DurationS: sc.Duration.Seconds(), WarmupS: sc.Warmup.Seconds()}
 	windows, cells, col := 0, 0, 1
 	for _, run := range runs {
@@ -481,10 +485,17 @@ func glanceTable(sum *Summary) *table {
 // htmlStory is one variant's story: its description, diagnosis and timeline.
 type htmlStory struct {
 	Name, Description, Key string
-	Color                  int
+	Color                  template.CSS // the variant's colour (plots.Palette), a CSS hex colour
 	Diagnosis              []string
 	Events, More           []htmlEvent // the first storyEvents, and the rest (folded)
 	Stop                   string
+}
+
+// variantColor is variant i's colour in the page: the one its lines have in the PNG
+// charts. (A fixed hex colour of plots.Palette, so safe as CSS.)
+func variantColor(i int) template.CSS {
+	p := plots.Palette()
+	return template.CSS(p[i%len(p)])
 }
 
 // storyEvents is how many of a variant's alerts and events the story shows before folding
@@ -558,7 +569,7 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 	glance := glanceTable(sum)
 	for i := range sum.Variants {
 		v := &sum.Variants[i]
-		st := htmlStory{Name: v.Name, Description: strings.Join(strings.Fields(v.Description), " "), Key: v.Key, Color: i, Stop: stopNote(v)}
+		st := htmlStory{Name: v.Name, Description: strings.Join(strings.Fields(v.Description), " "), Key: v.Key, Color: variantColor(i), Stop: stopNote(v)}
 		for _, dg := range v.Diagnosis {
 			st.Diagnosis = append(st.Diagnosis, diagnosisSentence(dg.Message, v))
 		}

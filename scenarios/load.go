@@ -824,6 +824,12 @@ func appendErr(errs tomlx.Errors, err error) tomlx.Errors {
 	return append(errs, &tomlx.Error{Msg: err.Error()})
 }
 
+// SetValue is the TOML text of a value given on the command line: a bare word is a
+// string, `--set keyspace.scheme=hash` as `keyspace.scheme = "hash"`, and numbers, booleans,
+// quoted strings, arrays and tables are themselves. --set and a sweep's --vary read their
+// values through it, so the two accept the same words.
+func SetValue(v string) string { return setValue(v) }
+
 // setValue lets --set take bare words as strings: `--set keyspace.scheme=hash`.
 func setValue(v string) string {
 	if v == "" {
@@ -924,11 +930,11 @@ func migrationTargets(base map[string]any, overrides []map[string]any, names []s
 		if !selected[i] {
 			continue
 		}
-		acts, ok := o["actions"].([]map[string]any)
+		acts, ok := o["actions"]
 		if !ok {
-			acts, _ = base["actions"].([]map[string]any)
+			acts = base["actions"]
 		}
-		for _, a := range acts {
+		for _, a := range tables(acts) {
 			m, _ := a["migrate"].(map[string]any)
 			to, _ := m["to"].(string)
 			if j := slices.Index(names, to); j >= 0 {
@@ -937,6 +943,24 @@ func migrationTargets(base map[string]any, overrides []map[string]any, names []s
 		}
 	}
 	return targets
+}
+
+// tables returns the tables of an array of tables, written either way: as [[actions]]
+// sections ([]map[string]any) or inline, actions = [ { ... } ] ([]any).
+func tables(v any) []map[string]any {
+	switch x := v.(type) {
+	case []map[string]any:
+		return x
+	case []any:
+		out := make([]map[string]any, 0, len(x))
+		for _, e := range x {
+			if t, ok := e.(map[string]any); ok {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // linkMigrations gives every resolved variant that migrates the resolved variant it

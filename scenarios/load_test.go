@@ -1535,3 +1535,29 @@ cost  = "1ms"
 		t.Errorf("a scenario without logs hashes to %s, want its text's %s", sc.SHA256, want)
 	}
 }
+
+// A migration's target is resolved even when --variant leaves it out, whichever way the
+// migrating variant writes its actions: as [[variants.actions]] sections or as an inline
+// array (actions = [ { ... } ]), which the loader once did not read, so that the target
+// was dropped and the migration refused with `no such variant "hashed" (have "migrating",
+// "hashed")`.
+func TestVariantKeepsMigrationTarget(t *testing.T) {
+	const migrate = `migrate = { to = "hashed", backfill_rate = 2000, read_cost = "10us", write_cost = "20us" }`
+	const hashed = "[[variants]]\nname = \"hashed\"\nkeyspace = { scheme = \"hash\", shards = 12 }\n"
+	forms := map[string]string{
+		"sections": "[[variants]]\nname = \"migrating\"\n[[variants.actions]]\nat = \"06:00:05\"\n" + migrate + "\n",
+		"inline":   "[[variants]]\nname = \"migrating\"\nactions = [ { at = \"06:00:05\", " + migrate + " } ]\n",
+	}
+	for form, v := range forms {
+		t.Run(form, func(t *testing.T) {
+			sc := load(t, shopBase+v+hashed, scenarios.Options{Variants: []string{"migrating"}})
+			if got := variantNames(sc); !slices.Equal(got, []string{"migrating"}) {
+				t.Fatalf("variants %q, want [migrating]", got)
+			}
+			m := sc.Variants[0].Spec.Migration
+			if m == nil || m.Target == nil {
+				t.Fatalf("the migration of %q has no target", "migrating")
+			}
+		})
+	}
+}

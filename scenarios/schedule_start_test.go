@@ -65,3 +65,28 @@ func TestStartPastDetailAndClaims(t *testing.T) {
 		t.Errorf("start 08:40: detail [%v, %v), want none", d.From, d.To)
 	}
 }
+
+// TestStartBeforeClaim: a start moved to 07:55 puts black-friday's 08:00 claim and detail
+// range after the start, not before it: with the whole run (which reaches 08:00) the claim
+// is 5 minutes in, and with a run of 2 minutes it is past the end (unmeasured, "the run
+// ends before 08:00"), and the detail range is kept nowhere. They were read as the day's
+// 08:00 before the run once the run ended before them.
+func TestStartBeforeClaim(t *testing.T) {
+	for _, dur := range []string{"", "2m"} {
+		opts := scenarios.Options{Sets: []string{"start=07:55"}, Variants: []string{"before"}}
+		if dur != "" {
+			opts.Overrides = []scenarios.Override{{Flag: "--duration " + dur, Key: "duration", Value: `"` + dur + `"`, ScaleWarmup: true}}
+		}
+		sc, err := scenarios.Load("black-friday", opts)
+		if err != nil {
+			t.Fatalf("start 07:55, duration %q: %v", dur, err)
+		}
+		s := sc.Variants[0].Spec
+		if at := s.Claims[0].At; at != 5*sim.Minute {
+			t.Errorf("start 07:55, duration %q: the 08:00 claim at %v, want 5m (after the start)", dur, at)
+		}
+		if dur != "" && s.Detail.To != 0 {
+			t.Errorf("start 07:55, duration %q: detail [%v, %v), want none (it begins after the run)", dur, s.Detail.From, s.Detail.To)
+		}
+	}
+}

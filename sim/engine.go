@@ -581,6 +581,8 @@ func (e *engine) rare(ev event) {
 		e.issueClosed(ev.at, ev.idx)
 	case evBackfill:
 		e.backfillTick(ev.at)
+	case evBackfillWrite:
+		e.backfillWrite(ev.at, ev.idx)
 	case evCutover:
 		e.migCutover(ev.at)
 	case evVerified:

@@ -111,18 +111,20 @@ func mmcK(lambda, mu float64, c, k int) []float64 {
 	return p
 }
 
-// TestBackfillBackPressure: a batch is sent only if its read and its write would both be
-// let in (a free core, or a place in a queue below its limit); otherwise it waits one
-// period and is tried again, so the copy takes RowsToCopy / rate / (1 - p): the closed
-// form of TestBackfillDuration, stretched by the share p of the batch times at which
-// the node has no room for the pair. Ticks come every 10 ms, a periodic sampling of the
-// node independent of it, so p is stationary: here read and write go to one node of 2
-// cores whose queue limit is 4 (K = 6), which has room for two more only below K - 1,
-// so p = p_5 + p_6 of M/M/2/6 with reads of 18,000/s at 100 µs (rho 0.9): 0.238, 26.2 s
-// for 20 s of rows. (The copy's own load, 500 ns a batch, is 5e-5 of a core.) Seed 19;
-// about 2,000 batches and 620 refusals, a count whose standard deviation is 29 (1.1% of
-// the duration): tolerance 4%; the old model (no back-pressure: 20 s) is 24% off. The
-// refusals' share of the tries is p within 10% (3 standard deviations).
+// TestBackfillBackPressure: a batch is sent only if its read would be let in (a free
+// core, or a place in a queue below its limit); otherwise it waits one period and is
+// tried again, so the copy takes RowsToCopy / rate / (1 - p): the closed form of
+// TestBackfillDuration, stretched by the share p of the batch times at which the node
+// has no room. Ticks come every 10 ms, a periodic sampling of the node independent of it,
+// so p is stationary: here read and write go to one node of 2 cores whose queue limit is
+// 4 (K = 6), full with probability p = p_6 of M/M/2/6 with reads of 18,000/s at 100 µs
+// (rho 0.9): 0.113, 22.5 s for 20 s of rows. (The copy's own load, 500 ns a batch, is
+// 5e-5 of a core.) The write, sent when the read is served, is never refused here: the
+// read's end frees a core, which takes one from the queue, so the queue is below its
+// limit. Seed 19; about 2,040 batches and 260 refusals, a count whose standard deviation
+// is about 15 (0.7% of the duration): tolerance 4%; the model without back-pressure
+// (20 s) is 11% off. The refusals' share of the tries is p within 18% (3 standard
+// deviations of a binomial share over about 2,300 tries).
 func TestBackfillBackPressure(t *testing.T) {
 	const rate, lambda, mu = 50_000.0, 18_000.0, 10_000.0
 	r := Run(bpModel(19, 4, workload.Schedule{{At: 0, Rate: lambda}}, 1, 30*Second))
@@ -130,11 +132,10 @@ func TestBackfillBackPressure(t *testing.T) {
 	if g.BackfillDone < 0 {
 		t.Fatalf("backfill not done: %d of %d rows copied", g.RowsCopied, g.RowsToCopy)
 	}
-	pn := mmcK(lambda, mu, 2, 6)
-	p := pn[5] + pn[6]
+	p := mmcK(lambda, mu, 2, 6)[6]
 	within(t, "backfill duration under back-pressure (s)", (g.BackfillDone - g.Start).Seconds(), float64(g.RowsToCopy)/rate/(1-p), 0.04)
 	batches := float64(g.RowsToCopy) / 500
-	within(t, "batches refused per try", float64(g.Refused)/(float64(g.Refused)+batches), p, 0.1)
+	within(t, "batches refused per try", float64(g.Refused)/(float64(g.Refused)+batches), p, 0.18)
 	// Neither the live reads nor the copy ever passed the limit.
 	for w, q := range r.NodeMaxQueue {
 		if q > 4 {

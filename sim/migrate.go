@@ -164,8 +164,9 @@ const (
 )
 
 // backfillBatch is how much copy work one batch holds: the rows of 10 ms at the backfill
-// rate, at least one. A batch is one read subrequest on an old shard and one write
-// subrequest on a new shard, as a copy job reads and writes a page of rows at a time.
+// rate, at least one. A batch is one read subrequest on an old shard and then, when the
+// read is served, one write subrequest on a new shard, as a copy job reads a page of rows
+// and writes what it read: a batch holds one core at a time.
 const backfillBatch = 10 * Millisecond
 
 // copyPeriod is the time between two batches of batch rows at rate rows per second, at
@@ -183,6 +184,11 @@ func copyPeriod(batch int64, rate float64) Time {
 // maxCopyPeriod is the longest copy period: past the end of the longest run (10000 days).
 const maxCopyPeriod = 10000 * 24 * Hour
 
+// backfillPerNode is how many batches the backfill keeps in flight per node of the
+// cluster: a copy worker per node, which reads its next batch while it writes the one
+// before (docs/migrations.md).
+const backfillPerNode = 2
+
 // migState is the engine's migration state (nil when the model has no migration).
 type migState struct {
 	m      *Migration
@@ -193,10 +199,12 @@ type migState struct {
 	batch  int64 // rows of a full batch
 	period Time  // time between two batches' issues at the backfill rate
 	issued int64 // rows handed to batches so far
-	// inflight counts the backfill's subrequests at the nodes; at most depth batches
-	// (2·depth subrequests, depth = the nodes) are in flight in all, so that a backfill
-	// the CPU cannot keep up with slows down instead of filling the queues. The bound is
-	// the copy's, not a node's: batches that read one shard can share its node's cores.
+	// inflight counts the backfill's batches in flight, from the issue of their read to
+	// the end of their write; at most depth are, two per node (a copy worker per node that
+	// reads its next batch while it writes the one before), so that a backfill the CPU
+	// cannot keep up with slows down instead of filling the queues. The bound is the
+	// copy's, not a node's: batches that read one shard can share its node's cores. A
+	// batch runs its read, then its write, so the copy holds at most depth cores at once.
 	inflight, depth int
 	blocked         bool // a batch is due but waits for one in flight to finish
 	// The streams as the engine sees them during the dual writes (the write streams: dual)
@@ -353,7 +361,7 @@ func newMig(m *Model, old int) *migState {
 		g.Tenant != nil && (g.ReadBoth || g.Verify > 0 || g.Tenant.Share < 0 || g.Tenant.Share > 1) {
 		panic("sim: invalid migration: a positive rate (or none, reading both layouts until a set cutover), a planner per stream and a shard are required")
 	}
-	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: len(m.Nodes)}
+	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: backfillPerNode * len(m.Nodes)}
 	rate := g.Rate
 	if g.MaxCPU > 0 && g.ReadCost+g.WriteCost > 0 {
 		cores := m.Nodes[0].Cores
@@ -436,26 +444,20 @@ func (e *engine) migStart(now Time) {
 }
 
 // backfillTick issues the backfill's next batch at now, unless depth batches are in
-// flight, and schedules the one after.
+// flight, and schedules the one after. The batch's read goes now; its write goes when the
+// read is served (backfillEnd).
 func (e *engine) backfillTick(now Time) {
 	g := e.mig
 	if g.issued >= g.res.RowsToCopy || now >= e.m.Duration {
 		return
 	}
-	if g.inflight >= 2*g.depth {
+	if g.inflight >= g.depth {
 		g.blocked = true
 		return
 	}
-	b := min(g.batch, g.res.RowsToCopy-g.issued)
-	// Key order: the batch's position in the copy picks the old shard it reads and the
-	// new shard it writes, each layout's rows taken as spread evenly over its shards.
-	pos := float64(g.issued) / float64(g.res.RowsToCopy)
-	oldSh := int32(min(int(pos*float64(g.off)), int(g.off)-1))
-	if t := g.m.Tenant; t != nil && len(t.From) > 0 {
-		oldSh = int32(t.From[min(int(pos*float64(len(t.From))), len(t.From)-1)])
-	}
-	newSh := g.off + int32(min(int(pos*float64(g.nNew)), g.nNew-1))
-	if !e.room(oldSh, newSh) {
+	k := int32(g.issued / g.batch) // the batch's index: every batch before it is full
+	b, oldSh, _ := g.batchAt(k)
+	if !e.room(oldSh) {
 		// Back-pressure: a node whose queue is at its limit refuses the batch, as it
 		// refuses a request; the copy job waits one period and tries the batch again.
 		g.res.Refused++
@@ -463,47 +465,54 @@ func (e *engine) backfillTick(now Time) {
 		return
 	}
 	g.issued += b
-	g.inflight += 2
-	for k, sh := range [2]int32{oldSh, newSh} {
-		c := g.m.ReadCost
-		if k == 1 {
-			c = g.m.WriteCost
-		}
-		si := e.subs.take()
-		e.subs.items[si] = subreq{req: followerReq, shard: sh, node: int16(e.shardNode[sh]), parts: int32(b),
-			service: c * Time(b), attempt: backfillMark, write: false}
-		if k == 0 {
-			e.subs.items[si].parts = 0 // only the write counts rows copied (backfillEnd)
-		}
-		e.reach(now, si)
-	}
+	g.inflight++
+	si := e.subs.take()
+	// A read carries -(k+1) as its parts: its end sends batch k's write (backfillEnd).
+	e.subs.items[si] = subreq{req: followerReq, shard: oldSh, node: int16(e.shardNode[oldSh]), parts: -(k + 1),
+		service: g.m.ReadCost * Time(b), attempt: backfillMark, write: false}
+	e.reach(now, si)
 	if g.issued < g.res.RowsToCopy {
 		e.h.pushKind(now+g.period, 0, evBackfill)
 	}
 }
 
-// room reports whether a batch's read on shard a and write on shard b, reaching their
-// nodes now in that order, would both be let in: each starts on a free core or waits in
-// a queue below its limit (as reach decides). When both are on one node, the read takes
-// its core or place first.
-func (e *engine) room(a, b int32) bool {
-	na, nb := e.shardNode[a], e.shardNode[b]
-	busy, queued := e.nodes[na].busy, e.nodes[na].q.len()
-	for k, ni := range [2]int32{na, nb} {
-		n := &e.nodes[ni]
-		if k == 1 && ni != na {
-			busy, queued = n.busy, n.q.len()
-		}
-		switch {
-		case busy < n.cores:
-			busy++
-		case n.limit > 0 && queued >= n.limit:
-			return false
-		default:
-			queued++
-		}
+// batchAt returns batch k's rows, the old shard it reads and the new shard it writes.
+// Key order: the batch's position in the copy picks the shards, each layout's rows taken
+// as spread evenly over its shards.
+func (g *migState) batchAt(k int32) (rows int64, oldSh, newSh int32) {
+	first := int64(k) * g.batch
+	rows = min(g.batch, g.res.RowsToCopy-first)
+	pos := float64(first) / float64(g.res.RowsToCopy)
+	oldSh = int32(min(int(pos*float64(g.off)), int(g.off)-1))
+	if t := g.m.Tenant; t != nil && len(t.From) > 0 {
+		oldSh = int32(t.From[min(int(pos*float64(len(t.From))), len(t.From)-1)])
 	}
-	return true
+	newSh = g.off + int32(min(int(pos*float64(g.nNew)), g.nNew-1))
+	return rows, oldSh, newSh
+}
+
+// backfillWrite sends batch k's write, whose read has been served, at now; a node whose
+// queue is at its limit refuses it like a batch (Refused), and it tries again one period
+// later, holding its place among the batches in flight.
+func (e *engine) backfillWrite(now Time, k int32) {
+	g := e.mig
+	b, _, newSh := g.batchAt(k)
+	if !e.room(newSh) {
+		g.res.Refused++
+		e.h.pushKind(now+g.period, k, evBackfillWrite)
+		return
+	}
+	si := e.subs.take()
+	e.subs.items[si] = subreq{req: followerReq, shard: newSh, node: int16(e.shardNode[newSh]), parts: int32(b),
+		service: g.m.WriteCost * Time(b), attempt: backfillMark, write: false}
+	e.reach(now, si)
+}
+
+// room reports whether a backfill subrequest on shard sh, reaching its node now, would be
+// let in: it starts on a free core or waits in a queue below its limit (as reach decides).
+func (e *engine) room(sh int32) bool {
+	n := &e.nodes[e.shardNode[sh]]
+	return n.busy < n.cores || n.limit <= 0 || n.q.len() < n.limit
 }
 
 // backfillServed counts the CPU of a backfill subrequest of the given service that
@@ -520,15 +529,19 @@ func (e *engine) backfillServed(now, service Time) {
 }
 
 // backfillEnd handles the end of a backfill subrequest's service at now, on shard sh, and
-// reports true. rows is what it carried: the batch's rows for its write, 0 for its read.
-// (reach lets a batch's subrequests in whatever their queue: backfillTick sends a batch
-// only when room finds both a core or a place below the queue's limit, and both reach
-// their nodes at once.)
+// reports true. rows is what it carried: the batch's rows for its write, -(k+1) for the
+// read of batch k, whose end sends the batch's write. (reach lets a batch's subrequests in
+// whatever their queue: backfillTick and backfillWrite send one only when room finds a
+// core or a place below the queue's limit.)
 func (e *engine) backfillEnd(now Time, sh, rows int32) bool {
 	if e.reb != nil {
 		return e.copyEnd(now, sh, rows) // a rebalance's copy (rebalance.go)
 	}
 	g := e.mig
+	if rows < 0 {
+		e.backfillWrite(now, -rows-1)
+		return true
+	}
 	g.inflight--
 	if rows > 0 {
 		g.res.RowsCopied += int64(rows)
@@ -539,7 +552,7 @@ func (e *engine) backfillEnd(now Time, sh, rows int32) bool {
 			e.backfillDone(now)
 		}
 	}
-	if g.blocked && g.inflight < 2*g.depth {
+	if g.blocked && g.inflight < g.depth {
 		g.blocked = false
 		e.h.pushKind(now, 0, evBackfill)
 	}

@@ -14,7 +14,8 @@ const maxFineWindows = 10_000
 // it (default "5s"). A range that reaches past the end of the run is refused, unless
 // --duration shortened the run (File.Shortened): then it is cut at the new end, and kept
 // nowhere if it starts after it. A range that a start moved by the command line has passed
-// (File.Moved) is cut at the new start in the same way.
+// (File.Moved) is cut at the new start in the same way, and one that a moved start puts
+// past the end is cut at the end.
 func resolveDetail(c *checker, f *File, s *Resolved) {
 	d := f.Detail
 	if d == nil {
@@ -53,11 +54,11 @@ func resolveDetail(c *checker, f *File, s *Resolved) {
 	switch {
 	case win >= s.Window || s.Window%win != 0:
 		c.add("detail.window", "must divide the run's window %s into shorter windows (got %q)", window, d.Window)
-	case from >= s.Duration && !f.Shortened:
+	case from >= s.Duration && !pastEnd(f):
 		c.add("detail.from", "must be inside the run, which ends at %s (got %q)", end, d.From)
 	case to <= from:
 		c.add("detail.to", "must come after detail.from %q, within the run (got %q)", d.From, d.To)
-	case to > s.Duration && !f.Shortened:
+	case to > s.Duration && !pastEnd(f):
 		c.add("detail.to", "must be at most the run's end, %s (got %q)", end, d.To)
 	case from%s.Window != 0:
 		c.add("detail.from", "must be on a window boundary (a multiple of window = %s from the start), so that the fine windows tile whole windows (got %q)", window, d.From)
@@ -73,12 +74,20 @@ func resolveDetail(c *checker, f *File, s *Resolved) {
 }
 
 // passed reads instant i, which ParseInstant put at t (the next such time of day at or
-// after the start), as the same time earlier on the start's day, a negative time, when
-// the command line moved the start past it (File.Moved): a clock time whose next
-// occurrence is past the end of the run. It returns t and false otherwise.
+// after the start), as the same time before the start, a negative time, when the command
+// line moved the start past it (File.Moved): a clock time whose next occurrence is past
+// the end of the run and which lies within the 12 hours before the start (08:00 for a
+// start moved to 08:10). A clock time in the 12 hours after the start is ahead of the run,
+// not behind it, even when the run ends first (08:00 for a start moved to 07:55 and a run
+// of 2 minutes): it returns t and false, as it does for every other instant.
 func passed(f *File, s *Resolved, i Instant, t sim.Time) (sim.Time, bool) {
-	if !f.Moved || !strings.Contains(i.Text, ":") || t < s.Duration || s.Duration <= 0 {
+	if !f.Moved || !strings.Contains(i.Text, ":") || t < s.Duration || s.Duration <= 0 || t <= 12*sim.Hour {
 		return t, false
 	}
 	return t - 24*sim.Hour, true
 }
+
+// pastEnd reports whether a time past the end of the run is cut or left unmeasured rather
+// than refused: when the command line shortened the run (--duration) or moved its start
+// (--set start), which can each put a time of the file after the new end.
+func pastEnd(f *File) bool { return f.Shortened || f.Moved }

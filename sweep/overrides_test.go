@@ -107,3 +107,33 @@ func TestSweepSizeBounded(t *testing.T) {
 		t.Errorf("a stop before the first run: %v, want ErrInterrupted", err)
 	}
 }
+
+// TestVaryBareWords: --vary reads its values as --set does, a bare word being a string:
+// `--vary cluster.placement=round_robin,random` was refused ("strings must be quoted")
+// while `--set cluster.placement=random` ran. The bare words and the quoted ones give the
+// same rows (same seed, same models).
+func TestVaryBareWords(t *testing.T) {
+	run := func(vals ...string) []sweep.Row {
+		c := sweep.Config{
+			Scenario:     "quickstart",
+			Options:      scenarios.Options{Sets: []string{`duration="4s"`, `warmup="1s"`}},
+			Axes:         []sweep.Axis{{Key: "cluster.placement", Values: vals}},
+			Replications: 1,
+			Parallel:     2,
+		}
+		rows, err := sweep.Run(c)
+		if err != nil {
+			t.Fatalf("--vary cluster.placement=%s: %v", strings.Join(vals, ","), err)
+		}
+		return rows
+	}
+	bare, quoted := run("round_robin", "random"), run(`"round_robin"`, `"random"`)
+	if len(bare) == 0 || len(bare) != len(quoted) {
+		t.Fatalf("%d rows with bare words and %d quoted, want as many, and some", len(bare), len(quoted))
+	}
+	for i := range bare {
+		if b, q := bare[i].HottestNodeLoad.Mean, quoted[i].HottestNodeLoad.Mean; b != q {
+			t.Errorf("row %d: hottest node's load %v with bare words, %v quoted", i, b, q)
+		}
+	}
+}

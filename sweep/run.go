@@ -148,7 +148,8 @@ func (c *Config) load(p Point, seed *uint64, r int, extra ...scenarios.Override)
 	opts.Overrides = slices.Clone(c.Options.Overrides)
 	for i, a := range c.Axes {
 		// Named by the key alone, so that the loader's notes read the same at every point.
-		opts.Overrides = append(opts.Overrides, scenarios.Override{Flag: "--vary " + a.Key, Key: a.Key, Value: p.Values[i]})
+		// A bare word is a string, as with --set: --vary cluster.placement=round_robin,random.
+		opts.Overrides = append(opts.Overrides, scenarios.Override{Flag: "--vary " + a.Key, Key: a.Key, Value: scenarios.SetValue(p.Values[i])})
 	}
 	opts.Overrides = append(opts.Overrides, extra...)
 	if seed != nil {

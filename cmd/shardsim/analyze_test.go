@@ -149,3 +149,45 @@ func TestAnalyzeNoKeyStandsOut(t *testing.T) {
 		t.Errorf("replay-demo: exit %d, %s; want its top key listed:\n%s", code, errs, out)
 	}
 }
+
+// TestAnalyzeFormatFlags: on analyze, --format (-f) is what goes to stdout, as on every
+// other command, and the log's format is --log-format. `analyze LOG --format json` used to
+// fail (json is no log format). The old use, --format with a log's format, still works on
+// analyze and fit, with a note on stderr, and --output-format still names the output's.
+func TestAnalyzeFormatFlags(t *testing.T) {
+	const log = "../../testdata/traces/kvcache.csv.gz"
+	tests := []struct {
+		args      []string
+		stdout    string // a prefix of stdout
+		note      bool   // a note about --format on stderr
+		logFormat string // in the JSON
+	}{
+		{[]string{"analyze", "../../testdata/traces/access.csv", "--format", "json"}, "{", false, "csv"},
+		{[]string{"analyze", log, "--log-format", "kvcache", "-f", "json"}, "{", false, "kvcache"},
+		{[]string{"analyze", log, "--format", "kvcache", "-f", "json"}, "{", true, "kvcache"},
+		{[]string{"analyze", log, "--format", "kvcache", "--output-format", "json"}, "{", true, "kvcache"},
+		{[]string{"analyze", log, "--format", "kvcache"}, "trace kvcache.csv.gz (kvcache)", true, ""},
+		{[]string{"fit", log, "--format", "kvcache", "-o", t.TempDir() + "/kv.toml"}, "wrote ", true, ""},
+	}
+	for _, tc := range tests {
+		code, out, errs := call(t, tc.args...)
+		if code != 0 {
+			t.Errorf("%q: exit %d: %s", tc.args, code, errs)
+			continue
+		}
+		if !strings.HasPrefix(out, tc.stdout) {
+			t.Errorf("%q: stdout starts %.60q, want %q", tc.args, out, tc.stdout)
+		}
+		if got := strings.Contains(errs, "note: --format kvcache is read as --log-format kvcache"); got != tc.note {
+			t.Errorf("%q: a note on stderr %v, want %v (stderr %q)", tc.args, got, tc.note, errs)
+		}
+		if tc.logFormat != "" && !strings.Contains(out, `"format": "`+tc.logFormat+`"`) {
+			t.Errorf("%q: the JSON does not say the log's format is %s", tc.args, tc.logFormat)
+		}
+	}
+	// A value that is neither an output format nor a log's: exit 2, naming both flags.
+	code, _, errs := call(t, "analyze", log, "--format", "yaml")
+	if code != 2 || !strings.Contains(errs, "--format: want text, markdown or json") || !strings.Contains(errs, "--log-format") {
+		t.Errorf("--format yaml: exit %d, stderr %q; want 2 and a message naming --format and --log-format", code, errs)
+	}
+}

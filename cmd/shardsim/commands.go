@@ -118,7 +118,7 @@ var commands = []*command{
 		setup: setupMerge,
 	},
 	{
-		name: "analyze", operands: "TRACE", usage: "TRACE [--format F] [--key PART,... --scheme S --shards N --salt N] [flags]",
+		name: "analyze", operands: "TRACE", usage: "TRACE [--log-format F] [--key PART,... --scheme S --shards N --salt N] [flags]",
 		summary: "describe an access log for a shard-key review, and route it through a candidate design",
 		about: "Reads an access log (csv, twitter or kvcache; plain, .gz or .zst) in one pass and bounded\n" +
 			"memory: records, time span, operation mix, rate over time, distinct keys, the top keys\n" +
@@ -127,12 +127,12 @@ var commands = []*command{
 			"prints each shard's share of writes and reads. See docs/traces.md.",
 		examples: []string{
 			"shardsim analyze replay-demo --key id --shards 8",
-			"shardsim analyze testdata/traces/twitter.log.zst --format twitter --delimiter : --names ns,kind,id --key 'hash(id, 16)' --scheme range -f json",
+			"shardsim analyze testdata/traces/twitter.log.zst --log-format twitter --delimiter : --names ns,kind,id --key 'hash(id, 16)' --scheme range -f json",
 		},
 		setup: setupAnalyze,
 	},
 	{
-		name: "fit", operands: "TRACE", usage: "TRACE -o FILE [--format F] [flags]",
+		name: "fit", operands: "TRACE", usage: "TRACE -o FILE [--log-format F] [flags]",
 		summary: "write a synthetic scenario that reproduces an access log's rate, op mix and key popularity",
 		about: "Analyzes the log as analyze does and writes a scenario without it: read and write streams\n" +
 			"whose schedules follow the log's rate over time, and a field per key part (--delimiter,\n" +
@@ -140,7 +140,7 @@ var commands = []*command{
 			"else a Zipf law fitted to the part (uniform when nothing stands out); the top values are\n" +
 			"listed in a comment. Scale it with --set load_factor=3, change its design, share it.",
 		examples: []string{
-			"shardsim fit testdata/traces/kvcache.csv.gz --format kvcache -o out/kvcache.toml",
+			"shardsim fit testdata/traces/kvcache.csv.gz --log-format kvcache -o out/kvcache.toml",
 			"shardsim fit testdata/traces/access.csv --delimiter : --names ns,kind,id -o out/access.toml",
 		},
 		setup: setupFit,

@@ -61,6 +61,8 @@ func TestFlagHelp(t *testing.T) {
 		"sweep --parallel":    "the number of CPUs",
 		"capacity --parallel": "the number of CPUs",
 		"fit --name":          "fit-<the log's file name>, e.g. fit-access for access.csv",
+		"--log-format":        "csv, or the format of the scenario's log", // "" until --log-format is given
+		"analyze --format":    "text",                                     // a list of the values given, for the note on a log's format
 	}
 	for _, c := range commands {
 		fs, _, _ := c.flagSet()

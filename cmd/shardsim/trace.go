@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +27,8 @@ import (
 
 // traceFlags are the flags that say how to read a log (analyze and fit).
 type traceFlags struct {
-	format    string
+	format    string // --log-format, or "" for csv (or the scenario's)
+	oldFormat string // a log's format given as --format, the flag's old name (see legacy)
 	delimiter string
 	names     []string
 	maxBad    string
@@ -39,10 +41,29 @@ type traceFlags struct {
 }
 
 func (t *traceFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&t.format, "format", "csv", "the log's format: "+strings.Join(trace.Formats(), ", "))
+	textVar(fs, &t.format, "log-format", "", "format", "the log's format: "+strings.Join(trace.Formats(), ", "))
+	showDefault(fs, "log-format", "csv, or the format of the scenario's log")
 	fs.StringVar(&t.delimiter, "delimiter", "", "split keys into parts on this character (with --names)")
 	fs.StringSliceVar(&t.names, "names", nil, "names of the key's parts, in order (with --delimiter)")
 	fs.StringVar(&t.maxBad, "max-bad", "0.1%", "malformed lines tolerated, a share of the lines (\"0.1%\" or 0.001)")
+}
+
+// legacy reads a value of --format that names a log's format (csv, twitter, kvcache) as
+// --log-format, the name that flag had before --format came to mean the output's format on
+// analyze as on the other commands; a note on stderr says so. The two sets of names do not
+// meet, so such a value is never an output format. It returns the values left: the output
+// formats.
+func (t *traceFlags) legacy(values []string, stderr io.Writer) []string {
+	var out []string
+	for _, v := range values {
+		if _, err := trace.ParseFormat(v); err == nil {
+			fmt.Fprintf(stderr, "note: --format %s is read as --log-format %s: the log's format has a flag of its own now, and --format on analyze is what goes to stdout\n", v, v)
+			t.oldFormat = v
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // open opens the log named by args (one operand): a log file, or a scenario (a .toml
@@ -67,9 +88,10 @@ func (t *traceFlags) locate(ref string, fs *pflag.FlagSet) error {
 	if err != nil {
 		return usagef("--max-bad: %v", err)
 	}
-	f, err := trace.ParseFormat(t.format)
+	name := cmp.Or(t.format, t.oldFormat, "csv")
+	f, err := trace.ParseFormat(name)
 	if err != nil {
-		return usagef("--format: %v", err)
+		return usagef("--log-format: %v", err)
 	}
 	if (t.delimiter == "") != (len(t.names) == 0) {
 		return usagef("--delimiter and --names go together (got delimiter %q, %d names)", t.delimiter, len(t.names))
@@ -93,7 +115,7 @@ func (t *traceFlags) locate(ref string, fs *pflag.FlagSet) error {
 			continue
 		}
 		opt := ts.Options()
-		if !fs.Changed("format") {
+		if t.format == "" && t.oldFormat == "" {
 			t.opt.Format = opt.Format
 		}
 		if !fs.Changed("delimiter") {
@@ -199,11 +221,21 @@ func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	fs.StringVar(&saltMode, "salt-mode", "random", "how a write picks its salt bucket: random, round_robin, or hash (of --salt-field: reads of a key then visit one bucket)")
 	fs.StringVar(&saltField, "salt-field", "", "the key part a hash salt is taken from (with --salt-mode hash)")
 	fs.IntVar(&top, "top", 10, "keys listed")
-	fs.StringVarP(&out, "output-format", "f", "text", "what goes to stdout: text, markdown or json")
+	// --format (-f) is what goes to stdout, as on the other commands; --output-format, its
+	// name before, still works. A log's format given as --format is read as --log-format.
+	var formats []string
+	fs.VarP(listValue{&formats, "string"}, "format", "f", "what goes to stdout: text, markdown or json (a log's format here, as in --format twitter, is read as --log-format, with a note: it was that flag's name)")
+	showDefault(fs, "format", "text")
+	fs.Var(listValue{&formats, "string"}, "output-format", "--format's old name on analyze")
+	_ = fs.MarkHidden("output-format")
 	textVar(fs, &chart, "chart", "", "file", "write a chart of the rate over time (.png or .svg)")
 	return func(stdout, stderr io.Writer) error {
+		out = "text"
+		if f := tf.legacy(formats, stderr); len(f) > 0 {
+			out = f[len(f)-1]
+		}
 		if out != "text" && out != "markdown" && out != "json" {
-			return usagef("-f: want text, markdown or json (got %q)", out)
+			return usagef("--format: want text, markdown or json for what goes to stdout, or --log-format %s for the log's format (got %q)", strings.Join(trace.Formats(), ", "), out)
 		}
 		if len(keys) == 0 {
 			for _, f := range []string{"scheme", "shards", "salt", "salt-mode", "salt-field"} {
@@ -642,7 +674,15 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	textVar(fs, &out, "out", "o", "file", "the scenario file to write (required)")
 	fs.StringVar(&name, "name", "", "the scenario's name")
 	showDefault(fs, "name", "fit-<the log's file name>, e.g. fit-access for access.csv")
+	// --format, --log-format's old name: fit writes a scenario file, so it has no output
+	// format, and the value is read as the log's, with a note.
+	var formats []string
+	fs.Var(listValue{&formats, "string"}, "format", "--log-format's old name: read as --log-format, with a note (fit has no output format)")
+	_ = fs.MarkHidden("format")
 	return func(stdout, stderr io.Writer) error {
+		if rest := tf.legacy(formats, stderr); len(rest) > 0 {
+			return usagef("--format: fit writes a scenario file and has no output format; the log's format is --log-format %s (got %q)", strings.Join(trace.Formats(), ", "), rest[0])
+		}
 		if out == "" {
 			return argsError("fit", "-o FILE is required")
 		}

@@ -5,7 +5,8 @@
 "use strict";
 (function () {
   const D = JSON.parse(document.getElementById("data").textContent);
-  const PALETTE = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#555555", "#8a7a00"];
+  // The variants' colours: the PNG charts' palette, which the page's data carries.
+  const PALETTE = D.palette;
   const DASHES = [[], [12, 5], [3, 4], [14, 4, 3, 4], [7, 7], [2, 7], [20, 5], [5, 3, 1, 3]];
   const WIDTHS = [5, 3.5, 2.5, 2, 1.6, 1.4, 1.2, 1.2];
   const color = (i) => PALETTE[i % PALETTE.length];

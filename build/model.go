@@ -96,7 +96,7 @@ func Model(s *spec.Resolved) *sim.Model {
 			}
 		}
 		if ss.Trace != nil {
-			replay(&st, ss, needed)
+			replay(&st, ss, needed, s.Scheme == "redis_cluster")
 		}
 		switch {
 		case ss.Op == sim.Scan && ss.Query != nil:
@@ -204,6 +204,8 @@ func buildScheme(s *spec.Resolved, design *keyspace.Design) keyspace.Scheme {
 			panic("build: unvalidated directory: " + err.Error())
 		}
 		return dir
+	case "redis_cluster":
+		return keyspace.NewRedisCluster(s.Slots, textParts(s))
 	}
 	if s.Hash == "ring" {
 		return keyspace.NewRing(s.Shards, s.Vnodes)

@@ -47,10 +47,22 @@ func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []in
 			design.KeyInto(&keys[i], f, times[i], design.WriteSalt(r, f, &counter))
 		}
 		scheme = keyspace.NewRange(keyspace.SplitsFromSample(keys, s.Shards))
+	} else if s.Scheme == "redis_cluster" {
+		// Every key part is the log's text: each carries its record's slot.
+		var text uint8
+		for i, p := range s.Parts {
+			if p.Kind == keyspace.FieldPart && slices.Contains(names, s.FieldNames[p.Field]) {
+				text |= 1 << i
+			}
+		}
+		if design.Salted() {
+			text <<= 1
+		}
+		scheme = keyspace.NewRedisCluster(s.Slots, text)
 	} else {
 		scheme = buildScheme(s, design)
 	}
-	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1}
+	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1, Slots: s.Scheme == "redis_cluster"}
 	for _, n := range names {
 		d.PartField = append(d.PartField, slices.Index(s.FieldNames, n))
 	}
@@ -60,6 +72,27 @@ func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []in
 	d.Write = keyspace.NewPointPlanner(design, scheme, false)
 	d.Read = keyspace.NewPointPlanner(design, scheme, true)
 	return d
+}
+
+// textParts is the mask of the key parts (salt included) that hold a field some stream
+// replays from a log: under redis_cluster such a part carries its key text's slot.
+func textParts(s *spec.Resolved) uint8 {
+	var mask uint8
+	off := 0
+	if s.Salt > 1 {
+		off = 1
+	}
+	for i, p := range s.Parts {
+		if p.Kind != keyspace.FieldPart {
+			continue
+		}
+		for j := range s.Streams {
+			if t := s.Streams[j].Trace; t != nil && slices.Contains(t.PartFields, p.Field) {
+				mask |= 1 << (i + off)
+			}
+		}
+	}
+	return mask
 }
 
 // designOf is the key design of s.
@@ -73,7 +106,9 @@ func designOf(s *spec.Resolved) *keyspace.Design {
 
 // replay makes stream st take its arrivals and the fields its log's keys hold from the
 // log (ss.Trace): the records of st's operation, in the log's time divided by its speed.
-func replay(st *sim.Stream, ss spec.StreamSpec, needed []bool) {
+//
+// Under redis_cluster (slots) each part carries the slot of its record's whole key text.
+func replay(st *sim.Stream, ss spec.StreamSpec, needed []bool, slots bool) {
 	t := ss.Trace
 	op := trace.Write
 	if ss.Op == sim.Read {
@@ -81,6 +116,7 @@ func replay(st *sim.Stream, ss spec.StreamSpec, needed []bool) {
 	}
 	src := trace.NewSource(t.FS, t.Path, t.Options(), op, t.Speed, len(t.PartFields))
 	st.Arrivals = src
+	src.Slots = slots
 	first := true
 	// The engine draws fields in field order: the first fed field advances the source.
 	order := make([]int, len(t.PartFields))

@@ -35,6 +35,9 @@ type Design struct {
 	PartField   []int
 	TimeField   int
 	Write, Read Planner
+	// Slots: the key parts carry their record's Redis Cluster slot (keyspace.SlotValue),
+	// for the redis_cluster scheme.
+	Slots bool
 }
 
 // Config says what Analyze computes.
@@ -331,9 +334,16 @@ func (a *analyzer) add(rec *Record) {
 	a.bins[b]++
 	a.last = rec.T
 	if d := a.d; d != nil {
+		slot := -1
+		if d.Slots {
+			slot = keyspace.KeySlot(rec.Key)
+		}
 		for i, p := range rec.Parts {
 			if f := d.PartField[i]; f >= 0 {
 				a.fields[f] = FieldValue(p)
+				if slot >= 0 {
+					a.fields[f] = keyspace.SlotValue(slot, a.fields[f])
+				}
 			}
 		}
 		if d.TimeField >= 0 {

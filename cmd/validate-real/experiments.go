@@ -46,6 +46,8 @@ type exp1 struct {
 	Rows         []counterRow
 	CapMeasured  float64 // 32 clients on one row
 	CapPredicted float64
+	L1Us         float64 // one client's mean latency on one row
+	Inconsistent bool    // L1Us was not above LockUs
 }
 
 func experiment1(ctx context.Context, c config, pg *pgServer, tmp string, rep *report) error {
@@ -81,9 +83,13 @@ func experiment1(ctx context.Context, c config, pg *pgServer, tmp string, rep *r
 	l1 := measure(one[1]).Mean * 1000 // us
 	e.CapMeasured = measure(capPt[0]).Mean
 	e.LockUs = 1e6 / e.CapMeasured
+	e.L1Us = l1
 	e.CostUs = l1 - e.LockUs
-	if e.CostUs <= 1 {
-		return fmt.Errorf("experiment 1: calibration failed: one client's mean latency %.1f us is not above the lock hold %.1f us that 32 clients' throughput implies", l1, e.LockUs)
+	if e.CostUs < 1 {
+		// One client's whole update took less than the hold 32 clients imply: the row is
+		// held longer under contention than alone, which the model's one hold cannot say.
+		// The run goes on with a 1 us cost and the file says so.
+		e.Inconsistent, e.CostUs = true, 1
 	}
 	for _, B := range e.Bs {
 		for _, C := range e.Cs {

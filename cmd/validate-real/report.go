@@ -126,8 +126,13 @@ func (r *report) markdown() string {
 	w("flush: the same model applies with that flush in the lock hold, calibrated the same way.\n\n")
 	w("Calibration (two measurements only):\n\n")
 	w("- 32 clients on one row: %.0f updates/s, so `lock` = 1 / that = **%.1f us**.\n", e.CapMeasured, e.LockUs)
-	w("- 1 client on one row: mean latency %.3f ms, so `cost` = that - lock = **%.1f us** (network\n", (e.CostUs+e.LockUs)/1000, e.CostUs)
+	w("- 1 client on one row: mean latency %.3f ms, so `cost` = that - lock = **%.1f us** (network\n", e.L1Us/1000, e.CostUs)
 	w("  left at 0: cost holds the client's and the socket's time too).\n")
+	if e.Inconsistent {
+		w("- **The two calibration points disagree**: one client's whole update took less than the hold that\n")
+		w("  32 clients' throughput implies, so the row was held longer under contention than alone (see\n")
+		w("  below); cost was set to 1 us and the predictions inherit the disagreement.\n")
+	}
 	w("- The model: one node with %d cores (the machine's), `clients = C`, `think = \"0s\"`,\n", e.Cores)
 	w("  `salt = B` (random), constant `cost` and `lock`; 40 s simulated, the first 5 s left out.\n\n")
 	w("| C | B | measured updates/s | predicted | ratio | within 15%% | measured mean ms | predicted | ratio | within 15%% |\n")
@@ -183,6 +188,10 @@ func (r *report) markdown() string {
 	w("  Poisson arrivals; 40 s simulated, the first 5 s left out.\n\n")
 	w("Throughput cap: %d closed-loop clients measured %s INCR/s (the node's CPU use meanwhile\n", e3.CapClients, spread(e3.Cap, "%.0f"))
 	w("%s of a core); the model with the same clients predicts %.0f/s; ratio %.2f, within 15%%: %s.\n", spread(e3.CapCPU, "%.2f"), e3.CapPredicted, e3.CapRatio, yes(e3.CapWithin))
+	if e3.Cap.Mean > 0 {
+		w("At the cap the node spent %.1f us of CPU a command (its CPU use over its throughput), against\n", e3.CapCPU.Mean/e3.Cap.Mean*1e6)
+		w("%.1f us at the low rate.\n", e3.CostUs.Mean)
+	}
 	if !e3.Saturated {
 		w("The node was not saturated (it used less than 0.85 of its core): the clients, which share the\n")
 		w("machine's cores with it, could not send faster, so this run did not measure the node's cap and\n")
@@ -200,6 +209,9 @@ func (r *report) markdown() string {
 		}
 		if row.Checked {
 			ok = yes(row.Within)
+			if !row.Within && row.Lag.Mean > row.P50.Mean/2 {
+				ok += " (client-bound)"
+			}
 		}
 		w("| %.0f | %.0f%% | %s | %s | %s | %s | %s | %s | %s |\n", row.Rate, row.Load*100, spread(row.Thr, "%.0f"), spread(row.CPU, "%.2f"), spread(row.Lag, "%.3f"), spread(row.P50, "%.3f"), pred, ratio, ok)
 	}
@@ -211,19 +223,32 @@ func (r *report) markdown() string {
 // notes says which differences the machine's noise or the model's simplifications explain.
 const notes = `## Where the model and the machine differ
 
-- **One machine for clients and servers.** The load generator, the servers and whatever
-  else the machine runs share its cores. shardsim's node has the cores to itself and the
-  client costs nothing, so where the client's CPU work competes with the server's (many
-  clients, many rows: experiment 1's lower right; experiment 3 near the cap) the real
-  throughput is below the model's. The load average above says how busy the machine was.
-- **PostgreSQL's lock hold is not constant.** With many waiters on one row, each update
-  also pays for waking the next waiter and for re-reading the row it waited for (PostgreSQL
-  re-checks the newest version after the lock is granted); the calibration at 32 clients
-  folds that cost into the lock hold, so fewer clients on one row see a little less than the
-  model's hold, and more rows see lock waits that end sooner.
-- **Redis batches under load.** Near saturation one event-loop turn reads and answers many
-  clients, so the CPU per command falls below what it was at low load, and the measured cap
-  can pass 1 / cost. The model's cost is constant.
+- **One machine for clients and servers, shared with other work.** The load generator, the
+  servers and whatever else the machine runs share its cores; the load average above counts
+  the runnable tasks. shardsim's node has its cores to itself and its clients cost nothing.
+  On a machine whose load average is many times its cores, every wake-up waits for a core:
+  a lone client and its server process sleep and wake on every update, so one client's
+  latency is mostly that wait, while two or more keep the cores busy and wait less per
+  update. That is the likely reason why a few clients can do several times the updates of one, which the
+  model (whose one-client latency is the calibration) cannot follow, and why the repeats of
+  one point spread so widely. Compare runs by their load average.
+- **PostgreSQL's lock hold is not constant.** A backend that holds the row's lock can lose
+  its core to another of the 32 clients' processes before it commits; the lock stays held
+  while it waits (lock-holder preemption), and every waiter, on granting, also re-reads
+  the newest version of the row. The hold calibrated at 32 clients includes those waits,
+  so fewer clients see a shorter hold than the model's. With fsync and synchronous_commit
+  on, the WAL flush would be part of the hold too, and would dominate it on most disks.
+- **Redis's cost per command falls with load.** At a low rate every command costs the node
+  a wake-up of its event loop; under load one turn reads and answers many clients, so the
+  CPU per command falls (compare the node's CPU per command at the low rate with its CPU
+  use over its throughput at the cap). The model's cost is constant, so it puts the cap
+  too low, and the node's real cap can only be seen with a client that outruns it, which on
+  a shared two-core machine it does not: the node's CPU column shows how far from busy it
+  stayed.
+- **The open-loop generator's own delay.** Each request's latency counts from its arrival
+  time; when the generator falls behind (its timer wakes late, its workers wait for a
+  core), that delay is in the measured p50 (the client delay column), not in the node.
+  Rows marked client-bound are misses of the load generator, not of the model.
 - **Hash slots are exact.** Experiment 2 has no noise: the slot of every key is the same
   function in Redis and in shardsim, so any difference there is a bug.
 `

@@ -19,6 +19,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// quiet drops go-redis's own log lines (a refused dial is retried and logged there); the
+// errors that matter come back from the calls and are reported with the dead server.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
 // redisCluster is three (or more) Redis nodes in cluster mode on loopback ports.
 type redisCluster struct {
 	ports  []int
@@ -39,6 +45,7 @@ func startRedis(ctx context.Context, t tools, tmp string, ports []int) (*redisCl
 			return nil, fmt.Errorf("Redis cluster bus: %w", err)
 		}
 	}
+	redis.SetLogger(quiet{})
 	rc := &redisCluster{ports: ports, cli: t.redisCLI}
 	for _, p := range ports {
 		dir := filepath.Join(tmp, "redis", strconv.Itoa(p))

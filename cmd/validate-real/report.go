@@ -116,7 +116,7 @@ func (r *report) markdown() string {
 	w("`UPDATE counters SET n = n + 1 WHERE id = $1` (prepared) from C closed-loop clients, each on\n")
 	w("its own connection, on a row drawn at random from B rows (a salted counter: B = 1 is one hot\n")
 	w("row). Each point runs %s of warm-up and %s measured, %d time(s), the repeats going round the\n", e.Warm, e.Span, e.Reps)
-	w("whole grid; the figures are the mean of the repeats with their range in brackets.\n\n")
+	w("whole grid; the figures are the median of the repeats with their range in brackets.\n\n")
 	w("The server runs as the OS user `%s` (PostgreSQL refuses to run as root; when this command\n", r.PGUser)
 	w("runs as root it uses the `postgres` account of Debian's package), on a Unix socket, with\n")
 	w("`%s`: no disk flush at commit, so the row lock is held for the update's and the\n", strings.Join(pgSettings, "`, `"))

@@ -1,5 +1,5 @@
 # shardsim: `make run` builds and runs the default scenario; `make test` runs every test.
-# Only Go (1.24 or newer) and make are needed; modules come from the Go module proxy.
+# Only Go (1.26 or newer) and make are needed; modules come from the Go module proxy.
 
 GO      ?= go
 BIN     := bin/shardsim
@@ -13,7 +13,7 @@ FUZZTIME ?= 10s
 PGO        := $(CURDIR)/cmd/shardsim/default.pgo
 BENCHCOUNT ?= 5
 
-.PHONY: all build run test test-long test-browser vet fuzz bench pgo clean docs image
+.PHONY: all build run test test-long test-browser vet fuzz bench pgo clean docs image validate-real validate-real-short validate-real-deps
 
 all: build
 
@@ -53,6 +53,27 @@ test-browser: build
 	./$(BIN) run black-friday -q --no-charts -o $(BROWSERDIR)/black-friday >/dev/null
 	./$(BIN) run testdata/hostile/scenario.toml -q --no-charts -o $(BROWSERDIR)/hostile >/dev/null
 	SHARDSIM_BROWSER=1 SHARDSIM_BROWSER_DIR=$(CURDIR)/$(BROWSERDIR) $(GO) test -count=1 -tags browser -v -run '^TestReport(InBrowser|MarkdownInBrowser)$$' ./report/browser
+
+# shardsim against real databases (docs/validation.md): Debian's postgresql and
+# redis-server (installed with apt-get when missing), started in a temporary directory,
+# driven by cmd/validate-real, stopped by pid. Exit status 2 when a server cannot start or
+# a package cannot be installed. The full run rewrites docs/validation.md (several
+# minutes); the short one, which CI runs, writes $(OUT)/validation-short.md (under 2
+# minutes). Not part of make test.
+VALIDATE_PKGS := postgresql redis-server redis-tools
+validate-real-deps:
+	@command -v redis-server >/dev/null && command -v redis-cli >/dev/null && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+		{ apt-get update && apt-get install -y --no-install-recommends $(VALIDATE_PKGS); } || \
+		{ echo "validate-real: cannot install $(VALIDATE_PKGS) with apt-get (no network, or not root?): install them and run again" >&2; exit 2; }
+
+validate-real: build validate-real-deps
+	$(GO) build -o bin/validate-real ./cmd/validate-real
+	./bin/validate-real -shardsim $(BIN) -o docs/validation.md
+
+validate-real-short: build validate-real-deps
+	$(GO) build -o bin/validate-real ./cmd/validate-real
+	mkdir -p $(OUT)
+	./bin/validate-real -short -shardsim $(BIN) -o $(OUT)/validation-short.md
 
 # The docs' generated parts (console blocks, figures, excerpts, charts), rewritten from
 # fresh runs by the tests that check them; read the diff before committing it. make test

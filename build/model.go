@@ -204,6 +204,8 @@ func buildScheme(s *spec.Resolved, design *keyspace.Design) keyspace.Scheme {
 			panic("build: unvalidated directory: " + err.Error())
 		}
 		return dir
+	case "redis_cluster":
+		return keyspace.NewRedisCluster(s.Slots, textParts(s))
 	}
 	if s.Hash == "ring" {
 		return keyspace.NewRing(s.Shards, s.Vnodes)

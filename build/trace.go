@@ -51,10 +51,22 @@ func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []in
 			design.KeyInto(&keys[i], f, times[i], design.WriteSalt(r, f, &counter))
 		}
 		scheme = keyspace.NewRange(keyspace.SplitsFromSample(keys, s.Shards))
+	} else if s.Scheme == "redis_cluster" {
+		// Every key part is the log's text: each carries its record's slot.
+		var text uint8
+		for i, p := range s.Parts {
+			if p.Kind == keyspace.FieldPart && slices.Contains(names, s.FieldNames[p.Field]) {
+				text |= 1 << i
+			}
+		}
+		if design.Salted() {
+			text <<= 1
+		}
+		scheme = keyspace.NewRedisCluster(s.Slots, text)
 	} else {
 		scheme = buildScheme(s, design)
 	}
-	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1, Order: keepsOrder(s)}
+	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1, Order: keepsOrder(s), Slots: s.Scheme == "redis_cluster"}
 	for _, n := range names {
 		d.PartField = append(d.PartField, slices.Index(s.FieldNames, n))
 	}
@@ -100,6 +112,27 @@ func splitTexts(r *keyspace.Range, design *keyspace.Design, d *trace.Design, ord
 // hashed whole.
 func keepsOrder(s *spec.Resolved) bool { return s.Scheme == "range" }
 
+// textParts is the mask of the key parts (salt included) that hold a field some stream
+// replays from a log: under redis_cluster such a part carries its key text's slot.
+func textParts(s *spec.Resolved) uint8 {
+	var mask uint8
+	off := 0
+	if s.Salt > 1 {
+		off = 1
+	}
+	for i, p := range s.Parts {
+		if p.Kind != keyspace.FieldPart {
+			continue
+		}
+		for j := range s.Streams {
+			if t := s.Streams[j].Trace; t != nil && slices.Contains(t.PartFields, p.Field) {
+				mask |= 1 << (i + off)
+			}
+		}
+	}
+	return mask
+}
+
 // designOf is the key design of s.
 func designOf(s *spec.Resolved) *keyspace.Design {
 	design := &keyspace.Design{Parts: s.Parts, Salt: uint64(max(s.Salt, 0)), SaltMode: s.SaltMode, SaltField: s.SaltField, Clock: int64(s.Start)}
@@ -119,6 +152,7 @@ func replay(st *sim.Stream, s *spec.Resolved, ss spec.StreamSpec, needed []bool)
 	}
 	src := trace.NewSource(t.FS, t.Path, t.Options(), op, t.Speed, len(t.PartFields), keepsOrder(s))
 	st.Arrivals = src
+	src.Slots = s.Scheme == "redis_cluster"
 	first := true
 	// The engine draws fields in field order: the first fed field advances the source.
 	order := make([]int, len(t.PartFields))

@@ -116,6 +116,9 @@ type Keyspace struct {
 	Vnodes    *int       `toml:"vnodes"`
 	Splits    Splits     `toml:"splits"`
 	Directory []DirEntry `toml:"directory"`
+	// Slots are redis_cluster's slot ranges, [first, last] each, one a shard (nil: the
+	// 16,384 slots split evenly over the shards).
+	Slots [][]int `toml:"slots"`
 	// Limits are per-partition throughput limits (nil: none).
 	Limits *Limits `toml:"limits"`
 	// Split splits shards automatically while the run goes on (nil: never).

@@ -170,8 +170,29 @@ func (s *Resolved) KeyDescription() string {
 		fmt.Fprintf(&b, "salt[%d, %s], ", s.Salt, []string{"random", "round_robin", "hash"}[s.SaltMode])
 	}
 	b.WriteString(strings.Join(s.Key, ", "))
+	if s.Scheme == "redis_cluster" && len(s.Slots) > 0 {
+		// Each slot range is a shard: the tables' shard rows are the slot ranges.
+		fmt.Fprintf(&b, ") over %d slot ranges (shard %s) on %d nodes", s.Shards, slotList(s.Slots), len(s.Nodes))
+		return b.String()
+	}
 	fmt.Fprintf(&b, ") over %d shards on %d nodes", s.Shards, len(s.Nodes))
 	return b.String()
+}
+
+// slotList says which slots each shard holds, the first four and the last when there are
+// more: "0: 0-5460, 1: 5461-10922, 2: 10923-16383".
+func slotList(r []keyspace.SlotRange) string {
+	parts := make([]string, 0, 5)
+	for i, sr := range r {
+		if i == 4 && len(r) > 5 {
+			parts = append(parts, "...")
+			i, sr = len(r)-1, r[len(r)-1]
+		} else if i > 4 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d: %d-%d", i, sr.First, sr.Last))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Effective returns a copy of s without the settings that change nothing in its model:
@@ -194,6 +215,9 @@ func (s *Resolved) Effective() Resolved {
 	}
 	if e.Scheme != "directory" {
 		e.Directory = nil
+	}
+	if e.Scheme != "redis_cluster" {
+		e.Slots = nil
 	}
 	if e.Replicas == 0 {
 		e.ReadAny, e.ApplyCost = false, 0

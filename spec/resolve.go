@@ -253,7 +253,8 @@ type Resolved struct {
 	SaltMode   keyspace.SaltMode
 	SaltField  int
 	Directory  []DirSpec
-	FieldNames []string // sorted; field i of every request
+	Slots      []keyspace.SlotRange // redis_cluster: shard i's slot range
+	FieldNames []string             // sorted; field i of every request
 	Fields     []FieldSpec
 	Streams    []StreamSpec
 	History    sim.Time
@@ -808,8 +809,12 @@ var bucketFns = map[string]sim.Time{"minute": sim.Minute, "hour": sim.Hour, "day
 
 func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	k := &f.Keyspace
-	s.Scheme = oneOf(c, "keyspace.scheme", string(k.Scheme), "hash", "hash", "range", "directory")
-	s.Shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
+	s.Scheme = oneOf(c, "keyspace.scheme", string(k.Scheme), "hash", "hash", "range", "directory", "redis_cluster")
+	if s.Scheme == "redis_cluster" && k.Shards == nil && len(k.Slots) > 0 {
+		s.Shards = len(k.Slots) // one shard a slot range
+	} else {
+		s.Shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
+	}
 	s.Hash = oneOf(c, "keyspace.hash", string(k.Hash), "modulo", "modulo", "ring")
 	// Options of another scheme are ignored rather than refused, so that a variant can
 	// switch scheme without unsetting what the base scenario set.
@@ -894,6 +899,55 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 		s.Parts = append(s.Parts, part)
 	}
 	resolveDirectory(c, k, s)
+	resolveSlots(c, f, s)
+}
+
+// resolveSlots checks redis_cluster's slot ranges (docs/keys.md, "Redis Cluster"): given,
+// they must cover the 16,384 slots once, one range a shard; omitted, the slots are split
+// evenly over the shards as redis-cli --cluster create splits them over the masters.
+func resolveSlots(c *checker, f *File, s *Resolved) {
+	k := &f.Keyspace
+	if s.Scheme != "redis_cluster" {
+		return // like the other schemes' options, ignored under another scheme
+	}
+	if k.Split != nil {
+		c.add("keyspace.split", "not with scheme = \"redis_cluster\": a Redis Cluster moves slots only when told to (resharding), never by itself")
+	}
+	if s.Salt > 1 {
+		for i := range f.Streams {
+			if f.Streams[i].Trace != nil {
+				c.add("keyspace.salt", "not with scheme = \"redis_cluster\" and a stream that replays a log (streams[%d]): the log's key text decides its slot, a salt bucket cannot be added to it", i)
+				break
+			}
+		}
+	}
+	if len(k.Slots) == 0 {
+		if s.Shards > keyspace.RedisSlots {
+			c.add("keyspace.shards", "must be at most %d with scheme = \"redis_cluster\", one slot range a shard (got %d)", keyspace.RedisSlots, s.Shards)
+			return
+		}
+		if s.Shards > 0 {
+			s.Slots = keyspace.EvenSlots(s.Shards)
+		}
+		return
+	}
+	if len(k.Slots) != s.Shards && s.Shards > 0 {
+		c.add("keyspace.slots", "has %d slot ranges for keyspace.shards = %d: each range is one shard (leave shards out to take the ranges' count)", len(k.Slots), s.Shards)
+		return
+	}
+	ranges := make([]keyspace.SlotRange, 0, len(k.Slots))
+	for i, r := range k.Slots {
+		if len(r) != 2 {
+			c.add(fmt.Sprintf("keyspace.slots[%d]", i), "must be [first, last] (got %d numbers)", len(r))
+			return
+		}
+		ranges = append(ranges, keyspace.SlotRange{First: r[0], Last: r[1]})
+	}
+	if err := keyspace.CheckSlots(ranges); err != nil {
+		c.add("keyspace.slots", "%v", err)
+		return
+	}
+	s.Slots = ranges
 }
 
 // DirSpec is a validated directory entry.

@@ -141,10 +141,12 @@ const (
 	SchemeHash      Scheme = "hash"
 	SchemeRange     Scheme = "range"
 	SchemeDirectory Scheme = "directory"
+	// SchemeRedisCluster is Redis Cluster's hash slots (docs/keys.md).
+	SchemeRedisCluster Scheme = "redis_cluster"
 )
 
 func (s *Scheme) DecodeTOML(v any) error {
-	return decodeEnum(s, v, SchemeHash, SchemeRange, SchemeDirectory)
+	return decodeEnum(s, v, SchemeHash, SchemeRange, SchemeDirectory, SchemeRedisCluster)
 }
 
 // HashKind is how the hash scheme maps a key's hash to a shard.

@@ -45,6 +45,9 @@ type Design struct {
 	// Splits, for a range scheme, are its split points, each key part written as the
 	// log writes it (SplitText); nil for other schemes.
 	Splits [][]string
+	// Slots: the key parts carry their record's Redis Cluster slot (keyspace.SlotValue),
+	// for the redis_cluster scheme.
+	Slots bool
 }
 
 // Config says what Analyze computes.
@@ -353,9 +356,16 @@ func (a *analyzer) add(rec *Record) {
 	a.bins[b]++
 	a.last = rec.T
 	if d := a.d; d != nil {
+		slot := -1
+		if d.Slots {
+			slot = keyspace.KeySlot(rec.Key)
+		}
 		for i, p := range rec.Parts {
 			if f := d.PartField[i]; f >= 0 {
 				a.fields[f] = partValue(d, &a.orders[i], p)
+				if slot >= 0 {
+					a.fields[f] = keyspace.SlotValue(slot, a.fields[f])
+				}
 			}
 		}
 		if d.TimeField >= 0 {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -34,6 +35,10 @@ type Source struct {
 	opened bool
 	done   bool
 	err    error
+
+	// Slots makes every part's value carry the Redis Cluster slot of the record's whole
+	// key (keyspace.SlotValue), for the redis_cluster scheme; set before the first arrival.
+	Slots bool
 
 	feed    bool       // some field is fed: keep the key parts of pending arrivals
 	queue   [][]uint64 // ring of pending arrivals' part values
@@ -116,6 +121,12 @@ func (s *Source) Next(_ *rand.Rand, t int64) int64 {
 					q[i] = s.orders[i].Value(p)
 				} else {
 					q[i] = FieldValue(p)
+				}
+			}
+			if s.Slots {
+				slot := keyspace.KeySlot(rec.Key)
+				for i := range rec.Parts {
+					q[i] = keyspace.SlotValue(slot, q[i])
 				}
 			}
 			s.n++

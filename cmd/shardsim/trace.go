@@ -215,7 +215,7 @@ func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	var shards, salt, top int
 	var saltMode, saltField string
 	fs.StringArrayVar(&keys, "key", nil, "a candidate partition key: parts named by --names (or key), hour(ts), hash(id, N)... comma-separated or repeated")
-	fs.StringVar(&scheme, "scheme", "hash", "the candidate's shard scheme: hash or range")
+	fs.StringVar(&scheme, "scheme", "hash", "the candidate's shard scheme: hash, range or redis_cluster")
 	fs.IntVar(&shards, "shards", 16, "the candidate's shards")
 	fs.IntVar(&salt, "salt", 0, "the candidate's salt buckets")
 	fs.StringVar(&saltMode, "salt-mode", "random", "how a write picks its salt bucket: random, round_robin, or hash (of --salt-field: reads of a key then visit one bucket)")

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// pgSettings are the server settings of the PostgreSQL experiment, as a lab run fixes
+// them so that it measures the same thing on every machine: no disk flush at commit
+// (fsync and synchronous_commit off, so the row lock is held for the CPU work of the
+// update and its commit, not for a disk's flush, which varies with the disk and with the
+// other programs writing to it), no autovacuum starting in the middle of a point (the
+// table is vacuumed between points instead), no TCP (a Unix socket in the temporary
+// directory). docs/validation.md prints them.
+var pgSettings = []string{
+	"listen_addresses=",
+	"fsync=off",
+	"synchronous_commit=off",
+	"full_page_writes=off",
+	"autovacuum=off",
+	"max_connections=100",
+	"shared_buffers=128MB",
+}
+
+// pgServer is a running PostgreSQL cluster in a temporary directory.
+type pgServer struct {
+	srv  *server
+	sock string
+	port int
+	user string // the OS account it runs as
+}
+
+// startPostgres makes a cluster with initdb and starts postgres on a Unix socket.
+func startPostgres(ctx context.Context, t tools, tmp string, port int) (*pgServer, error) {
+	cred, osUser, err := pgUser()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(tmp, "pg")
+	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "sock")
+	for _, d := range []string{dir, sock} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+		chownFile(d, cred)
+	}
+	if _, err := runAs(ctx, cred, 2*time.Minute, t.initdb, "-D", data, "-U", "shardsim", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"); err != nil {
+		return nil, fmt.Errorf("PostgreSQL's initdb failed (as user %s): %w", osUser, err)
+	}
+	args := []string{"-D", data, "-k", sock, "-p", strconv.Itoa(port)}
+	for _, s := range pgSettings {
+		args = append(args, "-c", s)
+	}
+	srv, err := start("postgres", filepath.Join(dir, "postgres.log"), syscall.SIGINT, cred, dir, t.postgres, args...)
+	if err != nil {
+		return nil, err
+	}
+	pg := &pgServer{srv: srv, sock: sock, port: port, user: osUser}
+	err = waitFor(srv, 30*time.Second, func() error {
+		c, err := pg.connect(ctx)
+		if err == nil {
+			c.Close(ctx)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("PostgreSQL did not start: %w", err)
+	}
+	return pg, nil
+}
+
+func (pg *pgServer) connect(ctx context.Context) (*pgx.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return pgx.Connect(cctx, fmt.Sprintf("host=%s port=%d user=shardsim dbname=postgres sslmode=disable", pg.sock, pg.port))
+}
+
+// counterPoint is one measurement: C closed-loop clients incrementing B counter rows.
+type counterPoint struct {
+	C, B       int
+	Throughput float64 // updates a second
+	MeanMs     float64
+}
+
+// measureCounters runs C clients for warm + d, each issuing UPDATE counters SET n = n + 1
+// WHERE id = $1 on a row drawn uniformly from B rows and waiting for its answer before
+// the next; the updates that end inside the d after warm count.
+func (pg *pgServer) measureCounters(ctx context.Context, C, B int, warm, d time.Duration, seed uint64) (counterPoint, error) {
+	admin, err := pg.connect(ctx)
+	if err != nil {
+		return counterPoint{}, pg.failed("connect", err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "VACUUM counters"); err != nil {
+		return counterPoint{}, pg.failed("VACUUM counters", err)
+	}
+	conns := make([]*pgx.Conn, C)
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				c.Close(context.Background())
+			}
+		}
+	}()
+	for i := range conns {
+		if conns[i], err = pg.connect(ctx); err != nil {
+			return counterPoint{}, pg.failed("connect", err)
+		}
+		// Prepare once, so each update is one Bind/Execute round trip.
+		if _, err := conns[i].Prepare(ctx, "inc", "UPDATE counters SET n = n + 1 WHERE id = $1"); err != nil {
+			return counterPoint{}, pg.failed("PREPARE", err)
+		}
+	}
+	type tally struct {
+		n   int64
+		sum time.Duration
+		err error
+	}
+	tallies := make([]tally, C)
+	start := time.Now()
+	from, to := start.Add(warm), start.Add(warm+d)
+	var wg sync.WaitGroup
+	for i := range C {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(i)))
+			c, tl := conns[i], &tallies[i]
+			for {
+				t0 := time.Now()
+				if t0.After(to) {
+					return
+				}
+				if _, err := c.Exec(ctx, "inc", r.IntN(B)); err != nil {
+					tl.err = err
+					return
+				}
+				t1 := time.Now()
+				if t1.After(from) && !t1.After(to) {
+					tl.n++
+					tl.sum += t1.Sub(t0)
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	p := counterPoint{C: C, B: B}
+	var n int64
+	var sum time.Duration
+	for _, tl := range tallies {
+		if tl.err != nil {
+			return p, pg.failed("UPDATE counters", tl.err)
+		}
+		n += tl.n
+		sum += tl.sum
+	}
+	if n == 0 {
+		return p, fmt.Errorf("PostgreSQL: no update completed in %s with %d clients", d, C)
+	}
+	p.Throughput = float64(n) / d.Seconds()
+	p.MeanMs = float64(sum.Microseconds()) / 1000 / float64(n)
+	return p, nil
+}
+
+// failed names the server's death when it explains a client's error.
+func (pg *pgServer) failed(what string, err error) error {
+	time.Sleep(200 * time.Millisecond) // let the watcher see an exit
+	if dead := pg.srv.alive(); dead != nil {
+		return fmt.Errorf("PostgreSQL failed during %s: %w", what, dead)
+	}
+	return fmt.Errorf("PostgreSQL: %s: %w", what, err)
+}
+
+// setupCounters makes the table of the experiment with 8 rows.
+func (pg *pgServer) setupCounters(ctx context.Context) error {
+	c, err := pg.connect(ctx)
+	if err != nil {
+		return pg.failed("connect", err)
+	}
+	defer c.Close(ctx)
+	for _, q := range []string{
+		"CREATE TABLE counters (id int PRIMARY KEY, n bigint NOT NULL)",
+		"INSERT INTO counters SELECT g, 0 FROM generate_series(0, 7) g",
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			return pg.failed(q, err)
+		}
+	}
+	return nil
+}

@@ -6,12 +6,12 @@ import (
 	"github.com/shardsim/shardsim/spec"
 )
 
-// migration builds the model's migration (SPEC 10) from the variant's migrate action and
-// the variant it moves to, whose key design, shard scheme and placement make the new
-// layout; m's streams are built. A copied row costs the action's read_cost on the old
-// layout and its write_cost on the new one; by default, one point read's cost (the first
-// read stream's, or the first write stream's when none reads) and one write's (the first
-// write stream's).
+// migration builds the model's migration (docs/migrations.md) from the variant's migrate
+// action and the variant it moves to, whose key design, shard scheme and placement make the
+// new layout; m's streams are built. A copied row costs the action's read_cost on the old
+// layout and its write_cost on the new one; by default, one point read's cost (the first read
+// stream's, or the first write stream's when none reads) and one write's (the first write
+// stream's).
 func migration(s *spec.Resolved, m *sim.Model) *sim.Migration {
 	g, t := s.Migration, s.Migration.Target
 	design := designOf(t)

@@ -4,8 +4,8 @@ import (
 	"github.com/shardsim/shardsim/sim"
 )
 
-// Migration is what a run's migration (SPEC 10) did, in seconds since the start of the run.
-// A phase the run did not reach has a nil time.
+// Migration is what a run's migration (docs/migrations.md) did, in seconds since the start of
+// the run. A phase the run did not reach has a nil time.
 type Migration struct {
 	Start, BackfillDone, Cutover *float64
 	// OldWritesEnd is when writes stopped going to the old layout: the cutover, or the end

@@ -81,7 +81,7 @@ type Run struct {
 	Elapsed     sim.Time
 	// Warmup is the start of the run the latency figures leave out (sim.Result.Warmup).
 	Warmup sim.Time
-	// Migrations are what the run's migrations did (SPEC 10); nil when none.
+	// Migrations are what the run's migrations did (docs/migrations.md); nil when none.
 	Migrations []Migration
 	// Rebalance is what the run's add_nodes action did; nil when none.
 	Rebalance *Rebalance

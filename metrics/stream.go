@@ -10,7 +10,7 @@ import (
 // last attempt.
 type Cause uint8
 
-// The causes of failure (SPEC 4.1).
+// The causes of failure (docs/scenario.md, "What the numbers mean": errors).
 const (
 	Rejected  Cause = iota // a subrequest found its node's queue full
 	Throttled              // a partition throughput limit turned it away

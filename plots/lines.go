@@ -94,7 +94,9 @@ func segments(xs, ys []float64, logY bool) []plotter.XYs {
 	return out
 }
 
-func drawLines(dc draw.Canvas, l Lines) {
+// drawLines draws l on dc. It returns the plot it drew, whose axis ranges and tick markers
+// the tests read.
+func drawLines(dc draw.Canvas, l Lines) *plot.Plot {
 	fillBackground(dc)
 	label := l.TimeLabel
 	if label == nil {
@@ -450,7 +452,7 @@ func drawLines(dc draw.Canvas, l Lines) {
 			Min: vg.Point{X: area.Max.X + vg.Points(12), Y: da.Min.Y},
 			Max: vg.Point{X: dc.Max.X - vg.Points(4), Y: da.Max.Y},
 		}})
-		return
+		return p
 	}
 	// Two columns under the plot: the first half of the entries on the left.
 	half := (len(names) + 1) / 2
@@ -462,6 +464,7 @@ func drawLines(dc draw.Canvas, l Lines) {
 			Max: vg.Point{X: x0 + (dc.Max.X-da.Min.X)/2, Y: dc.Min.Y + belowH},
 		}})
 	}
+	return p
 }
 
 // distinctDashes are the dash patterns of Lines.Distinct: solid, long dashes, dots,

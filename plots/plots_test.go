@@ -14,6 +14,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // chart is one chart to write, with the PNG size it documents.
@@ -590,15 +594,88 @@ func TestCutBar(t *testing.T) {
 
 // A chart with every new element (per-series x on a log number axis, dots, flags, a cut
 // bar, a mark, saturated and failing points) renders, and per-series x must be increasing.
+// TestLinesNumericAxis checks the numbers behind a chart with number axes (a capacity
+// chart): the ranges of both axes and the ticks, and so the grid lines, drawn at them.
+//
+// Log x from 0.5 to 16 nodes gets 4% of its span in ratio at each end, a factor
+// (16/0.5)^0.04 = 2^0.2; its labelled ticks are 1, 2 and 5 times the powers of ten inside.
+// Log y covers the points (5 to 9000), the dots (9, 11), the SLO (50) and the error bars'
+// drawable ends (4 to 10000; the 0 cannot be drawn on a log axis), each within a decade
+// of the points, then 1.2 times more at each end: 4/1.2 to 12000. A linear number axis
+// (2 to 12) gets 4% of its span at each end, ticks every 2 labelled without decimals,
+// and a linear y from 0 to the highest point plus 6%.
 func TestLinesNumericAxis(t *testing.T) {
 	l := Lines{Title: "capacity", Numeric: true, LogX: true, LogY: true, Times: []float64{0.5, 16}, SLO: 50,
 		Series: []Series{{Name: "a", X: []float64{0.5, 1, 2, 16}, Y: []float64{5, 10, 60, 9000}, Lo: []float64{4, 0, 40, 8000},
 			Hi: []float64{6, 20, 90, 10000}, Flag: []bool{false, false, true, false}, Dots: []Point{{1, 9}, {1, 11}},
 			Stopped: []bool{false, false, false, true}, Failing: []bool{false, false, true, true}}},
 		Marks: []Mark{{X: 1.5, Series: 0, Label: "1.5"}}}
-	if err := WriteLines(filepath.Join(t.TempDir(), "c.png"), PNG, l); err != nil {
-		t.Fatal(err)
+	draw1 := func(l Lines) *plot.Plot {
+		t.Helper()
+		if err := l.check(); err != nil {
+			t.Fatal(err)
+		}
+		c := vgimg.NewWith(vgimg.UseWH(pxToPt(LinesWidth), pxToPt(LinesHeight)), vgimg.UseDPI(DPI))
+		return drawLines(draw.New(c), l)
 	}
+	near := func(what string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9*math.Abs(want) {
+			t.Errorf("%s = %.12g, want %.12g", what, got, want)
+		}
+	}
+	labelled := func(a plot.Axis) (vs []float64, labels []string) {
+		for _, tk := range a.Tick.Marker.Ticks(a.Min, a.Max) {
+			if tk.Label != "" {
+				vs, labels = append(vs, tk.Value), append(labels, tk.Label)
+			}
+		}
+		return vs, labels
+	}
+	sameValues := func(what string, got, want []float64) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Errorf("%s: %v, want %v", what, got, want)
+			return
+		}
+		for i := range want {
+			near(fmt.Sprintf("%s[%d]", what, i), got[i], want[i])
+		}
+	}
+
+	p := draw1(l)
+	pad := math.Pow(2, 0.2)
+	near("log x min", p.X.Min, 0.5/pad)
+	near("log x max", p.X.Max, 16*pad)
+	near("log y min", p.Y.Min, 4/1.2)
+	near("log y max", p.Y.Max, 12000)
+	if _, ok := p.X.Scale.(plot.LogScale); !ok {
+		t.Errorf("x scale %T, want plot.LogScale", p.X.Scale)
+	}
+	if _, ok := p.Y.Scale.(plot.LogScale); !ok {
+		t.Errorf("y scale %T, want plot.LogScale", p.Y.Scale)
+	}
+	xs, xl := labelled(p.X)
+	sameValues("log x ticks", xs, []float64{0.5, 1, 2, 5, 10})
+	if got := strings.Join(xl, " "); got != "0.5 1 2 5 10" {
+		t.Errorf("log x labels %q", got)
+	}
+	ys, _ := labelled(p.Y)
+	sameValues("log y ticks", ys, []float64{5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000})
+
+	lin := Lines{Title: "linear", Numeric: true, Times: []float64{2, 12},
+		Series: []Series{{Name: "b", X: []float64{2, 4, 8, 12}, Y: []float64{1, 2, 3, 4}}}}
+	p = draw1(lin)
+	near("linear x min", p.X.Min, 2-0.4)
+	near("linear x max", p.X.Max, 12+0.4)
+	near("linear y min", p.Y.Min, 0)
+	near("linear y max", p.Y.Max, 4*1.06)
+	xs, xl = labelled(p.X)
+	sameValues("linear x ticks", xs, []float64{2, 4, 6, 8, 10, 12})
+	if got := strings.Join(xl, " "); got != "2 4 6 8 10 12" {
+		t.Errorf("linear x labels %q", got)
+	}
+
 	l.Series[0].X[2] = 0.9
 	if err := WriteLines(filepath.Join(t.TempDir(), "d.png"), PNG, l); err == nil {
 		t.Error("decreasing x accepted")

@@ -54,10 +54,10 @@ cost = "0.1ms"
 limit = { rate = 10 }
 `
 
-// Every output that shows errors shows them by cause (SPEC 4.1): in streams.csv each
-// window's errors are its throttled, timed_out, rejected, limited and lock columns; in
-// the run's CSV (-f csv) and summary.json each stream's failures are the sum of its
-// causes, lock failures included; and each cause occurs in the run.
+// Every output that shows errors shows them by cause (docs/scenario.md, "What the numbers
+// mean"): in streams.csv each window's errors are its throttled, timed_out, rejected, limited
+// and lock columns; in the run's CSV (-f csv) and summary.json each stream's failures are the
+// sum of its causes, lock failures included; and each cause occurs in the run.
 func TestErrorsByCause(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "causes.toml")
 	if err := os.WriteFile(path, []byte(causes), 0o644); err != nil {

@@ -83,7 +83,8 @@ func streamsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	// they are appended so that scripts reading the first columns by position still work.
 	// offered counts the requests issued in the window, where completed and errors count
 	// those answered in it; rejected, limited and lock (failed by lock_timeout) complete,
-	// with throttled and timed_out, the errors by cause (SPEC 4.1).
+	// with throttled and timed_out, the errors by cause (docs/scenario.md,
+	// "What the numbers mean").
 	return seriesCSV(w, sc, runs, []string{"stream", "completed", "errors", "p50_ms", "p99_ms", "max_ms",
 		"throttled", "timed_out", "retries", "backend_reads", "offered", "rejected", "limited", "lock"},
 		func(r *sim.Result, win int) [][]string {

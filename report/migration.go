@@ -10,8 +10,8 @@ import (
 	"github.com/shardsim/shardsim/spec"
 )
 
-// MigrationSummary is one migration of a variant (SPEC 10), as metrics derived it: the
-// phases' times (null when not reached), the rows copied, the CPU it added, and every
+// MigrationSummary is one migration of a variant (docs/migrations.md), as metrics derived it:
+// the phases' times (null when not reached), the rows copied, the CPU it added, and every
 // stream's p99 before, during and after it.
 type MigrationSummary struct {
 	// Start, BackfillDone and Cutover are the phases' clock times ("" when not reached).

@@ -12,8 +12,9 @@ import (
 	"github.com/shardsim/shardsim/spec"
 )
 
-// Summary is summary.json (SPEC section 4). It holds no wall-clock figures, so one seed
-// gives one file, byte for byte. Latencies are milliseconds, utilizations fractions 0..1.
+// Summary is summary.json (docs/scenario.md, "What the numbers mean"). It holds no wall-clock
+// figures, so one seed gives one file, byte for byte. Latencies are milliseconds, utilizations
+// fractions 0..1.
 type Summary struct {
 	Scenario    string  `json:"scenario"`
 	Description string  `json:"description,omitempty"`
@@ -54,9 +55,10 @@ type VariantSummary struct {
 	HottestNode HottestNode    `json:"hottest_node"`
 	Bottleneck  BottleneckJSON `json:"bottleneck"`
 	Alerts      []Alert        `json:"alerts"`
-	// Detection (SPEC section 5): the most requested keys and most written partitions per
-	// stream, keys whose latency stands out, and what the report concludes. The lists are
-	// left out when the run recorded nothing for them; Diagnosis is always present.
+	// Detection (docs/detection.md, "Where it is in summary.json"): the most requested keys
+	// and most written partitions per stream, keys whose latency stands out, and what the
+	// report concludes. The lists are left out when the run recorded nothing for them;
+	// Diagnosis is always present.
 	HotKeys         []HotKeys        `json:"hot_keys,omitempty"`
 	HotPartitions   []HotPartitions  `json:"hot_partitions,omitempty"`
 	LatencyOutliers []LatencyOutlier `json:"latency_outliers,omitempty"`
@@ -68,7 +70,7 @@ type VariantSummary struct {
 	Saturated *Saturation `json:"saturated,omitempty"`
 	ElapsedS  float64     `json:"elapsed_s"`
 	Partial   bool        `json:"partial,omitempty"`
-	// Migrations are the variant's migrations (SPEC 10); left out when none.
+	// Migrations are the variant's migrations (docs/migrations.md); left out when none.
 	Migrations []MigrationSummary `json:"migrations,omitempty"`
 	// ShardsMore and NodesMore are how many shards and nodes Shards and Nodes leave out
 	// (MaxListedShards, MaxListedNodes): they are in shards.csv and nodes.csv. AlertsMore,

@@ -42,7 +42,7 @@ type Scenario struct {
 	SHA256   string
 	Variants []*Variant
 	// Notes are what the user should know about how the command line changed the
-	// variants (SPEC 3.1), one line each, for stderr.
+	// variants (docs/scenario.md, "Overrides from the command line"), one line each, for stderr.
 	Notes []string
 	// Memory estimates the bytes a run of the selected variants takes (spec.RunMemory).
 	Memory float64
@@ -86,9 +86,10 @@ type StreamInfo = spec.StreamInfo
 // Options change a scenario as it is loaded.
 type Options struct {
 	// Sets are --set KEY=VALUE overrides (VALUE in TOML syntax; a bare word is taken as a
-	// string). They apply to the base scenario and then to every selected variant after
-	// the variant's own overrides: the command line wins (SPEC 3.1). A key of the form
-	// variants[NAME].KEY or variants[INDEX].KEY changes that variant only.
+	// string). They apply to the base scenario and then to every selected variant after the
+	// variant's own overrides: the command line wins (docs/scenario.md, "Overrides from the
+	// command line"). A key of the form variants[NAME].KEY or variants[INDEX].KEY changes that
+	// variant only.
 	Sets []string
 	// Overrides are values given by other flags (--seed, --duration, a sweep's --vary),
 	// applied like Sets and named by their flag in messages.

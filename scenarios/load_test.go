@@ -415,7 +415,8 @@ keyspace = { key = ["row_id"] }
 		want want
 	}{
 		{"none", nil, want{nodes: []int{6, 12, 6}, arrived: map[string]int{"put": 200, "get": 400}}},
-		// The command line wins over a variant's own value (SPEC 3.1).
+		// The command line wins over a variant's own value (docs/scenario.md, "Overrides
+		// from the command line").
 		{"nodes everywhere, variants included", []string{"cluster.nodes=24"}, want{nodes: []int{24, 24, 24}}},
 		{"spaces and underscores", []string{" cluster.nodes = 1_0 "}, want{nodes: []int{10, 10, 10}}},
 		{"one variant by name", []string{"variants[12 nodes].cluster.nodes=3"}, want{nodes: []int{6, 3, 6}}},

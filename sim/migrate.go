@@ -9,7 +9,7 @@ import (
 )
 
 // Migration moves the table to a new layout (another key design and shard scheme on the
-// same nodes) during the run, as an online migration does (SPEC section 10). An Action of
+// same nodes) during the run, as an online migration does (docs/migrations.md). An Action of
 // kind Migrate starts it:
 //
 //   - dual writes: from then on every write also goes to the new layout, as a second set

@@ -1,6 +1,6 @@
 package sim
 
-// The types below describe the mitigations of SPEC section 5: what a client, a cache, the
+// The types below describe the mitigations of docs/mitigations.md: what a client, a cache, the
 // storage layer and an operator do about a hot spot. Each is off when its zero value or nil
 // is given, and a model without any of them runs exactly as before.
 

@@ -2,7 +2,7 @@ package spec
 
 import "io/fs"
 
-// The types below mirror the scenario file (SPEC section 2) as plain data. Durations, clock
+// The types below mirror the scenario file (docs/scenario.md) as plain data. Durations, clock
 // times, instants, enumerations and the few values of several shapes have types that
 // decode themselves (types.go), so that a File holds no untyped value; optional numbers
 // are pointers (nil: absent), so that validation can tell "missing" from "zero".
@@ -91,7 +91,7 @@ type Table struct {
 	Fields  map[string]Field `toml:"fields"`
 }
 
-// Field is one field generator (SPEC 2.1).
+// Field is one field generator (docs/scenario.md, [table]).
 type Field struct {
 	Gen         Gen       `toml:"gen"`
 	N           *int64    `toml:"n"`
@@ -243,7 +243,7 @@ type Action struct {
 	Limit      LimitSetting `toml:"limit"`
 	Cache      *bool        `toml:"cache"`
 	Note       string       `toml:"note"`
-	// Migrate moves the table to another variant's layout during the run (SPEC 10).
+	// Migrate moves the table to another variant's layout during the run (docs/migrations.md).
 	Migrate *Migrate `toml:"migrate"`
 	// AddNodes adds this many nodes (of the cluster's cores) and moves shards onto them
 	// as Rebalance says (issue 21).

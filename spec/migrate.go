@@ -9,7 +9,8 @@ import (
 	"github.com/shardsim/shardsim/sim"
 )
 
-// MigrationSpec is a resolved migrate action (SPEC section 10).
+// MigrationSpec is a resolved migrate action (docs/migrations.md; docs/scenario.md,
+// [[actions]] migrate).
 type MigrationSpec struct {
 	Key  string   // its dotted key, "actions[2].migrate", for the loader's messages
 	At   sim.Time // when dual writes and the backfill start

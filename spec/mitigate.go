@@ -12,9 +12,10 @@ import (
 	"github.com/shardsim/shardsim/workload"
 )
 
-// This file validates the mitigation and detection sections of a scenario (SPEC section 5):
-// replicas, the cache, client timeouts, retries and rate limits, per-partition limits,
-// automatic splits, hot-key copies, timed operator actions and [detect].
+// This file validates the mitigation and detection sections of a scenario
+// (docs/mitigations.md, docs/detection.md): replicas, the cache, client timeouts, retries and
+// rate limits, per-partition limits, automatic splits, hot-key copies, timed operator actions
+// and [detect].
 
 // Defaults and limits of the mitigation keys, documented in docs/scenario.md.
 const (

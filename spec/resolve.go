@@ -1348,7 +1348,8 @@ const maxRowLimit = 1_000_000_000
 // maxRowCost bounds the cost of one row read.
 const maxRowCost = sim.Second
 
-// resolveRows reads a scan's row_cost and row limit (SPEC 11).
+// resolveRows reads a scan's row_cost and row limit (docs/scenario.md, [[streams]]
+// row_cost and limit; docs/keys.md, "Rows and LIMIT").
 func resolveRows(c *checker, key string, st Stream, ss *StreamSpec) {
 	if st.RowCost.Set() {
 		switch ss.RowCost = c.duration(key+".row_cost", st.RowCost, "", 0); {
@@ -1381,7 +1382,7 @@ const enumerableLimit = 1024
 const maxQueryPartitions = 100_000
 
 // resolveQueries works out, for every scan with a where clause, how the query constrains
-// each key part (SPEC 2.3).
+// each key part (docs/keys.md, "How a read or scan is planned").
 func resolveQueries(c *checker, s *Resolved) {
 	for i := range s.Streams {
 		ss := &s.Streams[i]

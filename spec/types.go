@@ -125,7 +125,7 @@ func decodeEnum[T ~string](dst *T, v any, allowed ...T) error {
 // Op is a stream's operation.
 type Op string
 
-// The operations (SPEC 2.3).
+// The operations (docs/scenario.md, [[streams]] op).
 const (
 	OpWrite Op = "write"
 	OpRead  Op = "read"
@@ -134,7 +134,7 @@ const (
 
 func (o *Op) DecodeTOML(v any) error { return decodeEnum(o, v, OpWrite, OpRead, OpScan) }
 
-// Scheme is a shard scheme (SPEC 2.4).
+// Scheme is a shard scheme (docs/keys.md, "Schemes").
 type Scheme string
 
 const (
@@ -236,7 +236,7 @@ const SplitsHistory Splits = "history"
 
 func (s *Splits) DecodeTOML(v any) error { return decodeEnum(s, v, SplitsHistory) }
 
-// Gen is a field generator (SPEC 2.1).
+// Gen is a field generator (docs/scenario.md, [table]).
 type Gen string
 
 const (

@@ -17,7 +17,7 @@ import (
 	"github.com/shardsim/shardsim/scenarios"
 )
 
-// A sweep or capacity search runs across machines in three steps (SPEC 8):
+// A sweep or capacity search runs across machines in three steps (docs/cluster.md):
 //
 //  1. Each worker expands the same command line into the same work items, in the same
 //     order (Plan), and writes the manifest that lists them (DIR/manifest.json); the first

@@ -11,7 +11,8 @@ import (
 	"github.com/shardsim/shardsim/sweep"
 )
 
-// TestVaryBeatsVariant: a varied key reaches a variant that sets the key itself (SPEC 3.1).
+// TestVaryBeatsVariant: a varied key reaches a variant that sets the key itself
+// (docs/sweeps.md: the value on the command line is the value that runs).
 // `sweep iot-timeseries --variant "(salt 4, ts), range" --vary keyspace.salt=1,4,16`
 // printed identical rows labelled 1, 4, 16: the variant's salt = 4 won every time. The
 // dashboard's fan-out is the bucket count, up to the 32 shards, so it tells the rows apart.

@@ -204,9 +204,9 @@ func (c *Config) replaced() map[string][]string {
 	return out
 }
 
-// checkVaried refuses a sweep in which a varied key leaves a variant's resolved model the
-// same at two points: their rows would differ only by their labels (SPEC 3.1). specs[pi][vi]
-// is variant vi at point pi, replication 0.
+// checkVaried refuses a sweep in which a varied key leaves a variant's resolved model the same
+// at two points: their rows would differ only by their labels (docs/sweeps.md, `shardsim
+// sweep`). specs[pi][vi] is variant vi at point pi, replication 0.
 func checkVaried(axes []Axis, points []Point, specs [][]*scenarios.Variant) error {
 	for ai, a := range axes {
 		groups := map[string][]int{} // points that differ only in axis ai

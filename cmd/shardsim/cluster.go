@@ -19,7 +19,7 @@ import (
 	"github.com/shardsim/shardsim/sweep"
 )
 
-// clusterFlags are the flags that run a part of a sweep or capacity search (SPEC 8).
+// clusterFlags are the flags that run a part of a sweep or capacity search (docs/cluster.md).
 type clusterFlags struct {
 	shard    string
 	shards   int

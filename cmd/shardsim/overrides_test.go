@@ -10,9 +10,10 @@ import (
 	"time"
 )
 
-// TestCommandLineWins checks SPEC 3.1 at the command line: a --set value replaces a
-// variant's own (with a note on stderr, once per variant), and a problem in a
-// command-line value is blamed on the flag, not on a line of the file.
+// TestCommandLineWins checks docs/scenario.md's "Overrides from the command line" at the
+// command line: a --set value replaces a variant's own (with a note on stderr, once per
+// variant), and a problem in a command-line value is blamed on the flag, not on a line of the
+// file.
 func TestCommandLineWins(t *testing.T) {
 	code, out, stderr := call(t, "explain", "iot-timeseries", "--set", "keyspace.salt=64", "--variant", "(salt 4, ts), range", "--variant", "(salt 8")
 	if code != 0 {

@@ -34,6 +34,10 @@ type Work struct {
 	// times the mean hold. From saturateLoad on, the key's waiters may pile up to the
 	// backlog that stops the run, whatever the nodes' load.
 	LockLoad float64
+	// LockWaiters is the most lock waiters the locked streams can hold at once: a stream
+	// with a lock_timeout holds at most its peak rate times the timeout (a waiter gives up
+	// then), one without it up to the backlog that stops the run.
+	LockWaiters float64
 }
 
 // StreamWork is one stream's share of Work.
@@ -98,6 +102,11 @@ func EstimateWork(s *spec.Resolved) *Work {
 		sw.RowService = rowService
 		if ss.Lock.Mean > 0 {
 			w.LockLoad = max(w.LockLoad, peak*topKey*ss.Lock.Mean.Seconds())
+			waiters := float64(sim.DefaultMaxQueued)
+			if ss.LockTimeout > 0 {
+				waiters = min(waiters, peak*ss.LockTimeout.Seconds())
+			}
+			w.LockWaiters = min(w.LockWaiters+waiters, sim.DefaultMaxQueued)
 		}
 		if fan > 0 {
 			sw.FanOut, sw.Parts = fan, parts
@@ -185,16 +194,17 @@ func EngineRate(shards int) string {
 // Held is the most subrequests the run holds at once: those in service, and when a
 // node's offered load at the peaks reaches saturateLoad, the backlog the engine lets
 // build before it declares the run saturated (sim.DefaultMaxQueued). When a row lock's
-// load reaches it, the backlog is of lock waiters, each of which weighs lockWaiterWeight
-// subrequests (spec.RunMemory's unit).
+// load reaches it, the backlog is of lock waiters (LockWaiters), each of which weighs
+// lockWaiterWeight subrequests (spec.RunMemory's unit).
 func (w *Work) Held() float64 {
-	switch {
-	case w.LockLoad >= saturateLoad:
-		return w.InService + sim.DefaultMaxQueued*lockWaiterWeight
-	case w.PeakNodeLoad >= saturateLoad:
-		return w.InService + sim.DefaultMaxQueued
+	held := w.InService
+	if w.PeakNodeLoad >= saturateLoad {
+		held = w.InService + sim.DefaultMaxQueued
 	}
-	return w.InService
+	if w.LockLoad >= saturateLoad {
+		held = max(held, w.InService+w.LockWaiters*lockWaiterWeight)
+	}
+	return held
 }
 
 // lockWaiterWeight is a lock waiter's memory in subrequests waiting for a core: its

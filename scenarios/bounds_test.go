@@ -214,3 +214,24 @@ func TestCacheAtCapacityCounted(t *testing.T) {
 		t.Errorf("two at once: %v", err)
 	}
 }
+
+// TestLockWaitersCounted: one key's lock held 90% of the time or more may gather the 2
+// million waiters that stop the run (testdata/memory/lock-waiters.toml: 831 MB measured,
+// estimated at 36 MB before waiters were counted), unless the waiters give up: hot-counter's
+// lock_timeout of 50 ms bounds them to its rate times 50 ms (30 MB measured).
+func TestLockWaitersCounted(t *testing.T) {
+	sc, err := scenarios.Load("../testdata/memory/lock-waiters.toml", scenarios.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mb := sc.Memory / (1 << 20); mb < 700 {
+		t.Errorf("lock waiters estimated at %.0f MB, want 700 or more", mb)
+	}
+	sc, err = scenarios.Load("hot-counter", scenarios.Options{Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mb := sc.Memory / (1 << 20); mb > 60 {
+		t.Errorf("hot-counter estimated at %.0f MB, want at most 60", mb)
+	}
+}

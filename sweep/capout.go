@@ -62,6 +62,13 @@ type capacityRow struct {
 	// BelowNoLoad: an SLO is below the latency with no load, so no multiple meets it
 	// (Capacity.NoLoad); reason says with which figures.
 	BelowNoLoad bool `json:"below_no_load,omitempty"`
+	// Unsettled: the budget could not settle the runs above the multiple, which is then a
+	// floor and not an answer; OfferedAt is the multiple at which the utilization law
+	// offers a node all its cores (null where the law does not apply); SimSeconds is the
+	// simulated time of every run the searches made.
+	Unsettled  bool     `json:"unsettled,omitempty"`
+	OfferedAt  *float64 `json:"offered_at,omitempty"`
+	SimSeconds float64  `json:"sim_seconds"`
 }
 
 // jsonSample is one simulation: stats are keyed by the SLO as written, null when the
@@ -115,10 +122,15 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 	}
 	for _, r := range cr.Rows {
 		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
-			Multiple: round(r.Multiple, 4), Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
+			Multiple: r.Multiple, Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
 			Evaluations: r.Evaluations, MeanAnswer: round(r.MeanAnswer, 4), AllAnswer: round(r.AllAnswer, 4),
 			Spread: r.Spread.json(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
-			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad}
+			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad,
+			Unsettled: r.Unsettled, SimSeconds: round(r.SimSeconds, 3)}
+		if !math.IsInf(r.OfferedAt, 1) && r.OfferedAt > 0 {
+			o := round(r.OfferedAt, 6)
+			row.OfferedAt = &o
+		}
 		for _, m := range r.PerReplication {
 			row.PerReplication = append(row.PerReplication, round(m, 4))
 		}
@@ -192,9 +204,9 @@ func multipleCell(m, failed float64) string {
 	case m == 0:
 		return "< " + strconv.FormatFloat(minMultiple, 'f', 4, 64)
 	case math.IsNaN(failed):
-		return ">= " + strconv.FormatFloat(m, 'f', 3, 64)
+		return ">= " + exactMultiple(m)
 	}
-	return strconv.FormatFloat(m, 'f', 3, 64)
+	return exactMultiple(m)
 }
 
 // Tables are the answer table and the check table.
@@ -235,6 +247,9 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 		if r.NoLoad {
 			mc = "none"
 		}
+		if r.Unsettled {
+			mc = "unsettled" // not an answer: the budget could not settle the runs above it
+		}
 		rec = append(rec, r.Variant, mc)
 		if reps {
 			other := r.AllAnswer
@@ -247,8 +262,8 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 			} else if !math.IsNaN(r.Spread.Lo) {
 				iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
 			}
-			rec = append(rec, strconv.FormatFloat(r.Spread.Median, 'f', 3, 64)+" ("+strconv.FormatFloat(r.Spread.Min, 'f', 3, 64)+
-				"–"+strconv.FormatFloat(r.Spread.Max, 'f', 3, 64)+")", iv, strconv.FormatFloat(other, 'f', 3, 64))
+			rec = append(rec, exactMultiple(r.Spread.Median)+" ("+exactMultiple(r.Spread.Min)+
+				"–"+exactMultiple(r.Spread.Max)+")", iv, exactMultiple(other))
 		}
 		for i, s := range c.SLOs {
 			v := "-"
@@ -300,7 +315,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 				crec = append(crec, "-", "-")
 				continue
 			}
-			crec = append(crec, strconv.FormatFloat(p.Multiple, 'f', 3, 64))
+			crec = append(crec, exactMultiple(p.Multiple))
 			for i, s := range c.SLOs {
 				v := "-"
 				if p.Stats[i].Defined() {
@@ -393,6 +408,12 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 			fmt.Fprintln(w, l)
 		}
 	}
+	if lines := cr.closing(); len(lines) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+	}
 }
 
 // settleRuns is how many relaxation times of the hottest node's queue a run must measure
@@ -456,7 +477,7 @@ func (cr *CapacityReport) checkWarnings() []string {
 			where += " at " + strings.Join(r.Point.Values, ", ")
 		}
 		out = append(out, fmt.Sprintf("WARNING: the answer for %s (multiple %s) did not hold at seed %d: %s; the seeds disagree there, so raise -r or --duration before trusting it",
-			where, strconv.FormatFloat(p.Multiple, 'f', 3, 64), p.Seeds[0], p.Assessment.Binding))
+			where, exactMultiple(p.Multiple), p.Seeds[0], p.Assessment.Binding))
 	}
 	return out
 }
@@ -621,7 +642,7 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			continue
 		}
 		if r.Multiple > 0 {
-			l.Marks = append(l.Marks, plots.Mark{X: r.Multiple, Series: len(l.Series), Label: strconv.FormatFloat(r.Multiple, 'f', 3, 64)})
+			l.Marks = append(l.Marks, plots.Mark{X: r.Multiple, Series: len(l.Series), Label: exactMultiple(r.Multiple)})
 		}
 		l.Series = append(l.Series, ser)
 	}

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
@@ -28,6 +29,9 @@ type exploreFlags struct {
 	slos         []string
 	maxErrors    string
 	cluster      clusterFlags
+	// capacity's: --budget, --precision, --max-replications
+	budget, precision string
+	maxReplications   int
 }
 
 // register adds the flags of sweep or capacity (kind).
@@ -121,6 +125,9 @@ func setupExplore(fs *pflag.FlagSet, kind string) func(stdout, stderr io.Writer)
 		return func(stdout, stderr io.Writer) error { return runSweep(fs, e, stdout, stderr) }
 	}
 	require := fs.String("require", "mean", "with replications, the answer: mean (each SLO's statistic averaged over the replications is under its bound) or all (every replication meets every SLO)")
+	fs.StringVar(&e.budget, "budget", "1h", "the longest simulated run, warmup included, that the search may choose so that the hottest queue settles (10 relaxation times after a warmup); past it a multiple is unsettled")
+	fs.StringVar(&e.precision, "precision", "", "add replications, one at a time, until the answers' 95% interval is within this share of their mean (e.g. 1%) or the seeds agree, up to --max-replications")
+	fs.IntVar(&e.maxReplications, "max-replications", 10, "with --precision, the most replications")
 	return func(stdout, stderr io.Writer) error { return runCapacity(fs, e, *require, stdout, stderr) }
 }
 
@@ -252,6 +259,23 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	if cc.Require, err = sweep.ParseRequire(require); err != nil {
 		return usageError{err}
 	}
+	b, err := scenarios.ParseDuration(e.budget)
+	if err != nil || b <= 0 {
+		return usagef("--budget %q: want a simulated time such as 30m", e.budget)
+	}
+	cc.Budget = time.Duration(b)
+	if e.precision != "" {
+		if cc.Precision, err = sweep.ParseFraction(e.precision); err != nil || !(cc.Precision > 0 && cc.Precision < 1) {
+			return usagef("--precision %q: want a share of the answer such as 1%%", e.precision)
+		}
+		if e.cluster.active() {
+			return usagef("--precision adds replications as the answers come in, which a cluster's fixed plan cannot; give -r instead")
+		}
+	}
+	if e.maxReplications < 1 {
+		return usagef("--max-replications %d: want at least 1", e.maxReplications)
+	}
+	cc.MaxReplications = e.maxReplications
 	if e.cluster.active() {
 		return e.runPart(c, "capacity", stdout, stderr, func(c sweep.Config) (*sweep.Work, error) {
 			cc := cc

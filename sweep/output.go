@@ -23,6 +23,9 @@ type Sweep struct {
 	Scenario string // its name, for titles
 	Config   Config
 	Rows     []Row
+	// Random, when set, is the same sweep under placement = "random" (RunPlacement), row
+	// for row: where a row's verdict differs there, placement binds it.
+	Random []Row
 	// replaced caches Config.replaced for the tables' and charts' names.
 	replaced map[string][]string
 	loaded   bool
@@ -455,7 +458,7 @@ func (sw *Sweep) Table() *report.Table {
 		}
 		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, percent(r.HottestLoad.Mean, 1)),
 			fmt.Sprintf("%d: %s", r.HottestNode, percent(r.HottestNodeLoad.Mean, 1)),
-			errorPercent(r.ErrorRate.Mean), bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds)))
+			errorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
 		switch {
 		case judged:
 			rec = append(rec, verdictCell(r))
@@ -513,7 +516,13 @@ func (sw *Sweep) footnote(w io.Writer) {
 				what = "some replications saturated and some did not"
 			}
 			fmt.Fprintf(w, "\nSPLIT: %s; the mean describes none of them (see each seed with shardsim run --seed).\n", what)
-			return
+			break
+		}
+	}
+	if lines := sw.closing(); len(lines) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
 		}
 	}
 }

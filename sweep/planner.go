@@ -27,8 +27,8 @@ const (
 	// longer run measures its hottest node a little busier (its queue filled for longer)
 	// and so a little slower to settle.
 	settleMargin = 1.2
-	// settleTries bounds the lengthenings of one run.
-	settleTries = 4
+	// settleTries bounds the lengthenings of one run (each at least doubles it).
+	settleTries = 12
 )
 
 // DefaultBudget is the longest simulated run (warmup included) a search chooses unless
@@ -137,9 +137,13 @@ func (c *CapacityConfig) lengthen(first *metrics.Run, simulate func(duration, wa
 	run := first
 	for i := 0; i < settleTries && !c.settled(run) && c.passes(run); i++ {
 		d, w, ok := c.settledLength(run)
-		if !ok || d > c.budget() || d <= run.Elapsed.Seconds() {
+		if !ok || d > c.budget() {
 			break
 		}
+		// At least twice as long each time, so that a queue whose estimate grows with
+		// the run (its node measured busier) is settled or over the budget within a few
+		// tries.
+		d = min(max(d, math.Ceil(2*run.Elapsed.Seconds())), c.budget())
 		next, err := simulate(d, w)
 		if err != nil {
 			return nil, err

@@ -32,6 +32,8 @@ type exploreFlags struct {
 	// capacity's: --budget, --precision, --max-replications
 	budget, precision string
 	maxReplications   int
+	// sweep's: --no-placement-check
+	noPlacementCheck bool
 }
 
 // register adds the flags of sweep or capacity (kind).
@@ -122,6 +124,7 @@ func setupExplore(fs *pflag.FlagSet, kind string) func(stdout, stderr io.Writer)
 	e := new(exploreFlags)
 	e.register(fs, kind)
 	if kind == "sweep" {
+		fs.BoolVar(&e.noPlacementCheck, "no-placement-check", false, "with --slo, do not run the sweep again under random placement to see whether placement, not the varied key, decides the verdicts")
 		return func(stdout, stderr io.Writer) error { return runSweep(fs, e, stdout, stderr) }
 	}
 	require := fs.String("require", "mean", "with replications, the answer: mean (each SLO's statistic averaged over the replications is under its bound) or all (every replication meets every SLO)")
@@ -143,18 +146,24 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 	if e.cluster.active() {
 		return e.runPart(c, "sweep", stdout, stderr, func(c sweep.Config) (*sweep.Work, error) { return sweep.PlanSweep(c, version) })
 	}
-	var rows []sweep.Row
+	var rows, random []sweep.Row
 	out, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
 		c.Stop, c.Progress = stop, progress
 		var err error
-		rows, err = sweep.Run(c)
+		if rows, err = sweep.Run(c); err != nil {
+			return err
+		}
+		// Does placement decide the ranking? The same sweep under random placement.
+		if !e.noPlacementCheck && sweep.NeedsPlacementCheck(c) {
+			random, err = sweep.RunPlacement(c)
+		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	c.Stop, c.Progress = nil, nil
-	sw := &sweep.Sweep{Scenario: name, Config: c, Rows: rows}
+	sw := &sweep.Sweep{Scenario: name, Config: c, Rows: rows, Random: random}
 	return e.finish(out, stdout, stderr, sw.WriteFiles, sw.JSON(), sw.CSV, sw.Text, sw.Markdown)
 }
 

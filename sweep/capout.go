@@ -629,7 +629,13 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			ser.Stopped = append(ser.Stopped, p.Saturated > 0)
 			// Past the error limit the latency is of the completed requests only (a full
 			// queue's rejections cap it, and the line goes flat): boxed as such.
-			ser.Failing = append(ser.Failing, s.Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > c.MaxErrors)
+			failing := s.Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > c.MaxErrors
+			ser.Failing = append(ser.Failing, failing)
+			note := ""
+			if failing {
+				note = errorPercent(p.ErrorRate.Mean) + " failed"
+			}
+			ser.Notes = append(ser.Notes, note)
 			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)
 		}
 		for _, sm := range r.Samples {

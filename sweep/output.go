@@ -633,7 +633,7 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 			k = len(l.Series)
 			index[name] = k
 			n := len(first.Values)
-			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n), Stopped: make([]bool, n), Failing: make([]bool, n)}
+			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n), Stopped: make([]bool, n), Failing: make([]bool, n), Notes: make([]string, n)}
 			l.Series = append(l.Series, s)
 		}
 		x := 0
@@ -661,6 +661,9 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 		s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
 		// A latency past the error limit is of the completed requests only.
 		s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
+		if s.Failing[x] {
+			s.Notes[x] = errorPercent(r.ErrorRate.Mean) + " failed"
+		}
 	}
 	return l
 }

@@ -158,3 +158,59 @@ func TestCapacityErlangC(t *testing.T) {
 		t.Errorf("multiple %v, want within 1%% of Erlang C's %.5f", res[0].Multiple, want)
 	}
 }
+
+// TestSweepPlacementCheck: testdata/placement.toml, two tenants of 600 writes/s each
+// (1 ms each: 60% of one core) hashed over the shards of two 1-core nodes, seed 6, one
+// replication of 20 s. With 6 shards round-robin puts both tenants on node 1 (120%
+// offered: it fails p99 < 100 ms) and random placement does not; with 7 it is the other
+// way round. So the choice is 7 round-robin and 6 at random: both rows' binds cells say
+// placement, and the closing line says the choice changes. With 3 and 5 shards both
+// placements split the tenants: the same verdicts, and no row bound by placement.
+func TestSweepPlacementCheck(t *testing.T) {
+	slo, err := ParseSLO("w:p99<100ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sweepOf := func(values ...string) *Sweep {
+		c := Config{Scenario: "../testdata/placement.toml", Axes: []Axis{{Key: "keyspace.shards", Values: values}}, Replications: 1, Parallel: 2,
+			SLOs: []SLO{slo}, MaxErrors: 0.001}
+		if !NeedsPlacementCheck(c) {
+			t.Fatal("a round-robin scenario with SLOs needs the placement check")
+		}
+		rows, err := Run(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		random, err := RunPlacement(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Sweep{Scenario: "placement", Config: c, Rows: rows, Random: random}
+	}
+	sw := sweepOf("6", "7")
+	if sw.Rows[0].Assessment.OK || !sw.Rows[1].Assessment.OK || !sw.Random[0].Assessment.OK || sw.Random[1].Assessment.OK {
+		t.Fatalf("verdicts round-robin %v %v, random %v %v; want fail, meet, meet, fail", sw.Rows[0].Assessment.OK, sw.Rows[1].Assessment.OK,
+			sw.Random[0].Assessment.OK, sw.Random[1].Assessment.OK)
+	}
+	if a, b := sw.bindsCell(0), sw.bindsCell(1); a != "placement (random: meets)" || b != "placement (random: fails)" {
+		t.Errorf("binds cells %q and %q, want placement in both", a, b)
+	}
+	if l := sw.closing(); len(l) != 1 || !strings.Contains(l[0], "is 7.") || !strings.Contains(l[0], "Under random placement (same seeds) the choice is 6") {
+		t.Errorf("closing %q: want the choice 7, and 6 under random placement", l)
+	}
+	same := sweepOf("3", "5")
+	for i := range same.Rows {
+		if strings.HasPrefix(same.bindsCell(i), "placement") {
+			t.Errorf("3 and 5 shards: row %d bound by placement (%q)", i, same.bindsCell(i))
+		}
+	}
+	if l := same.closing(); len(l) != 1 || !strings.Contains(l[0], "is 3.") || !strings.Contains(l[0], "gives the same verdicts") {
+		t.Errorf("closing %q: want the choice 3, the same under random placement", l)
+	}
+	// Placement varied or set: no check.
+	c := same.Config
+	c.Options.Sets = []string{`cluster.placement="random"`}
+	if NeedsPlacementCheck(c) {
+		t.Error("a sweep that sets the placement needs no placement check")
+	}
+}

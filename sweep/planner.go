@@ -122,8 +122,12 @@ func (c *CapacityConfig) unsettledReason(r *metrics.Run) string {
 		return fmt.Sprintf("node %d is busy %s of the time: its queue never settles", node, percent(load, 2))
 	}
 	d, _, _ := c.settledLength(r)
-	return fmt.Sprintf("node %d (%s busy) settles in about %s: a run of %s is needed, over the budget of %s (measured %s)",
-		node, percent(load, 2), fmtSeconds(tau), fmtSeconds(d), fmtSeconds(budget), fmtSeconds(measured))
+	over := ", over the budget of " + fmtSeconds(budget)
+	if d <= budget {
+		over = " (not made: the run failed alone)"
+	}
+	return fmt.Sprintf("node %d (%s busy) settles in about %s: a run of %s is needed%s (measured %s)",
+		node, percent(load, 2), fmtSeconds(tau), fmtSeconds(d), over, fmtSeconds(measured))
 }
 
 // lengthen returns the run at (m, r) measured long enough to settle: the scenario's own
@@ -131,11 +135,12 @@ func (c *CapacityConfig) unsettledReason(r *metrics.Run) string {
 // settleTries times, while that is within the budget. load builds the scenario with the
 // extra overrides.
 //
-// A run that fails an SLO is not lengthened: starting empty understates its tail, so a
-// longer run would fail it too (the understated figure already fails).
+// With one replication a run that fails an SLO is not lengthened: starting empty
+// understates its tail, so a longer run would fail it too (the understated figure already
+// fails). With more, every run is, since a failing run's figure enters the means.
 func (c *CapacityConfig) lengthen(first *metrics.Run, simulate func(duration, warmup float64) (*metrics.Run, error)) (*metrics.Run, error) {
 	run := first
-	for i := 0; i < settleTries && !c.settled(run) && c.passes(run); i++ {
+	for i := 0; i < settleTries && !c.settled(run) && (c.passes(run) || c.pooling()); i++ {
 		d, w, ok := c.settledLength(run)
 		if !ok || d > c.budget() {
 			break
@@ -152,6 +157,9 @@ func (c *CapacityConfig) lengthen(first *metrics.Run, simulate func(duration, wa
 	}
 	return run, nil
 }
+
+// pooling reports whether runs are judged in means over replications.
+func (c *CapacityConfig) pooling() bool { return c.Replications > 1 || c.Precision > 0 }
 
 // passes reports whether one run meets every SLO alone.
 func (c *CapacityConfig) passes(r *metrics.Run) bool {

@@ -73,8 +73,10 @@ type CapacityConfig struct {
 	Precision       float64
 	MaxReplications int
 	// Relaxations is how many relaxation times of the hottest queue each run measures
-	// after its warmup (at least, and by default, 10).
+	// after its warmup (at least settleRuns; by default defaultRelaxations).
 	Relaxations float64
+	// lengthenAll lengthens failing runs too (a sweep's, whose rows show every figure).
+	lengthenAll bool
 }
 
 // Probe is what one multiple measured over a set of replications.

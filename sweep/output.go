@@ -397,6 +397,9 @@ func verdictCell(r *Row) string {
 	switch {
 	case r.Assessment.Binding == metrics.Unfinished:
 		return "did not finish"
+	case r.Unsettled > 0 && r.Assessment.OK:
+		// A pass measured before the hottest queue settled is no pass.
+		return fmt.Sprintf("unsettled %d/%d", r.Unsettled, n)
 	case r.Split():
 		return fmt.Sprintf("SPLIT %d/%d", r.Passes, n)
 	case r.Assessment.OK:

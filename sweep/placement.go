@@ -111,7 +111,7 @@ func (sw *Sweep) closing() []string {
 		sortIdx(sw.Rows, g.idx)
 		choose := func(rows []Row) int {
 			for _, i := range g.idx {
-				if rows[i].Assessment.OK && !rows[i].Split() {
+				if rows[i].Assessment.OK && !rows[i].Split() && rows[i].Unsettled == 0 {
 					return i
 				}
 			}

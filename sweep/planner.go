@@ -140,7 +140,7 @@ func (c *CapacityConfig) unsettledReason(r *metrics.Run) string {
 // fails). With more, every run is, since a failing run's figure enters the means.
 func (c *CapacityConfig) lengthen(first *metrics.Run, simulate func(duration, warmup float64) (*metrics.Run, error)) (*metrics.Run, error) {
 	run := first
-	for i := 0; i < settleTries && !c.settled(run) && (c.passes(run) || c.pooling()); i++ {
+	for i := 0; i < settleTries && !c.settled(run) && (c.passes(run) || c.pooling() || c.lengthenAll); i++ {
 		d, w, ok := c.settledLength(run)
 		if !ok || d > c.budget() {
 			break
@@ -270,4 +270,19 @@ func precise(per []found, precision float64) bool {
 		return false
 	}
 	return max(e.Mean-e.Lo, e.Hi-e.Mean) <= precision*e.Mean
+}
+
+// settleSweep lengthens a sweep's run as capacity does (every run, passing or not), when
+// the sweep has a RunBudget; otherwise it returns the run as it is.
+func (c *Config) settleSweep(first *metrics.Run, simulate func(duration, warmup float64) (*metrics.Run, error)) (*metrics.Run, error) {
+	if c.RunBudget <= 0 {
+		return first, nil
+	}
+	return c.settler().lengthen(first, simulate)
+}
+
+// settler is the capacity configuration whose run lengths a sweep with a RunBudget
+// shares.
+func (c *Config) settler() *CapacityConfig {
+	return &CapacityConfig{Config: *c, Budget: c.RunBudget, lengthenAll: true}
 }

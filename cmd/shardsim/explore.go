@@ -124,6 +124,7 @@ func setupExplore(fs *pflag.FlagSet, kind string) func(stdout, stderr io.Writer)
 	e := new(exploreFlags)
 	e.register(fs, kind)
 	if kind == "sweep" {
+		fs.StringVar(&e.budget, "budget", "", "choose each run's length as capacity does: long enough for the hottest queue to settle (20 relaxation times after a warmup of 3), up to this much simulated time, e.g. 1h (default: the scenario's duration)")
 		fs.BoolVar(&e.noPlacementCheck, "no-placement-check", false, "with --slo, do not run the sweep again under random placement to see whether placement, not the varied key, decides the verdicts")
 		return func(stdout, stderr io.Writer) error { return runSweep(fs, e, stdout, stderr) }
 	}
@@ -142,6 +143,13 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 	}
 	if len(c.Axes) == 0 {
 		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
+	}
+	if e.budget != "" {
+		b, err := scenarios.ParseDuration(e.budget)
+		if err != nil || b <= 0 {
+			return usagef("--budget %q: want a simulated time such as 1h", e.budget)
+		}
+		c.RunBudget = time.Duration(b)
 	}
 	if e.cluster.active() {
 		return e.runPart(c, "sweep", stdout, stderr, func(c sweep.Config) (*sweep.Work, error) { return sweep.PlanSweep(c, version) })

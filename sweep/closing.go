@@ -66,6 +66,9 @@ func (cr *CapacityReport) closing() []string {
 			}
 			return valueWords(c.Axes[0].Key, r.Point.Values[0])
 		}
+		plural := func(r Capacity) bool {
+			return len(c.Axes) > 0 && (c.Axes[0].Key == "cluster.nodes" && r.Point.Values[0] != "1" || c.Axes[0].Key == "cluster.cores")
+		}
 		carries := -1
 		for i, r := range rows {
 			if answered(r) && r.Multiple >= 1 {
@@ -76,28 +79,25 @@ func (cr *CapacityReport) closing() []string {
 		switch {
 		case carries >= 0:
 			r := rows[carries]
-			verb := " carries "
-			if len(c.Axes) > 0 && (c.Axes[0].Key == "cluster.nodes" && r.Point.Values[0] != "1" || c.Axes[0].Key == "cluster.cores") {
-				verb = " carry "
-			}
+			verb := " " + conj(plural(r), "carries") + " "
 			line += name(r) + verb + plan + " at " + at + " with " + headroom(r.Multiple) + " headroom (" + multipleWords(r) + ")"
 			if carries > 0 {
 				p := rows[carries-1]
-				line += "; " + name(p) + " " + reaches(p)
+				line += "; " + name(p) + " " + conj(plural(p), reaches(p))
 			}
 			line += "."
 		default:
 			line += "nothing here carries " + plan + " at " + at + ": "
 			var parts []string
 			for _, r := range rows {
-				parts = append(parts, name(r)+" "+reaches(r))
+				parts = append(parts, name(r)+" "+conj(plural(r), reaches(r)))
 			}
 			line += strings.Join(parts, ", ") + "."
 		}
 		for _, r := range rows {
 			if r.Unsettled {
-				line += fmt.Sprintf(" %s is unsettled: its runs passed up to %s, but above that the hottest queue needs runs longer than the budget (%s); raise --budget for an answer.",
-					name(r), exactMultiple(r.Multiple), fmtSeconds(c.budget()))
+				line += fmt.Sprintf(" %s %s unsettled: its runs passed up to %s, but above that the hottest queue needs runs longer than the budget (%s); raise --budget for an answer.",
+					name(r), conj(plural(r), "is"), exactMultiple(r.Multiple), fmtSeconds(c.budget()))
 				break
 			}
 		}
@@ -166,4 +166,27 @@ func sortByValue(rows []Capacity) {
 		b, _ := strconv.ParseFloat(rows[j].Point.Values[0], 64)
 		return a < b
 	})
+}
+
+// conj puts the verb that starts phrase in the plural when plural is true ("reaches
+// 0.93x" to "reach 0.93x").
+func conj(plural bool, phrase string) string {
+	if !plural {
+		return phrase
+	}
+	verb, rest, _ := strings.Cut(phrase, " ")
+	switch verb {
+	case "is":
+		verb = "are"
+	case "carries":
+		verb = "carry"
+	case "reaches":
+		verb = "reach"
+	default:
+		verb = strings.TrimSuffix(verb, "s")
+	}
+	if rest == "" {
+		return verb
+	}
+	return verb + " " + rest
 }

@@ -214,3 +214,29 @@ func TestSweepPlacementCheck(t *testing.T) {
 		t.Error("a sweep that sets the placement needs no placement check")
 	}
 }
+
+// TestClosingAnswer: the ANSWER line on constructed rows of a node-count search: the
+// smallest count whose answer is at least 1 (3 nodes at 1.2 over 2 nodes at 0.9296875),
+// its headroom rounded down (20%), the multiple exactly as run, and an unsettled row is
+// never the answer.
+func TestClosingAnswer(t *testing.T) {
+	slo, err := ParseSLO("w:p99<50ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(nodes string, m float64, unsettled bool) Capacity {
+		return Capacity{Point: Point{Values: []string{nodes}}, Variant: "base", Multiple: m, Failed: m * 1.01, Unsettled: unsettled,
+			Plan: "10,000 w/s", Spread: Estimated([]float64{m})}
+	}
+	cr := &CapacityReport{Scenario: "s", Config: CapacityConfig{SLOs: []SLO{slo}, Config: Config{Axes: []Axis{{Key: "cluster.nodes", Values: []string{"4", "2", "3"}}}}},
+		Rows: []Capacity{row("4", 1.5, true), row("2", 0.9296875, false), row("3", 1.2000000000000002, false)}}
+	got := cr.closing()
+	want := "ANSWER: 3 nodes carry the plan (10,000 w/s) at w:p99<50ms with 20% headroom (1.2000000000000002x); 2 nodes reach 0.9296875x. 4 nodes are unsettled"
+	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+		t.Errorf("closing %q, want it to start %q", got, want)
+	}
+	cr.Rows = []Capacity{row("2", 0.5, false), row("3", 1.4, true)}
+	if got := cr.closing(); len(got) != 1 || !strings.Contains(got[0], "nothing here carries") || !strings.Contains(got[0], "3 nodes are unsettled past 1.4x") {
+		t.Errorf("closing %q: an unsettled row is no answer", got)
+	}
+}

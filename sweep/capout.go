@@ -103,7 +103,7 @@ func (cr *CapacityReport) probeJSON(p *Probe) *jsonProbe {
 	if p == nil {
 		return nil
 	}
-	j := &jsonProbe{Multiple: round(p.Multiple, 6), Seeds: p.Seeds, OK: p.Assessment.OK, Passes: p.Passes, Split: p.Split(),
+	j := &jsonProbe{Multiple: p.Multiple, Seeds: p.Seeds, OK: p.Assessment.OK, Passes: p.Passes, Split: p.Split(),
 		Binding: p.Assessment.Binding, Stats: map[string]jsonEstimate{}, ErrorRate: p.ErrorRate.json(6), Failures: failuresJSON(&p.Failures),
 		HottestNode: p.HottestNode, HottestNodeLoad: p.NodeLoad.json(4), HottestShard: p.HottestShard, HottestLoad: p.ShardLoad.json(4), Bottleneck: bottleneckJSON(p.Bottleneck, p.Agree), Saturated: p.Saturated}
 	for i, s := range cr.Config.SLOs {
@@ -123,7 +123,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 	for _, r := range cr.Rows {
 		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
 			Multiple: r.Multiple, Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
-			Evaluations: r.Evaluations, MeanAnswer: round(r.MeanAnswer, 4), AllAnswer: round(r.AllAnswer, 4),
+			Evaluations: r.Evaluations, MeanAnswer: r.MeanAnswer, AllAnswer: r.AllAnswer,
 			Spread: r.Spread.json(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
 			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad,
 			Unsettled: r.Unsettled, SimSeconds: round(r.SimSeconds, 3)}
@@ -132,7 +132,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 			row.OfferedAt = &o
 		}
 		for _, m := range r.PerReplication {
-			row.PerReplication = append(row.PerReplication, round(m, 4))
+			row.PerReplication = append(row.PerReplication, m)
 		}
 		if r.At != nil {
 			e := round(r.At.ErrorRate.Mean, 6)
@@ -147,7 +147,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 			row.Values[a.Key] = r.Point.Values[i]
 		}
 		if !math.IsNaN(r.Failed) {
-			f := round(r.Failed, 4)
+			f := r.Failed
 			row.FailedAt = &f
 		}
 		for i := range r.Probes {
@@ -155,7 +155,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 		}
 		row.Samples = []jsonSample{}
 		for _, sm := range r.Samples {
-			js := jsonSample{Multiple: round(sm.Multiple, 6), Seed: sm.Seed, OK: sm.OK, Stats: map[string]*float64{}}
+			js := jsonSample{Multiple: sm.Multiple, Seed: sm.Seed, OK: sm.OK, Stats: map[string]*float64{}}
 			for i, s := range c.SLOs {
 				var v *float64
 				if x := sm.Stats[i]; x != nil {
@@ -513,17 +513,17 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 		rec = append(rec, r.Point.Values...)
 		var per []string
 		for _, m := range r.PerReplication {
-			per = append(per, num(round(m, 4)))
+			per = append(per, num(m))
 		}
-		rec = append(rec, r.Variant, c.Require.String(), num(round(r.Multiple, 4)), num(round(r.MeanAnswer, 4)), num(round(r.AllAnswer, 4)),
-			num(round(r.Failed, 4)), r.Binding, r.Reason, strings.Join(per, " "),
+		rec = append(rec, r.Variant, c.Require.String(), num(r.Multiple), num(r.MeanAnswer), num(r.AllAnswer),
+			num(r.Failed), r.Binding, r.Reason, strings.Join(per, " "),
 			num(r.Spread.Median), num(r.Spread.Min), num(r.Spread.Max), num(r.Spread.Lo), num(r.Spread.Hi))
 		for _, p := range []*Probe{r.At, r.Above, r.Check, r.CheckAbove} {
 			if p == nil {
 				rec = append(rec, make([]string, 3+3*len(c.SLOs)+7+len(metrics.Causes))...)
 				continue
 			}
-			rec = append(rec, num(round(p.Multiple, 6)), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
+			rec = append(rec, num(p.Multiple), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
 			for i := range c.SLOs {
 				e := p.Stats[i]
 				rec = append(rec, num(e.Mean), num(e.Lo), num(e.Hi))

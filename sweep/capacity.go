@@ -165,6 +165,9 @@ type Capacity struct {
 	// lowest answer to the highest multiple a replication failed at) where that is wider.
 	// With one replication it is the answer itself.
 	PerReplication []float64
+	// PerFailed[r] is the smallest multiple replication r's own search saw fail (NaN:
+	// none): its answer lies between PerReplication[r] and it.
+	PerFailed []float64
 	Spread         Estimate
 	// Check and CheckAbove are one run each at a seed no search used (seed + replications)
 	// at Multiple and at Failed: what a rerun of the answer may give. Nil when there is
@@ -605,6 +608,7 @@ func (s *searchState) answer() (Capacity, error) {
 	lo, hiMin, hiMax := math.Inf(1), math.Inf(1), 0.0
 	for _, f := range per {
 		res.PerReplication = append(res.PerReplication, f.lo)
+		res.PerFailed = append(res.PerFailed, f.hi)
 		lo = min(lo, f.lo)
 		hiMin, hiMax = min(hiMin, f.hi), max(hiMax, f.hi)
 	}

@@ -240,3 +240,43 @@ func TestClosingAnswer(t *testing.T) {
 		t.Errorf("closing %q: an unsettled row is no answer", got)
 	}
 }
+
+// TestCapacityPrecision: --precision adds replications one at a time. On the M/M/1 node
+// at p99 < 46.05 ms (answer 1.2857, 90% busy), 30 s runs, seeds from 11, starting from 2
+// replications with a precision of 0.1% (tighter than the 1% search can give unless the
+// seeds' brackets agree) and at most 5: the search stops at 5 or as soon as precise()
+// holds, and the replications it reports are the ones it searched, the check at the
+// next seed.
+func TestCapacityPrecision(t *testing.T) {
+	slo, err := ParseSLO("requests:p99<46.05ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunCapacity(CapacityConfig{
+		Config: Config{Scenario: "../testdata/queueing/mm1.toml", Options: scenarios.Options{Sets: []string{`duration="30s"`}},
+			Replications: 2, Parallel: 2},
+		SLOs: []SLO{slo}, MaxErrors: 0.001, Precision: 0.001, MaxReplications: 5,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res[0]
+	n := len(c.PerReplication)
+	var per []found
+	for i, m := range c.PerReplication {
+		per = append(per, found{lo: m, hi: c.PerFailed[i]})
+	}
+	t.Logf("%d replications: %v", n, c.PerReplication)
+	if n < 2 || n > 5 {
+		t.Fatalf("%d replications, want 2 to 5", n)
+	}
+	if n < 5 && !precise(per, 0.001) {
+		t.Errorf("stopped at %d replications %v before the answers were precise", n, c.PerReplication)
+	}
+	if c.At == nil || len(c.At.Seeds) != n || c.Check == nil || c.Check.Seeds[0] != 11+uint64(n) {
+		t.Errorf("the answer's probe or check does not use the %d replications searched: %+v", n, c.Check)
+	}
+	if n == 5 && precise(per[:4], 0.001) {
+		t.Errorf("a fifth replication was added after four were precise: %v", c.PerReplication)
+	}
+}

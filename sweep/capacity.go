@@ -168,7 +168,7 @@ type Capacity struct {
 	// PerFailed[r] is the smallest multiple replication r's own search saw fail (NaN:
 	// none): its answer lies between PerReplication[r] and it.
 	PerFailed []float64
-	Spread         Estimate
+	Spread    Estimate
 	// Check and CheckAbove are one run each at a seed no search used (seed + replications)
 	// at Multiple and at Failed: what a rerun of the answer may give. Nil when there is
 	// no such multiple.

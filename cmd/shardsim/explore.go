@@ -124,7 +124,8 @@ func setupExplore(fs *pflag.FlagSet, kind string) func(stdout, stderr io.Writer)
 	e := new(exploreFlags)
 	e.register(fs, kind)
 	if kind == "sweep" {
-		fs.StringVar(&e.budget, "budget", "", "choose each run's length as capacity does: long enough for the hottest queue to settle (20 relaxation times after a warmup of 3), up to this much simulated time, e.g. 1h (default: the scenario's duration)")
+		fs.StringVar(&e.budget, "budget", "", "choose each run's length as capacity does: long enough for the hottest queue to settle (20 relaxation times after a warmup of 3), up to this much simulated time, e.g. 1h")
+		showDefault(fs, "budget", "none: runs last the scenario's duration")
 		fs.BoolVar(&e.noPlacementCheck, "no-placement-check", false, "with --slo, do not run the sweep again under random placement to see whether placement, not the varied key, decides the verdicts")
 		return func(stdout, stderr io.Writer) error { return runSweep(fs, e, stdout, stderr) }
 	}

@@ -61,6 +61,7 @@ func TestFlagHelp(t *testing.T) {
 		"sweep --parallel":    "the number of CPUs",
 		"capacity --parallel": "the number of CPUs",
 		"fit --name":          "fit-<the log's file name>, e.g. fit-access for access.csv",
+		"sweep --budget":      "none: runs last the scenario's duration",
 	}
 	for _, c := range commands {
 		fs, _, _ := c.flagSet()

@@ -104,6 +104,10 @@ type Series struct {
 	// error limit there, and a latency of the completed ones leaves them out (the legend
 	// says "errors over limit"; the caption should say what it means).
 	Failing []bool
+	// Notes, when set, are written beside the failing points (the error rate there, so
+	// that a latency of the completed requests is read with what failed); the line into
+	// and between failing points is dashed.
+	Notes []string
 	// Dots are loose points in the series' colour, small rings without a line (each
 	// replication's own value, around the line of their mean).
 	Dots []Point

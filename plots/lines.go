@@ -194,9 +194,24 @@ func drawLines(dc draw.Canvas, l Lines) *plot.Plot {
 				stopped = append(stopped, plotter.XY{X: xs[j], Y: s.Y[j]})
 			}
 		}
+		var notes plotter.XYLabels
 		for j, f := range s.Failing {
 			if f && j < len(s.Y) && finite(s.Y[j]) && !(l.LogY && s.Y[j] <= 0) {
 				failing = append(failing, plotter.XY{X: xs[j], Y: s.Y[j]})
+				if j < len(s.Notes) && s.Notes[j] != "" {
+					notes.XYs = append(notes.XYs, plotter.XY{X: xs[j], Y: s.Y[j]})
+					notes.Labels = append(notes.Labels, s.Notes[j])
+				}
+			}
+		}
+		if len(notes.XYs) > 0 {
+			if lab, err := plotter.NewLabels(notes); err == nil {
+				for k := range lab.TextStyle {
+					lab.TextStyle[k].Color = colorOf(i)
+					lab.TextStyle[k].Font.Size = vg.Points(7)
+				}
+				lab.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
+				p.Add(lab)
 			}
 		}
 		for _, seg := range segments(xs, s.Y, l.LogY) {
@@ -208,7 +223,17 @@ func drawLines(dc draw.Canvas, l Lines) *plot.Plot {
 					Color: colorOf(i), Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}})
 				continue
 			}
-			p.Add(&plotter.Line{XYs: seg, LineStyle: sty})
+			// Into and between points past the error limit the line is dashed: there the
+			// latency is of the completed requests only, and falls as more fail.
+			dashed := sty
+			dashed.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			for _, piece := range splitFailing(seg, xs, s.Failing) {
+				if piece.failing {
+					p.Add(&plotter.Line{XYs: piece.xys, LineStyle: dashed})
+				} else {
+					p.Add(&plotter.Line{XYs: piece.xys, LineStyle: sty})
+				}
+			}
 			if l.XTicks != nil {
 				p.Add(&plotter.Scatter{XYs: seg, GlyphStyle: draw.GlyphStyle{
 					Color: colorOf(i), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}})
@@ -528,4 +553,34 @@ func cutBar(lo, hi, min, max float64, logY bool) (bl, bh float64, cutLo, cutHi b
 		bh = max
 	}
 	return bl, bh, cutLo, cutHi
+}
+
+// piece is a run of a line's points drawn in one style.
+type piece struct {
+	xys     plotter.XYs
+	failing bool
+}
+
+// splitFailing cuts a segment of a series into pieces: a step between two points is
+// failing when either end is a point of failing (by its x position in xs).
+func splitFailing(seg plotter.XYs, xs []float64, failing []bool) []piece {
+	bad := map[float64]bool{}
+	for j, f := range failing {
+		if f && j < len(xs) {
+			bad[xs[j]] = true
+		}
+	}
+	if len(bad) == 0 {
+		return []piece{{xys: seg}}
+	}
+	var out []piece
+	for k := 0; k+1 < len(seg); k++ {
+		f := bad[seg[k].X] || bad[seg[k+1].X]
+		if n := len(out); n > 0 && out[n-1].failing == f {
+			out[n-1].xys = append(out[n-1].xys, seg[k+1])
+			continue
+		}
+		out = append(out, piece{xys: plotter.XYs{seg[k], seg[k+1]}, failing: f})
+	}
+	return out
 }

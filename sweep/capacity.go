@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/pool"
@@ -61,6 +62,21 @@ type CapacityConfig struct {
 	MaxMultiple float64
 	// Require picks the answer reported as Multiple; both are computed.
 	Require Require
+	// Budget is the longest simulated run, warmup included, that a search may choose to
+	// settle the hottest queue (0: DefaultBudget); a multiple the budget cannot settle is
+	// judged Unsettled.
+	Budget time.Duration
+	// Precision, when above 0, adds replications one at a time (up to MaxReplications)
+	// until the 95% interval of the replications' own answers is within Precision of
+	// their mean on either side, or every replication's answer lies in one bracket of the
+	// search (the seeds agree on every multiple's pass or fail).
+	Precision       float64
+	MaxReplications int
+	// Relaxations is how many relaxation times of the hottest queue each run measures
+	// after its warmup (at least settleRuns; by default defaultRelaxations).
+	Relaxations float64
+	// lengthenAll lengthens failing runs too (a sweep's, whose rows show every figure).
+	lengthenAll bool
 }
 
 // Probe is what one multiple measured over a set of replications.
@@ -88,6 +104,10 @@ type Probe struct {
 	Bottleneck metrics.Bottleneck
 	Agree      int
 	Saturated  int // replications whose backlog diverged
+	// Unsettled counts the replications whose run the budget could not make long enough
+	// for the hottest queue to settle (settled), and Why says so for the first of them.
+	Unsettled int
+	Why       string
 	// Settle is the longest relaxation time (seconds) of a replication's hottest node
 	// (metrics.Node.Settle), and Measured the shortest time a replication measured after
 	// its warmup: a Settle that is not small beside Measured says the runs ended before
@@ -95,10 +115,23 @@ type Probe struct {
 	Settle, Measured float64
 }
 
-// OK reports whether the probe meets the SLOs as req asks.
+// OK reports whether the probe meets the SLOs as req asks. A probe with an unsettled
+// replication does not: its runs understate the tail.
 func (p *Probe) OK(req Require) bool {
 	if req == RequireAll {
 		return p.Passes == len(p.Seeds)
+	}
+	return p.Assessment.OK && p.Unsettled == 0
+}
+
+// unsettledOnly reports whether the probe fails as req asks only because some of its
+// passing runs are unsettled.
+func (p *Probe) unsettledOnly(req Require) bool {
+	if p.Unsettled == 0 {
+		return false
+	}
+	if req == RequireAll {
+		return p.Passes+p.Unsettled == len(p.Seeds)
 	}
 	return p.Assessment.OK
 }
@@ -132,7 +165,10 @@ type Capacity struct {
 	// lowest answer to the highest multiple a replication failed at) where that is wider.
 	// With one replication it is the answer itself.
 	PerReplication []float64
-	Spread         Estimate
+	// PerFailed[r] is the smallest multiple replication r's own search saw fail (NaN:
+	// none): its answer lies between PerReplication[r] and it.
+	PerFailed []float64
+	Spread    Estimate
 	// Check and CheckAbove are one run each at a seed no search used (seed + replications)
 	// at Multiple and at Failed: what a rerun of the answer may give. Nil when there is
 	// no such multiple.
@@ -140,9 +176,23 @@ type Capacity struct {
 	// NoLoad says the search stopped because an SLO is below the latency with no load
 	// (belowNoLoad), which Reason gives: no multiple meets it, and no resource binds.
 	NoLoad bool
+	// Unsettled says that what failed first above Multiple is Unsettled: the budget
+	// could not buy runs long enough there, so Multiple is a floor, not the answer.
+	// OfferedAt is the smallest multiple at which the utilization law offers a node all
+	// its cores (+Inf when it does not apply); no answer is at or above it.
+	Unsettled bool
+	OfferedAt float64
+	// Plan is the scenario's rates at multiple 1, in words ("10,000 create_order/s and
+	// 4,000 get_orders/s"), for the closing line.
+	Plan string
 	// Evaluations counts the multiples the answer's search judged; Runs the simulations
-	// made for this point and variant, all searches and checks together.
+	// made for this point and variant, all searches and checks together, lengthened runs
+	// counted once each; SimSeconds is the simulated time of those runs (their lengths
+	// added, the shorter runs that a lengthened one replaced left out) and Wall the time
+	// the search took.
 	Evaluations, Runs int
+	SimSeconds        float64
+	Wall              time.Duration
 	// Samples are every simulation made, by multiple then seed.
 	Samples []Sample
 }
@@ -330,6 +380,11 @@ type searchState struct {
 	runs   map[runKey]*metrics.Run
 	probes map[float64]*Probe
 	count  int
+	// reps is the replications searched so far (c.Replications, more with Precision).
+	reps int
+	// limit is what the utilization law offers the nodes (offeredOf), found once.
+	limit     offeredLimit
+	limitOnce sync.Once
 }
 
 // run returns the runs of replications reps at multiple m, simulating those not made yet
@@ -355,13 +410,25 @@ func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
 		i := todo[k]
 		opts := s.c.Config
 		opts.Options.Variants = []string{s.variant}
-		sc, err := opts.load(s.point, &s.seed, reps[i], scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)})
+		lf := scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)}
+		simulate := func(extra ...scenarios.Override) (*metrics.Run, error) {
+			sc, err := opts.load(s.point, &s.seed, reps[i], append([]scenarios.Override{lf}, extra...)...)
+			if err != nil {
+				return nil, err
+			}
+			r := metrics.Of(sim.Run(s.c.model(sc.Variants[0])))
+			r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
+			return r, nil
+		}
+		r, err := simulate()
+		if err == nil {
+			// Long enough for the hottest queue to settle, within the budget (planner.go).
+			r, err = s.c.lengthen(r, func(d, w float64) (*metrics.Run, error) { return simulate(lengthOverrides(m, d, w)...) })
+		}
 		if err != nil {
 			errs[k] = err
 			return
 		}
-		r := metrics.Of(sim.Run(s.c.model(sc.Variants[0])))
-		r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
 		out[i] = r
 		s.mu.Lock()
 		s.runs[runKey{m, reps[i]}] = r
@@ -390,8 +457,34 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 	}
 	c := s.c
 	pr.Assessment = metrics.Assess(c.SLOs, c.MaxErrors, runs)
+	unsettledAny := false
+	defer func() {
+		// The means of runs of which some are unsettled are understated: a pass of
+		// theirs is no pass either.
+		if unsettledAny && pr.Assessment.OK && pr.Unsettled == 0 {
+			pr.Unsettled = 1
+			for _, r := range runs {
+				if !c.settled(r) {
+					pr.Why = c.unsettledReason(r)
+					break
+				}
+			}
+		}
+	}()
 	for _, r := range runs {
-		if metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK {
+		ok := c.passes(r)
+		if !c.settled(r) {
+			unsettledAny = true
+			if ok {
+				// Its tail is understated: its pass is no pass (a failure would be one).
+				pr.Unsettled++
+				if pr.Why == "" {
+					pr.Why = c.unsettledReason(r)
+				}
+				ok = false
+			}
+		}
+		if ok {
 			pr.Passes++
 		}
 		if r.Saturated {
@@ -435,9 +528,9 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 	return pr, nil
 }
 
-// allReps is 0..R-1.
+// allReps is 0..R-1, R the replications searched so far.
 func (s *searchState) allReps() []int {
-	reps := make([]int, s.c.Replications)
+	reps := make([]int, max(s.reps, s.c.Replications))
 	for i := range reps {
 		reps[i] = i
 	}
@@ -465,28 +558,57 @@ func (s *searchState) pooled(m float64) (*Probe, error) {
 // answer runs the three searches and the check.
 func (s *searchState) answer() (Capacity, error) {
 	c := s.c
+	began := time.Now()
+	if err := s.findLimit(); err != nil {
+		return Capacity{}, err
+	}
 	R := c.Replications
-	res := Capacity{Point: s.point, Variant: s.variant, Require: c.Require, Failed: math.NaN()}
-	// Each replication alone, in parallel.
-	per := make([]found, R)
-	errs := make([]error, R)
-	s.pool.Fork(R, func(r int) {
-		per[r], errs[r] = find(c.Tolerance, s.most, 0, 0, func(m float64) (verdict, error) {
+	s.reps = R
+	res := Capacity{Point: s.point, Variant: s.variant, Require: c.Require, Failed: math.NaN(), OfferedAt: math.Inf(1)}
+	if s.limit.ok {
+		res.OfferedAt = 1 / s.limit.load
+	}
+	res.Plan = s.limit.rates
+	// Each replication alone, in parallel; with Precision, more one at a time.
+	alone := func(r int) (found, error) {
+		return find(c.Tolerance, s.most, 0, 0, func(m float64) (verdict, error) {
+			if over, why := s.limit.overOffered(m); over {
+				return verdict{binding: Offered, reason: why}, nil
+			}
 			pr, err := s.probe(m, []int{r})
 			if err != nil {
 				return verdict{}, err
 			}
-			return verdict{ok: pr.Passes == 1, binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}, nil
+			v := verdict{ok: pr.Passes == 1, binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}
+			if pr.unsettledOnly(RequireAll) {
+				v.binding, v.reason, v.noLoad = Unsettled, pr.Why, ""
+			}
+			return v, nil
 		})
-	})
+	}
+	per := make([]found, R)
+	errs := make([]error, R)
+	s.pool.Fork(R, func(r int) { per[r], errs[r] = alone(r) })
 	if err := errors.Join(errs...); err != nil {
 		return res, err
+	}
+	for c.Precision > 0 && R < max(c.MaxReplications, c.Replications) && !precise(per, c.Precision) {
+		f, err := alone(R)
+		if err != nil {
+			return res, err
+		}
+		per = append(per, f)
+		R++
+		s.mu.Lock()
+		s.reps = R
+		s.mu.Unlock()
 	}
 	// lo: the lowest answer; hiMin and hiMax: the lowest and highest multiple a
 	// replication failed at (NaN when one never failed).
 	lo, hiMin, hiMax := math.Inf(1), math.Inf(1), 0.0
 	for _, f := range per {
 		res.PerReplication = append(res.PerReplication, f.lo)
+		res.PerFailed = append(res.PerFailed, f.hi)
 		lo = min(lo, f.lo)
 		hiMin, hiMax = min(hiMin, f.hi), max(hiMax, f.hi)
 	}
@@ -501,12 +623,17 @@ func (s *searchState) answer() (Capacity, error) {
 	}
 	judge := func(req Require) func(m float64) (verdict, error) {
 		return func(m float64) (verdict, error) {
+			if over, why := s.limit.overOffered(m); over {
+				return verdict{binding: Offered, reason: why}, nil
+			}
 			pr, err := s.pooled(m)
 			if err != nil {
 				return verdict{}, err
 			}
 			v := verdict{ok: pr.OK(req), binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}
-			if req == RequireAll && !v.ok && pr.Assessment.OK {
+			if pr.unsettledOnly(req) {
+				v.binding, v.reason, v.noLoad = Unsettled, fmt.Sprintf("%d of %d replications unsettled: %s", pr.Unsettled, len(pr.Seeds), pr.Why), ""
+			} else if req == RequireAll && !v.ok && pr.Assessment.OK {
 				v.binding, v.reason = "a replication", fmt.Sprintf("%d of %d replications meet every SLO (the means do)", pr.Passes, len(pr.Seeds))
 			}
 			return v, nil
@@ -543,10 +670,14 @@ func (s *searchState) answer() (Capacity, error) {
 	if chosen.noLoad != "" {
 		res.NoLoad, res.Reason = true, chosen.noLoad
 	}
+	res.Unsettled = chosen.binding == Unsettled
+	// Above the utilization law's limit nothing ran: there is no probe to show, and no
+	// check to make.
+	aboveRan := !math.IsNaN(res.Failed) && chosen.binding != Offered
 	if res.Multiple > 0 {
 		res.At, _ = s.pooled(res.Multiple)
 	}
-	if !math.IsNaN(res.Failed) {
+	if aboveRan {
 		res.Above, _ = s.pooled(res.Failed)
 	}
 	// The check: one run at a seed none of the searches used.
@@ -555,7 +686,7 @@ func (s *searchState) answer() (Capacity, error) {
 			return res, err
 		}
 	}
-	if !math.IsNaN(res.Failed) {
+	if aboveRan {
 		if res.CheckAbove, err = s.probe(res.Failed, []int{R}); err != nil {
 			return res, err
 		}
@@ -578,7 +709,10 @@ func (s *searchState) answer() (Capacity, error) {
 		res.Probes = append(res.Probes, *pr)
 	}
 	sort.Slice(res.Probes, func(i, j int) bool { return res.Probes[i].Multiple < res.Probes[j].Multiple })
-	res.Runs = s.count
+	res.Runs, res.Wall = s.count, time.Since(began)
+	for _, r := range s.runs {
+		res.SimSeconds += r.Elapsed.Seconds()
+	}
 	for k, r := range s.runs {
 		sm := Sample{Multiple: k.m, Seed: s.seed + uint64(k.r), OK: metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK}
 		for _, slo := range c.SLOs {

@@ -62,6 +62,13 @@ type capacityRow struct {
 	// BelowNoLoad: an SLO is below the latency with no load, so no multiple meets it
 	// (Capacity.NoLoad); reason says with which figures.
 	BelowNoLoad bool `json:"below_no_load,omitempty"`
+	// Unsettled: the budget could not settle the runs above the multiple, which is then a
+	// floor and not an answer; OfferedAt is the multiple at which the utilization law
+	// offers a node all its cores (null where the law does not apply); SimSeconds is the
+	// simulated time of every run the searches made.
+	Unsettled  bool     `json:"unsettled,omitempty"`
+	OfferedAt  *float64 `json:"offered_at,omitempty"`
+	SimSeconds float64  `json:"sim_seconds"`
 }
 
 // jsonSample is one simulation: stats are keyed by the SLO as written, null when the
@@ -96,7 +103,7 @@ func (cr *CapacityReport) probeJSON(p *Probe) *jsonProbe {
 	if p == nil {
 		return nil
 	}
-	j := &jsonProbe{Multiple: round(p.Multiple, 6), Seeds: p.Seeds, OK: p.Assessment.OK, Passes: p.Passes, Split: p.Split(),
+	j := &jsonProbe{Multiple: p.Multiple, Seeds: p.Seeds, OK: p.Assessment.OK, Passes: p.Passes, Split: p.Split(),
 		Binding: p.Assessment.Binding, Stats: map[string]jsonEstimate{}, ErrorRate: p.ErrorRate.json(6), Failures: failuresJSON(&p.Failures),
 		HottestNode: p.HottestNode, HottestNodeLoad: p.NodeLoad.json(4), HottestShard: p.HottestShard, HottestLoad: p.ShardLoad.json(4), Bottleneck: bottleneckJSON(p.Bottleneck, p.Agree), Saturated: p.Saturated}
 	for i, s := range cr.Config.SLOs {
@@ -115,12 +122,17 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 	}
 	for _, r := range cr.Rows {
 		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
-			Multiple: round(r.Multiple, 4), Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
-			Evaluations: r.Evaluations, MeanAnswer: round(r.MeanAnswer, 4), AllAnswer: round(r.AllAnswer, 4),
+			Multiple: r.Multiple, Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
+			Evaluations: r.Evaluations, MeanAnswer: r.MeanAnswer, AllAnswer: r.AllAnswer,
 			Spread: r.Spread.json(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
-			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad}
+			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad,
+			Unsettled: r.Unsettled, SimSeconds: round(r.SimSeconds, 3)}
+		if !math.IsInf(r.OfferedAt, 1) && r.OfferedAt > 0 {
+			o := round(r.OfferedAt, 6)
+			row.OfferedAt = &o
+		}
 		for _, m := range r.PerReplication {
-			row.PerReplication = append(row.PerReplication, round(m, 4))
+			row.PerReplication = append(row.PerReplication, m)
 		}
 		if r.At != nil {
 			e := round(r.At.ErrorRate.Mean, 6)
@@ -135,7 +147,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 			row.Values[a.Key] = r.Point.Values[i]
 		}
 		if !math.IsNaN(r.Failed) {
-			f := round(r.Failed, 4)
+			f := r.Failed
 			row.FailedAt = &f
 		}
 		for i := range r.Probes {
@@ -143,7 +155,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 		}
 		row.Samples = []jsonSample{}
 		for _, sm := range r.Samples {
-			js := jsonSample{Multiple: round(sm.Multiple, 6), Seed: sm.Seed, OK: sm.OK, Stats: map[string]*float64{}}
+			js := jsonSample{Multiple: sm.Multiple, Seed: sm.Seed, OK: sm.OK, Stats: map[string]*float64{}}
 			for i, s := range c.SLOs {
 				var v *float64
 				if x := sm.Stats[i]; x != nil {
@@ -192,9 +204,9 @@ func multipleCell(m, failed float64) string {
 	case m == 0:
 		return "< " + strconv.FormatFloat(minMultiple, 'f', 4, 64)
 	case math.IsNaN(failed):
-		return ">= " + strconv.FormatFloat(m, 'f', 3, 64)
+		return ">= " + exactMultiple(m)
 	}
-	return strconv.FormatFloat(m, 'f', 3, 64)
+	return exactMultiple(m)
 }
 
 // Tables are the answer table and the check table.
@@ -235,6 +247,9 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 		if r.NoLoad {
 			mc = "none"
 		}
+		if r.Unsettled {
+			mc = "unsettled" // not an answer: the budget could not settle the runs above it
+		}
 		rec = append(rec, r.Variant, mc)
 		if reps {
 			other := r.AllAnswer
@@ -247,8 +262,8 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 			} else if !math.IsNaN(r.Spread.Lo) {
 				iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
 			}
-			rec = append(rec, strconv.FormatFloat(r.Spread.Median, 'f', 3, 64)+" ("+strconv.FormatFloat(r.Spread.Min, 'f', 3, 64)+
-				"–"+strconv.FormatFloat(r.Spread.Max, 'f', 3, 64)+")", iv, strconv.FormatFloat(other, 'f', 3, 64))
+			rec = append(rec, exactMultiple(r.Spread.Median)+" ("+exactMultiple(r.Spread.Min)+
+				"–"+exactMultiple(r.Spread.Max)+")", iv, exactMultiple(other))
 		}
 		for i, s := range c.SLOs {
 			v := "-"
@@ -300,7 +315,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 				crec = append(crec, "-", "-")
 				continue
 			}
-			crec = append(crec, strconv.FormatFloat(p.Multiple, 'f', 3, 64))
+			crec = append(crec, exactMultiple(p.Multiple))
 			for i, s := range c.SLOs {
 				v := "-"
 				if p.Stats[i].Defined() {
@@ -401,6 +416,12 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 			fmt.Fprintln(w, l)
 		}
 	}
+	if lines := cr.closing(); len(lines) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+	}
 }
 
 // settleRuns is how many relaxation times of the hottest node's queue a run must measure
@@ -464,7 +485,7 @@ func (cr *CapacityReport) checkWarnings() []string {
 			where += " at " + strings.Join(r.Point.Values, ", ")
 		}
 		out = append(out, fmt.Sprintf("WARNING: the answer for %s (multiple %s) did not hold at seed %d: %s; the seeds disagree there, so raise -r or --duration before trusting it",
-			where, strconv.FormatFloat(p.Multiple, 'f', 3, 64), p.Seeds[0], p.Assessment.Binding))
+			where, exactMultiple(p.Multiple), p.Seeds[0], p.Assessment.Binding))
 	}
 	return out
 }
@@ -500,17 +521,17 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 		rec = append(rec, r.Point.Values...)
 		var per []string
 		for _, m := range r.PerReplication {
-			per = append(per, num(round(m, 4)))
+			per = append(per, num(m))
 		}
-		rec = append(rec, r.Variant, c.Require.String(), num(round(r.Multiple, 4)), num(round(r.MeanAnswer, 4)), num(round(r.AllAnswer, 4)),
-			num(round(r.Failed, 4)), r.Binding, r.Reason, strings.Join(per, " "),
+		rec = append(rec, r.Variant, c.Require.String(), num(r.Multiple), num(r.MeanAnswer), num(r.AllAnswer),
+			num(r.Failed), r.Binding, r.Reason, strings.Join(per, " "),
 			num(r.Spread.Median), num(r.Spread.Min), num(r.Spread.Max), num(r.Spread.Lo), num(r.Spread.Hi))
 		for _, p := range []*Probe{r.At, r.Above, r.Check, r.CheckAbove} {
 			if p == nil {
 				rec = append(rec, make([]string, 3+3*len(c.SLOs)+7+len(metrics.Causes))...)
 				continue
 			}
-			rec = append(rec, num(round(p.Multiple, 6)), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
+			rec = append(rec, num(p.Multiple), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
 			for i := range c.SLOs {
 				e := p.Stats[i]
 				rec = append(rec, num(e.Mean), num(e.Lo), num(e.Hi))
@@ -630,7 +651,13 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			ser.Stopped = append(ser.Stopped, p.Saturated > 0)
 			// Past the error limit the latency is of the completed requests only (a full
 			// queue's rejections cap it, and the line goes flat): boxed as such.
-			ser.Failing = append(ser.Failing, s.Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > c.MaxErrors)
+			failing := s.Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > c.MaxErrors
+			ser.Failing = append(ser.Failing, failing)
+			note := ""
+			if failing {
+				note = errorPercent(p.ErrorRate.Mean) + " failed"
+			}
+			ser.Notes = append(ser.Notes, note)
 			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)
 		}
 		for _, sm := range r.Samples {
@@ -643,7 +670,7 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			continue
 		}
 		if r.Multiple > 0 {
-			l.Marks = append(l.Marks, plots.Mark{X: r.Multiple, Series: len(l.Series), Label: strconv.FormatFloat(r.Multiple, 'f', 3, 64)})
+			l.Marks = append(l.Marks, plots.Mark{X: r.Multiple, Series: len(l.Series), Label: exactMultiple(r.Multiple)})
 		}
 		l.Series = append(l.Series, ser)
 	}

@@ -23,6 +23,9 @@ type Sweep struct {
 	Scenario string // its name, for titles
 	Config   Config
 	Rows     []Row
+	// Random, when set, is the same sweep under placement = "random" (RunPlacement), row
+	// for row: where a row's verdict differs there, placement binds it.
+	Random []Row
 	// replaced caches Config.replaced for the tables' and charts' names.
 	replaced map[string][]string
 	loaded   bool
@@ -394,6 +397,9 @@ func verdictCell(r *Row) string {
 	switch {
 	case r.Assessment.Binding == metrics.Unfinished:
 		return "did not finish"
+	case r.Unsettled > 0 && r.Assessment.OK:
+		// A pass measured before the hottest queue settled is no pass.
+		return fmt.Sprintf("unsettled %d/%d", r.Unsettled, n)
 	case r.Split():
 		return fmt.Sprintf("SPLIT %d/%d", r.Passes, n)
 	case r.Assessment.OK:
@@ -455,7 +461,7 @@ func (sw *Sweep) Table() *report.Table {
 		}
 		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, percent(r.HottestLoad.Mean, 1)),
 			fmt.Sprintf("%d: %s", r.HottestNode, percent(r.HottestNodeLoad.Mean, 1)),
-			errorPercent(r.ErrorRate.Mean), bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds)))
+			errorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
 		switch {
 		case judged:
 			rec = append(rec, verdictCell(r))
@@ -513,7 +519,13 @@ func (sw *Sweep) footnote(w io.Writer) {
 				what = "some replications saturated and some did not"
 			}
 			fmt.Fprintf(w, "\nSPLIT: %s; the mean describes none of them (see each seed with shardsim run --seed).\n", what)
-			return
+			break
+		}
+	}
+	if lines := sw.closing(); len(lines) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
 		}
 	}
 }
@@ -629,7 +641,7 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 			k = len(l.Series)
 			index[name] = k
 			n := len(first.Values)
-			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n), Stopped: make([]bool, n), Failing: make([]bool, n)}
+			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n), Stopped: make([]bool, n), Failing: make([]bool, n), Notes: make([]string, n)}
 			l.Series = append(l.Series, s)
 		}
 		x := 0
@@ -657,6 +669,9 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 		s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
 		// A latency past the error limit is of the completed requests only.
 		s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
+		if s.Failing[x] {
+			s.Notes[x] = errorPercent(r.ErrorRate.Mean) + " failed"
+		}
 	}
 	return l
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
@@ -35,6 +36,10 @@ type Config struct {
 	// replications disagree. Capacity takes its own (CapacityConfig.SLOs).
 	SLOs      []SLO
 	MaxErrors float64
+	// RunBudget, when above 0, has a sweep choose each run's length as capacity does
+	// (docs/sweeps.md): long enough for the hottest queue to settle, up to this much
+	// simulated time; a row with a run the budget could not settle says so.
+	RunBudget time.Duration
 }
 
 // DefaultMaxRuns is the most runs a sweep or capacity search makes unless told otherwise:
@@ -108,8 +113,11 @@ type Row struct {
 	// the first replication that agrees; Agree counts the replications that agree.
 	Bottleneck metrics.Bottleneck
 	Agree      int
-	// Saturated counts the replications whose backlog diverged.
+	// Saturated counts the replications whose backlog diverged; Unsettled those whose
+	// run did not measure long enough for its hottest queue to settle (with a RunBudget
+	// only).
 	Saturated int
+	Unsettled int
 	// With SLOs: Assessment judges them over the replications together (the statistic's
 	// mean under its bound, as capacity does) and Passes counts the replications that meet
 	// every SLO alone. Judged is false without SLOs.
@@ -326,6 +334,22 @@ func (pl *plan) run(idx []int, done func(i int, r *metrics.Run) error) error {
 		m := c.model(v)
 		m.Stop = stop
 		r := metrics.Of(sim.Run(m))
+		if c.RunBudget > 0 {
+			// As long as the hottest queue needs to settle, within the budget.
+			var err error
+			r, err = c.settleSweep(r, func(d, w float64) (*metrics.Run, error) {
+				sc, err := c.load(pl.points[j.point], &pl.seeds[j.point], j.rep, lengthOverrides(0, d, w)...)
+				if err != nil {
+					return nil, err
+				}
+				m := c.model(sc.Variants[j.variant])
+				m.Stop = stop
+				return metrics.Of(sim.Run(m)), nil
+			})
+			if err != nil {
+				panic("sweep: a lengthened run of a valid point failed to load: " + err.Error())
+			}
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if failed != nil || c.Stop != nil && c.Stop() {
@@ -366,6 +390,13 @@ func (pl *plan) rows(samples []*metrics.Run) []Row {
 			}
 			row = aggregate(row, ss)
 			judge(&row, ss, pl.c.SLOs, pl.c.MaxErrors)
+			if pl.c.RunBudget > 0 {
+				for _, s := range ss {
+					if !pl.c.settler().settled(s) {
+						row.Unsettled++
+					}
+				}
+			}
 			rows = append(rows, row)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
@@ -29,6 +30,11 @@ type exploreFlags struct {
 	slos         []string
 	maxErrors    string
 	cluster      clusterFlags
+	// capacity's: --budget, --precision, --max-replications
+	budget, precision string
+	maxReplications   int
+	// sweep's: --no-placement-check
+	noPlacementCheck bool
 }
 
 // register adds the flags of sweep or capacity (kind).
@@ -122,9 +128,15 @@ func setupExplore(fs *pflag.FlagSet, kind string) func(stdout, stderr io.Writer)
 	e := new(exploreFlags)
 	e.register(fs, kind)
 	if kind == "sweep" {
+		fs.StringVar(&e.budget, "budget", "", "choose each run's length as capacity does: long enough for the hottest queue to settle (20 relaxation times after a warmup of 3), up to this much simulated time, e.g. 1h")
+		showDefault(fs, "budget", "none: runs last the scenario's duration")
+		fs.BoolVar(&e.noPlacementCheck, "no-placement-check", false, "with --slo, do not run the sweep again under random placement to see whether placement, not the varied key, decides the verdicts")
 		return func(stdout, stderr io.Writer) error { return runSweep(fs, e, stdout, stderr) }
 	}
 	require := fs.String("require", "mean", "with replications, the answer: mean (each SLO's statistic averaged over the replications is under its bound) or all (every replication meets every SLO)")
+	fs.StringVar(&e.budget, "budget", "1h", "the longest simulated run, warmup included, that the search may choose so that the hottest queue settles (10 relaxation times after a warmup); past it a multiple is unsettled")
+	fs.StringVar(&e.precision, "precision", "", "add replications, one at a time, until the answers' 95% interval is within this share of their mean (e.g. 1%) or the seeds agree, up to --max-replications")
+	fs.IntVar(&e.maxReplications, "max-replications", 10, "with --precision, the most replications")
 	return func(stdout, stderr io.Writer) error { return runCapacity(fs, e, *require, stdout, stderr) }
 }
 
@@ -137,21 +149,34 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 	if len(c.Axes) == 0 {
 		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
 	}
+	if e.budget != "" {
+		b, err := scenarios.ParseDuration(e.budget)
+		if err != nil || b <= 0 {
+			return usagef("--budget %q: want a simulated time such as 1h", e.budget)
+		}
+		c.RunBudget = time.Duration(b)
+	}
 	if e.cluster.active() {
 		return e.runPart(c, "sweep", stdout, stderr, func(c sweep.Config) (*sweep.Work, error) { return sweep.PlanSweep(c, version) })
 	}
-	var rows []sweep.Row
+	var rows, random []sweep.Row
 	out, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
 		c.Stop, c.Progress = stop, progress
 		var err error
-		rows, err = sweep.Run(c)
+		if rows, err = sweep.Run(c); err != nil {
+			return err
+		}
+		// Does placement decide the ranking? The same sweep under random placement.
+		if !e.noPlacementCheck && sweep.NeedsPlacementCheck(c) {
+			random, err = sweep.RunPlacement(c)
+		}
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	c.Stop, c.Progress = nil, nil
-	sw := &sweep.Sweep{Scenario: name, Config: c, Rows: rows}
+	sw := &sweep.Sweep{Scenario: name, Config: c, Rows: rows, Random: random}
 	return e.finish(out, stdout, stderr, sw.WriteFiles, sw.JSON(), sw.CSV, sw.Text, sw.Markdown)
 }
 
@@ -265,6 +290,23 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	if cc.Require, err = sweep.ParseRequire(require); err != nil {
 		return usageError{err}
 	}
+	b, err := scenarios.ParseDuration(e.budget)
+	if err != nil || b <= 0 {
+		return usagef("--budget %q: want a simulated time such as 30m", e.budget)
+	}
+	cc.Budget = time.Duration(b)
+	if e.precision != "" {
+		if cc.Precision, err = sweep.ParseFraction(e.precision); err != nil || !(cc.Precision > 0 && cc.Precision < 1) {
+			return usagef("--precision %q: want a share of the answer such as 1%%", e.precision)
+		}
+		if e.cluster.active() {
+			return usagef("--precision adds replications as the answers come in, which a cluster's fixed plan cannot; give -r instead")
+		}
+	}
+	if e.maxReplications < 1 {
+		return usagef("--max-replications %d: want at least 1", e.maxReplications)
+	}
+	cc.MaxReplications = e.maxReplications
 	if e.cluster.active() {
 		return e.runPart(c, "capacity", stdout, stderr, func(c sweep.Config) (*sweep.Work, error) {
 			cc := cc

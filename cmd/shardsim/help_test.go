@@ -63,6 +63,7 @@ func TestFlagHelp(t *testing.T) {
 		"fit --name":          "fit-<the log's file name>, e.g. fit-access for access.csv",
 		"--log-format":        "csv, or the format of the scenario's log", // "" until --log-format is given
 		"analyze --format":    "text",                                     // a list of the values given, for the note on a log's format
+		"sweep --budget":      "none: runs last the scenario's duration",
 	}
 	for _, c := range commands {
 		fs, _, _ := c.flagSet()

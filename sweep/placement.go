@@ -1,0 +1,197 @@
+package sweep
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/shardsim/shardsim/spec"
+)
+
+// The placement check (docs/sweeps.md, "Does placement decide?"): a sweep's ranking of
+// its varied key can come from where the default round-robin placement happens to put
+// the hot shards rather than from the key. With SLOs, the sweep runs again under
+// placement = "random" (the same seeds); a row whose verdict differs there is bound by
+// placement, and the closing line says when the choice changes.
+
+// randomPlacement is the override the check runs with.
+const randomPlacement = `cluster.placement="random"`
+
+// NeedsPlacementCheck reports whether a sweep should be run again under random placement:
+// it judges SLOs, varies neither the placement nor sets it, and its first point places
+// shards round-robin.
+func NeedsPlacementCheck(c Config) bool {
+	if len(c.SLOs) == 0 {
+		return false
+	}
+	for _, a := range c.Axes {
+		if strings.HasPrefix(a.Key, "cluster.placement") || strings.HasPrefix(a.Key, "cluster.shard_nodes") {
+			return false
+		}
+	}
+	for _, s := range c.Options.Sets {
+		if strings.Contains(s, "placement") || strings.Contains(s, "shard_nodes") {
+			return false
+		}
+	}
+	sc := c.first()
+	if sc == nil {
+		return false
+	}
+	for _, v := range sc.Variants {
+		if v.Spec.Placement != spec.PlaceRoundRobin || len(v.Spec.Nodes) < 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// RunPlacement runs the sweep again under random placement: its rows, row for row.
+func RunPlacement(c Config) ([]Row, error) {
+	c.Options.Sets = append(slices.Clone(c.Options.Sets), randomPlacement)
+	return Run(c)
+}
+
+// bindsCell is row i's "binds" cell: what binds it, or "placement" where random placement
+// reverses its verdict.
+func (sw *Sweep) bindsCell(i int) string {
+	r := &sw.Rows[i]
+	if i < len(sw.Random) {
+		q := &sw.Random[i]
+		if q.Assessment.OK != r.Assessment.OK {
+			how := "fails"
+			if q.Assessment.OK {
+				how = "meets"
+			}
+			return "placement (random: " + how + ")"
+		}
+	}
+	return bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds))
+}
+
+// closing answers a sweep with SLOs: per variant (and value of every axis but the first),
+// the smallest value of the first axis that meets every SLO and what it costs in fan-out
+// against the smallest value swept, and whether random placement chooses otherwise.
+func (sw *Sweep) closing() []string {
+	c := &sw.Config
+	if len(c.SLOs) == 0 || len(c.Axes) == 0 || len(sw.Rows) == 0 {
+		return nil
+	}
+	key := c.Axes[0].Key
+	type group struct {
+		label string
+		idx   []int
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	multi := false
+	for _, r := range sw.Rows {
+		multi = multi || r.Variant != sw.Rows[0].Variant
+	}
+	for i, r := range sw.Rows {
+		var parts []string
+		if multi {
+			parts = append(parts, "variant "+r.Variant)
+		}
+		for a := 1; a < len(c.Axes); a++ {
+			parts = append(parts, c.Axes[a].Key+"="+r.Point.Values[a])
+		}
+		k := strings.Join(parts, ", ")
+		g := byKey[k]
+		if g == nil {
+			g = &group{label: k}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.idx = append(g.idx, i)
+	}
+	var out []string
+	for _, g := range groups {
+		sortIdx(sw.Rows, g.idx)
+		choose := func(rows []Row) int {
+			for _, i := range g.idx {
+				if rows[i].Assessment.OK && !rows[i].Split() && rows[i].Unsettled == 0 {
+					return i
+				}
+			}
+			return -1
+		}
+		line := "CHOICE: "
+		if g.label != "" {
+			line += g.label + ": "
+		}
+		best := choose(sw.Rows)
+		if best < 0 {
+			line += "no " + key + " swept meets every SLO (" + sloList(c.SLOs) + ")."
+		} else {
+			r := &sw.Rows[best]
+			line += fmt.Sprintf("the smallest %s that meets every SLO (%s) is %s", key, sloList(c.SLOs), r.Point.Values[0])
+			if cost := fanoutCost(r, &sw.Rows[g.idx[0]], key); cost != "" && best != g.idx[0] {
+				line += "; " + cost
+			}
+			line += "."
+		}
+		if len(sw.Random) == len(sw.Rows) {
+			alt := choose(sw.Random)
+			changed := alt != best
+			for _, i := range g.idx {
+				changed = changed || sw.Random[i].Assessment.OK != sw.Rows[i].Assessment.OK
+			}
+			if changed {
+				what := "no value meets every SLO"
+				if alt >= 0 {
+					what = "the choice is " + sw.Rows[alt].Point.Values[0]
+				}
+				line += " Under random placement (same seeds) " + what + ", and the verdicts of " + key + " differ: placement, not the key alone, decides (see the binds column)."
+			} else {
+				line += " Random placement (same seeds) gives the same verdicts."
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// fanoutCost says what the chosen row costs in fan-out against the first row: the mean
+// subrequests per request of each stream whose fan-out differs.
+func fanoutCost(r, first *Row, key string) string {
+	var parts []string
+	for i, s := range r.Streams {
+		f := first.Streams[i].Subrequests.Mean
+		if s.Subrequests.Mean != f {
+			parts = append(parts, fmt.Sprintf("%s fans out to %s subrequests a request (%s at %s=%s)", s.Name,
+				strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64), strconv.FormatFloat(f, 'f', 1, 64), key, first.Point.Values[0]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sloList(slos []SLO) string {
+	var s []string
+	for _, o := range slos {
+		s = append(s, o.Text)
+	}
+	return strings.Join(s, " and ")
+}
+
+// sortIdx orders the row indexes by their first axis value, numerically where every
+// value is a number, else as swept.
+func sortIdx(rows []Row, idx []int) {
+	for _, i := range idx {
+		if _, err := strconv.ParseFloat(rows[i].Point.Values[0], 64); err != nil {
+			return
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		x, _ := strconv.ParseFloat(rows[a].Point.Values[0], 64)
+		y, _ := strconv.ParseFloat(rows[b].Point.Values[0], 64)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+}

@@ -39,3 +39,39 @@ func TestSubLatencyQuantileMatchesLibrary(t *testing.T) {
 		t.Error("an empty histogram gave a quantile")
 	}
 }
+
+// TestCompactSubLatency: a finished run keeps each shard's counts from its first count
+// that is not zero to its last, and every quantile is the one the dense counts give
+// (quickstart-sized random shards, seed 37, exact equality), an empty shard included.
+func TestCompactSubLatency(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 0))
+	dense := make([]ShardResult, 300)
+	for i := range dense {
+		dense[i].SubLatency = make([]uint32, shardCounts)
+		for range i % 7 {
+			dense[i].SubLatency[rng.IntN(shardCounts)] += uint32(1 + rng.IntN(100))
+		}
+	}
+	compact := make([]ShardResult, len(dense))
+	for i := range dense {
+		compact[i].SubLatency = append([]uint32(nil), dense[i].SubLatency...)
+	}
+	compactSubLatency(compact)
+	kept := 0
+	for i := range dense {
+		kept += len(compact[i].SubLatency)
+		if i%7 == 0 && len(compact[i].SubLatency) != 0 {
+			t.Errorf("shard %d has no counts but keeps %d cells", i, len(compact[i].SubLatency))
+		}
+		for _, q := range []float64{0, 0.5, 0.99, 1} {
+			a, aok := dense[i].SubLatencyQuantile(q)
+			b, bok := compact[i].SubLatencyQuantile(q)
+			if a != b || aok != bok {
+				t.Fatalf("shard %d, q=%v: compact %d (%v), dense %d (%v)", i, q, b, bok, a, aok)
+			}
+		}
+	}
+	if kept >= len(dense)*shardCounts/2 {
+		t.Errorf("kept %d cells of %d", kept, len(dense)*shardCounts)
+	}
+}

@@ -21,25 +21,37 @@ import (
 // dir (created if needed) and returns their paths. report.md embeds charts, which must
 // already be in dir.
 func WriteFiles(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
+	return WriteFilesAs(dir, sc, runs, sum, charts, SeriesCSV)
+}
+
+// WriteFilesAs is WriteFiles with the per-window series (streams, shards, nodes, skew)
+// written as series says: CSV, Parquet or both (docs/outputs.md).
+func WriteFilesAs(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts []Chart, series Series) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	files := []struct {
+	type file struct {
 		name  string
 		write func(io.Writer) error
-	}{
-		{"summary.json", func(w io.Writer) error { return JSON(w, sum) }},
-		{"streams.csv", func(w io.Writer) error { return streamsCSV(w, sc, runs) }},
-		{"shards.csv", func(w io.Writer) error { return shardsCSV(w, sc, runs) }},
-		{"nodes.csv", func(w io.Writer) error { return nodesCSV(w, sc, runs) }},
-		{"skew.csv", func(w io.Writer) error { return skewCSV(w, sc, runs) }},
-		{"report.md", func(w io.Writer) error { ReportMarkdown(w, sc, sum, charts); return nil }},
 	}
+	files := []file{{"summary.json", func(w io.Writer) error { return JSON(w, sum) }}}
+	if series&SeriesCSV != 0 {
+		files = append(files,
+			file{"streams.csv", func(w io.Writer) error { return streamsCSV(w, sc, runs) }},
+			file{"shards.csv", func(w io.Writer) error { return shardsCSV(w, sc, runs) }},
+			file{"nodes.csv", func(w io.Writer) error { return nodesCSV(w, sc, runs) }},
+			file{"skew.csv", func(w io.Writer) error { return skewCSV(w, sc, runs) }})
+	}
+	if series&SeriesParquet != 0 {
+		files = append(files,
+			file{"streams.parquet", func(w io.Writer) error { return streamsParquet(w, sc, runs) }},
+			file{"shards.parquet", func(w io.Writer) error { return shardsParquet(w, sc, runs) }},
+			file{"nodes.parquet", func(w io.Writer) error { return nodesParquet(w, sc, runs) }},
+			file{"skew.parquet", func(w io.Writer) error { return skewParquet(w, sc, runs) }})
+	}
+	files = append(files, file{"report.md", func(w io.Writer) error { reportMarkdown(w, sc, sum, charts, series.ext()); return nil }})
 	if hasDetail(runs) {
-		files = append(files, struct {
-			name  string
-			write func(io.Writer) error
-		}{"streams-detail.csv", func(w io.Writer) error { return streamsDetailCSV(w, sc, runs) }})
+		files = append(files, file{"streams-detail.csv", func(w io.Writer) error { return streamsDetailCSV(w, sc, runs) }})
 	}
 	var paths []string
 	for _, f := range files {
@@ -164,6 +176,11 @@ func nodesCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 // variant, then per variant its tables and heat chart, then each stream's latency charts.
 // Each chart comes with a sentence on how to read it.
 func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) {
+	reportMarkdown(w, sc, s, charts, "csv")
+}
+
+// reportMarkdown is ReportMarkdown naming the series files with extension ext.
+func reportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart, ext string) {
 	fmt.Fprintf(w, "# %s\n\n", md(s.Scenario))
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", md(strings.Join(strings.Fields(s.Description), " ")))
@@ -175,7 +192,7 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", seconds(s.DurationS), md(s.Start), s.Seed, warmup)
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
-		"The per-window series are in streams.csv, shards.csv, nodes.csv and skew.csv; every figure is in summary.json.\n")
+		"The per-window series are in streams.%[1]s, shards.%[1]s, nodes.%[1]s and skew.%[1]s; every figure is in summary.json.\n", ext)
 	byPrefix := func(prefix string) []Chart {
 		var out []Chart
 		for _, c := range charts {
@@ -211,8 +228,8 @@ func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) 
 		}
 		t.markdown(w)
 		if v.ShardsMore > 0 {
-			fmt.Fprintf(w, "\nAnd %s more shards in shards.csv; summary.json lists the %s hottest.\n",
-				fmtCount(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), fmtCount(int64(len(v.Shards))))
+			fmt.Fprintf(w, "\nAnd %s more shards in shards.%s; summary.json lists the %s hottest.\n",
+				fmtCount(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), ext, fmtCount(int64(len(v.Shards))))
 		}
 		for _, c := range byPrefix(fmt.Sprintf("heat-%d-", i+1)) {
 			embed(c)

@@ -3,8 +3,10 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 
@@ -21,10 +23,11 @@ func Streams(shards, windows int) bool {
 }
 
 // StreamSink is the window sink of a streamed run (sim.Model.Sink): it keeps the run's
-// metrics.ShardDigest and writes each window's shards.csv cells (ops, utilization and
-// max_queue, formatted as shardsCSV formats them) to a spool file, one line per shard and
-// window, from which WriteFiles makes shards.csv once the run-wide columns are known. The
-// spool is a hidden temporary file in the output directory; Close removes it.
+// metrics.ShardDigest and writes each window's shard cells (ops, utilization rounded as
+// the series files round it, and max_queue) to a spool file, one cell per shard and window
+// in three varints, from which WriteFiles makes shards.csv or shards.parquet once the
+// run-wide columns are known. The spool is a hidden temporary file in the output
+// directory; Close removes it.
 type StreamSink struct {
 	digest  *metrics.ShardDigest
 	windows int
@@ -49,6 +52,10 @@ func NewStreamSink(dir string, windows int) (*StreamSink, error) {
 // ShardDigest returns the run's digest (see metrics.DigestOf).
 func (k *StreamSink) ShardDigest() *metrics.ShardDigest { return k.digest }
 
+// utilScale is util's rounding: a utilization is spooled as the integer
+// math.Round(x*utilScale), and util(x) is exactly that integer over utilScale.
+const utilScale = 1e4
+
 // ShardWindow takes window w's shard series (sim.WindowSink).
 func (k *StreamSink) ShardWindow(w int, s *sim.ShardWindow) {
 	if k.digest == nil {
@@ -59,18 +66,22 @@ func (k *StreamSink) ShardWindow(w int, s *sim.ShardWindow) {
 	if k.err != nil {
 		return
 	}
+	b := k.line[:0]
 	for sh := range s.Busy {
-		b := strconv.AppendInt(k.line[:0], s.Ops[sh], 10)
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, util(s.Utilization(sh)), 'f', -1, 64)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(s.MaxQueue[sh]), 10)
-		b = append(b, '\n')
-		k.line = b
-		if _, err := k.w.Write(b); err != nil {
-			k.err = err
-			return
+		b = binary.AppendVarint(b, s.Ops[sh])
+		b = binary.AppendVarint(b, int64(math.Round(s.Utilization(sh)*utilScale)))
+		b = binary.AppendVarint(b, int64(s.MaxQueue[sh]))
+		if len(b) >= 64<<10 {
+			if _, err := k.w.Write(b); err != nil {
+				k.err = err
+				return
+			}
+			b = b[:0]
 		}
+	}
+	k.line = b
+	if _, err := k.w.Write(b); err != nil {
+		k.err = err
 	}
 }
 
@@ -80,16 +91,51 @@ func (k *StreamSink) Close() error {
 	return os.Remove(k.f.Name())
 }
 
+// shardCell is one shard's cells of one window, as spooled.
+type shardCell struct {
+	ops      int64
+	util     float64
+	maxQueue int32
+}
+
+// spoolReader reads a spool's cells back in the order they were written.
+type spoolReader struct{ in *bufio.Reader }
+
+// reader flushes the spool and returns a reader of it from its first cell.
+func (k *StreamSink) reader() (*spoolReader, error) {
+	if k.err != nil {
+		return nil, fmt.Errorf("spooling the shard series: %w", k.err)
+	}
+	if err := k.w.Flush(); err != nil {
+		return nil, fmt.Errorf("spooling the shard series: %w", err)
+	}
+	if _, err := k.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return &spoolReader{bufio.NewReaderSize(k.f, 1<<20)}, nil
+}
+
+func (r *spoolReader) next() (shardCell, error) {
+	ops, err := binary.ReadVarint(r.in)
+	if err != nil {
+		return shardCell{}, fmt.Errorf("reading the spooled shard series: %w", err)
+	}
+	u, err := binary.ReadVarint(r.in)
+	if err != nil {
+		return shardCell{}, fmt.Errorf("reading the spooled shard series: %w", err)
+	}
+	q, err := binary.ReadVarint(r.in)
+	if err != nil {
+		return shardCell{}, fmt.Errorf("reading the spooled shard series: %w", err)
+	}
+	return shardCell{ops: ops, util: float64(u) / utilScale, maxQueue: int32(q)}, nil
+}
+
 // streamedShardsCSV writes run's part of shards.csv from its spool: the same bytes
 // seriesCSV and shardsCSV write for a run that kept its series.
 func streamedShardsCSV(w io.Writer, sc *spec.Scenario, run Run, k *StreamSink) error {
-	if k.err != nil {
-		return fmt.Errorf("spooling the shard series: %w", k.err)
-	}
-	if err := k.w.Flush(); err != nil {
-		return fmt.Errorf("spooling the shard series: %w", err)
-	}
-	if _, err := k.f.Seek(0, io.SeekStart); err != nil {
+	in, err := k.reader()
+	if err != nil {
 		return err
 	}
 	r := run.Result
@@ -103,8 +149,8 @@ func streamedShardsCSV(w io.Writer, sc *spec.Scenario, run Run, k *StreamSink) e
 		head[s] = fmt.Appendf(nil, "%d,%d,", s, r.Shards[s].Node)
 		tail[s] = fmt.Appendf(nil, ",%s,%s\n", optNum(optMs(shards[s].P99)), rawCount(shards[s].Failures))
 	}
-	in := bufio.NewReaderSize(k.f, 1<<20)
 	var lead bytes.Buffer
+	var line []byte
 	for win := 0; win < r.Windows; win++ {
 		t := sim.Time(win) * r.Window
 		lead.Reset()
@@ -113,14 +159,19 @@ func streamedShardsCSV(w io.Writer, sc *spec.Scenario, run Run, k *StreamSink) e
 		cw.Flush()
 		lb := append(bytes.TrimSuffix(lead.Bytes(), []byte("\n")), ',')
 		for s := range r.Shards {
-			line, err := in.ReadSlice('\n')
+			c, err := in.next()
 			if err != nil {
-				return fmt.Errorf("reading the spooled shard series: %w", err)
+				return err
 			}
-			w.Write(lb)
-			w.Write(head[s])
-			w.Write(line[:len(line)-1])
-			if _, err := w.Write(tail[s]); err != nil {
+			line = append(line[:0], lb...)
+			line = append(line, head[s]...)
+			line = strconv.AppendInt(line, c.ops, 10)
+			line = append(line, ',')
+			line = strconv.AppendFloat(line, c.util, 'f', -1, 64)
+			line = append(line, ',')
+			line = strconv.AppendInt(line, int64(c.maxQueue), 10)
+			line = append(line, tail[s]...)
+			if _, err := w.Write(line); err != nil {
 				return err
 			}
 		}

@@ -1481,6 +1481,8 @@ func (e *engine) wrapUp() {
 		st.latCounts = nil
 	}
 	e.histFree = nil
+	compactSubLatency(r.Shards)
+	e.shardLat = nil
 }
 
 // fifo is a growable ring buffer of subrequest slots. Its length is a power of two, so an

@@ -1474,9 +1474,22 @@ func (s *Resolved) Streamed() bool {
 	if s.Window <= 0 || s.Duration <= 0 || s.Split != nil || (s.Limits != nil && s.Limits.SplitForHeat) {
 		return false
 	}
-	windows := int64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
-	return windows*int64(s.Shards) > StreamShardCells
+	return s.ShardWindows() > StreamShardCells
 }
+
+// ShardWindows is the variant's shards x windows: the rows it gives shards.csv.
+func (s *Resolved) ShardWindows() int64 {
+	if s.Window <= 0 || s.Duration <= 0 {
+		return 0
+	}
+	windows := int64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
+	return windows * int64(s.Shards)
+}
+
+// ParquetShardCells is the size in shard-windows of a variant above which `run --series
+// auto` (the default) writes the per-window series as Parquet instead of CSV: about 100 MB
+// of shards.csv (docs/outputs.md).
+const ParquetShardCells = 2_000_000
 
 // The memory of a streamed variant, measured as peak RSS (docs/performance.md): per node
 // and window its three node series (NodeBusy, NodeCapacity, NodeMaxQueue) and the

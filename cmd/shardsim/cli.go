@@ -98,7 +98,8 @@ type common struct {
 	sets, variants        []string
 	parallel              int
 	noCharts, quiet       bool
-	noHTML                bool // run: skip report.html
+	noHTML                bool   // run: skip report.html
+	series                string // run: the format of the per-window series (seriesFormat)
 	force                 bool
 	cpuprofile            string
 	flags                 *pflag.FlagSet // the command's flags, to tell a given --seed from the default
@@ -191,6 +192,7 @@ func setupRun(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	c := new(common)
 	c.register(fs, defaultOutDir("<scenario-name>", ""))
 	fs.BoolVar(&c.noHTML, "no-html", false, "write no report.html")
+	fs.StringVar(&c.series, "series", "auto", "per-window series files: csv, parquet, both, or auto (parquet when a variant has more than 2 million shard-windows, else csv)")
 	return func(stdout, stderr io.Writer) error { return runScenario(fs, c, stdout, stderr) }
 }
 
@@ -207,6 +209,9 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if _, ok := report.ParseSeries(c.series); !ok && c.series != "auto" {
+		return usagef("--series %q: want csv, parquet, both or auto", c.series)
+	}
 	sc, err := scenarios.Load(ref, opts)
 	if err != nil {
 		return usageError{err}
@@ -217,6 +222,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	series := seriesFormat(c.series, sc)
 	dir := c.out
 	if dir == "" {
 		dir = defaultOutDir(sc.Name, "")
@@ -269,7 +275,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	paths, err := report.WriteFiles(stage, &sc.Scenario, runs, sum, charts)
+	paths, err := report.WriteFilesAs(stage, &sc.Scenario, runs, sum, charts, series)
 	if err != nil {
 		return err
 	}
@@ -309,6 +315,21 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", len(paths), len(charts), dir, filepath.Join(dir, open))
 	}
 	return nil
+}
+
+// seriesFormat is the format --series asks for (checked by runScenario); auto is Parquet
+// when a variant of sc has more than spec.ParquetShardCells shard-windows, where shards.csv
+// would pass about 100 MB, and CSV otherwise (docs/outputs.md).
+func seriesFormat(flag string, sc *scenarios.Scenario) report.Series {
+	if s, ok := report.ParseSeries(flag); ok {
+		return s
+	}
+	for _, v := range sc.Variants {
+		if v.Spec != nil && v.Spec.ShardWindows() > spec.ParquetShardCells {
+			return report.SeriesParquet
+		}
+	}
+	return report.SeriesCSV
 }
 
 // mostRequests is the most requests one of the scenario's variants issues.

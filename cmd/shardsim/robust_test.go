@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/shardsim/shardsim/report"
 )
@@ -86,7 +89,7 @@ func TestInterruptedRunWritesPartialResults(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "run", "black-friday", "-j", "1", "-q", "--no-charts", "-o", dir)
+	cmd := exec.Command(bin, "run", "black-friday", "-j", "1", "-q", "--no-charts", "--series", "both", "-o", dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -115,6 +118,21 @@ func TestInterruptedRunWritesPartialResults(t *testing.T) {
 		if strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
+	}
+	// Each Parquet series is whole: it opens, and holds as many rows as its CSV.
+	for _, name := range []string{"streams", "shards", "nodes", "skew"} {
+		f, err := os.Open(filepath.Join(dir, name+".parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := f.Stat()
+		pf, err := parquet.OpenFile(f, st.Size())
+		if err != nil {
+			t.Errorf("%s.parquet of the interrupted run: %v", name, err)
+		} else if b, _ := os.ReadFile(filepath.Join(dir, name+".csv")); pf.NumRows() != int64(bytes.Count(b, []byte("\n"))-1) || pf.NumRows() == 0 {
+			t.Errorf("%s.parquet of the interrupted run holds %d rows, its CSV %d lines", name, pf.NumRows(), bytes.Count(b, []byte("\n")))
+		}
+		f.Close()
 	}
 }
 

@@ -1,0 +1,200 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/scenarios"
+)
+
+// readParquetAsCSV reads a Parquet file with parquet-go's own reader, through its schema
+// (not this package's row types), and returns its column names and its rows with each
+// value written as the CSV writes it: a null as an empty cell, a double by num's format.
+func readParquetAsCSV(t *testing.T, path string) (head []string, rows [][]string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	for _, c := range pf.Schema().Columns() {
+		head = append(head, strings.Join(c, "."))
+	}
+	r := parquet.NewReader(pf)
+	defer r.Close()
+	buf := make([]parquet.Row, 256)
+	for {
+		n, err := r.ReadRows(buf)
+		for _, row := range buf[:n] {
+			cells := make([]string, len(head))
+			for _, v := range row {
+				cells[v.Column()] = cellText(t, v)
+			}
+			rows = append(rows, cells)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	return head, rows
+}
+
+func cellText(t *testing.T, v parquet.Value) string {
+	switch {
+	case v.IsNull():
+		return ""
+	case v.Kind() == parquet.Double:
+		return strconv.FormatFloat(v.Double(), 'f', -1, 64)
+	case v.Kind() == parquet.Int32:
+		return strconv.FormatInt(int64(v.Int32()), 10)
+	case v.Kind() == parquet.Int64:
+		return strconv.FormatInt(v.Int64(), 10)
+	case v.Kind() == parquet.ByteArray:
+		return string(v.ByteArray())
+	}
+	t.Fatalf("a value of kind %v: the series have no such column", v.Kind())
+	return ""
+}
+
+// TestParquetMatchesCSV: each series written as Parquet holds the CSV's columns, in its
+// order and with its names, and the same rows with the same numbers (every cell compared
+// as text, exactly), for runs that keep their shard series and for the same runs streamed
+// (shards.parquet from the spool); and the CSV files written beside the Parquet ones
+// (--series both) are byte for byte those of --series csv. flash-sale (two variants,
+// 20 s) has hot shards and a stampede; saturated.toml windows in which nothing completed
+// (null latencies) and undefined skew ratios, so nulls are compared too.
+func TestParquetMatchesCSV(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		opts scenarios.Options
+	}{
+		{"../scenarios/flash-sale.toml", scenarios.Options{Sets: []string{`duration="20s"`}, Variants: []string{"0", "1"}}},
+		{"../testdata/saturated.toml", scenarios.Options{}},
+	} {
+		nulls := 0
+		for _, streamed := range []bool{false, true} {
+			dir := t.TempDir()
+			spool := ""
+			if streamed {
+				spool = dir
+			}
+			sc, runs := runWith(t, spool, c.path, c.opts)
+			if runs[0].Result.Streamed != streamed {
+				t.Fatalf("%s: streamed %v, want %v", c.path, runs[0].Result.Streamed, streamed)
+			}
+			sum := Summarize(sc, runs)
+			if _, err := WriteFilesAs(dir, sc, runs, sum, nil, SeriesBoth); err != nil {
+				t.Fatal(err)
+			}
+			csvOnly := t.TempDir()
+			if _, err := WriteFilesAs(csvOnly, sc, runs, sum, nil, SeriesCSV); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"streams", "shards", "nodes", "skew"} {
+				b, err := os.ReadFile(filepath.Join(dir, name+".csv"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if only, _ := os.ReadFile(filepath.Join(csvOnly, name+".csv")); !bytes.Equal(b, only) {
+					t.Errorf("%s: %s.csv differs between --series both and --series csv", c.path, name)
+				}
+				want, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				head, rows := readParquetAsCSV(t, filepath.Join(dir, name+".parquet"))
+				if strings.Join(head, ",") != strings.Join(want[0], ",") {
+					t.Fatalf("%s: %s.parquet's columns\n%v\nwant the CSV's\n%v", c.path, name, head, want[0])
+				}
+				if len(rows) != len(want)-1 || len(rows) == 0 {
+					t.Fatalf("%s: %s.parquet has %d rows, the CSV %d", c.path, name, len(rows), len(want)-1)
+				}
+				for i, row := range rows {
+					for j, cell := range row {
+						if cell != want[i+1][j] {
+							t.Fatalf("%s (streamed %v): %s row %d, %s: parquet %q, csv %q", c.path, streamed, name, i+1, head[j], cell, want[i+1][j])
+						}
+						if cell == "" {
+							nulls++
+						}
+					}
+				}
+			}
+		}
+		if c.path == "../testdata/saturated.toml" && nulls == 0 {
+			t.Errorf("%s: no null compared: the test does not cover empty cells", c.path)
+		}
+	}
+}
+
+// failingWriter fails once more than n bytes were written through it: a disk that fills up
+// or a writer that is stopped in the middle of a file.
+type failingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (f *failingWriter) Write(b []byte) (int, error) {
+	if f.n -= len(b); f.n < 0 {
+		return 0, errors.New("no space left on device")
+	}
+	return f.w.Write(b)
+}
+
+// TestParquetWholeOrAbsent: a Parquet file whose writing stops part way (here its writer
+// fails after 1,000 bytes) is not left behind, nor is its temporary file, and a whole file
+// of the same name written before is left untouched: a reader finds the whole file or none.
+// WriteFilesAs writes every series through atomicfile.WriteWith, as here.
+func TestParquetWholeOrAbsent(t *testing.T) {
+	sc, runs := runWith(t, "", "../testdata/small.toml", scenarios.Options{Sets: []string{`duration="20s"`}})
+	dir := t.TempDir()
+	p := filepath.Join(dir, "shards.parquet")
+	write := func(limit int) error {
+		return atomicfile.WriteWith(p, func(w io.Writer) error {
+			if limit > 0 {
+				w = &failingWriter{w: w, n: limit}
+			}
+			return shardsParquet(w, sc, runs)
+		})
+	}
+	if err := write(1000); err == nil {
+		t.Fatal("the write that failed part way reported no error")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("a failed write left %s behind", ents[0].Name())
+	}
+	if err := write(0); err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := os.ReadFile(p)
+	if err := write(len(whole) / 2); err == nil {
+		t.Fatal("the second write that failed part way reported no error")
+	}
+	if b, _ := os.ReadFile(p); !bytes.Equal(b, whole) {
+		t.Error("a failed write changed the whole file written before it")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the directory after a failed write, want the whole one", len(ents))
+	}
+	if _, rows := readParquetAsCSV(t, p); len(rows) != len(runs[0].Result.Shards)*runs[0].Result.Windows*len(runs) {
+		t.Errorf("shards.parquet holds %d rows, want every shard's windows", len(rows))
+	}
+}

@@ -500,6 +500,9 @@ func TestHostileOutputDirectory(t *testing.T) {
 	})
 	for _, after := range []time.Duration{400 * time.Millisecond, 900 * time.Millisecond} {
 		t.Run(fmt.Sprintf("OutputDirectory/sigkill-after-%v-keeps-one-set", after), func(t *testing.T) {
+			if testing.Short() {
+				t.Skip("whole runs killed at set times: make test-long runs them (-short); TestInterruptedReplaceKeepsASet kills one in make test")
+			}
 			interrupted(t, func(bin string, args []string) {
 				cmd := exec.Command(bin, args...)
 				cmd.Start()

@@ -39,6 +39,9 @@ func measured(t *testing.T, dir string, args ...string) (time.Duration, int64) {
 // replications = 400 items; docs/cluster.md gives the figures at 10,000 items. The items
 // spread over 20 directories merge to the same bytes, within the same bounds.
 func TestMergeWithinOneSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a time and memory ratio of whole processes: make test-long runs it (-short)")
+	}
 	if _, err := exec.LookPath("shardsim"); err != nil {
 		t.Skip("shardsim is not installed by TestMain")
 	}

@@ -1,5 +1,5 @@
 # shardsim: `make run` builds and runs the default scenario; `make test` runs every test.
-# Only Go (1.26 or newer) and make are needed; modules come from the Go module proxy.
+# Only Go (1.25 or newer) and make are needed; modules come from the Go module proxy.
 
 GO      ?= go
 BIN     := bin/shardsim

@@ -30,14 +30,7 @@ func (cr *CapacityReport) closing() []string {
 	var groups []*group
 	byKey := map[string]*group{}
 	for _, r := range cr.Rows {
-		var parts []string
-		if !cr.oneVariant() {
-			parts = append(parts, "variant "+r.Variant)
-		}
-		for i := 1; i < len(c.Axes); i++ {
-			parts = append(parts, c.Axes[i].Key+"="+r.Point.Values[i])
-		}
-		k := strings.Join(parts, ", ")
+		k := groupLabel(c.Axes, r.Variant, !cr.oneVariant(), r.Point.Values)
 		g := byKey[k]
 		if g == nil {
 			g = &group{label: k}
@@ -189,4 +182,17 @@ func conj(plural bool, phrase string) string {
 		return verb
 	}
 	return verb + " " + rest
+}
+
+// groupLabel names the rows of a sweep or capacity search that differ only in the first
+// axis's value: their variant (where several were swept) and the values of the other axes.
+func groupLabel(axes []Axis, variant string, showVariant bool, values []string) string {
+	var parts []string
+	if showVariant {
+		parts = append(parts, "variant "+variant)
+	}
+	for i := 1; i < len(axes); i++ {
+		parts = append(parts, axes[i].Key+"="+values[i])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -90,14 +90,7 @@ func (sw *Sweep) closing() []string {
 		multi = multi || r.Variant != sw.Rows[0].Variant
 	}
 	for i, r := range sw.Rows {
-		var parts []string
-		if multi {
-			parts = append(parts, "variant "+r.Variant)
-		}
-		for a := 1; a < len(c.Axes); a++ {
-			parts = append(parts, c.Axes[a].Key+"="+r.Point.Values[a])
-		}
-		k := strings.Join(parts, ", ")
+		k := groupLabel(c.Axes, r.Variant, multi, r.Point.Values)
 		g := byKey[k]
 		if g == nil {
 			g = &group{label: k}

@@ -391,22 +391,7 @@ func (r *Reader) Next() (*Record, error) {
 	n := r.batchOps
 	t := w.sec*1e9 + (2*r.opIndex+1)*1e9/(2*n)
 	r.opIndex++
-	if !r.based {
-		r.based, r.base = true, w.sec*1e9
-	}
-	t -= r.base
-	if t < r.last {
-		t = r.last
-	}
-	r.last = t
-	rec := &r.rec
-	rec.T, rec.Op, rec.OpCode, rec.Line = t, w.op, w.code, w.line
-	if r.rj == 0 {
-		key := r.arena[w.key0:w.key1]
-		rec.Key = key
-		r.splitKey(key, &r.sp) // checked when the row was read
-		r.setParts(key)
-	}
+	rec := r.emit(w, t)
 	if r.rj++; r.rj >= int64(w.count) {
 		r.ri++
 		r.rj = 0
@@ -437,6 +422,16 @@ func (r *Reader) NextRow() (*Record, int64, error) {
 	n := r.batchOps
 	r.opIndex += k
 	t := w.sec*1e9 + (2*(r.opIndex-1)+1)*1e9/(2*n)
+	rec := r.emit(w, t)
+	r.ri++
+	r.rj = 0
+	return rec, k, nil
+}
+
+// emit fills the record of row w's operation issued at t nanoseconds of the source clock:
+// its time from the log's first second, never before the last record's, and on a row's
+// first operation its key and parts (checked when the row was read).
+func (r *Reader) emit(w *row, t int64) *Record {
 	if !r.based {
 		r.based, r.base = true, w.sec*1e9
 	}
@@ -453,9 +448,7 @@ func (r *Reader) NextRow() (*Record, int64, error) {
 		r.splitKey(key, &r.sp)
 		r.setParts(key)
 	}
-	r.ri++
-	r.rj = 0
-	return rec, k, nil
+	return rec
 }
 
 // countRow adds a row's operations past its first to the count MaxExpanded bounds, as the

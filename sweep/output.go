@@ -118,6 +118,10 @@ type jsonSLO struct {
 	Passes  int    `json:"passes"`
 	Binding string `json:"binding"`
 	Reason  string `json:"reason"`
+	// RandomOK is the verdict of the same point under placement = "random" (the sweep's
+	// placement check), absent where it did not run; where it differs from OK, placement
+	// binds the row (its binds cell says so).
+	RandomOK *bool `json:"random_placement_ok,omitempty"`
 }
 
 type jsonStream struct {
@@ -158,14 +162,14 @@ func (sw *Sweep) JSON() *SweepJSON {
 		m := c.MaxErrors
 		out.MaxErrors = &m
 	}
-	for _, r := range sw.Rows {
+	for i, r := range sw.Rows {
 		j := jsonRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant, Seeds: r.Seeds,
 			HottestLoad: r.HottestLoad.json(4), Skew: r.Skew.json(3), ErrorRate: r.ErrorRate.json(6),
 			HottestShard: r.HottestShard, HottestNode: r.HottestNode, HottestNodeLoad: r.HottestNodeLoad.json(4),
 			Failures: failuresJSON(&r.Failures), Bottleneck: bottleneckJSON(r.Bottleneck, r.Agree),
 			Saturated: r.Saturated, Split: r.Split()}
 		if r.Judged {
-			j.SLO = &jsonSLO{OK: r.Assessment.OK, Passes: r.Passes, Binding: r.Assessment.Binding, Reason: r.Assessment.Reason}
+			j.SLO = &jsonSLO{OK: r.Assessment.OK, Passes: r.Passes, Binding: r.Assessment.Binding, Reason: r.Assessment.Reason, RandomOK: sw.randomOK(i)}
 		}
 		for i, a := range c.Axes {
 			j.Values[a.Key] = r.Point.Values[i]
@@ -238,9 +242,9 @@ func (sw *Sweep) CSV(w io.Writer) error {
 		head = append(head, "hottest_node_utilization_"+c)
 	}
 	head = append(head, "bottleneck", "bottleneck_node", "bottleneck_node_peak_utilization", "bottleneck_agree", "saturated", "split",
-		"slo_ok", "slo_passes", "slo_binding")
+		"slo_ok", "slo_passes", "slo_binding", "slo_ok_random_placement")
 	cw.Write(head)
-	for _, r := range rows {
+	for i, r := range rows {
 		rec := []string{strconv.Itoa(r.Point.Index)}
 		rec = append(rec, r.Point.Values...)
 		var seeds []string
@@ -279,7 +283,11 @@ func (sw *Sweep) CSV(w io.Writer) error {
 		} else {
 			rec = append(rec, "", "", "")
 		}
-		cw.Write(rec)
+		random := ""
+		if ok := sw.randomOK(i); ok != nil {
+			random = strconv.FormatBool(*ok)
+		}
+		cw.Write(append(rec, random))
 	}
 	cw.Flush()
 	return cw.Error()

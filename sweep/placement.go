@@ -53,6 +53,16 @@ func RunPlacement(c Config) ([]Row, error) {
 	return Run(c)
 }
 
+// randomOK is row i's SLO verdict under random placement, nil where the placement check
+// did not run or the row was not judged.
+func (sw *Sweep) randomOK(i int) *bool {
+	if i >= len(sw.Random) || !sw.Rows[i].Judged {
+		return nil
+	}
+	ok := sw.Random[i].Assessment.OK
+	return &ok
+}
+
 // bindsCell is row i's "binds" cell: what binds it, or "placement" where random placement
 // reverses its verdict.
 func (sw *Sweep) bindsCell(i int) string {

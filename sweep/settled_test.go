@@ -195,6 +195,19 @@ func TestSweepPlacementCheck(t *testing.T) {
 	if a, b := sw.bindsCell(0), sw.bindsCell(1); a != "placement (random: meets)" || b != "placement (random: fails)" {
 		t.Errorf("binds cells %q and %q, want placement in both", a, b)
 	}
+	// sweep.json and sweep.csv carry the random-placement verdict beside the row's own.
+	js := sw.JSON()
+	if s0, s1 := js.Rows[0].SLO, js.Rows[1].SLO; s0 == nil || s1 == nil || s0.RandomOK == nil || s1.RandomOK == nil || !*s0.RandomOK || *s1.RandomOK {
+		t.Errorf("sweep.json: rows' slo %+v and %+v, want random_placement_ok true then false", s0, s1)
+	}
+	var csvb strings.Builder
+	if err := sw.CSV(&csvb); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(csvb.String()), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], ",slo_ok_random_placement") || !strings.HasSuffix(lines[1], ",true") || !strings.HasSuffix(lines[2], ",false") {
+		t.Errorf("sweep.csv: want slo_ok_random_placement true then false:\n%s", csvb.String())
+	}
 	if l := sw.closing(); len(l) != 1 || !strings.Contains(l[0], "is 7.") || !strings.Contains(l[0], "Under random placement (same seeds) the choice is 6") {
 		t.Errorf("closing %q: want the choice 7, and 6 under random placement", l)
 	}

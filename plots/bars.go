@@ -56,6 +56,7 @@ func (b *Bars) check() error {
 	return nil
 }
 
+// drawBars draws b on dc: the title and key, then the panels on one y scale, aligned.
 func drawBars(dc draw.Canvas, b Bars) {
 	fillBackground(dc)
 	header := pxToPt(BarsHeaderHeight)
@@ -68,88 +69,14 @@ func drawBars(dc draw.Canvas, b Bars) {
 	dc.FillText(tsty, vg.Point{X: dc.Center().X, Y: dc.Max.Y - vg.Points(10)}, b.Title)
 	drawBarsKey(dc, dc.Max.Y-vg.Points(10)-tsty.Height(b.Title)-vg.Points(12), b.Hot)
 
-	// Common y scale.
-	top := 1.0
-	for _, p := range b.Panels {
-		for _, v := range p.Load {
-			if finite(v) {
-				top = math.Max(top, v)
-			}
-		}
-	}
-	if b.Hot > top {
-		top = b.Hot
-	}
-
+	top := b.scaleTop()
+	approxW := dc.Max.X - dc.Min.X - vg.Points(90)
 	plots := make([][]*plot.Plot, len(b.Panels))
 	for i, bp := range b.Panels {
-		p := newPlot(bp.Name, panelSize)
-		p.Title.Padding = vg.Points(5)
-		n := len(bp.Load)
-		labels := bp.Labels
-		if labels == nil {
-			labels = make([]string, n)
-			for s := range labels {
-				labels[s] = strconv.Itoa(s)
-			}
-		}
+		p := b.panelPlot(bp, top, approxW)
 		if i == len(b.Panels)-1 {
 			p.X.Label.Text = "shard"
 		}
-		p.Y.Label.Text = "load"
-		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
-		p.X.Padding = 0
-		setYPadding(p, 0)
-		approxW := dc.Max.X - dc.Min.X - vg.Points(90)
-		step := labelEvery(n, fitLabels(p.X.Tick.Label, labels, approxW, barsMaxLabels))
-		var xt fixedTicks
-		for _, s := range labelIndices(n, step) {
-			xt = append(xt, plot.Tick{Value: float64(s), Label: labels[s]})
-		}
-		if step > 1 && n <= 100 {
-			for s := 0; s < n; s++ {
-				if s%step != 0 {
-					xt = append(xt, plot.Tick{Value: float64(s)})
-				}
-			}
-		}
-		p.X.Tick.Marker = xt
-		p.Y.Tick.Marker = fixedTicks(percentTicks(top))
-
-		grid := plotter.NewGrid()
-		grid.Vertical.Color = nil
-		grid.Horizontal.Color = colGrid
-		grid.Horizontal.Width = vg.Points(0.5)
-		hot := 0
-		for _, v := range bp.Load {
-			if b.Hot > 0 && v > b.Hot {
-				hot++
-			}
-		}
-		bars := &shardBars{load: bp.Load, hot: b.Hot, width: 0.8}
-		if hot > 0 && hot <= barsMaxHotLabels {
-			// Tag hot bars: with their load when the axis names every shard or nearly,
-			// else with the shard's name.
-			bars.tags = make([]string, n)
-			for s, v := range bp.Load {
-				switch {
-				case !(v > b.Hot):
-				case n <= barsValueLabels:
-					bars.tags[s] = fmtPercent(math.Round(v * 100))
-				default:
-					bars.tags[s] = "shard " + labels[s]
-				}
-			}
-		}
-		if n > 300 {
-			bars.width = 1
-		}
-		p.Add(grid, bars)
-		if b.Hot > 0 {
-			p.Add(&hotLine{hot: b.Hot, load: bp.Load, width: bars.width})
-		}
-		p.Y.Min = 0
-		p.Y.Max = top * 1.1 // headroom for the value tags
 		plots[i] = []*plot.Plot{p}
 	}
 
@@ -164,6 +91,91 @@ func drawBars(dc draw.Canvas, b Bars) {
 		plots[i][0].Draw(canvases[i][0])
 		drawFrame(dc, plots[i][0].DataCanvas(canvases[i][0]), false)
 	}
+}
+
+// scaleTop is the top of the panels' common y scale: the highest finite load, Hot, or
+// 100%, whichever is highest.
+func (b *Bars) scaleTop() float64 {
+	top := 1.0
+	for _, p := range b.Panels {
+		for _, v := range p.Load {
+			if finite(v) {
+				top = math.Max(top, v)
+			}
+		}
+	}
+	return math.Max(top, b.Hot)
+}
+
+// panelPlot is the plot of one panel on the y scale 0..top (with headroom for the value
+// tags), its shard labels thinned to fit in about approxW: the bars, a horizontal grid,
+// and the hot line when b.Hot > 0.
+func (b *Bars) panelPlot(bp BarPanel, top float64, approxW vg.Length) *plot.Plot {
+	p := newPlot(bp.Name, panelSize)
+	p.Title.Padding = vg.Points(5)
+	n := len(bp.Load)
+	labels := bp.shardLabels()
+	p.Y.Label.Text = "load"
+	p.X.Min, p.X.Max = -0.5, float64(n)-0.5
+	p.X.Padding = 0
+	setYPadding(p, 0)
+	step := labelEvery(n, fitLabels(p.X.Tick.Label, labels, approxW, barsMaxLabels))
+	p.X.Tick.Marker = indexTicks(labels, step, 100, func(s int) float64 { return float64(s) })
+	p.Y.Tick.Marker = fixedTicks(percentTicks(top))
+
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = nil
+	grid.Horizontal.Color = colGrid
+	grid.Horizontal.Width = vg.Points(0.5)
+	bars := &shardBars{load: bp.Load, hot: b.Hot, width: 0.8, tags: hotTags(bp.Load, labels, b.Hot)}
+	if n > 300 {
+		bars.width = 1
+	}
+	p.Add(grid, bars)
+	if b.Hot > 0 {
+		p.Add(&hotLine{hot: b.Hot, load: bp.Load, width: bars.width})
+	}
+	p.Y.Min = 0
+	p.Y.Max = top * 1.1 // headroom for the value tags
+	return p
+}
+
+// shardLabels are the panel's Labels, or the shards' indices when it has none.
+func (bp BarPanel) shardLabels() []string {
+	if bp.Labels != nil {
+		return bp.Labels
+	}
+	labels := make([]string, len(bp.Load))
+	for s := range labels {
+		labels[s] = strconv.Itoa(s)
+	}
+	return labels
+}
+
+// hotTags are the texts above the bars over hot, when there are 1 to barsMaxHotLabels of
+// them (nil otherwise): their load when the axis names every shard or nearly, else the
+// shard's name.
+func hotTags(load []float64, labels []string, hot float64) []string {
+	n := 0
+	for _, v := range load {
+		if hot > 0 && v > hot {
+			n++
+		}
+	}
+	if n == 0 || n > barsMaxHotLabels {
+		return nil
+	}
+	tags := make([]string, len(load))
+	for s, v := range load {
+		switch {
+		case !(v > hot):
+		case len(load) <= barsValueLabels:
+			tags[s] = fmtPercent(math.Round(v * 100))
+		default:
+			tags[s] = "shard " + labels[s]
+		}
+	}
+	return tags
 }
 
 // drawBarsKey draws the colour key centred on dc at height y (its top).

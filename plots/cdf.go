@@ -78,16 +78,14 @@ func fmtMs(ms float64) string {
 	return fmtNum(ms)
 }
 
+// drawCDF draws c on dc: each curve with its percentile markers over every curve, a log
+// latency axis around them, and the legend on a card in the bottom right corner.
 func drawCDF(dc draw.Canvas, c CDF) {
 	fillBackground(dc)
 	p := newPlot(c.Title, titleSize)
 	p.X.Label.Text = "latency (ms, log scale)"
 	p.Y.Label.Text = "fraction of completed requests"
-
-	grid := plotter.NewGrid()
-	grid.Vertical.Color, grid.Horizontal.Color = colGrid, colGrid
-	grid.Vertical.Width, grid.Horizontal.Width = vg.Points(0.5), vg.Points(0.5)
-	p.Add(grid)
+	p.Add(newGrid())
 
 	legend := plot.NewLegend()
 	legend.TextStyle = textStyle(legendSize)
@@ -95,55 +93,80 @@ func drawCDF(dc draw.Canvas, c CDF) {
 	legend.Padding = vg.Points(3)
 
 	lo, hi := math.Inf(1), math.Inf(-1)
+	widen := func(ms float64) { lo, hi = math.Min(lo, ms), math.Max(hi, ms) }
 	var markers []plot.Plotter
 	for i, cv := range c.Curves {
 		col := colorOf(i)
-		var xys plotter.XYs
-		for j, ms := range cv.Ms {
-			if ms > 0 && !math.IsInf(ms, 1) {
-				fr := math.Max(0, math.Min(1, cv.Fraction[j]))
-				xys = append(xys, plotter.XY{X: ms, Y: fr})
-				lo, hi = math.Min(lo, ms), math.Max(hi, ms)
-			}
+		xys := curvePoints(cv)
+		for _, pt := range xys {
+			widen(pt.X)
 		}
 		sty := draw.LineStyle{Color: col, Width: vg.Points(math.Max(1.2, 5-0.9*float64(i))), Dashes: distinctDashes[i%len(distinctDashes)]}
 		if len(xys) > 0 {
 			p.Add(&plotter.Line{XYs: xys, LineStyle: sty})
 		}
 		for _, m := range cdfMarks {
-			v := m.of(cv)
-			if !(v > 0) || !finite(v) {
-				continue
-			}
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-			markers = append(markers, &plotter.Scatter{
-				XYs:        plotter.XYs{{X: v, Y: m.frac}},
-				GlyphStyle: draw.GlyphStyle{Color: col, Radius: vg.Points(4.5), Shape: outlined{m.fill, m.edge}},
-			})
-		}
-		name := cv.Name
-		if name == "" {
-			name = fmt.Sprintf("curve %d", i+1)
-		}
-		entry := fmt.Sprintf("%s   p50 %s · p99 %s · p999 %s ms", name, fmtMs(cv.P50), fmtMs(cv.P99), fmtMs(cv.P999))
-		if cv.Note != "" {
-			entry += " · " + cv.Note
-		}
-		for _, o := range c.Curves[:i] {
-			if near(o.P50, cv.P50) && near(o.P99, cv.P99) && near(o.P999, cv.P999) {
-				short, _, _ := strings.Cut(o.Name, ": ")
-				entry += " · on " + short + "'s curve"
-				break
+			if v := m.of(cv); v > 0 && finite(v) {
+				widen(v)
+				markers = append(markers, &plotter.Scatter{
+					XYs:        plotter.XYs{{X: v, Y: m.frac}},
+					GlyphStyle: draw.GlyphStyle{Color: col, Radius: vg.Points(4.5), Shape: outlined{m.fill, m.edge}},
+				})
 			}
 		}
-		legend.Add(entry, &plotter.Line{LineStyle: sty})
+		legend.Add(curveEntry(c.Curves, i), &plotter.Line{LineStyle: sty})
 	}
 	p.Add(markers...) // on top of every curve
 	for _, m := range cdfMarks {
 		legend.Add(m.name+" marker", &plotter.Scatter{GlyphStyle: draw.GlyphStyle{
 			Color: color.RGBA{110, 110, 110, 255}, Radius: vg.Points(4.5), Shape: outlined{m.fill, m.edge}}})
 	}
+	setCDFAxes(p, lo, hi)
 
+	area := draw.Crop(dc, vg.Points(8), -vg.Points(16), vg.Points(6), -vg.Points(10))
+	p.Draw(area)
+	da := p.DataCanvas(area)
+	drawFrame(dc, da, true)
+	drawLegendCard(dc, da, legend)
+}
+
+// curvePoints are cv's drawable points: latency above 0 and finite, the fraction held
+// to 0..1.
+func curvePoints(cv CDFCurve) plotter.XYs {
+	var xys plotter.XYs
+	for j, ms := range cv.Ms {
+		if ms > 0 && !math.IsInf(ms, 1) {
+			xys = append(xys, plotter.XY{X: ms, Y: math.Max(0, math.Min(1, cv.Fraction[j]))})
+		}
+	}
+	return xys
+}
+
+// curveEntry is curve i's legend entry: its name, percentiles and note, and the earlier
+// curve it lies on, when every percentile is within 3% of one's.
+func curveEntry(curves []CDFCurve, i int) string {
+	cv := curves[i]
+	name := cv.Name
+	if name == "" {
+		name = fmt.Sprintf("curve %d", i+1)
+	}
+	entry := fmt.Sprintf("%s   p50 %s · p99 %s · p999 %s ms", name, fmtMs(cv.P50), fmtMs(cv.P99), fmtMs(cv.P999))
+	if cv.Note != "" {
+		entry += " · " + cv.Note
+	}
+	for _, o := range curves[:i] {
+		if near(o.P50, cv.P50) && near(o.P99, cv.P99) && near(o.P999, cv.P999) {
+			short, _, _ := strings.Cut(o.Name, ": ")
+			return entry + " · on " + short + "'s curve"
+		}
+	}
+	return entry
+}
+
+// setCDFAxes sets x to the latencies lo..hi on a log scale (a decade at least, and a
+// little room at both ends), and y to the fraction 0..1 with headroom for the p999
+// markers.
+func setCDFAxes(p *plot.Plot, lo, hi float64) {
 	if hi/lo < 10 {
 		mid := math.Sqrt(lo * hi)
 		lo, hi = math.Min(lo, mid/math.Sqrt(10)), math.Max(hi, mid*math.Sqrt(10))
@@ -152,19 +175,17 @@ func drawCDF(dc draw.Canvas, c CDF) {
 	p.X.Min, p.X.Max = lo/1.15, hi*1.15
 	p.X.Tick.Marker = logTicks{}
 	p.X.Padding = 0
-	p.Y.Min, p.Y.Max = 0, 1.03 // headroom above 1 for the p999 markers
+	p.Y.Min, p.Y.Max = 0, 1.03
 	setYPadding(p, 0)
 	p.Y.Tick.Marker = fixedTicks{
 		{Value: 0, Label: "0"}, {Value: 0.1}, {Value: 0.2, Label: "0.2"}, {Value: 0.3}, {Value: 0.4, Label: "0.4"},
 		{Value: 0.5}, {Value: 0.6, Label: "0.6"}, {Value: 0.7}, {Value: 0.8, Label: "0.8"}, {Value: 0.9}, {Value: 1, Label: "1"},
 	}
+}
 
-	area := draw.Crop(dc, vg.Points(8), -vg.Points(16), vg.Points(6), -vg.Points(10))
-	p.Draw(area)
-	da := p.DataCanvas(area)
-	drawFrame(dc, da, true)
-
-	// Legend in the bottom right corner of the data area, on a white card.
+// drawLegendCard draws legend in the bottom right corner of the data area da, on a white
+// card.
+func drawLegendCard(dc, da draw.Canvas, legend plot.Legend) {
 	legend.Top, legend.Left = true, true
 	size := legend.Rectangle(da).Size()
 	inset, pad := vg.Points(16), vg.Points(6)

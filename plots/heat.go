@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -73,6 +74,8 @@ func (h *Heat) scaleMax() float64 {
 	return h.Max
 }
 
+// drawHeat draws h on dc: the cells, the axes' labels, the callouts of the hottest shards
+// and the colour bar.
 func drawHeat(dc draw.Canvas, h Heat) {
 	fillBackground(dc)
 	nW, nR := len(h.Times), len(h.Rows)
@@ -93,92 +96,123 @@ func drawHeat(dc draw.Canvas, h Heat) {
 	maxY = min(max(maxY, 1), heatMaxRowLabels)
 	rstep := labelEvery(nR, maxY)
 
-	// When not every shard is labelled, the hottest are named beside the chart.
-	var hot []int
-	csty := textStyle(tickSize)
-	csty.Font = boldFont
-	csty.Font.Size = tickSize
-	csty.Color = colHotLine
-	csty.YAlign = draw.YCenter
-	var calloutW vg.Length
-	if rstep > 1 {
-		hot = hotRows(h.Load, top)
-		for _, r := range hot {
-			calloutW = vg.Length(math.Max(float64(calloutW), float64(csty.Width(h.Rows[r]))))
-		}
-		if len(hot) > 0 {
-			calloutW += vg.Points(calloutArrow + 4)
-		}
-	}
-
-	area := draw.Crop(dc, vg.Points(8), -(vg.Points(colourBarStrip) + calloutW), vg.Points(6), -vg.Points(10))
+	co := newCallouts(h, top, rstep)
+	area := draw.Crop(dc, vg.Points(8), -(vg.Points(colourBarStrip) + co.width), vg.Points(6), -vg.Points(10))
 	approxW := area.Max.X - area.Min.X - vg.Points(80)
 
-	// Time labels at window starts.
-	winSec := h.WindowSeconds
-	if winSec < 0 || !finite(winSec) {
-		winSec = 0
-	}
 	maxX := fitLabels(p.X.Tick.Label, h.Times, approxW, heatMaxTimeLabels)
-	step := windowStep(nW, winSec, maxX)
+	p.X.Tick.Marker = windowTicks(h.Times, windowStep(nW, h.WindowSeconds, maxX))
+	p.Y.Tick.Marker = indexTicks(h.Rows, rstep, 60, func(r int) float64 { return float64(nR-r) - 0.5 })
+
+	cells, over := h.cells(top)
+	area = fitFirstXLabel(p, area)
+	p.Add(cells)
+	p.Draw(area)
+
+	da := p.DataCanvas(area)
+	drawFrame(dc, da, true)
+	co.draw(dc, da, p, rowH)
+	drawColourBar(dc, da.Min.Y, da.Max.Y, da.Max.X+co.width+vg.Points(16), top, over)
+}
+
+// windowTicks label the window starts times[i] every step windows; between labels no
+// more than 30 apart, unlabelled ticks mark a fifth (or a half, or a third) of the
+// interval.
+func windowTicks(times []string, step int) fixedTicks {
+	nW := len(times)
 	var xt fixedTicks
 	for _, i := range labelIndices(nW, step) {
-		xt = append(xt, plot.Tick{Value: float64(i), Label: h.Times[i]})
+		xt = append(xt, plot.Tick{Value: float64(i), Label: times[i]})
 	}
-	if step > 1 && nW/step <= 30 {
-		// Minor ticks between labels at a fifth (or half) of the label interval.
-		sub := 0
-		switch {
-		case step%5 == 0:
-			sub = step / 5
-		case step%2 == 0:
-			sub = step / 2
-		case step%3 == 0:
-			sub = step / 3
+	if step <= 1 || nW/step > 30 {
+		return xt
+	}
+	sub := 0
+	for _, d := range []int{5, 2, 3} {
+		if step%d == 0 {
+			sub = step / d
+			break
 		}
-		if sub > 0 {
-			for i := sub; i < nW; i += sub {
-				if i%step != 0 {
-					xt = append(xt, plot.Tick{Value: float64(i)})
-				}
+	}
+	if sub == 0 {
+		return xt
+	}
+	for i := sub; i < nW; i += sub {
+		if i%step != 0 {
+			xt = append(xt, plot.Tick{Value: float64(i)})
+		}
+	}
+	return xt
+}
+
+// indexTicks label items every step (item i, labelled labels[i], at pos(i)) and, when
+// some go unlabelled and there are at most minorMax items, mark each of the others with
+// an unlabelled tick.
+func indexTicks(labels []string, step, minorMax int, pos func(i int) float64) fixedTicks {
+	n := len(labels)
+	var ts fixedTicks
+	for _, i := range labelIndices(n, step) {
+		ts = append(ts, plot.Tick{Value: pos(i), Label: labels[i]})
+	}
+	if step > 1 && n <= minorMax {
+		for i := 0; i < n; i++ {
+			if i%step != 0 {
+				ts = append(ts, plot.Tick{Value: pos(i)})
 			}
 		}
 	}
-	p.X.Tick.Marker = xt
+	return ts
+}
 
-	var yt fixedTicks
-	for _, r := range labelIndices(nR, rstep) {
-		yt = append(yt, plot.Tick{Value: float64(nR-r) - 0.5, Label: h.Rows[r]})
-	}
-	if rstep > 1 && nR <= 60 {
-		for r := 0; r < nR; r++ {
-			if r%rstep != 0 {
-				yt = append(yt, plot.Tick{Value: float64(nR-r) - 0.5})
-			}
-		}
-	}
-	p.Y.Tick.Marker = yt
-
+// cells colours h's loads on the scale 0..top, and says whether a load is over top.
+func (h *Heat) cells(top float64) (hc *heatCells, over bool) {
+	nW, nR := len(h.Times), len(h.Rows)
 	cells := make([]color.RGBA, nR*nW)
-	over := false
 	for r, row := range h.Load {
 		for w, v := range row {
 			cells[r*nW+w] = loadColor(v, top)
 			over = over || v > top
 		}
 	}
-	area = fitFirstXLabel(p, area)
-	p.Add(&heatCells{cols: nW, rows: nR, cells: cells, separators: nR <= heatSeparatorRows})
-	p.Draw(area)
+	return &heatCells{cols: nW, rows: nR, cells: cells, separators: nR <= heatSeparatorRows}, over
+}
 
-	da := p.DataCanvas(area)
-	// Frame the data area.
-	drawFrame(dc, da, true)
-	// Callouts: a small arrow and the shard's name at its row's right end, skipping
-	// any that would overlap the one above.
+// callouts name the hottest shards beside the heat when not every shard is labelled: a
+// small arrow and the shard's name at its row's right end.
+type callouts struct {
+	names []string // the shards' labels
+	hot   []int    // the rows to name, in row order
+	sty   text.Style
+	width vg.Length // the room they take right of the heat
+}
+
+// newCallouts finds h's hottest rows (hotRows) when rows are labelled every rstep > 1.
+func newCallouts(h Heat, top float64, rstep int) callouts {
+	co := callouts{names: h.Rows, sty: textStyle(tickSize)}
+	co.sty.Font = boldFont
+	co.sty.Font.Size = tickSize
+	co.sty.Color = colHotLine
+	co.sty.YAlign = draw.YCenter
+	if rstep <= 1 {
+		return co
+	}
+	co.hot = hotRows(h.Load, top)
+	for _, r := range co.hot {
+		co.width = vg.Length(math.Max(float64(co.width), float64(co.sty.Width(h.Rows[r]))))
+	}
+	if len(co.hot) > 0 {
+		co.width += vg.Points(calloutArrow + 4)
+	}
+	return co
+}
+
+// draw draws the callouts right of the data area da of p, skipping any that would
+// overlap the one above (rows rowH high).
+func (co callouts) draw(dc, da draw.Canvas, p *plot.Plot, rowH vg.Length) {
+	nR := len(co.names)
 	_, trY := p.Transforms(&da)
 	last := vg.Length(math.Inf(1))
-	for _, r := range hot {
+	for _, r := range co.hot {
 		y := trY(float64(nR-r) - 0.5)
 		if last-y < rowH*1.1 {
 			continue
@@ -193,9 +227,8 @@ func drawHeat(dc draw.Canvas, h Heat) {
 		tri.Close()
 		dc.SetColor(colHotLine)
 		dc.Fill(tri)
-		dc.FillText(csty, vg.Point{X: x + a + vg.Points(2), Y: y}, h.Rows[r])
+		dc.FillText(co.sty, vg.Point{X: x + a + vg.Points(2), Y: y}, co.names[r])
 	}
-	drawColourBar(dc, da.Min.Y, da.Max.Y, da.Max.X+calloutW+vg.Points(16), top, over)
 }
 
 // hotRows returns the rows of load that reach heatCallout of the scale top, those

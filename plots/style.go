@@ -8,6 +8,7 @@ import (
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -200,3 +201,11 @@ func fillBackground(c draw.Canvas) {
 
 // finite reports whether v is neither NaN nor infinite.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// newGrid is the light grid behind a chart's data, at the ticks of both axes.
+func newGrid() *plotter.Grid {
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = colGrid, colGrid
+	grid.Vertical.Width, grid.Horizontal.Width = vg.Points(0.5), vg.Points(0.5)
+	return grid
+}

@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -198,57 +199,71 @@ func (logTicks) Ticks(min, max float64) []plot.Tick {
 		}
 		return nil
 	}
-	lo, hi := math.Floor(math.Log10(min)), math.Ceil(math.Log10(max))
-	in := func(v float64) bool { return v >= min*(1-1e-9) && v <= max*(1+1e-9) }
-	labelled := func(set []float64, every float64) []float64 {
-		var vs []float64
-		for e := lo; e <= hi; e++ {
-			if math.Mod(e-lo, every) != 0 {
-				continue
-			}
-			for _, m := range set {
-				if v := m * math.Pow(10, e); in(v) {
-					vs = append(vs, v)
-				}
+	r := logRange{min: min, max: max, lo: math.Floor(math.Log10(min)), hi: math.Ceil(math.Log10(max))}
+	vs := r.labelled()
+	var ts []plot.Tick
+	for _, v := range vs {
+		ts = append(ts, plot.Tick{Value: v, Label: fmtNum(v)})
+	}
+	return append(ts, r.minor(vs)...)
+}
+
+// logRange is the span [min, max] of a log axis, and the powers of ten around it, 10^lo
+// to 10^hi.
+type logRange struct{ min, max, lo, hi float64 }
+
+// in reports whether v is on the axis (within rounding).
+func (r logRange) in(v float64) bool { return v >= r.min*(1-1e-9) && v <= r.max*(1+1e-9) }
+
+// multiples are the values m·10^e on the axis, m of set, for every every-th power e from lo.
+func (r logRange) multiples(set []float64, every float64) []float64 {
+	var vs []float64
+	for e := r.lo; e <= r.hi; e++ {
+		if math.Mod(e-r.lo, every) != 0 {
+			continue
+		}
+		for _, m := range set {
+			if v := m * math.Pow(10, e); r.in(v) {
+				vs = append(vs, v)
 			}
 		}
-		return vs
 	}
-	vs := labelled([]float64{1, 2, 5}, 1)
+	return vs
+}
+
+// labelled are the values to label: 1, 2 and 5 times the powers of ten; when more than
+// logMaxLabels, the powers of ten only, or every k-th; when fewer than 3, 1, 2, 3 and 5
+// times them, or under about half a decade evenly spaced round values, which read best.
+func (r logRange) labelled() []float64 {
+	vs := r.multiples([]float64{1, 2, 5}, 1)
 	switch {
 	case len(vs) > logMaxLabels:
 		for every := 1.0; ; every++ {
-			if vs = labelled([]float64{1}, every); len(vs) <= logMaxLabels {
-				break
+			if vs = r.multiples([]float64{1}, every); len(vs) <= logMaxLabels {
+				return vs
 			}
 		}
 	case len(vs) < 3:
-		if vs = labelled([]float64{1, 2, 3, 5}, 1); len(vs) < 3 {
-			// Under about half a decade: evenly spaced round values read best.
+		if vs = r.multiples([]float64{1, 2, 3, 5}, 1); len(vs) < 3 {
 			vs = vs[:0]
-			for _, t := range linearTicks(min, max) {
+			for _, t := range linearTicks(r.min, r.max) {
 				if t.Value > 0 {
 					vs = append(vs, t.Value)
 				}
 			}
 		}
 	}
+	return vs
+}
+
+// minor are unlabelled ticks at the integers of each decade on the axis that are not
+// among labelled.
+func (r logRange) minor(labelled []float64) []plot.Tick {
 	var ts []plot.Tick
-	for _, v := range vs {
-		ts = append(ts, plot.Tick{Value: v, Label: fmtNum(v)})
-	}
-	// Minor ticks at the unlabelled integers of each decade.
-	for e := lo; e <= hi; e++ {
+	for e := r.lo; e <= r.hi; e++ {
 		for m := 1.0; m <= 9; m++ {
 			v := m * math.Pow(10, e)
-			if !in(v) {
-				continue
-			}
-			dup := false
-			for _, l := range vs {
-				dup = dup || math.Abs(l-v) <= 1e-9*v
-			}
-			if !dup {
+			if r.in(v) && !slices.ContainsFunc(labelled, func(l float64) bool { return math.Abs(l-v) <= 1e-9*v }) {
 				ts = append(ts, plot.Tick{Value: v})
 			}
 		}

@@ -106,6 +106,24 @@ func Of(r *sim.Result) *Run {
 	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed, Warmup: r.Warmup}
 	m.Migrations = MigrationsOf(r)
 	m.Rebalance = RebalanceOf(r)
+	m.addStreams(r)
+	m.Failed = m.Failures.Total()
+	m.ErrorRate = rate(m.Failed, m.Offered)
+
+	d := DigestOf(r)
+	m.Shards = shardsOf(r, d)
+	m.Nodes = nodesOf(r)
+	m.Shard = HottestOf(loadsOf(m.Shards, func(s Shard) float64 { return s.Utilization }))
+	m.Node = HottestOf(loadsOf(m.Nodes, func(n Node) float64 { return n.Utilization }))
+	m.PeakWindow = PeakWindow(r)
+	if r.Windows > 0 {
+		m.PeakShard = HottestOf(peakWindowLoads(r, d, m.PeakWindow))
+	}
+	return m
+}
+
+// addStreams adds each stream's figures to m, and their totals.
+func (m *Run) addStreams(r *sim.Result) {
 	for i := range r.Streams {
 		s := StreamOf(&r.Streams[i])
 		if s.Locks != nil {
@@ -116,11 +134,12 @@ func Of(r *sim.Result) *Run {
 		m.Failures.add(&s.Failures)
 		m.Streams = append(m.Streams, s)
 	}
-	m.Failed = m.Failures.Total()
-	m.ErrorRate = rate(m.Failed, m.Offered)
+}
 
-	shardLoads := make([]float64, len(r.Shards))
-	d := DigestOf(r)
+// shardsOf is every shard's figures; a shard's peak is its busiest window, from the
+// digest d when there is one.
+func shardsOf(r *sim.Result, d *ShardDigest) []Shard {
+	var out []Shard
 	for i, sh := range r.Shards {
 		peak := 0.0
 		if d != nil {
@@ -129,15 +148,19 @@ func Of(r *sim.Result) *Run {
 		for w := 0; w < r.Windows && d == nil; w++ {
 			peak = math.Max(peak, r.ShardUtilization(w, i))
 		}
-		shardLoads[i] = r.Utilization(i)
-		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: shardLoads[i], Peak: peak,
+		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: r.Utilization(i), Peak: peak,
 			Failures: sh.Rejected + sh.Throttled + sh.LockFailed}
 		if p99, ok := sh.SubLatencyQuantile(0.99); ok {
 			ms.P99 = ptr(p99.Millis())
 		}
-		m.Shards = append(m.Shards, ms)
+		out = append(out, ms)
 	}
-	nodeLoads := make([]float64, len(r.Nodes))
+	return out
+}
+
+// nodesOf is every node's figures: its load, its busiest window, and from the work of its
+// shards the mean service time and the relaxation time it gives.
+func nodesOf(r *sim.Result) []Node {
 	busy, ops := make([]sim.Time, len(r.Nodes)), make([]int64, len(r.Nodes))
 	for i := range r.Shards {
 		if n := r.Shards[i].Node; n >= 0 && n < len(r.Nodes) {
@@ -145,6 +168,7 @@ func Of(r *sim.Result) *Run {
 			ops[n] += r.Shards[i].Ops
 		}
 	}
+	var out []Node
 	for n, nd := range r.Nodes {
 		peak, pw := 0.0, 0
 		for w := 0; w < r.Windows; w++ {
@@ -152,27 +176,36 @@ func Of(r *sim.Result) *Run {
 				peak, pw = u, w
 			}
 		}
-		nodeLoads[n] = r.NodeLoad(n)
-		node := Node{ID: n, Cores: nd.Cores, Utilization: nodeLoads[n], Peak: peak, PeakWindow: pw, MaxQueue: nd.MaxQueue}
+		node := Node{ID: n, Cores: nd.Cores, Utilization: r.NodeLoad(n), Peak: peak, PeakWindow: pw, MaxQueue: nd.MaxQueue}
 		if ops[n] > 0 {
 			node.Service = busy[n].Seconds() / float64(ops[n])
 			node.Settle = Relaxation(node.Utilization, node.Cores, node.Service)
 		}
-		m.Nodes = append(m.Nodes, node)
+		out = append(out, node)
 	}
-	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
-	m.PeakWindow = PeakWindow(r)
-	for i := range shardLoads {
+	return out
+}
+
+// loadsOf is load(x) for each of xs, in order.
+func loadsOf[T any](xs []T, load func(T) float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = load(x)
+	}
+	return out
+}
+
+// peakWindowLoads is every shard's load in window w, from the digest d when there is one.
+func peakWindowLoads(r *sim.Result, d *ShardDigest, w int) []float64 {
+	loads := make([]float64, len(r.Shards))
+	for i := range loads {
 		if d != nil {
-			shardLoads[i] = d.PeakLoads[i]
+			loads[i] = d.PeakLoads[i]
 		} else {
-			shardLoads[i] = r.ShardUtilization(m.PeakWindow, i)
+			loads[i] = r.ShardUtilization(w, i)
 		}
 	}
-	if r.Windows > 0 {
-		m.PeakShard = HottestOf(shardLoads)
-	}
-	return m
+	return loads
 }
 
 // HottestOf compares the largest of loads with the median and the mean. loads is not

@@ -25,100 +25,22 @@ func Model(s *spec.Resolved) *sim.Model {
 		Nodes:     append([]sim.Node(nil), s.Nodes...),
 		ShardNode: Placement(s),
 	}
-	design := designOf(s)
-	var scheme keyspace.Scheme = buildScheme(s, design)
+	b := streamBuilder{s: s, design: designOf(s)}
+	b.scheme = buildScheme(s, b.design)
 	if s.Copies != nil {
 		// The history sample that cut the range splits holds ordinary keys: copies are
 		// added after it, as a migration would add them to an existing table.
-		keys := make(map[uint64]bool, len(s.Copies.Keys))
-		for _, k := range s.Copies.Keys {
-			keys[k] = true
-		}
-		design.Copies = &keyspace.Copies{Field: s.Copies.Field, Keys: keys, Count: s.Copies.Count}
+		b.design.Copies = copiesOf(s.Copies)
 	}
 	if s.Split != nil {
 		// Every planner routes through the one splitter, so a split moves every stream's keys.
-		sp := keyspace.NewSplitter(scheme, s.MaxShards)
-		m.Splitter, scheme = sp, sp
+		sp := keyspace.NewSplitter(b.scheme, s.MaxShards)
+		m.Splitter, b.scheme, b.split = sp, sp, true
 	}
 	mitigations(s, m)
-	needed := neededFields(s)
-	if g := s.Migration; g != nil && g.Target != nil {
-		// The new layout plans from the same field values: draw what either key needs.
-		for f, n := range neededFields(g.Target) {
-			needed[f] = needed[f] || n
-		}
-	}
-	if g := s.Migration; g != nil && g.Tenant != nil {
-		needed[g.Tenant.Field] = true // every request says whose it is
-	}
-	for i, ss := range s.Streams {
-		st := sim.Stream{
-			Name:    ss.Name,
-			Op:      ss.Op,
-			Cost:    ss.Cost,
-			Service: ss.Service,
-			Age:     age(ss.Age),
-			Fields:  make([]workload.Generator, len(ss.Fields)),
-			Client:  ss.Client,
-		}
-		if ss.Client.Limit != nil {
-			l := *ss.Client.Limit
-			st.Client.Limit = &l
-		}
-		st.ApplyCost = ss.Cost
-		if s.ApplyCost > 0 {
-			st.ApplyCost = s.ApplyCost
-		}
-		if ss.Op != sim.Scan {
-			st.KeyFields = spec.KeyFieldsOf(s.Parts)
-		}
-		st.UseCache = s.Cache != nil && s.CacheStreams[i]
-		st.Lock, st.LockTimeout = ss.Lock, ss.LockTimeout
-		st.Clients, st.Think = ss.Clients, ss.Think
-		switch bursty := ss.Burst != nil && ss.Burst.Factor > 1; {
-		case ss.Clients > 0:
-			// Closed loop: the clients issue the requests (sim.Stream.Clients).
-		case bursty && ss.Uniform:
-			st.Arrivals = workload.NewBurstUniform(ss.Schedule, *ss.Burst)
-		case bursty:
-			st.Arrivals = workload.NewBurstPoisson(ss.Schedule, *ss.Burst)
-		case ss.Uniform:
-			st.Arrivals = workload.NewUniformArrivals(ss.Schedule)
-		default:
-			st.Arrivals = workload.NewPoisson(ss.Schedule)
-		}
-		for f, fs := range ss.Fields {
-			// A point request draws its key's raw time field too: the engine names the
-			// row by KeyFields (time-ordered generators draw no random numbers).
-			if needed[f] || slices.Contains(st.KeyFields, f) {
-				st.Fields[f] = generator(fs)
-			}
-		}
-		if ss.Trace != nil {
-			replay(&st, s, ss, needed)
-		}
-		switch {
-		case ss.Op == sim.Scan && ss.Query != nil:
-			st.Planner = queryPlanner(s, design, scheme, ss)
-		case ss.Op == sim.Scan && m.Splitter != nil:
-			st.Planner = keyspace.NewScatterPlannerFor(scheme) // the live shards, splits included
-		case ss.Op == sim.Scan:
-			st.Planner = keyspace.NewScatterPlanner(s.Shards)
-		default:
-			st.Planner = keyspace.NewPointPlanner(design, scheme, ss.Op == sim.Read)
-		}
-		if ss.Rows {
-			st.RowCost, st.RowsModeled = ss.RowCost, true
-			rows := RowModel(s, &s.Streams[i])
-			switch p := st.Planner.(type) {
-			case *keyspace.QueryPlanner:
-				p.SetRows(rows)
-			case *keyspace.ScatterPlanner:
-				p.SetRows(rows)
-			}
-		}
-		m.Streams = append(m.Streams, st)
+	b.needed = modelFields(s)
+	for i := range s.Streams {
+		m.Streams = append(m.Streams, b.stream(i))
 	}
 	m.LockSlots = lockSlots(s)
 	if g := s.Migration; g != nil && g.Target != nil {
@@ -130,6 +52,126 @@ func Model(s *spec.Resolved) *sim.Model {
 		m.Rebalance = rebalance(s, m)
 	}
 	return m
+}
+
+// copiesOf is the key design's copies of the hot keys c names.
+func copiesOf(c *spec.CopiesSpec) *keyspace.Copies {
+	keys := make(map[uint64]bool, len(c.Keys))
+	for _, k := range c.Keys {
+		keys[k] = true
+	}
+	return &keyspace.Copies{Field: c.Field, Keys: keys, Count: c.Count}
+}
+
+// modelFields marks the fields the model's requests draw: those some planner reads
+// (neededFields), those a migration's new layout plans from, and the tenant field of a
+// tenant move (every request says whose it is).
+func modelFields(s *spec.Resolved) []bool {
+	needed := neededFields(s)
+	if g := s.Migration; g != nil && g.Target != nil {
+		for f, n := range neededFields(g.Target) {
+			needed[f] = needed[f] || n
+		}
+	}
+	if g := s.Migration; g != nil && g.Tenant != nil {
+		needed[g.Tenant.Field] = true
+	}
+	return needed
+}
+
+// streamBuilder builds a model's streams: it holds what they share, the key design, the
+// shard scheme every planner routes through, and the fields requests draw.
+type streamBuilder struct {
+	s      *spec.Resolved
+	design *keyspace.Design
+	scheme keyspace.Scheme
+	split  bool   // the scheme is the model's splitter
+	needed []bool // by field: drawn by every request
+}
+
+// stream builds stream i: its costs, client, arrivals, field generators (a replayed log's
+// in their place), planner and row model.
+func (b *streamBuilder) stream(i int) sim.Stream {
+	s, ss := b.s, b.s.Streams[i]
+	st := sim.Stream{
+		Name:    ss.Name,
+		Op:      ss.Op,
+		Cost:    ss.Cost,
+		Service: ss.Service,
+		Age:     age(ss.Age),
+		Fields:  make([]workload.Generator, len(ss.Fields)),
+		Client:  ss.Client,
+	}
+	if ss.Client.Limit != nil {
+		l := *ss.Client.Limit
+		st.Client.Limit = &l
+	}
+	st.ApplyCost = ss.Cost
+	if s.ApplyCost > 0 {
+		st.ApplyCost = s.ApplyCost
+	}
+	if ss.Op != sim.Scan {
+		st.KeyFields = spec.KeyFieldsOf(s.Parts)
+	}
+	st.UseCache = s.Cache != nil && s.CacheStreams[i]
+	st.Lock, st.LockTimeout = ss.Lock, ss.LockTimeout
+	st.Clients, st.Think = ss.Clients, ss.Think
+	st.Arrivals = arrivals(&ss)
+	for f, fs := range ss.Fields {
+		// A point request draws its key's raw time field too: the engine names the
+		// row by KeyFields (time-ordered generators draw no random numbers).
+		if b.needed[f] || slices.Contains(st.KeyFields, f) {
+			st.Fields[f] = generator(fs)
+		}
+	}
+	if ss.Trace != nil {
+		replay(&st, s, ss, b.needed)
+	}
+	st.Planner = b.planner(ss)
+	if ss.Rows {
+		st.RowCost, st.RowsModeled = ss.RowCost, true
+		rows := RowModel(s, &s.Streams[i])
+		switch p := st.Planner.(type) {
+		case *keyspace.QueryPlanner:
+			p.SetRows(rows)
+		case *keyspace.ScatterPlanner:
+			p.SetRows(rows)
+		}
+	}
+	return st
+}
+
+// arrivals is an open stream's arrival process: Poisson or evenly spaced, in bursts when
+// it has a burst factor above 1; nil for a closed loop, whose clients issue the requests
+// (sim.Stream.Clients).
+func arrivals(ss *spec.StreamSpec) workload.Arrivals {
+	bursty := ss.Burst != nil && ss.Burst.Factor > 1
+	switch {
+	case ss.Clients > 0:
+		return nil
+	case bursty && ss.Uniform:
+		return workload.NewBurstUniform(ss.Schedule, *ss.Burst)
+	case bursty:
+		return workload.NewBurstPoisson(ss.Schedule, *ss.Burst)
+	case ss.Uniform:
+		return workload.NewUniformArrivals(ss.Schedule)
+	}
+	return workload.NewPoisson(ss.Schedule)
+}
+
+// planner is the stream's planner: a scan with a where clause plans by its query, any
+// other scan visits every shard (the live ones when shards split), and a point request
+// routes its key.
+func (b *streamBuilder) planner(ss spec.StreamSpec) sim.Planner {
+	switch {
+	case ss.Op == sim.Scan && ss.Query != nil:
+		return queryPlanner(b.s, b.design, b.scheme, ss)
+	case ss.Op == sim.Scan && b.split:
+		return keyspace.NewScatterPlannerFor(b.scheme) // the live shards, splits included
+	case ss.Op == sim.Scan:
+		return keyspace.NewScatterPlanner(b.s.Shards)
+	}
+	return keyspace.NewPointPlanner(b.design, b.scheme, ss.Op == sim.Read)
 }
 
 // lockSlots sizes the row-lock table (sim/lock.go): four times the locks held at once at

@@ -168,6 +168,8 @@ type exp3 struct {
 	Rows         []hotRow
 }
 
+// experiment3 measures the hot key's node: its cost per command and its cap, then the
+// latency at rates up to the cap, each against the model calibrated by the first two.
 func experiment3(ctx context.Context, c config, rc *redisCluster, tmp string, rep *report) error {
 	e := &exp3{Reps: 3, Warm: 500 * time.Millisecond, Span: 3 * time.Second, LowRate: 500, CapClients: 64}
 	fracs := []float64{0.1, 0.25, 0.4, 0.55, 0.7, 0.8, 0.9, 1.0}
@@ -180,32 +182,9 @@ func experiment3(ctx context.Context, c config, rc *redisCluster, tmp string, re
 		return fmt.Errorf("experiment 3: %w", err)
 	}
 	e.Node = node
-	// Per-command cost and latency at low load: the node's CPU time per INCR (from INFO
-	// cpu and INFO commandstats) and the median latency, which at this rate queues for
-	// nothing: the network delay is what the median has beyond the cost.
-	var costs, p50s, caps, capCPU, idles []float64
-	for rp := range e.Reps {
-		idle, err := rc.idleCPU(ctx, node, e.Span)
-		if err != nil {
-			return fmt.Errorf("experiment 3 (Redis idle CPU): %w", err)
-		}
-		idles = append(idles, idle)
-		p, err := rc.openLoop(ctx, node, e.LowRate, e.Warm, e.Span, c.seed+uint64(rp), idle)
-		if err != nil {
-			return fmt.Errorf("experiment 3 (Redis hot key, %.0f/s): %w", e.LowRate, err)
-		}
-		costs, p50s = append(costs, p.CmdCPUUs), append(p50s, p.P50Ms)
-		q, err := rc.closedLoop(ctx, node, e.CapClients, e.Warm, e.Span)
-		if err != nil {
-			return fmt.Errorf("experiment 3 (Redis hot key, %d clients): %w", e.CapClients, err)
-		}
-		caps, capCPU = append(caps, q.Throughput), append(capCPU, q.CPU)
+	if err := e.calibrate(ctx, c, rc); err != nil {
+		return err
 	}
-	e.CostUs, e.LowP50, e.Cap, e.CapCPU, e.Idle = measure(costs), measure(p50s), measure(caps), measure(capCPU), measure(idles)
-	if e.CostUs.Mean <= 0 {
-		return fmt.Errorf("experiment 3: the node's CPU time per command measured %.2f us", e.CostUs.Mean)
-	}
-	e.NetUs = max(0, (e.LowP50.Mean*1000-e.CostUs.Mean)/2)
 	capSum, err := simulate(ctx, c.shardsim, tmp, "redis-cap", hotScenario(0, e.CapClients, e.CostUs.Mean, e.NetUs))
 	if err != nil {
 		return err
@@ -217,27 +196,69 @@ func experiment3(ctx context.Context, c config, rc *redisCluster, tmp string, re
 	e.Saturated = e.CapCPU.Mean >= 0.85
 	e.CapWithin = e.Saturated && math.Abs(e.CapRatio-1) <= 0.15
 	for _, f := range fracs {
-		rate := math.Round(f * e.Cap.Mean)
-		var thr, p50, cpu, lag []float64
-		for rp := range e.Reps {
-			p, err := rc.openLoop(ctx, node, rate, e.Warm, e.Span, c.seed+uint64(rp)+100, 0)
-			if err != nil {
-				return fmt.Errorf("experiment 3 (Redis hot key, %.0f/s): %w", rate, err)
-			}
-			thr, p50, cpu, lag = append(thr, p.Throughput), append(p50, p.P50Ms), append(cpu, p.CPU), append(lag, p.LagMs)
+		row, err := e.measureRate(ctx, c, rc, tmp, f)
+		if err != nil {
+			return err
 		}
-		row := hotRow{Rate: rate, Load: f, Thr: measure(thr), P50: measure(p50), CPU: measure(cpu), Lag: measure(lag)}
-		if rate < e.CapPredicted {
-			sum, err := simulate(ctx, c.shardsim, tmp, fmt.Sprintf("redis-hot-%d", int(rate)), hotScenario(rate, 0, e.CostUs.Mean, e.NetUs))
-			if err != nil {
-				return err
-			}
-			row.PredThr, row.PredP50 = sum.rate(0), sum.p50(0)
-			row.P50Ratio = row.P50.Mean / row.PredP50
-		}
-		row.Checked = f < 0.8 && row.PredP50 > 0
-		row.Within = row.Checked && math.Abs(row.P50Ratio-1) <= 0.2
 		e.Rows = append(e.Rows, row)
 	}
 	return nil
+}
+
+// calibrate measures, e.Reps times, the node's idle CPU use, the per-command cost and
+// latency at low load, and the cap of e.CapClients closed-loop clients. At the low rate
+// the node's CPU time per INCR (from INFO cpu and INFO commandstats) and the median
+// latency, which at this rate queues for nothing: the network delay is what the median
+// has beyond the cost.
+func (e *exp3) calibrate(ctx context.Context, c config, rc *redisCluster) error {
+	var costs, p50s, caps, capCPU, idles []float64
+	for rp := range e.Reps {
+		idle, err := rc.idleCPU(ctx, e.Node, e.Span)
+		if err != nil {
+			return fmt.Errorf("experiment 3 (Redis idle CPU): %w", err)
+		}
+		idles = append(idles, idle)
+		p, err := rc.openLoop(ctx, e.Node, e.LowRate, e.Warm, e.Span, c.seed+uint64(rp), idle)
+		if err != nil {
+			return fmt.Errorf("experiment 3 (Redis hot key, %.0f/s): %w", e.LowRate, err)
+		}
+		costs, p50s = append(costs, p.CmdCPUUs), append(p50s, p.P50Ms)
+		q, err := rc.closedLoop(ctx, e.Node, e.CapClients, e.Warm, e.Span)
+		if err != nil {
+			return fmt.Errorf("experiment 3 (Redis hot key, %d clients): %w", e.CapClients, err)
+		}
+		caps, capCPU = append(caps, q.Throughput), append(capCPU, q.CPU)
+	}
+	e.CostUs, e.LowP50, e.Cap, e.CapCPU, e.Idle = measure(costs), measure(p50s), measure(caps), measure(capCPU), measure(idles)
+	if e.CostUs.Mean <= 0 {
+		return fmt.Errorf("experiment 3: the node's CPU time per command measured %.2f us", e.CostUs.Mean)
+	}
+	e.NetUs = max(0, (e.LowP50.Mean*1000-e.CostUs.Mean)/2)
+	return nil
+}
+
+// measureRate measures the open loop at the fraction f of the measured cap, e.Reps times,
+// and below the model's cap its prediction; the p50 is checked below 80% of the cap.
+func (e *exp3) measureRate(ctx context.Context, c config, rc *redisCluster, tmp string, f float64) (hotRow, error) {
+	rate := math.Round(f * e.Cap.Mean)
+	var thr, p50, cpu, lag []float64
+	for rp := range e.Reps {
+		p, err := rc.openLoop(ctx, e.Node, rate, e.Warm, e.Span, c.seed+uint64(rp)+100, 0)
+		if err != nil {
+			return hotRow{}, fmt.Errorf("experiment 3 (Redis hot key, %.0f/s): %w", rate, err)
+		}
+		thr, p50, cpu, lag = append(thr, p.Throughput), append(p50, p.P50Ms), append(cpu, p.CPU), append(lag, p.LagMs)
+	}
+	row := hotRow{Rate: rate, Load: f, Thr: measure(thr), P50: measure(p50), CPU: measure(cpu), Lag: measure(lag)}
+	if rate < e.CapPredicted {
+		sum, err := simulate(ctx, c.shardsim, tmp, fmt.Sprintf("redis-hot-%d", int(rate)), hotScenario(rate, 0, e.CostUs.Mean, e.NetUs))
+		if err != nil {
+			return hotRow{}, err
+		}
+		row.PredThr, row.PredP50 = sum.rate(0), sum.p50(0)
+		row.P50Ratio = row.P50.Mean / row.PredP50
+	}
+	row.Checked = f < 0.8 && row.PredP50 > 0
+	row.Within = row.Checked && math.Abs(row.P50Ratio-1) <= 0.2
+	return row, nil
 }

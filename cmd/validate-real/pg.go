@@ -103,33 +103,73 @@ func (pg *pgServer) measureCounters(ctx context.Context, C, B int, warm, d time.
 	if _, err := admin.Exec(ctx, "VACUUM counters"); err != nil {
 		return counterPoint{}, pg.failed("VACUUM counters", err)
 	}
+	conns, err := pg.connectClients(ctx, C)
+	defer closeConns(conns)
+	if err != nil {
+		return counterPoint{}, err
+	}
+	tallies := updateCounters(ctx, conns, B, warm, d, seed)
+	p := counterPoint{C: C, B: B}
+	var n int64
+	var sum time.Duration
+	for _, tl := range tallies {
+		if tl.err != nil {
+			return p, pg.failed("UPDATE counters", tl.err)
+		}
+		n += tl.n
+		sum += tl.sum
+	}
+	if n == 0 {
+		return p, fmt.Errorf("PostgreSQL: no update completed in %s with %d clients", d, C)
+	}
+	p.Throughput = float64(n) / d.Seconds()
+	p.MeanMs = float64(sum.Microseconds()) / 1000 / float64(n)
+	return p, nil
+}
+
+// connectClients opens C connections, each with the update prepared once, so that each
+// update is one Bind/Execute round trip. On an error it returns the connections opened so
+// far with it, for the caller to close (closeConns).
+func (pg *pgServer) connectClients(ctx context.Context, C int) ([]*pgx.Conn, error) {
 	conns := make([]*pgx.Conn, C)
-	defer func() {
-		for _, c := range conns {
-			if c != nil {
-				c.Close(context.Background())
-			}
-		}
-	}()
 	for i := range conns {
+		var err error
 		if conns[i], err = pg.connect(ctx); err != nil {
-			return counterPoint{}, pg.failed("connect", err)
+			return conns, pg.failed("connect", err)
 		}
-		// Prepare once, so each update is one Bind/Execute round trip.
 		if _, err := conns[i].Prepare(ctx, "inc", "UPDATE counters SET n = n + 1 WHERE id = $1"); err != nil {
-			return counterPoint{}, pg.failed("PREPARE", err)
+			return conns, pg.failed("PREPARE", err)
 		}
 	}
-	type tally struct {
-		n   int64
-		sum time.Duration
-		err error
+	return conns, nil
+}
+
+// closeConns closes the connections that were opened.
+func closeConns(conns []*pgx.Conn) {
+	for _, c := range conns {
+		if c != nil {
+			c.Close(context.Background())
+		}
 	}
-	tallies := make([]tally, C)
+}
+
+// counterTally is one client's updates that ended in the measured span, their summed
+// latency, and the error that stopped it.
+type counterTally struct {
+	n   int64
+	sum time.Duration
+	err error
+}
+
+// updateCounters runs a client on each connection for warm + d, each updating a row
+// drawn uniformly from B rows and waiting for its answer before the next, and returns
+// each client's tally of the updates that ended inside the d after warm.
+func updateCounters(ctx context.Context, conns []*pgx.Conn, B int, warm, d time.Duration, seed uint64) []counterTally {
+	tallies := make([]counterTally, len(conns))
 	start := time.Now()
 	from, to := start.Add(warm), start.Add(warm+d)
 	var wg sync.WaitGroup
-	for i := range C {
+	for i := range conns {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -153,22 +193,7 @@ func (pg *pgServer) measureCounters(ctx context.Context, C, B int, warm, d time.
 		}(i)
 	}
 	wg.Wait()
-	p := counterPoint{C: C, B: B}
-	var n int64
-	var sum time.Duration
-	for _, tl := range tallies {
-		if tl.err != nil {
-			return p, pg.failed("UPDATE counters", tl.err)
-		}
-		n += tl.n
-		sum += tl.sum
-	}
-	if n == 0 {
-		return p, fmt.Errorf("PostgreSQL: no update completed in %s with %d clients", d, C)
-	}
-	p.Throughput = float64(n) / d.Seconds()
-	p.MeanMs = float64(sum.Microseconds()) / 1000 / float64(n)
-	return p, nil
+	return tallies
 }
 
 // failed names the server's death when it explains a client's error.

@@ -48,34 +48,62 @@ func startRedis(ctx context.Context, t tools, tmp string, ports []int) (*redisCl
 	redis.SetLogger(quiet{})
 	rc := &redisCluster{ports: ports, cli: t.redisCLI}
 	for _, p := range ports {
-		dir := filepath.Join(tmp, "redis", strconv.Itoa(p))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := rc.startNode(ctx, t, tmp, p); err != nil {
 			return nil, err
 		}
-		srv, err := start(fmt.Sprintf("redis-server :%d", p), filepath.Join(dir, "redis.log"), syscall.SIGTERM, nil, dir, t.redisServer,
-			"--port", strconv.Itoa(p), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-			"--cluster-config-file", "nodes.conf", "--dir", dir, "--save", "", "--appendonly", "no",
-			"--daemonize", "no", "--protected-mode", "no", "--cluster-node-timeout", "5000")
-		if err != nil {
-			return nil, err
-		}
-		rc.srvs = append(rc.srvs, srv)
-		c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", p)})
-		rc.nodes = append(rc.nodes, c)
-		if err := waitFor(srv, 20*time.Second, func() error { return c.Ping(ctx).Err() }); err != nil {
-			return nil, fmt.Errorf("Redis did not start: %w", err)
-		}
 	}
-	args := []string{"--cluster", "create"}
-	for _, p := range ports {
-		args = append(args, fmt.Sprintf("127.0.0.1:%d", p))
+	if err := rc.create(ctx, t); err != nil {
+		return nil, err
 	}
+	rc.client = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrsOf(ports), PoolSize: 128, MaxRedirects: 0})
+	if err := rc.client.ForEachShard(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() }); err != nil {
+		return nil, rc.failed("PING", err)
+	}
+	return rc, nil
+}
+
+// addrsOf is the loopback address of each port.
+func addrsOf(ports []int) []string {
+	addrs := make([]string, len(ports))
+	for i, p := range ports {
+		addrs[i] = fmt.Sprintf("127.0.0.1:%d", p)
+	}
+	return addrs
+}
+
+// startNode starts the redis-server of port p in its own directory under tmp, adds it and
+// a client of it to the cluster, and waits for it to answer PING.
+func (rc *redisCluster) startNode(ctx context.Context, t tools, tmp string, p int) error {
+	dir := filepath.Join(tmp, "redis", strconv.Itoa(p))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	srv, err := start(fmt.Sprintf("redis-server :%d", p), filepath.Join(dir, "redis.log"), syscall.SIGTERM, nil, dir, t.redisServer,
+		"--port", strconv.Itoa(p), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+		"--cluster-config-file", "nodes.conf", "--dir", dir, "--save", "", "--appendonly", "no",
+		"--daemonize", "no", "--protected-mode", "no", "--cluster-node-timeout", "5000")
+	if err != nil {
+		return err
+	}
+	rc.srvs = append(rc.srvs, srv)
+	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", p)})
+	rc.nodes = append(rc.nodes, c)
+	if err := waitFor(srv, 20*time.Second, func() error { return c.Ping(ctx).Err() }); err != nil {
+		return fmt.Errorf("Redis did not start: %w", err)
+	}
+	return nil
+}
+
+// create joins the started nodes with redis-cli --cluster create and waits until every
+// node says cluster_state:ok.
+func (rc *redisCluster) create(ctx context.Context, t tools) error {
+	args := append([]string{"--cluster", "create"}, addrsOf(rc.ports)...)
 	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
 	if _, err := runAs(ctx, nil, time.Minute, t.redisCLI, args...); err != nil {
 		if dead := anyDead(); dead != nil {
-			return nil, fmt.Errorf("Redis cluster create failed: %w", dead)
+			return fmt.Errorf("Redis cluster create failed: %w", dead)
 		}
-		return nil, fmt.Errorf("Redis cluster create failed: %w", err)
+		return fmt.Errorf("Redis cluster create failed: %w", err)
 	}
 	for i, c := range rc.nodes {
 		err := waitFor(rc.srvs[i], 30*time.Second, func() error {
@@ -89,18 +117,10 @@ func startRedis(ctx context.Context, t tools, tmp string, ports []int) (*redisCl
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("Redis cluster did not form: %w", err)
+			return fmt.Errorf("Redis cluster did not form: %w", err)
 		}
 	}
-	addrs := make([]string, len(ports))
-	for i, p := range ports {
-		addrs[i] = fmt.Sprintf("127.0.0.1:%d", p)
-	}
-	rc.client = redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, PoolSize: 128, MaxRedirects: 0})
-	if err := rc.client.ForEachShard(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() }); err != nil {
-		return nil, rc.failed("PING", err)
-	}
-	return rc, nil
+	return nil
 }
 
 func (rc *redisCluster) close() {
@@ -322,10 +342,6 @@ type hotPoint struct {
 // hotKey is the key of experiment 3 and the node that serves it.
 const hotKey = "hot"
 
-// openLoop issues INCR hot at Poisson arrivals of the given rate for warm + d, each from
-// a worker of a pool of 256 so that an arrival never waits for an earlier one's answer
-// (unless all 256 are busy: then it waits, and its latency, measured from its arrival
-// time, shows it). Requests that arrive in the span after warm count.
 // idleCPU is the node's CPU seconds a second with no commands (its timers, at hz 10), so that
 // a command's cost measured at low load is not charged with them.
 func (rc *redisCluster) idleCPU(ctx context.Context, node int, d time.Duration) (float64, error) {
@@ -342,36 +358,16 @@ func (rc *redisCluster) idleCPU(ctx context.Context, node int, d time.Duration) 
 	return (c1 - c0) / time.Since(t0).Seconds(), nil
 }
 
+// openLoop issues INCR hot at Poisson arrivals of the given rate for warm + d, each from
+// a worker of a pool of 256 so that an arrival never waits for an earlier one's answer
+// (unless all 256 are busy: then it waits, and its latency, measured from its arrival
+// time, shows it). Requests that arrive in the span after warm count.
+// idle is the node's CPU use with no commands, which the cost per command leaves out.
 func (rc *redisCluster) openLoop(ctx context.Context, node int, rate float64, warm, d time.Duration, seed uint64, idle float64) (hotPoint, error) {
 	pt := hotPoint{Rate: rate}
-	type job struct{ at time.Time }
-	jobs := make(chan job, 4096)
-	var mu sync.Mutex
-	var lat, lag []float64
-	var firstErr error
 	from, to := time.Now().Add(warm), time.Now().Add(warm+d)
-	var wg sync.WaitGroup
-	for range 256 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				g := time.Since(j.at)
-				err := rc.client.Incr(ctx, hotKey).Err()
-				l := time.Since(j.at)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				if !j.at.Before(from) && j.at.Before(to) {
-					lat = append(lat, float64(l.Microseconds())/1000)
-					lag = append(lag, float64(g.Microseconds())/1000)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	cpu0, calls0, t0 := 0.0, int64(0), time.Time{}
+	pool := rc.startIncrs(ctx, 256, from, to)
+	var c0 incrCounters
 	r := rand.New(rand.NewPCG(seed, uint64(rate)))
 	at := time.Now()
 	measuring := false
@@ -380,56 +376,117 @@ func (rc *redisCluster) openLoop(ctx context.Context, node int, rate float64, wa
 		if !measuring && !at.Before(from) {
 			measuring = true
 			var err error
-			if cpu0, err = rc.cpuSeconds(ctx, node); err != nil {
-				close(jobs)
-				wg.Wait()
+			if c0, err = rc.incrCounters(ctx, node); err != nil {
+				pool.stop()
 				return pt, err
 			}
-			c, err := rc.commandCalls(ctx, "incr")
-			if err != nil {
-				close(jobs)
-				wg.Wait()
-				return pt, err
-			}
-			calls0, t0 = c[node], time.Now()
 		}
 		if w := time.Until(at); w > 0 {
 			time.Sleep(w)
 		}
-		jobs <- job{at: at}
+		pool.jobs <- at
 	}
-	close(jobs)
-	wg.Wait()
-	cpu1, err := rc.cpuSeconds(ctx, node)
+	pool.stop()
+	c1, err := rc.incrCounters(ctx, node)
 	if err != nil {
 		return pt, err
+	}
+	if pool.firstErr != nil {
+		return pt, rc.failed("INCR", pool.firstErr)
+	}
+	if len(pool.lat) == 0 {
+		return pt, fmt.Errorf("Redis: no INCR completed at %.0f/s", rate)
+	}
+	pool.summarize(&pt, d)
+	span := c1.at.Sub(c0.at).Seconds()
+	pt.CPU = (c1.cpu - c0.cpu) / span
+	if n := c1.calls - c0.calls; n > 0 {
+		pt.CmdCPUUs = (c1.cpu - c0.cpu - idle*span) / float64(n) * 1e6
+	}
+	return pt, nil
+}
+
+// incrCounters are a node's CPU seconds and INCR calls, read at a time.
+type incrCounters struct {
+	cpu   float64
+	calls int64
+	at    time.Time // after both were read
+}
+
+// incrCounters reads the node's counters.
+func (rc *redisCluster) incrCounters(ctx context.Context, node int) (incrCounters, error) {
+	cpu, err := rc.cpuSeconds(ctx, node)
+	if err != nil {
+		return incrCounters{}, err
 	}
 	c, err := rc.commandCalls(ctx, "incr")
 	if err != nil {
-		return pt, err
+		return incrCounters{}, err
 	}
-	span := time.Since(t0).Seconds()
-	if firstErr != nil {
-		return pt, rc.failed("INCR", firstErr)
+	return incrCounters{cpu: cpu, calls: c[node], at: time.Now()}, nil
+}
+
+// incrPool is a pool of workers that INCR the hot key at each arrival time sent to jobs,
+// keeping the latency (from the arrival) and the lag (from the arrival to a worker taking
+// it up), in ms, of the arrivals in [from, to), and the first error.
+type incrPool struct {
+	jobs     chan time.Time
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	lat, lag []float64
+	firstErr error
+}
+
+// startIncrs starts n workers.
+func (rc *redisCluster) startIncrs(ctx context.Context, n int, from, to time.Time) *incrPool {
+	p := &incrPool{jobs: make(chan time.Time, 4096)}
+	for range n {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			for at := range p.jobs {
+				g := time.Since(at)
+				err := rc.client.Incr(ctx, hotKey).Err()
+				p.record(at, g, time.Since(at), err, from, to)
+			}
+		}()
 	}
-	if len(lat) == 0 {
-		return pt, fmt.Errorf("Redis: no INCR completed at %.0f/s", rate)
+	return p
+}
+
+// record keeps an arrival's error, if the first, and its lag and latency if it arrived in
+// [from, to).
+func (p *incrPool) record(at time.Time, lag, lat time.Duration, err error, from, to time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil && p.firstErr == nil {
+		p.firstErr = err
 	}
-	sort.Float64s(lat)
-	sort.Float64s(lag)
-	pt.LagMs = lag[len(lag)/2]
-	pt.Throughput = float64(len(lat)) / d.Seconds()
-	pt.P50Ms = lat[len(lat)/2]
+	if !at.Before(from) && at.Before(to) {
+		p.lat = append(p.lat, float64(lat.Microseconds())/1000)
+		p.lag = append(p.lag, float64(lag.Microseconds())/1000)
+	}
+}
+
+// stop waits for the workers to finish the arrivals sent.
+func (p *incrPool) stop() {
+	close(p.jobs)
+	p.wg.Wait()
+}
+
+// summarize sets pt's median lag, throughput over d, and median and mean latency, from
+// the kept arrivals (at least one).
+func (p *incrPool) summarize(pt *hotPoint, d time.Duration) {
+	sort.Float64s(p.lat)
+	sort.Float64s(p.lag)
+	pt.LagMs = p.lag[len(p.lag)/2]
+	pt.Throughput = float64(len(p.lat)) / d.Seconds()
+	pt.P50Ms = p.lat[len(p.lat)/2]
 	sum := 0.0
-	for _, l := range lat {
+	for _, l := range p.lat {
 		sum += l
 	}
-	pt.MeanMs = sum / float64(len(lat))
-	pt.CPU = (cpu1 - cpu0) / span
-	if n := c[node] - calls0; n > 0 {
-		pt.CmdCPUUs = (cpu1 - cpu0 - idle*span) / float64(n) * 1e6
-	}
-	return pt, nil
+	pt.MeanMs = sum / float64(len(p.lat))
 }
 
 // closedLoop measures the node's cap: C clients INCR the hot key back to back for

@@ -91,11 +91,11 @@ func (s *simSummary) nodeOps(nodes int) []int64 {
 
 func us(d float64) string { return fmt.Sprintf("%.3fus", d) }
 
-// counterScenario is experiment 1's model: one node with the machine's cores, C
-// closed-loop clients with no think time, each update holding its row's lock for lock
-// and then a core for cost (constant), B salt buckets drawn at random.
-func counterScenario(C, B, cores int, costUs, lockUs float64) string {
-	return fmt.Sprintf(`name     = "pg-counter"
+// oneNode is the head of a model of one server: one node with cores and the one-way
+// network delay network ("0s", "40.000us"), no queue limit, 40 s simulated of which the
+// first 5 s are left out.
+func oneNode(name string, cores int, network string) string {
+	return fmt.Sprintf(`name     = %q
 seed     = 1
 duration = "40s"
 warmup   = "5s"
@@ -104,9 +104,16 @@ window   = "5s"
 [cluster]
 nodes       = 1
 cores       = %d
-network     = "0s"
+network     = "%s"
 queue_limit = 0
+`, name, cores, network)
+}
 
+// counterScenario is experiment 1's model: one node with the machine's cores, C
+// closed-loop clients with no think time, each update holding its row's lock for lock
+// and then a core for cost (constant), B salt buckets drawn at random.
+func counterScenario(C, B, cores int, costUs, lockUs float64) string {
+	return oneNode("pg-counter", cores, "0s") + fmt.Sprintf(`
 [table.fields]
 counter_id = { gen = "categorical", values = ["c"] }
 
@@ -125,7 +132,7 @@ think   = "0s"
 cost    = "%s"
 service = "constant"
 lock    = "%s"
-`, cores, B, C, us(costUs), us(lockUs))
+`, B, C, us(costUs), us(lockUs))
 }
 
 // hotScenario is experiment 3's model: the hot key's node is one core (Redis runs
@@ -137,18 +144,7 @@ func hotScenario(rate float64, clients int, costUs, netUs float64) string {
 	if clients > 0 {
 		load = fmt.Sprintf("clients = %d\nthink   = \"0s\"", clients)
 	}
-	return fmt.Sprintf(`name     = "redis-hot-key"
-seed     = 1
-duration = "40s"
-warmup   = "5s"
-window   = "5s"
-
-[cluster]
-nodes       = 1
-cores       = 1
-network     = "%s"
-queue_limit = 0
-
+	return oneNode("redis-hot-key", 1, us(netUs)) + fmt.Sprintf(`
 [table.fields]
 key = { gen = "categorical", values = ["hot"] }
 
@@ -163,7 +159,7 @@ op      = "write"
 %s
 cost    = "%s"
 service = "constant"
-`, us(netUs), load, us(costUs))
+`, load, us(costUs))
 }
 
 // slotsScenario replays experiment 2's trace under the cluster's own slot ranges, each

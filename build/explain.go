@@ -92,75 +92,21 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 	}
 	end := int64(s.Duration)
 	for i := range m.Streams {
-		st := &m.Streams[i]
-		ss := &s.Streams[i]
-		explainTrace(st, ss)
-		plan := StreamPlan{Name: st.Name, Op: st.Op}
-		plan.MeanRate = ss.Integral(0, end) / s.Duration.Seconds()
-		plan.PeakRate, _ = schedulePeak(ss, end)
-		run := sampleStream(s, ss, st, 0, end, streamSeedOf(st.Name))
-		plan.Shares, plan.Subrequests, plan.MaxSubrequest, plan.Partitions = run.shares, run.subrequests, run.maxSubrequest, run.partitions
-		plan.Rows = run.rows
-		ex.Streams = append(ex.Streams, plan)
+		ex.Streams = append(ex.Streams, planStream(s, &s.Streams[i], &m.Streams[i], end))
 	}
 	// The peak windows, now that every stream's work per request is known.
 	busiest := busiestInstant(s, m.Streams, ex.Streams)
 	for i := range ex.Streams {
-		plan, st, ss := &ex.Streams[i], &m.Streams[i], &s.Streams[i]
-		at := busiest
-		if ss.Schedule.Rate(at) < plan.PeakRate {
-			_, at = schedulePeak(ss, end)
-		}
-		plan.PeakAt = sim.Time(at)
-		from, to := windowOf(at, int64(s.Window), end)
-		// The same random numbers as the run's sample: where the routing does not depend
-		// on time the two samples draw the same keys, so Peak differs from Mean by the
-		// rates alone and not by sampling noise.
-		plan.PeakShares = sampleStream(s, ss, st, from, to, streamSeedOf(st.Name)).shares
-		if ss.Burst != nil {
-			plan.PeakRate *= ss.Burst.Factor // inside a burst
-		}
+		planPeak(s, &s.Streams[i], &m.Streams[i], &ex.Streams[i], busiest, end)
 	}
 
-	// Core-seconds per request on a leader and on each follower, per stream, for parts
-	// partitions.
-	copiesOf := s.Replicas + 1 // where a shard's reads go, with read_from = "any"
-	leaderWork := func(i int, parts float64) float64 {
-		st := &m.Streams[i]
-		w := parts * st.Cost.Seconds()
-		if st.Op != sim.Write && s.ReadAny && s.Replicas > 0 {
-			w /= float64(copiesOf) // the leader's share; each follower takes as much
-		}
-		return w
-	}
-	followerWork := func(i int, parts float64) float64 {
-		st := &m.Streams[i]
-		switch {
-		case st.Op == sim.Write:
-			return parts * st.ApplyCost.Seconds()
-		case s.ReadAny && s.Replicas > 0:
-			return leaderWork(i, parts)
-		}
-		return 0
-	}
-	// work adds to shard and node the core-seconds per second of stream i at rate with
-	// the routing shares.
-	work := func(shard, node []float64, i int, rate float64, shares []float64) {
-		for sh, share := range shares {
-			leader := shardNode[sh]
-			shard[sh] += rate * leaderWork(i, share)
-			node[leader] += rate * leaderWork(i, share)
-			for k := 1; k <= s.Replicas; k++ {
-				node[(leader+k)%len(s.Nodes)] += rate * followerWork(i, share)
-			}
-		}
-	}
+	w := &offeredWork{s: s, streams: m.Streams, shardNode: shardNode}
 	shardMean := make([]float64, s.Shards) // core-seconds per second, on the leader
 	nodeWorkMean := make([]float64, len(s.Nodes))
 	for i := range ex.Streams {
-		work(shardMean, nodeWorkMean, i, ex.Streams[i].MeanRate, ex.Streams[i].Shares)
+		w.add(shardMean, nodeWorkMean, i, ex.Streams[i].MeanRate, ex.Streams[i].Shares)
 	}
-	shardPeak, nodeWorkPeak, shardAt, nodeAt := peakWork(s, m.Streams, ex.Streams, busiest, work)
+	shardPeak, nodeWorkPeak, shardAt, nodeAt := peakWork(s, m.Streams, ex.Streams, busiest, w)
 	for sh, n := range shardNode {
 		cores := float64(s.Nodes[n].Cores)
 		ex.Shards = append(ex.Shards, OfferedLoad{ID: sh, Node: n, Cores: s.Nodes[n].Cores, Mean: shardMean[sh] / cores, Peak: shardPeak[sh] / cores, PeakAt: sim.Time(shardAt[sh])})
@@ -173,6 +119,83 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 	return ex
 }
 
+// planStream is a stream's plan over the run [0, end): its mean and peak rates (bursts
+// aside) and the routing of a sample of its requests.
+func planStream(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, end int64) StreamPlan {
+	explainTrace(st, ss)
+	plan := StreamPlan{Name: st.Name, Op: st.Op}
+	plan.MeanRate = ss.Integral(0, end) / s.Duration.Seconds()
+	plan.PeakRate, _ = schedulePeak(ss, end)
+	run := sampleStream(s, ss, st, 0, end, streamSeedOf(st.Name))
+	plan.Shares, plan.Subrequests, plan.MaxSubrequest, plan.Partitions = run.shares, run.subrequests, run.maxSubrequest, run.partitions
+	plan.Rows = run.rows
+	return plan
+}
+
+// planPeak sets plan's peak: the busiest instant of the cluster when the stream is at
+// its peak rate then, else its own earliest peak; the routing in the window that holds
+// it; and the peak rate inside a burst.
+func planPeak(s *spec.Resolved, ss *spec.StreamSpec, st *sim.Stream, plan *StreamPlan, busiest, end int64) {
+	at := busiest
+	if ss.Schedule.Rate(at) < plan.PeakRate {
+		_, at = schedulePeak(ss, end)
+	}
+	plan.PeakAt = sim.Time(at)
+	from, to := windowOf(at, int64(s.Window), end)
+	// The same random numbers as the run's sample: where the routing does not depend
+	// on time the two samples draw the same keys, so Peak differs from Mean by the
+	// rates alone and not by sampling noise.
+	plan.PeakShares = sampleStream(s, ss, st, from, to, streamSeedOf(st.Name)).shares
+	if ss.Burst != nil {
+		plan.PeakRate *= ss.Burst.Factor // inside a burst
+	}
+}
+
+// offeredWork applies the utilization law to a model's streams: the core-seconds a
+// stream's requests offer to each shard's leader and followers, per partition they read.
+type offeredWork struct {
+	s         *spec.Resolved
+	streams   []sim.Stream
+	shardNode []int
+}
+
+// leader is the core-seconds per request of stream i on a shard's leader, for parts
+// partitions.
+func (w *offeredWork) leader(i int, parts float64) float64 {
+	st := &w.streams[i]
+	work := parts * st.Cost.Seconds()
+	if st.Op != sim.Write && w.s.ReadAny && w.s.Replicas > 0 {
+		work /= float64(w.s.Replicas + 1) // the leader's share of the copies; each follower takes as much
+	}
+	return work
+}
+
+// follower is the core-seconds per request of stream i on each of a shard's followers,
+// for parts partitions: a write's apply, or with read_from = "any" a read's share.
+func (w *offeredWork) follower(i int, parts float64) float64 {
+	st := &w.streams[i]
+	switch {
+	case st.Op == sim.Write:
+		return parts * st.ApplyCost.Seconds()
+	case w.s.ReadAny && w.s.Replicas > 0:
+		return w.leader(i, parts)
+	}
+	return 0
+}
+
+// add adds to shard and node the core-seconds per second of stream i at rate with the
+// routing shares.
+func (w *offeredWork) add(shard, node []float64, i int, rate float64, shares []float64) {
+	for sh, share := range shares {
+		leader := w.shardNode[sh]
+		shard[sh] += rate * w.leader(i, share)
+		node[leader] += rate * w.leader(i, share)
+		for k := 1; k <= w.s.Replicas; k++ {
+			node[(leader+k)%len(w.s.Nodes)] += rate * w.follower(i, share)
+		}
+	}
+}
+
 // peakWork returns the highest work (core-seconds per second) offered to each shard and
 // node at any instant of the run, and the instant it is reached (the earliest on ties).
 // Each stream's rate is linear between its schedule's points (a burst counts at its
@@ -181,29 +204,9 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 // point, on either side of a bucket's boundary, at the start or the end of the run. At
 // each such instant the routing is sampled over the window that holds it (a key without a
 // time bucket routes as in the stream's peak window at every instant).
-func peakWork(s *spec.Resolved, streams []sim.Stream, plans []StreamPlan, busiest int64,
-	work func(shard, node []float64, i int, rate float64, shares []float64)) (shard, node []float64, shardAt, nodeAt []int64) {
+func peakWork(s *spec.Resolved, streams []sim.Stream, plans []StreamPlan, busiest int64, w *offeredWork) (shard, node []float64, shardAt, nodeAt []int64) {
 	end := int64(s.Duration)
-	ts := []int64{busiest}
-	for i := range s.Streams {
-		ts = peakCandidates(&s.Streams[i], end, ts)
-	}
-	timed := false
-	for _, p := range s.Parts {
-		if p.Kind != keyspace.TimeBucketPart || p.Width <= 0 {
-			continue
-		}
-		timed = true
-		// Boundaries where (t + Start) is a multiple of the width, within the run.
-		clock := int64(s.Start)
-		for b := (clock/p.Width + 1) * p.Width; b-clock < end; b += p.Width {
-			if t := b - clock; t > 0 {
-				ts = append(ts, t-1, t)
-			}
-		}
-	}
-	slices.Sort(ts)
-	ts = slices.Compact(ts)
+	ts, timed := peakInstants(s, busiest)
 	shard, node = make([]float64, s.Shards), make([]float64, len(s.Nodes))
 	shardAt, nodeAt = make([]int64, s.Shards), make([]int64, len(s.Nodes))
 	sampled := make([]map[int64][]float64, len(streams)) // per stream, by window start
@@ -230,20 +233,48 @@ func peakWork(s *spec.Resolved, streams []sim.Stream, plans []StreamPlan, busies
 					sampled[i][from] = shares
 				}
 			}
-			work(atShard, atNode, i, rate, shares)
+			w.add(atShard, atNode, i, rate, shares)
 		}
-		for sh, w := range atShard {
-			if w > shard[sh] {
-				shard[sh], shardAt[sh] = w, t
-			}
+		keepHighest(shard, shardAt, atShard, t)
+		keepHighest(node, nodeAt, atNode, t)
+	}
+	return shard, node, shardAt, nodeAt
+}
+
+// peakInstants are the instants at which a shard's work can peak, sorted without
+// repeats: busiest, each stream's schedule points and the run's ends (peakCandidates),
+// and either side of every boundary of a time bucket of the key within the run; timed
+// says that the key has a time bucket, so that its routing changes with time.
+func peakInstants(s *spec.Resolved, busiest int64) (ts []int64, timed bool) {
+	end := int64(s.Duration)
+	ts = []int64{busiest}
+	for i := range s.Streams {
+		ts = peakCandidates(&s.Streams[i], end, ts)
+	}
+	for _, p := range s.Parts {
+		if p.Kind != keyspace.TimeBucketPart || p.Width <= 0 {
+			continue
 		}
-		for n, w := range atNode {
-			if w > node[n] {
-				node[n], nodeAt[n] = w, t
+		timed = true
+		// Boundaries where (t + Start) is a multiple of the width, within the run.
+		clock := int64(s.Start)
+		for b := (clock/p.Width + 1) * p.Width; b-clock < end; b += p.Width {
+			if t := b - clock; t > 0 {
+				ts = append(ts, t-1, t)
 			}
 		}
 	}
-	return shard, node, shardAt, nodeAt
+	slices.Sort(ts)
+	return slices.Compact(ts), timed
+}
+
+// keepHighest raises each high[k] to at[k] where at[k] is higher, noting the instant t.
+func keepHighest(high []float64, when []int64, at []float64, t int64) {
+	for k, v := range at {
+		if v > high[k] {
+			high[k], when[k] = v, t
+		}
+	}
 }
 
 // schedulePeak returns a stream's highest scheduled rate within [0, end) and the earliest

@@ -1,8 +1,6 @@
 package build
 
 import (
-	"math"
-
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
@@ -19,31 +17,6 @@ func rebalance(s *spec.Resolved, m *sim.Model) *sim.Rebalance {
 	for range g.Count {
 		m.Nodes = append(m.Nodes, m.Nodes[0])
 	}
-	var history float64
-	for i := range s.Streams {
-		ss := &s.Streams[i]
-		if ss.Op == sim.Write {
-			history += ss.Schedule.Rate(0) * s.History.Seconds()
-			if out.WriteCost == 0 {
-				out.WriteCost = ss.Cost
-			}
-		}
-		if ss.Op == sim.Read && out.ReadCost == 0 {
-			out.ReadCost = ss.Cost
-		}
-	}
-	if g.ReadCost > 0 {
-		out.ReadCost = g.ReadCost
-	}
-	if g.WriteCost > 0 {
-		out.WriteCost = g.WriteCost
-	}
-	if out.ReadCost == 0 {
-		out.ReadCost = out.WriteCost
-	}
-	if out.WriteCost == 0 {
-		out.WriteCost = out.ReadCost
-	}
-	out.HistoryRows = int64(math.Round(history))
+	out.ReadCost, out.WriteCost, out.HistoryRows = rowCopyCosts(s, g.ReadCost, g.WriteCost)
 	return out
 }

@@ -150,36 +150,43 @@ func tenantShards(s *spec.Resolved, design *keyspace.Design, t *spec.TenantSpec)
 	return out
 }
 
-// copyCosts sets a copied row's read and write costs, the migration's or by default one
-// point read's (the first read stream's, or the first write stream's when none reads) and
-// one write's (the first write stream's; with no write stream, a copy costs a read), and
-// the history rows: the write streams' initial rate times table.history.
+// copyCosts sets a migration's copied row's read and write costs and its history rows
+// (rowCopyCosts).
 func copyCosts(s *spec.Resolved, out *sim.Migration) {
-	g := s.Migration
+	out.ReadCost, out.WriteCost, out.HistoryRows = rowCopyCosts(s, s.Migration.ReadCost, s.Migration.WriteCost)
+}
+
+// rowCopyCosts returns what copying the table's rows costs (a migration's backfill, a
+// rebalance): a row's read cost, readCost when set, else by default one point read's (the
+// first read stream's, or the first write stream's when none reads); its write cost,
+// writeCost when set, else one write's (the first write stream's; with no write stream, a
+// copy costs a read); and the history rows, the write streams' initial rate times
+// table.history.
+func rowCopyCosts(s *spec.Resolved, readCost, writeCost sim.Time) (read, write sim.Time, historyRows int64) {
 	var history float64
 	for i := range s.Streams {
 		ss := &s.Streams[i]
 		if ss.Op == sim.Write {
 			history += ss.Schedule.Rate(0) * s.History.Seconds()
-			if out.WriteCost == 0 {
-				out.WriteCost = ss.Cost
+			if write == 0 {
+				write = ss.Cost
 			}
 		}
-		if ss.Op == sim.Read && out.ReadCost == 0 {
-			out.ReadCost = ss.Cost
+		if ss.Op == sim.Read && read == 0 {
+			read = ss.Cost
 		}
 	}
-	if g.ReadCost > 0 {
-		out.ReadCost = g.ReadCost
+	if readCost > 0 {
+		read = readCost
 	}
-	if g.WriteCost > 0 {
-		out.WriteCost = g.WriteCost
+	if writeCost > 0 {
+		write = writeCost
 	}
-	if out.ReadCost == 0 {
-		out.ReadCost = out.WriteCost
+	if read == 0 {
+		read = write
 	}
-	if out.WriteCost == 0 {
-		out.WriteCost = out.ReadCost
+	if write == 0 {
+		write = read
 	}
-	out.HistoryRows = int64(math.Round(history))
+	return read, write, int64(math.Round(history))
 }

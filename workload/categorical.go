@@ -36,6 +36,14 @@ func NewCategorical(count int, weights []float64) *Categorical {
 	if weights == nil {
 		return g
 	}
+	g.alias = aliasTable(weights, weightSum(count, weights))
+	return g
+}
+
+// weightSum is the sum of the count weights; it panics, as NewCategorical documents, when
+// there are not count of them, one is negative, NaN or infinite, or they sum to 0 or
+// overflow.
+func weightSum(count int, weights []float64) float64 {
 	if len(weights) != count {
 		panic(fmt.Sprintf("workload: NewCategorical with %d weights for %d values", len(weights), count))
 	}
@@ -49,9 +57,14 @@ func NewCategorical(count int, weights []float64) *Categorical {
 	if !(sum > 0) || math.IsInf(sum, 1) {
 		panic("workload: NewCategorical weights sum to 0 or overflow")
 	}
+	return sum
+}
 
-	// Vose's algorithm: scale the weights to mean 1, then pair each column under 1
-	// ("small") with one over 1 ("large") that fills it up.
+// aliasTable builds the alias table of weights (summing to sum) by Vose's algorithm:
+// scale the weights to mean 1, then pair each column under 1 ("small") with one over 1
+// ("large") that fills it up.
+func aliasTable(weights []float64, sum float64) []aliasEntry {
+	count := len(weights)
 	p := make([]float64, count)
 	small := make([]int, 0, count)
 	large := make([]int, 0, count)
@@ -63,13 +76,13 @@ func NewCategorical(count int, weights []float64) *Categorical {
 			large = append(large, i)
 		}
 	}
-	g.alias = make([]aliasEntry, count)
+	alias := make([]aliasEntry, count)
 	for len(small) > 0 && len(large) > 0 {
 		l := small[len(small)-1]
 		small = small[:len(small)-1]
 		h := large[len(large)-1]
 		large = large[:len(large)-1]
-		g.alias[l] = aliasEntry{thr: fracToThreshold(p[l]), alias: uint64(h)}
+		alias[l] = aliasEntry{thr: fracToThreshold(p[l]), alias: uint64(h)}
 		p[h] = (p[h] + p[l]) - 1 // Vose's order of operations, which limits rounding drift
 		if p[h] < 1 {
 			small = append(small, h)
@@ -79,12 +92,12 @@ func NewCategorical(count int, weights []float64) *Categorical {
 	}
 	// What is left has probability 1 up to rounding; alias to itself so it always wins.
 	for _, i := range large {
-		g.alias[i] = aliasEntry{alias: uint64(i)}
+		alias[i] = aliasEntry{alias: uint64(i)}
 	}
 	for _, i := range small {
-		g.alias[i] = aliasEntry{alias: uint64(i)}
+		alias[i] = aliasEntry{alias: uint64(i)}
 	}
-	return g
+	return alias
 }
 
 // fracToThreshold converts a probability in [0, 1) to a threshold on a uniform uint64.

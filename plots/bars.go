@@ -29,13 +29,7 @@ const (
 // It returns an error, and writes nothing, when b has no panels, a panel has no shards,
 // Labels is non-nil and its length differs from Load's, or Hot is not finite.
 func WriteBars(path string, f Format, b Bars) error {
-	if err := b.check(); err != nil {
-		return err
-	}
-	return render(path, f, BarsWidth, BarsHeight(len(b.Panels)), func(dc draw.Canvas) error {
-		drawBars(dc, b)
-		return nil
-	})
+	return writeChart(path, f, BarsWidth, BarsHeight(len(b.Panels)), b.check, func(dc draw.Canvas) { drawBars(dc, b) })
 }
 
 func (b *Bars) check() error {

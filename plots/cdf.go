@@ -37,13 +37,7 @@ var cdfMarks = []struct {
 // It returns an error, and writes nothing, when c has no curves, a curve's Ms and
 // Fraction differ in length, a value is NaN, or no curve has a point with latency > 0.
 func WriteCDF(path string, f Format, c CDF) error {
-	if err := c.check(); err != nil {
-		return err
-	}
-	return render(path, f, CDFWidth, CDFHeight, func(dc draw.Canvas) error {
-		drawCDF(dc, c)
-		return nil
-	})
+	return writeChart(path, f, CDFWidth, CDFHeight, c.check, func(dc draw.Canvas) { drawCDF(dc, c) })
 }
 
 func (c *CDF) check() error {

@@ -38,13 +38,7 @@ const (
 // It returns an error, and writes nothing, when h has no windows or no shards, when
 // Load's shape differs from len(Rows) × len(Times), or when Max is negative or not finite.
 func WriteHeat(path string, f Format, h Heat) error {
-	if err := h.check(); err != nil {
-		return err
-	}
-	return render(path, f, HeatWidth, HeatHeight, func(dc draw.Canvas) error {
-		drawHeat(dc, h)
-		return nil
-	})
+	return writeChart(path, f, HeatWidth, HeatHeight, h.check, func(dc draw.Canvas) { drawHeat(dc, h) })
 }
 
 func (h *Heat) check() error {

@@ -26,13 +26,7 @@ const linesMaxTimeLabels = 10
 // It returns an error, and writes nothing, when l has no times or no series, a series'
 // length differs from len(Times), or Times are not finite and strictly increasing.
 func WriteLines(path string, f Format, l Lines) error {
-	if err := l.check(); err != nil {
-		return err
-	}
-	return render(path, f, LinesWidth, LinesHeight, func(dc draw.Canvas) error {
-		drawLines(dc, l)
-		return nil
-	})
+	return writeChart(path, f, LinesWidth, LinesHeight, l.check, func(dc draw.Canvas) { drawLines(dc, l) })
 }
 
 // check returns the first problem that keeps l from being drawn, in the order WriteLines
@@ -220,10 +214,10 @@ func (c *linesChart) addThresholds() {
 	}
 }
 
-// hangingLabel is text hanging from pt (its top at pt, moved down by -dy), in the legend's
-// size and col; nil when gonum/plot refuses it.
-func hangingLabel(pt plotter.XY, text string, col color.Color, dy vg.Length) *plotter.Labels {
-	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: []string{" " + text}})
+// hangingLabel is label hanging from pt (its top at pt, moved by dy), in the legend's size
+// and col; nil when gonum/plot refuses it.
+func hangingLabel(pt plotter.XY, label string, col color.Color, dy vg.Length) *plotter.Labels {
+	lab, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{pt}, Labels: []string{" " + label}})
 	if err != nil {
 		return nil
 	}

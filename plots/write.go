@@ -69,9 +69,18 @@ func resolveFormat(path string, f Format) (Format, error) {
 
 var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed}
 
+// writeChart writes a chart whose data check accepts, drawn by fn (render); it returns
+// check's error, and writes nothing, otherwise.
+func writeChart(path string, f Format, wpx, hpx int, check func() error, fn func(dc draw.Canvas)) error {
+	if err := check(); err != nil {
+		return err
+	}
+	return render(path, f, wpx, hpx, fn)
+}
+
 // render draws a wpx × hpx pixel chart with fn and writes it to path atomically. fn
 // draws onto a white canvas; a panic inside gonum/plot is returned as an error.
-func render(path string, f Format, wpx, hpx int, fn func(dc draw.Canvas) error) (err error) {
+func render(path string, f Format, wpx, hpx int, fn func(dc draw.Canvas)) (err error) {
 	f, err = resolveFormat(path, f)
 	if err != nil {
 		return err
@@ -90,9 +99,7 @@ func render(path string, f Format, wpx, hpx int, fn func(dc draw.Canvas) error) 
 		switch f {
 		case PNG:
 			c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))
-			if err := fn(draw.New(c)); err != nil {
-				return err
-			}
+			fn(draw.New(c))
 			// The fastest compression: a chart is flat colour and text, which it still
 			// packs well, and the default level took half the time of drawing.
 			err = pngEncoder.Encode(&buf, c.Image())
@@ -101,9 +108,7 @@ func render(path string, f Format, wpx, hpx int, fn func(dc draw.Canvas) error) 
 			dc := draw.New(c)
 			dc.SetColor(colWhite)
 			dc.Fill(dc.Rectangle.Path())
-			if err := fn(dc); err != nil {
-				return err
-			}
+			fn(dc)
 			_, err = c.WriteTo(&buf)
 			// vgsvg labels embedded PNG images (the heat cells) image/jpg, which
 			// some viewers refuse.

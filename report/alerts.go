@@ -45,7 +45,7 @@ const (
 // their clearing, the first window in which each stream's p99 crosses each of its SLO
 // thresholds, and the first window in which a stream's requests were rejected, throttled
 // or timed out. Each alert carries its detection lag. It is sorted by time.
-func Alerts(sc *spec.Scenario, run Run) []Alert {
+func Alerts(sc *metrics.Scenario, run Run) []Alert {
 	r := run.Result
 	var out []Alert
 	on := newOnsets(sc, r)
@@ -192,12 +192,12 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 
 // onsets finds where trouble began: over[w*nodes+n] is node n above NodeCPULine in window w.
 type onsets struct {
-	sc   *spec.Scenario
+	sc   *metrics.Scenario
 	r    *sim.Result
 	over []bool
 }
 
-func newOnsets(sc *spec.Scenario, r *sim.Result) *onsets {
+func newOnsets(sc *metrics.Scenario, r *sim.Result) *onsets {
 	o := &onsets{sc: sc, r: r, over: make([]bool, r.Windows*len(r.Nodes))}
 	for w := 0; w < r.Windows; w++ {
 		for n := range r.Nodes {

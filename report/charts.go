@@ -26,7 +26,7 @@ type Chart struct {
 
 // HeatData is the heat chart of one run: Load[s][w] is shard s's load in window w, on the
 // fixed 0..100% scale shared by every variant.
-func HeatData(sc *spec.Scenario, run Run) plots.Heat {
+func HeatData(sc *metrics.Scenario, run Run) plots.Heat {
 	r := run.Result
 	h := plots.Heat{
 		Title:         fmt.Sprintf("%s - %s: shard load", sc.Name, run.Variant.Name),
@@ -67,7 +67,7 @@ func HeatData(sc *spec.Scenario, run Run) plots.Heat {
 }
 
 // BarsData is every variant's shard loads in its own peak window, one panel each.
-func BarsData(sc *spec.Scenario, runs []Run) plots.Bars {
+func BarsData(sc *metrics.Scenario, runs []Run) plots.Bars {
 	b := plots.Bars{Title: fmt.Sprintf("%s: shard load in each variant's busiest window", sc.Name), Hot: HotLoad}
 	for _, run := range runs {
 		r := run.Result
@@ -89,7 +89,7 @@ func BarsData(sc *spec.Scenario, runs []Run) plots.Bars {
 
 // P99Data is stream i's p99 latency per window (ms), one series per variant; a window in
 // which no request of the stream completed is a gap (NaN).
-func P99Data(sc *spec.Scenario, runs []Run, i int) plots.Lines {
+func P99Data(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	l := plots.Lines{
 		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window", sc.Name, r0.Streams[i].Name, shortDuration(r0.Window)),
@@ -122,7 +122,7 @@ func P99Data(sc *spec.Scenario, runs []Run, i int) plots.Lines {
 
 // P99DetailData is stream i's p99 latency per fine window of the detail range (ms), one
 // series per variant (metrics.FineWindowsOf), drawn as P99Data draws the windows.
-func P99DetailData(sc *spec.Scenario, runs []Run, i int) plots.Lines {
+func P99DetailData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	d := r0.Detail
 	l := plots.Lines{
@@ -165,7 +165,7 @@ func usesCache(runs []Run, i int) bool {
 // BackendReadsData is stream i's database reads per second in each window, caused by its
 // cache misses and refreshes, one series per variant: a spike is a stampede, many misses of
 // one expired key reaching the database at once.
-func BackendReadsData(sc *spec.Scenario, runs []Run, i int) plots.Lines {
+func BackendReadsData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	l := plots.Lines{
 		Title:     fmt.Sprintf("%s - %s: database reads behind the cache per %s window", sc.Name, r0.Streams[i].Name, shortDuration(r0.Window)),
@@ -197,7 +197,7 @@ const cdfPoints = 400
 // CDFData is stream i's latency distribution over the run (after warmup), one curve per
 // variant, read from its HdrHistogram: (latency ms, fraction of the completed requests at
 // or below it); a variant some of whose requests failed says how many in the legend.
-func CDFData(sc *spec.Scenario, runs []Run, i int) plots.CDF {
+func CDFData(sc *metrics.Scenario, runs []Run, i int) plots.CDF {
 	c := plots.CDF{Title: fmt.Sprintf("%s - %s: latency distribution of completed requests", sc.Name, runs[0].Result.Streams[i].Name)}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]
@@ -276,7 +276,7 @@ type ChartPlan struct {
 
 // PlanCharts lists every chart of the run in format ("png" or "svg"), in the order
 // report.md shows them.
-func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
+func PlanCharts(format string, sc *metrics.Scenario, runs []Run) *ChartPlan {
 	f := plots.Format(format)
 	p := &ChartPlan{}
 	stream := 0 // the stream whose charts add adds, from 1

@@ -11,10 +11,9 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
-func runAll(t *testing.T, path string, sets ...string) (*spec.Scenario, []Run) {
+func runAll(t *testing.T, path string, sets ...string) (*metrics.Scenario, []Run) {
 	t.Helper()
 	sc, err := scenarios.Load(path, scenarios.Options{Sets: sets})
 	if err != nil {
@@ -22,9 +21,9 @@ func runAll(t *testing.T, path string, sets ...string) (*spec.Scenario, []Run) {
 	}
 	var runs []Run
 	for _, v := range sc.Variants {
-		runs = append(runs, Run{Variant: &v.Variant, Result: sim.Run(v.Model())})
+		runs = append(runs, Run{Variant: describeVariant(v), Result: sim.Run(v.Model())})
 	}
-	return &sc.Scenario, runs
+	return describeScenario(sc), runs
 }
 
 // The heat grid is the run's windows: on a Snowflake range key the last shard takes every

@@ -34,7 +34,7 @@ type ClaimResult struct {
 
 // Claims measures each of the scenario's claims on the runs (metrics' measures) and says
 // whether the run bears it out.
-func Claims(sc *spec.Scenario, runs []Run) []ClaimResult {
+func Claims(sc *metrics.Scenario, runs []Run) []ClaimResult {
 	byName := map[string]*sim.Result{}
 	for _, run := range runs {
 		byName[run.Variant.Name] = run.Result
@@ -71,7 +71,7 @@ func Claims(sc *spec.Scenario, runs []Run) []ClaimResult {
 
 // measureClaim returns the run's figure for claim c (nil when there is none) and a note
 // on it.
-func measureClaim(sc *spec.Scenario, c spec.ClaimSpec, r, rb *sim.Result) (*float64, string) {
+func measureClaim(sc *metrics.Scenario, c metrics.Claim, r, rb *sim.Result) (*float64, string) {
 	i := c.StreamIndex
 	if c.Measure != "top_shard_share" && (i < 0 || i >= len(r.Streams) || c.Measure == "p99_ratio" && i >= len(rb.Streams)) {
 		return nil, "not measured: the variant has no such stream"
@@ -127,7 +127,7 @@ func measureClaim(sc *spec.Scenario, c spec.ClaimSpec, r, rb *sim.Result) (*floa
 }
 
 // claimUnit returns how claim c's figures are written.
-func claimUnit(sc *spec.Scenario, c spec.ClaimSpec) func(float64) string {
+func claimUnit(sc *metrics.Scenario, c metrics.Claim) func(float64) string {
 	switch c.Measure {
 	case "offered_rate", "completed_rate":
 		return func(x float64) string { return fmtCount(int64(math.Round(x))) + "/s" }
@@ -150,7 +150,7 @@ func claimUnit(sc *spec.Scenario, c spec.ClaimSpec) func(float64) string {
 
 // agrees reports whether the measured value m bears claim c out: within its tolerance of
 // the claim's value (about), or on the right side of it (at_most, at_least).
-func agrees(c spec.ClaimSpec, m float64) bool {
+func agrees(c metrics.Claim, m float64) bool {
 	v := c.Value
 	switch c.Agree {
 	case "at_most":

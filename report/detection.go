@@ -4,58 +4,21 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
 
-// keyFormatter names keys and partitions in the scenario's own terms ("user_id=123",
-// "(region_id=west, hour(ts)=08:00)"). A variant that cannot is shown with plain numbers.
-type keyFormatter interface {
-	FormatKey(stream int, values []uint64) string
-	FormatStreamPartition(stream int, parts []uint64) string
-}
-
-func formatKey(v *spec.Variant, stream int, values []uint64) string {
-	if f, ok := any(v).(keyFormatter); ok && v != nil {
-		if s := f.FormatKey(stream, values); s != "" {
-			return s
-		}
-	}
-	return plainValues(values)
+// formatKey names a key of stream in the design's terms (metrics.Variant.KeyName).
+func formatKey(v *metrics.Variant, stream int, values []uint64) string {
+	return v.KeyName(stream, values)
 }
 
 // formatPartition names a partition key that stream wrote.
-func formatPartition(v *spec.Variant, stream int, parts []uint64) string {
-	if f, ok := any(v).(keyFormatter); ok && v != nil {
-		if s := f.FormatStreamPartition(stream, parts); s != "" && s != "()" {
-			return s
-		}
-	}
-	return plainValues(parts)
-}
-
-// plainValues shows field values as numbers: "123", or "(3, 17)" for several.
-func plainValues(values []uint64) string {
-	parts := make([]string, len(values))
-	for i, x := range values {
-		parts[i] = strconv.FormatUint(x, 10)
-	}
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-// detectOf returns the variant's [detect] settings (the defaults without a variant).
-func detectOf(v *spec.Variant) spec.DetectConfig {
-	if v == nil {
-		return spec.DefaultDetect
-	}
-	return v.Detect()
+func formatPartition(v *metrics.Variant, stream int, parts []uint64) string {
+	return v.PartitionName(stream, parts)
 }
 
 // CacheSummary is a stream's use of the read cache. HitRatio is the share of the reads
@@ -193,7 +156,7 @@ func hotPartitionsOf(run Run, topK int) []HotPartitions {
 		h := HotPartitions{Stream: st.Name, Writes: st.Offered, Counted: counted(st), PartitionsWritten: st.PartitionsWritten, Partitions: []HotPartition{}}
 		if st.PartitionsStopped {
 			h.Writes, h.Counted = st.PartitionsOffered, st.PartitionsCounted
-			h.CountedUntil = spec.FormatClock(run.Variant.Spec.Start, st.PartitionsUntil)
+			h.CountedUntil = spec.FormatClock(run.Variant.Start, st.PartitionsUntil)
 		}
 		for _, k := range st.HotPartitions[:min(topK, len(st.HotPartitions))] {
 			h.Partitions = append(h.Partitions, HotPartition{Partition: formatPartition(run.Variant, i, k.Values), Parts: k.Values,
@@ -207,7 +170,7 @@ func hotPartitionsOf(run Run, topK int) []HotPartitions {
 // latencyOutliers finds, per stream, the keys whose sampled mean latency exceeds
 // OutlierFactor times the median of the keys' means, among keys with at least
 // OutlierMinSamples samples; the slowest topK per stream, slowest first.
-func latencyOutliers(run Run, c spec.DetectConfig) []LatencyOutlier {
+func latencyOutliers(run Run, c metrics.Detect) []LatencyOutlier {
 	var out []LatencyOutlier
 	for i := range run.Result.Streams {
 		st := &run.Result.Streams[i]
@@ -264,7 +227,7 @@ func eventText(e sim.Event) string {
 	return e.Kind.String()
 }
 
-func eventsOf(sc *spec.Scenario, r *sim.Result) []EventSummary {
+func eventsOf(sc *metrics.Scenario, r *sim.Result) []EventSummary {
 	var out []EventSummary
 	for _, e := range r.Events {
 		es := EventSummary{At: spec.FormatClock(sc.Start, e.At), AtS: round(e.At.Seconds(), 6), Kind: e.Kind.String(), Message: eventText(e)}

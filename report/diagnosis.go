@@ -100,7 +100,7 @@ const stampedeRatio = 3.0
 // stampedeDiagnosis finds cache stampedes: a stream whose cache misses pile onto the
 // database in bursts (many reads of an expired key at once) while no miss ever waited for
 // another (no single-flight), and a node is overloaded when they do.
-func stampedeDiagnosis(sc *spec.Scenario, r *sim.Result) []Diagnosis {
+func stampedeDiagnosis(sc *metrics.Scenario, r *sim.Result) []Diagnosis {
 	var out []Diagnosis
 	nn := len(r.Nodes)
 	for i := range r.Streams {
@@ -192,7 +192,7 @@ func splitChainDiagnosis(r *sim.Result, loads []float64, med float64, peakAt str
 // clock tick, caches expiring together). A burst is a run of windows whose cluster load is
 // above the midpoint of the mean and the peak; the period is the most common distance
 // between the starts of consecutive bursts, when at least burstMinRepeats gaps share it.
-func burstDiagnosis(sc *spec.Scenario, r *sim.Result) (Diagnosis, bool) {
+func burstDiagnosis(sc *metrics.Scenario, r *sim.Result) (Diagnosis, bool) {
 	nn := len(r.Nodes)
 	load := make([]float64, r.Windows)
 	var busy, capacity sim.Time
@@ -254,7 +254,7 @@ func burstDiagnosis(sc *spec.Scenario, r *sim.Result) (Diagnosis, bool) {
 // cores in its busiest window (as metrics found it) that holds, in that window, two or
 // more of the shards that make it hot (coLocated). The shards may each be under the hot
 // threshold, so that no other rule sees them, while the node runs hot.
-func placementDiagnosis(sc *spec.Scenario, r *sim.Result, m *metrics.Run) []Diagnosis {
+func placementDiagnosis(sc *metrics.Scenario, r *sim.Result, m *metrics.Run) []Diagnosis {
 	var out []Diagnosis
 	loads := make([]float64, len(r.Shards))
 	for _, nd := range m.Nodes {
@@ -343,7 +343,7 @@ func fmtCores(c float64) string {
 // dominant_tenant, monotonic_key, low_cardinality, synchronized_burst, cache_stampede,
 // placement, then hot_shard_many_keys for each hot shard that none of the others explains.
 // m is the run's figures, from metrics.Of. A balanced variant gets none.
-func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []Diagnosis {
+func diagnose(sc *metrics.Scenario, run Run, m *metrics.Run, v *VariantSummary) []Diagnosis {
 	r := run.Result
 	out := []Diagnosis{}
 	if len(r.Shards) == 0 || r.Windows == 0 {
@@ -425,7 +425,8 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			t.shards = append(t.shards, k.Shard)
 		}
 		dominant := map[uint64]bool{}
-		nKeys, nTenants := keysDrawn(run, st)
+		info := run.Variant.StreamNamed(st.Name)
+		nKeys, nTenants := info.KeysDrawn, info.TenantsDrawn
 		for _, t := range tenants {
 			sh := share(t.count, hk.Counted)
 			s := hottestOf(t.shards, loads)
@@ -469,7 +470,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 				where += fmt.Sprintf(" (a split has since handed the key to shard %d: a split cannot divide one key, it only moves it)", movedTo)
 				ev["split_to"] = float64(movedTo)
 			}
-			if share(k.Count-k.Error, hk.Counted) > dominantShare && tenantKey(run, st, k) {
+			if share(k.Count-k.Error, hk.Counted) > dominantShare && run.Variant.StreamNamed(st.Name).Tenants && len(k.Values) > 0 {
 				// One value of a low-cardinality first field (a tenant or a category list)
 				// with this much traffic: its rows are many, and a directory entry can give
 				// them shards of their own.
@@ -495,10 +496,10 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 	// monotonic_key and low_cardinality, from the rows each write stream added to each
 	// shard (all streams' rows, for a result that did not count them by stream) and the
 	// partitions it wrote.
-	ordered := strings.HasPrefix(v.Key, "range") // a scheme that keeps the keys' order
+	ordered := strings.HasPrefix(run.Variant.Scheme, "range") // a scheme that keeps the keys' order
 	buckets := 1                                 // salt buckets, each a range of its own
-	if run.Variant != nil && run.Variant.Spec != nil && run.Variant.Spec.Salt > 1 {
-		buckets = run.Variant.Spec.Salt
+	if run.Variant.Salt > 1 {
+		buckets = run.Variant.Salt
 	}
 	for _, hp := range v.HotPartitions {
 		pw := hp.PartitionsWritten
@@ -619,7 +620,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 				if sure := share(k.Count-k.Error, hk.Counted); k.Shard == s && (name == "" || sure > biggest) {
 					biggest, upper, name, drawn = sure, k.Share, fmt.Sprintf("%s (%s)", k.Key, hk.Stream), 0
 					if st := streamByName(r, hk.Stream); st != nil {
-						drawn, _ = keysDrawn(run, st)
+						drawn = run.Variant.StreamNamed(st.Name).KeysDrawn
 					}
 				}
 			}
@@ -683,65 +684,6 @@ func streamByName(r *sim.Result, name string) *sim.StreamResult {
 	return nil
 }
 
-// tenantKey reports whether hot key k of stream st names a tenant or a category rather
-// than an item: its key's first field is categorical with two values or more (a list of
-// tenants, regions, plans), so one value stands for many rows. An id drawn from a large
-// population (a viral item, a celebrity) or the one row a stream writes (a counter) is an
-// item, which a directory cannot spread.
-func tenantKey(run Run, st *sim.StreamResult, k HotKey) bool {
-	if run.Variant == nil || run.Variant.Spec == nil || len(k.Values) == 0 {
-		return false
-	}
-	rs := run.Variant.Spec
-	fields := spec.KeyFieldsOf(rs.Parts)
-	if len(fields) == 0 {
-		return false
-	}
-	var f spec.FieldSpec
-	for i := range rs.Streams {
-		if rs.Streams[i].Name == st.Name && fields[0] < len(rs.Streams[i].Fields) {
-			f = rs.Streams[i].Fields[fields[0]]
-		}
-	}
-	return f.Gen == "categorical" && f.Cardinality >= 2
-}
-
-// keysDrawn returns how many keys stream st draws, N, the product of its key fields'
-// counts of values (a categorical field's values of positive weight), and how many values
-// its key's first field draws (its tenants); 0 when unknown or unbounded (an id without n,
-// a time, a replayed log, whose values are the log's). A key's fair share is 1/N, a
-// tenant's one over its count.
-func keysDrawn(run Run, st *sim.StreamResult) (keys, first uint64) {
-	if run.Variant == nil || run.Variant.Spec == nil {
-		return 0, 0
-	}
-	rs := run.Variant.Spec
-	var ss *spec.StreamSpec
-	for i := range rs.Streams {
-		if rs.Streams[i].Name == st.Name {
-			ss = &rs.Streams[i]
-		}
-	}
-	if ss == nil || ss.Trace != nil {
-		return 0, 0
-	}
-	keys = 1
-	for i, f := range spec.KeyFieldsOf(rs.Parts) {
-		if f < 0 || f >= len(ss.Fields) {
-			return 0, 0
-		}
-		c := valuesDrawn(ss.Fields[f])
-		if i == 0 {
-			first = c
-		}
-		if c == 0 || keys > math.MaxUint64/c {
-			keys = 0
-		}
-		keys *= c
-	}
-	return keys, first
-}
-
 // fairBar returns the share above which one of n keys (or tenants) is more than fairFactor
 // times its fair share 1/n: no bar (0) when n is unknown, or 1, a stream of one key, which
 // is all of its stream by construction and is judged by its share alone.
@@ -750,21 +692,6 @@ func fairBar(n uint64) float64 {
 		return 0
 	}
 	return fairFactor / float64(n)
-}
-
-// valuesDrawn returns how many values a field's generator draws: a categorical field's
-// values of positive weight, the n of a uniform or Zipf id; 0 when unbounded.
-func valuesDrawn(f spec.FieldSpec) uint64 {
-	if f.Gen == "categorical" && f.Weights != nil {
-		var n uint64
-		for _, w := range f.Weights {
-			if w > 0 {
-				n++
-			}
-		}
-		return n
-	}
-	return f.Cardinality
 }
 
 // hottestOf returns the shard of shards with the largest load (-1 for none).

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
@@ -51,7 +51,7 @@ type ExplainLoad struct {
 	ID   int     `json:"id"`
 	Node int     `json:"node"`
 	Mean float64 `json:"mean"`
-	Peak float64 `json:"peak"` // the highest at any instant of the run (build.OfferedLoad)
+	Peak float64 `json:"peak"` // the highest at any instant of the run (metrics.OfferedLoad)
 	// PeakAt is the clock time of the instant at which Peak is offered; absent when
 	// nothing is.
 	PeakAt string `json:"peak_at,omitempty"`
@@ -65,13 +65,17 @@ type ExplainNode struct {
 	Shards []int `json:"shards"`
 }
 
-// Explain converts explanations to their JSON form, with notes: a write stream whose
+// Explain converts the variants' predictions (metrics.Variant.Prediction) to their JSON form, with notes: a write stream whose
 // partitions land at least 99% on one shard, and every shard or node predicted over 100%;
 // and with warnings: every node that holds two or more predicted-hot shards (coLocated).
-func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
+func Explain(sc *metrics.Scenario) *ExplainJSON {
 	out := &ExplainJSON{Scenario: sc.Name}
-	for _, ex := range exs {
-		v := ExplainVariant{Name: ex.Variant, Key: ex.Key, Nodes: ex.NodeShard, Notes: append([]string{}, ex.Notes...), Warnings: []string{}}
+	for i := range sc.Variants {
+		ex := sc.Variants[i].Prediction
+		if ex == nil {
+			continue
+		}
+		v := ExplainVariant{Name: sc.Variants[i].Name, Key: ex.Key, Nodes: ex.NodeShard, Notes: append([]string{}, ex.Notes...), Warnings: []string{}}
 		for _, st := range ex.Streams {
 			v.Streams = append(v.Streams, ExplainStream{
 				Name: st.Name, Op: st.Op.String(), MeanRate: round(st.MeanRate, 3), PeakRate: round(st.PeakRate, 3),
@@ -120,7 +124,7 @@ func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 }
 
 // peakAt is the clock time at which l's peak is offered, "" when nothing is.
-func peakAt(sc *spec.Scenario, l build.OfferedLoad) string {
+func peakAt(sc *metrics.Scenario, l metrics.OfferedLoad) string {
 	if l.Peak <= 0 {
 		return ""
 	}

@@ -20,13 +20,13 @@ import (
 // WriteFiles writes summary.json, streams.csv, shards.csv, nodes.csv, skew.csv and report.md into
 // dir (created if needed) and returns their paths. report.md embeds charts, which must
 // already be in dir.
-func WriteFiles(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
+func WriteFiles(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
 	return WriteFilesAs(dir, sc, runs, sum, charts, SeriesCSV)
 }
 
 // WriteFilesAs is WriteFiles with the per-window series (streams, shards, nodes, skew)
 // written as series says: CSV, Parquet or both (docs/outputs.md).
-func WriteFilesAs(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts []Chart, series Series) ([]string, error) {
+func WriteFilesAs(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, charts []Chart, series Series) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -67,14 +67,14 @@ func WriteFilesAs(dir string, sc *spec.Scenario, runs []Run, sum *Summary, chart
 }
 
 // seriesCSV writes one CSV with a header and, per variant and window, the rows row returns.
-func seriesCSV(w io.Writer, sc *spec.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
+func seriesCSV(w io.Writer, sc *metrics.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
 	cw := escape.NewCSVWriter(w)
 	cw.Write(append([]string{"variant", "window_start", "t_s"}, head...))
 	return seriesRows(cw, sc, runs, rows)
 }
 
 // seriesRows writes seriesCSV's rows.
-func seriesRows(cw *escape.CSVWriter, sc *spec.Scenario, runs []Run, rows func(r *sim.Result, win int) [][]string) error {
+func seriesRows(cw *escape.CSVWriter, sc *metrics.Scenario, runs []Run, rows func(r *sim.Result, win int) [][]string) error {
 	for _, run := range runs {
 		r := run.Result
 		for win := 0; win < r.Windows; win++ {
@@ -89,7 +89,7 @@ func seriesRows(cw *escape.CSVWriter, sc *spec.Scenario, runs []Run, rows func(r
 	return cw.Error()
 }
 
-func streamsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func streamsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	// A window in which nothing completed has empty latency cells, and no quantile is
 	// above the window's max (metrics.WindowQuantile). The columns after max_ms break errors down and count what the mitigations did;
 	// they are appended so that scripts reading the first columns by position still work.
@@ -122,7 +122,7 @@ func windowMax(wl *sim.WindowLatency) *float64 {
 	return &x
 }
 
-func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func shardsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	// The last two columns are the shard's figures over the whole run (metrics.Shard: the
 	// p99 of its subrequests' time at the node, and the subrequests it refused), the same
 	// on each of its rows: a per-window histogram per shard would cost too much memory.
@@ -160,7 +160,7 @@ func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	return cw.Error()
 }
 
-func nodesCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func nodesCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	return seriesCSV(w, sc, runs, []string{"node", "utilization", "max_queue"},
 		func(r *sim.Result, win int) [][]string {
 			out := make([][]string, len(r.Nodes))
@@ -175,12 +175,12 @@ func nodesCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 // ReportMarkdown writes report.md: the scenario's story, the shard load bars of every
 // variant, then per variant its tables and heat chart, then each stream's latency charts.
 // Each chart comes with a sentence on how to read it.
-func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) {
+func ReportMarkdown(w io.Writer, sc *metrics.Scenario, s *Summary, charts []Chart) {
 	reportMarkdown(w, sc, s, charts, "csv")
 }
 
 // reportMarkdown is ReportMarkdown naming the series files with extension ext.
-func reportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart, ext string) {
+func reportMarkdown(w io.Writer, sc *metrics.Scenario, s *Summary, charts []Chart, ext string) {
 	fmt.Fprintf(w, "# %s\n\n", md(s.Scenario))
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", md(strings.Join(strings.Fields(s.Description), " ")))
@@ -300,7 +300,7 @@ func hasDetail(runs []Run) bool {
 
 // streamsDetailCSV writes each stream's fine windows over the detail range: the requests
 // that completed in each and their p99 (metrics.FineWindowsOf), empty when none did.
-func streamsDetailCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func streamsDetailCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	cw := escape.NewCSVWriter(w)
 	cw.Write([]string{"variant", "window_start", "t_s", "stream", "completed", "p99_ms"})
 	for _, run := range runs {

@@ -17,7 +17,6 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // report.html is one self-contained page: the data of the run as one JSON blob, uPlot (the
@@ -62,7 +61,7 @@ const HTMLFile = "report.html"
 
 // WriteHTML writes report.html into dir (which must exist) and returns its path. downloads
 // names the files beside it that the page links to.
-func WriteHTML(dir string, sc *spec.Scenario, runs []Run, sum *Summary, downloads []string) (string, error) {
+func WriteHTML(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, downloads []string) (string, error) {
 	p := filepath.Join(dir, HTMLFile)
 	return p, atomicfile.WriteWith(p, func(w io.Writer) error { return HTML(w, sc, runs, sum, downloads) })
 }
@@ -184,7 +183,7 @@ func keyOrder(r *sim.Result, scheme string) ([]int, bool) {
 	return order, true
 }
 
-func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
+func buildHTMLData(sc *metrics.Scenario, runs []Run, sum *Summary) *htmlData {
 	d := &htmlData{Palette: plots.Palette(), Scenario: sc.Name, StartS: sc.Start.Seconds(), WindowS: sc.Window.Seconds(),
 		DurationS: sc.Duration.Seconds(), WarmupS: sc.Warmup.Seconds()}
 	windows, cells, col := 0, 0, 1
@@ -233,13 +232,9 @@ func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
 // its ops the sum, its queue the longest; a time-chart bin's rates are means, its p99 the
 // largest of its windows' (a merged quantile would need the histograms, and the largest
 // hides no climb).
-func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb, ncb int) htmlVariant {
+func htmlVariantOf(sc *metrics.Scenario, run Run, vs *VariantSummary, bin, cbin, nb, ncb int) htmlVariant {
 	r := run.Result
-	scheme := ""
-	if run.Variant.Spec != nil {
-		scheme = run.Variant.Spec.Scheme
-	}
-	order, inKey := keyOrder(r, scheme)
+	order, inKey := keyOrder(r, run.Variant.Scheme)
 	v := htmlVariant{Name: run.Variant.Name, KeyOrder: inKey, TimeOps: make([]int64, nb), Markers: []htmlMarker{}}
 	live := func(w int) bool { return w < r.Windows && r.WindowSpan(w) > 0 }
 	if g := metrics.DigestOf(r); g != nil {
@@ -536,7 +531,7 @@ func kindWords(kind string) string {
 }
 
 // HTML writes report.html to w.
-func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []string) error {
+func HTML(w io.Writer, sc *metrics.Scenario, runs []Run, sum *Summary, downloads []string) error {
 	if len(runs) != len(sum.Variants) {
 		return fmt.Errorf("report.html: %d runs for %d variants", len(runs), len(sum.Variants))
 	}

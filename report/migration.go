@@ -59,7 +59,7 @@ type PhaseP99Summary struct {
 	AfterMs  *float64 `json:"after_ms"`
 }
 
-func migrationsOf(sc *spec.Scenario, m *metrics.Run) []MigrationSummary {
+func migrationsOf(sc *metrics.Scenario, m *metrics.Run) []MigrationSummary {
 	var out []MigrationSummary
 	at := func(s *float64) string {
 		if s == nil {

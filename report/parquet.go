@@ -132,7 +132,7 @@ type skewRow struct {
 // the order of the CSV's) into buf and returns it. The rows of a row group are written
 // together, and a row group ends with a variant or when the next window would pass
 // parquetRowGroupRows.
-func seriesParquet[T any](out io.Writer, sc *spec.Scenario, runs []Run, by string, rows func(run Run, win int, lead windowLead, buf []T) ([]T, error)) error {
+func seriesParquet[T any](out io.Writer, sc *metrics.Scenario, runs []Run, by string, rows func(run Run, win int, lead windowLead, buf []T) ([]T, error)) error {
 	order := []parquet.SortingColumn{parquet.Ascending("t_s")}
 	if by != "" {
 		order = append(order, parquet.Ascending(by))
@@ -182,7 +182,7 @@ type windowLead struct {
 	ts             float64
 }
 
-func streamsParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func streamsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	return seriesParquet(w, sc, runs, "stream", func(run Run, win int, l windowLead, buf []streamRow) ([]streamRow, error) {
 		r := run.Result
 		ts := l.ts
@@ -199,7 +199,7 @@ func streamsParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
 }
 
 // shardsParquet writes shards.parquet; a streamed run's rows come from its spool.
-func shardsParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func shardsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	var (
 		last    *sim.Result
 		p99     []*float64
@@ -243,7 +243,7 @@ func shardsParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	})
 }
 
-func nodesParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func nodesParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	return seriesParquet(w, sc, runs, "node", func(run Run, win int, l windowLead, buf []nodeRow) ([]nodeRow, error) {
 		r := run.Result
 		ts := l.ts
@@ -255,7 +255,7 @@ func nodesParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	})
 }
 
-func skewParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func skewParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	opt := func(p *float64) *float64 {
 		if p == nil {
 			return nil

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -31,8 +30,8 @@ func coLocatedScenario(t *testing.T) *scenarios.Scenario {
 func TestDiagnosePlacement(t *testing.T) {
 	sc := coLocatedScenario(t)
 	v := sc.Variants[0]
-	run := Run{Variant: &v.Variant, Result: sim.Run(v.Model())}
-	s := Summarize(&sc.Scenario, []Run{run})
+	run := Run{Variant: describeVariant(v), Result: sim.Run(v.Model())}
+	s := Summarize(describeScenario(sc), []Run{run})
 	vs := s.Variants[0]
 	if got := kinds(vs.Diagnosis); !slices.Equal(got, []string{"placement"}) {
 		t.Fatalf("diagnosis %v, want placement alone:\n%+v", got, vs.Diagnosis)
@@ -90,7 +89,7 @@ func TestCoLocatedRule(t *testing.T) {
 // predicted-hot shards, in text and JSON.
 func TestExplainWarnsCoLocatedShards(t *testing.T) {
 	sc := coLocatedScenario(t)
-	e := Explain(&sc.Scenario, []*build.Explanation{sc.Variants[0].Explain()})
+	e := Explain(describeScenario(sc, sc.Variants[0].Explain()))
 	v := e.Variants[0]
 	if len(v.Warnings) != 1 || !strings.HasPrefix(v.Warnings[0], "node 0 holds hot shards 0, 1 (predicted peak 80.") {
 		t.Fatalf("warnings %q, want one about node 0 and shards 0, 1", v.Warnings)

@@ -26,7 +26,7 @@ type RebalanceSummary struct {
 	Rate float64 `json:"rate"`
 }
 
-func rebalanceOf(sc *spec.Scenario, m *metrics.Run) *RebalanceSummary {
+func rebalanceOf(sc *metrics.Scenario, m *metrics.Run) *RebalanceSummary {
 	b := m.Rebalance
 	if b == nil {
 		return nil

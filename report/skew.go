@@ -6,7 +6,6 @@ import (
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // LoadSpread says how evenly a set of loads (shards' or nodes') is spread: the largest
@@ -109,7 +108,7 @@ func runSpread(r *sim.Result) (shards, nodes LoadSpread) {
 
 // skewCSV writes skew.csv: per variant and window, the spread of shard and node loads.
 // An undefined ratio (a median of 0 under a working shard) is an empty cell.
-func skewCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func skewCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	opt := func(p *float64) string {
 		if p == nil {
 			return ""

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/metrics"
 )
 
 // TestRatioOfIdleLoads: a ratio to a median of 0 is 1 when every load is 0 (all are
@@ -58,7 +58,7 @@ func TestRatioOfIdleLoads(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := skewCSV(&b, &spec.Scenario{Start: 0}, []Run{run}); err != nil {
+	if err := skewCSV(&b, &metrics.Scenario{Start: 0}, []Run{run}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

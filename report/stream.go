@@ -16,12 +16,6 @@ import (
 	"github.com/shardsim/shardsim/spec"
 )
 
-// Streams reports whether a variant of shards shards over windows windows should stream
-// its shard series (spec.StreamShardCells: about 40 MB of them).
-func Streams(shards, windows int) bool {
-	return int64(shards)*int64(windows) > spec.StreamShardCells
-}
-
 // StreamSink is the window sink of a streamed run (sim.Model.Sink): it keeps the run's
 // metrics.ShardDigest and writes each window's shard cells (ops, utilization rounded as
 // the series files round it, and max_queue) to a spool file, one cell per shard and window
@@ -133,7 +127,7 @@ func (r *spoolReader) next() (shardCell, error) {
 
 // streamedShardsCSV writes run's part of shards.csv from its spool: the same bytes
 // seriesCSV and shardsCSV write for a run that kept its series.
-func streamedShardsCSV(w io.Writer, sc *spec.Scenario, run Run, k *StreamSink) error {
+func streamedShardsCSV(w io.Writer, sc *metrics.Scenario, run Run, k *StreamSink) error {
 	in, err := k.reader()
 	if err != nil {
 		return err

@@ -200,7 +200,7 @@ type HotLock struct {
 }
 
 // lockSummary words a stream's lock figures; nil for a stream without locks.
-func lockSummary(v *spec.Variant, stream int, ms *metrics.Stream) *LockSummary {
+func lockSummary(v *metrics.Variant, stream int, ms *metrics.Stream) *LockSummary {
 	l := ms.Locks
 	if l == nil {
 		return nil
@@ -312,12 +312,12 @@ type Alert struct {
 
 // Run is one variant's result beside the variant it came from.
 type Run struct {
-	Variant *spec.Variant
+	Variant *metrics.Variant
 	Result  *sim.Result
 }
 
 // Summarize builds summary.json's content.
-func Summarize(sc *spec.Scenario, runs []Run) *Summary {
+func Summarize(sc *metrics.Scenario, runs []Run) *Summary {
 	s := &Summary{
 		Scenario:    sc.Name,
 		Description: sc.Description,
@@ -337,12 +337,12 @@ func Summarize(sc *spec.Scenario, runs []Run) *Summary {
 	return s
 }
 
-func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
+func summarizeVariant(sc *metrics.Scenario, run Run) VariantSummary {
 	r := run.Result
 	v := VariantSummary{
 		Name:        run.Variant.Name,
 		Description: run.Variant.Description,
-		Key:         run.Variant.KeyDescription(),
+		Key:         run.Variant.Key,
 		Alerts:      Alerts(sc, run),
 	}
 	if v.Alerts == nil {
@@ -405,7 +405,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 		v.HottestNode = HottestNode{ID: hn.ID, Utilization: util(hn.Utilization), PeakUtilization: util(hn.Peak)}
 	}
 	v.Bottleneck = BottleneckOf(metrics.BottleneckOf(m, false))
-	dc := detectOf(run.Variant)
+	dc := run.Variant.Detect
 	v.HotKeys = hotKeysOf(run, dc.TopK)
 	v.HotPartitions = hotPartitionsOf(run, dc.TopK)
 	v.LatencyOutliers = latencyOutliers(run, dc)
@@ -418,7 +418,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 
 // skew compares the hottest shard with the median over the run and in the window whose
 // hottest shard is hottest, as metrics found them, and adds the spreads of load.
-func skew(sc *spec.Scenario, r *sim.Result, m *metrics.Run) Skew {
+func skew(sc *metrics.Scenario, r *sim.Result, m *metrics.Run) Skew {
 	var k Skew
 	k.HottestShard, k.HottestLoad, k.MedianLoad = m.Shard.Index, util(m.Shard.Load), util(m.Shard.Median)
 	k.MaxOverMedian = optRound(m.Shard.MaxOverMedian, 3)

@@ -5,8 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/shardsim/shardsim/internal/numfmt"
 )
 
 // Resource is what binds a run: the resource its failures, or its latency, come from.
@@ -78,104 +76,159 @@ const BindingLoad = 0.5
 // (capacity and sweep judge them; a run alone has none).
 func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 	b := Bottleneck{Resource: CPU, Node: -1}
+	worst := worstCause(r)
+	failed := r.Failures[worst] > 0
+	lock, locked := hottestLock(r)
+	switch {
+	case locksBind(r, worst, failed, lock, locked):
+		b.Resource, b.Stream, b.Lock = Locks, locked, lock
+		if locked == "" { // failures without a lock load: the stream that failed most
+			b.Stream = mostLockFailures(r)
+		}
+	case failed && worst != TimedOut && worst != Lock:
+		b.failedOn(r, worst)
+	default:
+		b.Node = busiestNode(r.Nodes, func(n Node) float64 { return n.Peak })
+	}
+	if b.Node >= 0 {
+		n := r.Nodes[b.Node]
+		b.Load, b.Peak = n.Utilization, n.Peak
+	}
+	if b.Resource == CPU && b.Peak < 0.9 {
+		switch {
+		case worst == TimedOut && failed:
+			b.Resource = Timeout
+		case sloFailed && !failed:
+			b.fanOut(r)
+		}
+	}
+	b.Binding = failed || sloFailed || max(b.Peak, b.Lock) >= BindingLoad
+	b.Text = b.words(r, worst)
+	return b
+}
+
+// locksBind reports whether row locks bind: no node is saturated, and either requests
+// failed waiting for a lock most, or the load offered to the hottest row's lock is at
+// least the busiest node's peak while nothing but timeouts and locks failed requests.
+func locksBind(r *Run, worst Cause, failed bool, lock float64, locked string) bool {
+	nodePeak := 0.0
+	for _, n := range r.Nodes {
+		nodePeak = max(nodePeak, n.Peak)
+	}
+	if nodePeak >= cpuSaturated {
+		return false
+	}
+	if failed && worst == Lock {
+		return true
+	}
+	return locked != "" && lock >= nodePeak && (!failed || worst == TimedOut || worst == Lock)
+}
+
+// worstCause returns the cause that failed the most requests (the first cause when none
+// failed any).
+func worstCause(r *Run) Cause {
 	worst := Cause(0)
 	for _, c := range Causes {
 		if r.Failures[c] > r.Failures[worst] {
 			worst = c
 		}
 	}
-	nodePeak := 0.0
-	for _, n := range r.Nodes {
-		nodePeak = max(nodePeak, n.Peak)
-	}
-	lock, locked := 0.0, ""
+	return worst
+}
+
+// hottestLock returns the highest load offered to a stream's hottest row lock, and that
+// stream ("" when no stream locks).
+func hottestLock(r *Run) (lock float64, locked string) {
 	for i := range r.Streams {
 		if l := r.Streams[i].Locks; l != nil && l.Busy > lock {
 			lock, locked = l.Busy, r.Streams[i].Name
 		}
 	}
-	failed := r.Failures[worst] > 0
-	lockFailed := failed && worst == Lock && nodePeak < cpuSaturated
-	lockBusy := locked != "" && lock >= nodePeak && nodePeak < cpuSaturated && (!failed || worst == TimedOut || worst == Lock)
-	switch {
-	case lockFailed || lockBusy:
-		b.Resource, b.Stream, b.Lock = Locks, locked, lock
-		if locked == "" { // failures without a lock load: the stream that failed most
-			var most int64
-			for i := range r.Streams {
-				if f := r.Streams[i].Failures[Lock]; f > most {
-					most, b.Stream = f, r.Streams[i].Name
-				}
-			}
-		}
-	case failed && worst != TimedOut && worst != Lock:
-		switch worst {
-		case Rejected:
-			b.Resource = Queue
-			q := -1
-			for i, n := range r.Nodes {
-				if n.MaxQueue > q {
-					q, b.Node = n.MaxQueue, i
-				}
-			}
-		case Throttled:
-			b.Resource = PartitionLimit
-		case Limited:
-			b.Resource = ClientLimit
-		}
-	default:
-		peak := -1.0
-		for i, n := range r.Nodes {
-			if n.Peak > peak {
-				peak, b.Node = n.Peak, i
-			}
-		}
-	}
-	if b.Node >= 0 {
-		n := r.Nodes[b.Node]
-		b.Load, b.Peak = n.Utilization, n.Peak
-	}
-	if b.Resource == CPU && worst == TimedOut && failed && b.Peak < 0.9 {
-		b.Resource = Timeout
-	}
-	if b.Resource == CPU && sloFailed && !failed && b.Peak < 0.9 {
-		for i := range r.Streams {
-			if f := r.Streams[i].Fanout.Mean; f >= 2 && (b.Stream == "" || f > r.Stream(b.Stream).Fanout.Mean) {
-				b.Resource, b.Stream = FanOut, r.Streams[i].Name
-			}
-		}
-	}
-	b.Binding = failed || sloFailed || max(b.Peak, b.Lock) >= BindingLoad
-	switch {
-	case b.Resource == Locks:
-		b.Text = "row locks of " + b.Stream
-		var parts []string
-		if st := r.Stream(b.Stream); st != nil && st.Locks != nil && st.Locks.HoldMean != nil && b.Lock > 0 {
-			parts = append(parts, fmt.Sprintf("its hottest row is offered %s writes/s, %s of the %s/s its lock passes at %s ms a write",
-				count(int64(math.Round(st.Locks.HotRate))), pct(b.Lock), count(int64(math.Round(1000 / *st.Locks.HoldMean))), strconv.FormatFloat(*st.Locks.HoldMean, 'g', 3, 64)))
-		}
-		if n := r.Failures[Lock]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s requests waited longer than lock_timeout", count(n)))
-		}
-		if len(parts) > 0 {
-			b.Text += " (" + strings.Join(parts, "; ") + ")"
-		}
-	case b.Node < 0:
-		b.Text = fmt.Sprintf("%s (%s requests %s)", b.Resource, count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
-	case b.Resource == FanOut:
-		b.Text = fmt.Sprintf("fan-out of %s (%.0f subrequests per request take the cores at once; node %d at %s cpu at peak)",
-			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, pct(b.Peak))
-	case b.Resource == Timeout:
-		b.Text = fmt.Sprintf("timeout (%s requests timed out; node %d at %s cpu at peak)", count(r.Failures[worst]), b.Node, pct(b.Peak))
-	case b.Resource == Queue:
-		b.Text = fmt.Sprintf("queue of node %d (%s waiting at most; %s cpu at peak)", b.Node, count(int64(r.Nodes[b.Node].MaxQueue)), pct(b.Peak))
-	default:
-		b.Text = fmt.Sprintf("cpu of node %d (%s at peak, %s mean)", b.Node, pct(b.Peak), pct(b.Load))
-	}
-	return b
+	return lock, locked
 }
 
-// count writes n with thousands separators, as the tables do: 96,048.
-func count(n int64) string { return numfmt.Count(n) }
+// mostLockFailures returns the stream whose requests failed waiting for a lock the most.
+func mostLockFailures(r *Run) string {
+	var most int64
+	name := ""
+	for i := range r.Streams {
+		if f := r.Streams[i].Failures[Lock]; f > most {
+			most, name = f, r.Streams[i].Name
+		}
+	}
+	return name
+}
 
+// busiestNode returns the first node with the largest figure of, -1 for none.
+func busiestNode(nodes []Node, of func(Node) float64) int {
+	best, node := math.Inf(-1), -1
+	for i, n := range nodes {
+		if of(n) > best {
+			best, node = of(n), i
+		}
+	}
+	return node
+}
+
+// failedOn names the resource that turned requests away for cause worst: a full queue
+// (the node whose queue grew longest), a partition's limit or the client's.
+func (b *Bottleneck) failedOn(r *Run, worst Cause) {
+	switch worst {
+	case Rejected:
+		b.Resource = Queue
+		b.Node = busiestNode(r.Nodes, func(n Node) float64 { return float64(n.MaxQueue) })
+	case Throttled:
+		b.Resource = PartitionLimit
+	case Limited:
+		b.Resource = ClientLimit
+	}
+}
+
+// fanOut names the widest stream of at least two subrequests a request, if any, as what
+// binds a node that stayed under 90% while an objective failed.
+func (b *Bottleneck) fanOut(r *Run) {
+	for i := range r.Streams {
+		if f := r.Streams[i].Fanout.Mean; f >= 2 && (b.Stream == "" || f > r.Stream(b.Stream).Fanout.Mean) {
+			b.Resource, b.Stream = FanOut, r.Streams[i].Name
+		}
+	}
+}
+
+// words says b in words.
+func (b *Bottleneck) words(r *Run, worst Cause) string {
+	switch {
+	case b.Resource == Locks:
+		return b.lockWords(r)
+	case b.Node < 0:
+		return fmt.Sprintf("%s (%s requests %s)", b.Resource, Count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
+	case b.Resource == FanOut:
+		return fmt.Sprintf("fan-out of %s (%.0f subrequests per request take the cores at once; node %d at %s cpu at peak)",
+			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, pct(b.Peak))
+	case b.Resource == Timeout:
+		return fmt.Sprintf("timeout (%s requests timed out; node %d at %s cpu at peak)", Count(r.Failures[worst]), b.Node, pct(b.Peak))
+	case b.Resource == Queue:
+		return fmt.Sprintf("queue of node %d (%s waiting at most; %s cpu at peak)", b.Node, Count(int64(r.Nodes[b.Node].MaxQueue)), pct(b.Peak))
+	}
+	return fmt.Sprintf("cpu of node %d (%s at peak, %s mean)", b.Node, pct(b.Peak), pct(b.Load))
+}
+
+// lockWords says a row lock's bottleneck: its hottest row's offered writes against what
+// its lock passes, and the requests that waited too long.
+func (b *Bottleneck) lockWords(r *Run) string {
+	text := "row locks of " + b.Stream
+	var parts []string
+	if st := r.Stream(b.Stream); st != nil && st.Locks != nil && st.Locks.HoldMean != nil && b.Lock > 0 {
+		parts = append(parts, fmt.Sprintf("its hottest row is offered %s writes/s, %s of the %s/s its lock passes at %s ms a write",
+			Count(int64(math.Round(st.Locks.HotRate))), pct(b.Lock), Count(int64(math.Round(1000 / *st.Locks.HoldMean))), strconv.FormatFloat(*st.Locks.HoldMean, 'g', 3, 64)))
+	}
+	if n := r.Failures[Lock]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%s requests waited longer than lock_timeout", Count(n)))
+	}
+	if len(parts) > 0 {
+		text += " (" + strings.Join(parts, "; ") + ")"
+	}
+	return text
+}
+
+// pct writes a fraction as a whole percentage: "98%".
 func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" }

@@ -106,6 +106,27 @@ func Of(r *sim.Result) *Run {
 	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed, Warmup: r.Warmup}
 	m.Migrations = MigrationsOf(r)
 	m.Rebalance = RebalanceOf(r)
+	m.streams(r)
+	d := DigestOf(r)
+	shardLoads := m.shards(r, d)
+	nodeLoads := m.nodes(r)
+	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
+	m.PeakWindow = PeakWindow(r)
+	for i := range shardLoads {
+		if d != nil {
+			shardLoads[i] = d.PeakLoads[i]
+		} else {
+			shardLoads[i] = r.ShardUtilization(m.PeakWindow, i)
+		}
+	}
+	if r.Windows > 0 {
+		m.PeakShard = HottestOf(shardLoads)
+	}
+	return m
+}
+
+// streams adds each stream's figures and the run's totals over them.
+func (m *Run) streams(r *sim.Result) {
 	for i := range r.Streams {
 		s := StreamOf(&r.Streams[i])
 		if s.Locks != nil {
@@ -118,9 +139,12 @@ func Of(r *sim.Result) *Run {
 	}
 	m.Failed = m.Failures.Total()
 	m.ErrorRate = rate(m.Failed, m.Offered)
+}
 
-	shardLoads := make([]float64, len(r.Shards))
-	d := DigestOf(r)
+// shards adds each shard's figures, its peak from the digest d of a streamed run, and
+// returns the shards' loads over the run.
+func (m *Run) shards(r *sim.Result, d *ShardDigest) []float64 {
+	loads := make([]float64, len(r.Shards))
 	for i, sh := range r.Shards {
 		peak := 0.0
 		if d != nil {
@@ -129,15 +153,21 @@ func Of(r *sim.Result) *Run {
 		for w := 0; w < r.Windows && d == nil; w++ {
 			peak = math.Max(peak, r.ShardUtilization(w, i))
 		}
-		shardLoads[i] = r.Utilization(i)
-		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: shardLoads[i], Peak: peak,
+		loads[i] = r.Utilization(i)
+		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: loads[i], Peak: peak,
 			Failures: sh.Rejected + sh.Throttled + sh.LockFailed}
 		if p99, ok := sh.SubLatencyQuantile(0.99); ok {
 			ms.P99 = ptr(p99.Millis())
 		}
 		m.Shards = append(m.Shards, ms)
 	}
-	nodeLoads := make([]float64, len(r.Nodes))
+	return loads
+}
+
+// nodes adds each node's figures, its busiest window and, when it served anything, its
+// mean service time and relaxation time, and returns the nodes' loads over the run.
+func (m *Run) nodes(r *sim.Result) []float64 {
+	loads := make([]float64, len(r.Nodes))
 	busy, ops := make([]sim.Time, len(r.Nodes)), make([]int64, len(r.Nodes))
 	for i := range r.Shards {
 		if n := r.Shards[i].Node; n >= 0 && n < len(r.Nodes) {
@@ -152,27 +182,15 @@ func Of(r *sim.Result) *Run {
 				peak, pw = u, w
 			}
 		}
-		nodeLoads[n] = r.NodeLoad(n)
-		node := Node{ID: n, Cores: nd.Cores, Utilization: nodeLoads[n], Peak: peak, PeakWindow: pw, MaxQueue: nd.MaxQueue}
+		loads[n] = r.NodeLoad(n)
+		node := Node{ID: n, Cores: nd.Cores, Utilization: loads[n], Peak: peak, PeakWindow: pw, MaxQueue: nd.MaxQueue}
 		if ops[n] > 0 {
 			node.Service = busy[n].Seconds() / float64(ops[n])
 			node.Settle = Relaxation(node.Utilization, node.Cores, node.Service)
 		}
 		m.Nodes = append(m.Nodes, node)
 	}
-	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
-	m.PeakWindow = PeakWindow(r)
-	for i := range shardLoads {
-		if d != nil {
-			shardLoads[i] = d.PeakLoads[i]
-		} else {
-			shardLoads[i] = r.ShardUtilization(m.PeakWindow, i)
-		}
-	}
-	if r.Windows > 0 {
-		m.PeakShard = HottestOf(shardLoads)
-	}
-	return m
+	return loads
 }
 
 // HottestOf compares the largest of loads with the median and the mean. loads is not
@@ -227,4 +245,50 @@ func WindowQuantile(w *sim.WindowLatency, p float64) *float64 {
 		return nil
 	}
 	return ptr(min(float64(w.Hist.ValueAtQuantile(p*100))/1000, w.Max.Millis()))
+}
+
+// ClusterLoads returns the cluster's load in each window (the CPU time of every node over
+// their capacity) and over the run; ok is false when the nodes had no capacity.
+func ClusterLoads(r *sim.Result) (load []float64, mean float64, ok bool) {
+	nn := len(r.Nodes)
+	load = make([]float64, r.Windows)
+	var busy, capacity sim.Time
+	for w := range load {
+		var b, c sim.Time
+		for n := 0; n < nn; n++ {
+			b += r.NodeBusy[w*nn+n]
+			c += r.NodeCapacity[w*nn+n]
+		}
+		if c > 0 {
+			load[w] = float64(b) / float64(c)
+		}
+		busy, capacity = busy+b, capacity+c
+	}
+	if capacity == 0 {
+		return load, 0, false
+	}
+	return load, float64(busy) / float64(capacity), true
+}
+
+// HottestNodeIn returns the node with the highest utilization in window w (the lowest id
+// on ties) and its utilization; -1 and 0 when no node worked.
+func HottestNodeIn(r *sim.Result, w int) (node int, load float64) {
+	node = -1
+	for n := range r.Nodes {
+		if l := r.NodeUtilization(w, n); l > load {
+			node, load = n, l
+		}
+	}
+	return node, load
+}
+
+// CoresIn returns the cores node n had on average in window w (its capacity over the
+// window's length, the last window cut at the end of the run): an operator action may
+// resize a node within a window.
+func CoresIn(r *sim.Result, w, n int) float64 {
+	span := min(r.Window, r.Elapsed-sim.Time(w)*r.Window)
+	if span <= 0 {
+		span = r.Window
+	}
+	return float64(r.NodeCapacity[w*len(r.Nodes)+n]) / float64(span)
 }

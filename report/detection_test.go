@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -370,7 +371,7 @@ func TestDetectionTiming(t *testing.T) {
 	}
 	put.Win[1].Throttled, put.Win[1].Errors = 4, 4
 	put.Win[8].Errors = 3
-	alerts := Alerts(sc, run)
+	alerts := diagnose.Alerts(sc, run.Variant, run.Result)
 	byKind := map[string]Alert{}
 	for _, a := range alerts {
 		if _, ok := byKind[a.Kind]; !ok {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -78,9 +79,9 @@ func Explain(sc *metrics.Scenario) *ExplainJSON {
 		v := ExplainVariant{Name: sc.Variants[i].Name, Key: ex.Key, Nodes: ex.NodeShard, Notes: append([]string{}, ex.Notes...), Warnings: []string{}}
 		for _, st := range ex.Streams {
 			v.Streams = append(v.Streams, ExplainStream{
-				Name: st.Name, Op: st.Op.String(), MeanRate: round(st.MeanRate, 3), PeakRate: round(st.PeakRate, 3),
-				PeakAt: spec.FormatClock(sc.Start, st.PeakAt), PeakAtS: round(st.PeakAt.Seconds(), 6),
-				Subrequests: round(st.Subrequests, 3), MaxSubreq: st.MaxSubrequest, Partitions: round(st.Partitions, 3),
+				Name: st.Name, Op: st.Op.String(), MeanRate: metrics.Round(st.MeanRate, 3), PeakRate: metrics.Round(st.PeakRate, 3),
+				PeakAt: spec.FormatClock(sc.Start, st.PeakAt), PeakAtS: metrics.Round(st.PeakAt.Seconds(), 6),
+				Subrequests: metrics.Round(st.Subrequests, 3), MaxSubreq: st.MaxSubrequest, Partitions: metrics.Round(st.Partitions, 3),
 			})
 			if st.Op == sim.Write && st.Partitions > 0 {
 				for sh, p := range st.Shares {
@@ -92,9 +93,9 @@ func Explain(sc *metrics.Scenario) *ExplainJSON {
 			}
 		}
 		for _, l := range ex.Shards {
-			v.Shards = append(v.Shards, ExplainLoad{ID: l.ID, Node: l.Node, Mean: util(l.Mean), Peak: util(l.Peak), PeakAt: peakAt(sc, l)})
+			v.Shards = append(v.Shards, ExplainLoad{ID: l.ID, Node: l.Node, Mean: metrics.Util(l.Mean), Peak: metrics.Util(l.Peak), PeakAt: peakAt(sc, l)})
 			if l.Peak > 1 {
-				v.Notes = append(v.Notes, fmt.Sprintf("shard %d is offered %s of node %d's cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Node))
+				v.Notes = append(v.Notes, fmt.Sprintf("shard %d is offered %s of node %d's cores at peak: over capacity", l.ID, metrics.Pct(l.Peak), l.Node))
 			}
 		}
 		// The warning judges the loads it prints: rounded as in the tables.
@@ -109,13 +110,13 @@ func Explain(sc *metrics.Scenario) *ExplainJSON {
 				shards = append(shards, ex.NodeShard[l.ID]...)
 			}
 			slices.Sort(shards)
-			v.NodeUse = append(v.NodeUse, ExplainNode{ExplainLoad: ExplainLoad{ID: l.ID, Node: l.ID, Mean: util(l.Mean), Peak: util(l.Peak), PeakAt: peakAt(sc, l)}, Cores: l.Cores, Shards: shards})
+			v.NodeUse = append(v.NodeUse, ExplainNode{ExplainLoad: ExplainLoad{ID: l.ID, Node: l.ID, Mean: metrics.Util(l.Mean), Peak: metrics.Util(l.Peak), PeakAt: peakAt(sc, l)}, Cores: l.Cores, Shards: shards})
 			if l.Peak > 1 {
-				v.Notes = append(v.Notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Cores))
+				v.Notes = append(v.Notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, metrics.Pct(l.Peak), l.Cores))
 			}
-			if hot := coLocated(util(l.Peak), shards, peaks, med); hot != nil {
+			if hot := diagnose.CoLocated(metrics.Util(l.Peak), shards, peaks, med); hot != nil {
 				v.Warnings = append(v.Warnings, fmt.Sprintf("node %d holds hot shards %s (predicted peak %s of its %s: %s); move all but one to other nodes (cluster.placement or shard_nodes) or add nodes",
-					l.ID, joinInts(hot), fmtPct(util(l.Peak)), fmtCores(float64(l.Cores)), shardLoads(hot, peaks)))
+					l.ID, joinInts(hot), metrics.Pct(metrics.Util(l.Peak)), metrics.Cores(float64(l.Cores)), shardLoads(hot, peaks)))
 			}
 		}
 		out.Variants = append(out.Variants, v)
@@ -144,7 +145,7 @@ func joinInts(ids []int) string {
 func shardLoads(ids []int, loads []float64) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = fmt.Sprintf("shard %d %s", id, fmtPct(loads[id]))
+		parts[i] = fmt.Sprintf("shard %d %s", id, metrics.Pct(loads[id]))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -186,7 +187,7 @@ func ExplainText(w io.Writer, e *ExplainJSON) {
 		for i, l := range v.Shards {
 			means[i] = l.Mean
 		}
-		fmt.Fprintf(w, "   (%d shards; median mean load %s)\n\n", len(v.Shards), fmtPct(Median(means)))
+		fmt.Fprintf(w, "   (%d shards; median mean load %s)\n\n", len(v.Shards), metrics.Pct(Median(means)))
 		nodeTable(v.NodeUse, v.Shards, 5).text(w, "   ")
 		for _, n := range v.Notes {
 			fmt.Fprintf(w, "   ! %s\n", n)
@@ -217,7 +218,7 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(peak(b), peak(a)) })
 		var parts []string
 		for _, id := range ids[:min(nodeShardsShown, len(ids))] {
-			parts = append(parts, fmt.Sprintf("%d (%s)", id, fmtPct(peak(id))))
+			parts = append(parts, fmt.Sprintf("%d (%s)", id, metrics.Pct(peak(id))))
 		}
 		if len(ids) > nodeShardsShown {
 			parts = append(parts, fmt.Sprintf("+%d more", len(ids)-nodeShardsShown))
@@ -226,7 +227,7 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), fmtPct(l.Mean), fmtPct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"), strings.Join(parts, ", "))
+		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), metrics.Pct(l.Mean), metrics.Pct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"), strings.Join(parts, ", "))
 	}
 	return t
 }
@@ -244,7 +245,7 @@ func loadTable(loads []ExplainLoad, what string, n int) *table {
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(append(row, fmtPct(l.Mean), fmtPct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"))...)
+		t.add(append(row, metrics.Pct(l.Mean), metrics.Pct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"))...)
 	}
 	return t
 }

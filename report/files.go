@@ -148,7 +148,7 @@ func shardsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 			for s := range r.Shards {
 				i := win*len(r.Shards) + s
 				out[s] = []string{strconv.Itoa(s), strconv.Itoa(r.Shards[s].Node), rawCount(r.ShardOps[i]),
-					num(util(r.ShardUtilization(win, s))), strconv.Itoa(int(r.ShardMaxQueue[i])),
+					num(metrics.Util(r.ShardUtilization(win, s))), strconv.Itoa(int(r.ShardMaxQueue[i])),
 					optNum(optMs(shards[s].P99)), rawCount(shards[s].Failures)}
 			}
 			return out
@@ -165,7 +165,7 @@ func nodesCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 		func(r *sim.Result, win int) [][]string {
 			out := make([][]string, len(r.Nodes))
 			for n := range r.Nodes {
-				out[n] = []string{strconv.Itoa(n), num(util(r.NodeUtilization(win, n))),
+				out[n] = []string{strconv.Itoa(n), num(metrics.Util(r.NodeUtilization(win, n))),
 					strconv.Itoa(int(r.NodeMaxQueue[win*len(r.Nodes)+n]))}
 			}
 			return out
@@ -224,12 +224,12 @@ func reportMarkdown(w io.Writer, sc *metrics.Scenario, s *Summary, charts []Char
 		fmt.Fprintln(w)
 		t := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
 		for _, sh := range topShards(v.Shards, 5) {
-			t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), fmtPct(sh.Utilization), fmtPct(sh.PeakUtilization), fmtCount(sh.Ops), fmtCount(sh.Rows))
+			t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), metrics.Pct(sh.Utilization), metrics.Pct(sh.PeakUtilization), metrics.Count(sh.Ops), metrics.Count(sh.Rows))
 		}
 		t.markdown(w)
 		if v.ShardsMore > 0 {
 			fmt.Fprintf(w, "\nAnd %s more shards in shards.%s; summary.json lists the %s hottest.\n",
-				fmtCount(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), ext, fmtCount(int64(len(v.Shards))))
+				metrics.Count(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), ext, metrics.Count(int64(len(v.Shards))))
 		}
 		for _, c := range byPrefix(fmt.Sprintf("heat-%d-", i+1)) {
 			embed(c)

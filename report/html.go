@@ -203,16 +203,16 @@ func buildHTMLData(sc *metrics.Scenario, runs []Run, sum *Summary) *htmlData {
 	d.ChartBin = binsOf(windows, 1, htmlMaxPoints)
 	d.BinS, d.ChartBinS = float64(d.Bin)*d.WindowS, float64(d.ChartBin)*d.WindowS
 	for b := 0; b*d.Bin < windows; b++ {
-		d.Times = append(d.Times, round(float64(b)*d.BinS, 6))
+		d.Times = append(d.Times, metrics.Round(float64(b)*d.BinS, 6))
 	}
 	for b := 0; b*d.ChartBin < windows; b++ {
-		d.ChartTimes = append(d.ChartTimes, round(float64(b)*d.ChartBinS, 6))
+		d.ChartTimes = append(d.ChartTimes, metrics.Round(float64(b)*d.ChartBinS, 6))
 	}
 	if hasDetail(runs) {
 		det := runs[0].Result.Detail
-		d.FineS = round(det.Window.Seconds(), 6)
+		d.FineS = metrics.Round(det.Window.Seconds(), 6)
 		for k := range det.FineWindows() {
-			d.FineTimes = append(d.FineTimes, round(det.FineStart(k).Seconds(), 6))
+			d.FineTimes = append(d.FineTimes, metrics.Round(det.FineStart(k).Seconds(), 6))
 		}
 	}
 	for i, run := range runs {
@@ -266,14 +266,14 @@ func htmlVariantOf(sc *metrics.Scenario, run Run, vs *VariantSummary, bin, cbin,
 				}
 			}
 			if n > 0 {
-				row.Load[b] = util(sumLoad / float64(n))
+				row.Load[b] = metrics.Util(sumLoad / float64(n))
 			}
 			v.TimeOps[b] += row.Ops[b]
 		}
 		if sh := vs.shardByID(s); sh != nil {
 			row.RunLoad, row.RunOps = sh.Utilization, sh.Ops
 		} else {
-			row.RunLoad, row.RunOps = util(r.Utilization(s)), r.Shards[s].Ops
+			row.RunLoad, row.RunOps = metrics.Util(r.Utilization(s)), r.Shards[s].Ops
 		}
 		v.Rows = append(v.Rows, row)
 	}
@@ -310,7 +310,7 @@ func htmlVariantOf(sc *metrics.Scenario, run Run, vs *VariantSummary, bin, cbin,
 		for _, fw := range metrics.FineWindowsOf(r, i) {
 			var p *float64
 			if fw.P99 != nil {
-				x := round(*fw.P99, 3)
+				x := metrics.Round(*fw.P99, 3)
 				p = &x
 			}
 			st.FineP99 = append(st.FineP99, p)
@@ -365,7 +365,7 @@ func (m *meanOf) mean(digits int) *float64 {
 	if m.n == 0 {
 		return nil
 	}
-	x := round(m.sum/float64(m.n), digits)
+	x := metrics.Round(m.sum/float64(m.n), digits)
 	return &x
 }
 
@@ -373,7 +373,7 @@ func (m *meanOf) max(digits int) *float64 {
 	if m.n == 0 {
 		return nil
 	}
-	x := round(m.hi, digits)
+	x := metrics.Round(m.hi, digits)
 	return &x
 }
 
@@ -466,12 +466,12 @@ func glanceTable(sum *Summary) *table {
 				worst = s.Latency.P99
 			}
 		}
-		row := append([]string{v.Name, fmtCount(offered), fmtCount(failed), fmtShare(failed, offered)}, p99...)
+		row := append([]string{v.Name, metrics.Count(offered), metrics.Count(failed), fmtShare(failed, offered)}, p99...)
 		if len(names) > len(shown) {
 			row = append(row, fmtOptMs(worst))
 		}
-		row = append(row, fmt.Sprintf("%s (shard %d)", fmtPct(v.Skew.HottestLoad), v.Skew.HottestShard),
-			fmt.Sprintf("%s (shard %d, %s)", fmtPct(v.Skew.PeakHottestLoad), v.Skew.PeakHottestShard, v.Skew.PeakWindow), fmtPct(v.HottestNode.Utilization))
+		row = append(row, fmt.Sprintf("%s (shard %d)", metrics.Pct(v.Skew.HottestLoad), v.Skew.HottestShard),
+			fmt.Sprintf("%s (shard %d, %s)", metrics.Pct(v.Skew.PeakHottestLoad), v.Skew.PeakHottestShard, v.Skew.PeakWindow), metrics.Pct(v.HottestNode.Utilization))
 		glance.add(row...)
 	}
 	return glance
@@ -593,12 +593,12 @@ func HTML(w io.Writer, sc *metrics.Scenario, runs []Run, sum *Summary, downloads
 		tabs.Tables = append(tabs.Tables, streams)
 		shards := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
 		for _, sh := range v.Shards {
-			shards.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), fmtPct(sh.Utilization), fmtPct(sh.PeakUtilization), fmtCount(sh.Ops), fmtCount(sh.Rows))
+			shards.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), metrics.Pct(sh.Utilization), metrics.Pct(sh.PeakUtilization), metrics.Count(sh.Ops), metrics.Count(sh.Rows))
 		}
 		tabs.Tables = append(tabs.Tables, htmlTableOf("Shards", shards))
 		nodes := &table{head: []string{"node", "cores", "load", "peak window load", "max queue"}, left: 0}
 		for _, n := range v.Nodes {
-			nodes.add(strconv.Itoa(n.ID), strconv.Itoa(n.Cores), fmtPct(n.Utilization), fmtPct(n.PeakUtilization), fmtCount(int64(n.MaxQueue)))
+			nodes.add(strconv.Itoa(n.ID), strconv.Itoa(n.Cores), metrics.Pct(n.Utilization), metrics.Pct(n.PeakUtilization), metrics.Count(int64(n.MaxQueue)))
 		}
 		tabs.Tables = append(tabs.Tables, htmlTableOf("Nodes", nodes))
 		for _, sec := range detailSections(v) {
@@ -646,7 +646,7 @@ func htmlHeatRows(h *metrics.Heat, r *sim.Result, bin, nb int) []htmlRow {
 				n += h.Live[k]
 			}
 			if n > 0 {
-				row.Load[b] = util(sum / float64(n))
+				row.Load[b] = metrics.Util(sum / float64(n))
 			}
 		}
 		var load float64
@@ -654,7 +654,7 @@ func htmlHeatRows(h *metrics.Heat, r *sim.Result, bin, nb int) []htmlRow {
 			row.RunOps += r.Shards[s].Ops
 			load += r.Utilization(s)
 		}
-		row.RunLoad = util(load / float64(last-first+1))
+		row.RunLoad = metrics.Util(load / float64(last-first+1))
 		rows = append(rows, row)
 	}
 	return rows

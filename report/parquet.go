@@ -235,7 +235,7 @@ func shardsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 				row.Ops, row.Utilization, row.MaxQueue = c.ops, c.util, c.maxQueue
 			} else {
 				i := win*len(r.Shards) + s
-				row.Ops, row.Utilization, row.MaxQueue = r.ShardOps[i], util(r.ShardUtilization(win, s)), r.ShardMaxQueue[i]
+				row.Ops, row.Utilization, row.MaxQueue = r.ShardOps[i], metrics.Util(r.ShardUtilization(win, s)), r.ShardMaxQueue[i]
 			}
 			buf = append(buf, row)
 		}
@@ -249,7 +249,7 @@ func nodesParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 		ts := l.ts
 		for n := range r.Nodes {
 			buf = append(buf, nodeRow{Variant: l.variant, WindowStart: l.start, TS: ts, Node: int32(n),
-				Utilization: util(r.NodeUtilization(win, n)), MaxQueue: r.NodeMaxQueue[win*len(r.Nodes)+n]})
+				Utilization: metrics.Util(r.NodeUtilization(win, n)), MaxQueue: r.NodeMaxQueue[win*len(r.Nodes)+n]})
 		}
 		return buf, nil
 	})
@@ -260,14 +260,14 @@ func skewParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 		if p == nil {
 			return nil
 		}
-		x := round(*p, 3)
+		x := metrics.Round(*p, 3)
 		return &x
 	}
 	return seriesParquet(w, sc, runs, "", func(run Run, win int, l windowLead, buf []skewRow) ([]skewRow, error) {
 		ws := windowSpread(run.Result, win)
 		sh, nd := ws.Shards, ws.Nodes
 		return append(buf, skewRow{Variant: l.variant, WindowStart: l.start, TS: l.ts,
-			ShardMax: util(sh.Max), ShardMedian: util(sh.Median), ShardMaxOverMedian: opt(sh.MaxOverMedian), ShardP95OverP50: opt(sh.P95OverP50), ShardGini: round(sh.Gini, 4),
-			NodeMax: util(nd.Max), NodeMedian: util(nd.Median), NodeMaxOverMedian: opt(nd.MaxOverMedian), NodeP95OverP50: opt(nd.P95OverP50), NodeGini: round(nd.Gini, 4)}), nil
+			ShardMax: metrics.Util(sh.Max), ShardMedian: metrics.Util(sh.Median), ShardMaxOverMedian: opt(sh.MaxOverMedian), ShardP95OverP50: opt(sh.P95OverP50), ShardGini: metrics.Round(sh.Gini, 4),
+			NodeMax: metrics.Util(nd.Max), NodeMedian: metrics.Util(nd.Median), NodeMaxOverMedian: opt(nd.MaxOverMedian), NodeP95OverP50: opt(nd.P95OverP50), NodeGini: metrics.Round(nd.Gini, 4)}), nil
 	})
 }

@@ -40,11 +40,11 @@ func (sp LoadSpread) rounded() LoadSpread {
 		if p == nil {
 			return nil
 		}
-		x := round(*p, 3)
+		x := metrics.Round(*p, 3)
 		return &x
 	}
-	return LoadSpread{Max: util(sp.Max), Median: util(sp.Median), MaxOverMedian: r(sp.MaxOverMedian),
-		P95OverP50: r(sp.P95OverP50), Gini: round(sp.Gini, 4)}
+	return LoadSpread{Max: metrics.Util(sp.Max), Median: metrics.Util(sp.Median), MaxOverMedian: r(sp.MaxOverMedian),
+		P95OverP50: r(sp.P95OverP50), Gini: metrics.Round(sp.Gini, 4)}
 }
 
 // ratioOrNil returns a/b; nil when b is 0 and a is not (an infinite ratio), 1 when both are.
@@ -113,10 +113,10 @@ func skewCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 		if p == nil {
 			return ""
 		}
-		return num(round(*p, 3))
+		return num(metrics.Round(*p, 3))
 	}
 	cols := func(sp LoadSpread) []string {
-		return []string{num(util(sp.Max)), num(util(sp.Median)), opt(sp.MaxOverMedian), opt(sp.P95OverP50), num(round(sp.Gini, 4))}
+		return []string{num(metrics.Util(sp.Max)), num(metrics.Util(sp.Median)), opt(sp.MaxOverMedian), opt(sp.P95OverP50), num(metrics.Round(sp.Gini, 4))}
 	}
 	return seriesCSV(w, sc, runs, []string{
 		"shard_max", "shard_median", "shard_max_over_median", "shard_p95_over_p50", "shard_gini",

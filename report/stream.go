@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
@@ -47,14 +48,14 @@ func NewStreamSink(dir string, windows int) (*StreamSink, error) {
 func (k *StreamSink) ShardDigest() *metrics.ShardDigest { return k.digest }
 
 // utilScale is util's rounding: a utilization is spooled as the integer
-// math.Round(x*utilScale), and util(x) is exactly that integer over utilScale.
+// math.Round(x*utilScale), and metrics.Util(x) is exactly that integer over utilScale.
 const utilScale = 1e4
 
 // ShardWindow takes window w's shard series (sim.WindowSink).
 func (k *StreamSink) ShardWindow(w int, s *sim.ShardWindow) {
 	if k.digest == nil {
 		k.digest = metrics.NewShardDigest(len(s.Busy), len(s.Capacity), k.windows,
-			metrics.DigestLines{HotLoad: HotLoad, HotRatio: hotRatio, CoLoad: placementShardLoad, CoRatio: diagSkewRatio})
+			diagnose.Lines)
 	}
 	k.digest.ShardWindow(w, s)
 	if k.err != nil {

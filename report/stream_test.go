@@ -159,7 +159,7 @@ func TestSummaryBounded(t *testing.T) {
 	}
 	left := 0
 	for _, sh := range m.Shards {
-		if util(sh.Utilization) > least {
+		if metrics.Util(sh.Utilization) > least {
 			left++
 		}
 	}

@@ -181,3 +181,11 @@ func LatencyOutliersOf(r *sim.Result, v *Variant, c Detect) []LatencyOutlier {
 	}
 	return out
 }
+
+// Scaled estimates the requests behind a sketch count: n of counted, scaled up to all.
+func Scaled(n, counted, all int64) int64 {
+	if counted <= 0 || counted >= all {
+		return n
+	}
+	return int64(float64(n)*float64(all)/float64(counted) + 0.5)
+}

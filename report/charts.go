@@ -69,7 +69,7 @@ func BarsData(sc *metrics.Scenario, runs []Run) plots.Bars {
 	b := plots.Bars{Title: fmt.Sprintf("%s: shard load in each variant's busiest window", sc.Name), Hot: diagnose.HotLoad}
 	for _, run := range runs {
 		r := run.Result
-		w := PeakWindow(r)
+		w := metrics.PeakWindow(r)
 		p := plots.BarPanel{Name: fmt.Sprintf("%s (window %s)", run.Variant.Name, spec.FormatClock(sc.Start, sim.Time(w)*r.Window))}
 		d := metrics.DigestOf(r)
 		for s := range r.Shards {

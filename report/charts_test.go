@@ -66,7 +66,7 @@ func TestBarsDataPeakWindow(t *testing.T) {
 	}
 	for i, run := range runs {
 		r := run.Result
-		w := PeakWindow(r)
+		w := metrics.PeakWindow(r)
 		best := 0.0
 		for ww := 0; ww < r.Windows; ww++ {
 			for s := range r.Shards {

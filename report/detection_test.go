@@ -320,7 +320,7 @@ func TestSkewSeries(t *testing.T) {
 		}
 		return 0
 	})
-	ws := SkewSeries(run.Result)
+	ws := metrics.SkewSeries(run.Result)
 	even, hot := ws[0].Shards, ws[1].Shards
 	if even.Gini != 0 || *even.MaxOverMedian != 1 || *even.P95OverP50 != 1 || math.Abs(even.Max-0.5) > 1e-12 {
 		t.Errorf("even window %+v", even)

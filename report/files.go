@@ -181,6 +181,35 @@ func ReportMarkdown(w io.Writer, sc *metrics.Scenario, s *Summary, charts []Char
 
 // reportMarkdown is ReportMarkdown naming the series files with extension ext.
 func reportMarkdown(w io.Writer, sc *metrics.Scenario, s *Summary, charts []Chart, ext string) {
+	markdownHead(w, s, ext)
+	if len(s.Claims) > 0 {
+		fmt.Fprintln(w, "\n## What the story says, and what the run measures")
+		fmt.Fprintln(w, "\nThe scenario's claims, each tested against a figure of the run (summary.json's claims).")
+		fmt.Fprintln(w)
+		claimTable(s.Claims).markdown(w)
+	}
+	if bars := chartsNamed(charts, "shard-load."); len(bars) > 0 {
+		fmt.Fprintln(w, "\n## Where the load went")
+		embedChart(w, bars[0])
+	}
+	for i := range s.Variants {
+		markdownVariant(w, &s.Variants[i], i == 0)
+		hottestShardsMarkdown(w, &s.Variants[i], ext)
+		for _, c := range chartsNamed(charts, fmt.Sprintf("heat-%d-", i+1)) {
+			embedChart(w, c)
+		}
+	}
+	if len(s.Variants) > 0 && len(charts) > 0 {
+		latencyChartsMarkdown(w, s.Variants[0].Streams, charts)
+	}
+	if hasAlerts(s) {
+		fmt.Fprint(w, detectionNote)
+	}
+}
+
+// markdownHead writes report.md's title, the scenario's description and what the run
+// covered, and where the series files are.
+func markdownHead(w io.Writer, s *Summary, ext string) {
 	fmt.Fprintf(w, "# %s\n\n", md(s.Scenario))
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", md(strings.Join(strings.Fields(s.Description), " ")))
@@ -193,64 +222,53 @@ func reportMarkdown(w io.Writer, sc *metrics.Scenario, s *Summary, charts []Char
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
 		"The per-window series are in streams.%[1]s, shards.%[1]s, nodes.%[1]s and skew.%[1]s; every figure is in summary.json.\n", ext)
-	byPrefix := func(prefix string) []Chart {
-		var out []Chart
-		for _, c := range charts {
-			if strings.HasPrefix(c.File, prefix) {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
-	embed := func(c Chart) {
-		// The file name is shardsim's (a slug: letters, digits and dashes); the title
-		// names a stream or a variant.
-		fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", md(c.Title), c.File, md(c.Caption))
-	}
-	if len(s.Claims) > 0 {
-		fmt.Fprintln(w, "\n## What the story says, and what the run measures")
-		fmt.Fprintln(w, "\nThe scenario's claims, each tested against a figure of the run (summary.json's claims).")
-		fmt.Fprintln(w)
-		claimTable(s.Claims).markdown(w)
-	}
-	if bars := byPrefix("shard-load."); len(bars) > 0 {
-		fmt.Fprintln(w, "\n## Where the load went")
-		embed(bars[0])
-	}
-	for i := range s.Variants {
-		v := &s.Variants[i]
-		markdownVariant(w, v, i == 0)
-		fmt.Fprintln(w, "\nThe five hottest shards over the whole run:")
-		fmt.Fprintln(w)
-		t := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
-		for _, sh := range topShards(v.Shards, 5) {
-			t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), metrics.Pct(sh.Utilization), metrics.Pct(sh.PeakUtilization), metrics.Count(sh.Ops), metrics.Count(sh.Rows))
-		}
-		t.markdown(w)
-		if v.ShardsMore > 0 {
-			fmt.Fprintf(w, "\nAnd %s more shards in shards.%s; summary.json lists the %s hottest.\n",
-				metrics.Count(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), ext, metrics.Count(int64(len(v.Shards))))
-		}
-		for _, c := range byPrefix(fmt.Sprintf("heat-%d-", i+1)) {
-			embed(c)
+}
+
+// chartsNamed returns the charts whose file names start with prefix.
+func chartsNamed(charts []Chart, prefix string) []Chart {
+	var out []Chart
+	for _, c := range charts {
+		if strings.HasPrefix(c.File, prefix) {
+			out = append(out, c)
 		}
 	}
-	if len(s.Variants) > 0 && len(charts) > 0 {
-		fmt.Fprintln(w, "\n## Latency by stream")
-		for i, st := range s.Variants[0].Streams {
-			fmt.Fprintf(w, "\n### %s\n", escape.MarkdownText(st.Name))
-			// The stream's charts in this order, whatever their file names.
-			for _, kind := range []string{"p99-", "p99-detail-", "cdf-", "backend-"} {
-				for _, c := range charts {
-					if c.stream == i+1 && strings.HasPrefix(c.File, kind) && (kind != "p99-" || !strings.HasPrefix(c.File, "p99-detail-")) {
-						embed(c)
-					}
+	return out
+}
+
+// embedChart shows chart c with its caption. The file name is shardsim's (a slug:
+// letters, digits and dashes); the title names a stream or a variant.
+func embedChart(w io.Writer, c Chart) {
+	fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", md(c.Title), c.File, md(c.Caption))
+}
+
+// hottestShardsMarkdown writes the table of v's five hottest shards over the run.
+func hottestShardsMarkdown(w io.Writer, v *VariantSummary, ext string) {
+	fmt.Fprintln(w, "\nThe five hottest shards over the whole run:")
+	fmt.Fprintln(w)
+	t := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
+	for _, sh := range topShards(v.Shards, 5) {
+		t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), metrics.Pct(sh.Utilization), metrics.Pct(sh.PeakUtilization), metrics.Count(sh.Ops), metrics.Count(sh.Rows))
+	}
+	t.markdown(w)
+	if v.ShardsMore > 0 {
+		fmt.Fprintf(w, "\nAnd %s more shards in shards.%s; summary.json lists the %s hottest.\n",
+			metrics.Count(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), ext, metrics.Count(int64(len(v.Shards))))
+	}
+}
+
+// latencyChartsMarkdown embeds each stream's latency charts, in this order whatever their
+// file names: p99, p99 in detail, CDF, backend reads.
+func latencyChartsMarkdown(w io.Writer, streams []StreamSummary, charts []Chart) {
+	fmt.Fprintln(w, "\n## Latency by stream")
+	for i, st := range streams {
+		fmt.Fprintf(w, "\n### %s\n", escape.MarkdownText(st.Name))
+		for _, kind := range []string{"p99-", "p99-detail-", "cdf-", "backend-"} {
+			for _, c := range charts {
+				if c.stream == i+1 && strings.HasPrefix(c.File, kind) && (kind != "p99-" || !strings.HasPrefix(c.File, "p99-detail-")) {
+					embedChart(w, c)
 				}
 			}
 		}
-	}
-	if hasAlerts(s) {
-		fmt.Fprint(w, detectionNote)
 	}
 }
 

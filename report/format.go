@@ -259,21 +259,39 @@ type section struct {
 // standsOut is detect.StandsOut: run's key tables and analyze's list the same keys.
 func standsOut(count, errBound int64) bool { return detect.StandsOut(count, errBound) }
 
-// scaled estimates the requests behind a sketch count: n of counted, scaled up to all.
-func scaled(n, counted, all int64) int64 {
-	if counted <= 0 || counted >= all {
-		return n
-	}
-	return int64(float64(n)*float64(all)/float64(counted) + 0.5)
-}
-
 // hotShown is how many hot keys and partitions per stream the tables show.
 const hotShown = 5
 
 // detailSections returns the variant's optional tables, each only when it has rows: client
-// and cache counts, hot keys, hot partitions, latency outliers and events.
+// and cache counts, row locks, hot keys, hot partitions and latency outliers.
 func detailSections(v *VariantSummary) []section {
 	var out []section
+	if client := clientTable(v); len(client.rows) > 0 {
+		out = append(out, section{title: "client and cache", t: client, notes: retryNotes(v)})
+	}
+	if locks := lockTable(v); len(locks.rows) > 0 {
+		out = append(out, section{title: "row locks (waits of write subrequests for their key's lock, in ms)", t: locks})
+	}
+	keys, keyNotes, shown := hotKeyTable(v)
+	if len(keys.rows) > 0 || len(keyNotes) > 0 {
+		out = append(out, section{title: fmt.Sprintf("hot keys (top %d per stream; shares of a sample of its requests, counted by a bounded sketch)", hotShown), t: keys, notes: keyNotes})
+	}
+	if parts, notes := hotPartitionTable(v, shown); len(parts.rows) > 0 || len(notes) > 0 {
+		out = append(out, section{title: "hot partitions", t: parts, notes: notes})
+	}
+	slow := &table{head: []string{"stream", "key", "samples", "mean ms", "x median key", "shard"}, left: 2}
+	for _, o := range v.LatencyOutliers {
+		slow.add(o.Stream, o.Key, metrics.Count(o.Samples), metrics.Ms(o.MeanMs), strconv.FormatFloat(o.Ratio, 'f', 1, 64), strconv.Itoa(o.Shard))
+	}
+	if len(slow.rows) > 0 {
+		out = append(out, section{title: "latency outliers (keys whose sampled mean latency stands out)", t: slow})
+	}
+	return out
+}
+
+// clientTable lists the streams that retried, timed out, were throttled or limited, or
+// used the cache.
+func clientTable(v *VariantSummary) *table {
 	client := &table{head: []string{"stream", "offered", "attempts", "retries", "timed out", "throttled", "limited", "cache hits", "hit ratio", "backend reads"}, left: 1}
 	for _, st := range v.Streams {
 		if st.Retries == 0 && st.TimedOut == 0 && st.Throttled == 0 && st.Limited == 0 && st.Cache == nil {
@@ -286,15 +304,16 @@ func detailSections(v *VariantSummary) []section {
 		client.add(st.Name, metrics.Count(st.Offered), metrics.Count(st.Attempts), metrics.Count(st.Retries), metrics.Count(st.TimedOut),
 			metrics.Count(st.Throttled), metrics.Count(st.Limited), hits, ratio, backend)
 	}
-	if len(client.rows) > 0 {
-		out = append(out, section{title: "client and cache", t: client, notes: retryNotes(v)})
-	}
-	if locks := lockTable(v); len(locks.rows) > 0 {
-		out = append(out, section{title: "row locks (waits of write subrequests for their key's lock, in ms)", t: locks})
-	}
+	return client
+}
+
+// hotKeyTable lists each stream's hot keys that stand out (hotShown at most), with a note
+// for a stream none of whose keys does, and returns per stream the keys it showed, to
+// spot hot partitions that repeat them.
+func hotKeyTable(v *VariantSummary) (*table, []string, map[string]string) {
 	keys := &table{head: []string{"stream", "key", "share", "~requests", "shard"}, left: 2}
-	var keyNotes []string
-	shown := map[string]string{} // stream -> the keys shown, to spot partitions that repeat them
+	var notes []string
+	shown := map[string]string{}
 	for _, hk := range v.HotKeys {
 		n := 0
 		for _, k := range hk.Keys {
@@ -302,16 +321,19 @@ func detailSections(v *VariantSummary) []section {
 				continue
 			}
 			n++
-			keys.add(hk.Stream, k.Key, metrics.Pct(k.Share), metrics.Count(scaled(k.Count, hk.Counted, hk.Requests)), strconv.Itoa(k.Shard))
+			keys.add(hk.Stream, k.Key, metrics.Pct(k.Share), metrics.Count(metrics.Scaled(k.Count, hk.Counted, hk.Requests)), strconv.Itoa(k.Shard))
 			shown[hk.Stream] += fmt.Sprintf("(%s) %d|", k.Key, k.Count)
 		}
 		if n == 0 {
-			keyNotes = append(keyNotes, fmt.Sprintf("%s: no key stands out (every count is mostly the sketch's error bound, or too few hits of the sample to tell)", hk.Stream))
+			notes = append(notes, fmt.Sprintf("%s: no key stands out (every count is mostly the sketch's error bound, or too few hits of the sample to tell)", hk.Stream))
 		}
 	}
-	if len(keys.rows) > 0 || len(keyNotes) > 0 {
-		out = append(out, section{title: fmt.Sprintf("hot keys (top %d per stream; shares of a sample of its requests, counted by a bounded sketch)", hotShown), t: keys, notes: keyNotes})
-	}
+	return keys, notes, shown
+}
+
+// hotPartitionTable lists each write stream's hot partitions that stand out, unless they
+// are its hot keys already shown, with a note of how many partitions it wrote.
+func hotPartitionTable(v *VariantSummary, shown map[string]string) (*table, []string) {
 	parts := &table{head: []string{"stream", "partition", "share", "~writes", "shard"}, left: 2}
 	var notes []string
 	for _, hp := range v.HotPartitions {
@@ -321,17 +343,10 @@ func detailSections(v *VariantSummary) []section {
 			if len(rows) == hotShown || !standsOut(p.Writes, p.Error) {
 				continue
 			}
-			rows = append(rows, []string{hp.Stream, p.Partition, metrics.Pct(p.Share), metrics.Count(scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
+			rows = append(rows, []string{hp.Stream, p.Partition, metrics.Pct(p.Share), metrics.Count(metrics.Scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
 			same += fmt.Sprintf("%s %d|", p.Partition, p.Writes)
 		}
-		noun := metrics.Noun(hp.PartitionsWritten, "partition")
-		note := fmt.Sprintf("%s wrote %s distinct %s", hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), noun)
-		if hp.Counted < hp.Writes {
-			note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), noun, metrics.Count(hp.Counted))
-		}
-		if hp.CountedUntil != "" {
-			note += " issued before " + hp.CountedUntil + " (then the migration changed how its requests plan, and its partitions were no longer counted)"
-		}
+		note := partitionNote(hp)
 		if same != "" && same == shown[hp.Stream] {
 			note += " (its hottest are its hot keys above)"
 		} else {
@@ -341,17 +356,21 @@ func detailSections(v *VariantSummary) []section {
 		}
 		notes = append(notes, note)
 	}
-	if len(parts.rows) > 0 || len(notes) > 0 {
-		out = append(out, section{title: "hot partitions", t: parts, notes: notes})
+	return parts, notes
+}
+
+// partitionNote says how many distinct partitions a stream wrote (among its sampled
+// writes, when sampled), and until when they were counted.
+func partitionNote(hp HotPartitions) string {
+	noun := metrics.Noun(hp.PartitionsWritten, "partition")
+	note := fmt.Sprintf("%s wrote %s distinct %s", hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), noun)
+	if hp.Counted < hp.Writes {
+		note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), noun, metrics.Count(hp.Counted))
 	}
-	slow := &table{head: []string{"stream", "key", "samples", "mean ms", "x median key", "shard"}, left: 2}
-	for _, o := range v.LatencyOutliers {
-		slow.add(o.Stream, o.Key, metrics.Count(o.Samples), metrics.Ms(o.MeanMs), strconv.FormatFloat(o.Ratio, 'f', 1, 64), strconv.Itoa(o.Shard))
+	if hp.CountedUntil != "" {
+		note += " issued before " + hp.CountedUntil + " (then the migration changed how its requests plan, and its partitions were no longer counted)"
 	}
-	if len(slow.rows) > 0 {
-		out = append(out, section{title: "latency outliers (keys whose sampled mean latency stands out)", t: slow})
-	}
-	return out
+	return note
 }
 
 // entry is one line of the timeline: an alert or an event.

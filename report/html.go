@@ -93,27 +93,13 @@ type htmlData struct {
 }
 
 type htmlVariant struct {
-	Name     string       `json:"name"`
-	KeyOrder bool         `json:"key_order"` // rows are in key order (range scheme); else by shard id
-	Rows     []htmlRow    `json:"rows"`
-	TimeOps  []int64      `json:"time_ops"` // subrequests served per heat bin, all shards
-	Streams  []htmlStream `json:"streams"`
-	Nodes    []htmlNode   `json:"nodes"`
-	Markers  []htmlMarker `json:"markers"`
-}
-
-// htmlRow is one shard of a heat map. Node is where it ran; Nodes, when the shard moved,
-// where it ran at the end of each bin.
-type htmlRow struct {
-	Shard   int       `json:"shard"`
-	Last    int       `json:"last,omitempty"` // a streamed run's row is shards Shard..Last
-	Node    int       `json:"node"`
-	Nodes   []int     `json:"nodes,omitempty"`
-	Load    []float64 `json:"load"`
-	Ops     []int64   `json:"ops"`
-	Queue   []int32   `json:"queue"`
-	RunLoad float64   `json:"run_load"`
-	RunOps  int64     `json:"run_ops"`
+	Name     string           `json:"name"`
+	KeyOrder bool             `json:"key_order"` // rows are in key order (range scheme); else by shard id
+	Rows     []metrics.BinRow `json:"rows"`
+	TimeOps  []int64          `json:"time_ops"` // subrequests served per heat bin, all shards
+	Streams  []htmlStream     `json:"streams"`
+	Nodes    []htmlNode       `json:"nodes"`
+	Markers  []htmlMarker     `json:"markers"`
 }
 
 type htmlStream struct {
@@ -234,102 +220,26 @@ func buildHTMLData(sc *metrics.Scenario, runs []Run, sum *Summary) *htmlData {
 // hides no climb).
 func htmlVariantOf(sc *metrics.Scenario, run Run, vs *VariantSummary, bin, cbin, nb, ncb int) htmlVariant {
 	r := run.Result
+	bn := &metrics.Bins{R: r, Bin: bin, ChartBin: cbin, N: nb, ChartN: ncb}
 	order, inKey := keyOrder(r, run.Variant.Scheme)
 	v := htmlVariant{Name: run.Variant.Name, KeyOrder: inKey, TimeOps: make([]int64, nb), Markers: []htmlMarker{}}
-	live := func(w int) bool { return w < r.Windows && r.WindowSpan(w) > 0 }
 	if g := metrics.DigestOf(r); g != nil {
 		order = nil // its rows are groups of shards, from the digest's heat map
-		v.Rows = htmlHeatRows(&g.Heat, r, bin, nb)
-		for _, row := range v.Rows {
-			for b, o := range row.Ops {
-				v.TimeOps[b] += o
-			}
-		}
+		v.Rows = bn.HeatRows(&g.Heat)
 	}
 	for _, s := range order {
-		row := htmlRow{Shard: s, Node: r.Shards[s].Node, Load: make([]float64, nb), Ops: make([]int64, nb), Queue: make([]int32, nb)}
-		if len(r.Shards[s].Moves) > 0 {
-			row.Nodes = make([]int, nb)
+		v.Rows = append(v.Rows, bn.ShardRow(s))
+	}
+	for _, row := range v.Rows {
+		for b, o := range row.Ops {
+			v.TimeOps[b] += o
 		}
-		for b := range nb {
-			n, sumLoad := 0, 0.0
-			for w := b * bin; w < (b+1)*bin && w < r.Windows; w++ {
-				i := w*len(r.Shards) + s
-				row.Ops[b] += r.ShardOps[i]
-				row.Queue[b] = max(row.Queue[b], r.ShardMaxQueue[i])
-				if live(w) {
-					sumLoad += r.ShardUtilization(w, s)
-					n++
-				}
-				if row.Nodes != nil {
-					row.Nodes[b] = r.ShardNodeAt(s, w)
-				}
-			}
-			if n > 0 {
-				row.Load[b] = metrics.Util(sumLoad / float64(n))
-			}
-			v.TimeOps[b] += row.Ops[b]
-		}
-		if sh := vs.shardByID(s); sh != nil {
-			row.RunLoad, row.RunOps = sh.Utilization, sh.Ops
-		} else {
-			row.RunLoad, row.RunOps = metrics.Util(r.Utilization(s)), r.Shards[s].Ops
-		}
-		v.Rows = append(v.Rows, row)
 	}
 	for i := range r.Streams {
-		st := htmlStream{Name: r.Streams[i].Name, Op: r.Streams[i].Op.String(), SLO: []float64{}}
-		if i < len(run.Variant.Streams) {
-			for _, t := range run.Variant.Streams[i].SLO {
-				st.SLO = append(st.SLO, t.Millis())
-			}
-			st.RetryLabel = run.Variant.Streams[i].RetryLabel
-		}
-		retried := metrics.RetriesOf(r, i).First >= 0
-		for b := range ncb {
-			var off, done, fail, retry, p99 meanOf
-			for w := b * cbin; w < (b+1)*cbin && w < r.Windows; w++ {
-				if !live(w) {
-					continue
-				}
-				sw := metrics.StreamWindowOf(r, i, w)
-				off.add(sw.OfferedRate)
-				done.add(sw.CompletedRate)
-				fail.add(sw.FailedRate)
-				retry.add(sw.RetryRate)
-				p99.top(sw.P99)
-			}
-			st.Offered = append(st.Offered, off.mean(2))
-			st.Completed = append(st.Completed, done.mean(2))
-			st.Failed = append(st.Failed, fail.mean(2))
-			st.P99 = append(st.P99, p99.max(3))
-			if retried {
-				st.Retries = append(st.Retries, retry.mean(2))
-			}
-		}
-		for _, fw := range metrics.FineWindowsOf(r, i) {
-			var p *float64
-			if fw.P99 != nil {
-				x := metrics.Round(*fw.P99, 3)
-				p = &x
-			}
-			st.FineP99 = append(st.FineP99, p)
-		}
-		v.Streams = append(v.Streams, st)
+		v.Streams = append(v.Streams, htmlStreamOf(bn, i, run.Variant.Stream(i)))
 	}
 	for _, n := range htmlNodes(r) {
-		nd := htmlNode{ID: n, Cores: r.Nodes[n].Cores}
-		for b := range ncb {
-			var l meanOf
-			for w := b * cbin; w < (b+1)*cbin && w < r.Windows; w++ {
-				if live(w) {
-					u := r.NodeUtilization(w, n)
-					l.add(&u)
-				}
-			}
-			nd.Load = append(nd.Load, l.mean(4))
-		}
-		v.Nodes = append(v.Nodes, nd)
+		v.Nodes = append(v.Nodes, htmlNode{ID: n, Cores: r.Nodes[n].Cores, Load: bn.NodeLoad(n)})
 	}
 	for _, e := range timeline(vs) {
 		text := e.message
@@ -339,42 +249,6 @@ func htmlVariantOf(sc *metrics.Scenario, run Run, vs *VariantSummary, bin, cbin,
 		v.Markers = append(v.Markers, htmlMarker{T: e.atS, At: e.at, Kind: e.kind, Text: text})
 	}
 	return v
-}
-
-// meanOf gathers optional values for a bin's mean or maximum.
-type meanOf struct {
-	sum, hi float64
-	n       int
-}
-
-func (m *meanOf) add(p *float64) {
-	if p != nil {
-		m.sum += *p
-		m.n++
-	}
-}
-
-func (m *meanOf) top(p *float64) {
-	if p != nil {
-		m.hi = max(m.hi, *p)
-		m.n++
-	}
-}
-
-func (m *meanOf) mean(digits int) *float64 {
-	if m.n == 0 {
-		return nil
-	}
-	x := metrics.Round(m.sum/float64(m.n), digits)
-	return &x
-}
-
-func (m *meanOf) max(digits int) *float64 {
-	if m.n == 0 {
-		return nil
-	}
-	x := metrics.Round(m.hi, digits)
-	return &x
 }
 
 // htmlTable is a table of the page: text cells, the first Left columns words.
@@ -622,42 +496,18 @@ func HTML(w io.Writer, sc *metrics.Scenario, runs []Run, sum *Summary, downloads
 	return t.Execute(w, page)
 }
 
-// htmlHeatRows are a streamed run's heat rows: one per row of its digest's heat map, its
-// bins of bin windows each merging bin/ColWindows of the map's columns (a load is the mean
-// over the (shard, window) pairs the run reached, ops the sum, queue the longest). Node
-// is the first shard's node; RunLoad and RunOps are the group's mean load and total ops.
-func htmlHeatRows(h *metrics.Heat, r *sim.Result, bin, nb int) []htmlRow {
-	per := bin / h.ColWindows
-	var rows []htmlRow
-	for i := range h.Rows {
-		first, last := i*h.RowShards, min((i+1)*h.RowShards, len(r.Shards))-1
-		row := htmlRow{Shard: first, Node: r.Shards[first].Node, Load: make([]float64, nb), Ops: make([]int64, nb), Queue: make([]int32, nb)}
-		if last > first {
-			row.Last = last
-		}
-		for b := range nb {
-			var sum float64
-			var n int32
-			for c := b * per; c < (b+1)*per && c < h.Cols; c++ {
-				k := i*h.Cols + c
-				row.Ops[b] += h.Ops[k]
-				row.Queue[b] = max(row.Queue[b], h.Queue[k])
-				sum += h.Sum[k]
-				n += h.Live[k]
-			}
-			if n > 0 {
-				row.Load[b] = metrics.Util(sum / float64(n))
-			}
-		}
-		var load float64
-		for s := first; s <= last; s++ {
-			row.RunOps += r.Shards[s].Ops
-			load += r.Utilization(s)
-		}
-		row.RunLoad = metrics.Util(load / float64(last-first+1))
-		rows = append(rows, row)
+// htmlStreamOf is stream i's time series, in time-chart bins, and its fine p99s.
+func htmlStreamOf(bn *metrics.Bins, i int, info metrics.StreamInfo) htmlStream {
+	r := bn.R
+	st := htmlStream{Name: r.Streams[i].Name, Op: r.Streams[i].Op.String(), SLO: []float64{}, RetryLabel: info.RetryLabel}
+	for _, t := range info.SLO {
+		st.SLO = append(st.SLO, t.Millis())
 	}
-	return rows
+	st.Offered, st.Completed, st.Failed, st.P99, st.Retries = bn.StreamSeries(i)
+	for _, fw := range metrics.FineWindowsOf(r, i) {
+		st.FineP99 = append(st.FineP99, optRound(fw.P99, 3))
+	}
+	return st
 }
 
 // htmlMaxNodeLines bounds the node load chart's lines: a chart of thousands of lines shows

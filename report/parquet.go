@@ -264,7 +264,7 @@ func skewParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 		return &x
 	}
 	return seriesParquet(w, sc, runs, "", func(run Run, win int, l windowLead, buf []skewRow) ([]skewRow, error) {
-		ws := windowSpread(run.Result, win)
+		ws := metrics.WindowSpreadOf(run.Result, win)
 		sh, nd := ws.Shards, ws.Nodes
 		return append(buf, skewRow{Variant: l.variant, WindowStart: l.start, TS: l.ts,
 			ShardMax: metrics.Util(sh.Max), ShardMedian: metrics.Util(sh.Median), ShardMaxOverMedian: opt(sh.MaxOverMedian), ShardP95OverP50: opt(sh.P95OverP50), ShardGini: metrics.Round(sh.Gini, 4),

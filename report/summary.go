@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
@@ -300,6 +299,7 @@ type (
 	HotPartition   = metrics.HotPartition
 	LatencyOutlier = metrics.LatencyOutlier
 	CacheSummary   = metrics.CacheSummary
+	LoadSpread     = metrics.LoadSpread
 )
 
 // Run is one variant's result beside the variant it came from.
@@ -425,17 +425,14 @@ func skew(sc *metrics.Scenario, r *sim.Result, m *metrics.Run) Skew {
 	k.PeakWindowS = (sim.Time(w) * r.Window).Seconds()
 	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad = m.PeakShard.Index, metrics.Util(m.PeakShard.Load), metrics.Util(m.PeakShard.Median)
 	k.PeakMaxOverMedian = optRound(m.PeakShard.MaxOverMedian, 3)
-	shards, nodes := runSpread(r)
-	k.ShardSpread, k.NodeSpread = shards.rounded(), nodes.rounded()
+	shards, nodes := metrics.RunSpread(r)
+	k.ShardSpread, k.NodeSpread = shards.Rounded(), nodes.Rounded()
 	if w < r.Windows {
-		ws := windowSpread(r, w)
-		k.PeakShardSpread, k.PeakNodeSpread = ws.Shards.rounded(), ws.Nodes.rounded()
+		ws := metrics.WindowSpreadOf(r, w)
+		k.PeakShardSpread, k.PeakNodeSpread = ws.Shards.Rounded(), ws.Nodes.Rounded()
 	}
 	return k
 }
-
-// PeakWindow returns the window whose hottest shard is hottest (the earliest on ties).
-func PeakWindow(r *sim.Result) int { return metrics.PeakWindow(r) }
 
 // optRound rounds an optional value to digits; nil stays nil.
 func optRound(p *float64, digits int) *float64 {
@@ -448,10 +445,6 @@ func optRound(p *float64, digits int) *float64 {
 
 // optMs rounds optional milliseconds to the microsecond; nil stays nil.
 func optMs(p *float64) *float64 { return optRound(p, 3) }
-
-// Median returns the median of xs (the mean of the two middle values for an even count),
-// or 0 for none. xs is not modified.
-func Median(xs []float64) float64 { return detect.Median(xs) }
 
 // ms rounds milliseconds to the microsecond.
 func ms(x float64) float64 { return metrics.Round(x, 3) }

@@ -54,7 +54,8 @@ const (
 
 // Case is what the rules read of one variant: its scenario and design (build.Describe),
 // its figures (metrics.Of), its detection figures (metrics.HotKeysOf, HotPartitionsOf),
-// and its result, whose windows are read through metrics' and sim's accessors.
+// and its result, which the rules read only through metrics' functions (and the alert
+// timeline through sim.Result's per-window accessors).
 type Case struct {
 	Scenario      *metrics.Scenario
 	Variant       *metrics.Variant
@@ -101,17 +102,8 @@ func Of(c *Case) []Diagnosis {
 	if len(r.Shards) == 0 || r.Windows == 0 {
 		return []Diagnosis{}
 	}
-	f := &finding{Case: c, r: r, pw: metrics.PeakWindow(r), explained: map[int]bool{}, locked: map[string]bool{}, out: []Diagnosis{}}
+	f := &finding{Case: c, r: r, pw: c.Run.PeakWindow, loads: c.Run.PeakLoads, explained: map[int]bool{}, locked: map[string]bool{}, out: []Diagnosis{}}
 	f.peakAt = spec.FormatClock(c.Scenario.Start, sim.Time(f.pw)*r.Window)
-	f.loads = make([]float64, len(r.Shards))
-	d := metrics.DigestOf(r)
-	for s := range f.loads {
-		if d != nil {
-			f.loads[s] = d.PeakLoads[s]
-		} else {
-			f.loads[s] = r.ShardUtilization(f.pw, s)
-		}
-	}
 	f.med = metrics.Median(f.loads)
 	for _, rule := range rules {
 		rule.apply(f)
@@ -133,15 +125,8 @@ func (f *finding) shardWords(s int) string {
 // add records a finding.
 func (f *finding) add(d Diagnosis) { f.out = append(f.out, d) }
 
-// stream returns the result of the stream called name, nil when none.
-func (f *finding) stream(name string) *sim.StreamResult {
-	for i := range f.r.Streams {
-		if f.r.Streams[i].Name == name {
-			return &f.r.Streams[i]
-		}
-	}
-	return nil
-}
+// stream returns the figures of the stream called name, nil when none.
+func (f *finding) stream(name string) *metrics.Stream { return f.Run.Stream(name) }
 
 // fairBar returns the share above which one of n keys (or tenants) is more than fairFactor
 // times its fair share 1/n: no bar (0) when n is unknown, or 1, a stream of one key, which

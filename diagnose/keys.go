@@ -24,9 +24,9 @@ func (f *finding) rowLocks() {
 			continue
 		}
 		f.locked[f.Run.Streams[i].Name] = true
-		if st := f.stream(f.Run.Streams[i].Name); st != nil && len(st.HotPartitions) > 0 {
-			f.explained[st.HotPartitions[0].Shard] = true
-			d.Evidence["shard"] = float64(st.HotPartitions[0].Shard)
+		if st := f.stream(f.Run.Streams[i].Name); st != nil && st.HotShard >= 0 {
+			f.explained[st.HotShard] = true
+			d.Evidence["shard"] = float64(st.HotShard)
 		}
 		f.add(d)
 	}
@@ -145,8 +145,8 @@ func (f *finding) hotKey(hk *metrics.HotKeys, k metrics.HotKey, op sim.Op, verb 
 	// or size) hands a hot key to the shard it creates, and the shard that was hot is then
 	// its parent.
 	s, movedTo := k.Shard, -1
-	for !f.hot(s) && s >= 0 && s < len(f.r.Shards) && f.r.Shards[s].Parent >= 0 {
-		s, movedTo = f.r.Shards[s].Parent, k.Shard
+	for !f.hot(s) && s >= 0 && s < len(f.Run.Shards) && f.Run.Shards[s].Parent >= 0 {
+		s, movedTo = f.Run.Shards[s].Parent, k.Shard
 	}
 	if !f.hot(s) {
 		return

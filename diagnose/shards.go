@@ -48,7 +48,7 @@ func (f *finding) placement() {
 		if nd.Peak < ShardHotLoad || nd.PeakWindow >= r.Windows {
 			continue
 		}
-		onNode, med, ok := shardsOn(r, nd, loads)
+		onNode, med, ok := metrics.ShardsAtPeak(r, nd, loads)
 		if !ok {
 			continue
 		}
@@ -56,31 +56,6 @@ func (f *finding) placement() {
 			f.add(f.placed(nd, hot, loads, med))
 		}
 	}
-}
-
-// shardsOn fills loads with the shards' loads in node nd's busiest window and returns
-// the shards on the node then and the median shard load. A streamed run kept, for each
-// node's peak window, the shards on it that pass CoLocated's line (metrics.DigestLines):
-// the same candidates.
-func shardsOn(r *sim.Result, nd metrics.Node, loads []float64) (onNode []int, med float64, ok bool) {
-	w := nd.PeakWindow
-	if d := metrics.DigestOf(r); d != nil {
-		if d.NodePeakWindow[nd.ID] != w {
-			return nil, 0, false // cannot be: the digest finds the peak as metrics does
-		}
-		for _, t := range d.NodeShards[nd.ID] {
-			loads[t.Shard] = t.Load
-			onNode = append(onNode, t.Shard)
-		}
-		return onNode, d.Windows[w].Median, true
-	}
-	for s := range loads {
-		loads[s] = r.ShardUtilization(w, s)
-		if r.ShardNodeAt(s, w) == nd.ID {
-			onNode = append(onNode, s)
-		}
-	}
-	return onNode, metrics.Median(loads), true
 }
 
 // placed is the placement finding for node nd and its co-located hot shards.
@@ -176,21 +151,13 @@ func (b busiest) words() (keys, remedy string) {
 }
 
 // copyingIn says when shard s was being copied during window w, by a rebalance's move
-// of it or a migration's backfill, whose work is charged to the shards it reads and
-// writes; "" when it was not.
+// of it or a migration's backfill (metrics.CopyingIn); "" when it was not.
 func copyingIn(r *sim.Result, s, w int) string {
-	from, to := sim.Time(w)*r.Window, sim.Time(w+1)*r.Window
-	overlaps := func(start, done sim.Time) bool {
-		return start >= 0 && start < to && (done < 0 || done > from)
-	}
-	if rb := r.Rebalance; rb != nil {
-		for _, mv := range rb.Moves {
-			if mv.Shard == s && overlaps(mv.Start, mv.Done) {
-				return fmt.Sprintf("the shard was being moved from node %d to node %d in that window (the rebalance)", mv.From, mv.To)
-			}
-		}
-	}
-	if g := r.Migration; g != nil && overlaps(g.Start, g.BackfillDone) {
+	c := metrics.CopyingIn(r, s, w)
+	switch {
+	case c.Move != nil:
+		return fmt.Sprintf("the shard was being moved from node %d to node %d in that window (the rebalance)", c.Move.From, c.Move.To)
+	case c.Backfill:
 		return "the migration's backfill was copying rows in that window"
 	}
 	return ""

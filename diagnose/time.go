@@ -80,39 +80,25 @@ func (f *finding) stampedes() {
 	r := f.r
 	// The cache starts empty: the warmup's misses are not a stampede.
 	first := int((f.Scenario.Warmup + r.Window - 1) / r.Window)
-	for i := range r.Streams {
-		st := &r.Streams[i]
-		if st.BackendReads == 0 || st.CacheJoined > 0 || first >= len(st.Win) {
+	for i := range f.Run.Streams {
+		c := f.Run.Streams[i].Cache
+		if c == nil || c.BackendReads == 0 || c.Joined > 0 {
 			continue
 		}
-		peak, peakW, mean := backendPeak(st, first)
-		if mean == 0 || float64(peak) < stampedeRatio*mean {
+		peak, peakW, mean, ok := metrics.BackendPeak(r, i, first)
+		if !ok || mean == 0 || float64(peak) < stampedeRatio*mean {
 			continue
 		}
 		node, nl := metrics.HottestNodeIn(r, peakW)
 		if nl < burstPeakLoad {
 			continue
 		}
-		f.add(Diagnosis{Kind: "cache_stampede", Subject: st.Name,
+		name := f.Run.Streams[i].Name
+		f.add(Diagnosis{Kind: "cache_stampede", Subject: name,
 			Message: fmt.Sprintf("%s's cache misses reach the database in bursts: %s backend reads in the window at %s against %.0f per window on average, while node %d runs at %s; misses of an expired key all read the database until the first answer returns: turn on single_flight (and stale_while_revalidate), or add TTL jitter",
-				st.Name, metrics.Count(peak), spec.FormatClock(f.Scenario.Start, sim.Time(peakW)*r.Window), mean, node, metrics.Pct(nl)),
+				name, metrics.Count(peak), spec.FormatClock(f.Scenario.Start, sim.Time(peakW)*r.Window), mean, node, metrics.Pct(nl)),
 			Evidence: map[string]float64{"peak_backend_reads": float64(peak), "mean_backend_reads": mean, "node": float64(node), "node_load": metrics.Util(nl)}})
 	}
-}
-
-// backendPeak returns the most backend reads a stream sent in a window from window first
-// on, that window, and their mean per window.
-func backendPeak(st *sim.StreamResult, first int) (peak int64, peakW int, mean float64) {
-	var total int64
-	peakW = first
-	for w := first; w < len(st.Win); w++ {
-		b := st.Win[w].BackendReads
-		total += b
-		if b > peak {
-			peak, peakW = b, w
-		}
-	}
-	return peak, peakW, float64(total) / float64(len(st.Win)-first)
 }
 
 // splitChainLength is how many splits in a row, each of the shard the previous one created,
@@ -123,21 +109,7 @@ const splitChainLength = 3
 // hands the upper half of the hot shard's keys, and with them every new key, to the new
 // shard, which then splits in turn. It explains every shard.
 func (f *finding) splitChain() {
-	r := f.r
-	chain, longest, last := 0, 0, -1
-	var first int
-	for _, e := range r.Events {
-		if e.Kind != sim.EventSplit {
-			continue
-		}
-		if last >= 0 && e.Shard < len(r.Shards) && r.Shards[e.Shard].Parent == last {
-			chain++
-		} else {
-			chain, first = 1, e.Shard
-		}
-		longest = max(longest, chain)
-		last = e.Shard
-	}
+	longest, first := metrics.SplitChain(f.r)
 	if longest < splitChainLength {
 		return
 	}
@@ -148,9 +120,9 @@ func (f *finding) splitChain() {
 		}
 	}
 	writer := ""
-	for i := range r.Streams {
-		if r.Streams[i].Op == sim.Write {
-			writer = r.Streams[i].Name
+	for i := range f.Run.Streams {
+		if f.Run.Streams[i].Op == sim.Write {
+			writer = f.Run.Streams[i].Name
 			break
 		}
 	}

@@ -26,6 +26,9 @@ type Shard struct {
 	// failed waiting longer than lock_timeout for a row lock on it.
 	P99      *float64
 	Failures int64
+	// Parent is the shard it was split from (-1 for none): a split hands a key to its
+	// child, so the shard a key lived on earlier is up the chain.
+	Parent int
 }
 
 // Node is one node's figures over the time the run covered; utilizations are fractions
@@ -67,6 +70,8 @@ type Run struct {
 	// PeakShard compares the shards' loads in that window.
 	PeakWindow int
 	PeakShard  Hottest
+	// PeakLoads are the shards' loads in PeakWindow (nil for a run without windows).
+	PeakLoads []float64
 	// Totals over every stream.
 	Offered, Completed, Failed int64
 	Failures                   Failures
@@ -120,7 +125,7 @@ func Of(r *sim.Result) *Run {
 		}
 	}
 	if r.Windows > 0 {
-		m.PeakShard = HottestOf(shardLoads)
+		m.PeakShard, m.PeakLoads = HottestOf(shardLoads), shardLoads
 	}
 	return m
 }
@@ -155,7 +160,7 @@ func (m *Run) shards(r *sim.Result, d *ShardDigest) []float64 {
 		}
 		loads[i] = r.Utilization(i)
 		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: loads[i], Peak: peak,
-			Failures: sh.Rejected + sh.Throttled + sh.LockFailed}
+			Failures: sh.Rejected + sh.Throttled + sh.LockFailed, Parent: sh.Parent}
 		if p99, ok := sh.SubLatencyQuantile(0.99); ok {
 			ms.P99 = ptr(p99.Millis())
 		}

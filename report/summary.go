@@ -395,7 +395,7 @@ func streamSummary(sc *metrics.Scenario, run Run, m *metrics.Run, i int) StreamS
 		Name: ms.Name, Op: ms.Op.String(),
 		Offered: ms.Offered, Completed: ms.Completed, Rejected: ms.Failures[metrics.Rejected],
 		Throttled: ms.Failures[metrics.Throttled], TimedOut: ms.Failures[metrics.TimedOut],
-		Attempts: st.Attempts, Retries: st.Retries, Limited: ms.Failures[metrics.Limited], Cache: metrics.CacheOf(st),
+		Attempts: st.Attempts, Retries: st.Retries, Limited: ms.Failures[metrics.Limited], Cache: ms.Cache,
 		Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
 		Fanout:  Fanout{Mean: metrics.Round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: metrics.Round(ms.Fanout.Partitions, 3)},
 		Failed:  ms.Failed, ErrorRate: metrics.Round(ms.ErrorRate, 6),

@@ -5,8 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/shardsim/shardsim/internal/numfmt"
 )
 
 // Resource is what binds a run: the resource its failures, or its latency, come from.
@@ -77,97 +75,79 @@ const BindingLoad = 0.5
 // BottleneckOf names what binds r; sloFailed says that a latency objective failed on it
 // (capacity and sweep judge them; a run alone has none).
 func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
-	s := signsOf(r)
-	b := s.bottleneck(r)
+	b := Bottleneck{Resource: CPU, Node: -1}
+	worst := worstCause(r)
+	failed := r.Failures[worst] > 0
+	lock, locked := hottestLock(r)
+	switch {
+	case locksBind(r, worst, failed, lock, locked):
+		b.Resource, b.Stream, b.Lock = Locks, locked, lock
+		if locked == "" { // failures without a lock load: the stream that failed most
+			b.Stream = mostLockFailures(r)
+		}
+	case failed && worst != TimedOut && worst != Lock:
+		b.failedOn(r, worst)
+	default:
+		b.Node = busiestNode(r.Nodes, func(n Node) float64 { return n.Peak })
+	}
 	if b.Node >= 0 {
 		n := r.Nodes[b.Node]
 		b.Load, b.Peak = n.Utilization, n.Peak
 	}
 	if b.Resource == CPU && b.Peak < 0.9 {
-		b.Resource, b.Stream = s.idleCPU(r, sloFailed)
+		switch {
+		case worst == TimedOut && failed:
+			b.Resource = Timeout
+		case sloFailed && !failed:
+			b.fanOut(r)
+		}
 	}
-	b.Binding = s.failed || sloFailed || max(b.Peak, b.Lock) >= BindingLoad
-	b.Text = b.describe(r, s.worst)
+	b.Binding = failed || sloFailed || max(b.Peak, b.Lock) >= BindingLoad
+	b.Text = b.words(r, worst)
 	return b
 }
 
-// bottleneck is the resource the signs point at, before a node's CPU is judged by its
-// peak: row locks (of the stream with the busiest lock, or with the most lock failures),
-// the resource behind the failures, or the busiest node's CPU.
-func (s bottleneckSigns) bottleneck(r *Run) Bottleneck {
-	b := Bottleneck{Resource: CPU, Node: -1}
-	switch {
-	case s.locksBind():
-		b.Resource, b.Stream, b.Lock = Locks, s.locked, s.lock
-		if s.locked == "" { // failures without a lock load: the stream that failed most
-			b.Stream = mostLockFailures(r)
-		}
-	case s.failed && s.worst != TimedOut && s.worst != Lock:
-		b.Resource, b.Node = failedResource(r, s.worst)
-	default:
-		b.Node = busiestNode(r)
-	}
-	return b
-}
-
-// idleCPU is what binds in place of a node's CPU that stayed under 90% of its cores at
-// peak: the timeout itself when requests timed out most; fan-out, and the widest stream,
-// when a latency objective failed, no request failed and a stream fans out; else the CPU
-// still.
-func (s bottleneckSigns) idleCPU(r *Run, sloFailed bool) (Resource, string) {
-	switch {
-	case s.failed && s.worst == TimedOut:
-		return Timeout, ""
-	case sloFailed && !s.failed:
-		if wide := widestStream(r); wide != "" {
-			return FanOut, wide
-		}
-	}
-	return CPU, ""
-}
-
-// bottleneckSigns are what BottleneckOf judges a run by.
-type bottleneckSigns struct {
-	worst    Cause   // the cause that failed the most requests (the first of Causes on a tie)
-	failed   bool    // whether any request failed
-	nodePeak float64 // the busiest window of the busiest node
-	lock     float64 // the load offered to the busiest row lock (LockWaits.Busy), ...
-	locked   string  // ... and its stream; "" when no stream has a lock load
-}
-
-// signsOf reads r's signs.
-func signsOf(r *Run) bottleneckSigns {
-	s := bottleneckSigns{worst: Cause(0)}
-	for _, c := range Causes {
-		if r.Failures[c] > r.Failures[s.worst] {
-			s.worst = c
-		}
-	}
-	s.failed = r.Failures[s.worst] > 0
+// locksBind reports whether row locks bind: no node is saturated, and either requests
+// failed waiting for a lock most, or the load offered to the hottest row's lock is at
+// least the busiest node's peak while nothing but timeouts and locks failed requests.
+func locksBind(r *Run, worst Cause, failed bool, lock float64, locked string) bool {
+	nodePeak := 0.0
 	for _, n := range r.Nodes {
-		s.nodePeak = max(s.nodePeak, n.Peak)
+		nodePeak = max(nodePeak, n.Peak)
 	}
-	for i := range r.Streams {
-		if l := r.Streams[i].Locks; l != nil && l.Busy > s.lock {
-			s.lock, s.locked = l.Busy, r.Streams[i].Name
-		}
-	}
-	return s
-}
-
-// locksBind reports whether row locks bind: no node is saturated, and lock waits failed
-// the most requests, or the busiest lock's load is at least the busiest node's peak while
-// nothing but timeouts and lock waits failed.
-func (s bottleneckSigns) locksBind() bool {
-	if !(s.nodePeak < cpuSaturated) {
+	if nodePeak >= cpuSaturated {
 		return false
 	}
-	lockFailed := s.failed && s.worst == Lock
-	lockBusy := s.locked != "" && s.lock >= s.nodePeak && (!s.failed || s.worst == TimedOut || s.worst == Lock)
-	return lockFailed || lockBusy
+	if failed && worst == Lock {
+		return true
+	}
+	return locked != "" && lock >= nodePeak && (!failed || worst == TimedOut || worst == Lock)
 }
 
-// mostLockFailures is the stream with the most lock failures ("" when none has any).
+// worstCause returns the cause that failed the most requests (the first cause when none
+// failed any).
+func worstCause(r *Run) Cause {
+	worst := Cause(0)
+	for _, c := range Causes {
+		if r.Failures[c] > r.Failures[worst] {
+			worst = c
+		}
+	}
+	return worst
+}
+
+// hottestLock returns the highest load offered to a stream's hottest row lock, and that
+// stream ("" when no stream locks).
+func hottestLock(r *Run) (lock float64, locked string) {
+	for i := range r.Streams {
+		if l := r.Streams[i].Locks; l != nil && l.Busy > lock {
+			lock, locked = l.Busy, r.Streams[i].Name
+		}
+	}
+	return lock, locked
+}
+
+// mostLockFailures returns the stream whose requests failed waiting for a lock the most.
 func mostLockFailures(r *Run) string {
 	var most int64
 	name := ""
@@ -179,79 +159,70 @@ func mostLockFailures(r *Run) string {
 	return name
 }
 
-// failedResource is the resource behind the failure cause worst (Rejected, Throttled or
-// Limited), and for a full queue the node whose queue grew longest (-1 otherwise).
-func failedResource(r *Run, worst Cause) (Resource, int) {
-	switch worst {
-	case Rejected:
-		node, q := -1, -1
-		for i, n := range r.Nodes {
-			if n.MaxQueue > q {
-				q, node = n.MaxQueue, i
-			}
-		}
-		return Queue, node
-	case Throttled:
-		return PartitionLimit, -1
-	case Limited:
-		return ClientLimit, -1
-	}
-	return CPU, -1
-}
-
-// busiestNode is the node whose busiest window was the busiest (the first on a tie; -1
-// when r has no nodes).
-func busiestNode(r *Run) int {
-	node, peak := -1, -1.0
-	for i, n := range r.Nodes {
-		if n.Peak > peak {
-			peak, node = n.Peak, i
+// busiestNode returns the first node with the largest figure of, -1 for none.
+func busiestNode(nodes []Node, of func(Node) float64) int {
+	best, node := math.Inf(-1), -1
+	for i, n := range nodes {
+		if of(n) > best {
+			best, node = of(n), i
 		}
 	}
 	return node
 }
 
-// widestStream is the stream with the most subrequests per request on average, at least
-// two (the first on a tie; "" when none fans out that wide).
-func widestStream(r *Run) string {
-	name, widest := "", 0.0
-	for i := range r.Streams {
-		if f := r.Streams[i].Fanout.Mean; f >= 2 && (name == "" || f > widest) {
-			name, widest = r.Streams[i].Name, f
-		}
+// failedOn names the resource that turned requests away for cause worst: a full queue
+// (the node whose queue grew longest), a partition's limit or the client's.
+func (b *Bottleneck) failedOn(r *Run, worst Cause) {
+	switch worst {
+	case Rejected:
+		b.Resource = Queue
+		b.Node = busiestNode(r.Nodes, func(n Node) float64 { return float64(n.MaxQueue) })
+	case Throttled:
+		b.Resource = PartitionLimit
+	case Limited:
+		b.Resource = ClientLimit
 	}
-	return name
 }
 
-// describe says b in words; worst is the cause that failed the most requests.
-func (b *Bottleneck) describe(r *Run, worst Cause) string {
+// fanOut names the widest stream of at least two subrequests a request, if any, as what
+// binds a node that stayed under 90% while an objective failed.
+func (b *Bottleneck) fanOut(r *Run) {
+	for i := range r.Streams {
+		if f := r.Streams[i].Fanout.Mean; f >= 2 && (b.Stream == "" || f > r.Stream(b.Stream).Fanout.Mean) {
+			b.Resource, b.Stream = FanOut, r.Streams[i].Name
+		}
+	}
+}
+
+// words says b in words.
+func (b *Bottleneck) words(r *Run, worst Cause) string {
 	switch {
 	case b.Resource == Locks:
-		return b.lockText(r)
+		return b.lockWords(r)
 	case b.Node < 0:
-		return fmt.Sprintf("%s (%s requests %s)", b.Resource, count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
+		return fmt.Sprintf("%s (%s requests %s)", b.Resource, Count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
 	case b.Resource == FanOut:
 		return fmt.Sprintf("fan-out of %s (%.0f subrequests per request take the cores at once; node %d at %s cpu at peak)",
 			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, pct(b.Peak))
 	case b.Resource == Timeout:
-		return fmt.Sprintf("timeout (%s requests timed out; node %d at %s cpu at peak)", count(r.Failures[worst]), b.Node, pct(b.Peak))
+		return fmt.Sprintf("timeout (%s requests timed out; node %d at %s cpu at peak)", Count(r.Failures[worst]), b.Node, pct(b.Peak))
 	case b.Resource == Queue:
-		return fmt.Sprintf("queue of node %d (%s waiting at most; %s cpu at peak)", b.Node, count(int64(r.Nodes[b.Node].MaxQueue)), pct(b.Peak))
+		return fmt.Sprintf("queue of node %d (%s waiting at most; %s cpu at peak)", b.Node, Count(int64(r.Nodes[b.Node].MaxQueue)), pct(b.Peak))
 	}
 	return fmt.Sprintf("cpu of node %d (%s at peak, %s mean)", b.Node, pct(b.Peak), pct(b.Load))
 }
 
-// lockText says a Locks bottleneck in words: the stream, its hottest row's offered writes
-// against what its lock passes, and the requests that waited past lock_timeout.
-func (b *Bottleneck) lockText(r *Run) string {
+// lockWords says a row lock's bottleneck: its hottest row's offered writes against what
+// its lock passes, and the requests that waited too long.
+func (b *Bottleneck) lockWords(r *Run) string {
 	text := "row locks of " + b.Stream
 	var parts []string
 	if st := r.Stream(b.Stream); st != nil && st.Locks != nil && st.Locks.HoldMean != nil && b.Lock > 0 {
 		parts = append(parts, fmt.Sprintf("its hottest row is offered %s writes/s, %s of the %s/s its lock passes at %s ms a write",
-			count(int64(math.Round(st.Locks.HotRate))), pct(b.Lock), count(int64(math.Round(1000 / *st.Locks.HoldMean))), strconv.FormatFloat(*st.Locks.HoldMean, 'g', 3, 64)))
+			Count(int64(math.Round(st.Locks.HotRate))), pct(b.Lock), Count(int64(math.Round(1000 / *st.Locks.HoldMean))), strconv.FormatFloat(*st.Locks.HoldMean, 'g', 3, 64)))
 	}
 	if n := r.Failures[Lock]; n > 0 {
-		parts = append(parts, fmt.Sprintf("%s requests waited longer than lock_timeout", count(n)))
+		parts = append(parts, fmt.Sprintf("%s requests waited longer than lock_timeout", Count(n)))
 	}
 	if len(parts) > 0 {
 		text += " (" + strings.Join(parts, "; ") + ")"
@@ -259,7 +230,5 @@ func (b *Bottleneck) lockText(r *Run) string {
 	return text
 }
 
-// count writes n with thousands separators, as the tables do: 96,048.
-func count(n int64) string { return numfmt.Count(n) }
-
+// pct writes a fraction as a whole percentage: "98%".
 func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" }

@@ -76,7 +76,7 @@ func (r *Run) Unfinished() string {
 		switch {
 		case g.Start == nil:
 		case g.RowsCopied < g.RowsToCopy:
-			return fmt.Sprintf("the migration did not finish: its backfill copied %s of %s rows by the end of the run", count(g.RowsCopied), count(g.RowsToCopy))
+			return fmt.Sprintf("the migration did not finish: its backfill copied %s of %s rows by the end of the run", Count(g.RowsCopied), Count(g.RowsToCopy))
 		case g.RowsToCopy == 0 && g.Rate == 0 && g.Cutover == nil:
 			return "the migration did not finish: it never cut over"
 		}

@@ -26,6 +26,9 @@ type Shard struct {
 	// failed waiting longer than lock_timeout for a row lock on it.
 	P99      *float64
 	Failures int64
+	// Parent is the shard it was split from (-1 for none): a split hands a key to its
+	// child, so the shard a key lived on earlier is up the chain.
+	Parent int
 }
 
 // Node is one node's figures over the time the run covered; utilizations are fractions
@@ -67,6 +70,8 @@ type Run struct {
 	// PeakShard compares the shards' loads in that window.
 	PeakWindow int
 	PeakShard  Hottest
+	// PeakLoads are the shards' loads in PeakWindow (nil for a run without windows).
+	PeakLoads []float64
 	// Totals over every stream.
 	Offered, Completed, Failed int64
 	Failures                   Failures
@@ -106,24 +111,27 @@ func Of(r *sim.Result) *Run {
 	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed, Warmup: r.Warmup}
 	m.Migrations = MigrationsOf(r)
 	m.Rebalance = RebalanceOf(r)
-	m.addStreams(r)
-	m.Failed = m.Failures.Total()
-	m.ErrorRate = rate(m.Failed, m.Offered)
-
+	m.streams(r)
 	d := DigestOf(r)
-	m.Shards = shardsOf(r, d)
-	m.Nodes = nodesOf(r)
-	m.Shard = HottestOf(loadsOf(m.Shards, func(s Shard) float64 { return s.Utilization }))
-	m.Node = HottestOf(loadsOf(m.Nodes, func(n Node) float64 { return n.Utilization }))
+	shardLoads := m.shards(r, d)
+	nodeLoads := m.nodes(r)
+	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
 	m.PeakWindow = PeakWindow(r)
+	for i := range shardLoads {
+		if d != nil {
+			shardLoads[i] = d.PeakLoads[i]
+		} else {
+			shardLoads[i] = r.ShardUtilization(m.PeakWindow, i)
+		}
+	}
 	if r.Windows > 0 {
-		m.PeakShard = HottestOf(peakWindowLoads(r, d, m.PeakWindow))
+		m.PeakShard, m.PeakLoads = HottestOf(shardLoads), shardLoads
 	}
 	return m
 }
 
-// addStreams adds each stream's figures to m, and their totals.
-func (m *Run) addStreams(r *sim.Result) {
+// streams adds each stream's figures and the run's totals over them.
+func (m *Run) streams(r *sim.Result) {
 	for i := range r.Streams {
 		s := StreamOf(&r.Streams[i])
 		if s.Locks != nil {
@@ -134,12 +142,14 @@ func (m *Run) addStreams(r *sim.Result) {
 		m.Failures.add(&s.Failures)
 		m.Streams = append(m.Streams, s)
 	}
+	m.Failed = m.Failures.Total()
+	m.ErrorRate = rate(m.Failed, m.Offered)
 }
 
-// shardsOf is every shard's figures; a shard's peak is its busiest window, from the
-// digest d when there is one.
-func shardsOf(r *sim.Result, d *ShardDigest) []Shard {
-	var out []Shard
+// shards adds each shard's figures, its peak from the digest d of a streamed run, and
+// returns the shards' loads over the run.
+func (m *Run) shards(r *sim.Result, d *ShardDigest) []float64 {
+	loads := make([]float64, len(r.Shards))
 	for i, sh := range r.Shards {
 		peak := 0.0
 		if d != nil {
@@ -148,19 +158,21 @@ func shardsOf(r *sim.Result, d *ShardDigest) []Shard {
 		for w := 0; w < r.Windows && d == nil; w++ {
 			peak = math.Max(peak, r.ShardUtilization(w, i))
 		}
-		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: r.Utilization(i), Peak: peak,
-			Failures: sh.Rejected + sh.Throttled + sh.LockFailed}
+		loads[i] = r.Utilization(i)
+		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: loads[i], Peak: peak,
+			Failures: sh.Rejected + sh.Throttled + sh.LockFailed, Parent: sh.Parent}
 		if p99, ok := sh.SubLatencyQuantile(0.99); ok {
 			ms.P99 = ptr(p99.Millis())
 		}
-		out = append(out, ms)
+		m.Shards = append(m.Shards, ms)
 	}
-	return out
+	return loads
 }
 
-// nodesOf is every node's figures: its load, its busiest window, and from the work of its
-// shards the mean service time and the relaxation time it gives.
-func nodesOf(r *sim.Result) []Node {
+// nodes adds each node's figures, its busiest window and, when it served anything, its
+// mean service time and relaxation time, and returns the nodes' loads over the run.
+func (m *Run) nodes(r *sim.Result) []float64 {
+	loads := make([]float64, len(r.Nodes))
 	busy, ops := make([]sim.Time, len(r.Nodes)), make([]int64, len(r.Nodes))
 	for i := range r.Shards {
 		if n := r.Shards[i].Node; n >= 0 && n < len(r.Nodes) {
@@ -168,7 +180,6 @@ func nodesOf(r *sim.Result) []Node {
 			ops[n] += r.Shards[i].Ops
 		}
 	}
-	var out []Node
 	for n, nd := range r.Nodes {
 		peak, pw := 0.0, 0
 		for w := 0; w < r.Windows; w++ {
@@ -176,34 +187,13 @@ func nodesOf(r *sim.Result) []Node {
 				peak, pw = u, w
 			}
 		}
-		node := Node{ID: n, Cores: nd.Cores, Utilization: r.NodeLoad(n), Peak: peak, PeakWindow: pw, MaxQueue: nd.MaxQueue}
+		loads[n] = r.NodeLoad(n)
+		node := Node{ID: n, Cores: nd.Cores, Utilization: loads[n], Peak: peak, PeakWindow: pw, MaxQueue: nd.MaxQueue}
 		if ops[n] > 0 {
 			node.Service = busy[n].Seconds() / float64(ops[n])
 			node.Settle = Relaxation(node.Utilization, node.Cores, node.Service)
 		}
-		out = append(out, node)
-	}
-	return out
-}
-
-// loadsOf is load(x) for each of xs, in order.
-func loadsOf[T any](xs []T, load func(T) float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = load(x)
-	}
-	return out
-}
-
-// peakWindowLoads is every shard's load in window w, from the digest d when there is one.
-func peakWindowLoads(r *sim.Result, d *ShardDigest, w int) []float64 {
-	loads := make([]float64, len(r.Shards))
-	for i := range loads {
-		if d != nil {
-			loads[i] = d.PeakLoads[i]
-		} else {
-			loads[i] = r.ShardUtilization(w, i)
-		}
+		m.Nodes = append(m.Nodes, node)
 	}
 	return loads
 }
@@ -260,4 +250,50 @@ func WindowQuantile(w *sim.WindowLatency, p float64) *float64 {
 		return nil
 	}
 	return ptr(min(float64(w.Hist.ValueAtQuantile(p*100))/1000, w.Max.Millis()))
+}
+
+// ClusterLoads returns the cluster's load in each window (the CPU time of every node over
+// their capacity) and over the run; ok is false when the nodes had no capacity.
+func ClusterLoads(r *sim.Result) (load []float64, mean float64, ok bool) {
+	nn := len(r.Nodes)
+	load = make([]float64, r.Windows)
+	var busy, capacity sim.Time
+	for w := range load {
+		var b, c sim.Time
+		for n := 0; n < nn; n++ {
+			b += r.NodeBusy[w*nn+n]
+			c += r.NodeCapacity[w*nn+n]
+		}
+		if c > 0 {
+			load[w] = float64(b) / float64(c)
+		}
+		busy, capacity = busy+b, capacity+c
+	}
+	if capacity == 0 {
+		return load, 0, false
+	}
+	return load, float64(busy) / float64(capacity), true
+}
+
+// HottestNodeIn returns the node with the highest utilization in window w (the lowest id
+// on ties) and its utilization; -1 and 0 when no node worked.
+func HottestNodeIn(r *sim.Result, w int) (node int, load float64) {
+	node = -1
+	for n := range r.Nodes {
+		if l := r.NodeUtilization(w, n); l > load {
+			node, load = n, l
+		}
+	}
+	return node, load
+}
+
+// CoresIn returns the cores node n had on average in window w (its capacity over the
+// window's length, the last window cut at the end of the run): an operator action may
+// resize a node within a window.
+func CoresIn(r *sim.Result, w, n int) float64 {
+	span := min(r.Window, r.Elapsed-sim.Time(w)*r.Window)
+	if span <= 0 {
+		span = r.Window
+	}
+	return float64(r.NodeCapacity[w*len(r.Nodes)+n]) / float64(span)
 }

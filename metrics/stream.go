@@ -93,6 +93,13 @@ type Stream struct {
 	// Rows is what the stream's scans read, when they read rows (a row_cost or a row
 	// limit); nil otherwise.
 	Rows *Rows
+	// ShardRows are the rows the stream wrote to each shard (nil when the result did not
+	// count them by stream); HotShard is the shard of its most written partition (-1
+	// when none was counted).
+	ShardRows []int64
+	HotShard  int
+	// Cache is the stream's use of the read cache (CacheOf); nil when it did not use it.
+	Cache *CacheSummary
 }
 
 // LockWaits are a locked stream's row-lock figures, over the write subrequests of the
@@ -154,13 +161,17 @@ type Rows struct {
 
 // StreamOf derives a stream's figures from its result.
 func StreamOf(st *sim.StreamResult) Stream {
-	s := Stream{Name: st.Name, Op: st.Op, Offered: st.Offered, Completed: st.Completed}
+	s := Stream{Name: st.Name, Op: st.Op, Offered: st.Offered, Completed: st.Completed, ShardRows: st.ShardRows, HotShard: -1}
+	if len(st.HotPartitions) > 0 {
+		s.HotShard = st.HotPartitions[0].Shard
+	}
 	s.Failures[Rejected] = st.Rejected
 	s.Failures[Throttled] = st.Throttled
 	s.Failures[TimedOut] = st.TimedOut
 	s.Failures[Limited] = st.Limited
 	s.Failures[Lock] = st.LockTimedOut
 	s.Locks = locksOf(st)
+	s.Cache = CacheOf(st)
 	s.Failed = s.Failures.Total()
 	s.ErrorRate = rate(s.Failed, s.Offered)
 	s.Latency = latencyOf(st)

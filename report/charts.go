@@ -6,15 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
-
-// HotLoad is the load above which a shard's bar stands out: 90% of its node's cores.
-const HotLoad = 0.9
 
 // Chart is one chart file and the sentence that tells a reader how to read it.
 type Chart struct {
@@ -26,7 +24,7 @@ type Chart struct {
 
 // HeatData is the heat chart of one run: Load[s][w] is shard s's load in window w, on the
 // fixed 0..100% scale shared by every variant.
-func HeatData(sc *spec.Scenario, run Run) plots.Heat {
+func HeatData(sc *metrics.Scenario, run Run) plots.Heat {
 	r := run.Result
 	h := plots.Heat{
 		Title:         fmt.Sprintf("%s - %s: shard load", sc.Name, run.Variant.Name),
@@ -67,11 +65,11 @@ func HeatData(sc *spec.Scenario, run Run) plots.Heat {
 }
 
 // BarsData is every variant's shard loads in its own peak window, one panel each.
-func BarsData(sc *spec.Scenario, runs []Run) plots.Bars {
-	b := plots.Bars{Title: fmt.Sprintf("%s: shard load in each variant's busiest window", sc.Name), Hot: HotLoad}
+func BarsData(sc *metrics.Scenario, runs []Run) plots.Bars {
+	b := plots.Bars{Title: fmt.Sprintf("%s: shard load in each variant's busiest window", sc.Name), Hot: diagnose.HotLoad}
 	for _, run := range runs {
 		r := run.Result
-		w := PeakWindow(r)
+		w := metrics.PeakWindow(r)
 		p := plots.BarPanel{Name: fmt.Sprintf("%s (window %s)", run.Variant.Name, spec.FormatClock(sc.Start, sim.Time(w)*r.Window))}
 		d := metrics.DigestOf(r)
 		for s := range r.Shards {
@@ -89,10 +87,10 @@ func BarsData(sc *spec.Scenario, runs []Run) plots.Bars {
 
 // P99Data is stream i's p99 latency per window (ms), one series per variant; a window in
 // which no request of the stream completed is a gap (NaN).
-func P99Data(sc *spec.Scenario, runs []Run, i int) plots.Lines {
+func P99Data(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	l := plots.Lines{
-		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window", sc.Name, r0.Streams[i].Name, shortDuration(r0.Window)),
+		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window", sc.Name, r0.Streams[i].Name, metrics.ShortDuration(r0.Window)),
 		YLabel:    "p99 latency (ms)",
 		LogY:      true,
 		TimeLabel: func(s float64) string { return spec.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
@@ -104,7 +102,7 @@ func P99Data(sc *spec.Scenario, runs []Run, i int) plots.Lines {
 	// own dashes and widths, since variants often share a latency and would hide each other.
 	l.Distinct, l.RefLabel = true, "SLO (p99 thresholds)"
 	for _, t := range runs[0].Variant.Streams[i].SLO {
-		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + shortDuration(t)})
+		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + metrics.ShortDuration(t)})
 	}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]
@@ -122,11 +120,11 @@ func P99Data(sc *spec.Scenario, runs []Run, i int) plots.Lines {
 
 // P99DetailData is stream i's p99 latency per fine window of the detail range (ms), one
 // series per variant (metrics.FineWindowsOf), drawn as P99Data draws the windows.
-func P99DetailData(sc *spec.Scenario, runs []Run, i int) plots.Lines {
+func P99DetailData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	d := r0.Detail
 	l := plots.Lines{
-		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window, %s to %s", sc.Name, r0.Streams[i].Name, shortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
+		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window, %s to %s", sc.Name, r0.Streams[i].Name, metrics.ShortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
 		YLabel:    "p99 latency (ms)",
 		LogY:      true,
 		TimeLabel: func(s float64) string { return spec.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
@@ -136,7 +134,7 @@ func P99DetailData(sc *spec.Scenario, runs []Run, i int) plots.Lines {
 	}
 	l.Distinct, l.RefLabel = true, "SLO (p99 thresholds)"
 	for _, t := range runs[0].Variant.Streams[i].SLO {
-		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + shortDuration(t)})
+		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + metrics.ShortDuration(t)})
 	}
 	for _, run := range runs {
 		fine := metrics.FineWindowsOf(run.Result, i)
@@ -165,10 +163,10 @@ func usesCache(runs []Run, i int) bool {
 // BackendReadsData is stream i's database reads per second in each window, caused by its
 // cache misses and refreshes, one series per variant: a spike is a stampede, many misses of
 // one expired key reaching the database at once.
-func BackendReadsData(sc *spec.Scenario, runs []Run, i int) plots.Lines {
+func BackendReadsData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	l := plots.Lines{
-		Title:     fmt.Sprintf("%s - %s: database reads behind the cache per %s window", sc.Name, r0.Streams[i].Name, shortDuration(r0.Window)),
+		Title:     fmt.Sprintf("%s - %s: database reads behind the cache per %s window", sc.Name, r0.Streams[i].Name, metrics.ShortDuration(r0.Window)),
 		YLabel:    "backend reads per second",
 		TimeLabel: func(s float64) string { return spec.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
 	}
@@ -197,7 +195,7 @@ const cdfPoints = 400
 // CDFData is stream i's latency distribution over the run (after warmup), one curve per
 // variant, read from its HdrHistogram: (latency ms, fraction of the completed requests at
 // or below it); a variant some of whose requests failed says how many in the legend.
-func CDFData(sc *spec.Scenario, runs []Run, i int) plots.CDF {
+func CDFData(sc *metrics.Scenario, runs []Run, i int) plots.CDF {
 	c := plots.CDF{Title: fmt.Sprintf("%s - %s: latency distribution of completed requests", sc.Name, runs[0].Result.Streams[i].Name)}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]
@@ -208,7 +206,7 @@ func CDFData(sc *spec.Scenario, runs []Run, i int) plots.CDF {
 		}
 		cv := plots.CDFCurve{Name: run.Variant.Name, P50: *l.P50, P99: *l.P99, P999: *l.P999}
 		if ms.Failed > 0 { // failed requests have no latency: the curve is of the others
-			cv.Note = fmt.Sprintf("%s failed (%s), not on the curve", fmtCount(ms.Failed), fmtShare(ms.Failed, ms.Offered))
+			cv.Note = fmt.Sprintf("%s failed (%s), not on the curve", metrics.Count(ms.Failed), fmtShare(ms.Failed, ms.Offered))
 		}
 		total := st.Latency.TotalCount()
 		var cum int64
@@ -276,7 +274,7 @@ type ChartPlan struct {
 
 // PlanCharts lists every chart of the run in format ("png" or "svg"), in the order
 // report.md shows them.
-func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
+func PlanCharts(format string, sc *metrics.Scenario, runs []Run) *ChartPlan {
 	f := plots.Format(format)
 	p := &ChartPlan{}
 	stream := 0 // the stream whose charts add adds, from 1
@@ -293,7 +291,7 @@ func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
 		p.draw = append(p.draw, draw)
 	}
 	add("shard-load."+format, "Shard load in the busiest window",
-		fmt.Sprintf("One panel per variant, one bar per shard, at each variant's busiest window. A bar above %.0f%% of its node's cores is drawn in red: that shard is the bottleneck while the others have room.", 100*HotLoad),
+		fmt.Sprintf("One panel per variant, one bar per shard, at each variant's busiest window. A bar above %.0f%% of its node's cores is drawn in red: that shard is the bottleneck while the others have room.", 100*diagnose.HotLoad),
 		func(p string) error { return plots.WriteBars(p, f, BarsData(sc, runs)) })
 	for i, run := range runs {
 		name := fmt.Sprintf("heat-%d-%s.%s", i+1, Slug(run.Variant.Name), format)
@@ -318,7 +316,7 @@ func PlanCharts(format string, sc *spec.Scenario, runs []Run) *ChartPlan {
 			d := runs[0].Result.Detail
 			add(fmt.Sprintf("p99-detail-%s.%s", slugs[i], format), "p99 latency in detail: "+st.Name,
 				fmt.Sprintf("The same p99 in %s windows from %s to %s (the scenario's detail range), one line per variant, on a log scale: where the line above crosses a threshold within one window, this one shows when. Each point sits at the start of its window; the alerts give the end of the window in which the p99 passed a line, one fine window later.",
-					shortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
+					metrics.ShortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
 				func(p string) error { return plots.WriteLines(p, f, P99DetailData(sc, runs, i)) })
 		}
 		if !usesCache(runs, i) {
@@ -346,16 +344,4 @@ func (p *ChartPlan) Render(dir string, workers int) error {
 		}
 	}
 	return nil
-}
-
-// shortDuration formats d without trailing zero units: "1m", "1h30m", "30s", "1.5s".
-func shortDuration(d sim.Time) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

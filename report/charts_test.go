@@ -11,10 +11,9 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
-func runAll(t *testing.T, path string, sets ...string) (*spec.Scenario, []Run) {
+func runAll(t *testing.T, path string, sets ...string) (*metrics.Scenario, []Run) {
 	t.Helper()
 	sc, err := scenarios.Load(path, scenarios.Options{Sets: sets})
 	if err != nil {
@@ -22,9 +21,9 @@ func runAll(t *testing.T, path string, sets ...string) (*spec.Scenario, []Run) {
 	}
 	var runs []Run
 	for _, v := range sc.Variants {
-		runs = append(runs, Run{Variant: &v.Variant, Result: sim.Run(v.Model())})
+		runs = append(runs, Run{Variant: describeVariant(v), Result: sim.Run(v.Model())})
 	}
-	return &sc.Scenario, runs
+	return describeScenario(sc), runs
 }
 
 // The heat grid is the run's windows: on a Snowflake range key the last shard takes every
@@ -67,7 +66,7 @@ func TestBarsDataPeakWindow(t *testing.T) {
 	}
 	for i, run := range runs {
 		r := run.Result
-		w := PeakWindow(r)
+		w := metrics.PeakWindow(r)
 		best := 0.0
 		for ww := 0; ww < r.Windows; ww++ {
 			for s := range r.Shards {
@@ -162,8 +161,8 @@ func TestShortDuration(t *testing.T) {
 		sim.Minute: "1m", sim.Hour: "1h", 90 * sim.Minute: "1h30m", 30 * sim.Second: "30s",
 		1500 * sim.Millisecond: "1.5s", sim.Hour + sim.Second: "1h0m1s",
 	} {
-		if got := shortDuration(d); got != want {
-			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		if got := metrics.ShortDuration(d); got != want {
+			t.Errorf("metrics.ShortDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
@@ -171,8 +170,8 @@ func TestShortDuration(t *testing.T) {
 // Counts read 81,986,634 in tables and stay plain integers in CSV.
 func TestCountFormats(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 81986634: "81,986,634", -1234567: "-1,234,567"} {
-		if got := fmtCount(n); got != want {
-			t.Errorf("fmtCount(%d) = %q, want %q", n, got, want)
+		if got := metrics.Count(n); got != want {
+			t.Errorf("metrics.Count(%d) = %q, want %q", n, got, want)
 		}
 	}
 	var buf bytes.Buffer

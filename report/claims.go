@@ -34,7 +34,7 @@ type ClaimResult struct {
 
 // Claims measures each of the scenario's claims on the runs (metrics' measures) and says
 // whether the run bears it out.
-func Claims(sc *spec.Scenario, runs []Run) []ClaimResult {
+func Claims(sc *metrics.Scenario, runs []Run) []ClaimResult {
 	byName := map[string]*sim.Result{}
 	for _, run := range runs {
 		byName[run.Variant.Name] = run.Result
@@ -53,12 +53,12 @@ func Claims(sc *spec.Scenario, runs []Run) []ClaimResult {
 			out = append(out, cr)
 			continue
 		}
-		v, note := measureClaim(sc, c, r, rb)
+		v, note := metrics.MeasureClaim(&c, r, rb, sc.Window, func(t sim.Time) string { return spec.FormatClock(sc.Start, t) })
 		cr.Note = note
 		if v != nil {
-			cr.Value = ptrTo(round(*v, 6))
+			cr.Value = ptrTo(metrics.Round(*v, 6))
 			cr.Measured = unit(*v)
-			ok := agrees(c, *v)
+			ok := c.Agrees(*v)
 			cr.Agrees = &ok
 			if !ok {
 				cr.Why = c.Why
@@ -69,68 +69,11 @@ func Claims(sc *spec.Scenario, runs []Run) []ClaimResult {
 	return out
 }
 
-// measureClaim returns the run's figure for claim c (nil when there is none) and a note
-// on it.
-func measureClaim(sc *spec.Scenario, c spec.ClaimSpec, r, rb *sim.Result) (*float64, string) {
-	i := c.StreamIndex
-	if c.Measure != "top_shard_share" && (i < 0 || i >= len(r.Streams) || c.Measure == "p99_ratio" && i >= len(rb.Streams)) {
-		return nil, "not measured: the variant has no such stream"
-	}
-	switch c.Measure {
-	case "offered_rate", "completed_rate":
-		w := sim.Time(int(c.At/sc.Window)) * sc.Window
-		if c.At < 0 {
-			return nil, fmt.Sprintf("not measured: the run starts after %s", spec.FormatClock(sc.Start, c.At))
-		}
-		if c.At >= r.Duration {
-			return nil, fmt.Sprintf("not measured: the run ends before %s", spec.FormatClock(sc.Start, c.At))
-		}
-		return metrics.RateAt(r, i, c.At, c.Measure == "completed_rate"), fmt.Sprintf("%s in the window of %s", c.Stream, spec.FormatClock(sc.Start, w))
-	case "p99_crossing":
-		t, fine, ok := metrics.P99Crossing(r, i, c.Threshold.Millis())
-		if !ok {
-			return nil, fmt.Sprintf("%s's p99 never passed %s", c.Stream, c.Threshold)
-		}
-		grain := sc.Window
-		if fine {
-			grain = r.Detail.Window
-		}
-		return ptrTo(t.Seconds()), fmt.Sprintf("%s's p99 passed %s in a %s window ending then", c.Stream, c.Threshold, shortDuration(grain))
-	case "first_retry":
-		t, ok := metrics.FirstRetry(r, i)
-		if !ok {
-			return nil, fmt.Sprintf("%s sent no retry", c.Stream)
-		}
-		return ptrTo(t.Seconds()), fmt.Sprintf("%s's first retries, in the window of %s", c.Stream, spec.FormatClock(sc.Start, t))
-	case "top_shard_share":
-		share, shard, even, ok := metrics.TopRowShare(r)
-		if !ok {
-			return nil, "no row was written"
-		}
-		return ptrTo(100 * share), fmt.Sprintf("shard %d; %d even shards would write %.1f%% each", shard, len(r.Shards), 100*even)
-	case "partitions":
-		return ptrTo(metrics.Partitions(r, i)), fmt.Sprintf("%s, per request", c.Stream)
-	case "p99":
-		p := metrics.StreamP99(r, i)
-		if p == nil {
-			return nil, fmt.Sprintf("no request of %s completed", c.Stream)
-		}
-		return p, fmt.Sprintf("%s over the run", c.Stream)
-	case "p99_ratio":
-		a, b := metrics.StreamP99(r, i), metrics.StreamP99(rb, i)
-		if a == nil || b == nil || *b == 0 {
-			return nil, fmt.Sprintf("no p99 of %s in one of the variants", c.Stream)
-		}
-		return ptrTo(*a / *b), fmt.Sprintf("%s's p99 %s ms against %s ms in %s", c.Stream, fmtMs(*a), fmtMs(*b), c.BaseName)
-	}
-	panic("report: unknown claim measure " + c.Measure)
-}
-
 // claimUnit returns how claim c's figures are written.
-func claimUnit(sc *spec.Scenario, c spec.ClaimSpec) func(float64) string {
+func claimUnit(sc *metrics.Scenario, c metrics.Claim) func(float64) string {
 	switch c.Measure {
 	case "offered_rate", "completed_rate":
-		return func(x float64) string { return fmtCount(int64(math.Round(x))) + "/s" }
+		return func(x float64) string { return metrics.Count(int64(math.Round(x))) + "/s" }
 	case "p99_crossing", "first_retry":
 		return func(x float64) string { return spec.FormatClock(sc.Start, sim.Time(math.Round(x*1e9))) }
 	case "top_shard_share":
@@ -138,30 +81,14 @@ func claimUnit(sc *spec.Scenario, c spec.ClaimSpec) func(float64) string {
 	case "partitions":
 		return func(x float64) string {
 			if x == math.Round(x) {
-				return fmtCount(int64(x))
+				return metrics.Count(int64(x))
 			}
 			return fmt.Sprintf("%.1f", x)
 		}
 	case "p99":
-		return func(x float64) string { return fmtMs(x) + " ms" }
+		return func(x float64) string { return metrics.Ms(x) + " ms" }
 	}
 	return func(x float64) string { return fmt.Sprintf("%.3gx", x) } // p99_ratio
-}
-
-// agrees reports whether the measured value m bears claim c out: within its tolerance of
-// the claim's value (about), or on the right side of it (at_most, at_least).
-func agrees(c spec.ClaimSpec, m float64) bool {
-	v := c.Value
-	switch c.Agree {
-	case "at_most":
-		return m <= v
-	case "at_least":
-		return m >= v
-	}
-	if c.Time {
-		return math.Abs(m-v) <= c.WithinTime.Seconds()
-	}
-	return math.Abs(m-v) <= c.Within*math.Abs(v)
 }
 
 // claimTable is the claims as a table: what the story says (and its figure), what the

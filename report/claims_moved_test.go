@@ -27,7 +27,7 @@ func TestClaimBeforeMovedStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := sc.Variants[0]
-		sum := Summarize(&sc.Scenario, []Run{{Variant: &v.Variant, Result: sim.Run(v.Model())}})
+		sum := Summarize(describeScenario(sc), []Run{{Variant: describeVariant(v), Result: sim.Run(v.Model())}})
 		c := sum.Claims[0]
 		if c.Value != nil || c.Note != tc.note {
 			t.Errorf("start %s, duration %s: claim %q: value %v, note %q; want none and %q", tc.start, tc.duration, c.Text, c.Value, c.Note, tc.note)

@@ -37,8 +37,8 @@ func cureRun(t *testing.T, src string) []Diagnosis {
 		t.Fatal(err)
 	}
 	v := sc.Variants[0]
-	run := Run{Variant: &v.Variant, Result: sim.Run(v.Model())}
-	return Summarize(&sc.Scenario, []Run{run}).Variants[0].Diagnosis
+	run := Run{Variant: describeVariant(v), Result: sim.Run(v.Model())}
+	return Summarize(describeScenario(sc), []Run{run}).Variants[0].Diagnosis
 }
 
 // only returns the diagnoses of one kind.

@@ -102,7 +102,7 @@ func TestDetailAndRetries(t *testing.T) {
 	}
 	var text bytes.Buffer
 	Text(&text, sum)
-	if want := "get: " + fmtCount(get.Retries) + " duplicate lookups (retries), sent in the windows from " + get.Retried.From; !strings.Contains(text.String(), want) {
+	if want := "get: " + metrics.Count(get.Retries) + " duplicate lookups (retries), sent in the windows from " + get.Retried.From; !strings.Contains(text.String(), want) {
 		t.Errorf("the text report does not say %q:\n%s", want, text.String())
 	}
 	found := false

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/diagnose"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -15,7 +17,14 @@ import (
 // write stream "put" and a scan "scan"), with `shards` shards, one per node of one core,
 // over `windows` windows of one minute. load[w][s] sets shard s's CPU time in window w as a
 // fraction of its node's capacity; every node carries only its shard.
-func handBuilt(t *testing.T, shards, windows int, load func(w, s int) float64) (*spec.Scenario, Run) {
+func handBuilt(t *testing.T, shards, windows int, load func(w, s int) float64) (*metrics.Scenario, Run) {
+	t.Helper()
+	sc, r := handBuiltSpec(t, shards, windows, load)
+	return describeScenario(sc), Run{Variant: describeVariant(sc.Variants[0]), Result: r}
+}
+
+// handBuiltSpec is handBuilt's scenario, before build.Describe, and its result.
+func handBuiltSpec(t *testing.T, shards, windows int, load func(w, s int) float64) (*scenarios.Scenario, *sim.Result) {
 	t.Helper()
 	sc, err := scenarios.Load("../testdata/small.toml", scenarios.Options{})
 	if err != nil {
@@ -51,7 +60,7 @@ func handBuilt(t *testing.T, shards, windows int, load func(w, s int) float64) (
 		}
 		r.Streams = append(r.Streams, st)
 	}
-	return &sc.Scenario, Run{Variant: &sc.Variants[0].Variant, Result: r}
+	return sc, r
 }
 
 func kinds(ds []Diagnosis) []string {
@@ -132,7 +141,7 @@ func TestDiagnoseMonotonic(t *testing.T) {
 			}
 			return 0.01
 		})
-		run.Variant.Spec.Scheme = scheme
+		run.Variant.Scheme = scheme
 		r := run.Result
 		put := &r.Streams[0]
 		put.Offered = 60_000
@@ -311,7 +320,7 @@ func TestSkewSeries(t *testing.T) {
 		}
 		return 0
 	})
-	ws := SkewSeries(run.Result)
+	ws := metrics.SkewSeries(run.Result)
 	even, hot := ws[0].Shards, ws[1].Shards
 	if even.Gini != 0 || *even.MaxOverMedian != 1 || *even.P95OverP50 != 1 || math.Abs(even.Max-0.5) > 1e-12 {
 		t.Errorf("even window %+v", even)
@@ -323,7 +332,7 @@ func TestSkewSeries(t *testing.T) {
 		t.Errorf("one shard per node: node Gini %v, shard Gini %v", ws[1].Nodes.Gini, hot.Gini)
 	}
 	var b strings.Builder
-	if err := skewCSV(&b, &spec.Scenario{Start: 0}, []Run{run}); err != nil {
+	if err := skewCSV(&b, &metrics.Scenario{Start: 0}, []Run{run}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
@@ -362,7 +371,7 @@ func TestDetectionTiming(t *testing.T) {
 	}
 	put.Win[1].Throttled, put.Win[1].Errors = 4, 4
 	put.Win[8].Errors = 3
-	alerts := Alerts(sc, run)
+	alerts := diagnose.Alerts(sc, run.Variant, run.Result)
 	byKind := map[string]Alert{}
 	for _, a := range alerts {
 		if _, ok := byKind[a.Kind]; !ok {
@@ -502,15 +511,16 @@ func TestDiagnoseHotKeyAboveFairShare(t *testing.T) {
 		count  int64
 		want   string
 	}{{10, 15_000, "hot_shard_many_keys"}, {10, 25_000, "hot_key"}, {1000, 15_000, "hot_key"}} {
-		sc, run := handBuilt(t, 8, 4, func(w, s int) float64 {
+		ssc, r := handBuiltSpec(t, 8, 4, func(w, s int) float64 {
 			if s == 2 {
 				return 0.95
 			}
 			return 0.2
 		})
-		rs := run.Variant.Spec
+		rs := ssc.Variants[0].Spec
 		f := slices.Index(rs.FieldNames, "user_id")
 		rs.Streams[0].Fields[f] = spec.FieldSpec{Gen: "uniform", N: uint64(c.values), Cardinality: uint64(c.values)}
+		sc, run := describeScenario(ssc), Run{Variant: describeVariant(ssc.Variants[0]), Result: r}
 		put := &run.Result.Streams[0]
 		put.Offered = 100_000
 		put.HotKeys = []sim.KeyCount{{Values: []uint64{7}, Count: c.count, Shard: 2}}

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/diagnose"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/spec"
 )
 
@@ -51,7 +51,7 @@ type ExplainLoad struct {
 	ID   int     `json:"id"`
 	Node int     `json:"node"`
 	Mean float64 `json:"mean"`
-	Peak float64 `json:"peak"` // the highest at any instant of the run (build.OfferedLoad)
+	Peak float64 `json:"peak"` // the highest at any instant of the run (metrics.OfferedLoad)
 	// PeakAt is the clock time of the instant at which Peak is offered; absent when
 	// nothing is.
 	PeakAt string `json:"peak_at,omitempty"`
@@ -65,54 +65,30 @@ type ExplainNode struct {
 	Shards []int `json:"shards"`
 }
 
-// Explain converts explanations to their JSON form, with notes: a write stream whose
-// partitions land at least 99% on one shard, and every shard or node predicted over 100%;
-// and with warnings: every node that holds two or more predicted-hot shards (coLocated).
-func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
+// Explain converts the variants' predictions (metrics.Variant.Prediction) to their JSON
+// form, with diagnose's notes and warnings on them (diagnose.Predicted).
+func Explain(sc *metrics.Scenario) *ExplainJSON {
 	out := &ExplainJSON{Scenario: sc.Name}
-	for _, ex := range exs {
-		v := ExplainVariant{Name: ex.Variant, Key: ex.Key, Nodes: ex.NodeShard, Notes: append([]string{}, ex.Notes...), Warnings: []string{}}
+	for i := range sc.Variants {
+		ex := sc.Variants[i].Prediction
+		if ex == nil {
+			continue
+		}
+		notes, warnings := diagnose.Predicted(ex)
+		v := ExplainVariant{Name: sc.Variants[i].Name, Key: ex.Key, Nodes: ex.NodeShard, Notes: append(append([]string{}, ex.Notes...), notes...), Warnings: append([]string{}, warnings...)}
 		for _, st := range ex.Streams {
 			v.Streams = append(v.Streams, ExplainStream{
-				Name: st.Name, Op: st.Op.String(), MeanRate: round(st.MeanRate, 3), PeakRate: round(st.PeakRate, 3),
-				PeakAt: spec.FormatClock(sc.Start, st.PeakAt), PeakAtS: round(st.PeakAt.Seconds(), 6),
-				Subrequests: round(st.Subrequests, 3), MaxSubreq: st.MaxSubrequest, Partitions: round(st.Partitions, 3),
+				Name: st.Name, Op: st.Op.String(), MeanRate: metrics.Round(st.MeanRate, 3), PeakRate: metrics.Round(st.PeakRate, 3),
+				PeakAt: spec.FormatClock(sc.Start, st.PeakAt), PeakAtS: metrics.Round(st.PeakAt.Seconds(), 6),
+				Subrequests: metrics.Round(st.Subrequests, 3), MaxSubreq: st.MaxSubrequest, Partitions: metrics.Round(st.Partitions, 3),
 			})
-			if st.Op == sim.Write && st.Partitions > 0 {
-				for sh, p := range st.Shares {
-					if p/st.Partitions >= 0.99 {
-						v.Notes = append(v.Notes, fmt.Sprintf("stream %s: %.1f%% of its writes go to shard %d (node %d)",
-							st.Name, 100*p/st.Partitions, sh, ex.Shards[sh].Node))
-					}
-				}
-			}
 		}
 		for _, l := range ex.Shards {
-			v.Shards = append(v.Shards, ExplainLoad{ID: l.ID, Node: l.Node, Mean: util(l.Mean), Peak: util(l.Peak), PeakAt: peakAt(sc, l)})
-			if l.Peak > 1 {
-				v.Notes = append(v.Notes, fmt.Sprintf("shard %d is offered %s of node %d's cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Node))
-			}
+			v.Shards = append(v.Shards, ExplainLoad{ID: l.ID, Node: l.Node, Mean: metrics.Util(l.Mean), Peak: metrics.Util(l.Peak), PeakAt: peakAt(sc, l)})
 		}
-		// The warning judges the loads it prints: rounded as in the tables.
-		peaks := make([]float64, len(v.Shards))
-		for i, l := range v.Shards {
-			peaks[i] = l.Peak
-		}
-		med := Median(peaks)
 		for _, l := range ex.Nodes {
-			shards := []int{}
-			if l.ID < len(ex.NodeShard) {
-				shards = append(shards, ex.NodeShard[l.ID]...)
-			}
-			slices.Sort(shards)
-			v.NodeUse = append(v.NodeUse, ExplainNode{ExplainLoad: ExplainLoad{ID: l.ID, Node: l.ID, Mean: util(l.Mean), Peak: util(l.Peak), PeakAt: peakAt(sc, l)}, Cores: l.Cores, Shards: shards})
-			if l.Peak > 1 {
-				v.Notes = append(v.Notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Cores))
-			}
-			if hot := coLocated(util(l.Peak), shards, peaks, med); hot != nil {
-				v.Warnings = append(v.Warnings, fmt.Sprintf("node %d holds hot shards %s (predicted peak %s of its %s: %s); move all but one to other nodes (cluster.placement or shard_nodes) or add nodes",
-					l.ID, joinInts(hot), fmtPct(util(l.Peak)), fmtCores(float64(l.Cores)), shardLoads(hot, peaks)))
-			}
+			v.NodeUse = append(v.NodeUse, ExplainNode{ExplainLoad: ExplainLoad{ID: l.ID, Node: l.ID, Mean: metrics.Util(l.Mean), Peak: metrics.Util(l.Peak), PeakAt: peakAt(sc, l)},
+				Cores: l.Cores, Shards: diagnose.ShardsOf(ex, l.ID)})
 		}
 		out.Variants = append(out.Variants, v)
 	}
@@ -120,29 +96,11 @@ func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 }
 
 // peakAt is the clock time at which l's peak is offered, "" when nothing is.
-func peakAt(sc *spec.Scenario, l build.OfferedLoad) string {
+func peakAt(sc *metrics.Scenario, l metrics.OfferedLoad) string {
 	if l.Peak <= 0 {
 		return ""
 	}
 	return spec.FormatClock(sc.Start, l.PeakAt)
-}
-
-// joinInts lists ids: "3, 7, 11".
-func joinInts(ids []int) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = strconv.Itoa(id)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// shardLoads lists shards with their loads: "shard 3 40.1%, shard 7 38.0%".
-func shardLoads(ids []int, loads []float64) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = fmt.Sprintf("shard %d %s", id, fmtPct(loads[id]))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func shardsPerNode(nodes [][]int) string {
@@ -182,7 +140,7 @@ func ExplainText(w io.Writer, e *ExplainJSON) {
 		for i, l := range v.Shards {
 			means[i] = l.Mean
 		}
-		fmt.Fprintf(w, "   (%d shards; median mean load %s)\n\n", len(v.Shards), fmtPct(Median(means)))
+		fmt.Fprintf(w, "   (%d shards; median mean load %s)\n\n", len(v.Shards), metrics.Pct(metrics.Median(means)))
 		nodeTable(v.NodeUse, v.Shards, 5).text(w, "   ")
 		for _, n := range v.Notes {
 			fmt.Fprintf(w, "   ! %s\n", n)
@@ -213,7 +171,7 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(peak(b), peak(a)) })
 		var parts []string
 		for _, id := range ids[:min(nodeShardsShown, len(ids))] {
-			parts = append(parts, fmt.Sprintf("%d (%s)", id, fmtPct(peak(id))))
+			parts = append(parts, fmt.Sprintf("%d (%s)", id, metrics.Pct(peak(id))))
 		}
 		if len(ids) > nodeShardsShown {
 			parts = append(parts, fmt.Sprintf("+%d more", len(ids)-nodeShardsShown))
@@ -222,7 +180,7 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), fmtPct(l.Mean), fmtPct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"), strings.Join(parts, ", "))
+		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), metrics.Pct(l.Mean), metrics.Pct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"), strings.Join(parts, ", "))
 	}
 	return t
 }
@@ -240,7 +198,7 @@ func loadTable(loads []ExplainLoad, what string, n int) *table {
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(append(row, fmtPct(l.Mean), fmtPct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"))...)
+		t.add(append(row, metrics.Pct(l.Mean), metrics.Pct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"))...)
 	}
 	return t
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -16,9 +17,9 @@ import (
 // failures nor "100.0%" for fewer than all ("<0.1%", ">99.9%"); "0.0%" when none failed.
 func fmtShare(failed, offered int64) string {
 	if offered <= 0 {
-		return fmtPct(0)
+		return metrics.Pct(0)
 	}
-	s := fmtPct(float64(failed) / float64(offered))
+	s := metrics.Pct(float64(failed) / float64(offered))
 	switch {
 	case failed > 0 && s == "0.0%":
 		return "<0.1%"
@@ -58,4 +59,6 @@ func completedNote(v *VariantSummary) string {
 
 // seconds writes a span of simulated time given in seconds the one way the outputs write
 // durations (the flags' way): "3h", "5m", "1h30m", "45s", "1.5s".
-func seconds(s float64) string { return shortDuration(sim.Time(math.Round(s * float64(sim.Second)))) }
+func seconds(s float64) string {
+	return metrics.ShortDuration(sim.Time(math.Round(s * float64(sim.Second))))
+}

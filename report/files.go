@@ -20,13 +20,13 @@ import (
 // WriteFiles writes summary.json, streams.csv, shards.csv, nodes.csv, skew.csv and report.md into
 // dir (created if needed) and returns their paths. report.md embeds charts, which must
 // already be in dir.
-func WriteFiles(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
+func WriteFiles(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
 	return WriteFilesAs(dir, sc, runs, sum, charts, SeriesCSV)
 }
 
 // WriteFilesAs is WriteFiles with the per-window series (streams, shards, nodes, skew)
 // written as series says: CSV, Parquet or both (docs/outputs.md).
-func WriteFilesAs(dir string, sc *spec.Scenario, runs []Run, sum *Summary, charts []Chart, series Series) ([]string, error) {
+func WriteFilesAs(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, charts []Chart, series Series) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -67,14 +67,14 @@ func WriteFilesAs(dir string, sc *spec.Scenario, runs []Run, sum *Summary, chart
 }
 
 // seriesCSV writes one CSV with a header and, per variant and window, the rows row returns.
-func seriesCSV(w io.Writer, sc *spec.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
+func seriesCSV(w io.Writer, sc *metrics.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
 	cw := escape.NewCSVWriter(w)
 	cw.Write(append([]string{"variant", "window_start", "t_s"}, head...))
 	return seriesRows(cw, sc, runs, rows)
 }
 
 // seriesRows writes seriesCSV's rows.
-func seriesRows(cw *escape.CSVWriter, sc *spec.Scenario, runs []Run, rows func(r *sim.Result, win int) [][]string) error {
+func seriesRows(cw *escape.CSVWriter, sc *metrics.Scenario, runs []Run, rows func(r *sim.Result, win int) [][]string) error {
 	for _, run := range runs {
 		r := run.Result
 		for win := 0; win < r.Windows; win++ {
@@ -89,7 +89,7 @@ func seriesRows(cw *escape.CSVWriter, sc *spec.Scenario, runs []Run, rows func(r
 	return cw.Error()
 }
 
-func streamsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func streamsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	// A window in which nothing completed has empty latency cells, and no quantile is
 	// above the window's max (metrics.WindowQuantile). The columns after max_ms break errors down and count what the mitigations did;
 	// they are appended so that scripts reading the first columns by position still work.
@@ -122,7 +122,7 @@ func windowMax(wl *sim.WindowLatency) *float64 {
 	return &x
 }
 
-func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func shardsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	// The last two columns are the shard's figures over the whole run (metrics.Shard: the
 	// p99 of its subrequests' time at the node, and the subrequests it refused), the same
 	// on each of its rows: a per-window histogram per shard would cost too much memory.
@@ -148,7 +148,7 @@ func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 			for s := range r.Shards {
 				i := win*len(r.Shards) + s
 				out[s] = []string{strconv.Itoa(s), strconv.Itoa(r.Shards[s].Node), rawCount(r.ShardOps[i]),
-					num(util(r.ShardUtilization(win, s))), strconv.Itoa(int(r.ShardMaxQueue[i])),
+					num(metrics.Util(r.ShardUtilization(win, s))), strconv.Itoa(int(r.ShardMaxQueue[i])),
 					optNum(optMs(shards[s].P99)), rawCount(shards[s].Failures)}
 			}
 			return out
@@ -160,12 +160,12 @@ func shardsCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	return cw.Error()
 }
 
-func nodesCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func nodesCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	return seriesCSV(w, sc, runs, []string{"node", "utilization", "max_queue"},
 		func(r *sim.Result, win int) [][]string {
 			out := make([][]string, len(r.Nodes))
 			for n := range r.Nodes {
-				out[n] = []string{strconv.Itoa(n), num(util(r.NodeUtilization(win, n))),
+				out[n] = []string{strconv.Itoa(n), num(metrics.Util(r.NodeUtilization(win, n))),
 					strconv.Itoa(int(r.NodeMaxQueue[win*len(r.Nodes)+n]))}
 			}
 			return out
@@ -175,12 +175,41 @@ func nodesCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 // ReportMarkdown writes report.md: the scenario's story, the shard load bars of every
 // variant, then per variant its tables and heat chart, then each stream's latency charts.
 // Each chart comes with a sentence on how to read it.
-func ReportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart) {
+func ReportMarkdown(w io.Writer, sc *metrics.Scenario, s *Summary, charts []Chart) {
 	reportMarkdown(w, sc, s, charts, "csv")
 }
 
 // reportMarkdown is ReportMarkdown naming the series files with extension ext.
-func reportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart, ext string) {
+func reportMarkdown(w io.Writer, sc *metrics.Scenario, s *Summary, charts []Chart, ext string) {
+	markdownHead(w, s, ext)
+	if len(s.Claims) > 0 {
+		fmt.Fprintln(w, "\n## What the story says, and what the run measures")
+		fmt.Fprintln(w, "\nThe scenario's claims, each tested against a figure of the run (summary.json's claims).")
+		fmt.Fprintln(w)
+		claimTable(s.Claims).markdown(w)
+	}
+	if bars := chartsNamed(charts, "shard-load."); len(bars) > 0 {
+		fmt.Fprintln(w, "\n## Where the load went")
+		embedChart(w, bars[0])
+	}
+	for i := range s.Variants {
+		markdownVariant(w, &s.Variants[i], i == 0)
+		hottestShardsMarkdown(w, &s.Variants[i], ext)
+		for _, c := range chartsNamed(charts, fmt.Sprintf("heat-%d-", i+1)) {
+			embedChart(w, c)
+		}
+	}
+	if len(s.Variants) > 0 && len(charts) > 0 {
+		latencyChartsMarkdown(w, s.Variants[0].Streams, charts)
+	}
+	if hasAlerts(s) {
+		fmt.Fprint(w, detectionNote)
+	}
+}
+
+// markdownHead writes report.md's title, the scenario's description and what the run
+// covered, and where the series files are.
+func markdownHead(w io.Writer, s *Summary, ext string) {
 	fmt.Fprintf(w, "# %s\n\n", md(s.Scenario))
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", md(strings.Join(strings.Fields(s.Description), " ")))
@@ -193,64 +222,53 @@ func reportMarkdown(w io.Writer, sc *spec.Scenario, s *Summary, charts []Chart, 
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
 		"The per-window series are in streams.%[1]s, shards.%[1]s, nodes.%[1]s and skew.%[1]s; every figure is in summary.json.\n", ext)
-	byPrefix := func(prefix string) []Chart {
-		var out []Chart
-		for _, c := range charts {
-			if strings.HasPrefix(c.File, prefix) {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
-	embed := func(c Chart) {
-		// The file name is shardsim's (a slug: letters, digits and dashes); the title
-		// names a stream or a variant.
-		fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", md(c.Title), c.File, md(c.Caption))
-	}
-	if len(s.Claims) > 0 {
-		fmt.Fprintln(w, "\n## What the story says, and what the run measures")
-		fmt.Fprintln(w, "\nThe scenario's claims, each tested against a figure of the run (summary.json's claims).")
-		fmt.Fprintln(w)
-		claimTable(s.Claims).markdown(w)
-	}
-	if bars := byPrefix("shard-load."); len(bars) > 0 {
-		fmt.Fprintln(w, "\n## Where the load went")
-		embed(bars[0])
-	}
-	for i := range s.Variants {
-		v := &s.Variants[i]
-		markdownVariant(w, v, i == 0)
-		fmt.Fprintln(w, "\nThe five hottest shards over the whole run:")
-		fmt.Fprintln(w)
-		t := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
-		for _, sh := range topShards(v.Shards, 5) {
-			t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), fmtPct(sh.Utilization), fmtPct(sh.PeakUtilization), fmtCount(sh.Ops), fmtCount(sh.Rows))
-		}
-		t.markdown(w)
-		if v.ShardsMore > 0 {
-			fmt.Fprintf(w, "\nAnd %s more shards in shards.%s; summary.json lists the %s hottest.\n",
-				fmtCount(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), ext, fmtCount(int64(len(v.Shards))))
-		}
-		for _, c := range byPrefix(fmt.Sprintf("heat-%d-", i+1)) {
-			embed(c)
+}
+
+// chartsNamed returns the charts whose file names start with prefix.
+func chartsNamed(charts []Chart, prefix string) []Chart {
+	var out []Chart
+	for _, c := range charts {
+		if strings.HasPrefix(c.File, prefix) {
+			out = append(out, c)
 		}
 	}
-	if len(s.Variants) > 0 && len(charts) > 0 {
-		fmt.Fprintln(w, "\n## Latency by stream")
-		for i, st := range s.Variants[0].Streams {
-			fmt.Fprintf(w, "\n### %s\n", escape.MarkdownText(st.Name))
-			// The stream's charts in this order, whatever their file names.
-			for _, kind := range []string{"p99-", "p99-detail-", "cdf-", "backend-"} {
-				for _, c := range charts {
-					if c.stream == i+1 && strings.HasPrefix(c.File, kind) && (kind != "p99-" || !strings.HasPrefix(c.File, "p99-detail-")) {
-						embed(c)
-					}
+	return out
+}
+
+// embedChart shows chart c with its caption. The file name is shardsim's (a slug:
+// letters, digits and dashes); the title names a stream or a variant.
+func embedChart(w io.Writer, c Chart) {
+	fmt.Fprintf(w, "\n![%s](%s)\n\n%s\n", md(c.Title), c.File, md(c.Caption))
+}
+
+// hottestShardsMarkdown writes the table of v's five hottest shards over the run.
+func hottestShardsMarkdown(w io.Writer, v *VariantSummary, ext string) {
+	fmt.Fprintln(w, "\nThe five hottest shards over the whole run:")
+	fmt.Fprintln(w)
+	t := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
+	for _, sh := range topShards(v.Shards, 5) {
+		t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), metrics.Pct(sh.Utilization), metrics.Pct(sh.PeakUtilization), metrics.Count(sh.Ops), metrics.Count(sh.Rows))
+	}
+	t.markdown(w)
+	if v.ShardsMore > 0 {
+		fmt.Fprintf(w, "\nAnd %s more shards in shards.%s; summary.json lists the %s hottest.\n",
+			metrics.Count(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), ext, metrics.Count(int64(len(v.Shards))))
+	}
+}
+
+// latencyChartsMarkdown embeds each stream's latency charts, in this order whatever their
+// file names: p99, p99 in detail, CDF, backend reads.
+func latencyChartsMarkdown(w io.Writer, streams []StreamSummary, charts []Chart) {
+	fmt.Fprintln(w, "\n## Latency by stream")
+	for i, st := range streams {
+		fmt.Fprintf(w, "\n### %s\n", escape.MarkdownText(st.Name))
+		for _, kind := range []string{"p99-", "p99-detail-", "cdf-", "backend-"} {
+			for _, c := range charts {
+				if c.stream == i+1 && strings.HasPrefix(c.File, kind) && (kind != "p99-" || !strings.HasPrefix(c.File, "p99-detail-")) {
+					embedChart(w, c)
 				}
 			}
 		}
-	}
-	if hasAlerts(s) {
-		fmt.Fprint(w, detectionNote)
 	}
 }
 
@@ -300,7 +318,7 @@ func hasDetail(runs []Run) bool {
 
 // streamsDetailCSV writes each stream's fine windows over the detail range: the requests
 // that completed in each and their p99 (metrics.FineWindowsOf), empty when none did.
-func streamsDetailCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func streamsDetailCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	cw := escape.NewCSVWriter(w)
 	cw.Write([]string{"variant", "window_start", "t_s", "stream", "completed", "p99_ms"})
 	for _, run := range runs {

@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/internal/escape"
-	"github.com/shardsim/shardsim/internal/numfmt"
+	"github.com/shardsim/shardsim/metrics"
 )
 
 // JSON writes the summary as indented JSON with a final newline.
@@ -29,23 +30,12 @@ func JSON(w io.Writer, s *Summary) error {
 	return err
 }
 
-// fmtMs formats milliseconds with 3 significant digits or more.
-func fmtMs(x float64) string {
-	switch {
-	case x < 10:
-		return strconv.FormatFloat(x, 'f', 2, 64)
-	case x < 1000:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(x, 'f', 0, 64)
-}
-
 // fmtOptMs formats optional milliseconds: "-" when absent (nothing completed).
 func fmtOptMs(p *float64) string {
 	if p == nil {
 		return "-"
 	}
-	return fmtMs(*p)
+	return metrics.Ms(*p)
 }
 
 // optNum formats an optional number for CSV: an empty cell when absent.
@@ -66,38 +56,7 @@ func fmtRatio(r *float64) string {
 }
 
 // Plural is plural, for the commands' own messages.
-func Plural(n int64, noun string) string { return plural(n, noun) }
-
-// plural writes a count and its noun, singular for one: "1 request", "8,195 requests".
-func plural(n int64, noun string) string {
-	if n == 1 || n == -1 {
-		return fmtCount(n) + " " + noun
-	}
-	return fmtCount(n) + " " + noun + "s"
-}
-
-// fmtAbout writes a distinct count for people: exact while under the sketch's
-// detect.DistinctK (it counts exactly up to there), else an estimate rounded to three significant digits
-// ("about 1,280,000") and never above the count it was estimated from, most (a distinct
-// count cannot exceed the samples it counts).
-func fmtAbout(n, most int64) string {
-	if most > 0 && n > most {
-		n = most
-	}
-	if n < detect.DistinctK {
-		return fmtCount(n)
-	}
-	p := int64(1)
-	for x := n; x >= 1000; x /= 10 {
-		p *= 10
-	}
-	return "about " + fmtCount((n+p/2)/p*p)
-}
-
-func fmtPct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
-
-// fmtCount formats a count for people: 81,986,634.
-func fmtCount(n int64) string { return numfmt.Count(n) }
+func Plural(n int64, noun string) string { return metrics.Plural(n, noun) }
 
 // fmtFanout shows a request's mean fan-out (subrequests), its maximum when the mean is
 // below it, and the mean partitions visited when that differs: "12", "7.4 max 12",
@@ -134,7 +93,7 @@ func streamTable(v *VariantSummary) *table {
 		t.head = append(t.head, "rows/req")
 	}
 	for _, s := range v.Streams {
-		cells := []string{s.Name, s.Op, fmtCount(s.Offered), fmtCount(s.Completed), fmtCount(s.Failed),
+		cells := []string{s.Name, s.Op, metrics.Count(s.Offered), metrics.Count(s.Completed), metrics.Count(s.Failed),
 			fmtOptMs(s.Latency.P50), fmtOptMs(s.Latency.P99), fmtOptMs(s.Latency.P999), fmtOptMs(s.Latency.Max), fmtFanout(s.Fanout)}
 		if failed {
 			cells = slices.Insert(cells, 5, fmtShare(s.Failed, s.Offered))
@@ -157,7 +116,7 @@ func fmtRows(x float64) string {
 	if x < 10 {
 		return strconv.FormatFloat(x, 'f', 1, 64)
 	}
-	return fmtCount(int64(math.Round(x)))
+	return metrics.Count(int64(math.Round(x)))
 }
 
 func heatLine(v *VariantSummary) string {
@@ -167,25 +126,25 @@ func heatLine(v *VariantSummary) string {
 		node = sh.Node
 	}
 	line := fmt.Sprintf("hottest shard %d (node %d): %s load, median shard %s, skew %s",
-		k.HottestShard, node, fmtPct(k.HottestLoad), fmtPct(k.MedianLoad), fmtRatio(k.MaxOverMedian))
+		k.HottestShard, node, metrics.Pct(k.HottestLoad), metrics.Pct(k.MedianLoad), fmtRatio(k.MaxOverMedian))
 	if movingHotSpot(k) {
 		// The run's totals average a hot spot that moved from shard to shard (a key that
 		// grows with time over splits that hold its future keys): what the cluster saw at
 		// a time leads.
 		return fmt.Sprintf("busiest window %s: shard %d at %s, median %s; the hot spot moved from shard to shard (skew.csv, shards.csv), so over the run it evens out: %s",
-			k.PeakWindow, k.PeakHottestShard, fmtPct(k.PeakHottestLoad), fmtPct(k.PeakMedianLoad), line)
+			k.PeakWindow, k.PeakHottestShard, metrics.Pct(k.PeakHottestLoad), metrics.Pct(k.PeakMedianLoad), line)
 	}
 	if k.PeakWindow != "" {
-		line += fmt.Sprintf("; busiest window %s: shard %d at %s, median %s", k.PeakWindow, k.PeakHottestShard, fmtPct(k.PeakHottestLoad), fmtPct(k.PeakMedianLoad))
+		line += fmt.Sprintf("; busiest window %s: shard %d at %s, median %s", k.PeakWindow, k.PeakHottestShard, metrics.Pct(k.PeakHottestLoad), metrics.Pct(k.PeakMedianLoad))
 	}
 	return line
 }
 
-// movingHotSpot says that the busiest window had a hot shard (at least diagHotLoad of
-// its node's cores) at least diagSkewRatio times as loaded as the run's hottest shard
+// movingHotSpot says that the busiest window had a hot shard (at least diagnose.ShardHotLoad of
+// its node's cores) at least diagnose.SkewRatio times as loaded as the run's hottest shard
 // was over the run: the heat moved, and the run's figures hide it.
 func movingHotSpot(k Skew) bool {
-	return k.PeakWindow != "" && k.PeakHottestLoad >= diagHotLoad && k.PeakHottestLoad >= diagSkewRatio*k.HottestLoad
+	return k.PeakWindow != "" && k.PeakHottestLoad >= diagnose.ShardHotLoad && k.PeakHottestLoad >= diagnose.SkewRatio*k.HottestLoad
 }
 
 // nodeLine names the hottest node and the limit nearest (as sweep and capacity name it).
@@ -196,7 +155,7 @@ func nodeLine(v *VariantSummary) string {
 		limit = "its cores"
 	}
 	return fmt.Sprintf("hottest node %d: %s load, %s in its busiest window; nearest limit: %s",
-		n.ID, fmtPct(n.Utilization), fmtPct(n.PeakUtilization), limit)
+		n.ID, metrics.Pct(n.Utilization), metrics.Pct(n.PeakUtilization), limit)
 }
 
 // Text writes the human-readable tables: per variant the streams, then the shard heat
@@ -233,7 +192,7 @@ func Text(w io.Writer, s *Summary) {
 				fmt.Fprintf(w, "   - %s: %s\n", d.Kind, d.Message)
 			}
 		} else {
-			fmt.Fprintln(w, "\n   diagnosis: "+noHotspot)
+			fmt.Fprintln(w, "\n   diagnosis: "+diagnose.NoHotspot)
 		}
 		migrationText(w, v)
 		rebalanceText(w, v)
@@ -248,7 +207,7 @@ func Text(w io.Writer, s *Summary) {
 				fmt.Fprintf(w, "   %-8s  %-17s  %s\n", e.at, e.kind, msg)
 			}
 			if len(folded) > 0 {
-				fmt.Fprintf(w, "   ... %s left out here (report.md and summary.json list them)\n", plural(int64(len(folded)), "alert"))
+				fmt.Fprintf(w, "   ... %s left out here (report.md and summary.json list them)\n", metrics.Plural(int64(len(folded)), "alert"))
 			}
 		} else {
 			fmt.Fprintln(w, "\n   no alerts")
@@ -300,21 +259,39 @@ type section struct {
 // standsOut is detect.StandsOut: run's key tables and analyze's list the same keys.
 func standsOut(count, errBound int64) bool { return detect.StandsOut(count, errBound) }
 
-// scaled estimates the requests behind a sketch count: n of counted, scaled up to all.
-func scaled(n, counted, all int64) int64 {
-	if counted <= 0 || counted >= all {
-		return n
-	}
-	return int64(float64(n)*float64(all)/float64(counted) + 0.5)
-}
-
 // hotShown is how many hot keys and partitions per stream the tables show.
 const hotShown = 5
 
 // detailSections returns the variant's optional tables, each only when it has rows: client
-// and cache counts, hot keys, hot partitions, latency outliers and events.
+// and cache counts, row locks, hot keys, hot partitions and latency outliers.
 func detailSections(v *VariantSummary) []section {
 	var out []section
+	if client := clientTable(v); len(client.rows) > 0 {
+		out = append(out, section{title: "client and cache", t: client, notes: retryNotes(v)})
+	}
+	if locks := lockTable(v); len(locks.rows) > 0 {
+		out = append(out, section{title: "row locks (waits of write subrequests for their key's lock, in ms)", t: locks})
+	}
+	keys, keyNotes, shown := hotKeyTable(v)
+	if len(keys.rows) > 0 || len(keyNotes) > 0 {
+		out = append(out, section{title: fmt.Sprintf("hot keys (top %d per stream; shares of a sample of its requests, counted by a bounded sketch)", hotShown), t: keys, notes: keyNotes})
+	}
+	if parts, notes := hotPartitionTable(v, shown); len(parts.rows) > 0 || len(notes) > 0 {
+		out = append(out, section{title: "hot partitions", t: parts, notes: notes})
+	}
+	slow := &table{head: []string{"stream", "key", "samples", "mean ms", "x median key", "shard"}, left: 2}
+	for _, o := range v.LatencyOutliers {
+		slow.add(o.Stream, o.Key, metrics.Count(o.Samples), metrics.Ms(o.MeanMs), strconv.FormatFloat(o.Ratio, 'f', 1, 64), strconv.Itoa(o.Shard))
+	}
+	if len(slow.rows) > 0 {
+		out = append(out, section{title: "latency outliers (keys whose sampled mean latency stands out)", t: slow})
+	}
+	return out
+}
+
+// clientTable lists the streams that retried, timed out, were throttled or limited, or
+// used the cache.
+func clientTable(v *VariantSummary) *table {
 	client := &table{head: []string{"stream", "offered", "attempts", "retries", "timed out", "throttled", "limited", "cache hits", "hit ratio", "backend reads"}, left: 1}
 	for _, st := range v.Streams {
 		if st.Retries == 0 && st.TimedOut == 0 && st.Throttled == 0 && st.Limited == 0 && st.Cache == nil {
@@ -322,20 +299,21 @@ func detailSections(v *VariantSummary) []section {
 		}
 		hits, ratio, backend := "-", "-", "-"
 		if c := st.Cache; c != nil {
-			hits, ratio, backend = fmtCount(c.Hits), fmtPct(c.HitRatio), fmtCount(c.BackendReads)
+			hits, ratio, backend = metrics.Count(c.Hits), metrics.Pct(c.HitRatio), metrics.Count(c.BackendReads)
 		}
-		client.add(st.Name, fmtCount(st.Offered), fmtCount(st.Attempts), fmtCount(st.Retries), fmtCount(st.TimedOut),
-			fmtCount(st.Throttled), fmtCount(st.Limited), hits, ratio, backend)
+		client.add(st.Name, metrics.Count(st.Offered), metrics.Count(st.Attempts), metrics.Count(st.Retries), metrics.Count(st.TimedOut),
+			metrics.Count(st.Throttled), metrics.Count(st.Limited), hits, ratio, backend)
 	}
-	if len(client.rows) > 0 {
-		out = append(out, section{title: "client and cache", t: client, notes: retryNotes(v)})
-	}
-	if locks := lockTable(v); len(locks.rows) > 0 {
-		out = append(out, section{title: "row locks (waits of write subrequests for their key's lock, in ms)", t: locks})
-	}
+	return client
+}
+
+// hotKeyTable lists each stream's hot keys that stand out (hotShown at most), with a note
+// for a stream none of whose keys does, and returns per stream the keys it showed, to
+// spot hot partitions that repeat them.
+func hotKeyTable(v *VariantSummary) (*table, []string, map[string]string) {
 	keys := &table{head: []string{"stream", "key", "share", "~requests", "shard"}, left: 2}
-	var keyNotes []string
-	shown := map[string]string{} // stream -> the keys shown, to spot partitions that repeat them
+	var notes []string
+	shown := map[string]string{}
 	for _, hk := range v.HotKeys {
 		n := 0
 		for _, k := range hk.Keys {
@@ -343,16 +321,19 @@ func detailSections(v *VariantSummary) []section {
 				continue
 			}
 			n++
-			keys.add(hk.Stream, k.Key, fmtPct(k.Share), fmtCount(scaled(k.Count, hk.Counted, hk.Requests)), strconv.Itoa(k.Shard))
+			keys.add(hk.Stream, k.Key, metrics.Pct(k.Share), metrics.Count(metrics.Scaled(k.Count, hk.Counted, hk.Requests)), strconv.Itoa(k.Shard))
 			shown[hk.Stream] += fmt.Sprintf("(%s) %d|", k.Key, k.Count)
 		}
 		if n == 0 {
-			keyNotes = append(keyNotes, fmt.Sprintf("%s: no key stands out (every count is mostly the sketch's error bound, or too few hits of the sample to tell)", hk.Stream))
+			notes = append(notes, fmt.Sprintf("%s: no key stands out (every count is mostly the sketch's error bound, or too few hits of the sample to tell)", hk.Stream))
 		}
 	}
-	if len(keys.rows) > 0 || len(keyNotes) > 0 {
-		out = append(out, section{title: fmt.Sprintf("hot keys (top %d per stream; shares of a sample of its requests, counted by a bounded sketch)", hotShown), t: keys, notes: keyNotes})
-	}
+	return keys, notes, shown
+}
+
+// hotPartitionTable lists each write stream's hot partitions that stand out, unless they
+// are its hot keys already shown, with a note of how many partitions it wrote.
+func hotPartitionTable(v *VariantSummary, shown map[string]string) (*table, []string) {
 	parts := &table{head: []string{"stream", "partition", "share", "~writes", "shard"}, left: 2}
 	var notes []string
 	for _, hp := range v.HotPartitions {
@@ -362,17 +343,10 @@ func detailSections(v *VariantSummary) []section {
 			if len(rows) == hotShown || !standsOut(p.Writes, p.Error) {
 				continue
 			}
-			rows = append(rows, []string{hp.Stream, p.Partition, fmtPct(p.Share), fmtCount(scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
+			rows = append(rows, []string{hp.Stream, p.Partition, metrics.Pct(p.Share), metrics.Count(metrics.Scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
 			same += fmt.Sprintf("%s %d|", p.Partition, p.Writes)
 		}
-		noun := nounFor(hp.PartitionsWritten, "partition")
-		note := fmt.Sprintf("%s wrote %s distinct %s", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun)
-		if hp.Counted < hp.Writes {
-			note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun, fmtCount(hp.Counted))
-		}
-		if hp.CountedUntil != "" {
-			note += " issued before " + hp.CountedUntil + " (then the migration changed how its requests plan, and its partitions were no longer counted)"
-		}
+		note := partitionNote(hp)
 		if same != "" && same == shown[hp.Stream] {
 			note += " (its hottest are its hot keys above)"
 		} else {
@@ -382,17 +356,21 @@ func detailSections(v *VariantSummary) []section {
 		}
 		notes = append(notes, note)
 	}
-	if len(parts.rows) > 0 || len(notes) > 0 {
-		out = append(out, section{title: "hot partitions", t: parts, notes: notes})
+	return parts, notes
+}
+
+// partitionNote says how many distinct partitions a stream wrote (among its sampled
+// writes, when sampled), and until when they were counted.
+func partitionNote(hp HotPartitions) string {
+	noun := metrics.Noun(hp.PartitionsWritten, "partition")
+	note := fmt.Sprintf("%s wrote %s distinct %s", hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), noun)
+	if hp.Counted < hp.Writes {
+		note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), noun, metrics.Count(hp.Counted))
 	}
-	slow := &table{head: []string{"stream", "key", "samples", "mean ms", "x median key", "shard"}, left: 2}
-	for _, o := range v.LatencyOutliers {
-		slow.add(o.Stream, o.Key, fmtCount(o.Samples), fmtMs(o.MeanMs), strconv.FormatFloat(o.Ratio, 'f', 1, 64), strconv.Itoa(o.Shard))
+	if hp.CountedUntil != "" {
+		note += " issued before " + hp.CountedUntil + " (then the migration changed how its requests plan, and its partitions were no longer counted)"
 	}
-	if len(slow.rows) > 0 {
-		out = append(out, section{title: "latency outliers (keys whose sampled mean latency stands out)", t: slow})
-	}
-	return out
+	return note
 }
 
 // entry is one line of the timeline: an alert or an event.
@@ -461,10 +439,10 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 			fmt.Fprintf(w, "- **%s**: %s.\n", md(d.Kind), md(d.Message))
 		}
 		if v.DiagnosisMore > 0 {
-			fmt.Fprintf(w, "- and %s more, not listed.\n", fmtCount(int64(v.DiagnosisMore)))
+			fmt.Fprintf(w, "- and %s more, not listed.\n", metrics.Count(int64(v.DiagnosisMore)))
 		}
 	} else {
-		fmt.Fprintln(w, "\nDiagnosis: "+noHotspot+".")
+		fmt.Fprintln(w, "\nDiagnosis: "+diagnose.NoHotspot+".")
 	}
 	migrationMarkdown(w, v)
 	rebalanceMarkdown(w, v)
@@ -477,7 +455,7 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", escape.MarkdownCell(e.at), escape.MarkdownCell(e.kind), escape.MarkdownCell(e.message), escape.MarkdownCell(e.detection))
 		}
 		if v.AlertsMore+v.EventsMore > 0 {
-			fmt.Fprintf(w, "\nAnd %s later alerts and %s later events, not listed.\n", fmtCount(int64(v.AlertsMore)), fmtCount(int64(v.EventsMore)))
+			fmt.Fprintf(w, "\nAnd %s later alerts and %s later events, not listed.\n", metrics.Count(int64(v.AlertsMore)), metrics.Count(int64(v.EventsMore)))
 		}
 	}
 }
@@ -509,7 +487,7 @@ func CSV(w io.Writer, s *Summary) error {
 			cw.Write([]string{v.Name, st.Name, st.Op, rawCount(st.Offered), rawCount(st.Completed), rawCount(st.Rejected),
 				rawCount(st.Throttled), rawCount(st.TimedOut), optNum(l.Mean), optNum(l.P50), optNum(l.P95), optNum(l.P99), optNum(l.P999),
 				optNum(l.Max), num(st.Fanout.Mean), strconv.Itoa(st.Fanout.Max), num(st.Fanout.Partitions),
-				rawCount(st.Limited), rawCount(st.Failed), num(round(st.ErrorRate, 6)), rawCount(st.LockFailed)})
+				rawCount(st.Limited), rawCount(st.Failed), num(metrics.Round(st.ErrorRate, 6)), rawCount(st.LockFailed)})
 		}
 	}
 	cw.Flush()
@@ -526,7 +504,7 @@ func stopNote(v *VariantSummary) string {
 	switch {
 	case v.Saturated != nil:
 		return fmt.Sprintf("SATURATED at %s: %s were waiting and the backlog kept growing, so the run stopped there; the figures (loads included) cover its first %s.",
-			v.Saturated.At, plural(int64(v.Saturated.Backlog), "subrequest"), fmtElapsed(v.ElapsedS))
+			v.Saturated.At, metrics.Plural(int64(v.Saturated.Backlog), "subrequest"), fmtElapsed(v.ElapsedS))
 	case v.Partial:
 		return fmt.Sprintf("PARTIAL: the run was interrupted; the figures (loads included) cover its first %s.", fmtElapsed(v.ElapsedS))
 	}
@@ -557,10 +535,10 @@ func lockTable(v *VariantSummary) *table {
 		key, queued, shard := "-", "-", "-"
 		if len(l.HotKeys) > 0 {
 			h := l.HotKeys[0]
-			key, queued, shard = h.Key, fmtCount(h.Queued), strconv.Itoa(h.Shard)
+			key, queued, shard = h.Key, metrics.Count(h.Queued), strconv.Itoa(h.Shard)
 		}
-		t.add(st.Name, fmtCount(l.Waits), fmtPct(l.QueuedShare), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
-			fmtCount(l.TimedOut), key, queued, shard, fmtPct(l.HotRowLoad))
+		t.add(st.Name, metrics.Count(l.Waits), metrics.Pct(l.QueuedShare), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
+			metrics.Count(l.TimedOut), key, queued, shard, metrics.Pct(l.HotRowLoad))
 	}
 	return t
 }
@@ -577,9 +555,9 @@ func retryNotes(v *VariantSummary) []string {
 		r := st.Retried
 		when := fmt.Sprintf("in the window of %s", r.From)
 		if r.To != r.From {
-			when = fmt.Sprintf("in the windows from %s to %s, the most (%s) at %s", r.From, r.To, fmtCount(r.PeakCount), r.Peak)
+			when = fmt.Sprintf("in the windows from %s to %s, the most (%s) at %s", r.From, r.To, metrics.Count(r.PeakCount), r.Peak)
 		}
-		out = append(out, fmt.Sprintf("%s: %s %s (retries), sent %s", st.Name, fmtCount(st.Retries), st.RetryLabel, when))
+		out = append(out, fmt.Sprintf("%s: %s %s (retries), sent %s", st.Name, metrics.Count(st.Retries), st.RetryLabel, when))
 	}
 	return out
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // report.html is one self-contained page: the data of the run as one JSON blob, uPlot (the
@@ -62,7 +61,7 @@ const HTMLFile = "report.html"
 
 // WriteHTML writes report.html into dir (which must exist) and returns its path. downloads
 // names the files beside it that the page links to.
-func WriteHTML(dir string, sc *spec.Scenario, runs []Run, sum *Summary, downloads []string) (string, error) {
+func WriteHTML(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, downloads []string) (string, error) {
 	p := filepath.Join(dir, HTMLFile)
 	return p, atomicfile.WriteWith(p, func(w io.Writer) error { return HTML(w, sc, runs, sum, downloads) })
 }
@@ -94,27 +93,13 @@ type htmlData struct {
 }
 
 type htmlVariant struct {
-	Name     string       `json:"name"`
-	KeyOrder bool         `json:"key_order"` // rows are in key order (range scheme); else by shard id
-	Rows     []htmlRow    `json:"rows"`
-	TimeOps  []int64      `json:"time_ops"` // subrequests served per heat bin, all shards
-	Streams  []htmlStream `json:"streams"`
-	Nodes    []htmlNode   `json:"nodes"`
-	Markers  []htmlMarker `json:"markers"`
-}
-
-// htmlRow is one shard of a heat map. Node is where it ran; Nodes, when the shard moved,
-// where it ran at the end of each bin.
-type htmlRow struct {
-	Shard   int       `json:"shard"`
-	Last    int       `json:"last,omitempty"` // a streamed run's row is shards Shard..Last
-	Node    int       `json:"node"`
-	Nodes   []int     `json:"nodes,omitempty"`
-	Load    []float64 `json:"load"`
-	Ops     []int64   `json:"ops"`
-	Queue   []int32   `json:"queue"`
-	RunLoad float64   `json:"run_load"`
-	RunOps  int64     `json:"run_ops"`
+	Name     string           `json:"name"`
+	KeyOrder bool             `json:"key_order"` // rows are in key order (range scheme); else by shard id
+	Rows     []metrics.BinRow `json:"rows"`
+	TimeOps  []int64          `json:"time_ops"` // subrequests served per heat bin, all shards
+	Streams  []htmlStream     `json:"streams"`
+	Nodes    []htmlNode       `json:"nodes"`
+	Markers  []htmlMarker     `json:"markers"`
 }
 
 type htmlStream struct {
@@ -184,7 +169,7 @@ func keyOrder(r *sim.Result, scheme string) ([]int, bool) {
 	return order, true
 }
 
-func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
+func buildHTMLData(sc *metrics.Scenario, runs []Run, sum *Summary) *htmlData {
 	d := &htmlData{Palette: plots.Palette(), Scenario: sc.Name, StartS: sc.Start.Seconds(), WindowS: sc.Window.Seconds(),
 		DurationS: sc.Duration.Seconds(), WarmupS: sc.Warmup.Seconds()}
 	windows, cells, col := 0, 0, 1
@@ -204,16 +189,16 @@ func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
 	d.ChartBin = binsOf(windows, 1, htmlMaxPoints)
 	d.BinS, d.ChartBinS = float64(d.Bin)*d.WindowS, float64(d.ChartBin)*d.WindowS
 	for b := 0; b*d.Bin < windows; b++ {
-		d.Times = append(d.Times, round(float64(b)*d.BinS, 6))
+		d.Times = append(d.Times, metrics.Round(float64(b)*d.BinS, 6))
 	}
 	for b := 0; b*d.ChartBin < windows; b++ {
-		d.ChartTimes = append(d.ChartTimes, round(float64(b)*d.ChartBinS, 6))
+		d.ChartTimes = append(d.ChartTimes, metrics.Round(float64(b)*d.ChartBinS, 6))
 	}
 	if hasDetail(runs) {
 		det := runs[0].Result.Detail
-		d.FineS = round(det.Window.Seconds(), 6)
+		d.FineS = metrics.Round(det.Window.Seconds(), 6)
 		for k := range det.FineWindows() {
-			d.FineTimes = append(d.FineTimes, round(det.FineStart(k).Seconds(), 6))
+			d.FineTimes = append(d.FineTimes, metrics.Round(det.FineStart(k).Seconds(), 6))
 		}
 	}
 	for i, run := range runs {
@@ -233,108 +218,28 @@ func buildHTMLData(sc *spec.Scenario, runs []Run, sum *Summary) *htmlData {
 // its ops the sum, its queue the longest; a time-chart bin's rates are means, its p99 the
 // largest of its windows' (a merged quantile would need the histograms, and the largest
 // hides no climb).
-func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb, ncb int) htmlVariant {
+func htmlVariantOf(sc *metrics.Scenario, run Run, vs *VariantSummary, bin, cbin, nb, ncb int) htmlVariant {
 	r := run.Result
-	scheme := ""
-	if run.Variant.Spec != nil {
-		scheme = run.Variant.Spec.Scheme
-	}
-	order, inKey := keyOrder(r, scheme)
+	bn := &metrics.Bins{R: r, Bin: bin, ChartBin: cbin, N: nb, ChartN: ncb}
+	order, inKey := keyOrder(r, run.Variant.Scheme)
 	v := htmlVariant{Name: run.Variant.Name, KeyOrder: inKey, TimeOps: make([]int64, nb), Markers: []htmlMarker{}}
-	live := func(w int) bool { return w < r.Windows && r.WindowSpan(w) > 0 }
 	if g := metrics.DigestOf(r); g != nil {
 		order = nil // its rows are groups of shards, from the digest's heat map
-		v.Rows = htmlHeatRows(&g.Heat, r, bin, nb)
-		for _, row := range v.Rows {
-			for b, o := range row.Ops {
-				v.TimeOps[b] += o
-			}
-		}
+		v.Rows = bn.HeatRows(&g.Heat)
 	}
 	for _, s := range order {
-		row := htmlRow{Shard: s, Node: r.Shards[s].Node, Load: make([]float64, nb), Ops: make([]int64, nb), Queue: make([]int32, nb)}
-		if len(r.Shards[s].Moves) > 0 {
-			row.Nodes = make([]int, nb)
+		v.Rows = append(v.Rows, bn.ShardRow(s))
+	}
+	for _, row := range v.Rows {
+		for b, o := range row.Ops {
+			v.TimeOps[b] += o
 		}
-		for b := range nb {
-			n, sumLoad := 0, 0.0
-			for w := b * bin; w < (b+1)*bin && w < r.Windows; w++ {
-				i := w*len(r.Shards) + s
-				row.Ops[b] += r.ShardOps[i]
-				row.Queue[b] = max(row.Queue[b], r.ShardMaxQueue[i])
-				if live(w) {
-					sumLoad += r.ShardUtilization(w, s)
-					n++
-				}
-				if row.Nodes != nil {
-					row.Nodes[b] = r.ShardNodeAt(s, w)
-				}
-			}
-			if n > 0 {
-				row.Load[b] = util(sumLoad / float64(n))
-			}
-			v.TimeOps[b] += row.Ops[b]
-		}
-		if sh := vs.shardByID(s); sh != nil {
-			row.RunLoad, row.RunOps = sh.Utilization, sh.Ops
-		} else {
-			row.RunLoad, row.RunOps = util(r.Utilization(s)), r.Shards[s].Ops
-		}
-		v.Rows = append(v.Rows, row)
 	}
 	for i := range r.Streams {
-		st := htmlStream{Name: r.Streams[i].Name, Op: r.Streams[i].Op.String(), SLO: []float64{}}
-		if i < len(run.Variant.Streams) {
-			for _, t := range run.Variant.Streams[i].SLO {
-				st.SLO = append(st.SLO, t.Millis())
-			}
-			st.RetryLabel = run.Variant.Streams[i].RetryLabel
-		}
-		retried := metrics.RetriesOf(r, i).First >= 0
-		for b := range ncb {
-			var off, done, fail, retry, p99 meanOf
-			for w := b * cbin; w < (b+1)*cbin && w < r.Windows; w++ {
-				if !live(w) {
-					continue
-				}
-				sw := metrics.StreamWindowOf(r, i, w)
-				off.add(sw.OfferedRate)
-				done.add(sw.CompletedRate)
-				fail.add(sw.FailedRate)
-				retry.add(sw.RetryRate)
-				p99.top(sw.P99)
-			}
-			st.Offered = append(st.Offered, off.mean(2))
-			st.Completed = append(st.Completed, done.mean(2))
-			st.Failed = append(st.Failed, fail.mean(2))
-			st.P99 = append(st.P99, p99.max(3))
-			if retried {
-				st.Retries = append(st.Retries, retry.mean(2))
-			}
-		}
-		for _, fw := range metrics.FineWindowsOf(r, i) {
-			var p *float64
-			if fw.P99 != nil {
-				x := round(*fw.P99, 3)
-				p = &x
-			}
-			st.FineP99 = append(st.FineP99, p)
-		}
-		v.Streams = append(v.Streams, st)
+		v.Streams = append(v.Streams, htmlStreamOf(bn, i, run.Variant.Stream(i)))
 	}
 	for _, n := range htmlNodes(r) {
-		nd := htmlNode{ID: n, Cores: r.Nodes[n].Cores}
-		for b := range ncb {
-			var l meanOf
-			for w := b * cbin; w < (b+1)*cbin && w < r.Windows; w++ {
-				if live(w) {
-					u := r.NodeUtilization(w, n)
-					l.add(&u)
-				}
-			}
-			nd.Load = append(nd.Load, l.mean(4))
-		}
-		v.Nodes = append(v.Nodes, nd)
+		v.Nodes = append(v.Nodes, htmlNode{ID: n, Cores: r.Nodes[n].Cores, Load: bn.NodeLoad(n)})
 	}
 	for _, e := range timeline(vs) {
 		text := e.message
@@ -344,42 +249,6 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 		v.Markers = append(v.Markers, htmlMarker{T: e.atS, At: e.at, Kind: e.kind, Text: text})
 	}
 	return v
-}
-
-// meanOf gathers optional values for a bin's mean or maximum.
-type meanOf struct {
-	sum, hi float64
-	n       int
-}
-
-func (m *meanOf) add(p *float64) {
-	if p != nil {
-		m.sum += *p
-		m.n++
-	}
-}
-
-func (m *meanOf) top(p *float64) {
-	if p != nil {
-		m.hi = max(m.hi, *p)
-		m.n++
-	}
-}
-
-func (m *meanOf) mean(digits int) *float64 {
-	if m.n == 0 {
-		return nil
-	}
-	x := round(m.sum/float64(m.n), digits)
-	return &x
-}
-
-func (m *meanOf) max(digits int) *float64 {
-	if m.n == 0 {
-		return nil
-	}
-	x := round(m.hi, digits)
-	return &x
 }
 
 // htmlTable is a table of the page: text cells, the first Left columns words.
@@ -471,12 +340,12 @@ func glanceTable(sum *Summary) *table {
 				worst = s.Latency.P99
 			}
 		}
-		row := append([]string{v.Name, fmtCount(offered), fmtCount(failed), fmtShare(failed, offered)}, p99...)
+		row := append([]string{v.Name, metrics.Count(offered), metrics.Count(failed), fmtShare(failed, offered)}, p99...)
 		if len(names) > len(shown) {
 			row = append(row, fmtOptMs(worst))
 		}
-		row = append(row, fmt.Sprintf("%s (shard %d)", fmtPct(v.Skew.HottestLoad), v.Skew.HottestShard),
-			fmt.Sprintf("%s (shard %d, %s)", fmtPct(v.Skew.PeakHottestLoad), v.Skew.PeakHottestShard, v.Skew.PeakWindow), fmtPct(v.HottestNode.Utilization))
+		row = append(row, fmt.Sprintf("%s (shard %d)", metrics.Pct(v.Skew.HottestLoad), v.Skew.HottestShard),
+			fmt.Sprintf("%s (shard %d, %s)", metrics.Pct(v.Skew.PeakHottestLoad), v.Skew.PeakHottestShard, v.Skew.PeakWindow), metrics.Pct(v.HottestNode.Utilization))
 		glance.add(row...)
 	}
 	return glance
@@ -536,7 +405,7 @@ func kindWords(kind string) string {
 }
 
 // HTML writes report.html to w.
-func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []string) error {
+func HTML(w io.Writer, sc *metrics.Scenario, runs []Run, sum *Summary, downloads []string) error {
 	if len(runs) != len(sum.Variants) {
 		return fmt.Errorf("report.html: %d runs for %d variants", len(runs), len(sum.Variants))
 	}
@@ -598,12 +467,12 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 		tabs.Tables = append(tabs.Tables, streams)
 		shards := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
 		for _, sh := range v.Shards {
-			shards.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), fmtPct(sh.Utilization), fmtPct(sh.PeakUtilization), fmtCount(sh.Ops), fmtCount(sh.Rows))
+			shards.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), metrics.Pct(sh.Utilization), metrics.Pct(sh.PeakUtilization), metrics.Count(sh.Ops), metrics.Count(sh.Rows))
 		}
 		tabs.Tables = append(tabs.Tables, htmlTableOf("Shards", shards))
 		nodes := &table{head: []string{"node", "cores", "load", "peak window load", "max queue"}, left: 0}
 		for _, n := range v.Nodes {
-			nodes.add(strconv.Itoa(n.ID), strconv.Itoa(n.Cores), fmtPct(n.Utilization), fmtPct(n.PeakUtilization), fmtCount(int64(n.MaxQueue)))
+			nodes.add(strconv.Itoa(n.ID), strconv.Itoa(n.Cores), metrics.Pct(n.Utilization), metrics.Pct(n.PeakUtilization), metrics.Count(int64(n.MaxQueue)))
 		}
 		tabs.Tables = append(tabs.Tables, htmlTableOf("Nodes", nodes))
 		for _, sec := range detailSections(v) {
@@ -627,42 +496,18 @@ func HTML(w io.Writer, sc *spec.Scenario, runs []Run, sum *Summary, downloads []
 	return t.Execute(w, page)
 }
 
-// htmlHeatRows are a streamed run's heat rows: one per row of its digest's heat map, its
-// bins of bin windows each merging bin/ColWindows of the map's columns (a load is the mean
-// over the (shard, window) pairs the run reached, ops the sum, queue the longest). Node
-// is the first shard's node; RunLoad and RunOps are the group's mean load and total ops.
-func htmlHeatRows(h *metrics.Heat, r *sim.Result, bin, nb int) []htmlRow {
-	per := bin / h.ColWindows
-	var rows []htmlRow
-	for i := range h.Rows {
-		first, last := i*h.RowShards, min((i+1)*h.RowShards, len(r.Shards))-1
-		row := htmlRow{Shard: first, Node: r.Shards[first].Node, Load: make([]float64, nb), Ops: make([]int64, nb), Queue: make([]int32, nb)}
-		if last > first {
-			row.Last = last
-		}
-		for b := range nb {
-			var sum float64
-			var n int32
-			for c := b * per; c < (b+1)*per && c < h.Cols; c++ {
-				k := i*h.Cols + c
-				row.Ops[b] += h.Ops[k]
-				row.Queue[b] = max(row.Queue[b], h.Queue[k])
-				sum += h.Sum[k]
-				n += h.Live[k]
-			}
-			if n > 0 {
-				row.Load[b] = util(sum / float64(n))
-			}
-		}
-		var load float64
-		for s := first; s <= last; s++ {
-			row.RunOps += r.Shards[s].Ops
-			load += r.Utilization(s)
-		}
-		row.RunLoad = util(load / float64(last-first+1))
-		rows = append(rows, row)
+// htmlStreamOf is stream i's time series, in time-chart bins, and its fine p99s.
+func htmlStreamOf(bn *metrics.Bins, i int, info metrics.StreamInfo) htmlStream {
+	r := bn.R
+	st := htmlStream{Name: r.Streams[i].Name, Op: r.Streams[i].Op.String(), SLO: []float64{}, RetryLabel: info.RetryLabel}
+	for _, t := range info.SLO {
+		st.SLO = append(st.SLO, t.Millis())
 	}
-	return rows
+	st.Offered, st.Completed, st.Failed, st.P99, st.Retries = bn.StreamSeries(i)
+	for _, fw := range metrics.FineWindowsOf(r, i) {
+		st.FineP99 = append(st.FineP99, optRound(fw.P99, 3))
+	}
+	return st
 }
 
 // htmlMaxNodeLines bounds the node load chart's lines: a chart of thousands of lines shows

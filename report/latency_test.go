@@ -23,7 +23,7 @@ func TestQuickstartQuantilesNotAboveMax(t *testing.T) {
 	if scan.Name != "report_all_users" || scan.QuantileMillis(0.999) <= scan.LatencyMax.Millis() {
 		t.Fatalf("%s: raw p999 %v ms, max %v ms; the test needs a raw quantile above the max", scan.Name, scan.QuantileMillis(0.999), scan.LatencyMax.Millis())
 	}
-	sum := Summarize(&sc.Scenario, []Run{{Variant: &sc.Variants[0].Variant, Result: r}})
+	sum := Summarize(describeScenario(sc), []Run{{Variant: describeVariant(sc.Variants[0]), Result: r}})
 	for _, st := range sum.Variants[0].Streams {
 		l := st.Latency
 		for name, q := range map[string]*float64{"mean": l.Mean, "p50": l.P50, "p95": l.P95, "p99": l.P99, "p999": l.P999} {

@@ -98,8 +98,8 @@ keyspace = { salt = 4 }
 	}
 	for i, want := range []string{"shard 15, the highest of the range,", "4 shards, one per salt bucket,"} {
 		v := sc.Variants[i]
-		run := Run{Variant: &v.Variant, Result: sim.Run(v.Model())}
-		ds := Summarize(&sc.Scenario, []Run{run}).Variants[0].Diagnosis
+		run := Run{Variant: describeVariant(v), Result: sim.Run(v.Model())}
+		ds := Summarize(describeScenario(sc), []Run{run}).Variants[0].Diagnosis
 		got := kinds(ds)
 		t.Logf("%s: diagnosis %v", v.Name, got)
 		if len(only(ds, "monotonic_key")) == 0 || slices.Contains(got, "hot_shard_many_keys") {

@@ -132,7 +132,7 @@ type skewRow struct {
 // the order of the CSV's) into buf and returns it. The rows of a row group are written
 // together, and a row group ends with a variant or when the next window would pass
 // parquetRowGroupRows.
-func seriesParquet[T any](out io.Writer, sc *spec.Scenario, runs []Run, by string, rows func(run Run, win int, lead windowLead, buf []T) ([]T, error)) error {
+func seriesParquet[T any](out io.Writer, sc *metrics.Scenario, runs []Run, by string, rows func(run Run, win int, lead windowLead, buf []T) ([]T, error)) error {
 	order := []parquet.SortingColumn{parquet.Ascending("t_s")}
 	if by != "" {
 		order = append(order, parquet.Ascending(by))
@@ -182,7 +182,7 @@ type windowLead struct {
 	ts             float64
 }
 
-func streamsParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func streamsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	return seriesParquet(w, sc, runs, "stream", func(run Run, win int, l windowLead, buf []streamRow) ([]streamRow, error) {
 		r := run.Result
 		ts := l.ts
@@ -199,7 +199,7 @@ func streamsParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
 }
 
 // shardsParquet writes shards.parquet; a streamed run's rows come from its spool.
-func shardsParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func shardsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	var (
 		last    *sim.Result
 		p99     []*float64
@@ -235,7 +235,7 @@ func shardsParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
 				row.Ops, row.Utilization, row.MaxQueue = c.ops, c.util, c.maxQueue
 			} else {
 				i := win*len(r.Shards) + s
-				row.Ops, row.Utilization, row.MaxQueue = r.ShardOps[i], util(r.ShardUtilization(win, s)), r.ShardMaxQueue[i]
+				row.Ops, row.Utilization, row.MaxQueue = r.ShardOps[i], metrics.Util(r.ShardUtilization(win, s)), r.ShardMaxQueue[i]
 			}
 			buf = append(buf, row)
 		}
@@ -243,31 +243,31 @@ func shardsParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
 	})
 }
 
-func nodesParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func nodesParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	return seriesParquet(w, sc, runs, "node", func(run Run, win int, l windowLead, buf []nodeRow) ([]nodeRow, error) {
 		r := run.Result
 		ts := l.ts
 		for n := range r.Nodes {
 			buf = append(buf, nodeRow{Variant: l.variant, WindowStart: l.start, TS: ts, Node: int32(n),
-				Utilization: util(r.NodeUtilization(win, n)), MaxQueue: r.NodeMaxQueue[win*len(r.Nodes)+n]})
+				Utilization: metrics.Util(r.NodeUtilization(win, n)), MaxQueue: r.NodeMaxQueue[win*len(r.Nodes)+n]})
 		}
 		return buf, nil
 	})
 }
 
-func skewParquet(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func skewParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	opt := func(p *float64) *float64 {
 		if p == nil {
 			return nil
 		}
-		x := round(*p, 3)
+		x := metrics.Round(*p, 3)
 		return &x
 	}
 	return seriesParquet(w, sc, runs, "", func(run Run, win int, l windowLead, buf []skewRow) ([]skewRow, error) {
-		ws := windowSpread(run.Result, win)
+		ws := metrics.WindowSpreadOf(run.Result, win)
 		sh, nd := ws.Shards, ws.Nodes
 		return append(buf, skewRow{Variant: l.variant, WindowStart: l.start, TS: l.ts,
-			ShardMax: util(sh.Max), ShardMedian: util(sh.Median), ShardMaxOverMedian: opt(sh.MaxOverMedian), ShardP95OverP50: opt(sh.P95OverP50), ShardGini: round(sh.Gini, 4),
-			NodeMax: util(nd.Max), NodeMedian: util(nd.Median), NodeMaxOverMedian: opt(nd.MaxOverMedian), NodeP95OverP50: opt(nd.P95OverP50), NodeGini: round(nd.Gini, 4)}), nil
+			ShardMax: metrics.Util(sh.Max), ShardMedian: metrics.Util(sh.Median), ShardMaxOverMedian: opt(sh.MaxOverMedian), ShardP95OverP50: opt(sh.P95OverP50), ShardGini: metrics.Round(sh.Gini, 4),
+			NodeMax: metrics.Util(nd.Max), NodeMedian: metrics.Util(nd.Median), NodeMaxOverMedian: opt(nd.MaxOverMedian), NodeP95OverP50: opt(nd.P95OverP50), NodeGini: metrics.Round(nd.Gini, 4)}), nil
 	})
 }

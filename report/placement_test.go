@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -31,8 +31,8 @@ func coLocatedScenario(t *testing.T) *scenarios.Scenario {
 func TestDiagnosePlacement(t *testing.T) {
 	sc := coLocatedScenario(t)
 	v := sc.Variants[0]
-	run := Run{Variant: &v.Variant, Result: sim.Run(v.Model())}
-	s := Summarize(&sc.Scenario, []Run{run})
+	run := Run{Variant: describeVariant(v), Result: sim.Run(v.Model())}
+	s := Summarize(describeScenario(sc), []Run{run})
 	vs := s.Variants[0]
 	if got := kinds(vs.Diagnosis); !slices.Equal(got, []string{"placement"}) {
 		t.Fatalf("diagnosis %v, want placement alone:\n%+v", got, vs.Diagnosis)
@@ -42,11 +42,11 @@ func TestDiagnosePlacement(t *testing.T) {
 		t.Errorf("subject %q, evidence %v: want node 0 and 2 shards", d.Subject, d.Evidence)
 	}
 	for _, sh := range []string{"shard_0_load", "shard_1_load"} {
-		if l, ok := d.Evidence[sh]; !ok || l < placementShardLoad || l >= diagHotLoad {
-			t.Errorf("evidence %s = %v (present %v), want in [%v, %v)", sh, l, ok, placementShardLoad, diagHotLoad)
+		if l, ok := d.Evidence[sh]; !ok || l < diagnose.PlacementShardLoad || l >= diagnose.ShardHotLoad {
+			t.Errorf("evidence %s = %v (present %v), want in [%v, %v)", sh, l, ok, diagnose.PlacementShardLoad, diagnose.ShardHotLoad)
 		}
 	}
-	if l := d.Evidence["node_load"]; l < diagHotLoad || l > 0.95 {
+	if l := d.Evidence["node_load"]; l < diagnose.ShardHotLoad || l > 0.95 {
 		t.Errorf("node load %v, want about 0.8", l)
 	}
 	for _, want := range []string{"node 0 runs at", "of its 1 core", "shard 0 at", "shard 1 at", "none of them reaches 50% alone", "co-located", "move", "add nodes"} {
@@ -76,12 +76,12 @@ func TestCoLocatedRule(t *testing.T) {
 		{0.45, []int{2, 2}, nil},            // the node under the hot threshold
 		{0.95, []int{2, 0, 3}, []int{0, 2}}, // sorted, shard 3 left out
 	} {
-		if got := coLocated(tc.node, tc.onNode, loads, 0.05); !slices.Equal(got, tc.want) {
-			t.Errorf("coLocated(%v, %v) = %v, want %v", tc.node, tc.onNode, got, tc.want)
+		if got := diagnose.CoLocated(tc.node, tc.onNode, loads, 0.05); !slices.Equal(got, tc.want) {
+			t.Errorf("diagnose.CoLocated(%v, %v) = %v, want %v", tc.node, tc.onNode, got, tc.want)
 		}
 	}
 	// Loads at twice the median or more count; a median of 0.2 leaves 0.3 out.
-	if got := coLocated(0.9, []int{0, 2}, loads, 0.2); got != nil {
+	if got := diagnose.CoLocated(0.9, []int{0, 2}, loads, 0.2); got != nil {
 		t.Errorf("coLocated with median 0.2 = %v, want nil", got)
 	}
 }
@@ -90,7 +90,7 @@ func TestCoLocatedRule(t *testing.T) {
 // predicted-hot shards, in text and JSON.
 func TestExplainWarnsCoLocatedShards(t *testing.T) {
 	sc := coLocatedScenario(t)
-	e := Explain(&sc.Scenario, []*build.Explanation{sc.Variants[0].Explain()})
+	e := Explain(describeScenario(sc, sc.Variants[0].Explain()))
 	v := e.Variants[0]
 	if len(v.Warnings) != 1 || !strings.HasPrefix(v.Warnings[0], "node 0 holds hot shards 0, 1 (predicted peak 80.") {
 		t.Fatalf("warnings %q, want one about node 0 and shards 0, 1", v.Warnings)

@@ -26,7 +26,7 @@ type RebalanceSummary struct {
 	Rate float64 `json:"rate"`
 }
 
-func rebalanceOf(sc *spec.Scenario, m *metrics.Run) *RebalanceSummary {
+func rebalanceOf(sc *metrics.Scenario, m *metrics.Run) *RebalanceSummary {
 	b := m.Rebalance
 	if b == nil {
 		return nil
@@ -38,7 +38,7 @@ func rebalanceOf(sc *spec.Scenario, m *metrics.Run) *RebalanceSummary {
 		return spec.FormatClock(sc.Start, secondsTime(*s))
 	}
 	return &RebalanceSummary{Start: at(b.Start), Done: at(b.Done), StartS: optRound(b.Start, 6), DoneS: optRound(b.Done, 6),
-		Moves: b.Moves, MovesDone: b.MovesDone, RowsCopied: b.RowsCopied, CopyCPUS: round(b.CopyCPU, 3), Rate: round(b.Rate, 3)}
+		Moves: b.Moves, MovesDone: b.MovesDone, RowsCopied: b.RowsCopied, CopyCPUS: metrics.Round(b.CopyCPU, 3), Rate: metrics.Round(b.Rate, 3)}
 }
 
 // rebalanceLine words a rebalance for the reports.
@@ -51,7 +51,7 @@ func rebalanceLine(b *RebalanceSummary) string {
 		done = "done " + b.Done
 	}
 	return fmt.Sprintf("nodes joined %s; %d of %d shard moves done (%s), %s rows copied at %s rows/s, %s core-s of CPU",
-		b.Start, b.MovesDone, b.Moves, done, fmtCount(b.RowsCopied), fmtCount(int64(math.Round(b.Rate))), num(b.CopyCPUS))
+		b.Start, b.MovesDone, b.Moves, done, metrics.Count(b.RowsCopied), metrics.Count(int64(math.Round(b.Rate))), num(b.CopyCPUS))
 }
 
 // rebalanceText writes a variant's rebalance for the text report.

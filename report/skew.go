@@ -3,127 +3,27 @@ package report
 import (
 	"io"
 
-	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
-
-// LoadSpread says how evenly a set of loads (shards' or nodes') is spread: the largest
-// against the median, the 95th percentile against the median (both by nearest rank, see
-// detect.Percentile, so with 20 or fewer loads p95 is the largest), and the Gini
-// coefficient (0: even; 1 - 1/n: one of n takes everything). A ratio to a median of 0 is
-// null while the numerator is positive, and 1 when every load is 0.
-type LoadSpread struct {
-	Max           float64  `json:"max"`
-	Median        float64  `json:"median"`
-	MaxOverMedian *float64 `json:"max_over_median"`
-	P95OverP50    *float64 `json:"p95_over_p50"`
-	Gini          float64  `json:"gini"`
-}
-
-// spreadOf computes the spread of loads, unrounded.
-func spreadOf(loads []float64) LoadSpread {
-	var sp LoadSpread
-	for _, l := range loads {
-		sp.Max = max(sp.Max, l)
-	}
-	sp.Median = detect.Median(loads)
-	sp.MaxOverMedian = ratioOrNil(sp.Max, sp.Median)
-	sp.P95OverP50 = ratioOrNil(detect.Percentile(loads, 0.95), detect.Percentile(loads, 0.5))
-	sp.Gini = detect.Gini(loads)
-	return sp
-}
-
-// rounded returns sp with its loads rounded like utilizations and its ratios to 0.001.
-func (sp LoadSpread) rounded() LoadSpread {
-	r := func(p *float64) *float64 {
-		if p == nil {
-			return nil
-		}
-		x := round(*p, 3)
-		return &x
-	}
-	return LoadSpread{Max: util(sp.Max), Median: util(sp.Median), MaxOverMedian: r(sp.MaxOverMedian),
-		P95OverP50: r(sp.P95OverP50), Gini: round(sp.Gini, 4)}
-}
-
-// ratioOrNil returns a/b; nil when b is 0 and a is not (an infinite ratio), 1 when both are.
-func ratioOrNil(a, b float64) *float64 {
-	var x float64
-	switch {
-	case b > 0:
-		x = a / b
-	case a == 0:
-		x = 1
-	default:
-		return nil
-	}
-	return &x
-}
-
-// WindowSpread is the spread of shard and node loads in one window.
-type WindowSpread struct {
-	Shards, Nodes LoadSpread
-}
-
-// SkewSeries returns, per window, the spread of the shards' loads and of the nodes'.
-func SkewSeries(r *sim.Result) []WindowSpread {
-	out := make([]WindowSpread, r.Windows)
-	for w := range out {
-		out[w] = windowSpread(r, w)
-	}
-	return out
-}
-
-func windowSpread(r *sim.Result, w int) WindowSpread {
-	nodes := make([]float64, len(r.Nodes))
-	for n := range nodes {
-		nodes[n] = r.NodeUtilization(w, n)
-	}
-	if d := metrics.DigestOf(r); d != nil {
-		// A streamed run kept the window's spread as it closed (metrics.ShardDigest).
-		ws := &d.Windows[w]
-		return WindowSpread{Shards: LoadSpread{Max: ws.Max, Median: ws.Median, MaxOverMedian: ratioOrNil(ws.Max, ws.Median),
-			P95OverP50: ratioOrNil(ws.P95, ws.P50), Gini: ws.Gini}, Nodes: spreadOf(nodes)}
-	}
-	shards := make([]float64, len(r.Shards))
-	for s := range shards {
-		shards[s] = r.ShardUtilization(w, s)
-	}
-	return WindowSpread{Shards: spreadOf(shards), Nodes: spreadOf(nodes)}
-}
-
-// runSpread returns the spread of the shards' and the nodes' loads over the whole run.
-func runSpread(r *sim.Result) (shards, nodes LoadSpread) {
-	sl := make([]float64, len(r.Shards))
-	for s := range sl {
-		sl[s] = r.Utilization(s)
-	}
-	nl := make([]float64, len(r.Nodes))
-	for n := range nl {
-		nl[n] = r.NodeLoad(n)
-	}
-	return spreadOf(sl), spreadOf(nl)
-}
 
 // skewCSV writes skew.csv: per variant and window, the spread of shard and node loads.
 // An undefined ratio (a median of 0 under a working shard) is an empty cell.
-func skewCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
+func skewCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	opt := func(p *float64) string {
 		if p == nil {
 			return ""
 		}
-		return num(round(*p, 3))
+		return num(metrics.Round(*p, 3))
 	}
 	cols := func(sp LoadSpread) []string {
-		return []string{num(util(sp.Max)), num(util(sp.Median)), opt(sp.MaxOverMedian), opt(sp.P95OverP50), num(round(sp.Gini, 4))}
+		return []string{num(metrics.Util(sp.Max)), num(metrics.Util(sp.Median)), opt(sp.MaxOverMedian), opt(sp.P95OverP50), num(metrics.Round(sp.Gini, 4))}
 	}
 	return seriesCSV(w, sc, runs, []string{
 		"shard_max", "shard_median", "shard_max_over_median", "shard_p95_over_p50", "shard_gini",
 		"node_max", "node_median", "node_max_over_median", "node_p95_over_p50", "node_gini"},
 		func(r *sim.Result, win int) [][]string {
-			ws := windowSpread(r, win)
+			ws := metrics.WindowSpreadOf(r, win)
 			return [][]string{append(cols(ws.Shards), cols(ws.Nodes)...)}
 		})
 }

@@ -10,17 +10,12 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 )
-
-// Streams reports whether a variant of shards shards over windows windows should stream
-// its shard series (spec.StreamShardCells: about 40 MB of them).
-func Streams(shards, windows int) bool {
-	return int64(shards)*int64(windows) > spec.StreamShardCells
-}
 
 // StreamSink is the window sink of a streamed run (sim.Model.Sink): it keeps the run's
 // metrics.ShardDigest and writes each window's shard cells (ops, utilization rounded as
@@ -53,14 +48,14 @@ func NewStreamSink(dir string, windows int) (*StreamSink, error) {
 func (k *StreamSink) ShardDigest() *metrics.ShardDigest { return k.digest }
 
 // utilScale is util's rounding: a utilization is spooled as the integer
-// math.Round(x*utilScale), and util(x) is exactly that integer over utilScale.
+// math.Round(x*utilScale), and metrics.Util(x) is exactly that integer over utilScale.
 const utilScale = 1e4
 
 // ShardWindow takes window w's shard series (sim.WindowSink).
 func (k *StreamSink) ShardWindow(w int, s *sim.ShardWindow) {
 	if k.digest == nil {
 		k.digest = metrics.NewShardDigest(len(s.Busy), len(s.Capacity), k.windows,
-			metrics.DigestLines{HotLoad: HotLoad, HotRatio: hotRatio, CoLoad: placementShardLoad, CoRatio: diagSkewRatio})
+			diagnose.Lines)
 	}
 	k.digest.ShardWindow(w, s)
 	if k.err != nil {
@@ -133,7 +128,7 @@ func (r *spoolReader) next() (shardCell, error) {
 
 // streamedShardsCSV writes run's part of shards.csv from its spool: the same bytes
 // seriesCSV and shardsCSV write for a run that kept its series.
-func streamedShardsCSV(w io.Writer, sc *spec.Scenario, run Run, k *StreamSink) error {
+func streamedShardsCSV(w io.Writer, sc *metrics.Scenario, run Run, k *StreamSink) error {
 	in, err := k.reader()
 	if err != nil {
 		return err

@@ -13,13 +13,12 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // runWith runs every variant the options select, keeping their shard series (dir "") or
 // streaming them to a StreamSink (as `run` does above spec.StreamShardCells), the spools
 // in dir.
-func runWith(t *testing.T, dir, path string, opts scenarios.Options) (*spec.Scenario, []Run) {
+func runWith(t *testing.T, dir, path string, opts scenarios.Options) (*metrics.Scenario, []Run) {
 	t.Helper()
 	sc, err := scenarios.Load(path, opts)
 	if err != nil {
@@ -36,18 +35,18 @@ func runWith(t *testing.T, dir, path string, opts scenarios.Options) (*spec.Scen
 			t.Cleanup(func() { k.Close() })
 			m.Sink = k
 		}
-		runs = append(runs, Run{Variant: &v.Variant, Result: sim.Run(m)})
+		runs = append(runs, Run{Variant: describeVariant(v), Result: sim.Run(m)})
 	}
-	return &sc.Scenario, runs
+	return describeScenario(sc), runs
 }
 
 // runStreamed is runWith for every variant, streamed.
-func runStreamed(t *testing.T, dir, path string, sets ...string) (*spec.Scenario, []Run) {
+func runStreamed(t *testing.T, dir, path string, sets ...string) (*metrics.Scenario, []Run) {
 	return runWith(t, dir, path, scenarios.Options{Sets: sets})
 }
 
 // writeAll writes every file of runs into dir and returns them by name.
-func writeAll(t *testing.T, dir string, sc *spec.Scenario, runs []Run) map[string][]byte {
+func writeAll(t *testing.T, dir string, sc *metrics.Scenario, runs []Run) map[string][]byte {
 	t.Helper()
 	sum := Summarize(sc, runs)
 	paths, err := WriteFiles(dir, sc, runs, sum, nil)
@@ -160,7 +159,7 @@ func TestSummaryBounded(t *testing.T) {
 	}
 	left := 0
 	for _, sh := range m.Shards {
-		if util(sh.Utilization) > least {
+		if metrics.Util(sh.Utilization) > least {
 			left++
 		}
 	}

@@ -2,11 +2,9 @@ package report
 
 import (
 	"cmp"
-	"fmt"
-	"math"
 	"slices"
 
-	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -108,7 +106,7 @@ type BottleneckJSON struct {
 func BottleneckOf(b metrics.Bottleneck) BottleneckJSON {
 	j := BottleneckJSON{Resource: b.Resource.String(), Stream: b.Stream, Text: b.Text}
 	if b.Node >= 0 {
-		n, u, p := b.Node, util(b.Load), util(b.Peak)
+		n, u, p := b.Node, metrics.Util(b.Load), metrics.Util(b.Peak)
 		j.Node, j.Utilization, j.PeakUtilization = &n, &u, &p
 	}
 	return j
@@ -200,15 +198,15 @@ type HotLock struct {
 }
 
 // lockSummary words a stream's lock figures; nil for a stream without locks.
-func lockSummary(v *spec.Variant, stream int, ms *metrics.Stream) *LockSummary {
+func lockSummary(v *metrics.Variant, stream int, ms *metrics.Stream) *LockSummary {
 	l := ms.Locks
 	if l == nil {
 		return nil
 	}
-	out := &LockSummary{Waits: l.Waits, Queued: l.Queued, QueuedShare: round(l.Share, 6),
+	out := &LockSummary{Waits: l.Waits, Queued: l.Queued, QueuedShare: metrics.Round(l.Share, 6),
 		WaitMs:   LockWaitMs{Mean: optMs(l.Mean), P99: optMs(l.P99), Max: optMs(l.Max)},
 		TimedOut: ms.Failures[metrics.Lock], HotKeys: []HotLock{},
-		HoldMs: optMs(l.HoldMean), HotRowWritesPerS: round(l.HotRate, 1), HotRowLoad: round(l.Busy, 4)}
+		HoldMs: optMs(l.HoldMean), HotRowWritesPerS: metrics.Round(l.HotRate, 1), HotRowLoad: metrics.Round(l.Busy, 4)}
 	for _, k := range l.Hot[:min(len(l.Hot), hotShown)] {
 		out.HotKeys = append(out.HotKeys, HotLock{Key: formatPartition(v, stream, k.Values), Parts: k.Values, Queued: k.Count, Error: k.Error, Shard: k.Shard})
 	}
@@ -290,41 +288,35 @@ type Skew struct {
 	PeakNodeSpread    LoadSpread `json:"peak_node_spread"`
 }
 
-// Alert is one entry of the alert timeline.
-type Alert struct {
-	At      string  `json:"at"`
-	AtS     float64 `json:"at_s"`
-	Kind    string  `json:"kind"`
-	Subject string  `json:"subject"`
-	Message string  `json:"message"`
-	// Onset is the start of the window in which the trouble the alert reports began (see
-	// Alerts for the line per kind); DetectedAfterS is the time from there to the alert,
-	// and Detection says it in words.
-	Onset          string  `json:"onset"`
-	OnsetS         float64 `json:"onset_s"`
-	DetectedAfterS float64 `json:"detected_after_s"`
-	Detection      string  `json:"detection"`
-	// FineAt, for a latency alert inside a detail range, is the end of the first fine
-	// window whose p99 passed the threshold (metrics.FineCrossing); absent otherwise.
-	FineAt  string   `json:"fine_at,omitempty"`
-	FineAtS *float64 `json:"fine_at_s,omitempty"`
-}
+// The findings and figures of a variant that diagnose and metrics make, under the names
+// summary.json's readers know.
+type (
+	Alert          = diagnose.Alert
+	Diagnosis      = diagnose.Diagnosis
+	HotKeys        = metrics.HotKeys
+	HotKey         = metrics.HotKey
+	HotPartitions  = metrics.HotPartitions
+	HotPartition   = metrics.HotPartition
+	LatencyOutlier = metrics.LatencyOutlier
+	CacheSummary   = metrics.CacheSummary
+	LoadSpread     = metrics.LoadSpread
+)
 
 // Run is one variant's result beside the variant it came from.
 type Run struct {
-	Variant *spec.Variant
+	Variant *metrics.Variant
 	Result  *sim.Result
 }
 
 // Summarize builds summary.json's content.
-func Summarize(sc *spec.Scenario, runs []Run) *Summary {
+func Summarize(sc *metrics.Scenario, runs []Run) *Summary {
 	s := &Summary{
 		Scenario:    sc.Name,
 		Description: sc.Description,
 		Seed:        sc.Seed,
-		DurationS:   round(sc.Duration.Seconds(), 6),
-		WarmupS:     round(sc.Warmup.Seconds(), 6),
-		WindowS:     round(sc.Window.Seconds(), 6),
+		DurationS:   metrics.Round(sc.Duration.Seconds(), 6),
+		WarmupS:     metrics.Round(sc.Warmup.Seconds(), 6),
+		WindowS:     metrics.Round(sc.Window.Seconds(), 6),
 		Start:       spec.FormatClock(sc.Start, 0),
 	}
 	for _, run := range runs {
@@ -337,135 +329,125 @@ func Summarize(sc *spec.Scenario, runs []Run) *Summary {
 	return s
 }
 
-func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
+func summarizeVariant(sc *metrics.Scenario, run Run) VariantSummary {
 	r := run.Result
 	v := VariantSummary{
 		Name:        run.Variant.Name,
 		Description: run.Variant.Description,
-		Key:         run.Variant.KeyDescription(),
-		Alerts:      Alerts(sc, run),
+		Key:         run.Variant.Key,
+		Alerts:      diagnose.Alerts(sc, run.Variant, run.Result),
 	}
 	if v.Alerts == nil {
 		v.Alerts = []Alert{}
 	}
-	v.ElapsedS, v.Partial = round(r.Elapsed.Seconds(), 6), r.Partial
+	v.ElapsedS, v.Partial = metrics.Round(r.Elapsed.Seconds(), 6), r.Partial
 	if r.Saturated {
-		v.Saturated = &Saturation{At: spec.FormatClock(sc.Start, r.SaturatedAt), AtS: round(r.SaturatedAt.Seconds(), 6), Backlog: r.Backlog}
-		a := Alert{At: v.Saturated.At, AtS: v.Saturated.AtS, Kind: "saturated", Subject: "cluster",
-			Message: fmt.Sprintf("%s waiting: the offered load exceeds what the nodes serve; the run stopped here", plural(int64(r.Backlog), "subrequest"))}
-		if r.Window > 0 && r.Windows > 0 {
-			newOnsets(sc, r).time(&a, min(int(r.SaturatedAt/r.Window), r.Windows-1), -1)
-		}
+		a := diagnose.Saturated(sc, r)
+		v.Saturated = &Saturation{At: a.At, AtS: a.AtS, Backlog: r.Backlog}
 		v.Alerts = append(v.Alerts, a)
 	}
 	m := metrics.Of(r)
 	for i := range r.Streams {
-		st, ms := &r.Streams[i], &m.Streams[i]
-		l := &ms.Latency
-		v.Streams = append(v.Streams, StreamSummary{
-			Name: ms.Name, Op: ms.Op.String(),
-			Offered: ms.Offered, Completed: ms.Completed, Rejected: ms.Failures[metrics.Rejected],
-			Throttled: ms.Failures[metrics.Throttled], TimedOut: ms.Failures[metrics.TimedOut],
-			Attempts: st.Attempts, Retries: st.Retries, Limited: ms.Failures[metrics.Limited], Cache: cacheOf(st),
-			Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
-			Fanout:  Fanout{Mean: round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: round(ms.Fanout.Partitions, 3)},
-			Failed:  ms.Failed, ErrorRate: round(ms.ErrorRate, 6),
-			Lock: lockSummary(run.Variant, i, ms), LockFailed: ms.Failures[metrics.Lock],
-		})
-		if ms.Rows != nil {
-			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: round(ms.Rows.Mean, 3)}
-		}
-		ss := &v.Streams[len(v.Streams)-1]
-		if run.Variant != nil && i < len(run.Variant.Streams) {
-			ss.RetryLabel = run.Variant.Streams[i].RetryLabel
-		}
-		if rs := metrics.RetriesOf(r, i); rs.First >= 0 && r.Window > 0 {
-			at := func(w int) sim.Time { return sim.Time(w) * r.Window }
-			ss.Retried = &RetriedSummary{From: spec.FormatClock(sc.Start, at(rs.First)), FromS: at(rs.First).Seconds(),
-				To: spec.FormatClock(sc.Start, at(rs.Last)), Peak: spec.FormatClock(sc.Start, at(rs.Peak)), PeakCount: rs.PeakCount}
-		}
+		v.Streams = append(v.Streams, streamSummary(sc, run, m, i))
 	}
 	for _, sh := range m.Shards {
 		v.Shards = append(v.Shards, ShardSummary{
 			ID: sh.ID, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows,
-			Utilization: util(sh.Utilization), PeakUtilization: util(sh.Peak),
+			Utilization: metrics.Util(sh.Utilization), PeakUtilization: metrics.Util(sh.Peak),
 			P99: optMs(sh.P99), Failures: sh.Failures,
 		})
 	}
 	for _, nd := range m.Nodes {
 		v.Nodes = append(v.Nodes, NodeSummary{
-			ID: nd.ID, Cores: nd.Cores, Utilization: util(nd.Utilization),
-			PeakUtilization: util(nd.Peak), MaxQueue: nd.MaxQueue,
+			ID: nd.ID, Cores: nd.Cores, Utilization: metrics.Util(nd.Utilization),
+			PeakUtilization: metrics.Util(nd.Peak), MaxQueue: nd.MaxQueue,
 		})
 	}
 	v.Skew = skew(sc, r, m)
-	v.ErrorRate = round(m.ErrorRate, 6)
+	v.ErrorRate = metrics.Round(m.ErrorRate, 6)
 	if len(m.Nodes) > 0 {
 		hn := m.Nodes[m.Node.Index]
-		v.HottestNode = HottestNode{ID: hn.ID, Utilization: util(hn.Utilization), PeakUtilization: util(hn.Peak)}
+		v.HottestNode = HottestNode{ID: hn.ID, Utilization: metrics.Util(hn.Utilization), PeakUtilization: metrics.Util(hn.Peak)}
 	}
 	v.Bottleneck = BottleneckOf(metrics.BottleneckOf(m, false))
-	dc := detectOf(run.Variant)
-	v.HotKeys = hotKeysOf(run, dc.TopK)
-	v.HotPartitions = hotPartitionsOf(run, dc.TopK)
-	v.LatencyOutliers = latencyOutliers(run, dc)
+	dc := run.Variant.Detect
+	v.HotKeys = metrics.HotKeysOf(r, run.Variant, dc.TopK)
+	v.HotPartitions = metrics.HotPartitionsOf(r, run.Variant, dc.TopK)
+	for i := range v.HotPartitions {
+		if hp := &v.HotPartitions[i]; hp.Stopped {
+			hp.CountedUntil = spec.FormatClock(run.Variant.Start, hp.StoppedAt)
+		}
+	}
+	v.LatencyOutliers = metrics.LatencyOutliersOf(r, run.Variant, dc)
 	v.Events = eventsOf(sc, r)
 	v.Migrations = migrationsOf(sc, m)
 	v.Rebalance = rebalanceOf(sc, m)
-	v.Diagnosis = diagnose(sc, run, m, &v)
+	v.Diagnosis = diagnose.Of(&diagnose.Case{Scenario: sc, Variant: run.Variant, Result: r, Run: m, HotKeys: v.HotKeys, HotPartitions: v.HotPartitions})
 	return v
+}
+
+// streamSummary is stream i's totals, from metrics.
+func streamSummary(sc *metrics.Scenario, run Run, m *metrics.Run, i int) StreamSummary {
+	r := run.Result
+	st, ms := &r.Streams[i], &m.Streams[i]
+	l := &ms.Latency
+	ss := StreamSummary{
+		Name: ms.Name, Op: ms.Op.String(),
+		Offered: ms.Offered, Completed: ms.Completed, Rejected: ms.Failures[metrics.Rejected],
+		Throttled: ms.Failures[metrics.Throttled], TimedOut: ms.Failures[metrics.TimedOut],
+		Attempts: st.Attempts, Retries: st.Retries, Limited: ms.Failures[metrics.Limited], Cache: ms.Cache,
+		Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
+		Fanout:  Fanout{Mean: metrics.Round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: metrics.Round(ms.Fanout.Partitions, 3)},
+		Failed:  ms.Failed, ErrorRate: metrics.Round(ms.ErrorRate, 6),
+		Lock: lockSummary(run.Variant, i, ms), LockFailed: ms.Failures[metrics.Lock],
+		RetryLabel: run.Variant.Stream(i).RetryLabel,
+	}
+	if ms.Rows != nil {
+		ss.Rows = &RowsSummary{Read: ms.Rows.Read, Mean: metrics.Round(ms.Rows.Mean, 3)}
+	}
+	if rs := metrics.RetriesOf(r, i); rs.First >= 0 && r.Window > 0 {
+		at := func(w int) sim.Time { return sim.Time(w) * r.Window }
+		ss.Retried = &RetriedSummary{From: spec.FormatClock(sc.Start, at(rs.First)), FromS: at(rs.First).Seconds(),
+			To: spec.FormatClock(sc.Start, at(rs.Last)), Peak: spec.FormatClock(sc.Start, at(rs.Peak)), PeakCount: rs.PeakCount}
+	}
+	return ss
 }
 
 // skew compares the hottest shard with the median over the run and in the window whose
 // hottest shard is hottest, as metrics found them, and adds the spreads of load.
-func skew(sc *spec.Scenario, r *sim.Result, m *metrics.Run) Skew {
+func skew(sc *metrics.Scenario, r *sim.Result, m *metrics.Run) Skew {
 	var k Skew
-	k.HottestShard, k.HottestLoad, k.MedianLoad = m.Shard.Index, util(m.Shard.Load), util(m.Shard.Median)
+	k.HottestShard, k.HottestLoad, k.MedianLoad = m.Shard.Index, metrics.Util(m.Shard.Load), metrics.Util(m.Shard.Median)
 	k.MaxOverMedian = optRound(m.Shard.MaxOverMedian, 3)
-	k.MaxOverMean = round(m.Shard.MaxOverMean, 3)
+	k.MaxOverMean = metrics.Round(m.Shard.MaxOverMean, 3)
 	w := m.PeakWindow
 	k.PeakWindow = spec.FormatClock(sc.Start, sim.Time(w)*r.Window)
 	k.PeakWindowS = (sim.Time(w) * r.Window).Seconds()
-	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad = m.PeakShard.Index, util(m.PeakShard.Load), util(m.PeakShard.Median)
+	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad = m.PeakShard.Index, metrics.Util(m.PeakShard.Load), metrics.Util(m.PeakShard.Median)
 	k.PeakMaxOverMedian = optRound(m.PeakShard.MaxOverMedian, 3)
-	shards, nodes := runSpread(r)
-	k.ShardSpread, k.NodeSpread = shards.rounded(), nodes.rounded()
+	shards, nodes := metrics.RunSpread(r)
+	k.ShardSpread, k.NodeSpread = shards.Rounded(), nodes.Rounded()
 	if w < r.Windows {
-		ws := windowSpread(r, w)
-		k.PeakShardSpread, k.PeakNodeSpread = ws.Shards.rounded(), ws.Nodes.rounded()
+		ws := metrics.WindowSpreadOf(r, w)
+		k.PeakShardSpread, k.PeakNodeSpread = ws.Shards.Rounded(), ws.Nodes.Rounded()
 	}
 	return k
 }
-
-// PeakWindow returns the window whose hottest shard is hottest (the earliest on ties).
-func PeakWindow(r *sim.Result) int { return metrics.PeakWindow(r) }
 
 // optRound rounds an optional value to digits; nil stays nil.
 func optRound(p *float64, digits int) *float64 {
 	if p == nil {
 		return nil
 	}
-	x := round(*p, digits)
+	x := metrics.Round(*p, digits)
 	return &x
 }
 
 // optMs rounds optional milliseconds to the microsecond; nil stays nil.
 func optMs(p *float64) *float64 { return optRound(p, 3) }
 
-// Median returns the median of xs (the mean of the two middle values for an even count),
-// or 0 for none. xs is not modified.
-func Median(xs []float64) float64 { return detect.Median(xs) }
-
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
-}
-
 // ms rounds milliseconds to the microsecond.
-func ms(x float64) float64 { return round(x, 3) }
-
-// util rounds a utilization to 0.01 percentage points.
-func util(x float64) float64 { return round(x, 4) }
+func ms(x float64) float64 { return metrics.Round(x, 3) }
 
 // The Max... constants bound what a variant's summary lists, so that summary.json,
 // report.md and report.html stay small at any size (about 3 MB a variant at most): above

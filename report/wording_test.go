@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/metrics"
 )
 
 // The wording a new user found misleading, case by case.
 func TestWording(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
-		{plural(1, "request"), "1 request"},
-		{plural(8195, "request"), "8,195 requests"},
-		{plural(0, "request"), "0 requests"},
+		{metrics.Plural(1, "request"), "1 request"},
+		{metrics.Plural(8195, "request"), "8,195 requests"},
+		{metrics.Plural(0, "request"), "0 requests"},
 		// A fan-out that is always 12 is a count; a varying one keeps its decimal.
 		{fmtFanout(Fanout{Mean: 12, Max: 12, Partitions: 12}), "12"},
 		{fmtFanout(Fanout{Mean: 7.4, Max: 12, Partitions: 7.4}), "7.4 max 12"},
@@ -22,14 +22,11 @@ func TestWording(t *testing.T) {
 		{fmtFanout(Fanout{Mean: 1, Max: 1, Partitions: 1}), "1"},
 		// No ratio to an idle median.
 		{fmtRatio(nil), "n/a (the median shard is idle)"},
-		// An alert's ratio to a median that prints as 0.0% (it said 10669.2x) is left out.
-		{ratioWords(0.9, 0.0000844), ""},
-		{ratioWords(0.9, 0.3), " (3.0x)"},
 		// Estimated distinct counts: exact when small, rounded and never above the samples.
-		{fmtAbout(1406, 4716), "1,406"},
-		{fmtAbout(12448, 12528), "about 12,400"},
-		{fmtAbout(1302540, 1282062), "about 1,280,000"},
-		{fmtAbout(5, 100), "5"},
+		{metrics.About(1406, 4716), "1,406"},
+		{metrics.About(12448, 12528), "about 12,400"},
+		{metrics.About(1302540, 1282062), "about 1,280,000"},
+		{metrics.About(5, 100), "5"},
 		// A failed share never prints as none, nor as all of them.
 		{fmtShare(6544, 93_304_229), "<0.1%"},
 		{fmtShare(0, 100), "0.0%"},
@@ -57,9 +54,6 @@ func TestWording(t *testing.T) {
 	if l := spreadLine(v, false); strings.Contains(l, "(0:") || strings.Contains(l, "∞") {
 		t.Errorf("a later spread line: %s", l)
 	}
-	if p := pctAtLeast(0); p != "0.1%" {
-		t.Errorf("no partition holds a share: %q, want the 0.1%% floor the sketch can vouch for", p)
-	}
 }
 
 // TestTextAlertsCapped: the text output prints a variant's first maxTextAlerts alerts and
@@ -77,31 +71,5 @@ func TestTextAlertsCapped(t *testing.T) {
 	}
 	if !strings.Contains(out, "... 5 alerts left out here (report.md and summary.json list them)") || strings.Contains(out, "node 44 at") {
 		t.Errorf("the cut is not said, or the last alerts were printed:\n%s", out)
-	}
-}
-
-// TestCopyingIn: a shard's busiest window that a rebalance's move of it (or a migration's
-// backfill) overlaps is said to hold the copy's work, so that the diagnosis does not
-// blame the key for it (a review found "reshard or salt the key" for a shard whose 77.6%
-// was mostly its own move).
-func TestCopyingIn(t *testing.T) {
-	r := &sim.Result{Window: sim.Minute, Windows: 4, Rebalance: &sim.RebalanceResult{Moves: []sim.ShardCopy{
-		{Shard: 2, From: 0, To: 2, Start: 70 * sim.Second, Done: 100 * sim.Second},
-		{Shard: 3, From: 1, To: 3, Start: 100 * sim.Second, Done: -1},
-	}}}
-	for _, c := range []struct {
-		s, w int
-		want string
-	}{
-		{2, 0, ""}, {2, 1, "moved from node 0 to node 2"}, {2, 2, ""},
-		{3, 1, "moved from node 1 to node 3"}, {3, 3, "moved from node 1 to node 3"}, {1, 1, ""},
-	} {
-		if got := copyingIn(r, c.s, c.w); c.want == "" && got != "" || !strings.Contains(got, c.want) {
-			t.Errorf("shard %d, window %d: %q, want %q", c.s, c.w, got, c.want)
-		}
-	}
-	m := &sim.Result{Window: sim.Minute, Windows: 4, Migration: &sim.MigrationResult{Start: 90 * sim.Second, BackfillDone: 150 * sim.Second}}
-	if copyingIn(m, 0, 0) != "" || !strings.Contains(copyingIn(m, 0, 2), "backfill") {
-		t.Errorf("migration: window 0 %q (want none), window 2 %q (want the backfill)", copyingIn(m, 0, 0), copyingIn(m, 0, 2))
 	}
 }

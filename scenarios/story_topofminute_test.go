@@ -172,7 +172,7 @@ func TestTopOfMinuteStory(t *testing.T) {
 	// Diagnosis: the synchronized flush is a burst in time, at the minute's period; the
 	// jittered flush has no hotspot.
 	for _, v := range sc.Variants {
-		d := report.Summarize(&sc.Scenario, []report.Run{{Variant: &v.Variant, Result: res[v.Name]}}).Variants[0].Diagnosis
+		d := report.Summarize(describe(sc), []report.Run{{Variant: describeVariant(v), Result: res[v.Name]}}).Variants[0].Diagnosis
 		var kinds []string
 		period := 0.0
 		for _, x := range d {

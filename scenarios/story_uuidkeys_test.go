@@ -85,9 +85,9 @@ func TestUUIDKeysStory(t *testing.T) {
 
 	var runs []report.Run
 	for _, v := range s.sc.Variants {
-		runs = append(runs, report.Run{Variant: &v.Variant, Result: s.results[v.Name]})
+		runs = append(runs, report.Run{Variant: describeVariant(v), Result: s.results[v.Name]})
 	}
-	cs := report.Claims(&s.sc.Scenario, runs)
+	cs := report.Claims(describe(s.sc), runs)
 	if len(cs) != len(s.sc.Claims) || len(cs) < 8 {
 		t.Fatalf("%d claims measured of %d, want every one (at least 8)", len(cs), len(s.sc.Claims))
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/internal/pool"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -248,18 +249,19 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	}
 	// The charts are drawn while the summary, the tables and the other files are made: they
 	// need only the runs, and drawing them is most of what charts cost.
+	desc := describe(sc, nil)
 	var charts []report.Chart
 	chartsDone := make(chan error, 1)
 	if c.noCharts {
 		chartsDone <- nil
 	} else {
-		plan := report.PlanCharts(c.chartFormat, &sc.Scenario, runs)
+		plan := report.PlanCharts(c.chartFormat, desc, runs)
 		charts = plan.Charts
 		go func() { chartsDone <- plan.Render(stage, c.parallel) }()
 	}
 	waitCharts := sync.OnceValue(func() error { return <-chartsDone })
 	defer waitCharts() // no chart is still being written once the command returns
-	sum := report.Summarize(&sc.Scenario, runs)
+	sum := report.Summarize(desc, runs)
 
 	var buf bytes.Buffer
 	switch c.format {
@@ -275,7 +277,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	paths, err := report.WriteFilesAs(stage, &sc.Scenario, runs, sum, charts, series)
+	paths, err := report.WriteFilesAs(stage, desc, runs, sum, charts, series)
 	if err != nil {
 		return err
 	}
@@ -284,7 +286,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		for _, p := range paths {
 			links = append(links, filepath.Base(p))
 		}
-		p, err := report.WriteHTML(stage, &sc.Scenario, runs, sum, links)
+		p, err := report.WriteHTML(stage, desc, runs, sum, links)
 		if err != nil {
 			return err
 		}
@@ -483,20 +485,31 @@ func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool, dir str
 	// still reports each one (as partial); the models themselves stop early.
 	errs := make([]error, len(sc.Variants))
 	streamedGC(sc)
+	desc := describe(sc, nil)
 	runs := pool.Map(pool.New(parallel, nil), len(sc.Variants), func(i int) report.Run {
 		m := sc.Variants[i].Model()
 		m.Stop = stop
-		if m.Splitter == nil && report.Streams(len(m.ShardNode), m.Windows()) {
+		if m.Splitter == nil && int64(len(m.ShardNode))*int64(m.Windows()) > spec.StreamShardCells {
 			k, err := report.NewStreamSink(dir, m.Windows())
 			if err != nil {
 				errs[i] = err
-				return report.Run{Variant: &sc.Variants[i].Variant, Result: &sim.Result{}}
+				return report.Run{Variant: &desc.Variants[i], Result: &sim.Result{}}
 			}
 			m.Sink = k
 		}
-		return report.Run{Variant: &sc.Variants[i].Variant, Result: sim.Run(m)}
+		return report.Run{Variant: &desc.Variants[i], Result: sim.Run(m)}
 	})
 	return runs, errors.Join(errs...)
+}
+
+// describe is what the report knows of sc (build.Describe), with exs, the variants'
+// explanations, when given.
+func describe(sc *scenarios.Scenario, exs []*scenarios.Explanation) *metrics.Scenario {
+	vs := make([]*spec.Variant, len(sc.Variants))
+	for i, v := range sc.Variants {
+		vs[i] = &v.Variant
+	}
+	return build.Describe(&sc.Scenario, vs, exs)
 }
 
 // streamedMemoryLimit is the Go runtime's soft memory limit for a run that streams a
@@ -625,7 +638,7 @@ func explain(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	for _, v := range sc.Variants {
 		exs = append(exs, v.Explain())
 	}
-	e := report.Explain(&sc.Scenario, exs)
+	e := report.Explain(describe(sc, exs))
 	switch c.format {
 	case "json":
 		enc := json.NewEncoder(stdout)

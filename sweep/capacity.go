@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -63,7 +63,7 @@ type CapacityConfig struct {
 	// Require picks the answer reported as Multiple; both are computed.
 	Require Require
 	// Budget is the longest simulated run, warmup included, that a search may choose to
-	// settle the hottest queue (0: DefaultBudget); a multiple the budget cannot settle is
+	// settle the hottest queue (0: runner.DefaultBudget); a multiple the budget cannot settle is
 	// judged Unsettled.
 	Budget time.Duration
 	// Precision, when above 0, adds replications one at a time (up to MaxReplications)
@@ -73,7 +73,7 @@ type CapacityConfig struct {
 	Precision       float64
 	MaxReplications int
 	// Relaxations is how many relaxation times of the hottest queue each run measures
-	// after its warmup (at least settleRuns; by default defaultRelaxations).
+	// after its warmup (at least runner.SettleRuns; by default defaultRelaxations).
 	Relaxations float64
 	// lengthenAll lengthens failing runs too (a sweep's, whose rows show every figure).
 	lengthenAll bool
@@ -310,48 +310,28 @@ func newSearch(c *CapacityConfig, p Point, variant string, seed uint64, lf, most
 		runs: map[runKey]*metrics.Run{}, probes: map[float64]*Probe{}}
 }
 
-// run makes the searches idx on a pool of c.Parallel and calls done with each answer as
-// it is found, one call at a time. It stops at done's first error.
+// run makes the searches idx on the run loop (c.Parallel runs at once) and calls done
+// with each answer as it is found, one call at a time. It stops at done's first error.
 func (cp *capacityPlan) run(idx []int, done func(i int, res Capacity) error) error {
 	c := cp.c
-	var mu sync.Mutex
-	var failed error
-	stop := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return failed != nil || c.Stop != nil && c.Stop()
-	}
-	p := pool.New(c.Parallel, stop)
-	finished := 0
-	progress := func() {
-		if c.Progress != nil {
-			mu.Lock()
-			finished++
-			c.Progress(finished, 0)
-			mu.Unlock()
-		}
-	}
+	loop := runner.New(runner.Options{Parallel: c.Parallel, Stop: c.Stop, Progress: c.Progress})
 	errs := make([]error, len(idx))
 	// The searches wait on their runs, which take the pool's slots.
-	p.Fork(len(idx), func(k int) {
+	loop.Fork(len(idx), func(k int) {
 		s := cp.searches[idx[k]]
-		s.pool, s.progress = p, progress
+		s.loop = loop
 		res, err := s.answer()
 		if err != nil {
 			errs[k] = err
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if failed == nil {
-			failed = done(idx[k], res)
-		}
+		loop.Deliver(func() error { return done(idx[k], res) })
 	})
-	if c.Stop != nil && c.Stop() {
+	if loop.Interrupted() {
 		return ErrInterrupted
 	}
-	if failed != nil {
-		return failed
+	if err := loop.Err(); err != nil {
+		return err
 	}
 	return errors.Join(errs...)
 }
@@ -369,8 +349,7 @@ type searchState struct {
 	variant  string
 	seed     uint64
 	lf, most float64 // the scenario's own load_factor; the largest multiple allowed
-	pool     *pool.Pool
-	progress func()
+	loop     *runner.Loop
 
 	// replay: the runs are given (read back from a cluster sweep's files), and a run
 	// that is not given is an error rather than a simulation.
@@ -405,42 +384,31 @@ func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
 		r := reps[todo[0]]
 		return nil, &MissingRunError{Variant: s.variant, Point: s.point, Multiple: m, Seed: s.seed + uint64(r)}
 	}
-	errs := make([]error, len(todo))
-	s.pool.Each(len(todo), func(k int) {
-		i := todo[k]
-		opts := s.c.Config
-		opts.Options.Variants = []string{s.variant}
-		lf := scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)}
-		simulate := func(extra ...scenarios.Override) (*metrics.Run, error) {
-			sc, err := opts.load(s.point, &s.seed, reps[i], append([]scenarios.Override{lf}, extra...)...)
+	opts := s.c.Config
+	opts.Options.Variants = []string{s.variant}
+	lf := scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)}
+	err := runner.Each(s.loop, len(todo), func(k int) (*metrics.Run, error) {
+		r, err := s.loop.Measure(func(extra ...scenarios.Override) (*sim.Model, error) {
+			sc, err := opts.load(s.point, &s.seed, reps[todo[k]], append([]scenarios.Override{lf}, extra...)...)
 			if err != nil {
 				return nil, err
 			}
-			r := metrics.Of(sim.Run(s.c.model(sc.Variants[0])))
-			r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
-			return r, nil
-		}
-		r, err := simulate()
+			return s.c.model(sc.Variants[0]), nil
+		}, s.c.lengths(m)) // long enough for the hottest queue to settle, within the budget
 		if err == nil {
-			// Long enough for the hottest queue to settle, within the budget (planner.go).
-			r, err = s.c.lengthen(r, func(d, w float64) (*metrics.Run, error) { return simulate(lengthOverrides(m, d, w)...) })
+			r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
 		}
-		if err != nil {
-			errs[k] = err
-			return
-		}
-		out[i] = r
+		return r, err
+	}, func(k int, r *metrics.Run) error {
+		out[todo[k]] = r
 		s.mu.Lock()
-		s.runs[runKey{m, reps[i]}] = r
+		s.runs[runKey{m, reps[todo[k]]}] = r
 		s.count++
 		s.mu.Unlock()
-		s.progress()
+		return nil
 	})
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return nil, err
-	}
-	if s.pool.Stopped() {
-		return nil, ErrInterrupted
 	}
 	return out, nil
 }
@@ -464,7 +432,7 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 		if unsettledAny && pr.Assessment.OK && pr.Unsettled == 0 {
 			pr.Unsettled = 1
 			for _, r := range runs {
-				if !c.settled(r) {
+				if !c.lengths(0).Settled(r) {
 					pr.Why = c.unsettledReason(r)
 					break
 				}
@@ -473,7 +441,7 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 	}()
 	for _, r := range runs {
 		ok := c.passes(r)
-		if !c.settled(r) {
+		if !c.lengths(0).Settled(r) {
 			unsettledAny = true
 			if ok {
 				// Its tail is understated: its pass is no pass (a failure would be one).
@@ -588,7 +556,7 @@ func (s *searchState) answer() (Capacity, error) {
 	}
 	per := make([]found, R)
 	errs := make([]error, R)
-	s.pool.Fork(R, func(r int) { per[r], errs[r] = alone(r) })
+	s.loop.Fork(R, func(r int) { per[r], errs[r] = alone(r) })
 	if err := errors.Join(errs...); err != nil {
 		return res, err
 	}

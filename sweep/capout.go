@@ -15,6 +15,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/runner"
 )
 
 // CapacityReport is a finished capacity search: what was asked, and an answer per point
@@ -424,11 +425,7 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 	}
 }
 
-// settleRuns is how many relaxation times of the hottest node's queue a run must measure
-// for its tail latency to be near the steady state's; fewer, and settleNotes says so.
-const settleRuns = 10
-
-// settleNotes says, in one line, which answers' runs measured fewer than settleRuns
+// settleNotes says, in one line, which answers' runs measured fewer than runner.SettleRuns
 // relaxation times of the hottest node's queue (metrics.Relaxation): runs that start empty
 // and stop before that queue settles understate the tail latency there, so those answers
 // lean high by more than their interval, which covers only the seeds' spread, says.
@@ -437,7 +434,7 @@ func (cr *CapacityReport) settleNotes() []string {
 	measured := math.Inf(1)
 	for _, r := range cr.Rows {
 		p := r.At
-		if p == nil || p.Measured <= 0 || p.Settle*settleRuns <= p.Measured {
+		if p == nil || p.Measured <= 0 || p.Settle*runner.SettleRuns <= p.Measured {
 			continue
 		}
 		where := r.Variant
@@ -457,7 +454,7 @@ func (cr *CapacityReport) settleNotes() []string {
 	return []string{fmt.Sprintf("NOTE: a queue near full takes long to settle, and these answers' hottest nodes settle slowly (their relaxation time): %s; "+
 		"the runs measured %s after their warmup, fewer than %d of those, starting empty, so they understate the tail there and the answers lean high; "+
 		"a --duration of %d relaxation times or more, with a warmup of a few, gives steadier ones",
-		strings.Join(rows, ", "), fmtSeconds(measured), settleRuns, settleRuns)}
+		strings.Join(rows, ", "), fmtSeconds(measured), runner.SettleRuns, runner.SettleRuns)}
 }
 
 // fmtSeconds writes a time in seconds as "4.2 s", "38 s" or "12 min".

@@ -90,7 +90,7 @@ func (cr *CapacityReport) closing() []string {
 		for _, r := range rows {
 			if r.Unsettled {
 				line += fmt.Sprintf(" %s %s unsettled: its runs passed up to %s, but above that the hottest queue needs runs longer than the budget (%s); raise --budget for an answer.",
-					name(r), conj(plural(r), "is"), exactMultiple(r.Multiple), fmtSeconds(c.budget()))
+					name(r), conj(plural(r), "is"), exactMultiple(r.Multiple), fmtSeconds(c.lengths(0).BudgetSeconds()))
 				break
 			}
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/runner"
 )
 
 // Merged is a sweep or a capacity search put together from its parts.
@@ -76,7 +77,7 @@ func Merge(dirs []string) (*Merged, error) {
 			return
 		}
 		s := newSearch(&c, points[pi], it.Variant, it.Seed, it.LoadFactor, it.MostMultiple)
-		s.replay, s.pool, s.progress = true, pool.New(1, nil), func() {}
+		s.replay, s.loop = true, runner.New(runner.Options{Parallel: 1})
 		for _, r := range f.Runs {
 			if err := checkRun(r.Run, nil); err != nil {
 				errs[i] = &ManifestError{fmt.Sprintf("%s: item %d: its run at multiple %g, replication %d %v", where[i], i, r.Multiple, r.Replication, err)}

@@ -4,39 +4,16 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"time"
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 )
 
-// Run lengths (docs/capacity.md, "How long each run is"): a run that starts with empty
-// queues measures a tail latency below the steady state's until its hottest queue has
-// forgotten its start, which takes a few of that queue's relaxation times
-// (metrics.Relaxation) and many near full load. So a search measures every run for at
-// least settleRuns relaxation times after a warmup of settleWarmup of them, lengthening
-// the scenario's duration where it is shorter, and never past the budget: a run the
-// budget cannot settle is judged "unsettled", never passing.
-const (
-	// settleWarmup is the warmup, in relaxation times, of a lengthened run (the scenario's
-	// own warmup when that is longer): the start's deficit decays about as exp(-t/tau).
-	settleWarmup = 3
-	// settleMargin lengthens a run a little past settleRuns relaxation times, because the
-	// longer run measures its hottest node a little busier (its queue filled for longer)
-	// and so a little slower to settle.
-	settleMargin = 1.2
-	// settleTries bounds the lengthenings of one run (each at least doubles it).
-	settleTries = 12
-)
-
-// DefaultBudget is the longest simulated run (warmup included) a search chooses unless
-// told otherwise (--budget).
-const DefaultBudget = time.Hour
-
 // Unsettled is the binding of a multiple whose runs the budget could not make long enough
-// for the hottest queue to settle (settleRuns relaxation times after a warmup) and that
+// for the hottest queue to settle (runner.SettleRuns relaxation times after a warmup) and that
 // passed all the same: a pass of an unsettled run is no pass, since its tail is
 // understated; a failure is a failure.
 const Unsettled = "unsettled"
@@ -45,68 +22,22 @@ const Unsettled = "unsettled"
 // of its cores or more: no run there is an answer, however short runs measured it.
 const Offered = "offered"
 
-// settleOf returns the longest relaxation time of a run's nodes (seconds; +Inf for a node
-// at 100%) and the time it measured after its warmup.
-func settleOf(r *metrics.Run) (tau, measured float64) {
-	for _, n := range r.Nodes {
-		tau = max(tau, n.Settle)
-	}
-	return tau, (r.Elapsed - min(r.Warmup, r.Elapsed)).Seconds()
-}
-
-// settled reports whether a run measured settleRuns relaxation times of its slowest
-// queue after its warmup. A saturated or interrupted run is judged on what it measured
-// elsewhere (saturated), never here.
-func (c *CapacityConfig) settled(r *metrics.Run) bool {
-	if !r.Complete() {
-		return true
-	}
-	tau, measured := settleOf(r)
-	return measured >= c.relaxations()*tau
-}
-
-// relaxations is how many relaxation times a run measures after its warmup: Relaxations,
-// at least settleRuns; defaultRelaxations when not given.
-func (c *CapacityConfig) relaxations() float64 {
-	if c.Relaxations <= 0 {
-		return defaultRelaxations
-	}
-	return max(c.Relaxations, settleRuns)
-}
-
-// defaultRelaxations: ten relaxation times settle the queue's mean, but its 99th
-// percentile, measured over them, still leans low by more than the search's 1%
-// resolution near full load. On M/M/1 at p99 < 300 ms (the answer at 98.5% busy), 10 gave
-// 1.4140625 for all three seeds against the exact 1.4066, 20 gave 1.40625 with the
-// interval covering it (sweep/planner_test.go, TestCapacityMM1Settled).
-const defaultRelaxations = 20
-
-// settledLength is the run a search would make for a run that measured r: the duration
-// and warmup in whole seconds, settleRuns relaxation times (with settleMargin) after
-// settleWarmup of them or the run's own warmup. ok is false when the queue never settles.
-func (c *CapacityConfig) settledLength(r *metrics.Run) (duration, warmup float64, ok bool) {
-	tau, _ := settleOf(r)
-	if math.IsInf(tau, 1) || math.IsNaN(tau) {
-		return 0, 0, false
-	}
-	warmup = math.Ceil(max(r.Warmup.Seconds(), settleWarmup*tau))
-	duration = math.Ceil(warmup + c.relaxations()*settleMargin*tau)
-	return duration, warmup, true
-}
-
-// budget is the longest run a search may choose, in seconds.
-func (c *CapacityConfig) budget() float64 {
-	if c.Budget > 0 {
-		return c.Budget.Seconds()
-	}
-	return DefaultBudget.Seconds()
+// lengths is how long the search's runs at multiple m are (runner.Lengths). With one
+// replication a run that fails an SLO is not lengthened: starting empty understates its
+// tail, so a longer run would fail it too (the understated figure already fails). With
+// more, every run is, since a failing run's figure enters the means; and a sweep's
+// (lengthenAll), whose rows show every figure.
+func (c *CapacityConfig) lengths(m float64) *runner.Lengths {
+	return &runner.Lengths{Budget: c.Budget, Relaxations: c.Relaxations, Multiple: m,
+		Again: func(r *metrics.Run) bool { return c.passes(r) || c.pooling() || c.lengthenAll }}
 }
 
 // unsettledReason says why a run is not settled: how long its slowest queue takes to
 // settle, what the run measured, and what the budget allows.
 func (c *CapacityConfig) unsettledReason(r *metrics.Run) string {
-	budget := c.budget()
-	tau, measured := settleOf(r)
+	lengths := c.lengths(0)
+	budget := lengths.BudgetSeconds()
+	tau, measured := runner.SettleOf(r)
 	node := 0
 	for i, n := range r.Nodes {
 		if n.Settle == tau {
@@ -121,7 +52,7 @@ func (c *CapacityConfig) unsettledReason(r *metrics.Run) string {
 	if math.IsInf(tau, 1) {
 		return fmt.Sprintf("node %d is busy %s of the time: its queue never settles", node, percent(load, 2))
 	}
-	d, _, _ := c.settledLength(r)
+	d, _, _ := lengths.Needed(r)
 	over := ", over the budget of " + fmtSeconds(budget)
 	if d <= budget {
 		over = " (not made: the run failed alone)"
@@ -130,49 +61,12 @@ func (c *CapacityConfig) unsettledReason(r *metrics.Run) string {
 		node, percent(load, 2), fmtSeconds(tau), fmtSeconds(d), over, fmtSeconds(measured))
 }
 
-// lengthen returns the run at (m, r) measured long enough to settle: the scenario's own
-// run when it did, else the same seed and multiple run again for settledLength, up to
-// settleTries times, while that is within the budget. load builds the scenario with the
-// extra overrides.
-//
-// With one replication a run that fails an SLO is not lengthened: starting empty
-// understates its tail, so a longer run would fail it too (the understated figure already
-// fails). With more, every run is, since a failing run's figure enters the means.
-func (c *CapacityConfig) lengthen(first *metrics.Run, simulate func(duration, warmup float64) (*metrics.Run, error)) (*metrics.Run, error) {
-	run := first
-	for i := 0; i < settleTries && !c.settled(run) && (c.passes(run) || c.pooling() || c.lengthenAll); i++ {
-		d, w, ok := c.settledLength(run)
-		if !ok || d > c.budget() {
-			break
-		}
-		// At least twice as long each time, so that a queue whose estimate grows with
-		// the run (its node measured busier) is settled or over the budget within a few
-		// tries.
-		d = min(max(d, math.Ceil(2*run.Elapsed.Seconds())), c.budget())
-		next, err := simulate(d, w)
-		if err != nil {
-			return nil, err
-		}
-		run = next
-	}
-	return run, nil
-}
-
 // pooling reports whether runs are judged in means over replications.
 func (c *CapacityConfig) pooling() bool { return c.Replications > 1 || c.Precision > 0 }
 
 // passes reports whether one run meets every SLO alone.
 func (c *CapacityConfig) passes(r *metrics.Run) bool {
 	return metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK
-}
-
-// lengthOverrides sets a run's duration and warmup, in whole seconds.
-func lengthOverrides(m float64, duration, warmup float64) []scenarios.Override {
-	flag := fmt.Sprintf("capacity run length at multiple %v", m)
-	return []scenarios.Override{
-		{Flag: flag, Key: "duration", Value: strconv.Quote(strconv.FormatFloat(duration, 'f', 0, 64) + "s")},
-		{Flag: flag, Key: "warmup", Value: strconv.Quote(strconv.FormatFloat(warmup, 'f', 0, 64) + "s")},
-	}
 }
 
 // offeredLimit is what the utilization law says of a variant at multiple 1: the highest
@@ -272,17 +166,8 @@ func precise(per []found, precision float64) bool {
 	return max(e.Mean-e.Lo, e.Hi-e.Mean) <= precision*e.Mean
 }
 
-// settleSweep lengthens a sweep's run as capacity does (every run, passing or not), when
-// the sweep has a RunBudget; otherwise it returns the run as it is.
-func (c *Config) settleSweep(first *metrics.Run, simulate func(duration, warmup float64) (*metrics.Run, error)) (*metrics.Run, error) {
-	if c.RunBudget <= 0 {
-		return first, nil
-	}
-	return c.settler().lengthen(first, simulate)
-}
-
 // settler is the capacity configuration whose run lengths a sweep with a RunBudget
-// shares.
+// shares: every run, passing or not, is lengthened.
 func (c *Config) settler() *CapacityConfig {
 	return &CapacityConfig{Config: *c, Budget: c.RunBudget, lengthenAll: true}
 }

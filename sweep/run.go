@@ -1,16 +1,14 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -75,8 +73,9 @@ type LimitError struct{ Msg string }
 
 func (e *LimitError) Error() string { return e.Msg }
 
-// ErrInterrupted is returned by Run and RunCapacity when Config.Stop ended them.
-var ErrInterrupted = errors.New("interrupted")
+// ErrInterrupted is returned by Run and RunCapacity when Config.Stop ended them: the run
+// loop's (runner.ErrInterrupted).
+var ErrInterrupted = runner.ErrInterrupted
 
 // model builds a variant's model wired to the sweep's Stop.
 func (c *Config) model(v *scenarios.Variant) *sim.Model {
@@ -306,71 +305,33 @@ func newPlan(c *Config) (*plan, error) {
 	return pl, nil
 }
 
-// run simulates the work items idx on a pool of c.Parallel and calls done with each one's
-// figures as it finishes, one call at a time. It stops at done's first error.
+// run simulates the work items idx on the run loop (c.Parallel at once) and calls done
+// with each one's figures as it finishes, one call at a time. It stops at done's first
+// error.
 func (pl *plan) run(idx []int, done func(i int, r *metrics.Run) error) error {
 	c := pl.c
-	var mu sync.Mutex
-	var failed error
-	stop := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return failed != nil || c.Stop != nil && c.Stop()
+	var lengths *runner.Lengths
+	if c.RunBudget > 0 {
+		lengths = c.settler().lengths(0) // as long as the hottest queue needs to settle, within the budget
 	}
-	finished := 0
-	p := pool.New(c.Parallel, stop)
-	p.Each(len(idx), func(k int) {
-		i := idx[k]
-		j := pl.jobs[i]
-		v := j.v
-		if j.rep > 0 {
-			sc, err := c.load(pl.points[j.point], &pl.seeds[j.point], j.rep)
-			if err != nil {
-				// Replication 0 of the same point loaded; only the seed differs.
-				panic("sweep: replication of a valid point failed to load: " + err.Error())
-			}
-			v = sc.Variants[j.variant]
-		}
-		m := c.model(v)
-		m.Stop = stop
-		r := metrics.Of(sim.Run(m))
-		if c.RunBudget > 0 {
-			// As long as the hottest queue needs to settle, within the budget.
-			var err error
-			r, err = c.settleSweep(r, func(d, w float64) (*metrics.Run, error) {
-				sc, err := c.load(pl.points[j.point], &pl.seeds[j.point], j.rep, lengthOverrides(0, d, w)...)
-				if err != nil {
-					return nil, err
-				}
-				m := c.model(sc.Variants[j.variant])
-				m.Stop = stop
-				return metrics.Of(sim.Run(m)), nil
-			})
-			if err != nil {
-				panic("sweep: a lengthened run of a valid point failed to load: " + err.Error())
-			}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if failed != nil || c.Stop != nil && c.Stop() {
-			return // the run may have been cut short
-		}
-		if err := done(i, r); err != nil {
-			failed = err
-			return
-		}
-		finished++
-		if c.Progress != nil {
-			c.Progress(finished, len(idx))
-		}
-	})
-	if failed != nil {
-		return failed
+	loop := runner.New(runner.Options{Parallel: c.Parallel, Stop: c.Stop, Progress: c.Progress, Total: len(idx)})
+	return runner.Each(loop, len(idx), func(k int) (*metrics.Run, error) {
+		return loop.Measure(func(extra ...scenarios.Override) (*sim.Model, error) { return pl.model(pl.jobs[idx[k]], extra...) }, lengths)
+	}, func(k int, r *metrics.Run) error { return done(idx[k], r) })
+}
+
+// model builds work item j's model: replication 0's variant as the plan loaded it, or
+// the replication loaded at its seed (with extra overrides, a run's length).
+func (pl *plan) model(j job, extra ...scenarios.Override) (*sim.Model, error) {
+	if j.rep == 0 && len(extra) == 0 {
+		return pl.c.model(j.v), nil
 	}
-	if c.Stop != nil && c.Stop() {
-		return ErrInterrupted
+	sc, err := pl.c.load(pl.points[j.point], &pl.seeds[j.point], j.rep, extra...)
+	if err != nil {
+		// Replication 0 of the same point loaded; only the seed or the length differs.
+		return nil, fmt.Errorf("sweep: replication %d of a valid point failed to load: %w", j.rep, err)
 	}
-	return nil
+	return pl.c.model(sc.Variants[j.variant]), nil
 }
 
 // rows aggregates the items' figures (samples[i] is job i's) into one row per point and
@@ -392,7 +353,7 @@ func (pl *plan) rows(samples []*metrics.Run) []Row {
 			judge(&row, ss, pl.c.SLOs, pl.c.MaxErrors)
 			if pl.c.RunBudget > 0 {
 				for _, s := range ss {
-					if !pl.c.settler().settled(s) {
+					if !pl.c.settler().lengths(0).Settled(s) {
 						row.Unsettled++
 					}
 				}

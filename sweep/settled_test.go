@@ -47,7 +47,7 @@ func TestCapacityMM1Settled(t *testing.T) {
 	// Every run the answer rests on measured 20 relaxation times of its node after its
 	// warmup.
 	cfg := CapacityConfig{}
-	if c.At == nil || c.At.Unsettled != 0 || c.At.Measured < cfg.relaxations()*c.At.Settle {
+	if c.At == nil || c.At.Unsettled != 0 || c.At.Measured < cfg.lengths(0).Relaxed()*c.At.Settle {
 		t.Errorf("at the answer: %+v; want settled runs", c.At)
 	}
 }

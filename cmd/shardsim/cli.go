@@ -24,8 +24,8 @@ import (
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/numfmt"
-	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -479,24 +479,29 @@ func unwritable(dir, probe string, err error) string {
 // streams its shard series (report.StreamSink), spooled in dir until WriteFiles writes
 // shards.csv; closeSinks removes the spools.
 func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool, dir string) ([]report.Run, error) {
-	// The pool gets no stop function: every variant must run, so that an interrupted run
-	// still reports each one (as partial); the models themselves stop early.
-	errs := make([]error, len(sc.Variants))
 	streamedGC(sc)
-	runs := pool.Map(pool.New(parallel, nil), len(sc.Variants), func(i int) report.Run {
+	runs := make([]report.Run, len(sc.Variants))
+	for i := range runs {
+		runs[i] = report.Run{Variant: &sc.Variants[i].Variant, Result: &sim.Result{}}
+	}
+	// Every variant runs, so that an interrupted run still reports each one (as partial);
+	// the models themselves stop early.
+	loop := runner.New(runner.Options{Parallel: parallel, Stop: stop, Every: true})
+	err := runner.Each(loop, len(sc.Variants), func(i int) (*sim.Result, error) {
 		m := sc.Variants[i].Model()
-		m.Stop = stop
 		if m.Splitter == nil && report.Streams(len(m.ShardNode), m.Windows()) {
 			k, err := report.NewStreamSink(dir, m.Windows())
 			if err != nil {
-				errs[i] = err
-				return report.Run{Variant: &sc.Variants[i].Variant, Result: &sim.Result{}}
+				return nil, err
 			}
 			m.Sink = k
 		}
-		return report.Run{Variant: &sc.Variants[i].Variant, Result: sim.Run(m)}
+		return loop.Simulate(m), nil
+	}, func(i int, r *sim.Result) error {
+		runs[i].Result = r
+		return nil
 	})
-	return runs, errors.Join(errs...)
+	return runs, err
 }
 
 // streamedMemoryLimit is the Go runtime's soft memory limit for a run that streams a

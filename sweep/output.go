@@ -15,6 +15,7 @@ import (
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/report"
 )
 
@@ -39,37 +40,6 @@ func (sw *Sweep) replacedKeys() map[string][]string {
 	return sw.replaced
 }
 
-// jsonEstimate is an Estimate in JSON. ci95 is Student's t half-width around the mean;
-// lo95 and hi95 bound the interval the tables and charts show (see Estimate); all are
-// null with one replication, and every field is null for an undefined figure (a latency
-// of a stream that completed nothing in some replication).
-type jsonEstimate struct {
-	Mean   *float64 `json:"mean"`
-	CI95   *float64 `json:"ci95"`
-	Lo95   *float64 `json:"lo95"`
-	Hi95   *float64 `json:"hi95"`
-	Median *float64 `json:"median"`
-	Min    *float64 `json:"min"`
-	Max    *float64 `json:"max"`
-}
-
-func (e Estimate) json(digits int) jsonEstimate {
-	opt := func(x float64) *float64 {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-		r := round(x, digits)
-		return &r
-	}
-	return jsonEstimate{Mean: opt(e.Mean), CI95: opt(e.Half), Lo95: opt(e.Lo), Hi95: opt(e.Hi),
-		Median: opt(e.Median), Min: opt(e.Min), Max: opt(e.Max)}
-}
-
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
-}
-
 // SweepJSON is sweep.json.
 type SweepJSON struct {
 	Scenario     string    `json:"scenario"`
@@ -86,30 +56,19 @@ type jsonRow struct {
 	Variant     string            `json:"variant"`
 	Seeds       []uint64          `json:"seeds"`
 	Streams     []jsonStream      `json:"streams"`
-	HottestLoad jsonEstimate      `json:"hottest_shard_utilization"`
-	Skew        jsonEstimate      `json:"max_over_mean_shard"`
+	HottestLoad replicas.JSON     `json:"hottest_shard_utilization"`
+	Skew        replicas.JSON     `json:"max_over_mean_shard"`
 	// ErrorRate is over every stream and cause; Failures counts failed requests by cause.
-	ErrorRate       jsonEstimate            `json:"error_rate"`
-	HottestShard    int                     `json:"hottest_shard"`
-	HottestNode     int                     `json:"hottest_node"`
-	HottestNodeLoad jsonEstimate            `json:"hottest_node_utilization"`
-	Failures        map[string]jsonEstimate `json:"failures"`
-	Bottleneck      jsonBottleneck          `json:"bottleneck"`
-	Saturated       int                     `json:"saturated"`
+	ErrorRate       replicas.JSON            `json:"error_rate"`
+	HottestShard    int                      `json:"hottest_shard"`
+	HottestNode     int                      `json:"hottest_node"`
+	HottestNodeLoad replicas.JSON            `json:"hottest_node_utilization"`
+	Failures        map[string]replicas.JSON `json:"failures"`
+	Bottleneck      replicas.JSONBottleneck  `json:"bottleneck"`
+	Saturated       int                      `json:"saturated"`
 	// Split: the replications disagree (on the SLOs, or without SLOs on saturating).
 	Split bool     `json:"split"`
 	SLO   *jsonSLO `json:"slo,omitempty"`
-}
-
-// jsonBottleneck is a metrics.Bottleneck as summary.json writes it; agree counts the
-// replications that name it.
-type jsonBottleneck struct {
-	report.BottleneckJSON
-	Agree int `json:"agree"`
-}
-
-func bottleneckJSON(b metrics.Bottleneck, agree int) jsonBottleneck {
-	return jsonBottleneck{BottleneckJSON: report.BottleneckOf(b), Agree: agree}
 }
 
 // jsonSLO is the SLOs' judgement of a row.
@@ -125,27 +84,18 @@ type jsonSLO struct {
 }
 
 type jsonStream struct {
-	Name        string       `json:"name"`
-	Mean        jsonEstimate `json:"mean_ms"`
-	P50         jsonEstimate `json:"p50_ms"`
-	P99         jsonEstimate `json:"p99_ms"`
-	P999        jsonEstimate `json:"p999_ms"`
-	ErrorRate   jsonEstimate `json:"error_rate"`
-	Subrequests jsonEstimate `json:"fanout"`
-	Partitions  jsonEstimate `json:"partitions"`
+	Name        string        `json:"name"`
+	Mean        replicas.JSON `json:"mean_ms"`
+	P50         replicas.JSON `json:"p50_ms"`
+	P99         replicas.JSON `json:"p99_ms"`
+	P999        replicas.JSON `json:"p999_ms"`
+	ErrorRate   replicas.JSON `json:"error_rate"`
+	Subrequests replicas.JSON `json:"fanout"`
+	Partitions  replicas.JSON `json:"partitions"`
 	// Offered and Completed are request counts; Failures counts failed requests by cause.
-	Offered   jsonEstimate            `json:"offered"`
-	Completed jsonEstimate            `json:"completed"`
-	Failures  map[string]jsonEstimate `json:"failures"`
-}
-
-// failuresJSON is a per-cause array of estimated counts in JSON, keyed by cause.
-func failuresJSON(f *[len(metrics.Causes)]Estimate) map[string]jsonEstimate {
-	out := map[string]jsonEstimate{}
-	for _, c := range metrics.Causes {
-		out[c.String()] = f[c].json(3)
-	}
-	return out
+	Offered   replicas.JSON            `json:"offered"`
+	Completed replicas.JSON            `json:"completed"`
+	Failures  map[string]replicas.JSON `json:"failures"`
 }
 
 // JSON returns sweep.json's content.
@@ -164,9 +114,9 @@ func (sw *Sweep) JSON() *SweepJSON {
 	}
 	for i, r := range sw.Rows {
 		j := jsonRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant, Seeds: r.Seeds,
-			HottestLoad: r.HottestLoad.json(4), Skew: r.Skew.json(3), ErrorRate: r.ErrorRate.json(6),
-			HottestShard: r.HottestShard, HottestNode: r.HottestNode, HottestNodeLoad: r.HottestNodeLoad.json(4),
-			Failures: failuresJSON(&r.Failures), Bottleneck: bottleneckJSON(r.Bottleneck, r.Agree),
+			HottestLoad: r.HottestLoad.JSON(4), Skew: r.Skew.JSON(3), ErrorRate: r.ErrorRate.JSON(6),
+			HottestShard: r.HottestShard, HottestNode: r.HottestNode, HottestNodeLoad: r.HottestNodeLoad.JSON(4),
+			Failures: replicas.FailuresJSON(&r.Failures), Bottleneck: replicas.BottleneckJSON(r.Bottleneck, r.Agree),
 			Saturated: r.Saturated, Split: r.Split()}
 		if r.Judged {
 			j.SLO = &jsonSLO{OK: r.Assessment.OK, Passes: r.Passes, Binding: r.Assessment.Binding, Reason: r.Assessment.Reason, RandomOK: sw.randomOK(i)}
@@ -175,28 +125,14 @@ func (sw *Sweep) JSON() *SweepJSON {
 			j.Values[a.Key] = r.Point.Values[i]
 		}
 		for _, s := range r.Streams {
-			j.Streams = append(j.Streams, jsonStream{Name: s.Name, Mean: s.Mean.json(3), P50: s.P50.json(3), P99: s.P99.json(3),
-				P999: s.P999.json(3), ErrorRate: s.ErrorRate.json(6), Subrequests: s.Subrequests.json(3), Partitions: s.Partitions.json(3),
-				Offered: s.Offered.json(3), Completed: s.Completed.json(3), Failures: failuresJSON(&s.Failures)})
+			j.Streams = append(j.Streams, jsonStream{Name: s.Name, Mean: s.Mean.JSON(3), P50: s.P50.JSON(3), P99: s.P99.JSON(3),
+				P999: s.P999.JSON(3), ErrorRate: s.ErrorRate.JSON(6), Subrequests: s.Subrequests.JSON(3), Partitions: s.Partitions.JSON(3),
+				Offered: s.Offered.JSON(3), Completed: s.Completed.JSON(3), Failures: replicas.FailuresJSON(&s.Failures)})
 		}
 		out.Rows = append(out.Rows, j)
 	}
 	return out
 }
-
-func num(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return ""
-	}
-	return strconv.FormatFloat(x, 'f', -1, 64)
-}
-
-// spread is the CSV cells of an estimate's interval and range: lo95, hi95, median, min, max.
-func spread(e Estimate) []string {
-	return []string{num(e.Lo), num(e.Hi), num(e.Median), num(e.Min), num(e.Max)}
-}
-
-var spreadCols = []string{"lo95", "hi95", "median", "min", "max"}
 
 // CSV writes sweep.csv: one row per point and variant; per stream, its statistics and
 // their 95% half-widths (empty with one replication) in columns prefixed by its name. An
@@ -233,12 +169,12 @@ func (sw *Sweep) CSV(w io.Writer) error {
 			}
 		}
 		for _, s := range rows[0].Streams {
-			for _, c := range spreadCols {
+			for _, c := range replicas.SpreadCols {
 				head = append(head, s.Name+"_p99_ms_"+c)
 			}
 		}
 	}
-	for _, c := range spreadCols {
+	for _, c := range replicas.SpreadCols {
 		head = append(head, "hottest_node_utilization_"+c)
 	}
 	head = append(head, "bottleneck", "bottleneck_node", "bottleneck_node_peak_utilization", "bottleneck_agree", "saturated", "split",
@@ -252,30 +188,30 @@ func (sw *Sweep) CSV(w io.Writer) error {
 			seeds = append(seeds, strconv.FormatUint(s, 10))
 		}
 		rec = append(rec, r.Variant, strings.Join(seeds, " "))
-		for _, e := range []Estimate{r.HottestLoad, r.Skew, r.ErrorRate} {
-			rec = append(rec, num(e.Mean), num(e.Half))
+		for _, e := range []replicas.Estimate{r.HottestLoad, r.Skew, r.ErrorRate} {
+			rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Half))
 		}
 		for _, s := range r.Streams {
-			for _, e := range []Estimate{s.Mean, s.P50, s.P99, s.P999, s.ErrorRate, s.Subrequests, s.Partitions} {
-				rec = append(rec, num(e.Mean), num(e.Half))
+			for _, e := range []replicas.Estimate{s.Mean, s.P50, s.P99, s.P999, s.ErrorRate, s.Subrequests, s.Partitions} {
+				rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Half))
 			}
 		}
-		rec = append(rec, strconv.Itoa(r.HottestShard), strconv.Itoa(r.HottestNode), num(r.HottestNodeLoad.Mean), num(r.HottestNodeLoad.Half))
+		rec = append(rec, strconv.Itoa(r.HottestShard), strconv.Itoa(r.HottestNode), replicas.Num(r.HottestNodeLoad.Mean), replicas.Num(r.HottestNodeLoad.Half))
 		for _, e := range r.Failures {
-			rec = append(rec, num(e.Mean), num(e.Half))
+			rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Half))
 		}
 		for _, s := range r.Streams {
-			for _, e := range append([]Estimate{s.Offered, s.Completed}, s.Failures[:]...) {
-				rec = append(rec, num(e.Mean), num(e.Half))
+			for _, e := range append([]replicas.Estimate{s.Offered, s.Completed}, s.Failures[:]...) {
+				rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Half))
 			}
 		}
 		for _, s := range r.Streams {
-			rec = append(rec, spread(s.P99)...)
+			rec = append(rec, replicas.Spread(s.P99)...)
 		}
-		rec = append(rec, spread(r.HottestNodeLoad)...)
+		rec = append(rec, replicas.Spread(r.HottestNodeLoad)...)
 		node, peak := "", ""
 		if r.Bottleneck.Node >= 0 {
-			node, peak = strconv.Itoa(r.Bottleneck.Node), num(round(r.Bottleneck.Peak, 4))
+			node, peak = strconv.Itoa(r.Bottleneck.Node), replicas.Num(replicas.Round(r.Bottleneck.Peak, 4))
 		}
 		rec = append(rec, r.Bottleneck.Resource.String(), node, peak, strconv.Itoa(r.Agree), strconv.Itoa(r.Saturated), strconv.FormatBool(r.Split()))
 		if r.Judged {
@@ -291,109 +227,6 @@ func (sw *Sweep) CSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// short formats x with about three significant digits, without an exponent.
-func short(x float64) string {
-	switch a := math.Abs(x); {
-	case a >= 100:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	case a >= 1 || a == 0:
-		return strconv.FormatFloat(x, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(x, 'g', 3, 64)
-}
-
-// withInterval formats an estimate as "15.50 [11.8, 19.2]": the mean with digits decimals
-// and the 95% interval; the mean alone with one replication, "-" when undefined.
-func withInterval(e Estimate, digits int, unit string) string {
-	if !e.Defined() {
-		return "-"
-	}
-	s := strconv.FormatFloat(e.Mean, 'f', digits, 64) + unit
-	switch {
-	case e.N == 2:
-		// Student's t with one degree of freedom is 12.7: the interval from two runs
-		// spans orders of magnitude and says nothing (the median and range column does).
-		s += " [n/a: 2 runs]"
-	case !math.IsNaN(e.Lo):
-		s += " [" + short(e.Lo) + ", " + short(e.Hi) + "]"
-	}
-	return s
-}
-
-// band is the bar a chart draws around an estimate: its 95% interval, or with two runs,
-// whose interval says nothing (withInterval), their range.
-func band(e Estimate) (lo, hi float64) {
-	if e.N == 2 {
-		return e.Min, e.Max
-	}
-	return e.Lo, e.Hi
-}
-
-// bandWords says what the bars of a chart over r replications are.
-func bandWords(r int) string {
-	if r == 2 {
-		return " (mean and range of 2 seeds)"
-	}
-	return fmt.Sprintf(" (mean and 95%% interval of %d seeds)", r)
-}
-
-// rangeOf formats an estimate's median and range: "15.1 (12.0–19.4)"; "-" when undefined.
-func rangeOf(e Estimate) string {
-	if !e.Defined() {
-		return "-"
-	}
-	return short(e.Median) + " (" + short(e.Min) + "–" + short(e.Max) + ")"
-}
-
-func percent(x float64, digits int) string {
-	return strconv.FormatFloat(100*x, 'f', digits, 64) + "%"
-}
-
-// errorPercent writes an error rate with two decimals, but never some failures as none:
-// "<0.01%" (a run's 6,544 failures in 93 million requests printed as 0.00%).
-func errorPercent(x float64) string {
-	if s := percent(x, 2); x <= 0 || s != "0.00%" {
-		return s
-	}
-	return "<0.01%"
-}
-
-// bottleneckShort is a bottleneck in a table cell: "cpu node 15 (189% peak)".
-func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
-	s := b.Resource.String()
-	var notes []string
-	switch {
-	case b.Node >= 0 && b.Resource == metrics.CPU:
-		s += fmt.Sprintf(" node %d", b.Node)
-		notes = append(notes, percent(b.Peak, 0)+" peak")
-	case b.Node >= 0 && b.Resource == metrics.Queue:
-		s += fmt.Sprintf(" node %d", b.Node)
-	case b.Resource == metrics.FanOut:
-		s += " of " + b.Stream
-	case b.Resource == metrics.Locks && b.Stream != "":
-		s += " of " + b.Stream
-		if b.Lock > 0 {
-			notes = append(notes, percent(b.Lock, 0)+" offered")
-		}
-	}
-	// Nothing failed, no objective failed and the resource nearest its limit is under
-	// metrics.BindingLoad: nothing binds yet; the nearest is named in brackets.
-	if !b.Binding {
-		s, notes = "none", []string{strings.Join(append([]string{strings.TrimPrefix(s, "cpu ") + " at"}, notes...), " ")}
-	}
-	// Where the replications disagree on what binds, say how many agree with the one named,
-	// in words: a bare "1/2" beside a percentage reads as a fraction of something else.
-	if agree < of {
-		notes = append(notes, fmt.Sprintf("%d of %d seeds", agree, of))
-	}
-	if len(notes) > 0 {
-		s += " (" + strings.Join(notes, "; ") + ")"
-	}
-	return s
 }
 
 // verdictCell says how a row fares against the SLOs: "meets 3/3", "fails 0/3", or
@@ -458,18 +291,18 @@ func (sw *Sweep) Table() *report.Table {
 		for _, s := range r.Streams {
 			if r.Split() {
 				// An interval over replications that disagree describes none of them.
-				rec = append(rec, withInterval(Estimate{Mean: s.P99.Mean, Lo: math.NaN()}, 2, "")+" split")
+				rec = append(rec, replicas.WithInterval(replicas.Estimate{Mean: s.P99.Mean, Lo: math.NaN()}, 2, "")+" split")
 			} else {
-				rec = append(rec, withInterval(s.P99, 2, ""))
+				rec = append(rec, replicas.WithInterval(s.P99, 2, ""))
 			}
 			if reps {
-				rec = append(rec, rangeOf(s.P99))
+				rec = append(rec, replicas.RangeOf(s.P99))
 			}
 			rec = append(rec, strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
 		}
-		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, percent(r.HottestLoad.Mean, 1)),
-			fmt.Sprintf("%d: %s", r.HottestNode, percent(r.HottestNodeLoad.Mean, 1)),
-			errorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
+		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, replicas.Percent(r.HottestLoad.Mean, 1)),
+			fmt.Sprintf("%d: %s", r.HottestNode, replicas.Percent(r.HottestNodeLoad.Mean, 1)),
+			replicas.ErrorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
 		switch {
 		case judged:
 			rec = append(rec, verdictCell(r))
@@ -622,7 +455,7 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 		l.SLO, l.RefLabel = 100, "all cores"
 	}
 	if r := sw.Config.Replications; r > 1 {
-		l.Title += bandWords(r)
+		l.Title += replicas.BandWords(r)
 	}
 	for i := range first.Values {
 		l.Times = append(l.Times, float64(i))
@@ -659,7 +492,7 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 			}
 		}
 		s := &l.Series[k]
-		var e Estimate
+		var e replicas.Estimate
 		scale := 1.0
 		switch what {
 		case "p99":
@@ -671,14 +504,14 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 		case "node":
 			e, scale = r.HottestNodeLoad, 100
 		}
-		lo, hi := band(e)
+		lo, hi := replicas.Band(e)
 		s.Y[x], s.Lo[x], s.Hi[x] = scale*e.Mean, scale*lo, scale*hi
 		s.Flag[x] = r.Split()
 		s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
 		// A latency past the error limit is of the completed requests only.
 		s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
 		if s.Failing[x] {
-			s.Notes[x] = errorPercent(r.ErrorRate.Mean) + " failed"
+			s.Notes[x] = replicas.ErrorPercent(r.ErrorRate.Mean) + " failed"
 		}
 	}
 	return l

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/spec"
 )
 
@@ -77,7 +78,7 @@ func (sw *Sweep) bindsCell(i int) string {
 			return "placement (random: " + how + ")"
 		}
 	}
-	return bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds))
+	return replicas.BottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds))
 }
 
 // closing answers a sweep with SLOs: per variant (and value of every axis but the first),
@@ -100,7 +101,7 @@ func (sw *Sweep) closing() []string {
 		multi = multi || r.Variant != sw.Rows[0].Variant
 	}
 	for i, r := range sw.Rows {
-		k := groupLabel(c.Axes, r.Variant, multi, r.Point.Values)
+		k := GroupLabel(c.Axes, r.Variant, multi, r.Point.Values)
 		g := byKey[k]
 		if g == nil {
 			g = &group{label: k}
@@ -197,4 +198,17 @@ func sortIdx(rows []Row, idx []int) {
 		}
 		return 0
 	})
+}
+
+// groupLabel names the rows of a sweep or capacity search that differ only in the first
+// axis's value: their variant (where several were swept) and the values of the other axes.
+func GroupLabel(axes []Axis, variant string, showVariant bool, values []string) string {
+	var parts []string
+	if showVariant {
+		parts = append(parts, "variant "+variant)
+	}
+	for i := 1; i < len(axes); i++ {
+		parts = append(parts, axes[i].Key+"="+values[i])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shardsim/shardsim/cluster"
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/sweep"
@@ -34,7 +35,7 @@ func (cf *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&cf.shards, "shards", 0, "with --shard auto: the number of workers, where the batch system does not say (a Kubernetes Indexed Job's completions)")
 	fs.BoolVar(&cf.resume, "resume", false, "with --shard: skip the items whose files are already in DIR/points for this same manifest")
 	fs.BoolVar(&cf.claim, "claim", false, "with --shard, workers sharing -o DIR: claim each item before running it, and once this worker's own are done take over the items no live worker holds (implies --resume)")
-	fs.DurationVar(&cf.lease, "lease", sweep.DefaultLease, "with --claim: a claim not renewed for this long is a dead worker's, and its item is taken over")
+	fs.DurationVar(&cf.lease, "lease", cluster.DefaultLease, "with --claim: a claim not renewed for this long is a dead worker's, and its item is taken over")
 	fs.BoolVar(&cf.planOnly, "plan", false, "write the manifest (every work item) to -o DIR and run nothing; then workers run with --shard and merge puts them together")
 }
 
@@ -44,21 +45,21 @@ func (cf *clusterFlags) active() bool {
 }
 
 // part reads --shard and --shards.
-func (cf *clusterFlags) part() (sweep.Part, error) {
+func (cf *clusterFlags) part() (cluster.Part, error) {
 	if cf.shards < 0 {
-		return sweep.Part{}, usagef("--shards %d: want at least 1", cf.shards)
+		return cluster.Part{}, usagef("--shards %d: want at least 1", cf.shards)
 	}
 	if cf.shard == "auto" {
-		p, err := sweep.PartFromEnv(os.Getenv, cf.shards)
+		p, err := cluster.PartFromEnv(os.Getenv, cf.shards)
 		if err != nil {
 			return p, usageError{err}
 		}
 		return p, nil
 	}
 	if cf.shards > 0 {
-		return sweep.Part{}, usagef("--shards %d is for --shard auto; --shard K/N gives the count itself", cf.shards)
+		return cluster.Part{}, usagef("--shards %d is for --shard auto; --shard K/N gives the count itself", cf.shards)
 	}
-	p, err := sweep.ParsePart(cf.shard)
+	p, err := cluster.ParsePart(cf.shard)
 	if err != nil {
 		return p, usageError{err}
 	}
@@ -67,8 +68,8 @@ func (cf *clusterFlags) part() (sweep.Part, error) {
 
 // runPart plans a sweep or capacity search (kind) with plan, writes or checks its
 // manifest in the output directory and runs this worker's items (nothing with --plan).
-func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Writer, plan func(sweep.Config) (*sweep.Work, error)) error {
-	var part sweep.Part
+func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Writer, plan func(sweep.Config) (*cluster.Work, error)) error {
+	var part cluster.Part
 	if !e.cluster.planOnly && e.cluster.shard == "" {
 		return usagef("--resume, --claim and --shards are a worker's: give --shard K/N (or auto) too")
 	}
@@ -104,7 +105,7 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 		return usageError{err}
 	}
 	if err := w.Prepare(dir); err != nil {
-		var me *sweep.ManifestError
+		var me *cluster.ManifestError
 		if errors.As(err, &me) {
 			return usagef("-o %v", err)
 		}
@@ -117,13 +118,13 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 	}
 	items := len(w.Manifest.Items)
 	if e.cluster.planOnly {
-		fmt.Fprintf(stdout, "%s of %s: %s; manifest written to %s\n", kind, name, report.Plural(int64(items), "work item"), filepath.Join(dir, sweep.ManifestName))
+		fmt.Fprintf(stdout, "%s of %s: %s; manifest written to %s\n", kind, name, report.Plural(int64(items), "work item"), filepath.Join(dir, cluster.ManifestName))
 		fmt.Fprintf(stdout, "next: N workers run the same command with --shard K/N (or --shard auto) instead of --plan, then: shardsim merge %s\n", dir)
 		return nil
 	}
 	layout, part, err := w.Place(dir, part)
 	if err != nil {
-		var me *sweep.ManifestError
+		var me *cluster.ManifestError
 		if errors.As(err, &me) {
 			return usageError{err}
 		}
@@ -133,7 +134,7 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 	w.SetProgress(progressFn)
 	var ran, skipped, taken int
 	if e.cluster.claim {
-		var res sweep.Claimed
+		var res cluster.Claimed
 		res, err = w.RunClaiming(dir, layout, part, e.cluster.lease)
 		ran, skipped, taken = res.Ran, res.Skipped, res.Taken
 	} else {
@@ -159,7 +160,7 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 	if skipped > 0 {
 		fmt.Fprintf(stdout, ", skipped %d finished before", skipped)
 	}
-	fmt.Fprintf(stdout, "; %s holds %d of %d items\n", filepath.Join(dir, sweep.PointsDir), done, items)
+	fmt.Fprintf(stdout, "; %s holds %d of %d items\n", filepath.Join(dir, cluster.PointsDir), done, items)
 	if done == items {
 		fmt.Fprintf(stdout, "every item is there: shardsim merge %s\n", dir)
 	}
@@ -180,7 +181,7 @@ func claimWorkDir(dir, name string, force bool) error {
 	}
 	for _, e := range ents {
 		switch n := e.Name(); {
-		case n == sweep.ManifestName, n == sweep.PointsDir, n == sweep.LayoutName, n == sweep.ClaimsDir, n == markerFile, n == lockFile, strings.HasPrefix(n, "."):
+		case n == cluster.ManifestName, n == cluster.PointsDir, n == cluster.LayoutName, n == cluster.ClaimsDir, n == markerFile, n == lockFile, strings.HasPrefix(n, "."):
 		default:
 			return claimDir(dir, name, force)
 		}
@@ -223,9 +224,9 @@ func runMerge(fs *pflag.FlagSet, m *mergeFlags, stdout, stderr io.Writer) error 
 	if m.chartFormat != "png" && m.chartFormat != "svg" {
 		return usagef("--chart-format %q: want png or svg", m.chartFormat)
 	}
-	merged, err := sweep.Merge(fs.Args())
+	merged, err := cluster.Merge(fs.Args())
 	if err != nil {
-		var me *sweep.ManifestError
+		var me *cluster.ManifestError
 		if errors.As(err, &me) {
 			return usageError{err}
 		}

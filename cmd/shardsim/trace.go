@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shardsim/shardsim/detect"
 	"io"
 	"io/fs"
 	"math"
@@ -13,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/shardsim/shardsim/detect"
 
 	"github.com/spf13/pflag"
 

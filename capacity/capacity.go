@@ -1,6 +1,7 @@
-package sweep
+package capacity
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -13,10 +14,12 @@ import (
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/sweep"
 )
 
 // Require says which answer a capacity search gives when it has replications.
@@ -49,10 +52,10 @@ func ParseRequire(s string) (Require, error) {
 	return 0, fmt.Errorf("--require %q: want mean or all", s)
 }
 
-// CapacityConfig says what capacity to search for.
-type CapacityConfig struct {
-	Config
-	SLOs []SLO
+// Config says what capacity to search for.
+type Config struct {
+	sweep.Config
+	SLOs []sweep.SLO
 	// MaxErrors is the largest acceptable fraction (0..1) of failed requests, over every
 	// stream and every cause of failure (rejected, throttled, timed out, limited, lock).
 	MaxErrors float64
@@ -89,16 +92,16 @@ type Probe struct {
 	Passes     int
 	// Stats[i] is SLO i's statistic over the replications (ms, or a fraction for an error
 	// rate); undefined when a replication has none.
-	Stats     []Estimate
-	ErrorRate Estimate
-	Failures  [len(metrics.Causes)]Estimate // failed requests per cause, over every stream
+	Stats     []replicas.Estimate
+	ErrorRate replicas.Estimate
+	Failures  [len(metrics.Causes)]replicas.Estimate // failed requests per cause, over every stream
 	// NodeLoad is the hottest node's utilization over the run (0..1 of its cores), and
 	// HottestNode the node hottest in most replications.
-	NodeLoad    Estimate
+	NodeLoad    replicas.Estimate
 	HottestNode int
 	// ShardLoad is the hottest shard's utilization over the run (0..1 of its node's
 	// cores), and HottestShard the shard hottest in most replications.
-	ShardLoad    Estimate
+	ShardLoad    replicas.Estimate
 	HottestShard int
 	// Bottleneck is what binds, the most common over the replications (see Row).
 	Bottleneck metrics.Bottleneck
@@ -139,9 +142,9 @@ func (p *Probe) unsettledOnly(req Require) bool {
 // Split reports whether the replications disagree: some meet every SLO and some do not.
 func (p *Probe) Split() bool { return p.Passes > 0 && p.Passes < len(p.Seeds) }
 
-// Capacity is the answer for one point and variant.
-type Capacity struct {
-	Point   Point
+// Answer is the answer for one point and variant.
+type Answer struct {
+	Point   sweep.Point
 	Variant string
 	Require Require
 	// Multiple is the answer: the largest load_factor found to meet every SLO as Require
@@ -168,7 +171,7 @@ type Capacity struct {
 	// PerFailed[r] is the smallest multiple replication r's own search saw fail (NaN:
 	// none): its answer lies between PerReplication[r] and it.
 	PerFailed []float64
-	Spread    Estimate
+	Spread    replicas.Estimate
 	// Check and CheckAbove are one run each at a seed no search used (seed + replications)
 	// at Multiple and at Failed: what a rerun of the answer may give. Nil when there is
 	// no such multiple.
@@ -209,7 +212,7 @@ type Sample struct {
 // minMultiple is the smallest load multiple tried.
 const minMultiple = 1.0 / 1024
 
-// RunCapacity finds, for every point and variant, the largest multiple of all the
+// Run finds, for every point and variant, the largest multiple of all the
 // scenario's rates (load_factor) at which every SLO holds and the error rate stays at or
 // under MaxErrors, as metrics.Assess judges them, in three searches:
 //
@@ -222,36 +225,83 @@ const minMultiple = 1.0 / 1024
 // replications' own answers) and bisects until the bracket is within Tolerance; runs are
 // shared between searches. Then the answer is checked at a fresh seed, at the answer and
 // just above it. Results do not depend on Parallel.
-func RunCapacity(c CapacityConfig) ([]Capacity, error) {
-	cp, err := newCapacityPlan(&c)
+func Run(c Config) ([]Answer, error) {
+	cp, err := NewPlan(&c)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Capacity, len(cp.searches))
+	out := make([]Answer, len(cp.searches))
 	all := make([]int, len(cp.searches))
 	for i := range all {
 		all[i] = i
 	}
-	err = cp.run(all, func(i int, res Capacity) error { out[i] = res; return nil })
+	err = cp.RunItems(all, func(i int, res Answer) error { out[i] = res; return nil })
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// capacityPlan is a capacity search expanded into its work items, one per point and
+// Plan is a capacity search expanded into its work items, one search per point and
 // variant in point order then variant order, with every point loaded and validated.
-type capacityPlan struct {
-	c        *CapacityConfig
+type Plan struct {
+	c        *Config
 	searches []*searchState
-	// name and sha256 are the scenario's name and the hash of its text; effective[i] is
-	// search i's variant as it runs (spec.Resolved.Effective, JSON), which identifies it.
-	name, sha256 string
-	effective    [][]byte
+	// Name and SHA256 are the scenario's name and the hash of its text.
+	Name, SHA256 string
+	// Variants[i] is search i's variant as loaded at its point (replication 0).
+	Variants []*scenarios.Variant
+}
+
+// Config is the search's configuration.
+func (cp *Plan) Config() *Config { return cp.c }
+
+// Search describes search i: its point, variant and first seed, the scenario's
+// load_factor and the largest multiple it may search.
+func (cp *Plan) Search(i int) (p sweep.Point, variant string, seed uint64, lf, most float64) {
+	s := cp.searches[i]
+	return s.point, s.variant, s.seed, s.lf, s.most
+}
+
+// RunAt is one run of a search: its multiple, replication and figures.
+type RunAt struct {
+	Multiple    float64      `json:"multiple"`
+	Replication int          `json:"replication"`
+	Run         *metrics.Run `json:"run"`
+}
+
+// Runs returns every run search i made, by multiple then replication.
+func (cp *Plan) Runs(i int) []RunAt {
+	s := cp.searches[i]
+	var out []RunAt
+	for k, r := range s.runs {
+		out = append(out, RunAt{Multiple: k.m, Replication: k.r, Run: r})
+	}
+	slices.SortFunc(out, func(a, b RunAt) int {
+		if c := cmp.Compare(a.Multiple, b.Multiple); c != 0 {
+			return c
+		}
+		return a.Replication - b.Replication
+	})
+	return out
+}
+
+// Replay answers one search (its point, variant, first seed, load_factor and largest
+// multiple, as Plan.Search gives them) from the runs it made, read back from a cluster's
+// files: a run the search needs that runs do not hold is a *MissingRunError, never a
+// simulation.
+func Replay(c *Config, p sweep.Point, variant string, seed uint64, lf, most float64, runs []RunAt) (Answer, error) {
+	s := newSearch(c, p, variant, seed, lf, most)
+	s.replay, s.loop = true, runner.New(runner.Options{Parallel: 1})
+	for _, r := range runs {
+		s.runs[runKey{r.Multiple, r.Replication}] = r.Run
+	}
+	s.count = len(s.runs)
+	return s.answer()
 }
 
 // defaults fills in the tolerance and the cap, and checks the rest.
-func (c *CapacityConfig) defaults() error {
+func (c *Config) defaults() error {
 	if c.Tolerance <= 0 {
 		c.Tolerance = 0.01
 	}
@@ -264,30 +314,31 @@ func (c *CapacityConfig) defaults() error {
 	if c.Replications < 1 || c.Parallel < 1 {
 		return fmt.Errorf("replications and parallel must be at least 1")
 	}
-	return c.checkRuns(1)
+	return c.CheckRuns(1)
 }
 
-func newCapacityPlan(c *CapacityConfig) (*capacityPlan, error) {
+// NewPlan loads every point of the search (replication 0) and lists its searches.
+func NewPlan(c *Config) (*Plan, error) {
 	if err := c.defaults(); err != nil {
 		return nil, err
 	}
-	cp := &capacityPlan{c: c}
-	for pi, p := range Points(c.Axes) {
+	cp := &Plan{c: c}
+	for pi, p := range sweep.Points(c.Axes) {
 		if c.Stop != nil && c.Stop() {
-			return nil, ErrInterrupted
+			return nil, sweep.ErrInterrupted
 		}
-		sc, err := c.load(p, nil, 0)
+		sc, err := c.Load(p, nil, 0)
 		if err != nil {
-			return nil, fmt.Errorf("point %s: %w", describe(c.Axes, p), err)
+			return nil, fmt.Errorf("point %s: %w", sweep.Describe(c.Axes, p), err)
 		}
 		if pi == 0 {
-			if err := c.checkRuns(len(sc.Variants)); err != nil {
+			if err := c.CheckRuns(len(sc.Variants)); err != nil {
 				return nil, err
 			}
-			cp.name, cp.sha256 = sc.Name, sc.SHA256
+			cp.Name, cp.SHA256 = sc.Name, sc.SHA256
 		}
 		for _, v := range sc.Variants {
-			if err := checkSLOs(c.SLOs, v); err != nil {
+			if err := sweep.CheckSLOs(c.SLOs, v); err != nil {
 				return nil, err
 			}
 			most := c.MaxMultiple
@@ -298,21 +349,21 @@ func newCapacityPlan(c *CapacityConfig) (*capacityPlan, error) {
 				most = min(most, build.MaxWork/v.Work.Units()) // and their subrequests
 			}
 			cp.searches = append(cp.searches, newSearch(c, p, v.Name, sc.Seed, v.Spec.LoadFactor, most))
-			cp.effective = append(cp.effective, effectiveJSON(v))
+			cp.Variants = append(cp.Variants, v)
 		}
 	}
 	return cp, nil
 }
 
 // newSearch starts the searches of one point and variant.
-func newSearch(c *CapacityConfig, p Point, variant string, seed uint64, lf, most float64) *searchState {
+func newSearch(c *Config, p sweep.Point, variant string, seed uint64, lf, most float64) *searchState {
 	return &searchState{c: c, point: p, variant: variant, seed: seed, lf: lf, most: most,
 		runs: map[runKey]*metrics.Run{}, probes: map[float64]*Probe{}}
 }
 
-// run makes the searches idx on the run loop (c.Parallel runs at once) and calls done
+// RunItems makes the searches idx on the run loop (c.Parallel runs at once) and calls done
 // with each answer as it is found, one call at a time. It stops at done's first error.
-func (cp *capacityPlan) run(idx []int, done func(i int, res Capacity) error) error {
+func (cp *Plan) RunItems(idx []int, done func(i int, res Answer) error) error {
 	c := cp.c
 	loop := runner.New(runner.Options{Parallel: c.Parallel, Stop: c.Stop, Progress: c.Progress})
 	errs := make([]error, len(idx))
@@ -328,7 +379,7 @@ func (cp *capacityPlan) run(idx []int, done func(i int, res Capacity) error) err
 		loop.Deliver(func() error { return done(idx[k], res) })
 	})
 	if loop.Interrupted() {
-		return ErrInterrupted
+		return sweep.ErrInterrupted
 	}
 	if err := loop.Err(); err != nil {
 		return err
@@ -344,8 +395,8 @@ type runKey struct {
 
 // searchState is one point and variant's searches, sharing their runs.
 type searchState struct {
-	c        *CapacityConfig
-	point    Point
+	c        *Config
+	point    sweep.Point
 	variant  string
 	seed     uint64
 	lf, most float64 // the scenario's own load_factor; the largest multiple allowed
@@ -389,11 +440,11 @@ func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
 	lf := scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)}
 	err := runner.Each(s.loop, len(todo), func(k int) (*metrics.Run, error) {
 		r, err := s.loop.Measure(func(extra ...scenarios.Override) (*sim.Model, error) {
-			sc, err := opts.load(s.point, &s.seed, reps[todo[k]], append([]scenarios.Override{lf}, extra...)...)
+			sc, err := opts.Load(s.point, &s.seed, reps[todo[k]], append([]scenarios.Override{lf}, extra...)...)
 			if err != nil {
 				return nil, err
 			}
-			return s.c.model(sc.Variants[0]), nil
+			return s.c.Model(sc.Variants[0]), nil
 		}, s.c.lengths(m)) // long enough for the hottest queue to settle, within the budget
 		if err == nil {
 			r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
@@ -466,24 +517,24 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 				xs[i] = slo.Stat.Value(st)
 			}
 		}
-		pr.Stats = append(pr.Stats, estimatedOpt(xs))
+		pr.Stats = append(pr.Stats, replicas.EstimatedOpt(xs))
 	}
-	col := func(f func(*metrics.Run) float64) Estimate {
+	col := func(f func(*metrics.Run) float64) replicas.Estimate {
 		xs := make([]float64, len(runs))
 		for i, r := range runs {
 			xs[i] = f(r)
 		}
-		return Estimated(xs)
+		return replicas.Estimated(xs)
 	}
 	pr.ErrorRate = col(func(r *metrics.Run) float64 { return r.ErrorRate })
 	for _, cause := range metrics.Causes {
 		pr.Failures[cause] = col(func(r *metrics.Run) float64 { return float64(r.Failures[cause]) })
 	}
 	pr.NodeLoad = col(func(r *metrics.Run) float64 { return r.Node.Load })
-	pr.HottestNode = mode(runs, func(r *metrics.Run) int { return r.Node.Index })
+	pr.HottestNode = replicas.Mode(runs, func(r *metrics.Run) int { return r.Node.Index })
 	pr.ShardLoad = col(func(r *metrics.Run) float64 { return r.Shard.Load })
-	pr.HottestShard = mode(runs, func(r *metrics.Run) int { return r.Shard.Index })
-	pr.Bottleneck, pr.Agree = modalBottleneck(runs, c.SLOs)
+	pr.HottestShard = replicas.Mode(runs, func(r *metrics.Run) int { return r.Shard.Index })
+	pr.Bottleneck, pr.Agree = replicas.ModalBottleneck(runs, c.SLOs)
 	for i, r := range runs {
 		if n := r.Node.Index; n < len(r.Nodes) {
 			pr.Settle = max(pr.Settle, r.Nodes[n].Settle)
@@ -524,15 +575,15 @@ func (s *searchState) pooled(m float64) (*Probe, error) {
 }
 
 // answer runs the three searches and the check.
-func (s *searchState) answer() (Capacity, error) {
+func (s *searchState) answer() (Answer, error) {
 	c := s.c
 	began := time.Now()
 	if err := s.findLimit(); err != nil {
-		return Capacity{}, err
+		return Answer{}, err
 	}
 	R := c.Replications
 	s.reps = R
-	res := Capacity{Point: s.point, Variant: s.variant, Require: c.Require, Failed: math.NaN(), OfferedAt: math.Inf(1)}
+	res := Answer{Point: s.point, Variant: s.variant, Require: c.Require, Failed: math.NaN(), OfferedAt: math.Inf(1)}
 	if s.limit.ok {
 		res.OfferedAt = 1 / s.limit.load
 	}
@@ -582,7 +633,7 @@ func (s *searchState) answer() (Capacity, error) {
 	}
 	// The interval is never narrower than the searches' resolution: replication r's
 	// answer lies between its last pass and its first failure.
-	res.Spread = Estimated(res.PerReplication)
+	res.Spread = replicas.Estimated(res.PerReplication)
 	if R > 1 {
 		res.Spread.Lo = min(res.Spread.Lo, lo)
 		if !math.IsNaN(hiMax) {
@@ -722,7 +773,7 @@ const (
 // lower multiple (noLoadNode, noLoadMargin), with the latency measured; "" when the probe
 // passed, or some failure may go away with less load (an error rate, a saturated run, a
 // statistic near its bound, a busy node).
-func belowNoLoad(slos []SLO, pr *Probe) string {
+func belowNoLoad(slos []sweep.SLO, pr *Probe) string {
 	a := &pr.Assessment
 	if a.OK || !a.ErrorsOK || pr.Saturated > 0 || pr.NodeLoad.N == 0 || pr.NodeLoad.Max > noLoadNode {
 		return ""
@@ -743,7 +794,7 @@ func belowNoLoad(slos []SLO, pr *Probe) string {
 		return ""
 	}
 	return fmt.Sprintf("the SLO is below the latency with no load (the network's round trips and the service time): at multiple %s, the hottest node at %s of its cores, %s; no multiple meets it",
-		strconv.FormatFloat(pr.Multiple, 'g', 4, 64), percent(pr.NodeLoad.Max, 1), strings.Join(why, ", "))
+		strconv.FormatFloat(pr.Multiple, 'g', 4, 64), replicas.Percent(pr.NodeLoad.Max, 1), strings.Join(why, ", "))
 }
 
 // found is what a search found: the largest passing multiple (0: none down to
@@ -830,16 +881,16 @@ func find(tol, most, start, next float64, judge func(m float64) (verdict, error)
 	return f, nil
 }
 
-// checkSLOs refuses an SLO on a stream the variant does not have.
-func checkSLOs(slos []SLO, v *scenarios.Variant) error {
-	for _, s := range slos {
-		if !slices.ContainsFunc(v.Streams, func(si scenarios.StreamInfo) bool { return si.Name == s.Stream }) {
-			var names []string
-			for _, si := range v.Streams {
-				names = append(names, si.Name)
-			}
-			return fmt.Errorf("--slo %q: variant %q has no stream %q (streams: %s)", s.Text, v.Name, s.Stream, strings.Join(names, ", "))
-		}
-	}
-	return nil
+// MissingRunError says that a capacity search replayed from a cluster's files needs a run
+// the files do not hold: they were not written by this search.
+type MissingRunError struct {
+	Variant  string
+	Point    sweep.Point
+	Multiple float64
+	Seed     uint64
+}
+
+func (e *MissingRunError) Error() string {
+	return fmt.Sprintf("the search of variant %q needs a run at multiple %s with seed %d that its file does not hold",
+		e.Variant, strconv.FormatFloat(e.Multiple, 'g', -1, 64), e.Seed)
 }

@@ -1,4 +1,4 @@
-package sweep
+package capacity
 
 import (
 	"bytes"
@@ -14,20 +14,22 @@ import (
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/runner"
+	"github.com/shardsim/shardsim/sweep"
 )
 
-// CapacityReport is a finished capacity search: what was asked, and an answer per point
+// Report is a finished capacity search: what was asked, and an answer per point
 // and variant.
-type CapacityReport struct {
+type Report struct {
 	Scenario string
-	Config   CapacityConfig
-	Rows     []Capacity
+	Config   Config
+	Rows     []Answer
 }
 
-// CapacityJSON is capacity.json.
-type CapacityJSON struct {
+// ReportJSON is capacity.json.
+type ReportJSON struct {
 	Scenario     string        `json:"scenario"`
 	SLOs         []string      `json:"slos"`
 	MaxErrors    float64       `json:"max_errors"`
@@ -49,19 +51,19 @@ type capacityRow struct {
 	ErrorRate   *float64          `json:"error_rate"` // at Multiple, over every stream and cause; null when nothing passed
 	Evaluations int               `json:"evaluations"`
 	// Added with the spread and the check.
-	MeanAnswer     float64      `json:"mean_answer"`
-	AllAnswer      float64      `json:"all_answer"`
-	PerReplication []float64    `json:"per_replication"`
-	Spread         jsonEstimate `json:"spread"`
-	At             *jsonProbe   `json:"at"`
-	Above          *jsonProbe   `json:"above"`
-	Check          *jsonProbe   `json:"check"`
-	CheckAbove     *jsonProbe   `json:"check_above"`
-	Probes         []jsonProbe  `json:"probes"`
-	Runs           int          `json:"runs"`
-	Samples        []jsonSample `json:"samples"`
+	MeanAnswer     float64       `json:"mean_answer"`
+	AllAnswer      float64       `json:"all_answer"`
+	PerReplication []float64     `json:"per_replication"`
+	Spread         replicas.JSON `json:"spread"`
+	At             *jsonProbe    `json:"at"`
+	Above          *jsonProbe    `json:"above"`
+	Check          *jsonProbe    `json:"check"`
+	CheckAbove     *jsonProbe    `json:"check_above"`
+	Probes         []jsonProbe   `json:"probes"`
+	Runs           int           `json:"runs"`
+	Samples        []jsonSample  `json:"samples"`
 	// BelowNoLoad: an SLO is below the latency with no load, so no multiple meets it
-	// (Capacity.NoLoad); reason says with which figures.
+	// (Answer.NoLoad); reason says with which figures.
 	BelowNoLoad bool `json:"below_no_load,omitempty"`
 	// Unsettled: the budget could not settle the runs above the multiple, which is then a
 	// floor and not an answer; OfferedAt is the multiple at which the utilization law
@@ -83,40 +85,40 @@ type jsonSample struct {
 
 // jsonProbe is a Probe: stats are keyed by the SLO as written.
 type jsonProbe struct {
-	Multiple        float64                 `json:"multiple"`
-	Seeds           []uint64                `json:"seeds"`
-	OK              bool                    `json:"ok"` // over the replications together
-	Passes          int                     `json:"passes"`
-	Split           bool                    `json:"split"`
-	Binding         string                  `json:"binding"`
-	Stats           map[string]jsonEstimate `json:"stats"`
-	ErrorRate       jsonEstimate            `json:"error_rate"`
-	Failures        map[string]jsonEstimate `json:"failures"`
-	HottestNode     int                     `json:"hottest_node"`
-	HottestNodeLoad jsonEstimate            `json:"hottest_node_utilization"`
-	HottestShard    int                     `json:"hottest_shard"`
-	HottestLoad     jsonEstimate            `json:"hottest_shard_utilization"`
-	Bottleneck      jsonBottleneck          `json:"bottleneck"`
-	Saturated       int                     `json:"saturated"`
+	Multiple        float64                  `json:"multiple"`
+	Seeds           []uint64                 `json:"seeds"`
+	OK              bool                     `json:"ok"` // over the replications together
+	Passes          int                      `json:"passes"`
+	Split           bool                     `json:"split"`
+	Binding         string                   `json:"binding"`
+	Stats           map[string]replicas.JSON `json:"stats"`
+	ErrorRate       replicas.JSON            `json:"error_rate"`
+	Failures        map[string]replicas.JSON `json:"failures"`
+	HottestNode     int                      `json:"hottest_node"`
+	HottestNodeLoad replicas.JSON            `json:"hottest_node_utilization"`
+	HottestShard    int                      `json:"hottest_shard"`
+	HottestLoad     replicas.JSON            `json:"hottest_shard_utilization"`
+	Bottleneck      replicas.JSONBottleneck  `json:"bottleneck"`
+	Saturated       int                      `json:"saturated"`
 }
 
-func (cr *CapacityReport) probeJSON(p *Probe) *jsonProbe {
+func (cr *Report) probeJSON(p *Probe) *jsonProbe {
 	if p == nil {
 		return nil
 	}
 	j := &jsonProbe{Multiple: p.Multiple, Seeds: p.Seeds, OK: p.Assessment.OK, Passes: p.Passes, Split: p.Split(),
-		Binding: p.Assessment.Binding, Stats: map[string]jsonEstimate{}, ErrorRate: p.ErrorRate.json(6), Failures: failuresJSON(&p.Failures),
-		HottestNode: p.HottestNode, HottestNodeLoad: p.NodeLoad.json(4), HottestShard: p.HottestShard, HottestLoad: p.ShardLoad.json(4), Bottleneck: bottleneckJSON(p.Bottleneck, p.Agree), Saturated: p.Saturated}
+		Binding: p.Assessment.Binding, Stats: map[string]replicas.JSON{}, ErrorRate: p.ErrorRate.JSON(6), Failures: replicas.FailuresJSON(&p.Failures),
+		HottestNode: p.HottestNode, HottestNodeLoad: p.NodeLoad.JSON(4), HottestShard: p.HottestShard, HottestLoad: p.ShardLoad.JSON(4), Bottleneck: replicas.BottleneckJSON(p.Bottleneck, p.Agree), Saturated: p.Saturated}
 	for i, s := range cr.Config.SLOs {
-		j.Stats[s.Text] = p.Stats[i].json(6)
+		j.Stats[s.Text] = p.Stats[i].JSON(6)
 	}
 	return j
 }
 
 // JSON returns capacity.json's content.
-func (cr *CapacityReport) JSON() *CapacityJSON {
+func (cr *Report) JSON() *ReportJSON {
 	c := &cr.Config
-	out := &CapacityJSON{Scenario: cr.Scenario, MaxErrors: c.MaxErrors, Require: c.Require.String(), Replications: c.Replications,
+	out := &ReportJSON{Scenario: cr.Scenario, MaxErrors: c.MaxErrors, Require: c.Require.String(), Replications: c.Replications,
 		Tolerance: c.Tolerance, Rows: []capacityRow{}}
 	for _, s := range c.SLOs {
 		out.SLOs = append(out.SLOs, s.Text)
@@ -125,18 +127,18 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
 			Multiple: r.Multiple, Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
 			Evaluations: r.Evaluations, MeanAnswer: r.MeanAnswer, AllAnswer: r.AllAnswer,
-			Spread: r.Spread.json(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
+			Spread: r.Spread.JSON(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
 			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad,
-			Unsettled: r.Unsettled, SimSeconds: round(r.SimSeconds, 3)}
+			Unsettled: r.Unsettled, SimSeconds: replicas.Round(r.SimSeconds, 3)}
 		if !math.IsInf(r.OfferedAt, 1) && r.OfferedAt > 0 {
-			o := round(r.OfferedAt, 6)
+			o := replicas.Round(r.OfferedAt, 6)
 			row.OfferedAt = &o
 		}
 		for _, m := range r.PerReplication {
 			row.PerReplication = append(row.PerReplication, m)
 		}
 		if r.At != nil {
-			e := round(r.At.ErrorRate.Mean, 6)
+			e := replicas.Round(r.At.ErrorRate.Mean, 6)
 			row.ErrorRate = &e
 			for i, s := range c.SLOs {
 				if st := r.At.Stats[i]; st.Defined() {
@@ -160,7 +162,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 			for i, s := range c.SLOs {
 				var v *float64
 				if x := sm.Stats[i]; x != nil {
-					y := round(*x, 6)
+					y := replicas.Round(*x, 6)
 					v = &y
 				}
 				js.Stats[s.Text] = v
@@ -182,20 +184,20 @@ func statValue(st metrics.Statistic, x float64) string {
 }
 
 // statEstimate formats an SLO's statistic over replications: "47.81 ms [41.2, 55.0]".
-func statEstimate(st metrics.Statistic, e Estimate) string {
+func statEstimate(st metrics.Statistic, e replicas.Estimate) string {
 	if !e.Defined() {
 		return "-"
 	}
 	if st == metrics.ErrorRate {
-		s := errorPercent(e.Mean)
+		s := replicas.ErrorPercent(e.Mean)
 		if e.N == 2 {
-			s += " [n/a: 2 runs]" // withInterval
+			s += " [n/a: 2 runs]" // replicas.WithInterval
 		} else if !math.IsNaN(e.Lo) {
-			s += " [" + short(100*e.Lo) + "%, " + short(100*e.Hi) + "%]"
+			s += " [" + replicas.Short(100*e.Lo) + "%, " + replicas.Short(100*e.Hi) + "%]"
 		}
 		return s
 	}
-	return withInterval(e, 2, " ms")
+	return replicas.WithInterval(e, 2, " ms")
 }
 
 // multipleCell writes an answer: "1.141", ">= 64.000" at the cap, "< 0.0010" when even the
@@ -211,7 +213,7 @@ func multipleCell(m, failed float64) string {
 }
 
 // Tables are the answer table and the check table.
-func (cr *CapacityReport) Tables() (answer, check *report.Table) {
+func (cr *Report) Tables() (answer, check *report.Table) {
 	c := &cr.Config
 	left := len(c.Axes) + 1
 	answer, check = &report.Table{Left: left}, &report.Table{Left: left}
@@ -259,7 +261,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 			}
 			iv := "-"
 			if r.Spread.N == 2 {
-				iv = "n/a: 2 runs" // withInterval
+				iv = "n/a: 2 runs" // replicas.WithInterval
 			} else if !math.IsNaN(r.Spread.Lo) {
 				iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
 			}
@@ -278,9 +280,9 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 		}
 		shard, node, errs, res := "-", "-", "-", "-"
 		if r.At != nil {
-			shard = fmt.Sprintf("%d: %s", r.At.HottestShard, percent(r.At.ShardLoad.Mean, 1))
-			node = fmt.Sprintf("%d: %s", r.At.HottestNode, percent(r.At.NodeLoad.Mean, 1))
-			errs = errorPercent(r.At.ErrorRate.Mean)
+			shard = fmt.Sprintf("%d: %s", r.At.HottestShard, replicas.Percent(r.At.ShardLoad.Mean, 1))
+			node = fmt.Sprintf("%d: %s", r.At.HottestNode, replicas.Percent(r.At.NodeLoad.Mean, 1))
+			errs = replicas.ErrorPercent(r.At.ErrorRate.Mean)
 		}
 		binding := r.Binding
 		if binding == "" {
@@ -290,7 +292,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 		// none when the SLO is below the latency with no load.
 		for _, p := range []*Probe{r.At, r.Above} {
 			if p != nil && !r.NoLoad {
-				res = bottleneckShort(p.Bottleneck, p.Agree, len(p.Seeds))
+				res = replicas.BottleneckShort(p.Bottleneck, p.Agree, len(p.Seeds))
 			}
 		}
 		if r.NoLoad {
@@ -328,7 +330,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 			if !p.Assessment.OK {
 				meets = "no: " + p.Assessment.Binding
 			}
-			crec = append(crec, fmt.Sprintf("%d: %s", p.HottestNode, percent(p.NodeLoad.Mean, 1)), meets)
+			crec = append(crec, fmt.Sprintf("%d: %s", p.HottestNode, replicas.Percent(p.NodeLoad.Mean, 1)), meets)
 		}
 		check.Rows = append(check.Rows, crec)
 	}
@@ -336,7 +338,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 }
 
 // heading is the line above the tables.
-func (cr *CapacityReport) heading() string {
+func (cr *Report) heading() string {
 	c := &cr.Config
 	var slos []string
 	for _, s := range c.SLOs {
@@ -350,13 +352,13 @@ func (cr *CapacityReport) heading() string {
 		}
 	}
 	return fmt.Sprintf("capacity of %s: the largest multiple of every rate (load_factor) at which %s meets %s with errors <= %s",
-		cr.Scenario, how, strings.Join(slos, " and "), percent(c.MaxErrors, 2))
+		cr.Scenario, how, strings.Join(slos, " and "), replicas.Percent(c.MaxErrors, 2))
 }
 
 const checkHeading = "check: one run at a seed no search used, at the answer and at the multiple just above it where the search saw it fail"
 
 // Text writes the answer table and the check table.
-func (cr *CapacityReport) Text(w io.Writer) {
+func (cr *Report) Text(w io.Writer) {
 	a, k := cr.Tables()
 	fmt.Fprintln(w, cr.heading())
 	fmt.Fprintln(w)
@@ -369,7 +371,7 @@ func (cr *CapacityReport) Text(w io.Writer) {
 }
 
 // Markdown writes the tables as Markdown.
-func (cr *CapacityReport) Markdown(w io.Writer) {
+func (cr *Report) Markdown(w io.Writer) {
 	a, k := cr.Tables()
 	fmt.Fprintln(w, escape.MarkdownText(cr.heading()))
 	fmt.Fprintln(w)
@@ -389,7 +391,7 @@ func (cr *CapacityReport) Markdown(w io.Writer) {
 	}
 }
 
-func (cr *CapacityReport) footnote(w io.Writer) {
+func (cr *Report) footnote(w io.Writer) {
 	for _, r := range cr.Rows {
 		if r.At != nil && r.At.Split() {
 			fmt.Fprintf(w, "\nSPLIT k/n: at the answer only k of n replications meet every SLO alone; the mean passes, the seeds disagree (--require all gives the answer every replication meets).\n")
@@ -400,7 +402,7 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 		if r.NoLoad {
 			where := r.Variant
 			if len(r.Point.Values) > 0 {
-				where = describe(cr.Config.Axes, r.Point) + ", " + r.Variant
+				where = sweep.Describe(cr.Config.Axes, r.Point) + ", " + r.Variant
 			}
 			fmt.Fprintf(w, "\n%s, %s: %s.\n", where, r.Binding, r.Reason)
 		}
@@ -429,7 +431,7 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 // relaxation times of the hottest node's queue (metrics.Relaxation): runs that start empty
 // and stop before that queue settles understate the tail latency there, so those answers
 // lean high by more than their interval, which covers only the seeds' spread, says.
-func (cr *CapacityReport) settleNotes() []string {
+func (cr *Report) settleNotes() []string {
 	var rows []string
 	measured := math.Inf(1)
 	for _, r := range cr.Rows {
@@ -445,7 +447,7 @@ func (cr *CapacityReport) settleNotes() []string {
 		if !math.IsInf(p.Settle, 1) {
 			settle = "about " + fmtSeconds(p.Settle)
 		}
-		rows = append(rows, fmt.Sprintf("%s (%s busy, %s)", where, percent(p.NodeLoad.Mean, 1), settle))
+		rows = append(rows, fmt.Sprintf("%s (%s busy, %s)", where, replicas.Percent(p.NodeLoad.Mean, 1), settle))
 		measured = min(measured, p.Measured)
 	}
 	if len(rows) == 0 {
@@ -470,7 +472,7 @@ func fmtSeconds(s float64) string {
 
 // checkWarnings says, for each answer that its own check failed (one run at a fresh
 // seed, at the answer), that the answer did not hold there: a rerun of it may fail.
-func (cr *CapacityReport) checkWarnings() []string {
+func (cr *Report) checkWarnings() []string {
 	var out []string
 	for _, r := range cr.Rows {
 		p := r.Check
@@ -488,7 +490,7 @@ func (cr *CapacityReport) checkWarnings() []string {
 }
 
 // CSV writes capacity.csv: one row per point and variant.
-func (cr *CapacityReport) CSV(w io.Writer) error {
+func (cr *Report) CSV(w io.Writer) error {
 	c := &cr.Config
 	cw := escape.NewCSVWriter(w)
 	head := []string{"point"}
@@ -518,30 +520,30 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 		rec = append(rec, r.Point.Values...)
 		var per []string
 		for _, m := range r.PerReplication {
-			per = append(per, num(m))
+			per = append(per, replicas.Num(m))
 		}
-		rec = append(rec, r.Variant, c.Require.String(), num(r.Multiple), num(r.MeanAnswer), num(r.AllAnswer),
-			num(r.Failed), r.Binding, r.Reason, strings.Join(per, " "),
-			num(r.Spread.Median), num(r.Spread.Min), num(r.Spread.Max), num(r.Spread.Lo), num(r.Spread.Hi))
+		rec = append(rec, r.Variant, c.Require.String(), replicas.Num(r.Multiple), replicas.Num(r.MeanAnswer), replicas.Num(r.AllAnswer),
+			replicas.Num(r.Failed), r.Binding, r.Reason, strings.Join(per, " "),
+			replicas.Num(r.Spread.Median), replicas.Num(r.Spread.Min), replicas.Num(r.Spread.Max), replicas.Num(r.Spread.Lo), replicas.Num(r.Spread.Hi))
 		for _, p := range []*Probe{r.At, r.Above, r.Check, r.CheckAbove} {
 			if p == nil {
 				rec = append(rec, make([]string, 3+3*len(c.SLOs)+7+len(metrics.Causes))...)
 				continue
 			}
-			rec = append(rec, num(p.Multiple), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
+			rec = append(rec, replicas.Num(p.Multiple), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
 			for i := range c.SLOs {
 				e := p.Stats[i]
-				rec = append(rec, num(e.Mean), num(e.Lo), num(e.Hi))
+				rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Lo), replicas.Num(e.Hi))
 			}
 			node := ""
 			if p.Bottleneck.Node >= 0 {
 				node = strconv.Itoa(p.Bottleneck.Node)
 			}
-			rec = append(rec, num(p.ErrorRate.Mean))
+			rec = append(rec, replicas.Num(p.ErrorRate.Mean))
 			for _, f := range p.Failures {
-				rec = append(rec, num(f.Mean))
+				rec = append(rec, replicas.Num(f.Mean))
 			}
-			rec = append(rec, strconv.Itoa(p.HottestShard), num(round(p.ShardLoad.Mean, 4)), strconv.Itoa(p.HottestNode), num(round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
+			rec = append(rec, strconv.Itoa(p.HottestShard), replicas.Num(replicas.Round(p.ShardLoad.Mean, 4)), strconv.Itoa(p.HottestNode), replicas.Num(replicas.Round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
 		}
 		rec = append(rec, strconv.Itoa(r.Evaluations), strconv.Itoa(r.Runs))
 		cw.Write(rec)
@@ -552,7 +554,7 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 
 // WriteFiles writes capacity.json, capacity.csv and, unless format is "", a chart per SLO
 // of its statistic against the multiple. It returns the files written.
-func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
+func (cr *Report) WriteFiles(dir, format string) ([]string, error) {
 	var files []string
 	b, err := json.MarshalIndent(cr.JSON(), "", "  ")
 	b = escape.JSON(b)
@@ -605,7 +607,7 @@ func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
 // circled, multiples where a replication saturated and stopped crossed), every
 // simulation's own value as a small ring, the SLO's bound, and each answer marked. ok is false when no multiple has a
 // value to draw.
-func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
+func (cr *Report) chart(i int) (plots.Lines, bool) {
 	c := &cr.Config
 	s := c.SLOs[i]
 	l := plots.Lines{Numeric: true, XLabel: "load multiple (load_factor)", LogY: s.Stat != metrics.ErrorRate, SLO: s.Bound,
@@ -616,13 +618,13 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 		l.YLabel = s.Stat.String() + " latency (ms)"
 	}
 	if r := c.Replications; r > 1 {
-		l.Title += bandWords(r)
+		l.Title += replicas.BandWords(r)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, r := range cr.Rows {
 		name := r.Variant
 		if len(c.Axes) > 0 {
-			name = describe(c.Axes, r.Point)
+			name = sweep.Describe(c.Axes, r.Point)
 			if !cr.oneVariant() {
 				name += " " + r.Variant
 			}
@@ -639,7 +641,7 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			}
 			ser.X = append(ser.X, p.Multiple)
 			ser.Y = append(ser.Y, scale*e.Mean)
-			blo, bhi := band(e)
+			blo, bhi := replicas.Band(e)
 			ser.Lo = append(ser.Lo, scale*blo)
 			ser.Hi = append(ser.Hi, scale*bhi)
 			ser.Flag = append(ser.Flag, p.Split())
@@ -652,7 +654,7 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			ser.Failing = append(ser.Failing, failing)
 			note := ""
 			if failing {
-				note = errorPercent(p.ErrorRate.Mean) + " failed"
+				note = replicas.ErrorPercent(p.ErrorRate.Mean) + " failed"
 			}
 			ser.Notes = append(ser.Notes, note)
 			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)
@@ -683,7 +685,7 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 }
 
 // oneVariant reports whether every row is of the same variant.
-func (cr *CapacityReport) oneVariant() bool {
+func (cr *Report) oneVariant() bool {
 	for _, r := range cr.Rows {
 		if r.Variant != cr.Rows[0].Variant {
 			return false

@@ -1,4 +1,4 @@
-package sweep
+package cluster
 
 import (
 	"errors"
@@ -9,7 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/sweep"
 )
 
 // ClaimsDir is where workers that share a directory claim the items they run
@@ -269,7 +271,7 @@ func (w *Work) RunClaiming(dir string, l *Layout, p Part, lease time.Duration) (
 		return res, failed
 	}
 	if stopped() {
-		return res, ErrInterrupted
+		return res, sweep.ErrInterrupted
 	}
 	return res, nil
 }
@@ -280,21 +282,21 @@ func exists(path string) bool {
 }
 
 // config is the sweep's or capacity search's Config.
-func (w *Work) config() *Config {
+func (w *Work) config() *sweep.Config {
 	if w.sweep != nil {
-		return w.sweep.c
+		return w.sweep.Config()
 	}
-	return &w.capacity.c.Config
+	return &w.capacity.Config().Config
 }
 
 // runOne runs item i and writes its file.
 func (w *Work) runOne(dir string, i int) error {
 	if w.sweep != nil {
-		return w.sweep.run([]int{i}, func(i int, r *metrics.Run) error {
+		return w.sweep.RunItems([]int{i}, func(i int, r *metrics.Run) error {
 			return w.writeItem(dir, w.sweepItem(i, r))
 		})
 	}
-	return w.capacity.run([]int{i}, func(i int, _ Capacity) error {
+	return w.capacity.RunItems([]int{i}, func(i int, _ capacity.Answer) error {
 		return w.writeItem(dir, w.capacityItem(i))
 	})
 }

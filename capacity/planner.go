@@ -1,4 +1,4 @@
-package sweep
+package capacity
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 )
@@ -27,14 +28,14 @@ const Offered = "offered"
 // tail, so a longer run would fail it too (the understated figure already fails). With
 // more, every run is, since a failing run's figure enters the means; and a sweep's
 // (lengthenAll), whose rows show every figure.
-func (c *CapacityConfig) lengths(m float64) *runner.Lengths {
+func (c *Config) lengths(m float64) *runner.Lengths {
 	return &runner.Lengths{Budget: c.Budget, Relaxations: c.Relaxations, Multiple: m,
 		Again: func(r *metrics.Run) bool { return c.passes(r) || c.pooling() || c.lengthenAll }}
 }
 
 // unsettledReason says why a run is not settled: how long its slowest queue takes to
 // settle, what the run measured, and what the budget allows.
-func (c *CapacityConfig) unsettledReason(r *metrics.Run) string {
+func (c *Config) unsettledReason(r *metrics.Run) string {
 	lengths := c.lengths(0)
 	budget := lengths.BudgetSeconds()
 	tau, measured := runner.SettleOf(r)
@@ -50,7 +51,7 @@ func (c *CapacityConfig) unsettledReason(r *metrics.Run) string {
 		load = r.Nodes[node].Utilization
 	}
 	if math.IsInf(tau, 1) {
-		return fmt.Sprintf("node %d is busy %s of the time: its queue never settles", node, percent(load, 2))
+		return fmt.Sprintf("node %d is busy %s of the time: its queue never settles", node, replicas.Percent(load, 2))
 	}
 	d, _, _ := lengths.Needed(r)
 	over := ", over the budget of " + fmtSeconds(budget)
@@ -58,14 +59,14 @@ func (c *CapacityConfig) unsettledReason(r *metrics.Run) string {
 		over = " (not made: the run failed alone)"
 	}
 	return fmt.Sprintf("node %d (%s busy) settles in about %s: a run of %s is needed%s (measured %s)",
-		node, percent(load, 2), fmtSeconds(tau), fmtSeconds(d), over, fmtSeconds(measured))
+		node, replicas.Percent(load, 2), fmtSeconds(tau), fmtSeconds(d), over, fmtSeconds(measured))
 }
 
 // pooling reports whether runs are judged in means over replications.
-func (c *CapacityConfig) pooling() bool { return c.Replications > 1 || c.Precision > 0 }
+func (c *Config) pooling() bool { return c.Replications > 1 || c.Precision > 0 }
 
 // passes reports whether one run meets every SLO alone.
-func (c *CapacityConfig) passes(r *metrics.Run) bool {
+func (c *Config) passes(r *metrics.Run) bool {
 	return metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK
 }
 
@@ -112,7 +113,7 @@ func (l offeredLimit) overOffered(m float64) (bool, string) {
 		return false, ""
 	}
 	return true, fmt.Sprintf("node %d is offered %s of its cores at the streams' peak rates (the utilization law, as explain computes it): no run there is an answer",
-		l.node, percent(m*l.load, 2))
+		l.node, replicas.Percent(m*l.load, 2))
 }
 
 // exactMultiple writes a multiple as the search ran it: the shortest decimal that reads
@@ -128,7 +129,7 @@ func (s *searchState) findLimit() error {
 		opts := s.c.Config
 		opts.Options.Variants = []string{s.variant}
 		var sc *scenarios.Scenario
-		if sc, err = opts.load(s.point, nil, 0); err != nil {
+		if sc, err = opts.Load(s.point, nil, 0); err != nil {
 			return
 		}
 		s.limit = offeredOf(sc.Variants[0])
@@ -159,15 +160,9 @@ func precise(per []found, precision float64) bool {
 	if maxLo < hiMin {
 		return true // one bracket holds every answer
 	}
-	e := Estimated(xs)
+	e := replicas.Estimated(xs)
 	if !(e.Mean > 0) || math.IsNaN(e.Lo) {
 		return false
 	}
 	return max(e.Mean-e.Lo, e.Hi-e.Mean) <= precision*e.Mean
-}
-
-// settler is the capacity configuration whose run lengths a sweep with a RunBudget
-// shares: every run, passing or not, is lengthened.
-func (c *Config) settler() *CapacityConfig {
-	return &CapacityConfig{Config: *c, Budget: c.RunBudget, lengthenAll: true}
 }

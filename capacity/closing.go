@@ -1,4 +1,4 @@
-package sweep
+package capacity
 
 import (
 	"fmt"
@@ -6,13 +6,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/shardsim/shardsim/sweep"
 )
 
 // closing answers the question a capacity search asks, one line per variant (and per
 // value of every axis but the first): the smallest value of the first axis whose answer
 // carries the plan (a multiple of at least 1), with its headroom and what the value
 // before it reaches. An unsettled answer is no answer, and says so.
-func (cr *CapacityReport) closing() []string {
+func (cr *Report) closing() []string {
 	c := &cr.Config
 	slos := make([]string, len(c.SLOs))
 	for i, s := range c.SLOs {
@@ -25,12 +27,12 @@ func (cr *CapacityReport) closing() []string {
 	// Groups: the rows that differ only in the first axis's value.
 	type group struct {
 		label string
-		rows  []Capacity
+		rows  []Answer
 	}
 	var groups []*group
 	byKey := map[string]*group{}
 	for _, r := range cr.Rows {
-		k := groupLabel(c.Axes, r.Variant, !cr.oneVariant(), r.Point.Values)
+		k := sweep.GroupLabel(c.Axes, r.Variant, !cr.oneVariant(), r.Point.Values)
 		g := byKey[k]
 		if g == nil {
 			g = &group{label: k}
@@ -53,13 +55,13 @@ func (cr *CapacityReport) closing() []string {
 		if rows[0].Plan != "" {
 			plan += " (" + rows[0].Plan + ")"
 		}
-		name := func(r Capacity) string {
+		name := func(r Answer) string {
 			if len(c.Axes) == 0 {
 				return cr.Scenario
 			}
 			return valueWords(c.Axes[0].Key, r.Point.Values[0])
 		}
-		plural := func(r Capacity) bool {
+		plural := func(r Answer) bool {
 			return len(c.Axes) > 0 && (c.Axes[0].Key == "cluster.nodes" && r.Point.Values[0] != "1" || c.Axes[0].Key == "cluster.cores")
 		}
 		carries := -1
@@ -101,10 +103,10 @@ func (cr *CapacityReport) closing() []string {
 
 // answered reports whether a row's multiple is an answer: settled, and below the
 // latency with no load not in question.
-func answered(r Capacity) bool { return !r.Unsettled && !r.NoLoad && r.Multiple > 0 }
+func answered(r Answer) bool { return !r.Unsettled && !r.NoLoad && r.Multiple > 0 }
 
 // multipleWords is "1.609375x, 95% CI [1.601, 1.625]" (the interval with replications).
-func multipleWords(r Capacity) string {
+func multipleWords(r Answer) string {
 	s := exactMultiple(r.Multiple) + "x"
 	if r.Spread.N > 2 && !math.IsNaN(r.Spread.Lo) {
 		s += ", seeds' 95% CI [" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
@@ -113,7 +115,7 @@ func multipleWords(r Capacity) string {
 }
 
 // reaches says what a row reached: "reaches 0.93x", "is unsettled", "meets none".
-func reaches(r Capacity) string {
+func reaches(r Answer) string {
 	switch {
 	case r.Unsettled:
 		return "is unsettled past " + exactMultiple(r.Multiple) + "x"
@@ -148,7 +150,7 @@ func valueWords(key, v string) string {
 
 // sortByValue orders rows by their first axis value, numerically where every value is a
 // number, else as given.
-func sortByValue(rows []Capacity) {
+func sortByValue(rows []Answer) {
 	for _, r := range rows {
 		if _, err := strconv.ParseFloat(r.Point.Values[0], 64); err != nil {
 			return
@@ -182,17 +184,4 @@ func conj(plural bool, phrase string) string {
 		return verb
 	}
 	return verb + " " + rest
-}
-
-// groupLabel names the rows of a sweep or capacity search that differ only in the first
-// axis's value: their variant (where several were swept) and the values of the other axes.
-func groupLabel(axes []Axis, variant string, showVariant bool, values []string) string {
-	var parts []string
-	if showVariant {
-		parts = append(parts, "variant "+variant)
-	}
-	for i := 1; i < len(axes); i++ {
-		parts = append(parts, axes[i].Key+"="+values[i])
-	}
-	return strings.Join(parts, ", ")
 }

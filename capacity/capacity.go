@@ -474,28 +474,23 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 	for _, r := range reps {
 		pr.Seeds = append(pr.Seeds, s.seed+uint64(r))
 	}
-	c := s.c
+	s.c.judgeRuns(pr, runs)
+	summarize(pr, runs, s.c.SLOs)
+	return pr, nil
+}
+
+// judgeRuns sets a probe's verdicts on its runs: the SLOs over the runs together, the
+// runs that pass alone, the saturated ones, and the unsettled ones, whose passes are no
+// passes (their tails are understated; a failure would be one).
+func (c *Config) judgeRuns(pr *Probe, runs []*metrics.Run) {
 	pr.Assessment = metrics.Assess(c.SLOs, c.MaxErrors, runs)
-	unsettledAny := false
-	defer func() {
-		// The means of runs of which some are unsettled are understated: a pass of
-		// theirs is no pass either.
-		if unsettledAny && pr.Assessment.OK && pr.Unsettled == 0 {
-			pr.Unsettled = 1
-			for _, r := range runs {
-				if !c.lengths(0).Settled(r) {
-					pr.Why = c.unsettledReason(r)
-					break
-				}
-			}
-		}
-	}()
+	lengths := c.lengths(0)
+	var unsettled *metrics.Run // the first run that is not settled
 	for _, r := range runs {
 		ok := c.passes(r)
-		if !c.lengths(0).Settled(r) {
-			unsettledAny = true
+		if !lengths.Settled(r) {
+			unsettled = cmp.Or(unsettled, r)
 			if ok {
-				// Its tail is understated: its pass is no pass (a failure would be one).
 				pr.Unsettled++
 				if pr.Why == "" {
 					pr.Why = c.unsettledReason(r)
@@ -510,31 +505,33 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 			pr.Saturated++
 		}
 	}
-	for _, slo := range c.SLOs {
+	// The means of runs of which some are unsettled are understated: a pass of theirs is
+	// no pass either.
+	if unsettled != nil && pr.Assessment.OK && pr.Unsettled == 0 {
+		pr.Unsettled, pr.Why = 1, c.unsettledReason(unsettled)
+	}
+}
+
+// summarize sets a probe's figures over its runs: each SLO's statistic, the error rate
+// and failures, the hottest node and shard, what binds, and how long the runs measured
+// against how long the hottest queue takes to settle.
+func summarize(pr *Probe, runs []*metrics.Run, slos []sweep.SLO) {
+	for i := range slos {
 		xs := make([]*float64, len(runs))
-		for i, r := range runs {
-			if st := r.Stream(slo.Stream); st != nil {
-				xs[i] = slo.Stat.Value(st)
-			}
+		for k, r := range runs {
+			xs[k] = sloStat(slos[i], r)
 		}
 		pr.Stats = append(pr.Stats, replicas.EstimatedOpt(xs))
 	}
-	col := func(f func(*metrics.Run) float64) replicas.Estimate {
-		xs := make([]float64, len(runs))
-		for i, r := range runs {
-			xs[i] = f(r)
-		}
-		return replicas.Estimated(xs)
-	}
-	pr.ErrorRate = col(func(r *metrics.Run) float64 { return r.ErrorRate })
+	pr.ErrorRate = replicas.Over(runs, func(r *metrics.Run) float64 { return r.ErrorRate })
 	for _, cause := range metrics.Causes {
-		pr.Failures[cause] = col(func(r *metrics.Run) float64 { return float64(r.Failures[cause]) })
+		pr.Failures[cause] = replicas.Over(runs, func(r *metrics.Run) float64 { return float64(r.Failures[cause]) })
 	}
-	pr.NodeLoad = col(func(r *metrics.Run) float64 { return r.Node.Load })
+	pr.NodeLoad = replicas.Over(runs, func(r *metrics.Run) float64 { return r.Node.Load })
 	pr.HottestNode = replicas.Mode(runs, func(r *metrics.Run) int { return r.Node.Index })
-	pr.ShardLoad = col(func(r *metrics.Run) float64 { return r.Shard.Load })
+	pr.ShardLoad = replicas.Over(runs, func(r *metrics.Run) float64 { return r.Shard.Load })
 	pr.HottestShard = replicas.Mode(runs, func(r *metrics.Run) int { return r.Shard.Index })
-	pr.Bottleneck, pr.Agree = replicas.ModalBottleneck(runs, c.SLOs)
+	pr.Bottleneck, pr.Agree = replicas.ModalBottleneck(runs, slos)
 	for i, r := range runs {
 		if n := r.Node.Index; n < len(r.Nodes) {
 			pr.Settle = max(pr.Settle, r.Nodes[n].Settle)
@@ -544,7 +541,6 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 			pr.Measured = m
 		}
 	}
-	return pr, nil
 }
 
 // allReps is 0..R-1, R the replications searched so far.
@@ -574,47 +570,71 @@ func (s *searchState) pooled(m float64) (*Probe, error) {
 	return pr, nil
 }
 
-// answer runs the three searches and the check.
+// answer runs the three searches and the check: each replication alone, then every
+// replication and the means from the replications' answers, then one run at a fresh seed
+// at the answer and above it; then it gathers what every run showed.
 func (s *searchState) answer() (Answer, error) {
-	c := s.c
 	began := time.Now()
 	if err := s.findLimit(); err != nil {
 		return Answer{}, err
 	}
-	R := c.Replications
-	s.reps = R
-	res := Answer{Point: s.point, Variant: s.variant, Require: c.Require, Failed: math.NaN(), OfferedAt: math.Inf(1)}
+	res := Answer{Point: s.point, Variant: s.variant, Require: s.c.Require, Failed: math.NaN(), OfferedAt: math.Inf(1), Plan: s.limit.rates}
 	if s.limit.ok {
 		res.OfferedAt = 1 / s.limit.load
 	}
-	res.Plan = s.limit.rates
-	// Each replication alone, in parallel; with Precision, more one at a time.
-	alone := func(r int) (found, error) {
-		return find(c.Tolerance, s.most, 0, 0, func(m float64) (verdict, error) {
-			if over, why := s.limit.overOffered(m); over {
-				return verdict{binding: Offered, reason: why}, nil
-			}
-			pr, err := s.probe(m, []int{r})
-			if err != nil {
-				return verdict{}, err
-			}
-			v := verdict{ok: pr.Passes == 1, binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}
-			if pr.unsettledOnly(RequireAll) {
-				v.binding, v.reason, v.noLoad = Unsettled, pr.Why, ""
-			}
-			return v, nil
-		})
-	}
-	per := make([]found, R)
-	errs := make([]error, R)
-	s.loop.Fork(R, func(r int) { per[r], errs[r] = alone(r) })
-	if err := errors.Join(errs...); err != nil {
+	per, err := s.alone()
+	if err != nil {
 		return res, err
 	}
-	for c.Precision > 0 && R < max(c.MaxReplications, c.Replications) && !precise(per, c.Precision) {
-		f, err := alone(R)
+	b := spreadOf(per, &res)
+	if err := s.searchPooled(b, &res); err != nil {
+		return res, err
+	}
+	if err := s.check(&res); err != nil {
+		return res, err
+	}
+	if err := s.gather(&res); err != nil {
+		return res, err
+	}
+	res.Wall = time.Since(began)
+	return res, nil
+}
+
+// searchAlone is the search of replication r alone.
+func (s *searchState) searchAlone(r int) (found, error) {
+	c := s.c
+	return find(c.Tolerance, s.most, 0, 0, func(m float64) (verdict, error) {
+		if over, why := s.limit.overOffered(m); over {
+			return verdict{binding: Offered, reason: why}, nil
+		}
+		pr, err := s.probe(m, []int{r})
 		if err != nil {
-			return res, err
+			return verdict{}, err
+		}
+		v := verdict{ok: pr.Passes == 1, binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}
+		if pr.unsettledOnly(RequireAll) {
+			v.binding, v.reason, v.noLoad = Unsettled, pr.Why, ""
+		}
+		return v, nil
+	})
+}
+
+// alone searches each replication alone, in parallel; with Precision, it adds
+// replications one at a time until their answers are precise (precise).
+func (s *searchState) alone() ([]found, error) {
+	c := s.c
+	R := c.Replications
+	s.reps = R
+	per := make([]found, R)
+	errs := make([]error, R)
+	s.loop.Fork(R, func(r int) { per[r], errs[r] = s.searchAlone(r) })
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for c.Precision > 0 && R < max(c.MaxReplications, c.Replications) && !precise(per, c.Precision) {
+		f, err := s.searchAlone(R)
+		if err != nil {
+			return nil, err
 		}
 		per = append(per, f)
 		R++
@@ -622,63 +642,80 @@ func (s *searchState) answer() (Answer, error) {
 		s.reps = R
 		s.mu.Unlock()
 	}
-	// lo: the lowest answer; hiMin and hiMax: the lowest and highest multiple a
-	// replication failed at (NaN when one never failed).
-	lo, hiMin, hiMax := math.Inf(1), math.Inf(1), 0.0
+	return per, nil
+}
+
+// brackets are where the replications' own searches ended: lo the lowest answer, hiMin
+// and hiMax the lowest and highest multiple a replication failed at (NaN when one never
+// failed).
+type brackets struct{ lo, hiMin, hiMax float64 }
+
+// spreadOf records the replications' own answers in res (PerReplication, PerFailed and
+// their Spread, whose interval is never narrower than the searches' resolution: replication
+// r's answer lies between its last pass and its first failure) and returns their brackets.
+func spreadOf(per []found, res *Answer) brackets {
+	b := brackets{lo: math.Inf(1), hiMin: math.Inf(1)}
 	for _, f := range per {
 		res.PerReplication = append(res.PerReplication, f.lo)
 		res.PerFailed = append(res.PerFailed, f.hi)
-		lo = min(lo, f.lo)
-		hiMin, hiMax = min(hiMin, f.hi), max(hiMax, f.hi)
+		b.lo = min(b.lo, f.lo)
+		b.hiMin, b.hiMax = min(b.hiMin, f.hi), max(b.hiMax, f.hi)
 	}
-	// The interval is never narrower than the searches' resolution: replication r's
-	// answer lies between its last pass and its first failure.
 	res.Spread = replicas.Estimated(res.PerReplication)
-	if R > 1 {
-		res.Spread.Lo = min(res.Spread.Lo, lo)
-		if !math.IsNaN(hiMax) {
-			res.Spread.Hi = max(res.Spread.Hi, hiMax)
+	if len(per) > 1 {
+		res.Spread.Lo = min(res.Spread.Lo, b.lo)
+		if !math.IsNaN(b.hiMax) {
+			res.Spread.Hi = max(res.Spread.Hi, b.hiMax)
 		}
 	}
-	judge := func(req Require) func(m float64) (verdict, error) {
-		return func(m float64) (verdict, error) {
-			if over, why := s.limit.overOffered(m); over {
-				return verdict{binding: Offered, reason: why}, nil
-			}
-			pr, err := s.pooled(m)
-			if err != nil {
-				return verdict{}, err
-			}
-			v := verdict{ok: pr.OK(req), binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}
-			if pr.unsettledOnly(req) {
-				v.binding, v.reason, v.noLoad = Unsettled, fmt.Sprintf("%d of %d replications unsettled: %s", pr.Unsettled, len(pr.Seeds), pr.Why), ""
-			} else if req == RequireAll && !v.ok && pr.Assessment.OK {
-				v.binding, v.reason = "a replication", fmt.Sprintf("%d of %d replications meet every SLO (the means do)", pr.Passes, len(pr.Seeds))
-			}
-			return v, nil
+	return b
+}
+
+// judgePooled judges a multiple over every replication as req asks.
+func (s *searchState) judgePooled(req Require) func(m float64) (verdict, error) {
+	return func(m float64) (verdict, error) {
+		if over, why := s.limit.overOffered(m); over {
+			return verdict{binding: Offered, reason: why}, nil
 		}
+		pr, err := s.pooled(m)
+		if err != nil {
+			return verdict{}, err
+		}
+		v := verdict{ok: pr.OK(req), binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(s.c.SLOs, pr)}
+		if pr.unsettledOnly(req) {
+			v.binding, v.reason, v.noLoad = Unsettled, fmt.Sprintf("%d of %d replications unsettled: %s", pr.Unsettled, len(pr.Seeds), pr.Why), ""
+		} else if req == RequireAll && !v.ok && pr.Assessment.OK {
+			v.binding, v.reason = "a replication", fmt.Sprintf("%d of %d replications meet every SLO (the means do)", pr.Passes, len(pr.Seeds))
+		}
+		return v, nil
 	}
-	// The pooled searches start from the replications' own answers: every replication
-	// met the SLOs at or above the lowest answer, one failed at the lowest failing
-	// multiple (so not all pass there), and every one failed at the highest (so the means
-	// usually fail there too). The runs of those multiples are made already.
+}
+
+// searchPooled runs the searches over every replication (RequireAll, RequireMean) and
+// records both answers in res, and the one Require picks as its Multiple. They start
+// from the replications' own answers: every replication met the SLOs at or above the
+// lowest answer, one failed at the lowest failing multiple (so not all pass there), and
+// every one failed at the highest (so the means usually fail there too). The runs of
+// those multiples are made already.
+func (s *searchState) searchPooled(b brackets, res *Answer) error {
+	c := s.c
 	startLo, startAll, startHi := 0.0, 0.0, 0.0
-	if lo > 0 {
-		startLo = lo
-		if !math.IsNaN(hiMin) {
-			startAll = hiMin
+	if b.lo > 0 {
+		startLo = b.lo
+		if !math.IsNaN(b.hiMin) {
+			startAll = b.hiMin
 		}
-		if !math.IsNaN(hiMax) {
-			startHi = hiMax
+		if !math.IsNaN(b.hiMax) {
+			startHi = b.hiMax
 		}
 	}
-	all, err := find(c.Tolerance, s.most, startLo, startAll, judge(RequireAll))
+	all, err := find(c.Tolerance, s.most, startLo, startAll, s.judgePooled(RequireAll))
 	if err != nil {
-		return res, err
+		return err
 	}
-	mean, err := find(c.Tolerance, s.most, startLo, startHi, judge(RequireMean))
+	mean, err := find(c.Tolerance, s.most, startLo, startHi, s.judgePooled(RequireMean))
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.MeanAnswer, res.AllAnswer = mean.lo, all.lo
 	chosen := mean
@@ -690,27 +727,40 @@ func (s *searchState) answer() (Answer, error) {
 		res.NoLoad, res.Reason = true, chosen.noLoad
 	}
 	res.Unsettled = chosen.binding == Unsettled
-	// Above the utilization law's limit nothing ran: there is no probe to show, and no
-	// check to make.
-	aboveRan := !math.IsNaN(res.Failed) && chosen.binding != Offered
+	return nil
+}
+
+// check sets the probes at the answer and above it, and the check: one run at a seed
+// none of the searches used, at each. Above the utilization law's limit nothing ran:
+// there is no probe to show, and no check to make.
+func (s *searchState) check(res *Answer) error {
+	R := len(res.PerReplication)
+	aboveRan := !math.IsNaN(res.Failed) && res.Binding != Offered
+	var err error
 	if res.Multiple > 0 {
 		res.At, _ = s.pooled(res.Multiple)
 	}
 	if aboveRan {
 		res.Above, _ = s.pooled(res.Failed)
 	}
-	// The check: one run at a seed none of the searches used.
 	if res.Multiple > 0 {
 		if res.Check, err = s.probe(res.Multiple, []int{R}); err != nil {
-			return res, err
+			return err
 		}
 	}
 	if aboveRan {
 		if res.CheckAbove, err = s.probe(res.Failed, []int{R}); err != nil {
-			return res, err
+			return err
 		}
 	}
-	// Every multiple that every replication ran is a probe, whichever search ran it.
+	return nil
+}
+
+// gather records in res every multiple that every replication ran as a probe, whichever
+// search ran it, and every run made as a sample, with the runs' count and simulated time.
+func (s *searchState) gather(res *Answer) error {
+	c := s.c
+	R := len(res.PerReplication)
 	have := map[float64]int{}
 	for k := range s.runs {
 		if k.r < R {
@@ -720,7 +770,7 @@ func (s *searchState) answer() (Answer, error) {
 	for m, n := range have {
 		if n == R {
 			if _, err := s.pooled(m); err != nil {
-				return res, err
+				return err
 			}
 		}
 	}
@@ -728,26 +778,36 @@ func (s *searchState) answer() (Answer, error) {
 		res.Probes = append(res.Probes, *pr)
 	}
 	sort.Slice(res.Probes, func(i, j int) bool { return res.Probes[i].Multiple < res.Probes[j].Multiple })
-	res.Runs, res.Wall = s.count, time.Since(began)
+	res.Runs = s.count
 	for _, r := range s.runs {
 		res.SimSeconds += r.Elapsed.Seconds()
 	}
 	for k, r := range s.runs {
-		sm := Sample{Multiple: k.m, Seed: s.seed + uint64(k.r), OK: metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK}
-		for _, slo := range c.SLOs {
-			var x *float64
-			if st := r.Stream(slo.Stream); st != nil {
-				x = slo.Stat.Value(st)
-			}
-			sm.Stats = append(sm.Stats, x)
-		}
+		sm := Sample{Multiple: k.m, Seed: s.seed + uint64(k.r), OK: metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK, Stats: sloStats(c.SLOs, r)}
 		res.Samples = append(res.Samples, sm)
 	}
 	sort.Slice(res.Samples, func(i, j int) bool {
 		a, b := res.Samples[i], res.Samples[j]
 		return a.Multiple < b.Multiple || a.Multiple == b.Multiple && a.Seed < b.Seed
 	})
-	return res, nil
+	return nil
+}
+
+// sloStats is each SLO's statistic in run r (sloStat).
+func sloStats(slos []sweep.SLO, r *metrics.Run) []*float64 {
+	var xs []*float64
+	for _, slo := range slos {
+		xs = append(xs, sloStat(slo, r))
+	}
+	return xs
+}
+
+// sloStat is an SLO's statistic in run r: nil when its stream completed nothing.
+func sloStat(slo sweep.SLO, r *metrics.Run) *float64 {
+	if st := r.Stream(slo.Stream); st != nil {
+		return slo.Stat.Value(st)
+	}
+	return nil
 }
 
 // verdict is one judgement of a multiple. noLoad, when it failed, says why no lower
@@ -811,74 +871,93 @@ type found struct {
 // precision tol. It starts at start (1 when 0) and, if that passes, tries next (twice
 // start when 0) then doubles; if it fails, it halves. Then it bisects.
 func find(tol, most, start, next float64, judge func(m float64) (verdict, error)) (found, error) {
-	f := found{hi: math.NaN()}
-	try := func(m float64) (bool, error) {
-		v, err := judge(m)
-		f.evals++
-		if err != nil {
-			return false, err
-		}
-		if v.ok && m > f.lo {
-			f.lo = m
-		}
-		if !v.ok && (math.IsNaN(f.hi) || m < f.hi) {
-			f.hi, f.binding, f.reason = m, v.binding, v.reason
-			if f.lo == 0 {
-				f.noLoad = v.noLoad
-			}
-		}
-		return v.ok, nil
-	}
+	fd := &finder{found: found{hi: math.NaN()}, judge: judge}
 	if start <= 0 {
 		start = 1
 	}
 	start = min(start, most)
-	ok, err := try(start)
+	ok, err := fd.try(start)
+	switch {
+	case err != nil:
+		return fd.found, err
+	case fd.noLoad != "":
+		return fd.found, nil // no multiple can pass: nothing to halve
+	case ok:
+		err = fd.up(start, next, most)
+	default:
+		err = fd.down(start)
+	}
+	if err != nil || !fd.bracketed {
+		return fd.found, err
+	}
+	for (fd.hi-fd.lo)/fd.lo > tol {
+		if _, err := fd.try((fd.lo + fd.hi) / 2); err != nil {
+			return fd.found, err
+		}
+	}
+	return fd.found, nil
+}
+
+// finder is one search in progress: what it found so far, and whether a pass and a
+// failure bracket the answer, so that bisecting can narrow it.
+type finder struct {
+	found
+	judge     func(m float64) (verdict, error)
+	bracketed bool
+}
+
+// try judges m and records it: the largest pass, the smallest failure above it (with
+// what failed there), and why nothing passes when the first failures show it.
+func (fd *finder) try(m float64) (bool, error) {
+	v, err := fd.judge(m)
+	fd.evals++
 	if err != nil {
-		return f, err
+		return false, err
 	}
-	if f.noLoad != "" {
-		return f, nil // no multiple can pass: nothing to halve
+	if v.ok && m > fd.lo {
+		fd.lo = m
 	}
-	if ok {
-		m := next
-		if m <= start {
-			m = 2 * start
-		}
-		for {
-			if f.lo >= most {
-				return f, nil // meets its SLOs at the cap
-			}
-			if ok, err = try(min(m, most)); err != nil {
-				return f, err
-			}
-			if !ok {
-				break
-			}
-			m = 2 * f.lo
-		}
-	} else {
-		for m := start / 2; ; m /= 2 {
-			if m < minMultiple {
-				return f, nil // fails even at the smallest multiple
-			}
-			if ok, err = try(m); err != nil {
-				return f, err
-			}
-			if ok {
-				break
-			}
-			if f.noLoad != "" {
-				return f, nil // below the latency with no load: fails at every multiple
-			}
+	if !v.ok && (math.IsNaN(fd.hi) || m < fd.hi) {
+		fd.hi, fd.binding, fd.reason = m, v.binding, v.reason
+		if fd.lo == 0 {
+			fd.noLoad = v.noLoad
 		}
 	}
-	for (f.hi-f.lo)/f.lo > tol {
-		if _, err := try((f.lo + f.hi) / 2); err != nil {
-			return f, err
+	return v.ok, nil
+}
+
+// up tries next (twice start when not above it) and then doubles from the largest pass
+// until a multiple fails, or the cap passes.
+func (fd *finder) up(start, next, most float64) error {
+	m := next
+	if m <= start {
+		m = 2 * start
+	}
+	for fd.lo < most {
+		ok, err := fd.try(min(m, most))
+		if err != nil || !ok {
+			fd.bracketed = err == nil
+			return err
+		}
+		m = 2 * fd.lo
+	}
+	return nil // meets its SLOs at the cap
+}
+
+// down halves from start until a multiple passes, or none can: below minMultiple, or
+// below the latency with no load (it fails at every multiple).
+func (fd *finder) down(start float64) error {
+	for m := start / 2; m >= minMultiple; m /= 2 {
+		ok, err := fd.try(m)
+		if err != nil || ok {
+			fd.bracketed = err == nil
+			return err
+		}
+		if fd.noLoad != "" {
+			return nil
 		}
 	}
-	return f, nil
+	return nil // fails even at the smallest multiple
 }
 
 // MissingRunError says that a capacity search replayed from a cluster's files needs a run

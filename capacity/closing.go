@@ -3,6 +3,7 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,89 +17,77 @@ import (
 // before it reaches. An unsettled answer is no answer, and says so.
 func (cr *Report) closing() []string {
 	c := &cr.Config
-	slos := make([]string, len(c.SLOs))
-	for i, s := range c.SLOs {
-		slos[i] = s.Text
-	}
-	at := strings.Join(slos, " and ")
 	if len(cr.Rows) == 0 || len(c.SLOs) == 0 {
 		return nil
 	}
-	// Groups: the rows that differ only in the first axis's value.
-	type group struct {
-		label string
-		rows  []Answer
-	}
-	var groups []*group
-	byKey := map[string]*group{}
-	for _, r := range cr.Rows {
-		k := sweep.GroupLabel(c.Axes, r.Variant, !cr.oneVariant(), r.Point.Values)
-		g := byKey[k]
-		if g == nil {
-			g = &group{label: k}
-			byKey[k] = g
-			groups = append(groups, g)
-		}
-		g.rows = append(g.rows, r)
-	}
+	groups := sweep.GroupRows(len(cr.Rows), func(i int) string {
+		r := &cr.Rows[i]
+		return sweep.GroupLabel(c.Axes, r.Variant, !cr.oneVariant(), r.Point.Values)
+	})
 	var out []string
 	for _, g := range groups {
-		rows := g.rows
+		rows := make([]Answer, len(g.Idx))
+		for k, i := range g.Idx {
+			rows[k] = cr.Rows[i]
+		}
 		if len(c.Axes) > 0 {
 			sortByValue(rows)
 		}
-		line := "ANSWER: "
-		if g.label != "" {
-			line += g.label + ": "
-		}
-		plan := "the plan"
-		if rows[0].Plan != "" {
-			plan += " (" + rows[0].Plan + ")"
-		}
-		name := func(r Answer) string {
-			if len(c.Axes) == 0 {
-				return cr.Scenario
-			}
-			return valueWords(c.Axes[0].Key, r.Point.Values[0])
-		}
-		plural := func(r Answer) bool {
-			return len(c.Axes) > 0 && (c.Axes[0].Key == "cluster.nodes" && r.Point.Values[0] != "1" || c.Axes[0].Key == "cluster.cores")
-		}
-		carries := -1
-		for i, r := range rows {
-			if answered(r) && r.Multiple >= 1 {
-				carries = i
-				break
-			}
-		}
-		switch {
-		case carries >= 0:
-			r := rows[carries]
-			verb := " " + conj(plural(r), "carries") + " "
-			line += name(r) + verb + plan + " at " + at + " with " + headroom(r.Multiple) + " headroom (" + multipleWords(r) + ")"
-			if carries > 0 {
-				p := rows[carries-1]
-				line += "; " + name(p) + " " + conj(plural(p), reaches(p))
-			}
-			line += "."
-		default:
-			line += "nothing here carries " + plan + " at " + at + ": "
-			var parts []string
-			for _, r := range rows {
-				parts = append(parts, name(r)+" "+conj(plural(r), reaches(r)))
-			}
-			line += strings.Join(parts, ", ") + "."
-		}
-		for _, r := range rows {
-			if r.Unsettled {
-				line += fmt.Sprintf(" %s %s unsettled: its runs passed up to %s, but above that the hottest queue needs runs longer than the budget (%s); raise --budget for an answer.",
-					name(r), conj(plural(r), "is"), exactMultiple(r.Multiple), fmtSeconds(c.lengths(0).BudgetSeconds()))
-				break
-			}
-		}
-		out = append(out, line)
+		out = append(out, cr.answerLine(g.Label, rows))
 	}
 	return out
+}
+
+// answerLine is the closing line of one group of rows, sorted by the first axis's value.
+func (cr *Report) answerLine(label string, rows []Answer) string {
+	line := "ANSWER: "
+	if label != "" {
+		line += label + ": "
+	}
+	plan := "the plan"
+	if rows[0].Plan != "" {
+		plan += " (" + rows[0].Plan + ")"
+	}
+	at := sweep.SLOList(cr.Config.SLOs)
+	carries := slices.IndexFunc(rows, func(r Answer) bool { return answered(r) && r.Multiple >= 1 })
+	if carries >= 0 {
+		r := rows[carries]
+		verb := " " + conj(cr.plural(r), "carries") + " "
+		line += cr.name(r) + verb + plan + " at " + at + " with " + headroom(r.Multiple) + " headroom (" + multipleWords(r) + ")"
+		if carries > 0 {
+			p := rows[carries-1]
+			line += "; " + cr.name(p) + " " + conj(cr.plural(p), reaches(p))
+		}
+		line += "."
+	} else {
+		var parts []string
+		for _, r := range rows {
+			parts = append(parts, cr.name(r)+" "+conj(cr.plural(r), reaches(r)))
+		}
+		line += "nothing here carries " + plan + " at " + at + ": " + strings.Join(parts, ", ") + "."
+	}
+	if i := slices.IndexFunc(rows, func(r Answer) bool { return r.Unsettled }); i >= 0 {
+		r := rows[i]
+		line += fmt.Sprintf(" %s %s unsettled: its runs passed up to %s, but above that the hottest queue needs runs longer than the budget (%s); raise --budget for an answer.",
+			cr.name(r), conj(cr.plural(r), "is"), exactMultiple(r.Multiple), fmtSeconds(cr.Config.lengths(0).BudgetSeconds()))
+	}
+	return line
+}
+
+// name is what the closing line calls a row: its value of the first axis in words, or the
+// scenario's name without axes.
+func (cr *Report) name(r Answer) string {
+	if len(cr.Config.Axes) == 0 {
+		return cr.Scenario
+	}
+	return valueWords(cr.Config.Axes[0].Key, r.Point.Values[0])
+}
+
+// plural reports whether a row's name is plural ("3 nodes carry"): a count of nodes other
+// than one, or of cores.
+func (cr *Report) plural(r Answer) bool {
+	axes := cr.Config.Axes
+	return len(axes) > 0 && (axes[0].Key == "cluster.nodes" && r.Point.Values[0] != "1" || axes[0].Key == "cluster.cores")
 }
 
 // answered reports whether a row's multiple is an answer: settled, and below the

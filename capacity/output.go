@@ -212,129 +212,176 @@ func multipleCell(m, failed float64) string {
 	return exactMultiple(m)
 }
 
-// Tables are the answer table and the check table.
+// Tables are the answer table and the check table: a row of each per point and variant.
 func (cr *Report) Tables() (answer, check *report.Table) {
-	c := &cr.Config
-	left := len(c.Axes) + 1
-	answer, check = &report.Table{Left: left}, &report.Table{Left: left}
-	reps := c.Replications > 1
-	for _, a := range c.Axes {
-		answer.Head = append(answer.Head, a.Key)
-		check.Head = append(check.Head, a.Key)
+	left := len(cr.Config.Axes) + 1
+	answer = &report.Table{Left: left, Head: cr.answerHead()}
+	check = &report.Table{Left: left, Head: cr.checkHead()}
+	for i := range cr.Rows {
+		answer.Rows = append(answer.Rows, cr.answerRow(&cr.Rows[i]))
+		check.Rows = append(check.Rows, cr.checkRow(&cr.Rows[i]))
 	}
-	answer.Head = append(answer.Head, "variant", "multiple")
-	if reps {
+	return answer, check
+}
+
+// answerHead is the answer table's head: the varied keys, the variant and its answer
+// (with replications, the seeds' own answers and the other requirement's), each SLO's
+// statistic there, and the hottest shard and node, the errors and what binds.
+func (cr *Report) answerHead() []string {
+	c := &cr.Config
+	head := append(axisKeys(c.Axes), "variant", "multiple")
+	if c.Replications > 1 {
 		other := "every seed"
 		if c.Require == RequireAll {
 			other = "mean"
 		}
-		answer.Head = append(answer.Head, "seeds: median (range)", "95% CI", other)
+		head = append(head, "seeds: median (range)", "95% CI", other)
 	}
-	for _, s := range c.SLOs {
-		answer.Head = append(answer.Head, s.Stream+" "+s.Stat.String()+" there")
-	}
-	answer.Head = append(answer.Head, "hottest shard", "hottest node", "errors", "binds first", "resource", "why")
-	check.Head = append(check.Head, "variant", "seed", "at")
-	for _, s := range c.SLOs {
-		check.Head = append(check.Head, s.Stream+" "+s.Stat.String())
-	}
-	check.Head = append(check.Head, "hottest node", "meets", "just above")
-	for _, s := range c.SLOs {
-		check.Head = append(check.Head, s.Stream+" "+s.Stat.String()+" above")
-	}
-	check.Head = append(check.Head, "hottest node above", "meets above")
+	head = append(head, sloHeads(c.SLOs, " there")...)
+	return append(head, "hottest shard", "hottest node", "errors", "binds first", "resource", "why")
+}
 
-	for _, r := range cr.Rows {
-		rec := append([]string(nil), r.Point.Values...)
-		mc := multipleCell(r.Multiple, r.Failed)
-		if r.NoLoad {
-			mc = "none"
-		}
-		if r.Unsettled {
-			mc = "unsettled" // not an answer: the budget could not settle the runs above it
-		}
-		rec = append(rec, r.Variant, mc)
-		if reps {
-			other := r.AllAnswer
-			if c.Require == RequireAll {
-				other = r.MeanAnswer
-			}
-			iv := "-"
-			if r.Spread.N == 2 {
-				iv = "n/a: 2 runs" // replicas.WithInterval
-			} else if !math.IsNaN(r.Spread.Lo) {
-				iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
-			}
-			rec = append(rec, exactMultiple(r.Spread.Median)+" ("+exactMultiple(r.Spread.Min)+
-				"–"+exactMultiple(r.Spread.Max)+")", iv, exactMultiple(other))
-		}
-		for i, s := range c.SLOs {
-			v := "-"
-			if r.At != nil {
-				v = statEstimate(s.Stat, r.At.Stats[i])
-				if r.At.Split() {
-					v += fmt.Sprintf(" SPLIT %d/%d", r.At.Passes, len(r.At.Seeds))
-				}
-			}
-			rec = append(rec, v)
-		}
-		shard, node, errs, res := "-", "-", "-", "-"
+// checkHead is the check table's head: the varied keys, the variant and the fresh seed,
+// then at the answer and just above it the multiple, each SLO's statistic, the hottest
+// node and whether it meets every SLO.
+func (cr *Report) checkHead() []string {
+	slos := cr.Config.SLOs
+	head := append(axisKeys(cr.Config.Axes), "variant", "seed", "at")
+	head = append(append(head, sloHeads(slos, "")...), "hottest node", "meets", "just above")
+	return append(append(head, sloHeads(slos, " above")...), "hottest node above", "meets above")
+}
+
+// axisKeys are the varied keys, a column each.
+func axisKeys(axes []sweep.Axis) []string {
+	var keys []string
+	for _, a := range axes {
+		keys = append(keys, a.Key)
+	}
+	return keys
+}
+
+// sloHeads are the columns of the SLOs' statistics: "STREAM STAT" and suffix.
+func sloHeads(slos []sweep.SLO, suffix string) []string {
+	var head []string
+	for _, s := range slos {
+		head = append(head, s.Stream+" "+s.Stat.String()+suffix)
+	}
+	return head
+}
+
+// answerRow is r's row of the answer table (answerHead).
+func (cr *Report) answerRow(r *Answer) []string {
+	c := &cr.Config
+	rec := append(append([]string(nil), r.Point.Values...), r.Variant, answerCell(r))
+	if c.Replications > 1 {
+		rec = append(rec, cr.seedCells(r)...)
+	}
+	for i, s := range c.SLOs {
+		v := "-"
 		if r.At != nil {
-			shard = fmt.Sprintf("%d: %s", r.At.HottestShard, replicas.Percent(r.At.ShardLoad.Mean, 1))
-			node = fmt.Sprintf("%d: %s", r.At.HottestNode, replicas.Percent(r.At.NodeLoad.Mean, 1))
-			errs = replicas.ErrorPercent(r.At.ErrorRate.Mean)
-		}
-		binding := r.Binding
-		if binding == "" {
-			binding = "nothing up to the cap"
-		}
-		// What binds: the resource behind the failure just above the answer, else at it;
-		// none when the SLO is below the latency with no load.
-		for _, p := range []*Probe{r.At, r.Above} {
-			if p != nil && !r.NoLoad {
-				res = replicas.BottleneckShort(p.Bottleneck, p.Agree, len(p.Seeds))
+			v = statEstimate(s.Stat, r.At.Stats[i])
+			if r.At.Split() {
+				v += fmt.Sprintf(" SPLIT %d/%d", r.At.Passes, len(r.At.Seeds))
 			}
 		}
-		if r.NoLoad {
-			res = "none: below the no-load latency"
-		}
-		rec = append(rec, shard, node, errs, binding, res, r.Reason)
-		answer.Rows = append(answer.Rows, rec)
-
-		crec := append([]string(nil), r.Point.Values...)
-		seed := "-"
-		for _, p := range []*Probe{r.Check, r.CheckAbove} {
-			if p != nil {
-				seed = strconv.FormatUint(p.Seeds[0], 10)
-			}
-		}
-		crec = append(crec, r.Variant, seed)
-		for _, p := range []*Probe{r.Check, r.CheckAbove} {
-			if p == nil {
-				crec = append(crec, "-")
-				for range c.SLOs {
-					crec = append(crec, "-")
-				}
-				crec = append(crec, "-", "-")
-				continue
-			}
-			crec = append(crec, exactMultiple(p.Multiple))
-			for i, s := range c.SLOs {
-				v := "-"
-				if p.Stats[i].Defined() {
-					v = statValue(s.Stat, p.Stats[i].Mean)
-				}
-				crec = append(crec, v)
-			}
-			meets := "yes"
-			if !p.Assessment.OK {
-				meets = "no: " + p.Assessment.Binding
-			}
-			crec = append(crec, fmt.Sprintf("%d: %s", p.HottestNode, replicas.Percent(p.NodeLoad.Mean, 1)), meets)
-		}
-		check.Rows = append(check.Rows, crec)
+		rec = append(rec, v)
 	}
-	return answer, check
+	shard, node, errs := "-", "-", "-"
+	if r.At != nil {
+		shard = fmt.Sprintf("%d: %s", r.At.HottestShard, replicas.Percent(r.At.ShardLoad.Mean, 1))
+		node = fmt.Sprintf("%d: %s", r.At.HottestNode, replicas.Percent(r.At.NodeLoad.Mean, 1))
+		errs = replicas.ErrorPercent(r.At.ErrorRate.Mean)
+	}
+	binding := r.Binding
+	if binding == "" {
+		binding = "nothing up to the cap"
+	}
+	return append(rec, shard, node, errs, binding, resourceCell(r), r.Reason)
+}
+
+// answerCell is r's "multiple" cell: the answer (multipleCell), or "none" when the SLO is
+// below the latency with no load, or "unsettled": not an answer, the budget could not
+// settle the runs above it.
+func answerCell(r *Answer) string {
+	switch {
+	case r.Unsettled:
+		return "unsettled"
+	case r.NoLoad:
+		return "none"
+	}
+	return multipleCell(r.Multiple, r.Failed)
+}
+
+// seedCells are the cells of the replications' own answers: their median and range, their
+// 95% interval, and the answer of the requirement not chosen.
+func (cr *Report) seedCells(r *Answer) []string {
+	other := r.AllAnswer
+	if cr.Config.Require == RequireAll {
+		other = r.MeanAnswer
+	}
+	iv := "-"
+	if r.Spread.N == 2 {
+		iv = "n/a: 2 runs" // replicas.WithInterval
+	} else if !math.IsNaN(r.Spread.Lo) {
+		iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
+	}
+	return []string{exactMultiple(r.Spread.Median) + " (" + exactMultiple(r.Spread.Min) + "–" + exactMultiple(r.Spread.Max) + ")", iv, exactMultiple(other)}
+}
+
+// resourceCell is what binds: the resource behind the failure just above the answer, else
+// at it; none when the SLO is below the latency with no load.
+func resourceCell(r *Answer) string {
+	if r.NoLoad {
+		return "none: below the no-load latency"
+	}
+	res := "-"
+	for _, p := range []*Probe{r.At, r.Above} {
+		if p != nil {
+			res = replicas.BottleneckShort(p.Bottleneck, p.Agree, len(p.Seeds))
+		}
+	}
+	return res
+}
+
+// checkRow is r's row of the check table (checkHead).
+func (cr *Report) checkRow(r *Answer) []string {
+	seed := "-"
+	for _, p := range []*Probe{r.Check, r.CheckAbove} {
+		if p != nil {
+			seed = strconv.FormatUint(p.Seeds[0], 10)
+		}
+	}
+	rec := append(append([]string(nil), r.Point.Values...), r.Variant, seed)
+	for _, p := range []*Probe{r.Check, r.CheckAbove} {
+		rec = append(rec, cr.checkCells(p)...)
+	}
+	return rec
+}
+
+// checkCells are one check's cells: its multiple, each SLO's statistic, its hottest node
+// and whether it meets every SLO; "-" each where there was no check.
+func (cr *Report) checkCells(p *Probe) []string {
+	slos := cr.Config.SLOs
+	if p == nil {
+		cells := make([]string, len(slos)+3)
+		for i := range cells {
+			cells[i] = "-"
+		}
+		return cells
+	}
+	cells := []string{exactMultiple(p.Multiple)}
+	for i, s := range slos {
+		v := "-"
+		if p.Stats[i].Defined() {
+			v = statValue(s.Stat, p.Stats[i].Mean)
+		}
+		cells = append(cells, v)
+	}
+	meets := "yes"
+	if !p.Assessment.OK {
+		meets = "no: " + p.Assessment.Binding
+	}
+	return append(cells, fmt.Sprintf("%d: %s", p.HottestNode, replicas.Percent(p.NodeLoad.Mean, 1)), meets)
 }
 
 // heading is the line above the tables.
@@ -620,51 +667,9 @@ func (cr *Report) chart(i int) (plots.Lines, bool) {
 	if r := c.Replications; r > 1 {
 		l.Title += replicas.BandWords(r)
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
+	span := &multiples{lo: math.Inf(1), hi: math.Inf(-1)}
 	for _, r := range cr.Rows {
-		name := r.Variant
-		if len(c.Axes) > 0 {
-			name = sweep.Describe(c.Axes, r.Point)
-			if !cr.oneVariant() {
-				name += " " + r.Variant
-			}
-		}
-		ser := plots.Series{Name: name}
-		scale := 1.0
-		if s.Stat == metrics.ErrorRate {
-			scale = 100
-		}
-		for _, p := range r.Probes {
-			e := p.Stats[i]
-			if !e.Defined() {
-				continue
-			}
-			ser.X = append(ser.X, p.Multiple)
-			ser.Y = append(ser.Y, scale*e.Mean)
-			blo, bhi := replicas.Band(e)
-			ser.Lo = append(ser.Lo, scale*blo)
-			ser.Hi = append(ser.Hi, scale*bhi)
-			ser.Flag = append(ser.Flag, p.Split())
-			// A saturated run stopped early: its value covers the time before the stop,
-			// not a measure of the multiple, and is crossed as such.
-			ser.Stopped = append(ser.Stopped, p.Saturated > 0)
-			// Past the error limit the latency is of the completed requests only (a full
-			// queue's rejections cap it, and the line goes flat): boxed as such.
-			failing := s.Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > c.MaxErrors
-			ser.Failing = append(ser.Failing, failing)
-			note := ""
-			if failing {
-				note = replicas.ErrorPercent(p.ErrorRate.Mean) + " failed"
-			}
-			ser.Notes = append(ser.Notes, note)
-			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)
-		}
-		for _, sm := range r.Samples {
-			if x := sm.Stats[i]; x != nil && len(r.Probes) > 0 {
-				ser.Dots = append(ser.Dots, plots.Point{X: sm.Multiple, Y: scale * *x})
-				lo, hi = min(lo, sm.Multiple), max(hi, sm.Multiple)
-			}
-		}
+		ser := cr.series(&r, i, span)
 		if len(ser.X) == 0 {
 			continue
 		}
@@ -676,12 +681,74 @@ func (cr *Report) chart(i int) (plots.Lines, bool) {
 	if len(l.Series) == 0 {
 		return l, false
 	}
+	lo, hi := span.lo, span.hi
 	l.Times = []float64{lo, hi}
 	if lo == hi {
 		l.Times = l.Times[:1]
 	}
 	l.LogX = hi/lo > 8
 	return l, true
+}
+
+// multiples is the range of the multiples a chart shows.
+type multiples struct{ lo, hi float64 }
+
+func (m *multiples) add(x float64) { m.lo, m.hi = min(m.lo, x), max(m.hi, x) }
+
+// series is row r's line of SLO i's chart: a point per probe, with its band, and a dot
+// per run; span grows to hold them.
+func (cr *Report) series(r *Answer, i int, span *multiples) plots.Series {
+	c := &cr.Config
+	s := c.SLOs[i]
+	name := r.Variant
+	if len(c.Axes) > 0 {
+		name = sweep.Describe(c.Axes, r.Point)
+		if !cr.oneVariant() {
+			name += " " + r.Variant
+		}
+	}
+	ser := plots.Series{Name: name}
+	scale := 1.0
+	if s.Stat == metrics.ErrorRate {
+		scale = 100
+	}
+	for _, p := range r.Probes {
+		if p.Stats[i].Defined() {
+			cr.point(&ser, &p, i, scale)
+			span.add(p.Multiple)
+		}
+	}
+	for _, sm := range r.Samples {
+		if x := sm.Stats[i]; x != nil && len(r.Probes) > 0 {
+			ser.Dots = append(ser.Dots, plots.Point{X: sm.Multiple, Y: scale * *x})
+			span.add(sm.Multiple)
+		}
+	}
+	return ser
+}
+
+// point adds probe p to ser: SLO i's statistic, scaled, with its band, and whether its
+// replications split, saturated or failed more requests than MaxErrors.
+func (cr *Report) point(ser *plots.Series, p *Probe, i int, scale float64) {
+	e := p.Stats[i]
+	ser.X = append(ser.X, p.Multiple)
+	ser.Y = append(ser.Y, scale*e.Mean)
+	blo, bhi := replicas.Band(e)
+	ser.Lo = append(ser.Lo, scale*blo)
+	ser.Hi = append(ser.Hi, scale*bhi)
+	ser.Flag = append(ser.Flag, p.Split())
+	// A saturated run stopped early: its value covers the time before the stop, not a
+	// measure of the multiple, and is crossed as such.
+	ser.Stopped = append(ser.Stopped, p.Saturated > 0)
+	// Past the error limit the latency is of the completed requests only (a full queue's
+	// rejections cap it, and the line goes flat): boxed as such.
+	failing := cr.Config.SLOs[i].Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > cr.Config.MaxErrors
+	ser.Failing = append(ser.Failing, failing)
+	note := ""
+	if failing {
+		note = replicas.ErrorPercent(p.ErrorRate.Mean) + " failed"
+	}
+	ser.Notes = append(ser.Notes, note)
 }
 
 // oneVariant reports whether every row is of the same variant.

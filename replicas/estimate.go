@@ -83,6 +83,15 @@ func EstimatedOpt(xs []*float64) Estimate {
 	return Estimated(vals)
 }
 
+// Over summarizes f over the runs of a row or probe (Estimated).
+func Over(ss []*metrics.Run, f func(*metrics.Run) float64) Estimate {
+	xs := make([]float64, len(ss))
+	for i, s := range ss {
+		xs[i] = f(s)
+	}
+	return Estimated(xs)
+}
+
 // Defined reports whether the estimate has a value.
 func (e Estimate) Defined() bool { return !math.IsNaN(e.Mean) }
 

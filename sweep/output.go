@@ -137,96 +137,204 @@ func (sw *Sweep) JSON() *SweepJSON {
 // CSV writes sweep.csv: one row per point and variant; per stream, its statistics and
 // their 95% half-widths (empty with one replication) in columns prefixed by its name. An
 // undefined statistic (a latency of a stream that completed nothing) is an empty cell.
-// The columns that came later (the hottest node, failures by cause, the streams' counts,
-// then the intervals, ranges, bottleneck and SLO verdicts) follow all the others, so that
-// scripts reading columns by position still work.
+// The columns are csvColumns, in order.
 func (sw *Sweep) CSV(w io.Writer) error {
-	rows, axes := sw.Rows, sw.Config.Axes
 	cw := escape.NewCSVWriter(w)
-	head := []string{"point"}
-	for _, a := range axes {
-		head = append(head, a.Key)
-	}
-	head = append(head, "variant", "seeds", "hottest_shard_utilization", "hottest_ci95", "max_over_mean_shard", "skew_ci95", "error_rate", "error_rate_ci95")
-	if len(rows) > 0 {
-		for _, s := range rows[0].Streams {
-			for _, c := range []string{"mean_ms", "p50_ms", "p99_ms", "p999_ms", "error_rate", "fanout", "partitions"} {
-				head = append(head, s.Name+"_"+c, s.Name+"_"+c+"_ci95")
-			}
+	var streams []string // the first row's, which every row has
+	if len(sw.Rows) > 0 {
+		for _, s := range sw.Rows[0].Streams {
+			streams = append(streams, s.Name)
 		}
 	}
-	head = append(head, "hottest_shard", "hottest_node", "hottest_node_utilization", "hottest_node_ci95")
-	for _, c := range metrics.Causes {
-		head = append(head, c.String(), c.String()+"_ci95")
+	var head []string
+	for _, g := range csvColumns {
+		head = append(head, g.head(sw, streams)...)
 	}
-	if len(rows) > 0 {
-		for _, s := range rows[0].Streams {
-			for _, c := range []string{"offered", "completed"} {
-				head = append(head, s.Name+"_"+c, s.Name+"_"+c+"_ci95")
-			}
-			for _, c := range metrics.Causes {
-				head = append(head, s.Name+"_"+c.String(), s.Name+"_"+c.String()+"_ci95")
-			}
-		}
-		for _, s := range rows[0].Streams {
-			for _, c := range replicas.SpreadCols {
-				head = append(head, s.Name+"_p99_ms_"+c)
-			}
-		}
-	}
-	for _, c := range replicas.SpreadCols {
-		head = append(head, "hottest_node_utilization_"+c)
-	}
-	head = append(head, "bottleneck", "bottleneck_node", "bottleneck_node_peak_utilization", "bottleneck_agree", "saturated", "split",
-		"slo_ok", "slo_passes", "slo_binding", "slo_ok_random_placement")
 	cw.Write(head)
-	for i, r := range rows {
-		rec := []string{strconv.Itoa(r.Point.Index)}
-		rec = append(rec, r.Point.Values...)
-		var seeds []string
-		for _, s := range r.Seeds {
-			seeds = append(seeds, strconv.FormatUint(s, 10))
+	for i := range sw.Rows {
+		var rec []string
+		for _, g := range csvColumns {
+			rec = append(rec, g.cells(sw, i)...)
 		}
-		rec = append(rec, r.Variant, strings.Join(seeds, " "))
-		for _, e := range []replicas.Estimate{r.HottestLoad, r.Skew, r.ErrorRate} {
-			rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Half))
-		}
-		for _, s := range r.Streams {
-			for _, e := range []replicas.Estimate{s.Mean, s.P50, s.P99, s.P999, s.ErrorRate, s.Subrequests, s.Partitions} {
-				rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Half))
-			}
-		}
-		rec = append(rec, strconv.Itoa(r.HottestShard), strconv.Itoa(r.HottestNode), replicas.Num(r.HottestNodeLoad.Mean), replicas.Num(r.HottestNodeLoad.Half))
-		for _, e := range r.Failures {
-			rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Half))
-		}
-		for _, s := range r.Streams {
-			for _, e := range append([]replicas.Estimate{s.Offered, s.Completed}, s.Failures[:]...) {
-				rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Half))
-			}
-		}
-		for _, s := range r.Streams {
-			rec = append(rec, replicas.Spread(s.P99)...)
-		}
-		rec = append(rec, replicas.Spread(r.HottestNodeLoad)...)
-		node, peak := "", ""
-		if r.Bottleneck.Node >= 0 {
-			node, peak = strconv.Itoa(r.Bottleneck.Node), replicas.Num(replicas.Round(r.Bottleneck.Peak, 4))
-		}
-		rec = append(rec, r.Bottleneck.Resource.String(), node, peak, strconv.Itoa(r.Agree), strconv.Itoa(r.Saturated), strconv.FormatBool(r.Split()))
-		if r.Judged {
-			rec = append(rec, strconv.FormatBool(r.Assessment.OK), strconv.Itoa(r.Passes), r.Assessment.Binding)
-		} else {
-			rec = append(rec, "", "", "")
-		}
-		random := ""
-		if ok := sw.randomOK(i); ok != nil {
-			random = strconv.FormatBool(*ok)
-		}
-		cw.Write(append(rec, random))
+		cw.Write(rec)
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvGroup is a group of sweep.csv's columns: their names, for the streams of the first
+// row, and row i's cells.
+type csvGroup struct {
+	head  func(sw *Sweep, streams []string) []string
+	cells func(sw *Sweep, i int) []string
+}
+
+// csvColumns are sweep.csv's column groups, in order. The columns that came later (the
+// hottest node, failures by cause, the streams' counts, then the intervals, ranges,
+// bottleneck and SLO verdicts) follow all the others, so that scripts reading columns by
+// position still work.
+var csvColumns = []csvGroup{
+	{(*Sweep).idHead, (*Sweep).idCells},
+	{rowHead, (*Sweep).rowCells},
+	{streamHead, (*Sweep).streamCells},
+	{hottestHead, (*Sweep).hottestCells},
+	{countHead, (*Sweep).countCells},
+	{spreadHead, (*Sweep).spreadCells},
+	{verdictHead, (*Sweep).verdictCells},
+}
+
+// streamStats are the statistics of a stream that sweep.csv writes with their half-widths.
+var streamStats = []string{"mean_ms", "p50_ms", "p99_ms", "p999_ms", "error_rate", "fanout", "partitions"}
+
+// withCI95 are columns each followed by its 95% half-width: NAME, NAME_ci95.
+func withCI95(prefix string, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, prefix+n, prefix+n+"_ci95")
+	}
+	return out
+}
+
+// meanHalf are estimates' cells: the mean and the 95% half-width of each.
+func meanHalf(es ...replicas.Estimate) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, replicas.Num(e.Mean), replicas.Num(e.Half))
+	}
+	return out
+}
+
+// idHead names a row: its point, the varied keys, the variant and the seeds.
+func (sw *Sweep) idHead([]string) []string {
+	head := []string{"point"}
+	for _, a := range sw.Config.Axes {
+		head = append(head, a.Key)
+	}
+	return append(head, "variant", "seeds")
+}
+
+func (sw *Sweep) idCells(i int) []string {
+	r := &sw.Rows[i]
+	var seeds []string
+	for _, s := range r.Seeds {
+		seeds = append(seeds, strconv.FormatUint(s, 10))
+	}
+	rec := append([]string{strconv.Itoa(r.Point.Index)}, r.Point.Values...)
+	return append(rec, r.Variant, strings.Join(seeds, " "))
+}
+
+// rowHead is the row's own figures: the hottest shard's load, the skew and the error rate.
+func rowHead(*Sweep, []string) []string {
+	return []string{"hottest_shard_utilization", "hottest_ci95", "max_over_mean_shard", "skew_ci95", "error_rate", "error_rate_ci95"}
+}
+
+func (sw *Sweep) rowCells(i int) []string {
+	r := &sw.Rows[i]
+	return meanHalf(r.HottestLoad, r.Skew, r.ErrorRate)
+}
+
+// streamHead is each stream's statistics (streamStats).
+func streamHead(_ *Sweep, streams []string) []string {
+	var head []string
+	for _, s := range streams {
+		head = append(head, withCI95(s+"_", streamStats...)...)
+	}
+	return head
+}
+
+func (sw *Sweep) streamCells(i int) []string {
+	var rec []string
+	for _, s := range sw.Rows[i].Streams {
+		rec = append(rec, meanHalf(s.Mean, s.P50, s.P99, s.P999, s.ErrorRate, s.Subrequests, s.Partitions)...)
+	}
+	return rec
+}
+
+// hottestHead is the hottest shard and node, the node's load, and the failures by cause.
+func hottestHead(*Sweep, []string) []string {
+	head := []string{"hottest_shard", "hottest_node", "hottest_node_utilization", "hottest_node_ci95"}
+	for _, c := range metrics.Causes {
+		head = append(head, withCI95("", c.String())...)
+	}
+	return head
+}
+
+func (sw *Sweep) hottestCells(i int) []string {
+	r := &sw.Rows[i]
+	rec := []string{strconv.Itoa(r.HottestShard), strconv.Itoa(r.HottestNode)}
+	return append(append(rec, meanHalf(r.HottestNodeLoad)...), meanHalf(r.Failures[:]...)...)
+}
+
+// countHead is each stream's requests offered and completed and its failures by cause.
+func countHead(_ *Sweep, streams []string) []string {
+	var head []string
+	for _, s := range streams {
+		head = append(head, withCI95(s+"_", "offered", "completed")...)
+		for _, c := range metrics.Causes {
+			head = append(head, withCI95(s+"_", c.String())...)
+		}
+	}
+	return head
+}
+
+func (sw *Sweep) countCells(i int) []string {
+	var rec []string
+	for _, s := range sw.Rows[i].Streams {
+		rec = append(append(rec, meanHalf(s.Offered, s.Completed)...), meanHalf(s.Failures[:]...)...)
+	}
+	return rec
+}
+
+// spreadHead is each stream's p99 and the hottest node's load: interval and range.
+func spreadHead(_ *Sweep, streams []string) []string {
+	var head []string
+	for _, s := range streams {
+		head = append(head, spreadNames(s+"_p99_ms_")...)
+	}
+	return append(head, spreadNames("hottest_node_utilization_")...)
+}
+
+// spreadNames are the columns of an estimate's interval and range (replicas.Spread).
+func spreadNames(prefix string) []string {
+	var out []string
+	for _, c := range replicas.SpreadCols {
+		out = append(out, prefix+c)
+	}
+	return out
+}
+
+func (sw *Sweep) spreadCells(i int) []string {
+	var rec []string
+	for _, s := range sw.Rows[i].Streams {
+		rec = append(rec, replicas.Spread(s.P99)...)
+	}
+	return append(rec, replicas.Spread(sw.Rows[i].HottestNodeLoad)...)
+}
+
+// verdictHead is what binds, the saturated and split replications, and the SLO verdicts,
+// over the replications and under random placement.
+func verdictHead(*Sweep, []string) []string {
+	return []string{"bottleneck", "bottleneck_node", "bottleneck_node_peak_utilization", "bottleneck_agree", "saturated", "split",
+		"slo_ok", "slo_passes", "slo_binding", "slo_ok_random_placement"}
+}
+
+func (sw *Sweep) verdictCells(i int) []string {
+	r := &sw.Rows[i]
+	node, peak := "", ""
+	if r.Bottleneck.Node >= 0 {
+		node, peak = strconv.Itoa(r.Bottleneck.Node), replicas.Num(replicas.Round(r.Bottleneck.Peak, 4))
+	}
+	rec := []string{r.Bottleneck.Resource.String(), node, peak, strconv.Itoa(r.Agree), strconv.Itoa(r.Saturated), strconv.FormatBool(r.Split())}
+	if r.Judged {
+		rec = append(rec, strconv.FormatBool(r.Assessment.OK), strconv.Itoa(r.Passes), r.Assessment.Binding)
+	} else {
+		rec = append(rec, "", "", "")
+	}
+	random := ""
+	if ok := sw.randomOK(i); ok != nil {
+		random = strconv.FormatBool(*ok)
+	}
+	return append(rec, random)
 }
 
 // verdictCell says how a row fares against the SLOs: "meets 3/3", "fails 0/3", or
@@ -254,68 +362,86 @@ func verdictCell(r *Row) string {
 // request), then the hottest shard and node and their loads, the error rate over every
 // stream and cause, what binds, and with SLOs how the replications fare.
 func (sw *Sweep) Table() *report.Table {
-	rows, axes := sw.Rows, sw.Config.Axes
-	t := &report.Table{Left: len(axes) + 1}
-	if len(rows) == 0 {
+	t := &report.Table{Left: len(sw.Config.Axes) + 1}
+	if len(sw.Rows) == 0 {
 		return t
 	}
-	reps := sw.Config.Replications > 1
-	for _, a := range axes {
-		t.Head = append(t.Head, a.Key)
-	}
-	t.Head = append(t.Head, "variant")
-	for _, s := range rows[0].Streams {
-		t.Head = append(t.Head, s.Name+" p99 ms")
-		if reps {
-			t.Head = append(t.Head, "median (range)")
-		}
-		t.Head = append(t.Head, "fan-out")
-	}
-	t.Head = append(t.Head, "hottest shard", "hottest node", "errors", "binds")
-	judged := len(sw.Config.SLOs) > 0
-	saturated := false
-	for _, r := range rows {
-		saturated = saturated || r.Saturated > 0
-	}
-	switch {
-	case judged:
-		t.Head = append(t.Head, "SLOs")
-	case reps && saturated:
-		t.Head = append(t.Head, "saturated")
-	}
-	replaced := sw.replacedKeys()
-	for i := range rows {
-		r := &rows[i]
-		rec := append([]string(nil), r.Point.Values...)
-		rec = append(rec, rowLabel(axes, r, replaced[r.Variant]))
-		for _, s := range r.Streams {
-			if r.Split() {
-				// An interval over replications that disagree describes none of them.
-				rec = append(rec, replicas.WithInterval(replicas.Estimate{Mean: s.P99.Mean, Lo: math.NaN()}, 2, "")+" split")
-			} else {
-				rec = append(rec, replicas.WithInterval(s.P99, 2, ""))
-			}
-			if reps {
-				rec = append(rec, replicas.RangeOf(s.P99))
-			}
-			rec = append(rec, strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
-		}
-		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, replicas.Percent(r.HottestLoad.Mean, 1)),
-			fmt.Sprintf("%d: %s", r.HottestNode, replicas.Percent(r.HottestNodeLoad.Mean, 1)),
-			replicas.ErrorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
-		switch {
-		case judged:
-			rec = append(rec, verdictCell(r))
-		case reps && saturated:
-			cell := fmt.Sprintf("%d/%d", r.Saturated, len(r.Seeds))
-			if r.Split() {
-				cell = "SPLIT " + cell
-			}
-			rec = append(rec, cell)
-		}
-		t.Rows = append(t.Rows, rec)
+	t.Head = sw.tableHead()
+	replaced, verdict := sw.replacedKeys(), sw.verdictColumn()
+	for i := range sw.Rows {
+		t.Rows = append(t.Rows, sw.tableRow(i, replaced[sw.Rows[i].Variant], verdict))
 	}
 	return t
+}
+
+// verdictColumn is the table's last column: "SLOs" with SLOs, "saturated" with
+// replications of which some saturated, else none ("").
+func (sw *Sweep) verdictColumn() string {
+	switch {
+	case len(sw.Config.SLOs) > 0:
+		return "SLOs"
+	case sw.Config.Replications > 1 && slices.ContainsFunc(sw.Rows, func(r Row) bool { return r.Saturated > 0 }):
+		return "saturated"
+	}
+	return ""
+}
+
+// tableHead is the table's head (Table).
+func (sw *Sweep) tableHead() []string {
+	var head []string
+	for _, a := range sw.Config.Axes {
+		head = append(head, a.Key)
+	}
+	head = append(head, "variant")
+	for _, s := range sw.Rows[0].Streams {
+		head = append(head, s.Name+" p99 ms")
+		if sw.Config.Replications > 1 {
+			head = append(head, "median (range)")
+		}
+		head = append(head, "fan-out")
+	}
+	head = append(head, "hottest shard", "hottest node", "errors", "binds")
+	if v := sw.verdictColumn(); v != "" {
+		head = append(head, v)
+	}
+	return head
+}
+
+// tableRow is row i of the table; replaced are the varied keys that replace its variant's
+// own values (rowLabel), verdict the last column (verdictColumn).
+func (sw *Sweep) tableRow(i int, replaced []string, verdict string) []string {
+	r := &sw.Rows[i]
+	rec := append(append([]string(nil), r.Point.Values...), rowLabel(sw.Config.Axes, r, replaced))
+	for _, s := range r.Streams {
+		p99 := s.P99
+		if r.Split() {
+			// An interval over replications that disagree describes none of them.
+			p99 = replicas.Estimate{Mean: s.P99.Mean, Lo: math.NaN()}
+		}
+		cell := replicas.WithInterval(p99, 2, "")
+		if r.Split() {
+			cell += " split"
+		}
+		rec = append(rec, cell)
+		if sw.Config.Replications > 1 {
+			rec = append(rec, replicas.RangeOf(s.P99))
+		}
+		rec = append(rec, strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
+	}
+	rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, replicas.Percent(r.HottestLoad.Mean, 1)),
+		fmt.Sprintf("%d: %s", r.HottestNode, replicas.Percent(r.HottestNodeLoad.Mean, 1)),
+		replicas.ErrorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
+	switch verdict {
+	case "SLOs":
+		rec = append(rec, verdictCell(r))
+	case "saturated":
+		cell := fmt.Sprintf("%d/%d", r.Saturated, len(r.Seeds))
+		if r.Split() {
+			cell = "SPLIT " + cell
+		}
+		rec = append(rec, cell)
+	}
+	return rec
 }
 
 // rowLabel names a row in the tables: its variant's name, followed by the varied values
@@ -426,12 +552,42 @@ func (sw *Sweep) WriteFiles(dir, format string) ([]string, error) {
 // chart is stream si's p99, fan-out or partitions, or (si -1) the hottest node's load,
 // against the first varied key: a line per variant and combination of the other keys.
 func (sw *Sweep) chart(si int, what string) plots.Lines {
-	axes, rows := sw.Config.Axes, sw.Rows
-	first := axes[0]
+	first := sw.Config.Axes[0]
+	l := sw.chartFrame(si, what)
+	for i := range first.Values {
+		l.Times = append(l.Times, float64(i))
+	}
+	index := map[string]int{}
+	replaced := sw.replacedKeys()
+	for ri := range sw.Rows {
+		r := &sw.Rows[ri]
+		name := seriesName(sw.Config.Axes, r, replaced[r.Variant])
+		k, ok := index[name]
+		if !ok {
+			k = len(l.Series)
+			index[name] = k
+			n := len(first.Values)
+			l.Series = append(l.Series, plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n),
+				Stopped: make([]bool, n), Failing: make([]bool, n), Notes: make([]string, n)})
+		}
+		x := 0 // the row's place on the first axis
+		for i, v := range first.Values {
+			if v == r.Point.Values[0] {
+				x = i
+			}
+		}
+		sw.plot(&l.Series[k], x, r, si, what)
+	}
+	return l
+}
+
+// chartFrame is a chart's title, axes and reference line (chart).
+func (sw *Sweep) chartFrame(si int, what string) plots.Lines {
+	first := sw.Config.Axes[0]
 	l := plots.Lines{XLabel: first.Key, XTicks: first.Values, LogY: what == "p99"}
 	var st string
 	if si >= 0 {
-		st = rows[0].Streams[si].Name
+		st = sw.Rows[0].Streams[si].Name
 	}
 	switch what {
 	case "p99":
@@ -457,64 +613,51 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 	if r := sw.Config.Replications; r > 1 {
 		l.Title += replicas.BandWords(r)
 	}
-	for i := range first.Values {
-		l.Times = append(l.Times, float64(i))
-	}
-	index := map[string]int{}
-	for ri := range rows {
-		r := &rows[ri]
-		// The series: the variant and the values of the other axes; a variant whose own
-		// value of the first axis's key the axis replaces says so (its name may state
-		// one value, "random salt 8", of a line drawn over many).
-		name := r.Variant
-		if slices.Contains(sw.replacedKeys()[r.Variant], first.Key) {
-			name += " with " + first.Key + " varied"
-		}
-		if len(axes) > 1 {
-			var parts []string
-			for i, a := range axes[1:] {
-				parts = append(parts, a.Key+"="+r.Point.Values[i+1])
-			}
-			name += " (" + strings.Join(parts, ", ") + ")"
-		}
-		k, ok := index[name]
-		if !ok {
-			k = len(l.Series)
-			index[name] = k
-			n := len(first.Values)
-			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n), Stopped: make([]bool, n), Failing: make([]bool, n), Notes: make([]string, n)}
-			l.Series = append(l.Series, s)
-		}
-		x := 0
-		for i, v := range first.Values {
-			if v == r.Point.Values[0] {
-				x = i
-			}
-		}
-		s := &l.Series[k]
-		var e replicas.Estimate
-		scale := 1.0
-		switch what {
-		case "p99":
-			e = r.Streams[si].P99
-		case "fanout":
-			e = r.Streams[si].Subrequests
-		case "partitions":
-			e = r.Streams[si].Partitions
-		case "node":
-			e, scale = r.HottestNodeLoad, 100
-		}
-		lo, hi := replicas.Band(e)
-		s.Y[x], s.Lo[x], s.Hi[x] = scale*e.Mean, scale*lo, scale*hi
-		s.Flag[x] = r.Split()
-		s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
-		// A latency past the error limit is of the completed requests only.
-		s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
-		if s.Failing[x] {
-			s.Notes[x] = replicas.ErrorPercent(r.ErrorRate.Mean) + " failed"
-		}
-	}
 	return l
+}
+
+// seriesName is the line a row belongs to: its variant and the values of the other axes;
+// a variant whose own value of the first axis's key the axis replaces (replaced) says so
+// (its name may state one value, "random salt 8", of a line drawn over many).
+func seriesName(axes []Axis, r *Row, replaced []string) string {
+	name := r.Variant
+	if slices.Contains(replaced, axes[0].Key) {
+		name += " with " + axes[0].Key + " varied"
+	}
+	if len(axes) > 1 {
+		var parts []string
+		for i, a := range axes[1:] {
+			parts = append(parts, a.Key+"="+r.Point.Values[i+1])
+		}
+		name += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return name
+}
+
+// plot sets point x of series s to row r's figure: its mean and band, whether its
+// replications split or saturated, and, for a p99, whether more requests failed than
+// MaxErrors (a latency past the error limit is of the completed requests only).
+func (sw *Sweep) plot(s *plots.Series, x int, r *Row, si int, what string) {
+	var e replicas.Estimate
+	scale := 1.0
+	switch what {
+	case "p99":
+		e = r.Streams[si].P99
+	case "fanout":
+		e = r.Streams[si].Subrequests
+	case "partitions":
+		e = r.Streams[si].Partitions
+	case "node":
+		e, scale = r.HottestNodeLoad, 100
+	}
+	lo, hi := replicas.Band(e)
+	s.Y[x], s.Lo[x], s.Hi[x] = scale*e.Mean, scale*lo, scale*hi
+	s.Flag[x] = r.Split()
+	s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
+	s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
+	if s.Failing[x] {
+		s.Notes[x] = replicas.ErrorPercent(r.ErrorRate.Mean) + " failed"
+	}
 }
 
 func nanSlice(n int) []float64 {

@@ -397,13 +397,7 @@ func RowOf(row Row, ss []*metrics.Run, slos []SLO, maxErrors float64) Row {
 
 // aggregate fills in a row's estimates from its replications' figures.
 func aggregate(row Row, ss []*metrics.Run) Row {
-	col := func(f func(*metrics.Run) float64) replicas.Estimate {
-		xs := make([]float64, len(ss))
-		for i, s := range ss {
-			xs[i] = f(s)
-		}
-		return replicas.Estimated(xs)
-	}
+	col := func(f func(*metrics.Run) float64) replicas.Estimate { return replicas.Over(ss, f) }
 	row.HottestShard = replicas.Mode(ss, func(s *metrics.Run) int { return s.Shard.Index })
 	row.HottestNode = replicas.Mode(ss, func(s *metrics.Run) int { return s.Node.Index })
 	row.HottestLoad = col(func(s *metrics.Run) float64 { return s.Shard.Load })

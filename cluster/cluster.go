@@ -286,7 +286,29 @@ func checkPart(p Part, what string) (Part, error) {
 // and must agree with Slurm's. The part is the first array's; Work.Place maps the task
 // of a later, smaller array (a rerun of some tasks) onto the plan the first one wrote.
 func PartFromEnv(getenv func(string) string, n int) (Part, error) {
-	atoi := func(name string) (int, bool, error) {
+	env := intEnv(getenv)
+	if k, ok, err := env("JOB_COMPLETION_INDEX"); ok || err != nil {
+		if err != nil {
+			return Part{}, err
+		}
+		if n < 1 {
+			return Part{}, fmt.Errorf("--shard auto: JOB_COMPLETION_INDEX=%d is set but not the number of workers; give --shards N (the Job's completions)", k)
+		}
+		return checkPart(Part{K: k, N: n, System: "kubernetes", Step: 1, ID: k}, fmt.Sprintf("--shard auto (JOB_COMPLETION_INDEX=%d, --shards %d)", k, n))
+	}
+	id, ok, err := env("SLURM_ARRAY_TASK_ID")
+	if err != nil {
+		return Part{}, err
+	}
+	if !ok {
+		return Part{}, fmt.Errorf("--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (a Slurm job array) is set; give --shard K/N")
+	}
+	return slurmPart(env, id, n)
+}
+
+// intEnv reads a whole number from the environment: false when the variable is not set.
+func intEnv(getenv func(string) string) func(name string) (int, bool, error) {
+	return func(name string) (int, bool, error) {
 		v := strings.TrimSpace(getenv(name))
 		if v == "" {
 			return 0, false, nil
@@ -297,50 +319,45 @@ func PartFromEnv(getenv func(string) string, n int) (Part, error) {
 		}
 		return x, true, nil
 	}
-	if k, ok, err := atoi("JOB_COMPLETION_INDEX"); ok || err != nil {
-		if err != nil {
-			return Part{}, err
-		}
-		if n < 1 {
-			return Part{}, fmt.Errorf("--shard auto: JOB_COMPLETION_INDEX=%d is set but not the number of workers; give --shards N (the Job's completions)", k)
-		}
-		return checkPart(Part{K: k, N: n, System: "kubernetes", Step: 1, ID: k}, fmt.Sprintf("--shard auto (JOB_COMPLETION_INDEX=%d, --shards %d)", k, n))
-	}
-	id, ok, err := atoi("SLURM_ARRAY_TASK_ID")
-	if err != nil {
-		return Part{}, err
-	}
-	if !ok {
-		return Part{}, fmt.Errorf("--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (a Slurm job array) is set; give --shard K/N")
-	}
-	vals := map[string]int{}
-	has := map[string]bool{}
+}
+
+// slurmArray is what Slurm says of a job array: SLURM_ARRAY_TASK_MIN, _MAX, _STEP and
+// _COUNT, and which of them it set.
+type slurmArray struct {
+	vals map[string]int
+	has  map[string]bool
+}
+
+// slurmPart is task id's part of a Slurm job array (PartFromEnv); n, when above 0, is
+// the count given with --shards.
+func slurmPart(env func(string) (int, bool, error), id, n int) (Part, error) {
+	arr := slurmArray{vals: map[string]int{}, has: map[string]bool{}}
 	for _, name := range []string{"MIN", "MAX", "STEP", "COUNT"} {
-		v, ok, err := atoi("SLURM_ARRAY_TASK_" + name)
+		v, ok, err := env("SLURM_ARRAY_TASK_" + name)
 		if err != nil {
 			return Part{}, err
 		}
-		vals[name], has[name] = v, ok
+		arr.vals[name], arr.has[name] = v, ok
 	}
-	lo, step, count := vals["MIN"], 1, vals["COUNT"]
-	if has["STEP"] && vals["STEP"] > 0 {
-		step = vals["STEP"]
+	lo, step, count := arr.vals["MIN"], 1, arr.vals["COUNT"]
+	if arr.has["STEP"] && arr.vals["STEP"] > 0 {
+		step = arr.vals["STEP"]
 	}
 	switch {
-	case !has["COUNT"] && n < 1:
+	case !arr.has["COUNT"] && n < 1:
 		return Part{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID=%d is set without SLURM_ARRAY_TASK_COUNT; give --shards N", id)
-	case has["COUNT"] && n > 0 && n != count:
+	case arr.has["COUNT"] && n > 0 && n != count:
 		return Part{}, fmt.Errorf("--shard auto: --shards %d disagrees with SLURM_ARRAY_TASK_COUNT=%d", n, count)
-	case !has["COUNT"]:
+	case !arr.has["COUNT"]:
 		count = n
 	}
 	what := fmt.Sprintf("--shard auto (SLURM_ARRAY_TASK_ID=%d, SLURM_ARRAY_TASK_MIN=%d, count %d)", id, lo, count)
 	p := Part{K: (id - lo) / step, N: count, System: "slurm", First: lo, Step: step, ID: id}
-	if (id-lo)%step != 0 || has["MAX"] && (vals["MAX"]-lo)/step+1 != count {
+	if (id-lo)%step != 0 || arr.has["MAX"] && (arr.vals["MAX"]-lo)/step+1 != count {
 		// Not a range lo-max:step: a list of tasks, such as a rerun's --array=3,5. It can
 		// only follow a plan that a first array wrote (Work.Place).
 		p.K, p.irregular = 0, fmt.Sprintf("--shard auto: the array's tasks (SLURM_ARRAY_TASK_MIN=%d, _MAX=%d, _STEP=%d, _COUNT=%d) are not a range, and no first array planned this sweep; submit the whole array first (e.g. --array=0-%d)",
-			lo, vals["MAX"], step, count, count-1)
+			lo, arr.vals["MAX"], step, count, count-1)
 		return p, nil
 	}
 	return checkPart(p, what)

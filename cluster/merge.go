@@ -62,6 +62,16 @@ func Merge(dirs []string) (*Merged, error) {
 		}
 		return &Merged{Manifest: m, Sweep: &sweep.Sweep{Scenario: m.Name, Config: c.Config, Rows: rows}}, nil
 	}
+	res, err := mergeAnswers(m, &c, where, rd)
+	if err != nil {
+		return nil, err
+	}
+	return &Merged{Manifest: m, Capacity: &capacity.Report{Scenario: m.Name, Config: c, Rows: res}}, nil
+}
+
+// mergeAnswers replays a capacity search's items, a few at once, over the runs their
+// files hold (capacity.Replay).
+func mergeAnswers(m *Manifest, c *capacity.Config, where []string, rd *itemReader) ([]capacity.Answer, error) {
 	points := sweep.Points(c.Axes)
 	out := make([]capacity.Answer, len(where))
 	errs := make([]error, len(where))
@@ -83,7 +93,7 @@ func Merge(dirs []string) (*Merged, error) {
 				return
 			}
 		}
-		res, err := capacity.Replay(&c, points[pi], it.Variant, it.Seed, it.LoadFactor, it.MostMultiple, f.Runs)
+		res, err := capacity.Replay(c, points[pi], it.Variant, it.Seed, it.LoadFactor, it.MostMultiple, f.Runs)
 		if err != nil {
 			errs[i] = &ManifestError{fmt.Sprintf("%s: %v", where[i], err)}
 			return
@@ -96,7 +106,7 @@ func Merge(dirs []string) (*Merged, error) {
 	if err := firstErr(errs); err != nil {
 		return nil, err
 	}
-	return &Merged{Manifest: m, Capacity: &capacity.Report{Scenario: m.Name, Config: c, Rows: out}}, nil
+	return out, nil
 }
 
 // mergeManifests reads every directory's manifest and checks that they are the same (their
@@ -187,37 +197,45 @@ func listItems(m *Manifest, dirs []string) ([]string, error) {
 			continue // the same directory named twice holds its items once
 		}
 		seenDir[abs] = true
-		pd := filepath.Join(d, PointsDir)
-		ents, err := os.ReadDir(pd)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			continue // planned, nothing finished yet
-		case err != nil:
-			if st, serr := os.Stat(pd); serr == nil && !st.IsDir() {
-				return nil, &ManifestError{fmt.Sprintf("%s is a file, not the directory of finished items", pd)}
-			}
-			return nil, &ManifestError{fmt.Sprintf("%s: %v", pd, unwrapPath(err))}
-		}
-		for _, e := range ents {
-			name := e.Name()
-			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
-				continue // a file being written, or not an item's
-			}
-			path := filepath.Join(pd, name)
-			num, id, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
-			i, err := strconv.Atoi(num)
-			switch {
-			case !ok || err != nil:
-				return nil, &ManifestError{fmt.Sprintf("%s: not a work item's file name (NNNNN-ID.json)", path)}
-			case i < 0 || i >= len(m.Items) || id != m.Items[i].ID:
-				return nil, &ManifestError{fmt.Sprintf("%s: item %d (id %s) is not in the manifest", path, i, id)}
-			case where[i] != "":
-				return nil, &ManifestError{fmt.Sprintf("item %d is there twice: %s and %s", i, where[i], path)}
-			}
-			where[i] = path
+		if err := listDir(m, filepath.Join(d, PointsDir), where); err != nil {
+			return nil, err
 		}
 	}
 	return where, nil
+}
+
+// listDir records in where the path of every item whose file is in pd, a directory of
+// finished items, refusing a file that is not an item of m or an item found twice.
+func listDir(m *Manifest, pd string, where []string) error {
+	ents, err := os.ReadDir(pd)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // planned, nothing finished yet
+	case err != nil:
+		if st, serr := os.Stat(pd); serr == nil && !st.IsDir() {
+			return &ManifestError{fmt.Sprintf("%s is a file, not the directory of finished items", pd)}
+		}
+		return &ManifestError{fmt.Sprintf("%s: %v", pd, unwrapPath(err))}
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			continue // a file being written, or not an item's
+		}
+		path := filepath.Join(pd, name)
+		num, id, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
+		i, err := strconv.Atoi(num)
+		switch {
+		case !ok || err != nil:
+			return &ManifestError{fmt.Sprintf("%s: not a work item's file name (NNNNN-ID.json)", path)}
+		case i < 0 || i >= len(m.Items) || id != m.Items[i].ID:
+			return &ManifestError{fmt.Sprintf("%s: item %d (id %s) is not in the manifest", path, i, id)}
+		case where[i] != "":
+			return &ManifestError{fmt.Sprintf("item %d is there twice: %s and %s", i, where[i], path)}
+		}
+		where[i] = path
+	}
+	return nil
 }
 
 // checkMissing names the items that no directory holds, and the workers of the static plan

@@ -69,20 +69,9 @@ func (cf *clusterFlags) part() (cluster.Part, error) {
 // runPart plans a sweep or capacity search (kind) with plan, writes or checks its
 // manifest in the output directory and runs this worker's items (nothing with --plan).
 func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Writer, plan func(sweep.Config) (*cluster.Work, error)) error {
-	var part cluster.Part
-	if !e.cluster.planOnly && e.cluster.shard == "" {
-		return usagef("--resume, --claim and --shards are a worker's: give --shard K/N (or auto) too")
-	}
-	if !e.cluster.planOnly {
-		var err error
-		if part, err = e.cluster.part(); err != nil {
-			return err
-		}
-	} else if e.cluster.shard != "" || e.cluster.resume || e.cluster.claim {
-		return usagef("--plan runs nothing, so it takes no --shard, --resume or --claim")
-	}
-	if e.cluster.lease <= 0 {
-		return usagef("--lease %v: want a positive duration", e.cluster.lease)
+	part, err := e.cluster.worker()
+	if err != nil {
+		return err
 	}
 	name := scenarioName(c, stderr)
 	dir := e.out
@@ -97,24 +86,9 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	c.Stop = func() bool { return ctx.Err() != nil }
-	w, err := plan(c)
+	w, err := prepareWork(c, kind, name, dir, plan)
 	if err != nil {
-		if errors.Is(err, sweep.ErrInterrupted) {
-			return fmt.Errorf("%s interrupted while planning", kind)
-		}
-		return usageError{err}
-	}
-	if err := w.Prepare(dir); err != nil {
-		var me *cluster.ManifestError
-		if errors.As(err, &me) {
-			return usagef("-o %v", err)
-		}
 		return err
-	}
-	if marker := filepath.Join(dir, markerFile); !exists(marker) {
-		if err := atomicfile.Write(marker, []byte(name+" "+kind+"\n")); err != nil {
-			return err
-		}
 	}
 	items := len(w.Manifest.Items)
 	if e.cluster.planOnly {
@@ -132,39 +106,93 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 	}
 	progressFn, finish := progress(stderr, e.quiet, fmt.Sprintf("%s worker %v", kind, part))
 	w.SetProgress(progressFn)
-	var ran, skipped, taken int
-	if e.cluster.claim {
-		var res cluster.Claimed
-		res, err = w.RunClaiming(dir, layout, part, e.cluster.lease)
-		ran, skipped, taken = res.Ran, res.Skipped, res.Taken
-	} else {
-		ran, skipped, err = w.RunPart(dir, w.Mine(layout, part), e.cluster.resume)
-	}
+	res, err := e.cluster.run(w, dir, layout, part)
 	finish()
-	done := 0
+	switch {
+	case errors.Is(err, sweep.ErrInterrupted):
+		return fmt.Errorf("worker %v interrupted after %s; the finished ones are kept: rerun it with --resume", part, report.Plural(int64(res.Ran), "item"))
+	case err != nil:
+		return err
+	}
+	workerDone(stdout, w, dir, fmt.Sprintf("worker %v of %s %s", part, name, kind), res)
+	return nil
+}
+
+// worker checks the cluster flags together and reads this worker's part (none with
+// --plan).
+func (cf *clusterFlags) worker() (cluster.Part, error) {
+	var part cluster.Part
+	if !cf.planOnly && cf.shard == "" {
+		return part, usagef("--resume, --claim and --shards are a worker's: give --shard K/N (or auto) too")
+	}
+	if !cf.planOnly {
+		var err error
+		if part, err = cf.part(); err != nil {
+			return part, err
+		}
+	} else if cf.shard != "" || cf.resume || cf.claim {
+		return part, usagef("--plan runs nothing, so it takes no --shard, --resume or --claim")
+	}
+	if cf.lease <= 0 {
+		return part, usagef("--lease %v: want a positive duration", cf.lease)
+	}
+	return part, nil
+}
+
+// prepareWork plans the work (plan) and writes or checks its manifest and the marker in
+// dir.
+func prepareWork(c sweep.Config, kind, name, dir string, plan func(sweep.Config) (*cluster.Work, error)) (*cluster.Work, error) {
+	w, err := plan(c)
+	if err != nil {
+		if errors.Is(err, sweep.ErrInterrupted) {
+			return nil, fmt.Errorf("%s interrupted while planning", kind)
+		}
+		return nil, usageError{err}
+	}
+	if err := w.Prepare(dir); err != nil {
+		var me *cluster.ManifestError
+		if errors.As(err, &me) {
+			return nil, usagef("-o %v", err)
+		}
+		return nil, err
+	}
+	if marker := filepath.Join(dir, markerFile); !exists(marker) {
+		if err := atomicfile.Write(marker, []byte(name+" "+kind+"\n")); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// run runs this worker's items: with --claim, claiming each and then taking over the
+// items no live worker holds; else its share of the static plan.
+func (cf *clusterFlags) run(w *cluster.Work, dir string, layout *cluster.Layout, part cluster.Part) (cluster.Claimed, error) {
+	if cf.claim {
+		return w.RunClaiming(dir, layout, part, cf.lease)
+	}
+	ran, skipped, err := w.RunPart(dir, w.Mine(layout, part), cf.resume)
+	return cluster.Claimed{Ran: ran, Skipped: skipped}, err
+}
+
+// workerDone says what the worker (who) did and how many of the items are finished.
+func workerDone(stdout io.Writer, w *cluster.Work, dir, who string, res cluster.Claimed) {
+	done, items := 0, len(w.Manifest.Items)
 	for i := range w.Manifest.Items {
 		if exists(w.Manifest.File(dir, i)) {
 			done++
 		}
 	}
-	switch {
-	case errors.Is(err, sweep.ErrInterrupted):
-		return fmt.Errorf("worker %v interrupted after %s; the finished ones are kept: rerun it with --resume", part, report.Plural(int64(ran), "item"))
-	case err != nil:
-		return err
+	fmt.Fprintf(stdout, "%s: ran %s", who, report.Plural(int64(res.Ran), "item"))
+	if res.Taken > 0 {
+		fmt.Fprintf(stdout, " (%d taken over from other workers)", res.Taken)
 	}
-	fmt.Fprintf(stdout, "worker %v of %s %s: ran %s", part, name, kind, report.Plural(int64(ran), "item"))
-	if taken > 0 {
-		fmt.Fprintf(stdout, " (%d taken over from other workers)", taken)
-	}
-	if skipped > 0 {
-		fmt.Fprintf(stdout, ", skipped %d finished before", skipped)
+	if res.Skipped > 0 {
+		fmt.Fprintf(stdout, ", skipped %d finished before", res.Skipped)
 	}
 	fmt.Fprintf(stdout, "; %s holds %d of %d items\n", filepath.Join(dir, cluster.PointsDir), done, items)
 	if done == items {
 		fmt.Fprintf(stdout, "every item is there: shardsim merge %s\n", dir)
 	}
-	return nil
 }
 
 // claimWorkDir checks that the workers of name may write into dir: it is missing, or

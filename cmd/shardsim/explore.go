@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -247,16 +244,14 @@ func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, ru
 			claimed.close()
 		}
 	}()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	endProfile, err := e.startCPUProfile()
+	stop, done, err := e.interruptible()
 	if err != nil {
 		return nil, "", err
 	}
+	defer done()
 	progressFn, finish := progress(stderr, e.quiet, kind+" runs")
-	err = run(func() bool { return ctx.Err() != nil }, progressFn)
+	err = run(stop, progressFn)
 	finish()
-	endProfile()
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted):
 		return nil, "", fmt.Errorf("%s interrupted before every run finished; nothing was written", kind)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shardsim/shardsim/detect"
 	"io"
 	"io/fs"
 	"math"
@@ -12,8 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/shardsim/shardsim/detect"
 
 	"github.com/spf13/pflag"
 

@@ -41,7 +41,7 @@ const DefaultBudget = time.Hour
 // percentile, measured over them, still leans low by more than the search's 1%
 // resolution near full load. On M/M/1 at p99 < 300 ms (the answer at 98.5% busy), 10 gave
 // 1.4140625 for all three seeds against the exact 1.4066, 20 gave 1.40625 with the
-// interval covering it (capacity/planner_test.go, TestCapacityMM1Settled).
+// interval covering it (capacity/settled_test.go, TestCapacityMM1Settled).
 const defaultRelaxations = 20
 
 // Lengths chooses how long each run is.

@@ -21,6 +21,18 @@ func ParseVary(s string) (Axis, error) {
 	if !ok || key == "" {
 		return Axis{}, fmt.Errorf("--vary %q: want KEY=V1,V2,...", s)
 	}
+	vals := splitValues(list)
+	for _, v := range vals {
+		if v == "" {
+			return Axis{}, fmt.Errorf("--vary %s: empty value in %q", key, list)
+		}
+	}
+	return Axis{Key: key, Values: vals}, nil
+}
+
+// splitValues splits a list of values at the commas outside brackets, braces and quotes,
+// trimming each value.
+func splitValues(list string) []string {
 	var vals []string
 	depth, quote, start := 0, rune(0), 0
 	for i, r := range list {
@@ -40,13 +52,7 @@ func ParseVary(s string) (Axis, error) {
 			start = i + 1
 		}
 	}
-	vals = append(vals, strings.TrimSpace(list[start:]))
-	for _, v := range vals {
-		if v == "" {
-			return Axis{}, fmt.Errorf("--vary %s: empty value in %q", key, list)
-		}
-	}
-	return Axis{Key: key, Values: vals}, nil
+	return append(vals, strings.TrimSpace(list[start:]))
 }
 
 // Point is one combination of the axes' values, in axis order.

@@ -1,4 +1,6 @@
-// Package sweep answers questions about many runs: it runs a scenario over the cartesian
-// product of varied keys with replications in parallel, summarizes each point with 95%
-// confidence intervals, and searches for the largest load multiple that meets latency SLOs.
+// Package sweep runs a scenario over the cartesian product of varied keys (--vary), with
+// replications, on the run loop (runner), and summarizes each point and variant as a Row
+// of estimates over its replications (replicas), with SLO verdicts, the split rows and
+// the placement check; and writes its table, sweep.csv, sweep.json and charts. Its Config,
+// points and rows are what capacity searches and cluster work items build on.
 package sweep

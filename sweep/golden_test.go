@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
@@ -94,16 +95,16 @@ func TestCapacityGolden(t *testing.T) {
 		}
 		slos = append(slos, slo)
 	}
-	c := sweep.CapacityConfig{
+	c := capacity.Config{
 		Config: sweep.Config{Scenario: "../testdata/small.toml", Options: scenarios.Options{Sets: []string{`duration="20s"`, `warmup="2s"`}},
 			Replications: 1, Parallel: 2},
 		SLOs: slos, MaxErrors: 0.001, Tolerance: 0.01,
 	}
-	res, err := sweep.RunCapacity(c)
+	res, err := capacity.Run(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr := &sweep.CapacityReport{Scenario: "small", Config: c, Rows: res}
+	cr := &capacity.Report{Scenario: "small", Config: c, Rows: res}
 	b, err := json.MarshalIndent(cr.JSON(), "", "  ")
 	if err != nil {
 		t.Fatal(err)

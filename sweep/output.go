@@ -15,6 +15,7 @@ import (
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/report"
 )
 
@@ -39,37 +40,6 @@ func (sw *Sweep) replacedKeys() map[string][]string {
 	return sw.replaced
 }
 
-// jsonEstimate is an Estimate in JSON. ci95 is Student's t half-width around the mean;
-// lo95 and hi95 bound the interval the tables and charts show (see Estimate); all are
-// null with one replication, and every field is null for an undefined figure (a latency
-// of a stream that completed nothing in some replication).
-type jsonEstimate struct {
-	Mean   *float64 `json:"mean"`
-	CI95   *float64 `json:"ci95"`
-	Lo95   *float64 `json:"lo95"`
-	Hi95   *float64 `json:"hi95"`
-	Median *float64 `json:"median"`
-	Min    *float64 `json:"min"`
-	Max    *float64 `json:"max"`
-}
-
-func (e Estimate) json(digits int) jsonEstimate {
-	opt := func(x float64) *float64 {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-		r := round(x, digits)
-		return &r
-	}
-	return jsonEstimate{Mean: opt(e.Mean), CI95: opt(e.Half), Lo95: opt(e.Lo), Hi95: opt(e.Hi),
-		Median: opt(e.Median), Min: opt(e.Min), Max: opt(e.Max)}
-}
-
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
-}
-
 // SweepJSON is sweep.json.
 type SweepJSON struct {
 	Scenario     string    `json:"scenario"`
@@ -86,30 +56,19 @@ type jsonRow struct {
 	Variant     string            `json:"variant"`
 	Seeds       []uint64          `json:"seeds"`
 	Streams     []jsonStream      `json:"streams"`
-	HottestLoad jsonEstimate      `json:"hottest_shard_utilization"`
-	Skew        jsonEstimate      `json:"max_over_mean_shard"`
+	HottestLoad replicas.JSON     `json:"hottest_shard_utilization"`
+	Skew        replicas.JSON     `json:"max_over_mean_shard"`
 	// ErrorRate is over every stream and cause; Failures counts failed requests by cause.
-	ErrorRate       jsonEstimate            `json:"error_rate"`
-	HottestShard    int                     `json:"hottest_shard"`
-	HottestNode     int                     `json:"hottest_node"`
-	HottestNodeLoad jsonEstimate            `json:"hottest_node_utilization"`
-	Failures        map[string]jsonEstimate `json:"failures"`
-	Bottleneck      jsonBottleneck          `json:"bottleneck"`
-	Saturated       int                     `json:"saturated"`
+	ErrorRate       replicas.JSON            `json:"error_rate"`
+	HottestShard    int                      `json:"hottest_shard"`
+	HottestNode     int                      `json:"hottest_node"`
+	HottestNodeLoad replicas.JSON            `json:"hottest_node_utilization"`
+	Failures        map[string]replicas.JSON `json:"failures"`
+	Bottleneck      replicas.JSONBottleneck  `json:"bottleneck"`
+	Saturated       int                      `json:"saturated"`
 	// Split: the replications disagree (on the SLOs, or without SLOs on saturating).
 	Split bool     `json:"split"`
 	SLO   *jsonSLO `json:"slo,omitempty"`
-}
-
-// jsonBottleneck is a metrics.Bottleneck as summary.json writes it; agree counts the
-// replications that name it.
-type jsonBottleneck struct {
-	report.BottleneckJSON
-	Agree int `json:"agree"`
-}
-
-func bottleneckJSON(b metrics.Bottleneck, agree int) jsonBottleneck {
-	return jsonBottleneck{BottleneckJSON: report.BottleneckOf(b), Agree: agree}
 }
 
 // jsonSLO is the SLOs' judgement of a row.
@@ -125,27 +84,18 @@ type jsonSLO struct {
 }
 
 type jsonStream struct {
-	Name        string       `json:"name"`
-	Mean        jsonEstimate `json:"mean_ms"`
-	P50         jsonEstimate `json:"p50_ms"`
-	P99         jsonEstimate `json:"p99_ms"`
-	P999        jsonEstimate `json:"p999_ms"`
-	ErrorRate   jsonEstimate `json:"error_rate"`
-	Subrequests jsonEstimate `json:"fanout"`
-	Partitions  jsonEstimate `json:"partitions"`
+	Name        string        `json:"name"`
+	Mean        replicas.JSON `json:"mean_ms"`
+	P50         replicas.JSON `json:"p50_ms"`
+	P99         replicas.JSON `json:"p99_ms"`
+	P999        replicas.JSON `json:"p999_ms"`
+	ErrorRate   replicas.JSON `json:"error_rate"`
+	Subrequests replicas.JSON `json:"fanout"`
+	Partitions  replicas.JSON `json:"partitions"`
 	// Offered and Completed are request counts; Failures counts failed requests by cause.
-	Offered   jsonEstimate            `json:"offered"`
-	Completed jsonEstimate            `json:"completed"`
-	Failures  map[string]jsonEstimate `json:"failures"`
-}
-
-// failuresJSON is a per-cause array of estimated counts in JSON, keyed by cause.
-func failuresJSON(f *[len(metrics.Causes)]Estimate) map[string]jsonEstimate {
-	out := map[string]jsonEstimate{}
-	for _, c := range metrics.Causes {
-		out[c.String()] = f[c].json(3)
-	}
-	return out
+	Offered   replicas.JSON            `json:"offered"`
+	Completed replicas.JSON            `json:"completed"`
+	Failures  map[string]replicas.JSON `json:"failures"`
 }
 
 // JSON returns sweep.json's content.
@@ -164,9 +114,9 @@ func (sw *Sweep) JSON() *SweepJSON {
 	}
 	for i, r := range sw.Rows {
 		j := jsonRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant, Seeds: r.Seeds,
-			HottestLoad: r.HottestLoad.json(4), Skew: r.Skew.json(3), ErrorRate: r.ErrorRate.json(6),
-			HottestShard: r.HottestShard, HottestNode: r.HottestNode, HottestNodeLoad: r.HottestNodeLoad.json(4),
-			Failures: failuresJSON(&r.Failures), Bottleneck: bottleneckJSON(r.Bottleneck, r.Agree),
+			HottestLoad: r.HottestLoad.JSON(4), Skew: r.Skew.JSON(3), ErrorRate: r.ErrorRate.JSON(6),
+			HottestShard: r.HottestShard, HottestNode: r.HottestNode, HottestNodeLoad: r.HottestNodeLoad.JSON(4),
+			Failures: replicas.FailuresJSON(&r.Failures), Bottleneck: replicas.BottleneckJSON(r.Bottleneck, r.Agree),
 			Saturated: r.Saturated, Split: r.Split()}
 		if r.Judged {
 			j.SLO = &jsonSLO{OK: r.Assessment.OK, Passes: r.Passes, Binding: r.Assessment.Binding, Reason: r.Assessment.Reason, RandomOK: sw.randomOK(i)}
@@ -175,225 +125,216 @@ func (sw *Sweep) JSON() *SweepJSON {
 			j.Values[a.Key] = r.Point.Values[i]
 		}
 		for _, s := range r.Streams {
-			j.Streams = append(j.Streams, jsonStream{Name: s.Name, Mean: s.Mean.json(3), P50: s.P50.json(3), P99: s.P99.json(3),
-				P999: s.P999.json(3), ErrorRate: s.ErrorRate.json(6), Subrequests: s.Subrequests.json(3), Partitions: s.Partitions.json(3),
-				Offered: s.Offered.json(3), Completed: s.Completed.json(3), Failures: failuresJSON(&s.Failures)})
+			j.Streams = append(j.Streams, jsonStream{Name: s.Name, Mean: s.Mean.JSON(3), P50: s.P50.JSON(3), P99: s.P99.JSON(3),
+				P999: s.P999.JSON(3), ErrorRate: s.ErrorRate.JSON(6), Subrequests: s.Subrequests.JSON(3), Partitions: s.Partitions.JSON(3),
+				Offered: s.Offered.JSON(3), Completed: s.Completed.JSON(3), Failures: replicas.FailuresJSON(&s.Failures)})
 		}
 		out.Rows = append(out.Rows, j)
 	}
 	return out
 }
 
-func num(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return ""
-	}
-	return strconv.FormatFloat(x, 'f', -1, 64)
-}
-
-// spread is the CSV cells of an estimate's interval and range: lo95, hi95, median, min, max.
-func spread(e Estimate) []string {
-	return []string{num(e.Lo), num(e.Hi), num(e.Median), num(e.Min), num(e.Max)}
-}
-
-var spreadCols = []string{"lo95", "hi95", "median", "min", "max"}
-
 // CSV writes sweep.csv: one row per point and variant; per stream, its statistics and
 // their 95% half-widths (empty with one replication) in columns prefixed by its name. An
 // undefined statistic (a latency of a stream that completed nothing) is an empty cell.
-// The columns that came later (the hottest node, failures by cause, the streams' counts,
-// then the intervals, ranges, bottleneck and SLO verdicts) follow all the others, so that
-// scripts reading columns by position still work.
+// The columns are csvColumns, in order.
 func (sw *Sweep) CSV(w io.Writer) error {
-	rows, axes := sw.Rows, sw.Config.Axes
 	cw := escape.NewCSVWriter(w)
-	head := []string{"point"}
-	for _, a := range axes {
-		head = append(head, a.Key)
-	}
-	head = append(head, "variant", "seeds", "hottest_shard_utilization", "hottest_ci95", "max_over_mean_shard", "skew_ci95", "error_rate", "error_rate_ci95")
-	if len(rows) > 0 {
-		for _, s := range rows[0].Streams {
-			for _, c := range []string{"mean_ms", "p50_ms", "p99_ms", "p999_ms", "error_rate", "fanout", "partitions"} {
-				head = append(head, s.Name+"_"+c, s.Name+"_"+c+"_ci95")
-			}
+	var streams []string // the first row's, which every row has
+	if len(sw.Rows) > 0 {
+		for _, s := range sw.Rows[0].Streams {
+			streams = append(streams, s.Name)
 		}
 	}
-	head = append(head, "hottest_shard", "hottest_node", "hottest_node_utilization", "hottest_node_ci95")
-	for _, c := range metrics.Causes {
-		head = append(head, c.String(), c.String()+"_ci95")
+	var head []string
+	for _, g := range csvColumns {
+		head = append(head, g.head(sw, streams)...)
 	}
-	if len(rows) > 0 {
-		for _, s := range rows[0].Streams {
-			for _, c := range []string{"offered", "completed"} {
-				head = append(head, s.Name+"_"+c, s.Name+"_"+c+"_ci95")
-			}
-			for _, c := range metrics.Causes {
-				head = append(head, s.Name+"_"+c.String(), s.Name+"_"+c.String()+"_ci95")
-			}
-		}
-		for _, s := range rows[0].Streams {
-			for _, c := range spreadCols {
-				head = append(head, s.Name+"_p99_ms_"+c)
-			}
-		}
-	}
-	for _, c := range spreadCols {
-		head = append(head, "hottest_node_utilization_"+c)
-	}
-	head = append(head, "bottleneck", "bottleneck_node", "bottleneck_node_peak_utilization", "bottleneck_agree", "saturated", "split",
-		"slo_ok", "slo_passes", "slo_binding", "slo_ok_random_placement")
 	cw.Write(head)
-	for i, r := range rows {
-		rec := []string{strconv.Itoa(r.Point.Index)}
-		rec = append(rec, r.Point.Values...)
-		var seeds []string
-		for _, s := range r.Seeds {
-			seeds = append(seeds, strconv.FormatUint(s, 10))
+	for i := range sw.Rows {
+		var rec []string
+		for _, g := range csvColumns {
+			rec = append(rec, g.cells(sw, i)...)
 		}
-		rec = append(rec, r.Variant, strings.Join(seeds, " "))
-		for _, e := range []Estimate{r.HottestLoad, r.Skew, r.ErrorRate} {
-			rec = append(rec, num(e.Mean), num(e.Half))
-		}
-		for _, s := range r.Streams {
-			for _, e := range []Estimate{s.Mean, s.P50, s.P99, s.P999, s.ErrorRate, s.Subrequests, s.Partitions} {
-				rec = append(rec, num(e.Mean), num(e.Half))
-			}
-		}
-		rec = append(rec, strconv.Itoa(r.HottestShard), strconv.Itoa(r.HottestNode), num(r.HottestNodeLoad.Mean), num(r.HottestNodeLoad.Half))
-		for _, e := range r.Failures {
-			rec = append(rec, num(e.Mean), num(e.Half))
-		}
-		for _, s := range r.Streams {
-			for _, e := range append([]Estimate{s.Offered, s.Completed}, s.Failures[:]...) {
-				rec = append(rec, num(e.Mean), num(e.Half))
-			}
-		}
-		for _, s := range r.Streams {
-			rec = append(rec, spread(s.P99)...)
-		}
-		rec = append(rec, spread(r.HottestNodeLoad)...)
-		node, peak := "", ""
-		if r.Bottleneck.Node >= 0 {
-			node, peak = strconv.Itoa(r.Bottleneck.Node), num(round(r.Bottleneck.Peak, 4))
-		}
-		rec = append(rec, r.Bottleneck.Resource.String(), node, peak, strconv.Itoa(r.Agree), strconv.Itoa(r.Saturated), strconv.FormatBool(r.Split()))
-		if r.Judged {
-			rec = append(rec, strconv.FormatBool(r.Assessment.OK), strconv.Itoa(r.Passes), r.Assessment.Binding)
-		} else {
-			rec = append(rec, "", "", "")
-		}
-		random := ""
-		if ok := sw.randomOK(i); ok != nil {
-			random = strconv.FormatBool(*ok)
-		}
-		cw.Write(append(rec, random))
+		cw.Write(rec)
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
-// short formats x with about three significant digits, without an exponent.
-func short(x float64) string {
-	switch a := math.Abs(x); {
-	case a >= 100:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	case a >= 1 || a == 0:
-		return strconv.FormatFloat(x, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(x, 'g', 3, 64)
+// csvGroup is a group of sweep.csv's columns: their names, for the streams of the first
+// row, and row i's cells.
+type csvGroup struct {
+	head  func(sw *Sweep, streams []string) []string
+	cells func(sw *Sweep, i int) []string
 }
 
-// withInterval formats an estimate as "15.50 [11.8, 19.2]": the mean with digits decimals
-// and the 95% interval; the mean alone with one replication, "-" when undefined.
-func withInterval(e Estimate, digits int, unit string) string {
-	if !e.Defined() {
-		return "-"
-	}
-	s := strconv.FormatFloat(e.Mean, 'f', digits, 64) + unit
-	switch {
-	case e.N == 2:
-		// Student's t with one degree of freedom is 12.7: the interval from two runs
-		// spans orders of magnitude and says nothing (the median and range column does).
-		s += " [n/a: 2 runs]"
-	case !math.IsNaN(e.Lo):
-		s += " [" + short(e.Lo) + ", " + short(e.Hi) + "]"
-	}
-	return s
+// csvColumns are sweep.csv's column groups, in order. The columns that came later (the
+// hottest node, failures by cause, the streams' counts, then the intervals, ranges,
+// bottleneck and SLO verdicts) follow all the others, so that scripts reading columns by
+// position still work.
+var csvColumns = []csvGroup{
+	{(*Sweep).idHead, (*Sweep).idCells},
+	{rowHead, (*Sweep).rowCells},
+	{streamHead, (*Sweep).streamCells},
+	{hottestHead, (*Sweep).hottestCells},
+	{countHead, (*Sweep).countCells},
+	{spreadHead, (*Sweep).spreadCells},
+	{verdictHead, (*Sweep).verdictCells},
 }
 
-// band is the bar a chart draws around an estimate: its 95% interval, or with two runs,
-// whose interval says nothing (withInterval), their range.
-func band(e Estimate) (lo, hi float64) {
-	if e.N == 2 {
-		return e.Min, e.Max
+// streamStats are the statistics of a stream that sweep.csv writes with their half-widths.
+var streamStats = []string{"mean_ms", "p50_ms", "p99_ms", "p999_ms", "error_rate", "fanout", "partitions"}
+
+// withCI95 are columns each followed by its 95% half-width: NAME, NAME_ci95.
+func withCI95(prefix string, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, prefix+n, prefix+n+"_ci95")
 	}
-	return e.Lo, e.Hi
+	return out
 }
 
-// bandWords says what the bars of a chart over r replications are.
-func bandWords(r int) string {
-	if r == 2 {
-		return " (mean and range of 2 seeds)"
+// meanHalf are estimates' cells: the mean and the 95% half-width of each.
+func meanHalf(es ...replicas.Estimate) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, replicas.Num(e.Mean), replicas.Num(e.Half))
 	}
-	return fmt.Sprintf(" (mean and 95%% interval of %d seeds)", r)
+	return out
 }
 
-// rangeOf formats an estimate's median and range: "15.1 (12.0–19.4)"; "-" when undefined.
-func rangeOf(e Estimate) string {
-	if !e.Defined() {
-		return "-"
+// idHead names a row: its point, the varied keys, the variant and the seeds.
+func (sw *Sweep) idHead([]string) []string {
+	head := []string{"point"}
+	for _, a := range sw.Config.Axes {
+		head = append(head, a.Key)
 	}
-	return short(e.Median) + " (" + short(e.Min) + "–" + short(e.Max) + ")"
+	return append(head, "variant", "seeds")
 }
 
-func percent(x float64, digits int) string {
-	return strconv.FormatFloat(100*x, 'f', digits, 64) + "%"
-}
-
-// errorPercent writes an error rate with two decimals, but never some failures as none:
-// "<0.01%" (a run's 6,544 failures in 93 million requests printed as 0.00%).
-func errorPercent(x float64) string {
-	if s := percent(x, 2); x <= 0 || s != "0.00%" {
-		return s
+func (sw *Sweep) idCells(i int) []string {
+	r := &sw.Rows[i]
+	var seeds []string
+	for _, s := range r.Seeds {
+		seeds = append(seeds, strconv.FormatUint(s, 10))
 	}
-	return "<0.01%"
+	rec := append([]string{strconv.Itoa(r.Point.Index)}, r.Point.Values...)
+	return append(rec, r.Variant, strings.Join(seeds, " "))
 }
 
-// bottleneckShort is a bottleneck in a table cell: "cpu node 15 (189% peak)".
-func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
-	s := b.Resource.String()
-	var notes []string
-	switch {
-	case b.Node >= 0 && b.Resource == metrics.CPU:
-		s += fmt.Sprintf(" node %d", b.Node)
-		notes = append(notes, percent(b.Peak, 0)+" peak")
-	case b.Node >= 0 && b.Resource == metrics.Queue:
-		s += fmt.Sprintf(" node %d", b.Node)
-	case b.Resource == metrics.FanOut:
-		s += " of " + b.Stream
-	case b.Resource == metrics.Locks && b.Stream != "":
-		s += " of " + b.Stream
-		if b.Lock > 0 {
-			notes = append(notes, percent(b.Lock, 0)+" offered")
+// rowHead is the row's own figures: the hottest shard's load, the skew and the error rate.
+func rowHead(*Sweep, []string) []string {
+	return []string{"hottest_shard_utilization", "hottest_ci95", "max_over_mean_shard", "skew_ci95", "error_rate", "error_rate_ci95"}
+}
+
+func (sw *Sweep) rowCells(i int) []string {
+	r := &sw.Rows[i]
+	return meanHalf(r.HottestLoad, r.Skew, r.ErrorRate)
+}
+
+// streamHead is each stream's statistics (streamStats).
+func streamHead(_ *Sweep, streams []string) []string {
+	var head []string
+	for _, s := range streams {
+		head = append(head, withCI95(s+"_", streamStats...)...)
+	}
+	return head
+}
+
+func (sw *Sweep) streamCells(i int) []string {
+	var rec []string
+	for _, s := range sw.Rows[i].Streams {
+		rec = append(rec, meanHalf(s.Mean, s.P50, s.P99, s.P999, s.ErrorRate, s.Subrequests, s.Partitions)...)
+	}
+	return rec
+}
+
+// hottestHead is the hottest shard and node, the node's load, and the failures by cause.
+func hottestHead(*Sweep, []string) []string {
+	head := []string{"hottest_shard", "hottest_node", "hottest_node_utilization", "hottest_node_ci95"}
+	for _, c := range metrics.Causes {
+		head = append(head, withCI95("", c.String())...)
+	}
+	return head
+}
+
+func (sw *Sweep) hottestCells(i int) []string {
+	r := &sw.Rows[i]
+	rec := []string{strconv.Itoa(r.HottestShard), strconv.Itoa(r.HottestNode)}
+	return append(append(rec, meanHalf(r.HottestNodeLoad)...), meanHalf(r.Failures[:]...)...)
+}
+
+// countHead is each stream's requests offered and completed and its failures by cause.
+func countHead(_ *Sweep, streams []string) []string {
+	var head []string
+	for _, s := range streams {
+		head = append(head, withCI95(s+"_", "offered", "completed")...)
+		for _, c := range metrics.Causes {
+			head = append(head, withCI95(s+"_", c.String())...)
 		}
 	}
-	// Nothing failed, no objective failed and the resource nearest its limit is under
-	// metrics.BindingLoad: nothing binds yet; the nearest is named in brackets.
-	if !b.Binding {
-		s, notes = "none", []string{strings.Join(append([]string{strings.TrimPrefix(s, "cpu ") + " at"}, notes...), " ")}
+	return head
+}
+
+func (sw *Sweep) countCells(i int) []string {
+	var rec []string
+	for _, s := range sw.Rows[i].Streams {
+		rec = append(append(rec, meanHalf(s.Offered, s.Completed)...), meanHalf(s.Failures[:]...)...)
 	}
-	// Where the replications disagree on what binds, say how many agree with the one named,
-	// in words: a bare "1/2" beside a percentage reads as a fraction of something else.
-	if agree < of {
-		notes = append(notes, fmt.Sprintf("%d of %d seeds", agree, of))
+	return rec
+}
+
+// spreadHead is each stream's p99 and the hottest node's load: interval and range.
+func spreadHead(_ *Sweep, streams []string) []string {
+	var head []string
+	for _, s := range streams {
+		head = append(head, spreadNames(s+"_p99_ms_")...)
 	}
-	if len(notes) > 0 {
-		s += " (" + strings.Join(notes, "; ") + ")"
+	return append(head, spreadNames("hottest_node_utilization_")...)
+}
+
+// spreadNames are the columns of an estimate's interval and range (replicas.Spread).
+func spreadNames(prefix string) []string {
+	var out []string
+	for _, c := range replicas.SpreadCols {
+		out = append(out, prefix+c)
 	}
-	return s
+	return out
+}
+
+func (sw *Sweep) spreadCells(i int) []string {
+	var rec []string
+	for _, s := range sw.Rows[i].Streams {
+		rec = append(rec, replicas.Spread(s.P99)...)
+	}
+	return append(rec, replicas.Spread(sw.Rows[i].HottestNodeLoad)...)
+}
+
+// verdictHead is what binds, the saturated and split replications, and the SLO verdicts,
+// over the replications and under random placement.
+func verdictHead(*Sweep, []string) []string {
+	return []string{"bottleneck", "bottleneck_node", "bottleneck_node_peak_utilization", "bottleneck_agree", "saturated", "split",
+		"slo_ok", "slo_passes", "slo_binding", "slo_ok_random_placement"}
+}
+
+func (sw *Sweep) verdictCells(i int) []string {
+	r := &sw.Rows[i]
+	node, peak := "", ""
+	if r.Bottleneck.Node >= 0 {
+		node, peak = strconv.Itoa(r.Bottleneck.Node), replicas.Num(replicas.Round(r.Bottleneck.Peak, 4))
+	}
+	rec := []string{r.Bottleneck.Resource.String(), node, peak, strconv.Itoa(r.Agree), strconv.Itoa(r.Saturated), strconv.FormatBool(r.Split())}
+	if r.Judged {
+		rec = append(rec, strconv.FormatBool(r.Assessment.OK), strconv.Itoa(r.Passes), r.Assessment.Binding)
+	} else {
+		rec = append(rec, "", "", "")
+	}
+	random := ""
+	if ok := sw.randomOK(i); ok != nil {
+		random = strconv.FormatBool(*ok)
+	}
+	return append(rec, random)
 }
 
 // verdictCell says how a row fares against the SLOs: "meets 3/3", "fails 0/3", or
@@ -421,68 +362,86 @@ func verdictCell(r *Row) string {
 // request), then the hottest shard and node and their loads, the error rate over every
 // stream and cause, what binds, and with SLOs how the replications fare.
 func (sw *Sweep) Table() *report.Table {
-	rows, axes := sw.Rows, sw.Config.Axes
-	t := &report.Table{Left: len(axes) + 1}
-	if len(rows) == 0 {
+	t := &report.Table{Left: len(sw.Config.Axes) + 1}
+	if len(sw.Rows) == 0 {
 		return t
 	}
-	reps := sw.Config.Replications > 1
-	for _, a := range axes {
-		t.Head = append(t.Head, a.Key)
-	}
-	t.Head = append(t.Head, "variant")
-	for _, s := range rows[0].Streams {
-		t.Head = append(t.Head, s.Name+" p99 ms")
-		if reps {
-			t.Head = append(t.Head, "median (range)")
-		}
-		t.Head = append(t.Head, "fan-out")
-	}
-	t.Head = append(t.Head, "hottest shard", "hottest node", "errors", "binds")
-	judged := len(sw.Config.SLOs) > 0
-	saturated := false
-	for _, r := range rows {
-		saturated = saturated || r.Saturated > 0
-	}
-	switch {
-	case judged:
-		t.Head = append(t.Head, "SLOs")
-	case reps && saturated:
-		t.Head = append(t.Head, "saturated")
-	}
-	replaced := sw.replacedKeys()
-	for i := range rows {
-		r := &rows[i]
-		rec := append([]string(nil), r.Point.Values...)
-		rec = append(rec, rowLabel(axes, r, replaced[r.Variant]))
-		for _, s := range r.Streams {
-			if r.Split() {
-				// An interval over replications that disagree describes none of them.
-				rec = append(rec, withInterval(Estimate{Mean: s.P99.Mean, Lo: math.NaN()}, 2, "")+" split")
-			} else {
-				rec = append(rec, withInterval(s.P99, 2, ""))
-			}
-			if reps {
-				rec = append(rec, rangeOf(s.P99))
-			}
-			rec = append(rec, strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
-		}
-		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, percent(r.HottestLoad.Mean, 1)),
-			fmt.Sprintf("%d: %s", r.HottestNode, percent(r.HottestNodeLoad.Mean, 1)),
-			errorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
-		switch {
-		case judged:
-			rec = append(rec, verdictCell(r))
-		case reps && saturated:
-			cell := fmt.Sprintf("%d/%d", r.Saturated, len(r.Seeds))
-			if r.Split() {
-				cell = "SPLIT " + cell
-			}
-			rec = append(rec, cell)
-		}
-		t.Rows = append(t.Rows, rec)
+	t.Head = sw.tableHead()
+	replaced, verdict := sw.replacedKeys(), sw.verdictColumn()
+	for i := range sw.Rows {
+		t.Rows = append(t.Rows, sw.tableRow(i, replaced[sw.Rows[i].Variant], verdict))
 	}
 	return t
+}
+
+// verdictColumn is the table's last column: "SLOs" with SLOs, "saturated" with
+// replications of which some saturated, else none ("").
+func (sw *Sweep) verdictColumn() string {
+	switch {
+	case len(sw.Config.SLOs) > 0:
+		return "SLOs"
+	case sw.Config.Replications > 1 && slices.ContainsFunc(sw.Rows, func(r Row) bool { return r.Saturated > 0 }):
+		return "saturated"
+	}
+	return ""
+}
+
+// tableHead is the table's head (Table).
+func (sw *Sweep) tableHead() []string {
+	var head []string
+	for _, a := range sw.Config.Axes {
+		head = append(head, a.Key)
+	}
+	head = append(head, "variant")
+	for _, s := range sw.Rows[0].Streams {
+		head = append(head, s.Name+" p99 ms")
+		if sw.Config.Replications > 1 {
+			head = append(head, "median (range)")
+		}
+		head = append(head, "fan-out")
+	}
+	head = append(head, "hottest shard", "hottest node", "errors", "binds")
+	if v := sw.verdictColumn(); v != "" {
+		head = append(head, v)
+	}
+	return head
+}
+
+// tableRow is row i of the table; replaced are the varied keys that replace its variant's
+// own values (rowLabel), verdict the last column (verdictColumn).
+func (sw *Sweep) tableRow(i int, replaced []string, verdict string) []string {
+	r := &sw.Rows[i]
+	rec := append(append([]string(nil), r.Point.Values...), rowLabel(sw.Config.Axes, r, replaced))
+	for _, s := range r.Streams {
+		p99 := s.P99
+		if r.Split() {
+			// An interval over replications that disagree describes none of them.
+			p99 = replicas.Estimate{Mean: s.P99.Mean, Lo: math.NaN()}
+		}
+		cell := replicas.WithInterval(p99, 2, "")
+		if r.Split() {
+			cell += " split"
+		}
+		rec = append(rec, cell)
+		if sw.Config.Replications > 1 {
+			rec = append(rec, replicas.RangeOf(s.P99))
+		}
+		rec = append(rec, strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
+	}
+	rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, replicas.Percent(r.HottestLoad.Mean, 1)),
+		fmt.Sprintf("%d: %s", r.HottestNode, replicas.Percent(r.HottestNodeLoad.Mean, 1)),
+		replicas.ErrorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
+	switch verdict {
+	case "SLOs":
+		rec = append(rec, verdictCell(r))
+	case "saturated":
+		cell := fmt.Sprintf("%d/%d", r.Saturated, len(r.Seeds))
+		if r.Split() {
+			cell = "SPLIT " + cell
+		}
+		rec = append(rec, cell)
+	}
+	return rec
 }
 
 // rowLabel names a row in the tables: its variant's name, followed by the varied values
@@ -593,12 +552,42 @@ func (sw *Sweep) WriteFiles(dir, format string) ([]string, error) {
 // chart is stream si's p99, fan-out or partitions, or (si -1) the hottest node's load,
 // against the first varied key: a line per variant and combination of the other keys.
 func (sw *Sweep) chart(si int, what string) plots.Lines {
-	axes, rows := sw.Config.Axes, sw.Rows
-	first := axes[0]
+	first := sw.Config.Axes[0]
+	l := sw.chartFrame(si, what)
+	for i := range first.Values {
+		l.Times = append(l.Times, float64(i))
+	}
+	index := map[string]int{}
+	replaced := sw.replacedKeys()
+	for ri := range sw.Rows {
+		r := &sw.Rows[ri]
+		name := seriesName(sw.Config.Axes, r, replaced[r.Variant])
+		k, ok := index[name]
+		if !ok {
+			k = len(l.Series)
+			index[name] = k
+			n := len(first.Values)
+			l.Series = append(l.Series, plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n),
+				Stopped: make([]bool, n), Failing: make([]bool, n), Notes: make([]string, n)})
+		}
+		x := 0 // the row's place on the first axis
+		for i, v := range first.Values {
+			if v == r.Point.Values[0] {
+				x = i
+			}
+		}
+		sw.plot(&l.Series[k], x, r, si, what)
+	}
+	return l
+}
+
+// chartFrame is a chart's title, axes and reference line (chart).
+func (sw *Sweep) chartFrame(si int, what string) plots.Lines {
+	first := sw.Config.Axes[0]
 	l := plots.Lines{XLabel: first.Key, XTicks: first.Values, LogY: what == "p99"}
 	var st string
 	if si >= 0 {
-		st = rows[0].Streams[si].Name
+		st = sw.Rows[0].Streams[si].Name
 	}
 	switch what {
 	case "p99":
@@ -622,66 +611,53 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 		l.SLO, l.RefLabel = 100, "all cores"
 	}
 	if r := sw.Config.Replications; r > 1 {
-		l.Title += bandWords(r)
-	}
-	for i := range first.Values {
-		l.Times = append(l.Times, float64(i))
-	}
-	index := map[string]int{}
-	for ri := range rows {
-		r := &rows[ri]
-		// The series: the variant and the values of the other axes; a variant whose own
-		// value of the first axis's key the axis replaces says so (its name may state
-		// one value, "random salt 8", of a line drawn over many).
-		name := r.Variant
-		if slices.Contains(sw.replacedKeys()[r.Variant], first.Key) {
-			name += " with " + first.Key + " varied"
-		}
-		if len(axes) > 1 {
-			var parts []string
-			for i, a := range axes[1:] {
-				parts = append(parts, a.Key+"="+r.Point.Values[i+1])
-			}
-			name += " (" + strings.Join(parts, ", ") + ")"
-		}
-		k, ok := index[name]
-		if !ok {
-			k = len(l.Series)
-			index[name] = k
-			n := len(first.Values)
-			s := plots.Series{Name: name, Y: nanSlice(n), Lo: nanSlice(n), Hi: nanSlice(n), Flag: make([]bool, n), Stopped: make([]bool, n), Failing: make([]bool, n), Notes: make([]string, n)}
-			l.Series = append(l.Series, s)
-		}
-		x := 0
-		for i, v := range first.Values {
-			if v == r.Point.Values[0] {
-				x = i
-			}
-		}
-		s := &l.Series[k]
-		var e Estimate
-		scale := 1.0
-		switch what {
-		case "p99":
-			e = r.Streams[si].P99
-		case "fanout":
-			e = r.Streams[si].Subrequests
-		case "partitions":
-			e = r.Streams[si].Partitions
-		case "node":
-			e, scale = r.HottestNodeLoad, 100
-		}
-		lo, hi := band(e)
-		s.Y[x], s.Lo[x], s.Hi[x] = scale*e.Mean, scale*lo, scale*hi
-		s.Flag[x] = r.Split()
-		s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
-		// A latency past the error limit is of the completed requests only.
-		s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
-		if s.Failing[x] {
-			s.Notes[x] = errorPercent(r.ErrorRate.Mean) + " failed"
-		}
+		l.Title += replicas.BandWords(r)
 	}
 	return l
+}
+
+// seriesName is the line a row belongs to: its variant and the values of the other axes;
+// a variant whose own value of the first axis's key the axis replaces (replaced) says so
+// (its name may state one value, "random salt 8", of a line drawn over many).
+func seriesName(axes []Axis, r *Row, replaced []string) string {
+	name := r.Variant
+	if slices.Contains(replaced, axes[0].Key) {
+		name += " with " + axes[0].Key + " varied"
+	}
+	if len(axes) > 1 {
+		var parts []string
+		for i, a := range axes[1:] {
+			parts = append(parts, a.Key+"="+r.Point.Values[i+1])
+		}
+		name += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return name
+}
+
+// plot sets point x of series s to row r's figure: its mean and band, whether its
+// replications split or saturated, and, for a p99, whether more requests failed than
+// MaxErrors (a latency past the error limit is of the completed requests only).
+func (sw *Sweep) plot(s *plots.Series, x int, r *Row, si int, what string) {
+	var e replicas.Estimate
+	scale := 1.0
+	switch what {
+	case "p99":
+		e = r.Streams[si].P99
+	case "fanout":
+		e = r.Streams[si].Subrequests
+	case "partitions":
+		e = r.Streams[si].Partitions
+	case "node":
+		e, scale = r.HottestNodeLoad, 100
+	}
+	lo, hi := replicas.Band(e)
+	s.Y[x], s.Lo[x], s.Hi[x] = scale*e.Mean, scale*lo, scale*hi
+	s.Flag[x] = r.Split()
+	s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
+	s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
+	if s.Failing[x] {
+		s.Notes[x] = replicas.ErrorPercent(r.ErrorRate.Mean) + " failed"
+	}
 }
 
 func nanSlice(n int) []float64 {

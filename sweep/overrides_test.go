@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
@@ -96,7 +97,7 @@ func TestSweepSizeBounded(t *testing.T) {
 		if !errors.As(err, &le) || !strings.Contains(err.Error(), "at most 10000 are allowed") {
 			t.Errorf("error %v, want a LimitError", err)
 		}
-		if _, err := sweep.RunCapacity(sweep.CapacityConfig{Config: c, SLOs: []sweep.SLO{{Stream: "get_profile"}}}); !errors.As(err, &le) {
+		if _, err := capacity.Run(capacity.Config{Config: c, SLOs: []sweep.SLO{{Stream: "get_profile"}}}); !errors.As(err, &le) {
 			t.Errorf("capacity: error %v, want a LimitError", err)
 		}
 		if d := time.Since(start); d > 2*time.Second {

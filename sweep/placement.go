@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/spec"
 )
 
@@ -77,7 +78,7 @@ func (sw *Sweep) bindsCell(i int) string {
 			return "placement (random: " + how + ")"
 		}
 	}
-	return bottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds))
+	return replicas.BottleneckShort(r.Bottleneck, r.Agree, len(r.Seeds))
 }
 
 // closing answers a sweep with SLOs: per variant (and value of every axis but the first),
@@ -88,72 +89,69 @@ func (sw *Sweep) closing() []string {
 	if len(c.SLOs) == 0 || len(c.Axes) == 0 || len(sw.Rows) == 0 {
 		return nil
 	}
-	key := c.Axes[0].Key
-	type group struct {
-		label string
-		idx   []int
-	}
-	var groups []*group
-	byKey := map[string]*group{}
-	multi := false
-	for _, r := range sw.Rows {
-		multi = multi || r.Variant != sw.Rows[0].Variant
-	}
-	for i, r := range sw.Rows {
-		k := groupLabel(c.Axes, r.Variant, multi, r.Point.Values)
-		g := byKey[k]
-		if g == nil {
-			g = &group{label: k}
-			byKey[k] = g
-			groups = append(groups, g)
-		}
-		g.idx = append(g.idx, i)
-	}
+	multi := slices.ContainsFunc(sw.Rows, func(r Row) bool { return r.Variant != sw.Rows[0].Variant })
+	groups := GroupRows(len(sw.Rows), func(i int) string {
+		r := &sw.Rows[i]
+		return GroupLabel(c.Axes, r.Variant, multi, r.Point.Values)
+	})
 	var out []string
 	for _, g := range groups {
-		sortIdx(sw.Rows, g.idx)
-		choose := func(rows []Row) int {
-			for _, i := range g.idx {
-				if rows[i].Assessment.OK && !rows[i].Split() && rows[i].Unsettled == 0 {
-					return i
-				}
-			}
-			return -1
-		}
-		line := "CHOICE: "
-		if g.label != "" {
-			line += g.label + ": "
-		}
-		best := choose(sw.Rows)
-		if best < 0 {
-			line += "no " + key + " swept meets every SLO (" + sloList(c.SLOs) + ")."
-		} else {
-			r := &sw.Rows[best]
-			line += fmt.Sprintf("the smallest %s that meets every SLO (%s) is %s", key, sloList(c.SLOs), r.Point.Values[0])
-			if cost := fanoutCost(r, &sw.Rows[g.idx[0]], key); cost != "" && best != g.idx[0] {
-				line += "; " + cost
-			}
-			line += "."
-		}
-		if len(sw.Random) == len(sw.Rows) {
-			alt := choose(sw.Random)
-			changed := alt != best
-			for _, i := range g.idx {
-				changed = changed || sw.Random[i].Assessment.OK != sw.Rows[i].Assessment.OK
-			}
-			if changed {
-				what := "no value meets every SLO"
-				if alt >= 0 {
-					what = "the choice is " + sw.Rows[alt].Point.Values[0]
-				}
-				line += " Under random placement (same seeds) " + what + ", and the verdicts of " + key + " differ: placement, not the key alone, decides (see the binds column)."
-			} else {
-				line += " Random placement (same seeds) gives the same verdicts."
-			}
-		}
-		out = append(out, line)
+		sortIdx(sw.Rows, g.Idx)
+		out = append(out, sw.choiceLine(g))
 	}
 	return out
+}
+
+// choose is the first of the rows idx (sorted by the first axis's value) that meets every
+// SLO, its replications agreeing and settled; -1 when none does.
+func choose(rows []Row, idx []int) int {
+	for _, i := range idx {
+		if rows[i].Assessment.OK && !rows[i].Split() && rows[i].Unsettled == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// choiceLine is the closing line of one group of rows: the smallest value of the first
+// axis that meets every SLO, and what random placement says of it.
+func (sw *Sweep) choiceLine(g *Group) string {
+	c := &sw.Config
+	key := c.Axes[0].Key
+	line := "CHOICE: "
+	if g.Label != "" {
+		line += g.Label + ": "
+	}
+	best := choose(sw.Rows, g.Idx)
+	if best < 0 {
+		line += "no " + key + " swept meets every SLO (" + SLOList(c.SLOs) + ")."
+	} else {
+		r := &sw.Rows[best]
+		line += fmt.Sprintf("the smallest %s that meets every SLO (%s) is %s", key, SLOList(c.SLOs), r.Point.Values[0])
+		if cost := fanoutCost(r, &sw.Rows[g.Idx[0]], key); cost != "" && best != g.Idx[0] {
+			line += "; " + cost
+		}
+		line += "."
+	}
+	return line + sw.placementWords(g, best)
+}
+
+// placementWords says whether random placement (the same seeds) gives the group the same
+// verdicts and the same choice; "" where the placement check did not run.
+func (sw *Sweep) placementWords(g *Group, best int) string {
+	if len(sw.Random) != len(sw.Rows) {
+		return ""
+	}
+	alt := choose(sw.Random, g.Idx)
+	changed := alt != best || slices.ContainsFunc(g.Idx, func(i int) bool { return sw.Random[i].Assessment.OK != sw.Rows[i].Assessment.OK })
+	if !changed {
+		return " Random placement (same seeds) gives the same verdicts."
+	}
+	what := "no value meets every SLO"
+	if alt >= 0 {
+		what = "the choice is " + sw.Rows[alt].Point.Values[0]
+	}
+	return " Under random placement (same seeds) " + what + ", and the verdicts of " + sw.Config.Axes[0].Key + " differ: placement, not the key alone, decides (see the binds column)."
 }
 
 // fanoutCost says what the chosen row costs in fan-out against the first row: the mean
@@ -170,7 +168,8 @@ func fanoutCost(r, first *Row, key string) string {
 	return strings.Join(parts, ", ")
 }
 
-func sloList(slos []SLO) string {
+// SLOList is the SLOs as written, joined by "and".
+func SLOList(slos []SLO) string {
 	var s []string
 	for _, o := range slos {
 		s = append(s, o.Text)
@@ -197,4 +196,41 @@ func sortIdx(rows []Row, idx []int) {
 		}
 		return 0
 	})
+}
+
+// Group is rows of a sweep or capacity search that differ only in the first axis's value:
+// their label (GroupLabel) and their indexes, in row order.
+type Group struct {
+	Label string
+	Idx   []int
+}
+
+// GroupRows groups n rows by label(i), the groups in the order their labels first appear.
+func GroupRows(n int, label func(i int) string) []*Group {
+	var groups []*Group
+	byKey := map[string]*Group{}
+	for i := range n {
+		k := label(i)
+		g := byKey[k]
+		if g == nil {
+			g = &Group{Label: k}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.Idx = append(g.Idx, i)
+	}
+	return groups
+}
+
+// GroupLabel names the rows of a sweep or capacity search that differ only in the first
+// axis's value: their variant (where several were swept) and the values of the other axes.
+func GroupLabel(axes []Axis, variant string, showVariant bool, values []string) string {
+	var parts []string
+	if showVariant {
+		parts = append(parts, "variant "+variant)
+	}
+	for i := 1; i < len(axes); i++ {
+		parts = append(parts, axes[i].Key+"="+values[i])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,16 +1,15 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/replicas"
+	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -58,7 +57,7 @@ func CountPoints(axes []Axis) float64 {
 
 // checkRuns refuses a sweep of more than MaxRuns runs; variants is 1 until the scenario
 // has been loaded.
-func (c *Config) checkRuns(variants int) error {
+func (c *Config) CheckRuns(variants int) error {
 	most := c.MaxRuns
 	if most <= 0 {
 		most = DefaultMaxRuns
@@ -75,11 +74,12 @@ type LimitError struct{ Msg string }
 
 func (e *LimitError) Error() string { return e.Msg }
 
-// ErrInterrupted is returned by Run and RunCapacity when Config.Stop ended them.
-var ErrInterrupted = errors.New("interrupted")
+// ErrInterrupted is returned by Run and RunCapacity when Config.Stop ended them: the run
+// loop's (runner.ErrInterrupted).
+var ErrInterrupted = runner.ErrInterrupted
 
 // model builds a variant's model wired to the sweep's Stop.
-func (c *Config) model(v *scenarios.Variant) *sim.Model {
+func (c *Config) Model(v *scenarios.Variant) *sim.Model {
 	m := v.Model()
 	m.Stop = c.Stop
 	if v.Spec != nil && v.Spec.Streamed() && m.Splitter == nil {
@@ -101,13 +101,13 @@ type Row struct {
 	// replications (the lowest index on ties), and the mean over replications of the
 	// hottest one's load (whichever it was), a fraction 0..1 of its node's cores.
 	HottestShard, HottestNode int
-	HottestLoad               Estimate
-	HottestNodeLoad           Estimate
-	Skew                      Estimate // hottest over mean shard load (1 = even)
+	HottestLoad               replicas.Estimate
+	HottestNodeLoad           replicas.Estimate
+	Skew                      replicas.Estimate // hottest over mean shard load (1 = even)
 	// ErrorRate is failed over offered requests of every stream, over every cause (0..1);
 	// Failures are the failed requests per cause, indexed by metrics.Cause.
-	ErrorRate Estimate
-	Failures  [len(metrics.Causes)]Estimate
+	ErrorRate replicas.Estimate
+	Failures  [len(metrics.Causes)]replicas.Estimate
 	// Bottleneck is what binds the row (metrics.BottleneckOf): the most common resource and
 	// node over the replications (the lowest replication's on ties), with its figures from
 	// the first replication that agrees; Agree counts the replications that agree.
@@ -142,16 +142,16 @@ func (r *Row) Split() bool {
 // are counts per cause, indexed by metrics.Cause.
 type StreamRow struct {
 	Name                    string
-	Mean, P50, P99, P999    Estimate
-	Offered, Completed      Estimate
-	ErrorRate               Estimate
-	Failures                [len(metrics.Causes)]Estimate
-	Subrequests, Partitions Estimate
+	Mean, P50, P99, P999    replicas.Estimate
+	Offered, Completed      replicas.Estimate
+	ErrorRate               replicas.Estimate
+	Failures                [len(metrics.Causes)]replicas.Estimate
+	Subrequests, Partitions replicas.Estimate
 }
 
 // load reads the scenario at a point and replication: the point's values are set on top of
 // the user's overrides, and replication r runs with the scenario's seed plus r.
-func (c *Config) load(p Point, seed *uint64, r int, extra ...scenarios.Override) (*scenarios.Scenario, error) {
+func (c *Config) Load(p Point, seed *uint64, r int, extra ...scenarios.Override) (*scenarios.Scenario, error) {
 	opts := c.Options
 	opts.Overrides = slices.Clone(c.Options.Overrides)
 	for i, a := range c.Axes {
@@ -186,7 +186,7 @@ func (c *Config) first() *scenarios.Scenario {
 		}
 		first.Values[i] = a.Values[0]
 	}
-	sc, err := c.load(first, nil, 0)
+	sc, err := c.Load(first, nil, 0)
 	if err != nil {
 		return nil
 	}
@@ -240,159 +240,124 @@ func checkVaried(axes []Axis, points []Point, specs [][]*scenarios.Variant) erro
 	return nil
 }
 
-// job is one work item of a sweep: a point, a replication and a variant.
-type job struct {
-	point, rep, variant int
-	v                   *scenarios.Variant // replication 0's
-	name                string
+// Job is one work item of a sweep: a point, a replication and a variant (indexes), the
+// variant as replication 0 loaded it, and its name.
+type Job struct {
+	Point, Rep, Variant int
+	V                   *scenarios.Variant
+	Name                string
 }
 
-// plan is a sweep expanded into its work items in the canonical order (point, then
+// Plan is a sweep expanded into its work items in the canonical order (point, then
 // replication, then variant), with every point loaded and validated. The order and the
 // items depend on the command line and the scenario only, never on who runs them.
-type plan struct {
+type Plan struct {
 	c      *Config
-	points []Point
-	jobs   []job
-	seeds  []uint64 // each point's seed: replication r runs with seeds[point]+r
-	firsts [][]*scenarios.Variant
-	// name and sha256 are the scenario's name and the hash of its text.
-	name, sha256 string
+	Points []Point
+	Jobs   []Job
+	Seeds  []uint64               // each point's seed: replication r runs with Seeds[point]+r
+	Firsts [][]*scenarios.Variant // each point's variants, replication 0
+	// Name and SHA256 are the scenario's name and the hash of its text.
+	Name, SHA256 string
 }
 
-// newPlan loads every point of the sweep (replication 0) and lists its work items. A
+// Config is the sweep's configuration.
+func (pl *Plan) Config() *Config { return pl.c }
+
+// NewPlan loads every point of the sweep (replication 0) and lists its work items. A
 // replication after the first is loaded when it runs, so that memory holds one scenario
 // per point, not one per run.
-func newPlan(c *Config) (*plan, error) {
+func NewPlan(c *Config) (*Plan, error) {
 	if c.Replications < 1 || c.Parallel < 1 {
 		return nil, fmt.Errorf("replications and parallel must be at least 1")
 	}
-	if err := c.checkRuns(1); err != nil {
+	if err := c.CheckRuns(1); err != nil {
 		return nil, err
 	}
-	pl := &plan{c: c, points: Points(c.Axes)}
-	pl.seeds = make([]uint64, len(pl.points))
-	pl.firsts = make([][]*scenarios.Variant, len(pl.points))
-	for pi, p := range pl.points {
+	pl := &Plan{c: c, Points: Points(c.Axes)}
+	pl.Seeds = make([]uint64, len(pl.Points))
+	pl.Firsts = make([][]*scenarios.Variant, len(pl.Points))
+	for pi, p := range pl.Points {
 		if c.Stop != nil && c.Stop() {
 			return nil, ErrInterrupted
 		}
-		sc, err := c.load(p, nil, 0)
+		sc, err := c.Load(p, nil, 0)
 		if err != nil {
-			return nil, fmt.Errorf("point %s: %w", describe(c.Axes, p), err)
+			return nil, fmt.Errorf("point %s: %w", Describe(c.Axes, p), err)
 		}
 		if pi == 0 {
-			if err := c.checkRuns(len(sc.Variants)); err != nil {
+			if err := c.CheckRuns(len(sc.Variants)); err != nil {
 				return nil, err
 			}
-			pl.name, pl.sha256 = sc.Name, sc.SHA256
+			pl.Name, pl.SHA256 = sc.Name, sc.SHA256
 		}
 		for _, v := range sc.Variants {
-			if err := checkSLOs(c.SLOs, v); err != nil {
+			if err := CheckSLOs(c.SLOs, v); err != nil {
 				return nil, err
 			}
 		}
-		pl.seeds[pi] = sc.Seed
-		pl.firsts[pi] = sc.Variants
+		pl.Seeds[pi] = sc.Seed
+		pl.Firsts[pi] = sc.Variants
 		for r := 0; r < c.Replications; r++ {
 			for vi, v := range sc.Variants {
-				pl.jobs = append(pl.jobs, job{point: pi, rep: r, variant: vi, v: v, name: v.Name})
+				pl.Jobs = append(pl.Jobs, Job{Point: pi, Rep: r, Variant: vi, V: v, Name: v.Name})
 			}
 		}
 	}
-	if err := checkVaried(c.Axes, pl.points, pl.firsts); err != nil {
+	if err := checkVaried(c.Axes, pl.Points, pl.Firsts); err != nil {
 		return nil, err
 	}
 	return pl, nil
 }
 
-// run simulates the work items idx on a pool of c.Parallel and calls done with each one's
-// figures as it finishes, one call at a time. It stops at done's first error.
-func (pl *plan) run(idx []int, done func(i int, r *metrics.Run) error) error {
+// RunItems simulates the work items idx on the run loop (c.Parallel at once) and calls done
+// with each one's figures as it finishes, one call at a time. It stops at done's first
+// error.
+func (pl *Plan) RunItems(idx []int, done func(i int, r *metrics.Run) error) error {
 	c := pl.c
-	var mu sync.Mutex
-	var failed error
-	stop := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return failed != nil || c.Stop != nil && c.Stop()
+	var lengths *runner.Lengths
+	if c.RunBudget > 0 {
+		lengths = c.lengths() // as long as the hottest queue needs to settle, within the budget
 	}
-	finished := 0
-	p := pool.New(c.Parallel, stop)
-	p.Each(len(idx), func(k int) {
-		i := idx[k]
-		j := pl.jobs[i]
-		v := j.v
-		if j.rep > 0 {
-			sc, err := c.load(pl.points[j.point], &pl.seeds[j.point], j.rep)
-			if err != nil {
-				// Replication 0 of the same point loaded; only the seed differs.
-				panic("sweep: replication of a valid point failed to load: " + err.Error())
-			}
-			v = sc.Variants[j.variant]
-		}
-		m := c.model(v)
-		m.Stop = stop
-		r := metrics.Of(sim.Run(m))
-		if c.RunBudget > 0 {
-			// As long as the hottest queue needs to settle, within the budget.
-			var err error
-			r, err = c.settleSweep(r, func(d, w float64) (*metrics.Run, error) {
-				sc, err := c.load(pl.points[j.point], &pl.seeds[j.point], j.rep, lengthOverrides(0, d, w)...)
-				if err != nil {
-					return nil, err
-				}
-				m := c.model(sc.Variants[j.variant])
-				m.Stop = stop
-				return metrics.Of(sim.Run(m)), nil
-			})
-			if err != nil {
-				panic("sweep: a lengthened run of a valid point failed to load: " + err.Error())
-			}
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if failed != nil || c.Stop != nil && c.Stop() {
-			return // the run may have been cut short
-		}
-		if err := done(i, r); err != nil {
-			failed = err
-			return
-		}
-		finished++
-		if c.Progress != nil {
-			c.Progress(finished, len(idx))
-		}
-	})
-	if failed != nil {
-		return failed
+	loop := runner.New(runner.Options{Parallel: c.Parallel, Stop: c.Stop, Progress: c.Progress, Total: len(idx)})
+	return runner.Each(loop, len(idx), func(k int) (*metrics.Run, error) {
+		return loop.Measure(func(extra ...scenarios.Override) (*sim.Model, error) { return pl.model(pl.Jobs[idx[k]], extra...) }, lengths)
+	}, func(k int, r *metrics.Run) error { return done(idx[k], r) })
+}
+
+// model builds work item j's model: replication 0's variant as the plan loaded it, or
+// the replication loaded at its seed (with extra overrides, a run's length).
+func (pl *Plan) model(j Job, extra ...scenarios.Override) (*sim.Model, error) {
+	if j.Rep == 0 && len(extra) == 0 {
+		return pl.c.Model(j.V), nil
 	}
-	if c.Stop != nil && c.Stop() {
-		return ErrInterrupted
+	sc, err := pl.c.Load(pl.Points[j.Point], &pl.Seeds[j.Point], j.Rep, extra...)
+	if err != nil {
+		// Replication 0 of the same point loaded; only the seed or the length differs.
+		return nil, fmt.Errorf("sweep: replication %d of a valid point failed to load: %w", j.Rep, err)
 	}
-	return nil
+	return pl.c.Model(sc.Variants[j.Variant]), nil
 }
 
 // rows aggregates the items' figures (samples[i] is job i's) into one row per point and
 // variant, in point order then variant order.
-func (pl *plan) rows(samples []*metrics.Run) []Row {
+func (pl *Plan) rows(samples []*metrics.Run) []Row {
 	var rows []Row
-	for pi, p := range pl.points {
-		for vi := range pl.firsts[pi] {
+	for pi, p := range pl.Points {
+		for vi := range pl.Firsts[pi] {
 			var ss []*metrics.Run
 			row := Row{Point: p}
-			for i, j := range pl.jobs {
-				if j.point == pi && j.variant == vi {
+			for i, j := range pl.Jobs {
+				if j.Point == pi && j.Variant == vi {
 					ss = append(ss, samples[i])
-					row.Variant = j.name
-					row.Seeds = append(row.Seeds, pl.seeds[pi]+uint64(j.rep))
+					row.Variant = j.Name
+					row.Seeds = append(row.Seeds, pl.Seeds[pi]+uint64(j.Rep))
 				}
 			}
-			row = aggregate(row, ss)
-			judge(&row, ss, pl.c.SLOs, pl.c.MaxErrors)
+			row = RowOf(row, ss, pl.c.SLOs, pl.c.MaxErrors)
 			if pl.c.RunBudget > 0 {
 				for _, s := range ss {
-					if !pl.c.settler().settled(s) {
+					if !pl.c.lengths().Settled(s) {
 						row.Unsettled++
 					}
 				}
@@ -407,36 +372,39 @@ func (pl *plan) rows(samples []*metrics.Run) []Row {
 // variant, in point order then variant order. Every point is loaded and validated before
 // anything runs, so a bad value fails at once. The rows do not depend on Parallel.
 func Run(c Config) ([]Row, error) {
-	pl, err := newPlan(&c)
+	pl, err := NewPlan(&c)
 	if err != nil {
 		return nil, err
 	}
-	samples := make([]*metrics.Run, len(pl.jobs))
-	all := make([]int, len(pl.jobs))
+	samples := make([]*metrics.Run, len(pl.Jobs))
+	all := make([]int, len(pl.Jobs))
 	for i := range all {
 		all[i] = i
 	}
-	if err := pl.run(all, func(i int, r *metrics.Run) error { samples[i] = r; return nil }); err != nil {
+	if err := pl.RunItems(all, func(i int, r *metrics.Run) error { samples[i] = r; return nil }); err != nil {
 		return nil, err
 	}
 	return pl.rows(samples), nil
 }
 
+// RowOf is a row made from its replications' figures (ss, in seed order; row carries
+// the point, variant and seeds): their estimates and, with slos, their verdicts.
+func RowOf(row Row, ss []*metrics.Run, slos []SLO, maxErrors float64) Row {
+	row = aggregate(row, ss)
+	judge(&row, ss, slos, maxErrors)
+	return row
+}
+
+// aggregate fills in a row's estimates from its replications' figures.
 func aggregate(row Row, ss []*metrics.Run) Row {
-	col := func(f func(*metrics.Run) float64) Estimate {
-		xs := make([]float64, len(ss))
-		for i, s := range ss {
-			xs[i] = f(s)
-		}
-		return Estimated(xs)
-	}
-	row.HottestShard = mode(ss, func(s *metrics.Run) int { return s.Shard.Index })
-	row.HottestNode = mode(ss, func(s *metrics.Run) int { return s.Node.Index })
+	col := func(f func(*metrics.Run) float64) replicas.Estimate { return replicas.Over(ss, f) }
+	row.HottestShard = replicas.Mode(ss, func(s *metrics.Run) int { return s.Shard.Index })
+	row.HottestNode = replicas.Mode(ss, func(s *metrics.Run) int { return s.Node.Index })
 	row.HottestLoad = col(func(s *metrics.Run) float64 { return s.Shard.Load })
 	row.HottestNodeLoad = col(func(s *metrics.Run) float64 { return s.Node.Load })
 	row.Skew = col(func(s *metrics.Run) float64 { return s.Shard.MaxOverMean })
 	row.ErrorRate = col(func(s *metrics.Run) float64 { return s.ErrorRate })
-	row.Bottleneck, row.Agree = modalBottleneck(ss, nil)
+	row.Bottleneck, row.Agree = replicas.ModalBottleneck(ss, nil)
 	for _, s := range ss {
 		if s.Saturated {
 			row.Saturated++
@@ -446,15 +414,15 @@ func aggregate(row Row, ss []*metrics.Run) Row {
 		row.Failures[c] = col(func(s *metrics.Run) float64 { return float64(s.Failures[c]) })
 	}
 	for i := range ss[0].Streams {
-		st := func(f func(*metrics.Stream) float64) Estimate {
+		st := func(f func(*metrics.Stream) float64) replicas.Estimate {
 			return col(func(s *metrics.Run) float64 { return f(&s.Streams[i]) })
 		}
-		lat := func(f func(*metrics.Latency) *float64) Estimate {
+		lat := func(f func(*metrics.Latency) *float64) replicas.Estimate {
 			xs := make([]*float64, len(ss))
 			for k, s := range ss {
 				xs[k] = f(&s.Streams[i].Latency)
 			}
-			return estimatedOpt(xs)
+			return replicas.EstimatedOpt(xs)
 		}
 		sr := StreamRow{
 			Name:        ss[0].Streams[i].Name,
@@ -476,7 +444,7 @@ func aggregate(row Row, ss []*metrics.Run) Row {
 	return row
 }
 
-func describe(axes []Axis, p Point) string {
+func Describe(axes []Axis, p Point) string {
 	if len(axes) == 0 {
 		return "(base)"
 	}
@@ -490,71 +458,13 @@ func describe(axes []Axis, p Point) string {
 	return s
 }
 
-// mode is the most common f over the runs (the lowest on ties).
-func mode(ss []*metrics.Run, f func(*metrics.Run) int) int {
-	count := map[int]int{}
-	best := -1
-	for _, s := range ss {
-		k := f(s)
-		count[k]++
-		if best < 0 || count[k] > count[best] || count[k] == count[best] && k < best {
-			best = k
-		}
-	}
-	return best
-}
-
-// modalBottleneck is the most common bottleneck over the runs, the first run's of those
-// on ties, and how many runs agree with it. slos, when given, are judged on each run: a
-// failed one lets fan-out bind (metrics.BottleneckOf).
-func modalBottleneck(ss []*metrics.Run, slos []SLO) (metrics.Bottleneck, int) {
-	// Runs agree on a node's cpu or queue when it is the same node, on fan-out when it is
-	// the same stream.
-	type key struct {
-		res    metrics.Resource
-		node   int
-		stream string
-	}
-	keyOf := func(b metrics.Bottleneck) key {
-		if b.Resource == metrics.CPU || b.Resource == metrics.Queue {
-			return key{res: b.Resource, node: b.Node}
-		}
-		return key{res: b.Resource, stream: b.Stream}
-	}
-	var bs []metrics.Bottleneck
-	count := map[key]int{}
-	for _, s := range ss {
-		b := metrics.BottleneckOf(s, latencyFailed(slos, s))
-		bs = append(bs, b)
-		count[keyOf(b)]++
-	}
-	var best metrics.Bottleneck
-	agree := 0
-	for _, b := range bs {
-		if n := count[keyOf(b)]; n > agree {
-			best, agree = b, n
-		}
-	}
-	return best, agree
-}
-
-// latencyFailed reports whether a latency objective of slos fails on run r alone.
-func latencyFailed(slos []SLO, r *metrics.Run) bool {
-	for _, slo := range slos {
-		if slo.Stat != metrics.ErrorRate && !metrics.Judge(slo, []*metrics.Run{r}).OK {
-			return true
-		}
-	}
-	return false
-}
-
 // judge judges a row's SLOs, when there are any: over its replications together (as
 // capacity does) and in each alone, which finds the rows whose replications disagree.
 func judge(row *Row, ss []*metrics.Run, slos []SLO, maxErrors float64) {
 	if len(slos) == 0 {
 		return
 	}
-	row.Bottleneck, row.Agree = modalBottleneck(ss, slos)
+	row.Bottleneck, row.Agree = replicas.ModalBottleneck(ss, slos)
 	row.Judged = true
 	row.Assessment = metrics.Assess(slos, maxErrors, ss)
 	row.Passes = 0
@@ -564,3 +474,22 @@ func judge(row *Row, ss []*metrics.Run, slos []SLO, maxErrors float64) {
 		}
 	}
 }
+
+// checkSLOs refuses an SLO on a stream the variant does not have.
+func CheckSLOs(slos []SLO, v *scenarios.Variant) error {
+	for _, s := range slos {
+		if !slices.ContainsFunc(v.Streams, func(si scenarios.StreamInfo) bool { return si.Name == s.Stream }) {
+			var names []string
+			for _, si := range v.Streams {
+				names = append(names, si.Name)
+			}
+			return fmt.Errorf("--slo %q: variant %q has no stream %q (streams: %s)", s.Text, v.Name, s.Stream, strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// lengths is how long a sweep with a RunBudget makes each run (runner.Lengths): every
+// run, passing or not, is lengthened until its hottest queue settles, within the
+// budget, as a capacity search's are.
+func (c *Config) lengths() *runner.Lengths { return &runner.Lengths{Budget: c.RunBudget} }

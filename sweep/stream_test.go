@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/shardsim/shardsim/scenarios"
@@ -21,13 +22,24 @@ func TestSweepStreamed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return sweepOutputs(t, &sweep.Sweep{Scenario: "small", Config: c, Rows: rows})
+		sw := &sweep.Sweep{Scenario: "small", Config: c, Rows: rows}
+		var csv, text, md bytes.Buffer
+		if err := sw.CSV(&csv); err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.Marshal(sw.JSON())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw.Text(&text)
+		sw.Markdown(&md)
+		return map[string][]byte{"csv": csv.Bytes(), "json": js, "text": text.Bytes(), "markdown": md.Bytes()}
 	}
 	want := outputs()
 	defer func(n int64) { spec.StreamShardCells = n }(spec.StreamShardCells)
 	spec.StreamShardCells = 0
 	got := outputs()
-	if len(want) < 2 {
+	if len(want) < 4 {
 		t.Fatalf("%d files", len(want))
 	}
 	for name, b := range want {

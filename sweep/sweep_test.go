@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/sweep"
@@ -137,12 +138,12 @@ func TestConfidenceIntervalCoverage(t *testing.T) {
 }
 
 func TestEstimated(t *testing.T) {
-	e := sweep.Estimated([]float64{1, 2, 3, 4})
+	e := replicas.Estimated([]float64{1, 2, 3, 4})
 	// mean 2.5, sd 1.2910, t(0.975, 3) = 3.1824: half-width 3.1824 * 1.2910 / 2 = 2.0543.
 	if e.Mean != 2.5 || math.Abs(e.Half-2.0543) > 1e-3 {
-		t.Errorf("Estimated = %+v, want mean 2.5, half-width 2.0543", e)
+		t.Errorf("replicas.Estimated = %+v, want mean 2.5, half-width 2.0543", e)
 	}
-	if one := sweep.Estimated([]float64{7}); !math.IsNaN(one.Half) {
+	if one := replicas.Estimated([]float64{7}); !math.IsNaN(one.Half) {
 		t.Errorf("one replication has half-width %v, want NaN", one.Half)
 	}
 }

@@ -24,9 +24,9 @@ import (
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/numfmt"
-	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -197,33 +197,14 @@ func setupRun(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	return func(stdout, stderr io.Writer) error { return runScenario(fs, c, stdout, stderr) }
 }
 
-// runScenario is the run command, once its flags are parsed.
+// runScenario is the run command, once its flags are parsed: it loads the scenario, runs
+// its variants, and writes the summary to stdout and the report's files into the output
+// directory, which it swaps in whole once every file is there (outdir.go).
 func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
-	if fs.NArg() > 1 {
-		return argsError("run", "run takes one scenario (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
-	}
-	ref := scenarios.Default
-	if fs.NArg() == 1 {
-		ref = fs.Arg(0)
-	}
-	opts, err := c.options()
+	sc, series, err := c.loadRun(fs, stderr)
 	if err != nil {
 		return err
 	}
-	if _, ok := report.ParseSeries(c.series); !ok && c.series != "auto" {
-		return usagef("--series %q: want csv, parquet, both or auto", c.series)
-	}
-	sc, err := scenarios.Load(ref, opts)
-	if err != nil {
-		return usageError{err}
-	}
-	printNotes(stderr, sc)
-	if c.cpuprofile != "" {
-		if err := checkOutFile("--cpuprofile", c.cpuprofile, sc.Inputs()...); err != nil {
-			return err
-		}
-	}
-	series := seriesFormat(c.series, sc)
 	dir := c.out
 	if dir == "" {
 		dir = defaultOutDir(sc.Name, "")
@@ -235,14 +216,12 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	defer out.close()
 	// Every file goes to the staging directory; commit swaps it with dir (outdir.go).
 	stage := out.path()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	endProfile, err := c.startCPUProfile()
+	stop, done, err := c.interruptible()
 	if err != nil {
 		return err
 	}
-	defer endProfile()
-	runs, err := runVariants(sc, c.parallel, func() bool { return ctx.Err() != nil }, stage)
+	defer done()
+	runs, err := runVariants(sc, c.parallel, stop, stage)
 	defer closeSinks(runs)
 	if err != nil {
 		return err
@@ -250,52 +229,21 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	// The charts are drawn while the summary, the tables and the other files are made: they
 	// need only the runs, and drawing them is most of what charts cost.
 	desc := describe(sc, nil)
-	var charts []report.Chart
-	chartsDone := make(chan error, 1)
-	if c.noCharts {
-		chartsDone <- nil
-	} else {
-		plan := report.PlanCharts(c.chartFormat, desc, runs)
-		charts = plan.Charts
-		go func() { chartsDone <- plan.Render(stage, c.parallel) }()
-	}
-	waitCharts := sync.OnceValue(func() error { return <-chartsDone })
+	charts, waitCharts := c.drawCharts(stage, desc, runs)
 	defer waitCharts() // no chart is still being written once the command returns
 	sum := report.Summarize(desc, runs)
-
-	var buf bytes.Buffer
-	switch c.format {
-	case "json":
-		err = report.JSON(&buf, sum)
-	case "markdown":
-		report.Markdown(&buf, sum)
-	case "csv":
-		err = report.CSV(&buf, sum)
-	default:
-		report.Text(&buf, sum)
-	}
+	text, err := c.summaryText(sum)
 	if err != nil {
 		return err
 	}
-	paths, err := report.WriteFilesAs(stage, desc, runs, sum, charts, series)
+	paths, err := c.writeReport(stage, desc, runs, sum, charts, series)
 	if err != nil {
 		return err
-	}
-	if !c.noHTML {
-		var links []string
-		for _, p := range paths {
-			links = append(links, filepath.Base(p))
-		}
-		p, err := report.WriteHTML(stage, desc, runs, sum, links)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, p)
 	}
 	if err := waitCharts(); err != nil {
 		return err
 	}
-	if _, err := stdout.Write(buf.Bytes()); err != nil {
+	if _, err := stdout.Write(text); err != nil {
 		return err
 	}
 	written := paths
@@ -309,14 +257,112 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if sum.Partial {
 		return fmt.Errorf("interrupted: partial results, marked as such, are in %s", dir)
 	}
-	if !c.quiet {
-		open := "report.md"
-		if !c.noHTML {
-			open = report.HTMLFile
-		}
-		fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", len(paths), len(charts), dir, filepath.Join(dir, open))
-	}
+	c.wroteRun(stderr, dir, len(paths), len(charts))
 	return nil
+}
+
+// loadRun checks run's arguments and flags and loads the scenario, printing the loader's
+// notes; it returns the scenario and the series format to write (seriesFormat).
+func (c *common) loadRun(fs *pflag.FlagSet, stderr io.Writer) (*scenarios.Scenario, report.Series, error) {
+	if fs.NArg() > 1 {
+		return nil, 0, argsError("run", "run takes one scenario (got %d: %s)", fs.NArg(), strings.Join(fs.Args(), " "))
+	}
+	ref := scenarios.Default
+	if fs.NArg() == 1 {
+		ref = fs.Arg(0)
+	}
+	opts, err := c.options()
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, ok := report.ParseSeries(c.series); !ok && c.series != "auto" {
+		return nil, 0, usagef("--series %q: want csv, parquet, both or auto", c.series)
+	}
+	sc, err := scenarios.Load(ref, opts)
+	if err != nil {
+		return nil, 0, usageError{err}
+	}
+	printNotes(stderr, sc)
+	if c.cpuprofile != "" {
+		if err := checkOutFile("--cpuprofile", c.cpuprofile, sc.Inputs()...); err != nil {
+			return nil, 0, err
+		}
+	}
+	return sc, seriesFormat(c.series, sc), nil
+}
+
+// interruptible wires SIGINT and SIGTERM to the stop function it returns and starts the
+// CPU profile --cpuprofile asks for; done undoes both.
+func (c *common) interruptible() (stop func() bool, done func(), err error) {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	endProfile, err := c.startCPUProfile()
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return func() bool { return ctx.Err() != nil }, func() { endProfile(); cancel() }, nil
+}
+
+// drawCharts starts drawing the run's charts into stage (none with --no-charts) and
+// returns them with the function that waits until they are drawn, once.
+func (c *common) drawCharts(stage string, desc *metrics.Scenario, runs []report.Run) ([]report.Chart, func() error) {
+	done := make(chan error, 1)
+	var charts []report.Chart
+	if c.noCharts {
+		done <- nil
+	} else {
+		plan := report.PlanCharts(c.chartFormat, desc, runs)
+		charts = plan.Charts
+		go func() { done <- plan.Render(stage, c.parallel) }()
+	}
+	return charts, sync.OnceValue(func() error { return <-done })
+}
+
+// summaryText is the summary as --format asks for it on stdout.
+func (c *common) summaryText(sum *report.Summary) ([]byte, error) {
+	var buf bytes.Buffer
+	var err error
+	switch c.format {
+	case "json":
+		err = report.JSON(&buf, sum)
+	case "markdown":
+		report.Markdown(&buf, sum)
+	case "csv":
+		err = report.CSV(&buf, sum)
+	default:
+		report.Text(&buf, sum)
+	}
+	return buf.Bytes(), err
+}
+
+// writeReport writes the run's files into stage, report.html too unless --no-html, and
+// returns their paths.
+func (c *common) writeReport(stage string, desc *metrics.Scenario, runs []report.Run, sum *report.Summary, charts []report.Chart, series report.Series) ([]string, error) {
+	paths, err := report.WriteFilesAs(stage, desc, runs, sum, charts, series)
+	if err != nil || c.noHTML {
+		return paths, err
+	}
+	var links []string
+	for _, p := range paths {
+		links = append(links, filepath.Base(p))
+	}
+	p, err := report.WriteHTML(stage, desc, runs, sum, links)
+	if err != nil {
+		return nil, err
+	}
+	return append(paths, p), nil
+}
+
+// wroteRun says, unless -q, what run wrote where and which file to open.
+func (c *common) wroteRun(stderr io.Writer, dir string, files, charts int) {
+	if c.quiet {
+		return
+	}
+	open := "report.md"
+	if !c.noHTML {
+		open = report.HTMLFile
+	}
+	fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", files, charts, dir, filepath.Join(dir, open))
 }
 
 // seriesFormat is the format --series asks for (checked by runScenario); auto is Parquet
@@ -481,25 +527,30 @@ func unwritable(dir, probe string, err error) string {
 // streams its shard series (report.StreamSink), spooled in dir until WriteFiles writes
 // shards.csv; closeSinks removes the spools.
 func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool, dir string) ([]report.Run, error) {
-	// The pool gets no stop function: every variant must run, so that an interrupted run
-	// still reports each one (as partial); the models themselves stop early.
-	errs := make([]error, len(sc.Variants))
 	streamedGC(sc)
 	desc := describe(sc, nil)
-	runs := pool.Map(pool.New(parallel, nil), len(sc.Variants), func(i int) report.Run {
+	runs := make([]report.Run, len(sc.Variants))
+	for i := range runs {
+		runs[i] = report.Run{Variant: &desc.Variants[i], Result: &sim.Result{}}
+	}
+	// Every variant runs, so that an interrupted run still reports each one (as partial);
+	// the models themselves stop early.
+	loop := runner.New(runner.Options{Parallel: parallel, Stop: stop, Every: true})
+	err := runner.Each(loop, len(sc.Variants), func(i int) (*sim.Result, error) {
 		m := sc.Variants[i].Model()
-		m.Stop = stop
 		if m.Splitter == nil && int64(len(m.ShardNode))*int64(m.Windows()) > spec.StreamShardCells {
 			k, err := report.NewStreamSink(dir, m.Windows())
 			if err != nil {
-				errs[i] = err
-				return report.Run{Variant: &desc.Variants[i], Result: &sim.Result{}}
+				return nil, err
 			}
 			m.Sink = k
 		}
-		return report.Run{Variant: &desc.Variants[i], Result: sim.Run(m)}
+		return loop.Simulate(m), nil
+	}, func(i int, r *sim.Result) error {
+		runs[i].Result = r
+		return nil
 	})
-	return runs, errors.Join(errs...)
+	return runs, err
 }
 
 // describe is what the report knows of sc (build.Describe), with exs, the variants'

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shardsim/shardsim/cluster"
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/sweep"
@@ -34,7 +35,7 @@ func (cf *clusterFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&cf.shards, "shards", 0, "with --shard auto: the number of workers, where the batch system does not say (a Kubernetes Indexed Job's completions)")
 	fs.BoolVar(&cf.resume, "resume", false, "with --shard: skip the items whose files are already in DIR/points for this same manifest")
 	fs.BoolVar(&cf.claim, "claim", false, "with --shard, workers sharing -o DIR: claim each item before running it, and once this worker's own are done take over the items no live worker holds (implies --resume)")
-	fs.DurationVar(&cf.lease, "lease", sweep.DefaultLease, "with --claim: a claim not renewed for this long is a dead worker's, and its item is taken over")
+	fs.DurationVar(&cf.lease, "lease", cluster.DefaultLease, "with --claim: a claim not renewed for this long is a dead worker's, and its item is taken over")
 	fs.BoolVar(&cf.planOnly, "plan", false, "write the manifest (every work item) to -o DIR and run nothing; then workers run with --shard and merge puts them together")
 }
 
@@ -44,21 +45,21 @@ func (cf *clusterFlags) active() bool {
 }
 
 // part reads --shard and --shards.
-func (cf *clusterFlags) part() (sweep.Part, error) {
+func (cf *clusterFlags) part() (cluster.Part, error) {
 	if cf.shards < 0 {
-		return sweep.Part{}, usagef("--shards %d: want at least 1", cf.shards)
+		return cluster.Part{}, usagef("--shards %d: want at least 1", cf.shards)
 	}
 	if cf.shard == "auto" {
-		p, err := sweep.PartFromEnv(os.Getenv, cf.shards)
+		p, err := cluster.PartFromEnv(os.Getenv, cf.shards)
 		if err != nil {
 			return p, usageError{err}
 		}
 		return p, nil
 	}
 	if cf.shards > 0 {
-		return sweep.Part{}, usagef("--shards %d is for --shard auto; --shard K/N gives the count itself", cf.shards)
+		return cluster.Part{}, usagef("--shards %d is for --shard auto; --shard K/N gives the count itself", cf.shards)
 	}
-	p, err := sweep.ParsePart(cf.shard)
+	p, err := cluster.ParsePart(cf.shard)
 	if err != nil {
 		return p, usageError{err}
 	}
@@ -67,21 +68,10 @@ func (cf *clusterFlags) part() (sweep.Part, error) {
 
 // runPart plans a sweep or capacity search (kind) with plan, writes or checks its
 // manifest in the output directory and runs this worker's items (nothing with --plan).
-func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Writer, plan func(sweep.Config) (*sweep.Work, error)) error {
-	var part sweep.Part
-	if !e.cluster.planOnly && e.cluster.shard == "" {
-		return usagef("--resume, --claim and --shards are a worker's: give --shard K/N (or auto) too")
-	}
-	if !e.cluster.planOnly {
-		var err error
-		if part, err = e.cluster.part(); err != nil {
-			return err
-		}
-	} else if e.cluster.shard != "" || e.cluster.resume || e.cluster.claim {
-		return usagef("--plan runs nothing, so it takes no --shard, --resume or --claim")
-	}
-	if e.cluster.lease <= 0 {
-		return usagef("--lease %v: want a positive duration", e.cluster.lease)
+func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Writer, plan func(sweep.Config) (*cluster.Work, error)) error {
+	part, err := e.cluster.worker()
+	if err != nil {
+		return err
 	}
 	name := scenarioName(c, stderr)
 	dir := e.out
@@ -96,34 +86,19 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	c.Stop = func() bool { return ctx.Err() != nil }
-	w, err := plan(c)
+	w, err := prepareWork(c, kind, name, dir, plan)
 	if err != nil {
-		if errors.Is(err, sweep.ErrInterrupted) {
-			return fmt.Errorf("%s interrupted while planning", kind)
-		}
-		return usageError{err}
-	}
-	if err := w.Prepare(dir); err != nil {
-		var me *sweep.ManifestError
-		if errors.As(err, &me) {
-			return usagef("-o %v", err)
-		}
 		return err
-	}
-	if marker := filepath.Join(dir, markerFile); !exists(marker) {
-		if err := atomicfile.Write(marker, []byte(name+" "+kind+"\n")); err != nil {
-			return err
-		}
 	}
 	items := len(w.Manifest.Items)
 	if e.cluster.planOnly {
-		fmt.Fprintf(stdout, "%s of %s: %s; manifest written to %s\n", kind, name, report.Plural(int64(items), "work item"), filepath.Join(dir, sweep.ManifestName))
+		fmt.Fprintf(stdout, "%s of %s: %s; manifest written to %s\n", kind, name, report.Plural(int64(items), "work item"), filepath.Join(dir, cluster.ManifestName))
 		fmt.Fprintf(stdout, "next: N workers run the same command with --shard K/N (or --shard auto) instead of --plan, then: shardsim merge %s\n", dir)
 		return nil
 	}
 	layout, part, err := w.Place(dir, part)
 	if err != nil {
-		var me *sweep.ManifestError
+		var me *cluster.ManifestError
 		if errors.As(err, &me) {
 			return usageError{err}
 		}
@@ -131,39 +106,93 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 	}
 	progressFn, finish := progress(stderr, e.quiet, fmt.Sprintf("%s worker %v", kind, part))
 	w.SetProgress(progressFn)
-	var ran, skipped, taken int
-	if e.cluster.claim {
-		var res sweep.Claimed
-		res, err = w.RunClaiming(dir, layout, part, e.cluster.lease)
-		ran, skipped, taken = res.Ran, res.Skipped, res.Taken
-	} else {
-		ran, skipped, err = w.RunPart(dir, w.Mine(layout, part), e.cluster.resume)
-	}
+	res, err := e.cluster.run(w, dir, layout, part)
 	finish()
-	done := 0
+	switch {
+	case errors.Is(err, sweep.ErrInterrupted):
+		return fmt.Errorf("worker %v interrupted after %s; the finished ones are kept: rerun it with --resume", part, report.Plural(int64(res.Ran), "item"))
+	case err != nil:
+		return err
+	}
+	workerDone(stdout, w, dir, fmt.Sprintf("worker %v of %s %s", part, name, kind), res)
+	return nil
+}
+
+// worker checks the cluster flags together and reads this worker's part (none with
+// --plan).
+func (cf *clusterFlags) worker() (cluster.Part, error) {
+	var part cluster.Part
+	if !cf.planOnly && cf.shard == "" {
+		return part, usagef("--resume, --claim and --shards are a worker's: give --shard K/N (or auto) too")
+	}
+	if !cf.planOnly {
+		var err error
+		if part, err = cf.part(); err != nil {
+			return part, err
+		}
+	} else if cf.shard != "" || cf.resume || cf.claim {
+		return part, usagef("--plan runs nothing, so it takes no --shard, --resume or --claim")
+	}
+	if cf.lease <= 0 {
+		return part, usagef("--lease %v: want a positive duration", cf.lease)
+	}
+	return part, nil
+}
+
+// prepareWork plans the work (plan) and writes or checks its manifest and the marker in
+// dir.
+func prepareWork(c sweep.Config, kind, name, dir string, plan func(sweep.Config) (*cluster.Work, error)) (*cluster.Work, error) {
+	w, err := plan(c)
+	if err != nil {
+		if errors.Is(err, sweep.ErrInterrupted) {
+			return nil, fmt.Errorf("%s interrupted while planning", kind)
+		}
+		return nil, usageError{err}
+	}
+	if err := w.Prepare(dir); err != nil {
+		var me *cluster.ManifestError
+		if errors.As(err, &me) {
+			return nil, usagef("-o %v", err)
+		}
+		return nil, err
+	}
+	if marker := filepath.Join(dir, markerFile); !exists(marker) {
+		if err := atomicfile.Write(marker, []byte(name+" "+kind+"\n")); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// run runs this worker's items: with --claim, claiming each and then taking over the
+// items no live worker holds; else its share of the static plan.
+func (cf *clusterFlags) run(w *cluster.Work, dir string, layout *cluster.Layout, part cluster.Part) (cluster.Claimed, error) {
+	if cf.claim {
+		return w.RunClaiming(dir, layout, part, cf.lease)
+	}
+	ran, skipped, err := w.RunPart(dir, w.Mine(layout, part), cf.resume)
+	return cluster.Claimed{Ran: ran, Skipped: skipped}, err
+}
+
+// workerDone says what the worker (who) did and how many of the items are finished.
+func workerDone(stdout io.Writer, w *cluster.Work, dir, who string, res cluster.Claimed) {
+	done, items := 0, len(w.Manifest.Items)
 	for i := range w.Manifest.Items {
 		if exists(w.Manifest.File(dir, i)) {
 			done++
 		}
 	}
-	switch {
-	case errors.Is(err, sweep.ErrInterrupted):
-		return fmt.Errorf("worker %v interrupted after %s; the finished ones are kept: rerun it with --resume", part, report.Plural(int64(ran), "item"))
-	case err != nil:
-		return err
+	fmt.Fprintf(stdout, "%s: ran %s", who, report.Plural(int64(res.Ran), "item"))
+	if res.Taken > 0 {
+		fmt.Fprintf(stdout, " (%d taken over from other workers)", res.Taken)
 	}
-	fmt.Fprintf(stdout, "worker %v of %s %s: ran %s", part, name, kind, report.Plural(int64(ran), "item"))
-	if taken > 0 {
-		fmt.Fprintf(stdout, " (%d taken over from other workers)", taken)
+	if res.Skipped > 0 {
+		fmt.Fprintf(stdout, ", skipped %d finished before", res.Skipped)
 	}
-	if skipped > 0 {
-		fmt.Fprintf(stdout, ", skipped %d finished before", skipped)
-	}
-	fmt.Fprintf(stdout, "; %s holds %d of %d items\n", filepath.Join(dir, sweep.PointsDir), done, items)
+	fmt.Fprintf(stdout, "; %s holds %d of %d items\n", filepath.Join(dir, cluster.PointsDir), done, items)
 	if done == items {
 		fmt.Fprintf(stdout, "every item is there: shardsim merge %s\n", dir)
 	}
-	return nil
 }
 
 // claimWorkDir checks that the workers of name may write into dir: it is missing, or
@@ -180,7 +209,7 @@ func claimWorkDir(dir, name string, force bool) error {
 	}
 	for _, e := range ents {
 		switch n := e.Name(); {
-		case n == sweep.ManifestName, n == sweep.PointsDir, n == sweep.LayoutName, n == sweep.ClaimsDir, n == markerFile, n == lockFile, strings.HasPrefix(n, "."):
+		case n == cluster.ManifestName, n == cluster.PointsDir, n == cluster.LayoutName, n == cluster.ClaimsDir, n == markerFile, n == lockFile, strings.HasPrefix(n, "."):
 		default:
 			return claimDir(dir, name, force)
 		}
@@ -223,9 +252,9 @@ func runMerge(fs *pflag.FlagSet, m *mergeFlags, stdout, stderr io.Writer) error 
 	if m.chartFormat != "png" && m.chartFormat != "svg" {
 		return usagef("--chart-format %q: want png or svg", m.chartFormat)
 	}
-	merged, err := sweep.Merge(fs.Args())
+	merged, err := cluster.Merge(fs.Args())
 	if err != nil {
-		var me *sweep.ManifestError
+		var me *cluster.ManifestError
 		if errors.As(err, &me) {
 			return usageError{err}
 		}

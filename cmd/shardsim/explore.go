@@ -1,21 +1,20 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/shardsim/shardsim/capacity"
+	"github.com/shardsim/shardsim/cluster"
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
@@ -157,7 +156,7 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 		c.RunBudget = time.Duration(b)
 	}
 	if e.cluster.active() {
-		return e.runPart(c, "sweep", stdout, stderr, func(c sweep.Config) (*sweep.Work, error) { return sweep.PlanSweep(c, version) })
+		return e.runPart(c, "sweep", stdout, stderr, func(c sweep.Config) (*cluster.Work, error) { return cluster.PlanSweep(c, version) })
 	}
 	var rows, random []sweep.Row
 	out, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
@@ -245,16 +244,14 @@ func (e *exploreFlags) explore(c sweep.Config, kind string, stderr io.Writer, ru
 			claimed.close()
 		}
 	}()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	endProfile, err := e.startCPUProfile()
+	stop, done, err := e.interruptible()
 	if err != nil {
 		return nil, "", err
 	}
+	defer done()
 	progressFn, finish := progress(stderr, e.quiet, kind+" runs")
-	err = run(func() bool { return ctx.Err() != nil }, progressFn)
+	err = run(stop, progressFn)
 	finish()
-	endProfile()
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted):
 		return nil, "", fmt.Errorf("%s interrupted before every run finished; nothing was written", kind)
@@ -285,9 +282,9 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	if len(c.SLOs) == 0 {
 		return argsError("capacity", "capacity needs at least one --slo 'STREAM:p99<50ms'")
 	}
-	cc := sweep.CapacityConfig{Config: c, SLOs: c.SLOs, MaxErrors: c.MaxErrors, Tolerance: 0.01}
+	cc := capacity.Config{Config: c, SLOs: c.SLOs, MaxErrors: c.MaxErrors, Tolerance: 0.01}
 	cc.Config.SLOs = nil
-	if cc.Require, err = sweep.ParseRequire(require); err != nil {
+	if cc.Require, err = capacity.ParseRequire(require); err != nil {
 		return usageError{err}
 	}
 	b, err := scenarios.ParseDuration(e.budget)
@@ -308,23 +305,23 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	}
 	cc.MaxReplications = e.maxReplications
 	if e.cluster.active() {
-		return e.runPart(c, "capacity", stdout, stderr, func(c sweep.Config) (*sweep.Work, error) {
+		return e.runPart(c, "capacity", stdout, stderr, func(c sweep.Config) (*cluster.Work, error) {
 			cc := cc
 			cc.Config.Stop = c.Stop
-			return sweep.PlanCapacity(cc, version)
+			return cluster.PlanCapacity(cc, version)
 		})
 	}
-	var res []sweep.Capacity
+	var res []capacity.Answer
 	out, name, err := e.explore(c, "capacity", stderr, func(stop func() bool, progress func(done, total int)) error {
 		cc.Stop, cc.Progress = stop, progress
 		var err error
-		res, err = sweep.RunCapacity(cc)
+		res, err = capacity.Run(cc)
 		return err
 	})
 	if err != nil {
 		return err
 	}
 	cc.Stop, cc.Progress = nil, nil
-	cr := &sweep.CapacityReport{Scenario: name, Config: cc, Rows: res}
+	cr := &capacity.Report{Scenario: name, Config: cc, Rows: res}
 	return e.finish(out, stdout, stderr, cr.WriteFiles, cr.JSON(), cr.CSV, cr.Text, cr.Markdown)
 }

@@ -1,4 +1,4 @@
-package sweep
+package cluster
 
 import (
 	"bytes"
@@ -12,9 +12,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sweep"
 )
 
 // A sweep or capacity search runs across machines in three steps (docs/cluster.md):
@@ -60,7 +62,7 @@ type Manifest struct {
 	Sets         []string       `json:"set"`
 	Overrides    []string       `json:"overrides"`
 	Variants     []string       `json:"variants"`
-	Vary         []Axis         `json:"vary"`
+	Vary         []sweep.Axis   `json:"vary"`
 	Replications int            `json:"replications"`
 	SLOs         []string       `json:"slos"`
 	MaxErrors    float64        `json:"max_errors"`
@@ -144,27 +146,27 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // Work is a sweep or capacity search expanded into its work items, ready to run in parts.
 type Work struct {
 	Manifest *Manifest
-	sweep    *plan
-	capacity *capacityPlan
+	sweep    *sweep.Plan
+	capacity *capacity.Plan
 	work     []float64 // each item's estimated work (ItemWork)
 	hash     string    // the manifest's, once planned
 }
 
 // PlanSweep expands a sweep into its work items; version is shardsim's.
-func PlanSweep(c Config, version string) (*Work, error) {
-	pl, err := newPlan(&c)
+func PlanSweep(c sweep.Config, version string) (*Work, error) {
+	pl, err := sweep.NewPlan(&c)
 	if err != nil {
 		return nil, err
 	}
-	m := newManifest("sweep", version, &c, pl.name, pl.sha256)
+	m := newManifest("sweep", version, &c, pl.Name, pl.SHA256)
 	w := &Work{Manifest: m, sweep: pl}
-	for i, j := range pl.jobs {
-		eff := effectiveJSON(j.v)
-		m.Items = append(m.Items, Item{Index: i, ID: itemID("sweep", eff, j.name, j.rep), Point: pl.points[j.point].Values,
-			Variant: j.name, Replication: j.rep, Seed: pl.seeds[j.point] + uint64(j.rep)})
-		w.work = append(w.work, variantWork(j.v))
+	for i, j := range pl.Jobs {
+		eff := effectiveJSON(j.V)
+		m.Items = append(m.Items, Item{Index: i, ID: itemID("sweep", eff, j.Name, j.Rep), Point: pl.Points[j.Point].Values,
+			Variant: j.Name, Replication: j.Rep, Seed: pl.Seeds[j.Point] + uint64(j.Rep)})
+		w.work = append(w.work, variantWork(j.V))
 	}
-	m.Variants = variantNames(pl.firsts)
+	m.Variants = variantNames(pl.Firsts)
 	w.hash = m.Hash()
 	return w, nil
 }
@@ -179,40 +181,31 @@ func variantWork(v *scenarios.Variant) float64 {
 }
 
 // PlanCapacity expands a capacity search into its work items, one per point and variant.
-func PlanCapacity(c CapacityConfig, version string) (*Work, error) {
-	cp, err := newCapacityPlan(&c)
+func PlanCapacity(c capacity.Config, version string) (*Work, error) {
+	cp, err := capacity.NewPlan(&c)
 	if err != nil {
 		return nil, err
 	}
-	m := newManifest("capacity", version, &c.Config, cp.name, cp.sha256)
+	m := newManifest("capacity", version, &c.Config, cp.Name, cp.SHA256)
 	m.SLOs, m.MaxErrors = sloTexts(c.SLOs), c.MaxErrors
 	m.Capacity = &CapacitySetup{Require: c.Require.String(), Tolerance: c.Tolerance, MaxMultiple: c.MaxMultiple}
 	w := &Work{Manifest: m, capacity: cp}
-	works := map[string]map[string]float64{} // point, variant: its run's work
-	for i, s := range cp.searches {
-		m.Items = append(m.Items, Item{Index: i, ID: itemID("capacity", cp.effective[i], s.variant, 0), Point: s.point.Values,
-			Variant: s.variant, Seed: s.seed, LoadFactor: s.lf, MostMultiple: s.most})
-		if !slices.Contains(m.Variants, s.variant) {
-			m.Variants = append(m.Variants, s.variant)
+	for i, v := range cp.Variants {
+		p, variant, seed, lf, most := cp.Search(i)
+		m.Items = append(m.Items, Item{Index: i, ID: itemID("capacity", effectiveJSON(v), variant, 0), Point: p.Values,
+			Variant: variant, Seed: seed, LoadFactor: lf, MostMultiple: most})
+		if !slices.Contains(m.Variants, variant) {
+			m.Variants = append(m.Variants, variant)
 		}
 		// A search's runs each cost about its variant's run at the point: the searches
 		// weigh alike but for that.
-		key := strings.Join(s.point.Values, "\x00")
-		if works[key] == nil {
-			works[key] = map[string]float64{}
-			if sc, err := c.load(s.point, nil, 0); err == nil {
-				for _, v := range sc.Variants {
-					works[key][v.Name] = variantWork(v)
-				}
-			}
-		}
-		w.work = append(w.work, max(works[key][s.variant], 1e-6))
+		w.work = append(w.work, variantWork(v))
 	}
 	w.hash = m.Hash()
 	return w, nil
 }
 
-func newManifest(kind, version string, c *Config, name, sha string) *Manifest {
+func newManifest(kind, version string, c *sweep.Config, name, sha string) *Manifest {
 	m := &Manifest{Kind: kind, Version: version, Build: ThisBuild(version), Scenario: c.Scenario, Name: name, SHA256: sha,
 		Sets: nonNil(c.Options.Sets), Overrides: []string{}, Vary: c.Axes, Replications: c.Replications,
 		SLOs: sloTexts(c.SLOs), MaxErrors: c.MaxErrors}
@@ -220,7 +213,7 @@ func newManifest(kind, version string, c *Config, name, sha string) *Manifest {
 		m.Overrides = append(m.Overrides, o.Key+"="+o.Value)
 	}
 	if m.Vary == nil {
-		m.Vary = []Axis{}
+		m.Vary = []sweep.Axis{}
 	}
 	return m
 }
@@ -232,7 +225,7 @@ func nonNil(xs []string) []string {
 	return xs
 }
 
-func sloTexts(slos []SLO) []string {
+func sloTexts(slos []sweep.SLO) []string {
 	out := []string{}
 	for _, s := range slos {
 		out = append(out, s.Text)
@@ -293,7 +286,29 @@ func checkPart(p Part, what string) (Part, error) {
 // and must agree with Slurm's. The part is the first array's; Work.Place maps the task
 // of a later, smaller array (a rerun of some tasks) onto the plan the first one wrote.
 func PartFromEnv(getenv func(string) string, n int) (Part, error) {
-	atoi := func(name string) (int, bool, error) {
+	env := intEnv(getenv)
+	if k, ok, err := env("JOB_COMPLETION_INDEX"); ok || err != nil {
+		if err != nil {
+			return Part{}, err
+		}
+		if n < 1 {
+			return Part{}, fmt.Errorf("--shard auto: JOB_COMPLETION_INDEX=%d is set but not the number of workers; give --shards N (the Job's completions)", k)
+		}
+		return checkPart(Part{K: k, N: n, System: "kubernetes", Step: 1, ID: k}, fmt.Sprintf("--shard auto (JOB_COMPLETION_INDEX=%d, --shards %d)", k, n))
+	}
+	id, ok, err := env("SLURM_ARRAY_TASK_ID")
+	if err != nil {
+		return Part{}, err
+	}
+	if !ok {
+		return Part{}, fmt.Errorf("--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (a Slurm job array) is set; give --shard K/N")
+	}
+	return slurmPart(env, id, n)
+}
+
+// intEnv reads a whole number from the environment: false when the variable is not set.
+func intEnv(getenv func(string) string) func(name string) (int, bool, error) {
+	return func(name string) (int, bool, error) {
 		v := strings.TrimSpace(getenv(name))
 		if v == "" {
 			return 0, false, nil
@@ -304,50 +319,45 @@ func PartFromEnv(getenv func(string) string, n int) (Part, error) {
 		}
 		return x, true, nil
 	}
-	if k, ok, err := atoi("JOB_COMPLETION_INDEX"); ok || err != nil {
-		if err != nil {
-			return Part{}, err
-		}
-		if n < 1 {
-			return Part{}, fmt.Errorf("--shard auto: JOB_COMPLETION_INDEX=%d is set but not the number of workers; give --shards N (the Job's completions)", k)
-		}
-		return checkPart(Part{K: k, N: n, System: "kubernetes", Step: 1, ID: k}, fmt.Sprintf("--shard auto (JOB_COMPLETION_INDEX=%d, --shards %d)", k, n))
-	}
-	id, ok, err := atoi("SLURM_ARRAY_TASK_ID")
-	if err != nil {
-		return Part{}, err
-	}
-	if !ok {
-		return Part{}, fmt.Errorf("--shard auto: neither JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) nor SLURM_ARRAY_TASK_ID (a Slurm job array) is set; give --shard K/N")
-	}
-	vals := map[string]int{}
-	has := map[string]bool{}
+}
+
+// slurmArray is what Slurm says of a job array: SLURM_ARRAY_TASK_MIN, _MAX, _STEP and
+// _COUNT, and which of them it set.
+type slurmArray struct {
+	vals map[string]int
+	has  map[string]bool
+}
+
+// slurmPart is task id's part of a Slurm job array (PartFromEnv); n, when above 0, is
+// the count given with --shards.
+func slurmPart(env func(string) (int, bool, error), id, n int) (Part, error) {
+	arr := slurmArray{vals: map[string]int{}, has: map[string]bool{}}
 	for _, name := range []string{"MIN", "MAX", "STEP", "COUNT"} {
-		v, ok, err := atoi("SLURM_ARRAY_TASK_" + name)
+		v, ok, err := env("SLURM_ARRAY_TASK_" + name)
 		if err != nil {
 			return Part{}, err
 		}
-		vals[name], has[name] = v, ok
+		arr.vals[name], arr.has[name] = v, ok
 	}
-	lo, step, count := vals["MIN"], 1, vals["COUNT"]
-	if has["STEP"] && vals["STEP"] > 0 {
-		step = vals["STEP"]
+	lo, step, count := arr.vals["MIN"], 1, arr.vals["COUNT"]
+	if arr.has["STEP"] && arr.vals["STEP"] > 0 {
+		step = arr.vals["STEP"]
 	}
 	switch {
-	case !has["COUNT"] && n < 1:
+	case !arr.has["COUNT"] && n < 1:
 		return Part{}, fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID=%d is set without SLURM_ARRAY_TASK_COUNT; give --shards N", id)
-	case has["COUNT"] && n > 0 && n != count:
+	case arr.has["COUNT"] && n > 0 && n != count:
 		return Part{}, fmt.Errorf("--shard auto: --shards %d disagrees with SLURM_ARRAY_TASK_COUNT=%d", n, count)
-	case !has["COUNT"]:
+	case !arr.has["COUNT"]:
 		count = n
 	}
 	what := fmt.Sprintf("--shard auto (SLURM_ARRAY_TASK_ID=%d, SLURM_ARRAY_TASK_MIN=%d, count %d)", id, lo, count)
 	p := Part{K: (id - lo) / step, N: count, System: "slurm", First: lo, Step: step, ID: id}
-	if (id-lo)%step != 0 || has["MAX"] && (vals["MAX"]-lo)/step+1 != count {
+	if (id-lo)%step != 0 || arr.has["MAX"] && (arr.vals["MAX"]-lo)/step+1 != count {
 		// Not a range lo-max:step: a list of tasks, such as a rerun's --array=3,5. It can
 		// only follow a plan that a first array wrote (Work.Place).
 		p.K, p.irregular = 0, fmt.Sprintf("--shard auto: the array's tasks (SLURM_ARRAY_TASK_MIN=%d, _MAX=%d, _STEP=%d, _COUNT=%d) are not a range, and no first array planned this sweep; submit the whole array first (e.g. --array=0-%d)",
-			lo, vals["MAX"], step, count, count-1)
+			lo, arr.vals["MAX"], step, count, count-1)
 		return p, nil
 	}
 	return checkPart(p, what)
@@ -356,9 +366,9 @@ func PartFromEnv(getenv func(string) string, n int) (Part, error) {
 // SetProgress sets the function told of the runs (or searches) done.
 func (w *Work) SetProgress(f func(done, total int)) {
 	if w.sweep != nil {
-		w.sweep.c.Progress = f
+		w.sweep.Config().Progress = f
 	} else {
-		w.capacity.c.Progress = f
+		w.capacity.Config().Progress = f
 	}
 }
 
@@ -417,15 +427,8 @@ type itemFile struct {
 	Manifest string `json:"manifest"` // the manifest's hash
 	Build    *Build `json:"build"`    // the shardsim that computed it
 	Item
-	Run  *metrics.Run `json:"run,omitempty"`  // a sweep item's figures
-	Runs []searchRun  `json:"runs,omitempty"` // a capacity item's runs, by multiple then replication
-}
-
-// searchRun is one run of a capacity search.
-type searchRun struct {
-	Multiple    float64      `json:"multiple"`
-	Replication int          `json:"replication"`
-	Run         *metrics.Run `json:"run"`
+	Run  *metrics.Run     `json:"run,omitempty"`  // a sweep item's figures
+	Runs []capacity.RunAt `json:"runs,omitempty"` // a capacity item's runs, by multiple then replication
 }
 
 // finished reports whether item i's file under dir is there and belongs to this manifest.
@@ -460,13 +463,13 @@ func (w *Work) RunPart(dir string, idx []int, resume bool) (ran, skipped int, er
 		todo = append(todo, i)
 	}
 	if w.sweep != nil {
-		err = w.sweep.run(todo, func(i int, r *metrics.Run) error {
+		err = w.sweep.RunItems(todo, func(i int, r *metrics.Run) error {
 			ran++
 			return w.writeItem(dir, w.sweepItem(i, r))
 		})
 		return ran, skipped, err
 	}
-	err = w.capacity.run(todo, func(i int, _ Capacity) error {
+	err = w.capacity.RunItems(todo, func(i int, _ capacity.Answer) error {
 		ran++
 		return w.writeItem(dir, w.capacityItem(i))
 	})
@@ -477,23 +480,10 @@ func (w *Work) sweepItem(i int, r *metrics.Run) *itemFile {
 	return &itemFile{Manifest: w.hash, Build: &w.Manifest.Build, Item: w.Manifest.Items[i], Run: r}
 }
 
-// capacityItem is capacity item i's file, once its searches have answered.
+// capacityItem is capacity item i's file, once its searches have answered: every run
+// they made.
 func (w *Work) capacityItem(i int) *itemFile {
-	s := w.capacity.searches[i]
-	f := &itemFile{Manifest: w.hash, Build: &w.Manifest.Build, Item: w.Manifest.Items[i]}
-	for k, r := range s.runs {
-		f.Runs = append(f.Runs, searchRun{Multiple: k.m, Replication: k.r, Run: r})
-	}
-	slices.SortFunc(f.Runs, func(a, b searchRun) int {
-		if a.Multiple != b.Multiple {
-			if a.Multiple < b.Multiple {
-				return -1
-			}
-			return 1
-		}
-		return a.Replication - b.Replication
-	})
-	return f
+	return &itemFile{Manifest: w.hash, Build: &w.Manifest.Build, Item: w.Manifest.Items[i], Runs: w.capacity.Runs(i)}
 }
 
 func (w *Work) writeItem(dir string, f *itemFile) error {
@@ -504,16 +494,16 @@ func (w *Work) writeItem(dir string, f *itemFile) error {
 	return atomicfile.Write(w.Manifest.File(dir, f.Index), append(b, '\n'))
 }
 
-func pointIndex(points []Point, values []string) int {
-	return slices.IndexFunc(points, func(p Point) bool { return slices.Equal(p.Values, values) })
+func pointIndex(points []sweep.Point, values []string) int {
+	return slices.IndexFunc(points, func(p sweep.Point) bool { return slices.Equal(p.Values, values) })
 }
 
 // config rebuilds the configuration the outputs read from the manifest.
-func (m *Manifest) config() (CapacityConfig, error) {
-	c := CapacityConfig{Config: Config{Scenario: m.Scenario, Axes: m.Vary, Replications: m.Replications, Parallel: 1, MaxErrors: m.MaxErrors}}
+func (m *Manifest) config() (capacity.Config, error) {
+	c := capacity.Config{Config: sweep.Config{Scenario: m.Scenario, Axes: m.Vary, Replications: m.Replications, Parallel: 1, MaxErrors: m.MaxErrors}}
 	c.MaxErrors = m.MaxErrors
 	for _, t := range m.SLOs {
-		slo, err := ParseSLO(t)
+		slo, err := sweep.ParseSLO(t)
 		if err != nil {
 			return c, &ManifestError{fmt.Sprintf("manifest: %v", err)}
 		}
@@ -526,24 +516,10 @@ func (m *Manifest) config() (CapacityConfig, error) {
 	if m.Capacity == nil {
 		return c, &ManifestError{"manifest: a capacity run without its setup"}
 	}
-	req, err := ParseRequire(m.Capacity.Require)
+	req, err := capacity.ParseRequire(m.Capacity.Require)
 	if err != nil {
 		return c, &ManifestError{fmt.Sprintf("manifest: %v", err)}
 	}
 	c.Require, c.Tolerance, c.MaxMultiple = req, m.Capacity.Tolerance, m.Capacity.MaxMultiple
 	return c, nil
-}
-
-// MissingRunError says that a capacity search replayed from a cluster's files needs a run
-// the files do not hold: they were not written by this search.
-type MissingRunError struct {
-	Variant  string
-	Point    Point
-	Multiple float64
-	Seed     uint64
-}
-
-func (e *MissingRunError) Error() string {
-	return fmt.Sprintf("the search of variant %q needs a run at multiple %s with seed %d that its file does not hold",
-		e.Variant, strconv.FormatFloat(e.Multiple, 'g', -1, 64), e.Seed)
 }

@@ -1,4 +1,4 @@
-package sweep
+package capacity
 
 import (
 	"bytes"
@@ -14,19 +14,22 @@ import (
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/runner"
+	"github.com/shardsim/shardsim/sweep"
 )
 
-// CapacityReport is a finished capacity search: what was asked, and an answer per point
+// Report is a finished capacity search: what was asked, and an answer per point
 // and variant.
-type CapacityReport struct {
+type Report struct {
 	Scenario string
-	Config   CapacityConfig
-	Rows     []Capacity
+	Config   Config
+	Rows     []Answer
 }
 
-// CapacityJSON is capacity.json.
-type CapacityJSON struct {
+// ReportJSON is capacity.json.
+type ReportJSON struct {
 	Scenario     string        `json:"scenario"`
 	SLOs         []string      `json:"slos"`
 	MaxErrors    float64       `json:"max_errors"`
@@ -48,19 +51,19 @@ type capacityRow struct {
 	ErrorRate   *float64          `json:"error_rate"` // at Multiple, over every stream and cause; null when nothing passed
 	Evaluations int               `json:"evaluations"`
 	// Added with the spread and the check.
-	MeanAnswer     float64      `json:"mean_answer"`
-	AllAnswer      float64      `json:"all_answer"`
-	PerReplication []float64    `json:"per_replication"`
-	Spread         jsonEstimate `json:"spread"`
-	At             *jsonProbe   `json:"at"`
-	Above          *jsonProbe   `json:"above"`
-	Check          *jsonProbe   `json:"check"`
-	CheckAbove     *jsonProbe   `json:"check_above"`
-	Probes         []jsonProbe  `json:"probes"`
-	Runs           int          `json:"runs"`
-	Samples        []jsonSample `json:"samples"`
+	MeanAnswer     float64       `json:"mean_answer"`
+	AllAnswer      float64       `json:"all_answer"`
+	PerReplication []float64     `json:"per_replication"`
+	Spread         replicas.JSON `json:"spread"`
+	At             *jsonProbe    `json:"at"`
+	Above          *jsonProbe    `json:"above"`
+	Check          *jsonProbe    `json:"check"`
+	CheckAbove     *jsonProbe    `json:"check_above"`
+	Probes         []jsonProbe   `json:"probes"`
+	Runs           int           `json:"runs"`
+	Samples        []jsonSample  `json:"samples"`
 	// BelowNoLoad: an SLO is below the latency with no load, so no multiple meets it
-	// (Capacity.NoLoad); reason says with which figures.
+	// (Answer.NoLoad); reason says with which figures.
 	BelowNoLoad bool `json:"below_no_load,omitempty"`
 	// Unsettled: the budget could not settle the runs above the multiple, which is then a
 	// floor and not an answer; OfferedAt is the multiple at which the utilization law
@@ -82,40 +85,40 @@ type jsonSample struct {
 
 // jsonProbe is a Probe: stats are keyed by the SLO as written.
 type jsonProbe struct {
-	Multiple        float64                 `json:"multiple"`
-	Seeds           []uint64                `json:"seeds"`
-	OK              bool                    `json:"ok"` // over the replications together
-	Passes          int                     `json:"passes"`
-	Split           bool                    `json:"split"`
-	Binding         string                  `json:"binding"`
-	Stats           map[string]jsonEstimate `json:"stats"`
-	ErrorRate       jsonEstimate            `json:"error_rate"`
-	Failures        map[string]jsonEstimate `json:"failures"`
-	HottestNode     int                     `json:"hottest_node"`
-	HottestNodeLoad jsonEstimate            `json:"hottest_node_utilization"`
-	HottestShard    int                     `json:"hottest_shard"`
-	HottestLoad     jsonEstimate            `json:"hottest_shard_utilization"`
-	Bottleneck      jsonBottleneck          `json:"bottleneck"`
-	Saturated       int                     `json:"saturated"`
+	Multiple        float64                  `json:"multiple"`
+	Seeds           []uint64                 `json:"seeds"`
+	OK              bool                     `json:"ok"` // over the replications together
+	Passes          int                      `json:"passes"`
+	Split           bool                     `json:"split"`
+	Binding         string                   `json:"binding"`
+	Stats           map[string]replicas.JSON `json:"stats"`
+	ErrorRate       replicas.JSON            `json:"error_rate"`
+	Failures        map[string]replicas.JSON `json:"failures"`
+	HottestNode     int                      `json:"hottest_node"`
+	HottestNodeLoad replicas.JSON            `json:"hottest_node_utilization"`
+	HottestShard    int                      `json:"hottest_shard"`
+	HottestLoad     replicas.JSON            `json:"hottest_shard_utilization"`
+	Bottleneck      replicas.JSONBottleneck  `json:"bottleneck"`
+	Saturated       int                      `json:"saturated"`
 }
 
-func (cr *CapacityReport) probeJSON(p *Probe) *jsonProbe {
+func (cr *Report) probeJSON(p *Probe) *jsonProbe {
 	if p == nil {
 		return nil
 	}
 	j := &jsonProbe{Multiple: p.Multiple, Seeds: p.Seeds, OK: p.Assessment.OK, Passes: p.Passes, Split: p.Split(),
-		Binding: p.Assessment.Binding, Stats: map[string]jsonEstimate{}, ErrorRate: p.ErrorRate.json(6), Failures: failuresJSON(&p.Failures),
-		HottestNode: p.HottestNode, HottestNodeLoad: p.NodeLoad.json(4), HottestShard: p.HottestShard, HottestLoad: p.ShardLoad.json(4), Bottleneck: bottleneckJSON(p.Bottleneck, p.Agree), Saturated: p.Saturated}
+		Binding: p.Assessment.Binding, Stats: map[string]replicas.JSON{}, ErrorRate: p.ErrorRate.JSON(6), Failures: replicas.FailuresJSON(&p.Failures),
+		HottestNode: p.HottestNode, HottestNodeLoad: p.NodeLoad.JSON(4), HottestShard: p.HottestShard, HottestLoad: p.ShardLoad.JSON(4), Bottleneck: replicas.BottleneckJSON(p.Bottleneck, p.Agree), Saturated: p.Saturated}
 	for i, s := range cr.Config.SLOs {
-		j.Stats[s.Text] = p.Stats[i].json(6)
+		j.Stats[s.Text] = p.Stats[i].JSON(6)
 	}
 	return j
 }
 
 // JSON returns capacity.json's content.
-func (cr *CapacityReport) JSON() *CapacityJSON {
+func (cr *Report) JSON() *ReportJSON {
 	c := &cr.Config
-	out := &CapacityJSON{Scenario: cr.Scenario, MaxErrors: c.MaxErrors, Require: c.Require.String(), Replications: c.Replications,
+	out := &ReportJSON{Scenario: cr.Scenario, MaxErrors: c.MaxErrors, Require: c.Require.String(), Replications: c.Replications,
 		Tolerance: c.Tolerance, Rows: []capacityRow{}}
 	for _, s := range c.SLOs {
 		out.SLOs = append(out.SLOs, s.Text)
@@ -124,18 +127,18 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
 			Multiple: r.Multiple, Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
 			Evaluations: r.Evaluations, MeanAnswer: r.MeanAnswer, AllAnswer: r.AllAnswer,
-			Spread: r.Spread.json(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
+			Spread: r.Spread.JSON(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
 			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad,
-			Unsettled: r.Unsettled, SimSeconds: round(r.SimSeconds, 3)}
+			Unsettled: r.Unsettled, SimSeconds: replicas.Round(r.SimSeconds, 3)}
 		if !math.IsInf(r.OfferedAt, 1) && r.OfferedAt > 0 {
-			o := round(r.OfferedAt, 6)
+			o := replicas.Round(r.OfferedAt, 6)
 			row.OfferedAt = &o
 		}
 		for _, m := range r.PerReplication {
 			row.PerReplication = append(row.PerReplication, m)
 		}
 		if r.At != nil {
-			e := round(r.At.ErrorRate.Mean, 6)
+			e := replicas.Round(r.At.ErrorRate.Mean, 6)
 			row.ErrorRate = &e
 			for i, s := range c.SLOs {
 				if st := r.At.Stats[i]; st.Defined() {
@@ -159,7 +162,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 			for i, s := range c.SLOs {
 				var v *float64
 				if x := sm.Stats[i]; x != nil {
-					y := round(*x, 6)
+					y := replicas.Round(*x, 6)
 					v = &y
 				}
 				js.Stats[s.Text] = v
@@ -181,20 +184,20 @@ func statValue(st metrics.Statistic, x float64) string {
 }
 
 // statEstimate formats an SLO's statistic over replications: "47.81 ms [41.2, 55.0]".
-func statEstimate(st metrics.Statistic, e Estimate) string {
+func statEstimate(st metrics.Statistic, e replicas.Estimate) string {
 	if !e.Defined() {
 		return "-"
 	}
 	if st == metrics.ErrorRate {
-		s := errorPercent(e.Mean)
+		s := replicas.ErrorPercent(e.Mean)
 		if e.N == 2 {
-			s += " [n/a: 2 runs]" // withInterval
+			s += " [n/a: 2 runs]" // replicas.WithInterval
 		} else if !math.IsNaN(e.Lo) {
-			s += " [" + short(100*e.Lo) + "%, " + short(100*e.Hi) + "%]"
+			s += " [" + replicas.Short(100*e.Lo) + "%, " + replicas.Short(100*e.Hi) + "%]"
 		}
 		return s
 	}
-	return withInterval(e, 2, " ms")
+	return replicas.WithInterval(e, 2, " ms")
 }
 
 // multipleCell writes an answer: "1.141", ">= 64.000" at the cap, "< 0.0010" when even the
@@ -209,133 +212,180 @@ func multipleCell(m, failed float64) string {
 	return exactMultiple(m)
 }
 
-// Tables are the answer table and the check table.
-func (cr *CapacityReport) Tables() (answer, check *report.Table) {
-	c := &cr.Config
-	left := len(c.Axes) + 1
-	answer, check = &report.Table{Left: left}, &report.Table{Left: left}
-	reps := c.Replications > 1
-	for _, a := range c.Axes {
-		answer.Head = append(answer.Head, a.Key)
-		check.Head = append(check.Head, a.Key)
-	}
-	answer.Head = append(answer.Head, "variant", "multiple")
-	if reps {
-		other := "every seed"
-		if c.Require == RequireAll {
-			other = "mean"
-		}
-		answer.Head = append(answer.Head, "seeds: median (range)", "95% CI", other)
-	}
-	for _, s := range c.SLOs {
-		answer.Head = append(answer.Head, s.Stream+" "+s.Stat.String()+" there")
-	}
-	answer.Head = append(answer.Head, "hottest shard", "hottest node", "errors", "binds first", "resource", "why")
-	check.Head = append(check.Head, "variant", "seed", "at")
-	for _, s := range c.SLOs {
-		check.Head = append(check.Head, s.Stream+" "+s.Stat.String())
-	}
-	check.Head = append(check.Head, "hottest node", "meets", "just above")
-	for _, s := range c.SLOs {
-		check.Head = append(check.Head, s.Stream+" "+s.Stat.String()+" above")
-	}
-	check.Head = append(check.Head, "hottest node above", "meets above")
-
-	for _, r := range cr.Rows {
-		rec := append([]string(nil), r.Point.Values...)
-		mc := multipleCell(r.Multiple, r.Failed)
-		if r.NoLoad {
-			mc = "none"
-		}
-		if r.Unsettled {
-			mc = "unsettled" // not an answer: the budget could not settle the runs above it
-		}
-		rec = append(rec, r.Variant, mc)
-		if reps {
-			other := r.AllAnswer
-			if c.Require == RequireAll {
-				other = r.MeanAnswer
-			}
-			iv := "-"
-			if r.Spread.N == 2 {
-				iv = "n/a: 2 runs" // withInterval
-			} else if !math.IsNaN(r.Spread.Lo) {
-				iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
-			}
-			rec = append(rec, exactMultiple(r.Spread.Median)+" ("+exactMultiple(r.Spread.Min)+
-				"–"+exactMultiple(r.Spread.Max)+")", iv, exactMultiple(other))
-		}
-		for i, s := range c.SLOs {
-			v := "-"
-			if r.At != nil {
-				v = statEstimate(s.Stat, r.At.Stats[i])
-				if r.At.Split() {
-					v += fmt.Sprintf(" SPLIT %d/%d", r.At.Passes, len(r.At.Seeds))
-				}
-			}
-			rec = append(rec, v)
-		}
-		shard, node, errs, res := "-", "-", "-", "-"
-		if r.At != nil {
-			shard = fmt.Sprintf("%d: %s", r.At.HottestShard, percent(r.At.ShardLoad.Mean, 1))
-			node = fmt.Sprintf("%d: %s", r.At.HottestNode, percent(r.At.NodeLoad.Mean, 1))
-			errs = errorPercent(r.At.ErrorRate.Mean)
-		}
-		binding := r.Binding
-		if binding == "" {
-			binding = "nothing up to the cap"
-		}
-		// What binds: the resource behind the failure just above the answer, else at it;
-		// none when the SLO is below the latency with no load.
-		for _, p := range []*Probe{r.At, r.Above} {
-			if p != nil && !r.NoLoad {
-				res = bottleneckShort(p.Bottleneck, p.Agree, len(p.Seeds))
-			}
-		}
-		if r.NoLoad {
-			res = "none: below the no-load latency"
-		}
-		rec = append(rec, shard, node, errs, binding, res, r.Reason)
-		answer.Rows = append(answer.Rows, rec)
-
-		crec := append([]string(nil), r.Point.Values...)
-		seed := "-"
-		for _, p := range []*Probe{r.Check, r.CheckAbove} {
-			if p != nil {
-				seed = strconv.FormatUint(p.Seeds[0], 10)
-			}
-		}
-		crec = append(crec, r.Variant, seed)
-		for _, p := range []*Probe{r.Check, r.CheckAbove} {
-			if p == nil {
-				crec = append(crec, "-")
-				for range c.SLOs {
-					crec = append(crec, "-")
-				}
-				crec = append(crec, "-", "-")
-				continue
-			}
-			crec = append(crec, exactMultiple(p.Multiple))
-			for i, s := range c.SLOs {
-				v := "-"
-				if p.Stats[i].Defined() {
-					v = statValue(s.Stat, p.Stats[i].Mean)
-				}
-				crec = append(crec, v)
-			}
-			meets := "yes"
-			if !p.Assessment.OK {
-				meets = "no: " + p.Assessment.Binding
-			}
-			crec = append(crec, fmt.Sprintf("%d: %s", p.HottestNode, percent(p.NodeLoad.Mean, 1)), meets)
-		}
-		check.Rows = append(check.Rows, crec)
+// Tables are the answer table and the check table: a row of each per point and variant.
+func (cr *Report) Tables() (answer, check *report.Table) {
+	left := len(cr.Config.Axes) + 1
+	answer = &report.Table{Left: left, Head: cr.answerHead()}
+	check = &report.Table{Left: left, Head: cr.checkHead()}
+	for i := range cr.Rows {
+		answer.Rows = append(answer.Rows, cr.answerRow(&cr.Rows[i]))
+		check.Rows = append(check.Rows, cr.checkRow(&cr.Rows[i]))
 	}
 	return answer, check
 }
 
+// answerHead is the answer table's head: the varied keys, the variant and its answer
+// (with replications, the seeds' own answers and the other requirement's), each SLO's
+// statistic there, and the hottest shard and node, the errors and what binds.
+func (cr *Report) answerHead() []string {
+	c := &cr.Config
+	head := append(axisKeys(c.Axes), "variant", "multiple")
+	if c.Replications > 1 {
+		other := "every seed"
+		if c.Require == RequireAll {
+			other = "mean"
+		}
+		head = append(head, "seeds: median (range)", "95% CI", other)
+	}
+	head = append(head, sloHeads(c.SLOs, " there")...)
+	return append(head, "hottest shard", "hottest node", "errors", "binds first", "resource", "why")
+}
+
+// checkHead is the check table's head: the varied keys, the variant and the fresh seed,
+// then at the answer and just above it the multiple, each SLO's statistic, the hottest
+// node and whether it meets every SLO.
+func (cr *Report) checkHead() []string {
+	slos := cr.Config.SLOs
+	head := append(axisKeys(cr.Config.Axes), "variant", "seed", "at")
+	head = append(append(head, sloHeads(slos, "")...), "hottest node", "meets", "just above")
+	return append(append(head, sloHeads(slos, " above")...), "hottest node above", "meets above")
+}
+
+// axisKeys are the varied keys, a column each.
+func axisKeys(axes []sweep.Axis) []string {
+	var keys []string
+	for _, a := range axes {
+		keys = append(keys, a.Key)
+	}
+	return keys
+}
+
+// sloHeads are the columns of the SLOs' statistics: "STREAM STAT" and suffix.
+func sloHeads(slos []sweep.SLO, suffix string) []string {
+	var head []string
+	for _, s := range slos {
+		head = append(head, s.Stream+" "+s.Stat.String()+suffix)
+	}
+	return head
+}
+
+// answerRow is r's row of the answer table (answerHead).
+func (cr *Report) answerRow(r *Answer) []string {
+	c := &cr.Config
+	rec := append(append([]string(nil), r.Point.Values...), r.Variant, answerCell(r))
+	if c.Replications > 1 {
+		rec = append(rec, cr.seedCells(r)...)
+	}
+	for i, s := range c.SLOs {
+		v := "-"
+		if r.At != nil {
+			v = statEstimate(s.Stat, r.At.Stats[i])
+			if r.At.Split() {
+				v += fmt.Sprintf(" SPLIT %d/%d", r.At.Passes, len(r.At.Seeds))
+			}
+		}
+		rec = append(rec, v)
+	}
+	shard, node, errs := "-", "-", "-"
+	if r.At != nil {
+		shard = fmt.Sprintf("%d: %s", r.At.HottestShard, replicas.Percent(r.At.ShardLoad.Mean, 1))
+		node = fmt.Sprintf("%d: %s", r.At.HottestNode, replicas.Percent(r.At.NodeLoad.Mean, 1))
+		errs = replicas.ErrorPercent(r.At.ErrorRate.Mean)
+	}
+	binding := r.Binding
+	if binding == "" {
+		binding = "nothing up to the cap"
+	}
+	return append(rec, shard, node, errs, binding, resourceCell(r), r.Reason)
+}
+
+// answerCell is r's "multiple" cell: the answer (multipleCell), or "none" when the SLO is
+// below the latency with no load, or "unsettled": not an answer, the budget could not
+// settle the runs above it.
+func answerCell(r *Answer) string {
+	switch {
+	case r.Unsettled:
+		return "unsettled"
+	case r.NoLoad:
+		return "none"
+	}
+	return multipleCell(r.Multiple, r.Failed)
+}
+
+// seedCells are the cells of the replications' own answers: their median and range, their
+// 95% interval, and the answer of the requirement not chosen.
+func (cr *Report) seedCells(r *Answer) []string {
+	other := r.AllAnswer
+	if cr.Config.Require == RequireAll {
+		other = r.MeanAnswer
+	}
+	iv := "-"
+	if r.Spread.N == 2 {
+		iv = "n/a: 2 runs" // replicas.WithInterval
+	} else if !math.IsNaN(r.Spread.Lo) {
+		iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
+	}
+	return []string{exactMultiple(r.Spread.Median) + " (" + exactMultiple(r.Spread.Min) + "–" + exactMultiple(r.Spread.Max) + ")", iv, exactMultiple(other)}
+}
+
+// resourceCell is what binds: the resource behind the failure just above the answer, else
+// at it; none when the SLO is below the latency with no load.
+func resourceCell(r *Answer) string {
+	if r.NoLoad {
+		return "none: below the no-load latency"
+	}
+	res := "-"
+	for _, p := range []*Probe{r.At, r.Above} {
+		if p != nil {
+			res = replicas.BottleneckShort(p.Bottleneck, p.Agree, len(p.Seeds))
+		}
+	}
+	return res
+}
+
+// checkRow is r's row of the check table (checkHead).
+func (cr *Report) checkRow(r *Answer) []string {
+	seed := "-"
+	for _, p := range []*Probe{r.Check, r.CheckAbove} {
+		if p != nil {
+			seed = strconv.FormatUint(p.Seeds[0], 10)
+		}
+	}
+	rec := append(append([]string(nil), r.Point.Values...), r.Variant, seed)
+	for _, p := range []*Probe{r.Check, r.CheckAbove} {
+		rec = append(rec, cr.checkCells(p)...)
+	}
+	return rec
+}
+
+// checkCells are one check's cells: its multiple, each SLO's statistic, its hottest node
+// and whether it meets every SLO; "-" each where there was no check.
+func (cr *Report) checkCells(p *Probe) []string {
+	slos := cr.Config.SLOs
+	if p == nil {
+		cells := make([]string, len(slos)+3)
+		for i := range cells {
+			cells[i] = "-"
+		}
+		return cells
+	}
+	cells := []string{exactMultiple(p.Multiple)}
+	for i, s := range slos {
+		v := "-"
+		if p.Stats[i].Defined() {
+			v = statValue(s.Stat, p.Stats[i].Mean)
+		}
+		cells = append(cells, v)
+	}
+	meets := "yes"
+	if !p.Assessment.OK {
+		meets = "no: " + p.Assessment.Binding
+	}
+	return append(cells, fmt.Sprintf("%d: %s", p.HottestNode, replicas.Percent(p.NodeLoad.Mean, 1)), meets)
+}
+
 // heading is the line above the tables.
-func (cr *CapacityReport) heading() string {
+func (cr *Report) heading() string {
 	c := &cr.Config
 	var slos []string
 	for _, s := range c.SLOs {
@@ -349,13 +399,13 @@ func (cr *CapacityReport) heading() string {
 		}
 	}
 	return fmt.Sprintf("capacity of %s: the largest multiple of every rate (load_factor) at which %s meets %s with errors <= %s",
-		cr.Scenario, how, strings.Join(slos, " and "), percent(c.MaxErrors, 2))
+		cr.Scenario, how, strings.Join(slos, " and "), replicas.Percent(c.MaxErrors, 2))
 }
 
 const checkHeading = "check: one run at a seed no search used, at the answer and at the multiple just above it where the search saw it fail"
 
 // Text writes the answer table and the check table.
-func (cr *CapacityReport) Text(w io.Writer) {
+func (cr *Report) Text(w io.Writer) {
 	a, k := cr.Tables()
 	fmt.Fprintln(w, cr.heading())
 	fmt.Fprintln(w)
@@ -368,7 +418,7 @@ func (cr *CapacityReport) Text(w io.Writer) {
 }
 
 // Markdown writes the tables as Markdown.
-func (cr *CapacityReport) Markdown(w io.Writer) {
+func (cr *Report) Markdown(w io.Writer) {
 	a, k := cr.Tables()
 	fmt.Fprintln(w, escape.MarkdownText(cr.heading()))
 	fmt.Fprintln(w)
@@ -388,7 +438,7 @@ func (cr *CapacityReport) Markdown(w io.Writer) {
 	}
 }
 
-func (cr *CapacityReport) footnote(w io.Writer) {
+func (cr *Report) footnote(w io.Writer) {
 	for _, r := range cr.Rows {
 		if r.At != nil && r.At.Split() {
 			fmt.Fprintf(w, "\nSPLIT k/n: at the answer only k of n replications meet every SLO alone; the mean passes, the seeds disagree (--require all gives the answer every replication meets).\n")
@@ -399,7 +449,7 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 		if r.NoLoad {
 			where := r.Variant
 			if len(r.Point.Values) > 0 {
-				where = describe(cr.Config.Axes, r.Point) + ", " + r.Variant
+				where = sweep.Describe(cr.Config.Axes, r.Point) + ", " + r.Variant
 			}
 			fmt.Fprintf(w, "\n%s, %s: %s.\n", where, r.Binding, r.Reason)
 		}
@@ -424,20 +474,16 @@ func (cr *CapacityReport) footnote(w io.Writer) {
 	}
 }
 
-// settleRuns is how many relaxation times of the hottest node's queue a run must measure
-// for its tail latency to be near the steady state's; fewer, and settleNotes says so.
-const settleRuns = 10
-
-// settleNotes says, in one line, which answers' runs measured fewer than settleRuns
+// settleNotes says, in one line, which answers' runs measured fewer than runner.SettleRuns
 // relaxation times of the hottest node's queue (metrics.Relaxation): runs that start empty
 // and stop before that queue settles understate the tail latency there, so those answers
 // lean high by more than their interval, which covers only the seeds' spread, says.
-func (cr *CapacityReport) settleNotes() []string {
+func (cr *Report) settleNotes() []string {
 	var rows []string
 	measured := math.Inf(1)
 	for _, r := range cr.Rows {
 		p := r.At
-		if p == nil || p.Measured <= 0 || p.Settle*settleRuns <= p.Measured {
+		if p == nil || p.Measured <= 0 || p.Settle*runner.SettleRuns <= p.Measured {
 			continue
 		}
 		where := r.Variant
@@ -448,7 +494,7 @@ func (cr *CapacityReport) settleNotes() []string {
 		if !math.IsInf(p.Settle, 1) {
 			settle = "about " + fmtSeconds(p.Settle)
 		}
-		rows = append(rows, fmt.Sprintf("%s (%s busy, %s)", where, percent(p.NodeLoad.Mean, 1), settle))
+		rows = append(rows, fmt.Sprintf("%s (%s busy, %s)", where, replicas.Percent(p.NodeLoad.Mean, 1), settle))
 		measured = min(measured, p.Measured)
 	}
 	if len(rows) == 0 {
@@ -457,7 +503,7 @@ func (cr *CapacityReport) settleNotes() []string {
 	return []string{fmt.Sprintf("NOTE: a queue near full takes long to settle, and these answers' hottest nodes settle slowly (their relaxation time): %s; "+
 		"the runs measured %s after their warmup, fewer than %d of those, starting empty, so they understate the tail there and the answers lean high; "+
 		"a --duration of %d relaxation times or more, with a warmup of a few, gives steadier ones",
-		strings.Join(rows, ", "), fmtSeconds(measured), settleRuns, settleRuns)}
+		strings.Join(rows, ", "), fmtSeconds(measured), runner.SettleRuns, runner.SettleRuns)}
 }
 
 // fmtSeconds writes a time in seconds as "4.2 s", "38 s" or "12 min".
@@ -473,7 +519,7 @@ func fmtSeconds(s float64) string {
 
 // checkWarnings says, for each answer that its own check failed (one run at a fresh
 // seed, at the answer), that the answer did not hold there: a rerun of it may fail.
-func (cr *CapacityReport) checkWarnings() []string {
+func (cr *Report) checkWarnings() []string {
 	var out []string
 	for _, r := range cr.Rows {
 		p := r.Check
@@ -491,7 +537,7 @@ func (cr *CapacityReport) checkWarnings() []string {
 }
 
 // CSV writes capacity.csv: one row per point and variant.
-func (cr *CapacityReport) CSV(w io.Writer) error {
+func (cr *Report) CSV(w io.Writer) error {
 	c := &cr.Config
 	cw := escape.NewCSVWriter(w)
 	head := []string{"point"}
@@ -521,30 +567,30 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 		rec = append(rec, r.Point.Values...)
 		var per []string
 		for _, m := range r.PerReplication {
-			per = append(per, num(m))
+			per = append(per, replicas.Num(m))
 		}
-		rec = append(rec, r.Variant, c.Require.String(), num(r.Multiple), num(r.MeanAnswer), num(r.AllAnswer),
-			num(r.Failed), r.Binding, r.Reason, strings.Join(per, " "),
-			num(r.Spread.Median), num(r.Spread.Min), num(r.Spread.Max), num(r.Spread.Lo), num(r.Spread.Hi))
+		rec = append(rec, r.Variant, c.Require.String(), replicas.Num(r.Multiple), replicas.Num(r.MeanAnswer), replicas.Num(r.AllAnswer),
+			replicas.Num(r.Failed), r.Binding, r.Reason, strings.Join(per, " "),
+			replicas.Num(r.Spread.Median), replicas.Num(r.Spread.Min), replicas.Num(r.Spread.Max), replicas.Num(r.Spread.Lo), replicas.Num(r.Spread.Hi))
 		for _, p := range []*Probe{r.At, r.Above, r.Check, r.CheckAbove} {
 			if p == nil {
 				rec = append(rec, make([]string, 3+3*len(c.SLOs)+7+len(metrics.Causes))...)
 				continue
 			}
-			rec = append(rec, num(p.Multiple), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
+			rec = append(rec, replicas.Num(p.Multiple), strconv.FormatBool(p.Assessment.OK), strconv.Itoa(p.Passes))
 			for i := range c.SLOs {
 				e := p.Stats[i]
-				rec = append(rec, num(e.Mean), num(e.Lo), num(e.Hi))
+				rec = append(rec, replicas.Num(e.Mean), replicas.Num(e.Lo), replicas.Num(e.Hi))
 			}
 			node := ""
 			if p.Bottleneck.Node >= 0 {
 				node = strconv.Itoa(p.Bottleneck.Node)
 			}
-			rec = append(rec, num(p.ErrorRate.Mean))
+			rec = append(rec, replicas.Num(p.ErrorRate.Mean))
 			for _, f := range p.Failures {
-				rec = append(rec, num(f.Mean))
+				rec = append(rec, replicas.Num(f.Mean))
 			}
-			rec = append(rec, strconv.Itoa(p.HottestShard), num(round(p.ShardLoad.Mean, 4)), strconv.Itoa(p.HottestNode), num(round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
+			rec = append(rec, strconv.Itoa(p.HottestShard), replicas.Num(replicas.Round(p.ShardLoad.Mean, 4)), strconv.Itoa(p.HottestNode), replicas.Num(replicas.Round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
 		}
 		rec = append(rec, strconv.Itoa(r.Evaluations), strconv.Itoa(r.Runs))
 		cw.Write(rec)
@@ -555,7 +601,7 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 
 // WriteFiles writes capacity.json, capacity.csv and, unless format is "", a chart per SLO
 // of its statistic against the multiple. It returns the files written.
-func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
+func (cr *Report) WriteFiles(dir, format string) ([]string, error) {
 	var files []string
 	b, err := json.MarshalIndent(cr.JSON(), "", "  ")
 	b = escape.JSON(b)
@@ -608,7 +654,7 @@ func (cr *CapacityReport) WriteFiles(dir, format string) ([]string, error) {
 // circled, multiples where a replication saturated and stopped crossed), every
 // simulation's own value as a small ring, the SLO's bound, and each answer marked. ok is false when no multiple has a
 // value to draw.
-func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
+func (cr *Report) chart(i int) (plots.Lines, bool) {
 	c := &cr.Config
 	s := c.SLOs[i]
 	l := plots.Lines{Numeric: true, XLabel: "load multiple (load_factor)", LogY: s.Stat != metrics.ErrorRate, SLO: s.Bound,
@@ -619,53 +665,11 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 		l.YLabel = s.Stat.String() + " latency (ms)"
 	}
 	if r := c.Replications; r > 1 {
-		l.Title += bandWords(r)
+		l.Title += replicas.BandWords(r)
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
+	span := &multiples{lo: math.Inf(1), hi: math.Inf(-1)}
 	for _, r := range cr.Rows {
-		name := r.Variant
-		if len(c.Axes) > 0 {
-			name = describe(c.Axes, r.Point)
-			if !cr.oneVariant() {
-				name += " " + r.Variant
-			}
-		}
-		ser := plots.Series{Name: name}
-		scale := 1.0
-		if s.Stat == metrics.ErrorRate {
-			scale = 100
-		}
-		for _, p := range r.Probes {
-			e := p.Stats[i]
-			if !e.Defined() {
-				continue
-			}
-			ser.X = append(ser.X, p.Multiple)
-			ser.Y = append(ser.Y, scale*e.Mean)
-			blo, bhi := band(e)
-			ser.Lo = append(ser.Lo, scale*blo)
-			ser.Hi = append(ser.Hi, scale*bhi)
-			ser.Flag = append(ser.Flag, p.Split())
-			// A saturated run stopped early: its value covers the time before the stop,
-			// not a measure of the multiple, and is crossed as such.
-			ser.Stopped = append(ser.Stopped, p.Saturated > 0)
-			// Past the error limit the latency is of the completed requests only (a full
-			// queue's rejections cap it, and the line goes flat): boxed as such.
-			failing := s.Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > c.MaxErrors
-			ser.Failing = append(ser.Failing, failing)
-			note := ""
-			if failing {
-				note = errorPercent(p.ErrorRate.Mean) + " failed"
-			}
-			ser.Notes = append(ser.Notes, note)
-			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)
-		}
-		for _, sm := range r.Samples {
-			if x := sm.Stats[i]; x != nil && len(r.Probes) > 0 {
-				ser.Dots = append(ser.Dots, plots.Point{X: sm.Multiple, Y: scale * *x})
-				lo, hi = min(lo, sm.Multiple), max(hi, sm.Multiple)
-			}
-		}
+		ser := cr.series(&r, i, span)
 		if len(ser.X) == 0 {
 			continue
 		}
@@ -677,6 +681,7 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 	if len(l.Series) == 0 {
 		return l, false
 	}
+	lo, hi := span.lo, span.hi
 	l.Times = []float64{lo, hi}
 	if lo == hi {
 		l.Times = l.Times[:1]
@@ -685,8 +690,69 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 	return l, true
 }
 
+// multiples is the range of the multiples a chart shows.
+type multiples struct{ lo, hi float64 }
+
+func (m *multiples) add(x float64) { m.lo, m.hi = min(m.lo, x), max(m.hi, x) }
+
+// series is row r's line of SLO i's chart: a point per probe, with its band, and a dot
+// per run; span grows to hold them.
+func (cr *Report) series(r *Answer, i int, span *multiples) plots.Series {
+	c := &cr.Config
+	s := c.SLOs[i]
+	name := r.Variant
+	if len(c.Axes) > 0 {
+		name = sweep.Describe(c.Axes, r.Point)
+		if !cr.oneVariant() {
+			name += " " + r.Variant
+		}
+	}
+	ser := plots.Series{Name: name}
+	scale := 1.0
+	if s.Stat == metrics.ErrorRate {
+		scale = 100
+	}
+	for _, p := range r.Probes {
+		if p.Stats[i].Defined() {
+			cr.point(&ser, &p, i, scale)
+			span.add(p.Multiple)
+		}
+	}
+	for _, sm := range r.Samples {
+		if x := sm.Stats[i]; x != nil && len(r.Probes) > 0 {
+			ser.Dots = append(ser.Dots, plots.Point{X: sm.Multiple, Y: scale * *x})
+			span.add(sm.Multiple)
+		}
+	}
+	return ser
+}
+
+// point adds probe p to ser: SLO i's statistic, scaled, with its band, and whether its
+// replications split, saturated or failed more requests than MaxErrors.
+func (cr *Report) point(ser *plots.Series, p *Probe, i int, scale float64) {
+	e := p.Stats[i]
+	ser.X = append(ser.X, p.Multiple)
+	ser.Y = append(ser.Y, scale*e.Mean)
+	blo, bhi := replicas.Band(e)
+	ser.Lo = append(ser.Lo, scale*blo)
+	ser.Hi = append(ser.Hi, scale*bhi)
+	ser.Flag = append(ser.Flag, p.Split())
+	// A saturated run stopped early: its value covers the time before the stop, not a
+	// measure of the multiple, and is crossed as such.
+	ser.Stopped = append(ser.Stopped, p.Saturated > 0)
+	// Past the error limit the latency is of the completed requests only (a full queue's
+	// rejections cap it, and the line goes flat): boxed as such.
+	failing := cr.Config.SLOs[i].Stat != metrics.ErrorRate && p.ErrorRate.Defined() && p.ErrorRate.Mean > cr.Config.MaxErrors
+	ser.Failing = append(ser.Failing, failing)
+	note := ""
+	if failing {
+		note = replicas.ErrorPercent(p.ErrorRate.Mean) + " failed"
+	}
+	ser.Notes = append(ser.Notes, note)
+}
+
 // oneVariant reports whether every row is of the same variant.
-func (cr *CapacityReport) oneVariant() bool {
+func (cr *Report) oneVariant() bool {
 	for _, r := range cr.Rows {
 		if r.Variant != cr.Rows[0].Variant {
 			return false

@@ -1,4 +1,4 @@
-package sweep
+package cluster
 
 import (
 	"errors"
@@ -9,7 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/sweep"
 )
 
 // ClaimsDir is where workers that share a directory claim the items they run
@@ -120,12 +122,11 @@ type Claimed struct {
 // items run at once (Config.Parallel for a sweep; a capacity search runs its own runs in
 // parallel and takes one search at a time).
 func (w *Work) RunClaiming(dir string, l *Layout, p Part, lease time.Duration) (Claimed, error) {
-	var res Claimed
 	if lease <= 0 {
 		lease = DefaultLease
 	}
 	if err := os.MkdirAll(filepath.Join(dir, ClaimsDir), 0o755); err != nil {
-		return res, err
+		return Claimed{}, err
 	}
 	host, _ := os.Hostname()
 	c := &claims{dir: dir, lease: lease, who: fmt.Appendf(nil, "%s pid %d worker %v\n", host, os.Getpid(), p), held: map[int]bool{}}
@@ -133,21 +134,58 @@ func (w *Work) RunClaiming(dir string, l *Layout, p Part, lease time.Duration) (
 	go c.renew(stopRenew)
 	defer func() {
 		close(stopRenew)
-		c.mu.Lock()
-		held := make([]int, 0, len(c.held))
-		for i := range c.held {
-			held = append(held, i)
-		}
-		c.mu.Unlock()
-		for _, i := range held {
-			c.release(i)
-		}
+		c.releaseAll()
 	}()
 
-	// Its own items first, the longest first; then the others', each owner's from the end
-	// of its list (what it would come to last), owners in turn.
+	cfg := w.config()
+	progress := cfg.Progress
+	cfg.Progress = nil
+	defer func() { cfg.Progress = progress }()
+	lanes := cfg.Parallel
+	if w.capacity != nil || lanes < 1 {
+		lanes = 1
+	}
+	cr := &claimRun{w: w, dir: dir, claims: c, progress: progress, stop: cfg.Stop}
+	cr.order, cr.own = w.claimOrder(l, p)
+	cr.done = make([]bool, len(cr.order))
+	poll := min(lease/4, 2*time.Second)
+	var wg sync.WaitGroup
+	for range lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cr.lane(poll)
+		}()
+	}
+	wg.Wait()
+	switch {
+	case cr.failed != nil:
+		return cr.res, cr.failed
+	case cr.stopped():
+		return cr.res, sweep.ErrInterrupted
+	}
+	return cr.res, nil
+}
+
+// releaseAll gives every claim held up.
+func (c *claims) releaseAll() {
+	c.mu.Lock()
+	held := make([]int, 0, len(c.held))
+	for i := range c.held {
+		held = append(held, i)
+	}
+	c.mu.Unlock()
+	for _, i := range held {
+		c.release(i)
+	}
+}
+
+// claimOrder is the order in which part p of the plan l comes to the items: its own
+// first, the longest first; then the others', each owner's from the end of its list (what
+// it would come to last), owners in turn. own[i] says whether item i is p's.
+func (w *Work) claimOrder(l *Layout, p Part) (order []int, own []bool) {
 	mine := w.Mine(l, p)
-	order := slices.Clone(mine)
+	order = slices.Clone(mine)
 	var others [][]int
 	for k := 0; k < l.Workers; k++ {
 		if k != p.K {
@@ -166,112 +204,127 @@ func (w *Work) RunClaiming(dir string, l *Layout, p Part, lease time.Duration) (
 			}
 		}
 	}
-	own := make([]bool, len(w.Manifest.Items))
+	own = make([]bool, len(w.Manifest.Items))
 	for _, i := range mine {
 		own[i] = true
 	}
+	return order, own
+}
 
-	cfg := w.config()
-	progress := cfg.Progress
-	cfg.Progress = nil
-	defer func() { cfg.Progress = progress }()
-	stopped := func() bool { return cfg.Stop != nil && cfg.Stop() }
-	lanes := cfg.Parallel
-	if w.capacity != nil || lanes < 1 {
-		lanes = 1
-	}
-	poll := min(lease/4, 2*time.Second)
+// claimRun is a claiming worker's pass over the items, shared by its lanes.
+type claimRun struct {
+	w        *Work
+	dir      string
+	claims   *claims
+	order    []int
+	own      []bool
+	progress func(done, total int)
+	stop     func() bool
 
-	var mu sync.Mutex
-	done := make([]bool, len(order))
-	ndone, cursor := 0, 0
-	var failed error
-	// next claims the next item in order that is neither finished nor held, or returns -1
-	// at the end of a pass (or when everything is done, or on failure).
-	next := func() (int, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		for ; cursor < len(order); cursor++ {
-			if failed != nil || stopped() {
-				return -1, false
+	mu     sync.Mutex
+	done   []bool // by place in order
+	ndone  int
+	cursor int
+	failed error
+	res    Claimed
+}
+
+func (cr *claimRun) stopped() bool { return cr.stop != nil && cr.stop() }
+
+// lane runs items one after another until none is left to claim, waiting poll between
+// passes that found every unfinished item held by another worker.
+func (cr *claimRun) lane(poll time.Duration) {
+	for {
+		k, more := cr.next()
+		if k < 0 {
+			if !more {
+				return
 			}
-			if done[cursor] {
-				continue
-			}
-			i := order[cursor]
-			if exists(w.Manifest.File(dir, i)) {
-				done[cursor] = true
-				ndone++
-				if own[i] {
-					res.Skipped++
-				}
-				continue
-			}
-			ok, err := c.take(i)
-			if err != nil {
-				failed = err
-				return -1, false
-			}
-			if ok {
-				if exists(w.Manifest.File(dir, i)) { // finished between the two looks
-					c.release(i)
-					done[cursor] = true
-					ndone++
-					continue
-				}
-				k := cursor
-				cursor++
-				return k, true
-			}
+			time.Sleep(poll)
+			continue
 		}
-		cursor = 0
-		return -1, ndone < len(order) && failed == nil && !stopped()
+		i := cr.order[k]
+		err := cr.w.runOne(cr.dir, i)
+		cr.claims.release(i)
+		cr.finish(k, err)
 	}
-	var wg sync.WaitGroup
-	for range lanes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k, more := next()
-				if k < 0 {
-					if !more {
-						return
-					}
-					time.Sleep(poll)
-					continue
-				}
-				i := order[k]
-				err := w.runOne(dir, i)
-				c.release(i)
-				mu.Lock()
-				if err != nil {
-					if failed == nil {
-						failed = err
-					}
-				} else {
-					done[k] = true
-					ndone++
-					res.Ran++
-					if !own[i] {
-						res.Taken++
-					}
-					if progress != nil {
-						progress(ndone, len(order))
-					}
-				}
-				mu.Unlock()
-			}
-		}()
+}
+
+// next claims the next item in order that is neither finished nor held, or returns -1
+// at the end of a pass (more: some item is still unfinished), or when everything is
+// done, or on failure or interrupt.
+func (cr *claimRun) next() (int, bool) {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	for ; cr.cursor < len(cr.order); cr.cursor++ {
+		if cr.failed != nil || cr.stopped() {
+			return -1, false
+		}
+		k := cr.cursor
+		if cr.done[k] {
+			continue
+		}
+		taken, err := cr.take(k)
+		if err != nil {
+			cr.failed = err
+			return -1, false
+		}
+		if taken {
+			cr.cursor++
+			return k, true
+		}
 	}
-	wg.Wait()
-	if failed != nil {
-		return res, failed
+	cr.cursor = 0
+	return -1, cr.ndone < len(cr.order) && cr.failed == nil && !cr.stopped()
+}
+
+// take claims the item at place k in order unless its file is there (then it is done)
+// or a live worker holds it; it reports whether this worker now runs it.
+func (cr *claimRun) take(k int) (bool, error) {
+	i := cr.order[k]
+	file := cr.w.Manifest.File(cr.dir, i)
+	if exists(file) {
+		cr.markDone(k)
+		if cr.own[i] {
+			cr.res.Skipped++
+		}
+		return false, nil
 	}
-	if stopped() {
-		return res, ErrInterrupted
+	ok, err := cr.claims.take(i)
+	if err != nil || !ok {
+		return false, err
 	}
-	return res, nil
+	if exists(file) { // finished between the two looks
+		cr.claims.release(i)
+		cr.markDone(k)
+		return false, nil
+	}
+	return true, nil
+}
+
+func (cr *claimRun) markDone(k int) {
+	cr.done[k] = true
+	cr.ndone++
+}
+
+// finish records the item at place k in order as run (or its failure).
+func (cr *claimRun) finish(k int, err error) {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	if err != nil {
+		if cr.failed == nil {
+			cr.failed = err
+		}
+		return
+	}
+	cr.markDone(k)
+	cr.res.Ran++
+	if !cr.own[cr.order[k]] {
+		cr.res.Taken++
+	}
+	if cr.progress != nil {
+		cr.progress(cr.ndone, len(cr.order))
+	}
 }
 
 func exists(path string) bool {
@@ -280,21 +333,21 @@ func exists(path string) bool {
 }
 
 // config is the sweep's or capacity search's Config.
-func (w *Work) config() *Config {
+func (w *Work) config() *sweep.Config {
 	if w.sweep != nil {
-		return w.sweep.c
+		return w.sweep.Config()
 	}
-	return &w.capacity.c.Config
+	return &w.capacity.Config().Config
 }
 
 // runOne runs item i and writes its file.
 func (w *Work) runOne(dir string, i int) error {
 	if w.sweep != nil {
-		return w.sweep.run([]int{i}, func(i int, r *metrics.Run) error {
+		return w.sweep.RunItems([]int{i}, func(i int, r *metrics.Run) error {
 			return w.writeItem(dir, w.sweepItem(i, r))
 		})
 	}
-	return w.capacity.run([]int{i}, func(i int, _ Capacity) error {
+	return w.capacity.RunItems([]int{i}, func(i int, _ capacity.Answer) error {
 		return w.writeItem(dir, w.capacityItem(i))
 	})
 }

@@ -1,4 +1,4 @@
-package sweep_test
+package cluster_test
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/capacity"
+	"github.com/shardsim/shardsim/cluster"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
@@ -71,7 +73,7 @@ func TestClusterSweepEqualsOneMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sweepOutputs(t, &sweep.Sweep{Scenario: "small", Config: c, Rows: rows})
-	w, err := sweep.PlanSweep(c, testVersion)
+	w, err := cluster.PlanSweep(c, testVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +84,9 @@ func TestClusterSweepEqualsOneMachine(t *testing.T) {
 		shared := t.TempDir()
 		var own []string
 		for k := 0; k < n; k++ {
-			part := sweep.Part{K: k, N: n}
+			part := cluster.Part{K: k, N: n}
 			for _, dir := range []string{shared, filepath.Join(t.TempDir(), "w")} {
-				w, err := sweep.PlanSweep(c, testVersion) // each worker expands the sweep itself
+				w, err := cluster.PlanSweep(c, testVersion) // each worker expands the sweep itself
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -101,7 +103,7 @@ func TestClusterSweepEqualsOneMachine(t *testing.T) {
 			}
 		}
 		for _, dirs := range [][]string{{shared}, own} {
-			m, err := sweep.Merge(dirs)
+			m, err := cluster.Merge(dirs)
 			if err != nil {
 				t.Fatalf("N=%d: %v", n, err)
 			}
@@ -116,7 +118,7 @@ func TestClusterResume(t *testing.T) {
 	c := clusterSweep()
 	dir := t.TempDir()
 	stopAfter := 0
-	w, err := sweep.PlanSweep(c, testVersion)
+	w, err := cluster.PlanSweep(c, testVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,13 +129,13 @@ func TestClusterResume(t *testing.T) {
 	c.Parallel = 1
 	c.Progress = func(done, _ int) { stopAfter = done }
 	c.Stop = func() bool { return stopAfter >= 9 }
-	w, _ = sweep.PlanSweep(c, testVersion)
-	all := mine(t, w, dir, sweep.Part{K: 0, N: 1})
+	w, _ = cluster.PlanSweep(c, testVersion)
+	all := mine(t, w, dir, cluster.Part{K: 0, N: 1})
 	ran, _, err := w.RunPart(dir, all, true)
 	if !errors.Is(err, sweep.ErrInterrupted) || ran != 9 {
 		t.Fatalf("stopped worker: ran %d, %v; want 9 and interrupted", ran, err)
 	}
-	done, _ := filepath.Glob(filepath.Join(dir, sweep.PointsDir, "*.json"))
+	done, _ := filepath.Glob(filepath.Join(dir, cluster.PointsDir, "*.json"))
 	if len(done) != 9 {
 		t.Fatalf("%d item files after the stop, want 9", len(done))
 	}
@@ -142,11 +144,11 @@ func TestClusterResume(t *testing.T) {
 		st, _ := os.Stat(f)
 		stamp[f] = st
 	}
-	if _, err := sweep.Merge([]string{dir}); err == nil || !strings.Contains(err.Error(), "15 of 24 items are missing") {
+	if _, err := cluster.Merge([]string{dir}); err == nil || !strings.Contains(err.Error(), "15 of 24 items are missing") {
 		t.Errorf("merge of a partial sweep: %v", err)
 	}
 	c.Stop, c.Progress = nil, nil
-	w, _ = sweep.PlanSweep(c, testVersion)
+	w, _ = cluster.PlanSweep(c, testVersion)
 	ran, skipped, err := w.RunPart(dir, all, true)
 	if err != nil || ran != 15 || skipped != 9 {
 		t.Fatalf("resumed worker: ran %d, skipped %d, %v; want 15 and 9", ran, skipped, err)
@@ -157,7 +159,7 @@ func TestClusterResume(t *testing.T) {
 			t.Errorf("%s was written again by the resumed worker", f)
 		}
 	}
-	m, err := sweep.Merge([]string{dir})
+	m, err := cluster.Merge([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +176,8 @@ func TestClusterRefusesMismatch(t *testing.T) {
 	c := clusterSweep()
 	c.Axes[0].Values = c.Axes[0].Values[:2]
 	c.Replications = 1
-	run := func(c sweep.Config, dir string, part sweep.Part) *sweep.Work {
-		w, err := sweep.PlanSweep(c, testVersion)
+	run := func(c sweep.Config, dir string, part cluster.Part) *cluster.Work {
+		w, err := cluster.PlanSweep(c, testVersion)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,55 +191,55 @@ func TestClusterRefusesMismatch(t *testing.T) {
 	}
 	refused := func(what string, err error, want string) {
 		t.Helper()
-		var me *sweep.ManifestError
+		var me *cluster.ManifestError
 		if !errors.As(err, &me) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want a manifest error saying %q", what, err, want)
 		}
 	}
 	a, b := t.TempDir(), t.TempDir()
-	run(c, a, sweep.Part{K: 0, N: 2})
+	run(c, a, cluster.Part{K: 0, N: 2})
 
 	other := c
 	other.Options.Sets = append([]string{"cluster.cores=4"}, c.Options.Sets...)
-	w, err := sweep.PlanSweep(other, testVersion)
+	w, err := cluster.PlanSweep(other, testVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
 	refused("another --set into the same directory", w.Prepare(a), `"set" differs`)
-	w, _ = sweep.PlanSweep(c, "another version")
+	w, _ = cluster.PlanSweep(c, "another version")
 	refused("another version", w.Prepare(a), `was planned by another build of shardsim`)
 
-	_, err = sweep.Merge([]string{a})
+	_, err = cluster.Merge([]string{a})
 	refused("half the items", err, "2 of 4 items are missing")
 
-	run(c, b, sweep.Part{K: 0, N: 1})
-	_, err = sweep.Merge([]string{a, b})
+	run(c, b, cluster.Part{K: 0, N: 1})
+	_, err = cluster.Merge([]string{a, b})
 	refused("an item in two directories", err, "is there twice")
 
 	o := t.TempDir()
-	run(other, o, sweep.Part{K: 1, N: 2})
-	_, err = sweep.Merge([]string{a, o})
+	run(other, o, cluster.Part{K: 1, N: 2})
+	_, err = cluster.Merge([]string{a, o})
 	refused("directories of different runs", err, `"set" differs`)
 	// An item of another run copied in beside the right manifest.
-	foreign, _ := filepath.Glob(filepath.Join(o, sweep.PointsDir, "*.json"))
+	foreign, _ := filepath.Glob(filepath.Join(o, cluster.PointsDir, "*.json"))
 	for _, f := range foreign {
 		data, _ := os.ReadFile(f)
-		os.WriteFile(filepath.Join(a, sweep.PointsDir, filepath.Base(f)), data, 0o644)
+		os.WriteFile(filepath.Join(a, cluster.PointsDir, filepath.Base(f)), data, 0o644)
 	}
-	_, err = sweep.Merge([]string{a})
+	_, err = cluster.Merge([]string{a})
 	refused("a foreign item", err, "is not in the manifest")
 	// The same, renamed as an item of this run: its content gives it away.
 	for _, f := range foreign {
-		os.Remove(filepath.Join(a, sweep.PointsDir, filepath.Base(f)))
+		os.Remove(filepath.Join(a, cluster.PointsDir, filepath.Base(f)))
 	}
-	wa, _ := sweep.PlanSweep(c, testVersion)
+	wa, _ := cluster.PlanSweep(c, testVersion)
 	data, _ := os.ReadFile(foreign[0])
 	for i := range wa.Manifest.Items {
 		if _, err := os.Stat(wa.Manifest.File(a, i)); err != nil {
 			os.WriteFile(wa.Manifest.File(a, i), data, 0o644)
 		}
 	}
-	_, err = sweep.Merge([]string{a})
+	_, err = cluster.Merge([]string{a})
 	refused("a foreign item under this run's name", err, "belongs to another run")
 }
 
@@ -246,16 +248,16 @@ func TestClusterRefusesMismatch(t *testing.T) {
 // runs its worker recorded.
 func TestClusterCapacityEqualsOneMachine(t *testing.T) {
 	slo, _ := sweep.ParseSLO("put:p99<20ms")
-	c := sweep.CapacityConfig{
+	c := capacity.Config{
 		Config: sweep.Config{Scenario: "../testdata/small.toml", Options: scenarios.Options{Sets: []string{`duration="10s"`, `warmup="1s"`}},
 			Axes: []sweep.Axis{{Key: "cluster.nodes", Values: []string{"1", "2"}}}, Replications: 2, Parallel: 2},
 		SLOs: []sweep.SLO{slo}, MaxErrors: 0.001, Tolerance: 0.02,
 	}
-	res, err := sweep.RunCapacity(c)
+	res, err := capacity.Run(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := func(cr *sweep.CapacityReport) map[string][]byte {
+	report := func(cr *capacity.Report) map[string][]byte {
 		out := map[string][]byte{}
 		b, err := json.MarshalIndent(cr.JSON(), "", "  ")
 		if err != nil {
@@ -269,10 +271,10 @@ func TestClusterCapacityEqualsOneMachine(t *testing.T) {
 		out["json"], out["text"], out["csv"] = b, text.Bytes(), csv.Bytes()
 		return out
 	}
-	want := report(&sweep.CapacityReport{Scenario: "small", Config: c, Rows: res})
+	want := report(&capacity.Report{Scenario: "small", Config: c, Rows: res})
 	dir := t.TempDir()
 	for k := 0; k < 3; k++ {
-		w, err := sweep.PlanCapacity(c, testVersion)
+		w, err := cluster.PlanCapacity(c, testVersion)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,11 +284,11 @@ func TestClusterCapacityEqualsOneMachine(t *testing.T) {
 		if err := w.Prepare(dir); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := w.RunPart(dir, mine(t, w, dir, sweep.Part{K: k, N: 3}), false); err != nil {
+		if _, _, err := w.RunPart(dir, mine(t, w, dir, cluster.Part{K: k, N: 3}), false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	m, err := sweep.Merge([]string{dir})
+	m, err := cluster.Merge([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +297,7 @@ func TestClusterCapacityEqualsOneMachine(t *testing.T) {
 
 // mine places part p in the static plan under dir (writing it if none is there) and
 // returns its items.
-func mine(t *testing.T, w *sweep.Work, dir string, p sweep.Part) []int {
+func mine(t *testing.T, w *cluster.Work, dir string, p cluster.Part) []int {
 	t.Helper()
 	l, q, err := w.Place(dir, p)
 	if err != nil {
@@ -329,7 +331,7 @@ func TestPartFromEnv(t *testing.T) {
 		{[]string{"SLURM_ARRAY_TASK_ID", "x"}, 4, "not a whole number"},
 		{nil, 4, "neither JOB_COMPLETION_INDEX"},
 	} {
-		p, err := sweep.PartFromEnv(env(tc.env...), tc.n)
+		p, err := cluster.PartFromEnv(env(tc.env...), tc.n)
 		got := p.String()
 		if err != nil {
 			got = err.Error()
@@ -339,7 +341,7 @@ func TestPartFromEnv(t *testing.T) {
 		}
 	}
 	for s, want := range map[string]string{"0/1": "0/1", "6/7": "6/7", "7/7": "want 0 <= K < N", "a/b": "want K/N", "3": "want K/N"} {
-		p, err := sweep.ParsePart(s)
+		p, err := cluster.ParsePart(s)
 		got := p.String()
 		if err != nil {
 			got = err.Error()

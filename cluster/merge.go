@@ -1,4 +1,4 @@
-package sweep
+package cluster
 
 import (
 	"bytes"
@@ -13,15 +13,17 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/sweep"
 )
 
 // Merged is a sweep or a capacity search put together from its parts.
 type Merged struct {
 	Manifest *Manifest
-	Sweep    *Sweep          // a sweep's
-	Capacity *CapacityReport // a capacity search's
+	Sweep    *sweep.Sweep     // a sweep's
+	Capacity *capacity.Report // a capacity search's
 }
 
 // Merge reads the manifests and work items of dirs (one directory, or the directories of
@@ -58,10 +60,20 @@ func Merge(dirs []string) (*Merged, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Merged{Manifest: m, Sweep: &Sweep{Scenario: m.Name, Config: c.Config, Rows: rows}}, nil
+		return &Merged{Manifest: m, Sweep: &sweep.Sweep{Scenario: m.Name, Config: c.Config, Rows: rows}}, nil
 	}
-	points := Points(c.Axes)
-	out := make([]Capacity, len(where))
+	res, err := mergeAnswers(m, &c, where, rd)
+	if err != nil {
+		return nil, err
+	}
+	return &Merged{Manifest: m, Capacity: &capacity.Report{Scenario: m.Name, Config: c, Rows: res}}, nil
+}
+
+// mergeAnswers replays a capacity search's items, a few at once, over the runs their
+// files hold (capacity.Replay).
+func mergeAnswers(m *Manifest, c *capacity.Config, where []string, rd *itemReader) ([]capacity.Answer, error) {
+	points := sweep.Points(c.Axes)
+	out := make([]capacity.Answer, len(where))
 	errs := make([]error, len(where))
 	eachAtOnce(len(where), func(i int) {
 		it := m.Items[i]
@@ -75,17 +87,13 @@ func Merge(dirs []string) (*Merged, error) {
 			errs[i] = err
 			return
 		}
-		s := newSearch(&c, points[pi], it.Variant, it.Seed, it.LoadFactor, it.MostMultiple)
-		s.replay, s.pool, s.progress = true, pool.New(1, nil), func() {}
 		for _, r := range f.Runs {
 			if err := checkRun(r.Run, nil); err != nil {
 				errs[i] = &ManifestError{fmt.Sprintf("%s: item %d: its run at multiple %g, replication %d %v", where[i], i, r.Multiple, r.Replication, err)}
 				return
 			}
-			s.runs[runKey{r.Multiple, r.Replication}] = r.Run
 		}
-		s.count = len(s.runs)
-		res, err := s.answer()
+		res, err := capacity.Replay(c, points[pi], it.Variant, it.Seed, it.LoadFactor, it.MostMultiple, f.Runs)
 		if err != nil {
 			errs[i] = &ManifestError{fmt.Sprintf("%s: %v", where[i], err)}
 			return
@@ -98,7 +106,7 @@ func Merge(dirs []string) (*Merged, error) {
 	if err := firstErr(errs); err != nil {
 		return nil, err
 	}
-	return &Merged{Manifest: m, Capacity: &CapacityReport{Scenario: m.Name, Config: c, Rows: out}}, nil
+	return out, nil
 }
 
 // mergeManifests reads every directory's manifest and checks that they are the same (their
@@ -189,37 +197,45 @@ func listItems(m *Manifest, dirs []string) ([]string, error) {
 			continue // the same directory named twice holds its items once
 		}
 		seenDir[abs] = true
-		pd := filepath.Join(d, PointsDir)
-		ents, err := os.ReadDir(pd)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			continue // planned, nothing finished yet
-		case err != nil:
-			if st, serr := os.Stat(pd); serr == nil && !st.IsDir() {
-				return nil, &ManifestError{fmt.Sprintf("%s is a file, not the directory of finished items", pd)}
-			}
-			return nil, &ManifestError{fmt.Sprintf("%s: %v", pd, unwrapPath(err))}
-		}
-		for _, e := range ents {
-			name := e.Name()
-			if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
-				continue // a file being written, or not an item's
-			}
-			path := filepath.Join(pd, name)
-			num, id, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
-			i, err := strconv.Atoi(num)
-			switch {
-			case !ok || err != nil:
-				return nil, &ManifestError{fmt.Sprintf("%s: not a work item's file name (NNNNN-ID.json)", path)}
-			case i < 0 || i >= len(m.Items) || id != m.Items[i].ID:
-				return nil, &ManifestError{fmt.Sprintf("%s: item %d (id %s) is not in the manifest", path, i, id)}
-			case where[i] != "":
-				return nil, &ManifestError{fmt.Sprintf("item %d is there twice: %s and %s", i, where[i], path)}
-			}
-			where[i] = path
+		if err := listDir(m, filepath.Join(d, PointsDir), where); err != nil {
+			return nil, err
 		}
 	}
 	return where, nil
+}
+
+// listDir records in where the path of every item whose file is in pd, a directory of
+// finished items, refusing a file that is not an item of m or an item found twice.
+func listDir(m *Manifest, pd string, where []string) error {
+	ents, err := os.ReadDir(pd)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // planned, nothing finished yet
+	case err != nil:
+		if st, serr := os.Stat(pd); serr == nil && !st.IsDir() {
+			return &ManifestError{fmt.Sprintf("%s is a file, not the directory of finished items", pd)}
+		}
+		return &ManifestError{fmt.Sprintf("%s: %v", pd, unwrapPath(err))}
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			continue // a file being written, or not an item's
+		}
+		path := filepath.Join(pd, name)
+		num, id, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
+		i, err := strconv.Atoi(num)
+		switch {
+		case !ok || err != nil:
+			return &ManifestError{fmt.Sprintf("%s: not a work item's file name (NNNNN-ID.json)", path)}
+		case i < 0 || i >= len(m.Items) || id != m.Items[i].ID:
+			return &ManifestError{fmt.Sprintf("%s: item %d (id %s) is not in the manifest", path, i, id)}
+		case where[i] != "":
+			return &ManifestError{fmt.Sprintf("item %d is there twice: %s and %s", i, where[i], path)}
+		}
+		where[i] = path
+	}
+	return nil
 }
 
 // checkMissing names the items that no directory holds, and the workers of the static plan
@@ -369,8 +385,8 @@ func checkRun(r *metrics.Run, names []string) error {
 
 // mergeRows reads a sweep's items a row at a time and makes its rows, as plan.rows would
 // from every item at once.
-func mergeRows(m *Manifest, c *CapacityConfig, where []string, rd *itemReader) ([]Row, error) {
-	points := Points(c.Axes)
+func mergeRows(m *Manifest, c *capacity.Config, where []string, rd *itemReader) ([]sweep.Row, error) {
+	points := sweep.Points(c.Axes)
 	nv := len(m.Variants)
 	groups := make([][]int, len(points)*nv) // a row's items, in item order
 	for i, it := range m.Items {
@@ -381,15 +397,15 @@ func mergeRows(m *Manifest, c *CapacityConfig, where []string, rd *itemReader) (
 		}
 		groups[pi*nv+vi] = append(groups[pi*nv+vi], i)
 	}
-	rows := make([]Row, len(groups))
+	rows := make([]sweep.Row, len(groups))
 	errs := make([]error, len(groups))
 	eachAtOnce(len(groups), func(g int) {
 		idx := groups[g]
 		if len(idx) == 0 {
-			errs[g] = &ManifestError{fmt.Sprintf("manifest: point %s, variant %q has no items", describe(c.Axes, points[g/nv]), m.Variants[g%nv])}
+			errs[g] = &ManifestError{fmt.Sprintf("manifest: point %s, variant %q has no items", sweep.Describe(c.Axes, points[g/nv]), m.Variants[g%nv])}
 			return
 		}
-		row := Row{Point: points[g/nv], Variant: m.Variants[g%nv]}
+		row := sweep.Row{Point: points[g/nv], Variant: m.Variants[g%nv]}
 		ss := make([]*metrics.Run, 0, len(idx))
 		var names []string
 		for _, i := range idx {
@@ -420,8 +436,7 @@ func mergeRows(m *Manifest, c *CapacityConfig, where []string, rd *itemReader) (
 		if len(ss) < len(idx) {
 			return
 		}
-		row = aggregate(row, ss)
-		judge(&row, ss, c.SLOs, c.MaxErrors)
+		row = sweep.RowOf(row, ss, c.SLOs, c.MaxErrors)
 		rows[g] = row
 	})
 	if err := rd.mixed(); err != nil {

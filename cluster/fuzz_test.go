@@ -1,4 +1,4 @@
-package sweep_test
+package cluster_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/cluster"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
@@ -23,14 +24,14 @@ func FuzzMergeItem(f *testing.F) {
 		Options: scenarios.Options{Sets: []string{`duration="5s"`, `warmup="1s"`}, Variants: []string{"by user"}},
 		Axes:    []sweep.Axis{{Key: "cluster.nodes", Values: []string{"2"}}}}
 	dir := f.TempDir()
-	w, err := sweep.PlanSweep(c, testVersion)
+	w, err := cluster.PlanSweep(c, testVersion)
 	if err != nil {
 		f.Fatal(err)
 	}
 	if err := w.Prepare(dir); err != nil {
 		f.Fatal(err)
 	}
-	l, p, err := w.Place(dir, sweep.Part{K: 0, N: 1, Step: 1})
+	l, p, err := w.Place(dir, cluster.Part{K: 0, N: 1, Step: 1})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -73,9 +74,9 @@ func FuzzMergeItem(f *testing.F) {
 		if err := os.WriteFile(target, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m, err := sweep.Merge([]string{dir})
+		m, err := cluster.Merge([]string{dir})
 		if err != nil {
-			var me *sweep.ManifestError
+			var me *cluster.ManifestError
 			if !errors.As(err, &me) {
 				t.Fatalf("merge refused the item with %T, not a *ManifestError (exit status 2): %v", err, err)
 			}

@@ -1,6 +1,7 @@
-package sweep
+package capacity
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -12,11 +13,13 @@ import (
 	"time"
 
 	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/replicas"
+	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/sweep"
 )
 
 // Require says which answer a capacity search gives when it has replications.
@@ -49,10 +52,10 @@ func ParseRequire(s string) (Require, error) {
 	return 0, fmt.Errorf("--require %q: want mean or all", s)
 }
 
-// CapacityConfig says what capacity to search for.
-type CapacityConfig struct {
-	Config
-	SLOs []SLO
+// Config says what capacity to search for.
+type Config struct {
+	sweep.Config
+	SLOs []sweep.SLO
 	// MaxErrors is the largest acceptable fraction (0..1) of failed requests, over every
 	// stream and every cause of failure (rejected, throttled, timed out, limited, lock).
 	MaxErrors float64
@@ -63,7 +66,7 @@ type CapacityConfig struct {
 	// Require picks the answer reported as Multiple; both are computed.
 	Require Require
 	// Budget is the longest simulated run, warmup included, that a search may choose to
-	// settle the hottest queue (0: DefaultBudget); a multiple the budget cannot settle is
+	// settle the hottest queue (0: runner.DefaultBudget); a multiple the budget cannot settle is
 	// judged Unsettled.
 	Budget time.Duration
 	// Precision, when above 0, adds replications one at a time (up to MaxReplications)
@@ -73,7 +76,7 @@ type CapacityConfig struct {
 	Precision       float64
 	MaxReplications int
 	// Relaxations is how many relaxation times of the hottest queue each run measures
-	// after its warmup (at least settleRuns; by default defaultRelaxations).
+	// after its warmup (at least runner.SettleRuns; by default defaultRelaxations).
 	Relaxations float64
 	// lengthenAll lengthens failing runs too (a sweep's, whose rows show every figure).
 	lengthenAll bool
@@ -89,16 +92,16 @@ type Probe struct {
 	Passes     int
 	// Stats[i] is SLO i's statistic over the replications (ms, or a fraction for an error
 	// rate); undefined when a replication has none.
-	Stats     []Estimate
-	ErrorRate Estimate
-	Failures  [len(metrics.Causes)]Estimate // failed requests per cause, over every stream
+	Stats     []replicas.Estimate
+	ErrorRate replicas.Estimate
+	Failures  [len(metrics.Causes)]replicas.Estimate // failed requests per cause, over every stream
 	// NodeLoad is the hottest node's utilization over the run (0..1 of its cores), and
 	// HottestNode the node hottest in most replications.
-	NodeLoad    Estimate
+	NodeLoad    replicas.Estimate
 	HottestNode int
 	// ShardLoad is the hottest shard's utilization over the run (0..1 of its node's
 	// cores), and HottestShard the shard hottest in most replications.
-	ShardLoad    Estimate
+	ShardLoad    replicas.Estimate
 	HottestShard int
 	// Bottleneck is what binds, the most common over the replications (see Row).
 	Bottleneck metrics.Bottleneck
@@ -139,9 +142,9 @@ func (p *Probe) unsettledOnly(req Require) bool {
 // Split reports whether the replications disagree: some meet every SLO and some do not.
 func (p *Probe) Split() bool { return p.Passes > 0 && p.Passes < len(p.Seeds) }
 
-// Capacity is the answer for one point and variant.
-type Capacity struct {
-	Point   Point
+// Answer is the answer for one point and variant.
+type Answer struct {
+	Point   sweep.Point
 	Variant string
 	Require Require
 	// Multiple is the answer: the largest load_factor found to meet every SLO as Require
@@ -168,7 +171,7 @@ type Capacity struct {
 	// PerFailed[r] is the smallest multiple replication r's own search saw fail (NaN:
 	// none): its answer lies between PerReplication[r] and it.
 	PerFailed []float64
-	Spread    Estimate
+	Spread    replicas.Estimate
 	// Check and CheckAbove are one run each at a seed no search used (seed + replications)
 	// at Multiple and at Failed: what a rerun of the answer may give. Nil when there is
 	// no such multiple.
@@ -209,7 +212,7 @@ type Sample struct {
 // minMultiple is the smallest load multiple tried.
 const minMultiple = 1.0 / 1024
 
-// RunCapacity finds, for every point and variant, the largest multiple of all the
+// Run finds, for every point and variant, the largest multiple of all the
 // scenario's rates (load_factor) at which every SLO holds and the error rate stays at or
 // under MaxErrors, as metrics.Assess judges them, in three searches:
 //
@@ -222,36 +225,83 @@ const minMultiple = 1.0 / 1024
 // replications' own answers) and bisects until the bracket is within Tolerance; runs are
 // shared between searches. Then the answer is checked at a fresh seed, at the answer and
 // just above it. Results do not depend on Parallel.
-func RunCapacity(c CapacityConfig) ([]Capacity, error) {
-	cp, err := newCapacityPlan(&c)
+func Run(c Config) ([]Answer, error) {
+	cp, err := NewPlan(&c)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Capacity, len(cp.searches))
+	out := make([]Answer, len(cp.searches))
 	all := make([]int, len(cp.searches))
 	for i := range all {
 		all[i] = i
 	}
-	err = cp.run(all, func(i int, res Capacity) error { out[i] = res; return nil })
+	err = cp.RunItems(all, func(i int, res Answer) error { out[i] = res; return nil })
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// capacityPlan is a capacity search expanded into its work items, one per point and
+// Plan is a capacity search expanded into its work items, one search per point and
 // variant in point order then variant order, with every point loaded and validated.
-type capacityPlan struct {
-	c        *CapacityConfig
+type Plan struct {
+	c        *Config
 	searches []*searchState
-	// name and sha256 are the scenario's name and the hash of its text; effective[i] is
-	// search i's variant as it runs (spec.Resolved.Effective, JSON), which identifies it.
-	name, sha256 string
-	effective    [][]byte
+	// Name and SHA256 are the scenario's name and the hash of its text.
+	Name, SHA256 string
+	// Variants[i] is search i's variant as loaded at its point (replication 0).
+	Variants []*scenarios.Variant
+}
+
+// Config is the search's configuration.
+func (cp *Plan) Config() *Config { return cp.c }
+
+// Search describes search i: its point, variant and first seed, the scenario's
+// load_factor and the largest multiple it may search.
+func (cp *Plan) Search(i int) (p sweep.Point, variant string, seed uint64, lf, most float64) {
+	s := cp.searches[i]
+	return s.point, s.variant, s.seed, s.lf, s.most
+}
+
+// RunAt is one run of a search: its multiple, replication and figures.
+type RunAt struct {
+	Multiple    float64      `json:"multiple"`
+	Replication int          `json:"replication"`
+	Run         *metrics.Run `json:"run"`
+}
+
+// Runs returns every run search i made, by multiple then replication.
+func (cp *Plan) Runs(i int) []RunAt {
+	s := cp.searches[i]
+	var out []RunAt
+	for k, r := range s.runs {
+		out = append(out, RunAt{Multiple: k.m, Replication: k.r, Run: r})
+	}
+	slices.SortFunc(out, func(a, b RunAt) int {
+		if c := cmp.Compare(a.Multiple, b.Multiple); c != 0 {
+			return c
+		}
+		return a.Replication - b.Replication
+	})
+	return out
+}
+
+// Replay answers one search (its point, variant, first seed, load_factor and largest
+// multiple, as Plan.Search gives them) from the runs it made, read back from a cluster's
+// files: a run the search needs that runs do not hold is a *MissingRunError, never a
+// simulation.
+func Replay(c *Config, p sweep.Point, variant string, seed uint64, lf, most float64, runs []RunAt) (Answer, error) {
+	s := newSearch(c, p, variant, seed, lf, most)
+	s.replay, s.loop = true, runner.New(runner.Options{Parallel: 1})
+	for _, r := range runs {
+		s.runs[runKey{r.Multiple, r.Replication}] = r.Run
+	}
+	s.count = len(s.runs)
+	return s.answer()
 }
 
 // defaults fills in the tolerance and the cap, and checks the rest.
-func (c *CapacityConfig) defaults() error {
+func (c *Config) defaults() error {
 	if c.Tolerance <= 0 {
 		c.Tolerance = 0.01
 	}
@@ -264,30 +314,31 @@ func (c *CapacityConfig) defaults() error {
 	if c.Replications < 1 || c.Parallel < 1 {
 		return fmt.Errorf("replications and parallel must be at least 1")
 	}
-	return c.checkRuns(1)
+	return c.CheckRuns(1)
 }
 
-func newCapacityPlan(c *CapacityConfig) (*capacityPlan, error) {
+// NewPlan loads every point of the search (replication 0) and lists its searches.
+func NewPlan(c *Config) (*Plan, error) {
 	if err := c.defaults(); err != nil {
 		return nil, err
 	}
-	cp := &capacityPlan{c: c}
-	for pi, p := range Points(c.Axes) {
+	cp := &Plan{c: c}
+	for pi, p := range sweep.Points(c.Axes) {
 		if c.Stop != nil && c.Stop() {
-			return nil, ErrInterrupted
+			return nil, sweep.ErrInterrupted
 		}
-		sc, err := c.load(p, nil, 0)
+		sc, err := c.Load(p, nil, 0)
 		if err != nil {
-			return nil, fmt.Errorf("point %s: %w", describe(c.Axes, p), err)
+			return nil, fmt.Errorf("point %s: %w", sweep.Describe(c.Axes, p), err)
 		}
 		if pi == 0 {
-			if err := c.checkRuns(len(sc.Variants)); err != nil {
+			if err := c.CheckRuns(len(sc.Variants)); err != nil {
 				return nil, err
 			}
-			cp.name, cp.sha256 = sc.Name, sc.SHA256
+			cp.Name, cp.SHA256 = sc.Name, sc.SHA256
 		}
 		for _, v := range sc.Variants {
-			if err := checkSLOs(c.SLOs, v); err != nil {
+			if err := sweep.CheckSLOs(c.SLOs, v); err != nil {
 				return nil, err
 			}
 			most := c.MaxMultiple
@@ -298,60 +349,40 @@ func newCapacityPlan(c *CapacityConfig) (*capacityPlan, error) {
 				most = min(most, build.MaxWork/v.Work.Units()) // and their subrequests
 			}
 			cp.searches = append(cp.searches, newSearch(c, p, v.Name, sc.Seed, v.Spec.LoadFactor, most))
-			cp.effective = append(cp.effective, effectiveJSON(v))
+			cp.Variants = append(cp.Variants, v)
 		}
 	}
 	return cp, nil
 }
 
 // newSearch starts the searches of one point and variant.
-func newSearch(c *CapacityConfig, p Point, variant string, seed uint64, lf, most float64) *searchState {
+func newSearch(c *Config, p sweep.Point, variant string, seed uint64, lf, most float64) *searchState {
 	return &searchState{c: c, point: p, variant: variant, seed: seed, lf: lf, most: most,
 		runs: map[runKey]*metrics.Run{}, probes: map[float64]*Probe{}}
 }
 
-// run makes the searches idx on a pool of c.Parallel and calls done with each answer as
-// it is found, one call at a time. It stops at done's first error.
-func (cp *capacityPlan) run(idx []int, done func(i int, res Capacity) error) error {
+// RunItems makes the searches idx on the run loop (c.Parallel runs at once) and calls done
+// with each answer as it is found, one call at a time. It stops at done's first error.
+func (cp *Plan) RunItems(idx []int, done func(i int, res Answer) error) error {
 	c := cp.c
-	var mu sync.Mutex
-	var failed error
-	stop := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return failed != nil || c.Stop != nil && c.Stop()
-	}
-	p := pool.New(c.Parallel, stop)
-	finished := 0
-	progress := func() {
-		if c.Progress != nil {
-			mu.Lock()
-			finished++
-			c.Progress(finished, 0)
-			mu.Unlock()
-		}
-	}
+	loop := runner.New(runner.Options{Parallel: c.Parallel, Stop: c.Stop, Progress: c.Progress})
 	errs := make([]error, len(idx))
 	// The searches wait on their runs, which take the pool's slots.
-	p.Fork(len(idx), func(k int) {
+	loop.Fork(len(idx), func(k int) {
 		s := cp.searches[idx[k]]
-		s.pool, s.progress = p, progress
+		s.loop = loop
 		res, err := s.answer()
 		if err != nil {
 			errs[k] = err
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if failed == nil {
-			failed = done(idx[k], res)
-		}
+		loop.Deliver(func() error { return done(idx[k], res) })
 	})
-	if c.Stop != nil && c.Stop() {
-		return ErrInterrupted
+	if loop.Interrupted() {
+		return sweep.ErrInterrupted
 	}
-	if failed != nil {
-		return failed
+	if err := loop.Err(); err != nil {
+		return err
 	}
 	return errors.Join(errs...)
 }
@@ -364,13 +395,12 @@ type runKey struct {
 
 // searchState is one point and variant's searches, sharing their runs.
 type searchState struct {
-	c        *CapacityConfig
-	point    Point
+	c        *Config
+	point    sweep.Point
 	variant  string
 	seed     uint64
 	lf, most float64 // the scenario's own load_factor; the largest multiple allowed
-	pool     *pool.Pool
-	progress func()
+	loop     *runner.Loop
 
 	// replay: the runs are given (read back from a cluster sweep's files), and a run
 	// that is not given is an error rather than a simulation.
@@ -405,42 +435,31 @@ func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
 		r := reps[todo[0]]
 		return nil, &MissingRunError{Variant: s.variant, Point: s.point, Multiple: m, Seed: s.seed + uint64(r)}
 	}
-	errs := make([]error, len(todo))
-	s.pool.Each(len(todo), func(k int) {
-		i := todo[k]
-		opts := s.c.Config
-		opts.Options.Variants = []string{s.variant}
-		lf := scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)}
-		simulate := func(extra ...scenarios.Override) (*metrics.Run, error) {
-			sc, err := opts.load(s.point, &s.seed, reps[i], append([]scenarios.Override{lf}, extra...)...)
+	opts := s.c.Config
+	opts.Options.Variants = []string{s.variant}
+	lf := scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)}
+	err := runner.Each(s.loop, len(todo), func(k int) (*metrics.Run, error) {
+		r, err := s.loop.Measure(func(extra ...scenarios.Override) (*sim.Model, error) {
+			sc, err := opts.Load(s.point, &s.seed, reps[todo[k]], append([]scenarios.Override{lf}, extra...)...)
 			if err != nil {
 				return nil, err
 			}
-			r := metrics.Of(sim.Run(s.c.model(sc.Variants[0])))
-			r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
-			return r, nil
-		}
-		r, err := simulate()
+			return s.c.Model(sc.Variants[0]), nil
+		}, s.c.lengths(m)) // long enough for the hottest queue to settle, within the budget
 		if err == nil {
-			// Long enough for the hottest queue to settle, within the budget (planner.go).
-			r, err = s.c.lengthen(r, func(d, w float64) (*metrics.Run, error) { return simulate(lengthOverrides(m, d, w)...) })
+			r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
 		}
-		if err != nil {
-			errs[k] = err
-			return
-		}
-		out[i] = r
+		return r, err
+	}, func(k int, r *metrics.Run) error {
+		out[todo[k]] = r
 		s.mu.Lock()
-		s.runs[runKey{m, reps[i]}] = r
+		s.runs[runKey{m, reps[todo[k]]}] = r
 		s.count++
 		s.mu.Unlock()
-		s.progress()
+		return nil
 	})
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return nil, err
-	}
-	if s.pool.Stopped() {
-		return nil, ErrInterrupted
 	}
 	return out, nil
 }
@@ -455,28 +474,23 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 	for _, r := range reps {
 		pr.Seeds = append(pr.Seeds, s.seed+uint64(r))
 	}
-	c := s.c
+	s.c.judgeRuns(pr, runs)
+	summarize(pr, runs, s.c.SLOs)
+	return pr, nil
+}
+
+// judgeRuns sets a probe's verdicts on its runs: the SLOs over the runs together, the
+// runs that pass alone, the saturated ones, and the unsettled ones, whose passes are no
+// passes (their tails are understated; a failure would be one).
+func (c *Config) judgeRuns(pr *Probe, runs []*metrics.Run) {
 	pr.Assessment = metrics.Assess(c.SLOs, c.MaxErrors, runs)
-	unsettledAny := false
-	defer func() {
-		// The means of runs of which some are unsettled are understated: a pass of
-		// theirs is no pass either.
-		if unsettledAny && pr.Assessment.OK && pr.Unsettled == 0 {
-			pr.Unsettled = 1
-			for _, r := range runs {
-				if !c.settled(r) {
-					pr.Why = c.unsettledReason(r)
-					break
-				}
-			}
-		}
-	}()
+	lengths := c.lengths(0)
+	var unsettled *metrics.Run // the first run that is not settled
 	for _, r := range runs {
 		ok := c.passes(r)
-		if !c.settled(r) {
-			unsettledAny = true
+		if !lengths.Settled(r) {
+			unsettled = cmp.Or(unsettled, r)
 			if ok {
-				// Its tail is understated: its pass is no pass (a failure would be one).
 				pr.Unsettled++
 				if pr.Why == "" {
 					pr.Why = c.unsettledReason(r)
@@ -491,31 +505,33 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 			pr.Saturated++
 		}
 	}
-	for _, slo := range c.SLOs {
+	// The means of runs of which some are unsettled are understated: a pass of theirs is
+	// no pass either.
+	if unsettled != nil && pr.Assessment.OK && pr.Unsettled == 0 {
+		pr.Unsettled, pr.Why = 1, c.unsettledReason(unsettled)
+	}
+}
+
+// summarize sets a probe's figures over its runs: each SLO's statistic, the error rate
+// and failures, the hottest node and shard, what binds, and how long the runs measured
+// against how long the hottest queue takes to settle.
+func summarize(pr *Probe, runs []*metrics.Run, slos []sweep.SLO) {
+	for i := range slos {
 		xs := make([]*float64, len(runs))
-		for i, r := range runs {
-			if st := r.Stream(slo.Stream); st != nil {
-				xs[i] = slo.Stat.Value(st)
-			}
+		for k, r := range runs {
+			xs[k] = sloStat(slos[i], r)
 		}
-		pr.Stats = append(pr.Stats, estimatedOpt(xs))
+		pr.Stats = append(pr.Stats, replicas.EstimatedOpt(xs))
 	}
-	col := func(f func(*metrics.Run) float64) Estimate {
-		xs := make([]float64, len(runs))
-		for i, r := range runs {
-			xs[i] = f(r)
-		}
-		return Estimated(xs)
-	}
-	pr.ErrorRate = col(func(r *metrics.Run) float64 { return r.ErrorRate })
+	pr.ErrorRate = replicas.Over(runs, func(r *metrics.Run) float64 { return r.ErrorRate })
 	for _, cause := range metrics.Causes {
-		pr.Failures[cause] = col(func(r *metrics.Run) float64 { return float64(r.Failures[cause]) })
+		pr.Failures[cause] = replicas.Over(runs, func(r *metrics.Run) float64 { return float64(r.Failures[cause]) })
 	}
-	pr.NodeLoad = col(func(r *metrics.Run) float64 { return r.Node.Load })
-	pr.HottestNode = mode(runs, func(r *metrics.Run) int { return r.Node.Index })
-	pr.ShardLoad = col(func(r *metrics.Run) float64 { return r.Shard.Load })
-	pr.HottestShard = mode(runs, func(r *metrics.Run) int { return r.Shard.Index })
-	pr.Bottleneck, pr.Agree = modalBottleneck(runs, c.SLOs)
+	pr.NodeLoad = replicas.Over(runs, func(r *metrics.Run) float64 { return r.Node.Load })
+	pr.HottestNode = replicas.Mode(runs, func(r *metrics.Run) int { return r.Node.Index })
+	pr.ShardLoad = replicas.Over(runs, func(r *metrics.Run) float64 { return r.Shard.Load })
+	pr.HottestShard = replicas.Mode(runs, func(r *metrics.Run) int { return r.Shard.Index })
+	pr.Bottleneck, pr.Agree = replicas.ModalBottleneck(runs, slos)
 	for i, r := range runs {
 		if n := r.Node.Index; n < len(r.Nodes) {
 			pr.Settle = max(pr.Settle, r.Nodes[n].Settle)
@@ -525,7 +541,6 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 			pr.Measured = m
 		}
 	}
-	return pr, nil
 }
 
 // allReps is 0..R-1, R the replications searched so far.
@@ -555,47 +570,71 @@ func (s *searchState) pooled(m float64) (*Probe, error) {
 	return pr, nil
 }
 
-// answer runs the three searches and the check.
-func (s *searchState) answer() (Capacity, error) {
-	c := s.c
+// answer runs the three searches and the check: each replication alone, then every
+// replication and the means from the replications' answers, then one run at a fresh seed
+// at the answer and above it; then it gathers what every run showed.
+func (s *searchState) answer() (Answer, error) {
 	began := time.Now()
 	if err := s.findLimit(); err != nil {
-		return Capacity{}, err
+		return Answer{}, err
 	}
-	R := c.Replications
-	s.reps = R
-	res := Capacity{Point: s.point, Variant: s.variant, Require: c.Require, Failed: math.NaN(), OfferedAt: math.Inf(1)}
+	res := Answer{Point: s.point, Variant: s.variant, Require: s.c.Require, Failed: math.NaN(), OfferedAt: math.Inf(1), Plan: s.limit.rates}
 	if s.limit.ok {
 		res.OfferedAt = 1 / s.limit.load
 	}
-	res.Plan = s.limit.rates
-	// Each replication alone, in parallel; with Precision, more one at a time.
-	alone := func(r int) (found, error) {
-		return find(c.Tolerance, s.most, 0, 0, func(m float64) (verdict, error) {
-			if over, why := s.limit.overOffered(m); over {
-				return verdict{binding: Offered, reason: why}, nil
-			}
-			pr, err := s.probe(m, []int{r})
-			if err != nil {
-				return verdict{}, err
-			}
-			v := verdict{ok: pr.Passes == 1, binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}
-			if pr.unsettledOnly(RequireAll) {
-				v.binding, v.reason, v.noLoad = Unsettled, pr.Why, ""
-			}
-			return v, nil
-		})
-	}
-	per := make([]found, R)
-	errs := make([]error, R)
-	s.pool.Fork(R, func(r int) { per[r], errs[r] = alone(r) })
-	if err := errors.Join(errs...); err != nil {
+	per, err := s.alone()
+	if err != nil {
 		return res, err
 	}
-	for c.Precision > 0 && R < max(c.MaxReplications, c.Replications) && !precise(per, c.Precision) {
-		f, err := alone(R)
+	b := spreadOf(per, &res)
+	if err := s.searchPooled(b, &res); err != nil {
+		return res, err
+	}
+	if err := s.check(&res); err != nil {
+		return res, err
+	}
+	if err := s.gather(&res); err != nil {
+		return res, err
+	}
+	res.Wall = time.Since(began)
+	return res, nil
+}
+
+// searchAlone is the search of replication r alone.
+func (s *searchState) searchAlone(r int) (found, error) {
+	c := s.c
+	return find(c.Tolerance, s.most, 0, 0, func(m float64) (verdict, error) {
+		if over, why := s.limit.overOffered(m); over {
+			return verdict{binding: Offered, reason: why}, nil
+		}
+		pr, err := s.probe(m, []int{r})
 		if err != nil {
-			return res, err
+			return verdict{}, err
+		}
+		v := verdict{ok: pr.Passes == 1, binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}
+		if pr.unsettledOnly(RequireAll) {
+			v.binding, v.reason, v.noLoad = Unsettled, pr.Why, ""
+		}
+		return v, nil
+	})
+}
+
+// alone searches each replication alone, in parallel; with Precision, it adds
+// replications one at a time until their answers are precise (precise).
+func (s *searchState) alone() ([]found, error) {
+	c := s.c
+	R := c.Replications
+	s.reps = R
+	per := make([]found, R)
+	errs := make([]error, R)
+	s.loop.Fork(R, func(r int) { per[r], errs[r] = s.searchAlone(r) })
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for c.Precision > 0 && R < max(c.MaxReplications, c.Replications) && !precise(per, c.Precision) {
+		f, err := s.searchAlone(R)
+		if err != nil {
+			return nil, err
 		}
 		per = append(per, f)
 		R++
@@ -603,63 +642,80 @@ func (s *searchState) answer() (Capacity, error) {
 		s.reps = R
 		s.mu.Unlock()
 	}
-	// lo: the lowest answer; hiMin and hiMax: the lowest and highest multiple a
-	// replication failed at (NaN when one never failed).
-	lo, hiMin, hiMax := math.Inf(1), math.Inf(1), 0.0
+	return per, nil
+}
+
+// brackets are where the replications' own searches ended: lo the lowest answer, hiMin
+// and hiMax the lowest and highest multiple a replication failed at (NaN when one never
+// failed).
+type brackets struct{ lo, hiMin, hiMax float64 }
+
+// spreadOf records the replications' own answers in res (PerReplication, PerFailed and
+// their Spread, whose interval is never narrower than the searches' resolution: replication
+// r's answer lies between its last pass and its first failure) and returns their brackets.
+func spreadOf(per []found, res *Answer) brackets {
+	b := brackets{lo: math.Inf(1), hiMin: math.Inf(1)}
 	for _, f := range per {
 		res.PerReplication = append(res.PerReplication, f.lo)
 		res.PerFailed = append(res.PerFailed, f.hi)
-		lo = min(lo, f.lo)
-		hiMin, hiMax = min(hiMin, f.hi), max(hiMax, f.hi)
+		b.lo = min(b.lo, f.lo)
+		b.hiMin, b.hiMax = min(b.hiMin, f.hi), max(b.hiMax, f.hi)
 	}
-	// The interval is never narrower than the searches' resolution: replication r's
-	// answer lies between its last pass and its first failure.
-	res.Spread = Estimated(res.PerReplication)
-	if R > 1 {
-		res.Spread.Lo = min(res.Spread.Lo, lo)
-		if !math.IsNaN(hiMax) {
-			res.Spread.Hi = max(res.Spread.Hi, hiMax)
+	res.Spread = replicas.Estimated(res.PerReplication)
+	if len(per) > 1 {
+		res.Spread.Lo = min(res.Spread.Lo, b.lo)
+		if !math.IsNaN(b.hiMax) {
+			res.Spread.Hi = max(res.Spread.Hi, b.hiMax)
 		}
 	}
-	judge := func(req Require) func(m float64) (verdict, error) {
-		return func(m float64) (verdict, error) {
-			if over, why := s.limit.overOffered(m); over {
-				return verdict{binding: Offered, reason: why}, nil
-			}
-			pr, err := s.pooled(m)
-			if err != nil {
-				return verdict{}, err
-			}
-			v := verdict{ok: pr.OK(req), binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(c.SLOs, pr)}
-			if pr.unsettledOnly(req) {
-				v.binding, v.reason, v.noLoad = Unsettled, fmt.Sprintf("%d of %d replications unsettled: %s", pr.Unsettled, len(pr.Seeds), pr.Why), ""
-			} else if req == RequireAll && !v.ok && pr.Assessment.OK {
-				v.binding, v.reason = "a replication", fmt.Sprintf("%d of %d replications meet every SLO (the means do)", pr.Passes, len(pr.Seeds))
-			}
-			return v, nil
+	return b
+}
+
+// judgePooled judges a multiple over every replication as req asks.
+func (s *searchState) judgePooled(req Require) func(m float64) (verdict, error) {
+	return func(m float64) (verdict, error) {
+		if over, why := s.limit.overOffered(m); over {
+			return verdict{binding: Offered, reason: why}, nil
 		}
+		pr, err := s.pooled(m)
+		if err != nil {
+			return verdict{}, err
+		}
+		v := verdict{ok: pr.OK(req), binding: pr.Assessment.Binding, reason: pr.Assessment.Reason, noLoad: belowNoLoad(s.c.SLOs, pr)}
+		if pr.unsettledOnly(req) {
+			v.binding, v.reason, v.noLoad = Unsettled, fmt.Sprintf("%d of %d replications unsettled: %s", pr.Unsettled, len(pr.Seeds), pr.Why), ""
+		} else if req == RequireAll && !v.ok && pr.Assessment.OK {
+			v.binding, v.reason = "a replication", fmt.Sprintf("%d of %d replications meet every SLO (the means do)", pr.Passes, len(pr.Seeds))
+		}
+		return v, nil
 	}
-	// The pooled searches start from the replications' own answers: every replication
-	// met the SLOs at or above the lowest answer, one failed at the lowest failing
-	// multiple (so not all pass there), and every one failed at the highest (so the means
-	// usually fail there too). The runs of those multiples are made already.
+}
+
+// searchPooled runs the searches over every replication (RequireAll, RequireMean) and
+// records both answers in res, and the one Require picks as its Multiple. They start
+// from the replications' own answers: every replication met the SLOs at or above the
+// lowest answer, one failed at the lowest failing multiple (so not all pass there), and
+// every one failed at the highest (so the means usually fail there too). The runs of
+// those multiples are made already.
+func (s *searchState) searchPooled(b brackets, res *Answer) error {
+	c := s.c
 	startLo, startAll, startHi := 0.0, 0.0, 0.0
-	if lo > 0 {
-		startLo = lo
-		if !math.IsNaN(hiMin) {
-			startAll = hiMin
+	if b.lo > 0 {
+		startLo = b.lo
+		if !math.IsNaN(b.hiMin) {
+			startAll = b.hiMin
 		}
-		if !math.IsNaN(hiMax) {
-			startHi = hiMax
+		if !math.IsNaN(b.hiMax) {
+			startHi = b.hiMax
 		}
 	}
-	all, err := find(c.Tolerance, s.most, startLo, startAll, judge(RequireAll))
+	all, err := find(c.Tolerance, s.most, startLo, startAll, s.judgePooled(RequireAll))
 	if err != nil {
-		return res, err
+		return err
 	}
-	mean, err := find(c.Tolerance, s.most, startLo, startHi, judge(RequireMean))
+	mean, err := find(c.Tolerance, s.most, startLo, startHi, s.judgePooled(RequireMean))
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.MeanAnswer, res.AllAnswer = mean.lo, all.lo
 	chosen := mean
@@ -671,27 +727,40 @@ func (s *searchState) answer() (Capacity, error) {
 		res.NoLoad, res.Reason = true, chosen.noLoad
 	}
 	res.Unsettled = chosen.binding == Unsettled
-	// Above the utilization law's limit nothing ran: there is no probe to show, and no
-	// check to make.
-	aboveRan := !math.IsNaN(res.Failed) && chosen.binding != Offered
+	return nil
+}
+
+// check sets the probes at the answer and above it, and the check: one run at a seed
+// none of the searches used, at each. Above the utilization law's limit nothing ran:
+// there is no probe to show, and no check to make.
+func (s *searchState) check(res *Answer) error {
+	R := len(res.PerReplication)
+	aboveRan := !math.IsNaN(res.Failed) && res.Binding != Offered
+	var err error
 	if res.Multiple > 0 {
 		res.At, _ = s.pooled(res.Multiple)
 	}
 	if aboveRan {
 		res.Above, _ = s.pooled(res.Failed)
 	}
-	// The check: one run at a seed none of the searches used.
 	if res.Multiple > 0 {
 		if res.Check, err = s.probe(res.Multiple, []int{R}); err != nil {
-			return res, err
+			return err
 		}
 	}
 	if aboveRan {
 		if res.CheckAbove, err = s.probe(res.Failed, []int{R}); err != nil {
-			return res, err
+			return err
 		}
 	}
-	// Every multiple that every replication ran is a probe, whichever search ran it.
+	return nil
+}
+
+// gather records in res every multiple that every replication ran as a probe, whichever
+// search ran it, and every run made as a sample, with the runs' count and simulated time.
+func (s *searchState) gather(res *Answer) error {
+	c := s.c
+	R := len(res.PerReplication)
 	have := map[float64]int{}
 	for k := range s.runs {
 		if k.r < R {
@@ -701,7 +770,7 @@ func (s *searchState) answer() (Capacity, error) {
 	for m, n := range have {
 		if n == R {
 			if _, err := s.pooled(m); err != nil {
-				return res, err
+				return err
 			}
 		}
 	}
@@ -709,26 +778,36 @@ func (s *searchState) answer() (Capacity, error) {
 		res.Probes = append(res.Probes, *pr)
 	}
 	sort.Slice(res.Probes, func(i, j int) bool { return res.Probes[i].Multiple < res.Probes[j].Multiple })
-	res.Runs, res.Wall = s.count, time.Since(began)
+	res.Runs = s.count
 	for _, r := range s.runs {
 		res.SimSeconds += r.Elapsed.Seconds()
 	}
 	for k, r := range s.runs {
-		sm := Sample{Multiple: k.m, Seed: s.seed + uint64(k.r), OK: metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK}
-		for _, slo := range c.SLOs {
-			var x *float64
-			if st := r.Stream(slo.Stream); st != nil {
-				x = slo.Stat.Value(st)
-			}
-			sm.Stats = append(sm.Stats, x)
-		}
+		sm := Sample{Multiple: k.m, Seed: s.seed + uint64(k.r), OK: metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK, Stats: sloStats(c.SLOs, r)}
 		res.Samples = append(res.Samples, sm)
 	}
 	sort.Slice(res.Samples, func(i, j int) bool {
 		a, b := res.Samples[i], res.Samples[j]
 		return a.Multiple < b.Multiple || a.Multiple == b.Multiple && a.Seed < b.Seed
 	})
-	return res, nil
+	return nil
+}
+
+// sloStats is each SLO's statistic in run r (sloStat).
+func sloStats(slos []sweep.SLO, r *metrics.Run) []*float64 {
+	var xs []*float64
+	for _, slo := range slos {
+		xs = append(xs, sloStat(slo, r))
+	}
+	return xs
+}
+
+// sloStat is an SLO's statistic in run r: nil when its stream completed nothing.
+func sloStat(slo sweep.SLO, r *metrics.Run) *float64 {
+	if st := r.Stream(slo.Stream); st != nil {
+		return slo.Stat.Value(st)
+	}
+	return nil
 }
 
 // verdict is one judgement of a multiple. noLoad, when it failed, says why no lower
@@ -754,7 +833,7 @@ const (
 // lower multiple (noLoadNode, noLoadMargin), with the latency measured; "" when the probe
 // passed, or some failure may go away with less load (an error rate, a saturated run, a
 // statistic near its bound, a busy node).
-func belowNoLoad(slos []SLO, pr *Probe) string {
+func belowNoLoad(slos []sweep.SLO, pr *Probe) string {
 	a := &pr.Assessment
 	if a.OK || !a.ErrorsOK || pr.Saturated > 0 || pr.NodeLoad.N == 0 || pr.NodeLoad.Max > noLoadNode {
 		return ""
@@ -775,7 +854,7 @@ func belowNoLoad(slos []SLO, pr *Probe) string {
 		return ""
 	}
 	return fmt.Sprintf("the SLO is below the latency with no load (the network's round trips and the service time): at multiple %s, the hottest node at %s of its cores, %s; no multiple meets it",
-		strconv.FormatFloat(pr.Multiple, 'g', 4, 64), percent(pr.NodeLoad.Max, 1), strings.Join(why, ", "))
+		strconv.FormatFloat(pr.Multiple, 'g', 4, 64), replicas.Percent(pr.NodeLoad.Max, 1), strings.Join(why, ", "))
 }
 
 // found is what a search found: the largest passing multiple (0: none down to
@@ -792,86 +871,105 @@ type found struct {
 // precision tol. It starts at start (1 when 0) and, if that passes, tries next (twice
 // start when 0) then doubles; if it fails, it halves. Then it bisects.
 func find(tol, most, start, next float64, judge func(m float64) (verdict, error)) (found, error) {
-	f := found{hi: math.NaN()}
-	try := func(m float64) (bool, error) {
-		v, err := judge(m)
-		f.evals++
-		if err != nil {
-			return false, err
-		}
-		if v.ok && m > f.lo {
-			f.lo = m
-		}
-		if !v.ok && (math.IsNaN(f.hi) || m < f.hi) {
-			f.hi, f.binding, f.reason = m, v.binding, v.reason
-			if f.lo == 0 {
-				f.noLoad = v.noLoad
-			}
-		}
-		return v.ok, nil
-	}
+	fd := &finder{found: found{hi: math.NaN()}, judge: judge}
 	if start <= 0 {
 		start = 1
 	}
 	start = min(start, most)
-	ok, err := try(start)
-	if err != nil {
-		return f, err
+	ok, err := fd.try(start)
+	switch {
+	case err != nil:
+		return fd.found, err
+	case fd.noLoad != "":
+		return fd.found, nil // no multiple can pass: nothing to halve
+	case ok:
+		err = fd.up(start, next, most)
+	default:
+		err = fd.down(start)
 	}
-	if f.noLoad != "" {
-		return f, nil // no multiple can pass: nothing to halve
+	if err != nil || !fd.bracketed {
+		return fd.found, err
 	}
-	if ok {
-		m := next
-		if m <= start {
-			m = 2 * start
-		}
-		for {
-			if f.lo >= most {
-				return f, nil // meets its SLOs at the cap
-			}
-			if ok, err = try(min(m, most)); err != nil {
-				return f, err
-			}
-			if !ok {
-				break
-			}
-			m = 2 * f.lo
-		}
-	} else {
-		for m := start / 2; ; m /= 2 {
-			if m < minMultiple {
-				return f, nil // fails even at the smallest multiple
-			}
-			if ok, err = try(m); err != nil {
-				return f, err
-			}
-			if ok {
-				break
-			}
-			if f.noLoad != "" {
-				return f, nil // below the latency with no load: fails at every multiple
-			}
+	for (fd.hi-fd.lo)/fd.lo > tol {
+		if _, err := fd.try((fd.lo + fd.hi) / 2); err != nil {
+			return fd.found, err
 		}
 	}
-	for (f.hi-f.lo)/f.lo > tol {
-		if _, err := try((f.lo + f.hi) / 2); err != nil {
-			return f, err
-		}
-	}
-	return f, nil
+	return fd.found, nil
 }
 
-// checkSLOs refuses an SLO on a stream the variant does not have.
-func checkSLOs(slos []SLO, v *scenarios.Variant) error {
-	for _, s := range slos {
-		if !slices.ContainsFunc(v.Streams, func(si scenarios.StreamInfo) bool { return si.Name == s.Stream }) {
-			var names []string
-			for _, si := range v.Streams {
-				names = append(names, si.Name)
-			}
-			return fmt.Errorf("--slo %q: variant %q has no stream %q (streams: %s)", s.Text, v.Name, s.Stream, strings.Join(names, ", "))
+// finder is one search in progress: what it found so far, and whether a pass and a
+// failure bracket the answer, so that bisecting can narrow it.
+type finder struct {
+	found
+	judge     func(m float64) (verdict, error)
+	bracketed bool
+}
+
+// try judges m and records it: the largest pass, the smallest failure above it (with
+// what failed there), and why nothing passes when the first failures show it.
+func (fd *finder) try(m float64) (bool, error) {
+	v, err := fd.judge(m)
+	fd.evals++
+	if err != nil {
+		return false, err
+	}
+	if v.ok && m > fd.lo {
+		fd.lo = m
+	}
+	if !v.ok && (math.IsNaN(fd.hi) || m < fd.hi) {
+		fd.hi, fd.binding, fd.reason = m, v.binding, v.reason
+		if fd.lo == 0 {
+			fd.noLoad = v.noLoad
 		}
 	}
-	return nil
+	return v.ok, nil
+}
+
+// up tries next (twice start when not above it) and then doubles from the largest pass
+// until a multiple fails, or the cap passes.
+func (fd *finder) up(start, next, most float64) error {
+	m := next
+	if m <= start {
+		m = 2 * start
+	}
+	for fd.lo < most {
+		ok, err := fd.try(min(m, most))
+		if err != nil || !ok {
+			fd.bracketed = err == nil
+			return err
+		}
+		m = 2 * fd.lo
+	}
+	return nil // meets its SLOs at the cap
+}
+
+// down halves from start until a multiple passes, or none can: below minMultiple, or
+// below the latency with no load (it fails at every multiple).
+func (fd *finder) down(start float64) error {
+	for m := start / 2; m >= minMultiple; m /= 2 {
+		ok, err := fd.try(m)
+		if err != nil || ok {
+			fd.bracketed = err == nil
+			return err
+		}
+		if fd.noLoad != "" {
+			return nil
+		}
+	}
+	return nil // fails even at the smallest multiple
+}
+
+// MissingRunError says that a capacity search replayed from a cluster's files needs a run
+// the files do not hold: they were not written by this search.
+type MissingRunError struct {
+	Variant  string
+	Point    sweep.Point
+	Multiple float64
+	Seed     uint64
+}
+
+func (e *MissingRunError) Error() string {
+	return fmt.Sprintf("the search of variant %q needs a run at multiple %s with seed %d that its file does not hold",
+		e.Variant, strconv.FormatFloat(e.Multiple, 'g', -1, 64), e.Seed)
 }

@@ -1,21 +1,22 @@
-package sweep_test
+package capacity_test
 
 import (
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
 
-func capacity(t *testing.T, path string, slo string, sets ...string) sweep.Capacity {
+func answer(t *testing.T, path string, slo string, sets ...string) capacity.Answer {
 	t.Helper()
 	s, err := sweep.ParseSLO(slo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sweep.RunCapacity(sweep.CapacityConfig{
+	res, err := capacity.Run(capacity.Config{
 		Config: sweep.Config{Scenario: path, Options: scenarios.Options{Sets: sets}, Replications: 1, Parallel: 2},
 		SLOs:   []sweep.SLO{s},
 	})
@@ -33,7 +34,7 @@ func capacity(t *testing.T, path string, slo string, sets ...string) sweep.Capac
 // when mu - m lambda = 100/s, so the largest multiple is 900/700 = 1.2857. Tolerance 2%;
 // each evaluation simulates 300 s (about 270,000 requests at the answer), seed 11.
 func TestCapacityMM1(t *testing.T) {
-	c := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="300s"`)
+	c := answer(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="300s"`)
 	if want := 900.0 / 700; math.Abs(c.Multiple-want)/want > 0.02 {
 		t.Errorf("multiple %.4f, want %.4f within 2%%", c.Multiple, want)
 	}
@@ -77,7 +78,7 @@ func TestCapacityMMc(t *testing.T) {
 		}
 	}
 	want := lo / base
-	got := capacity(t, "../testdata/queueing/mmc.toml", "requests:p99<10ms", `duration="120s"`)
+	got := answer(t, "../testdata/queueing/mmc.toml", "requests:p99<10ms", `duration="120s"`)
 	if math.Abs(got.Multiple-want)/want > 0.02 {
 		t.Errorf("multiple %.4f, Erlang C says %.4f (lambda %.0f/s); want within 2%%", got.Multiple, want, lo)
 	}
@@ -89,8 +90,8 @@ func TestCapacityMMc(t *testing.T) {
 // factors), the answer with load_factor 2 is half the answer without, within the 1%
 // bisection tolerance of each.
 func TestCapacityOfScenarioAsGiven(t *testing.T) {
-	one := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`)
-	two := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`, "load_factor=2")
+	one := answer(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`)
+	two := answer(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`, "load_factor=2")
 	if r := two.Multiple / one.Multiple; math.Abs(r-0.5) > 0.5*0.021 {
 		t.Errorf("multiples %.4f (load_factor 1) and %.4f (load_factor 2): ratio %.4f, want 0.5", one.Multiple, two.Multiple, r)
 	}
@@ -104,7 +105,7 @@ func TestCapacityOfScenarioAsGiven(t *testing.T) {
 // 4.4%), five evaluations where it took eleven, with the answer 0 and no resource bound.
 // 30 s per evaluation, seed 11.
 func TestCapacityBelowNoLoad(t *testing.T) {
-	c := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<2ms", `duration="30s"`)
+	c := answer(t, "../testdata/queueing/mm1.toml", "requests:p99<2ms", `duration="30s"`)
 	if !c.NoLoad || c.Multiple != 0 {
 		t.Fatalf("multiple %.4f, below the no-load latency %v; want 0 and true (reason %q)", c.Multiple, c.NoLoad, c.Reason)
 	}
@@ -115,7 +116,7 @@ func TestCapacityBelowNoLoad(t *testing.T) {
 		t.Errorf("reason %q does not say the SLO is below the no-load latency, with the p99 measured", c.Reason)
 	}
 	// Just above the no-load p99 the answer is found as usual: 46 ms is met near 1.29.
-	if c := capacity(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`); c.NoLoad || c.Multiple < 1 {
+	if c := answer(t, "../testdata/queueing/mm1.toml", "requests:p99<46.05ms", `duration="30s"`); c.NoLoad || c.Multiple < 1 {
 		t.Errorf("p99 < 46.05 ms: multiple %.4f, below no-load %v; want above 1 and false", c.Multiple, c.NoLoad)
 	}
 }

@@ -1,9 +1,10 @@
-package sweep_test
+package capacity_test
 
 import (
 	"math"
 	"testing"
 
+	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
@@ -14,7 +15,7 @@ import (
 // answered ">= 64x". Now no multiple passes, and a sweep's error rate is 1, all of it
 // timeouts, with no latency at all.
 func TestEveryRequestTimesOut(t *testing.T) {
-	c := capacity(t, "../testdata/timeouts.toml", "get:p99<50ms")
+	c := answer(t, "../testdata/timeouts.toml", "get:p99<50ms")
 	if c.Multiple != 0 || c.Binding != "get:p99<50ms" || math.IsNaN(c.Failed) {
 		t.Errorf("capacity: multiple %v (failed at %v, binding %q, %s); want no passing multiple, bound by the SLO",
 			c.Multiple, c.Failed, c.Binding, c.Reason)
@@ -44,7 +45,7 @@ func TestCapacityNeedsRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sweep.RunCapacity(sweep.CapacityConfig{
+	res, err := capacity.Run(capacity.Config{
 		Config: sweep.Config{Scenario: "quickstart", Options: scenarios.Options{Sets: []string{`duration="60s"`}},
 			Replications: 1, Parallel: 2},
 		SLOs: []sweep.SLO{slo},

@@ -1,4 +1,9 @@
-package sweep
+// Package replicas summarizes one figure over a sweep's or capacity search's replications
+// (the same run at seeds seed, seed+1, ...): its mean with a 95% interval that stays in the
+// figure's range, median and range (Estimate); the hottest shard or node and the
+// bottleneck most replications name; and how tables, CSV and JSON write them. It derives
+// no figure of a run: every value it summarizes comes from metrics.
+package replicas
 
 import (
 	"math"
@@ -65,9 +70,9 @@ func Estimated(xs []float64) Estimate {
 	return e
 }
 
-// estimatedOpt summarizes optional values: the estimate is undefined when any replication
+// EstimatedOpt summarizes optional values: the estimate is undefined when any replication
 // has none; averaging over the others would hide that.
-func estimatedOpt(xs []*float64) Estimate {
+func EstimatedOpt(xs []*float64) Estimate {
 	vals := make([]float64, len(xs))
 	for i, x := range xs {
 		if x == nil {
@@ -78,5 +83,72 @@ func estimatedOpt(xs []*float64) Estimate {
 	return Estimated(vals)
 }
 
+// Over summarizes f over the runs of a row or probe (Estimated).
+func Over(ss []*metrics.Run, f func(*metrics.Run) float64) Estimate {
+	xs := make([]float64, len(ss))
+	for i, s := range ss {
+		xs[i] = f(s)
+	}
+	return Estimated(xs)
+}
+
 // Defined reports whether the estimate has a value.
 func (e Estimate) Defined() bool { return !math.IsNaN(e.Mean) }
+
+// mode is the most common f over the runs (the lowest on ties).
+func Mode(ss []*metrics.Run, f func(*metrics.Run) int) int {
+	count := map[int]int{}
+	best := -1
+	for _, s := range ss {
+		k := f(s)
+		count[k]++
+		if best < 0 || count[k] > count[best] || count[k] == count[best] && k < best {
+			best = k
+		}
+	}
+	return best
+}
+
+// ModalBottleneck is the most common bottleneck over the runs, the first run's of those
+// on ties, and how many runs agree with it. slos, when given, are judged on each run: a
+// failed one lets fan-out bind (metrics.BottleneckOf).
+func ModalBottleneck(ss []*metrics.Run, slos []metrics.SLO) (metrics.Bottleneck, int) {
+	// Runs agree on a node's cpu or queue when it is the same node, on fan-out when it is
+	// the same stream.
+	type key struct {
+		res    metrics.Resource
+		node   int
+		stream string
+	}
+	keyOf := func(b metrics.Bottleneck) key {
+		if b.Resource == metrics.CPU || b.Resource == metrics.Queue {
+			return key{res: b.Resource, node: b.Node}
+		}
+		return key{res: b.Resource, stream: b.Stream}
+	}
+	var bs []metrics.Bottleneck
+	count := map[key]int{}
+	for _, s := range ss {
+		b := metrics.BottleneckOf(s, latencyFailed(slos, s))
+		bs = append(bs, b)
+		count[keyOf(b)]++
+	}
+	var best metrics.Bottleneck
+	agree := 0
+	for _, b := range bs {
+		if n := count[keyOf(b)]; n > agree {
+			best, agree = b, n
+		}
+	}
+	return best, agree
+}
+
+// latencyFailed reports whether a latency objective of slos fails on run r alone.
+func latencyFailed(slos []metrics.SLO, r *metrics.Run) bool {
+	for _, slo := range slos {
+		if slo.Stat != metrics.ErrorRate && !metrics.Judge(slo, []*metrics.Run{r}).OK {
+			return true
+		}
+	}
+	return false
+}

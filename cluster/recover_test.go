@@ -1,4 +1,4 @@
-package sweep_test
+package cluster_test
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shardsim/shardsim/cluster"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 )
@@ -35,14 +36,14 @@ func slurmEnv(id int, ids []int) func(string) string {
 // runTask runs Slurm task id (of the array ids) into dir, statically.
 func runTask(t *testing.T, c sweep.Config, dir string, id int, ids []int) int {
 	t.Helper()
-	w, err := sweep.PlanSweep(c, testVersion)
+	w, err := cluster.PlanSweep(c, testVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Prepare(dir); err != nil {
 		t.Fatal(err)
 	}
-	p, err := sweep.PartFromEnv(slurmEnv(id, ids), 0)
+	p, err := cluster.PartFromEnv(slurmEnv(id, ids), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestRerunSomeArrayTasks(t *testing.T) {
 				ran += runTask(t, c, dir, id, tc.first)
 			}
 		}
-		_, err := sweep.Merge([]string{dir})
+		_, err := cluster.Merge([]string{dir})
 		if err == nil || !strings.Contains(err.Error(), tc.rerun) {
 			t.Fatalf("array %v without %v: merge said %v, want it to say %q", tc.first, tc.dead, err, tc.rerun)
 		}
@@ -92,7 +93,7 @@ func TestRerunSomeArrayTasks(t *testing.T) {
 		if ran != 24 {
 			t.Errorf("array %v: the tasks ran %d items in all, want each of the 24 once", tc.first, ran)
 		}
-		m, err := sweep.Merge([]string{dir})
+		m, err := cluster.Merge([]string{dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,16 +101,16 @@ func TestRerunSomeArrayTasks(t *testing.T) {
 	}
 	// A list of tasks cannot start a plan, and a task outside the plan is refused.
 	dir := t.TempDir()
-	w, _ := sweep.PlanSweep(c, testVersion)
+	w, _ := cluster.PlanSweep(c, testVersion)
 	if err := w.Prepare(dir); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := sweep.PartFromEnv(slurmEnv(3, []int{1, 3, 4}), 0)
+	p, _ := cluster.PartFromEnv(slurmEnv(3, []int{1, 3, 4}), 0)
 	if _, _, err := w.Place(dir, p); err == nil || !strings.Contains(err.Error(), "are not a range") {
 		t.Errorf("a first array of tasks 1,3,4 (not a range): %v", err)
 	}
 	runTask(t, c, dir, 0, []int{0, 1, 2})
-	p, _ = sweep.PartFromEnv(slurmEnv(5, []int{5}), 0)
+	p, _ = cluster.PartFromEnv(slurmEnv(5, []int{5}), 0)
 	if _, _, err := w.Place(dir, p); err == nil || !strings.Contains(err.Error(), "task 5 is not one of them") {
 		t.Errorf("task 5 of a 0-2 plan: %v", err)
 	}
@@ -137,14 +138,14 @@ func TestClaimsTakeOverADeadWorker(t *testing.T) {
 	}
 	want := sweepOutputs(t, &sweep.Sweep{Scenario: "small", Config: c, Rows: rows})
 	dir := t.TempDir()
-	w, err := sweep.PlanSweep(c, testVersion)
+	w, err := cluster.PlanSweep(c, testVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Prepare(dir); err != nil {
 		t.Fatal(err)
 	}
-	l, p1, err := w.Place(dir, sweep.Part{K: 1, N: 3, Step: 1})
+	l, p1, err := w.Place(dir, cluster.Part{K: 1, N: 3, Step: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +153,8 @@ func TestClaimsTakeOverADeadWorker(t *testing.T) {
 	if len(dead) < 2 {
 		t.Fatalf("worker 1 owns %d items", len(dead))
 	}
-	os.MkdirAll(filepath.Join(dir, sweep.ClaimsDir), 0o755)
-	claim := func(i int) string { return filepath.Join(dir, sweep.ClaimsDir, fmt.Sprintf("%05d.claim", i)) }
+	os.MkdirAll(filepath.Join(dir, cluster.ClaimsDir), 0o755)
+	claim := func(i int) string { return filepath.Join(dir, cluster.ClaimsDir, fmt.Sprintf("%05d.claim", i)) }
 	os.WriteFile(claim(dead[0]), []byte("killed\n"), 0o644)
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(claim(dead[0]), old, old)
@@ -161,18 +162,18 @@ func TestClaimsTakeOverADeadWorker(t *testing.T) {
 
 	const lease = 2 * time.Second
 	var wg sync.WaitGroup
-	res := make([]sweep.Claimed, 3)
+	res := make([]cluster.Claimed, 3)
 	errs := make([]error, 3)
 	for _, k := range []int{0, 2} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, err := sweep.PlanSweep(c, testVersion)
+			w, err := cluster.PlanSweep(c, testVersion)
 			if err != nil {
 				errs[k] = err
 				return
 			}
-			l, p, err := w.Place(dir, sweep.Part{K: k, N: 3, Step: 1})
+			l, p, err := w.Place(dir, cluster.Part{K: k, N: 3, Step: 1})
 			if err != nil {
 				errs[k] = err
 				return
@@ -190,11 +191,11 @@ func TestClaimsTakeOverADeadWorker(t *testing.T) {
 	if taken := res[0].Taken + res[2].Taken; taken < len(dead) {
 		t.Errorf("workers 0 and 2 took over %d items, want at least worker 1's %d", taken, len(dead))
 	}
-	left, _ := filepath.Glob(filepath.Join(dir, sweep.ClaimsDir, "*"))
+	left, _ := filepath.Glob(filepath.Join(dir, cluster.ClaimsDir, "*"))
 	if len(left) != 0 {
 		t.Errorf("claims left behind: %v", left)
 	}
-	m, err := sweep.Merge([]string{dir})
+	m, err := cluster.Merge([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,12 +211,12 @@ func TestMergeRefusesAnotherBuild(t *testing.T) {
 	c.Replications = 1
 	a, b := t.TempDir(), t.TempDir()
 	for k, dir := range []string{a, b} {
-		w, err := sweep.PlanSweep(c, testVersion)
+		w, err := cluster.PlanSweep(c, testVersion)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Manifest.Build.Fingerprint != sweep.Fingerprint() || len(w.Manifest.Build.Fingerprint) != 16 {
-			t.Fatalf("the manifest's build %v does not hold this engine's fingerprint %s", w.Manifest.Build, sweep.Fingerprint())
+		if w.Manifest.Build.Fingerprint != cluster.Fingerprint() || len(w.Manifest.Build.Fingerprint) != 16 {
+			t.Fatalf("the manifest's build %v does not hold this engine's fingerprint %s", w.Manifest.Build, cluster.Fingerprint())
 		}
 		if k == 1 {
 			w.Manifest.Build.Fingerprint = "0123456789abcdef"
@@ -223,7 +224,7 @@ func TestMergeRefusesAnotherBuild(t *testing.T) {
 		if err := w.Prepare(dir); err != nil {
 			t.Fatal(err)
 		}
-		l, p, err := w.Place(dir, sweep.Part{K: k, N: 2, Step: 1})
+		l, p, err := w.Place(dir, cluster.Part{K: k, N: 2, Step: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,9 +232,9 @@ func TestMergeRefusesAnotherBuild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err := sweep.Merge([]string{a, b})
-	var me *sweep.ManifestError
-	theirs, _ := filepath.Glob(filepath.Join(b, sweep.PointsDir, "*.json"))
+	_, err := cluster.Merge([]string{a, b})
+	var me *cluster.ManifestError
+	theirs, _ := filepath.Glob(filepath.Join(b, cluster.PointsDir, "*.json"))
 	if !errors.As(err, &me) || !strings.Contains(err.Error(), "come from another build") || !strings.Contains(err.Error(), "fingerprint 0123456789abcdef") {
 		t.Fatalf("merge of another build's items: %v", err)
 	}
@@ -243,7 +244,7 @@ func TestMergeRefusesAnotherBuild(t *testing.T) {
 		}
 	}
 	// A worker of another build is refused by the directory's manifest.
-	w, _ := sweep.PlanSweep(c, testVersion)
+	w, _ := cluster.PlanSweep(c, testVersion)
 	w.Manifest.Build.Fingerprint = "fedcba9876543210"
 	if err := w.Prepare(a); !errors.As(err, &me) || !strings.Contains(err.Error(), "was planned by another build") {
 		t.Errorf("a worker of another build: %v", err)
@@ -255,7 +256,7 @@ func TestMergeRefusesAnotherBuild(t *testing.T) {
 	delete(raw, "build")
 	data, _ = json.Marshal(raw)
 	os.WriteFile(theirs[0], data, 0o644)
-	if _, err := sweep.Merge([]string{a, b}); err == nil || !strings.Contains(err.Error(), "did not say its build") {
+	if _, err := cluster.Merge([]string{a, b}); err == nil || !strings.Contains(err.Error(), "did not say its build") {
 		t.Errorf("an item without a build: %v", err)
 	}
 }
@@ -273,15 +274,15 @@ func TestBalanceByWork(t *testing.T) {
 		c = balanceGrid()
 		workers = []int{100, 200}
 	}
-	w, err := sweep.PlanSweep(c, testVersion)
+	w, err := cluster.PlanSweep(c, testVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
 	work := w.ItemWork()
 	for _, n := range workers {
-		before := sweep.MaxShare(sweep.ModuloLoad(work, n))
-		owner, load := sweep.Balance(work, n)
-		after := sweep.MaxShare(load)
+		before := cluster.MaxShare(cluster.ModuloLoad(work, n))
+		owner, load := cluster.Balance(work, n)
+		after := cluster.MaxShare(load)
 		t.Logf("%d items over %d workers: the largest share is %.3f x the mean dealt by index, %.3f x by work", len(work), n, before, after)
 		if after > before || after > 1.05 {
 			t.Errorf("%d workers: largest share %.3f by work, %.3f by index", n, after, before)

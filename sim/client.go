@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
 )
@@ -169,4 +170,15 @@ func (e *engine) visitsOf(ri int32, st *streamState) []keyspace.Visit {
 		return e.visits[ri]
 	}
 	return st.visits
+}
+
+// clientTimers reports whether a stream of m may set a client's timer, retry or hold a
+// request for its rate limit (the events of clientSide).
+func clientTimers(m *Model) bool {
+	for _, s := range m.Streams {
+		if s.Client.Timeout > 0 || s.Client.Retries > 0 || s.Client.Limit != nil {
+			return true
+		}
+	}
+	return slices.ContainsFunc(m.Actions, func(a Action) bool { return a.Kind == SetLimit })
 }

@@ -37,7 +37,7 @@ const (
 	lockPassed        // released, and reaching its node's cores: it passed the partition limit before the lock
 )
 
-// lockWait is the lock state of one subrequest slot (engine.lockw, by slot).
+// lockWait is the lock state of one subrequest slot (rowLocks.wait, by slot).
 type lockWait struct {
 	key        uint64 // the hash of the key whose lock it wants or holds
 	at         Time   // when it asked for the lock
@@ -70,13 +70,22 @@ type lockTable struct {
 	n     int
 }
 
+// rowLocks is the row-lock mechanism's state: the locks held now, and beside the
+// engine's slots the lock state of each subrequest (wait, by subrequest slot) and the
+// row each locked write names (rows, by request slot).
+type rowLocks struct {
+	lockTable
+	wait []lockWait
+	rows []lockRow
+}
+
 // minLockSlots is the smallest lock table: 1.5 KB.
 const minLockSlots = 64
 
-func newLockTable(size int) *lockTable {
+func newLockTable(size int) lockTable {
 	size = max(size, minLockSlots)
 	size = 1 << bits.Len(uint(size-1)) // a power of two
-	return &lockTable{slots: make([]lockEntry, size), mask: size - 1}
+	return lockTable{slots: make([]lockEntry, size), mask: size - 1}
 }
 
 // find returns the slot of key, or -1 if its lock is free.
@@ -217,17 +226,17 @@ func newStreamLocks(m *Model, s *Stream) *streamLocks {
 // setLockRow records the partition key the request in slot ri writes: the key the
 // stream's point planner planned last.
 func (e *engine) setLockRow(ri int32, st *streamState) {
-	for int(ri) >= len(e.lockRows) {
-		e.lockRows = append(e.lockRows, lockRow{})
+	for int(ri) >= len(e.locks.rows) {
+		e.locks.rows = append(e.locks.rows, lockRow{})
 	}
 	k := st.point.LastKey()
-	e.lockRows[ri] = lockRow{key: *k, hash: k.Hash()}
+	e.locks.rows[ri] = lockRow{key: *k, hash: k.Hash()}
 }
 
 // lockKey is the lock of the k-th subrequest of request ri: its row's, or, for a write to
 // several copies of a row ([keyspace.copies]), a lock of its own for each further copy.
 func (e *engine) lockKey(ri int32, k int) uint64 {
-	h := e.lockRows[ri].hash
+	h := e.locks.rows[ri].hash
 	if k > 0 {
 		h = detect.Hash64(h + uint64(k))
 	}
@@ -243,10 +252,10 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 		e.throttled(now, si)
 		return
 	}
-	for int(si) >= len(e.lockw) {
-		e.lockw = append(e.lockw, lockWait{})
+	for int(si) >= len(e.locks.wait) {
+		e.locks.wait = append(e.locks.wait, lockWait{})
 	}
-	e.lockw[si] = lockWait{key: key, at: now, prev: -1, next: -1}
+	e.locks.wait[si] = lockWait{key: key, at: now, prev: -1, next: -1}
 	i := e.locks.find(key)
 	if i < 0 {
 		e.locks.insert(key)
@@ -254,10 +263,10 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 		return
 	}
 	ent := &e.locks.slots[i]
-	w := &e.lockw[si]
+	w := &e.locks.wait[si]
 	w.state = lockWaiting
 	if ent.tail >= 0 {
-		e.lockw[ent.tail].next = si
+		e.locks.wait[ent.tail].next = si
 		w.prev = ent.tail
 	} else {
 		ent.head = si
@@ -271,7 +280,7 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 		l := st.locks
 		slot, fresh := l.hot.Add(key)
 		if fresh {
-			l.hotKeys[slot] = e.lockRows[sub.req].key
+			l.hotKeys[slot] = e.locks.rows[sub.req].key
 		}
 		l.hotShrd[slot] = sub.shard
 	}
@@ -285,7 +294,7 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 
 // lockGrant gives subrequest si its key's lock at now, for a draw of its stream's hold time.
 func (e *engine) lockGrant(now Time, si int32) {
-	w := &e.lockw[si]
+	w := &e.locks.wait[si]
 	w.state = lockHeld
 	r := &e.reqs.items[e.subs.items[si].req]
 	st := &e.streams[r.stream]
@@ -314,7 +323,7 @@ func (e *engine) lockWaited(st *streamState, counted bool, wait Time) {
 // lockRelease handles the end of subrequest si's hold: the lock goes to the key's oldest
 // waiter, or is freed, and si goes on to its node's cores.
 func (e *engine) lockRelease(now Time, si int32) {
-	w := &e.lockw[si]
+	w := &e.locks.wait[si]
 	w.state = lockNone
 	i := e.locks.find(w.key)
 	ent := &e.locks.slots[i]
@@ -325,7 +334,7 @@ func (e *engine) lockRelease(now Time, si int32) {
 	} else {
 		e.locks.remove(i)
 	}
-	w = &e.lockw[si]
+	w = &e.locks.wait[si]
 	w.state = lockPassed
 	e.reach(now, si)
 	w.state = lockNone // reach takes no slot, so si's state is still this one
@@ -334,13 +343,13 @@ func (e *engine) lockRelease(now Time, si int32) {
 // lockPassed reports whether subrequest si comes from its row lock, having passed the
 // partition limit before it.
 func (e *engine) lockPassed(si int32) bool {
-	return e.locks != nil && int(si) < len(e.lockw) && e.lockw[si].state == lockPassed
+	return e.locks != nil && int(si) < len(e.locks.wait) && e.locks.wait[si].state == lockPassed
 }
 
 // lockTimeout handles the lock timeout of the waiter in slot si at now: if it is still
 // waiting (the event is not stale), it gives up and its request's attempt fails.
 func (e *engine) lockTimeout(now Time, si int32) {
-	w := &e.lockw[si]
+	w := &e.locks.wait[si]
 	if w.state != lockWaiting {
 		return
 	}
@@ -363,14 +372,14 @@ func (e *engine) lockTimeout(now Time, si int32) {
 
 // unlinkWaiter takes waiter si out of ent's queue.
 func (e *engine) unlinkWaiter(ent *lockEntry, si int32) {
-	w := &e.lockw[si]
+	w := &e.locks.wait[si]
 	if w.prev >= 0 {
-		e.lockw[w.prev].next = w.next
+		e.locks.wait[w.prev].next = w.next
 	} else {
 		ent.head = w.next
 	}
 	if w.next >= 0 {
-		e.lockw[w.next].prev = w.prev
+		e.locks.wait[w.next].prev = w.prev
 	} else {
 		ent.tail = w.prev
 	}
@@ -395,6 +404,17 @@ func (e *engine) issueClosed(now Time, i int32) {
 	st := &e.streams[i]
 	st.next = now - e.m.Network
 	e.arrive(now, int(i))
+}
+
+// startClients starts closed-loop stream st's clients. Each thinks first, so that they do
+// not all start at t = 0.
+func (e *engine) startClients(st *streamState) {
+	st.closed, st.think, st.after = true, newDelaySampler(st.s.Think), never
+	for range st.s.Clients {
+		if t := st.think.draw(st.arr); t < e.m.Duration {
+			e.h.pushKind(t+e.m.Network, int32(st.index), evIssue)
+		}
+	}
 }
 
 // think starts the think time of a client of closed-loop stream st, which heard the

@@ -148,13 +148,13 @@ func (rs *rebState) plan(e *engine, now Time) {
 		last = e.res.Windows - 1
 	}
 	first := 0
-	if e.sink != nil {
+	if e.ring != nil {
 		// The closed windows were handed to the sink, which added them to the totals; the
 		// ring holds the open ones.
 		for s := range nS {
 			busy[s] = float64(e.res.Shards[s].Busy)
 		}
-		first = e.closedW + 1
+		first = e.ring.closedW + 1
 	}
 	for w := first; w <= last; w++ {
 		for s := range nS {

@@ -50,11 +50,10 @@ func (s *splits) observe(st *streamState) {
 
 // windowEnd checks every shard at the end of window w (the first event after it is at t):
 // a shard over the load or row threshold, or throttled in two windows running, splits.
-func (e *engine) windowEnd(t Time, w int) {
+func (s *splits) windowEnd(e *engine, t Time, w int) {
 	if t >= e.m.Duration {
 		return // the run is over: its last window changes nothing any more
 	}
-	s := e.split
 	live := s.sp.Live()
 	span := e.res.WindowSpan(w)
 	for sh := 0; sh < live; sh++ {

@@ -1,0 +1,142 @@
+package sim
+
+// mechanism is one of the engine's optional parts: a cache, row locks, partition limits,
+// the client's timeouts and rate limit, closed-loop clients, a migration, a rebalance,
+// shard splits, scheduled actions. It owns its state, and meets the core at the points
+// below, which are all the core knows of it; the hooks on the request path (arrival,
+// admission, completion) are direct calls through the engine's typed field of the
+// mechanism, which is nil when it is off (doc.go lists them).
+type mechanism interface {
+	// handle runs ev, an event of a kind the mechanism registered, at ev.at (the engine's
+	// now).
+	handle(e *engine, ev event)
+	// windowEnd runs when window w has ended: t, the time of the first event after it,
+	// is in a later window (or past the end of the run). Only for a mechanism registered
+	// with perWindow.
+	windowEnd(e *engine, t Time, w int)
+	// wrapUp puts what the mechanism recorded into the Result when the run ends, before
+	// the core derives the totals of the series.
+	wrapUp(e *engine)
+}
+
+// noHooks gives a mechanism without a window hook or a wrap-up the methods it does not
+// need.
+type noHooks struct{}
+
+func (noHooks) windowEnd(*engine, Time, int) {}
+func (noHooks) wrapUp(*engine)               {}
+
+// registry holds the mechanisms that are on: on[k] handles the events of kind k (every
+// kind but evDone, the core's), all are wrapped up in the order they registered, and
+// windowed see the end of every window.
+type registry struct {
+	on       [evKinds]mechanism
+	all      []mechanism
+	windowed []mechanism
+}
+
+// register puts mechanism m on, for the events of the given kinds; with perWindow it sees
+// the end of every window. A kind has one mechanism.
+func (g *registry) register(m mechanism, perWindow bool, kinds ...evKind) {
+	for _, k := range kinds {
+		if k == evDone || g.on[k] != nil {
+			panic("sim: event kind registered twice")
+		}
+		g.on[k] = m
+	}
+	g.all = append(g.all, m)
+	if perWindow {
+		g.windowed = append(g.windowed, m)
+	}
+}
+
+// rare handles an event other than the end of a subrequest's service: its mechanism's.
+func (e *engine) rare(ev event) {
+	e.on[ev.kind].handle(e, ev)
+}
+
+// The mechanisms whose state is per stream (streamState) or per slot (slotTable), and
+// which have no type of their own to hang their events on.
+type (
+	// clientSide is the client's timeouts, retries and rate limit (client.go, timers.go).
+	clientSide struct{ noHooks }
+	// closedLoop is the closed-loop clients of Stream.Clients (lock.go).
+	closedLoop struct{ noHooks }
+	// actionPlan is Model.Actions, applied at their times (actions.go).
+	actionPlan struct{ noHooks }
+)
+
+func (clientSide) handle(e *engine, ev event) {
+	switch ev.kind {
+	case evTimer:
+		tm := e.timers.items[ev.idx]
+		e.timers.put(ev.idx)
+		e.timeout(ev.at, tm)
+	case evTimers:
+		e.timersDue(ev.at, ev.idx)
+	case evSend:
+		e.sendEvent(ev.at, ev.idx)
+	case evRelease:
+		e.releaseHeld(ev.at, ev.idx)
+	}
+}
+
+func (closedLoop) handle(e *engine, ev event) { e.issueClosed(ev.at, ev.idx) }
+
+func (actionPlan) handle(e *engine, ev event) { e.act(ev.at, ev.idx) }
+
+func (l *rowLocks) handle(e *engine, ev event) {
+	if ev.kind == evLockRelease {
+		e.lockRelease(ev.at, ev.idx)
+	} else {
+		e.lockTimeout(ev.at, ev.idx)
+	}
+}
+
+func (*rowLocks) windowEnd(*engine, Time, int) {}
+
+// wrapUp puts every locked stream's lock statistics into its result.
+func (*rowLocks) wrapUp(e *engine) {
+	for i := range e.streams {
+		if l := e.streams[i].locks; l != nil {
+			l.report(e.streams[i].out)
+		}
+	}
+}
+
+func (s *splits) handle(_ *engine, ev event) { s.move(ev.at, int(ev.idx)) }
+
+func (s *splits) wrapUp(*engine) { s.trim() }
+
+func (g *migState) handle(e *engine, ev event) {
+	switch ev.kind {
+	case evBackfill:
+		e.backfillTick(ev.at)
+	case evBackfillWrite:
+		e.backfillWrite(ev.at, ev.idx)
+	case evCutover:
+		e.migCutover(ev.at)
+	case evVerified:
+		e.oldWritesEnd(ev.at)
+	case evOutbox:
+		e.outbox(ev.at)
+	}
+}
+
+func (*migState) windowEnd(*engine, Time, int) {}
+func (*migState) wrapUp(*engine)               {}
+
+func (rs *rebState) handle(e *engine, ev event) { e.rebalanceTick(ev.at, int(ev.idx)) }
+
+func (*rebState) windowEnd(*engine, Time, int) {}
+func (*rebState) wrapUp(*engine)               {}
+
+var (
+	_ mechanism = clientSide{}
+	_ mechanism = closedLoop{}
+	_ mechanism = actionPlan{}
+	_ mechanism = (*rowLocks)(nil)
+	_ mechanism = (*splits)(nil)
+	_ mechanism = (*migState)(nil)
+	_ mechanism = (*rebState)(nil)
+)

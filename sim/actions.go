@@ -22,7 +22,7 @@ func (e *engine) act(now Time, i int32) {
 	case AddNodes:
 		e.addNodes(now)
 	}
-	e.res.Events = append(e.res.Events, Event{At: a.At, Kind: EventAction, Shard: -1, Text: a.Text})
+	e.note(a.At, a.Text)
 }
 
 // scheduleActions puts every action due within the run on the heap. A client-side
@@ -39,4 +39,9 @@ func (e *engine) scheduleActions() {
 		}
 		e.h.pushKind(at, int32(i), evAction)
 	}
+}
+
+// note adds an action's line, text at t, to the run's timeline of events.
+func (e *engine) note(t Time, text string) {
+	e.res.Events = append(e.res.Events, Event{At: t, Kind: EventAction, Shard: -1, Text: text})
 }

@@ -28,6 +28,17 @@ type centry struct {
 	filling           bool  // a database read that will fill it is in flight
 }
 
+// at returns what the client sees of the entry at tc: have, it has a value, which expires
+// at exp; pending, a newer one is on its way to it, which it has at en.from.
+func (en *centry) at(tc Time) (have bool, exp Time, pending bool) {
+	have, exp = en.valid && tc >= en.from, en.expires
+	pending = en.valid && !have
+	if pending && en.hasPrev && tc >= en.prevFrom {
+		have, exp = true, en.prevExp
+	}
+	return have, exp, pending
+}
+
 func newCache(c *Cache) *cache {
 	size := uint64(1)
 	for size < uint64(2*c.Capacity) {
@@ -142,49 +153,11 @@ func (c *cache) touch(i int32) {
 // cache).
 func (e *engine) cacheRead(now Time, ri int32) bool {
 	c := e.cache
-	r := &e.reqs.items[ri]
-	st := &e.streams[r.stream]
-	out := st.out
-	tc := now - e.m.Network
 	key := e.keys[ri]
 	i := c.find(key)
 	if i >= 0 {
-		en := &c.ent[i]
 		c.touch(i)
-		// have: the client has a value, which expires at exp; pending: a newer one is on
-		// its way to the client, which has it at en.from.
-		have, exp := en.valid && tc >= en.from, en.expires
-		pending := en.valid && !have
-		if pending && en.hasPrev && tc >= en.prevFrom {
-			have, exp = true, en.prevExp
-		}
-		switch {
-		case have && tc < exp:
-			e.cacheHit(ri, false)
-			return true
-		case have && tc < exp+c.cfg.StaleWhileRevalidate:
-			if !en.filling && !pending {
-				en.filling = true
-				e.refresh(now, ri)
-			}
-			e.cacheHit(ri, true)
-			return true
-		case pending && c.cfg.SingleFlight:
-			if r.counted {
-				out.CacheJoined++
-			}
-			e.finishWaiter(ri, en.from, failNone)
-			return true
-		case en.filling && c.cfg.SingleFlight:
-			if en.wTail < 0 {
-				en.wHead = ri
-			} else {
-				e.reqs.items[en.wTail].next = ri
-			}
-			en.wTail = ri
-			if r.counted {
-				out.CacheJoined++
-			}
+		if e.cacheAnswer(now, ri, &c.ent[i]) {
 			return true
 		}
 	} else {
@@ -193,8 +166,49 @@ func (e *engine) cacheRead(now Time, ri int32) bool {
 	if i >= 0 {
 		c.ent[i].filling = true
 	}
-	r.lead = true // send counts its database read (not a miss the rate limit turns away)
+	e.reqs.items[ri].lead = true // send counts its database read (not a miss the rate limit turns away)
 	return false
+}
+
+// cacheAnswer answers read request ri, whose key has entry en, if the entry can: a hit
+// (fresh, or stale while a refresh is sent), or, with single-flight, a join of the read in
+// flight or of the value on its way to the client. It reports false for a miss.
+func (e *engine) cacheAnswer(now Time, ri int32, en *centry) bool {
+	cfg := e.cache.cfg
+	r := &e.reqs.items[ri]
+	tc := now - e.m.Network // the client issued the read at tc
+	have, exp, pending := en.at(tc)
+	switch {
+	case have && tc < exp:
+		e.cacheHit(ri, false)
+	case have && tc < exp+cfg.StaleWhileRevalidate:
+		if !en.filling && !pending {
+			en.filling = true
+			e.refresh(now, ri)
+		}
+		e.cacheHit(ri, true)
+	case pending && cfg.SingleFlight:
+		e.countJoined(r)
+		e.finishWaiter(ri, en.from, failNone)
+	case en.filling && cfg.SingleFlight:
+		if en.wTail < 0 {
+			en.wHead = ri
+		} else {
+			e.reqs.items[en.wTail].next = ri
+		}
+		en.wTail = ri
+		e.countJoined(r)
+	default:
+		return false
+	}
+	return true
+}
+
+// countJoined counts request r, which joined another read of its key (single-flight).
+func (e *engine) countJoined(r *request) {
+	if r.counted {
+		e.streams[r.stream].out.CacheJoined++
+	}
 }
 
 // finishWaiter gives request ri, which waited for another read of its key, that read's

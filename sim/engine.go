@@ -2,9 +2,9 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
 )
@@ -52,11 +52,11 @@ type engine struct {
 	streams []streamState
 	// The groups below are embedded values: their fields cost the hot path nothing more
 	// than the engine's own.
-	nodeTable    // the nodes, their queues and cores (nodes.go)
-	shardTable   // where each shard is served, its queue and its latency counts (shards.go)
-	slotTable    // requests, subrequests and timers in flight, and what is kept by slot (slots.go)
-	windowCursor // the window of the latest event, and the open latency windows (window.go)
-	backlog      // what waits in all the queues, and its bound
+	nodeTable               // the nodes, their queues and cores (nodes.go)
+	shardTable              // where each shard is served, its queue and its latency counts (shards.go)
+	slotTable               // requests, subrequests and timers in flight, and what is kept by slot (slots.go)
+	windowCursor            // the window of the latest event, and the open latency windows (window.go)
+	backlog                 // what waits in all the queues, and its bound
 	nextStream   int        // stream with the earliest pending arrival, or -1
 	warmup       Time       // m.Warmup, at hand for the per-subrequest count of start
 	now          Time       // the time of the event being handled
@@ -66,13 +66,13 @@ type engine struct {
 	ring         *sinkRing  // the open windows of a window sink (sink.go); nil: none
 	// Mechanisms with a hook on the request path, each nil when off: the core calls them
 	// directly (a nil test is all an off mechanism costs).
-	cache  *cache           // cache.go
-	limits *partitionLimits // limits.go
-	split  *splits          // split.go
-	mig    *migState        // migrate.go
-	reb    *rebState        // rebalance.go
-	locks  *rowLocks        // lock.go
-	registry // the mechanisms that are on, by the events they handle (mechanism.go)
+	cache    *cache           // cache.go
+	limits   *partitionLimits // limits.go
+	split    *splits          // split.go
+	mig      *migState        // migrate.go
+	reb      *rebState        // rebalance.go
+	locks    *rowLocks        // lock.go
+	registry                  // the mechanisms that are on, by the events they handle (mechanism.go)
 }
 
 // backlog counts the subrequests waiting in all queues (and the requests a rate limit or
@@ -529,17 +529,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	r.live, r.fail, r.done = true, failNone, now
 	sent := now - e.m.Network // the attempt left the client
 	if r.kind == reqClient {
-		if r.counted {
-			st.out.Attempts++
-		}
-		if r.attempt > 1 {
-			if r.counted {
-				st.out.Retries++
-			}
-			if w := e.window(sent); w >= 0 {
-				st.out.Win[w].Retries++
-			}
-		}
+		e.countAttempt(st, r, sent)
 	}
 	if len(visits) == 0 {
 		r.live = false
@@ -551,15 +541,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 		e.countBackend(st, r.counted, now)
 	}
 	if s.Client.Timeout > 0 && r.kind == reqClient {
-		// The timer does not pin the request's slot: it carries the slot's generation and
-		// the deadline, and does nothing if the request has finished meanwhile.
-		for int(ri) >= len(e.deadlines) {
-			e.deadlines = append(e.deadlines, 0)
-			e.gens = append(e.gens, 0)
-		}
-		deadline := sent + s.Client.Timeout
-		e.deadlines[ri] = deadline
-		e.setTimer(st, timer{req: ri, attempt: r.attempt, gen: e.gens[ri]}, deadline)
+		e.armTimeout(st, ri, sent+s.Client.Timeout)
 	}
 	r.pending = int32(len(visits))
 	r.inflight += int32(len(visits))
@@ -578,6 +560,34 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 		}
 		e.reach(now, si)
 	}
+}
+
+// countAttempt counts an attempt of client request r of stream st, which left the client
+// at sent: the attempts, and the retries among them.
+func (e *engine) countAttempt(st *streamState, r *request, sent Time) {
+	if r.counted {
+		st.out.Attempts++
+	}
+	if r.attempt > 1 {
+		if r.counted {
+			st.out.Retries++
+		}
+		if w := e.window(sent); w >= 0 {
+			st.out.Win[w].Retries++
+		}
+	}
+}
+
+// armTimeout sets the client's timer for request ri's current attempt, due at deadline.
+// The timer does not pin the request's slot: it carries the slot's generation and the
+// deadline, and does nothing if the request has finished meanwhile.
+func (e *engine) armTimeout(st *streamState, ri int32, deadline Time) {
+	for int(ri) >= len(e.deadlines) {
+		e.deadlines = append(e.deadlines, 0)
+		e.gens = append(e.gens, 0)
+	}
+	e.deadlines[ri] = deadline
+	e.setTimer(st, timer{req: ri, attempt: e.reqs.items[ri].attempt, gen: e.gens[ri]}, deadline)
 }
 
 // serviceTime draws the CPU time of a subrequest that works on k partitions at a mean
@@ -950,43 +960,50 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 		if e.mig != nil {
 			e.mig.settle(r.issue, t)
 		}
-		out := st.out
-		if w := e.window(t); w >= 0 {
-			win := &out.Win[w]
-			win.Errors++
-			switch fail {
-			case failThrottled:
-				win.Throttled++
-			case failTimeout:
-				win.TimedOut++
-			case failLock:
-				win.LockTimedOut++
-			case failRejected:
-				win.Rejected++
-			case failLimited:
-				win.Limited++
-			}
-		}
-		if r.counted {
-			switch fail {
-			case failRejected:
-				out.Rejected++
-			case failThrottled:
-				out.Throttled++
-			case failTimeout:
-				out.TimedOut++
-			case failLimited:
-				out.Limited++
-			case failLock:
-				out.LockTimedOut++
-			}
-		}
+		countFailure(st.out, e.window(t), r.counted, fail)
 	}
 	if r.sampled {
 		e.unsample(st.det, ri, r)
 	}
 	if st.closed {
 		e.think(st, t)
+	}
+}
+
+// countFailure counts a request of the stream whose result is out that failed for reason
+// fail, reaching its client in window w (-1: past the end), in the window's errors and,
+// if counted (issued after the warmup), the run's.
+func countFailure(out *StreamResult, w int, counted bool, fail uint8) {
+	if w >= 0 {
+		win := &out.Win[w]
+		win.Errors++
+		switch fail {
+		case failThrottled:
+			win.Throttled++
+		case failTimeout:
+			win.TimedOut++
+		case failLock:
+			win.LockTimedOut++
+		case failRejected:
+			win.Rejected++
+		case failLimited:
+			win.Limited++
+		}
+	}
+	if !counted {
+		return
+	}
+	switch fail {
+	case failRejected:
+		out.Rejected++
+	case failThrottled:
+		out.Throttled++
+	case failTimeout:
+		out.TimedOut++
+	case failLimited:
+		out.Limited++
+	case failLock:
+		out.LockTimedOut++
 	}
 }
 

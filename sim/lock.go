@@ -167,11 +167,7 @@ func newDelaySampler(d Delay) delaySampler {
 		ds.kind = Constant // no delay at all
 	}
 	if d.Kind == Lognormal && d.Mean > 0 {
-		// For a lognormal with mean m and coefficient of variation v:
-		// sigma^2 = ln(1 + v^2), mu = ln(m) - sigma^2/2.
-		s2 := math.Log1p(d.CV * d.CV)
-		ds.sigma = math.Sqrt(s2)
-		ds.mu = math.Log(ds.mean) - s2/2
+		ds.mu, ds.sigma = lognormal(ds.mean, d.CV)
 	}
 	return ds
 }

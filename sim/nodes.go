@@ -2,7 +2,6 @@ package sim
 
 import "fmt"
 
-
 // nodeTable is the nodes' state: their cores and queues, and what the node series need
 // beyond the shards' (issue 37 partitions the nodes across workers: a node's state is
 // its own).

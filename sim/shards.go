@@ -1,6 +1,5 @@
 package sim
 
-
 // shardTable is the shards' state, indexed by shard id (splits and a migration's new
 // layout included): the node serving each, its waiting subrequests and its latency
 // counts. The shard series of the Result are laid out by window: window w at row
@@ -65,4 +64,13 @@ func (e *engine) shardTotals() {
 	}
 	compactSubLatency(r.Shards)
 	e.shardLat = nil
+}
+
+// moveShard makes node serve shard sh from now on, and records the move.
+func (e *engine) moveShard(now Time, sh, node int) {
+	e.shardNode[sh] = int32(node)
+	r := e.res
+	r.Shards[sh].Node = node
+	r.Shards[sh].Moves = append(r.Shards[sh].Moves, ShardMove{At: now, Node: node})
+	r.Events = append(r.Events, Event{At: now, Kind: EventMove, Shard: sh, Node: node})
 }

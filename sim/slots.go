@@ -2,7 +2,6 @@ package sim
 
 import "github.com/shardsim/shardsim/keyspace"
 
-
 // slotTable holds the engine's objects in flight, in pools of reusable slots (requests,
 // subrequests, heap timers), and the arrays kept beside a pool by slot, for the few
 // objects that need them: they are sized to the pool as it grows, so that the slot types

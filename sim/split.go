@@ -127,11 +127,7 @@ func (s *splits) move(now Time, sh int) {
 	if int32(best) == e.shardNode[sh] {
 		return
 	}
-	e.shardNode[sh] = int32(best)
-	r := e.res
-	r.Shards[sh].Node = best
-	r.Shards[sh].Moves = append(r.Shards[sh].Moves, ShardMove{At: now, Node: best})
-	r.Events = append(r.Events, Event{At: now, Kind: EventMove, Shard: sh, Node: best})
+	e.moveShard(now, sh, best)
 }
 
 // trim cuts the per-shard results to the shards that exist at the end of the run.

@@ -136,19 +136,12 @@ func (e *engine) initStream(i int) {
 	if s.Client.Limit != nil {
 		st.limit = newLimiter(s.Client.Limit)
 	}
-	st.needKey = s.UseCache && m.Cache != nil
-	st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || st.needKey || limitAction(m, i, true)
 	st.point, _ = s.Planner.(*keyspace.PointPlanner)
-	st.plain = !st.keep && s.Lock.Mean == 0 && s.Clients == 0 && s.Client.Limit == nil && s.Client.Timeout == 0 && !st.needKey &&
-		!(m.ReadAny && s.Op != Write) && !(m.Replicas > 0 && s.Op == Write) && !limitAction(m, i, false)
+	st.choosePath(m)
 	st.fields = make([]uint64, len(s.Fields))
 	st.visits = make([]keyspace.Visit, 0, e.nShards)
 	if s.Service.Kind == Lognormal {
-		// For a lognormal with mean c and coefficient of variation v:
-		// sigma^2 = ln(1 + v^2), mu = ln(c) - sigma^2/2.
-		s2 := math.Log1p(s.Service.CV * s.Service.CV)
-		st.sigma = math.Sqrt(s2)
-		st.mu = math.Log(float64(s.Cost)) - s2/2
+		st.mu, st.sigma = lognormal(float64(s.Cost), s.Service.CV)
 	}
 	st.out = e.initStreamResult(i)
 	st.latCounts = make([]int64, runLayout.countsN)
@@ -193,7 +186,6 @@ func (e *engine) lockStream(st *streamState) {
 	}
 }
 
-
 // streamTotals puts each stream's detection figures and latency histograms (run,
 // windows, fine windows) into its result.
 func (e *engine) streamTotals() {
@@ -210,4 +202,24 @@ func (e *engine) streamTotals() {
 		st.latCounts = nil
 	}
 	e.histFree = nil
+}
+
+// choosePath decides which of the request path's ways stream st's requests take: whether
+// they need their key identity (needKey: the cache), keep their visits for a later send
+// (keep: retries, a queueing rate limit, a cache refresh), or are plain (sent once, as
+// planned: no mechanism of the client's or a copy's touches them, see sendPlain).
+func (st *streamState) choosePath(m *Model) {
+	s, i := st.s, st.index
+	st.needKey = s.UseCache && m.Cache != nil
+	st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || st.needKey || limitAction(m, i, true)
+	client := s.Client.Limit != nil || s.Client.Timeout > 0 || limitAction(m, i, false)
+	copies := (m.ReadAny && s.Op != Write) || (m.Replicas > 0 && s.Op == Write)
+	st.plain = !st.keep && s.Lock.Mean == 0 && s.Clients == 0 && !client && !copies
+}
+
+// lognormal returns the parameters of a lognormal with the given mean and coefficient of
+// variation cv: sigma^2 = ln(1 + cv^2), mu = ln(mean) - sigma^2/2.
+func lognormal(mean, cv float64) (mu, sigma float64) {
+	s2 := math.Log1p(cv * cv)
+	return math.Log(mean) - s2/2, math.Sqrt(s2)
 }

@@ -6,13 +6,14 @@ import "github.com/shardsim/shardsim/detect"
 // through an open-addressing index, so that a lookup, an insertion or an eviction never
 // allocates.
 type cache struct {
-	cfg        *Cache
-	on         bool
-	ent        []centry
-	head, tail int32   // LRU list: head is the most recently used
-	index      []int32 // linear probing; entry+1, 0 when empty
-	mask       uint64
-	used       int
+	cfg   *Cache
+	on    bool
+	ent   []centry
+	lru   list    // the entries, the most recently used first
+	links []link  // the entries' places in lru, by entry
+	index []int32 // linear probing; entry+1, 0 when empty
+	mask  uint64
+	used  int
 }
 
 type centry struct {
@@ -22,7 +23,6 @@ type centry struct {
 	from, expires     Time
 	prevFrom, prevExp Time
 	hasPrev           bool
-	prev, next        int32 // LRU neighbours, -1 at the ends
 	wHead, wTail      int32 // requests waiting for the read in flight (single-flight)
 	valid             bool  // holds a value (which may have expired)
 	filling           bool  // a database read that will fill it is in flight
@@ -44,7 +44,7 @@ func newCache(c *Cache) *cache {
 	for size < uint64(2*c.Capacity) {
 		size *= 2
 	}
-	return &cache{cfg: c, on: !c.Off, ent: make([]centry, c.Capacity), head: -1, tail: -1,
+	return &cache{cfg: c, on: !c.Off, ent: make([]centry, c.Capacity), lru: emptyList, links: make([]link, c.Capacity),
 		index: make([]int32, size), mask: size - 1}
 }
 
@@ -72,23 +72,23 @@ func (c *cache) insert(key uint64) int32 {
 		i = int32(c.used)
 		c.used++
 	} else {
-		i = c.tail
+		i = c.lru.tail
 		for i >= 0 && c.ent[i].filling {
-			i = c.ent[i].prev
+			i = c.links[i].prev
 		}
 		if i < 0 {
 			return -1
 		}
 		c.unindex(c.ent[i].key)
-		c.unlink(i)
+		c.lru.remove(c.links, i)
 	}
-	c.ent[i] = centry{key: key, prev: -1, next: -1, wHead: -1, wTail: -1}
+	c.ent[i] = centry{key: key, wHead: -1, wTail: -1}
 	p := c.slot(key)
 	for c.index[p] != 0 {
 		p = (p + 1) & c.mask
 	}
 	c.index[p] = i + 1
-	c.pushFront(i)
+	c.lru.pushFront(c.links, i)
 	return i
 }
 
@@ -110,38 +110,11 @@ func (c *cache) unindex(key uint64) {
 	c.index[p] = 0
 }
 
-func (c *cache) unlink(i int32) {
-	en := &c.ent[i]
-	if en.prev >= 0 {
-		c.ent[en.prev].next = en.next
-	} else {
-		c.head = en.next
-	}
-	if en.next >= 0 {
-		c.ent[en.next].prev = en.prev
-	} else {
-		c.tail = en.prev
-	}
-	en.prev, en.next = -1, -1
-}
-
-func (c *cache) pushFront(i int32) {
-	en := &c.ent[i]
-	en.prev, en.next = -1, c.head
-	if c.head >= 0 {
-		c.ent[c.head].prev = i
-	}
-	c.head = i
-	if c.tail < 0 {
-		c.tail = i
-	}
-}
-
 // touch marks entry i as the most recently used.
 func (c *cache) touch(i int32) {
-	if c.head != i {
-		c.unlink(i)
-		c.pushFront(i)
+	if c.lru.head != i {
+		c.lru.remove(c.links, i)
+		c.lru.pushFront(c.links, i)
 	}
 }
 

@@ -39,17 +39,16 @@ const (
 
 // lockWait is the lock state of one subrequest slot (rowLocks.wait, by slot).
 type lockWait struct {
-	key        uint64 // the hash of the key whose lock it wants or holds
-	at         Time   // when it asked for the lock
-	prev, next int32  // its neighbours in the key's queue of waiters, or -1
-	state      uint8
+	key   uint64 // the hash of the key whose lock it wants or holds
+	at    Time   // when it asked for the lock
+	state uint8
 }
 
 // lockEntry is one held lock and its waiters.
 type lockEntry struct {
-	key        uint64
-	head, tail int32 // waiting subrequests, oldest first; -1: none
-	used       bool
+	key     uint64
+	waiters list // waiting subrequests, oldest first (their links: rowLocks.links)
+	used    bool
 }
 
 // lockTable holds the locks held now, by key hash, in open addressing with linear probing.
@@ -75,8 +74,9 @@ type lockTable struct {
 // row each locked write names (rows, by request slot).
 type rowLocks struct {
 	lockTable
-	wait []lockWait
-	rows []lockRow
+	wait  []lockWait
+	links []link // a waiting subrequest's place among its key's waiters, by slot
+	rows  []lockRow
 }
 
 // minLockSlots is the smallest lock table: 1.5 KB.
@@ -110,7 +110,7 @@ func (t *lockTable) insert(key uint64) int {
 	for t.slots[i].used {
 		i = (i + 1) & t.mask
 	}
-	t.slots[i] = lockEntry{key: key, head: -1, tail: -1, used: true}
+	t.slots[i] = lockEntry{key: key, waiters: emptyList, used: true}
 	t.n++
 	return i
 }
@@ -250,8 +250,9 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 	}
 	for int(si) >= len(e.locks.wait) {
 		e.locks.wait = append(e.locks.wait, lockWait{})
+		e.locks.links = append(e.locks.links, link{})
 	}
-	e.locks.wait[si] = lockWait{key: key, at: now, prev: -1, next: -1}
+	e.locks.wait[si] = lockWait{key: key, at: now}
 	i := e.locks.find(key)
 	if i < 0 {
 		e.locks.insert(key)
@@ -261,13 +262,7 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 	ent := &e.locks.slots[i]
 	w := &e.locks.wait[si]
 	w.state = lockWaiting
-	if ent.tail >= 0 {
-		e.locks.wait[ent.tail].next = si
-		w.prev = ent.tail
-	} else {
-		ent.head = si
-	}
-	ent.tail = si
+	ent.waiters.pushBack(e.locks.links, si)
 	sub := &e.subs.items[si]
 	r := &e.reqs.items[sub.req]
 	st := &e.streams[r.stream]
@@ -323,8 +318,8 @@ func (e *engine) lockRelease(now Time, si int32) {
 	w.state = lockNone
 	i := e.locks.find(w.key)
 	ent := &e.locks.slots[i]
-	if next := ent.head; next >= 0 {
-		e.unlinkWaiter(ent, next)
+	if next := ent.waiters.head; next >= 0 {
+		ent.waiters.remove(e.locks.links, next)
 		e.queued--
 		e.lockGrant(now, next)
 	} else {
@@ -355,7 +350,7 @@ func (e *engine) lockTimeout(now Time, si int32) {
 	if w.at+st.locks.timeout != now {
 		return // the slot holds a later waiter, whose own event is still to come
 	}
-	e.unlinkWaiter(&e.locks.slots[e.locks.find(w.key)], si)
+	e.locks.slots[e.locks.find(w.key)].waiters.remove(e.locks.links, si)
 	e.queued--
 	w.state = lockNone
 	e.lockWaited(st, r.counted, now-w.at)
@@ -364,22 +359,6 @@ func (e *engine) lockTimeout(now Time, si int32) {
 	}
 	e.subs.put(si)
 	e.subEnd(sub.req, int32(sub.attempt), now, failLock)
-}
-
-// unlinkWaiter takes waiter si out of ent's queue.
-func (e *engine) unlinkWaiter(ent *lockEntry, si int32) {
-	w := &e.locks.wait[si]
-	if w.prev >= 0 {
-		e.locks.wait[w.prev].next = w.next
-	} else {
-		ent.head = w.next
-	}
-	if w.next >= 0 {
-		e.locks.wait[w.next].prev = w.prev
-	} else {
-		ent.tail = w.prev
-	}
-	w.prev, w.next = -1, -1
 }
 
 // report puts the stream's lock statistics into out.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
 )
@@ -133,22 +132,6 @@ func checkModel(m *Model) {
 	}
 }
 
-// newMoves sets up the mechanisms that move shards between layouts or nodes, a migration
-// and a rebalance; a migration's new layout extends the shard ids.
-func (e *engine) newMoves() {
-	m := e.m
-	if m.Migration != nil {
-		e.mig = newMig(m, e.nShards)
-		e.mig.e = e
-		e.nShards += e.mig.nNew
-		e.register(e.mig, false, evBackfill, evBackfillWrite, evCutover, evVerified, evOutbox)
-	}
-	if m.Rebalance != nil {
-		e.reb = newReb(m)
-		e.register(e.reb, false, evRebalance)
-	}
-}
-
 // placeShards puts every shard on its node (a migration's new layout included), and
 // fills the shard table and the shards' results.
 func (e *engine) placeShards() {
@@ -184,33 +167,6 @@ func (e *engine) place(nodes []int, off int, msg string) {
 		}
 		e.res.Shards[off+s].Node, e.res.Shards[off+s].Home = n, n
 		e.shardNode[off+s] = int32(n)
-	}
-}
-
-// newMechanisms turns on the mechanisms the model asks for that have no shards or nodes
-// of their own to set up: the cache, partition limits, shard splits, the client's
-// timers and limits, closed-loop clients and scheduled actions. (Row locks are turned on
-// by the first stream that takes them, see initStream.)
-func (e *engine) newMechanisms() {
-	m := e.m
-	if m.Cache != nil {
-		e.cache = newCache(m.Cache)
-	}
-	if m.Limits != nil {
-		e.limits = newPartitionLimits(m.Limits, len(m.ShardNode), e.nShards)
-	}
-	if m.Splitter != nil {
-		e.split = newSplits(e, m)
-		e.register(e.split, true, evMove)
-	}
-	if clientTimers(m) {
-		e.register(clientSide{}, false, evTimer, evTimers, evSend, evRelease)
-	}
-	if slices.ContainsFunc(m.Streams, func(s Stream) bool { return s.Clients > 0 }) {
-		e.register(closedLoop{}, false, evIssue)
-	}
-	if len(m.Actions) > 0 {
-		e.register(actionPlan{}, false, evAction)
 	}
 }
 
@@ -254,15 +210,7 @@ func (e *engine) unbusyAfter(stop Time) {
 		if ev.at-sub.service >= e.m.Duration {
 			continue // began after the end of the run: never counted
 		}
-		for t, end := stop, min(ev.at, e.m.Duration); t < end; {
-			w := int(t / e.m.Window)
-			wEnd := min(Time(w+1)*e.m.Window, end)
-			e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sub.shard)] -= wEnd - t
-			if e.trackNode {
-				e.res.NodeBusy[w*e.nNodes+int(sub.node)] -= wEnd - t
-			}
-			t = wEnd
-		}
+		e.spreadBusy(stop, min(ev.at, e.m.Duration), sub.shard, sub.node, -1)
 	}
 }
 
@@ -662,13 +610,7 @@ func sumExp(r *rand.Rand, k int32) float64 {
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
 	if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
-		if now >= e.m.Warmup {
-			e.res.Shards[sub.shard].Throttled++
-		}
-		if sub.req <= soloReq {
-			e.promote(now, si)
-		}
-		e.throttled(now, si)
+		e.limitRefused(now, si)
 		return
 	}
 	ni := int(sub.node)
@@ -678,21 +620,7 @@ func (e *engine) reach(now Time, si int32) {
 		return
 	}
 	if n.limit > 0 && n.q.len() >= n.limit && sub.attempt != backfillMark {
-		if sub.req == followerReq && sub.attempt == outboxMark {
-			e.outboxRefused(now, si) // the copy goes back to the outbox (migrate.go)
-			return
-		}
-		if sub.req != followerReq && now >= e.m.Warmup {
-			e.res.Shards[sub.shard].Rejected++
-		}
-		if sub.req <= soloReq {
-			e.promote(now, si)
-		}
-		ri, attempt := sub.req, int32(sub.attempt)
-		e.subs.put(si)
-		if ri >= 0 {
-			e.subEnd(ri, attempt, now, failRejected)
-		}
+		e.queueRefused(now, si)
 		return
 	}
 	e.touchQueue(now, ni, n)
@@ -712,6 +640,27 @@ func (e *engine) reach(now Time, si int32) {
 		e.res.NodeMaxQueue[idx] = max(e.res.NodeMaxQueue[idx], int32(n.q.len()))
 		sidx := (w&e.wMask)*e.nShards + int(sub.shard)
 		e.res.ShardMaxQueue[sidx] = max(e.res.ShardMaxQueue[sidx], e.shardQ[sub.shard])
+	}
+}
+
+// queueRefused handles subrequest si, which reached its node at now and found its queue
+// full: it fails, and its attempt with it (an outbox's copy goes back to the outbox).
+func (e *engine) queueRefused(now Time, si int32) {
+	sub := &e.subs.items[si]
+	if sub.req == followerReq && sub.attempt == outboxMark {
+		e.outboxRefused(now, si) // the copy goes back to the outbox (migrate.go)
+		return
+	}
+	if sub.req != followerReq && now >= e.m.Warmup {
+		e.res.Shards[sub.shard].Rejected++
+	}
+	if sub.req <= soloReq {
+		e.promote(now, si)
+	}
+	ri, attempt := sub.req, int32(sub.attempt)
+	e.subs.put(si)
+	if ri >= 0 {
+		e.subEnd(ri, attempt, now, failRejected)
 	}
 }
 
@@ -777,17 +726,21 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 		}
 		return
 	}
-	t := now
-	stop := min(end, e.m.Duration)
+	e.spreadBusy(now, min(end, e.m.Duration), sub.shard, sub.node, 1)
+}
+
+// spreadBusy adds sign times the busy interval [t, stop) of a subrequest of shard sh on
+// node to the busy series of the windows it overlaps.
+func (e *engine) spreadBusy(t, stop Time, sh int32, node int16, sign Time) {
 	for t < stop {
 		w := int(t / e.m.Window)
 		wEnd := min(Time(w+1)*e.m.Window, stop)
 		if e.ring != nil && w-e.ring.closedW > e.ring.ringN {
 			e.growRing(w)
 		}
-		e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sub.shard)] += wEnd - t
+		e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sh)] += sign * (wEnd - t)
 		if e.trackNode {
-			e.res.NodeBusy[w*e.nNodes+int(sub.node)] += wEnd - t
+			e.res.NodeBusy[w*e.nNodes+int(node)] += sign * (wEnd - t)
 		}
 		t = wEnd
 	}

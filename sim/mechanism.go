@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // mechanism is one of the engine's optional parts: a cache, row locks, partition limits,
 // the client's timeouts and rate limit, closed-loop clients, a migration, a rebalance,
 // shard splits, scheduled actions. It owns its state, and meets the core at the points
@@ -140,3 +142,46 @@ var (
 	_ mechanism = (*migState)(nil)
 	_ mechanism = (*rebState)(nil)
 )
+
+// newMoves sets up the mechanisms that move shards between layouts or nodes, a migration
+// and a rebalance; a migration's new layout extends the shard ids.
+func (e *engine) newMoves() {
+	m := e.m
+	if m.Migration != nil {
+		e.mig = newMig(m, e.nShards)
+		e.mig.e = e
+		e.nShards += e.mig.nNew
+		e.register(e.mig, false, evBackfill, evBackfillWrite, evCutover, evVerified, evOutbox)
+	}
+	if m.Rebalance != nil {
+		e.reb = newReb(m)
+		e.register(e.reb, false, evRebalance)
+	}
+}
+
+// newMechanisms turns on the mechanisms the model asks for that have no shards or nodes
+// of their own to set up: the cache, partition limits, shard splits, the client's
+// timers and limits, closed-loop clients and scheduled actions. (Row locks are turned on
+// by the first stream that takes them, see initStream.)
+func (e *engine) newMechanisms() {
+	m := e.m
+	if m.Cache != nil {
+		e.cache = newCache(m.Cache)
+	}
+	if m.Limits != nil {
+		e.limits = newPartitionLimits(m.Limits, len(m.ShardNode), e.nShards)
+	}
+	if m.Splitter != nil {
+		e.split = newSplits(e, m)
+		e.register(e.split, true, evMove)
+	}
+	if clientTimers(m) {
+		e.register(clientSide{}, false, evTimer, evTimers, evSend, evRelease)
+	}
+	if slices.ContainsFunc(m.Streams, func(s Stream) bool { return s.Clients > 0 }) {
+		e.register(closedLoop{}, false, evIssue)
+	}
+	if len(m.Actions) > 0 {
+		e.register(actionPlan{}, false, evAction)
+	}
+}

@@ -307,13 +307,19 @@ func (e *engine) arrive(now Time, i int) {
 		e.sendSolo(now, st, issue)
 		return
 	}
+	e.issueSlotted(now, st, issue, counted, sample)
+}
 
+// issueSlotted sends stream st's request, issued at issue and just planned, which takes a
+// request slot: it has several visits or none, detection sampled it, or a mechanism
+// stands in its way (the cache, the client's rate limit, row locks, retries).
+func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sample bool) {
 	ri := e.reqs.take()
 	shard := int32(-1)
 	if len(st.visits) > 0 {
 		shard = st.visits[0].Shard
 	}
-	e.newRequest(ri, issue, now, int32(i), counted, shard)
+	e.newRequest(ri, issue, now, int32(st.index), counted, shard)
 	if st.needKey {
 		e.setKey(ri, keyID(st))
 	}
@@ -333,7 +339,7 @@ func (e *engine) arrive(now Time, i int) {
 	if st.keep {
 		e.keepVisits(ri, st.visits)
 	}
-	if s.UseCache && e.cache != nil && e.cache.on && e.cacheRead(now, ri) {
+	if st.s.UseCache && e.cache != nil && e.cache.on && e.cacheRead(now, ri) {
 		return
 	}
 	if st.limit != nil {

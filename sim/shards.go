@@ -36,11 +36,6 @@ func (e *engine) touchShardQueue(now Time, sh int) {
 	if now >= e.wStart && now < e.wEnd && e.touchW <= e.shardW[sh] {
 		return
 	}
-	e.carryShardQueue(now, sh)
-}
-
-// carryShardQueue is touchShardQueue's work.
-func (e *engine) carryShardQueue(now Time, sh int) {
 	e.carry(now, e.res.ShardMaxQueue, e.nShards, e.wMask, sh, &e.shardW[sh], e.shardQ[sh])
 }
 

@@ -68,6 +68,8 @@ type (
 	actionPlan struct{ noHooks }
 )
 
+// handle fires a client's timeouts, sends a retried attempt, or releases the requests a
+// queueing rate limit held.
 func (clientSide) handle(e *engine, ev event) {
 	switch ev.kind {
 	case evTimer:
@@ -83,10 +85,13 @@ func (clientSide) handle(e *engine, ev event) {
 	}
 }
 
+// handle issues a closed-loop client's next request.
 func (closedLoop) handle(e *engine, ev event) { e.issueClosed(ev.at, ev.idx) }
 
+// handle applies an action.
 func (actionPlan) handle(e *engine, ev event) { e.act(ev.at, ev.idx) }
 
+// handle ends a lock's hold, or a waiter's wait at its lock timeout.
 func (l *rowLocks) handle(e *engine, ev event) {
 	if ev.kind == evLockRelease {
 		e.lockRelease(ev.at, ev.idx)
@@ -106,10 +111,14 @@ func (*rowLocks) wrapUp(e *engine) {
 	}
 }
 
+// handle moves a new shard to its own node.
 func (s *splits) handle(_ *engine, ev event) { s.move(ev.at, int(ev.idx)) }
 
+// wrapUp cuts the shard results to the shards that exist at the end.
 func (s *splits) wrapUp(*engine) { s.trim() }
 
+// handle issues a backfill batch or its write, cuts over, ends the verification, or
+// applies the outbox's due copies.
 func (g *migState) handle(e *engine, ev event) {
 	switch ev.kind {
 	case evBackfill:
@@ -128,6 +137,7 @@ func (g *migState) handle(e *engine, ev event) {
 func (*migState) windowEnd(*engine, Time, int) {}
 func (*migState) wrapUp(*engine)               {}
 
+// handle issues a move's next batch.
 func (rs *rebState) handle(e *engine, ev event) { e.rebalanceTick(ev.at, int(ev.idx)) }
 
 func (*rebState) windowEnd(*engine, Time, int) {}

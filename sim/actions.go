@@ -45,3 +45,9 @@ func (e *engine) scheduleActions() {
 func (e *engine) note(t Time, text string) {
 	e.res.Events = append(e.res.Events, Event{At: t, Kind: EventAction, Shard: -1, Text: text})
 }
+
+// actionPlan is Model.Actions, applied at their times.
+type actionPlan struct{ noHooks }
+
+// handle applies an action.
+func (actionPlan) handle(e *engine, ev event) { e.act(ev.at, ev.idx) }

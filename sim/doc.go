@@ -8,12 +8,12 @@
 // request's visits (arrive), each visit becomes a subrequest that reaches its shard's node
 // (reach), waits in the node's queue or takes a core (start), and ends (done); the
 // request completes when its last subrequest has (finish). Everything else is a
-// mechanism: the cache (cache.go), replicas and copies (engine.go's replicate and the
-// ReadAny route), partition limits (limits.go), row locks and closed-loop clients
-// (lock.go), the client's timeouts, retries and rate limit (client.go, timers.go), a
-// migration (migrate.go), a rebalance (rebalance.go), shard splits (split.go), scheduled
-// actions (actions.go) and detection's sample (observe.go). Each owns its state in its
-// own type, and the core knows it only through these points:
+// mechanism: the cache (cache.go), replicas (copies.go), partition limits (limits.go),
+// row locks (lock.go), closed-loop clients (closed.go), the client's timeouts, retries
+// and rate limit (client.go, timers.go), a migration (migrate.go), a rebalance
+// (rebalance.go), shard splits (split.go), scheduled actions (actions.go) and detection's
+// sample (observe.go). Each owns its state in its own type, in its own file, and the core
+// knows it only through these points:
 //
 //   - events: the mechanism implements the mechanism interface (mechanism.go) and
 //     registers the event kinds it schedules (heap.go's evKind); the core hands it every

@@ -503,9 +503,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	for j, v := range visits {
 		node := e.shardNode[v.Shard]
 		if e.m.ReadAny && s.Op != Write {
-			if k := e.aux.IntN(e.m.Replicas + 1); k > 0 {
-				node = int32((int(node) + k) % e.nNodes)
-			}
+			node = e.anyCopy(node)
 		}
 		si := e.newSub(st, v, ri, node, uint8(attempt))
 		if st.locks != nil {
@@ -788,19 +786,6 @@ func (e *engine) done(now Time, si int32) {
 		e.replicate(now, &sub)
 	}
 	e.subEnd(sub.req, int32(sub.attempt), now, failNone)
-}
-
-// replicate sends a write the leader has applied to the shard's followers, which apply it
-// at the stream's apply cost; nobody waits for them.
-func (e *engine) replicate(now Time, sub *subreq) {
-	st := &e.streams[e.reqs.items[sub.req].stream]
-	leader := int(e.shardNode[sub.shard])
-	for k := 1; k <= e.m.Replicas; k++ {
-		si := e.subs.take()
-		e.subs.items[si] = subreq{req: followerReq, shard: sub.shard, node: int16((leader + k) % e.nNodes), parts: sub.parts,
-			service: e.serviceTime(st, st.s.ApplyCost, sub.parts)}
-		e.reach(now, si)
-	}
 }
 
 // subEnd records that one subrequest of request ri's attempt ended at now: served, or

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"math/bits"
 	"math/rand/v2"
 
@@ -9,7 +8,8 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 )
 
-// This file holds row locks (Stream.Lock) and closed-loop clients (Stream.Clients).
+// This file holds row locks (Stream.Lock); closed-loop clients (Stream.Clients) are in
+// closed.go.
 //
 // The lock model. A write subrequest of a locked stream reaches its node and asks for the
 // lock of its partition key (salt included: write sharding spreads one logical counter
@@ -153,39 +153,6 @@ func (t *lockTable) remove(i int) {
 		i = j
 	}
 }
-
-// delaySampler draws a Delay.
-type delaySampler struct {
-	kind      ServiceKind
-	mean      float64
-	mu, sigma float64 // lognormal: ln of the median, and the shape
-}
-
-func newDelaySampler(d Delay) delaySampler {
-	ds := delaySampler{kind: d.Kind, mean: float64(d.Mean)}
-	if d.Mean <= 0 {
-		ds.kind = Constant // no delay at all
-	}
-	if d.Kind == Lognormal && d.Mean > 0 {
-		ds.mu, ds.sigma = lognormal(ds.mean, d.CV)
-	}
-	return ds
-}
-
-func (d *delaySampler) draw(r *rand.Rand) Time {
-	switch d.kind {
-	case Constant:
-		return Time(d.mean)
-	case Lognormal:
-		// A draw far in the tail of a wide lognormal would overflow the clock: capped.
-		return Time(min(math.Exp(d.mu+d.sigma*r.NormFloat64()), maxDelayDraw) + 0.5)
-	}
-	return Time(r.ExpFloat64()*d.mean + 0.5)
-}
-
-// maxDelayDraw caps a draw at about 13 days, far beyond any mean the scenario allows
-// (a lock's is at most an hour, a think time's a day).
-const maxDelayDraw = float64(1 << 50)
 
 // lockRow is the partition key of a locked write, by request slot: its lock's identity,
 // and its parts for the report of the hottest locks.
@@ -373,33 +340,22 @@ func (l *streamLocks) report(out *StreamResult) {
 	}
 }
 
-// issueClosed handles the next request of closed-loop stream i, which reaches its nodes
-// now: its client issued it a network delay ago.
-func (e *engine) issueClosed(now Time, i int32) {
-	st := &e.streams[i]
-	st.next = now - e.m.Network
-	e.arrive(now, int(i))
+// handle ends a lock's hold, or a waiter's wait at its lock timeout.
+func (l *rowLocks) handle(e *engine, ev event) {
+	if ev.kind == evLockRelease {
+		e.lockRelease(ev.at, ev.idx)
+	} else {
+		e.lockTimeout(ev.at, ev.idx)
+	}
 }
 
-// startClients starts closed-loop stream st's clients. Each thinks first, so that they do
-// not all start at t = 0.
-func (e *engine) startClients(st *streamState) {
-	st.closed, st.think, st.after = true, newDelaySampler(st.s.Think), never
-	for range st.s.Clients {
-		if t := st.think.draw(st.arr); t < e.m.Duration {
-			e.h.pushKind(t+e.m.Network, int32(st.index), evIssue)
+func (*rowLocks) windowEnd(*engine, Time, int) {}
+
+// wrapUp puts every locked stream's lock statistics into its result.
+func (*rowLocks) wrapUp(e *engine) {
+	for i := range e.streams {
+		if l := e.streams[i].locks; l != nil {
+			l.report(e.streams[i].out)
 		}
 	}
-}
-
-// think starts the think time of a client of closed-loop stream st, which heard the
-// outcome of its request at t; its next request follows unless the run is over by then.
-func (e *engine) think(st *streamState, t Time) {
-	next := t + st.think.draw(st.arr)
-	if next >= e.m.Duration {
-		return
-	}
-	// A cache hit's answer may be timed before the event that produced it; the next
-	// request cannot reach the nodes before now.
-	e.h.pushKind(max(next+e.m.Network, e.now), int32(st.index), evIssue)
 }

@@ -674,3 +674,23 @@ func groupInt(n int64) string {
 }
 
 var _ Planner = (*migPlanner)(nil)
+
+// handle issues a backfill batch or its write, cuts over, ends the verification, or
+// applies the outbox's due copies.
+func (g *migState) handle(e *engine, ev event) {
+	switch ev.kind {
+	case evBackfill:
+		e.backfillTick(ev.at)
+	case evBackfillWrite:
+		e.backfillWrite(ev.at, ev.idx)
+	case evCutover:
+		e.migCutover(ev.at)
+	case evVerified:
+		e.oldWritesEnd(ev.at)
+	case evOutbox:
+		e.outbox(ev.at)
+	}
+}
+
+func (*migState) windowEnd(*engine, Time, int) {}
+func (*migState) wrapUp(*engine)               {}

@@ -342,3 +342,9 @@ func (e *engine) moveDone(now Time, k int) {
 	}
 	e.nextMove(now, k)
 }
+
+// handle issues a move's next batch.
+func (rs *rebState) handle(e *engine, ev event) { e.rebalanceTick(ev.at, int(ev.idx)) }
+
+func (*rebState) windowEnd(*engine, Time, int) {}
+func (*rebState) wrapUp(*engine)               {}

@@ -149,3 +149,9 @@ func (s *splits) trim() {
 	r.ShardBusy, r.ShardOps, r.ShardMaxQueue = busy, ops, mq
 	r.Shards = slices.Clip(r.Shards[:live])
 }
+
+// handle moves a new shard to its own node.
+func (s *splits) handle(_ *engine, ev event) { s.move(ev.at, int(ev.idx)) }
+
+// wrapUp cuts the shard results to the shards that exist at the end.
+func (s *splits) wrapUp(*engine) { s.trim() }

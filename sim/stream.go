@@ -223,3 +223,36 @@ func lognormal(mean, cv float64) (mu, sigma float64) {
 	s2 := math.Log1p(cv * cv)
 	return math.Log(mean) - s2/2, math.Sqrt(s2)
 }
+
+// delaySampler draws a Delay.
+type delaySampler struct {
+	kind      ServiceKind
+	mean      float64
+	mu, sigma float64 // lognormal: ln of the median, and the shape
+}
+
+func newDelaySampler(d Delay) delaySampler {
+	ds := delaySampler{kind: d.Kind, mean: float64(d.Mean)}
+	if d.Mean <= 0 {
+		ds.kind = Constant // no delay at all
+	}
+	if d.Kind == Lognormal && d.Mean > 0 {
+		ds.mu, ds.sigma = lognormal(ds.mean, d.CV)
+	}
+	return ds
+}
+
+func (d *delaySampler) draw(r *rand.Rand) Time {
+	switch d.kind {
+	case Constant:
+		return Time(d.mean)
+	case Lognormal:
+		// A draw far in the tail of a wide lognormal would overflow the clock: capped.
+		return Time(min(math.Exp(d.mu+d.sigma*r.NormFloat64()), maxDelayDraw) + 0.5)
+	}
+	return Time(r.ExpFloat64()*d.mean + 0.5)
+}
+
+// maxDelayDraw caps a draw at about 13 days, far beyond any mean the scenario allows
+// (a lock's is at most an hour, a think time's a day).
+const maxDelayDraw = float64(1 << 50)

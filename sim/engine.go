@@ -241,7 +241,7 @@ func (e *engine) step() bool {
 	}
 	e.now = ev.at
 	if ev.kind == evDone {
-		// The common event, kept out of the jump table of rare's switch.
+		// The common event, the core's own: the others go to their mechanism (rare).
 		e.done(ev.at, ev.idx)
 	} else {
 		e.rare(ev)

@@ -22,7 +22,8 @@ type slotTable struct {
 }
 
 // request is kept to 48 bytes, for the same reason as subreq; the fields few requests
-// need (a key identity, a sample) live beside the pool, in engine.keys and engine.samples.
+// need (a key identity, a sample) live beside the pool, in slotTable.keys and
+// slotTable.samples.
 type request struct {
 	issue Time // the client issued the request (its first attempt) at issue
 	done  Time // latest end of the current attempt's subrequests so far

@@ -43,9 +43,9 @@
 // (issue 37), which partitions the nodes across workers:
 //
 //   - per node: nodeTable (nodes.go): a node's cores, its queue and its series;
-//   - per shard: shardTable (shards.go), partition limits' buckets (limits.go), the row
-//     locks of the keys a shard holds (lock.go), the split state (split.go): all indexed
-//     by shard or key, and so by the node serving it;
+//   - per shard: shardTable (shards.go), partition limits' buckets (limits.go), the split
+//     state (split.go), all indexed by shard, and the row locks (lock.go), keyed by row
+//     (a row lives in one shard): each belongs to the node serving its shard;
 //   - per stream (the clients' side): streamState (stream.go): arrivals, planning, the
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests

@@ -1,11 +1,5 @@
 package sim
 
-// coreChange is an action's change of a node's cores, for the capacity series.
-type coreChange struct {
-	at          Time
-	node, cores int
-}
-
 // act applies operator action i at now.
 func (e *engine) act(now Time, i int32) {
 	a := &e.m.Actions[i]
@@ -28,34 +22,32 @@ func (e *engine) act(now Time, i int32) {
 	case AddNodes:
 		e.addNodes(now)
 	}
-	e.res.Events = append(e.res.Events, Event{At: a.At, Kind: EventAction, Shard: -1, Text: a.Text})
+	e.note(a.At, a.Text)
 }
 
-// capacity fills Result.NodeCapacity: the core time each node had in each window, from its
-// cores and the actions that changed them.
-func (e *engine) capacity() {
-	r := e.res
-	for n := range r.Nodes {
-		cores := Time(e.m.Nodes[n].Cores)
-		ci := 0
-		for ci < len(e.coreLog) && e.coreLog[ci].node != n {
-			ci++
+// scheduleActions puts every action due within the run on the heap. A client-side
+// setting changes at the client: the requests it issues from At on reach the nodes,
+// where the engine handles them, a network delay later.
+func (e *engine) scheduleActions() {
+	for i, a := range e.m.Actions {
+		if a.At >= e.m.Duration {
+			continue
 		}
-		for w := 0; w < r.Windows; w++ {
-			t := Time(w) * r.Window
-			end := t + r.WindowSpan(w)
-			var c Time
-			for ci < len(e.coreLog) && e.coreLog[ci].at < end {
-				ch := e.coreLog[ci]
-				if ch.at > t {
-					c += cores * (ch.at - t)
-					t = ch.at
-				}
-				cores = Time(ch.cores)
-				for ci++; ci < len(e.coreLog) && e.coreLog[ci].node != n; ci++ {
-				}
-			}
-			r.NodeCapacity[w*e.nNodes+n] = c + cores*(end-t)
+		at := a.At
+		if a.Kind == SetLimit || a.Kind == SetCache {
+			at += e.m.Network
 		}
+		e.h.pushKind(at, int32(i), evAction)
 	}
 }
+
+// note adds an action's line, text at t, to the run's timeline of events.
+func (e *engine) note(t Time, text string) {
+	e.res.Events = append(e.res.Events, Event{At: t, Kind: EventAction, Shard: -1, Text: text})
+}
+
+// actionPlan is Model.Actions, applied at their times.
+type actionPlan struct{ noHooks }
+
+// handle applies an action.
+func (actionPlan) handle(e *engine, ev event) { e.act(ev.at, ev.idx) }

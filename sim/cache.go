@@ -6,13 +6,14 @@ import "github.com/shardsim/shardsim/detect"
 // through an open-addressing index, so that a lookup, an insertion or an eviction never
 // allocates.
 type cache struct {
-	cfg        *Cache
-	on         bool
-	ent        []centry
-	head, tail int32   // LRU list: head is the most recently used
-	index      []int32 // linear probing; entry+1, 0 when empty
-	mask       uint64
-	used       int
+	cfg   *Cache
+	on    bool
+	ent   []centry
+	lru   list    // the entries, the most recently used first
+	links []link  // the entries' places in lru, by entry
+	index []int32 // linear probing; entry+1, 0 when empty
+	mask  uint64
+	used  int
 }
 
 type centry struct {
@@ -22,10 +23,20 @@ type centry struct {
 	from, expires     Time
 	prevFrom, prevExp Time
 	hasPrev           bool
-	prev, next        int32 // LRU neighbours, -1 at the ends
 	wHead, wTail      int32 // requests waiting for the read in flight (single-flight)
 	valid             bool  // holds a value (which may have expired)
 	filling           bool  // a database read that will fill it is in flight
+}
+
+// at returns what the client sees of the entry at tc: have, it has a value, which expires
+// at exp; pending, a newer one is on its way to it, which it has at en.from.
+func (en *centry) at(tc Time) (have bool, exp Time, pending bool) {
+	have, exp = en.valid && tc >= en.from, en.expires
+	pending = en.valid && !have
+	if pending && en.hasPrev && tc >= en.prevFrom {
+		have, exp = true, en.prevExp
+	}
+	return have, exp, pending
 }
 
 func newCache(c *Cache) *cache {
@@ -33,7 +44,7 @@ func newCache(c *Cache) *cache {
 	for size < uint64(2*c.Capacity) {
 		size *= 2
 	}
-	return &cache{cfg: c, on: !c.Off, ent: make([]centry, c.Capacity), head: -1, tail: -1,
+	return &cache{cfg: c, on: !c.Off, ent: make([]centry, c.Capacity), lru: emptyList, links: make([]link, c.Capacity),
 		index: make([]int32, size), mask: size - 1}
 }
 
@@ -61,23 +72,23 @@ func (c *cache) insert(key uint64) int32 {
 		i = int32(c.used)
 		c.used++
 	} else {
-		i = c.tail
+		i = c.lru.tail
 		for i >= 0 && c.ent[i].filling {
-			i = c.ent[i].prev
+			i = c.links[i].prev
 		}
 		if i < 0 {
 			return -1
 		}
 		c.unindex(c.ent[i].key)
-		c.unlink(i)
+		c.lru.remove(c.links, i)
 	}
-	c.ent[i] = centry{key: key, prev: -1, next: -1, wHead: -1, wTail: -1}
+	c.ent[i] = centry{key: key, wHead: -1, wTail: -1}
 	p := c.slot(key)
 	for c.index[p] != 0 {
 		p = (p + 1) & c.mask
 	}
 	c.index[p] = i + 1
-	c.pushFront(i)
+	c.lru.pushFront(c.links, i)
 	return i
 }
 
@@ -99,38 +110,11 @@ func (c *cache) unindex(key uint64) {
 	c.index[p] = 0
 }
 
-func (c *cache) unlink(i int32) {
-	en := &c.ent[i]
-	if en.prev >= 0 {
-		c.ent[en.prev].next = en.next
-	} else {
-		c.head = en.next
-	}
-	if en.next >= 0 {
-		c.ent[en.next].prev = en.prev
-	} else {
-		c.tail = en.prev
-	}
-	en.prev, en.next = -1, -1
-}
-
-func (c *cache) pushFront(i int32) {
-	en := &c.ent[i]
-	en.prev, en.next = -1, c.head
-	if c.head >= 0 {
-		c.ent[c.head].prev = i
-	}
-	c.head = i
-	if c.tail < 0 {
-		c.tail = i
-	}
-}
-
 // touch marks entry i as the most recently used.
 func (c *cache) touch(i int32) {
-	if c.head != i {
-		c.unlink(i)
-		c.pushFront(i)
+	if c.lru.head != i {
+		c.lru.remove(c.links, i)
+		c.lru.pushFront(c.links, i)
 	}
 }
 
@@ -142,49 +126,11 @@ func (c *cache) touch(i int32) {
 // cache).
 func (e *engine) cacheRead(now Time, ri int32) bool {
 	c := e.cache
-	r := &e.reqs.items[ri]
-	st := &e.streams[r.stream]
-	out := st.out
-	tc := now - e.m.Network
 	key := e.keys[ri]
 	i := c.find(key)
 	if i >= 0 {
-		en := &c.ent[i]
 		c.touch(i)
-		// have: the client has a value, which expires at exp; pending: a newer one is on
-		// its way to the client, which has it at en.from.
-		have, exp := en.valid && tc >= en.from, en.expires
-		pending := en.valid && !have
-		if pending && en.hasPrev && tc >= en.prevFrom {
-			have, exp = true, en.prevExp
-		}
-		switch {
-		case have && tc < exp:
-			e.cacheHit(ri, false)
-			return true
-		case have && tc < exp+c.cfg.StaleWhileRevalidate:
-			if !en.filling && !pending {
-				en.filling = true
-				e.refresh(now, ri)
-			}
-			e.cacheHit(ri, true)
-			return true
-		case pending && c.cfg.SingleFlight:
-			if r.counted {
-				out.CacheJoined++
-			}
-			e.finishWaiter(ri, en.from, failNone)
-			return true
-		case en.filling && c.cfg.SingleFlight:
-			if en.wTail < 0 {
-				en.wHead = ri
-			} else {
-				e.reqs.items[en.wTail].next = ri
-			}
-			en.wTail = ri
-			if r.counted {
-				out.CacheJoined++
-			}
+		if e.cacheAnswer(now, ri, &c.ent[i]) {
 			return true
 		}
 	} else {
@@ -193,8 +139,49 @@ func (e *engine) cacheRead(now Time, ri int32) bool {
 	if i >= 0 {
 		c.ent[i].filling = true
 	}
-	r.lead = true // send counts its database read (not a miss the rate limit turns away)
+	e.reqs.items[ri].lead = true // send counts its database read (not a miss the rate limit turns away)
 	return false
+}
+
+// cacheAnswer answers read request ri, whose key has entry en, if the entry can: a hit
+// (fresh, or stale while a refresh is sent), or, with single-flight, a join of the read in
+// flight or of the value on its way to the client. It reports false for a miss.
+func (e *engine) cacheAnswer(now Time, ri int32, en *centry) bool {
+	cfg := e.cache.cfg
+	r := &e.reqs.items[ri]
+	tc := now - e.m.Network // the client issued the read at tc
+	have, exp, pending := en.at(tc)
+	switch {
+	case have && tc < exp:
+		e.cacheHit(ri, false)
+	case have && tc < exp+cfg.StaleWhileRevalidate:
+		if !en.filling && !pending {
+			en.filling = true
+			e.refresh(now, ri)
+		}
+		e.cacheHit(ri, true)
+	case pending && cfg.SingleFlight:
+		e.countJoined(r)
+		e.finishWaiter(ri, en.from, failNone)
+	case en.filling && cfg.SingleFlight:
+		if en.wTail < 0 {
+			en.wHead = ri
+		} else {
+			e.reqs.items[en.wTail].next = ri
+		}
+		en.wTail = ri
+		e.countJoined(r)
+	default:
+		return false
+	}
+	return true
+}
+
+// countJoined counts request r, which joined another read of its key (single-flight).
+func (e *engine) countJoined(r *request) {
+	if r.counted {
+		e.streams[r.stream].out.CacheJoined++
+	}
 }
 
 // finishWaiter gives request ri, which waited for another read of its key, that read's

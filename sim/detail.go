@@ -20,6 +20,13 @@ func (d Detail) FineWindows() int {
 // FineStart returns the start of fine window i, an offset from the run's start.
 func (d Detail) FineStart(i int) Time { return d.From + Time(i)*d.Window }
 
+// fineRange is the run's detail range (Model.Detail cut at the run's end) and its number
+// of fine windows, n; n is 0 without one.
+type fineRange struct {
+	Detail
+	n int
+}
+
 // fineState is a stream's open fine windows: their counts in the window layout, dense,
 // for the two latest fine windows (index i&1), so that a request costs one increment;
 // the windows before open are compacted into StreamResult.Fine.
@@ -36,12 +43,11 @@ func (e *engine) initDetail() {
 	if d.FineWindows() == 0 {
 		return
 	}
-	e.detail = d
-	e.fineN = d.FineWindows()
+	e.detail = fineRange{Detail: d, n: d.FineWindows()}
 	for i := range e.streams {
 		st := &e.streams[i]
 		st.fine = &fineState{counts: [2][]int64{make([]int64, windowLayout.countsN), make([]int64, windowLayout.countsN)}}
-		st.out.Fine = make([]WindowHist, e.fineN)
+		st.out.Fine = make([]WindowHist, e.detail.n)
 	}
 	e.res.Detail = d
 }
@@ -82,7 +88,7 @@ func (e *engine) endDetail() {
 		if st.fine == nil {
 			continue
 		}
-		for st.fine.open < e.fineN {
+		for st.fine.open < e.detail.n {
 			e.closeFine(st)
 		}
 		st.fine = nil

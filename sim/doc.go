@@ -1,4 +1,58 @@
 // Package sim is the discrete-event engine: requests arrive, are routed to shards, wait in
 // their node's FIFO queue, hold a core for their service time and complete. It is a pure,
 // single-threaded state machine over integer virtual time; results go to a Result.
+//
+// # The core and its mechanisms
+//
+// The core (engine.go) is events, routing and queues: a stream's arrival plans its
+// request's visits (arrive), each visit becomes a subrequest that reaches its shard's node
+// (reach), waits in the node's queue or takes a core (start), and ends (done); the
+// request completes when its last subrequest has (finish). Everything else is a
+// mechanism: the cache (cache.go), replicas (copies.go), partition limits (limits.go),
+// row locks (lock.go), closed-loop clients (closed.go), the client's timeouts, retries
+// and rate limit (client.go, timers.go), a migration (migrate.go), a rebalance
+// (rebalance.go), shard splits (split.go), scheduled actions (actions.go) and detection's
+// sample (observe.go). Each owns its state in its own type, in its own file, and the core
+// knows it only through these points:
+//
+//   - events: the mechanism implements the mechanism interface (mechanism.go) and
+//     registers the event kinds it schedules (heap.go's evKind); the core hands it every
+//     event of those kinds (handle). The end of a subrequest's service, evDone, is the
+//     core's own.
+//   - window end: registered with perWindow, it sees the end of every window
+//     (windowEnd), as shard splits check their shards.
+//   - wrap-up: it puts its figures into the Result when the run ends (wrapUp), before the
+//     core derives the totals.
+//   - the request path: arrival (split.observe, the detection sample), admission
+//     (partition limits and row locks in reach, the cache and the rate limit in arrive,
+//     a migration's planners), completion (the cache's fill, a migration's settle, a
+//     closed-loop client's think). These hooks are direct calls through the engine's
+//     typed field of the mechanism, nil when it is off: an off mechanism costs the hot
+//     path one nil test, and no interface call is made on it.
+//
+// A new mechanism is a file of its own (its state type, its constructor, its mechanism
+// methods and its hooks) and its tests, and touches in sim: model.go (or mitigate.go)
+// for its configuration in the Model; mechanism.go, to turn it on in newMechanisms
+// (register); heap.go, for its event kinds, if it schedules events; result.go, for
+// figures of its own; and engine.go only for a hook on the request path (a typed field
+// and the call). See docs/architecture.md.
+//
+// # State by owner
+//
+// The engine's state is grouped by who owns it, for the parallel engine to come
+// (issue 37), which partitions the nodes across workers:
+//
+//   - per node: nodeTable (nodes.go): a node's cores, its queue and its series;
+//   - per shard: shardTable (shards.go), partition limits' buckets (limits.go), the split
+//     state (split.go), all indexed by shard, and the row locks (lock.go), keyed by row
+//     (a row lives in one shard): each belongs to the node serving its shard;
+//   - per stream (the clients' side): streamState (stream.go): arrivals, planning, the
+//     client's limit and timers, detection, latency counts;
+//   - global: the event heap and its tie-break counter (heap.go), the slots of requests
+//     and subrequests in flight (slots.go), the window cursor (window.go), the engine's
+//     own random numbers (aux), and the mechanisms that couple partitions (the cache, a
+//     migration, a rebalance).
+//
+// A mechanism keeps what belongs to a node or a shard in arrays indexed by node or shard,
+// apart from its global state, so that a partition's part can be cut out of it.
 package sim

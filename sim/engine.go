@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 
@@ -25,48 +24,6 @@ func Run(m *Model) *Result {
 	return e.res
 }
 
-type streamState struct {
-	s     *Stream
-	arr   *rand.Rand // arrivals
-	fld   *rand.Rand // field values, ages and salts
-	svc   *rand.Rand // service times
-	cli   *rand.Rand // backoff jitter; nil unless the client retries
-	next  Time       // issue time of the pending arrival
-	after Time       // issue time of the arrival after it (see arrivalAfter), or never
-	// The pending arrival reaches its nodes at (at, seq); at is Never when the stream is done.
-	at     Time
-	seq    uint64
-	fields []uint64
-	visits []keyspace.Visit
-	// lognormal parameters of one partition's service time
-	mu, sigma float64
-	out       *StreamResult
-	// keep: a request's visits are kept with it, because it may be sent again later
-	// (retries, a queueing rate limit, a cache refresh).
-	keep    bool
-	needKey bool // every request needs its key identity (the cache)
-	index   int
-	limit   *limiter
-	held    fifo                   // requests the rate limit holds back, in the order they leave
-	relAt   Time                   // when the pending release event of held fires
-	point   *keyspace.PointPlanner // the planner, when it plans point requests
-	det     *streamDetect          // nil when the stream is not observed
-	// plain: the stream's requests are sent once, as they are planned (see sendPlain).
-	plain bool
-	// Latency counts in the histograms' layouts (see hist.go): the run's, and the open
-	// windows' by window (nil for a closed window or one without a success yet).
-	latCounts []int64
-	winCounts [][]int64
-	// locks: the stream's row locks (nil: it takes none). closed: its requests come from
-	// Clients closed-loop clients, who think for a draw of think between them.
-	locks  *streamLocks
-	closed bool
-	think  delaySampler
-	// Kept last, so that the fields every request reads keep their places in the struct.
-	fine *fineState // nil without a detail range
-	tq   timerQueue // the client's pending timeouts, in deadline order (timers.go)
-}
-
 // Failure reasons of an attempt, in increasing precedence.
 const (
 	failNone uint8 = iota
@@ -83,388 +40,133 @@ const (
 	reqRefresh              // a cache refresh: a database read nobody waits for
 )
 
-// request is kept to 48 bytes, for the same reason as subreq; the fields few requests
-// need (a key identity, a sample) live beside the pool, in engine.keys and engine.samples.
-type request struct {
-	issue Time // the client issued the request (its first attempt) at issue
-	done  Time // latest end of the current attempt's subrequests so far
-	// inflight counts the request's subrequests still at the nodes (of any attempt) and
-	// its pending timer; the slot is reused once the request is finished and inflight is 0.
-	stream   int32
-	pending  int32 // subrequests of the current attempt not yet ended
-	inflight int32
-	attempt  int32
-	next     int32 // next request waiting for the same cache fill (single-flight), or -1
-	shard    int32 // the shard of its first visit
-	fail     uint8
-	kind     uint8
-	counted  bool // issued after warmup
-	live     bool // the current attempt is still awaited by the client
-	finished bool // the outcome is recorded
-	lead     bool // a cache miss whose read fills the cache
-	sampled  bool // its latency goes into the per-key statistics
-	plain    bool // sent by sendPlain: one attempt, no timer (see finishPlain)
-}
-
-// subreq is kept to 24 bytes: a node's queue can hold hundreds of thousands of them, and
-// the time to serve them goes with the memory they take.
-type subreq struct {
-	service Time
-	req     int32 // the request, or -1 for a follower's apply
-	shard   int32
-	parts   int32
-	node    int16 // at most 10,000 nodes
-	attempt uint8 // at most 1 + 10 retries
-	write   bool  // a write: the shard gains a row
-}
-
-type nodeState struct {
-	cores, busy int
-	limit       int
-	q           fifo
-	lastW       int // last window whose max queue is up to date
-}
-
-type timer struct {
-	req     int32
-	attempt int32
-	gen     uint32 // the generation of the request's slot when the timer was set
-}
-
+// engine is the core of a run: the event heap, the streams' arrivals, routing and the
+// nodes' queues, and the mechanisms that are on (doc.go says what a mechanism implements).
+// Its state is grouped by owner: what belongs to one node or one shard (nodeTable,
+// shardTable) stands apart from what is global (the heap, the slots, the window cursor).
 type engine struct {
-	m          *Model
-	res        *Result
-	h          eventHeap
-	streams    []streamState
-	nodes      []nodeState
-	shardNode  []int32 // the node serving each shard now
-	shardQ     []int32 // subrequests of each shard waiting in its node's queue
-	shardW     []int   // last window whose shard max queue is up to date
-	reqs       pool[request]
-	subs       pool[subreq]
-	timers     pool[timer]
-	visits     [][]keyspace.Visit // a kept request's visits, by request slot
-	keys       []uint64           // a request's key identity (cache, sampled), by slot
-	deadlines  []Time             // the client's deadline for a request's attempt, by slot
-	gens       []uint32           // a slot's generation: how often it was reused since a timer
-	samples    []int32            // where a sampled request's key values wait, by slot
-	issues     []Time             // a solo's issue time, by subrequest slot (see sendSolo)
-	arrived    []Time             // when a queued subrequest reached its node, by subrequest slot
-	shardLat   []uint32           // every shard's SubLatency counts, one after another
-	nShards    int                // shard ids the result arrays hold (splits included)
-	nNodes     int
-	nextStream int  // stream with the earliest pending arrival, or -1
-	warmup     Time // m.Warmup, at hand for the per-subrequest count of start
-	now        Time
-	queued     int // subrequests waiting in all queues, and requests a rate limit holds back
-	maxQueued  int
-	stopped    bool
-	// The window of the latest event, cached so the hot path does not divide.
-	wIdx         int
-	wStart, wEnd Time
-	touchW       int // the window touchQueue carries queues into: wIdx, or the last past the end
-	// Mitigations; nil when off.
-	aux       *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
-	cache     *cache
-	limits    *partitionLimits
-	split     *splits
-	trackNode bool         // NodeBusy is recorded as the run goes (replicas, moves)
-	coreLog   []coreChange // cores changed by actions
-	perWindow bool         // windowEnd runs when a window ends
-	// Windows before histOpen have their latency histograms built; histFree holds
-	// counts arrays to reuse.
-	histOpen int
-	histFree [][]int64
-	// detail is the fine-grained range (Model.Detail cut at the run's end) and fineN its
-	// windows; fineN is 0 without one.
-	detail Detail
-	fineN  int
-	// The migration (migrate.go); nil when none.
-	mig *migState
-	reb *rebState // a rebalance (rebalance.go); nil: none
-	// Row locks (lock.go); nil and empty when no stream locks.
-	locks    *lockTable
-	lockw    []lockWait // by subrequest slot
-	lockRows []lockRow  // by request slot
-	// The window sink (sink.go); nil when the Result keeps the shard series. With one, the
-	// shard series hold ringN windows, window w at slot w&wMask; without, wMask is -1 and
-	// window w is at w.
-	sink     WindowSink
-	wMask    int
-	ringN    int
-	closedW  int // the last window handed to the sink
-	sw       ShardWindow
-	shardCap []Time // core time of each shard's node over the closed windows
+	m       *Model
+	res     *Result
+	h       eventHeap
+	streams []streamState
+	// The groups below are embedded values: their fields cost the hot path nothing more
+	// than the engine's own.
+	nodeTable               // the nodes, their queues and cores (nodes.go)
+	shardTable              // where each shard is served, its queue and its latency counts (shards.go)
+	slotTable               // requests, subrequests and timers in flight, and what is kept by slot (slots.go)
+	windowCursor            // the window of the latest event, and the open latency windows (window.go)
+	backlog                 // what waits in all the queues, and its bound
+	nextStream   int        // stream with the earliest pending arrival, or -1
+	warmup       Time       // m.Warmup, at hand for the per-subrequest count of start
+	now          Time       // the time of the event being handled
+	stopped      bool       // the run has stopped (saturated, or Model.Stop)
+	aux          *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
+	detail       fineRange  // the fine-grained range (detail.go)
+	ring         *sinkRing  // the open windows of a window sink (sink.go); nil: none
+	// Mechanisms with a hook on the request path, each nil when off: the core calls them
+	// directly (a nil test is all an off mechanism costs).
+	cache    *cache           // cache.go
+	limits   *partitionLimits // limits.go
+	split    *splits          // split.go
+	mig      *migState        // migrate.go
+	reb      *rebState        // rebalance.go
+	locks    *rowLocks        // lock.go
+	registry                  // the mechanisms that are on, by the events they handle (mechanism.go)
 }
 
-// streamSeed derives a stream's random stream id from its name, so adding or reordering
-// streams does not change the numbers another stream draws.
-func streamSeed(name string, purpose uint64) uint64 {
-	f := fnv.New64a()
-	f.Write([]byte(name))
-	return f.Sum64() ^ (purpose * 0x9e3779b97f4a7c15)
+// backlog counts the subrequests waiting in all queues (and the requests a rate limit or
+// a row lock holds back) against the bound at which a run is saturated.
+type backlog struct {
+	queued, maxQueued int
 }
 
 // auxSeed is the stream id of the engine's own random numbers.
 const auxSeed = 0x5eed_a0c5_11fe_2026
 
 func newEngine(m *Model) *engine {
-	if len(m.Nodes) == 0 || len(m.Nodes) > math.MaxInt16 || m.Window <= 0 || m.Duration <= 0 {
-		panic(fmt.Sprintf("sim: invalid model: %d nodes, window %v, duration %v", len(m.Nodes), m.Window, m.Duration))
-	}
-	nw := m.Windows()
-	nShards := len(m.ShardNode)
-	if m.Splitter != nil {
-		nShards = max(nShards, m.Splitter.Shards())
-	}
-	var mig *migState
-	if m.Migration != nil {
-		if m.Splitter != nil || m.Limits != nil {
-			panic("sim: a migration cannot be combined with shard splits or partition limits")
-		}
-		mig = newMig(m, nShards)
-		nShards += mig.nNew
-	}
-	var reb *rebState
-	if m.Rebalance != nil {
-		if mig != nil || m.Splitter != nil || m.Limits != nil || m.Replicas > 0 {
-			panic("sim: a rebalance cannot be combined with a migration, shard splits, partition limits or replicas")
-		}
-		reb = newReb(m)
-	}
-	e := &engine{m: m, nShards: nShards, nNodes: len(m.Nodes), maxQueued: m.MaxQueued, warmup: m.Warmup, mig: mig, reb: reb, wMask: -1}
-	if mig != nil {
-		mig.e = e
-	}
+	checkModel(m)
+	e := &engine{m: m, warmup: m.Warmup, aux: rand.New(rand.NewPCG(m.Seed, auxSeed))}
+	e.maxQueued = m.MaxQueued
 	if e.maxQueued <= 0 {
 		e.maxQueued = DefaultMaxQueued
 	}
-	r := &Result{
-		Duration:      m.Duration,
-		Warmup:        m.Warmup,
-		Window:        m.Window,
-		Windows:       nw,
-		Elapsed:       m.Duration,
-		Replicas:      m.Replicas,
-		Streams:       make([]StreamResult, len(m.Streams)),
-		Shards:        make([]ShardResult, e.nShards),
-		Nodes:         make([]NodeResult, e.nNodes),
-		ShardBusy:     make([]Time, shardCells(m, nw*e.nShards)),
-		ShardOps:      make([]int64, shardCells(m, nw*e.nShards)),
-		ShardMaxQueue: make([]int32, shardCells(m, nw*e.nShards)),
-		NodeMaxQueue:  make([]int32, nw*e.nNodes),
-		NodeBusy:      make([]Time, nw*e.nNodes),
-		NodeCapacity:  make([]Time, nw*e.nNodes),
+	e.nShards = len(m.ShardNode)
+	if m.Splitter != nil {
+		e.nShards = max(e.nShards, m.Splitter.Shards())
 	}
-	e.res = r
+	e.nNodes = len(m.Nodes)
+	e.newMoves() // a migration's new layout adds shard ids: first
+	e.res = newResult(m, e.nShards)
+	e.wMask = -1
 	if m.Sink != nil {
-		r.ShardBusy, r.ShardOps, r.ShardMaxQueue = nil, nil, nil
+		e.res.ShardBusy, e.res.ShardOps, e.res.ShardMaxQueue = nil, nil, nil
 		e.initSink()
 	}
-	e.nodes = make([]nodeState, e.nNodes)
-	for i, n := range m.Nodes {
-		if n.Cores < 1 {
-			panic(fmt.Sprintf("sim: node %d has %d cores", i, n.Cores))
-		}
-		e.nodes[i] = nodeState{cores: n.Cores, limit: n.QueueLimit}
-		r.Nodes[i].Cores = n.Cores
-		if reb != nil && i >= m.Rebalance.First {
-			// A node that joins later has no cores until then (rebalance.go).
-			e.nodes[i].cores = 0
-			e.coreLog = append(e.coreLog, coreChange{at: 0, node: i, cores: 0})
-		}
+	e.nodeTable = newNodeTable(m, e.res)
+	e.placeShards()
+	e.newMechanisms()
+	e.streams = make([]streamState, len(m.Streams))
+	for i := range m.Streams {
+		e.initStream(i)
 	}
-	e.shardNode = make([]int32, e.nShards)
+	e.scheduleActions()
+	e.initDetail()
+	e.pickArrival()
+	return e
+}
+
+// checkModel panics on a model that breaks the invariants the scenario loader
+// guarantees.
+func checkModel(m *Model) {
+	if len(m.Nodes) == 0 || len(m.Nodes) > math.MaxInt16 || m.Window <= 0 || m.Duration <= 0 {
+		panic(fmt.Sprintf("sim: invalid model: %d nodes, window %v, duration %v", len(m.Nodes), m.Window, m.Duration))
+	}
+	if m.Migration != nil && (m.Splitter != nil || m.Limits != nil) {
+		panic("sim: a migration cannot be combined with shard splits or partition limits")
+	}
+	if m.Rebalance != nil && (m.Migration != nil || m.Splitter != nil || m.Limits != nil || m.Replicas > 0) {
+		panic("sim: a rebalance cannot be combined with a migration, shard splits, partition limits or replicas")
+	}
+	if m.Replicas >= len(m.Nodes) {
+		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, len(m.Nodes)))
+	}
+}
+
+// placeShards puts every shard on its node (a migration's new layout included), and
+// fills the shard table and the shards' results.
+func (e *engine) placeShards() {
+	m, r := e.m, e.res
+	e.shardTable.init(e.nShards)
 	for s := range r.Shards {
 		r.Shards[s].Parent = -1
+		r.Shards[s].SubLatency = e.shardLat[s*shardCounts : (s+1)*shardCounts : (s+1)*shardCounts]
 	}
-	for s, n := range m.ShardNode {
-		if n < 0 || n >= e.nNodes {
-			panic(fmt.Sprintf("sim: shard %d on missing node %d", s, n))
-		}
-		r.Shards[s].Node, r.Shards[s].Home = n, n
-		e.shardNode[s] = int32(n)
-	}
-	if mig != nil {
-		r.Migration = mig.res
-		for s, n := range m.Migration.ShardNode {
-			if n < 0 || n >= e.nNodes {
-				panic(fmt.Sprintf("sim: new layout's shard %d on missing node %d", s, n))
-			}
-			sh := int(mig.off) + s
-			r.Shards[sh].Node, r.Shards[sh].Home = n, n
-			e.shardNode[sh] = int32(n)
-		}
+	e.place(m.ShardNode, 0, "shard %d on missing node %d")
+	if g := e.mig; g != nil {
+		r.Migration = g.res
+		e.place(m.Migration.ShardNode, int(g.off), "new layout's shard %d on missing node %d")
 		if m.Migration.Cutover >= 0 && m.Migration.Cutover < m.Duration {
 			e.h.pushKind(m.Migration.Cutover, 0, evCutover)
 		}
 	}
-	e.shardQ = make([]int32, e.nShards)
-	e.shardW = make([]int, e.nShards)
-	e.shardLat = make([]uint32, e.nShards*shardCounts)
-	for s := range r.Shards {
-		r.Shards[s].SubLatency = e.shardLat[s*shardCounts : (s+1)*shardCounts : (s+1)*shardCounts]
-	}
-	e.aux = rand.New(rand.NewPCG(m.Seed, auxSeed))
-	if m.Replicas >= e.nNodes {
-		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, e.nNodes))
-	}
-	e.trackNode = m.Replicas > 0 || m.Splitter != nil || reb != nil
-	if reb != nil {
-		r.Rebalance = reb.res
+	if rs := e.reb; rs != nil {
+		r.Rebalance = rs.res
 		for s, n := range m.ShardNode {
 			if n >= m.Rebalance.First {
 				panic(fmt.Sprintf("sim: shard %d on node %d, which joins later", s, n))
 			}
 		}
 	}
-	if m.Cache != nil {
-		e.cache = newCache(m.Cache)
-	}
-	if m.Limits != nil {
-		e.limits = newPartitionLimits(m.Limits, len(m.ShardNode), e.nShards)
-	}
-	if m.Splitter != nil {
-		e.split = newSplits(e, m)
-		e.perWindow = true
-	}
-	e.streams = make([]streamState, len(m.Streams))
-	for i := range m.Streams {
-		s := &m.Streams[i]
-		st := &e.streams[i]
-		st.s, st.index = s, i
-		st.arr = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 1)))
-		st.fld = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 2)))
-		st.svc = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 3)))
-		if s.Client.Retries > 0 {
-			st.cli = rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 4)))
-		}
-		if s.Client.Limit != nil {
-			st.limit = newLimiter(s.Client.Limit)
-		}
-		st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || (s.UseCache && m.Cache != nil) || limitAction(m, i, true)
-		st.point, _ = s.Planner.(*keyspace.PointPlanner)
-		st.plain = !st.keep && s.Lock.Mean == 0 && s.Clients == 0 && s.Client.Limit == nil && s.Client.Timeout == 0 && !(s.UseCache && m.Cache != nil) &&
-			!(m.ReadAny && s.Op != Write) && !(m.Replicas > 0 && s.Op == Write) && !limitAction(m, i, false)
-		st.fields = make([]uint64, len(s.Fields))
-		st.visits = make([]keyspace.Visit, 0, e.nShards)
-		if s.Service.Kind == Lognormal {
-			// For a lognormal with mean c and coefficient of variation v:
-			// sigma^2 = ln(1 + v^2), mu = ln(c) - sigma^2/2.
-			s2 := math.Log1p(s.Service.CV * s.Service.CV)
-			st.sigma = math.Sqrt(s2)
-			st.mu = math.Log(float64(s.Cost)) - s2/2
-		}
-		out := &r.Streams[i]
-		out.Name, out.Op, out.RowsModeled = s.Name, s.Op, s.RowsModeled
-		st.latCounts = make([]int64, runLayout.countsN)
-		st.winCounts = make([][]int64, nw)
-		out.Win = make([]WindowLatency, nw)
-		if s.Op == Write {
-			out.ShardRows = make([]int64, e.nShards)
-		}
-		st.out = out
-		st.det = newStreamDetect(m, s)
-		st.needKey = s.UseCache && m.Cache != nil
-		st.at = never
-		if s.Lock.Mean > 0 {
-			if s.Op != Write || st.point == nil {
-				panic(fmt.Sprintf("sim: stream %q has a lock, but only point writes take locks", s.Name))
-			}
-			st.locks = newStreamLocks(m, s)
-			if e.locks == nil {
-				e.locks = newLockTable(m.LockSlots)
-			}
-		}
-		if s.Clients > 0 {
-			// Each client thinks first, so that they do not all start at t = 0.
-			st.closed, st.think, st.after = true, newDelaySampler(s.Think), never
-			for range s.Clients {
-				if t := st.think.draw(st.arr); t < m.Duration {
-					e.h.pushKind(t+m.Network, int32(i), evIssue)
-				}
-			}
-			continue
-		}
-		if t := Time(s.Arrivals.Next(st.arr, 0)); t < m.Duration {
-			e.schedule(st, t)
-			st.after = e.arrivalAfter(st, t)
-		}
-	}
-	for i, a := range m.Actions {
-		if a.At >= m.Duration {
-			continue
-		}
-		at := a.At
-		if a.Kind == SetLimit || a.Kind == SetCache {
-			// A client-side setting changes at the client: the requests it issues from At
-			// on reach the nodes, where the engine handles them, a network delay later.
-			at += m.Network
-		}
-		e.h.pushKind(at, int32(i), evAction)
-	}
-	e.initDetail()
-	e.pickArrival()
-	return e
 }
 
-// limitAction reports whether an action may give stream i a rate limit (a queueing one,
-// with queue).
-func limitAction(m *Model, i int, queue bool) bool {
-	for _, a := range m.Actions {
-		if a.Kind == SetLimit && a.Stream == i && (!queue || (a.Limit != nil && a.Limit.Queue)) {
-			return true
+// place puts shard off+s on node nodes[s] for every s; a missing node panics with msg.
+func (e *engine) place(nodes []int, off int, msg string) {
+	for s, n := range nodes {
+		if n < 0 || n >= e.nNodes {
+			panic(fmt.Sprintf("sim: "+msg, s, n))
 		}
-	}
-	return false
-}
-
-// never is a time after every event.
-const never = Time(math.MaxInt64)
-
-// schedule makes issue time t the stream's pending arrival. Arrivals take a sequence number
-// from the event heap's counter, so the order of all events is (time, sequence) as if they
-// were in the heap.
-func (e *engine) schedule(st *streamState, t Time) {
-	st.next = t
-	st.at = t + e.m.Network
-	e.h.seq++
-	st.seq = e.h.seq
-}
-
-// arrivalAfter draws the issue time of the stream's arrival after the one at t, or never
-// if it falls at or after the end of the run. The engine draws each arrival one ahead
-// (st.after): the draws from st.arr are the same, in the same order, but the time of the
-// pending arrival, which every step compares with the heap, is then known well before it
-// is needed, instead of at the end of a chain of dependent floating-point operations
-// whose latency a mispredicted comparison would wait for.
-func (e *engine) arrivalAfter(st *streamState, t Time) Time {
-	if next := Time(st.s.Arrivals.Next(st.arr, int64(t))); next < e.m.Duration {
-		return next
-	}
-	return never
-}
-
-// pickArrival finds the stream whose pending arrival comes first. Each stream has exactly
-// one pending arrival, so arrivals stay out of the heap: with a handful of streams a scan
-// is cheaper than a push and a pop per request.
-func (e *engine) pickArrival() {
-	e.nextStream = -1
-	if len(e.streams) == 1 {
-		if e.streams[0].at != never {
-			e.nextStream = 0
-		}
-		return
-	}
-	var best *streamState
-	for i := range e.streams {
-		st := &e.streams[i]
-		if st.at == never {
-			continue
-		}
-		if best == nil || st.at < best.at || (st.at == best.at && st.seq < best.seq) {
-			best, e.nextStream = st, i
-		}
+		e.res.Shards[off+s].Node, e.res.Shards[off+s].Home = n, n
+		e.shardNode[off+s] = int32(n)
 	}
 }
 
@@ -508,15 +210,7 @@ func (e *engine) unbusyAfter(stop Time) {
 		if ev.at-sub.service >= e.m.Duration {
 			continue // began after the end of the run: never counted
 		}
-		for t, end := stop, min(ev.at, e.m.Duration); t < end; {
-			w := int(t / e.m.Window)
-			wEnd := min(Time(w+1)*e.m.Window, end)
-			e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sub.shard)] -= wEnd - t
-			if e.trackNode {
-				e.res.NodeBusy[w*e.nNodes+int(sub.node)] -= wEnd - t
-			}
-			t = wEnd
-		}
+		e.spreadBusy(stop, min(ev.at, e.m.Duration), sub.shard, sub.node, -1)
 	}
 }
 
@@ -547,51 +241,13 @@ func (e *engine) step() bool {
 	}
 	e.now = ev.at
 	if ev.kind == evDone {
-		// The common event, kept out of the jump table of rare's switch.
+		// The common event, the core's own: the others go to their mechanism (rare).
 		e.done(ev.at, ev.idx)
 	} else {
 		e.rare(ev)
 	}
 	e.h.release()
 	return true
-}
-
-// rare handles an event other than the end of a subrequest's service.
-func (e *engine) rare(ev event) {
-	switch ev.kind {
-	case evTimer:
-		tm := e.timers.items[ev.idx]
-		e.timers.put(ev.idx)
-		e.timeout(ev.at, tm)
-	case evTimers:
-		e.timersDue(ev.at, ev.idx)
-	case evSend:
-		e.sendEvent(ev.at, ev.idx)
-	case evAction:
-		e.act(ev.at, ev.idx)
-	case evMove:
-		e.split.move(ev.at, int(ev.idx))
-	case evRelease:
-		e.releaseHeld(ev.at, ev.idx)
-	case evLockRelease:
-		e.lockRelease(ev.at, ev.idx)
-	case evLockTimeout:
-		e.lockTimeout(ev.at, ev.idx)
-	case evIssue:
-		e.issueClosed(ev.at, ev.idx)
-	case evBackfill:
-		e.backfillTick(ev.at)
-	case evBackfillWrite:
-		e.backfillWrite(ev.at, ev.idx)
-	case evCutover:
-		e.migCutover(ev.at)
-	case evVerified:
-		e.oldWritesEnd(ev.at)
-	case evOutbox:
-		e.outbox(ev.at)
-	case evRebalance:
-		e.rebalanceTick(ev.at, int(ev.idx))
-	}
 }
 
 // arrive issues stream i's pending request, whose subrequests reach their nodes now
@@ -651,13 +307,19 @@ func (e *engine) arrive(now Time, i int) {
 		e.sendSolo(now, st, issue)
 		return
 	}
+	e.issueSlotted(now, st, issue, counted, sample)
+}
 
+// issueSlotted sends stream st's request, issued at issue and just planned, which takes a
+// request slot: it has several visits or none, detection sampled it, or a mechanism
+// stands in its way (the cache, the client's rate limit, row locks, retries).
+func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sample bool) {
 	ri := e.reqs.take()
 	shard := int32(-1)
 	if len(st.visits) > 0 {
 		shard = st.visits[0].Shard
 	}
-	e.newRequest(ri, issue, now, int32(i), counted, shard)
+	e.newRequest(ri, issue, now, int32(st.index), counted, shard)
 	if st.needKey {
 		e.setKey(ri, keyID(st))
 	}
@@ -677,7 +339,7 @@ func (e *engine) arrive(now Time, i int) {
 	if st.keep {
 		e.keepVisits(ri, st.visits)
 	}
-	if s.UseCache && e.cache != nil && e.cache.on && e.cacheRead(now, ri) {
+	if st.s.UseCache && e.cache != nil && e.cache.on && e.cacheRead(now, ri) {
 		return
 	}
 	if st.limit != nil {
@@ -821,17 +483,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	r.live, r.fail, r.done = true, failNone, now
 	sent := now - e.m.Network // the attempt left the client
 	if r.kind == reqClient {
-		if r.counted {
-			st.out.Attempts++
-		}
-		if r.attempt > 1 {
-			if r.counted {
-				st.out.Retries++
-			}
-			if w := e.window(sent); w >= 0 {
-				st.out.Win[w].Retries++
-			}
-		}
+		e.countAttempt(st, r, sent)
 	}
 	if len(visits) == 0 {
 		r.live = false
@@ -843,15 +495,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 		e.countBackend(st, r.counted, now)
 	}
 	if s.Client.Timeout > 0 && r.kind == reqClient {
-		// The timer does not pin the request's slot: it carries the slot's generation and
-		// the deadline, and does nothing if the request has finished meanwhile.
-		for int(ri) >= len(e.deadlines) {
-			e.deadlines = append(e.deadlines, 0)
-			e.gens = append(e.gens, 0)
-		}
-		deadline := sent + s.Client.Timeout
-		e.deadlines[ri] = deadline
-		e.setTimer(st, timer{req: ri, attempt: r.attempt, gen: e.gens[ri]}, deadline)
+		e.armTimeout(st, ri, sent+s.Client.Timeout)
 	}
 	r.pending = int32(len(visits))
 	r.inflight += int32(len(visits))
@@ -859,9 +503,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	for j, v := range visits {
 		node := e.shardNode[v.Shard]
 		if e.m.ReadAny && s.Op != Write {
-			if k := e.aux.IntN(e.m.Replicas + 1); k > 0 {
-				node = int32((int(node) + k) % e.nNodes)
-			}
+			node = e.anyCopy(node)
 		}
 		si := e.newSub(st, v, ri, node, uint8(attempt))
 		if st.locks != nil {
@@ -870,6 +512,34 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 		}
 		e.reach(now, si)
 	}
+}
+
+// countAttempt counts an attempt of client request r of stream st, which left the client
+// at sent: the attempts, and the retries among them.
+func (e *engine) countAttempt(st *streamState, r *request, sent Time) {
+	if r.counted {
+		st.out.Attempts++
+	}
+	if r.attempt > 1 {
+		if r.counted {
+			st.out.Retries++
+		}
+		if w := e.window(sent); w >= 0 {
+			st.out.Win[w].Retries++
+		}
+	}
+}
+
+// armTimeout sets the client's timer for request ri's current attempt, due at deadline.
+// The timer does not pin the request's slot: it carries the slot's generation and the
+// deadline, and does nothing if the request has finished meanwhile.
+func (e *engine) armTimeout(st *streamState, ri int32, deadline Time) {
+	for int(ri) >= len(e.deadlines) {
+		e.deadlines = append(e.deadlines, 0)
+		e.gens = append(e.gens, 0)
+	}
+	e.deadlines[ri] = deadline
+	e.setTimer(st, timer{req: ri, attempt: e.reqs.items[ri].attempt, gen: e.gens[ri]}, deadline)
 }
 
 // serviceTime draws the CPU time of a subrequest that works on k partitions at a mean
@@ -944,13 +614,7 @@ func sumExp(r *rand.Rand, k int32) float64 {
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
 	if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
-		if now >= e.m.Warmup {
-			e.res.Shards[sub.shard].Throttled++
-		}
-		if sub.req <= soloReq {
-			e.promote(now, si)
-		}
-		e.throttled(now, si)
+		e.limitRefused(now, si)
 		return
 	}
 	ni := int(sub.node)
@@ -960,21 +624,7 @@ func (e *engine) reach(now Time, si int32) {
 		return
 	}
 	if n.limit > 0 && n.q.len() >= n.limit && sub.attempt != backfillMark {
-		if sub.req == followerReq && sub.attempt == outboxMark {
-			e.outboxRefused(now, si) // the copy goes back to the outbox (migrate.go)
-			return
-		}
-		if sub.req != followerReq && now >= e.m.Warmup {
-			e.res.Shards[sub.shard].Rejected++
-		}
-		if sub.req <= soloReq {
-			e.promote(now, si)
-		}
-		ri, attempt := sub.req, int32(sub.attempt)
-		e.subs.put(si)
-		if ri >= 0 {
-			e.subEnd(ri, attempt, now, failRejected)
-		}
+		e.queueRefused(now, si)
 		return
 	}
 	e.touchQueue(now, ni, n)
@@ -997,6 +647,27 @@ func (e *engine) reach(now Time, si int32) {
 	}
 }
 
+// queueRefused handles subrequest si, which reached its node at now and found its queue
+// full: it fails, and its attempt with it (an outbox's copy goes back to the outbox).
+func (e *engine) queueRefused(now Time, si int32) {
+	sub := &e.subs.items[si]
+	if sub.req == followerReq && sub.attempt == outboxMark {
+		e.outboxRefused(now, si) // the copy goes back to the outbox (migrate.go)
+		return
+	}
+	if sub.req != followerReq && now >= e.m.Warmup {
+		e.res.Shards[sub.shard].Rejected++
+	}
+	if sub.req <= soloReq {
+		e.promote(now, si)
+	}
+	ri, attempt := sub.req, int32(sub.attempt)
+	e.subs.put(si)
+	if ri >= 0 {
+		e.subEnd(ri, attempt, now, failRejected)
+	}
+}
+
 // growArrived makes room in e.arrived for subrequest slot si (the pool has grown).
 func (e *engine) growArrived(si int32) {
 	for int(si) >= len(e.arrived) {
@@ -1004,104 +675,11 @@ func (e *engine) growArrived(si int32) {
 	}
 }
 
-// countShardLatency counts lat, the time a subrequest of shard sh spends at its node (its
-// wait and its service, known once it starts), in the shard's histogram, in units of
-// 1,024 ns (a shift, where microseconds would take a division on the hottest path; see
-// ShardResult.SubLatencyQuantile). Kept small enough to inline.
-func (e *engine) countShardLatency(sh int32, lat Time) {
-	e.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), shardMaxMicros))]++
-}
-
 // saturate stops a run whose backlog has passed the bound: the offered load exceeds what
 // the nodes serve.
 func (e *engine) saturate(now Time) {
 	e.res.Saturated, e.res.SaturatedAt, e.res.Backlog = true, now, e.queued
 	e.halt(now)
-}
-
-// touchQueue carries a node's queue length into the windows since the last change, so a
-// window in which the queue did not change still reports the backlog it held. It is called
-// before every change of a queue and does nothing but compare in most calls, so that
-// test is kept small enough to inline and the work is in carryQueue.
-func (e *engine) touchQueue(now Time, ni int, n *nodeState) {
-	if now >= e.wStart && now < e.wEnd && e.touchW <= n.lastW {
-		return // now is in the current window, which the node has seen
-	}
-	e.carryQueue(now, ni, n)
-}
-
-// carryQueue is touchQueue's work.
-func (e *engine) carryQueue(now Time, ni int, n *nodeState) {
-	e.carry(now, e.res.NodeMaxQueue, e.nNodes, -1, ni, &n.lastW, int32(n.q.len()))
-}
-
-// carry raises series[(x&mask)*stride+i], for the windows x after *last up to now's (the
-// last window past the end of the run), to the queue length ql held through them, and makes
-// now's window the last.
-func (e *engine) carry(now Time, series []int32, stride, mask, i int, last *int, ql int32) {
-	w := e.window(now)
-	if w < 0 {
-		w = e.res.Windows - 1
-	}
-	for x := *last + 1; x <= w; x++ {
-		series[(x&mask)*stride+i] = max(series[(x&mask)*stride+i], ql)
-	}
-	*last = max(*last, w)
-}
-
-// setWindow makes the window containing t (t >= 0) the current one. Past the end of the
-// run the current window is -1 and reaches to the end of time.
-func (e *engine) setWindow(t Time) {
-	prev := e.wIdx
-	if t >= e.m.Duration {
-		e.wIdx, e.wStart, e.wEnd = -1, e.m.Duration, Time(math.MaxInt64)
-	} else {
-		e.wIdx = int(t / e.m.Window)
-		e.wStart = Time(e.wIdx) * e.m.Window
-		e.wEnd = min(e.wStart+e.m.Window, e.m.Duration)
-	}
-	e.touchW = e.wIdx
-	if e.wIdx < 0 {
-		e.touchW = e.res.Windows - 1
-	}
-	if e.perWindow && prev >= 0 && (e.wIdx < 0 || e.wIdx > prev) {
-		e.windowEnd(t, prev)
-	}
-	if e.wIdx-histWindowLag > e.histOpen {
-		e.closeWindows(e.wIdx - histWindowLag)
-	}
-	if e.sink != nil {
-		end := e.wIdx
-		if end < 0 {
-			end = e.res.Windows
-		}
-		e.closeShardWindows(end, true)
-	}
-}
-
-// touchShardQueue is touchQueue for one shard's own waiting subrequests.
-func (e *engine) touchShardQueue(now Time, sh int) {
-	if now >= e.wStart && now < e.wEnd && e.touchW <= e.shardW[sh] {
-		return
-	}
-	e.carryShardQueue(now, sh)
-}
-
-// carryShardQueue is touchShardQueue's work.
-func (e *engine) carryShardQueue(now Time, sh int) {
-	e.carry(now, e.res.ShardMaxQueue, e.nShards, e.wMask, sh, &e.shardW[sh], e.shardQ[sh])
-}
-
-// window returns the window index of t, or -1 past the end of the run. Times at or after
-// the current event's are looked up without a division.
-func (e *engine) window(t Time) int {
-	if t >= e.wStart && t < e.wEnd {
-		return e.wIdx
-	}
-	if t >= e.m.Duration || t < 0 {
-		return -1
-	}
-	return int(t / e.m.Window)
 }
 
 // start puts subrequest si, which has waited for wait, on a core of node n at time now.
@@ -1152,17 +730,21 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 		}
 		return
 	}
-	t := now
-	stop := min(end, e.m.Duration)
+	e.spreadBusy(now, min(end, e.m.Duration), sub.shard, sub.node, 1)
+}
+
+// spreadBusy adds sign times the busy interval [t, stop) of a subrequest of shard sh on
+// node to the busy series of the windows it overlaps.
+func (e *engine) spreadBusy(t, stop Time, sh int32, node int16, sign Time) {
 	for t < stop {
 		w := int(t / e.m.Window)
 		wEnd := min(Time(w+1)*e.m.Window, stop)
-		if e.sink != nil && w-e.closedW > e.ringN {
+		if e.ring != nil && w-e.ring.closedW > e.ring.ringN {
 			e.growRing(w)
 		}
-		e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sub.shard)] += wEnd - t
+		e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sh)] += sign * (wEnd - t)
 		if e.trackNode {
-			e.res.NodeBusy[w*e.nNodes+int(sub.node)] += wEnd - t
+			e.res.NodeBusy[w*e.nNodes+int(node)] += sign * (wEnd - t)
 		}
 		t = wEnd
 	}
@@ -1204,32 +786,6 @@ func (e *engine) done(now Time, si int32) {
 		e.replicate(now, &sub)
 	}
 	e.subEnd(sub.req, int32(sub.attempt), now, failNone)
-}
-
-// startQueued starts waiting subrequests on node n's free cores.
-func (e *engine) startQueued(now Time, ni int, n *nodeState) {
-	for n.busy < n.cores && n.q.len() > 0 {
-		e.touchQueue(now, ni, n)
-		next := n.q.pop()
-		e.queued--
-		nsh := int(e.subs.items[next].shard)
-		e.touchShardQueue(now, nsh)
-		e.shardQ[nsh]--
-		e.start(now, next, n, now-e.arrived[next])
-	}
-}
-
-// replicate sends a write the leader has applied to the shard's followers, which apply it
-// at the stream's apply cost; nobody waits for them.
-func (e *engine) replicate(now Time, sub *subreq) {
-	st := &e.streams[e.reqs.items[sub.req].stream]
-	leader := int(e.shardNode[sub.shard])
-	for k := 1; k <= e.m.Replicas; k++ {
-		si := e.subs.take()
-		e.subs.items[si] = subreq{req: followerReq, shard: sub.shard, node: int16((leader + k) % e.nNodes), parts: sub.parts,
-			service: e.serviceTime(st, st.s.ApplyCost, sub.parts)}
-		e.reach(now, si)
-	}
 }
 
 // subEnd records that one subrequest of request ri's attempt ended at now: served, or
@@ -1348,37 +904,7 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 		if e.mig != nil {
 			e.mig.settle(r.issue, t)
 		}
-		out := st.out
-		if w := e.window(t); w >= 0 {
-			win := &out.Win[w]
-			win.Errors++
-			switch fail {
-			case failThrottled:
-				win.Throttled++
-			case failTimeout:
-				win.TimedOut++
-			case failLock:
-				win.LockTimedOut++
-			case failRejected:
-				win.Rejected++
-			case failLimited:
-				win.Limited++
-			}
-		}
-		if r.counted {
-			switch fail {
-			case failRejected:
-				out.Rejected++
-			case failThrottled:
-				out.Throttled++
-			case failTimeout:
-				out.TimedOut++
-			case failLimited:
-				out.Limited++
-			case failLock:
-				out.LockTimedOut++
-			}
-		}
+		countFailure(st.out, e.window(t), r.counted, fail)
 	}
 	if r.sampled {
 		e.unsample(st.det, ri, r)
@@ -1388,38 +914,52 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 	}
 }
 
+// countFailure counts a request of the stream whose result is out that failed for reason
+// fail, reaching its client in window w (-1: past the end), in the window's errors and,
+// if counted (issued after the warmup), the run's.
+func countFailure(out *StreamResult, w int, counted bool, fail uint8) {
+	if w >= 0 {
+		win := &out.Win[w]
+		win.Errors++
+		switch fail {
+		case failThrottled:
+			win.Throttled++
+		case failTimeout:
+			win.TimedOut++
+		case failLock:
+			win.LockTimedOut++
+		case failRejected:
+			win.Rejected++
+		case failLimited:
+			win.Limited++
+		}
+	}
+	if !counted {
+		return
+	}
+	switch fail {
+	case failRejected:
+		out.Rejected++
+	case failThrottled:
+		out.Throttled++
+	case failTimeout:
+		out.TimedOut++
+	case failLimited:
+		out.Limited++
+	case failLock:
+		out.LockTimedOut++
+	}
+}
+
 // micros converts a latency to the histograms' unit, rounding up and clamping to their range.
 func micros(t Time) int64 {
 	us := int64((t + Microsecond - 1) / Microsecond)
 	return min(max(us, 1), histMaxMicros)
 }
 
-// pool is a slice of slots with a free list: slots are reused, so once the pool has grown
-// to the run's largest number in flight, taking one does not allocate.
-type pool[T any] struct {
-	items []T
-	free  []int32
-}
-
-// take returns a free slot's index, growing the pool when none is free.
-func (p *pool[T]) take() int32 {
-	if n := len(p.free); n > 0 {
-		i := p.free[n-1]
-		p.free = p.free[:n-1]
-		return i
-	}
-	var zero T
-	p.items = append(p.items, zero)
-	return int32(len(p.items) - 1)
-}
-
-// put returns slot i to the pool.
-func (p *pool[T]) put(i int32) { p.free = append(p.free, i) }
-
-// wrapUp derives the node totals from the shard series and gathers what the mitigations
-// and detection recorded.
+// wrapUp ends the run's bookkeeping: the queues carried to the end, the mechanisms' own
+// figures, then the totals the core derives from the series.
 func (e *engine) wrapUp() {
-	r := e.res
 	last := e.res.Elapsed - 1 // a stopped run's backlog is not carried past the stop
 	for ni := range e.nodes {
 		e.touchQueue(last, ni, &e.nodes[ni])
@@ -1427,91 +967,10 @@ func (e *engine) wrapUp() {
 	for sh := range e.shardQ {
 		e.touchShardQueue(last, sh)
 	}
-	if e.split != nil {
-		e.split.trim()
+	for _, m := range e.all {
+		m.wrapUp(e)
 	}
-	nS := len(r.Shards)
-	if e.sink != nil {
-		// The shard totals and the node busy series were taken as the windows closed.
-		e.closeShardWindows(r.Windows, false)
-		r.ShardBusy, r.ShardOps, r.ShardMaxQueue = nil, nil, nil
-		r.ShardCapacity, r.Streamed, r.Sink = e.shardCap, true, e.sink
-	} else {
-		for w := 0; w < r.Windows; w++ {
-			for sh := range nS {
-				r.Shards[sh].Ops += r.ShardOps[w*nS+sh]
-				r.Shards[sh].Busy += r.ShardBusy[w*nS+sh]
-			}
-		}
-	}
-	if !e.trackNode && e.sink == nil {
-		for w := 0; w < r.Windows; w++ {
-			for s := 0; s < nS; s++ {
-				r.NodeBusy[w*e.nNodes+r.Shards[s].Node] += r.ShardBusy[w*nS+s]
-			}
-		}
-	}
-	for w := 0; w < r.Windows; w++ {
-		for n := range r.Nodes {
-			r.Nodes[n].Busy += r.NodeBusy[w*e.nNodes+n]
-		}
-	}
-	e.capacity()
-	for n := range r.Nodes {
-		mq := int32(0)
-		for w := 0; w < r.Windows; w++ {
-			mq = max(mq, r.NodeMaxQueue[w*e.nNodes+n])
-		}
-		r.Nodes[n].MaxQueue = int(mq)
-		r.Nodes[n].Cores = e.nodes[n].cores
-	}
-	for i := range e.streams {
-		if d := e.streams[i].det; d != nil {
-			d.report(e.streams[i].out)
-		}
-		if l := e.streams[i].locks; l != nil {
-			l.report(e.streams[i].out)
-		}
-	}
-	e.closeWindows(r.Windows)
-	e.endDetail()
-	for i := range e.streams {
-		st := &e.streams[i]
-		st.out.Latency = runLayout.histogram(st.latCounts)
-		st.latCounts = nil
-	}
-	e.histFree = nil
-	compactSubLatency(r.Shards)
-	e.shardLat = nil
-}
-
-// fifo is a growable ring buffer of subrequest slots. Its length is a power of two, so an
-// index wraps with a mask rather than a division; it grows by doubling and never shrinks,
-// so in steady state it does not allocate.
-type fifo struct {
-	buf        []int32
-	head, size int
-}
-
-func (q *fifo) len() int { return q.size }
-
-func (q *fifo) push(v int32) {
-	if q.size == len(q.buf) {
-		nb := make([]int32, max(16, 2*len(q.buf)))
-		for i := 0; i < q.size; i++ {
-			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
-		}
-		q.buf, q.head = nb, 0
-	}
-	q.buf[(q.head+q.size)&(len(q.buf)-1)] = v
-	q.size++
-}
-
-func (q *fifo) peek() int32 { return q.buf[q.head] }
-
-func (q *fifo) pop() int32 {
-	v := q.buf[q.head]
-	q.head = (q.head + 1) & (len(q.buf) - 1)
-	q.size--
-	return v
+	e.shardTotals()
+	e.nodeTotals()
+	e.streamTotals()
 }

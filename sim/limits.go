@@ -103,6 +103,19 @@ func (p *partitionLimits) admit(now Time, s int, write bool, units float64) bool
 	return true
 }
 
+// limitRefused handles subrequest si, which a partition limit refused as it reached its
+// node at now: counted against its shard, it fails.
+func (e *engine) limitRefused(now Time, si int32) {
+	sub := &e.subs.items[si]
+	if now >= e.m.Warmup {
+		e.res.Shards[sub.shard].Throttled++
+	}
+	if sub.req <= soloReq {
+		e.promote(now, si)
+	}
+	e.throttled(now, si)
+}
+
 // throttled fails subrequest si, which a partition limit refused at now.
 func (e *engine) throttled(now Time, si int32) {
 	sub := e.subs.items[si]

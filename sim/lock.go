@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"math/bits"
 	"math/rand/v2"
 
@@ -9,7 +8,8 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 )
 
-// This file holds row locks (Stream.Lock) and closed-loop clients (Stream.Clients).
+// This file holds row locks (Stream.Lock); closed-loop clients (Stream.Clients) are in
+// closed.go.
 //
 // The lock model. A write subrequest of a locked stream reaches its node and asks for the
 // lock of its partition key (salt included: write sharding spreads one logical counter
@@ -37,19 +37,18 @@ const (
 	lockPassed        // released, and reaching its node's cores: it passed the partition limit before the lock
 )
 
-// lockWait is the lock state of one subrequest slot (engine.lockw, by slot).
+// lockWait is the lock state of one subrequest slot (rowLocks.wait, by slot).
 type lockWait struct {
-	key        uint64 // the hash of the key whose lock it wants or holds
-	at         Time   // when it asked for the lock
-	prev, next int32  // its neighbours in the key's queue of waiters, or -1
-	state      uint8
+	key   uint64 // the hash of the key whose lock it wants or holds
+	at    Time   // when it asked for the lock
+	state uint8
 }
 
 // lockEntry is one held lock and its waiters.
 type lockEntry struct {
-	key        uint64
-	head, tail int32 // waiting subrequests, oldest first; -1: none
-	used       bool
+	key     uint64
+	waiters list // waiting subrequests, oldest first (their links: rowLocks.links)
+	used    bool
 }
 
 // lockTable holds the locks held now, by key hash, in open addressing with linear probing.
@@ -70,13 +69,23 @@ type lockTable struct {
 	n     int
 }
 
+// rowLocks is the row-lock mechanism's state: the locks held now, and beside the
+// engine's slots the lock state of each subrequest (wait, by subrequest slot) and the
+// row each locked write names (rows, by request slot).
+type rowLocks struct {
+	lockTable
+	wait  []lockWait
+	links []link // a waiting subrequest's place among its key's waiters, by slot
+	rows  []lockRow
+}
+
 // minLockSlots is the smallest lock table: 1.5 KB.
 const minLockSlots = 64
 
-func newLockTable(size int) *lockTable {
+func newLockTable(size int) lockTable {
 	size = max(size, minLockSlots)
 	size = 1 << bits.Len(uint(size-1)) // a power of two
-	return &lockTable{slots: make([]lockEntry, size), mask: size - 1}
+	return lockTable{slots: make([]lockEntry, size), mask: size - 1}
 }
 
 // find returns the slot of key, or -1 if its lock is free.
@@ -101,7 +110,7 @@ func (t *lockTable) insert(key uint64) int {
 	for t.slots[i].used {
 		i = (i + 1) & t.mask
 	}
-	t.slots[i] = lockEntry{key: key, head: -1, tail: -1, used: true}
+	t.slots[i] = lockEntry{key: key, waiters: emptyList, used: true}
 	t.n++
 	return i
 }
@@ -145,43 +154,6 @@ func (t *lockTable) remove(i int) {
 	}
 }
 
-// delaySampler draws a Delay.
-type delaySampler struct {
-	kind      ServiceKind
-	mean      float64
-	mu, sigma float64 // lognormal: ln of the median, and the shape
-}
-
-func newDelaySampler(d Delay) delaySampler {
-	ds := delaySampler{kind: d.Kind, mean: float64(d.Mean)}
-	if d.Mean <= 0 {
-		ds.kind = Constant // no delay at all
-	}
-	if d.Kind == Lognormal && d.Mean > 0 {
-		// For a lognormal with mean m and coefficient of variation v:
-		// sigma^2 = ln(1 + v^2), mu = ln(m) - sigma^2/2.
-		s2 := math.Log1p(d.CV * d.CV)
-		ds.sigma = math.Sqrt(s2)
-		ds.mu = math.Log(ds.mean) - s2/2
-	}
-	return ds
-}
-
-func (d *delaySampler) draw(r *rand.Rand) Time {
-	switch d.kind {
-	case Constant:
-		return Time(d.mean)
-	case Lognormal:
-		// A draw far in the tail of a wide lognormal would overflow the clock: capped.
-		return Time(min(math.Exp(d.mu+d.sigma*r.NormFloat64()), maxDelayDraw) + 0.5)
-	}
-	return Time(r.ExpFloat64()*d.mean + 0.5)
-}
-
-// maxDelayDraw caps a draw at about 13 days, far beyond any mean the scenario allows
-// (a lock's is at most an hour, a think time's a day).
-const maxDelayDraw = float64(1 << 50)
-
 // lockRow is the partition key of a locked write, by request slot: its lock's identity,
 // and its parts for the report of the hottest locks.
 type lockRow struct {
@@ -217,17 +189,17 @@ func newStreamLocks(m *Model, s *Stream) *streamLocks {
 // setLockRow records the partition key the request in slot ri writes: the key the
 // stream's point planner planned last.
 func (e *engine) setLockRow(ri int32, st *streamState) {
-	for int(ri) >= len(e.lockRows) {
-		e.lockRows = append(e.lockRows, lockRow{})
+	for int(ri) >= len(e.locks.rows) {
+		e.locks.rows = append(e.locks.rows, lockRow{})
 	}
 	k := st.point.LastKey()
-	e.lockRows[ri] = lockRow{key: *k, hash: k.Hash()}
+	e.locks.rows[ri] = lockRow{key: *k, hash: k.Hash()}
 }
 
 // lockKey is the lock of the k-th subrequest of request ri: its row's, or, for a write to
 // several copies of a row ([keyspace.copies]), a lock of its own for each further copy.
 func (e *engine) lockKey(ri int32, k int) uint64 {
-	h := e.lockRows[ri].hash
+	h := e.locks.rows[ri].hash
 	if k > 0 {
 		h = detect.Hash64(h + uint64(k))
 	}
@@ -243,10 +215,11 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 		e.throttled(now, si)
 		return
 	}
-	for int(si) >= len(e.lockw) {
-		e.lockw = append(e.lockw, lockWait{})
+	for int(si) >= len(e.locks.wait) {
+		e.locks.wait = append(e.locks.wait, lockWait{})
+		e.locks.links = append(e.locks.links, link{})
 	}
-	e.lockw[si] = lockWait{key: key, at: now, prev: -1, next: -1}
+	e.locks.wait[si] = lockWait{key: key, at: now}
 	i := e.locks.find(key)
 	if i < 0 {
 		e.locks.insert(key)
@@ -254,15 +227,9 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 		return
 	}
 	ent := &e.locks.slots[i]
-	w := &e.lockw[si]
+	w := &e.locks.wait[si]
 	w.state = lockWaiting
-	if ent.tail >= 0 {
-		e.lockw[ent.tail].next = si
-		w.prev = ent.tail
-	} else {
-		ent.head = si
-	}
-	ent.tail = si
+	ent.waiters.pushBack(e.locks.links, si)
 	sub := &e.subs.items[si]
 	r := &e.reqs.items[sub.req]
 	st := &e.streams[r.stream]
@@ -271,7 +238,7 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 		l := st.locks
 		slot, fresh := l.hot.Add(key)
 		if fresh {
-			l.hotKeys[slot] = e.lockRows[sub.req].key
+			l.hotKeys[slot] = e.locks.rows[sub.req].key
 		}
 		l.hotShrd[slot] = sub.shard
 	}
@@ -285,7 +252,7 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 
 // lockGrant gives subrequest si its key's lock at now, for a draw of its stream's hold time.
 func (e *engine) lockGrant(now Time, si int32) {
-	w := &e.lockw[si]
+	w := &e.locks.wait[si]
 	w.state = lockHeld
 	r := &e.reqs.items[e.subs.items[si].req]
 	st := &e.streams[r.stream]
@@ -314,18 +281,18 @@ func (e *engine) lockWaited(st *streamState, counted bool, wait Time) {
 // lockRelease handles the end of subrequest si's hold: the lock goes to the key's oldest
 // waiter, or is freed, and si goes on to its node's cores.
 func (e *engine) lockRelease(now Time, si int32) {
-	w := &e.lockw[si]
+	w := &e.locks.wait[si]
 	w.state = lockNone
 	i := e.locks.find(w.key)
 	ent := &e.locks.slots[i]
-	if next := ent.head; next >= 0 {
-		e.unlinkWaiter(ent, next)
+	if next := ent.waiters.head; next >= 0 {
+		ent.waiters.remove(e.locks.links, next)
 		e.queued--
 		e.lockGrant(now, next)
 	} else {
 		e.locks.remove(i)
 	}
-	w = &e.lockw[si]
+	w = &e.locks.wait[si]
 	w.state = lockPassed
 	e.reach(now, si)
 	w.state = lockNone // reach takes no slot, so si's state is still this one
@@ -334,13 +301,13 @@ func (e *engine) lockRelease(now Time, si int32) {
 // lockPassed reports whether subrequest si comes from its row lock, having passed the
 // partition limit before it.
 func (e *engine) lockPassed(si int32) bool {
-	return e.locks != nil && int(si) < len(e.lockw) && e.lockw[si].state == lockPassed
+	return e.locks != nil && int(si) < len(e.locks.wait) && e.locks.wait[si].state == lockPassed
 }
 
 // lockTimeout handles the lock timeout of the waiter in slot si at now: if it is still
 // waiting (the event is not stale), it gives up and its request's attempt fails.
 func (e *engine) lockTimeout(now Time, si int32) {
-	w := &e.lockw[si]
+	w := &e.locks.wait[si]
 	if w.state != lockWaiting {
 		return
 	}
@@ -350,7 +317,7 @@ func (e *engine) lockTimeout(now Time, si int32) {
 	if w.at+st.locks.timeout != now {
 		return // the slot holds a later waiter, whose own event is still to come
 	}
-	e.unlinkWaiter(&e.locks.slots[e.locks.find(w.key)], si)
+	e.locks.slots[e.locks.find(w.key)].waiters.remove(e.locks.links, si)
 	e.queued--
 	w.state = lockNone
 	e.lockWaited(st, r.counted, now-w.at)
@@ -359,22 +326,6 @@ func (e *engine) lockTimeout(now Time, si int32) {
 	}
 	e.subs.put(si)
 	e.subEnd(sub.req, int32(sub.attempt), now, failLock)
-}
-
-// unlinkWaiter takes waiter si out of ent's queue.
-func (e *engine) unlinkWaiter(ent *lockEntry, si int32) {
-	w := &e.lockw[si]
-	if w.prev >= 0 {
-		e.lockw[w.prev].next = w.next
-	} else {
-		ent.head = w.next
-	}
-	if w.next >= 0 {
-		e.lockw[w.next].prev = w.prev
-	} else {
-		ent.tail = w.prev
-	}
-	w.prev, w.next = -1, -1
 }
 
 // report puts the stream's lock statistics into out.
@@ -389,22 +340,22 @@ func (l *streamLocks) report(out *StreamResult) {
 	}
 }
 
-// issueClosed handles the next request of closed-loop stream i, which reaches its nodes
-// now: its client issued it a network delay ago.
-func (e *engine) issueClosed(now Time, i int32) {
-	st := &e.streams[i]
-	st.next = now - e.m.Network
-	e.arrive(now, int(i))
+// handle ends a lock's hold, or a waiter's wait at its lock timeout.
+func (l *rowLocks) handle(e *engine, ev event) {
+	if ev.kind == evLockRelease {
+		e.lockRelease(ev.at, ev.idx)
+	} else {
+		e.lockTimeout(ev.at, ev.idx)
+	}
 }
 
-// think starts the think time of a client of closed-loop stream st, which heard the
-// outcome of its request at t; its next request follows unless the run is over by then.
-func (e *engine) think(st *streamState, t Time) {
-	next := t + st.think.draw(st.arr)
-	if next >= e.m.Duration {
-		return
+func (*rowLocks) windowEnd(*engine, Time, int) {}
+
+// wrapUp puts every locked stream's lock statistics into its result.
+func (*rowLocks) wrapUp(e *engine) {
+	for i := range e.streams {
+		if l := e.streams[i].locks; l != nil {
+			l.report(e.streams[i].out)
+		}
 	}
-	// A cache hit's answer may be timed before the event that produced it; the next
-	// request cannot reach the nodes before now.
-	e.h.pushKind(max(next+e.m.Network, e.now), int32(st.index), evIssue)
 }

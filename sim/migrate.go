@@ -364,16 +364,22 @@ func newMig(m *Model, old int) *migState {
 	ms := &migState{m: g, off: int32(old), nNew: len(g.ShardNode), depth: backfillPerNode * len(m.Nodes)}
 	rate := g.Rate
 	if g.MaxCPU > 0 && g.ReadCost+g.WriteCost > 0 {
-		cores := m.Nodes[0].Cores
-		for _, n := range m.Nodes {
-			cores = min(cores, n.Cores)
-		}
-		rate = min(rate, g.MaxCPU*float64(cores)/(g.ReadCost+g.WriteCost).Seconds())
+		rate = min(rate, g.MaxCPU*float64(minCores(m))/(g.ReadCost+g.WriteCost).Seconds())
 	}
 	if rate > 0 {
 		ms.batch = max(1, int64(math.Round(rate*backfillBatch.Seconds())))
 		ms.period = copyPeriod(ms.batch, rate)
 	}
+	ms.initStreams(m)
+	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, CutoverDue: -1, Settled: -1, Shards: old, Copied: make([]int64, m.Windows()),
+		BackfillBusy: make([]Time, m.Windows()), Rate: rate}
+	return ms
+}
+
+// initStreams makes the streams as the engine sees them during the dual writes and
+// after the cutover: copies of m's streams whose planners are the migration's.
+func (ms *migState) initStreams(m *Model) {
+	g := m.Migration
 	n := len(m.Streams)
 	ms.dual, ms.after = make([]Stream, n), make([]Stream, n)
 	ms.dualP, ms.afterP = make([]migPlanner, n), make([]migPlanner, n)
@@ -394,9 +400,16 @@ func newMig(m *Model, old int) *migState {
 		ms.dual[i], ms.after[i] = m.Streams[i], m.Streams[i]
 		ms.dual[i].Planner, ms.after[i].Planner = &ms.dualP[i], &ms.afterP[i]
 	}
-	ms.res = &MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, CutoverDue: -1, Settled: -1, Shards: old, Copied: make([]int64, m.Windows()),
-		BackfillBusy: make([]Time, m.Windows()), Rate: rate}
-	return ms
+}
+
+// minCores is the fewest cores of any of m's nodes at the start, which bounds a copy's
+// rate under a CPU cap (Migration.MaxCPU, Rebalance.MaxCPU).
+func minCores(m *Model) int {
+	cores := m.Nodes[0].Cores
+	for _, n := range m.Nodes {
+		cores = min(cores, n.Cores)
+	}
+	return cores
 }
 
 // migStart starts the migration at now: dual writes and the backfill.
@@ -564,8 +577,7 @@ func (e *engine) backfillDone(now Time) {
 	g := e.mig
 	g.res.BackfillDone = now
 	if now < e.m.Duration {
-		e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
-			Text: "backfill done: " + groupInt(g.res.RowsCopied) + " rows copied to " + g.m.Name})
+		e.note(now, "backfill done: "+groupInt(g.res.RowsCopied)+" rows copied to "+g.m.Name)
 	}
 	if g.m.Cutover == CutoverBackfill {
 		e.migCutover(now)
@@ -581,40 +593,58 @@ func (e *engine) migCutover(now Time) {
 	if g.res.CutoverDue < 0 {
 		g.res.CutoverDue = now
 	}
-	if g.m.Outbox > 0 && g.phase == migDual {
-		// Reads cannot move before the new layout has every write: from now the dual
-		// writes are synchronous (during a verification period too), and the copies in
-		// the outbox are applied first (outboxApplied calls again).
-		for i := range g.dualP {
-			g.dualP[i].ms = nil
-		}
-	}
-	if g.m.Outbox > 0 && g.phase == migDual && (g.obLen > 0 || g.obFlight > 0) {
-		if !g.draining {
-			g.draining = true
-			e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
-				Text: "cutover due: waiting for the outbox's " + groupInt(int64(g.obLen+g.obFlight)) + " copies to reach " + g.m.Name + "; writes go to both layouts synchronously"})
-		}
+	if g.m.Outbox > 0 && g.phase == migDual && e.awaitOutbox(now) {
 		return
 	}
 	g.draining = false
 	g.res.Cutover = now
 	if g.m.Verify > 0 && g.phase == migDual {
-		// Reads move now; writes keep both layouts until the verification ends.
-		g.phase = migVerify
-		for i := range e.streams {
-			if st := &e.streams[i]; st.s.Op != Write {
-				e.stopParts(now, st)
-				st.s, st.point = &g.after[i], nil
-			}
-		}
-		e.h.pushKind(now+g.m.Verify, 0, evVerified)
-		e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
-			Text: "cutover: reads go to " + g.m.Name + "; writes go to both layouts for " + g.m.Verify.String() + " of verification"})
+		e.verify(now)
 		return
 	}
-	e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1, Text: "cutover: reads and writes go to " + g.m.Name})
+	e.note(now, "cutover: reads and writes go to "+g.m.Name)
 	e.oldWritesEnd(now)
+}
+
+// awaitOutbox makes the dual writes synchronous from now, and reports whether the
+// cutover, due now, waits for the outbox to drain. Reads cannot move before the new
+// layout has every write: the copies in the outbox are applied first (outboxApplied
+// calls migCutover again), and writes go to both layouts synchronously meanwhile
+// (during a verification period too).
+func (e *engine) awaitOutbox(now Time) bool {
+	g := e.mig
+	for i := range g.dualP {
+		g.dualP[i].ms = nil
+	}
+	if g.obLen == 0 && g.obFlight == 0 {
+		return false
+	}
+	if !g.draining {
+		g.draining = true
+		e.note(now, "cutover due: waiting for the outbox's "+groupInt(int64(g.obLen+g.obFlight))+" copies to reach "+g.m.Name+"; writes go to both layouts synchronously")
+	}
+	return true
+}
+
+// verify moves reads to the new layout at now, the cutover; writes keep both layouts
+// until the verification period ends.
+func (e *engine) verify(now Time) {
+	g := e.mig
+	g.phase = migVerify
+	for i := range e.streams {
+		if st := &e.streams[i]; st.s.Op != Write {
+			e.replan(now, st, &g.after[i])
+		}
+	}
+	e.h.pushKind(now+g.m.Verify, 0, evVerified)
+	e.note(now, "cutover: reads go to "+g.m.Name+"; writes go to both layouts for "+g.m.Verify.String()+" of verification")
+}
+
+// replan points stream st at s, a copy of its Stream whose planner is a migration's, from
+// now on: the request path plans through s with its usual interface call.
+func (e *engine) replan(now Time, st *streamState, s *Stream) {
+	e.stopParts(now, st)
+	st.s, st.point = s, nil
 }
 
 // oldWritesEnd stops the writes to the old layout at now: every request plans the new
@@ -625,14 +655,12 @@ func (e *engine) oldWritesEnd(now Time) {
 		return
 	}
 	if g.phase == migVerify {
-		e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1, Text: "verification done: writes stop going to the old layout"})
+		e.note(now, "verification done: writes stop going to the old layout")
 	}
 	g.phase = migAfter
 	g.res.OldWritesEnd = now
 	for i := range e.streams {
-		st := &e.streams[i]
-		e.stopParts(now, st)
-		st.s, st.point = &g.after[i], nil
+		e.replan(now, &e.streams[i], &g.after[i])
 	}
 }
 
@@ -646,3 +674,23 @@ func groupInt(n int64) string {
 }
 
 var _ Planner = (*migPlanner)(nil)
+
+// handle issues a backfill batch or its write, cuts over, ends the verification, or
+// applies the outbox's due copies.
+func (g *migState) handle(e *engine, ev event) {
+	switch ev.kind {
+	case evBackfill:
+		e.backfillTick(ev.at)
+	case evBackfillWrite:
+		e.backfillWrite(ev.at, ev.idx)
+	case evCutover:
+		e.migCutover(ev.at)
+	case evVerified:
+		e.oldWritesEnd(ev.at)
+	case evOutbox:
+		e.outbox(ev.at)
+	}
+}
+
+func (*migState) windowEnd(*engine, Time, int) {}
+func (*migState) wrapUp(*engine)               {}

@@ -102,11 +102,7 @@ func newReb(m *Model) *rebState {
 	}
 	rate := g.Rate
 	if c := max(g.ReadCost, g.WriteCost); g.MaxCPU > 0 && c > 0 {
-		cores := m.Nodes[0].Cores
-		for _, n := range m.Nodes {
-			cores = min(cores, n.Cores)
-		}
-		rate = min(rate, g.MaxCPU*float64(cores)/c.Seconds())
+		rate = min(rate, g.MaxCPU*float64(minCores(m))/c.Seconds())
 	}
 	rs := &rebState{m: g, res: &RebalanceResult{Start: -1, Done: -1, Rate: rate, Copied: make([]int64, m.Windows())},
 		slots: make([]moveSlot, max(1, g.Parallel))}
@@ -142,25 +138,7 @@ func (e *engine) addNodes(now Time) {
 // plan fills res.Moves from the load each shard had so far (see Rebalance).
 func (rs *rebState) plan(e *engine, now Time) {
 	nS := len(e.m.ShardNode)
-	busy := make([]float64, nS)
-	last := min(e.window(now), e.res.Windows-1)
-	if last < 0 {
-		last = e.res.Windows - 1
-	}
-	first := 0
-	if e.sink != nil {
-		// The closed windows were handed to the sink, which added them to the totals; the
-		// ring holds the open ones.
-		for s := range nS {
-			busy[s] = float64(e.res.Shards[s].Busy)
-		}
-		first = e.closedW + 1
-	}
-	for w := first; w <= last; w++ {
-		for s := range nS {
-			busy[s] += float64(e.res.ShardBusy[(w&e.wMask)*e.nShards+s])
-		}
-	}
+	busy := shardBusySoFar(e, now, nS)
 	node := make([]int, nS)
 	count := make([]int, e.nNodes)
 	load := make([]float64, e.nNodes)
@@ -185,12 +163,7 @@ func (rs *rebState) plan(e *engine, now Time) {
 		if src < 0 {
 			return
 		}
-		sh := -1
-		for s := range nS {
-			if node[s] == src && (sh < 0 || busy[s] > busy[sh]) {
-				sh = s
-			}
-		}
+		sh := busiestOn(node, busy, src)
 		node[sh] = dest
 		count[src]--
 		count[dest]++
@@ -198,6 +171,43 @@ func (rs *rebState) plan(e *engine, now Time) {
 		load[dest] += busy[sh]
 		rs.res.Moves = append(rs.res.Moves, ShardCopy{Shard: sh, From: src, To: dest, Start: -1, Done: -1})
 	}
+}
+
+// shardBusySoFar returns the CPU time each of the first nS shards had up to now's window
+// (included).
+func shardBusySoFar(e *engine, now Time, nS int) []float64 {
+	busy := make([]float64, nS)
+	last := min(e.window(now), e.res.Windows-1)
+	if last < 0 {
+		last = e.res.Windows - 1
+	}
+	first := 0
+	if e.ring != nil {
+		// The closed windows were handed to the sink, which added them to the totals; the
+		// ring holds the open ones.
+		for s := range nS {
+			busy[s] = float64(e.res.Shards[s].Busy)
+		}
+		first = e.ring.closedW + 1
+	}
+	for w := first; w <= last; w++ {
+		for s := range nS {
+			busy[s] += float64(e.res.ShardBusy[(w&e.wMask)*e.nShards+s])
+		}
+	}
+	return busy
+}
+
+// busiestOn returns the busiest shard that node[] places on node n (the lowest id on a
+// tie).
+func busiestOn(node []int, busy []float64, n int) int {
+	sh := -1
+	for s := range node {
+		if node[s] == n && (sh < 0 || busy[s] > busy[sh]) {
+			sh = s
+		}
+	}
+	return sh
 }
 
 // nextMove starts the next planned move in slot k at now, if any is left.
@@ -231,8 +241,7 @@ func (e *engine) rebalanceDone(now Time) {
 		return
 	}
 	rs.res.Done = now
-	e.res.Events = append(e.res.Events, Event{At: now, Kind: EventAction, Shard: -1,
-		Text: "rebalance done: " + strconv.Itoa(len(rs.res.Moves)) + " shard moves, " + groupInt(rs.res.RowsCopied) + " rows copied"})
+	e.note(now, "rebalance done: "+strconv.Itoa(len(rs.res.Moves))+" shard moves, "+groupInt(rs.res.RowsCopied)+" rows copied")
 }
 
 // moveTarget is the rows slot k's move has to copy by now: its history share, and every
@@ -327,13 +336,15 @@ func (e *engine) moveDone(now Time, k int) {
 		return
 	}
 	mv.Done, mv.Rows = now, sl.copied
-	e.shardNode[mv.Shard] = int32(mv.To)
-	sh := &e.res.Shards[mv.Shard]
-	sh.Node = mv.To
-	sh.Moves = append(sh.Moves, ShardMove{At: now, Node: mv.To})
-	e.res.Events = append(e.res.Events, Event{At: now, Kind: EventMove, Shard: mv.Shard, Node: mv.To})
+	e.moveShard(now, mv.Shard, mv.To)
 	if rs.done++; rs.done == len(rs.res.Moves) {
 		e.rebalanceDone(now)
 	}
 	e.nextMove(now, k)
 }
+
+// handle issues a move's next batch.
+func (rs *rebState) handle(e *engine, ev event) { e.rebalanceTick(ev.at, int(ev.idx)) }
+
+func (*rebState) windowEnd(*engine, Time, int) {}
+func (*rebState) wrapUp(*engine)               {}

@@ -440,3 +440,25 @@ func (r *Result) NodeLoad(n int) float64 {
 	}
 	return float64(r.Nodes[n].Busy) / float64(c)
 }
+
+// newResult returns the Result a run of m fills, its series sized for nShards shard ids.
+func newResult(m *Model, nShards int) *Result {
+	nw, nNodes := m.Windows(), len(m.Nodes)
+	return &Result{
+		Duration:      m.Duration,
+		Warmup:        m.Warmup,
+		Window:        m.Window,
+		Windows:       nw,
+		Elapsed:       m.Duration,
+		Replicas:      m.Replicas,
+		Streams:       make([]StreamResult, len(m.Streams)),
+		Shards:        make([]ShardResult, nShards),
+		Nodes:         make([]NodeResult, nNodes),
+		ShardBusy:     make([]Time, shardCells(m, nw*nShards)),
+		ShardOps:      make([]int64, shardCells(m, nw*nShards)),
+		ShardMaxQueue: make([]int32, shardCells(m, nw*nShards)),
+		NodeMaxQueue:  make([]int32, nw*nNodes),
+		NodeBusy:      make([]Time, nw*nNodes),
+		NodeCapacity:  make([]Time, nw*nNodes),
+	}
+}

@@ -47,18 +47,7 @@ func TestTimeoutCountsTheWayBack(t *testing.T) {
 // answer is back at 700 ms: the one issued at 100 ms takes 600 ms (before the fix, the
 // lift took effect one network delay early: 500 ms). The action is recorded at 500 ms.
 func TestClientActionAtClientTime(t *testing.T) {
-	m := &Model{
-		Seed: 1, Duration: 2 * Second, Window: Second, Network: 100 * Millisecond,
-		Nodes: []Node{{Cores: 8}}, ShardNode: []int{0},
-		Streams: []Stream{{
-			Name: "w", Op: Write, Cost: Nanosecond, Service: Service{Kind: Constant},
-			Arrivals: workload.NewUniformArrivals(constRate(10)),
-			Fields:   []workload.Generator{workload.NewUniform(1000)},
-			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
-			Client:   Client{Limit: &Limit{Rate: 0.5, Burst: 1, Queue: true}},
-		}},
-		Actions: []Action{{At: 500 * Millisecond, Kind: SetLimit, Stream: 0, Limit: nil, Text: "lift"}},
-	}
+	m := limitedModel(2*Second, 100*Millisecond, 0.5, []Action{{At: 500 * Millisecond, Kind: SetLimit, Stream: 0, Limit: nil, Text: "lift"}})
 	r := Run(m)
 	conserve(t, r)
 	if got, want := r.Streams[0].LatencyMax, 600*Millisecond+2*Nanosecond; got < 600*Millisecond || got > want {
@@ -173,18 +162,7 @@ func TestOneReleaseChain(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		acts = append(acts, Action{At: Time(i) * 300 * Millisecond, Kind: SetLimit, Stream: 0, Limit: &Limit{Rate: 2, Burst: 1, Queue: true}})
 	}
-	m := &Model{
-		Seed: 1, Duration: 10 * Second, Window: Second,
-		Nodes: []Node{{Cores: 8}}, ShardNode: []int{0},
-		Streams: []Stream{{
-			Name: "w", Op: Write, Cost: Nanosecond, Service: Service{Kind: Constant},
-			Arrivals: workload.NewUniformArrivals(constRate(10)),
-			Fields:   []workload.Generator{workload.NewUniform(1000)},
-			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
-			Client:   Client{Limit: &Limit{Rate: 2, Burst: 1, Queue: true}},
-		}},
-		Actions: acts,
-	}
+	m := limitedModel(10*Second, 0, 2, acts)
 	e := newEngine(m)
 	releases := 0
 	for {
@@ -202,5 +180,23 @@ func TestOneReleaseChain(t *testing.T) {
 	// lived as long as the queue did: 589 events for 100 writes. Today 109.
 	if off := e.res.Streams[0].Offered; releases > int(off)+3*len(acts) {
 		t.Errorf("%d release events for %d writes and %d limit changes", releases, off, len(acts))
+	}
+}
+
+// limitedModel is the model of the client-limit tests: for dur, one stream of point
+// writes at 10/s (constant cost 1 ns) on one 8-core node, with network each way, behind
+// a queueing client limit of rate requests/s and a burst of 1, and the actions acts.
+func limitedModel(dur, network Time, rate float64, acts []Action) *Model {
+	return &Model{
+		Seed: 1, Duration: dur, Window: Second, Network: network,
+		Nodes: []Node{{Cores: 8}}, ShardNode: []int{0},
+		Streams: []Stream{{
+			Name: "w", Op: Write, Cost: Nanosecond, Service: Service{Kind: Constant},
+			Arrivals: workload.NewUniformArrivals(constRate(10)),
+			Fields:   []workload.Generator{workload.NewUniform(1000)},
+			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
+			Client:   Client{Limit: &Limit{Rate: rate, Burst: 1, Queue: true}},
+		}},
+		Actions: acts,
 	}
 }

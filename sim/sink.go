@@ -37,6 +37,17 @@ func (s *ShardWindow) Utilization(sh int) float64 {
 	return float64(s.Busy[sh]) / float64(c)
 }
 
+// sinkRing is the engine's side of a window sink: the ring of open windows that replaces
+// the shard series (their rows are the Result's ShardBusy, ShardOps and ShardMaxQueue,
+// window w at row w&wMask), the last window handed over, and the buffers handed with it.
+type sinkRing struct {
+	sink     WindowSink
+	ringN    int
+	closedW  int // the last window handed to the sink
+	sw       ShardWindow
+	shardCap []Time // core time of each shard's node over the closed windows
+}
+
 // ringStart is the number of windows the engine first holds for a sink: the current one
 // and those a long service reaches into; it doubles when a service reaches further.
 const ringStart = 4
@@ -46,15 +57,13 @@ func (e *engine) initSink() {
 	if e.m.Splitter != nil {
 		panic("sim: a window sink cannot be combined with shard splits")
 	}
-	e.sink = e.m.Sink
-	e.closedW = -1
+	e.ring = &sinkRing{sink: e.m.Sink, closedW: -1, sw: ShardWindow{Node: make([]int32, e.nShards), Capacity: make([]Time, e.nNodes), Replicas: e.m.Replicas},
+		shardCap: make([]Time, e.nShards)}
 	e.allocRing(ringStart)
-	e.sw = ShardWindow{Node: make([]int32, e.nShards), Capacity: make([]Time, e.nNodes), Replicas: e.m.Replicas}
-	e.shardCap = make([]Time, e.nShards)
 }
 
 func (e *engine) allocRing(n int) {
-	e.ringN, e.wMask = n, n-1
+	e.ring.ringN, e.wMask = n, n-1
 	r := e.res
 	r.ShardBusy = make([]Time, n*e.nShards)
 	r.ShardOps = make([]int64, n*e.nShards)
@@ -66,13 +75,13 @@ func (e *engine) allocRing(n int) {
 func (e *engine) growRing(w int) {
 	r := e.res
 	busy, ops, mq, oldMask := r.ShardBusy, r.ShardOps, r.ShardMaxQueue, e.wMask
-	n := e.ringN
-	for w-(e.closedW+1) >= n {
+	n := e.ring.ringN
+	for w-(e.ring.closedW+1) >= n {
 		n *= 2
 	}
 	e.allocRing(n)
 	nS := e.nShards
-	for x := e.closedW + 1; x <= e.closedW+len(busy)/max(nS, 1); x++ {
+	for x := e.ring.closedW + 1; x <= e.ring.closedW+len(busy)/max(nS, 1); x++ {
 		from, to := (x&oldMask)*nS, (x&e.wMask)*nS
 		copy(r.ShardBusy[to:to+nS], busy[from:from+nS])
 		copy(r.ShardOps[to:to+nS], ops[from:from+nS])
@@ -86,7 +95,7 @@ func (e *engine) growRing(w int) {
 func (e *engine) closeShardWindows(end int, carry bool) {
 	r := e.res
 	nS := e.nShards
-	for x := e.closedW + 1; x < end; x++ {
+	for x := e.ring.closedW + 1; x < end; x++ {
 		if carry {
 			t := Time(x) * e.m.Window
 			for sh := range nS {
@@ -95,27 +104,27 @@ func (e *engine) closeShardWindows(end int, carry bool) {
 				}
 			}
 		}
-		e.windowCapacity(x, e.sw.Capacity)
-		e.sw.Span = r.WindowSpan(x)
+		e.windowCapacity(x, e.ring.sw.Capacity)
+		e.ring.sw.Span = r.WindowSpan(x)
 		slot := (x & e.wMask) * nS
-		sw := &e.sw
+		sw := &e.ring.sw
 		sw.Busy, sw.Ops, sw.MaxQueue = r.ShardBusy[slot:slot+nS], r.ShardOps[slot:slot+nS], r.ShardMaxQueue[slot:slot+nS]
 		for sh := range nS {
 			node := r.ShardNodeAt(sh, x)
 			sw.Node[sh] = int32(node)
 			r.Shards[sh].Ops += sw.Ops[sh]
 			r.Shards[sh].Busy += sw.Busy[sh]
-			e.shardCap[sh] += sw.Capacity[node]
+			e.ring.shardCap[sh] += sw.Capacity[node]
 			if !e.trackNode {
 				r.NodeBusy[x*e.nNodes+r.Shards[sh].Node] += sw.Busy[sh]
 			}
 		}
 		sw.NodeBusy = r.NodeBusy[x*e.nNodes : (x+1)*e.nNodes]
-		e.sink.ShardWindow(x, sw)
+		e.ring.sink.ShardWindow(x, sw)
 		clear(sw.Busy)
 		clear(sw.Ops)
 		clear(sw.MaxQueue)
-		e.closedW = x
+		e.ring.closedW = x
 	}
 }
 

@@ -50,11 +50,10 @@ func (s *splits) observe(st *streamState) {
 
 // windowEnd checks every shard at the end of window w (the first event after it is at t):
 // a shard over the load or row threshold, or throttled in two windows running, splits.
-func (e *engine) windowEnd(t Time, w int) {
+func (s *splits) windowEnd(e *engine, t Time, w int) {
 	if t >= e.m.Duration {
 		return // the run is over: its last window changes nothing any more
 	}
-	s := e.split
 	live := s.sp.Live()
 	span := e.res.WindowSpan(w)
 	for sh := 0; sh < live; sh++ {
@@ -128,11 +127,7 @@ func (s *splits) move(now Time, sh int) {
 	if int32(best) == e.shardNode[sh] {
 		return
 	}
-	e.shardNode[sh] = int32(best)
-	r := e.res
-	r.Shards[sh].Node = best
-	r.Shards[sh].Moves = append(r.Shards[sh].Moves, ShardMove{At: now, Node: best})
-	r.Events = append(r.Events, Event{At: now, Kind: EventMove, Shard: sh, Node: best})
+	e.moveShard(now, sh, best)
 }
 
 // trim cuts the per-shard results to the shards that exist at the end of the run.
@@ -154,3 +149,9 @@ func (s *splits) trim() {
 	r.ShardBusy, r.ShardOps, r.ShardMaxQueue = busy, ops, mq
 	r.Shards = slices.Clip(r.Shards[:live])
 }
+
+// handle moves a new shard to its own node.
+func (s *splits) handle(_ *engine, ev event) { s.move(ev.at, int(ev.idx)) }
+
+// wrapUp cuts the shard results to the shards that exist at the end.
+func (s *splits) wrapUp(*engine) { s.trim() }

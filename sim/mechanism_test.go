@@ -1,0 +1,38 @@
+package sim
+
+import "testing"
+
+// TestRegistry checks the registry's bookkeeping: each kind goes to the mechanism that
+// registered it, every mechanism is wrapped up in the order it registered, only those
+// registered with perWindow see window ends, and a kind taken twice (or evDone, the
+// core's) panics.
+func TestRegistry(t *testing.T) {
+	var g registry
+	locks, split := &rowLocks{}, &splits{}
+	g.register(locks, false, evLockRelease, evLockTimeout)
+	g.register(split, true, evMove)
+	if g.on[evLockRelease] != locks || g.on[evLockTimeout] != locks || g.on[evMove] != split {
+		t.Errorf("on = %v, want the locks for their two kinds and the splits for evMove", g.on)
+	}
+	for k := range evKinds {
+		if k != evLockRelease && k != evLockTimeout && k != evMove && g.on[k] != nil {
+			t.Errorf("kind %d has mechanism %v, registered by none", k, g.on[k])
+		}
+	}
+	if len(g.all) != 2 || g.all[0] != locks || g.all[1] != split {
+		t.Errorf("all = %v, want the locks then the splits", g.all)
+	}
+	if len(g.windowed) != 1 || g.windowed[0] != split {
+		t.Errorf("windowed = %v, want the splits alone", g.windowed)
+	}
+	for _, kind := range []evKind{evMove, evDone} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("registering kind %d (taken, or the core's) did not panic", kind)
+				}
+			}()
+			g.register(closedLoop{}, false, kind)
+		}()
+	}
+}

@@ -1,0 +1,71 @@
+package sim
+
+// shardTable is the shards' state, indexed by shard id (splits and a migration's new
+// layout included): the node serving each, its waiting subrequests and its latency
+// counts. The shard series of the Result are laid out by window: window w at row
+// w&wMask (a sink's ring of open windows) or w (wMask -1, every window kept).
+type shardTable struct {
+	nShards   int      // shard ids the result arrays hold (splits included)
+	shardNode []int32  // the node serving each shard now
+	shardQ    []int32  // subrequests of each shard waiting in its node's queue
+	shardW    []int    // last window whose shard max queue is up to date
+	shardLat  []uint32 // every shard's SubLatency counts, one after another
+	wMask     int
+}
+
+// init sizes the table for n shards, none of them placed yet. wMask is set by the
+// engine (-1, or a sink's ring).
+func (t *shardTable) init(n int) {
+	t.nShards = n
+	t.shardNode = make([]int32, n)
+	t.shardQ = make([]int32, n)
+	t.shardW = make([]int, n)
+	t.shardLat = make([]uint32, n*shardCounts)
+}
+
+// countShardLatency counts lat, the time a subrequest of shard sh spends at its node (its
+// wait and its service, known once it starts), in the shard's histogram, in units of
+// 1,024 ns (a shift, where microseconds would take a division on the hottest path; see
+// ShardResult.SubLatencyQuantile). Kept small enough to inline.
+func (e *engine) countShardLatency(sh int32, lat Time) {
+	e.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), shardMaxMicros))]++
+}
+
+// touchShardQueue is touchQueue for one shard's own waiting subrequests.
+func (e *engine) touchShardQueue(now Time, sh int) {
+	if now >= e.wStart && now < e.wEnd && e.touchW <= e.shardW[sh] {
+		return
+	}
+	e.carry(now, e.res.ShardMaxQueue, e.nShards, e.wMask, sh, &e.shardW[sh], e.shardQ[sh])
+}
+
+// shardTotals sums the shard series into each shard's totals, or, with a sink, hands it
+// the last windows (the sink's totals were taken as the windows closed); and compacts the
+// shards' latency counts.
+func (e *engine) shardTotals() {
+	r := e.res
+	if e.ring != nil {
+		e.closeShardWindows(r.Windows, false)
+		r.ShardBusy, r.ShardOps, r.ShardMaxQueue = nil, nil, nil
+		r.ShardCapacity, r.Streamed, r.Sink = e.ring.shardCap, true, e.ring.sink
+	} else {
+		nS := len(r.Shards)
+		for w := 0; w < r.Windows; w++ {
+			for sh := range nS {
+				r.Shards[sh].Ops += r.ShardOps[w*nS+sh]
+				r.Shards[sh].Busy += r.ShardBusy[w*nS+sh]
+			}
+		}
+	}
+	compactSubLatency(r.Shards)
+	e.shardLat = nil
+}
+
+// moveShard makes node serve shard sh from now on, and records the move.
+func (e *engine) moveShard(now Time, sh, node int) {
+	e.shardNode[sh] = int32(node)
+	r := e.res
+	r.Shards[sh].Node = node
+	r.Shards[sh].Moves = append(r.Shards[sh].Moves, ShardMove{At: now, Node: node})
+	r.Events = append(r.Events, Event{At: now, Kind: EventMove, Shard: sh, Node: node})
+}

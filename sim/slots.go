@@ -1,0 +1,117 @@
+package sim
+
+import "github.com/shardsim/shardsim/keyspace"
+
+// slotTable holds the engine's objects in flight, in pools of reusable slots (requests,
+// subrequests, heap timers), and the arrays kept beside a pool by slot, for the few
+// objects that need them: they are sized to the pool as it grows, so that the slot types
+// stay small and steady state allocates nothing.
+type slotTable struct {
+	reqs   pool[request]
+	subs   pool[subreq]
+	timers pool[timer]
+	// By request slot.
+	visits    [][]keyspace.Visit // a kept request's visits
+	keys      []uint64           // a request's key identity (cache, sampled)
+	deadlines []Time             // the client's deadline for a request's attempt
+	gens      []uint32           // a slot's generation: how often it was reused since a timer
+	samples   []int32            // where a sampled request's key values wait (observe.go)
+	// By subrequest slot.
+	issues  []Time // a solo's issue time (see sendSolo)
+	arrived []Time // when a queued subrequest reached its node
+}
+
+// request is kept to 48 bytes, for the same reason as subreq; the fields few requests
+// need (a key identity, a sample) live beside the pool, in slotTable.keys and
+// slotTable.samples.
+type request struct {
+	issue Time // the client issued the request (its first attempt) at issue
+	done  Time // latest end of the current attempt's subrequests so far
+	// inflight counts the request's subrequests still at the nodes (of any attempt) and
+	// its pending timer; the slot is reused once the request is finished and inflight is 0.
+	stream   int32
+	pending  int32 // subrequests of the current attempt not yet ended
+	inflight int32
+	attempt  int32
+	next     int32 // next request waiting for the same cache fill (single-flight), or -1
+	shard    int32 // the shard of its first visit
+	fail     uint8
+	kind     uint8
+	counted  bool // issued after warmup
+	live     bool // the current attempt is still awaited by the client
+	finished bool // the outcome is recorded
+	lead     bool // a cache miss whose read fills the cache
+	sampled  bool // its latency goes into the per-key statistics
+	plain    bool // sent by sendPlain: one attempt, no timer (see finishPlain)
+}
+
+// subreq is kept to 24 bytes: a node's queue can hold hundreds of thousands of them, and
+// the time to serve them goes with the memory they take.
+type subreq struct {
+	service Time
+	req     int32 // the request, or -1 for a follower's apply
+	shard   int32
+	parts   int32
+	node    int16 // at most 10,000 nodes
+	attempt uint8 // at most 1 + 10 retries
+	write   bool  // a write: the shard gains a row
+}
+
+type timer struct {
+	req     int32
+	attempt int32
+	gen     uint32 // the generation of the request's slot when the timer was set
+}
+
+// pool is a slice of slots with a free list: slots are reused, so once the pool has grown
+// to the run's largest number in flight, taking one does not allocate.
+type pool[T any] struct {
+	items []T
+	free  []int32
+}
+
+// fifo is a growable ring buffer of subrequest slots. Its length is a power of two, so an
+// index wraps with a mask rather than a division; it grows by doubling and never shrinks,
+// so in steady state it does not allocate.
+type fifo struct {
+	buf        []int32
+	head, size int
+}
+
+// take returns a free slot's index, growing the pool when none is free.
+func (p *pool[T]) take() int32 {
+	if n := len(p.free); n > 0 {
+		i := p.free[n-1]
+		p.free = p.free[:n-1]
+		return i
+	}
+	var zero T
+	p.items = append(p.items, zero)
+	return int32(len(p.items) - 1)
+}
+
+// put returns slot i to the pool.
+func (p *pool[T]) put(i int32) { p.free = append(p.free, i) }
+
+func (q *fifo) len() int { return q.size }
+
+func (q *fifo) push(v int32) {
+	if q.size == len(q.buf) {
+		nb := make([]int32, max(16, 2*len(q.buf)))
+		for i := 0; i < q.size; i++ {
+			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
+		}
+		q.buf, q.head = nb, 0
+	}
+	q.buf[(q.head+q.size)&(len(q.buf)-1)] = v
+	q.size++
+}
+
+func (q *fifo) peek() int32 { return q.buf[q.head] }
+
+func (q *fifo) pop() int32 {
+	v := q.buf[q.head]
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.size--
+	return v
+}

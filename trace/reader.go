@@ -250,27 +250,42 @@ func (r *Reader) Malformed() []BadLine { return r.quoted }
 // without reading the rest of it.
 const maxHeader = 1 << 20
 
+// header reads a CSV log's header row and finds its columns.
 func (r *Reader) header() error {
+	line, err := r.headerLine()
+	if err != nil {
+		return err
+	}
+	r.lines++
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+	return r.columns(line)
+}
+
+// headerLine reads the first line of a CSV log, at most maxHeader bytes of it.
+func (r *Reader) headerLine() ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
 	for err == bufio.ErrBufferFull && len(r.long)+len(line) <= maxHeader {
 		r.long = append(r.long, line...)
 		line, err = r.br.ReadSlice('\n')
 	}
 	if err == bufio.ErrBufferFull || len(r.long)+len(line) > maxHeader {
-		return fmt.Errorf("csv: no header row in the first %d MB (its first line is longer; want a line naming columns ts, op and key or field names)", maxHeader>>20)
+		return nil, fmt.Errorf("csv: no header row in the first %d MB (its first line is longer; want a line naming columns ts, op and key or field names)", maxHeader>>20)
 	}
 	if len(r.long) > 0 {
 		line = append(r.long, line...)
 		r.long = r.long[:0]
 	}
 	if err != nil && err != io.EOF {
-		return err
+		return nil, err
 	}
 	if len(line) == 0 {
-		return errors.New("csv: no header row (want columns ts, op and key or field names)")
+		return nil, errors.New("csv: no header row (want columns ts, op and key or field names)")
 	}
-	r.lines++
-	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+	return line, nil
+}
+
+// columns finds the ts, op and key (or key field) columns named by header row line.
+func (r *Reader) columns(line []byte) error {
 	r.cols = splitComma(r.cols[:0], line)
 	r.tsCol, r.opCol = -1, -1
 	var fieldNames []string
@@ -360,6 +375,27 @@ func (r *Reader) malformed(line []byte, why string) {
 	}
 }
 
+// nextLine returns the next line no longer than maxLine (io.EOF after the last), counting
+// a longer one as malformed.
+func (r *Reader) nextLine() ([]byte, error) {
+	for {
+		line, err := r.readLine()
+		if err != errTooLong {
+			return line, err
+		}
+		if err := r.checkBad(false); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// reject counts line as malformed for the reason why and fails the read when most lines
+// are (checkBad).
+func (r *Reader) reject(line []byte, why string) error {
+	r.malformed(line, why)
+	return r.checkBad(false)
+}
+
 // checkBad fails the read past the malformed-line limit: at the end of the log, or early
 // when most lines fail (the wrong format).
 func (r *Reader) checkBad(atEnd bool) error {
@@ -378,10 +414,8 @@ func (r *Reader) Next() (*Record, error) {
 	if r.opt.Format == CSV {
 		return r.nextCSV()
 	}
-	for r.ri >= len(r.rows) || (r.carry && r.ri == len(r.rows)-1) {
-		if err := r.fill(); err != nil {
-			return nil, err
-		}
+	if err := r.ready(); err != nil {
+		return nil, err
 	}
 	w := &r.rows[r.ri]
 	if err := r.countRow(w); err != nil {
@@ -409,10 +443,8 @@ func (r *Reader) NextRow() (*Record, int64, error) {
 		rec, err := r.nextCSV()
 		return rec, 1, err
 	}
-	for r.ri >= len(r.rows) || (r.carry && r.ri == len(r.rows)-1) {
-		if err := r.fill(); err != nil {
-			return nil, 0, err
-		}
+	if err := r.ready(); err != nil {
+		return nil, 0, err
 	}
 	w := &r.rows[r.ri]
 	k := int64(w.count) - r.rj // the row's operations not yet returned
@@ -463,6 +495,17 @@ func (r *Reader) countRow(w *row) error {
 	return nil
 }
 
+// ready fills batches of a batched format until a row is ready to emit (the carried first
+// row of the next second waits for its own batch).
+func (r *Reader) ready() error {
+	for r.ri >= len(r.rows) || (r.carry && r.ri == len(r.rows)-1) {
+		if err := r.fill(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fill reads the next second of a batched format into the arena.
 func (r *Reader) fill() error {
 	if r.eof {
@@ -471,72 +514,98 @@ func (r *Reader) fill() error {
 		}
 		return io.EOF
 	}
-	if r.carry {
-		c := r.rows[len(r.rows)-1]
-		n := copy(r.arena, r.arena[c.key0:c.key1])
-		r.arena = r.arena[:n]
-		c.key1 -= c.key0
-		c.key0 = 0
-		r.rows = append(r.rows[:0], c)
-		r.carry = false
-	} else {
-		r.arena, r.rows = r.arena[:0], r.rows[:0]
-	}
-	r.ri, r.rj, r.opIndex = 0, 0, 0
+	r.startBatch()
 	for {
-		line, err := r.readLine()
+		w, key, err := r.nextRow()
 		if err == io.EOF {
 			r.eof = true
 			break
 		}
-		if err == errTooLong {
-			if err := r.checkBad(false); err != nil {
-				return err
-			}
-			continue
-		}
 		if err != nil {
 			return err
 		}
-		var w row
-		var key []byte
-		var why string
-		if r.opt.Format == Twitter {
-			key, why = r.parseTwitter(line, &w)
-		} else {
-			key, why = r.parseKVCache(line, &w)
+		if !r.addRow(w, key) {
+			break
 		}
+	}
+	r.countBatch()
+	return nil
+}
+
+// startBatch empties the arena for the next batch, but for the row carried from the
+// last, which moves to its start.
+func (r *Reader) startBatch() {
+	r.ri, r.rj, r.opIndex = 0, 0, 0
+	if !r.carry {
+		r.arena, r.rows = r.arena[:0], r.rows[:0]
+		return
+	}
+	c := r.rows[len(r.rows)-1]
+	n := copy(r.arena, r.arena[c.key0:c.key1])
+	r.arena = r.arena[:n]
+	c.key1 -= c.key0
+	c.key0 = 0
+	r.rows = append(r.rows[:0], c)
+	r.carry = false
+}
+
+// parseRow parses a line of a batched format into w and returns its key, or says why the
+// line is malformed ("header" for a header row, which is skipped). A direct call, not a
+// table of parsers: w would escape through a call by value and cost an allocation a line.
+func (r *Reader) parseRow(line []byte, w *row) (key []byte, why string) {
+	if r.opt.Format == Twitter {
+		return r.parseTwitter(line, w)
+	}
+	return r.parseKVCache(line, w)
+}
+
+// nextRow reads lines up to the next well-formed row of a batched format, counting the
+// malformed ones; io.EOF after the last.
+func (r *Reader) nextRow() (row, []byte, error) {
+	for {
+		line, err := r.nextLine()
+		if err != nil {
+			return row{}, nil, err
+		}
+		var w row
+		key, why := r.parseRow(line, &w)
 		if why == "header" {
 			continue
 		}
 		if why == "" {
 			why = r.splitKey(key, &r.sp)
 		}
-		if why != "" {
-			r.malformed(line, why)
-			if err := r.checkBad(false); err != nil {
-				return err
-			}
-			continue
+		if why == "" {
+			w.line = r.lines
+			return w, key, nil
 		}
-		w.line = r.lines
-		w.key0 = int32(len(r.arena))
-		r.arena = append(r.arena, key...)
-		w.key1 = int32(len(r.arena))
-		if len(r.rows) > 0 && w.sec > r.rows[0].sec {
-			// The first row of the next second: it waits for the next batch.
-			r.rows = append(r.rows, w)
-			r.carry = true
-			break
-		}
-		if len(r.rows) > 0 {
-			w.sec = r.rows[0].sec // a row out of order joins the second being read
-		}
-		r.rows = append(r.rows, w)
-		if len(r.rows) >= maxBatch {
-			break // a second this busy is spread as far as it was read
+		if err := r.reject(line, why); err != nil {
+			return row{}, nil, err
 		}
 	}
+}
+
+// addRow adds row w with its key to the batch and says whether the batch takes more: not
+// after the first row of a later second (carried to the next batch) or at maxBatch rows.
+func (r *Reader) addRow(w row, key []byte) bool {
+	w.key0 = int32(len(r.arena))
+	r.arena = append(r.arena, key...)
+	w.key1 = int32(len(r.arena))
+	if len(r.rows) > 0 && w.sec > r.rows[0].sec {
+		// The first row of the next second: it waits for the next batch.
+		r.rows = append(r.rows, w)
+		r.carry = true
+		return false
+	}
+	if len(r.rows) > 0 {
+		w.sec = r.rows[0].sec // a row out of order joins the second being read
+	}
+	r.rows = append(r.rows, w)
+	return len(r.rows) < maxBatch // a second this busy is spread as far as it was read
+}
+
+// countBatch sums the operations of the batch's rows (not the carried one).
+func (r *Reader) countBatch() {
 	r.batchOps = 0
 	end := len(r.rows)
 	if r.carry {
@@ -545,7 +614,6 @@ func (r *Reader) fill() error {
 	for _, w := range r.rows[:end] {
 		r.batchOps += int64(w.count)
 	}
-	return nil
 }
 
 // maxBatch bounds the rows of one second held at once: 32 MB of rows and their keys.
@@ -666,20 +734,15 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
+// nextCSV returns the record of the next well-formed line of a CSV log.
 func (r *Reader) nextCSV() (*Record, error) {
 	for {
-		line, err := r.readLine()
+		line, err := r.nextLine()
 		if err == io.EOF {
 			if err := r.checkBad(true); err != nil {
 				return nil, err
 			}
 			return nil, io.EOF
-		}
-		if err == errTooLong {
-			if err := r.checkBad(false); err != nil {
-				return nil, err
-			}
-			continue
 		}
 		if err != nil {
 			return nil, err
@@ -688,8 +751,7 @@ func (r *Reader) nextCSV() (*Record, error) {
 			continue
 		}
 		if why := r.parseCSV(line); why != "" {
-			r.malformed(line, why)
-			if err := r.checkBad(false); err != nil {
+			if err := r.reject(line, why); err != nil {
 				return nil, err
 			}
 			continue

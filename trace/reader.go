@@ -664,55 +664,61 @@ func lastField(line []byte) (rest, field []byte, ok bool) {
 	return line[:i], line[i+1:], true
 }
 
-// parseTwitter parses timestamp,key,key size,value size,client id,operation,TTL.
-func (r *Reader) parseTwitter(line []byte, w *row) (key []byte, why string) {
+// cutRow cuts a line of a batched format from the right: its last len(f) fields into f
+// (the last first), then its first field, the time, and the key between them (which may
+// hold commas); ok is false when the line has fewer fields.
+func cutRow(line []byte, f [][]byte) (ts, key []byte, ok bool) {
 	rest := line
-	var f [5][]byte // TTL, op, client, value size, key size
 	for i := range f {
-		var ok bool
 		if rest, f[i], ok = lastField(rest); !ok {
-			return nil, "fewer than 7 columns"
+			return nil, nil, false
 		}
 	}
 	i := bytes.IndexByte(rest, ',')
 	if i < 0 {
+		return nil, nil, false
+	}
+	return rest[:i], rest[i+1:], true
+}
+
+// badTime is why a line whose time does not parse is malformed: "header" on the first
+// line (a header row, skipped), else why.
+func (r *Reader) badTime(why string) string {
+	if r.lines == 1 {
+		return "header"
+	}
+	return why
+}
+
+// parseTwitter parses timestamp,key,key size,value size,client id,operation,TTL.
+func (r *Reader) parseTwitter(line []byte, w *row) (key []byte, why string) {
+	var f [5][]byte // TTL, op, client, value size, key size
+	ts, key, ok := cutRow(line, f[:])
+	if !ok {
 		return nil, "fewer than 7 columns"
 	}
-	sec, ok := parseInt(rest[:i])
+	sec, ok := parseInt(ts)
 	if !ok {
-		if r.lines == 1 {
-			return nil, "header"
-		}
-		return nil, "timestamp is not a whole number of seconds"
+		return nil, r.badTime("timestamp is not a whole number of seconds")
 	}
 	code, op, ok := opCode(f[1])
 	if !ok {
 		return nil, "unknown operation"
 	}
 	w.sec, w.op, w.code, w.count = sec, op, code, 1
-	return rest[i+1:], ""
+	return key, ""
 }
 
 // parseKVCache parses op_time,key,key_size,op,op_count,size,cache_hits,ttl,usecase,sub_usecase.
 func (r *Reader) parseKVCache(line []byte, w *row) (key []byte, why string) {
-	rest := line
 	var f [8][]byte // sub_usecase, usecase, ttl, cache_hits, size, op_count, op, key_size
-	for i := range f {
-		var ok bool
-		if rest, f[i], ok = lastField(rest); !ok {
-			return nil, "fewer than 10 columns"
-		}
-	}
-	i := bytes.IndexByte(rest, ',')
-	if i < 0 {
+	ts, key, ok := cutRow(line, f[:])
+	if !ok {
 		return nil, "fewer than 10 columns"
 	}
-	ns, ok := parseSeconds(rest[:i])
+	ns, ok := parseSeconds(ts)
 	if !ok {
-		if r.lines == 1 {
-			return nil, "header"
-		}
-		return nil, "op_time is not a number of seconds"
+		return nil, r.badTime("op_time is not a number of seconds")
 	}
 	code, op, ok := opCode(f[6])
 	if !ok {
@@ -723,7 +729,7 @@ func (r *Reader) parseKVCache(line []byte, w *row) (key []byte, why string) {
 		return nil, "op_count is not a positive whole number"
 	}
 	w.sec, w.op, w.code, w.count = floorDiv(ns, 1e9), op, code, int32(n)
-	return rest[i+1:], ""
+	return key, ""
 }
 
 func floorDiv(a, b int64) int64 {

@@ -75,10 +75,7 @@ func skipOneLine[T string | []byte](src T, j int, q byte) (end, lines int) {
 	for ; j < len(src); j++ {
 		switch c := src[j]; {
 		case c == '\\' && q == '"':
-			if j+1 < len(src) && src[j+1] == '\n' {
-				lines++
-			}
-			j++ // the escaped byte
+			j = skipEscape(src, j, &lines)
 		case c == '\n':
 			return j - 1, lines
 		case c == q:
@@ -95,10 +92,7 @@ func skipMultiLine[T string | []byte](src T, j int, q byte) (end, lines int) {
 	for ; j < len(src); j++ {
 		switch c := src[j]; {
 		case c == '\\' && q == '"':
-			if j+1 < len(src) && src[j+1] == '\n' {
-				lines++
-			}
-			j++ // the escaped byte
+			j = skipEscape(src, j, &lines)
 		case c == '\n':
 			lines++
 		case c == q && j+2 < len(src) && src[j+1] == q && src[j+2] == q:
@@ -110,4 +104,13 @@ func skipMultiLine[T string | []byte](src T, j int, q byte) (end, lines int) {
 		}
 	}
 	return len(src) - 1, lines
+}
+
+// skipEscape returns the index of the byte that the backslash at src[j] escapes in a basic
+// string, counting it in lines when it is a newline (a line-ending backslash).
+func skipEscape[T string | []byte](src T, j int, lines *int) int {
+	if j+1 < len(src) && src[j+1] == '\n' {
+		*lines++
+	}
+	return j + 1
 }

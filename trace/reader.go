@@ -414,8 +414,10 @@ func (r *Reader) Next() (*Record, error) {
 	if r.opt.Format == CSV {
 		return r.nextCSV()
 	}
-	if err := r.ready(); err != nil {
-		return nil, err
+	if !r.rowReady() { // checked here, inlined, for every operation of a row
+		if err := r.fillUntilReady(); err != nil {
+			return nil, err
+		}
 	}
 	w := &r.rows[r.ri]
 	if err := r.countRow(w); err != nil {
@@ -443,7 +445,7 @@ func (r *Reader) NextRow() (*Record, int64, error) {
 		rec, err := r.nextCSV()
 		return rec, 1, err
 	}
-	if err := r.ready(); err != nil {
+	if err := r.fillUntilReady(); err != nil {
 		return nil, 0, err
 	}
 	w := &r.rows[r.ri]
@@ -495,10 +497,15 @@ func (r *Reader) countRow(w *row) error {
 	return nil
 }
 
-// ready fills batches of a batched format until a row is ready to emit (the carried first
-// row of the next second waits for its own batch).
-func (r *Reader) ready() error {
-	for r.ri >= len(r.rows) || (r.carry && r.ri == len(r.rows)-1) {
+// rowReady says that the batch holds a row to emit: one left that is not the carried
+// first row of the next second, which waits for its own batch.
+func (r *Reader) rowReady() bool {
+	return r.ri < len(r.rows) && !(r.carry && r.ri == len(r.rows)-1)
+}
+
+// fillUntilReady reads batches of a batched format until one holds a row to emit.
+func (r *Reader) fillUntilReady() error {
+	for !r.rowReady() {
 		if err := r.fill(); err != nil {
 			return err
 		}

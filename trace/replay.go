@@ -90,7 +90,9 @@ func (s *Source) Next(_ *rand.Rand, t int64) int64 {
 			return workload.Never
 		}
 		if rec.Op != s.op {
-			s.see(rec)
+			if s.order {
+				s.see(rec)
+			}
 			continue
 		}
 		s.records++
@@ -126,9 +128,6 @@ func (s *Source) open() {
 // see passes a record of another operation through the text orders, so that every reader
 // of the log anchors each part on the same first value (TextOrder).
 func (s *Source) see(rec *Record) {
-	if !s.order {
-		return
-	}
 	for i, p := range rec.Parts {
 		s.orders[i].See(p)
 	}

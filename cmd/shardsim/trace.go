@@ -232,12 +232,14 @@ type analyzeCmd struct {
 	formats             []string // --format's values, a log's format among them (legacy)
 }
 
+// setupAnalyze registers analyze's flags on flags and returns the command's run.
 func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	c := &analyzeCmd{fs: flags}
 	c.register()
 	return c.run
 }
 
+// register defines analyze's flags, the log's (traceFlags) among them.
 func (c *analyzeCmd) register() {
 	fs := c.fs
 	c.tf.register(fs)

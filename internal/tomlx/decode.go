@@ -160,6 +160,7 @@ func (dc *decoder) iface(path string, raw any, rv reflect.Value) {
 	dc.errorf(path, "cannot decode into Go type %s", t)
 }
 
+// str decodes a TOML string into a string.
 func (dc *decoder) str(path string, raw any, rv reflect.Value) {
 	s, ok := raw.(string)
 	if !ok {
@@ -169,6 +170,7 @@ func (dc *decoder) str(path string, raw any, rv reflect.Value) {
 	rv.SetString(s)
 }
 
+// boolean decodes a TOML boolean into a bool.
 func (dc *decoder) boolean(path string, raw any, rv reflect.Value) {
 	b, ok := raw.(bool)
 	if !ok {

@@ -828,27 +828,24 @@ func (r *Reader) parseCSV(line []byte) string {
 	return ""
 }
 
-// parseInt parses a decimal integer (optional sign).
+// parseInt parses a decimal integer of at most 18 digits (optional sign).
 func parseInt(b []byte) (int64, bool) {
 	neg := false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		neg = b[0] == '-'
 		b = b[1:]
 	}
-	if len(b) == 0 || len(b) > 18 {
+	if len(b) > 18 {
 		return 0, false
 	}
-	var v int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
+	u, ok := decimal(b)
+	if !ok {
+		return 0, false
 	}
 	if neg {
-		v = -v
+		return -int64(u), true
 	}
-	return v, true
+	return int64(u), true
 }
 
 // parseSeconds parses a decimal number of seconds ("12", "12.25") into nanoseconds.

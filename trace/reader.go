@@ -556,26 +556,29 @@ func (r *Reader) startBatch() {
 	r.carry = false
 }
 
-// parseRow parses a line of a batched format into w and returns its key, or says why the
-// line is malformed ("header" for a header row, which is skipped). A direct call, not a
-// table of parsers: w would escape through a call by value and cost an allocation a line.
-func (r *Reader) parseRow(line []byte, w *row) (key []byte, why string) {
-	if r.opt.Format == Twitter {
-		return r.parseTwitter(line, w)
-	}
-	return r.parseKVCache(line, w)
-}
-
 // nextRow reads lines up to the next well-formed row of a batched format, counting the
-// malformed ones; io.EOF after the last.
+// malformed ones; io.EOF after the last. The format's parser is chosen here, by a direct
+// call: through a table of parsers, w would escape and cost an allocation a line.
 func (r *Reader) nextRow() (row, []byte, error) {
 	for {
-		line, err := r.nextLine()
+		line, err := r.readLine()
+		if err == errTooLong {
+			err = r.checkBad(false)
+			if err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return row{}, nil, err
 		}
 		var w row
-		key, why := r.parseRow(line, &w)
+		var key []byte
+		var why string
+		if r.opt.Format == Twitter {
+			key, why = r.parseTwitter(line, &w)
+		} else {
+			key, why = r.parseKVCache(line, &w)
+		}
 		if why == "header" {
 			continue
 		}

@@ -199,45 +199,58 @@ func (w *welford) corr() float64 {
 	return w.sxy / math.Sqrt(w.sxx*w.syy)
 }
 
-// analyzer holds the sketches of one pass.
+// analyzer holds the sketches of one pass: each figure's state is a type of its own that
+// adds a record and turns its counts into figures.
 type analyzer struct {
-	top      *detect.SpaceSaving
-	slotKey  [][]byte
-	distinct *detect.Distinct
-	ops      [256]int64
-	reads    int64
-	writes   int64
-	all      []welford // per part, every record
-	wr       []welford // per part, writes
-	bins     []int64
-	binW     int64 // ns
-	last     int64
-	records  int64
-	// design
-	d       *Design
-	fields  []uint64
-	visits  []keyspace.Visit
-	rng     *rand.Rand
-	wShard  []int64
-	rShard  []int64
-	single  int64
-	visitsN int64
-	wWin    *windowCounts
-	rWin    *windowCounts
-	// per key part (with Config.Parts and more than one part)
-	parts []partSketch
-	// per key part: the order of its text values
+	records, reads, writes int64
+	ops                    [256]int64 // by OpCode
+	keys                   keySketch  // whole keys
+	parts                  []partStats
+	// per key part: the order of its text values, shared by the monotonicity figures and
+	// the design's fields
 	orders []TextOrder
-	// per key part: is every value decimal, and the largest
-	notDecimal []bool
-	maxValue   []uint64
+	rate   rateBins
+	design *designTally // nil: no design figures
 }
 
-// partSketch counts one key part's values.
-type partSketch struct {
+// keySketch counts the values of a key or of one key part: the most frequent
+// (Space-Saving, with the text of each monitored value) and how many are distinct (KMV).
+type keySketch struct {
 	top      *detect.SpaceSaving
 	slotKey  [][]byte
 	distinct *detect.Distinct
+}
+
+// partStats describes one key part: whether every value is decimal and the largest, its
+// correlation with time (over every record, and over the writes) and, with Config.Parts
+// and more than one part, its own popularity (sketch; nil: the whole key's serves).
+type partStats struct {
+	notDecimal bool
+	maxValue   uint64
+	all, wr    welford
+	sketch     *keySketch
+}
+
+// rateBins counts records in windows of the log's time, a second wide at first; the
+// windows double in width (and halve in number) whenever the log outgrows maxRateBins of
+// them, so memory stays bounded for any span.
+type rateBins struct {
+	bins  []int64
+	width int64 // ns
+	last  int64 // the last record's time, ns
+}
+
+// designTally routes every record through a candidate design and counts the shard visits
+// of writes and reads, in total and window by window.
+type designTally struct {
+	d              *Design
+	fields         []uint64
+	visits         []keyspace.Visit
+	rng            *rand.Rand
+	wShard, rShard []int64
+	wWin, rWin     *windowCounts
+	single         int64 // requests that visit one shard
+	visitsN        int64
 }
 
 // Analyze reads a log through and describes it, in memory fixed by the sketches (and the
@@ -260,32 +273,41 @@ func Analyze(rd *Reader, cfg Config) (*Analysis, error) {
 // newAnalyzer takes all the memory an analysis of records with parts key parts needs.
 func newAnalyzer(parts int, cfg Config) *analyzer {
 	a := &analyzer{
-		top:        detect.NewSpaceSaving(TopCapacity),
-		slotKey:    slotKeys(TopCapacity),
-		distinct:   detect.NewDistinct(DistinctK),
-		all:        make([]welford, parts),
-		wr:         make([]welford, parts),
-		binW:       1e9,
-		d:          cfg.Design,
-		orders:     make([]TextOrder, parts),
-		notDecimal: make([]bool, parts),
-		maxValue:   make([]uint64, parts),
+		keys:   newKeySketch(),
+		parts:  make([]partStats, parts),
+		orders: make([]TextOrder, parts),
+		rate:   rateBins{width: 1e9},
 	}
 	if cfg.Parts && parts > 1 {
 		// With one part the whole key's sketches serve.
-		for range parts {
-			a.parts = append(a.parts, partSketch{top: detect.NewSpaceSaving(TopCapacity), slotKey: slotKeys(TopCapacity), distinct: detect.NewDistinct(DistinctK)})
+		for i := range a.parts {
+			ks := newKeySketch()
+			a.parts[i].sketch = &ks
 		}
 	}
-	if d := a.d; d != nil {
-		a.fields = make([]uint64, d.NFields)
-		a.visits = make([]keyspace.Visit, 0, d.Shards)
-		a.rng = rand.New(rand.NewPCG(1, 0xa7a1))
-		a.wShard = make([]int64, d.Shards)
-		a.rShard = make([]int64, d.Shards)
-		a.wWin, a.rWin = newWindowCounts(d.Shards), newWindowCounts(d.Shards)
+	if cfg.Design != nil {
+		a.design = newDesignTally(cfg.Design)
 	}
 	return a
+}
+
+// newKeySketch takes the memory of a key's sketches.
+func newKeySketch() keySketch {
+	return keySketch{top: detect.NewSpaceSaving(TopCapacity), slotKey: slotKeys(TopCapacity), distinct: detect.NewDistinct(DistinctK)}
+}
+
+// newDesignTally takes the memory of routing records through d.
+func newDesignTally(d *Design) *designTally {
+	return &designTally{
+		d:      d,
+		fields: make([]uint64, d.NFields),
+		visits: make([]keyspace.Visit, 0, d.Shards),
+		rng:    rand.New(rand.NewPCG(1, 0xa7a1)),
+		wShard: make([]int64, d.Shards),
+		rShard: make([]int64, d.Shards),
+		wWin:   newWindowCounts(d.Shards),
+		rWin:   newWindowCounts(d.Shards),
+	}
 }
 
 // slotKeyBytes is the room each monitored key's text has before it needs its own buffer.
@@ -302,6 +324,7 @@ func slotKeys(n int) [][]byte {
 	return out
 }
 
+// add counts one record in every figure.
 func (a *analyzer) add(rec *Record) {
 	a.records++
 	a.ops[rec.OpCode]++
@@ -310,123 +333,152 @@ func (a *analyzer) add(rec *Record) {
 	} else {
 		a.writes++
 	}
-	h := HashBytes(rec.Key)
-	slot, fresh := a.top.Add(h)
-	if fresh {
-		a.slotKey[slot] = append(a.slotKey[slot][:0], rec.Key...)
-	}
-	a.distinct.Add(h)
+	a.keys.add(rec.Key, HashBytes(rec.Key))
 	t := float64(rec.T)
 	for i, p := range rec.Parts {
-		if v, ok := decimal(p); ok {
-			a.maxValue[i] = max(a.maxValue[i], v)
-		} else {
-			a.notDecimal[i] = true
-		}
-		if a.parts != nil {
-			ps := &a.parts[i]
-			ph := HashBytes(p)
-			if slot, fresh := ps.top.Add(ph); fresh {
-				ps.slotKey[slot] = append(ps.slotKey[slot][:0], p...)
-			}
-			ps.distinct.Add(ph)
-		}
-		v := a.orders[i].Float(p)
-		a.all[i].add(t, v)
-		if rec.Op == Write {
-			a.wr[i].add(t, v)
-		}
+		a.parts[i].add(p, t, rec.Op, &a.orders[i])
 	}
-	for rec.T/a.binW >= maxRateBins {
-		// Twice as wide windows, half as many: memory stays bounded for any span.
-		for i := 0; i < len(a.bins); i += 2 {
-			s := a.bins[i]
-			if i+1 < len(a.bins) {
-				s += a.bins[i+1]
-			}
-			a.bins[i/2] = s
-		}
-		a.bins = a.bins[:(len(a.bins)+1)/2]
-		a.binW *= 2
-	}
-	b := int(rec.T / a.binW)
-	for len(a.bins) <= b {
-		a.bins = append(a.bins, 0)
-	}
-	a.bins[b]++
-	a.last = rec.T
-	if d := a.d; d != nil {
-		slot := -1
-		if d.Slots {
-			slot = keyspace.KeySlot(rec.Key)
-		}
-		for i, p := range rec.Parts {
-			if f := d.PartField[i]; f >= 0 {
-				a.fields[f] = partValue(d, &a.orders[i], p)
-				if slot >= 0 {
-					a.fields[f] = keyspace.SlotValue(slot, a.fields[f])
-				}
-			}
-		}
-		if d.TimeField >= 0 {
-			a.fields[d.TimeField] = uint64(rec.T)
-		}
-		pl := d.Write
-		if rec.Op == Read {
-			pl = d.Read
-		}
-		a.visits = pl.Plan(a.visits[:0], a.rng, a.fields, rec.T)
-		if len(a.visits) == 1 {
-			a.single++
-		}
-		for _, v := range a.visits {
-			if rec.Op == Read {
-				a.rShard[v.Shard]++
-				a.rWin.add(rec.T, int(v.Shard))
-			} else {
-				a.wShard[v.Shard]++
-				a.wWin.add(rec.T, int(v.Shard))
-			}
-		}
-		a.visitsN += int64(len(a.visits))
+	a.rate.add(rec.T)
+	if a.design != nil {
+		a.design.add(rec, a.orders)
 	}
 }
 
+// add counts value b, whose hash is h.
+func (k *keySketch) add(b []byte, h uint64) {
+	if slot, fresh := k.top.Add(h); fresh {
+		k.slotKey[slot] = append(k.slotKey[slot][:0], b...)
+	}
+	k.distinct.Add(h)
+}
+
+// add counts the part's value p of a record of operation op at time t (ns), its order
+// value read through o.
+func (s *partStats) add(p []byte, t float64, op Op, o *TextOrder) {
+	if v, ok := decimal(p); ok {
+		s.maxValue = max(s.maxValue, v)
+	} else {
+		s.notDecimal = true
+	}
+	if s.sketch != nil {
+		s.sketch.add(p, HashBytes(p))
+	}
+	v := o.Float(p)
+	s.all.add(t, v)
+	if op == Write {
+		s.wr.add(t, v)
+	}
+}
+
+// add counts a record at t ns.
+func (r *rateBins) add(t int64) {
+	for t/r.width >= maxRateBins {
+		r.bins = halve(r.bins)
+		r.width *= 2
+	}
+	b := int(t / r.width)
+	for len(r.bins) <= b {
+		r.bins = append(r.bins, 0)
+	}
+	r.bins[b]++
+	r.last = t
+}
+
+// add routes rec through the design, its text parts valued through orders, and counts
+// its visits.
+func (t *designTally) add(rec *Record, orders []TextOrder) {
+	t.setFields(rec, orders)
+	pl, shards, win := t.d.Write, t.wShard, t.wWin
+	if rec.Op == Read {
+		pl, shards, win = t.d.Read, t.rShard, t.rWin
+	}
+	t.visits = pl.Plan(t.visits[:0], t.rng, t.fields, rec.T)
+	if len(t.visits) == 1 {
+		t.single++
+	}
+	for _, v := range t.visits {
+		shards[v.Shard]++
+		win.add(rec.T, int(v.Shard))
+	}
+	t.visitsN += int64(len(t.visits))
+}
+
+// setFields fills the design's field vector from rec: each used key part's value (with
+// its key's slot under Design.Slots) and the record's time.
+func (t *designTally) setFields(rec *Record, orders []TextOrder) {
+	d := t.d
+	slot := -1
+	if d.Slots {
+		slot = keyspace.KeySlot(rec.Key)
+	}
+	for i, p := range rec.Parts {
+		f := d.PartField[i]
+		if f < 0 {
+			continue
+		}
+		v := partValue(d, &orders[i], p)
+		if slot >= 0 {
+			v = keyspace.SlotValue(slot, v)
+		}
+		t.fields[f] = v
+	}
+	if d.TimeField >= 0 {
+		t.fields[d.TimeField] = uint64(rec.T)
+	}
+}
+
+// result turns the counts into the analysis of the log rd read.
 func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 	lines, bad := rd.Lines()
 	out := &Analysis{
 		Format: rd.opt.Format.String(), Lines: lines, Malformed: bad, BadLines: rd.Malformed(),
-		Records: a.records, DurationS: float64(a.last) / 1e9, Reads: a.reads, Writes: a.writes,
-		Ops: map[string]int64{}, RateWindow: float64(a.binW) / 1e9,
+		Records: a.records, DurationS: float64(a.rate.last) / 1e9, Reads: a.reads, Writes: a.writes,
+		Ops: map[string]int64{}, RateWindow: float64(a.rate.width) / 1e9, Rate: a.rate.points(),
 	}
 	for i, n := range a.ops {
 		if n > 0 {
 			out.Ops[OpNames[i]] = n
 		}
 	}
-	for i, n := range a.bins {
-		if a.last == 0 {
-			// Every record at one instant: a count over no time is no rate (it used to
-			// read as the count over the millisecond floor below, 10^12/s at the mean).
-			break
-		}
-		w := float64(a.binW) / 1e9
-		if i == len(a.bins)-1 {
+	out.Keys = a.keyFigures(rd.Names(), cfg)
+	if a.design != nil {
+		out.Design = a.design.figures(a.records)
+	}
+	return out
+}
+
+// points are the windows' rates (RatePoint): none when every record is at one instant (a
+// count over no time is no rate; it used to read as the count over the millisecond floor
+// below, 10^12/s at the mean).
+func (r *rateBins) points() []RatePoint {
+	if r.last == 0 {
+		return nil
+	}
+	var out []RatePoint
+	for i, n := range r.bins {
+		w := float64(r.width) / 1e9
+		if i == len(r.bins)-1 {
 			// The last window ends with the last record: its rate is its records over the
 			// part of it the log covers (at least a millisecond). A window the log covers
 			// less than half of is left out, unless it is the only one: a few records just
 			// past a window's edge are no rate (one record 0.1 ms into a window would
 			// read as 10,000/s).
-			covered := float64(a.last-int64(i)*a.binW) / 1e9
+			covered := float64(r.last-int64(i)*r.width) / 1e9
 			if i > 0 && covered < w/2 {
 				break
 			}
 			w = min(max(covered, 1e-3), w)
 		}
-		out.Rate = append(out.Rate, RatePoint{TS: float64(int64(i)*a.binW) / 1e9, PerS: float64(n) / w})
+		out = append(out, RatePoint{TS: float64(int64(i)*r.width) / 1e9, PerS: float64(n) / w})
 	}
-	k := &out.Keys
-	k.Distinct, k.DistinctExact = a.distinct.Estimate(), a.distinct.Exact()
+	return out
+}
+
+// keyFigures describes the popularity of the keys and of their parts (names) and each
+// part's monotonicity.
+func (a *analyzer) keyFigures(names []string, cfg Config) Keys {
+	var k Keys
+	k.Distinct, k.DistinctExact = a.keys.distinct.Estimate(), a.keys.distinct.Exact()
 	if !k.DistinctExact {
 		k.DistinctRSE = 1 / math.Sqrt(DistinctK-2)
 	}
@@ -434,40 +486,51 @@ func (a *analyzer) result(rd *Reader, cfg Config) *Analysis {
 	if n <= 0 {
 		n = 10
 	}
-	all := a.top.Top(0)
-	for _, c := range all[:min(n, len(all))] {
-		k.Top = append(k.Top, TopKey{Key: string(a.slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1)), StandsOut: standsOut(c, all, a.top.Len())})
-	}
+	var all []detect.Counter
+	k.Top, all = a.keys.topKeys(n, a.records)
 	k.ZipfS, k.ZipfRanks, k.ZipfKS = FitZipf(all)
 	useWrites := a.writes*100 >= a.records && a.writes > 1
-	for i, name := range rd.Names() {
-		w := a.all[i]
+	for i, name := range names {
+		w := a.parts[i].all
 		if useWrites {
-			w = a.wr[i]
+			w = a.parts[i].wr
 		}
 		s := w.corr()
 		k.Monotonic = append(k.Monotonic, Monotony{Part: name, Score: s, Monotonic: math.Abs(s) >= MonotonicScore})
 	}
 	if cfg.Parts {
-		for i, name := range rd.Names() {
-			pk := PartKeys{Part: name, Decimal: !a.notDecimal[i] && a.records > 0, MaxValue: a.maxValue[i]}
-			top, slotKey, distinct := a.top, a.slotKey, a.distinct
-			if a.parts != nil {
-				top, slotKey, distinct = a.parts[i].top, a.parts[i].slotKey, a.parts[i].distinct
-			}
-			pk.Distinct, pk.DistinctExact = distinct.Estimate(), distinct.Exact()
-			pall := top.Top(0)
-			for _, c := range pall[:min(PartTop, len(pall))] {
-				pk.Top = append(pk.Top, TopKey{Key: string(slotKey[c.Slot]), Count: c.Count, Error: c.Error, Share: float64(c.Count) / float64(max(a.records, 1)), StandsOut: standsOut(c, pall, top.Len())})
-			}
-			pk.ZipfS, pk.ZipfRanks, pk.ZipfKS = FitZipf(pall)
-			k.Parts = append(k.Parts, pk)
+		for i, name := range names {
+			k.Parts = append(k.Parts, a.partKeys(i, name))
 		}
 	}
-	if a.d != nil {
-		out.Design = a.design()
+	return k
+}
+
+// partKeys describes the values of key part i, called name.
+func (a *analyzer) partKeys(i int, name string) PartKeys {
+	s := &a.parts[i]
+	sk := s.sketch
+	if sk == nil {
+		sk = &a.keys
 	}
-	return out
+	pk := PartKeys{Part: name, Decimal: !s.notDecimal && a.records > 0, MaxValue: s.maxValue}
+	pk.Distinct, pk.DistinctExact = sk.distinct.Estimate(), sk.distinct.Exact()
+	var all []detect.Counter
+	pk.Top, all = sk.topKeys(PartTop, a.records)
+	pk.ZipfS, pk.ZipfRanks, pk.ZipfKS = FitZipf(all)
+	return pk
+}
+
+// topKeys returns the n most frequent values, each with its share of records, and every
+// counter of the sketch, largest first (for the Zipf fit).
+func (k *keySketch) topKeys(n int, records int64) ([]TopKey, []detect.Counter) {
+	all := k.top.Top(0)
+	var out []TopKey
+	for _, c := range all[:min(n, len(all))] {
+		out = append(out, TopKey{Key: string(k.slotKey[c.Slot]), Count: c.Count, Error: c.Error,
+			Share: float64(c.Count) / float64(max(records, 1)), StandsOut: standsOut(c, all, k.top.Len())})
+	}
+	return out, all
 }
 
 // standsOut is TopKey.StandsOut for counter c of a sketch whose counters, largest first,
@@ -495,25 +558,26 @@ func decimal(b []byte) (uint64, bool) {
 	return v, true
 }
 
-func (a *analyzer) design() *DesignFigures {
+// figures are where the design sent the log's records of which there were records.
+func (t *designTally) figures(records int64) *DesignFigures {
 	f := &DesignFigures{}
 	var w, r int64
-	for s := range a.wShard {
-		w += a.wShard[s]
-		r += a.rShard[s]
+	for s := range t.wShard {
+		w += t.wShard[s]
+		r += t.rShard[s]
 	}
 	best, bestN := 0, int64(-1)
-	for s := range a.wShard {
-		f.Shards = append(f.Shards, ShardShare{ID: s, WriteShare: ratio(a.wShard[s], w), ReadShare: ratio(a.rShard[s], r)})
-		if n := a.wShard[s] + a.rShard[s]; n > bestN {
+	for s := range t.wShard {
+		f.Shards = append(f.Shards, ShardShare{ID: s, WriteShare: ratio(t.wShard[s], w), ReadShare: ratio(t.rShard[s], r)})
+		if n := t.wShard[s] + t.rShard[s]; n > bestN {
 			best, bestN = s, n
 		}
 	}
 	f.HottestShard, f.HottestShare = best, ratio(bestN, w+r)
-	f.SingleShardShare = ratio(a.single, a.records)
-	f.MeanFanout = ratio(a.visitsN, a.records)
-	f.WriteSpread, f.ReadSpread = a.wWin.spread(), a.rWin.spread()
-	f.Splits = a.d.Splits
+	f.SingleShardShare = ratio(t.single, records)
+	f.MeanFanout = ratio(t.visitsN, records)
+	f.WriteSpread, f.ReadSpread = t.wWin.spread(), t.rWin.spread()
+	f.Splits = t.d.Splits
 	return f
 }
 

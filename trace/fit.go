@@ -56,79 +56,103 @@ const categoricalMax = 16
 // whole keys: the other parts are functions of it, as far as the log shows), or else every
 // part, drawn independently.
 func Fit(a *Analysis, o FitOptions) *Fitted {
-	var b strings.Builder
 	out := &Fitted{}
-	dur := math.Max(math.Ceil(rateSpan(a)), 1)
-	window := math.Max(1, math.Round(dur/60))
-	recs := math.Max(float64(a.Records), 1)
-	readShare := float64(a.Reads) / recs
-	parts := a.Keys.Parts
-	if len(parts) == 0 {
-		parts = []PartKeys{{Part: "key", Distinct: a.Keys.Distinct, DistinctExact: a.Keys.DistinctExact, Top: a.Keys.Top,
-			ZipfS: a.Keys.ZipfS, ZipfRanks: a.Keys.ZipfRanks, ZipfKS: a.Keys.ZipfKS}}
+	parts := fitParts(a)
+	key, note := fitKey(a, parts)
+	if note != "" {
+		out.Notes = append(out.Notes, note)
 	}
+	out.Key = key
 	mono := map[string]Monotony{}
 	for _, m := range a.Keys.Monotonic {
 		mono[m.Part] = m
 	}
-	// The key: one part that has as many distinct values as whole keys (within the
-	// distinct sketch's error), or all of them.
-	key := make([]string, 0, len(parts))
-	for _, p := range parts {
-		key = append(key, p.Part)
-	}
-	if len(parts) > 1 {
-		best := 0
-		for i, p := range parts {
-			if p.Distinct > parts[best].Distinct {
-				best = i
-			}
-		}
-		p := parts[best]
-		same := p.Distinct == a.Keys.Distinct
-		if !(p.DistinctExact && a.Keys.DistinctExact) {
-			same = p.Distinct >= (1-3/math.Sqrt(DistinctK-2))*a.Keys.Distinct
-		}
-		if same {
-			key = []string{p.Part}
-		} else {
-			out.Notes = append(out.Notes, fmt.Sprintf("the key's parts are drawn independently, so a whole key's share of the records is the product of its parts' shares (no part alone tells the log's %s keys apart)", countText(a.Keys.Distinct)))
-		}
-	}
-	out.Key = key
-
 	var fields strings.Builder
 	var desc []string
 	for _, p := range parts {
-		line, comment, what, note := fitPart(p, mono[p.Part], a)
-		fmt.Fprintf(&fields, "%s = %s\n", tomlKey(p.Part), line)
-		for _, c := range comment {
+		f := fitPart(p, mono[p.Part], a)
+		fmt.Fprintf(&fields, "%s = %s\n", tomlKey(p.Part), f.line)
+		for _, c := range f.comment {
 			fmt.Fprintf(&fields, "# %s\n", c)
 		}
-		out.Fields = append(out.Fields, p.Part+": "+what)
-		desc = append(desc, p.Part+" "+what)
-		if note != "" {
-			out.Notes = append(out.Notes, note)
+		out.Fields = append(out.Fields, p.Part+": "+f.what)
+		desc = append(desc, p.Part+" "+f.what)
+		if f.note != "" {
+			out.Notes = append(out.Notes, f.note)
 		}
 	}
 
+	var b strings.Builder
+	readShare := float64(a.Reads) / math.Max(float64(a.Records), 1)
+	dur := math.Max(math.Ceil(rateSpan(a)), 1)
 	fmt.Fprintf(&b, "name        = %q\n", o.Name)
 	fmt.Fprintf(&b, "description = %q\n", fmt.Sprintf("Fitted by shardsim fit to %s: %s records over %s s, %.1f%% reads; %s.",
 		o.Source, countText(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), 100*readShare, strings.Join(desc, "; ")))
-	fmt.Fprintf(&b, "seed        = 1\nduration    = %q\nwindow      = %q\n\n", secs(dur), secs(window))
+	fmt.Fprintf(&b, "seed        = 1\nduration    = %q\nwindow      = %q\n\n", secs(dur), secs(math.Max(1, math.Round(dur/60))))
 	b.WriteString("[cluster]\nnodes   = 4\ncores   = 4\nnetwork = \"0.5ms\"\n\n")
 	b.WriteString("[table]\nname = \"fitted\"\n[table.fields]\n")
 	b.WriteString(fields.String())
+	writeKeyspace(&b, key, len(parts))
+	writeStreams(&b, schedulePoints(a, o.Points), readShare)
+	out.TOML = []byte(b.String())
+	return out
+}
+
+// fitParts are the key parts Fit draws: the analysis's parts, or without them one part,
+// key, for the whole key.
+func fitParts(a *Analysis) []PartKeys {
+	if len(a.Keys.Parts) > 0 {
+		return a.Keys.Parts
+	}
+	return []PartKeys{{Part: "key", Distinct: a.Keys.Distinct, DistinctExact: a.Keys.DistinctExact, Top: a.Keys.Top,
+		ZipfS: a.Keys.ZipfS, ZipfRanks: a.Keys.ZipfRanks, ZipfKS: a.Keys.ZipfKS}}
+}
+
+// fitKey chooses the fitted key: one part that has as many distinct values as whole keys
+// (within the distinct sketch's error), or all of them, with a note that they are drawn
+// independently.
+func fitKey(a *Analysis, parts []PartKeys) (key []string, note string) {
+	key = make([]string, 0, len(parts))
+	for _, p := range parts {
+		key = append(key, p.Part)
+	}
+	if len(parts) == 1 {
+		return key, ""
+	}
+	best := 0
+	for i, p := range parts {
+		if p.Distinct > parts[best].Distinct {
+			best = i
+		}
+	}
+	p := parts[best]
+	same := p.Distinct == a.Keys.Distinct
+	if !(p.DistinctExact && a.Keys.DistinctExact) {
+		same = p.Distinct >= (1-3/math.Sqrt(DistinctK-2))*a.Keys.Distinct
+	}
+	if same {
+		return []string{p.Part}, ""
+	}
+	return key, fmt.Sprintf("the key's parts are drawn independently, so a whole key's share of the records is the product of its parts' shares (no part alone tells the log's %s keys apart)", countText(a.Keys.Distinct))
+}
+
+// writeKeyspace writes the [keyspace] table of a hash scheme over key, one of the log's
+// parts key parts.
+func writeKeyspace(b *strings.Builder, key []string, parts int) {
 	quoted := make([]string, len(key))
 	for i, k := range key {
 		quoted[i] = strconv.Quote(k)
 	}
 	b.WriteString("\n[keyspace]\nscheme = \"hash\"\nshards = 16\n")
-	fmt.Fprintf(&b, "key    = [%s]\n", strings.Join(quoted, ", "))
-	if len(key) < len(parts) {
-		fmt.Fprintf(&b, "# %s alone tells the log's keys apart (as many distinct values as whole keys); the other parts are fields outside the key\n", key[0])
+	fmt.Fprintf(b, "key    = [%s]\n", strings.Join(quoted, ", "))
+	if len(key) < parts {
+		fmt.Fprintf(b, "# %s alone tells the log's keys apart (as many distinct values as whole keys); the other parts are fields outside the key\n", key[0])
 	}
-	sched := schedulePoints(a, o.Points)
+}
+
+// writeStreams writes the reads and writes streams (one left out when the log has none
+// of it), each on the schedule sched scaled by its share of the records.
+func writeStreams(b *strings.Builder, sched []RatePoint, readShare float64) {
 	for _, st := range []struct {
 		name, op string
 		share    float64
@@ -136,70 +160,118 @@ func Fit(a *Analysis, o FitOptions) *Fitted {
 		if st.share == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n[[streams]]\nname     = %q\nop       = %q\ncost     = \"0.5ms\"\nschedule = [\n", st.name, st.op)
+		fmt.Fprintf(b, "\n[[streams]]\nname     = %q\nop       = %q\ncost     = \"0.5ms\"\nschedule = [\n", st.name, st.op)
 		for _, p := range sched {
-			fmt.Fprintf(&b, "  { at = %q, rate = %s },\n", secs(p.TS), strconv.FormatFloat(round(p.PerS*st.share, 3), 'f', -1, 64))
+			fmt.Fprintf(b, "  { at = %q, rate = %s },\n", secs(p.TS), strconv.FormatFloat(round(p.PerS*st.share, 3), 'f', -1, 64))
 		}
 		b.WriteString("]\n")
 	}
-	out.TOML = []byte(b.String())
-	return out
 }
 
-// fitPart chooses the generator of one key part: the field's TOML value, comment lines,
-// a few words for the description, and a note when the log's property is lost.
-func fitPart(p PartKeys, m Monotony, a *Analysis) (line string, comment []string, what, note string) {
+// partFit is the generator Fit chose for one key part: the field's TOML value, comment
+// lines, a few words for the description, and a note when the log's property is lost.
+type partFit struct {
+	line       string
+	comment    []string
+	what, note string
+}
+
+// fitPart chooses the generator of one key part: time-ordered when it grows with time,
+// else by its popularity (categorical, uniform or Zipf).
+func fitPart(p PartKeys, m Monotony, a *Analysis) partFit {
 	n := uint64(math.Max(math.Round(p.Distinct), 1))
 	if m.Monotonic && m.Score > 0 {
-		gen := "time"
-		switch {
-		case !p.Decimal && len(p.Top) > 0 && textID(p.Top[0].Key) != "":
-			// Time-ordered ids written as text: the order a range scheme keeps.
-			gen = textID(p.Top[0].Key)
-		case !p.Decimal:
-			// Text that grows with time: a date or a time stamp.
-		case p.Distinct >= 0.5*float64(max(a.Writes, 1)) && p.MaxValue >= 1<<40:
-			gen = "snowflake"
-		case p.Distinct >= 0.5*float64(max(a.Writes, 1)):
-			gen = "sequence"
-		}
-		line = fmt.Sprintf("{ gen = %q }", gen)
-		comment = []string{
-			fmt.Sprintf("%s grows with time in the log (correlation %.3f): drawn as %s, so a range scheme sends every new write to the last range.", p.Part, m.Score, timeOrderedKind(gen)),
-			"Reads draw the rows written at their own time (age 0): give the reads stream an age to read older rows.",
-		}
-		return line, comment, fmt.Sprintf("a %s (grows with time)", gen), ""
+		return timeOrderedFit(p, m, a)
+	}
+	var f partFit
+	switch {
+	case categorical(p, n):
+		f = categoricalFit(p, n)
+	case p.ZipfRanks == 0:
+		f = uniformFit(p, n)
+	default:
+		f = zipfFit(p, n)
 	}
 	if m.Monotonic {
-		note = fmt.Sprintf("part %s falls with time (correlation %.3f), which no generator reproduces: it is drawn by popularity instead", p.Part, m.Score)
+		f.note = fmt.Sprintf("part %s falls with time (correlation %.3f), which no generator reproduces: it is drawn by popularity instead", p.Part, m.Score)
 	}
+	return f
+}
+
+// timeOrderedFit draws a part that grows with time from a time-ordered generator.
+func timeOrderedFit(p PartKeys, m Monotony, a *Analysis) partFit {
+	gen := timeOrderedGen(p, a)
+	return partFit{
+		line: fmt.Sprintf("{ gen = %q }", gen),
+		comment: []string{
+			fmt.Sprintf("%s grows with time in the log (correlation %.3f): drawn as %s, so a range scheme sends every new write to the last range.", p.Part, m.Score, timeOrderedKind(gen)),
+			"Reads draw the rows written at their own time (age 0): give the reads stream an age to read older rows.",
+		},
+		what: fmt.Sprintf("a %s (grows with time)", gen),
+	}
+}
+
+// timeOrderedGen names the generator of a part that grows with time: a text id's kind
+// (uuidv7, ulid) or a time for text; for numbers new at most writes a sequence, or from
+// 2^40 up a snowflake; a time for numbers that repeat.
+func timeOrderedGen(p PartKeys, a *Analysis) string {
+	fresh := p.Distinct >= 0.5*float64(max(a.Writes, 1))
+	switch {
+	case !p.Decimal && len(p.Top) > 0 && textID(p.Top[0].Key) != "":
+		// Time-ordered ids written as text: the order a range scheme keeps.
+		return textID(p.Top[0].Key)
+	case !p.Decimal:
+		// Text that grows with time: a date or a time stamp.
+		return "time"
+	case fresh && p.MaxValue >= 1<<40:
+		return "snowflake"
+	case fresh:
+		return "sequence"
+	}
+	return "time"
+}
+
+// categorical says that a part of n values can be written out value by value: at most
+// categoricalMax of them, all counted exactly, each a TOML string that needs no escape
+// but \" and \\.
+func categorical(p PartKeys, n uint64) bool {
 	exact := p.DistinctExact && len(p.Top) == int(n) && n <= categoricalMax
 	for _, t := range p.Top {
-		// Values are written as TOML strings: only those that need no escape but \" and \\.
 		exact = exact && t.Error == 0 && plainText(t.Key)
 	}
-	if exact {
-		vals := make([]string, len(p.Top))
-		weights := make([]string, len(p.Top))
-		for i, t := range p.Top {
-			vals[i] = strconv.Quote(t.Key)
-			weights[i] = strconv.FormatInt(t.Count, 10)
-		}
-		line = fmt.Sprintf("{ gen = \"categorical\", values = [%s], weights = [%s] }", strings.Join(vals, ", "), strings.Join(weights, ", "))
-		return line, nil, fmt.Sprintf("categorical over its %d value%s", n, plural(int(n))), note
+	return exact
+}
+
+// categoricalFit draws a part from its n values, each weighted by its count.
+func categoricalFit(p PartKeys, n uint64) partFit {
+	vals := make([]string, len(p.Top))
+	weights := make([]string, len(p.Top))
+	for i, t := range p.Top {
+		vals[i] = strconv.Quote(t.Key)
+		weights[i] = strconv.FormatInt(t.Count, 10)
 	}
-	if p.ZipfRanks == 0 {
-		line = fmt.Sprintf("{ gen = \"uniform\", n = %d }", n)
-		comment = []string{fmt.Sprintf("%s: no value stands out (fewer than 3 have 30 records or more): uniform over the log's %s values.", p.Part, countText(float64(n)))}
-		if note == "" {
-			note = fmt.Sprintf("part %s: fewer than 3 values have 30 records or more, so no Zipf law can be fitted; it is drawn uniform over %s values", p.Part, countText(float64(n)))
-		}
-		return line, comment, fmt.Sprintf("uniform over %s values", countText(float64(n))), note
+	return partFit{
+		line: fmt.Sprintf("{ gen = \"categorical\", values = [%s], weights = [%s] }", strings.Join(vals, ", "), strings.Join(weights, ", ")),
+		what: fmt.Sprintf("categorical over its %d value%s", n, plural(int(n))),
 	}
+}
+
+// uniformFit draws a part of n values of which none stands out uniformly.
+func uniformFit(p PartKeys, n uint64) partFit {
+	return partFit{
+		line:    fmt.Sprintf("{ gen = \"uniform\", n = %d }", n),
+		comment: []string{fmt.Sprintf("%s: no value stands out (fewer than 3 have 30 records or more): uniform over the log's %s values.", p.Part, countText(float64(n)))},
+		what:    fmt.Sprintf("uniform over %s values", countText(float64(n))),
+		note:    fmt.Sprintf("part %s: fewer than 3 values have 30 records or more, so no Zipf law can be fitted; it is drawn uniform over %s values", p.Part, countText(float64(n))),
+	}
+}
+
+// zipfFit draws a part of n values from its fitted Zipf law, and lists its most frequent
+// values with the ids the (scrambled) law draws them as.
+func zipfFit(p PartKeys, n uint64) partFit {
 	s := round(p.ZipfS, 4)
-	line = fmt.Sprintf("{ gen = \"zipf\", n = %d, s = %s }", n, strconv.FormatFloat(s, 'f', -1, 64))
-	comment = append(comment, fmt.Sprintf("%s: Zipf fit over the top %d values (Kolmogorov-Smirnov distance %.4f). The log's most frequent", p.Part, p.ZipfRanks, p.ZipfKS),
-		fmt.Sprintf("values, and the %s each stands for in a run (the law's ranks are scrambled over [0, %d)):", p.Part, n))
+	comment := []string{fmt.Sprintf("%s: Zipf fit over the top %d values (Kolmogorov-Smirnov distance %.4f). The log's most frequent", p.Part, p.ZipfRanks, p.ZipfKS),
+		fmt.Sprintf("values, and the %s each stands for in a run (the law's ranks are scrambled over [0, %d)):", p.Part, n)}
 	z := workload.NewZipf(n, s, true)
 	for i, t := range p.Top[:min(len(p.Top), 10)] {
 		if uint64(i) >= n {
@@ -207,33 +279,56 @@ func fitPart(p PartKeys, m Monotony, a *Analysis) (line string, comment []string
 		}
 		comment = append(comment, fmt.Sprintf("  %s = %d  %q  %.2f%%", p.Part, z.ID(uint64(i)), t.Key, 100*t.Share))
 	}
-	return line, comment, fmt.Sprintf("Zipf s = %.3f over %s values", p.ZipfS, countText(float64(n))), note
+	return partFit{
+		line:    fmt.Sprintf("{ gen = \"zipf\", n = %d, s = %s }", n, strconv.FormatFloat(s, 'f', -1, 64)),
+		comment: comment,
+		what:    fmt.Sprintf("Zipf s = %.3f over %s values", p.ZipfS, countText(float64(n))),
+	}
 }
 
 // textID names the time-ordered id that text s is written as: "uuidv7" (8-4-4-4-12 hex
 // digits, version 7), "ulid" (26 characters of Crockford's base32), or "".
 func textID(s string) string {
-	hex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
-	if len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' && s[14] == '7' {
-		ok := true
-		for i := 0; i < len(s); i++ {
-			if i != 8 && i != 13 && i != 18 && i != 23 && !hex(s[i]) {
-				ok = false
-			}
-		}
-		if ok {
-			return "uuidv7"
-		}
-	}
-	if len(s) == 26 && s[0] <= '7' {
-		for i := 0; i < len(s); i++ {
-			if !strings.ContainsRune("0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz", rune(s[i])) {
-				return ""
-			}
-		}
+	switch {
+	case isUUIDv7(s):
+		return "uuidv7"
+	case len(s) == 26 && s[0] <= '7' && allIn(s, crockford32):
 		return "ulid"
 	}
 	return ""
+}
+
+// crockford32 are the digits of Crockford's base32, either case (a ULID's characters).
+const crockford32 = "0123456789ABCDEFGHJKMNPQRSTVWXYZabcdefghjkmnpqrstvwxyz"
+
+// isUUIDv7 says that s is a UUID of version 7: 8-4-4-4-12 hex digits, the version digit 7.
+func isUUIDv7(s string) bool {
+	if len(s) != 36 || s[14] != '7' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch i {
+		case 8, 13, 18, 23:
+			if s[i] != '-' {
+				return false
+			}
+		default:
+			if !allIn(s[i:i+1], "0123456789abcdefABCDEF") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// allIn says that every byte of s is one of set's.
+func allIn(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func timeOrderedKind(gen string) string {

@@ -250,27 +250,42 @@ func (r *Reader) Malformed() []BadLine { return r.quoted }
 // without reading the rest of it.
 const maxHeader = 1 << 20
 
+// header reads a CSV log's header row and finds its columns.
 func (r *Reader) header() error {
+	line, err := r.headerLine()
+	if err != nil {
+		return err
+	}
+	r.lines++
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+	return r.columns(line)
+}
+
+// headerLine reads the first line of a CSV log, at most maxHeader bytes of it.
+func (r *Reader) headerLine() ([]byte, error) {
 	line, err := r.br.ReadSlice('\n')
 	for err == bufio.ErrBufferFull && len(r.long)+len(line) <= maxHeader {
 		r.long = append(r.long, line...)
 		line, err = r.br.ReadSlice('\n')
 	}
 	if err == bufio.ErrBufferFull || len(r.long)+len(line) > maxHeader {
-		return fmt.Errorf("csv: no header row in the first %d MB (its first line is longer; want a line naming columns ts, op and key or field names)", maxHeader>>20)
+		return nil, fmt.Errorf("csv: no header row in the first %d MB (its first line is longer; want a line naming columns ts, op and key or field names)", maxHeader>>20)
 	}
 	if len(r.long) > 0 {
 		line = append(r.long, line...)
 		r.long = r.long[:0]
 	}
 	if err != nil && err != io.EOF {
-		return err
+		return nil, err
 	}
 	if len(line) == 0 {
-		return errors.New("csv: no header row (want columns ts, op and key or field names)")
+		return nil, errors.New("csv: no header row (want columns ts, op and key or field names)")
 	}
-	r.lines++
-	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+	return line, nil
+}
+
+// columns finds the ts, op and key (or key field) columns named by header row line.
+func (r *Reader) columns(line []byte) error {
 	r.cols = splitComma(r.cols[:0], line)
 	r.tsCol, r.opCol = -1, -1
 	var fieldNames []string
@@ -360,6 +375,27 @@ func (r *Reader) malformed(line []byte, why string) {
 	}
 }
 
+// nextLine returns the next line no longer than maxLine (io.EOF after the last), counting
+// a longer one as malformed.
+func (r *Reader) nextLine() ([]byte, error) {
+	for {
+		line, err := r.readLine()
+		if err != errTooLong {
+			return line, err
+		}
+		if err := r.checkBad(false); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// reject counts line as malformed for the reason why and fails the read when most lines
+// are (checkBad).
+func (r *Reader) reject(line []byte, why string) error {
+	r.malformed(line, why)
+	return r.checkBad(false)
+}
+
 // checkBad fails the read past the malformed-line limit: at the end of the log, or early
 // when most lines fail (the wrong format).
 func (r *Reader) checkBad(atEnd bool) error {
@@ -378,8 +414,8 @@ func (r *Reader) Next() (*Record, error) {
 	if r.opt.Format == CSV {
 		return r.nextCSV()
 	}
-	for r.ri >= len(r.rows) || (r.carry && r.ri == len(r.rows)-1) {
-		if err := r.fill(); err != nil {
+	if !r.rowReady() { // checked here, inlined, for every operation of a row
+		if err := r.fillUntilReady(); err != nil {
 			return nil, err
 		}
 	}
@@ -409,10 +445,8 @@ func (r *Reader) NextRow() (*Record, int64, error) {
 		rec, err := r.nextCSV()
 		return rec, 1, err
 	}
-	for r.ri >= len(r.rows) || (r.carry && r.ri == len(r.rows)-1) {
-		if err := r.fill(); err != nil {
-			return nil, 0, err
-		}
+	if err := r.fillUntilReady(); err != nil {
+		return nil, 0, err
 	}
 	w := &r.rows[r.ri]
 	k := int64(w.count) - r.rj // the row's operations not yet returned
@@ -463,6 +497,22 @@ func (r *Reader) countRow(w *row) error {
 	return nil
 }
 
+// rowReady says that the batch holds a row to emit: one left that is not the carried
+// first row of the next second, which waits for its own batch.
+func (r *Reader) rowReady() bool {
+	return r.ri < len(r.rows) && !(r.carry && r.ri == len(r.rows)-1)
+}
+
+// fillUntilReady reads batches of a batched format until one holds a row to emit.
+func (r *Reader) fillUntilReady() error {
+	for !r.rowReady() {
+		if err := r.fill(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // fill reads the next second of a batched format into the arena.
 func (r *Reader) fill() error {
 	if r.eof {
@@ -471,32 +521,55 @@ func (r *Reader) fill() error {
 		}
 		return io.EOF
 	}
-	if r.carry {
-		c := r.rows[len(r.rows)-1]
-		n := copy(r.arena, r.arena[c.key0:c.key1])
-		r.arena = r.arena[:n]
-		c.key1 -= c.key0
-		c.key0 = 0
-		r.rows = append(r.rows[:0], c)
-		r.carry = false
-	} else {
-		r.arena, r.rows = r.arena[:0], r.rows[:0]
-	}
-	r.ri, r.rj, r.opIndex = 0, 0, 0
+	r.startBatch()
 	for {
-		line, err := r.readLine()
+		w, key, err := r.nextRow()
 		if err == io.EOF {
 			r.eof = true
 			break
 		}
-		if err == errTooLong {
-			if err := r.checkBad(false); err != nil {
-				return err
-			}
-			continue
-		}
 		if err != nil {
 			return err
+		}
+		if !r.addRow(w, key) {
+			break
+		}
+	}
+	r.countBatch()
+	return nil
+}
+
+// startBatch empties the arena for the next batch, but for the row carried from the
+// last, which moves to its start.
+func (r *Reader) startBatch() {
+	r.ri, r.rj, r.opIndex = 0, 0, 0
+	if !r.carry {
+		r.arena, r.rows = r.arena[:0], r.rows[:0]
+		return
+	}
+	c := r.rows[len(r.rows)-1]
+	n := copy(r.arena, r.arena[c.key0:c.key1])
+	r.arena = r.arena[:n]
+	c.key1 -= c.key0
+	c.key0 = 0
+	r.rows = append(r.rows[:0], c)
+	r.carry = false
+}
+
+// nextRow reads lines up to the next well-formed row of a batched format, counting the
+// malformed ones; io.EOF after the last. The format's parser is chosen here, by a direct
+// call: through a table of parsers, w would escape and cost an allocation a line.
+func (r *Reader) nextRow() (row, []byte, error) {
+	for {
+		line, err := r.readLine()
+		if err == errTooLong {
+			err = r.checkBad(false)
+			if err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			return row{}, nil, err
 		}
 		var w row
 		var key []byte
@@ -512,31 +585,37 @@ func (r *Reader) fill() error {
 		if why == "" {
 			why = r.splitKey(key, &r.sp)
 		}
-		if why != "" {
-			r.malformed(line, why)
-			if err := r.checkBad(false); err != nil {
-				return err
-			}
-			continue
+		if why == "" {
+			w.line = r.lines
+			return w, key, nil
 		}
-		w.line = r.lines
-		w.key0 = int32(len(r.arena))
-		r.arena = append(r.arena, key...)
-		w.key1 = int32(len(r.arena))
-		if len(r.rows) > 0 && w.sec > r.rows[0].sec {
-			// The first row of the next second: it waits for the next batch.
-			r.rows = append(r.rows, w)
-			r.carry = true
-			break
-		}
-		if len(r.rows) > 0 {
-			w.sec = r.rows[0].sec // a row out of order joins the second being read
-		}
-		r.rows = append(r.rows, w)
-		if len(r.rows) >= maxBatch {
-			break // a second this busy is spread as far as it was read
+		if err := r.reject(line, why); err != nil {
+			return row{}, nil, err
 		}
 	}
+}
+
+// addRow adds row w with its key to the batch and says whether the batch takes more: not
+// after the first row of a later second (carried to the next batch) or at maxBatch rows.
+func (r *Reader) addRow(w row, key []byte) bool {
+	w.key0 = int32(len(r.arena))
+	r.arena = append(r.arena, key...)
+	w.key1 = int32(len(r.arena))
+	if len(r.rows) > 0 && w.sec > r.rows[0].sec {
+		// The first row of the next second: it waits for the next batch.
+		r.rows = append(r.rows, w)
+		r.carry = true
+		return false
+	}
+	if len(r.rows) > 0 {
+		w.sec = r.rows[0].sec // a row out of order joins the second being read
+	}
+	r.rows = append(r.rows, w)
+	return len(r.rows) < maxBatch // a second this busy is spread as far as it was read
+}
+
+// countBatch sums the operations of the batch's rows (not the carried one).
+func (r *Reader) countBatch() {
 	r.batchOps = 0
 	end := len(r.rows)
 	if r.carry {
@@ -545,7 +624,6 @@ func (r *Reader) fill() error {
 	for _, w := range r.rows[:end] {
 		r.batchOps += int64(w.count)
 	}
-	return nil
 }
 
 // maxBatch bounds the rows of one second held at once: 32 MB of rows and their keys.
@@ -596,55 +674,61 @@ func lastField(line []byte) (rest, field []byte, ok bool) {
 	return line[:i], line[i+1:], true
 }
 
-// parseTwitter parses timestamp,key,key size,value size,client id,operation,TTL.
-func (r *Reader) parseTwitter(line []byte, w *row) (key []byte, why string) {
+// cutRow cuts a line of a batched format from the right: its last len(f) fields into f
+// (the last first), then its first field, the time, and the key between them (which may
+// hold commas); ok is false when the line has fewer fields.
+func cutRow(line []byte, f [][]byte) (ts, key []byte, ok bool) {
 	rest := line
-	var f [5][]byte // TTL, op, client, value size, key size
 	for i := range f {
-		var ok bool
 		if rest, f[i], ok = lastField(rest); !ok {
-			return nil, "fewer than 7 columns"
+			return nil, nil, false
 		}
 	}
 	i := bytes.IndexByte(rest, ',')
 	if i < 0 {
+		return nil, nil, false
+	}
+	return rest[:i], rest[i+1:], true
+}
+
+// badTime is why a line whose time does not parse is malformed: "header" on the first
+// line (a header row, skipped), else why.
+func (r *Reader) badTime(why string) string {
+	if r.lines == 1 {
+		return "header"
+	}
+	return why
+}
+
+// parseTwitter parses timestamp,key,key size,value size,client id,operation,TTL.
+func (r *Reader) parseTwitter(line []byte, w *row) (key []byte, why string) {
+	var f [5][]byte // TTL, op, client, value size, key size
+	ts, key, ok := cutRow(line, f[:])
+	if !ok {
 		return nil, "fewer than 7 columns"
 	}
-	sec, ok := parseInt(rest[:i])
+	sec, ok := parseInt(ts)
 	if !ok {
-		if r.lines == 1 {
-			return nil, "header"
-		}
-		return nil, "timestamp is not a whole number of seconds"
+		return nil, r.badTime("timestamp is not a whole number of seconds")
 	}
 	code, op, ok := opCode(f[1])
 	if !ok {
 		return nil, "unknown operation"
 	}
 	w.sec, w.op, w.code, w.count = sec, op, code, 1
-	return rest[i+1:], ""
+	return key, ""
 }
 
 // parseKVCache parses op_time,key,key_size,op,op_count,size,cache_hits,ttl,usecase,sub_usecase.
 func (r *Reader) parseKVCache(line []byte, w *row) (key []byte, why string) {
-	rest := line
 	var f [8][]byte // sub_usecase, usecase, ttl, cache_hits, size, op_count, op, key_size
-	for i := range f {
-		var ok bool
-		if rest, f[i], ok = lastField(rest); !ok {
-			return nil, "fewer than 10 columns"
-		}
-	}
-	i := bytes.IndexByte(rest, ',')
-	if i < 0 {
+	ts, key, ok := cutRow(line, f[:])
+	if !ok {
 		return nil, "fewer than 10 columns"
 	}
-	ns, ok := parseSeconds(rest[:i])
+	ns, ok := parseSeconds(ts)
 	if !ok {
-		if r.lines == 1 {
-			return nil, "header"
-		}
-		return nil, "op_time is not a number of seconds"
+		return nil, r.badTime("op_time is not a number of seconds")
 	}
 	code, op, ok := opCode(f[6])
 	if !ok {
@@ -655,7 +739,7 @@ func (r *Reader) parseKVCache(line []byte, w *row) (key []byte, why string) {
 		return nil, "op_count is not a positive whole number"
 	}
 	w.sec, w.op, w.code, w.count = floorDiv(ns, 1e9), op, code, int32(n)
-	return rest[i+1:], ""
+	return key, ""
 }
 
 func floorDiv(a, b int64) int64 {
@@ -666,20 +750,15 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
+// nextCSV returns the record of the next well-formed line of a CSV log.
 func (r *Reader) nextCSV() (*Record, error) {
 	for {
-		line, err := r.readLine()
+		line, err := r.nextLine()
 		if err == io.EOF {
 			if err := r.checkBad(true); err != nil {
 				return nil, err
 			}
 			return nil, io.EOF
-		}
-		if err == errTooLong {
-			if err := r.checkBad(false); err != nil {
-				return nil, err
-			}
-			continue
 		}
 		if err != nil {
 			return nil, err
@@ -688,8 +767,7 @@ func (r *Reader) nextCSV() (*Record, error) {
 			continue
 		}
 		if why := r.parseCSV(line); why != "" {
-			r.malformed(line, why)
-			if err := r.checkBad(false); err != nil {
+			if err := r.reject(line, why); err != nil {
 				return nil, err
 			}
 			continue
@@ -753,27 +831,24 @@ func (r *Reader) parseCSV(line []byte) string {
 	return ""
 }
 
-// parseInt parses a decimal integer (optional sign).
+// parseInt parses a decimal integer of at most 18 digits (optional sign).
 func parseInt(b []byte) (int64, bool) {
 	neg := false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
 		neg = b[0] == '-'
 		b = b[1:]
 	}
-	if len(b) == 0 || len(b) > 18 {
+	if len(b) > 18 {
 		return 0, false
 	}
-	var v int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
+	u, ok := decimal(b)
+	if !ok {
+		return 0, false
 	}
 	if neg {
-		v = -v
+		return -int64(u), true
 	}
-	return v, true
+	return int64(u), true
 }
 
 // parseSeconds parses a decimal number of seconds ("12", "12.25") into nanoseconds.

@@ -74,24 +74,11 @@ func (s *Source) Records() int64 { return s.records }
 // Next returns the issue time of the next record of the source's operation, at or after
 // t, or workload.Never after the last.
 func (s *Source) Next(_ *rand.Rand, t int64) int64 {
+	if !s.opened {
+		s.open()
+	}
 	if s.done {
 		return workload.Never
-	}
-	if !s.opened {
-		s.opened = true
-		if s.fsys == nil {
-			s.stop(nil)
-			return workload.Never
-		}
-		rc, err := Open(s.fsys, s.path)
-		if err == nil {
-			s.rc = rc
-			s.rd, err = NewReader(rc, s.opt)
-		}
-		if err != nil {
-			s.stop(err)
-			return workload.Never
-		}
 	}
 	for {
 		rec, err := s.rd.Next()
@@ -104,32 +91,13 @@ func (s *Source) Next(_ *rand.Rand, t int64) int64 {
 		}
 		if rec.Op != s.op {
 			if s.order {
-				for i, p := range rec.Parts {
-					s.orders[i].See(p)
-				}
+				s.see(rec)
 			}
 			continue
 		}
 		s.records++
 		if s.feed {
-			if s.n == len(s.queue) {
-				s.grow()
-			}
-			q := s.queue[(s.head+s.n)%len(s.queue)]
-			for i, p := range rec.Parts {
-				if s.order {
-					q[i] = s.orders[i].Value(p)
-				} else {
-					q[i] = FieldValue(p)
-				}
-			}
-			if s.Slots {
-				slot := keyspace.KeySlot(rec.Key)
-				for i := range rec.Parts {
-					q[i] = keyspace.SlotValue(slot, q[i])
-				}
-			}
-			s.n++
+			s.enqueue(rec)
 		}
 		at := rec.T
 		if s.speed != 1 {
@@ -137,6 +105,54 @@ func (s *Source) Next(_ *rand.Rand, t int64) int64 {
 		}
 		return max(at, t)
 	}
+}
+
+// open opens the log at the first arrival; a source without a file system, or a log that
+// does not open, ends the replay (Err says why).
+func (s *Source) open() {
+	s.opened = true
+	if s.fsys == nil {
+		s.stop(nil)
+		return
+	}
+	rc, err := Open(s.fsys, s.path)
+	if err == nil {
+		s.rc = rc
+		s.rd, err = NewReader(rc, s.opt)
+	}
+	if err != nil {
+		s.stop(err)
+	}
+}
+
+// see passes a record of another operation through the text orders, so that every reader
+// of the log anchors each part on the same first value (TextOrder).
+func (s *Source) see(rec *Record) {
+	for i, p := range rec.Parts {
+		s.orders[i].See(p)
+	}
+}
+
+// enqueue adds the field values of an arrival's key parts to the pending queue.
+func (s *Source) enqueue(rec *Record) {
+	if s.n == len(s.queue) {
+		s.grow()
+	}
+	q := s.queue[(s.head+s.n)%len(s.queue)]
+	for i, p := range rec.Parts {
+		if s.order {
+			q[i] = s.orders[i].Value(p)
+		} else {
+			q[i] = FieldValue(p)
+		}
+	}
+	if s.Slots {
+		slot := keyspace.KeySlot(rec.Key)
+		for i := range rec.Parts {
+			q[i] = keyspace.SlotValue(slot, q[i])
+		}
+	}
+	s.n++
 }
 
 func (s *Source) stop(err error) {

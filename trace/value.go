@@ -10,19 +10,8 @@ import (
 // most 19 digits is itself (so ids keep their order under a range scheme), anything else a
 // stable 64-bit hash of its bytes (FNV-1a, then SplitMix64's finalizer).
 func FieldValue(b []byte) uint64 {
-	if len(b) > 0 && len(b) <= 19 {
-		var v uint64
-		i := 0
-		for ; i < len(b); i++ {
-			c := b[i]
-			if c < '0' || c > '9' {
-				break
-			}
-			v = v*10 + uint64(c-'0')
-		}
-		if i == len(b) {
-			return v
-		}
+	if v, ok := decimal(b); ok {
+		return v
 	}
 	return HashBytes(b)
 }

@@ -82,8 +82,25 @@ func (t *traceFlags) open(cmd string, args []string, fs *pflag.FlagSet) (*trace.
 	return t.reopen()
 }
 
-// locate finds the log and how to read it.
+// locate finds the log and how to read it: a log file itself, or the log of a scenario's
+// first trace stream.
 func (t *traceFlags) locate(ref string, fs *pflag.FlagSet) error {
+	if err := t.options(); err != nil {
+		return err
+	}
+	st, statErr := os.Stat(ref)
+	if statErr == nil && !st.IsDir() && !strings.HasSuffix(ref, ".toml") {
+		t.fsys, t.path, t.label = os.DirFS(filepath.Dir(ref)), filepath.Base(ref), ref
+		return nil
+	}
+	if statErr != nil && strings.ContainsAny(ref, "/\\.") && !strings.HasSuffix(ref, ".toml") {
+		return usagef("%s: %v", ref, unwrapPath(statErr))
+	}
+	return t.fromScenario(ref, fs)
+}
+
+// options reads the flags that say how to read a log into t.opt.
+func (t *traceFlags) options() error {
 	maxBad, err := parseShare(t.maxBad)
 	if err != nil {
 		return usagef("--max-bad: %v", err)
@@ -97,14 +114,12 @@ func (t *traceFlags) locate(ref string, fs *pflag.FlagSet) error {
 		return usagef("--delimiter and --names go together (got delimiter %q, %d names)", t.delimiter, len(t.names))
 	}
 	t.opt = trace.Options{Format: f, Delimiter: t.delimiter, Names: t.names, MaxBad: maxBad, MaxExpanded: trace.MaxVisitedOps}
-	st, statErr := os.Stat(ref)
-	if statErr == nil && !st.IsDir() && !strings.HasSuffix(ref, ".toml") {
-		t.fsys, t.path, t.label = os.DirFS(filepath.Dir(ref)), filepath.Base(ref), ref
-		return nil
-	}
-	if statErr != nil && strings.ContainsAny(ref, "/\\.") && !strings.HasSuffix(ref, ".toml") {
-		return usagef("%s: %v", ref, unwrapPath(statErr))
-	}
+	return nil
+}
+
+// fromScenario locates the log of the first trace stream of scenario ref (a .toml file or
+// a built-in name), with its format and key parts unless the flags give them.
+func (t *traceFlags) fromScenario(ref string, fs *pflag.FlagSet) error {
 	sc, err := scenarios.Load(ref, scenarios.Options{})
 	if err != nil {
 		return usageError{err}
@@ -206,87 +221,123 @@ func splitTop(list []string) []string {
 	return out
 }
 
+// analyzeCmd is analyze's flags and its run.
+type analyzeCmd struct {
+	fs                  *pflag.FlagSet
+	tf                  traceFlags
+	keys                []string
+	scheme, chart       string
+	shards, salt, top   int
+	saltMode, saltField string
+	formats             []string // --format's values, a log's format among them (legacy)
+}
+
+// setupAnalyze registers analyze's flags on flags and returns the command's run.
 func setupAnalyze(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
-	fs := flags
-	var tf traceFlags
-	tf.register(fs)
-	var keys []string
-	var scheme, out, chart string
-	var shards, salt, top int
-	var saltMode, saltField string
-	fs.StringArrayVar(&keys, "key", nil, "a candidate partition key: parts named by --names (or key), hour(ts), hash(id, N)... comma-separated or repeated")
-	fs.StringVar(&scheme, "scheme", "hash", "the candidate's shard scheme: hash, range or redis_cluster")
-	fs.IntVar(&shards, "shards", 16, "the candidate's shards")
-	fs.IntVar(&salt, "salt", 0, "the candidate's salt buckets")
-	fs.StringVar(&saltMode, "salt-mode", "random", "how a write picks its salt bucket: random, round_robin, or hash (of --salt-field: reads of a key then visit one bucket)")
-	fs.StringVar(&saltField, "salt-field", "", "the key part a hash salt is taken from (with --salt-mode hash)")
-	fs.IntVar(&top, "top", 10, "keys listed")
+	c := &analyzeCmd{fs: flags}
+	c.register()
+	return c.run
+}
+
+// register defines analyze's flags, the log's (traceFlags) among them.
+func (c *analyzeCmd) register() {
+	fs := c.fs
+	c.tf.register(fs)
+	fs.StringArrayVar(&c.keys, "key", nil, "a candidate partition key: parts named by --names (or key), hour(ts), hash(id, N)... comma-separated or repeated")
+	fs.StringVar(&c.scheme, "scheme", "hash", "the candidate's shard scheme: hash, range or redis_cluster")
+	fs.IntVar(&c.shards, "shards", 16, "the candidate's shards")
+	fs.IntVar(&c.salt, "salt", 0, "the candidate's salt buckets")
+	fs.StringVar(&c.saltMode, "salt-mode", "random", "how a write picks its salt bucket: random, round_robin, or hash (of --salt-field: reads of a key then visit one bucket)")
+	fs.StringVar(&c.saltField, "salt-field", "", "the key part a hash salt is taken from (with --salt-mode hash)")
+	fs.IntVar(&c.top, "top", 10, "keys listed")
 	// --format (-f) is what goes to stdout, as on the other commands; --output-format, its
 	// name before, still works. A log's format given as --format is read as --log-format.
-	var formats []string
-	fs.VarP(listValue{&formats, "string"}, "format", "f", "what goes to stdout: text, markdown or json (a log's format here, as in --format twitter, is read as --log-format, with a note: it was that flag's name)")
+	fs.VarP(listValue{&c.formats, "string"}, "format", "f", "what goes to stdout: text, markdown or json (a log's format here, as in --format twitter, is read as --log-format, with a note: it was that flag's name)")
 	showDefault(fs, "format", "text")
-	fs.Var(listValue{&formats, "string"}, "output-format", "--format's old name on analyze")
+	fs.Var(listValue{&c.formats, "string"}, "output-format", "--format's old name on analyze")
 	_ = fs.MarkHidden("output-format")
-	textVar(fs, &chart, "chart", "", "file", "write a chart of the rate over time (.png or .svg)")
-	return func(stdout, stderr io.Writer) error {
-		out = "text"
-		if f := tf.legacy(formats, stderr); len(f) > 0 {
-			out = f[len(f)-1]
-		}
-		if out != "text" && out != "markdown" && out != "json" {
-			return usagef("--format: want text, markdown or json for what goes to stdout, or --log-format %s for the log's format (got %q)", strings.Join(trace.Formats(), ", "), out)
-		}
-		if len(keys) == 0 {
-			for _, f := range []string{"scheme", "shards", "salt", "salt-mode", "salt-field"} {
-				if fs.Changed(f) {
-					return usagef("--%s describes a candidate design, which needs --key (its partition key's parts, e.g. --key id)", f)
-				}
-			}
-		}
-		rd, rc, path, err := tf.open("analyze", fs.Args(), fs)
+	textVar(fs, &c.chart, "chart", "", "file", "write a chart of the rate over time (.png or .svg)")
+}
+
+// run analyzes the log and prints the analysis (and draws its chart).
+func (c *analyzeCmd) run(stdout, stderr io.Writer) error {
+	out, err := c.output(stderr)
+	if err != nil {
+		return err
+	}
+	if err := c.checkDesignFlags(); err != nil {
+		return err
+	}
+	rd, rc, path, err := c.tf.open("analyze", c.fs.Args(), c.fs)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if err := c.checkChart(path); err != nil {
+		return err
+	}
+	cfg := trace.Config{Top: c.top}
+	if len(c.keys) > 0 {
+		d, err := analyzeDesign(&c.tf, rd, splitTop(c.keys), c.scheme, c.shards, c.salt, c.saltMode, c.saltField)
 		if err != nil {
 			return err
 		}
-		defer rc.Close()
-		if chart != "" {
-			// Checked before the log is read, which can take minutes.
-			if ext := strings.ToLower(filepath.Ext(chart)); ext != ".png" && ext != ".svg" {
-				return usagef("--chart %s: want a file ending in .png or .svg", chart)
-			}
-			if err := checkOutFile("--chart", chart, path); err != nil {
-				return err
-			}
+		cfg.Design = d
+	}
+	a, err := trace.Analyze(rd, cfg)
+	if err != nil {
+		return traceError(path, err)
+	}
+	if c.chart != "" {
+		if err := writeRateChart(c.chart, path, a); err != nil {
+			return err
 		}
-		cfg := trace.Config{Top: top}
-		if len(keys) > 0 {
-			d, err := analyzeDesign(&tf, rd, splitTop(keys), scheme, shards, salt, saltMode, saltField)
-			if err != nil {
-				return err
-			}
-			cfg.Design = d
-		}
-		a, err := trace.Analyze(rd, cfg)
-		if err != nil {
-			return traceError(path, err)
-		}
-		if chart != "" {
-			if err := writeRateChart(chart, path, a); err != nil {
-				return err
-			}
-		}
-		switch out {
-		case "json":
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(a)
-		case "markdown":
-			writeAnalysis(stdout, path, a, true)
-		default:
-			writeAnalysis(stdout, path, a, false)
-		}
+	}
+	if out == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(a)
+	}
+	writeAnalysis(stdout, path, a, out == "markdown")
+	return nil
+}
+
+// output is what goes to stdout: text, markdown or json, the last --format given (a log's
+// format given as --format is the log's, with a note).
+func (c *analyzeCmd) output(stderr io.Writer) (string, error) {
+	out := "text"
+	if f := c.tf.legacy(c.formats, stderr); len(f) > 0 {
+		out = f[len(f)-1]
+	}
+	if out != "text" && out != "markdown" && out != "json" {
+		return "", usagef("--format: want text, markdown or json for what goes to stdout, or --log-format %s for the log's format (got %q)", strings.Join(trace.Formats(), ", "), out)
+	}
+	return out, nil
+}
+
+// checkDesignFlags refuses the flags of a candidate design without its key.
+func (c *analyzeCmd) checkDesignFlags() error {
+	if len(c.keys) > 0 {
 		return nil
 	}
+	for _, f := range []string{"scheme", "shards", "salt", "salt-mode", "salt-field"} {
+		if c.fs.Changed(f) {
+			return usagef("--%s describes a candidate design, which needs --key (its partition key's parts, e.g. --key id)", f)
+		}
+	}
+	return nil
+}
+
+// checkChart checks --chart's file before the log at path is read, which can take
+// minutes.
+func (c *analyzeCmd) checkChart(path string) error {
+	if c.chart == "" {
+		return nil
+	}
+	if ext := strings.ToLower(filepath.Ext(c.chart)); ext != ".png" && ext != ".svg" {
+		return usagef("--chart %s: want a file ending in .png or .svg", c.chart)
+	}
+	return checkOutFile("--chart", c.chart, path)
 }
 
 // analyzeDesign checks the candidate design as a scenario would be checked and builds its
@@ -406,65 +457,100 @@ func writeRateChart(file, path string, a *trace.Analysis) error {
 
 // writeAnalysis prints an analysis as text or markdown.
 func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
-	// A log's keys and key parts are untrusted text: each cell passes through the escape
-	// for its output (docs/architecture.md, "Untrusted text").
-	h := func(s string) {
-		if md {
-			fmt.Fprintf(w, "\n## %s\n\n", s)
-		} else {
-			fmt.Fprintf(w, "\n%s\n", s)
+	aw := analysisWriter{w: w, md: md}
+	aw.summary(path, a)
+	aw.operations(a)
+	aw.rate(a)
+	aw.keys(a.Keys)
+	aw.monotonicity(a.Keys)
+	if a.Design != nil {
+		aw.design(a.Design)
+	}
+}
+
+// analysisWriter prints the sections of an analysis as text or Markdown (md). A log's keys
+// and key parts are untrusted text: each cell passes through the escape for its output
+// (docs/architecture.md, "Untrusted text").
+type analysisWriter struct {
+	w  io.Writer
+	md bool
+}
+
+// heading opens a section.
+func (aw analysisWriter) heading(s string) {
+	if aw.md {
+		fmt.Fprintf(aw.w, "\n## %s\n\n", s)
+	} else {
+		fmt.Fprintf(aw.w, "\n%s\n", s)
+	}
+}
+
+// table prints rows under head: a Markdown table, or text columns padded to their widest
+// cell.
+func (aw analysisWriter) table(head []string, rows [][]string) {
+	if aw.md {
+		aw.markdownTable(head, rows)
+		return
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			r[i] = escape.Line(c)
 		}
 	}
-	table := func(head []string, rows [][]string) {
-		if md {
-			cells := func(r []string) string {
-				out := make([]string, len(r))
-				for i, c := range r {
-					out[i] = escape.MarkdownCell(c)
-				}
-				return strings.Join(out, " | ")
-			}
-			fmt.Fprintf(w, "| %s |\n|%s\n", cells(head), strings.Repeat("---|", len(head)))
-			for _, r := range rows {
-				fmt.Fprintf(w, "| %s |\n", cells(r))
-			}
-			return
-		}
-		for _, r := range rows {
-			for i, c := range r {
-				r[i] = escape.Line(c)
-			}
-		}
-		width := make([]int, len(head))
-		for i, c := range head {
-			width[i] = len(c)
-		}
-		for _, r := range rows {
-			for i, c := range r {
-				width[i] = max(width[i], len([]rune(c)))
-			}
-		}
-		line := func(r []string) {
-			var b strings.Builder
-			for i, c := range r {
-				if i > 0 {
-					b.WriteString("  ")
-				}
-				fmt.Fprintf(&b, "%-*s", width[i], c)
-			}
-			fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
-		}
-		line(head)
-		for _, r := range rows {
-			line(r)
+	width := make([]int, len(head))
+	for i, c := range head {
+		width[i] = len(c)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
 		}
 	}
-	if md {
+	aw.textRow(head, width)
+	for _, r := range rows {
+		aw.textRow(r, width)
+	}
+}
+
+// textRow prints the cells of r padded to width, two spaces apart.
+func (aw analysisWriter) textRow(r []string, width []int) {
+	var b strings.Builder
+	for i, c := range r {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		fmt.Fprintf(&b, "%-*s", width[i], c)
+	}
+	fmt.Fprintln(aw.w, "  "+strings.TrimRight(b.String(), " "))
+}
+
+// markdownTable prints rows under head as a Markdown table.
+func (aw analysisWriter) markdownTable(head []string, rows [][]string) {
+	cells := func(r []string) string {
+		out := make([]string, len(r))
+		for i, c := range r {
+			out[i] = escape.MarkdownCell(c)
+		}
+		return strings.Join(out, " | ")
+	}
+	fmt.Fprintf(aw.w, "| %s |\n|%s\n", cells(head), strings.Repeat("---|", len(head)))
+	for _, r := range rows {
+		fmt.Fprintf(aw.w, "| %s |\n", cells(r))
+	}
+}
+
+// sharePct writes a share as a percentage with two decimals.
+func sharePct(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
+
+// summary prints the title, the counts of records and lines, and the malformed lines
+// quoted.
+func (aw analysisWriter) summary(path string, a *trace.Analysis) {
+	w := aw.w
+	if aw.md {
 		fmt.Fprintf(w, "# Trace %s\n", escape.MarkdownText(filepath.Base(path)))
 	} else {
 		fmt.Fprintf(w, "trace %s (%s)\n", escape.Line(filepath.Base(path)), a.Format)
 	}
-	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
 	if a.DurationS > 0 {
 		fmt.Fprintf(w, "%s records from %s lines (%s malformed) over %s s, %.1f records/s on average\n",
 			humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/a.DurationS)
@@ -475,12 +561,16 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	}
 	for _, b := range a.BadLines {
 		line := fmt.Sprintf("malformed line %d (%s): %q", b.Line, b.Why, b.Text)
-		if md {
+		if aw.md {
 			line = escape.MarkdownText(line)
 		}
 		fmt.Fprintf(w, "  %s\n", line)
 	}
-	h("Operations")
+}
+
+// operations prints the records of each operation and of reads and writes, with shares.
+func (aw analysisWriter) operations(a *trace.Analysis) {
+	aw.heading("Operations")
 	var rows [][]string
 	var names []string
 	var counts []float64
@@ -496,12 +586,18 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	rw := pctShares([]float64{float64(a.Reads), float64(a.Writes)})
 	rows = append(rows, []string{"reads", strconv.FormatInt(a.Reads, 10), rw[0]},
 		[]string{"writes", strconv.FormatInt(a.Writes, 10), rw[1]})
-	table([]string{"op", "records", "share"}, rows)
+	aw.table([]string{"op", "records", "share"}, rows)
+}
 
-	// At most 12 rows: each the mean rate of a group of consecutive windows.
+// rate prints the rate over time in at most 12 rows, each the mean rate of a group of
+// consecutive windows.
+func (aw analysisWriter) rate(a *trace.Analysis) {
 	group := max(1, (len(a.Rate)+11)/12)
-	h(fmt.Sprintf("Rate (records/s, mean over %s s)", strconv.FormatFloat(float64(group)*a.RateWindow, 'g', -1, 64)))
-	rows = nil
+	aw.heading(fmt.Sprintf("Rate (records/s, mean over %s s)", strconv.FormatFloat(float64(group)*a.RateWindow, 'g', -1, 64)))
+	if len(a.Rate) == 0 {
+		fmt.Fprintln(aw.w, "none: the records all share one timestamp")
+		return
+	}
 	var means []float64
 	for i := 0; i < len(a.Rate); i += group {
 		j := min(i+group, len(a.Rate))
@@ -511,20 +607,20 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		}
 		means = append(means, sum/float64(j-i))
 	}
+	var rows [][]string
 	for g, m := range means {
 		rows = append(rows, []string{strconv.FormatFloat(a.Rate[g*group].TS, 'f', 0, 64), strconv.FormatFloat(m, 'f', 1, 64), bar(m, means)})
 	}
-	if len(a.Rate) > 0 {
-		table([]string{"from_s", "per_s", "chart"}, rows)
-	} else {
-		fmt.Fprintln(w, "none: the records all share one timestamp")
-	}
+	aw.table([]string{"from_s", "per_s", "chart"}, rows)
+}
 
-	k := a.Keys
-	h("Keys")
+// keys prints the distinct keys, the Zipf fit and the keys that stand out.
+func (aw analysisWriter) keys(k trace.Keys) {
+	w := aw.w
+	aw.heading("Keys")
 	distinct := "exact"
 	if !k.DistinctExact {
-		distinct = "± " + pct(k.DistinctRSE) + " (KMV sketch, one standard error)"
+		distinct = "± " + sharePct(k.DistinctRSE) + " (KMV sketch, one standard error)"
 	}
 	fmt.Fprintf(w, "distinct keys: %s %s\n", humanCount(k.Distinct), distinct)
 	if k.ZipfRanks > 0 {
@@ -532,83 +628,108 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	} else {
 		fmt.Fprintln(w, "Zipf exponent: - (fewer than 3 keys with 30 records or more)")
 	}
-	rows = nil
+	var rows [][]string
 	for i, t := range k.Top {
 		// A count that is mostly the sketch's error bound is no count: run's key table
 		// leaves such keys out by the same rule (detect.StandsOut).
 		if t.StandsOut {
-			rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), pct(t.Share)})
+			rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), sharePct(t.Share)})
 		}
 	}
 	switch {
 	case len(rows) > 0:
-		table([]string{"rank", "key", "records", "share"}, rows)
+		aw.table([]string{"rank", "key", "records", "share"}, rows)
 	case len(k.Top) > 0 && k.Top[0].Error > 0:
 		fmt.Fprintf(w, "no key stands out: the sketch's counts are mostly its error bound (it tracks %s of the log's %s keys, and none is certainly more frequent than those it dropped)\n",
 			humanCount(float64(trace.TopCapacity)), humanCount(k.Distinct))
 	case len(k.Top) > 0:
 		fmt.Fprintf(w, "no key stands out: none has %d records or more\n", detect.MinStandOut)
 	}
-	h("Monotonicity (correlation of each key part with time; monotonic at |r| >= 0.7)")
-	rows = nil
+}
+
+// monotonicity prints each key part's correlation with time.
+func (aw analysisWriter) monotonicity(k trace.Keys) {
+	aw.heading("Monotonicity (correlation of each key part with time; monotonic at |r| >= 0.7)")
+	var rows [][]string
 	for _, m := range k.Monotonic {
 		rows = append(rows, []string{m.Part, strconv.FormatFloat(m.Score, 'f', 3, 64), strconv.FormatBool(m.Monotonic)})
 	}
-	table([]string{"part", "score", "monotonic"}, rows)
-	if d := a.Design; d != nil {
-		h("Design")
-		fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", pct(d.SingleShardShare), pct(1-d.SingleShardShare), d.MeanFanout)
-		even := pct(1 / float64(len(d.Shards)))
-		// What a cluster sees at a time leads; the whole log's totals follow, since a hot
-		// spot that moves (a key that grows with time) evens out over the log.
-		fmt.Fprintf(w, "hottest shard window by window (even: %s; the mean is over the windows, weighted by their visits):\n", even)
-		item := "  "
-		if md {
-			item = "- "
-			fmt.Fprintln(w)
-		}
-		for _, sp := range []struct {
-			what, unit string
-			ws         trace.WindowSpread
-		}{{"writes: ", "writes", d.WriteSpread}, {"reads:  ", "read visits", d.ReadSpread}} {
-			if sp.ws.Windows == 0 {
-				continue
-			}
-			fmt.Fprintf(w, "%s%s%s in the busiest window (shard %d; %s %s from %s s, windows of %s s), %s on the mean\n",
-				item, sp.what, pct(sp.ws.BusiestShare), sp.ws.BusiestShard, humanCount(float64(sp.ws.BusiestVisits)), sp.unit,
-				strconv.FormatFloat(sp.ws.BusiestTS, 'f', 0, 64), strconv.FormatFloat(sp.ws.WindowS, 'g', -1, 64), pct(sp.ws.MeanHottestShare))
-		}
-		if md {
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintf(w, "hottest shard over the whole log: %d with %s of all shard visits (even: %s)\n", d.HottestShard, pct(d.HottestShare), even)
-		rows = nil
-		var ws, rs []float64
-		for _, s := range d.Shards {
-			ws, rs = append(ws, s.WriteShare), append(rs, s.ReadShare)
-		}
-		wp, rp := pctShares(ws), pctShares(rs)
-		for i, s := range d.Shards {
-			row := []string{strconv.Itoa(s.ID), wp[i], rp[i]}
-			if d.Splits != nil {
-				// Where each range begins, written as the log writes its keys.
-				from := "-"
-				if i > 0 && i-1 < len(d.Splits) {
-					from = strings.Join(d.Splits[i-1], ", ")
-					if len(d.Splits[i-1]) > 1 {
-						from = "(" + from + ")"
-					}
-				}
-				row = append(row, from)
-			}
-			rows = append(rows, row)
-		}
-		head := []string{"shard", "writes", "reads"}
-		if d.Splits != nil {
-			head = append(head, "from (range splits cut from the log's first tenth)")
-		}
-		table(head, rows)
+	aw.table([]string{"part", "score", "monotonic"}, rows)
+}
+
+// design prints where the candidate design sent the requests: fan-out, the hottest shard
+// window by window and over the whole log, and each shard's shares.
+func (aw analysisWriter) design(d *trace.DesignFigures) {
+	w := aw.w
+	aw.heading("Design")
+	fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", sharePct(d.SingleShardShare), sharePct(1-d.SingleShardShare), d.MeanFanout)
+	even := sharePct(1 / float64(len(d.Shards)))
+	// What a cluster sees at a time leads; the whole log's totals follow, since a hot
+	// spot that moves (a key that grows with time) evens out over the log.
+	fmt.Fprintf(w, "hottest shard window by window (even: %s; the mean is over the windows, weighted by their visits):\n", even)
+	aw.spreads(d)
+	fmt.Fprintf(w, "hottest shard over the whole log: %d with %s of all shard visits (even: %s)\n", d.HottestShard, sharePct(d.HottestShare), even)
+	aw.shards(d)
+}
+
+// spreads prints the busiest window and the mean hottest share of writes and of reads, as
+// a list.
+func (aw analysisWriter) spreads(d *trace.DesignFigures) {
+	item := "  "
+	if aw.md {
+		item = "- "
+		fmt.Fprintln(aw.w)
 	}
+	for _, sp := range []struct {
+		what, unit string
+		ws         trace.WindowSpread
+	}{{"writes: ", "writes", d.WriteSpread}, {"reads:  ", "read visits", d.ReadSpread}} {
+		if sp.ws.Windows == 0 {
+			continue
+		}
+		fmt.Fprintf(aw.w, "%s%s%s in the busiest window (shard %d; %s %s from %s s, windows of %s s), %s on the mean\n",
+			item, sp.what, sharePct(sp.ws.BusiestShare), sp.ws.BusiestShard, humanCount(float64(sp.ws.BusiestVisits)), sp.unit,
+			strconv.FormatFloat(sp.ws.BusiestTS, 'f', 0, 64), strconv.FormatFloat(sp.ws.WindowS, 'g', -1, 64), sharePct(sp.ws.MeanHottestShare))
+	}
+	if aw.md {
+		fmt.Fprintln(aw.w)
+	}
+}
+
+// shards prints each shard's shares of the writes and reads, and under a range scheme
+// where its range begins.
+func (aw analysisWriter) shards(d *trace.DesignFigures) {
+	var ws, rs []float64
+	for _, s := range d.Shards {
+		ws, rs = append(ws, s.WriteShare), append(rs, s.ReadShare)
+	}
+	wp, rp := pctShares(ws), pctShares(rs)
+	var rows [][]string
+	for i, s := range d.Shards {
+		row := []string{strconv.Itoa(s.ID), wp[i], rp[i]}
+		if d.Splits != nil {
+			row = append(row, rangeStart(d.Splits, i))
+		}
+		rows = append(rows, row)
+	}
+	head := []string{"shard", "writes", "reads"}
+	if d.Splits != nil {
+		head = append(head, "from (range splits cut from the log's first tenth)")
+	}
+	aw.table(head, rows)
+}
+
+// rangeStart is where shard i's range begins, written as the log writes its keys: "-" for
+// the first, a tuple of several key parts in parentheses.
+func rangeStart(splits [][]string, i int) string {
+	if i == 0 || i-1 >= len(splits) {
+		return "-"
+	}
+	from := strings.Join(splits[i-1], ", ")
+	if len(splits[i-1]) > 1 {
+		from = "(" + from + ")"
+	}
+	return from
 }
 
 // pctShares writes the shares of a whole (counts, or fractions) as percentages with two

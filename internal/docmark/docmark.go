@@ -92,92 +92,141 @@ func (p *Parts) mine(name string) bool { return strings.HasPrefix(name, p.Owner+
 
 // render returns doc with the owner's markers filled from p.
 func (p *Parts) render(path, doc string) (string, error) {
-	var errs []string
-	lines := strings.SplitAfter(doc, "\n")
-	var b strings.Builder
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if m := genRE.FindStringSubmatch(strings.TrimRight(l, "\n")); m != nil && p.mine(m[1]) {
-			body, ok := p.Blocks[m[1]]
-			if !ok {
-				errs = append(errs, fmt.Sprintf("%s:%d: no block %s", path, i+1, m[1]))
-			}
-			p.used[m[1]] = true
-			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], ">") {
-				// A block quote: its lines are replaced by the text, wrapped.
-				end := i + 1
-				for end < len(lines) && strings.HasPrefix(lines[end], ">") {
-					end++
-				}
-				b.WriteString(l)
-				if ok {
-					b.WriteString(Quote(body, 90))
-				} else {
-					b.WriteString(strings.Join(lines[i+1:end], ""))
-				}
-				i = end - 1
-				continue
-			}
-			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
-				errs = append(errs, fmt.Sprintf("%s:%d: a fenced block must follow <!--gen %s-->", path, i+1, m[1]))
-				b.WriteString(l)
-				continue
-			}
-			end := i + 2
-			for end < len(lines) && strings.TrimSpace(lines[end]) != "```" {
-				end++
-			}
-			if end == len(lines) {
-				return "", fmt.Errorf("%s:%d: block not closed", path, i+2)
-			}
-			b.WriteString(l)
-			b.WriteString(lines[i+1])
-			if !ok {
-				body = strings.Join(lines[i+2:end], "")
-			}
-			b.WriteString(body)
-			if body != "" && !strings.HasSuffix(body, "\n") {
-				b.WriteString("\n")
-			}
-			b.WriteString(lines[end])
-			i = end
-			continue
+	r := &docRender{p: p, path: path, lines: strings.SplitAfter(doc, "\n")}
+	for ; r.i < len(r.lines); r.i++ {
+		if err := r.line(); err != nil {
+			return "", err
 		}
-		if m := copyRE.FindStringSubmatch(strings.TrimRight(l, "\n")); m != nil && m[1] == p.Owner {
-			got, err := os.ReadFile(filepath.Join(p.SrcRoot, m[2]))
-			dst := filepath.Join(filepath.Dir(path), m[3])
-			switch {
-			case err != nil:
-				errs = append(errs, fmt.Sprintf("%s:%d: %v", path, i+1, err))
-			case p.Update:
-				if err := os.WriteFile(dst, got, 0o644); err != nil {
-					errs = append(errs, err.Error())
-				}
-			default:
-				if want, err := os.ReadFile(dst); err != nil || !bytes.Equal(got, want) {
-					errs = append(errs, fmt.Sprintf("%s:%d: %s is not the chart the run draws now (make docs copies it)", path, i+1, dst))
-				}
-			}
+	}
+	if len(r.errs) > 0 {
+		return "", fmt.Errorf("%s", strings.Join(r.errs, "\n"))
+	}
+	return r.b.String(), nil
+}
+
+// docRender is one doc being filled: its lines, the one being read (i), the text written
+// so far and the problems found, each with its line.
+type docRender struct {
+	p     *Parts
+	path  string
+	lines []string
+	i     int
+	b     strings.Builder
+	errs  []string
+}
+
+// errorf notes a problem at line (1-based) of the doc.
+func (r *docRender) errorf(line int, format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf("%s:%d: ", r.path, line)+fmt.Sprintf(format, args...))
+}
+
+// line writes line i filled: a block or quote after a gen marker (the lines it replaces
+// are consumed), an image a copy marker names (copied or compared), the line's figures.
+func (r *docRender) line() error {
+	l := r.lines[r.i]
+	if m := genRE.FindStringSubmatch(strings.TrimRight(l, "\n")); m != nil && r.p.mine(m[1]) {
+		return r.gen(l, m[1])
+	}
+	if m := copyRE.FindStringSubmatch(strings.TrimRight(l, "\n")); m != nil && m[1] == r.p.Owner {
+		r.copyImage(m[2], m[3])
+	}
+	r.b.WriteString(r.figures(l))
+	return nil
+}
+
+// gen writes the gen marker l of block name and the block quote or fenced block after
+// it, filled with the block's text (kept as it is when the test computed none).
+func (r *docRender) gen(l, name string) error {
+	body, ok := r.p.Blocks[name]
+	if !ok {
+		r.errorf(r.i+1, "no block %s", name)
+	}
+	r.p.used[name] = true
+	next := r.i + 1
+	switch {
+	case next < len(r.lines) && strings.HasPrefix(r.lines[next], ">"):
+		r.quote(l, body, ok)
+		return nil
+	case next >= len(r.lines) || !strings.HasPrefix(r.lines[next], "```"):
+		r.errorf(r.i+1, "a fenced block must follow <!--gen %s-->", name)
+		r.b.WriteString(l)
+		return nil
+	}
+	return r.fenced(l, body, ok)
+}
+
+// quote replaces the block quote after marker l by body, wrapped (when ok).
+func (r *docRender) quote(l, body string, ok bool) {
+	end := r.i + 1
+	for end < len(r.lines) && strings.HasPrefix(r.lines[end], ">") {
+		end++
+	}
+	r.b.WriteString(l)
+	if ok {
+		r.b.WriteString(Quote(body, 90))
+	} else {
+		r.b.WriteString(strings.Join(r.lines[r.i+1:end], ""))
+	}
+	r.i = end - 1
+}
+
+// fenced replaces the contents of the fenced block after marker l by body (when ok).
+func (r *docRender) fenced(l, body string, ok bool) error {
+	end := r.i + 2
+	for end < len(r.lines) && strings.TrimSpace(r.lines[end]) != "```" {
+		end++
+	}
+	if end == len(r.lines) {
+		return fmt.Errorf("%s:%d: block not closed", r.path, r.i+2)
+	}
+	r.b.WriteString(l)
+	r.b.WriteString(r.lines[r.i+1])
+	if !ok {
+		body = strings.Join(r.lines[r.i+2:end], "")
+	}
+	r.b.WriteString(body)
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		r.b.WriteString("\n")
+	}
+	r.b.WriteString(r.lines[end])
+	r.i = end
+	return nil
+}
+
+// copyImage copies the image src (relative to SrcRoot) to dst (relative to the doc), or
+// checks that dst is that image.
+func (r *docRender) copyImage(src, dst string) {
+	got, err := os.ReadFile(filepath.Join(r.p.SrcRoot, src))
+	dst = filepath.Join(filepath.Dir(r.path), dst)
+	switch {
+	case err != nil:
+		r.errorf(r.i+1, "%v", err)
+	case r.p.Update:
+		if err := os.WriteFile(dst, got, 0o644); err != nil {
+			r.errs = append(r.errs, err.Error())
 		}
-		l = figRE.ReplaceAllStringFunc(l, func(s string) string {
-			m := figRE.FindStringSubmatch(s)
-			if !p.mine(m[1]) {
-				return s
-			}
-			v, ok := p.Figs[m[1]]
-			if !ok {
-				errs = append(errs, fmt.Sprintf("%s:%d: no figure %s", path, i+1, m[1]))
-				return s
-			}
-			p.used[m[1]] = true
-			return "<!--fig " + m[1] + "-->" + v + "<!--/fig-->"
-		})
-		b.WriteString(l)
+	default:
+		if want, err := os.ReadFile(dst); err != nil || !bytes.Equal(got, want) {
+			r.errorf(r.i+1, "%s is not the chart the run draws now (make docs copies it)", dst)
+		}
 	}
-	if len(errs) > 0 {
-		return "", fmt.Errorf("%s", strings.Join(errs, "\n"))
-	}
-	return b.String(), nil
+}
+
+// figures fills the owner's inline figures of line l.
+func (r *docRender) figures(l string) string {
+	return figRE.ReplaceAllStringFunc(l, func(s string) string {
+		m := figRE.FindStringSubmatch(s)
+		if !r.p.mine(m[1]) {
+			return s
+		}
+		v, ok := r.p.Figs[m[1]]
+		if !ok {
+			r.errorf(r.i+1, "no figure %s", m[1])
+			return s
+		}
+		r.p.used[m[1]] = true
+		return "<!--fig " + m[1] + "-->" + v + "<!--/fig-->"
+	})
 }
 
 // firstDiff shows the first line where a and b differ.

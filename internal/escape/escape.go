@@ -137,33 +137,17 @@ func MarkdownCell(s string) string { return markdown(s, true) }
 // orderedStart is a line start that Markdown reads as an ordered list item: "1." or "1)".
 var orderedStart = regexp.MustCompile(`^[0-9]{1,9}[.)]( |$)`)
 
+// markdown escapes s for Markdown text, or for a table cell (cell).
 func markdown(s string, cell bool) string {
 	s = Line(s)
-	tildes := strings.Count(s, "~") > 1
+	m := mdText{s: s, cell: cell, tildes: strings.Count(s, "~") > 1}
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if e, ok := markdownSpecial[c]; ok {
+		if e := m.escape(i); e != "" {
 			b.WriteString(e)
-			continue
-		}
-		switch {
-		case c == '~' && tildes:
-			// Strikethrough takes two tildes; a lone one (~5%) stays as it is.
-			b.WriteString(`\~`)
-		case c == '|' && cell:
-			b.WriteString(`\|`)
-		case c == '_' && !(i > 0 && alnum(s[i-1]) && i+1 < len(s) && alnum(s[i+1])):
-			// An underscore inside a word is never emphasis; one at a word's edge may be.
-			b.WriteString(`\_`)
-		case i == 0 && !cell && (c == '#' || (c == '-' || c == '+') && (len(s) == 1 || s[1] == ' ' || s[1] == c) || c == '='):
-			// A heading, a list item, a rule, or a line that would turn the one above
-			// into a heading: only where a line starts, which a cell never is.
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		default:
-			b.WriteByte(c)
+		} else {
+			b.WriteByte(s[i])
 		}
 	}
 	out := b.String()
@@ -172,6 +156,48 @@ func markdown(s string, cell bool) string {
 		out = m[:len(m)-1] + `\` + out[len(m)-1:]
 	}
 	return out
+}
+
+// mdText is a line of text being escaped for Markdown: in a table cell or not, and
+// whether it holds tildes enough for a strikethrough.
+type mdText struct {
+	s            string
+	cell, tildes bool
+}
+
+// escape returns the escape of the byte at i, or "" when it stands for itself.
+func (m *mdText) escape(i int) string {
+	c := m.s[i]
+	if e, ok := markdownSpecial[c]; ok {
+		return e
+	}
+	switch {
+	case c == '~' && m.tildes:
+		// Strikethrough takes two tildes; a lone one (~5%) stays as it is.
+		return `\~`
+	case c == '|' && m.cell:
+		return `\|`
+	case c == '_' && !m.inWord(i):
+		// An underscore inside a word is never emphasis; one at a word's edge may be.
+		return `\_`
+	case i == 0 && !m.cell && lineStartMarkup(m.s):
+		// A heading, a list item, a rule, or a line that would turn the one above
+		// into a heading: only where a line starts, which a cell never is.
+		return `\` + m.s[:1]
+	}
+	return ""
+}
+
+// inWord says that the byte at i has a letter or digit on both sides.
+func (m *mdText) inWord(i int) bool {
+	return i > 0 && alnum(m.s[i-1]) && i+1 < len(m.s) && alnum(m.s[i+1])
+}
+
+// lineStartMarkup says that s starts as a heading ('#'), a list item or rule ('-' or
+// '+' alone, before a space or doubled), or a setext underline ('=').
+func lineStartMarkup(s string) bool {
+	c := s[0]
+	return c == '#' || c == '=' || (c == '-' || c == '+') && (len(s) == 1 || s[1] == ' ' || s[1] == c)
 }
 
 func alnum(c byte) bool {

@@ -79,199 +79,247 @@ func (dc *decoder) mismatch(path, want string, raw any) {
 	dc.errorf(path, "%s", msg)
 }
 
-// value decodes raw into the settable value rv.
+// value decodes raw into the settable value rv: a type that decodes itself or a datetime
+// first, then by the kind of rv.
 func (dc *decoder) value(path string, raw any, rv reflect.Value) {
-	if raw == nil {
+	if raw == nil || dc.special(path, raw, rv) {
 		return
 	}
+	switch rv.Kind() {
+	case reflect.Pointer:
+		dc.pointer(path, raw, rv)
+	case reflect.Interface:
+		dc.iface(path, raw, rv)
+	case reflect.String:
+		dc.str(path, raw, rv)
+	case reflect.Bool:
+		dc.boolean(path, raw, rv)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		dc.integer(path, raw, rv)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		dc.unsigned(path, raw, rv)
+	case reflect.Float32, reflect.Float64:
+		dc.float(path, raw, rv)
+	case reflect.Slice, reflect.Array:
+		dc.array(path, raw, rv)
+	case reflect.Map:
+		dc.table(path, raw, rv)
+	case reflect.Struct:
+		dc.structure(path, raw, rv)
+	default:
+		dc.errorf(path, "cannot decode into Go type %s", rv.Type())
+	}
+}
+
+// special decodes raw into a value that decodes itself (Decoder) or a time.Time, and says
+// whether rv was one.
+func (dc *decoder) special(path string, raw any, rv reflect.Value) bool {
 	t := rv.Type()
 	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
 		if rv.CanAddr() && reflect.PointerTo(t).Implements(decoderType) {
 			dc.custom(path, raw, rv.Addr().Interface().(Decoder))
-			return
+			return true
 		}
 		if t.Implements(decoderType) {
 			dc.custom(path, raw, rv.Interface().(Decoder))
-			return
+			return true
 		}
 	}
-	if t == timeType {
-		tm, ok := raw.(time.Time)
-		if !ok {
-			dc.mismatch(path, "a datetime", raw)
-			return
-		}
+	if t != timeType {
+		return false
+	}
+	if tm, ok := raw.(time.Time); ok {
 		rv.Set(reflect.ValueOf(tm))
+	} else {
+		dc.mismatch(path, "a datetime", raw)
+	}
+	return true
+}
+
+// pointer decodes into a new value, starting from the one rv points to if any.
+func (dc *decoder) pointer(path string, raw any, rv reflect.Value) {
+	p := reflect.New(rv.Type().Elem())
+	if !rv.IsNil() { // keep what was there as the starting point
+		p.Elem().Set(rv.Elem())
+	}
+	dc.value(path, raw, p.Elem())
+	rv.Set(p)
+}
+
+// iface stores raw as it is in an empty interface, or lets a non-nil Decoder decode it.
+func (dc *decoder) iface(path string, raw any, rv reflect.Value) {
+	t := rv.Type()
+	if t.NumMethod() == 0 {
+		rv.Set(reflect.ValueOf(raw))
 		return
 	}
+	if t.Implements(decoderType) && !rv.IsNil() {
+		dc.custom(path, raw, rv.Interface().(Decoder))
+		return
+	}
+	dc.errorf(path, "cannot decode into Go type %s", t)
+}
 
-	switch t.Kind() {
-	case reflect.Pointer:
-		p := reflect.New(t.Elem())
-		if !rv.IsNil() { // keep what was there as the starting point
-			p.Elem().Set(rv.Elem())
-		}
-		dc.value(path, raw, p.Elem())
-		rv.Set(p)
+// str decodes a TOML string into a string.
+func (dc *decoder) str(path string, raw any, rv reflect.Value) {
+	s, ok := raw.(string)
+	if !ok {
+		dc.mismatch(path, "a string", raw)
+		return
+	}
+	rv.SetString(s)
+}
 
-	case reflect.Interface:
-		if t.NumMethod() != 0 {
-			if t.Implements(decoderType) && !rv.IsNil() {
-				dc.custom(path, raw, rv.Interface().(Decoder))
-				return
-			}
-			dc.errorf(path, "cannot decode into Go type %s", t)
-			return
-		}
-		rv.Set(reflect.ValueOf(raw))
+// boolean decodes a TOML boolean into a bool.
+func (dc *decoder) boolean(path string, raw any, rv reflect.Value) {
+	b, ok := raw.(bool)
+	if !ok {
+		dc.mismatch(path, "a boolean", raw)
+		return
+	}
+	rv.SetBool(b)
+}
 
-	case reflect.String:
-		s, ok := raw.(string)
-		if !ok {
-			dc.mismatch(path, "a string", raw)
-			return
-		}
-		rv.SetString(s)
+// integer decodes a TOML integer into a signed integer of any size, refusing one that
+// does not fit.
+func (dc *decoder) integer(path string, raw any, rv reflect.Value) {
+	n, ok := raw.(int64)
+	if !ok {
+		dc.mismatch(path, "an integer", raw)
+		return
+	}
+	if rv.OverflowInt(n) {
+		bits := rv.Type().Bits()
+		dc.errorf(path, "must be between %d and %d (got %d)",
+			int64(-1)<<(bits-1), int64(1)<<(bits-1)-1, n)
+		return
+	}
+	rv.SetInt(n)
+}
 
-	case reflect.Bool:
-		b, ok := raw.(bool)
-		if !ok {
-			dc.mismatch(path, "a boolean", raw)
-			return
-		}
-		rv.SetBool(b)
+// unsigned decodes a TOML integer into an unsigned integer of any size, refusing a
+// negative one or one that does not fit.
+func (dc *decoder) unsigned(path string, raw any, rv reflect.Value) {
+	n, ok := raw.(int64)
+	if !ok {
+		dc.mismatch(path, "an integer", raw)
+		return
+	}
+	if n < 0 {
+		dc.errorf(path, "must not be negative (got %d)", n)
+		return
+	}
+	if rv.OverflowUint(uint64(n)) {
+		dc.errorf(path, "must be at most %d (got %d)", uint64(1)<<rv.Type().Bits()-1, n)
+		return
+	}
+	rv.SetUint(uint64(n))
+}
 
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, ok := raw.(int64)
-		if !ok {
-			dc.mismatch(path, "an integer", raw)
-			return
-		}
-		if rv.OverflowInt(n) {
-			bits := t.Bits()
-			dc.errorf(path, "must be between %d and %d (got %d)",
-				int64(-1)<<(bits-1), int64(1)<<(bits-1)-1, n)
-			return
-		}
-		rv.SetInt(n)
-
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		n, ok := raw.(int64)
-		if !ok {
-			dc.mismatch(path, "an integer", raw)
-			return
-		}
-		if n < 0 {
-			dc.errorf(path, "must not be negative (got %d)", n)
-			return
-		}
-		if rv.OverflowUint(uint64(n)) {
-			dc.errorf(path, "must be at most %d (got %d)", uint64(1)<<t.Bits()-1, n)
-			return
-		}
-		rv.SetUint(uint64(n))
-
-	case reflect.Float32, reflect.Float64:
-		var f float64
-		switch x := raw.(type) {
-		case float64:
-			f = x
-		case int64:
-			f = float64(x)
-		default:
-			dc.mismatch(path, "a number", raw)
-			return
-		}
-		if rv.OverflowFloat(f) {
-			dc.errorf(path, "must be between -3.4e+38 and 3.4e+38 (got %s)", render(raw, 40))
-			return
-		}
-		rv.SetFloat(f)
-
-	case reflect.Slice:
-		elems, ok := asArray(raw)
-		if !ok {
-			dc.mismatch(path, "an array", raw)
-			return
-		}
-		s := reflect.MakeSlice(t, len(elems), len(elems))
-		for i, e := range elems {
-			dc.value(indexKey(path, i), e, s.Index(i))
-		}
-		rv.Set(s)
-
-	case reflect.Array:
-		elems, ok := asArray(raw)
-		if !ok {
-			dc.mismatch(path, "an array", raw)
-			return
-		}
-		if len(elems) != t.Len() {
-			dc.errorf(path, "expected an array of %d elements, got %d: %s", t.Len(), len(elems), render(raw, 40))
-			return
-		}
-		for i, e := range elems {
-			dc.value(indexKey(path, i), e, rv.Index(i))
-		}
-
-	case reflect.Map:
-		if t.Key().Kind() != reflect.String {
-			dc.errorf(path, "cannot decode into Go type %s", t)
-			return
-		}
-		m, ok := raw.(map[string]any)
-		if !ok {
-			dc.mismatch(path, "a table", raw)
-			return
-		}
-		if rv.IsNil() {
-			rv.Set(reflect.MakeMapWithSize(t, len(m)))
-		}
-		for _, k := range sortedKeys(m) {
-			kv := reflect.ValueOf(k).Convert(t.Key())
-			ev := reflect.New(t.Elem()).Elem()
-			if old := rv.MapIndex(kv); old.IsValid() {
-				ev.Set(old)
-			}
-			dc.value(joinKey(path, k), m[k], ev)
-			rv.SetMapIndex(kv, ev)
-		}
-
-	case reflect.Struct:
-		m, ok := raw.(map[string]any)
-		if !ok {
-			dc.mismatch(path, "a table", raw)
-			return
-		}
-		fs := fieldsOf(t)
-		for _, k := range sortedKeys(m) {
-			idx, ok := fs.byName[k]
-			if !ok {
-				full := joinKey(path, k)
-				msg := "unknown key"
-				if s := suggest(k, fs.names); s != "" {
-					msg += fmt.Sprintf("; did you mean %q?", s)
-				}
-				dc.errorf(full, "%s", msg)
-				continue
-			}
-			before := len(dc.errs)
-			dc.value(joinKey(path, k), m[k], rv.Field(idx))
-			// A value of the wrong type under the singular or plural of another key (node
-			// for nodes) that takes values of its kind is most likely meant for that other
-			// key: say so.
-			if len(dc.errs) == before+1 && dc.errs[before].Key == joinKey(path, k) && strings.HasPrefix(dc.errs[before].Msg, "expected ") {
-				for _, n := range []string{k + "s", strings.TrimSuffix(k, "s")} {
-					if i, ok := fs.byName[n]; ok && n != k && fits(m[k], t.Field(i).Type) {
-						dc.errs[before].Msg += fmt.Sprintf("; did you mean %q?", n)
-						break
-					}
-				}
-			}
-		}
-
+// float decodes a TOML float or integer into a float, refusing one a float32 cannot hold.
+func (dc *decoder) float(path string, raw any, rv reflect.Value) {
+	var f float64
+	switch x := raw.(type) {
+	case float64:
+		f = x
+	case int64:
+		f = float64(x)
 	default:
+		dc.mismatch(path, "a number", raw)
+		return
+	}
+	if rv.OverflowFloat(f) {
+		dc.errorf(path, "must be between -3.4e+38 and 3.4e+38 (got %s)", render(raw, 40))
+		return
+	}
+	rv.SetFloat(f)
+}
+
+// array decodes a TOML array (or array of tables) into a slice, or into a Go array of
+// the same length.
+func (dc *decoder) array(path string, raw any, rv reflect.Value) {
+	elems, ok := asArray(raw)
+	if !ok {
+		dc.mismatch(path, "an array", raw)
+		return
+	}
+	t := rv.Type()
+	if t.Kind() == reflect.Slice {
+		rv.Set(reflect.MakeSlice(t, len(elems), len(elems)))
+	} else if len(elems) != t.Len() {
+		dc.errorf(path, "expected an array of %d elements, got %d: %s", t.Len(), len(elems), render(raw, 40))
+		return
+	}
+	for i, e := range elems {
+		dc.value(indexKey(path, i), e, rv.Index(i))
+	}
+}
+
+// table decodes a TOML table into a map with string keys, over the entries it holds.
+func (dc *decoder) table(path string, raw any, rv reflect.Value) {
+	t := rv.Type()
+	if t.Key().Kind() != reflect.String {
 		dc.errorf(path, "cannot decode into Go type %s", t)
+		return
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		dc.mismatch(path, "a table", raw)
+		return
+	}
+	if rv.IsNil() {
+		rv.Set(reflect.MakeMapWithSize(t, len(m)))
+	}
+	for _, k := range sortedKeys(m) {
+		kv := reflect.ValueOf(k).Convert(t.Key())
+		ev := reflect.New(t.Elem()).Elem()
+		if old := rv.MapIndex(kv); old.IsValid() {
+			ev.Set(old)
+		}
+		dc.value(joinKey(path, k), m[k], ev)
+		rv.SetMapIndex(kv, ev)
+	}
+}
+
+// structure decodes a TOML table into a struct's tagged fields (fieldsOf); a key that
+// names no field is an error, with the closest field's name as a suggestion.
+func (dc *decoder) structure(path string, raw any, rv reflect.Value) {
+	m, ok := raw.(map[string]any)
+	if !ok {
+		dc.mismatch(path, "a table", raw)
+		return
+	}
+	fs := fieldsOf(rv.Type())
+	for _, k := range sortedKeys(m) {
+		idx, ok := fs.byName[k]
+		if !ok {
+			msg := "unknown key"
+			if s := suggest(k, fs.names); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			dc.errorf(joinKey(path, k), "%s", msg)
+			continue
+		}
+		before := len(dc.errs)
+		dc.value(joinKey(path, k), m[k], rv.Field(idx))
+		if len(dc.errs) == before+1 {
+			dc.pluralHint(dc.errs[before], joinKey(path, k), k, m[k], rv.Type(), fs)
+		}
+	}
+}
+
+// pluralHint adds to e, the one problem of key k's value raw (at path), a suggestion of
+// the singular or plural of k (node for nodes) when e is a wrong type and that other key
+// takes values of raw's kind: the value is most likely meant for it.
+func (dc *decoder) pluralHint(e *Error, path, k string, raw any, t reflect.Type, fs *structFields) {
+	if e.Key != path || !strings.HasPrefix(e.Msg, "expected ") {
+		return
+	}
+	for _, n := range []string{k + "s", strings.TrimSuffix(k, "s")} {
+		if i, ok := fs.byName[n]; ok && n != k && fits(raw, t.Field(i).Type) {
+			e.Msg += fmt.Sprintf("; did you mean %q?", n)
+			return
+		}
 	}
 }
 
@@ -521,6 +569,8 @@ func cutAt(s string, n int) string {
 
 func isRuneStart(c byte) bool { return c&0xC0 != 0x80 }
 
+// renderTo writes raw to b as TOML text, stopping (where it can) once b holds more than
+// limit bytes.
 func renderTo(b *strings.Builder, raw any, limit int) {
 	if b.Len() > limit {
 		return
@@ -534,64 +584,75 @@ func renderTo(b *strings.Builder, raw any, limit int) {
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
 	case float64:
-		switch {
-		case math.IsNaN(x):
-			b.WriteString("nan")
-		case math.IsInf(x, 1):
-			b.WriteString("inf")
-		case math.IsInf(x, -1):
-			b.WriteString("-inf")
-		default:
-			s := strconv.FormatFloat(x, 'g', -1, 64)
-			if !strings.ContainsAny(s, ".eE") {
-				s += ".0"
-			}
-			b.WriteString(s)
-		}
+		b.WriteString(formatFloat(x))
 	case bool:
 		b.WriteString(strconv.FormatBool(x))
 	case time.Time:
 		b.WriteString(formatTime(x))
 	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if b.Len() > limit {
-				break
-			}
-			renderTo(b, e, limit)
-		}
-		b.WriteByte(']')
+		renderArray(b, x, limit)
 	case []map[string]any:
-		list := make([]any, len(x))
-		for i, e := range x {
-			list[i] = e
-		}
-		renderTo(b, list, limit)
+		list, _ := asArray(x)
+		renderArray(b, list, limit)
 	case map[string]any:
-		if len(x) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteString("{ ")
-		keys := sortedKeys(x)
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if b.Len() > limit {
-				break
-			}
-			b.WriteString(joinKey("", k))
-			b.WriteString(" = ")
-			renderTo(b, x[k], limit)
-		}
-		b.WriteString(" }")
+		renderTable(b, x, limit)
 	default:
 		fmt.Fprintf(b, "%v", x)
 	}
+}
+
+// formatFloat writes a TOML float: nan, inf and -inf by name, and a whole number with ".0"
+// so that it reads back as a float.
+func formatFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}
+
+// renderArray writes the elements of an array until b holds more than limit bytes.
+func renderArray(b *strings.Builder, list []any, limit int) {
+	b.WriteByte('[')
+	for i, e := range list {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if b.Len() > limit {
+			break
+		}
+		renderTo(b, e, limit)
+	}
+	b.WriteByte(']')
+}
+
+// renderTable writes a table inline, its keys sorted, until b holds more than limit bytes.
+func renderTable(b *strings.Builder, m map[string]any, limit int) {
+	if len(m) == 0 {
+		b.WriteString("{}")
+		return
+	}
+	b.WriteString("{ ")
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if b.Len() > limit {
+			break
+		}
+		b.WriteString(joinKey("", k))
+		b.WriteString(" = ")
+		renderTo(b, m[k], limit)
+	}
+	b.WriteString(" }")
 }
 
 // formatTime writes a TOML datetime the way it was most likely written.

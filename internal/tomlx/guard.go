@@ -59,39 +59,58 @@ func guard(file string, src []byte) error {
 
 // skipString returns the index of the last byte of the string that opens at src[i] (basic
 // or literal, one-line or multi-line) and the newlines inside it. An unterminated string
-// runs to the end; the parser reports it.
-func skipString(src []byte, i int) (end, lines int) {
+// runs to the end; the parser reports it. guard reads the file's bytes with it, and the
+// line scanner its text.
+func skipString[T string | []byte](src T, i int) (end, lines int) {
 	q := src[i]
-	multi := i+2 < len(src) && src[i+1] == q && src[i+2] == q
-	j := i + 1
-	if multi {
-		j = i + 3
+	if i+2 < len(src) && src[i+1] == q && src[i+2] == q {
+		return skipMultiLine(src, i+3, q)
 	}
-	for j < len(src) {
-		c := src[j]
-		switch {
+	return skipOneLine(src, i+1, q)
+}
+
+// skipOneLine is skipString for a one-line string of quote q whose text starts at
+// src[j]: it ends at its closing quote or, unterminated, before the line's end.
+func skipOneLine[T string | []byte](src T, j int, q byte) (end, lines int) {
+	for ; j < len(src); j++ {
+		switch c := src[j]; {
 		case c == '\\' && q == '"':
-			if j+1 < len(src) && src[j+1] == '\n' {
-				lines++
-			}
-			j += 2
-			continue
+			j = skipEscape(src, j, &lines)
+		case c == '\n':
+			return j - 1, lines
+		case c == q:
+			return j, lines
+		}
+	}
+	return len(src) - 1, lines
+}
+
+// skipMultiLine is skipString for a multi-line string of quote q whose text starts at
+// src[j]: it ends with three quotes, and up to two more quotes belong to the string
+// ("""a"""" is a").
+func skipMultiLine[T string | []byte](src T, j int, q byte) (end, lines int) {
+	for ; j < len(src); j++ {
+		switch c := src[j]; {
+		case c == '\\' && q == '"':
+			j = skipEscape(src, j, &lines)
 		case c == '\n':
 			lines++
-			if !multi {
-				return j - 1, lines - 1 // a one-line string ends at the line's end
-			}
-		case c == q && !multi:
-			return j, lines
-		case c == q && multi && j+2 < len(src) && src[j+1] == q && src[j+2] == q:
-			// Up to two more quotes may belong to the string ("""a"""" is a").
+		case c == q && j+2 < len(src) && src[j+1] == q && src[j+2] == q:
 			k := j + 3
 			for k < len(src) && k < j+5 && src[k] == q {
 				k++
 			}
 			return k - 1, lines
 		}
-		j++
 	}
 	return len(src) - 1, lines
+}
+
+// skipEscape returns the index of the byte that the backslash at src[j] escapes in a basic
+// string, counting it in lines when it is a newline (a line-ending backslash).
+func skipEscape[T string | []byte](src T, j int, lines *int) int {
+	if j+1 < len(src) && src[j+1] == '\n' {
+		*lines++
+	}
+	return j + 1
 }

@@ -64,73 +64,110 @@ func deepCopy(v any) any {
 // key: bad TOML in the value, an unknown element, or a path through a
 // non-table value.
 func Set(root map[string]any, key, value string) error {
-	fail := func(format string, args ...any) error {
-		return &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
-	}
+	st := setter{key: key}
 	if root == nil {
-		return fail("cannot set a key in a nil table")
+		return st.fail("cannot set a key in a nil table")
 	}
-	segs := splitPath(key)
-	if len(segs) == 0 {
-		return fail("empty key")
+	if err := st.parse(value); err != nil {
+		return err
 	}
-	for _, s := range segs {
+	// cur is the place the current segment refers into: either a table or an array
+	// element.
+	var cur any = root
+	for i := range st.segs {
+		var done bool
+		var err error
+		switch c := cur.(type) {
+		case map[string]any:
+			cur, done, err = st.inTable(c, i)
+		case []any, []map[string]any:
+			cur, done, err = st.inArray(c, i)
+		default:
+			return st.fail("%s is %s %s, not a table", joinSegments(st.segs[:i]), article(typeName(c)), describe(c))
+		}
+		if err != nil || done {
+			return err
+		}
+	}
+	return nil // not reached: the last segment sets the value
+}
+
+// setter is one Set: the key as given, its segments and the value to set.
+type setter struct {
+	key  string
+	segs []segment
+	val  any
+}
+
+// fail is a problem with the key, as an *Error naming it.
+func (st *setter) fail(format string, args ...any) error {
+	return &Error{Key: st.key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// parse splits the key into segments, refusing an empty one, and parses the value.
+func (st *setter) parse(value string) error {
+	st.segs = splitPath(st.key)
+	if len(st.segs) == 0 {
+		return st.fail("empty key")
+	}
+	for _, s := range st.segs {
 		if s.name == "" && !s.index {
-			return fail("empty key segment")
+			return st.fail("empty key segment")
 		}
 	}
 	val, err := parseValue(value)
 	if err != nil {
-		return fail("%v", err)
+		return st.fail("%v", err)
 	}
+	st.val = val
+	return nil
+}
 
-	// container is the place the current segment refers into: either a
-	// table or an array element.
-	var cur any = root
-	for i, s := range segs {
-		last := i == len(segs)-1
-		where := joinSegments(segs[:i]) // the container's path, for messages
-		switch c := cur.(type) {
-		case map[string]any:
-			if s.index {
-				return fail("%s is a table, not an array; it has no element %s", orRoot(where), s.name)
-			}
-			if last {
-				c[s.name] = val
-				return nil
-			}
-			next, ok := c[s.name]
-			if !ok {
-				m := map[string]any{}
-				c[s.name] = m
-				next = m
-			}
-			cur = next
-		case []any, []map[string]any:
-			elems, _ := asArray(c)
-			n, err := element(elems, s)
-			if err != nil {
-				return fail("%s: %v", where, err)
-			}
-			if last {
-				switch a := c.(type) {
-				case []any:
-					a[n] = val
-				case []map[string]any:
-					m, ok := val.(map[string]any)
-					if !ok {
-						return fail("%s is an array of tables; its elements can only be set to a table, not %s", where, describe(val))
-					}
-					a[n] = m
-				}
-				return nil
-			}
-			cur = elems[n]
-		default:
-			return fail("%s is %s %s, not a table", where, article(typeName(c)), describe(c))
-		}
+// inTable follows segment i in table c: it sets the value there when i is the last
+// segment (done), and otherwise returns the value under the segment's key, made a new
+// table when missing.
+func (st *setter) inTable(c map[string]any, i int) (next any, done bool, err error) {
+	s := st.segs[i]
+	if s.index {
+		return nil, false, st.fail("%s is a table, not an array; it has no element %s", orRoot(joinSegments(st.segs[:i])), s.name)
 	}
-	return nil // not reached
+	if i == len(st.segs)-1 {
+		c[s.name] = st.val
+		return nil, true, nil
+	}
+	next, ok := c[s.name]
+	if !ok {
+		m := map[string]any{}
+		c[s.name] = m
+		next = m
+	}
+	return next, false, nil
+}
+
+// inArray follows segment i in array c (by index or by name, see element): it sets the
+// element when i is the last segment (done; an array of tables takes only a table), and
+// otherwise returns the element.
+func (st *setter) inArray(c any, i int) (next any, done bool, err error) {
+	where := joinSegments(st.segs[:i])
+	elems, _ := asArray(c)
+	n, err := element(elems, st.segs[i])
+	if err != nil {
+		return nil, false, st.fail("%s: %v", where, err)
+	}
+	if i < len(st.segs)-1 {
+		return elems[n], false, nil
+	}
+	switch a := c.(type) {
+	case []any:
+		a[n] = st.val
+	case []map[string]any:
+		m, ok := st.val.(map[string]any)
+		if !ok {
+			return nil, false, st.fail("%s is an array of tables; its elements can only be set to a table, not %s", where, describe(st.val))
+		}
+		a[n] = m
+	}
+	return nil, true, nil
 }
 
 func orRoot(path string) string {

@@ -304,24 +304,11 @@ func (s *lineScanner) key() []string {
 	var keys []string
 	for !s.eof() {
 		s.skipSpace()
-		switch c := s.peek(); c {
-		case '"', '\'':
-			keys = append(keys, s.quotedKey(c))
-		default:
-			start := s.i
-			for !s.eof() {
-				c := s.peek()
-				if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '.' || c == '=' ||
-					c == ']' || c == '[' || c == '}' || c == '{' || c == ',' || c == '#' || c == '"' || c == '\'' {
-					break
-				}
-				s.next()
-			}
-			if s.i == start {
-				return keys
-			}
-			keys = append(keys, s.src[start:s.i])
+		part, ok := s.keyPart()
+		if !ok {
+			return keys
 		}
+		keys = append(keys, part)
 		s.skipSpace()
 		if s.peek() != '.' {
 			return keys
@@ -329,6 +316,23 @@ func (s *lineScanner) key() []string {
 		s.next()
 	}
 	return keys
+}
+
+// bareKeyEnd marks the bytes that end a bare key: blanks, the dot of a dotted key, '=',
+// and the brackets, braces, commas, comments and quotes that may follow it.
+var bareKeyEnd = [256]bool{' ': true, '\t': true, '\r': true, '\n': true, '.': true, '=': true,
+	']': true, '[': true, '}': true, '{': true, ',': true, '#': true, '"': true, '\'': true}
+
+// keyPart scans one part of a key, quoted or bare; ok is false where none begins.
+func (s *lineScanner) keyPart() (part string, ok bool) {
+	if c := s.peek(); c == '"' || c == '\'' {
+		return s.quotedKey(c), true
+	}
+	start := s.i
+	for !s.eof() && !bareKeyEnd[s.peek()] {
+		s.next()
+	}
+	return s.src[start:s.i], s.i > start
 }
 
 func (s *lineScanner) quotedKey(q byte) string {
@@ -426,7 +430,7 @@ func (s *lineScanner) value(path string) {
 	s.skipSpace()
 	switch c := s.peek(); c {
 	case '"', '\'':
-		s.str(c)
+		s.str()
 	case '[':
 		s.nested(func() { s.array(path) })
 	case '{':
@@ -452,48 +456,12 @@ func (s *lineScanner) nested(f func()) {
 	s.depth--
 }
 
-// str scans a basic or literal string, single- or multi-line.
-func (s *lineScanner) str(q byte) {
-	if s.peekAt(1) == q && s.peekAt(2) == q {
-		s.next()
-		s.next()
-		s.next()
-		for !s.eof() {
-			if q == '"' && s.peek() == '\\' {
-				s.next()
-				s.next()
-				continue
-			}
-			if s.peek() == q && s.peekAt(1) == q && s.peekAt(2) == q {
-				s.next()
-				s.next()
-				s.next()
-				// Up to two more quotes belong to the string's content.
-				for n := 0; n < 2 && s.peek() == q; n++ {
-					s.next()
-				}
-				return
-			}
-			s.next()
-		}
-		return
-	}
-	s.next()
-	for !s.eof() && s.peek() != '\n' {
-		c := s.peek()
-		if q == '"' && c == '\\' {
-			s.next()
-			if s.peek() == '\n' {
-				return
-			}
-			s.next()
-			continue
-		}
-		s.next()
-		if c == q {
-			return
-		}
-	}
+// str scans a basic or literal string, single- or multi-line (skipString, as guard reads
+// them).
+func (s *lineScanner) str() {
+	end, lines := skipString(s.src, s.i)
+	s.i = end + 1
+	s.line += lines
 }
 
 func (s *lineScanner) array(path string) {

@@ -47,55 +47,66 @@ type segment struct {
 // closed run to the end, and empty segments are kept as empty names.
 func splitPath(p string) []segment {
 	var segs []segment
-	i := 0
-	for i < len(p) {
+	for i := 0; i < len(p); {
+		var seg segment
 		switch c := p[i]; {
 		case c == '.':
 			i++
 			if len(segs) == 0 || i == len(p) || p[i] == '.' {
 				segs = append(segs, segment{})
 			}
+			continue
 		case c == '[':
-			j := strings.IndexByte(p[i:], ']')
-			if j < 0 {
-				segs = append(segs, segment{name: strings.TrimSpace(p[i+1:]), index: true})
-				i = len(p)
-				break
-			}
-			segs = append(segs, segment{name: strings.TrimSpace(p[i+1 : i+j]), index: true})
-			i += j + 1
+			seg, i = indexSegment(p, i)
 		case c == '"' || c == '\'':
-			j := i + 1
-			for j < len(p) && p[j] != c {
-				if c == '"' && p[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			end := min(j+1, len(p))
-			raw := p[i:end]
-			name := ""
-			if c == '"' {
-				if s, err := strconv.Unquote(raw); err == nil {
-					name = s
-				} else {
-					name = strings.Trim(raw, `"`)
-				}
-			} else {
-				name = strings.Trim(raw, `'`)
-			}
-			segs = append(segs, segment{name: name})
-			i = end
+			seg, i = quotedSegment(p, i)
 		default:
-			j := i
-			for j < len(p) && p[j] != '.' && p[j] != '[' {
-				j++
-			}
-			segs = append(segs, segment{name: p[i:j]})
-			i = j
+			seg, i = bareSegment(p, i)
 		}
+		segs = append(segs, seg)
 	}
 	return segs
+}
+
+// indexSegment reads the index segment "[i]" that opens at p[i] (to the end when it is not
+// closed) and returns it and where the path goes on.
+func indexSegment(p string, i int) (segment, int) {
+	j := strings.IndexByte(p[i:], ']')
+	if j < 0 {
+		return segment{name: strings.TrimSpace(p[i+1:]), index: true}, len(p)
+	}
+	return segment{name: strings.TrimSpace(p[i+1 : i+j]), index: true}, i + j + 1
+}
+
+// quotedSegment reads the quoted key that opens at p[i] (to the end when it is not
+// closed), unquoting a basic string's escapes where they are valid.
+func quotedSegment(p string, i int) (segment, int) {
+	q := p[i]
+	j := i + 1
+	for j < len(p) && p[j] != q {
+		if q == '"' && p[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	end := min(j+1, len(p))
+	raw := p[i:end]
+	if q == '\'' {
+		return segment{name: strings.Trim(raw, "'")}, end
+	}
+	if s, err := strconv.Unquote(raw); err == nil {
+		return segment{name: s}, end
+	}
+	return segment{name: strings.Trim(raw, `"`)}, end
+}
+
+// bareSegment reads the bare key that starts at p[i], up to a dot or an index.
+func bareSegment(p string, i int) (segment, int) {
+	j := i
+	for j < len(p) && p[j] != '.' && p[j] != '[' {
+		j++
+	}
+	return segment{name: p[i:j]}, j
 }
 
 // joinSegments is the inverse of splitPath, in the canonical form produced

@@ -150,7 +150,7 @@ func replay(st *sim.Stream, s *spec.Resolved, ss spec.StreamSpec, needed []bool)
 	if ss.Op == sim.Read {
 		op = trace.Read
 	}
-	src := trace.NewSource(t.FS, t.Path, t.Options(), op, t.Speed, len(t.PartFields), keepsOrder(s))
+	src := t.Source(op, t.Speed, len(t.PartFields), keepsOrder(s))
 	st.Arrivals = src
 	src.Slots = s.Scheme == "redis_cluster"
 	first := true
@@ -181,20 +181,11 @@ func traceSample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
 			break
 		}
 	}
-	if t == nil || t.FS == nil {
-		return nil
-	}
-	rc, err := trace.Open(t.FS, t.Path)
-	if err != nil {
-		return nil
-	}
-	defer rc.Close()
-	rd, err := trace.NewReader(rc, t.Options())
-	if err != nil {
+	if t == nil {
 		return nil
 	}
 	d := &trace.Design{NFields: len(s.FieldNames), PartField: t.PartFields, TimeField: -1, Order: keepsOrder(s)}
-	fields, times, err := trace.Sample(rd, d, TraceSplitSample(s.Shards))
+	fields, times, err := t.Sample(d, TraceSplitSample(s.Shards))
 	if err != nil || len(fields) == 0 {
 		return nil
 	}

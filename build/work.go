@@ -195,7 +195,7 @@ func EngineRate(shards int) string {
 // node's offered load at the peaks reaches saturateLoad, the backlog the engine lets
 // build before it declares the run saturated (sim.DefaultMaxQueued). When a row lock's
 // load reaches it, the backlog is of lock waiters (LockWaiters), each of which weighs
-// lockWaiterWeight subrequests (spec.RunMemory's unit).
+// lockWaiterWeight subrequests (RunMemory's unit).
 func (w *Work) Held() float64 {
 	held := w.InService
 	if w.PeakNodeLoad >= saturateLoad {

@@ -44,7 +44,7 @@ type Scenario struct {
 	// Notes are what the user should know about how the command line changed the
 	// variants (docs/scenario.md, "Overrides from the command line"), one line each, for stderr.
 	Notes []string
-	// Memory estimates the bytes a run of the selected variants takes (spec.RunMemory).
+	// Memory estimates the bytes a run of the selected variants takes (build.RunMemory).
 	Memory float64
 }
 
@@ -559,7 +559,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		chosenVariants[i].Work = w
 		held = append(held, w.Held())
 	}
-	if mem, problem := spec.RunMemory(chosen, opts.Parallel, held); problem != "" {
+	if mem, problem := build.RunMemory(chosen, opts.Parallel, held); problem != "" {
 		e := &tomlx.Error{File: file, Key: "window", Line: doc.Line("window"), Msg: problem}
 		if fe := flagError(global, "window", problem); fe != nil {
 			e = fe

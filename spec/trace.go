@@ -1,15 +1,11 @@
 package spec
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/shardsim/shardsim/sim"
@@ -36,12 +32,10 @@ type KeyFields struct {
 // TraceSpec is a validated trace of a stream: the stream is one of the two (reads, writes)
 // that replay the log's records of one operation.
 type TraceSpec struct {
-	FS        fs.FS // nil: not opened (a File built without TraceFS)
-	Path      string
-	Format    trace.Format
-	Speed     float64
-	Delimiter string
-	Names     []string
+	// Log is the log (its FS nil when not opened: a File built without TraceFS), which
+	// package trace opens and reads.
+	trace.Log
+	Speed float64
 	// PartFields is the table field of each key part, in order.
 	PartFields []int
 }
@@ -70,7 +64,7 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 	if len(st.Where) > 0 {
 		c.add(key+".where", "a trace stream replays point reads and writes: remove where")
 	}
-	ts := &TraceSpec{FS: f.TraceFS, Path: t.Path, Speed: 1}
+	ts := &TraceSpec{Log: trace.Log{FS: f.TraceFS, Path: t.Path}, Speed: 1}
 	switch {
 	case t.Path == "":
 		c.add(tk+".path", "required: the log's path, relative to the scenario file")
@@ -107,7 +101,7 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 	ts.Names = names
 	if ts.FS != nil && t.Path != "" && err == nil && !c.has(tk) {
 		// The log opens, and its first record reads; a CSV's header names the fields.
-		got, err := firstRecord(ts)
+		got, err := ts.FirstNames()
 		if err != nil {
 			c.add(tk+".path", "%v", err)
 			return nil
@@ -135,7 +129,7 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 	var rates *trace.OpRates
 	if ts.FS != nil && t.Path != "" && !c.has(tk) {
 		var err error
-		if rates, err = logRates(ts); err != nil {
+		if rates, err = ts.Rates(); err != nil {
 			c.add(tk+".path", "%v", err)
 			return nil
 		}
@@ -153,108 +147,16 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 		o.Name, o.Op, o.Trace = st.Name+"."+op.String(), op, ts
 		o.Schedule = workload.Schedule{{At: 0, Rate: 0}}
 		if rates != nil {
-			counts := rates.Reads
+			logOp := trace.Read
 			if op == sim.Write {
-				counts = rates.Writes
+				logOp = trace.Write
 			}
-			o.Schedule = logSchedule(counts, rates.Width, rates.End, ts.Speed)
+			o.Schedule = rates.Schedule(logOp, ts.Speed)
 		}
 		o.Fields = slices.Clone(ss.Fields)
 		out = append(out, o)
 	}
 	return out
-}
-
-// logSchedule is the rate schedule of a replayed operation, for explain and the request
-// estimate (the replay itself issues the log's records): a point at the centre of each
-// window at the window's mean rate, the first also at 0, and rate 0 from the end of the
-// last window, with the log's time divided by speed. A last window the log covers less
-// than half of is left out, as in analyze.
-func logSchedule(counts []int64, width, end int64, speed float64) workload.Schedule {
-	if len(counts) == 0 {
-		return workload.Schedule{{At: 0, Rate: 0}}
-	}
-	var sc workload.Schedule
-	for i, n := range counts {
-		w := width
-		if i == len(counts)-1 {
-			// As analyze's rate: a last window the log covers less than half of is no
-			// rate (one record just past an edge would read as a burst).
-			if covered := end - int64(i)*width; i > 0 && covered < width/2 {
-				break
-			}
-			w = max(min(end-int64(i)*width, width), int64(sim.Millisecond))
-		}
-		at := int64(float64(int64(i)*width+w/2) / speed)
-		rate := float64(n) / (float64(w) / 1e9) * speed
-		if i == 0 && at > 0 {
-			sc = append(sc, workload.Point{At: 0, Rate: rate})
-		}
-		if len(sc) > 0 && at <= sc[len(sc)-1].At {
-			continue
-		}
-		sc = append(sc, workload.Point{At: at, Rate: rate})
-	}
-	last := int64(float64(int64(len(counts)-1)*width+min(max(end-int64(len(counts)-1)*width, 1), width)) / speed)
-	if last > sc[len(sc)-1].At {
-		sc = append(sc, workload.Point{At: last, Rate: 0})
-	}
-	return sc
-}
-
-// The rates of the logs read so far in this process, so that the variants of a scenario
-// read a log once.
-var (
-	ratesMu    sync.Mutex
-	ratesCache = map[rateKey]*trace.OpRates{}
-)
-
-type rateKey struct {
-	fsys             fs.FS
-	path, format     string
-	delimiter, names string
-}
-
-// logRates reads the log through once (per process) and counts its operations by window.
-func logRates(ts *TraceSpec) (rates *trace.OpRates, err error) {
-	key := rateKey{ts.FS, ts.Path, ts.Format.String(), ts.Delimiter, strings.Join(ts.Names, "\x00")}
-	defer func() {
-		// A file system that cannot be a map key is read every time.
-		if recover() != nil {
-			rates, err = readRates(ts)
-		}
-	}()
-	ratesMu.Lock()
-	r, ok := ratesCache[key]
-	ratesMu.Unlock()
-	if ok {
-		return r, nil
-	}
-	r, err = readRates(ts)
-	if err != nil {
-		return nil, err
-	}
-	ratesMu.Lock()
-	ratesCache[key] = r
-	ratesMu.Unlock()
-	return r, nil
-}
-
-func readRates(ts *TraceSpec) (*trace.OpRates, error) {
-	rc, err := trace.Open(ts.FS, ts.Path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %q: %v", ts.Path, err)
-	}
-	defer rc.Close()
-	rd, err := trace.NewReader(rc, ts.Options())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", ts.Path, err)
-	}
-	r, err := trace.Rates(rd)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", ts.Path, err)
-	}
-	return r, nil
 }
 
 // has reports a problem already found at key or under it.
@@ -267,41 +169,3 @@ func (c *checker) has(key string) bool {
 	return false
 }
 
-// firstRecord opens the log and reads its first record; it returns the key parts' names.
-func firstRecord(ts *TraceSpec) ([]string, error) {
-	rc, err := trace.Open(ts.FS, ts.Path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("cannot read %q: %v", ts.Path, err)
-	}
-	defer rc.Close()
-	opt := ts.Options()
-	opt.MaxBad = 0 // stop early when most lines fail: the wrong format
-	rd, err := trace.NewReader(rc, opt)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", ts.Path, err)
-	}
-	if _, err := rd.Next(); err != nil {
-		if err == io.EOF {
-			if bad := rd.Malformed(); len(bad) > 0 {
-				return nil, fmt.Errorf("%s: no record: line %d: %s: %q", ts.Path, bad[0].Line, bad[0].Why, bad[0].Text)
-			}
-			return nil, fmt.Errorf("%s: the log holds no record", ts.Path)
-		}
-		return nil, fmt.Errorf("%s: %v", ts.Path, err)
-	}
-	return rd.Names(), nil
-}
-
-// Options are the reader options of the trace. Malformed lines are skipped in a replay;
-// analyze reports them.
-func (ts *TraceSpec) Options() trace.Options {
-	o := trace.Options{Format: ts.Format, MaxBad: -1}
-	if ts.Delimiter != "" {
-		o.Delimiter, o.Names = ts.Delimiter, ts.Names
-	}
-	return o
-}

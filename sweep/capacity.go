@@ -291,7 +291,7 @@ func newCapacityPlan(c *CapacityConfig) (*capacityPlan, error) {
 				return nil, err
 			}
 			most := c.MaxMultiple
-			if n := v.Spec.Requests(); n > 0 {
+			if n := build.Requests(v.Spec); n > 0 {
 				most = min(most, spec.MaxRequests/n)
 			}
 			if v.Work != nil && v.Work.Units() > 0 {

@@ -191,26 +191,27 @@ func mitigations(s *spec.Resolved, m *sim.Model) {
 // table's history, so a time-ordered key leaves every new write beyond the last split.
 // The sample is drawn from its own random stream of the seed.
 func buildScheme(s *spec.Resolved, design *keyspace.Design) keyspace.Scheme {
-	switch s.Scheme {
-	case "range":
-		return keyspace.NewRange(keyspace.SplitsFromSample(historySample(s, design), s.Shards))
-	case "directory":
-		entries := make([]keyspace.DirEntry, len(s.Directory))
-		for i, d := range s.Directory {
-			entries[i] = keyspace.DirEntry{Part: d.Part, Value: d.Value, Shards: d.Shards}
-		}
-		dir, err := keyspace.NewDirectory(s.Shards, entries)
-		if err != nil {
-			panic("build: unvalidated directory: " + err.Error())
-		}
-		return dir
-	case "redis_cluster":
-		return keyspace.NewRedisCluster(s.Slots, textParts(s))
+	return schemeOf(s, schemeConfig(s, func() []keyspace.Key { return historySample(s, design) }, textParts(s)))
+}
+
+// schemeConfig is what s's scheme is built from; sample gives the keys a range scheme's
+// splits are cut from, text the key parts that hold a log's key text.
+func schemeConfig(s *spec.Resolved, sample func() []keyspace.Key, text uint8) keyspace.SchemeConfig {
+	entries := make([]keyspace.DirEntry, len(s.Directory))
+	for i, d := range s.Directory {
+		entries[i] = keyspace.DirEntry{Part: d.Part, Value: d.Value, Shards: d.Shards}
 	}
-	if s.Hash == "ring" {
-		return keyspace.NewRing(s.Shards, s.Vnodes)
+	return keyspace.SchemeConfig{Shards: s.Shards, Ring: s.Hash == "ring", Vnodes: s.Vnodes, Sample: sample,
+		Directory: entries, Slots: s.Slots, TextParts: text}
+}
+
+// schemeOf builds the scheme of a validated spec.
+func schemeOf(s *spec.Resolved, c keyspace.SchemeConfig) keyspace.Scheme {
+	scheme, err := s.Scheme.Build(c)
+	if err != nil {
+		panic("build: unvalidated " + string(s.Scheme) + " scheme: " + err.Error())
 	}
-	return keyspace.NewModulo(s.Shards)
+	return scheme
 }
 
 // historySampleSize is how many history keys the range scheme's splits are cut from:

@@ -237,7 +237,7 @@ func htmlVariantOf(sc *spec.Scenario, run Run, vs *VariantSummary, bin, cbin, nb
 	r := run.Result
 	scheme := ""
 	if run.Variant.Spec != nil {
-		scheme = run.Variant.Spec.Scheme
+		scheme = string(run.Variant.Spec.Scheme)
 	}
 	order, inKey := keyOrder(r, scheme)
 	v := htmlVariant{Name: run.Variant.Name, KeyOrder: inKey, TimeOps: make([]int64, nb), Markers: []htmlMarker{}}

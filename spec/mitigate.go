@@ -328,7 +328,7 @@ func resolveSplit(c *checker, f *File, s *Resolved) {
 	if !heat && pol.Rows == 0 && pol.Load == 0 {
 		return // both triggers off: no splitting
 	}
-	if s.Scheme == "directory" {
+	if s.Scheme == keyspace.SchemeDirectory {
 		c.add(key, "automatic splits need scheme = \"range\" or \"hash\": a directory places its rows by hand")
 		return
 	}

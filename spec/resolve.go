@@ -244,7 +244,7 @@ type Resolved struct {
 	// when it is explicit (build.Placement places them).
 	Placement  Placement
 	ShardNodes []int
-	Scheme     string
+	Scheme     keyspace.SchemeKind
 	Hash       string
 	Vnodes     int
 	Key        []string
@@ -650,8 +650,8 @@ var bucketFns = map[string]sim.Time{"minute": sim.Minute, "hour": sim.Hour, "day
 
 func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	k := &f.Keyspace
-	s.Scheme = oneOf(c, "keyspace.scheme", string(k.Scheme), "hash", "hash", "range", "directory", "redis_cluster")
-	if s.Scheme == "redis_cluster" && k.Shards == nil && len(k.Slots) > 0 {
+	s.Scheme, _ = keyspace.ParseScheme(oneOf(c, "keyspace.scheme", string(k.Scheme), string(keyspace.DefaultScheme), keyspace.SchemeNames()...))
+	if s.Scheme == keyspace.SchemeRedisCluster && k.Shards == nil && len(k.Slots) > 0 {
 		s.Shards = len(k.Slots) // one shard a slot range
 	} else {
 		s.Shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
@@ -666,7 +666,7 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	if k.Splits != "" && k.Splits != "history" {
 		c.add("keyspace.splits", "must be \"history\" (got %q)", k.Splits)
 	}
-	if s.Scheme == "range" && s.History <= 0 {
+	if s.Scheme == keyspace.SchemeRange && s.History <= 0 {
 		c.add("table.history", "must be positive with scheme = \"range\": the initial split points are the quantiles of the keys written during the history")
 	}
 	salt := c.intAtLeast("keyspace.salt", k.Salt, 0, 0)
@@ -675,14 +675,13 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 		salt = 0
 	}
 	s.Salt = salt
-	mode := oneOf(c, "keyspace.salt_mode", string(k.SaltMode), "random", "random", "round_robin", "hash")
-	s.SaltMode = map[string]keyspace.SaltMode{"random": keyspace.SaltRandom, "round_robin": keyspace.SaltRoundRobin, "hash": keyspace.SaltHash}[mode]
+	s.SaltMode, _ = keyspace.ParseSaltMode(oneOf(c, "keyspace.salt_mode", string(k.SaltMode), keyspace.SaltRandom.String(), keyspace.SaltModeNames()...))
 	s.SaltField = -1
 	if k.SaltField != "" {
 		if s.SaltField = s.fieldIndex(k.SaltField); s.SaltField < 0 {
 			c.add("keyspace.salt_field", "no such field %q in table.fields", k.SaltField)
 		}
-	} else if mode == "hash" && salt > 1 {
+	} else if s.SaltMode == keyspace.SaltHash && salt > 1 {
 		c.add("keyspace.salt_field", "required with salt_mode = \"hash\" (the field the salt is derived from)")
 	}
 
@@ -748,7 +747,7 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 // evenly over the shards as redis-cli --cluster create splits them over the masters.
 func resolveSlots(c *checker, f *File, s *Resolved) {
 	k := &f.Keyspace
-	if s.Scheme != "redis_cluster" {
+	if s.Scheme != keyspace.SchemeRedisCluster {
 		return // like the other schemes' options, ignored under another scheme
 	}
 	if k.Split != nil {
@@ -799,10 +798,10 @@ type DirSpec struct {
 }
 
 func resolveDirectory(c *checker, k *Keyspace, s *Resolved) {
-	if s.Scheme != "directory" {
+	if s.Scheme != keyspace.SchemeDirectory {
 		return // entries of another scheme are ignored, like its other options
 	}
-	if s.Scheme == "directory" && len(k.Directory) == 0 {
+	if len(k.Directory) == 0 {
 		c.add("keyspace.directory", "required with scheme = \"directory\": [[keyspace.directory]] entries with field, value and shards")
 		return
 	}

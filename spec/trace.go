@@ -168,4 +168,3 @@ func (c *checker) has(key string) bool {
 	}
 	return false
 }
-

@@ -25,43 +25,12 @@ func Model(s *spec.Resolved) *sim.Model {
 		Nodes:     append([]sim.Node(nil), s.Nodes...),
 		ShardNode: Placement(s),
 	}
-	design := designOf(s)
-	var scheme keyspace.Scheme = buildScheme(s, design)
-	if s.Copies != nil {
-		// The history sample that cut the range splits holds ordinary keys: copies are
-		// added after it, as a migration would add them to an existing table.
-		keys := make(map[uint64]bool, len(s.Copies.Keys))
-		for _, k := range s.Copies.Keys {
-			keys[k] = true
-		}
-		design.Copies = &keyspace.Copies{Field: s.Copies.Field, Keys: keys, Count: s.Copies.Count}
-	}
-	if s.Split != nil {
-		// Every planner routes through the one splitter, so a split moves every stream's keys.
-		sp := keyspace.NewSplitter(scheme, s.MaxShards)
-		m.Splitter, scheme = sp, sp
-	}
+	rt := newRouter(s)
+	m.Splitter = rt.splitter
 	mitigations(s, m)
-	needed := neededFields(s)
-	if g := s.Migration; g != nil && g.Target != nil {
-		// The new layout plans from the same field values: draw what either key needs.
-		for f, n := range neededFields(g.Target) {
-			needed[f] = needed[f] || n
-		}
-	}
-	if g := s.Migration; g != nil && g.Tenant != nil {
-		needed[g.Tenant.Field] = true // every request says whose it is
-	}
 	for i, ss := range s.Streams {
-		st := sim.Stream{
-			Name:    ss.Name,
-			Op:      ss.Op,
-			Cost:    ss.Cost,
-			Service: ss.Service,
-			Age:     age(ss.Age),
-			Fields:  make([]workload.Generator, len(ss.Fields)),
-			Client:  ss.Client,
-		}
+		st := rt.stream(s, i)
+		st.Service, st.Client = ss.Service, ss.Client
 		if ss.Client.Limit != nil {
 			l := *ss.Client.Limit
 			st.Client.Limit = &l
@@ -70,53 +39,12 @@ func Model(s *spec.Resolved) *sim.Model {
 		if s.ApplyCost > 0 {
 			st.ApplyCost = s.ApplyCost
 		}
-		if ss.Op != sim.Scan {
-			st.KeyFields = spec.KeyFieldsOf(s.Parts)
-		}
 		st.UseCache = s.Cache != nil && s.CacheStreams[i]
 		st.Lock, st.LockTimeout = ss.Lock, ss.LockTimeout
 		st.Clients, st.Think = ss.Clients, ss.Think
-		switch bursty := ss.Burst != nil && ss.Burst.Factor > 1; {
-		case ss.Clients > 0:
-			// Closed loop: the clients issue the requests (sim.Stream.Clients).
-		case bursty && ss.Uniform:
-			st.Arrivals = workload.NewBurstUniform(ss.Schedule, *ss.Burst)
-		case bursty:
-			st.Arrivals = workload.NewBurstPoisson(ss.Schedule, *ss.Burst)
-		case ss.Uniform:
-			st.Arrivals = workload.NewUniformArrivals(ss.Schedule)
-		default:
-			st.Arrivals = workload.NewPoisson(ss.Schedule)
-		}
-		for f, fs := range ss.Fields {
-			// A point request draws its key's raw time field too: the engine names the
-			// row by KeyFields (time-ordered generators draw no random numbers).
-			if needed[f] || slices.Contains(st.KeyFields, f) {
-				st.Fields[f] = generator(fs)
-			}
-		}
+		st.Arrivals = arrivals(ss)
 		if ss.Trace != nil {
-			replay(&st, s, ss, needed)
-		}
-		switch {
-		case ss.Op == sim.Scan && ss.Query != nil:
-			st.Planner = queryPlanner(s, design, scheme, ss)
-		case ss.Op == sim.Scan && m.Splitter != nil:
-			st.Planner = keyspace.NewScatterPlannerFor(scheme) // the live shards, splits included
-		case ss.Op == sim.Scan:
-			st.Planner = keyspace.NewScatterPlanner(s.Shards)
-		default:
-			st.Planner = keyspace.NewPointPlanner(design, scheme, ss.Op == sim.Read)
-		}
-		if ss.Rows {
-			st.RowCost, st.RowsModeled = ss.RowCost, true
-			rows := RowModel(s, &s.Streams[i])
-			switch p := st.Planner.(type) {
-			case *keyspace.QueryPlanner:
-				p.SetRows(rows)
-			case *keyspace.ScatterPlanner:
-				p.SetRows(rows)
-			}
+			replay(&st, s, ss, rt.needed)
 		}
 		m.Streams = append(m.Streams, st)
 	}
@@ -130,6 +58,106 @@ func Model(s *spec.Resolved) *sim.Model {
 		m.Rebalance = rebalance(s, m)
 	}
 	return m
+}
+
+// router is how a variant routes its requests: its key design (copies included), its
+// shard scheme (behind the splitter when shards split) and the fields its planners read.
+// The model's streams and the work estimate (EstimateWork) plan through it.
+type router struct {
+	design   *keyspace.Design
+	scheme   keyspace.Scheme
+	splitter *keyspace.Splitter // nil: shards do not split
+	needed   []bool             // the fields some planner reads
+}
+
+func newRouter(s *spec.Resolved) *router {
+	rt := &router{design: designOf(s)}
+	rt.scheme = buildScheme(s, rt.design)
+	if s.Copies != nil {
+		// The history sample that cut the range splits holds ordinary keys: copies are
+		// added after it, as a migration would add them to an existing table.
+		keys := make(map[uint64]bool, len(s.Copies.Keys))
+		for _, k := range s.Copies.Keys {
+			keys[k] = true
+		}
+		rt.design.Copies = &keyspace.Copies{Field: s.Copies.Field, Keys: keys, Count: s.Copies.Count}
+	}
+	if s.Split != nil {
+		// Every planner routes through the one splitter, so a split moves every stream's keys.
+		rt.splitter = keyspace.NewSplitter(rt.scheme, s.MaxShards)
+		rt.scheme = rt.splitter
+	}
+	rt.needed = neededFields(s)
+	if g := s.Migration; g != nil && g.Target != nil {
+		// The new layout plans from the same field values: draw what either key needs.
+		for f, n := range neededFields(g.Target) {
+			rt.needed[f] = rt.needed[f] || n
+		}
+	}
+	if g := s.Migration; g != nil && g.Tenant != nil {
+		rt.needed[g.Tenant.Field] = true // every request says whose it is
+	}
+	return rt
+}
+
+// stream builds what stream i's requests are, without their arrivals: its operation and
+// costs, its rows' ages, the generators of the fields it draws, and its planner.
+func (rt *router) stream(s *spec.Resolved, i int) sim.Stream {
+	ss := &s.Streams[i]
+	st := sim.Stream{
+		Name:   ss.Name,
+		Op:     ss.Op,
+		Cost:   ss.Cost,
+		Age:    age(ss.Age),
+		Fields: make([]workload.Generator, len(ss.Fields)),
+	}
+	if ss.Op != sim.Scan {
+		st.KeyFields = spec.KeyFieldsOf(s.Parts)
+	}
+	for f, fs := range ss.Fields {
+		// A point request draws its key's raw time field too: the engine names the
+		// row by KeyFields (time-ordered generators draw no random numbers).
+		if rt.needed[f] || slices.Contains(st.KeyFields, f) {
+			st.Fields[f] = generator(fs)
+		}
+	}
+	switch {
+	case ss.Op == sim.Scan && ss.Query != nil:
+		st.Planner = queryPlanner(s, rt.design, rt.scheme, *ss)
+	case ss.Op == sim.Scan && rt.splitter != nil:
+		st.Planner = keyspace.NewScatterPlannerFor(rt.scheme) // the live shards, splits included
+	case ss.Op == sim.Scan:
+		st.Planner = keyspace.NewScatterPlanner(s.Shards)
+	default:
+		st.Planner = keyspace.NewPointPlanner(rt.design, rt.scheme, ss.Op == sim.Read)
+	}
+	if ss.Rows {
+		st.RowCost, st.RowsModeled = ss.RowCost, true
+		rows := RowModel(s, ss)
+		switch p := st.Planner.(type) {
+		case *keyspace.QueryPlanner:
+			p.SetRows(rows)
+		case *keyspace.ScatterPlanner:
+			p.SetRows(rows)
+		}
+	}
+	return st
+}
+
+// arrivals is a stream's arrival process (nil for a closed loop, whose clients issue the
+// requests: sim.Stream.Clients).
+func arrivals(ss spec.StreamSpec) workload.Arrivals {
+	switch bursty := ss.Burst != nil && ss.Burst.Factor > 1; {
+	case ss.Clients > 0:
+		return nil
+	case bursty && ss.Uniform:
+		return workload.NewBurstUniform(ss.Schedule, *ss.Burst)
+	case bursty:
+		return workload.NewBurstPoisson(ss.Schedule, *ss.Burst)
+	case ss.Uniform:
+		return workload.NewUniformArrivals(ss.Schedule)
+	}
+	return workload.NewPoisson(ss.Schedule)
 }
 
 // lockSlots sizes the row-lock table (sim/lock.go): four times the locks held at once at

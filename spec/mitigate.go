@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -353,23 +354,7 @@ func resolveCopies(c *checker, f *File, s *Resolved) {
 	default:
 		cs.Count = *cp.Count
 	}
-	if cp.Field == "" {
-		for _, p := range s.Parts {
-			if p.Kind == keyspace.FieldPart {
-				cs.Field = p.Field
-				break
-			}
-		}
-		if cs.Field < 0 && len(s.Parts) > 0 {
-			c.add(key+".field", "required: keyspace.key has no plain field part whose values could be copied")
-		}
-	} else if fi := s.fieldIndex(cp.Field); fi < 0 {
-		c.add(key+".field", "no such field %q in table.fields", cp.Field)
-	} else if !slices.ContainsFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi }) {
-		c.add(key+".field", "%q must be a plain part of keyspace.key (have %s)", cp.Field, strings.Join(quoteAll(s.Key), ", "))
-	} else {
-		cs.Field = fi
-	}
+	cs.Field = copiesField(c, key, cp.Field, s)
 	parts := len(s.Parts) + 1
 	if s.Salt > 1 {
 		parts++
@@ -385,26 +370,7 @@ func resolveCopies(c *checker, f *File, s *Resolved) {
 	case cs.Field < 0:
 		// The field is wrong: its values cannot be checked.
 	case cp.Keys != nil:
-		fs := s.Fields[cs.Field]
-		name := s.FieldNames[cs.Field]
-		if len(cp.Keys) == 0 || len(cp.Keys) > maxCopyKeys {
-			c.add(key+".keys", "must list between 1 and %d values (got %d)", maxCopyKeys, len(cp.Keys))
-			break
-		}
-		seen := map[uint64]bool{}
-		for i, v := range cp.Keys {
-			vk := fmt.Sprintf("%s.keys[%d]", key, i)
-			val, ok := fieldValue(fs, v)
-			switch {
-			case !ok:
-				c.add(vk, "%v is not a value of field %q (%s)", v, name, describeValues(fs))
-			case seen[val]:
-				c.add(vk, "value %v is listed twice", v)
-			default:
-				seen[val] = true
-				cs.Keys = append(cs.Keys, val)
-			}
-		}
+		cs.Keys = copiedKeys(c, key, cp.Keys, s, cs.Field)
 	default:
 		if n := *cp.Top; n < 1 || n > maxCopyKeys {
 			c.add(key+".top", "must be between 1 and %d (got %d)", maxCopyKeys, n)
@@ -419,6 +385,57 @@ func resolveCopies(c *checker, f *File, s *Resolved) {
 	}
 	slices.Sort(cs.Keys)
 	s.Copies = cs
+}
+
+// copiesField returns the key field whose values are copied: the one named, or the key's
+// first plain field part; -1 when there is none.
+func copiesField(c *checker, key, name string, s *Resolved) int {
+	if name == "" {
+		for _, p := range s.Parts {
+			if p.Kind == keyspace.FieldPart {
+				return p.Field
+			}
+		}
+		if len(s.Parts) > 0 {
+			c.add(key+".field", "required: keyspace.key has no plain field part whose values could be copied")
+		}
+		return -1
+	}
+	fi := s.fieldIndex(name)
+	switch {
+	case fi < 0:
+		c.add(key+".field", "no such field %q in table.fields", name)
+	case !slices.ContainsFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi }):
+		c.add(key+".field", "%q must be a plain part of keyspace.key (have %s)", name, strings.Join(quoteAll(s.Key), ", "))
+	default:
+		return fi
+	}
+	return -1
+}
+
+// copiedKeys reads the listed values of field fi that are copied.
+func copiedKeys(c *checker, key string, keys []Scalar, s *Resolved, fi int) []uint64 {
+	fs, name := s.Fields[fi], s.FieldNames[fi]
+	if len(keys) == 0 || len(keys) > maxCopyKeys {
+		c.add(key+".keys", "must list between 1 and %d values (got %d)", maxCopyKeys, len(keys))
+		return nil
+	}
+	var out []uint64
+	seen := map[uint64]bool{}
+	for i, v := range keys {
+		vk := fmt.Sprintf("%s.keys[%d]", key, i)
+		val, ok := fieldValue(fs, v)
+		switch {
+		case !ok:
+			c.add(vk, "%v is not a value of field %q (%s)", v, name, describeValues(fs))
+		case seen[val]:
+			c.add(vk, "value %v is listed twice", v)
+		default:
+			seen[val] = true
+			out = append(out, val)
+		}
+	}
+	return out
 }
 
 // topIDs returns the n most popular values of a field's generator: the ids of ranks 0 to
@@ -483,113 +500,28 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		c.add("actions", "at most %d actions are allowed (got %d)", maxActions, len(f.Actions))
 		return
 	}
-	type noted struct {
-		a    sim.Action
-		note string
-	}
-	var acts []noted
+	var acts []notedAction
 	for i, a := range f.Actions {
 		key := fmt.Sprintf("actions[%d]", i)
 		before := len(c.probs)
-		var act sim.Action
-		if !a.At.Set() {
-			c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
-		} else if at, err := a.At.At(s.Start); err != nil {
-			c.add(key+".at", "%v", err)
-		} else if at < 0 {
-			c.add(key+".at", "must not be before the start (got %q)", a.At)
-		} else {
-			act.At = at
-		}
-		var what []string
-		for _, k := range []struct {
-			name  string
-			given bool
-		}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}, {"add_nodes", a.AddNodes != nil}} {
-			if k.given {
-				what = append(what, k.name)
-			}
-		}
-		if len(what) == 0 {
-			c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }")
+		act := sim.Action{At: actionAt(c, key, a, s)}
+		what, ok := actionSetting(c, key, a)
+		if !ok {
 			continue
 		}
-		if len(what) > 1 {
-			c.add(key+"."+what[1], "an action changes one setting, and this one already sets %s: use one [[actions]] entry for each", what[0])
-			continue
-		}
-		nodeAction := what[0] == "cores" || what[0] == "queue_limit"
-		switch {
-		case nodeAction && a.Node == nil:
-			c.add(key+".node", "required with %s: the node's id, 0 to nodes-1", what[0])
-		case nodeAction && (*a.Node < 0 || (len(s.Nodes) > 0 && *a.Node >= len(s.Nodes))):
-			c.add(key+".node", "no such node: ids run from 0 to %d (got %d)", len(s.Nodes)-1, *a.Node)
-		case nodeAction:
-			act.Node = *a.Node
-		case a.Node != nil:
-			c.add(key+".node", "applies only to cores and queue_limit actions")
-		}
-		switch {
-		case what[0] == "limit" && a.Stream == "":
-			c.add(key+".stream", "required with limit: the name of the stream whose client is limited")
-		case what[0] == "limit":
-			if act.Stream = s.streamIndex(a.Stream); act.Stream < 0 {
-				c.add(key+".stream", "no such stream %q (have %s)", a.Stream, strings.Join(s.streamNames(), ", "))
-			}
-		case a.Stream != "":
-			c.add(key+".stream", "applies only to limit actions")
-		}
-		switch what[0] {
-		case "cores":
-			act.Kind = sim.SetCores
-			if *a.Cores < 1 {
-				c.add(key+".cores", "must be at least 1 (got %d)", *a.Cores)
-			}
-			act.Cores = *a.Cores
-		case "queue_limit":
-			act.Kind = sim.SetQueueLimit
-			if *a.QueueLimit < 0 {
-				c.add(key+".queue_limit", "must not be negative (got %d); 0 is unbounded", *a.QueueLimit)
-			}
-			act.QueueLimit = *a.QueueLimit
-		case "limit":
-			act.Kind = sim.SetLimit
-			act.Limit, _ = limitValue(c, key+".limit", a.Limit)
-		case "cache":
-			act.Kind = sim.SetCache
-			act.CacheOn = *a.Cache
-			if f.Cache == nil {
-				c.add(key+".cache", "needs a [cache] table to turn on or off (with enabled = false it starts off)")
-			}
-		case "migrate":
-			act.Kind = sim.Migrate
-			resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
-		case "add_nodes":
-			act.Kind = sim.AddNodes
-			resolveRebalance(c, s, key, a)
-			if s.Rebalance != nil {
-				s.Rebalance.At = act.At
-			}
-		}
-		if what[0] != "add_nodes" && a.Rebalance != nil {
+		actionTarget(c, key, a, s, what, &act)
+		resolveAction(c, f, s, key, a, what, &act)
+		if what != "add_nodes" && a.Rebalance != nil {
 			c.add(key+".rebalance", "applies only to add_nodes actions")
 		}
 		if len(c.probs) == before {
-			acts = append(acts, noted{act, a.Note})
+			acts = append(acts, notedAction{act, a.Note})
 		}
 	}
 	if s.Rebalance != nil && s.Migration != nil {
 		c.add(s.Rebalance.Key+".add_nodes", "cannot be combined with a migration (%s) yet", s.Migration.Key)
 	}
-	slices.SortStableFunc(acts, func(a, b noted) int {
-		switch {
-		case a.a.At < b.a.At:
-			return -1
-		case a.a.At > b.a.At:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(acts, func(a, b notedAction) int { return cmp.Compare(a.a.At, b.a.At) })
 	if len(c.probs) > 0 {
 		return // the scenario is refused; the texts would follow broken settings
 	}
@@ -597,38 +529,152 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 	nodes := slices.Clone(s.Nodes)
 	for _, n := range acts {
 		a := n.a
-		switch a.Kind {
-		case sim.SetCores:
-			a.Text = fmt.Sprintf("node %d: %d → %d cores", a.Node, nodes[a.Node].Cores, a.Cores)
-			nodes[a.Node].Cores = a.Cores
-		case sim.SetQueueLimit:
-			a.Text = fmt.Sprintf("node %d: queue limit %s → %s", a.Node, queueLimitText(nodes[a.Node].QueueLimit), queueLimitText(a.QueueLimit))
-			nodes[a.Node].QueueLimit = a.QueueLimit
-		case sim.SetLimit:
-			a.Text = s.Streams[a.Stream].Name + ": " + limitText(a.Limit)
-		case sim.SetCache:
-			a.Text = "cache off"
-			if a.CacheOn {
-				a.Text = "cache on"
-			}
-		case sim.Migrate:
-			a.Text = "migration started: dual writes and backfill to " + s.Migration.To
-			if t := s.Migration.Tenant; t != nil {
-				shards := "a shard"
-				if t.Shards > 1 {
-					shards = fmt.Sprintf("%d shards", t.Shards)
-				}
-				a.Text = fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
-			}
-		case sim.AddNodes:
-			g := s.Rebalance
-			a.Text = fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, groupDigits(g.Rate))
-		}
+		a.Text = actionText(s, nodes, a)
 		if n.note != "" {
 			a.Text += " (" + n.note + ")"
 		}
 		s.Actions = append(s.Actions, a)
 	}
+}
+
+// notedAction is a valid action with its note.
+type notedAction struct {
+	a    sim.Action
+	note string
+}
+
+// actionAt reads an action's time, from the start of the run.
+func actionAt(c *checker, key string, a Action, s *Resolved) sim.Time {
+	if !a.At.Set() {
+		c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
+	} else if at, err := a.At.At(s.Start); err != nil {
+		c.add(key+".at", "%v", err)
+	} else if at < 0 {
+		c.add(key+".at", "must not be before the start (got %q)", a.At)
+	} else {
+		return at
+	}
+	return 0
+}
+
+// actionSetting returns the one setting an action changes; false when it sets none or
+// several.
+func actionSetting(c *checker, key string, a Action) (string, bool) {
+	var what []string
+	for _, k := range []struct {
+		name  string
+		given bool
+	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}, {"add_nodes", a.AddNodes != nil}} {
+		if k.given {
+			what = append(what, k.name)
+		}
+	}
+	if len(what) == 0 {
+		c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }")
+		return "", false
+	}
+	if len(what) > 1 {
+		c.add(key+"."+what[1], "an action changes one setting, and this one already sets %s: use one [[actions]] entry for each", what[0])
+		return "", false
+	}
+	return what[0], true
+}
+
+// actionTarget reads the node of a node's action and the stream of a limit's.
+func actionTarget(c *checker, key string, a Action, s *Resolved, what string, act *sim.Action) {
+	nodeAction := what == "cores" || what == "queue_limit"
+	switch {
+	case nodeAction && a.Node == nil:
+		c.add(key+".node", "required with %s: the node's id, 0 to nodes-1", what)
+	case nodeAction && (*a.Node < 0 || (len(s.Nodes) > 0 && *a.Node >= len(s.Nodes))):
+		c.add(key+".node", "no such node: ids run from 0 to %d (got %d)", len(s.Nodes)-1, *a.Node)
+	case nodeAction:
+		act.Node = *a.Node
+	case a.Node != nil:
+		c.add(key+".node", "applies only to cores and queue_limit actions")
+	}
+	switch {
+	case what == "limit" && a.Stream == "":
+		c.add(key+".stream", "required with limit: the name of the stream whose client is limited")
+	case what == "limit":
+		if act.Stream = s.streamIndex(a.Stream); act.Stream < 0 {
+			c.add(key+".stream", "no such stream %q (have %s)", a.Stream, strings.Join(s.streamNames(), ", "))
+		}
+	case a.Stream != "":
+		c.add(key+".stream", "applies only to limit actions")
+	}
+}
+
+// resolveAction reads the setting what of action a into act.
+func resolveAction(c *checker, f *File, s *Resolved, key string, a Action, what string, act *sim.Action) {
+	switch what {
+	case "cores":
+		act.Kind = sim.SetCores
+		if *a.Cores < 1 {
+			c.add(key+".cores", "must be at least 1 (got %d)", *a.Cores)
+		}
+		act.Cores = *a.Cores
+	case "queue_limit":
+		act.Kind = sim.SetQueueLimit
+		if *a.QueueLimit < 0 {
+			c.add(key+".queue_limit", "must not be negative (got %d); 0 is unbounded", *a.QueueLimit)
+		}
+		act.QueueLimit = *a.QueueLimit
+	case "limit":
+		act.Kind = sim.SetLimit
+		act.Limit, _ = limitValue(c, key+".limit", a.Limit)
+	case "cache":
+		act.Kind = sim.SetCache
+		act.CacheOn = *a.Cache
+		if f.Cache == nil {
+			c.add(key+".cache", "needs a [cache] table to turn on or off (with enabled = false it starts off)")
+		}
+	case "migrate":
+		act.Kind = sim.Migrate
+		resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
+	case "add_nodes":
+		act.Kind = sim.AddNodes
+		resolveRebalance(c, s, key, a)
+		if s.Rebalance != nil {
+			s.Rebalance.At = act.At
+		}
+	}
+}
+
+// actionText says what action a changes, from what, for the timeline; nodes are the
+// nodes' settings before it, which it updates.
+func actionText(s *Resolved, nodes []sim.Node, a sim.Action) string {
+	switch a.Kind {
+	case sim.SetCores:
+		text := fmt.Sprintf("node %d: %d → %d cores", a.Node, nodes[a.Node].Cores, a.Cores)
+		nodes[a.Node].Cores = a.Cores
+		return text
+	case sim.SetQueueLimit:
+		text := fmt.Sprintf("node %d: queue limit %s → %s", a.Node, queueLimitText(nodes[a.Node].QueueLimit), queueLimitText(a.QueueLimit))
+		nodes[a.Node].QueueLimit = a.QueueLimit
+		return text
+	case sim.SetLimit:
+		return s.Streams[a.Stream].Name + ": " + limitText(a.Limit)
+	case sim.SetCache:
+		if a.CacheOn {
+			return "cache on"
+		}
+		return "cache off"
+	case sim.Migrate:
+		t := s.Migration.Tenant
+		if t == nil {
+			return "migration started: dual writes and backfill to " + s.Migration.To
+		}
+		shards := "a shard"
+		if t.Shards > 1 {
+			shards = fmt.Sprintf("%d shards", t.Shards)
+		}
+		return fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
+	case sim.AddNodes:
+		g := s.Rebalance
+		return fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, groupDigits(g.Rate))
+	}
+	return ""
 }
 
 func queueLimitText(n int) string {

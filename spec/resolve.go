@@ -648,8 +648,37 @@ func (s *Resolved) fieldIndex(name string) int {
 
 var bucketFns = map[string]sim.Time{"minute": sim.Minute, "hour": sim.Hour, "day": 24 * sim.Hour}
 
+// resolveKeyspace reads [keyspace]: the scheme and its shards, the salt and the key's
+// parts, after the table.
 func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	k := &f.Keyspace
+	resolveScheme(c, k, s)
+	resolveSalt(c, k, s)
+	if len(k.Key) == 0 {
+		c.add("keyspace.key", "required: the partition key's parts, e.g. [\"order_id\"]")
+	}
+	maxParts := keyspace.MaxParts
+	if s.Salt > 1 {
+		maxParts--
+	}
+	if len(k.Key) > maxParts {
+		c.add("keyspace.key", "at most %d parts are allowed (got %d)", maxParts, len(k.Key))
+		return
+	}
+	s.Key = k.Key
+	for i, text := range k.Key {
+		if part, ok := resolveKeyPart(c, fmt.Sprintf("keyspace.key[%d]", i), text, s); ok {
+			s.Parts = append(s.Parts, part)
+		}
+	}
+	resolveDirectory(c, k, s)
+	resolveSlots(c, f, s)
+}
+
+// resolveScheme reads the shard scheme, the shards and the hash scheme's options.
+// Options of another scheme are ignored rather than refused, so that a variant can switch
+// scheme without unsetting what the base scenario set.
+func resolveScheme(c *checker, k *Keyspace, s *Resolved) {
 	s.Scheme, _ = keyspace.ParseScheme(oneOf(c, "keyspace.scheme", string(k.Scheme), string(keyspace.DefaultScheme), keyspace.SchemeNames()...))
 	if s.Scheme == keyspace.SchemeRedisCluster && k.Shards == nil && len(k.Slots) > 0 {
 		s.Shards = len(k.Slots) // one shard a slot range
@@ -657,8 +686,6 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 		s.Shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
 	}
 	s.Hash = oneOf(c, "keyspace.hash", string(k.Hash), "modulo", "modulo", "ring")
-	// Options of another scheme are ignored rather than refused, so that a variant can
-	// switch scheme without unsetting what the base scenario set.
 	s.Vnodes = c.intAtLeast("keyspace.vnodes", k.Vnodes, defaultVnodes, 1)
 	if s.Shards > 0 && s.Vnodes > maxRingPoints/s.Shards {
 		c.add("keyspace.vnodes", "shards x vnodes must be at most %d ring points (got %d x %d)", maxRingPoints, s.Shards, s.Vnodes)
@@ -669,6 +696,11 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	if s.Scheme == keyspace.SchemeRange && s.History <= 0 {
 		c.add("table.history", "must be positive with scheme = \"range\": the initial split points are the quantiles of the keys written during the history")
 	}
+}
+
+// resolveSalt reads the salt's buckets, how a write picks one, and the field a hash salt
+// is derived from.
+func resolveSalt(c *checker, k *Keyspace, s *Resolved) {
 	salt := c.intAtLeast("keyspace.salt", k.Salt, 0, 0)
 	if salt > maxSalt {
 		c.add("keyspace.salt", "must be at most %d buckets (got %d): a read of a salted key visits every bucket", maxSalt, salt)
@@ -684,62 +716,49 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	} else if s.SaltMode == keyspace.SaltHash && salt > 1 {
 		c.add("keyspace.salt_field", "required with salt_mode = \"hash\" (the field the salt is derived from)")
 	}
+}
 
-	if len(k.Key) == 0 {
-		c.add("keyspace.key", "required: the partition key's parts, e.g. [\"order_id\"]")
+// resolveKeyPart reads one part of the key as written: a field, a time bucket of a
+// time-ordered field, or hash(field, N).
+func resolveKeyPart(c *checker, key, text string, s *Resolved) (keyspace.Part, bool) {
+	kp, err := parseKeyPart(text)
+	if err != nil {
+		c.add(key, "%v", err)
+		return keyspace.Part{}, false
 	}
-	maxParts := keyspace.MaxParts
-	if salt > 1 {
-		maxParts--
+	fi := s.fieldIndex(kp.Field)
+	if fi < 0 {
+		c.add(key, "no such field %q in table.fields (have %s)", kp.Field, strings.Join(s.FieldNames, ", "))
+		return keyspace.Part{}, false
 	}
-	if len(k.Key) > maxParts {
-		c.add("keyspace.key", "at most %d parts are allowed (got %d)", maxParts, len(k.Key))
-		return
-	}
-	s.Key = k.Key
-	for i, text := range k.Key {
-		key := fmt.Sprintf("keyspace.key[%d]", i)
-		kp, err := parseKeyPart(text)
-		if err != nil {
-			c.add(key, "%v", err)
-			continue
+	part := keyspace.Part{Field: fi, Name: text}
+	switch kp.Fn {
+	case "":
+		part.Kind = keyspace.FieldPart
+	case "minute", "hour", "day", "bucket":
+		if !s.Fields[fi].TimeOrdered {
+			c.add(key, "%s() needs a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", kp.Fn, kp.Field, s.Fields[fi].Gen)
+			return part, false
 		}
-		fi := s.fieldIndex(kp.Field)
-		if fi < 0 {
-			c.add(key, "no such field %q in table.fields (have %s)", kp.Field, strings.Join(s.FieldNames, ", "))
-			continue
+		part.Kind = keyspace.TimeBucketPart
+		part.Width = int64(bucketFns[kp.Fn])
+		if kp.Fn == "bucket" {
+			w, err := ParseDuration(kp.Arg)
+			if err != nil || w <= 0 {
+				c.add(key, "bucket width %q must be a positive duration", kp.Arg)
+				return part, false
+			}
+			part.Width = int64(w)
 		}
-		part := keyspace.Part{Field: fi, Name: text}
-		switch kp.Fn {
-		case "":
-			part.Kind = keyspace.FieldPart
-		case "minute", "hour", "day", "bucket":
-			if !s.Fields[fi].TimeOrdered {
-				c.add(key, "%s() needs a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", kp.Fn, kp.Field, s.Fields[fi].Gen)
-				continue
-			}
-			part.Kind = keyspace.TimeBucketPart
-			part.Width = int64(bucketFns[kp.Fn])
-			if kp.Fn == "bucket" {
-				w, err := ParseDuration(kp.Arg)
-				if err != nil || w <= 0 {
-					c.add(key, "bucket width %q must be a positive duration", kp.Arg)
-					continue
-				}
-				part.Width = int64(w)
-			}
-		case "hash":
-			var n uint64
-			if _, err := fmt.Sscanf(kp.Arg, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != kp.Arg {
-				c.add(key, "hash modulus %q must be a whole number >= 1", kp.Arg)
-				continue
-			}
-			part.Kind, part.Mod = keyspace.HashPart, n
+	case "hash":
+		var n uint64
+		if _, err := fmt.Sscanf(kp.Arg, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != kp.Arg {
+			c.add(key, "hash modulus %q must be a whole number >= 1", kp.Arg)
+			return part, false
 		}
-		s.Parts = append(s.Parts, part)
+		part.Kind, part.Mod = keyspace.HashPart, n
 	}
-	resolveDirectory(c, k, s)
-	resolveSlots(c, f, s)
+	return part, true
 }
 
 // resolveSlots checks redis_cluster's slot ranges (docs/keys.md, "Redis Cluster"): given,
@@ -928,6 +947,7 @@ func resolvePlacement(c *checker, f *File, s *Resolved) {
 	s.ShardNodes = slices.Clone(cl.ShardNodes)
 }
 
+// resolveStreams reads [[streams]], after the table and the keyspace.
 func resolveStreams(c *checker, f *File, s *Resolved) {
 	if len(f.Streams) == 0 {
 		c.add("streams", "required: at least one [[streams]] entry")
@@ -936,59 +956,18 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 	for i, st := range f.Streams {
 		key := fmt.Sprintf("streams[%d]", i)
 		ss := StreamSpec{Name: st.Name}
-		switch {
-		case st.Name == "":
-			c.add(key+".name", "required")
-		case !streamNameRE.MatchString(st.Name):
-			c.add(key+".name", "must be letters, digits, '_', '-' or '.' (got %q)", st.Name)
-		case len(st.Name) > maxNameLength:
-			c.add(key+".name", "must be at most %d characters: it names chart files (got %d)", maxNameLength, len(st.Name))
-		case names[st.Name]:
-			c.add(key+".name", "duplicate stream name %q", st.Name)
-		}
-		names[st.Name] = true
+		streamName(c, key, st.Name, names)
 		if st.Trace != nil {
 			// A replayed stream: its ops and arrivals come from the log (trace.go).
 			st.Op, st.Rate = "write", new(float64)
 		}
-		switch st.Op {
-		case "write":
-			ss.Op = sim.Write
-		case "read":
-			ss.Op = sim.Read
-		case "scan":
-			ss.Op = sim.Scan
-		case "":
-			c.add(key+".op", "required: \"write\", \"read\" or \"scan\"")
-		default:
-			c.add(key+".op", "must be one of \"write\", \"read\", \"scan\" (got %q)", st.Op)
-		}
+		ss.Op = streamOp(c, key, st.Op)
 		if st.Clients == nil {
 			resolveRate(c, key, st, s, &ss)
 		}
 		ss.Uniform = oneOf(c, key+".arrival", string(st.Arrival), "poisson", "poisson", "uniform") == "uniform"
 		ss.Burst = resolveBurst(c, s, key+".burst", st.Burst)
-		if !st.Cost.Set() {
-			c.add(key+".cost", "required: the mean CPU time of one request, e.g. \"0.3ms\"")
-		} else if ss.Cost = c.duration(key+".cost", st.Cost, "", 1); ss.Cost > maxCost {
-			c.add(key+".cost", "must be at most %s (got %q)", maxCost, st.Cost)
-		}
-		switch oneOf(c, key+".service", string(st.Service), "exponential", "exponential", "constant", "lognormal") {
-		case "constant":
-			ss.Service.Kind = sim.Constant
-		case "lognormal":
-			ss.Service.Kind = sim.Lognormal
-		}
-		ss.Service.CV = defaultCV
-		if st.CV != nil {
-			if ss.Service.Kind != sim.Lognormal {
-				c.add(key+".cv", "applies only to service = \"lognormal\"")
-			} else if !(*st.CV > 0) || math.IsInf(*st.CV, 0) {
-				c.add(key+".cv", "must be a positive number (got %v)", *st.CV)
-			} else {
-				ss.Service.CV = *st.CV
-			}
-		}
+		resolveService(c, key, st, &ss)
 		ss.SLO = resolveSLO(c, key+".slo", st.SLO)
 		ss.Client = resolveClient(c, key, st)
 		ss.RetryLabel = resolveRetryLabel(c, key+".retry_label", st.RetryLabel, ss.Client.Retries)
@@ -997,69 +976,135 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		if st.Age.Dist != "" && ss.Op == sim.Write {
 			c.add(key+".age", "applies only to reads and scans (a write's row time is now)")
 		}
-		if len(st.Where) > 0 && ss.Op != sim.Scan {
-			c.add(key+".where", "applies only to op = \"scan\"")
-		}
-		ss.Where = map[string]WhereSpec{}
-		for _, name := range sortedKeys(st.Where) {
-			wk := key + ".where." + name
-			fi := s.fieldIndex(name)
-			if fi < 0 {
-				c.add(wk, "no such field %q in table.fields", name)
-				continue
-			}
-			text := st.Where[name]
-			if text == "=" {
-				ss.Where[name] = WhereSpec{Eq: true}
-				continue
-			}
-			d, err := ParseDuration(text)
-			if err != nil || d <= 0 {
-				c.add(wk, "must be \"=\" (an equality) or a positive duration (the last D of a time field) (got %q)", text)
-				continue
-			}
-			if !s.Fields[fi].TimeOrdered {
-				c.add(wk, "a duration constrains only a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", name, s.Fields[fi].Gen)
-				continue
-			}
-			ss.Where[name] = WhereSpec{Span: d}
-		}
-		ss.Fields = slices.Clone(s.Fields)
-		overrides := make([]string, 0, len(st.Fields))
-		for name := range st.Fields {
-			overrides = append(overrides, name)
-		}
-		slices.Sort(overrides)
-		for _, name := range overrides {
-			fk := key + ".fields." + name
-			fi := s.fieldIndex(name)
-			if fi < 0 {
-				c.add(fk, "no such field %q in table.fields", name)
-				continue
-			}
-			fs := resolveField(c, fk, st.Fields[name])
-			if fs.TimeOrdered != s.Fields[fi].TimeOrdered && fs.Gen != "" && s.Fields[fi].Gen != "" {
-				c.add(fk+".gen", "a stream cannot change whether %q is time-ordered (table: %q, stream: %q)", name, s.Fields[fi].Gen, fs.Gen)
-			}
-			ss.Fields[fi] = fs
-		}
+		resolveWhere(c, key, st, s, &ss)
+		resolveStreamFields(c, key, st, s, &ss)
 		if f.Streams[i].Trace != nil {
-			// A replayed log decides arrivals and operations; locks and closed-loop
-			// clients are not modelled on a replay yet.
-			for _, k := range []struct {
-				name string
-				set  bool
-			}{{"lock", st.Lock.Set()}, {"lock_timeout", st.LockTimeout.Set()}, {"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
-				if k.set {
-					c.add(key+"."+k.name, "a trace stream replays its log as it is: remove %s", k.name)
-				}
-			}
+			traceOnly(c, key, st)
 			s.Streams = append(s.Streams, resolveTrace(c, key, f, f.Streams[i], s, ss)...)
 			continue
 		}
 		resolveLock(c, key, st, &ss)
 		resolveClients(c, key, st, s, &ss)
 		s.Streams = append(s.Streams, ss)
+	}
+}
+
+// streamName checks a stream's name: it names chart files and report rows.
+func streamName(c *checker, key, name string, names map[string]bool) {
+	switch {
+	case name == "":
+		c.add(key+".name", "required")
+	case !streamNameRE.MatchString(name):
+		c.add(key+".name", "must be letters, digits, '_', '-' or '.' (got %q)", name)
+	case len(name) > maxNameLength:
+		c.add(key+".name", "must be at most %d characters: it names chart files (got %d)", maxNameLength, len(name))
+	case names[name]:
+		c.add(key+".name", "duplicate stream name %q", name)
+	}
+	names[name] = true
+}
+
+// streamOps maps a stream's op to the engine's.
+var streamOps = map[Op]sim.Op{OpWrite: sim.Write, OpRead: sim.Read, OpScan: sim.Scan}
+
+// streamOp reads a stream's operation.
+func streamOp(c *checker, key string, op Op) sim.Op {
+	o, ok := streamOps[op]
+	switch {
+	case op == "":
+		c.add(key+".op", "required: \"write\", \"read\" or \"scan\"")
+	case !ok:
+		c.add(key+".op", "must be one of \"write\", \"read\", \"scan\" (got %q)", op)
+	}
+	return o
+}
+
+// resolveService reads a request's CPU time: its mean (cost) and its distribution.
+func resolveService(c *checker, key string, st Stream, ss *StreamSpec) {
+	if !st.Cost.Set() {
+		c.add(key+".cost", "required: the mean CPU time of one request, e.g. \"0.3ms\"")
+	} else if ss.Cost = c.duration(key+".cost", st.Cost, "", 1); ss.Cost > maxCost {
+		c.add(key+".cost", "must be at most %s (got %q)", maxCost, st.Cost)
+	}
+	switch oneOf(c, key+".service", string(st.Service), "exponential", "exponential", "constant", "lognormal") {
+	case "constant":
+		ss.Service.Kind = sim.Constant
+	case "lognormal":
+		ss.Service.Kind = sim.Lognormal
+	}
+	ss.Service.CV = defaultCV
+	if st.CV == nil {
+		return
+	}
+	if ss.Service.Kind != sim.Lognormal {
+		c.add(key+".cv", "applies only to service = \"lognormal\"")
+	} else if !(*st.CV > 0) || math.IsInf(*st.CV, 0) {
+		c.add(key+".cv", "must be a positive number (got %v)", *st.CV)
+	} else {
+		ss.Service.CV = *st.CV
+	}
+}
+
+// resolveWhere reads a scan's where clause: an equality or the last span of a time field
+// for each constrained field.
+func resolveWhere(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
+	if len(st.Where) > 0 && ss.Op != sim.Scan {
+		c.add(key+".where", "applies only to op = \"scan\"")
+	}
+	ss.Where = map[string]WhereSpec{}
+	for _, name := range sortedKeys(st.Where) {
+		wk := key + ".where." + name
+		fi := s.fieldIndex(name)
+		if fi < 0 {
+			c.add(wk, "no such field %q in table.fields", name)
+			continue
+		}
+		text := st.Where[name]
+		if text == "=" {
+			ss.Where[name] = WhereSpec{Eq: true}
+			continue
+		}
+		d, err := ParseDuration(text)
+		if err != nil || d <= 0 {
+			c.add(wk, "must be \"=\" (an equality) or a positive duration (the last D of a time field) (got %q)", text)
+			continue
+		}
+		if !s.Fields[fi].TimeOrdered {
+			c.add(wk, "a duration constrains only a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", name, s.Fields[fi].Gen)
+			continue
+		}
+		ss.Where[name] = WhereSpec{Span: d}
+	}
+}
+
+// resolveStreamFields applies a stream's own field generators over the table's.
+func resolveStreamFields(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
+	ss.Fields = slices.Clone(s.Fields)
+	for _, name := range sortedKeys(st.Fields) {
+		fk := key + ".fields." + name
+		fi := s.fieldIndex(name)
+		if fi < 0 {
+			c.add(fk, "no such field %q in table.fields", name)
+			continue
+		}
+		fs := resolveField(c, fk, st.Fields[name])
+		if fs.TimeOrdered != s.Fields[fi].TimeOrdered && fs.Gen != "" && s.Fields[fi].Gen != "" {
+			c.add(fk+".gen", "a stream cannot change whether %q is time-ordered (table: %q, stream: %q)", name, s.Fields[fi].Gen, fs.Gen)
+		}
+		ss.Fields[fi] = fs
+	}
+}
+
+// traceOnly refuses the settings a replayed log decides: arrivals and operations come from
+// the log; locks and closed-loop clients are not modelled on a replay yet.
+func traceOnly(c *checker, key string, st Stream) {
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{{"lock", st.Lock.Set()}, {"lock_timeout", st.LockTimeout.Set()}, {"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
+		if k.set {
+			c.add(key+"."+k.name, "a trace stream replays its log as it is: remove %s", k.name)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path"
@@ -54,66 +55,16 @@ const (
 // operation. Their schedules hold rate 0: the log, not a rate, decides the arrivals.
 func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss StreamSpec) []StreamSpec {
 	tk := key + ".trace"
-	t := st.Trace
-	if st.Op != "" {
-		c.add(key+".op", "a trace stream takes each record's operation from the log: remove op (got %q)", st.Op)
-	}
-	if st.Rate != nil || st.Schedule != nil {
-		c.add(key+".rate", "a trace stream's arrivals come from the log: remove rate and schedule")
-	}
-	if len(st.Where) > 0 {
-		c.add(key+".where", "a trace stream replays point reads and writes: remove where")
-	}
-	ts := &TraceSpec{Log: trace.Log{FS: f.TraceFS, Path: t.Path}, Speed: 1}
-	switch {
-	case t.Path == "":
-		c.add(tk+".path", "required: the log's path, relative to the scenario file")
-	case path.IsAbs(t.Path) || strings.Contains(t.Path, "\\"):
-		c.add(tk+".path", "must be a relative path with '/' (from the scenario file's directory) (got %q)", t.Path)
-	}
-	fname := t.Format
-	if fname == "" {
-		fname = "csv"
-	}
-	format, err := trace.ParseFormat(fname)
-	if err != nil {
-		c.add(tk+".format", "must be one of %s (got %q)", strings.Join(quoteAll(trace.Formats()), ", "), t.Format)
-	}
-	ts.Format = format
-	if t.Speed != nil {
-		if v := *t.Speed; !(v >= minSpeed) || v > maxSpeed || math.IsInf(v, 0) {
-			c.add(tk+".speed", "must be a number from %g to %g (got %v)", minSpeed, float64(maxSpeed), v)
-		} else {
-			ts.Speed = v
-		}
-	}
-	names := []string{"key"}
-	if kf := t.KeyFields; kf != nil {
-		names = kf.Names
-		switch {
-		case len(kf.Delimiter) != 1:
-			c.add(tk+".key_fields.delimiter", "must be one character (got %q)", kf.Delimiter)
-		case len(kf.Names) == 0 || len(kf.Names) > 8:
-			c.add(tk+".key_fields.names", "must name between 1 and 8 key parts (got %d)", len(kf.Names))
-		}
-		ts.Delimiter = kf.Delimiter
-	}
-	ts.Names = names
-	if ts.FS != nil && t.Path != "" && err == nil && !c.has(tk) {
-		// The log opens, and its first record reads; a CSV's header names the fields.
-		got, err := ts.FirstNames()
-		if err != nil {
-			c.add(tk+".path", "%v", err)
-			return nil
-		} else {
-			names = got
-		}
+	traceRefusals(c, key, st)
+	ts, names, ok := traceLog(c, tk, f, st.Trace)
+	if !ok {
+		return nil
 	}
 	for i, n := range names {
 		fi := s.fieldIndex(n)
 		if fi < 0 {
 			k := fmt.Sprintf("%s.key_fields.names[%d]", tk, i)
-			if t.KeyFields == nil {
+			if st.Trace.KeyFields == nil {
 				k = tk + ".key_fields"
 			}
 			c.add(k, "no such field %q in table.fields: declare the fields the log's keys hold (have %s)", n, strings.Join(s.FieldNames, ", "))
@@ -127,17 +78,8 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 	// load_factor scales a replay's speed as it scales a rate.
 	ts.Speed *= s.LoadFactor
 	var rates *trace.OpRates
-	if ts.FS != nil && t.Path != "" && !c.has(tk) {
-		var err error
-		if rates, err = ts.Rates(); err != nil {
-			c.add(tk+".path", "%v", err)
-			return nil
-		}
-		// The replay's last record must fall on the clock: the log's span over speed
-		// (load_factor included) within the longest run.
-		if span := float64(rates.End) / ts.Speed; span > float64(maxAge) {
-			c.add(tk+".speed", "the log spans %s, which at speed %g (times load_factor %g) replays over %.3g days; at most 10000d is allowed: raise speed or load_factor",
-				time.Duration(rates.End), ts.Speed/s.LoadFactor, s.LoadFactor, span/86400e9)
+	if ts.FS != nil && ts.Path != "" && !c.has(tk) {
+		if rates, ok = traceRates(c, tk, ts, s.LoadFactor); !ok {
 			return nil
 		}
 	}
@@ -157,6 +99,87 @@ func resolveTrace(c *checker, key string, f *File, st Stream, s *Resolved, ss St
 		out = append(out, o)
 	}
 	return out
+}
+
+// traceRefusals refuses the stream settings a log decides.
+func traceRefusals(c *checker, key string, st Stream) {
+	if st.Op != "" {
+		c.add(key+".op", "a trace stream takes each record's operation from the log: remove op (got %q)", st.Op)
+	}
+	if st.Rate != nil || st.Schedule != nil {
+		c.add(key+".rate", "a trace stream's arrivals come from the log: remove rate and schedule")
+	}
+	if len(st.Where) > 0 {
+		c.add(key+".where", "a trace stream replays point reads and writes: remove where")
+	}
+}
+
+// traceLog reads a trace's path, format, speed and key fields, and opens the log to read
+// its first record, whose key parts it returns by name (a CSV's header names them); false
+// when the log cannot be read.
+func traceLog(c *checker, tk string, f *File, t *Trace) (*TraceSpec, []string, bool) {
+	ts := &TraceSpec{Log: trace.Log{FS: f.TraceFS, Path: t.Path}, Speed: 1}
+	switch {
+	case t.Path == "":
+		c.add(tk+".path", "required: the log's path, relative to the scenario file")
+	case path.IsAbs(t.Path) || strings.Contains(t.Path, "\\"):
+		c.add(tk+".path", "must be a relative path with '/' (from the scenario file's directory) (got %q)", t.Path)
+	}
+	format, err := trace.ParseFormat(cmp.Or(t.Format, "csv"))
+	if err != nil {
+		c.add(tk+".format", "must be one of %s (got %q)", strings.Join(quoteAll(trace.Formats()), ", "), t.Format)
+	}
+	ts.Format = format
+	if t.Speed != nil {
+		if v := *t.Speed; !(v >= minSpeed) || v > maxSpeed || math.IsInf(v, 0) {
+			c.add(tk+".speed", "must be a number from %g to %g (got %v)", minSpeed, float64(maxSpeed), v)
+		} else {
+			ts.Speed = v
+		}
+	}
+	ts.Names = traceKeyFields(c, tk, t.KeyFields, ts)
+	names := ts.Names
+	if ts.FS != nil && t.Path != "" && err == nil && !c.has(tk) {
+		got, err := ts.FirstNames()
+		if err != nil {
+			c.add(tk+".path", "%v", err)
+			return nil, nil, false
+		}
+		names = got
+	}
+	return ts, names, true
+}
+
+// traceKeyFields reads how the log's keys split into fields (one field, key, unless
+// key_fields says otherwise) and returns the fields' names.
+func traceKeyFields(c *checker, tk string, kf *KeyFields, ts *TraceSpec) []string {
+	if kf == nil {
+		return []string{"key"}
+	}
+	switch {
+	case len(kf.Delimiter) != 1:
+		c.add(tk+".key_fields.delimiter", "must be one character (got %q)", kf.Delimiter)
+	case len(kf.Names) == 0 || len(kf.Names) > 8:
+		c.add(tk+".key_fields.names", "must name between 1 and 8 key parts (got %d)", len(kf.Names))
+	}
+	ts.Delimiter = kf.Delimiter
+	return kf.Names
+}
+
+// traceRates reads the log's rates; the replay's last record must fall on the clock: the
+// log's span over speed (load_factor included) within the longest run.
+func traceRates(c *checker, tk string, ts *TraceSpec, loadFactor float64) (*trace.OpRates, bool) {
+	rates, err := ts.Rates()
+	if err != nil {
+		c.add(tk+".path", "%v", err)
+		return nil, false
+	}
+	if span := float64(rates.End) / ts.Speed; span > float64(maxAge) {
+		c.add(tk+".speed", "the log spans %s, which at speed %g (times load_factor %g) replays over %.3g days; at most 10000d is allowed: raise speed or load_factor",
+			time.Duration(rates.End), ts.Speed/loadFactor, loadFactor, span/86400e9)
+		return nil, false
+	}
+	return rates, true
 }
 
 // has reports a problem already found at key or under it.

@@ -99,12 +99,8 @@ func migrateBackfill(c *checker, key string, m *Migrate, ms *MigrationSpec) {
 		// No backfill: the old rows stay where they are, and reads visit both layouts.
 	case r == nil && ms.ReadBoth:
 		c.add(key+".cutover", "required without a backfill_rate: a clock time, a duration since the start, or \"never\" (there is no backfill to wait for)")
-	case r == nil:
-		c.add(key+".backfill_rate", "required: the rows per second the backfill copies")
-	case !(*r > 0) || *r > 1e9:
-		c.add(key+".backfill_rate", "must be a number of rows per second above 0 and at most 1e9 (got %v)", *r)
 	default:
-		ms.Rate = *r
+		ms.Rate = c.rowRate(key+".backfill_rate", "the backfill copies", r)
 	}
 }
 
@@ -138,13 +134,7 @@ func migrateCosts(c *checker, key string, m *Migrate, ms *MigrationSpec) {
 	if m.WriteCost.Set() {
 		ms.WriteCost = c.duration(key+".write_cost", m.WriteCost, "", 1)
 	}
-	if x := m.MaxCPU; x != nil {
-		if !(*x > 0 && *x <= 1) {
-			c.add(key+".max_cpu", "must be a fraction of a node's cores above 0 and at most 1 (got %v)", *x)
-		} else {
-			ms.MaxCPU = *x
-		}
-	}
+	ms.MaxCPU = c.maxCPU(key+".max_cpu", m.MaxCPU)
 	if m.Outbox.Set() {
 		ms.Outbox = c.duration(key+".outbox", m.Outbox, "", 0)
 	}

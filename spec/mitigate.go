@@ -298,33 +298,7 @@ func resolveSplit(c *checker, f *File, s *Resolved) {
 	key := "keyspace.limits.split_for_heat"
 	if sp != nil {
 		key = "keyspace.split"
-		if sp.Rows != nil {
-			if *sp.Rows < 0 {
-				c.add("keyspace.split.rows", "must not be negative (got %d); 0 turns size splits off", *sp.Rows)
-			} else {
-				pol.Rows = *sp.Rows
-			}
-		}
-		if sp.Load != nil {
-			if l := *sp.Load; !(l >= 0 && l <= 1) {
-				c.add("keyspace.split.load", "must be a fraction of the node's cores above 0 and at most 1, or 0 for no load splits (got %v)", l)
-			} else {
-				pol.Load = l
-			}
-		}
-		if pol.Move = c.duration("keyspace.split.move", sp.Move, defaultSplitMove, 0); pol.Move > maxAge {
-			c.add("keyspace.split.move", "must be at most 10000d (got %q)", sp.Move)
-		}
-		if sp.MaxShards != nil {
-			switch n := *sp.MaxShards; {
-			case n < s.Shards:
-				c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.Shards, n)
-			case n > maxShards:
-				c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
-			default:
-				most = n
-			}
-		}
+		most = splitSettings(c, sp, s, pol, most)
 	}
 	if !heat && pol.Rows == 0 && pol.Load == 0 {
 		return // both triggers off: no splitting
@@ -335,6 +309,40 @@ func resolveSplit(c *checker, f *File, s *Resolved) {
 	}
 	s.Split = pol
 	s.MaxShards = most
+}
+
+// splitSettings reads [keyspace.split]'s triggers (rows, load), a move's time and the most
+// shards splits may reach (most unless max_shards is given), into pol.
+func splitSettings(c *checker, sp *Split, s *Resolved, pol *sim.SplitPolicy, most int) int {
+	if sp.Rows != nil {
+		if *sp.Rows < 0 {
+			c.add("keyspace.split.rows", "must not be negative (got %d); 0 turns size splits off", *sp.Rows)
+		} else {
+			pol.Rows = *sp.Rows
+		}
+	}
+	if sp.Load != nil {
+		if l := *sp.Load; !(l >= 0 && l <= 1) {
+			c.add("keyspace.split.load", "must be a fraction of the node's cores above 0 and at most 1, or 0 for no load splits (got %v)", l)
+		} else {
+			pol.Load = l
+		}
+	}
+	if pol.Move = c.duration("keyspace.split.move", sp.Move, defaultSplitMove, 0); pol.Move > maxAge {
+		c.add("keyspace.split.move", "must be at most 10000d (got %q)", sp.Move)
+	}
+	if sp.MaxShards == nil {
+		return most
+	}
+	switch n := *sp.MaxShards; {
+	case n < s.Shards:
+		c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.Shards, n)
+	case n > maxShards:
+		c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
+	default:
+		return n
+	}
+	return most
 }
 
 // resolveCopies reads [keyspace.copies], after the key.
@@ -362,29 +370,36 @@ func resolveCopies(c *checker, f *File, s *Resolved) {
 	if len(s.Parts) > 0 && parts > keyspace.MaxParts {
 		c.add(key, "copies add a part to the key, which would have %d parts (salt included); at most %d are allowed", parts, keyspace.MaxParts)
 	}
-	switch {
-	case cp.Keys != nil && cp.Top != nil:
-		c.add(key, "give keys or top, not both")
-	case cp.Keys == nil && cp.Top == nil:
-		c.add(key, "required: keys = [...] (the copied values) or top = N (the field's N most popular values)")
-	case cs.Field < 0:
-		// The field is wrong: its values cannot be checked.
-	case cp.Keys != nil:
-		cs.Keys = copiedKeys(c, key, cp.Keys, s, cs.Field)
-	default:
-		if n := *cp.Top; n < 1 || n > maxCopyKeys {
-			c.add(key+".top", "must be between 1 and %d (got %d)", maxCopyKeys, n)
-		} else if ids, err := topIDs(s.Fields[cs.Field], n); err != nil {
-			c.add(key+".top", "%v", err)
-		} else {
-			cs.Keys = ids
-		}
-	}
+	cs.Keys = copiesValues(c, key, cp, s, cs.Field)
 	if len(c.probs) > before || cs.Field < 0 {
 		return
 	}
 	slices.Sort(cs.Keys)
 	s.Copies = cs
+}
+
+// copiesValues reads the copied values of field fi: listed (keys), or its top most
+// popular ones.
+func copiesValues(c *checker, key string, cp *Copies, s *Resolved, fi int) []uint64 {
+	switch {
+	case cp.Keys != nil && cp.Top != nil:
+		c.add(key, "give keys or top, not both")
+	case cp.Keys == nil && cp.Top == nil:
+		c.add(key, "required: keys = [...] (the copied values) or top = N (the field's N most popular values)")
+	case fi < 0:
+		// The field is wrong: its values cannot be checked.
+	case cp.Keys != nil:
+		return copiedKeys(c, key, cp.Keys, s, fi)
+	case *cp.Top < 1 || *cp.Top > maxCopyKeys:
+		c.add(key+".top", "must be between 1 and %d (got %d)", maxCopyKeys, *cp.Top)
+	default:
+		ids, err := topIDs(s.Fields[fi], *cp.Top)
+		if err != nil {
+			c.add(key+".top", "%v", err)
+		}
+		return ids
+	}
+	return nil
 }
 
 // copiesField returns the key field whose values are copied: the one named, or the key's

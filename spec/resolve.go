@@ -112,6 +112,48 @@ func (c *checker) requiredCount(key, what string, p *int, most int) int {
 	return 0
 }
 
+// rowRate reads a required rate of rows per second, above 0 and at most 1e9; 0 when it
+// is missing or bad.
+func (c *checker) rowRate(key, what string, r *float64) float64 {
+	switch {
+	case r == nil:
+		c.add(key, "required: the rows per second %s", what)
+	case !(*r > 0) || *r > 1e9:
+		c.add(key, "must be a number of rows per second above 0 and at most 1e9 (got %v)", *r)
+	default:
+		return *r
+	}
+	return 0
+}
+
+// maxCPU reads an optional cap on a node's CPU, a fraction of its cores above 0 and at
+// most 1; 0 (no cap) when it is absent or bad.
+func (c *checker) maxCPU(key string, x *float64) float64 {
+	if x == nil {
+		return 0
+	}
+	if !(*x > 0 && *x <= 1) {
+		c.add(key, "must be a fraction of a node's cores above 0 and at most 1 (got %v)", *x)
+		return 0
+	}
+	return *x
+}
+
+// instant reads a required instant: a clock time or a duration since the start; -1 when
+// it is missing or bad.
+func (c *checker) instant(key string, i Instant, start sim.Time) sim.Time {
+	if !i.Set() {
+		c.add(key, "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
+		return -1
+	}
+	t, err := i.At(start)
+	if err != nil {
+		c.add(key, "%v", err)
+		return -1
+	}
+	return t
+}
+
 func (c *checker) intAtLeast(key string, p *int, def, minimum int) int {
 	if p == nil {
 		return def
@@ -306,7 +348,40 @@ func (f *File) Validate() error {
 func Resolve(f *File) (*Resolved, []FieldError) {
 	c := &checker{}
 	s := &Resolved{}
+	resolveRun(c, f, s)
+	resolveDetail(c, f, s)
 
+	s.LoadFactor = 1
+	if f.LoadFactor != nil {
+		if lf := *f.LoadFactor; !(lf > 0) || math.IsInf(lf, 0) || lf > maxLoadFactor {
+			c.add("load_factor", "must be a number above 0 and at most %d (got %v)", maxLoadFactor, lf)
+		} else {
+			s.LoadFactor = lf
+		}
+	}
+
+	resolveCluster(c, f, s)
+	resolveReplicas(c, f, s)
+	resolveTable(c, f, s)
+	resolveKeyspace(c, f, s)
+	resolveLimits(c, f, s)
+	resolveSplit(c, f, s)
+	resolveCopies(c, f, s)
+	resolvePlacement(c, f, s)
+	resolveStreams(c, f, s)
+	resolveQueries(c, s)
+	resolveCache(c, f, s)
+	resolveActions(c, f, s)
+	resolveDetect(c, f, s)
+	resolveClaims(c, f, s)
+	checkMemory(c, s)
+	checkWork(c, s)
+	return s, c.probs
+}
+
+// resolveRun reads the run's name, description, seed and clock: its start, duration,
+// warm-up and window.
+func resolveRun(c *checker, f *File, s *Resolved) {
 	switch {
 	case f.Name == "":
 		c.add("name", "required (lower-case letters, digits and dashes)")
@@ -342,39 +417,8 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	if s.Duration > maxAge {
 		c.add("duration", "must be at most 10000d (got %q)", f.Duration)
 	}
-	resolveDetail(c, f, s)
-
-	s.LoadFactor = 1
-	if f.LoadFactor != nil {
-		if lf := *f.LoadFactor; !(lf > 0) || math.IsInf(lf, 0) || lf > maxLoadFactor {
-			c.add("load_factor", "must be a number above 0 and at most %d (got %v)", maxLoadFactor, lf)
-		} else {
-			s.LoadFactor = lf
-		}
-	}
-
-	resolveCluster(c, f, s)
-	resolveReplicas(c, f, s)
-	resolveTable(c, f, s)
-	resolveKeyspace(c, f, s)
-	resolveLimits(c, f, s)
-	resolveSplit(c, f, s)
-	resolveCopies(c, f, s)
-	resolvePlacement(c, f, s)
-	resolveStreams(c, f, s)
-	resolveQueries(c, s)
-	resolveCache(c, f, s)
-	resolveActions(c, f, s)
-	resolveDetect(c, f, s)
-	resolveClaims(c, f, s)
-	checkMemory(c, s)
-	checkWork(c, s)
-	return s, c.probs
 }
 
-// checkMemory refuses scenarios whose time series would not fit: every shard keeps about
-// 24 bytes per window, and every stream a latency histogram of up to 28 KB per window.
-// A variant that splits shards keeps series for as many shards as it may reach.
 // MaxRequests bounds the requests a variant's streams issue in a run: at the engine's
 // 5 to 10 million requests per second, about half an hour of simulation.
 const MaxRequests = 10_000_000_000
@@ -407,7 +451,9 @@ func checkWork(c *checker, s *Resolved) {
 const SeriesCellBytes = 24
 
 // checkMemory refuses a variant whose time series would not fit (maxSeriesCells,
-// maxStreamWindows).
+// maxStreamWindows): every shard keeps about 24 bytes per window, and every stream a
+// latency histogram of up to 28 KB per window. A variant that splits shards keeps series
+// for as many shards as it may reach.
 func checkMemory(c *checker, s *Resolved) {
 	if s.Window <= 0 || s.Duration <= 0 {
 		return
@@ -501,49 +547,37 @@ func resolveTable(c *checker, f *File, s *Resolved) {
 	}
 }
 
+// resolveField reads a field's generator and its parameters.
 func resolveField(c *checker, key string, f Field) FieldSpec {
 	fs := FieldSpec{Gen: f.Gen, DeclaredHere: true}
-	// params lists which optional parameters each generator takes.
-	params := map[Gen][]string{
-		"uniform":     {"n"},
-		"zipf":        {"n", "s", "scramble"},
-		"hotspot":     {"n", "hot_fraction", "hot_ops"},
-		"categorical": {"values", "count", "weights"},
-	}
-	given := map[string]bool{
-		"n": f.N != nil, "s": f.S != nil, "scramble": f.Scramble != nil,
-		"hot_fraction": f.HotFraction != nil, "hot_ops": f.HotOps != nil,
-		"values": f.Values != nil, "count": f.Count != nil, "weights": f.Weights != nil,
-	}
 	if f.Gen == "" {
-		gens := make([]string, len(Gens))
-		for i, g := range Gens {
-			gens[i] = string(g)
-		}
-		c.add(key+".gen", "required: one of %s", strings.Join(quoteAll(gens), ", "))
+		c.add(key+".gen", "required: one of %s", strings.Join(quoteAll(enumNames(Gens)), ", "))
 		return fs
 	}
-	for _, p := range []string{"n", "s", "scramble", "hot_fraction", "hot_ops", "values", "count", "weights"} {
-		if given[p] && !slices.Contains(params[f.Gen], p) {
-			c.add(key+"."+p, "does not apply to gen = %q", f.Gen)
-		}
-	}
-	needN := func() {
-		switch {
-		case f.N == nil:
-			c.add(key+".n", "required for gen = %q (the number of distinct ids)", f.Gen)
-		case *f.N < 1:
-			c.add(key+".n", "must be at least 1 (got %d)", *f.N)
-		default:
-			fs.N = uint64(*f.N)
-			fs.Cardinality = fs.N
+	for _, p := range []struct {
+		name  string
+		given bool
+		gens  []Gen // the generators that take it
+	}{
+		{"n", f.N != nil, []Gen{GenUniform, GenZipf, GenHotspot}},
+		{"s", f.S != nil, []Gen{GenZipf}},
+		{"scramble", f.Scramble != nil, []Gen{GenZipf}},
+		{"hot_fraction", f.HotFraction != nil, []Gen{GenHotspot}},
+		{"hot_ops", f.HotOps != nil, []Gen{GenHotspot}},
+		{"values", f.Values != nil, []Gen{GenCategorical}},
+		{"count", f.Count != nil, []Gen{GenCategorical}},
+		{"weights", f.Weights != nil, []Gen{GenCategorical}},
+	} {
+		if p.given && !slices.Contains(p.gens, f.Gen) {
+			c.add(key+"."+p.name, "does not apply to gen = %q", f.Gen)
 		}
 	}
 	switch f.Gen {
-	case "uniform":
-		needN()
-	case "zipf":
-		needN()
+	case GenUniform, GenZipf, GenHotspot:
+		fieldN(c, key, f, &fs)
+	}
+	switch f.Gen {
+	case GenZipf:
 		fs.S = defaultZipfS
 		if f.S != nil {
 			if *f.S < 0 || math.IsNaN(*f.S) || math.IsInf(*f.S, 0) {
@@ -553,29 +587,53 @@ func resolveField(c *checker, key string, f Field) FieldSpec {
 			}
 		}
 		fs.Scramble = f.Scramble == nil || *f.Scramble
-	case "hotspot":
-		needN()
-		fs.HotFraction, fs.HotOps = defaultHotFrac, defaultHotOps
-		if f.HotFraction != nil {
-			if !(*f.HotFraction > 0 && *f.HotFraction < 1) {
-				c.add(key+".hot_fraction", "must be between 0 and 1, exclusive (got %v)", *f.HotFraction)
-			} else {
-				fs.HotFraction = *f.HotFraction
-			}
-		}
-		if f.HotOps != nil {
-			if !(*f.HotOps >= 0 && *f.HotOps <= 1) {
-				c.add(key+".hot_ops", "must be between 0 and 1 (got %v)", *f.HotOps)
-			} else {
-				fs.HotOps = *f.HotOps
-			}
-		}
-	case "categorical":
+	case GenHotspot:
+		fs.HotFraction = fraction(c, key+".hot_fraction", f.HotFraction, defaultHotFrac, false)
+		fs.HotOps = fraction(c, key+".hot_ops", f.HotOps, defaultHotOps, true)
+	case GenCategorical:
 		resolveCategorical(c, key, f, &fs)
-	case "snowflake", "sequence", "time", "uuidv7", "ulid", "ksuid":
+	case GenSnowflake, GenSequence, GenTime, GenUUIDv7, GenULID, GenKSUID:
 		fs.TimeOrdered = true
 	}
 	return fs
+}
+
+// fieldN reads the number of distinct ids of a uniform, zipf or hotspot field.
+func fieldN(c *checker, key string, f Field, fs *FieldSpec) {
+	switch {
+	case f.N == nil:
+		c.add(key+".n", "required for gen = %q (the number of distinct ids)", f.Gen)
+	case *f.N < 1:
+		c.add(key+".n", "must be at least 1 (got %d)", *f.N)
+	default:
+		fs.N = uint64(*f.N)
+		fs.Cardinality = fs.N
+	}
+}
+
+// fraction reads an optional fraction: between 0 and 1, exclusive unless closed; def
+// when it is absent or bad.
+func fraction(c *checker, key string, p *float64, def float64, closed bool) float64 {
+	switch {
+	case p == nil:
+		return def
+	case closed && !(*p >= 0 && *p <= 1):
+		c.add(key, "must be between 0 and 1 (got %v)", *p)
+	case !closed && !(*p > 0 && *p < 1):
+		c.add(key, "must be between 0 and 1, exclusive (got %v)", *p)
+	default:
+		return *p
+	}
+	return def
+}
+
+// enumNames returns an enum's values as strings.
+func enumNames[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }
 
 func resolveCategorical(c *checker, key string, f Field, fs *FieldSpec) {
@@ -614,28 +672,34 @@ func resolveCategorical(c *checker, key string, f Field, fs *FieldSpec) {
 	}
 	fs.Cardinality = uint64(fs.Count)
 	if f.Weights != nil {
-		if len(f.Weights) != fs.Count {
-			c.add(key+".weights", "has %d entries for %d values", len(f.Weights), fs.Count)
-			return
-		}
-		sum := 0.0
-		for i, w := range f.Weights {
-			if !(w >= 0) || math.IsInf(w, 0) {
-				c.add(fmt.Sprintf("%s.weights[%d]", key, i), "must be a number >= 0 (got %v)", w)
-				return
-			}
-			sum += w
-		}
-		if math.IsInf(sum, 0) {
-			c.add(key+".weights", "sum to more than a float64 holds; scale them down")
-			return
-		}
-		if sum <= 0 {
-			c.add(key+".weights", "must not all be zero")
-			return
-		}
-		fs.Weights = f.Weights
+		fs.Weights = categoricalWeights(c, key, f.Weights, fs.Count)
 	}
+}
+
+// categoricalWeights checks a categorical field's weights: one a value, none negative,
+// not all zero; nil when they are bad.
+func categoricalWeights(c *checker, key string, weights []float64, count int) []float64 {
+	if len(weights) != count {
+		c.add(key+".weights", "has %d entries for %d values", len(weights), count)
+		return nil
+	}
+	sum := 0.0
+	for i, w := range weights {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			c.add(fmt.Sprintf("%s.weights[%d]", key, i), "must be a number >= 0 (got %v)", w)
+			return nil
+		}
+		sum += w
+	}
+	if math.IsInf(sum, 0) {
+		c.add(key+".weights", "sum to more than a float64 holds; scale them down")
+		return nil
+	}
+	if sum <= 0 {
+		c.add(key+".weights", "must not all be zero")
+		return nil
+	}
+	return weights
 }
 
 func (s *Resolved) fieldIndex(name string) int {
@@ -816,6 +880,8 @@ type DirSpec struct {
 	Shards []int
 }
 
+// resolveDirectory reads the directory scheme's entries: each places one value of a plain
+// key part on its shards, and some shard must be left for the rows no entry lists.
 func resolveDirectory(c *checker, k *Keyspace, s *Resolved) {
 	if s.Scheme != keyspace.SchemeDirectory {
 		return // entries of another scheme are ignored, like its other options
@@ -824,64 +890,71 @@ func resolveDirectory(c *checker, k *Keyspace, s *Resolved) {
 		c.add("keyspace.directory", "required with scheme = \"directory\": [[keyspace.directory]] entries with field, value and shards")
 		return
 	}
-	type claim struct {
-		part  int
-		value uint64
-	}
-	claimed := map[claim]int{}
+	claimed := map[dirClaim]int{}
 	shardUsed := map[int]bool{}
 	for i, e := range k.Directory {
 		key := fmt.Sprintf("keyspace.directory[%d]", i)
-		fi := s.fieldIndex(e.Field)
-		if fi < 0 {
-			c.add(key+".field", "no such field %q in table.fields", e.Field)
-			continue
-		}
-		part := -1
-		for j, p := range s.Parts {
-			if p.Kind == keyspace.FieldPart && p.Field == fi {
-				part = j
-				break
-			}
-		}
-		if part < 0 {
-			c.add(key+".field", "%q must be a plain part of keyspace.key for the directory to route by it", e.Field)
-			continue
-		}
-		if s.Salt > 1 {
-			part++
-		}
-		value, ok := fieldValue(s.Fields[fi], e.Value)
-		if !ok {
-			c.add(key+".value", "%v is not a value of field %q (%s)", e.Value, e.Field, describeValues(s.Fields[fi]))
-			continue
-		}
-		cl := claim{part, value}
-		if prev, dup := claimed[cl]; dup {
-			c.add(key+".value", "value %v of %q is already placed by keyspace.directory[%d]", e.Value, e.Field, prev)
-			continue
-		}
-		claimed[cl] = i
-		if len(e.Shards) == 0 {
-			c.add(key+".shards", "required: the shards that hold these rows")
-			continue
-		}
-		bad := false
-		for j, sh := range e.Shards {
-			if s.Shards > 0 && (sh < 0 || sh >= s.Shards) {
-				c.add(fmt.Sprintf("%s.shards[%d]", key, j), "no such shard: shards run from 0 to %d (got %d)", s.Shards-1, sh)
-				bad = true
-				continue
-			}
-			shardUsed[sh] = true
-		}
-		if !bad {
-			s.Directory = append(s.Directory, DirSpec{Part: part, Value: value, Shards: e.Shards})
+		if d, ok := directoryEntry(c, key, e, s, claimed, i); ok && directoryShards(c, key, e.Shards, s.Shards, shardUsed) {
+			s.Directory = append(s.Directory, d)
 		}
 	}
 	if s.Shards > 0 && len(shardUsed) >= s.Shards {
 		c.add("keyspace.directory", "the entries name all %d shards, leaving none for the rows they do not list", s.Shards)
 	}
+}
+
+// dirClaim is a value of a key part that a directory entry places.
+type dirClaim struct {
+	part  int
+	value uint64
+}
+
+// directoryEntry reads entry i's field and value, which no entry before it may place;
+// false when they are bad or the entry names no shards.
+func directoryEntry(c *checker, key string, e DirEntry, s *Resolved, claimed map[dirClaim]int, i int) (DirSpec, bool) {
+	fi := s.fieldIndex(e.Field)
+	if fi < 0 {
+		c.add(key+".field", "no such field %q in table.fields", e.Field)
+		return DirSpec{}, false
+	}
+	part := slices.IndexFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi })
+	if part < 0 {
+		c.add(key+".field", "%q must be a plain part of keyspace.key for the directory to route by it", e.Field)
+		return DirSpec{}, false
+	}
+	if s.Salt > 1 {
+		part++
+	}
+	value, ok := fieldValue(s.Fields[fi], e.Value)
+	if !ok {
+		c.add(key+".value", "%v is not a value of field %q (%s)", e.Value, e.Field, describeValues(s.Fields[fi]))
+		return DirSpec{}, false
+	}
+	cl := dirClaim{part, value}
+	if prev, dup := claimed[cl]; dup {
+		c.add(key+".value", "value %v of %q is already placed by keyspace.directory[%d]", e.Value, e.Field, prev)
+		return DirSpec{}, false
+	}
+	claimed[cl] = i
+	if len(e.Shards) == 0 {
+		c.add(key+".shards", "required: the shards that hold these rows")
+		return DirSpec{}, false
+	}
+	return DirSpec{Part: part, Value: value, Shards: e.Shards}, true
+}
+
+// directoryShards checks an entry's shards and marks them used; false when one is no shard.
+func directoryShards(c *checker, key string, shards []int, n int, used map[int]bool) bool {
+	ok := true
+	for j, sh := range shards {
+		if n > 0 && (sh < 0 || sh >= n) {
+			c.add(fmt.Sprintf("%s.shards[%d]", key, j), "no such shard: shards run from 0 to %d (got %d)", n-1, sh)
+			ok = false
+			continue
+		}
+		used[sh] = true
+	}
+	return ok
 }
 
 // fieldValue maps a directory value as written to the field's internal value: a
@@ -1108,6 +1181,7 @@ func traceOnly(c *checker, key string, st Stream) {
 	}
 }
 
+// resolveRate reads a stream's rate: a constant rate or a schedule, times load_factor.
 func resolveRate(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
 	switch {
 	case st.Rate != nil && st.Schedule != nil:
@@ -1123,49 +1197,66 @@ func resolveRate(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec)
 			c.add(key+".schedule", "must have between 1 and %d points (got %d)", maxScheduleLength, len(st.Schedule))
 			return
 		}
-		prev := sim.Time(math.MinInt64)
-		reading := readSchedule(st.Schedule, s.Start) // schedule.go: a run that starts inside its schedule
-		for j, p := range st.Schedule {
-			pk := fmt.Sprintf("%s.schedule[%d]", key, j)
-			if !p.At.Set() {
-				c.add(pk+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
-				continue
-			}
-			at, err := p.At.At(s.Start)
-			if err != nil {
-				c.add(pk+".at", "%v", err)
-				continue
-			}
-			if reading.at != nil {
-				at = reading.at[j]
-			} else if at < 0 {
-				c.add(pk+".at", "must not be before the start of the run (got %q)", p.At)
-				continue
-			}
-			if at <= prev {
-				msg := fmt.Sprintf("schedule points must be in increasing time order (%q is not after the point before it)", p.At)
-				if reading.hint != "" {
-					msg += "; " + reading.hint
-				}
-				c.add(pk+".at", "%s", msg)
-			}
-			prev = at
-			if p.Rate == nil {
-				c.add(pk+".rate", "required")
-				continue
-			}
-			if !(*p.Rate >= 0) || math.IsInf(*p.Rate, 0) {
-				c.add(pk+".rate", "must be a number of requests per second >= 0 (got %v)", *p.Rate)
-				continue
-			}
-			ss.Schedule = append(ss.Schedule, workload.Point{At: int64(at), Rate: *p.Rate * s.LoadFactor})
-		}
-		if reading.at != nil && len(ss.Schedule) == len(st.Schedule) {
-			ss.Schedule = fromStart(ss.Schedule)
-		}
+		resolveSchedule(c, key, st.Schedule, s, ss)
 	default:
 		c.add(key+".rate", "required: rate = N (requests per second) or schedule = [ { at, rate }, ... ]")
 	}
+}
+
+// resolveSchedule reads a schedule's points, in increasing time order from the start of
+// the run (schedule.go: a run that starts inside its schedule).
+func resolveSchedule(c *checker, key string, pts []SchedulePoint, s *Resolved, ss *StreamSpec) {
+	prev := sim.Time(math.MinInt64)
+	reading := readSchedule(pts, s.Start)
+	for j, p := range pts {
+		pk := fmt.Sprintf("%s.schedule[%d]", key, j)
+		at, ok := schedulePointAt(c, pk, p, s.Start, reading, j)
+		if !ok {
+			continue
+		}
+		if at <= prev {
+			msg := fmt.Sprintf("schedule points must be in increasing time order (%q is not after the point before it)", p.At)
+			if reading.hint != "" {
+				msg += "; " + reading.hint
+			}
+			c.add(pk+".at", "%s", msg)
+		}
+		prev = at
+		if p.Rate == nil {
+			c.add(pk+".rate", "required")
+			continue
+		}
+		if !(*p.Rate >= 0) || math.IsInf(*p.Rate, 0) {
+			c.add(pk+".rate", "must be a number of requests per second >= 0 (got %v)", *p.Rate)
+			continue
+		}
+		ss.Schedule = append(ss.Schedule, workload.Point{At: int64(at), Rate: *p.Rate * s.LoadFactor})
+	}
+	if reading.at != nil && len(ss.Schedule) == len(pts) {
+		ss.Schedule = fromStart(ss.Schedule)
+	}
+}
+
+// schedulePointAt reads the time of point j of a schedule; false when it is missing or
+// bad.
+func schedulePointAt(c *checker, pk string, p SchedulePoint, start sim.Time, reading scheduleReading, j int) (sim.Time, bool) {
+	if !p.At.Set() {
+		c.add(pk+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
+		return 0, false
+	}
+	at, err := p.At.At(start)
+	if err != nil {
+		c.add(pk+".at", "%v", err)
+		return 0, false
+	}
+	if reading.at != nil {
+		return reading.at[j], true
+	}
+	if at < 0 {
+		c.add(pk+".at", "must not be before the start of the run (got %q)", p.At)
+		return 0, false
+	}
+	return at, true
 }
 
 // maxBurstFactor bounds a burst's rate multiplier.
@@ -1275,34 +1366,12 @@ func resolveQueries(c *checker, s *Resolved) {
 			continue
 		}
 		key := fmt.Sprintf("streams[%d].where", i)
-		var q []keyspace.PartQuery
-		if s.Salt > 1 {
-			sq := keyspace.PartQuery{Mode: keyspace.Enumerate, Count: uint64(s.Salt)}
-			if s.SaltMode == keyspace.SaltHash && s.SaltField >= 0 && ss.Where[s.FieldNames[s.SaltField]].Eq {
-				sq = keyspace.PartQuery{Mode: keyspace.Known}
-			}
-			q = append(q, sq)
-		}
+		q := saltQuery(s, ss)
 		timeParts := 0
 		for _, p := range s.Parts {
-			name := s.FieldNames[p.Field]
-			w, constrained := ss.Where[name]
-			f := ss.Fields[p.Field]
-			var pq keyspace.PartQuery
-			switch {
-			case constrained && w.Eq:
-				pq.Mode = keyspace.Known
-			case p.Kind == keyspace.HashPart:
-				pq = keyspace.PartQuery{Mode: keyspace.Enumerate, Count: p.Mod}
-			case p.Kind == keyspace.TimeBucketPart && constrained:
-				pq = keyspace.PartQuery{Mode: keyspace.BucketRange, Span: int64(w.Span), Width: p.Width}
-			case p.Kind == keyspace.FieldPart && constrained: // a duration on a raw time-ordered field
-				pq = keyspace.PartQuery{Mode: keyspace.TimeRange, Span: int64(w.Span)}
+			pq := partQuery(p, ss, s.FieldNames[p.Field])
+			if pq.Mode == keyspace.TimeRange {
 				timeParts++
-			case p.Kind == keyspace.FieldPart && f.Cardinality > 0 && f.Cardinality <= enumerableLimit:
-				pq = keyspace.PartQuery{Mode: keyspace.Enumerate, Count: f.Cardinality}
-			default:
-				pq.Mode = keyspace.Scatter
 			}
 			q = append(q, pq)
 		}
@@ -1316,6 +1385,39 @@ func resolveQueries(c *checker, s *Resolved) {
 		}
 		ss.Query = q
 	}
+}
+
+// saltQuery is how a scan visits the salt's buckets: the one a hash salt of a field the
+// scan knows derives, or every bucket; nil without a salt.
+func saltQuery(s *Resolved, ss *StreamSpec) []keyspace.PartQuery {
+	if s.Salt <= 1 {
+		return nil
+	}
+	if s.SaltMode == keyspace.SaltHash && s.SaltField >= 0 && ss.Where[s.FieldNames[s.SaltField]].Eq {
+		return []keyspace.PartQuery{{Mode: keyspace.Known}}
+	}
+	return []keyspace.PartQuery{{Mode: keyspace.Enumerate, Count: uint64(s.Salt)}}
+}
+
+// partQuery is how a scan's where clause constrains key part p of field name: known, a
+// range of time buckets or of raw time, enumerated (a hash part, a field of few values) or
+// scattered.
+func partQuery(p keyspace.Part, ss *StreamSpec, name string) keyspace.PartQuery {
+	w, constrained := ss.Where[name]
+	f := ss.Fields[p.Field]
+	switch {
+	case constrained && w.Eq:
+		return keyspace.PartQuery{Mode: keyspace.Known}
+	case p.Kind == keyspace.HashPart:
+		return keyspace.PartQuery{Mode: keyspace.Enumerate, Count: p.Mod}
+	case p.Kind == keyspace.TimeBucketPart && constrained:
+		return keyspace.PartQuery{Mode: keyspace.BucketRange, Span: int64(w.Span), Width: p.Width}
+	case p.Kind == keyspace.FieldPart && constrained: // a duration on a raw time-ordered field
+		return keyspace.PartQuery{Mode: keyspace.TimeRange, Span: int64(w.Span)}
+	case p.Kind == keyspace.FieldPart && f.Cardinality > 0 && f.Cardinality <= enumerableLimit:
+		return keyspace.PartQuery{Mode: keyspace.Enumerate, Count: f.Cardinality}
+	}
+	return keyspace.PartQuery{Mode: keyspace.Scatter}
 }
 
 // Integral returns the stream's expected number of requests in [a, b): its schedule's

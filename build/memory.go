@@ -188,6 +188,6 @@ const (
 func streamedBytes(s *spec.Resolved, windows float64) float64 {
 	shards := float64(s.Shards)
 	heat := min(shards, 1000) * min(windows, 1000) * bytesPerHeatCell
-	return windows*float64(len(s.Nodes))*spec.SeriesCellBytes + windows*bytesPerDigestWindow +
+	return windows*float64(len(s.Nodes))*seriesCellBytes + windows*bytesPerDigestWindow +
 		shards*(bytesPerShard+bytesPerStreamedShard) + heat
 }

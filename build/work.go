@@ -62,7 +62,7 @@ func (w *Work) Units() float64 {
 
 const partitionsPerSubrequest = 200
 
-// MaxWork bounds Work.Units, as spec.MaxRequests bounds requests: 10^10 subrequests, an
+// MaxWork bounds Work.Units, as MaxRequests bounds requests: 10^10 subrequests, an
 // hour or more of the engine.
 const MaxWork = 10_000_000_000
 

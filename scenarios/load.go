@@ -377,7 +377,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 		return false
 	}
 
-	baseSpec, probs := spec.Resolve(&f)
+	baseSpec, probs := resolve(&f)
 	seen := map[string]bool{}
 	add := func(e *tomlx.Error) {
 		if s := e.Error(); !seen[s] {
@@ -495,7 +495,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			}
 			continue
 		}
-		vs, probs := spec.Resolve(&vf)
+		vs, probs := resolve(&vf)
 		for _, p := range probs {
 			if restates(p.Key) || restates(vkey+"."+p.Key) {
 				continue
@@ -788,6 +788,13 @@ func relabelVariant(doc *tomlx.Doc, err error, sets []*override, over map[string
 
 func newVariant(name, desc string, s *spec.Resolved) *Variant {
 	return &Variant{Variant: spec.NewVariant(name, desc, s), Nodes: len(s.Nodes), Shards: s.Shards, MaxShards: max(s.Shards, s.MaxShards)}
+}
+
+// resolve validates a scenario's file (spec.Resolve) and the run's limits
+// (build.CheckLimits), their problems in that order.
+func resolve(f *spec.File) (*spec.Resolved, []spec.FieldError) {
+	s, probs := spec.Resolve(f)
+	return s, build.CheckLimits(s, probs)
 }
 
 // Model builds a fresh sim.Model of the variant (build.Model of its Spec): every run needs

@@ -16,7 +16,6 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // Require says which answer a capacity search gives when it has replications.
@@ -292,7 +291,7 @@ func newCapacityPlan(c *CapacityConfig) (*capacityPlan, error) {
 			}
 			most := c.MaxMultiple
 			if n := build.Requests(v.Spec); n > 0 {
-				most = min(most, spec.MaxRequests/n)
+				most = min(most, build.MaxRequests/n)
 			}
 			if v.Work != nil && v.Work.Units() > 0 {
 				most = min(most, build.MaxWork/v.Work.Units()) // and their subrequests

@@ -108,19 +108,7 @@ func resolveClient(c *checker, key string, st Stream) sim.Client {
 			cl.Retries = r
 		}
 	}
-	backoff := c.duration(key+".backoff", st.Backoff, defaultBackoff, 1)
-	if backoff > maxClientWait {
-		c.add(key+".backoff", "must be at most 1d (got %q)", st.Backoff)
-	}
-	backoffMax := c.duration(key+".backoff_max", st.BackoffMax, defaultBackoffMax, 1)
-	switch {
-	case backoffMax > maxClientWait:
-		c.add(key+".backoff_max", "must be at most 1d (got %q)", st.BackoffMax)
-	case !st.BackoffMax.Set() && backoffMax < backoff:
-		backoffMax = backoff // the default cap never undercuts a longer first wait
-	case backoff > 0 && backoffMax > 0 && backoffMax < backoff:
-		c.add(key+".backoff_max", "must be at least backoff = %q (got %q)", orDefault(st.Backoff.Text, defaultBackoff), st.BackoffMax)
-	}
+	backoff, backoffMax := resolveBackoff(c, key, st)
 	if cl.Retries > 0 {
 		cl.Backoff, cl.BackoffMax = backoff, backoffMax
 	}
@@ -128,6 +116,25 @@ func resolveClient(c *checker, key string, st Stream) sim.Client {
 		cl.Limit = resolveLimit(c, key+".limit", st.Limit)
 	}
 	return cl
+}
+
+// resolveBackoff reads the wait before a stream's first retry and its cap; the default cap
+// never undercuts a longer first wait.
+func resolveBackoff(c *checker, key string, st Stream) (backoff, backoffMax sim.Time) {
+	backoff = c.duration(key+".backoff", st.Backoff, defaultBackoff, 1)
+	if backoff > maxClientWait {
+		c.add(key+".backoff", "must be at most 1d (got %q)", st.Backoff)
+	}
+	backoffMax = c.duration(key+".backoff_max", st.BackoffMax, defaultBackoffMax, 1)
+	switch {
+	case backoffMax > maxClientWait:
+		c.add(key+".backoff_max", "must be at most 1d (got %q)", st.BackoffMax)
+	case !st.BackoffMax.Set() && backoffMax < backoff:
+		backoffMax = backoff
+	case backoff > 0 && backoffMax > 0 && backoffMax < backoff:
+		c.add(key+".backoff_max", "must be at least backoff = %q (got %q)", orDefault(st.Backoff.Text, defaultBackoff), st.BackoffMax)
+	}
+	return backoff, backoffMax
 }
 
 // orDefault returns s, or def when s is empty.
@@ -208,14 +215,20 @@ func resolveCache(c *checker, f *File, s *Resolved) {
 	}
 	sc.Off = cf.Enabled != nil && !*cf.Enabled
 	s.Cache = sc
-	s.CacheStreams = make([]bool, len(s.Streams))
-	if cf.Streams == nil {
+	s.CacheStreams = cacheStreams(c, cf.Streams, s)
+}
+
+// cacheStreams marks the streams whose reads go through the cache: those listed, or
+// every point read when none are.
+func cacheStreams(c *checker, names []string, s *Resolved) []bool {
+	on := make([]bool, len(s.Streams))
+	if names == nil {
 		for i, ss := range s.Streams {
-			s.CacheStreams[i] = ss.Op == sim.Read
+			on[i] = ss.Op == sim.Read
 		}
-		return
+		return on
 	}
-	for j, name := range cf.Streams {
+	for j, name := range names {
 		key := fmt.Sprintf("cache.streams[%d]", j)
 		i := s.streamIndex(name)
 		switch {
@@ -223,12 +236,13 @@ func resolveCache(c *checker, f *File, s *Resolved) {
 			c.add(key, "no such stream %q (have %s)", name, strings.Join(s.streamNames(), ", "))
 		case s.Streams[i].Op != sim.Read:
 			c.add(key, "stream %q is op = %q: only point reads go through the cache", name, s.Streams[i].Op)
-		case s.CacheStreams[i]:
+		case on[i]:
 			c.add(key, "stream %q is listed twice", name)
 		default:
-			s.CacheStreams[i] = true
+			on[i] = true
 		}
 	}
+	return on
 }
 
 func (s *Resolved) streamIndex(name string) int {
@@ -485,28 +499,26 @@ func topIDs(fs FieldSpec, n int) ([]uint64, error) {
 		if n > fs.Count {
 			return nil, fmt.Errorf("is %d, but the field has only %d values", n, fs.Count)
 		}
-		idx := make([]int, fs.Count)
-		for i := range idx {
-			idx[i] = i
-		}
-		if fs.Weights != nil {
-			slices.SortStableFunc(idx, func(a, b int) int {
-				switch wa, wb := fs.Weights[a], fs.Weights[b]; {
-				case wa > wb:
-					return -1
-				case wa < wb:
-					return 1
-				}
-				return 0
-			})
-		}
-		ids := make([]uint64, n)
-		for k := range ids {
-			ids[k] = uint64(idx[k])
-		}
-		return ids, nil
+		return topCategorical(fs, n), nil
 	}
 	return nil, fmt.Errorf("needs a zipf, hotspot or categorical field, whose popular values are known; this one is gen = %q (list keys instead)", fs.Gen)
+}
+
+// topCategorical returns the n values of a categorical field with the largest weights, the
+// first listed among equal weights (the first n without weights).
+func topCategorical(fs FieldSpec, n int) []uint64 {
+	idx := make([]int, fs.Count)
+	for i := range idx {
+		idx[i] = i
+	}
+	if fs.Weights != nil {
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(fs.Weights[b], fs.Weights[a]) })
+	}
+	ids := make([]uint64, n)
+	for k := range ids {
+		ids[k] = uint64(idx[k])
+	}
+	return ids
 }
 
 // resolveActions reads [[actions]], after the cluster, the streams and the cache.

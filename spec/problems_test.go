@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -289,6 +290,29 @@ func TestProblems(t *testing.T) {
 		}
 		if err := f.Validate(); (err == nil) != (len(c.want) == 0) {
 			t.Errorf("%s: Validate() = %v, want the problems joined", c.name, err)
+		}
+	}
+}
+
+// TestTopIDs: top = N copies a categorical field's N heaviest values, the first listed
+// among equal weights, and without weights its first N; a field of fewer values is refused.
+func TestTopIDs(t *testing.T) {
+	cases := []struct {
+		fs   FieldSpec
+		n    int
+		want []uint64
+		err  string
+	}{
+		{FieldSpec{Gen: GenCategorical, Count: 5, Weights: []float64{1, 5, 3, 5, 0}}, 3, []uint64{1, 3, 2}, ""},
+		{FieldSpec{Gen: GenCategorical, Count: 4}, 2, []uint64{0, 1}, ""},
+		{FieldSpec{Gen: GenCategorical, Count: 2}, 3, nil, "is 3, but the field has only 2 values"},
+		{FieldSpec{Gen: GenHotspot, N: 100, HotFraction: 0.1, HotOps: 0.9}, 2, []uint64{0, 1}, ""},
+		{FieldSpec{Gen: GenZipf, N: 10, S: 1}, 11, nil, "is 11, but the field has only 10 ids"},
+	}
+	for _, c := range cases {
+		got, err := topIDs(c.fs, c.n)
+		if msg := fmt.Sprint(err); (c.err == "" && err != nil) || (c.err != "" && msg != c.err) || !slices.Equal(got, c.want) {
+			t.Errorf("topIDs(%s, %d) = %v, %v; want %v, %q", c.fs.Gen, c.n, got, err, c.want, c.err)
 		}
 	}
 }

@@ -968,7 +968,7 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		streamName(c, key, st.Name, names)
 		if st.Trace != nil {
 			// A replayed stream: its ops and arrivals come from the log (trace.go).
-			st.Op, st.Rate = "write", new(float64)
+			st.Op, st.Rate = OpWrite, new(float64)
 		}
 		ss.Op = streamOp(c, key, st.Op)
 		if st.Clients == nil {

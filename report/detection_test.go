@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -125,7 +126,7 @@ func TestDiagnoseIgnoresSketchNoise(t *testing.T) {
 // monotonic); nor is it when the rows that pile up are another stream's (counted by
 // stream in ShardRows).
 func TestDiagnoseMonotonic(t *testing.T) {
-	build := func(scheme string, ownRows []int64) VariantSummary {
+	build := func(scheme keyspace.SchemeKind, ownRows []int64) VariantSummary {
 		sc, run := handBuilt(t, 4, 3, func(w, s int) float64 {
 			if s == 3 {
 				return 0.9

@@ -25,22 +25,28 @@ func Model(s *spec.Resolved) *sim.Model {
 		Nodes:     append([]sim.Node(nil), s.Nodes...),
 		ShardNode: Placement(s),
 	}
-	b := streamBuilder{s: s, design: designOf(s)}
-	b.scheme = buildScheme(s, b.design)
-	if s.Copies != nil {
-		// The history sample that cut the range splits holds ordinary keys: copies are
-		// added after it, as a migration would add them to an existing table.
-		b.design.Copies = copiesOf(s.Copies)
-	}
-	if s.Split != nil {
-		// Every planner routes through the one splitter, so a split moves every stream's keys.
-		sp := keyspace.NewSplitter(b.scheme, s.MaxShards)
-		m.Splitter, b.scheme, b.split = sp, sp, true
-	}
+	rt := newRouter(s)
+	m.Splitter = rt.splitter
 	mitigations(s, m)
-	b.needed = modelFields(s)
-	for i := range s.Streams {
-		m.Streams = append(m.Streams, b.stream(i))
+	for i, ss := range s.Streams {
+		st := rt.stream(s, i)
+		st.Service, st.Client = ss.Service, ss.Client
+		if ss.Client.Limit != nil {
+			l := *ss.Client.Limit
+			st.Client.Limit = &l
+		}
+		st.ApplyCost = ss.Cost
+		if s.ApplyCost > 0 {
+			st.ApplyCost = s.ApplyCost
+		}
+		st.UseCache = s.Cache != nil && s.CacheStreams[i]
+		st.Lock, st.LockTimeout = ss.Lock, ss.LockTimeout
+		st.Clients, st.Think = ss.Clients, ss.Think
+		st.Arrivals = arrivals(ss)
+		if ss.Trace != nil {
+			replay(&st, s, ss, rt.needed)
+		}
+		m.Streams = append(m.Streams, st)
 	}
 	m.LockSlots = lockSlots(s)
 	if g := s.Migration; g != nil && g.Target != nil {
@@ -54,83 +60,80 @@ func Model(s *spec.Resolved) *sim.Model {
 	return m
 }
 
-// copiesOf is the key design's copies of the hot keys c names.
-func copiesOf(c *spec.CopiesSpec) *keyspace.Copies {
-	keys := make(map[uint64]bool, len(c.Keys))
-	for _, k := range c.Keys {
-		keys[k] = true
-	}
-	return &keyspace.Copies{Field: c.Field, Keys: keys, Count: c.Count}
+// router is how a variant routes its requests: its key design (copies included), its
+// shard scheme (behind the splitter when shards split) and the fields its planners read.
+// The model's streams and the work estimate (EstimateWork) plan through it.
+type router struct {
+	design   *keyspace.Design
+	scheme   keyspace.Scheme
+	splitter *keyspace.Splitter // nil: shards do not split
+	needed   []bool             // the fields some planner reads
 }
 
-// modelFields marks the fields the model's requests draw: those some planner reads
-// (neededFields), those a migration's new layout plans from, and the tenant field of a
-// tenant move (every request says whose it is).
-func modelFields(s *spec.Resolved) []bool {
-	needed := neededFields(s)
+func newRouter(s *spec.Resolved) *router {
+	rt := &router{design: designOf(s)}
+	rt.scheme = buildScheme(s, rt.design)
+	if s.Copies != nil {
+		// The history sample that cut the range splits holds ordinary keys: copies are
+		// added after it, as a migration would add them to an existing table.
+		keys := make(map[uint64]bool, len(s.Copies.Keys))
+		for _, k := range s.Copies.Keys {
+			keys[k] = true
+		}
+		rt.design.Copies = &keyspace.Copies{Field: s.Copies.Field, Keys: keys, Count: s.Copies.Count}
+	}
+	if s.Split != nil {
+		// Every planner routes through the one splitter, so a split moves every stream's keys.
+		rt.splitter = keyspace.NewSplitter(rt.scheme, s.MaxShards)
+		rt.scheme = rt.splitter
+	}
+	rt.needed = neededFields(s)
 	if g := s.Migration; g != nil && g.Target != nil {
+		// The new layout plans from the same field values: draw what either key needs.
 		for f, n := range neededFields(g.Target) {
-			needed[f] = needed[f] || n
+			rt.needed[f] = rt.needed[f] || n
 		}
 	}
 	if g := s.Migration; g != nil && g.Tenant != nil {
-		needed[g.Tenant.Field] = true
+		rt.needed[g.Tenant.Field] = true // every request says whose it is
 	}
-	return needed
+	return rt
 }
 
-// streamBuilder builds a model's streams: it holds what they share, the key design, the
-// shard scheme every planner routes through, and the fields requests draw.
-type streamBuilder struct {
-	s      *spec.Resolved
-	design *keyspace.Design
-	scheme keyspace.Scheme
-	split  bool   // the scheme is the model's splitter
-	needed []bool // by field: drawn by every request
-}
-
-// stream builds stream i: its costs, client, arrivals, field generators (a replayed log's
-// in their place), planner and row model.
-func (b *streamBuilder) stream(i int) sim.Stream {
-	s, ss := b.s, b.s.Streams[i]
+// stream builds what stream i's requests are, without their arrivals: its operation and
+// costs, its rows' ages, the generators of the fields it draws, and its planner.
+func (rt *router) stream(s *spec.Resolved, i int) sim.Stream {
+	ss := &s.Streams[i]
 	st := sim.Stream{
-		Name:    ss.Name,
-		Op:      ss.Op,
-		Cost:    ss.Cost,
-		Service: ss.Service,
-		Age:     age(ss.Age),
-		Fields:  make([]workload.Generator, len(ss.Fields)),
-		Client:  ss.Client,
-	}
-	if ss.Client.Limit != nil {
-		l := *ss.Client.Limit
-		st.Client.Limit = &l
-	}
-	st.ApplyCost = ss.Cost
-	if s.ApplyCost > 0 {
-		st.ApplyCost = s.ApplyCost
+		Name:   ss.Name,
+		Op:     ss.Op,
+		Cost:   ss.Cost,
+		Age:    age(ss.Age),
+		Fields: make([]workload.Generator, len(ss.Fields)),
 	}
 	if ss.Op != sim.Scan {
 		st.KeyFields = spec.KeyFieldsOf(s.Parts)
 	}
-	st.UseCache = s.Cache != nil && s.CacheStreams[i]
-	st.Lock, st.LockTimeout = ss.Lock, ss.LockTimeout
-	st.Clients, st.Think = ss.Clients, ss.Think
-	st.Arrivals = arrivals(&ss)
 	for f, fs := range ss.Fields {
 		// A point request draws its key's raw time field too: the engine names the
 		// row by KeyFields (time-ordered generators draw no random numbers).
-		if b.needed[f] || slices.Contains(st.KeyFields, f) {
+		if rt.needed[f] || slices.Contains(st.KeyFields, f) {
 			st.Fields[f] = generator(fs)
 		}
 	}
-	if ss.Trace != nil {
-		replay(&st, s, ss, b.needed)
+	switch {
+	case ss.Op == sim.Scan && ss.Query != nil:
+		st.Planner = queryPlanner(s, rt.design, rt.scheme, *ss)
+	case ss.Op == sim.Scan && rt.splitter != nil:
+		st.Planner = keyspace.NewScatterPlannerFor(rt.scheme) // the live shards, splits included
+	case ss.Op == sim.Scan:
+		st.Planner = keyspace.NewScatterPlanner(s.Shards)
+	default:
+		st.Planner = keyspace.NewPointPlanner(rt.design, rt.scheme, ss.Op == sim.Read)
 	}
-	st.Planner = b.planner(ss)
 	if ss.Rows {
 		st.RowCost, st.RowsModeled = ss.RowCost, true
-		rows := RowModel(s, &s.Streams[i])
+		rows := RowModel(s, ss)
 		switch p := st.Planner.(type) {
 		case *keyspace.QueryPlanner:
 			p.SetRows(rows)
@@ -141,12 +144,10 @@ func (b *streamBuilder) stream(i int) sim.Stream {
 	return st
 }
 
-// arrivals is an open stream's arrival process: Poisson or evenly spaced, in bursts when
-// it has a burst factor above 1; nil for a closed loop, whose clients issue the requests
-// (sim.Stream.Clients).
-func arrivals(ss *spec.StreamSpec) workload.Arrivals {
-	bursty := ss.Burst != nil && ss.Burst.Factor > 1
-	switch {
+// arrivals is a stream's arrival process (nil for a closed loop, whose clients issue the
+// requests: sim.Stream.Clients).
+func arrivals(ss spec.StreamSpec) workload.Arrivals {
+	switch bursty := ss.Burst != nil && ss.Burst.Factor > 1; {
 	case ss.Clients > 0:
 		return nil
 	case bursty && ss.Uniform:
@@ -157,21 +158,6 @@ func arrivals(ss *spec.StreamSpec) workload.Arrivals {
 		return workload.NewUniformArrivals(ss.Schedule)
 	}
 	return workload.NewPoisson(ss.Schedule)
-}
-
-// planner is the stream's planner: a scan with a where clause plans by its query, any
-// other scan visits every shard (the live ones when shards split), and a point request
-// routes its key.
-func (b *streamBuilder) planner(ss spec.StreamSpec) sim.Planner {
-	switch {
-	case ss.Op == sim.Scan && ss.Query != nil:
-		return queryPlanner(b.s, b.design, b.scheme, ss)
-	case ss.Op == sim.Scan && b.split:
-		return keyspace.NewScatterPlannerFor(b.scheme) // the live shards, splits included
-	case ss.Op == sim.Scan:
-		return keyspace.NewScatterPlanner(b.s.Shards)
-	}
-	return keyspace.NewPointPlanner(b.design, b.scheme, ss.Op == sim.Read)
 }
 
 // lockSlots sizes the row-lock table (sim/lock.go): four times the locks held at once at
@@ -233,26 +219,27 @@ func mitigations(s *spec.Resolved, m *sim.Model) {
 // table's history, so a time-ordered key leaves every new write beyond the last split.
 // The sample is drawn from its own random stream of the seed.
 func buildScheme(s *spec.Resolved, design *keyspace.Design) keyspace.Scheme {
-	switch s.Scheme {
-	case "range":
-		return keyspace.NewRange(keyspace.SplitsFromSample(historySample(s, design), s.Shards))
-	case "directory":
-		entries := make([]keyspace.DirEntry, len(s.Directory))
-		for i, d := range s.Directory {
-			entries[i] = keyspace.DirEntry{Part: d.Part, Value: d.Value, Shards: d.Shards}
-		}
-		dir, err := keyspace.NewDirectory(s.Shards, entries)
-		if err != nil {
-			panic("build: unvalidated directory: " + err.Error())
-		}
-		return dir
-	case "redis_cluster":
-		return keyspace.NewRedisCluster(s.Slots, textParts(s))
+	return schemeOf(s, schemeConfig(s, func() []keyspace.Key { return historySample(s, design) }, textParts(s)))
+}
+
+// schemeConfig is what s's scheme is built from; sample gives the keys a range scheme's
+// splits are cut from, text the key parts that hold a log's key text.
+func schemeConfig(s *spec.Resolved, sample func() []keyspace.Key, text uint8) keyspace.SchemeConfig {
+	entries := make([]keyspace.DirEntry, len(s.Directory))
+	for i, d := range s.Directory {
+		entries[i] = keyspace.DirEntry{Part: d.Part, Value: d.Value, Shards: d.Shards}
 	}
-	if s.Hash == "ring" {
-		return keyspace.NewRing(s.Shards, s.Vnodes)
+	return keyspace.SchemeConfig{Shards: s.Shards, Ring: s.Hash == "ring", Vnodes: s.Vnodes, Sample: sample,
+		Directory: entries, Slots: s.Slots, TextParts: text}
+}
+
+// schemeOf builds the scheme of a validated spec.
+func schemeOf(s *spec.Resolved, c keyspace.SchemeConfig) keyspace.Scheme {
+	scheme, err := s.Scheme.Build(c)
+	if err != nil {
+		panic("build: unvalidated " + string(s.Scheme) + " scheme: " + err.Error())
 	}
-	return keyspace.NewModulo(s.Shards)
+	return scheme
 }
 
 // historySampleSize is how many history keys the range scheme's splits are cut from:

@@ -42,31 +42,28 @@ func AnalysisFile(names, key []string, scheme string, shards, salt int) spec.Fil
 // (its Orders), so that the splits are shown as the log's text (Design.Splits).
 func TraceDesign(s *spec.Resolved, names []string, sample [][]uint64, times []int64, orders ...trace.TextOrder) *trace.Design {
 	design := designOf(s)
-	var scheme keyspace.Scheme
-	if s.Scheme == "range" {
+	sampled := func() []keyspace.Key {
 		r := rand.New(rand.NewPCG(s.Seed, 0x5e1175))
 		keys := make([]keyspace.Key, len(sample))
 		var counter uint64
 		for i, f := range sample {
 			design.KeyInto(&keys[i], f, times[i], design.WriteSalt(r, f, &counter))
 		}
-		scheme = keyspace.NewRange(keyspace.SplitsFromSample(keys, s.Shards))
-	} else if s.Scheme == "redis_cluster" {
-		// Every key part is the log's text: each carries its record's slot.
-		var text uint8
-		for i, p := range s.Parts {
-			if p.Kind == keyspace.FieldPart && slices.Contains(names, s.FieldNames[p.Field]) {
-				text |= 1 << i
-			}
-		}
-		if design.Salted() {
-			text <<= 1
-		}
-		scheme = keyspace.NewRedisCluster(s.Slots, text)
-	} else {
-		scheme = buildScheme(s, design)
+		return keys
 	}
-	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1, Order: keepsOrder(s), Slots: s.Scheme == "redis_cluster"}
+	// Every key part that holds a log's key part is the log's text: under a scheme that
+	// routes by slots, each carries its record's slot.
+	var text uint8
+	for i, p := range s.Parts {
+		if p.Kind == keyspace.FieldPart && slices.Contains(names, s.FieldNames[p.Field]) {
+			text |= 1 << i
+		}
+	}
+	if design.Salted() {
+		text <<= 1
+	}
+	scheme := schemeOf(s, schemeConfig(s, sampled, text))
+	d := &trace.Design{Shards: s.Shards, NFields: len(s.FieldNames), TimeField: -1, Order: keepsOrder(s), Slots: s.Scheme.Slots()}
 	for _, n := range names {
 		d.PartField = append(d.PartField, slices.Index(s.FieldNames, n))
 	}
@@ -110,7 +107,7 @@ func splitTexts(r *keyspace.Range, design *keyspace.Design, d *trace.Design, ord
 // keepsOrder says whether the text key parts of a log keep their byte order under s's
 // scheme: under range they do (docs/keys.md), under hash and directory a text part is
 // hashed whole.
-func keepsOrder(s *spec.Resolved) bool { return s.Scheme == "range" }
+func keepsOrder(s *spec.Resolved) bool { return s.Scheme.Ordered() }
 
 // textParts is the mask of the key parts (salt included) that hold a field some stream
 // replays from a log: under redis_cluster such a part carries its key text's slot.
@@ -150,9 +147,9 @@ func replay(st *sim.Stream, s *spec.Resolved, ss spec.StreamSpec, needed []bool)
 	if ss.Op == sim.Read {
 		op = trace.Read
 	}
-	src := trace.NewSource(t.FS, t.Path, t.Options(), op, t.Speed, len(t.PartFields), keepsOrder(s))
+	src := t.Source(op, t.Speed, len(t.PartFields), keepsOrder(s))
 	st.Arrivals = src
-	src.Slots = s.Scheme == "redis_cluster"
+	src.Slots = s.Scheme.Slots()
 	first := true
 	// The engine draws fields in field order: the first fed field advances the source.
 	order := make([]int, len(t.PartFields))
@@ -181,20 +178,11 @@ func traceSample(s *spec.Resolved, design *keyspace.Design) []keyspace.Key {
 			break
 		}
 	}
-	if t == nil || t.FS == nil {
-		return nil
-	}
-	rc, err := trace.Open(t.FS, t.Path)
-	if err != nil {
-		return nil
-	}
-	defer rc.Close()
-	rd, err := trace.NewReader(rc, t.Options())
-	if err != nil {
+	if t == nil {
 		return nil
 	}
 	d := &trace.Design{NFields: len(s.FieldNames), PartField: t.PartFields, TimeField: -1, Order: keepsOrder(s)}
-	fields, times, err := trace.Sample(rd, d, TraceSplitSample(s.Shards))
+	fields, times, err := t.Sample(d, TraceSplitSample(s.Shards))
 	if err != nil || len(fields) == 0 {
 		return nil
 	}

@@ -62,7 +62,7 @@ func (w *Work) Units() float64 {
 
 const partitionsPerSubrequest = 200
 
-// MaxWork bounds Work.Units, as spec.MaxRequests bounds requests: 10^10 subrequests, an
+// MaxWork bounds Work.Units, as MaxRequests bounds requests: 10^10 subrequests, an
 // hour or more of the engine.
 const MaxWork = 10_000_000_000
 
@@ -80,16 +80,18 @@ const (
 )
 
 // EstimateWork samples each stream of s (a few hundred requests, deterministic for the
-// seed) through a fresh model's planners.
+// seed) through the planners a run of s routes by (router), without building its model:
+// a replayed stream draws its keys from the table's generators, as explain does.
 func EstimateWork(s *spec.Resolved) *Work {
-	m := Model(s)
+	rt := newRouter(s)
+	shardNode := Placement(s)
 	w := &Work{}
 	end := int64(s.Duration)
 	nodeWork := make([]float64, len(s.Nodes)) // CPU seconds per second at the peaks
 	total := 0.0
-	for i := range m.Streams {
-		st, ss := &m.Streams[i], &s.Streams[i]
-		explainTrace(st, ss)
+	for i := range s.Streams {
+		stream := rt.stream(s, i)
+		st, ss := &stream, &s.Streams[i]
 		sw := StreamWork{Name: st.Name, Op: st.Op, FanOut: 1, Parts: 1}
 		if len(ss.Schedule) > 0 {
 			sw.Requests = ss.Integral(0, end)
@@ -126,7 +128,7 @@ func EstimateWork(s *spec.Resolved) *Work {
 			apply = s.ApplyCost
 		}
 		for sh, x := range shares { // x: CPU seconds per request on shard sh's leader
-			leader := m.ShardNode[sh]
+			leader := shardNode[sh]
 			nodeWork[leader] += peak * x
 			total += peak * x
 			if st.Op == sim.Write {
@@ -195,7 +197,7 @@ func EngineRate(shards int) string {
 // node's offered load at the peaks reaches saturateLoad, the backlog the engine lets
 // build before it declares the run saturated (sim.DefaultMaxQueued). When a row lock's
 // load reaches it, the backlog is of lock waiters (LockWaiters), each of which weighs
-// lockWaiterWeight subrequests (spec.RunMemory's unit).
+// lockWaiterWeight subrequests (RunMemory's unit).
 func (w *Work) Held() float64 {
 	held := w.InService
 	if w.PeakNodeLoad >= saturateLoad {

@@ -18,7 +18,6 @@ import (
 	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/sweep"
 )
 
@@ -342,8 +341,8 @@ func NewPlan(c *Config) (*Plan, error) {
 				return nil, err
 			}
 			most := c.MaxMultiple
-			if n := v.Spec.Requests(); n > 0 {
-				most = min(most, spec.MaxRequests/n)
+			if n := build.Requests(v.Spec); n > 0 {
+				most = min(most, build.MaxRequests/n)
 			}
 			if v.Work != nil && v.Work.Units() > 0 {
 				most = min(most, build.MaxWork/v.Work.Units()) // and their subrequests

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/shardsim/shardsim/metrics"
 )
@@ -70,7 +69,7 @@ func (f *finding) writes() {
 // judgeWrites applies the rules of where a stream's rows landed. Under a scheme that keeps
 // the keys' order, a salted key is judged per salt bucket, each a range of its own.
 func (f *finding) judgeWrites(w *written) {
-	ordered := strings.HasPrefix(f.Variant.Scheme, "range")
+	ordered := f.Variant.Scheme.Ordered()
 	buckets := max(1, f.Variant.Salt)
 	pw := w.hp.PartitionsWritten
 	many := pw >= int64(monotonicPartitionsPerShard*w.allShards) && w.topShare <= hotKeyShare

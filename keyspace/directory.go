@@ -2,6 +2,19 @@ package keyspace
 
 import "fmt"
 
+// SchemeDirectory places listed values on listed shards and hashes the other keys.
+const SchemeDirectory SchemeKind = "directory"
+
+func init() {
+	registerScheme(SchemeDirectory, schemeDef{rank: 2, build: func(c SchemeConfig) (Scheme, error) {
+		d, err := NewDirectory(c.Shards, c.Directory)
+		if err != nil {
+			return nil, err
+		}
+		return d, nil
+	}})
+}
+
 // DirEntry sends the rows whose key part Part equals Value to Shards, spread over them by a
 // hash of the whole key.
 type DirEntry struct {

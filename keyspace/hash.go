@@ -8,6 +8,18 @@ import (
 	"github.com/shardsim/shardsim/internal/splitmix"
 )
 
+// SchemeHash hashes a key to a shard: modulo the shards, or on a consistent-hash ring.
+const SchemeHash SchemeKind = "hash"
+
+func init() {
+	registerScheme(SchemeHash, schemeDef{rank: 0, build: func(c SchemeConfig) (Scheme, error) {
+		if c.Ring {
+			return NewRing(c.Shards, c.Vnodes), nil
+		}
+		return NewModulo(c.Shards), nil
+	}})
+}
+
 // Modulo places a key on shard h mod n, where h is the key's 64-bit hash folded to 32 bits
 // (h64 xor h64>>32).
 type Modulo struct {

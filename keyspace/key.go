@@ -93,6 +93,26 @@ const (
 	SaltHash
 )
 
+// saltModeNames are the salt modes as a scenario names them (docs/scenario.md,
+// keyspace.salt_mode), in SaltMode's order.
+var saltModeNames = [...]string{"random", "round_robin", "hash"}
+
+// String is the mode's name in a scenario.
+func (m SaltMode) String() string { return saltModeNames[m] }
+
+// SaltModeNames lists the salt modes' names, the default (random) first.
+func SaltModeNames() []string { return saltModeNames[:] }
+
+// ParseSaltMode returns the salt mode named name, and whether there is one.
+func ParseSaltMode(name string) (SaltMode, bool) {
+	for m, n := range saltModeNames {
+		if n == name {
+			return SaltMode(m), true
+		}
+	}
+	return SaltRandom, false
+}
+
 // A Design is a key design: the parts and the optional salt prefix.
 type Design struct {
 	Parts     []Part

@@ -139,7 +139,19 @@ func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime 
 		}
 		p.cached.ok, p.cached.epoch, p.cached.start, p.cached.count = false, epoch, p.start, p.count
 	}
-	// Odometer over the parts' value ranges.
+	p.walk(n, rowTime)
+	from := len(dst)
+	dst = p.g.flush(dst)
+	if cacheable {
+		p.cached.visits = append(p.cached.visits[:0], dst[from:]...)
+		p.cached.ok = true
+	}
+	return dst
+}
+
+// walk routes every key of the parts' value ranges (an odometer over them) into the
+// planner's visit gatherer, or spans the time range of each when a part is one.
+func (p *QueryPlanner) walk(n int, rowTime int64) {
 	for i := 0; i < n; i++ {
 		p.cur[i] = 0
 	}
@@ -153,16 +165,9 @@ func (p *QueryPlanner) Plan(dst []Visit, r *rand.Rand, fields []uint64, rowTime 
 			p.g.add(p.scheme.Shard(&p.key))
 		}
 		if !p.next(n) {
-			break
+			return
 		}
 	}
-	from := len(dst)
-	dst = p.g.flush(dst)
-	if cacheable {
-		p.cached.visits = append(p.cached.visits[:0], dst[from:]...)
-		p.cached.ok = true
-	}
-	return dst
 }
 
 // ranges sets the value range (start, count) of each of the key's n parts for a query at

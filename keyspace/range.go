@@ -5,6 +5,15 @@ import (
 	"slices"
 )
 
+// SchemeRange gives each shard a range of keys, split at the quantiles of a sample.
+const SchemeRange SchemeKind = "range"
+
+func init() {
+	registerScheme(SchemeRange, schemeDef{rank: 1, ordered: true, build: func(c SchemeConfig) (Scheme, error) {
+		return NewRange(SplitsFromSample(c.Sample(), c.Shards)), nil
+	}})
+}
+
 // Range is the range scheme: shard i owns the keys in [splits[i-1], splits[i]), the first
 // shard everything below splits[0] and the last everything from splits[len-1] up. Keys
 // compare as tuples, part by part.

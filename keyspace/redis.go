@@ -6,6 +6,15 @@ import (
 	"strconv"
 )
 
+// SchemeRedisCluster is Redis Cluster's hash slots, a range of them on each shard.
+const SchemeRedisCluster SchemeKind = "redis_cluster"
+
+func init() {
+	registerScheme(SchemeRedisCluster, schemeDef{rank: 3, slots: true, build: func(c SchemeConfig) (Scheme, error) {
+		return NewRedisCluster(c.Slots, c.TextParts), nil
+	}})
+}
+
 // RedisSlots is the number of hash slots of a Redis Cluster.
 const RedisSlots = 16384
 

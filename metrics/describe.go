@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -43,9 +44,9 @@ type Claim struct {
 type Variant struct {
 	Name        string
 	Description string
-	Key         string // the design's key in words
-	Scheme      string // "hash", "range", ...
-	Salt        int    // salt buckets (0 or 1: none)
+	Key         string              // the design's key in words
+	Scheme      keyspace.SchemeKind // the shard scheme; empty when unknown
+	Salt        int                 // salt buckets (0 or 1: none)
 	Start       sim.Time
 	Streams     []StreamInfo
 	Detect      Detect

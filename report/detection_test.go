@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/diagnose"
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -134,7 +135,7 @@ func TestDiagnoseIgnoresSketchNoise(t *testing.T) {
 // monotonic); nor is it when the rows that pile up are another stream's (counted by
 // stream in ShardRows).
 func TestDiagnoseMonotonic(t *testing.T) {
-	build := func(scheme string, ownRows []int64) VariantSummary {
+	build := func(scheme keyspace.SchemeKind, ownRows []int64) VariantSummary {
 		sc, run := handBuilt(t, 4, 3, func(w, s int) float64 {
 			if s == 3 {
 				return 0.9

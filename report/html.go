@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/internal/atomicfile"
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
@@ -146,14 +147,15 @@ func binsOf(windows, cellsPerWindow, most int) int {
 // initial shards are in key order, and a split's child takes the upper half of its parent's
 // range, so it goes right after its parent (ahead of the parent's earlier children, whose
 // ranges are higher still). Under other schemes the order is the shards' ids.
-func keyOrder(r *sim.Result, scheme string) ([]int, bool) {
+func keyOrder(r *sim.Result, scheme keyspace.SchemeKind) ([]int, bool) {
+	ordered := scheme.Ordered()
 	order := make([]int, 0, len(r.Shards))
 	for s := range r.Shards {
-		if scheme != "range" || r.Shards[s].Parent < 0 {
+		if !ordered || r.Shards[s].Parent < 0 {
 			order = append(order, s)
 		}
 	}
-	if scheme != "range" {
+	if !ordered {
 		return order, false
 	}
 	for s := range r.Shards { // children come after their parents in id order

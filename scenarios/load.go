@@ -44,7 +44,7 @@ type Scenario struct {
 	// Notes are what the user should know about how the command line changed the
 	// variants (docs/scenario.md, "Overrides from the command line"), one line each, for stderr.
 	Notes []string
-	// Memory estimates the bytes a run of the selected variants takes (spec.RunMemory).
+	// Memory estimates the bytes a run of the selected variants takes (build.RunMemory).
 	Memory float64
 }
 
@@ -258,104 +258,197 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 	if err != nil {
 		return nil, err
 	}
-	root := doc.Root
-	sets, errs := parseOverrides(opts)
-	var warmupNote string
-	var global []*override
-	for i := range sets {
-		if sets[i].variant == "" {
-			global = append(global, &sets[i])
+	l := &loader{file: file, doc: doc, traceFS: traceFS, failed: map[string]bool{}, seen: map[string]bool{}}
+	l.sets, l.errs = parseOverrides(opts)
+	for i := range l.sets {
+		if l.sets[i].variant == "" {
+			l.global = append(l.global, &l.sets[i])
 		}
 	}
-	failed := map[string]bool{} // overrides that could not be set on the base
-	apply := func(m map[string]any, o *override, where string) {
-		if c, ok := tomlx.Canonical(m, o.Key); ok && !slices.Contains(o.canon, c) {
-			o.canon = append(o.canon, c)
-		}
-		if err := tomlx.Set(m, o.Key, o.Value); err != nil {
-			if failed[o.Flag] {
-				return
-			}
-			if where == "" {
-				failed[o.Flag] = true
-			}
-			var te *tomlx.Error
-			msg := err.Error()
-			if errors.As(err, &te) {
-				msg = te.Msg
-			}
-			e := &tomlx.Error{File: o.Flag, Msg: msg + where}
-			if te != nil && te.Key != o.Key {
-				e.Key = te.Key
-			}
-			errs = append(errs, e)
-		}
+	base, overrides, warmupNote, ok := l.split()
+	if !ok {
+		return nil, l.errs
 	}
+	f, vfiles := l.decode(base, overrides)
+	baseSpec, probs := resolve(&f)
+	inBase := l.reportBase(probs)
+	sc := &Scenario{
+		Notes:  notes(warmupNote),
+		Source: file,
+		Scenario: spec.Scenario{Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
+			Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window},
+	}
+	if len(overrides) == 0 {
+		for _, o := range l.sets {
+			if o.variant != "" {
+				l.errs = append(l.errs, &tomlx.Error{File: o.Flag, Msg: "the scenario has no [[variants]]; set the key without the variants[...] prefix"})
+			}
+		}
+		sc.Variants = []*Variant{newVariant("base", "", baseSpec)}
+	}
+	names := make([]string, len(overrides))
+	for i := range overrides {
+		names[i] = vfiles[i].Name
+	}
+	selected, selErr := selectVariants(file, names, opts.Variants)
+	if selErr != nil && !l.decodeFailed {
+		l.errs = append(l.errs, &tomlx.Error{Msg: selErr.Error()})
+	}
+	l.checkAddressed(names, len(overrides))
+	l.variants(sc, base, overrides, vfiles, names, selected, inBase)
+	l.link(sc, overrides, names, baseSpec)
+	if len(l.errs) > 0 {
+		return nil, l.errs
+	}
+	if e := l.fit(sc, selected, len(overrides) == 0, opts.Parallel); e != nil {
+		return nil, tomlx.Errors{e}
+	}
+	if selected != nil {
+		sc.Variants = keepSelected(sc.Variants, names, opts.Variants)
+	}
+	sc.SHA256 = hashWithTraces(src, sc.Variants)
+	return sc, nil
+}
 
-	// Split the variants off the base and check each part's keys and types on its own, so
-	// that every message points at the text the user wrote.
-	base := make(map[string]any, len(root))
+// loader is one load of a scenario file: the parsed text, the command line's values, and
+// the problems found so far, each reported once at the text the user wrote or the flag
+// that set it.
+type loader struct {
+	file    string
+	doc     *tomlx.Doc
+	traceFS fs.FS
+	sets    []override
+	global  []*override // the values for every variant
+	errs    tomlx.Errors
+	failed  map[string]bool // overrides that could not be set on the base
+	seen    map[string]bool // the problems reported, as text
+	// undecoded are the keys whose value could not be decoded; decodeFailed says some
+	// could not.
+	undecoded    map[string]bool
+	decodeFailed bool
+	// cutDetail: --duration cuts a detail range rather than refusing it; moved: --set
+	// start reads the clock times it has passed as before the run.
+	cutDetail, moved bool
+}
+
+// apply sets a command-line value in m; where names the variant it was set in.
+func (l *loader) apply(m map[string]any, o *override, where string) {
+	if c, ok := tomlx.Canonical(m, o.Key); ok && !slices.Contains(o.canon, c) {
+		o.canon = append(o.canon, c)
+	}
+	err := tomlx.Set(m, o.Key, o.Value)
+	if err == nil || l.failed[o.Flag] {
+		return
+	}
+	if where == "" {
+		l.failed[o.Flag] = true
+	}
+	var te *tomlx.Error
+	msg := err.Error()
+	if errors.As(err, &te) {
+		msg = te.Msg
+	}
+	e := &tomlx.Error{File: o.Flag, Msg: msg + where}
+	if te != nil && te.Key != o.Key {
+		e.Key = te.Key
+	}
+	l.errs = append(l.errs, e)
+}
+
+// add reports a problem once.
+func (l *loader) add(e *tomlx.Error) {
+	if s := e.Error(); !l.seen[s] {
+		l.seen[s] = true
+		l.errs = append(l.errs, e)
+	}
+}
+
+// report reports a problem of the file at the line of key at.
+func (l *loader) report(p spec.FieldError, prefix, at string) {
+	l.add(&tomlx.Error{File: l.file, Key: prefix + p.Key, Msg: p.Msg, Line: l.doc.Line(at)})
+}
+
+// split splits the variants off the base and applies the command line's values for every
+// variant to the base (scaling the warm-up with a shorter --duration, which note says);
+// false when [[variants]] is not a list of tables or holds too many.
+func (l *loader) split() (base map[string]any, overrides []map[string]any, note string, ok bool) {
+	root := l.doc.Root
+	base = make(map[string]any, len(root))
 	for k, v := range root {
 		if k != "variants" {
 			base[k] = v
 		}
 	}
-	if o := scaledWarmup(base, global); o != nil {
-		global = append(global, o)
+	if o := scaledWarmup(base, l.global); o != nil {
+		l.global = append(l.global, o)
 		w, _ := base["warmup"].(string)
 		v, _ := strconv.Unquote(o.Value)
-		warmupNote = fmt.Sprintf("note: %s is not longer than the scenario's warmup %s; the warmup is shortened in proportion, to %s", o.Flag, w, v)
+		note = fmt.Sprintf("note: %s is not longer than the scenario's warmup %s; the warmup is shortened in proportion, to %s", o.Flag, w, v)
 	}
-	for _, o := range global {
-		apply(base, o, "")
+	for _, o := range l.global {
+		l.apply(base, o, "")
 	}
-	var overrides []map[string]any
 	if raw, ok := root["variants"]; ok {
 		list, ok := raw.([]map[string]any)
 		if !ok {
-			errs = append(errs, &tomlx.Error{File: file, Line: doc.Line("variants"), Key: "variants", Msg: "must be an array of tables: [[variants]] with name = \"...\""})
-			return nil, errs
+			l.errs = append(l.errs, &tomlx.Error{File: l.file, Line: l.doc.Line("variants"), Key: "variants", Msg: "must be an array of tables: [[variants]] with name = \"...\""})
+			return nil, nil, "", false
 		}
 		if len(list) > MaxVariants {
 			// Each variant keeps its results to the end: about 400 KB a stream, and a
 			// report section; ten thousand trivial variants took 4 GB.
-			errs = append(errs, &tomlx.Error{File: file, Line: doc.Line("variants"), Key: "variants",
+			l.errs = append(l.errs, &tomlx.Error{File: l.file, Line: l.doc.Line("variants"), Key: "variants",
 				Msg: fmt.Sprintf("%d [[variants]]; at most %d are allowed: split the scenario, or vary a key with a sweep (shardsim sweep --vary)", len(list), MaxVariants)})
-			return nil, errs
+			return nil, nil, "", false
 		}
 		overrides = list
 	}
-	cutDetail := false // --duration cuts a detail range rather than refusing it
-	moved := false     // --set start reads the clock times it has passed as before the run
-	for _, o := range global {
-		cutDetail = cutDetail || o.Key == "duration" && o.ScaleWarmup
-		moved = moved || o.Key == "start"
+	for _, o := range l.global {
+		l.cutDetail = l.cutDetail || o.Key == "duration" && o.ScaleWarmup
+		l.moved = l.moved || o.Key == "start"
 	}
-	f := spec.Defaults()
-	f.TraceFS, f.Shortened, f.Moved = traceFS, cutDetail, moved
+	return base, overrides, note, true
+}
+
+// decode decodes the base into a File over the defaults, and each variant's own table on
+// its own, only to check its keys and types and to read its name and description. Split
+// the variants off the base and check each part's keys and types on its own, so that
+// every message points at the text the user wrote.
+func (l *loader) decode(base map[string]any, overrides []map[string]any) (spec.File, []spec.File) {
+	f := l.newFile()
 	var undecodedErrs tomlx.Errors // as the decoder named them, before relabelling
-	if err := doc.Decode(base, "", &f); err != nil {
+	if err := l.doc.Decode(base, "", &f); err != nil {
 		undecodedErrs = appendErr(undecodedErrs, err)
-		errs = appendErr(errs, relabel(err, global))
+		l.errs = appendErr(l.errs, relabel(err, l.global))
 	}
-	// A variant's own table is decoded on its own only to check its keys and types, and
-	// to read its name and description; defaults are not wanted there.
 	vfiles := make([]spec.File, len(overrides))
 	for i, o := range overrides {
-		if err := doc.Decode(o, fmt.Sprintf("variants[%d]", i), &vfiles[i]); err != nil {
-			errs = appendErr(errs, err)
+		if err := l.doc.Decode(o, fmt.Sprintf("variants[%d]", i), &vfiles[i]); err != nil {
+			l.errs = appendErr(l.errs, err)
 			undecodedErrs = appendErr(undecodedErrs, err)
 		}
 	}
 	// Decoding problems (an unknown key, a string where a number belongs) do not hide the
 	// value problems of the same file: what decoded is validated too, and every problem is
 	// reported at once.
-	decodeFailed := len(errs) > 0
-	undecoded := map[string]bool{} // keys whose value could not be decoded
-	for _, e := range undecodedErrs {
+	l.decodeFailed = len(l.errs) > 0
+	l.undecoded = undecodedKeys(undecodedErrs)
+	return f, vfiles
+}
+
+// newFile is a File of the defaults, reading logs from the scenario's directory.
+func (l *loader) newFile() spec.File {
+	f := spec.Defaults()
+	f.TraceFS, f.Shortened, f.Moved = l.traceFS, l.cutDetail, l.moved
+	return f
+}
+
+// undecodedKeys are the keys of decoding problems. A misspelt key stands for the one it
+// suggests: "evry" does not also make "every: required" a problem of its own.
+func undecodedKeys(errs tomlx.Errors) map[string]bool {
+	undecoded := map[string]bool{}
+	for _, e := range errs {
 		undecoded[e.Key] = true
-		// A misspelt key stands for the one it suggests: "evry" does not also make
-		// "every: required" a problem of its own.
 		if _, sug, ok := strings.Cut(e.Msg, "did you mean "); ok {
 			if name, err := strconv.Unquote(strings.TrimSuffix(sug, "?")); err == nil {
 				parent := e.Key[:max(strings.LastIndexAny(e.Key, "."), 0)]
@@ -366,187 +459,202 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			}
 		}
 	}
-	// A value problem at a key that could not be decoded (or inside it) restates the
-	// decoding problem ("cores: must be at least 1" after "cores: expected an integer").
-	restates := func(key string) bool {
-		for k := range undecoded {
-			if k != "" && (key == k || strings.HasPrefix(key, k+".") || strings.HasPrefix(key, k+"[") || strings.HasPrefix(k, key+".")) {
-				return true
-			}
-		}
-		return false
-	}
+	return undecoded
+}
 
-	baseSpec, probs := spec.Resolve(&f)
-	seen := map[string]bool{}
-	add := func(e *tomlx.Error) {
-		if s := e.Error(); !seen[s] {
-			seen[s] = true
-			errs = append(errs, e)
+// restates reports whether a value problem at key (or inside it) restates a decoding
+// problem ("cores: must be at least 1" after "cores: expected an integer").
+func (l *loader) restates(key string) bool {
+	for k := range l.undecoded {
+		if k != "" && (key == k || strings.HasPrefix(key, k+".") || strings.HasPrefix(key, k+"[") || strings.HasPrefix(k, key+".")) {
+			return true
 		}
 	}
-	report := func(p spec.FieldError, prefix, at string) {
-		add(&tomlx.Error{File: file, Key: prefix + p.Key, Msg: p.Msg, Line: doc.Line(at)})
-	}
+	return false
+}
+
+// reportBase reports the base's problems, at the flag that set a key or at its line, and
+// returns them, so that a variant does not report them again.
+func (l *loader) reportBase(probs []spec.FieldError) map[spec.FieldError]bool {
 	inBase := map[spec.FieldError]bool{}
 	for _, p := range probs {
 		inBase[p] = true
-		if restates(p.Key) {
+		if l.restates(p.Key) {
 			continue
 		}
-		if e := flagError(global, p.Key, p.Msg); e != nil {
-			add(e)
+		if e := flagError(l.global, p.Key, p.Msg); e != nil {
+			l.add(e)
 			continue
 		}
-		report(p, "", p.Key)
+		l.report(p, "", p.Key)
 	}
-	sc := &Scenario{
-		Notes:  notes(warmupNote),
-		Source: file,
-		Scenario: spec.Scenario{Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
-			Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window},
-	}
-	if len(overrides) == 0 {
-		for _, o := range sets {
-			if o.variant != "" {
-				errs = append(errs, &tomlx.Error{File: o.Flag, Msg: "the scenario has no [[variants]]; set the key without the variants[...] prefix"})
-			}
-		}
-		sc.Variants = []*Variant{newVariant("base", "", baseSpec)}
-	}
-	names := make([]string, len(overrides))
-	for i := range overrides {
-		names[i] = vfiles[i].Name
-	}
-	selected, selErr := selectVariants(file, names, opts.Variants)
-	if selErr != nil && !decodeFailed {
-		errs = append(errs, &tomlx.Error{Msg: selErr.Error()})
-	}
-	addressed := map[int]bool{}
-	for _, o := range sets {
-		if o.variant == "" || len(overrides) == 0 {
+	return inBase
+}
+
+// checkAddressed reports a value addressed to a variant that does not exist.
+func (l *loader) checkAddressed(names []string, variants int) {
+	for _, o := range l.sets {
+		if o.variant == "" || variants == 0 {
 			continue
 		}
-		i, err := pickVariant(names, o.variant)
-		if err != nil {
-			errs = append(errs, &tomlx.Error{File: o.Flag, Msg: err.Error()})
-			continue
+		if _, err := pickVariant(names, o.variant); err != nil {
+			l.errs = append(l.errs, &tomlx.Error{File: o.Flag, Msg: err.Error()})
 		}
-		addressed[i] = true
 	}
+}
+
+// variants loads every variant: a selected one (or one a selected one migrates to) in
+// full, another by its name alone.
+func (l *loader) variants(sc *Scenario, base map[string]any, overrides []map[string]any, vfiles []spec.File, names []string, selected map[int]bool, inBase map[spec.FieldError]bool) {
 	targets := migrationTargets(base, overrides, names, selected)
 	seenName := map[string]bool{}
 	for i, o := range overrides {
 		vkey := fmt.Sprintf("variants[%d]", i)
 		name := vfiles[i].Name
-		switch msg := spec.CheckVariantName(name); {
-		case msg != "":
-			at := vkey + ".name"
-			if name == "" {
-				at = vkey
-			}
-			report(spec.FieldError{Key: ".name", Msg: msg}, vkey, at)
-			continue
-		case seenName[name]:
-			report(spec.FieldError{Key: ".name", Msg: fmt.Sprintf("duplicate variant name %q", name)}, vkey, vkey+".name")
+		if !l.checkVariantName(vkey, name, seenName) {
 			continue
 		}
-		seenName[name] = true
 		if selected != nil && !selected[i] && !targets[i] {
 			// Not selected: only its name counts (a value set for every variant, such as
 			// fewer nodes, may not suit a variant nobody asked for).
 			sc.Variants = append(sc.Variants, &Variant{Variant: spec.Variant{Name: name, Description: vfiles[i].Description}, index: i})
 			continue
 		}
-		over := make(map[string]any, len(o))
-		for k, v := range o {
-			if k != "name" && k != "description" {
-				over[k] = v
-			}
+		if v := l.variant(sc, base, o, i, names, vfiles[i].Description, inBase); v != nil {
+			sc.Variants = append(sc.Variants, v)
 		}
-		merged := tomlx.Merge(replaceFields(base, over), over)
-		// The command line wins: its values apply after the variant's own.
-		var mine []*override
-		var replaced []string
-		// Values for every variant first, then those addressed to this one.
-		ordered := slices.Clone(global)
-		for i := range sets {
-			if sets[i].variant != "" {
-				ordered = append(ordered, &sets[i])
-			}
-		}
-		for _, s := range ordered {
-			if s.variant == "" {
-				if old, ok := tomlx.Get(over, s.Key); ok && fromOverride(over, s.Key) {
-					sc.Notes = append(sc.Notes, fmt.Sprintf("note: %s replaces variant %q's %s = %s", s.Flag, name, s.Key, tomlx.Render(old)))
-					replaced = append(replaced, s.Key)
-				}
-			} else if j, err := pickVariant(names, s.variant); err != nil || j != i {
-				continue
-			}
-			mine = append(mine, s)
-			apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
-		}
-		vf := spec.Defaults()
-		vf.TraceFS, vf.Shortened, vf.Moved = traceFS, cutDetail, moved
-		if err := doc.Decode(merged, "", &vf); err != nil {
-			if !decodeFailed {
-				errs = appendErr(errs, relabelVariant(doc, err, mine, over, vkey, name))
-			}
-			continue
-		}
-		vs, probs := spec.Resolve(&vf)
-		for _, p := range probs {
-			if restates(p.Key) || restates(vkey+"."+p.Key) {
-				continue
-			}
-			switch e := flagError(mine, p.Key, p.Msg); {
-			case e != nil && inBase[p]:
-				// Already reported once, at the flag.
-			case e != nil:
-				e.Msg += fmt.Sprintf(" (in variant %q)", name)
-				add(e)
-			case fromOverride(over, p.Key):
-				report(p, vkey+".", vkey+"."+p.Key)
-			case inBase[p]:
-				// Already reported once for the base scenario.
-			default:
-				report(spec.FieldError{Key: p.Key, Msg: p.Msg + fmt.Sprintf(" (in variant %q)", name)}, "", p.Key)
-			}
-		}
-		// The scenario-wide settings belong to the scenario, not to a variant.
-		for _, k := range []string{"seed", "start", "duration", "warmup", "window", "load_factor", "detail", "claims"} {
-			if _, ok := over[k]; ok {
-				report(spec.FieldError{Key: "." + k, Msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
-			}
-		}
-		v := newVariant(name, vfiles[i].Description, vs)
-		v.index, v.Replaced = i, replaced
-		sc.Variants = append(sc.Variants, v)
 	}
-	for _, e := range linkMigrations(file, doc, sc.Variants, overrides, names) {
-		add(e)
+}
+
+// link links each migration to the variant it moves to, and the claims to the variants
+// they name.
+func (l *loader) link(sc *Scenario, overrides []map[string]any, names []string, baseSpec *spec.Resolved) {
+	for _, e := range linkMigrations(l.file, l.doc, sc.Variants, overrides, names) {
+		l.add(e)
 	}
 	if baseSpec != nil {
-		claims, cerrs := linkClaims(file, doc, baseSpec.Claims, names)
+		claims, cerrs := linkClaims(l.file, l.doc, baseSpec.Claims, names)
 		for _, e := range cerrs {
-			add(e)
+			l.add(e)
 		}
 		sc.Scenario.Claims = claims
 	}
-	if len(errs) > 0 {
-		return nil, errs
+}
+
+// checkVariantName reports a variant's missing, bad or repeated name; false then.
+func (l *loader) checkVariantName(vkey, name string, seen map[string]bool) bool {
+	switch msg := spec.CheckVariantName(name); {
+	case msg != "":
+		at := vkey + ".name"
+		if name == "" {
+			at = vkey
+		}
+		l.report(spec.FieldError{Key: ".name", Msg: msg}, vkey, at)
+		return false
+	case seen[name]:
+		l.report(spec.FieldError{Key: ".name", Msg: fmt.Sprintf("duplicate variant name %q", name)}, vkey, vkey+".name")
+		return false
 	}
-	// The whole run must fit: every selected variant's series and outputs at once.
+	seen[name] = true
+	return true
+}
+
+// variant loads variant i: the base merged with its own table o, then the command line's
+// values (those for every variant, then those addressed to it), resolved; nil when it
+// does not decode.
+func (l *loader) variant(sc *Scenario, base, o map[string]any, i int, names []string, description string, inBase map[spec.FieldError]bool) *Variant {
+	vkey := fmt.Sprintf("variants[%d]", i)
+	name := names[i]
+	over := make(map[string]any, len(o))
+	for k, v := range o {
+		if k != "name" && k != "description" {
+			over[k] = v
+		}
+	}
+	merged := tomlx.Merge(replaceFields(base, over), over)
+	mine, replaced := l.applyVariant(sc, merged, over, i, names)
+	vf := l.newFile()
+	if err := l.doc.Decode(merged, "", &vf); err != nil {
+		if !l.decodeFailed {
+			l.errs = appendErr(l.errs, relabelVariant(l.doc, err, mine, over, vkey, name))
+		}
+		return nil
+	}
+	vs, probs := resolve(&vf)
+	for _, p := range probs {
+		l.reportVariant(p, vkey, name, mine, over, inBase)
+	}
+	// The scenario-wide settings belong to the scenario, not to a variant.
+	for _, k := range []string{"seed", "start", "duration", "warmup", "window", "load_factor", "detail", "claims"} {
+		if _, ok := over[k]; ok {
+			l.report(spec.FieldError{Key: "." + k, Msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
+		}
+	}
+	v := newVariant(name, description, vs)
+	v.index, v.Replaced = i, replaced
+	return v
+}
+
+// applyVariant applies the command line's values to variant i's merged table: the
+// command line wins, its values apply after the variant's own, those for every variant
+// first, then those addressed to this one. It returns the values applied, and the keys of
+// the variant's own table they replaced (each said in a note).
+func (l *loader) applyVariant(sc *Scenario, merged, over map[string]any, i int, names []string) (mine []*override, replaced []string) {
+	name := names[i]
+	ordered := slices.Clone(l.global)
+	for k := range l.sets {
+		if l.sets[k].variant != "" {
+			ordered = append(ordered, &l.sets[k])
+		}
+	}
+	for _, s := range ordered {
+		if s.variant == "" {
+			if old, ok := tomlx.Get(over, s.Key); ok && fromOverride(over, s.Key) {
+				sc.Notes = append(sc.Notes, fmt.Sprintf("note: %s replaces variant %q's %s = %s", s.Flag, name, s.Key, tomlx.Render(old)))
+				replaced = append(replaced, s.Key)
+			}
+		} else if j, err := pickVariant(names, s.variant); err != nil || j != i {
+			continue
+		}
+		mine = append(mine, s)
+		l.apply(merged, s, fmt.Sprintf(" (in variant %q)", name))
+	}
+	return mine, replaced
+}
+
+// reportVariant reports a problem of variant name once: at the flag that set its key, at
+// the variant's own key, or at the base's key when the base set it.
+func (l *loader) reportVariant(p spec.FieldError, vkey, name string, mine []*override, over map[string]any, inBase map[spec.FieldError]bool) {
+	if l.restates(p.Key) || l.restates(vkey+"."+p.Key) {
+		return
+	}
+	switch e := flagError(mine, p.Key, p.Msg); {
+	case e != nil && inBase[p]:
+		// Already reported once, at the flag.
+	case e != nil:
+		e.Msg += fmt.Sprintf(" (in variant %q)", name)
+		l.add(e)
+	case fromOverride(over, p.Key):
+		l.report(p, vkey+".", vkey+"."+p.Key)
+	case inBase[p]:
+		// Already reported once for the base scenario.
+	default:
+		l.report(spec.FieldError{Key: p.Key, Msg: p.Msg + fmt.Sprintf(" (in variant %q)", name)}, "", p.Key)
+	}
+}
+
+// fit checks that the whole run fits: every selected variant's work (subrequests, not
+// only requests, are bounded: build.MaxWork) and its series and outputs at once
+// (build.RunMemory); it sets each variant's Work and the scenario's Memory.
+func (l *loader) fit(sc *Scenario, selected map[int]bool, noVariants bool, parallel int) *tomlx.Error {
 	var chosen []*spec.Resolved
 	var chosenVariants []*Variant
 	for i, v := range sc.Variants {
-		if v.Spec != nil && (selected == nil || selected[v.index] || len(overrides) == 0) {
+		if v.Spec != nil && (selected == nil || selected[v.index] || noVariants) {
 			chosen = append(chosen, sc.Variants[i].Spec)
 			chosenVariants = append(chosenVariants, v)
 		}
 	}
-	// The work too: subrequests, not only requests, are bounded (build.MaxWork).
 	var held []float64
 	for i, v := range chosen {
 		w := build.EstimateWork(v)
@@ -554,34 +662,34 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 			if len(sc.Variants) > 1 {
 				problem += fmt.Sprintf(" (in variant %q)", chosenVariants[i].Name)
 			}
-			return nil, tomlx.Errors{workError(file, doc, global, key, problem)}
+			return workError(l.file, l.doc, l.global, key, problem)
 		}
 		chosenVariants[i].Work = w
 		held = append(held, w.Held())
 	}
-	if mem, problem := spec.RunMemory(chosen, opts.Parallel, held); problem != "" {
-		e := &tomlx.Error{File: file, Key: "window", Line: doc.Line("window"), Msg: problem}
-		if fe := flagError(global, "window", problem); fe != nil {
-			e = fe
+	mem, problem := build.RunMemory(chosen, parallel, held)
+	if problem != "" {
+		if fe := flagError(l.global, "window", problem); fe != nil {
+			return fe
 		}
-		return nil, tomlx.Errors{e}
-	} else {
-		sc.Memory = mem
+		return &tomlx.Error{File: l.file, Key: "window", Line: l.doc.Line("window"), Msg: problem}
 	}
-	if selected != nil {
-		var keep []*Variant
-		for _, want := range opts.Variants {
-			j, _ := pickVariant(names, want)
-			for _, v := range sc.Variants {
-				if v.index == j && v.Spec != nil && !slices.Contains(keep, v) {
-					keep = append(keep, v)
-				}
+	sc.Memory = mem
+	return nil
+}
+
+// keepSelected keeps the variants asked for, in the order asked.
+func keepSelected(variants []*Variant, names, want []string) []*Variant {
+	var keep []*Variant
+	for _, w := range want {
+		j, _ := pickVariant(names, w)
+		for _, v := range variants {
+			if v.index == j && v.Spec != nil && !slices.Contains(keep, v) {
+				keep = append(keep, v)
 			}
 		}
-		sc.Variants = keep
 	}
-	sc.SHA256 = hashWithTraces(src, sc.Variants)
-	return sc, nil
+	return keep
 }
 
 // hashWithTraces is the hash that names a scenario in a cluster sweep's manifest: of its
@@ -788,6 +896,13 @@ func relabelVariant(doc *tomlx.Doc, err error, sets []*override, over map[string
 
 func newVariant(name, desc string, s *spec.Resolved) *Variant {
 	return &Variant{Variant: spec.NewVariant(name, desc, s), Nodes: len(s.Nodes), Shards: s.Shards, MaxShards: max(s.Shards, s.MaxShards)}
+}
+
+// resolve validates a scenario's file (spec.Resolve) and the run's limits
+// (build.CheckLimits), their problems in that order.
+func resolve(f *spec.File) (*spec.Resolved, []spec.FieldError) {
+	s, probs := spec.Resolve(f)
+	return s, build.CheckLimits(s, probs)
 }
 
 // Model builds a fresh sim.Model of the variant (build.Model of its Spec): every run needs

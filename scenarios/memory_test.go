@@ -29,7 +29,7 @@ cost = "1ms"
 `
 
 // TestMemoryEstimateMeasured: the memory a run is estimated to take (what validate prints,
-// spec.RunMemory with build.Work's subrequests held) is within a factor of 0.8 to 1.5 of
+// build.RunMemory with build.Work's subrequests held) is within a factor of 0.8 to 1.5 of
 // the peak resident memory measured for runs of different shapes: small, many shards
 // (kept and streamed series), many nodes, many windows, many requests in service, scans
 // over 1,000 and 100,000 shards, and saturated runs that stop with 2 million subrequests

@@ -101,87 +101,123 @@ func resolveClaims(c *checker, f *File, s *Resolved) {
 		cs := ClaimSpec{Text: cl.Text, Measure: cl.Measure, Why: cl.Why, Stream: cl.Stream, StreamIndex: -1,
 			Variant: cl.Variant, Base: cl.Base, Says: cl.Value.Text}
 		before := len(c.probs)
-		plain := func(k, text string, required bool) {
-			switch {
-			case text == "" && required:
-				c.add(key+"."+k, "required: the claim in the story's words")
-			case strings.TrimSpace(text) != text || len(text) > maxClaimText || strings.ContainsAny(text, "\n\r\t|<>`") || strings.IndexFunc(text, isControl) >= 0:
-				c.add(key+"."+k, "must be plain text of at most %d characters, without surrounding spaces, line breaks, control characters, |, <, > or ` (got %q)", maxClaimText, text)
-			}
-		}
-		plain("text", cl.Text, true)
-		plain("why", cl.Why, false)
+		claimText(c, key+".text", cl.Text, true)
+		claimText(c, key+".why", cl.Why, false)
 		if !slices.Contains(claimMeasures, cl.Measure) {
 			c.add(key+".measure", "must be one of %s (got %q)", strings.Join(quoteAll(claimMeasures), ", "), cl.Measure)
 			continue
 		}
-		needs := map[string]bool{"stream": cl.Measure != "top_shard_share", "at": cl.Measure == "offered_rate" || cl.Measure == "completed_rate",
-			"threshold": cl.Measure == "p99_crossing", "base": cl.Measure == "p99_ratio"}
-		given := map[string]bool{"stream": cl.Stream != "", "at": cl.At.Set(), "threshold": cl.Threshold.Set(), "base": cl.Base != ""}
-		for _, k := range []string{"stream", "at", "threshold", "base"} {
-			switch {
-			case needs[k] && !given[k]:
-				c.add(key+"."+k, "required by measure = %q", cl.Measure)
-			case !needs[k] && given[k]:
-				c.add(key+"."+k, "does not apply to measure = %q", cl.Measure)
-			}
-		}
-		if cl.Stream != "" {
-			for j, st := range s.Streams {
-				if st.Name == cl.Stream {
-					cs.StreamIndex = j
-				}
-			}
-			if cs.StreamIndex < 0 && needs["stream"] {
-				c.add(key+".stream", "names no stream of the scenario (got %q)", cl.Stream)
-			}
-		}
-		if cl.At.Set() {
-			if at, err := cl.At.At(s.Start); err != nil {
-				c.add(key+".at", "%v", err)
-			} else if before, ok := passed(f, s, cl.At, at); ok {
-				cs.At = before // before the run: not measured (report.Claims)
-			} else if s.Duration > 0 && at >= s.Duration && !pastEnd(f) {
-				c.add(key+".at", "must be inside the run, which ends at %s (got %q)", FormatClock(s.Start, s.Duration), cl.At)
-			} else {
-				cs.At = at
-			}
-		}
+		claimKeys(c, key, cl)
+		claimStream(c, key, cl, s, &cs)
+		claimAt(c, key, cl, f, s, &cs)
 		if cl.Threshold.Set() {
 			cs.Threshold = c.duration(key+".threshold", cl.Threshold, "", 1)
 		}
 		cs.Time = cl.Measure == "p99_crossing" || cl.Measure == "first_retry"
-		switch {
-		case !cl.Value.Set():
-			c.add(key+".value", "required: the figure the story gives (a number, or a clock time for measure = %q)", cl.Measure)
-		case cl.Value.IsTime != cs.Time && cs.Time:
-			c.add(key+".value", "must be a clock time such as \"08:15\" for measure = %q (got %s)", cl.Measure, cl.Value.Text)
-		case cl.Value.IsTime != cs.Time:
-			c.add(key+".value", "must be a number for measure = %q (got %q)", cl.Measure, cl.Value.Text)
-		case cs.Time:
-			t, _ := ParseInstant(cl.Value.Text, s.Start)
-			cs.Value = t.Seconds()
-		default:
-			cs.Value = cl.Value.Number
-		}
+		claimValue(c, key, cl, s, &cs)
 		cs.Agree = oneOf(c, key+".agree", cl.Agree, "about", "about", "at_most", "at_least")
-		within := cl.Within
-		if within == "" {
-			within = map[bool]string{true: "5m", false: "10%"}[cs.Time]
-		}
-		if cs.Time {
-			if d, err := ParseDuration(within); err != nil || d < 0 {
-				c.add(key+".within", "must be a duration such as \"5m\" for measure = %q (got %q)", cl.Measure, within)
-			} else {
-				cs.WithinTime = d
-			}
-		} else if p, err := strconv.ParseFloat(strings.TrimSuffix(within, "%"), 64); err != nil || !strings.HasSuffix(within, "%") || p < 0 || p > 1000 {
-			c.add(key+".within", "must be a share of the value such as \"10%%\" for measure = %q (got %q)", cl.Measure, within)
-		} else {
-			cs.Within = p / 100
-		}
+		claimWithin(c, key, cl, &cs)
 		if len(c.probs) == before {
 			s.Claims = append(s.Claims, cs)
 		}
+	}
+}
+
+// claimText checks a claim's words (text, why): plain text, for tables and report.md.
+func claimText(c *checker, key, text string, required bool) {
+	switch {
+	case text == "" && required:
+		c.add(key, "required: the claim in the story's words")
+	case strings.TrimSpace(text) != text || len(text) > maxClaimText || strings.ContainsAny(text, "\n\r\t|<>`") || strings.IndexFunc(text, isControl) >= 0:
+		c.add(key, "must be plain text of at most %d characters, without surrounding spaces, line breaks, control characters, |, <, > or ` (got %q)", maxClaimText, text)
+	}
+}
+
+// claimKeys checks that a claim gives the keys its measure needs, and no other.
+func claimKeys(c *checker, key string, cl Claim) {
+	m := cl.Measure
+	for _, k := range []struct {
+		name         string
+		needs, given bool
+	}{
+		{"stream", m != "top_shard_share", cl.Stream != ""},
+		{"at", m == "offered_rate" || m == "completed_rate", cl.At.Set()},
+		{"threshold", m == "p99_crossing", cl.Threshold.Set()},
+		{"base", m == "p99_ratio", cl.Base != ""},
+	} {
+		switch {
+		case k.needs && !k.given:
+			c.add(key+"."+k.name, "required by measure = %q", m)
+		case !k.needs && k.given:
+			c.add(key+"."+k.name, "does not apply to measure = %q", m)
+		}
+	}
+}
+
+// claimStream finds the stream a claim names.
+func claimStream(c *checker, key string, cl Claim, s *Resolved, cs *ClaimSpec) {
+	if cl.Stream == "" {
+		return
+	}
+	for j, st := range s.Streams {
+		if st.Name == cl.Stream {
+			cs.StreamIndex = j
+		}
+	}
+	if cs.StreamIndex < 0 && cl.Measure != "top_shard_share" {
+		c.add(key+".stream", "names no stream of the scenario (got %q)", cl.Stream)
+	}
+}
+
+// claimAt reads the time a claim's rate is measured at.
+func claimAt(c *checker, key string, cl Claim, f *File, s *Resolved, cs *ClaimSpec) {
+	if !cl.At.Set() {
+		return
+	}
+	if at, err := cl.At.At(s.Start); err != nil {
+		c.add(key+".at", "%v", err)
+	} else if before, ok := passed(f, s, cl.At, at); ok {
+		cs.At = before // before the run: not measured (report.Claims)
+	} else if s.Duration > 0 && at >= s.Duration && !pastEnd(f) {
+		c.add(key+".at", "must be inside the run, which ends at %s (got %q)", FormatClock(s.Start, s.Duration), cl.At)
+	} else {
+		cs.At = at
+	}
+}
+
+// claimValue reads a claim's figure: a clock time for a time measure, else a number.
+func claimValue(c *checker, key string, cl Claim, s *Resolved, cs *ClaimSpec) {
+	switch {
+	case !cl.Value.Set():
+		c.add(key+".value", "required: the figure the story gives (a number, or a clock time for measure = %q)", cl.Measure)
+	case cl.Value.IsTime != cs.Time && cs.Time:
+		c.add(key+".value", "must be a clock time such as \"08:15\" for measure = %q (got %s)", cl.Measure, cl.Value.Text)
+	case cl.Value.IsTime != cs.Time:
+		c.add(key+".value", "must be a number for measure = %q (got %q)", cl.Measure, cl.Value.Text)
+	case cs.Time:
+		t, _ := ParseInstant(cl.Value.Text, s.Start)
+		cs.Value = t.Seconds()
+	default:
+		cs.Value = cl.Value.Number
+	}
+}
+
+// claimWithin reads how near the figure must come: a duration for a time measure (5
+// minutes unless given), else a share of the value (10%).
+func claimWithin(c *checker, key string, cl Claim, cs *ClaimSpec) {
+	within := cl.Within
+	if within == "" {
+		within = map[bool]string{true: "5m", false: "10%"}[cs.Time]
+	}
+	if cs.Time {
+		if d, err := ParseDuration(within); err != nil || d < 0 {
+			c.add(key+".within", "must be a duration such as \"5m\" for measure = %q (got %q)", cl.Measure, within)
+		} else {
+			cs.WithinTime = d
+		}
+	} else if p, err := strconv.ParseFloat(strings.TrimSuffix(within, "%"), 64); err != nil || !strings.HasSuffix(within, "%") || p < 0 || p > 1000 {
+		c.add(key+".within", "must be a share of the value such as \"10%%\" for measure = %q (got %q)", cl.Measure, within)
+	} else {
+		cs.Within = p / 100
 	}
 }

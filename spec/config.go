@@ -1,6 +1,10 @@
 package spec
 
-import "io/fs"
+import (
+	"io/fs"
+
+	"github.com/shardsim/shardsim/keyspace"
+)
 
 // The types below mirror the scenario file (docs/scenario.md) as plain data. Durations, clock
 // times, instants, enumerations and the few values of several shapes have types that
@@ -345,8 +349,8 @@ func Defaults() File {
 		},
 		Table: Table{History: Dur(defaultHistory)},
 		Keyspace: Keyspace{
-			Scheme: SchemeHash, Hash: HashModulo, Vnodes: &vnodes,
-			Salt: &salt, SaltMode: SaltRandom, Splits: SplitsHistory,
+			Scheme: Scheme(keyspace.DefaultScheme), Hash: HashModulo, Vnodes: &vnodes,
+			Salt: &salt, SaltMode: SaltMode(keyspace.SaltRandom.String()), Splits: SplitsHistory,
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/shardsim/shardsim/sim"
@@ -22,19 +23,7 @@ func resolveDetail(c *checker, f *File, s *Resolved) {
 		return
 	}
 	before := len(c.probs)
-	instant := func(key string, i Instant) sim.Time {
-		if !i.Set() {
-			c.add(key, "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
-			return -1
-		}
-		t, err := i.At(s.Start)
-		if err != nil {
-			c.add(key, "%v", err)
-			return -1
-		}
-		return t
-	}
-	from, to := instant("detail.from", d.From), instant("detail.to", d.To)
+	from, to := c.instant("detail.from", d.From, s.Start), c.instant("detail.to", d.To, s.Start)
 	win := c.duration("detail.window", d.Window, "5s", 1)
 	if len(c.probs) > before || s.Duration <= 0 || s.Window <= 0 {
 		return
@@ -50,27 +39,35 @@ func resolveDetail(c *checker, f *File, s *Resolved) {
 		}
 		from = max(t, 0)
 	}
+	if problem, key := detailProblem(f, s, from, to, win); problem != "" {
+		c.add(key, "%s", problem)
+	} else if from < s.Duration {
+		s.Detail = sim.Detail{From: from, To: min(to, s.Duration), Window: win}
+	}
+}
+
+// detailProblem says what is wrong with a detail range from..to of windows win, and at
+// which key; "" when it is fit to keep.
+func detailProblem(f *File, s *Resolved, from, to, win sim.Time) (problem, key string) {
+	d := f.Detail
 	end, window := FormatClock(s.Start, s.Duration), orDefault(f.Window.Text, defaultWindow)
 	switch {
 	case win >= s.Window || s.Window%win != 0:
-		c.add("detail.window", "must divide the run's window %s into shorter windows (got %q)", window, d.Window)
+		return fmt.Sprintf("must divide the run's window %s into shorter windows (got %q)", window, d.Window), "detail.window"
 	case from >= s.Duration && !pastEnd(f):
-		c.add("detail.from", "must be inside the run, which ends at %s (got %q)", end, d.From)
+		return fmt.Sprintf("must be inside the run, which ends at %s (got %q)", end, d.From), "detail.from"
 	case to <= from:
-		c.add("detail.to", "must come after detail.from %q, within the run (got %q)", d.From, d.To)
+		return fmt.Sprintf("must come after detail.from %q, within the run (got %q)", d.From, d.To), "detail.to"
 	case to > s.Duration && !pastEnd(f):
-		c.add("detail.to", "must be at most the run's end, %s (got %q)", end, d.To)
+		return fmt.Sprintf("must be at most the run's end, %s (got %q)", end, d.To), "detail.to"
 	case from%s.Window != 0:
-		c.add("detail.from", "must be on a window boundary (a multiple of window = %s from the start), so that the fine windows tile whole windows (got %q)", window, d.From)
+		return fmt.Sprintf("must be on a window boundary (a multiple of window = %s from the start), so that the fine windows tile whole windows (got %q)", window, d.From), "detail.from"
 	case to%s.Window != 0 && to < s.Duration:
-		c.add("detail.to", "must be on a window boundary (a multiple of window = %s from the start) or the run's end (got %q)", window, d.To)
+		return fmt.Sprintf("must be on a window boundary (a multiple of window = %s from the start) or the run's end (got %q)", window, d.To), "detail.to"
 	case (min(to, s.Duration)-from)/win > maxFineWindows:
-		c.add("detail.window", "gives %d windows over the range; at most %d are allowed (got %q)", (min(to, s.Duration)-from)/win, maxFineWindows, d.Window)
-	default:
-		if from < s.Duration {
-			s.Detail = sim.Detail{From: from, To: min(to, s.Duration), Window: win}
-		}
+		return fmt.Sprintf("gives %d windows over the range; at most %d are allowed (got %q)", (min(to, s.Duration)-from)/win, maxFineWindows, d.Window), "detail.window"
 	}
+	return "", ""
 }
 
 // passed reads instant i, which ParseInstant put at t (the next such time of day at or

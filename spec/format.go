@@ -161,7 +161,7 @@ func floorDiv(a, b int64) int64 {
 // `hash (modulo) of (user_id) over 12 shards`.
 func (s *Resolved) KeyDescription() string {
 	var b strings.Builder
-	b.WriteString(s.Scheme)
+	b.WriteString(string(s.Scheme))
 	if s.Scheme == "hash" {
 		fmt.Fprintf(&b, " (%s)", s.Hash)
 	}

@@ -57,6 +57,24 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 		return
 	}
 	ms := &MigrationSpec{Key: key, At: at, To: m.To, Cutover: sim.CutoverBackfill}
+	migrateWhat(c, s, key, m, ms)
+	switch m.Reads {
+	case "", "old":
+	case "both":
+		ms.ReadBoth = true
+	default:
+		c.add(key+".reads", "must be \"old\" (reads stay on the old layout until the cutover) or \"both\" (writes go to the new layout, reads visit both) (got %q)", m.Reads)
+	}
+	migrateBackfill(c, key, m, ms)
+	migrateCutover(c, s, key, at, m, ms)
+	migrateCosts(c, key, m, ms)
+	migrateConflicts(c, s, key, ms)
+	s.Migration = ms
+}
+
+// migrateWhat reads what moves: the whole table to another variant's layout (to), or one
+// tenant to shards of its own.
+func migrateWhat(c *checker, s *Resolved, key string, m *Migrate, ms *MigrationSpec) {
 	switch {
 	case m.Tenant != nil && m.To != "":
 		c.add(key+".tenant", "moves one tenant to shards of its own, and to moves the whole table: give one of them")
@@ -71,53 +89,52 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 	case strings.TrimSpace(m.To) == "":
 		c.add(key+".to", "required: the name of the variant whose key design and shards the table moves to (or tenant = { field, value } to move one tenant alone)")
 	}
-	switch m.Reads {
-	case "", "old":
-	case "both":
-		ms.ReadBoth = true
-	default:
-		c.add(key+".reads", "must be \"old\" (reads stay on the old layout until the cutover) or \"both\" (writes go to the new layout, reads visit both) (got %q)", m.Reads)
-	}
+}
+
+// migrateBackfill reads the backfill's rate, which a migration that reads both layouts
+// may leave out when it cuts over at a set time or never.
+func migrateBackfill(c *checker, key string, m *Migrate, ms *MigrationSpec) {
 	switch r := m.BackfillRate; {
 	case r == nil && ms.ReadBoth && m.Cutover != "" && m.Cutover != "backfill":
 		// No backfill: the old rows stay where they are, and reads visit both layouts.
 	case r == nil && ms.ReadBoth:
 		c.add(key+".cutover", "required without a backfill_rate: a clock time, a duration since the start, or \"never\" (there is no backfill to wait for)")
-	case r == nil:
-		c.add(key+".backfill_rate", "required: the rows per second the backfill copies")
-	case !(*r > 0) || *r > 1e9:
-		c.add(key+".backfill_rate", "must be a number of rows per second above 0 and at most 1e9 (got %v)", *r)
 	default:
-		ms.Rate = *r
+		ms.Rate = c.rowRate(key+".backfill_rate", "the backfill copies", r)
 	}
+}
+
+// migrateCutover reads when reads move to the new layout: when the backfill ends, never,
+// or at a time after the migration starts.
+func migrateCutover(c *checker, s *Resolved, key string, at sim.Time, m *Migrate, ms *MigrationSpec) {
 	switch m.Cutover {
 	case "", "backfill":
+		return
 	case "never":
 		ms.Cutover = sim.CutoverNever
-	default:
-		t, err := ParseInstant(m.Cutover, s.Start)
-		switch {
-		case err != nil:
-			c.add(key+".cutover", "must be \"backfill\", \"never\", or a clock time such as \"10:30\" or a duration since the start such as \"2h\": %v", err)
-		case t <= at:
-			c.add(key+".cutover", "must come after the migration starts at %s (got %q)", clockText(s.Start+at), m.Cutover)
-		default:
-			ms.Cutover = t
-		}
+		return
 	}
+	t, err := ParseInstant(m.Cutover, s.Start)
+	switch {
+	case err != nil:
+		c.add(key+".cutover", "must be \"backfill\", \"never\", or a clock time such as \"10:30\" or a duration since the start such as \"2h\": %v", err)
+	case t <= at:
+		c.add(key+".cutover", "must come after the migration starts at %s (got %q)", clockText(s.Start+at), m.Cutover)
+	default:
+		ms.Cutover = t
+	}
+}
+
+// migrateCosts reads the copy's costs and CPU cap, the outbox's lag and the verification
+// period.
+func migrateCosts(c *checker, key string, m *Migrate, ms *MigrationSpec) {
 	if m.ReadCost.Set() {
 		ms.ReadCost = c.duration(key+".read_cost", m.ReadCost, "", 1)
 	}
 	if m.WriteCost.Set() {
 		ms.WriteCost = c.duration(key+".write_cost", m.WriteCost, "", 1)
 	}
-	if x := m.MaxCPU; x != nil {
-		if !(*x > 0 && *x <= 1) {
-			c.add(key+".max_cpu", "must be a fraction of a node's cores above 0 and at most 1 (got %v)", *x)
-		} else {
-			ms.MaxCPU = *x
-		}
-	}
+	ms.MaxCPU = c.maxCPU(key+".max_cpu", m.MaxCPU)
 	if m.Outbox.Set() {
 		ms.Outbox = c.duration(key+".outbox", m.Outbox, "", 0)
 	}
@@ -127,13 +144,16 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 			c.add(key+".verify", "applies after a cutover, and cutover = \"never\" has none")
 		}
 	}
+}
+
+// migrateConflicts refuses what the engine does not combine with a migration yet.
+func migrateConflicts(c *checker, s *Resolved, key string, ms *MigrationSpec) {
 	if ms.Tenant != nil && ms.ReadBoth {
 		c.add(key+".reads", "must be \"old\" when one tenant moves: its rows are copied, not left behind")
 	}
 	if ms.Tenant != nil && ms.Verify > 0 {
 		c.add(key+".verify", "cannot be combined with tenant yet (the verification period's CPU is counted for whole tables)")
 	}
-	// Mechanisms the engine does not combine with a migration yet.
 	switch {
 	case s.Split != nil:
 		c.add(key, "cannot be combined with keyspace.split (automatic splits) yet")
@@ -146,7 +166,6 @@ func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m
 			break
 		}
 	}
-	s.Migration = ms
 }
 
 // clockText writes a time of day as "09:00" or "09:00:30".
@@ -206,26 +225,7 @@ func sameStreams(a, b []StreamSpec) bool {
 // resolveTenant checks migrate.tenant, shards and nodes.
 func resolveTenant(c *checker, s *Resolved, key string, m *Migrate) *TenantSpec {
 	t := &TenantSpec{Field: -1, Shards: 1}
-	sel := m.Tenant
-	switch fi := s.fieldIndex(sel.Field); {
-	case sel.Field == "":
-		c.add(key+".tenant.field", "required: the table field that names the tenant")
-	case fi < 0:
-		c.add(key+".tenant.field", "no such field %q in table.fields", sel.Field)
-	default:
-		switch fs := s.Fields[fi]; {
-		case fs.Gen != "categorical" && fs.Gen != "uniform" && fs.Gen != "zipf":
-			c.add(key+".tenant.field", "must be a categorical, uniform or zipf field, whose tenants have a known share of the rows (%q is %s)", sel.Field, fs.Gen)
-		case sel.Value == nil:
-			c.add(key+".tenant.value", "required: the tenant's value of field %q (%s)", sel.Field, describeValues(fs))
-		default:
-			v, ok := fieldValue(fs, *sel.Value)
-			if !ok {
-				c.add(key+".tenant.value", "%v is not a value of field %q (%s)", *sel.Value, sel.Field, describeValues(fs))
-			}
-			t.Field, t.Value, t.Text = fi, v, sel.Field+"="+sel.Value.String()
-		}
-	}
+	tenantField(c, s, key, m.Tenant, t)
 	if m.Shards != nil {
 		if *m.Shards < 1 || *m.Shards > maxTenantShards {
 			c.add(key+".shards", "must be from 1 to %d (got %d)", maxTenantShards, *m.Shards)
@@ -252,6 +252,31 @@ func resolveTenant(c *checker, s *Resolved, key string, m *Migrate) *TenantSpec 
 	}
 	s.MaxShards = max(s.Shards, s.MaxShards) + t.Shards
 	return t
+}
+
+// tenantField reads the tenant's field and value.
+func tenantField(c *checker, s *Resolved, key string, sel *TenantSel, t *TenantSpec) {
+	fi := s.fieldIndex(sel.Field)
+	switch {
+	case sel.Field == "":
+		c.add(key+".tenant.field", "required: the table field that names the tenant")
+		return
+	case fi < 0:
+		c.add(key+".tenant.field", "no such field %q in table.fields", sel.Field)
+		return
+	}
+	switch fs := s.Fields[fi]; {
+	case fs.Gen != "categorical" && fs.Gen != "uniform" && fs.Gen != "zipf":
+		c.add(key+".tenant.field", "must be a categorical, uniform or zipf field, whose tenants have a known share of the rows (%q is %s)", sel.Field, fs.Gen)
+	case sel.Value == nil:
+		c.add(key+".tenant.value", "required: the tenant's value of field %q (%s)", sel.Field, describeValues(fs))
+	default:
+		v, ok := fieldValue(fs, *sel.Value)
+		if !ok {
+			c.add(key+".tenant.value", "%v is not a value of field %q (%s)", *sel.Value, sel.Field, describeValues(fs))
+		}
+		t.Field, t.Value, t.Text = fi, v, sel.Field+"="+sel.Value.String()
+	}
 }
 
 // partNames returns the key's parts as the scenario wrote them, comma-separated.

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -107,19 +108,7 @@ func resolveClient(c *checker, key string, st Stream) sim.Client {
 			cl.Retries = r
 		}
 	}
-	backoff := c.duration(key+".backoff", st.Backoff, defaultBackoff, 1)
-	if backoff > maxClientWait {
-		c.add(key+".backoff", "must be at most 1d (got %q)", st.Backoff)
-	}
-	backoffMax := c.duration(key+".backoff_max", st.BackoffMax, defaultBackoffMax, 1)
-	switch {
-	case backoffMax > maxClientWait:
-		c.add(key+".backoff_max", "must be at most 1d (got %q)", st.BackoffMax)
-	case !st.BackoffMax.Set() && backoffMax < backoff:
-		backoffMax = backoff // the default cap never undercuts a longer first wait
-	case backoff > 0 && backoffMax > 0 && backoffMax < backoff:
-		c.add(key+".backoff_max", "must be at least backoff = %q (got %q)", orDefault(st.Backoff.Text, defaultBackoff), st.BackoffMax)
-	}
+	backoff, backoffMax := resolveBackoff(c, key, st)
 	if cl.Retries > 0 {
 		cl.Backoff, cl.BackoffMax = backoff, backoffMax
 	}
@@ -127,6 +116,25 @@ func resolveClient(c *checker, key string, st Stream) sim.Client {
 		cl.Limit = resolveLimit(c, key+".limit", st.Limit)
 	}
 	return cl
+}
+
+// resolveBackoff reads the wait before a stream's first retry and its cap; the default cap
+// never undercuts a longer first wait.
+func resolveBackoff(c *checker, key string, st Stream) (backoff, backoffMax sim.Time) {
+	backoff = c.duration(key+".backoff", st.Backoff, defaultBackoff, 1)
+	if backoff > maxClientWait {
+		c.add(key+".backoff", "must be at most 1d (got %q)", st.Backoff)
+	}
+	backoffMax = c.duration(key+".backoff_max", st.BackoffMax, defaultBackoffMax, 1)
+	switch {
+	case backoffMax > maxClientWait:
+		c.add(key+".backoff_max", "must be at most 1d (got %q)", st.BackoffMax)
+	case !st.BackoffMax.Set() && backoffMax < backoff:
+		backoffMax = backoff
+	case backoff > 0 && backoffMax > 0 && backoffMax < backoff:
+		c.add(key+".backoff_max", "must be at least backoff = %q (got %q)", orDefault(st.Backoff.Text, defaultBackoff), st.BackoffMax)
+	}
+	return backoff, backoffMax
 }
 
 // orDefault returns s, or def when s is empty.
@@ -207,14 +215,20 @@ func resolveCache(c *checker, f *File, s *Resolved) {
 	}
 	sc.Off = cf.Enabled != nil && !*cf.Enabled
 	s.Cache = sc
-	s.CacheStreams = make([]bool, len(s.Streams))
-	if cf.Streams == nil {
+	s.CacheStreams = cacheStreams(c, cf.Streams, s)
+}
+
+// cacheStreams marks the streams whose reads go through the cache: those listed, or
+// every point read when none are.
+func cacheStreams(c *checker, names []string, s *Resolved) []bool {
+	on := make([]bool, len(s.Streams))
+	if names == nil {
 		for i, ss := range s.Streams {
-			s.CacheStreams[i] = ss.Op == sim.Read
+			on[i] = ss.Op == sim.Read
 		}
-		return
+		return on
 	}
-	for j, name := range cf.Streams {
+	for j, name := range names {
 		key := fmt.Sprintf("cache.streams[%d]", j)
 		i := s.streamIndex(name)
 		switch {
@@ -222,12 +236,13 @@ func resolveCache(c *checker, f *File, s *Resolved) {
 			c.add(key, "no such stream %q (have %s)", name, strings.Join(s.streamNames(), ", "))
 		case s.Streams[i].Op != sim.Read:
 			c.add(key, "stream %q is op = %q: only point reads go through the cache", name, s.Streams[i].Op)
-		case s.CacheStreams[i]:
+		case on[i]:
 			c.add(key, "stream %q is listed twice", name)
 		default:
-			s.CacheStreams[i] = true
+			on[i] = true
 		}
 	}
+	return on
 }
 
 func (s *Resolved) streamIndex(name string) int {
@@ -297,43 +312,51 @@ func resolveSplit(c *checker, f *File, s *Resolved) {
 	key := "keyspace.limits.split_for_heat"
 	if sp != nil {
 		key = "keyspace.split"
-		if sp.Rows != nil {
-			if *sp.Rows < 0 {
-				c.add("keyspace.split.rows", "must not be negative (got %d); 0 turns size splits off", *sp.Rows)
-			} else {
-				pol.Rows = *sp.Rows
-			}
-		}
-		if sp.Load != nil {
-			if l := *sp.Load; !(l >= 0 && l <= 1) {
-				c.add("keyspace.split.load", "must be a fraction of the node's cores above 0 and at most 1, or 0 for no load splits (got %v)", l)
-			} else {
-				pol.Load = l
-			}
-		}
-		if pol.Move = c.duration("keyspace.split.move", sp.Move, defaultSplitMove, 0); pol.Move > maxAge {
-			c.add("keyspace.split.move", "must be at most 10000d (got %q)", sp.Move)
-		}
-		if sp.MaxShards != nil {
-			switch n := *sp.MaxShards; {
-			case n < s.Shards:
-				c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.Shards, n)
-			case n > maxShards:
-				c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
-			default:
-				most = n
-			}
-		}
+		most = splitSettings(c, sp, s, pol, most)
 	}
 	if !heat && pol.Rows == 0 && pol.Load == 0 {
 		return // both triggers off: no splitting
 	}
-	if s.Scheme == "directory" {
+	if s.Scheme == keyspace.SchemeDirectory {
 		c.add(key, "automatic splits need scheme = \"range\" or \"hash\": a directory places its rows by hand")
 		return
 	}
 	s.Split = pol
 	s.MaxShards = most
+}
+
+// splitSettings reads [keyspace.split]'s triggers (rows, load), a move's time and the most
+// shards splits may reach (most unless max_shards is given), into pol.
+func splitSettings(c *checker, sp *Split, s *Resolved, pol *sim.SplitPolicy, most int) int {
+	if sp.Rows != nil {
+		if *sp.Rows < 0 {
+			c.add("keyspace.split.rows", "must not be negative (got %d); 0 turns size splits off", *sp.Rows)
+		} else {
+			pol.Rows = *sp.Rows
+		}
+	}
+	if sp.Load != nil {
+		if l := *sp.Load; !(l >= 0 && l <= 1) {
+			c.add("keyspace.split.load", "must be a fraction of the node's cores above 0 and at most 1, or 0 for no load splits (got %v)", l)
+		} else {
+			pol.Load = l
+		}
+	}
+	if pol.Move = c.duration("keyspace.split.move", sp.Move, defaultSplitMove, 0); pol.Move > maxAge {
+		c.add("keyspace.split.move", "must be at most 10000d (got %q)", sp.Move)
+	}
+	if sp.MaxShards == nil {
+		return most
+	}
+	switch n := *sp.MaxShards; {
+	case n < s.Shards:
+		c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.Shards, n)
+	case n > maxShards:
+		c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
+	default:
+		return n
+	}
+	return most
 }
 
 // resolveCopies reads [keyspace.copies], after the key.
@@ -353,23 +376,7 @@ func resolveCopies(c *checker, f *File, s *Resolved) {
 	default:
 		cs.Count = *cp.Count
 	}
-	if cp.Field == "" {
-		for _, p := range s.Parts {
-			if p.Kind == keyspace.FieldPart {
-				cs.Field = p.Field
-				break
-			}
-		}
-		if cs.Field < 0 && len(s.Parts) > 0 {
-			c.add(key+".field", "required: keyspace.key has no plain field part whose values could be copied")
-		}
-	} else if fi := s.fieldIndex(cp.Field); fi < 0 {
-		c.add(key+".field", "no such field %q in table.fields", cp.Field)
-	} else if !slices.ContainsFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi }) {
-		c.add(key+".field", "%q must be a plain part of keyspace.key (have %s)", cp.Field, strings.Join(quoteAll(s.Key), ", "))
-	} else {
-		cs.Field = fi
-	}
+	cs.Field = copiesField(c, key, cp.Field, s)
 	parts := len(s.Parts) + 1
 	if s.Salt > 1 {
 		parts++
@@ -377,48 +384,87 @@ func resolveCopies(c *checker, f *File, s *Resolved) {
 	if len(s.Parts) > 0 && parts > keyspace.MaxParts {
 		c.add(key, "copies add a part to the key, which would have %d parts (salt included); at most %d are allowed", parts, keyspace.MaxParts)
 	}
-	switch {
-	case cp.Keys != nil && cp.Top != nil:
-		c.add(key, "give keys or top, not both")
-	case cp.Keys == nil && cp.Top == nil:
-		c.add(key, "required: keys = [...] (the copied values) or top = N (the field's N most popular values)")
-	case cs.Field < 0:
-		// The field is wrong: its values cannot be checked.
-	case cp.Keys != nil:
-		fs := s.Fields[cs.Field]
-		name := s.FieldNames[cs.Field]
-		if len(cp.Keys) == 0 || len(cp.Keys) > maxCopyKeys {
-			c.add(key+".keys", "must list between 1 and %d values (got %d)", maxCopyKeys, len(cp.Keys))
-			break
-		}
-		seen := map[uint64]bool{}
-		for i, v := range cp.Keys {
-			vk := fmt.Sprintf("%s.keys[%d]", key, i)
-			val, ok := fieldValue(fs, v)
-			switch {
-			case !ok:
-				c.add(vk, "%v is not a value of field %q (%s)", v, name, describeValues(fs))
-			case seen[val]:
-				c.add(vk, "value %v is listed twice", v)
-			default:
-				seen[val] = true
-				cs.Keys = append(cs.Keys, val)
-			}
-		}
-	default:
-		if n := *cp.Top; n < 1 || n > maxCopyKeys {
-			c.add(key+".top", "must be between 1 and %d (got %d)", maxCopyKeys, n)
-		} else if ids, err := topIDs(s.Fields[cs.Field], n); err != nil {
-			c.add(key+".top", "%v", err)
-		} else {
-			cs.Keys = ids
-		}
-	}
+	cs.Keys = copiesValues(c, key, cp, s, cs.Field)
 	if len(c.probs) > before || cs.Field < 0 {
 		return
 	}
 	slices.Sort(cs.Keys)
 	s.Copies = cs
+}
+
+// copiesValues reads the copied values of field fi: listed (keys), or its top most
+// popular ones.
+func copiesValues(c *checker, key string, cp *Copies, s *Resolved, fi int) []uint64 {
+	switch {
+	case cp.Keys != nil && cp.Top != nil:
+		c.add(key, "give keys or top, not both")
+	case cp.Keys == nil && cp.Top == nil:
+		c.add(key, "required: keys = [...] (the copied values) or top = N (the field's N most popular values)")
+	case fi < 0:
+		// The field is wrong: its values cannot be checked.
+	case cp.Keys != nil:
+		return copiedKeys(c, key, cp.Keys, s, fi)
+	case *cp.Top < 1 || *cp.Top > maxCopyKeys:
+		c.add(key+".top", "must be between 1 and %d (got %d)", maxCopyKeys, *cp.Top)
+	default:
+		ids, err := topIDs(s.Fields[fi], *cp.Top)
+		if err != nil {
+			c.add(key+".top", "%v", err)
+		}
+		return ids
+	}
+	return nil
+}
+
+// copiesField returns the key field whose values are copied: the one named, or the key's
+// first plain field part; -1 when there is none.
+func copiesField(c *checker, key, name string, s *Resolved) int {
+	if name == "" {
+		for _, p := range s.Parts {
+			if p.Kind == keyspace.FieldPart {
+				return p.Field
+			}
+		}
+		if len(s.Parts) > 0 {
+			c.add(key+".field", "required: keyspace.key has no plain field part whose values could be copied")
+		}
+		return -1
+	}
+	fi := s.fieldIndex(name)
+	switch {
+	case fi < 0:
+		c.add(key+".field", "no such field %q in table.fields", name)
+	case !slices.ContainsFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi }):
+		c.add(key+".field", "%q must be a plain part of keyspace.key (have %s)", name, strings.Join(quoteAll(s.Key), ", "))
+	default:
+		return fi
+	}
+	return -1
+}
+
+// copiedKeys reads the listed values of field fi that are copied.
+func copiedKeys(c *checker, key string, keys []Scalar, s *Resolved, fi int) []uint64 {
+	fs, name := s.Fields[fi], s.FieldNames[fi]
+	if len(keys) == 0 || len(keys) > maxCopyKeys {
+		c.add(key+".keys", "must list between 1 and %d values (got %d)", maxCopyKeys, len(keys))
+		return nil
+	}
+	var out []uint64
+	seen := map[uint64]bool{}
+	for i, v := range keys {
+		vk := fmt.Sprintf("%s.keys[%d]", key, i)
+		val, ok := fieldValue(fs, v)
+		switch {
+		case !ok:
+			c.add(vk, "%v is not a value of field %q (%s)", v, name, describeValues(fs))
+		case seen[val]:
+			c.add(vk, "value %v is listed twice", v)
+		default:
+			seen[val] = true
+			out = append(out, val)
+		}
+	}
+	return out
 }
 
 // topIDs returns the n most popular values of a field's generator: the ids of ranks 0 to
@@ -453,28 +499,26 @@ func topIDs(fs FieldSpec, n int) ([]uint64, error) {
 		if n > fs.Count {
 			return nil, fmt.Errorf("is %d, but the field has only %d values", n, fs.Count)
 		}
-		idx := make([]int, fs.Count)
-		for i := range idx {
-			idx[i] = i
-		}
-		if fs.Weights != nil {
-			slices.SortStableFunc(idx, func(a, b int) int {
-				switch wa, wb := fs.Weights[a], fs.Weights[b]; {
-				case wa > wb:
-					return -1
-				case wa < wb:
-					return 1
-				}
-				return 0
-			})
-		}
-		ids := make([]uint64, n)
-		for k := range ids {
-			ids[k] = uint64(idx[k])
-		}
-		return ids, nil
+		return topCategorical(fs, n), nil
 	}
 	return nil, fmt.Errorf("needs a zipf, hotspot or categorical field, whose popular values are known; this one is gen = %q (list keys instead)", fs.Gen)
+}
+
+// topCategorical returns the n values of a categorical field with the largest weights, the
+// first listed among equal weights (the first n without weights).
+func topCategorical(fs FieldSpec, n int) []uint64 {
+	idx := make([]int, fs.Count)
+	for i := range idx {
+		idx[i] = i
+	}
+	if fs.Weights != nil {
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(fs.Weights[b], fs.Weights[a]) })
+	}
+	ids := make([]uint64, n)
+	for k := range ids {
+		ids[k] = uint64(idx[k])
+	}
+	return ids
 }
 
 // resolveActions reads [[actions]], after the cluster, the streams and the cache.
@@ -483,113 +527,28 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		c.add("actions", "at most %d actions are allowed (got %d)", maxActions, len(f.Actions))
 		return
 	}
-	type noted struct {
-		a    sim.Action
-		note string
-	}
-	var acts []noted
+	var acts []notedAction
 	for i, a := range f.Actions {
 		key := fmt.Sprintf("actions[%d]", i)
 		before := len(c.probs)
-		var act sim.Action
-		if !a.At.Set() {
-			c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
-		} else if at, err := a.At.At(s.Start); err != nil {
-			c.add(key+".at", "%v", err)
-		} else if at < 0 {
-			c.add(key+".at", "must not be before the start (got %q)", a.At)
-		} else {
-			act.At = at
-		}
-		var what []string
-		for _, k := range []struct {
-			name  string
-			given bool
-		}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}, {"add_nodes", a.AddNodes != nil}} {
-			if k.given {
-				what = append(what, k.name)
-			}
-		}
-		if len(what) == 0 {
-			c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }")
+		act := sim.Action{At: actionAt(c, key, a, s)}
+		what, ok := actionSetting(c, key, a)
+		if !ok {
 			continue
 		}
-		if len(what) > 1 {
-			c.add(key+"."+what[1], "an action changes one setting, and this one already sets %s: use one [[actions]] entry for each", what[0])
-			continue
-		}
-		nodeAction := what[0] == "cores" || what[0] == "queue_limit"
-		switch {
-		case nodeAction && a.Node == nil:
-			c.add(key+".node", "required with %s: the node's id, 0 to nodes-1", what[0])
-		case nodeAction && (*a.Node < 0 || (len(s.Nodes) > 0 && *a.Node >= len(s.Nodes))):
-			c.add(key+".node", "no such node: ids run from 0 to %d (got %d)", len(s.Nodes)-1, *a.Node)
-		case nodeAction:
-			act.Node = *a.Node
-		case a.Node != nil:
-			c.add(key+".node", "applies only to cores and queue_limit actions")
-		}
-		switch {
-		case what[0] == "limit" && a.Stream == "":
-			c.add(key+".stream", "required with limit: the name of the stream whose client is limited")
-		case what[0] == "limit":
-			if act.Stream = s.streamIndex(a.Stream); act.Stream < 0 {
-				c.add(key+".stream", "no such stream %q (have %s)", a.Stream, strings.Join(s.streamNames(), ", "))
-			}
-		case a.Stream != "":
-			c.add(key+".stream", "applies only to limit actions")
-		}
-		switch what[0] {
-		case "cores":
-			act.Kind = sim.SetCores
-			if *a.Cores < 1 {
-				c.add(key+".cores", "must be at least 1 (got %d)", *a.Cores)
-			}
-			act.Cores = *a.Cores
-		case "queue_limit":
-			act.Kind = sim.SetQueueLimit
-			if *a.QueueLimit < 0 {
-				c.add(key+".queue_limit", "must not be negative (got %d); 0 is unbounded", *a.QueueLimit)
-			}
-			act.QueueLimit = *a.QueueLimit
-		case "limit":
-			act.Kind = sim.SetLimit
-			act.Limit, _ = limitValue(c, key+".limit", a.Limit)
-		case "cache":
-			act.Kind = sim.SetCache
-			act.CacheOn = *a.Cache
-			if f.Cache == nil {
-				c.add(key+".cache", "needs a [cache] table to turn on or off (with enabled = false it starts off)")
-			}
-		case "migrate":
-			act.Kind = sim.Migrate
-			resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
-		case "add_nodes":
-			act.Kind = sim.AddNodes
-			resolveRebalance(c, s, key, a)
-			if s.Rebalance != nil {
-				s.Rebalance.At = act.At
-			}
-		}
-		if what[0] != "add_nodes" && a.Rebalance != nil {
+		actionTarget(c, key, a, s, what, &act)
+		resolveAction(c, f, s, key, a, what, &act)
+		if what != "add_nodes" && a.Rebalance != nil {
 			c.add(key+".rebalance", "applies only to add_nodes actions")
 		}
 		if len(c.probs) == before {
-			acts = append(acts, noted{act, a.Note})
+			acts = append(acts, notedAction{act, a.Note})
 		}
 	}
 	if s.Rebalance != nil && s.Migration != nil {
 		c.add(s.Rebalance.Key+".add_nodes", "cannot be combined with a migration (%s) yet", s.Migration.Key)
 	}
-	slices.SortStableFunc(acts, func(a, b noted) int {
-		switch {
-		case a.a.At < b.a.At:
-			return -1
-		case a.a.At > b.a.At:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(acts, func(a, b notedAction) int { return cmp.Compare(a.a.At, b.a.At) })
 	if len(c.probs) > 0 {
 		return // the scenario is refused; the texts would follow broken settings
 	}
@@ -597,38 +556,152 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 	nodes := slices.Clone(s.Nodes)
 	for _, n := range acts {
 		a := n.a
-		switch a.Kind {
-		case sim.SetCores:
-			a.Text = fmt.Sprintf("node %d: %d → %d cores", a.Node, nodes[a.Node].Cores, a.Cores)
-			nodes[a.Node].Cores = a.Cores
-		case sim.SetQueueLimit:
-			a.Text = fmt.Sprintf("node %d: queue limit %s → %s", a.Node, queueLimitText(nodes[a.Node].QueueLimit), queueLimitText(a.QueueLimit))
-			nodes[a.Node].QueueLimit = a.QueueLimit
-		case sim.SetLimit:
-			a.Text = s.Streams[a.Stream].Name + ": " + limitText(a.Limit)
-		case sim.SetCache:
-			a.Text = "cache off"
-			if a.CacheOn {
-				a.Text = "cache on"
-			}
-		case sim.Migrate:
-			a.Text = "migration started: dual writes and backfill to " + s.Migration.To
-			if t := s.Migration.Tenant; t != nil {
-				shards := "a shard"
-				if t.Shards > 1 {
-					shards = fmt.Sprintf("%d shards", t.Shards)
-				}
-				a.Text = fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
-			}
-		case sim.AddNodes:
-			g := s.Rebalance
-			a.Text = fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, groupDigits(g.Rate))
-		}
+		a.Text = actionText(s, nodes, a)
 		if n.note != "" {
 			a.Text += " (" + n.note + ")"
 		}
 		s.Actions = append(s.Actions, a)
 	}
+}
+
+// notedAction is a valid action with its note.
+type notedAction struct {
+	a    sim.Action
+	note string
+}
+
+// actionAt reads an action's time, from the start of the run.
+func actionAt(c *checker, key string, a Action, s *Resolved) sim.Time {
+	if !a.At.Set() {
+		c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
+	} else if at, err := a.At.At(s.Start); err != nil {
+		c.add(key+".at", "%v", err)
+	} else if at < 0 {
+		c.add(key+".at", "must not be before the start (got %q)", a.At)
+	} else {
+		return at
+	}
+	return 0
+}
+
+// actionSetting returns the one setting an action changes; false when it sets none or
+// several.
+func actionSetting(c *checker, key string, a Action) (string, bool) {
+	var what []string
+	for _, k := range []struct {
+		name  string
+		given bool
+	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}, {"add_nodes", a.AddNodes != nil}} {
+		if k.given {
+			what = append(what, k.name)
+		}
+	}
+	if len(what) == 0 {
+		c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }")
+		return "", false
+	}
+	if len(what) > 1 {
+		c.add(key+"."+what[1], "an action changes one setting, and this one already sets %s: use one [[actions]] entry for each", what[0])
+		return "", false
+	}
+	return what[0], true
+}
+
+// actionTarget reads the node of a node's action and the stream of a limit's.
+func actionTarget(c *checker, key string, a Action, s *Resolved, what string, act *sim.Action) {
+	nodeAction := what == "cores" || what == "queue_limit"
+	switch {
+	case nodeAction && a.Node == nil:
+		c.add(key+".node", "required with %s: the node's id, 0 to nodes-1", what)
+	case nodeAction && (*a.Node < 0 || (len(s.Nodes) > 0 && *a.Node >= len(s.Nodes))):
+		c.add(key+".node", "no such node: ids run from 0 to %d (got %d)", len(s.Nodes)-1, *a.Node)
+	case nodeAction:
+		act.Node = *a.Node
+	case a.Node != nil:
+		c.add(key+".node", "applies only to cores and queue_limit actions")
+	}
+	switch {
+	case what == "limit" && a.Stream == "":
+		c.add(key+".stream", "required with limit: the name of the stream whose client is limited")
+	case what == "limit":
+		if act.Stream = s.streamIndex(a.Stream); act.Stream < 0 {
+			c.add(key+".stream", "no such stream %q (have %s)", a.Stream, strings.Join(s.streamNames(), ", "))
+		}
+	case a.Stream != "":
+		c.add(key+".stream", "applies only to limit actions")
+	}
+}
+
+// resolveAction reads the setting what of action a into act.
+func resolveAction(c *checker, f *File, s *Resolved, key string, a Action, what string, act *sim.Action) {
+	switch what {
+	case "cores":
+		act.Kind = sim.SetCores
+		if *a.Cores < 1 {
+			c.add(key+".cores", "must be at least 1 (got %d)", *a.Cores)
+		}
+		act.Cores = *a.Cores
+	case "queue_limit":
+		act.Kind = sim.SetQueueLimit
+		if *a.QueueLimit < 0 {
+			c.add(key+".queue_limit", "must not be negative (got %d); 0 is unbounded", *a.QueueLimit)
+		}
+		act.QueueLimit = *a.QueueLimit
+	case "limit":
+		act.Kind = sim.SetLimit
+		act.Limit, _ = limitValue(c, key+".limit", a.Limit)
+	case "cache":
+		act.Kind = sim.SetCache
+		act.CacheOn = *a.Cache
+		if f.Cache == nil {
+			c.add(key+".cache", "needs a [cache] table to turn on or off (with enabled = false it starts off)")
+		}
+	case "migrate":
+		act.Kind = sim.Migrate
+		resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
+	case "add_nodes":
+		act.Kind = sim.AddNodes
+		resolveRebalance(c, s, key, a)
+		if s.Rebalance != nil {
+			s.Rebalance.At = act.At
+		}
+	}
+}
+
+// actionText says what action a changes, from what, for the timeline; nodes are the
+// nodes' settings before it, which it updates.
+func actionText(s *Resolved, nodes []sim.Node, a sim.Action) string {
+	switch a.Kind {
+	case sim.SetCores:
+		text := fmt.Sprintf("node %d: %d → %d cores", a.Node, nodes[a.Node].Cores, a.Cores)
+		nodes[a.Node].Cores = a.Cores
+		return text
+	case sim.SetQueueLimit:
+		text := fmt.Sprintf("node %d: queue limit %s → %s", a.Node, queueLimitText(nodes[a.Node].QueueLimit), queueLimitText(a.QueueLimit))
+		nodes[a.Node].QueueLimit = a.QueueLimit
+		return text
+	case sim.SetLimit:
+		return s.Streams[a.Stream].Name + ": " + limitText(a.Limit)
+	case sim.SetCache:
+		if a.CacheOn {
+			return "cache on"
+		}
+		return "cache off"
+	case sim.Migrate:
+		t := s.Migration.Tenant
+		if t == nil {
+			return "migration started: dual writes and backfill to " + s.Migration.To
+		}
+		shards := "a shard"
+		if t.Shards > 1 {
+			shards = fmt.Sprintf("%d shards", t.Shards)
+		}
+		return fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
+	case sim.AddNodes:
+		g := s.Rebalance
+		return fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, groupDigits(g.Rate))
+	}
+	return ""
 }
 
 func queueLimitText(n int) string {

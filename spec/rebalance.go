@@ -42,21 +42,8 @@ func resolveRebalance(c *checker, s *Resolved, key string, a Action) {
 		c.add(key+".rebalance", "required with add_nodes: rebalance = { rate = ROWS_PER_S }, the rows per second a shard's copy moves")
 		return
 	}
-	switch r := b.Rate; {
-	case r == nil:
-		c.add(key+".rebalance.rate", "required: the rows per second a shard's copy moves")
-	case !(*r > 0) || *r > 1e9:
-		c.add(key+".rebalance.rate", "must be a number of rows per second above 0 and at most 1e9 (got %v)", *r)
-	default:
-		g.Rate = *r
-	}
-	if x := b.MaxCPU; x != nil {
-		if !(*x > 0 && *x <= 1) {
-			c.add(key+".rebalance.max_cpu", "must be a fraction of a node's cores above 0 and at most 1 (got %v)", *x)
-		} else {
-			g.MaxCPU = *x
-		}
-	}
+	g.Rate = c.rowRate(key+".rebalance.rate", "a shard's copy moves", b.Rate)
+	g.MaxCPU = c.maxCPU(key+".rebalance.max_cpu", b.MaxCPU)
 	if p := b.Parallel; p != nil {
 		if *p < 1 || *p > maxParallelMoves {
 			c.add(key+".rebalance.parallel", "must be a number of moves at once from 1 to %d (got %d)", maxParallelMoves, *p)
@@ -70,7 +57,12 @@ func resolveRebalance(c *checker, s *Resolved, key string, a Action) {
 	if b.WriteCost.Set() {
 		g.WriteCost = c.duration(key+".rebalance.write_cost", b.WriteCost, "", 1)
 	}
-	// Mechanisms the engine does not combine with a rebalance yet.
+	rebalanceConflicts(c, s, key)
+	s.Rebalance = g
+}
+
+// rebalanceConflicts refuses what the engine does not combine with a rebalance yet.
+func rebalanceConflicts(c *checker, s *Resolved, key string) {
 	switch {
 	case s.Split != nil:
 		c.add(key+".add_nodes", "cannot be combined with keyspace.split (automatic splits) yet")
@@ -79,5 +71,4 @@ func resolveRebalance(c *checker, s *Resolved, key string, a Action) {
 	case s.Replicas > 0:
 		c.add(key+".add_nodes", "cannot be combined with cluster.replicas yet (a follower's node follows the node count)")
 	}
-	s.Rebalance = g
 }

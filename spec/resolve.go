@@ -34,8 +34,6 @@ const (
 	maxRingPoints     = 10_000_000
 	maxSalt           = 65_536
 	maxLoadFactor     = 1_000_000
-	maxSeriesCells    = 20_000_000 // shards and nodes x windows: about 480 MB
-	maxStreamWindows  = 200_000    // streams x windows: histograms at most 28 KB each (below 2.8 h), about 8 cells of 8 bytes in practice
 	maxCost           = sim.Hour
 	maxNameLength     = 64 // stream names: they name chart files
 	maxVariantName    = 200
@@ -110,6 +108,48 @@ func (c *checker) requiredCount(key, what string, p *int, most int) int {
 		return *p
 	}
 	return 0
+}
+
+// rowRate reads a required rate of rows per second, above 0 and at most 1e9; 0 when it
+// is missing or bad.
+func (c *checker) rowRate(key, what string, r *float64) float64 {
+	switch {
+	case r == nil:
+		c.add(key, "required: the rows per second %s", what)
+	case !(*r > 0) || *r > 1e9:
+		c.add(key, "must be a number of rows per second above 0 and at most 1e9 (got %v)", *r)
+	default:
+		return *r
+	}
+	return 0
+}
+
+// maxCPU reads an optional cap on a node's CPU, a fraction of its cores above 0 and at
+// most 1; 0 (no cap) when it is absent or bad.
+func (c *checker) maxCPU(key string, x *float64) float64 {
+	if x == nil {
+		return 0
+	}
+	if !(*x > 0 && *x <= 1) {
+		c.add(key, "must be a fraction of a node's cores above 0 and at most 1 (got %v)", *x)
+		return 0
+	}
+	return *x
+}
+
+// instant reads a required instant: a clock time or a duration since the start; -1 when
+// it is missing or bad.
+func (c *checker) instant(key string, i Instant, start sim.Time) sim.Time {
+	if !i.Set() {
+		c.add(key, "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
+		return -1
+	}
+	t, err := i.At(start)
+	if err != nil {
+		c.add(key, "%v", err)
+		return -1
+	}
+	return t
 }
 
 func (c *checker) intAtLeast(key string, p *int, def, minimum int) int {
@@ -244,7 +284,7 @@ type Resolved struct {
 	// when it is explicit (build.Placement places them).
 	Placement  Placement
 	ShardNodes []int
-	Scheme     string
+	Scheme     keyspace.SchemeKind
 	Hash       string
 	Vnodes     int
 	Key        []string
@@ -306,7 +346,38 @@ func (f *File) Validate() error {
 func Resolve(f *File) (*Resolved, []FieldError) {
 	c := &checker{}
 	s := &Resolved{}
+	resolveRun(c, f, s)
+	resolveDetail(c, f, s)
 
+	s.LoadFactor = 1
+	if f.LoadFactor != nil {
+		if lf := *f.LoadFactor; !(lf > 0) || math.IsInf(lf, 0) || lf > maxLoadFactor {
+			c.add("load_factor", "must be a number above 0 and at most %d (got %v)", maxLoadFactor, lf)
+		} else {
+			s.LoadFactor = lf
+		}
+	}
+
+	resolveCluster(c, f, s)
+	resolveReplicas(c, f, s)
+	resolveTable(c, f, s)
+	resolveKeyspace(c, f, s)
+	resolveLimits(c, f, s)
+	resolveSplit(c, f, s)
+	resolveCopies(c, f, s)
+	resolvePlacement(c, f, s)
+	resolveStreams(c, f, s)
+	resolveQueries(c, s)
+	resolveCache(c, f, s)
+	resolveActions(c, f, s)
+	resolveDetect(c, f, s)
+	resolveClaims(c, f, s)
+	return s, c.probs
+}
+
+// resolveRun reads the run's name, description, seed and clock: its start, duration,
+// warm-up and window.
+func resolveRun(c *checker, f *File, s *Resolved) {
 	switch {
 	case f.Name == "":
 		c.add("name", "required (lower-case letters, digits and dashes)")
@@ -341,254 +412,6 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	}
 	if s.Duration > maxAge {
 		c.add("duration", "must be at most 10000d (got %q)", f.Duration)
-	}
-	resolveDetail(c, f, s)
-
-	s.LoadFactor = 1
-	if f.LoadFactor != nil {
-		if lf := *f.LoadFactor; !(lf > 0) || math.IsInf(lf, 0) || lf > maxLoadFactor {
-			c.add("load_factor", "must be a number above 0 and at most %d (got %v)", maxLoadFactor, lf)
-		} else {
-			s.LoadFactor = lf
-		}
-	}
-
-	resolveCluster(c, f, s)
-	resolveReplicas(c, f, s)
-	resolveTable(c, f, s)
-	resolveKeyspace(c, f, s)
-	resolveLimits(c, f, s)
-	resolveSplit(c, f, s)
-	resolveCopies(c, f, s)
-	resolvePlacement(c, f, s)
-	resolveStreams(c, f, s)
-	resolveQueries(c, s)
-	resolveCache(c, f, s)
-	resolveActions(c, f, s)
-	resolveDetect(c, f, s)
-	resolveClaims(c, f, s)
-	checkMemory(c, s)
-	checkWork(c, s)
-	return s, c.probs
-}
-
-// checkMemory refuses scenarios whose time series would not fit: every shard keeps about
-// 24 bytes per window, and every stream a latency histogram of up to 28 KB per window.
-// A variant that splits shards keeps series for as many shards as it may reach.
-// MaxRequests bounds the requests a variant's streams issue in a run: at the engine's
-// 5 to 10 million requests per second, about half an hour of simulation.
-const MaxRequests = 10_000_000_000
-
-// Requests returns the number of requests the variant's streams are expected to issue in
-// the run (the integral of their rates), before retries.
-func (s *Resolved) Requests() float64 {
-	total := 0.0
-	for i := range s.Streams {
-		if len(s.Streams[i].Schedule) == 0 {
-			continue
-		}
-		total += s.Streams[i].Integral(0, int64(s.Duration))
-	}
-	return total
-}
-
-// checkWork refuses a run that would issue more than MaxRequests requests: a rate of 10^12
-// requests per second on a bounded queue rejected every request and never finished.
-func checkWork(c *checker, s *Resolved) {
-	if s.Duration <= 0 || len(s.Streams) == 0 || len(c.probs) > 0 {
-		return // the problems found already say what to fix first
-	}
-	total, top, topN := 0.0, 0, -1.0
-	for i := range s.Streams {
-		n := s.Streams[i].Integral(0, int64(s.Duration))
-		if math.IsNaN(n) {
-			return // a stream with a bad rate, reported at its key
-		}
-		total += n
-		if n > topN {
-			top, topN = i, n
-		}
-	}
-	if total > MaxRequests {
-		c.add(fmt.Sprintf("streams[%d]", top), "the streams would issue about %.3g requests in the run (this one %.3g); at most %.0e are allowed: lower the rates, the load_factor or the duration",
-			total, topN, float64(MaxRequests))
-	}
-}
-
-// Memory a run takes, as the process's peak RSS (measured figures in memory_test.go): a
-// base of 35 MB (the binary and the runtime, a small run's whole footprint), and the
-// heap, which the Go runtime lets grow past what it holds between collections: about 1.5
-// times the live bytes at the peak (heapGrowth). The live bytes are each variant's
-// series and per-shard state (MemoryBytes: a shard's and node's window cell about 50
-// bytes, the series and the CSV and summary text made from them; a shard about 2.5 KB,
-// its run-wide histogram of subrequest times and its summary), its latency histograms
-// (a cell per distinct latency cell among a window's completions, sim.WindowHist: at most
-// 8 bytes a request over the run, and at most the 28 KB of the layout's cells below 2.8 hours per window),
-// and for the variants running at once the subrequests they hold (about 62 bytes each
-// with their requests): those in service, at most the cluster's cores, and, in a run that
-// may saturate, up to sim.DefaultMaxQueued (2 million) waiting before it is declared
-// saturated (black-friday, 5 variants two at a time, peaks at 329 MB).
-const (
-	bytesPerCell       = 50
-	bytesPerShard      = 2 << 10  // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
-	bytesPerHist       = 28 << 10 // a window histogram's cells below 10^10 us (2.8 h), 3,584 of 8 bytes: a window's completions reach the 2,048 cells past them only by taking longer
-	bytesPerHistCell   = 8
-	bytesPerWindow     = 64 // a window histogram's header and its stream's window figures
-	bytesBase          = 35 << 20
-	heapGrowth         = 1.5
-	bytesPerSubrequest = 62
-	MaxRunMemory       = 4 << 30 // the most a whole run (every variant, every output) may take
-	maxRunMemoryText   = "4 GB"
-)
-
-// MemoryBytes estimates the live bytes this variant adds to a run: its time series, its
-// latency histograms, and the text written from them (see bytesPerCell).
-func (s *Resolved) MemoryBytes() float64 {
-	if s.Window <= 0 || s.Duration <= 0 {
-		return 0
-	}
-	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
-	if s.Streamed() {
-		return s.streamedBytes(windows) + s.histBytes(windows) + float64(len(s.Streams))*bytesPerStreamResult
-	}
-	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
-	return windows*shards*bytesPerCell + s.histBytes(windows) + float64(max(s.Shards, s.MaxShards))*(bytesPerShard+bytesPerKeptShard) +
-		float64(len(s.Streams))*bytesPerStreamResult
-}
-
-// bytesPerStreamResult is what a stream's result keeps besides its windows: its run-wide
-// latency histogram (3 significant digits up to 10^15 us: 41,984 counts of 8 bytes) and its
-// figures. 1,000 variants of one stream peaked at 620 MB, of three streams at 1,672 MB:
-// 351 KB of live heap a stream and variant (scenarios/memory_test.go).
-const bytesPerStreamResult = 351 << 10
-
-// bytesPerKeptShard is a kept shard's summary and report entries besides its histogram.
-const bytesPerKeptShard = 512
-
-// histBytes bounds the memory of the variant's window latency histograms over windows
-// windows: a cell per distinct latency cell of a window's completions, so no more cells
-// than requests over the run (with a tenth for the Poisson counts' spread around their
-// expectation), and no more than the dense layout per window.
-func (s *Resolved) histBytes(windows float64) float64 {
-	sw := windows * float64(len(s.Streams))
-	return min(sw*bytesPerHist, 1.1*s.Requests()*bytesPerHistCell) + sw*bytesPerWindow
-}
-
-// FixedBytes estimates the memory a running variant's engine allocates at its full size
-// when it is built and frees after the run, resident as its pages are touched: the
-// cache's entries and index (allocated at cache.capacity), and each point stream's per-key
-// latency statistics (detect.max_keys slots and an index of twice as many, filled by one
-// request in detect.sample_every). These are not heap that grows between collections, so
-// RunMemory counts them once, for the variants that run at once.
-func (s *Resolved) FixedBytes() float64 {
-	b := 0.0
-	if c := s.Cache; c != nil && c.Capacity > 0 {
-		b += float64(c.Capacity)*bytesPerCacheEntry + pow2At(2*c.Capacity)*4
-	}
-	every := float64(max(s.Detect.SampleEvery, 1))
-	maxKeys := float64(max(s.Detect.MaxKeys, 1))
-	for i := range s.Streams {
-		ss := &s.Streams[i]
-		if ss.Op == sim.Scan {
-			continue
-		}
-		keys := min(maxKeys, ss.Integral(0, int64(s.Duration))/every+1)
-		index := pow2At(2*max(s.Detect.MaxKeys, 1)) * 12 // 8-byte ids and 4-byte slots
-		// An insert touches a page of each of the index's two arrays.
-		b += min(index, keys*2*4096) + keys*(bytesPerDetectKey+8*float64(len(s.Key)))
-	}
-	return b
-}
-
-// bytesPerCacheEntry is sim's cache entry (a key, four times, LRU and single-flight links);
-// bytesPerDetectKey a tracked key's id, count, latency sum and shard, with what the
-// sketches keep beside them (measured: six streams of a million keys each, 1,159 MB).
-const (
-	bytesPerCacheEntry = 64
-	bytesPerDetectKey  = 77
-)
-
-// pow2At is the least power of two at or above n (at least 8).
-func pow2At(n int) float64 {
-	p := 8
-	for p < n {
-		p <<= 1
-	}
-	return float64(p)
-}
-
-// RunMemory estimates the peak memory of a run of these variants, parallel of them at
-// once, and says whether it fits in MaxRunMemory; when it does not, the message says what
-// to lower. held[i] is the most subrequests variant i holds at once (those in service,
-// and the backlog of a run that may saturate); nil counts a full backlog for each.
-func RunMemory(variants []*Resolved, parallel int, held []float64) (bytes float64, problem string) {
-	live := 0.0
-	most := 0
-	var holds, fixed []float64
-	for i, v := range variants {
-		live += v.MemoryBytes()
-		if v.MemoryBytes() > variants[most].MemoryBytes() {
-			most = i
-		}
-		h := float64(sim.DefaultMaxQueued)
-		if held != nil {
-			h = held[i]
-		}
-		holds = append(holds, h)
-		fixed = append(fixed, v.FixedBytes())
-	}
-	slices.Sort(holds)
-	slices.Sort(fixed)
-	run := 0.0
-	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
-		live += holds[len(holds)-1-k] * bytesPerSubrequest
-		run += fixed[len(fixed)-1-k]
-	}
-	bytes = bytesBase + heapGrowth*live + run
-	if bytes <= MaxRunMemory || len(variants) == 0 {
-		return bytes, ""
-	}
-	if run > heapGrowth*live {
-		// The cache's table and the per-key statistics, allocated at their full size.
-		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity) and the per-key latency statistics (detect.max_keys, detect.sample_every) of the variants that run at once; at most %s is allowed: lower cache.capacity or detect.max_keys, or run fewer variants at once (-j)",
-			bytes/(1<<30), run/(1<<30), maxRunMemoryText)
-	}
-	waiting := 0.0
-	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
-		waiting += holds[len(holds)-1-k] * bytesPerSubrequest
-	}
-	if waiting > live-waiting {
-		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the requests it may hold at once: a queue or a row lock's waiters may grow to %d before the run stops as saturated; at most %s is allowed: lower the rates, or run fewer variants at once (-j)",
-			bytes/(1<<30), heapGrowth*waiting/(1<<30), sim.DefaultMaxQueued, maxRunMemoryText)
-	}
-	v := variants[most]
-	windows := v.Duration/v.Window + min(v.Duration%v.Window, 1)
-	return bytes, fmt.Sprintf("the run needs about %.1f GB: %d variant(s), the largest with %d windows x (%d shards + %d nodes) of time series and the CSV files written from them; at most %s is allowed: use a wider window, fewer variants (--variant) or fewer shards",
-		bytes/(1<<30), len(variants), windows, max(v.Shards, v.MaxShards), len(v.Nodes), maxRunMemoryText)
-}
-
-func checkMemory(c *checker, s *Resolved) {
-	if s.Window <= 0 || s.Duration <= 0 {
-		return
-	}
-	windows := int64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
-	shards, what := max(s.Shards, s.MaxShards), "shards and nodes"
-	if shards > s.Shards {
-		what = "shards (keyspace.split.max_shards) and nodes"
-	}
-	if s.Streamed() {
-		// The shard series go to shards.csv as the windows close; the node series stay.
-		if cells := windows * int64(len(s.Nodes)); cells > maxSeriesCells {
-			c.add("window", "%d windows x %d nodes need about %d MB of node time series (the shard series are streamed to shards.csv); at most %d cells (about %d MB) are allowed: use a wider window",
-				windows, len(s.Nodes), cells*bytesPerNodeCell>>20, maxSeriesCells, maxSeriesCells*bytesPerNodeCell>>20)
-		}
-	} else if cells := windows * int64(shards+len(s.Nodes)); cells > maxSeriesCells {
-		c.add("window", "%d windows x %d %s need about %d MB of time series; at most %d cells (about %d MB) are allowed: use a wider window",
-			windows, shards+len(s.Nodes), what, cells*24>>20, maxSeriesCells, maxSeriesCells*24>>20)
-	}
-	if hists := windows * int64(len(s.Streams)); hists > maxStreamWindows {
-		c.add("window", "%d windows x %d streams keep %d latency histograms; at most %d stream-windows are allowed: use a wider window",
-			windows, len(s.Streams), hists, maxStreamWindows)
 	}
 }
 
@@ -660,49 +483,37 @@ func resolveTable(c *checker, f *File, s *Resolved) {
 	}
 }
 
+// resolveField reads a field's generator and its parameters.
 func resolveField(c *checker, key string, f Field) FieldSpec {
 	fs := FieldSpec{Gen: f.Gen, DeclaredHere: true}
-	// params lists which optional parameters each generator takes.
-	params := map[Gen][]string{
-		"uniform":     {"n"},
-		"zipf":        {"n", "s", "scramble"},
-		"hotspot":     {"n", "hot_fraction", "hot_ops"},
-		"categorical": {"values", "count", "weights"},
-	}
-	given := map[string]bool{
-		"n": f.N != nil, "s": f.S != nil, "scramble": f.Scramble != nil,
-		"hot_fraction": f.HotFraction != nil, "hot_ops": f.HotOps != nil,
-		"values": f.Values != nil, "count": f.Count != nil, "weights": f.Weights != nil,
-	}
 	if f.Gen == "" {
-		gens := make([]string, len(Gens))
-		for i, g := range Gens {
-			gens[i] = string(g)
-		}
-		c.add(key+".gen", "required: one of %s", strings.Join(quoteAll(gens), ", "))
+		c.add(key+".gen", "required: one of %s", strings.Join(quoteAll(enumNames(Gens)), ", "))
 		return fs
 	}
-	for _, p := range []string{"n", "s", "scramble", "hot_fraction", "hot_ops", "values", "count", "weights"} {
-		if given[p] && !slices.Contains(params[f.Gen], p) {
-			c.add(key+"."+p, "does not apply to gen = %q", f.Gen)
-		}
-	}
-	needN := func() {
-		switch {
-		case f.N == nil:
-			c.add(key+".n", "required for gen = %q (the number of distinct ids)", f.Gen)
-		case *f.N < 1:
-			c.add(key+".n", "must be at least 1 (got %d)", *f.N)
-		default:
-			fs.N = uint64(*f.N)
-			fs.Cardinality = fs.N
+	for _, p := range []struct {
+		name  string
+		given bool
+		gens  []Gen // the generators that take it
+	}{
+		{"n", f.N != nil, []Gen{GenUniform, GenZipf, GenHotspot}},
+		{"s", f.S != nil, []Gen{GenZipf}},
+		{"scramble", f.Scramble != nil, []Gen{GenZipf}},
+		{"hot_fraction", f.HotFraction != nil, []Gen{GenHotspot}},
+		{"hot_ops", f.HotOps != nil, []Gen{GenHotspot}},
+		{"values", f.Values != nil, []Gen{GenCategorical}},
+		{"count", f.Count != nil, []Gen{GenCategorical}},
+		{"weights", f.Weights != nil, []Gen{GenCategorical}},
+	} {
+		if p.given && !slices.Contains(p.gens, f.Gen) {
+			c.add(key+"."+p.name, "does not apply to gen = %q", f.Gen)
 		}
 	}
 	switch f.Gen {
-	case "uniform":
-		needN()
-	case "zipf":
-		needN()
+	case GenUniform, GenZipf, GenHotspot:
+		fieldN(c, key, f, &fs)
+	}
+	switch f.Gen {
+	case GenZipf:
 		fs.S = defaultZipfS
 		if f.S != nil {
 			if *f.S < 0 || math.IsNaN(*f.S) || math.IsInf(*f.S, 0) {
@@ -712,29 +523,53 @@ func resolveField(c *checker, key string, f Field) FieldSpec {
 			}
 		}
 		fs.Scramble = f.Scramble == nil || *f.Scramble
-	case "hotspot":
-		needN()
-		fs.HotFraction, fs.HotOps = defaultHotFrac, defaultHotOps
-		if f.HotFraction != nil {
-			if !(*f.HotFraction > 0 && *f.HotFraction < 1) {
-				c.add(key+".hot_fraction", "must be between 0 and 1, exclusive (got %v)", *f.HotFraction)
-			} else {
-				fs.HotFraction = *f.HotFraction
-			}
-		}
-		if f.HotOps != nil {
-			if !(*f.HotOps >= 0 && *f.HotOps <= 1) {
-				c.add(key+".hot_ops", "must be between 0 and 1 (got %v)", *f.HotOps)
-			} else {
-				fs.HotOps = *f.HotOps
-			}
-		}
-	case "categorical":
+	case GenHotspot:
+		fs.HotFraction = fraction(c, key+".hot_fraction", f.HotFraction, defaultHotFrac, false)
+		fs.HotOps = fraction(c, key+".hot_ops", f.HotOps, defaultHotOps, true)
+	case GenCategorical:
 		resolveCategorical(c, key, f, &fs)
-	case "snowflake", "sequence", "time", "uuidv7", "ulid", "ksuid":
+	case GenSnowflake, GenSequence, GenTime, GenUUIDv7, GenULID, GenKSUID:
 		fs.TimeOrdered = true
 	}
 	return fs
+}
+
+// fieldN reads the number of distinct ids of a uniform, zipf or hotspot field.
+func fieldN(c *checker, key string, f Field, fs *FieldSpec) {
+	switch {
+	case f.N == nil:
+		c.add(key+".n", "required for gen = %q (the number of distinct ids)", f.Gen)
+	case *f.N < 1:
+		c.add(key+".n", "must be at least 1 (got %d)", *f.N)
+	default:
+		fs.N = uint64(*f.N)
+		fs.Cardinality = fs.N
+	}
+}
+
+// fraction reads an optional fraction: between 0 and 1, exclusive unless closed; def
+// when it is absent or bad.
+func fraction(c *checker, key string, p *float64, def float64, closed bool) float64 {
+	switch {
+	case p == nil:
+		return def
+	case closed && !(*p >= 0 && *p <= 1):
+		c.add(key, "must be between 0 and 1 (got %v)", *p)
+	case !closed && !(*p > 0 && *p < 1):
+		c.add(key, "must be between 0 and 1, exclusive (got %v)", *p)
+	default:
+		return *p
+	}
+	return def
+}
+
+// enumNames returns an enum's values as strings.
+func enumNames[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }
 
 func resolveCategorical(c *checker, key string, f Field, fs *FieldSpec) {
@@ -773,28 +608,34 @@ func resolveCategorical(c *checker, key string, f Field, fs *FieldSpec) {
 	}
 	fs.Cardinality = uint64(fs.Count)
 	if f.Weights != nil {
-		if len(f.Weights) != fs.Count {
-			c.add(key+".weights", "has %d entries for %d values", len(f.Weights), fs.Count)
-			return
-		}
-		sum := 0.0
-		for i, w := range f.Weights {
-			if !(w >= 0) || math.IsInf(w, 0) {
-				c.add(fmt.Sprintf("%s.weights[%d]", key, i), "must be a number >= 0 (got %v)", w)
-				return
-			}
-			sum += w
-		}
-		if math.IsInf(sum, 0) {
-			c.add(key+".weights", "sum to more than a float64 holds; scale them down")
-			return
-		}
-		if sum <= 0 {
-			c.add(key+".weights", "must not all be zero")
-			return
-		}
-		fs.Weights = f.Weights
+		fs.Weights = categoricalWeights(c, key, f.Weights, fs.Count)
 	}
+}
+
+// categoricalWeights checks a categorical field's weights: one a value, none negative,
+// not all zero; nil when they are bad.
+func categoricalWeights(c *checker, key string, weights []float64, count int) []float64 {
+	if len(weights) != count {
+		c.add(key+".weights", "has %d entries for %d values", len(weights), count)
+		return nil
+	}
+	sum := 0.0
+	for i, w := range weights {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			c.add(fmt.Sprintf("%s.weights[%d]", key, i), "must be a number >= 0 (got %v)", w)
+			return nil
+		}
+		sum += w
+	}
+	if math.IsInf(sum, 0) {
+		c.add(key+".weights", "sum to more than a float64 holds; scale them down")
+		return nil
+	}
+	if sum <= 0 {
+		c.add(key+".weights", "must not all be zero")
+		return nil
+	}
+	return weights
 }
 
 func (s *Resolved) fieldIndex(name string) int {
@@ -807,49 +648,17 @@ func (s *Resolved) fieldIndex(name string) int {
 
 var bucketFns = map[string]sim.Time{"minute": sim.Minute, "hour": sim.Hour, "day": 24 * sim.Hour}
 
+// resolveKeyspace reads [keyspace]: the scheme and its shards, the salt and the key's
+// parts, after the table.
 func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	k := &f.Keyspace
-	s.Scheme = oneOf(c, "keyspace.scheme", string(k.Scheme), "hash", "hash", "range", "directory", "redis_cluster")
-	if s.Scheme == "redis_cluster" && k.Shards == nil && len(k.Slots) > 0 {
-		s.Shards = len(k.Slots) // one shard a slot range
-	} else {
-		s.Shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
-	}
-	s.Hash = oneOf(c, "keyspace.hash", string(k.Hash), "modulo", "modulo", "ring")
-	// Options of another scheme are ignored rather than refused, so that a variant can
-	// switch scheme without unsetting what the base scenario set.
-	s.Vnodes = c.intAtLeast("keyspace.vnodes", k.Vnodes, defaultVnodes, 1)
-	if s.Shards > 0 && s.Vnodes > maxRingPoints/s.Shards {
-		c.add("keyspace.vnodes", "shards x vnodes must be at most %d ring points (got %d x %d)", maxRingPoints, s.Shards, s.Vnodes)
-	}
-	if k.Splits != "" && k.Splits != "history" {
-		c.add("keyspace.splits", "must be \"history\" (got %q)", k.Splits)
-	}
-	if s.Scheme == "range" && s.History <= 0 {
-		c.add("table.history", "must be positive with scheme = \"range\": the initial split points are the quantiles of the keys written during the history")
-	}
-	salt := c.intAtLeast("keyspace.salt", k.Salt, 0, 0)
-	if salt > maxSalt {
-		c.add("keyspace.salt", "must be at most %d buckets (got %d): a read of a salted key visits every bucket", maxSalt, salt)
-		salt = 0
-	}
-	s.Salt = salt
-	mode := oneOf(c, "keyspace.salt_mode", string(k.SaltMode), "random", "random", "round_robin", "hash")
-	s.SaltMode = map[string]keyspace.SaltMode{"random": keyspace.SaltRandom, "round_robin": keyspace.SaltRoundRobin, "hash": keyspace.SaltHash}[mode]
-	s.SaltField = -1
-	if k.SaltField != "" {
-		if s.SaltField = s.fieldIndex(k.SaltField); s.SaltField < 0 {
-			c.add("keyspace.salt_field", "no such field %q in table.fields", k.SaltField)
-		}
-	} else if mode == "hash" && salt > 1 {
-		c.add("keyspace.salt_field", "required with salt_mode = \"hash\" (the field the salt is derived from)")
-	}
-
+	resolveScheme(c, k, s)
+	resolveSalt(c, k, s)
 	if len(k.Key) == 0 {
 		c.add("keyspace.key", "required: the partition key's parts, e.g. [\"order_id\"]")
 	}
 	maxParts := keyspace.MaxParts
-	if salt > 1 {
+	if s.Salt > 1 {
 		maxParts--
 	}
 	if len(k.Key) > maxParts {
@@ -858,48 +667,98 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	}
 	s.Key = k.Key
 	for i, text := range k.Key {
-		key := fmt.Sprintf("keyspace.key[%d]", i)
-		kp, err := parseKeyPart(text)
-		if err != nil {
-			c.add(key, "%v", err)
-			continue
+		if part, ok := resolveKeyPart(c, fmt.Sprintf("keyspace.key[%d]", i), text, s); ok {
+			s.Parts = append(s.Parts, part)
 		}
-		fi := s.fieldIndex(kp.Field)
-		if fi < 0 {
-			c.add(key, "no such field %q in table.fields (have %s)", kp.Field, strings.Join(s.FieldNames, ", "))
-			continue
-		}
-		part := keyspace.Part{Field: fi, Name: text}
-		switch kp.Fn {
-		case "":
-			part.Kind = keyspace.FieldPart
-		case "minute", "hour", "day", "bucket":
-			if !s.Fields[fi].TimeOrdered {
-				c.add(key, "%s() needs a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", kp.Fn, kp.Field, s.Fields[fi].Gen)
-				continue
-			}
-			part.Kind = keyspace.TimeBucketPart
-			part.Width = int64(bucketFns[kp.Fn])
-			if kp.Fn == "bucket" {
-				w, err := ParseDuration(kp.Arg)
-				if err != nil || w <= 0 {
-					c.add(key, "bucket width %q must be a positive duration", kp.Arg)
-					continue
-				}
-				part.Width = int64(w)
-			}
-		case "hash":
-			var n uint64
-			if _, err := fmt.Sscanf(kp.Arg, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != kp.Arg {
-				c.add(key, "hash modulus %q must be a whole number >= 1", kp.Arg)
-				continue
-			}
-			part.Kind, part.Mod = keyspace.HashPart, n
-		}
-		s.Parts = append(s.Parts, part)
 	}
 	resolveDirectory(c, k, s)
 	resolveSlots(c, f, s)
+}
+
+// resolveScheme reads the shard scheme, the shards and the hash scheme's options.
+// Options of another scheme are ignored rather than refused, so that a variant can switch
+// scheme without unsetting what the base scenario set.
+func resolveScheme(c *checker, k *Keyspace, s *Resolved) {
+	s.Scheme, _ = keyspace.ParseScheme(oneOf(c, "keyspace.scheme", string(k.Scheme), string(keyspace.DefaultScheme), keyspace.SchemeNames()...))
+	if s.Scheme == keyspace.SchemeRedisCluster && k.Shards == nil && len(k.Slots) > 0 {
+		s.Shards = len(k.Slots) // one shard a slot range
+	} else {
+		s.Shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
+	}
+	s.Hash = oneOf(c, "keyspace.hash", string(k.Hash), "modulo", "modulo", "ring")
+	s.Vnodes = c.intAtLeast("keyspace.vnodes", k.Vnodes, defaultVnodes, 1)
+	if s.Shards > 0 && s.Vnodes > maxRingPoints/s.Shards {
+		c.add("keyspace.vnodes", "shards x vnodes must be at most %d ring points (got %d x %d)", maxRingPoints, s.Shards, s.Vnodes)
+	}
+	if k.Splits != "" && k.Splits != "history" {
+		c.add("keyspace.splits", "must be \"history\" (got %q)", k.Splits)
+	}
+	if s.Scheme == keyspace.SchemeRange && s.History <= 0 {
+		c.add("table.history", "must be positive with scheme = \"range\": the initial split points are the quantiles of the keys written during the history")
+	}
+}
+
+// resolveSalt reads the salt's buckets, how a write picks one, and the field a hash salt
+// is derived from.
+func resolveSalt(c *checker, k *Keyspace, s *Resolved) {
+	salt := c.intAtLeast("keyspace.salt", k.Salt, 0, 0)
+	if salt > maxSalt {
+		c.add("keyspace.salt", "must be at most %d buckets (got %d): a read of a salted key visits every bucket", maxSalt, salt)
+		salt = 0
+	}
+	s.Salt = salt
+	s.SaltMode, _ = keyspace.ParseSaltMode(oneOf(c, "keyspace.salt_mode", string(k.SaltMode), keyspace.SaltRandom.String(), keyspace.SaltModeNames()...))
+	s.SaltField = -1
+	if k.SaltField != "" {
+		if s.SaltField = s.fieldIndex(k.SaltField); s.SaltField < 0 {
+			c.add("keyspace.salt_field", "no such field %q in table.fields", k.SaltField)
+		}
+	} else if s.SaltMode == keyspace.SaltHash && salt > 1 {
+		c.add("keyspace.salt_field", "required with salt_mode = \"hash\" (the field the salt is derived from)")
+	}
+}
+
+// resolveKeyPart reads one part of the key as written: a field, a time bucket of a
+// time-ordered field, or hash(field, N).
+func resolveKeyPart(c *checker, key, text string, s *Resolved) (keyspace.Part, bool) {
+	kp, err := parseKeyPart(text)
+	if err != nil {
+		c.add(key, "%v", err)
+		return keyspace.Part{}, false
+	}
+	fi := s.fieldIndex(kp.Field)
+	if fi < 0 {
+		c.add(key, "no such field %q in table.fields (have %s)", kp.Field, strings.Join(s.FieldNames, ", "))
+		return keyspace.Part{}, false
+	}
+	part := keyspace.Part{Field: fi, Name: text}
+	switch kp.Fn {
+	case "":
+		part.Kind = keyspace.FieldPart
+	case "minute", "hour", "day", "bucket":
+		if !s.Fields[fi].TimeOrdered {
+			c.add(key, "%s() needs a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", kp.Fn, kp.Field, s.Fields[fi].Gen)
+			return part, false
+		}
+		part.Kind = keyspace.TimeBucketPart
+		part.Width = int64(bucketFns[kp.Fn])
+		if kp.Fn == "bucket" {
+			w, err := ParseDuration(kp.Arg)
+			if err != nil || w <= 0 {
+				c.add(key, "bucket width %q must be a positive duration", kp.Arg)
+				return part, false
+			}
+			part.Width = int64(w)
+		}
+	case "hash":
+		var n uint64
+		if _, err := fmt.Sscanf(kp.Arg, "%d", &n); err != nil || n < 1 || fmt.Sprint(n) != kp.Arg {
+			c.add(key, "hash modulus %q must be a whole number >= 1", kp.Arg)
+			return part, false
+		}
+		part.Kind, part.Mod = keyspace.HashPart, n
+	}
+	return part, true
 }
 
 // resolveSlots checks redis_cluster's slot ranges (docs/keys.md, "Redis Cluster"): given,
@@ -907,7 +766,7 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 // evenly over the shards as redis-cli --cluster create splits them over the masters.
 func resolveSlots(c *checker, f *File, s *Resolved) {
 	k := &f.Keyspace
-	if s.Scheme != "redis_cluster" {
+	if s.Scheme != keyspace.SchemeRedisCluster {
 		return // like the other schemes' options, ignored under another scheme
 	}
 	if k.Split != nil {
@@ -957,72 +816,81 @@ type DirSpec struct {
 	Shards []int
 }
 
+// resolveDirectory reads the directory scheme's entries: each places one value of a plain
+// key part on its shards, and some shard must be left for the rows no entry lists.
 func resolveDirectory(c *checker, k *Keyspace, s *Resolved) {
-	if s.Scheme != "directory" {
+	if s.Scheme != keyspace.SchemeDirectory {
 		return // entries of another scheme are ignored, like its other options
 	}
-	if s.Scheme == "directory" && len(k.Directory) == 0 {
+	if len(k.Directory) == 0 {
 		c.add("keyspace.directory", "required with scheme = \"directory\": [[keyspace.directory]] entries with field, value and shards")
 		return
 	}
-	type claim struct {
-		part  int
-		value uint64
-	}
-	claimed := map[claim]int{}
+	claimed := map[dirClaim]int{}
 	shardUsed := map[int]bool{}
 	for i, e := range k.Directory {
 		key := fmt.Sprintf("keyspace.directory[%d]", i)
-		fi := s.fieldIndex(e.Field)
-		if fi < 0 {
-			c.add(key+".field", "no such field %q in table.fields", e.Field)
-			continue
-		}
-		part := -1
-		for j, p := range s.Parts {
-			if p.Kind == keyspace.FieldPart && p.Field == fi {
-				part = j
-				break
-			}
-		}
-		if part < 0 {
-			c.add(key+".field", "%q must be a plain part of keyspace.key for the directory to route by it", e.Field)
-			continue
-		}
-		if s.Salt > 1 {
-			part++
-		}
-		value, ok := fieldValue(s.Fields[fi], e.Value)
-		if !ok {
-			c.add(key+".value", "%v is not a value of field %q (%s)", e.Value, e.Field, describeValues(s.Fields[fi]))
-			continue
-		}
-		cl := claim{part, value}
-		if prev, dup := claimed[cl]; dup {
-			c.add(key+".value", "value %v of %q is already placed by keyspace.directory[%d]", e.Value, e.Field, prev)
-			continue
-		}
-		claimed[cl] = i
-		if len(e.Shards) == 0 {
-			c.add(key+".shards", "required: the shards that hold these rows")
-			continue
-		}
-		bad := false
-		for j, sh := range e.Shards {
-			if s.Shards > 0 && (sh < 0 || sh >= s.Shards) {
-				c.add(fmt.Sprintf("%s.shards[%d]", key, j), "no such shard: shards run from 0 to %d (got %d)", s.Shards-1, sh)
-				bad = true
-				continue
-			}
-			shardUsed[sh] = true
-		}
-		if !bad {
-			s.Directory = append(s.Directory, DirSpec{Part: part, Value: value, Shards: e.Shards})
+		if d, ok := directoryEntry(c, key, e, s, claimed, i); ok && directoryShards(c, key, e.Shards, s.Shards, shardUsed) {
+			s.Directory = append(s.Directory, d)
 		}
 	}
 	if s.Shards > 0 && len(shardUsed) >= s.Shards {
 		c.add("keyspace.directory", "the entries name all %d shards, leaving none for the rows they do not list", s.Shards)
 	}
+}
+
+// dirClaim is a value of a key part that a directory entry places.
+type dirClaim struct {
+	part  int
+	value uint64
+}
+
+// directoryEntry reads entry i's field and value, which no entry before it may place;
+// false when they are bad or the entry names no shards.
+func directoryEntry(c *checker, key string, e DirEntry, s *Resolved, claimed map[dirClaim]int, i int) (DirSpec, bool) {
+	fi := s.fieldIndex(e.Field)
+	if fi < 0 {
+		c.add(key+".field", "no such field %q in table.fields", e.Field)
+		return DirSpec{}, false
+	}
+	part := slices.IndexFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi })
+	if part < 0 {
+		c.add(key+".field", "%q must be a plain part of keyspace.key for the directory to route by it", e.Field)
+		return DirSpec{}, false
+	}
+	if s.Salt > 1 {
+		part++
+	}
+	value, ok := fieldValue(s.Fields[fi], e.Value)
+	if !ok {
+		c.add(key+".value", "%v is not a value of field %q (%s)", e.Value, e.Field, describeValues(s.Fields[fi]))
+		return DirSpec{}, false
+	}
+	cl := dirClaim{part, value}
+	if prev, dup := claimed[cl]; dup {
+		c.add(key+".value", "value %v of %q is already placed by keyspace.directory[%d]", e.Value, e.Field, prev)
+		return DirSpec{}, false
+	}
+	claimed[cl] = i
+	if len(e.Shards) == 0 {
+		c.add(key+".shards", "required: the shards that hold these rows")
+		return DirSpec{}, false
+	}
+	return DirSpec{Part: part, Value: value, Shards: e.Shards}, true
+}
+
+// directoryShards checks an entry's shards and marks them used; false when one is no shard.
+func directoryShards(c *checker, key string, shards []int, n int, used map[int]bool) bool {
+	ok := true
+	for j, sh := range shards {
+		if n > 0 && (sh < 0 || sh >= n) {
+			c.add(fmt.Sprintf("%s.shards[%d]", key, j), "no such shard: shards run from 0 to %d (got %d)", n-1, sh)
+			ok = false
+			continue
+		}
+		used[sh] = true
+	}
+	return ok
 }
 
 // fieldValue maps a directory value as written to the field's internal value: a
@@ -1088,6 +956,7 @@ func resolvePlacement(c *checker, f *File, s *Resolved) {
 	s.ShardNodes = slices.Clone(cl.ShardNodes)
 }
 
+// resolveStreams reads [[streams]], after the table and the keyspace.
 func resolveStreams(c *checker, f *File, s *Resolved) {
 	if len(f.Streams) == 0 {
 		c.add("streams", "required: at least one [[streams]] entry")
@@ -1096,59 +965,18 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 	for i, st := range f.Streams {
 		key := fmt.Sprintf("streams[%d]", i)
 		ss := StreamSpec{Name: st.Name}
-		switch {
-		case st.Name == "":
-			c.add(key+".name", "required")
-		case !streamNameRE.MatchString(st.Name):
-			c.add(key+".name", "must be letters, digits, '_', '-' or '.' (got %q)", st.Name)
-		case len(st.Name) > maxNameLength:
-			c.add(key+".name", "must be at most %d characters: it names chart files (got %d)", maxNameLength, len(st.Name))
-		case names[st.Name]:
-			c.add(key+".name", "duplicate stream name %q", st.Name)
-		}
-		names[st.Name] = true
+		streamName(c, key, st.Name, names)
 		if st.Trace != nil {
 			// A replayed stream: its ops and arrivals come from the log (trace.go).
-			st.Op, st.Rate = "write", new(float64)
+			st.Op, st.Rate = OpWrite, new(float64)
 		}
-		switch st.Op {
-		case "write":
-			ss.Op = sim.Write
-		case "read":
-			ss.Op = sim.Read
-		case "scan":
-			ss.Op = sim.Scan
-		case "":
-			c.add(key+".op", "required: \"write\", \"read\" or \"scan\"")
-		default:
-			c.add(key+".op", "must be one of \"write\", \"read\", \"scan\" (got %q)", st.Op)
-		}
+		ss.Op = streamOp(c, key, st.Op)
 		if st.Clients == nil {
 			resolveRate(c, key, st, s, &ss)
 		}
 		ss.Uniform = oneOf(c, key+".arrival", string(st.Arrival), "poisson", "poisson", "uniform") == "uniform"
 		ss.Burst = resolveBurst(c, s, key+".burst", st.Burst)
-		if !st.Cost.Set() {
-			c.add(key+".cost", "required: the mean CPU time of one request, e.g. \"0.3ms\"")
-		} else if ss.Cost = c.duration(key+".cost", st.Cost, "", 1); ss.Cost > maxCost {
-			c.add(key+".cost", "must be at most %s (got %q)", maxCost, st.Cost)
-		}
-		switch oneOf(c, key+".service", string(st.Service), "exponential", "exponential", "constant", "lognormal") {
-		case "constant":
-			ss.Service.Kind = sim.Constant
-		case "lognormal":
-			ss.Service.Kind = sim.Lognormal
-		}
-		ss.Service.CV = defaultCV
-		if st.CV != nil {
-			if ss.Service.Kind != sim.Lognormal {
-				c.add(key+".cv", "applies only to service = \"lognormal\"")
-			} else if !(*st.CV > 0) || math.IsInf(*st.CV, 0) {
-				c.add(key+".cv", "must be a positive number (got %v)", *st.CV)
-			} else {
-				ss.Service.CV = *st.CV
-			}
-		}
+		resolveService(c, key, st, &ss)
 		ss.SLO = resolveSLO(c, key+".slo", st.SLO)
 		ss.Client = resolveClient(c, key, st)
 		ss.RetryLabel = resolveRetryLabel(c, key+".retry_label", st.RetryLabel, ss.Client.Retries)
@@ -1157,63 +985,10 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		if st.Age.Dist != "" && ss.Op == sim.Write {
 			c.add(key+".age", "applies only to reads and scans (a write's row time is now)")
 		}
-		if len(st.Where) > 0 && ss.Op != sim.Scan {
-			c.add(key+".where", "applies only to op = \"scan\"")
-		}
-		ss.Where = map[string]WhereSpec{}
-		for _, name := range sortedKeys(st.Where) {
-			wk := key + ".where." + name
-			fi := s.fieldIndex(name)
-			if fi < 0 {
-				c.add(wk, "no such field %q in table.fields", name)
-				continue
-			}
-			text := st.Where[name]
-			if text == "=" {
-				ss.Where[name] = WhereSpec{Eq: true}
-				continue
-			}
-			d, err := ParseDuration(text)
-			if err != nil || d <= 0 {
-				c.add(wk, "must be \"=\" (an equality) or a positive duration (the last D of a time field) (got %q)", text)
-				continue
-			}
-			if !s.Fields[fi].TimeOrdered {
-				c.add(wk, "a duration constrains only a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", name, s.Fields[fi].Gen)
-				continue
-			}
-			ss.Where[name] = WhereSpec{Span: d}
-		}
-		ss.Fields = slices.Clone(s.Fields)
-		overrides := make([]string, 0, len(st.Fields))
-		for name := range st.Fields {
-			overrides = append(overrides, name)
-		}
-		slices.Sort(overrides)
-		for _, name := range overrides {
-			fk := key + ".fields." + name
-			fi := s.fieldIndex(name)
-			if fi < 0 {
-				c.add(fk, "no such field %q in table.fields", name)
-				continue
-			}
-			fs := resolveField(c, fk, st.Fields[name])
-			if fs.TimeOrdered != s.Fields[fi].TimeOrdered && fs.Gen != "" && s.Fields[fi].Gen != "" {
-				c.add(fk+".gen", "a stream cannot change whether %q is time-ordered (table: %q, stream: %q)", name, s.Fields[fi].Gen, fs.Gen)
-			}
-			ss.Fields[fi] = fs
-		}
+		resolveWhere(c, key, st, s, &ss)
+		resolveStreamFields(c, key, st, s, &ss)
 		if f.Streams[i].Trace != nil {
-			// A replayed log decides arrivals and operations; locks and closed-loop
-			// clients are not modelled on a replay yet.
-			for _, k := range []struct {
-				name string
-				set  bool
-			}{{"lock", st.Lock.Set()}, {"lock_timeout", st.LockTimeout.Set()}, {"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
-				if k.set {
-					c.add(key+"."+k.name, "a trace stream replays its log as it is: remove %s", k.name)
-				}
-			}
+			traceOnly(c, key, st)
 			s.Streams = append(s.Streams, resolveTrace(c, key, f, f.Streams[i], s, ss)...)
 			continue
 		}
@@ -1223,6 +998,126 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 	}
 }
 
+// streamName checks a stream's name: it names chart files and report rows.
+func streamName(c *checker, key, name string, names map[string]bool) {
+	switch {
+	case name == "":
+		c.add(key+".name", "required")
+	case !streamNameRE.MatchString(name):
+		c.add(key+".name", "must be letters, digits, '_', '-' or '.' (got %q)", name)
+	case len(name) > maxNameLength:
+		c.add(key+".name", "must be at most %d characters: it names chart files (got %d)", maxNameLength, len(name))
+	case names[name]:
+		c.add(key+".name", "duplicate stream name %q", name)
+	}
+	names[name] = true
+}
+
+// streamOps maps a stream's op to the engine's.
+var streamOps = map[Op]sim.Op{OpWrite: sim.Write, OpRead: sim.Read, OpScan: sim.Scan}
+
+// streamOp reads a stream's operation.
+func streamOp(c *checker, key string, op Op) sim.Op {
+	o, ok := streamOps[op]
+	switch {
+	case op == "":
+		c.add(key+".op", "required: \"write\", \"read\" or \"scan\"")
+	case !ok:
+		c.add(key+".op", "must be one of \"write\", \"read\", \"scan\" (got %q)", op)
+	}
+	return o
+}
+
+// resolveService reads a request's CPU time: its mean (cost) and its distribution.
+func resolveService(c *checker, key string, st Stream, ss *StreamSpec) {
+	if !st.Cost.Set() {
+		c.add(key+".cost", "required: the mean CPU time of one request, e.g. \"0.3ms\"")
+	} else if ss.Cost = c.duration(key+".cost", st.Cost, "", 1); ss.Cost > maxCost {
+		c.add(key+".cost", "must be at most %s (got %q)", maxCost, st.Cost)
+	}
+	switch oneOf(c, key+".service", string(st.Service), "exponential", "exponential", "constant", "lognormal") {
+	case "constant":
+		ss.Service.Kind = sim.Constant
+	case "lognormal":
+		ss.Service.Kind = sim.Lognormal
+	}
+	ss.Service.CV = defaultCV
+	if st.CV == nil {
+		return
+	}
+	if ss.Service.Kind != sim.Lognormal {
+		c.add(key+".cv", "applies only to service = \"lognormal\"")
+	} else if !(*st.CV > 0) || math.IsInf(*st.CV, 0) {
+		c.add(key+".cv", "must be a positive number (got %v)", *st.CV)
+	} else {
+		ss.Service.CV = *st.CV
+	}
+}
+
+// resolveWhere reads a scan's where clause: an equality or the last span of a time field
+// for each constrained field.
+func resolveWhere(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
+	if len(st.Where) > 0 && ss.Op != sim.Scan {
+		c.add(key+".where", "applies only to op = \"scan\"")
+	}
+	ss.Where = map[string]WhereSpec{}
+	for _, name := range sortedKeys(st.Where) {
+		wk := key + ".where." + name
+		fi := s.fieldIndex(name)
+		if fi < 0 {
+			c.add(wk, "no such field %q in table.fields", name)
+			continue
+		}
+		text := st.Where[name]
+		if text == "=" {
+			ss.Where[name] = WhereSpec{Eq: true}
+			continue
+		}
+		d, err := ParseDuration(text)
+		if err != nil || d <= 0 {
+			c.add(wk, "must be \"=\" (an equality) or a positive duration (the last D of a time field) (got %q)", text)
+			continue
+		}
+		if !s.Fields[fi].TimeOrdered {
+			c.add(wk, "a duration constrains only a time-ordered field (gen = \"time\", \"snowflake\", \"sequence\", \"uuidv7\", \"ulid\" or \"ksuid\"); %q is gen = %q", name, s.Fields[fi].Gen)
+			continue
+		}
+		ss.Where[name] = WhereSpec{Span: d}
+	}
+}
+
+// resolveStreamFields applies a stream's own field generators over the table's.
+func resolveStreamFields(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
+	ss.Fields = slices.Clone(s.Fields)
+	for _, name := range sortedKeys(st.Fields) {
+		fk := key + ".fields." + name
+		fi := s.fieldIndex(name)
+		if fi < 0 {
+			c.add(fk, "no such field %q in table.fields", name)
+			continue
+		}
+		fs := resolveField(c, fk, st.Fields[name])
+		if fs.TimeOrdered != s.Fields[fi].TimeOrdered && fs.Gen != "" && s.Fields[fi].Gen != "" {
+			c.add(fk+".gen", "a stream cannot change whether %q is time-ordered (table: %q, stream: %q)", name, s.Fields[fi].Gen, fs.Gen)
+		}
+		ss.Fields[fi] = fs
+	}
+}
+
+// traceOnly refuses the settings a replayed log decides: arrivals and operations come from
+// the log; locks and closed-loop clients are not modelled on a replay yet.
+func traceOnly(c *checker, key string, st Stream) {
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{{"lock", st.Lock.Set()}, {"lock_timeout", st.LockTimeout.Set()}, {"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
+		if k.set {
+			c.add(key+"."+k.name, "a trace stream replays its log as it is: remove %s", k.name)
+		}
+	}
+}
+
+// resolveRate reads a stream's rate: a constant rate or a schedule, times load_factor.
 func resolveRate(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
 	switch {
 	case st.Rate != nil && st.Schedule != nil:
@@ -1238,49 +1133,66 @@ func resolveRate(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec)
 			c.add(key+".schedule", "must have between 1 and %d points (got %d)", maxScheduleLength, len(st.Schedule))
 			return
 		}
-		prev := sim.Time(math.MinInt64)
-		reading := readSchedule(st.Schedule, s.Start) // schedule.go: a run that starts inside its schedule
-		for j, p := range st.Schedule {
-			pk := fmt.Sprintf("%s.schedule[%d]", key, j)
-			if !p.At.Set() {
-				c.add(pk+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
-				continue
-			}
-			at, err := p.At.At(s.Start)
-			if err != nil {
-				c.add(pk+".at", "%v", err)
-				continue
-			}
-			if reading.at != nil {
-				at = reading.at[j]
-			} else if at < 0 {
-				c.add(pk+".at", "must not be before the start of the run (got %q)", p.At)
-				continue
-			}
-			if at <= prev {
-				msg := fmt.Sprintf("schedule points must be in increasing time order (%q is not after the point before it)", p.At)
-				if reading.hint != "" {
-					msg += "; " + reading.hint
-				}
-				c.add(pk+".at", "%s", msg)
-			}
-			prev = at
-			if p.Rate == nil {
-				c.add(pk+".rate", "required")
-				continue
-			}
-			if !(*p.Rate >= 0) || math.IsInf(*p.Rate, 0) {
-				c.add(pk+".rate", "must be a number of requests per second >= 0 (got %v)", *p.Rate)
-				continue
-			}
-			ss.Schedule = append(ss.Schedule, workload.Point{At: int64(at), Rate: *p.Rate * s.LoadFactor})
-		}
-		if reading.at != nil && len(ss.Schedule) == len(st.Schedule) {
-			ss.Schedule = fromStart(ss.Schedule)
-		}
+		resolveSchedule(c, key, st.Schedule, s, ss)
 	default:
 		c.add(key+".rate", "required: rate = N (requests per second) or schedule = [ { at, rate }, ... ]")
 	}
+}
+
+// resolveSchedule reads a schedule's points, in increasing time order from the start of
+// the run (schedule.go: a run that starts inside its schedule).
+func resolveSchedule(c *checker, key string, pts []SchedulePoint, s *Resolved, ss *StreamSpec) {
+	prev := sim.Time(math.MinInt64)
+	reading := readSchedule(pts, s.Start)
+	for j, p := range pts {
+		pk := fmt.Sprintf("%s.schedule[%d]", key, j)
+		at, ok := schedulePointAt(c, pk, p, s.Start, reading, j)
+		if !ok {
+			continue
+		}
+		if at <= prev {
+			msg := fmt.Sprintf("schedule points must be in increasing time order (%q is not after the point before it)", p.At)
+			if reading.hint != "" {
+				msg += "; " + reading.hint
+			}
+			c.add(pk+".at", "%s", msg)
+		}
+		prev = at
+		if p.Rate == nil {
+			c.add(pk+".rate", "required")
+			continue
+		}
+		if !(*p.Rate >= 0) || math.IsInf(*p.Rate, 0) {
+			c.add(pk+".rate", "must be a number of requests per second >= 0 (got %v)", *p.Rate)
+			continue
+		}
+		ss.Schedule = append(ss.Schedule, workload.Point{At: int64(at), Rate: *p.Rate * s.LoadFactor})
+	}
+	if reading.at != nil && len(ss.Schedule) == len(pts) {
+		ss.Schedule = fromStart(ss.Schedule)
+	}
+}
+
+// schedulePointAt reads the time of point j of a schedule; false when it is missing or
+// bad.
+func schedulePointAt(c *checker, pk string, p SchedulePoint, start sim.Time, reading scheduleReading, j int) (sim.Time, bool) {
+	if !p.At.Set() {
+		c.add(pk+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
+		return 0, false
+	}
+	at, err := p.At.At(start)
+	if err != nil {
+		c.add(pk+".at", "%v", err)
+		return 0, false
+	}
+	if reading.at != nil {
+		return reading.at[j], true
+	}
+	if at < 0 {
+		c.add(pk+".at", "must not be before the start of the run (got %q)", p.At)
+		return 0, false
+	}
+	return at, true
 }
 
 // maxBurstFactor bounds a burst's rate multiplier.
@@ -1390,34 +1302,12 @@ func resolveQueries(c *checker, s *Resolved) {
 			continue
 		}
 		key := fmt.Sprintf("streams[%d].where", i)
-		var q []keyspace.PartQuery
-		if s.Salt > 1 {
-			sq := keyspace.PartQuery{Mode: keyspace.Enumerate, Count: uint64(s.Salt)}
-			if s.SaltMode == keyspace.SaltHash && s.SaltField >= 0 && ss.Where[s.FieldNames[s.SaltField]].Eq {
-				sq = keyspace.PartQuery{Mode: keyspace.Known}
-			}
-			q = append(q, sq)
-		}
+		q := saltQuery(s, ss)
 		timeParts := 0
 		for _, p := range s.Parts {
-			name := s.FieldNames[p.Field]
-			w, constrained := ss.Where[name]
-			f := ss.Fields[p.Field]
-			var pq keyspace.PartQuery
-			switch {
-			case constrained && w.Eq:
-				pq.Mode = keyspace.Known
-			case p.Kind == keyspace.HashPart:
-				pq = keyspace.PartQuery{Mode: keyspace.Enumerate, Count: p.Mod}
-			case p.Kind == keyspace.TimeBucketPart && constrained:
-				pq = keyspace.PartQuery{Mode: keyspace.BucketRange, Span: int64(w.Span), Width: p.Width}
-			case p.Kind == keyspace.FieldPart && constrained: // a duration on a raw time-ordered field
-				pq = keyspace.PartQuery{Mode: keyspace.TimeRange, Span: int64(w.Span)}
+			pq := partQuery(p, ss, s.FieldNames[p.Field])
+			if pq.Mode == keyspace.TimeRange {
 				timeParts++
-			case p.Kind == keyspace.FieldPart && f.Cardinality > 0 && f.Cardinality <= enumerableLimit:
-				pq = keyspace.PartQuery{Mode: keyspace.Enumerate, Count: f.Cardinality}
-			default:
-				pq.Mode = keyspace.Scatter
 			}
 			q = append(q, pq)
 		}
@@ -1431,6 +1321,39 @@ func resolveQueries(c *checker, s *Resolved) {
 		}
 		ss.Query = q
 	}
+}
+
+// saltQuery is how a scan visits the salt's buckets: the one a hash salt of a field the
+// scan knows derives, or every bucket; nil without a salt.
+func saltQuery(s *Resolved, ss *StreamSpec) []keyspace.PartQuery {
+	if s.Salt <= 1 {
+		return nil
+	}
+	if s.SaltMode == keyspace.SaltHash && s.SaltField >= 0 && ss.Where[s.FieldNames[s.SaltField]].Eq {
+		return []keyspace.PartQuery{{Mode: keyspace.Known}}
+	}
+	return []keyspace.PartQuery{{Mode: keyspace.Enumerate, Count: uint64(s.Salt)}}
+}
+
+// partQuery is how a scan's where clause constrains key part p of field name: known, a
+// range of time buckets or of raw time, enumerated (a hash part, a field of few values) or
+// scattered.
+func partQuery(p keyspace.Part, ss *StreamSpec, name string) keyspace.PartQuery {
+	w, constrained := ss.Where[name]
+	f := ss.Fields[p.Field]
+	switch {
+	case constrained && w.Eq:
+		return keyspace.PartQuery{Mode: keyspace.Known}
+	case p.Kind == keyspace.HashPart:
+		return keyspace.PartQuery{Mode: keyspace.Enumerate, Count: p.Mod}
+	case p.Kind == keyspace.TimeBucketPart && constrained:
+		return keyspace.PartQuery{Mode: keyspace.BucketRange, Span: int64(w.Span), Width: p.Width}
+	case p.Kind == keyspace.FieldPart && constrained: // a duration on a raw time-ordered field
+		return keyspace.PartQuery{Mode: keyspace.TimeRange, Span: int64(w.Span)}
+	case p.Kind == keyspace.FieldPart && f.Cardinality > 0 && f.Cardinality <= enumerableLimit:
+		return keyspace.PartQuery{Mode: keyspace.Enumerate, Count: f.Cardinality}
+	}
+	return keyspace.PartQuery{Mode: keyspace.Scatter}
 }
 
 // Integral returns the stream's expected number of requests in [a, b): its schedule's
@@ -1490,23 +1413,3 @@ func (s *Resolved) ShardWindows() int64 {
 // auto` (the default) writes the per-window series as Parquet instead of CSV: about 100 MB
 // of shards.csv (docs/outputs.md).
 const ParquetShardCells = 2_000_000
-
-// The memory of a streamed variant, measured as peak RSS (docs/performance.md): per node
-// and window its three node series (NodeBusy, NodeCapacity, NodeMaxQueue) and the
-// per-window node loads the readers derive; per window the digest's spread and top
-// shards; per shard its run-wide histogram (bytesPerShard), the digest's and the ring's
-// cells and its summary entries; and the digest's heat map, at most 1,000 x 1,000 cells.
-const (
-	bytesPerNodeCell      = 24
-	bytesPerDigestWindow  = 2 << 10
-	bytesPerStreamedShard = 640
-	bytesPerHeatCell      = 40
-)
-
-// streamedBytes estimates a streamed variant's series, digest and per-shard state.
-func (s *Resolved) streamedBytes(windows float64) float64 {
-	shards := float64(s.Shards)
-	heat := min(shards, 1000) * min(windows, 1000) * bytesPerHeatCell
-	return windows*float64(len(s.Nodes))*bytesPerNodeCell + windows*bytesPerDigestWindow +
-		shards*(bytesPerShard+bytesPerStreamedShard) + heat
-}

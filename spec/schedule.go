@@ -33,20 +33,9 @@ type scheduleReading struct {
 // no problem itself: resolveRate does, point by point.
 func readSchedule(pts []SchedulePoint, start sim.Time) scheduleReading {
 	n := len(pts)
-	at := make([]sim.Time, n)    // the usual reading
-	clock := make([]sim.Time, n) // the time of day of a clock point, -1 for a duration
-	for i, p := range pts {
-		if !p.At.Set() {
-			return scheduleReading{}
-		}
-		var err error
-		if at[i], err = p.At.At(start); err != nil || at[i] < 0 {
-			return scheduleReading{}
-		}
-		clock[i] = -1
-		if strings.Contains(p.At.Text, ":") {
-			clock[i], _ = ParseClock(p.At.Text) // parsed once already by At
-		}
+	at, clock, ok := pointTimes(pts, start)
+	if !ok {
+		return scheduleReading{}
 	}
 	last := 0 // the last point that is not after the one before it in the usual reading
 	for i := 1; i < n; i++ {
@@ -60,7 +49,7 @@ func readSchedule(pts []SchedulePoint, start sim.Time) scheduleReading {
 	// The points before the last break, read earlier on the start's day; the others, from
 	// the last break on, are in order already.
 	inside := append([]sim.Time(nil), at...)
-	ok := true
+	ok = true
 	for i := 0; i < last && ok; i++ {
 		inside[i] = clock[i] - start
 		ok = clock[i] >= 0 && clock[i] < start && (i == 0 || inside[i] > inside[i-1])
@@ -71,6 +60,27 @@ func readSchedule(pts []SchedulePoint, start sim.Time) scheduleReading {
 		return scheduleReading{at: inside}
 	}
 	return scheduleReading{hint: midnightHint(pts, clock, start)}
+}
+
+// pointTimes reads each point's time in the usual reading, and the time of day of a clock
+// point (-1 for a duration); false when a point has no time or one before the start.
+func pointTimes(pts []SchedulePoint, start sim.Time) (at, clock []sim.Time, ok bool) {
+	at = make([]sim.Time, len(pts))
+	clock = make([]sim.Time, len(pts))
+	for i, p := range pts {
+		if !p.At.Set() {
+			return nil, nil, false
+		}
+		var err error
+		if at[i], err = p.At.At(start); err != nil || at[i] < 0 {
+			return nil, nil, false
+		}
+		clock[i] = -1
+		if strings.Contains(p.At.Text, ":") {
+			clock[i], _ = ParseClock(p.At.Text) // parsed once already by At
+		}
+	}
+	return at, clock, true
 }
 
 // midnightHint says what to do when the start falls inside a schedule of clock times after

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/internal/tomlx"
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -134,19 +135,21 @@ const (
 
 func (o *Op) DecodeTOML(v any) error { return decodeEnum(o, v, OpWrite, OpRead, OpScan) }
 
-// Scheme is a shard scheme (docs/keys.md, "Schemes").
+// Scheme is a shard scheme as the file names it: one of keyspace's schemes (docs/keys.md,
+// "Schemes").
 type Scheme string
 
-const (
-	SchemeHash      Scheme = "hash"
-	SchemeRange     Scheme = "range"
-	SchemeDirectory Scheme = "directory"
-	// SchemeRedisCluster is Redis Cluster's hash slots (docs/keys.md).
-	SchemeRedisCluster Scheme = "redis_cluster"
-)
-
 func (s *Scheme) DecodeTOML(v any) error {
-	return decodeEnum(s, v, SchemeHash, SchemeRange, SchemeDirectory, SchemeRedisCluster)
+	return decodeEnum(s, v, enumOf[Scheme](keyspace.SchemeNames())...)
+}
+
+// enumOf converts names to an enum's type.
+func enumOf[T ~string](names []string) []T {
+	out := make([]T, len(names))
+	for i, n := range names {
+		out[i] = T(n)
+	}
+	return out
 }
 
 // HashKind is how the hash scheme maps a key's hash to a shard.
@@ -159,17 +162,11 @@ const (
 
 func (h *HashKind) DecodeTOML(v any) error { return decodeEnum(h, v, HashModulo, HashRing) }
 
-// SaltMode is how a write picks its salt bucket.
+// SaltMode is how a write picks its salt bucket: one of keyspace.SaltModeNames.
 type SaltMode string
 
-const (
-	SaltRandom     SaltMode = "random"
-	SaltRoundRobin SaltMode = "round_robin"
-	SaltHashed     SaltMode = "hash"
-)
-
 func (m *SaltMode) DecodeTOML(v any) error {
-	return decodeEnum(m, v, SaltRandom, SaltRoundRobin, SaltHashed)
+	return decodeEnum(m, v, enumOf[SaltMode](keyspace.SaltModeNames())...)
 }
 
 // Placement is how shards are placed on nodes.

@@ -385,7 +385,7 @@ func mostRequests(sc *scenarios.Scenario) float64 {
 	most := 0.0
 	for _, v := range sc.Variants {
 		if v.Spec != nil {
-			most = max(most, v.Spec.Requests())
+			most = max(most, build.Requests(v.Spec))
 		}
 	}
 	return most
@@ -648,7 +648,7 @@ func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error 
 		}
 		most := mostRequests(sc)
 		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)%s\n",
-			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(spec.MaxRequests), humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), workSentence(sc))
+			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(build.MaxRequests), humanBytes(sc.Memory), humanBytes(build.MaxRunMemory), workSentence(sc))
 	}
 	if bad > 0 {
 		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())
@@ -701,7 +701,7 @@ func explain(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		report.ExplainText(stdout, e)
 	}
 	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s)%s.\n",
-		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(spec.MaxRequests), workSentence(sc))
+		humanBytes(sc.Memory), humanBytes(build.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(build.MaxRequests), workSentence(sc))
 	return nil
 }
 

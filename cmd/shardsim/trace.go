@@ -366,7 +366,7 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 		return nil, usagef("%s", strings.Join(msgs, "\n"))
 	}
 	d := build.TraceDesign(s, rd.Names(), nil, nil)
-	if s.Scheme == "range" {
+	if s.Scheme.Ordered() {
 		// The range scheme is pre-split at the quantiles of the keys of the log's first
 		// records (trace.Sample), as a replay of it is.
 		srd, src, path, err := tf.reopen()

@@ -1,0 +1,193 @@
+package build
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+)
+
+// Requests returns the number of requests the variant's streams are expected to issue in
+// the run (the integral of their rates), before retries.
+func Requests(s *spec.Resolved) float64 {
+	total := 0.0
+	for i := range s.Streams {
+		if len(s.Streams[i].Schedule) == 0 {
+			continue
+		}
+		total += s.Streams[i].Integral(0, int64(s.Duration))
+	}
+	return total
+}
+
+// Memory a run takes, as the process's peak RSS (measured figures in scenarios/memory_test.go): a
+// base of 35 MB (the binary and the runtime, a small run's whole footprint), and the
+// heap, which the Go runtime lets grow past what it holds between collections: about 1.5
+// times the live bytes at the peak (heapGrowth). The live bytes are each variant's
+// series and per-shard state (MemoryBytes: a shard's and node's window cell about 50
+// bytes, the series and the CSV and summary text made from them; a shard about 2.5 KB,
+// its run-wide histogram of subrequest times and its summary), its latency histograms
+// (a cell per distinct latency cell among a window's completions, sim.WindowHist: at most
+// 8 bytes a request over the run, and at most the 28 KB of the layout's cells below 2.8 hours per window),
+// and for the variants running at once the subrequests they hold (about 62 bytes each
+// with their requests): those in service, at most the cluster's cores, and, in a run that
+// may saturate, up to sim.DefaultMaxQueued (2 million) waiting before it is declared
+// saturated (black-friday, 5 variants two at a time, peaks at 329 MB).
+const (
+	bytesPerCell       = 50
+	bytesPerShard      = 2 << 10  // a shard's run-wide histogram of subrequest times (sim.ShardResult.SubLatency)
+	bytesPerHist       = 28 << 10 // a window histogram's cells below 10^10 us (2.8 h), 3,584 of 8 bytes: a window's completions reach the 2,048 cells past them only by taking longer
+	bytesPerHistCell   = 8
+	bytesPerWindow     = 64 // a window histogram's header and its stream's window figures
+	bytesBase          = 35 << 20
+	heapGrowth         = 1.5
+	bytesPerSubrequest = 62
+	MaxRunMemory       = 4 << 30 // the most a whole run (every variant, every output) may take
+	maxRunMemoryText   = "4 GB"
+)
+
+// MemoryBytes estimates the live bytes this variant adds to a run: its time series, its
+// latency histograms, and the text written from them (see bytesPerCell).
+func MemoryBytes(s *spec.Resolved) float64 {
+	if s.Window <= 0 || s.Duration <= 0 {
+		return 0
+	}
+	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
+	if s.Streamed() {
+		return streamedBytes(s, windows) + histBytes(s, windows) + float64(len(s.Streams))*bytesPerStreamResult
+	}
+	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
+	return windows*shards*bytesPerCell + histBytes(s, windows) + float64(max(s.Shards, s.MaxShards))*(bytesPerShard+bytesPerKeptShard) +
+		float64(len(s.Streams))*bytesPerStreamResult
+}
+
+// bytesPerStreamResult is what a stream's result keeps besides its windows: its run-wide
+// latency histogram (3 significant digits up to 10^15 us: 41,984 counts of 8 bytes) and its
+// figures. 1,000 variants of one stream peaked at 620 MB, of three streams at 1,672 MB:
+// 351 KB of live heap a stream and variant (scenarios/memory_test.go).
+const bytesPerStreamResult = 351 << 10
+
+// bytesPerKeptShard is a kept shard's summary and report entries besides its histogram.
+const bytesPerKeptShard = 512
+
+// histBytes bounds the memory of the variant's window latency histograms over windows
+// windows: a cell per distinct latency cell of a window's completions, so no more cells
+// than requests over the run (with a tenth for the Poisson counts' spread around their
+// expectation), and no more than the dense layout per window.
+func histBytes(s *spec.Resolved, windows float64) float64 {
+	sw := windows * float64(len(s.Streams))
+	return min(sw*bytesPerHist, 1.1*Requests(s)*bytesPerHistCell) + sw*bytesPerWindow
+}
+
+// FixedBytes estimates the memory a running variant's engine allocates at its full size
+// when it is built and frees after the run, resident as its pages are touched: the
+// cache's entries and index (allocated at cache.capacity), and each point stream's per-key
+// latency statistics (detect.max_keys slots and an index of twice as many, filled by one
+// request in detect.sample_every). These are not heap that grows between collections, so
+// RunMemory counts them once, for the variants that run at once.
+func FixedBytes(s *spec.Resolved) float64 {
+	b := 0.0
+	if c := s.Cache; c != nil && c.Capacity > 0 {
+		b += float64(c.Capacity)*bytesPerCacheEntry + pow2At(2*c.Capacity)*4
+	}
+	every := float64(max(s.Detect.SampleEvery, 1))
+	maxKeys := float64(max(s.Detect.MaxKeys, 1))
+	for i := range s.Streams {
+		ss := &s.Streams[i]
+		if ss.Op == sim.Scan {
+			continue
+		}
+		keys := min(maxKeys, ss.Integral(0, int64(s.Duration))/every+1)
+		index := pow2At(2*max(s.Detect.MaxKeys, 1)) * 12 // 8-byte ids and 4-byte slots
+		// An insert touches a page of each of the index's two arrays.
+		b += min(index, keys*2*4096) + keys*(bytesPerDetectKey+8*float64(len(s.Key)))
+	}
+	return b
+}
+
+// bytesPerCacheEntry is sim's cache entry (a key, four times, LRU and single-flight links);
+// bytesPerDetectKey a tracked key's id, count, latency sum and shard, with what the
+// sketches keep beside them (measured: six streams of a million keys each, 1,159 MB).
+const (
+	bytesPerCacheEntry = 64
+	bytesPerDetectKey  = 77
+)
+
+// pow2At is the least power of two at or above n (at least 8).
+func pow2At(n int) float64 {
+	p := 8
+	for p < n {
+		p <<= 1
+	}
+	return float64(p)
+}
+
+// RunMemory estimates the peak memory of a run of these variants, parallel of them at
+// once, and says whether it fits in MaxRunMemory; when it does not, the message says what
+// to lower. held[i] is the most subrequests variant i holds at once (those in service,
+// and the backlog of a run that may saturate); nil counts a full backlog for each.
+func RunMemory(variants []*spec.Resolved, parallel int, held []float64) (bytes float64, problem string) {
+	live := 0.0
+	most := 0
+	var holds, fixed []float64
+	for i, v := range variants {
+		live += MemoryBytes(v)
+		if MemoryBytes(v) > MemoryBytes(variants[most]) {
+			most = i
+		}
+		h := float64(sim.DefaultMaxQueued)
+		if held != nil {
+			h = held[i]
+		}
+		holds = append(holds, h)
+		fixed = append(fixed, FixedBytes(v))
+	}
+	slices.Sort(holds)
+	slices.Sort(fixed)
+	run := 0.0
+	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
+		live += holds[len(holds)-1-k] * bytesPerSubrequest
+		run += fixed[len(fixed)-1-k]
+	}
+	bytes = bytesBase + heapGrowth*live + run
+	if bytes <= MaxRunMemory || len(variants) == 0 {
+		return bytes, ""
+	}
+	if run > heapGrowth*live {
+		// The cache's table and the per-key statistics, allocated at their full size.
+		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity) and the per-key latency statistics (detect.max_keys, detect.sample_every) of the variants that run at once; at most %s is allowed: lower cache.capacity or detect.max_keys, or run fewer variants at once (-j)",
+			bytes/(1<<30), run/(1<<30), maxRunMemoryText)
+	}
+	waiting := 0.0
+	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
+		waiting += holds[len(holds)-1-k] * bytesPerSubrequest
+	}
+	if waiting > live-waiting {
+		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the requests it may hold at once: a queue or a row lock's waiters may grow to %d before the run stops as saturated; at most %s is allowed: lower the rates, or run fewer variants at once (-j)",
+			bytes/(1<<30), heapGrowth*waiting/(1<<30), sim.DefaultMaxQueued, maxRunMemoryText)
+	}
+	v := variants[most]
+	windows := v.Duration/v.Window + min(v.Duration%v.Window, 1)
+	return bytes, fmt.Sprintf("the run needs about %.1f GB: %d variant(s), the largest with %d windows x (%d shards + %d nodes) of time series and the CSV files written from them; at most %s is allowed: use a wider window, fewer variants (--variant) or fewer shards",
+		bytes/(1<<30), len(variants), windows, max(v.Shards, v.MaxShards), len(v.Nodes), maxRunMemoryText)
+}
+
+// The memory of a streamed variant, measured as peak RSS (docs/performance.md): per node
+// and window its three node series (NodeBusy, NodeCapacity, NodeMaxQueue) and the
+// per-window node loads the readers derive; per window the digest's spread and top
+// shards; per shard its run-wide histogram (bytesPerShard), the digest's and the ring's
+// cells and its summary entries; and the digest's heat map, at most 1,000 x 1,000 cells.
+const (
+	bytesPerDigestWindow  = 2 << 10
+	bytesPerStreamedShard = 640
+	bytesPerHeatCell      = 40
+)
+
+// streamedBytes estimates a streamed variant's series, digest and per-shard state.
+func streamedBytes(s *spec.Resolved, windows float64) float64 {
+	shards := float64(s.Shards)
+	heat := min(shards, 1000) * min(windows, 1000) * bytesPerHeatCell
+	return windows*float64(len(s.Nodes))*seriesCellBytes + windows*bytesPerDigestWindow +
+		shards*(bytesPerShard+bytesPerStreamedShard) + heat
+}

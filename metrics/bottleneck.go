@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/internal/numfmt"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Resource is what binds a run: the resource its failures, or its latency, come from.
@@ -152,30 +152,25 @@ func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 		var parts []string
 		if st := r.Stream(b.Stream); st != nil && st.Locks != nil && st.Locks.HoldMean != nil && b.Lock > 0 {
 			parts = append(parts, fmt.Sprintf("its hottest row is offered %s writes/s, %s of the %s/s its lock passes at %s ms a write",
-				count(int64(math.Round(st.Locks.HotRate))), pct(b.Lock), count(int64(math.Round(1000 / *st.Locks.HoldMean))), strconv.FormatFloat(*st.Locks.HoldMean, 'g', 3, 64)))
+				units.Count(int64(math.Round(st.Locks.HotRate))), units.Percent(b.Lock, 0), units.Count(int64(math.Round(1000 / *st.Locks.HoldMean))), strconv.FormatFloat(*st.Locks.HoldMean, 'g', 3, 64)))
 		}
 		if n := r.Failures[Lock]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s requests waited longer than lock_timeout", count(n)))
+			parts = append(parts, fmt.Sprintf("%s requests waited longer than lock_timeout", units.Count(n)))
 		}
 		if len(parts) > 0 {
 			b.Text += " (" + strings.Join(parts, "; ") + ")"
 		}
 	case b.Node < 0:
-		b.Text = fmt.Sprintf("%s (%s requests %s)", b.Resource, count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
+		b.Text = fmt.Sprintf("%s (%s requests %s)", b.Resource, units.Count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
 	case b.Resource == FanOut:
 		b.Text = fmt.Sprintf("fan-out of %s (%.0f subrequests per request take the cores at once; node %d at %s cpu at peak)",
-			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, pct(b.Peak))
+			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, units.Percent(b.Peak, 0))
 	case b.Resource == Timeout:
-		b.Text = fmt.Sprintf("timeout (%s requests timed out; node %d at %s cpu at peak)", count(r.Failures[worst]), b.Node, pct(b.Peak))
+		b.Text = fmt.Sprintf("timeout (%s requests timed out; node %d at %s cpu at peak)", units.Count(r.Failures[worst]), b.Node, units.Percent(b.Peak, 0))
 	case b.Resource == Queue:
-		b.Text = fmt.Sprintf("queue of node %d (%s waiting at most; %s cpu at peak)", b.Node, count(int64(r.Nodes[b.Node].MaxQueue)), pct(b.Peak))
+		b.Text = fmt.Sprintf("queue of node %d (%s waiting at most; %s cpu at peak)", b.Node, units.Count(int64(r.Nodes[b.Node].MaxQueue)), units.Percent(b.Peak, 0))
 	default:
-		b.Text = fmt.Sprintf("cpu of node %d (%s at peak, %s mean)", b.Node, pct(b.Peak), pct(b.Load))
+		b.Text = fmt.Sprintf("cpu of node %d (%s at peak, %s mean)", b.Node, units.Percent(b.Peak, 0), units.Percent(b.Load, 0))
 	}
 	return b
 }
-
-// count writes n with thousands separators, as the tables do: 96,048.
-func count(n int64) string { return numfmt.Count(n) }
-
-func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" }

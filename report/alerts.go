@@ -8,6 +8,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // The hot-shard detector: a shard whose load over a whole window is above HotLoad of its
@@ -51,7 +52,7 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 	on := newOnsets(sc, r)
 	add := func(w int, kind, subject, msg string, node int) {
 		t := min(sim.Time(w+1)*r.Window, r.Duration)
-		a := Alert{At: spec.FormatClock(sc.Start, t), AtS: t.Seconds(), Kind: kind, Subject: subject, Message: msg}
+		a := Alert{At: units.Clock(sc.Start, t, units.TimeOfDay), AtS: t.Seconds(), Kind: kind, Subject: subject, Message: msg}
 		on.time(&a, w, node)
 		out = append(out, a)
 	}
@@ -94,16 +95,16 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 				// The window's load was served on two nodes: neither need have passed the
 				// CPU line, so say where it was served rather than blame node `node` alone.
 				add(w, "hot_shard", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d (moved from node %d to node %d during the window) at %s of a node's cores, served partly on each; median shard %s%s",
-					s, from, node, fmtPct(l), fmtPct(med), ratioWords(l, med)), node)
+					s, from, node, units.Percent(l, 1), units.Percent(med, 1), ratioWords(l, med)), node)
 				if a := &out[len(out)-1]; strings.Contains(a.Detection, "was not above") {
 					a.Detection = fmt.Sprintf("fired %s after the start of its window; neither node %d nor node %d was above %.0f%%: the shard's load was split between them by its move",
-						shortDuration(sim.Time(a.DetectedAfterS*float64(sim.Second))), from, node, 100*NodeCPULine)
+						units.Duration(sim.Time(a.DetectedAfterS*float64(sim.Second))), from, node, 100*NodeCPULine)
 				}
 			} else if now {
 				add(w, "hot_shard", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d (node %d) at %s of its node's cores; median shard %s%s",
-					s, node, fmtPct(l), fmtPct(med), ratioWords(l, med)), node)
+					s, node, units.Percent(l, 1), units.Percent(med, 1), ratioWords(l, med)), node)
 			} else {
-				add(w, "hot_shard_cleared", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d back to %s (median %s)", s, fmtPct(l), fmtPct(med)), node)
+				add(w, "hot_shard_cleared", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d back to %s (median %s)", s, units.Percent(l, 1), units.Percent(med, 1)), node)
 			}
 		}
 		for n := range r.Nodes {
@@ -111,10 +112,10 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 			switch {
 			case !cpu[n] && u > NodeCPULine:
 				cpu[n] = true
-				add(w, "node_cpu", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d at %s of its cores", n, fmtPct(u)), n)
+				add(w, "node_cpu", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d at %s of its cores", n, units.Percent(u, 1)), n)
 			case cpu[n] && u < nodeCPUClear:
 				cpu[n] = false
-				add(w, "node_cpu_cleared", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d back to %s", n, fmtPct(u)), n)
+				add(w, "node_cpu_cleared", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d back to %s", n, units.Percent(u, 1)), n)
 			}
 		}
 	}
@@ -153,7 +154,7 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 				timedOut = true
 				msg := fmt.Sprintf("%s: %s timed out in the window", st.Name, plural(win.TimedOut, "request"))
 				if run.Variant != nil && i < len(run.Variant.Streams) && run.Variant.Streams[i].RetryLabel != "" && win.Retries > 0 {
-					msg += fmt.Sprintf("; %s %s (retries) sent in it", fmtCount(win.Retries), run.Variant.Streams[i].RetryLabel)
+					msg += fmt.Sprintf("; %s %s (retries) sent in it", units.Count(win.Retries), run.Variant.Streams[i].RetryLabel)
 				}
 				add(w, "timed_out", st.Name, msg, -1)
 			}
@@ -166,13 +167,13 @@ func Alerts(sc *spec.Scenario, run Run) []Alert {
 				end := min(sim.Time(w+1)*r.Window, r.Duration)
 				fine, ok := metrics.FineCrossing(r, i, slo[next].Millis(), 0)
 				if ok && fine <= end {
-					msg = fmt.Sprintf("%s p99 crossed %s (%s ms in the window; in %s windows, at %s)", st.Name, slo[next], fmtMs(p99), r.Detail.Window, spec.FormatClock(sc.Start, fine))
+					msg = fmt.Sprintf("%s p99 crossed %s (%s ms in the window; in %s windows, at %s)", st.Name, slo[next], fmtMs(p99), r.Detail.Window, units.Clock(sc.Start, fine, units.TimeOfDay))
 				}
 				add(w, "latency", st.Name, msg, -1)
 				if ok && fine <= end {
 					a := &out[len(out)-1]
 					secs := fine.Seconds()
-					a.FineAt, a.FineAtS = spec.FormatClock(sc.Start, fine), &secs
+					a.FineAt, a.FineAtS = units.Clock(sc.Start, fine, units.TimeOfDay), &secs
 				}
 				next++
 			}
@@ -260,15 +261,15 @@ func (o *onsets) time(a *Alert, w, n int) {
 		ow = w
 	}
 	start := sim.Time(ow) * o.r.Window
-	a.Onset, a.OnsetS = spec.FormatClock(o.sc.Start, start), round(start.Seconds(), 6)
-	a.DetectedAfterS = round(a.AtS-start.Seconds(), 6)
+	a.Onset, a.OnsetS = units.Clock(o.sc.Start, start, units.TimeOfDay), units.Round(start.Seconds(), 6)
+	a.DetectedAfterS = units.Round(a.AtS-start.Seconds(), 6)
 	lagT := sim.Time(a.DetectedAfterS * float64(sim.Second))
 	if lagT >= sim.Minute {
 		// A lag of minutes to the nanosecond (a saturation's moment is not a window's end)
 		// reads as noise: whole seconds, cut as the clock times are.
 		lagT = lagT / sim.Second * sim.Second
 	}
-	lag := shortDuration(lagT)
+	lag := units.Duration(lagT)
 	switch {
 	case strings.HasSuffix(a.Kind, "_cleared"):
 		a.Detection = fmt.Sprintf("cleared at the end of the first window back under the line (%s)", lag)

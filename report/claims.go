@@ -9,6 +9,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // ClaimResult is one of a story's claims beside the run's figure for it: Says is the
@@ -56,7 +57,7 @@ func Claims(sc *spec.Scenario, runs []Run) []ClaimResult {
 		v, note := measureClaim(sc, c, r, rb)
 		cr.Note = note
 		if v != nil {
-			cr.Value = ptrTo(round(*v, 6))
+			cr.Value = ptrTo(units.Round(*v, 6))
 			cr.Measured = unit(*v)
 			ok := agrees(c, *v)
 			cr.Agrees = &ok
@@ -80,12 +81,12 @@ func measureClaim(sc *spec.Scenario, c spec.ClaimSpec, r, rb *sim.Result) (*floa
 	case "offered_rate", "completed_rate":
 		w := sim.Time(int(c.At/sc.Window)) * sc.Window
 		if c.At < 0 {
-			return nil, fmt.Sprintf("not measured: the run starts after %s", spec.FormatClock(sc.Start, c.At))
+			return nil, fmt.Sprintf("not measured: the run starts after %s", units.Clock(sc.Start, c.At, units.TimeOfDay))
 		}
 		if c.At >= r.Duration {
-			return nil, fmt.Sprintf("not measured: the run ends before %s", spec.FormatClock(sc.Start, c.At))
+			return nil, fmt.Sprintf("not measured: the run ends before %s", units.Clock(sc.Start, c.At, units.TimeOfDay))
 		}
-		return metrics.RateAt(r, i, c.At, c.Measure == "completed_rate"), fmt.Sprintf("%s in the window of %s", c.Stream, spec.FormatClock(sc.Start, w))
+		return metrics.RateAt(r, i, c.At, c.Measure == "completed_rate"), fmt.Sprintf("%s in the window of %s", c.Stream, units.Clock(sc.Start, w, units.TimeOfDay))
 	case "p99_crossing":
 		t, fine, ok := metrics.P99Crossing(r, i, c.Threshold.Millis())
 		if !ok {
@@ -95,13 +96,13 @@ func measureClaim(sc *spec.Scenario, c spec.ClaimSpec, r, rb *sim.Result) (*floa
 		if fine {
 			grain = r.Detail.Window
 		}
-		return ptrTo(t.Seconds()), fmt.Sprintf("%s's p99 passed %s in a %s window ending then", c.Stream, c.Threshold, shortDuration(grain))
+		return ptrTo(t.Seconds()), fmt.Sprintf("%s's p99 passed %s in a %s window ending then", c.Stream, c.Threshold, units.Duration(grain))
 	case "first_retry":
 		t, ok := metrics.FirstRetry(r, i)
 		if !ok {
 			return nil, fmt.Sprintf("%s sent no retry", c.Stream)
 		}
-		return ptrTo(t.Seconds()), fmt.Sprintf("%s's first retries, in the window of %s", c.Stream, spec.FormatClock(sc.Start, t))
+		return ptrTo(t.Seconds()), fmt.Sprintf("%s's first retries, in the window of %s", c.Stream, units.Clock(sc.Start, t, units.TimeOfDay))
 	case "top_shard_share":
 		share, shard, even, ok := metrics.TopRowShare(r)
 		if !ok {
@@ -130,15 +131,15 @@ func measureClaim(sc *spec.Scenario, c spec.ClaimSpec, r, rb *sim.Result) (*floa
 func claimUnit(sc *spec.Scenario, c spec.ClaimSpec) func(float64) string {
 	switch c.Measure {
 	case "offered_rate", "completed_rate":
-		return func(x float64) string { return fmtCount(int64(math.Round(x))) + "/s" }
+		return func(x float64) string { return units.Count(int64(math.Round(x))) + "/s" }
 	case "p99_crossing", "first_retry":
-		return func(x float64) string { return spec.FormatClock(sc.Start, sim.Time(math.Round(x*1e9))) }
+		return func(x float64) string { return units.Clock(sc.Start, sim.Time(math.Round(x*1e9)), units.TimeOfDay) }
 	case "top_shard_share":
 		return func(x float64) string { return fmt.Sprintf("%.1f%%", x) }
 	case "partitions":
 		return func(x float64) string {
 			if x == math.Round(x) {
-				return fmtCount(int64(x))
+				return units.Count(int64(x))
 			}
 			return fmt.Sprintf("%.1f", x)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // keyFormatter names keys and partitions in the scenario's own terms ("user_id=123",
@@ -76,7 +77,7 @@ func cacheOf(st *sim.StreamResult) *CacheSummary {
 	}
 	c := &CacheSummary{Hits: st.CacheHits, Stale: st.CacheStale, Joined: st.CacheJoined, BackendReads: st.BackendReads}
 	if reads := st.Offered - st.Limited; reads > 0 {
-		c.HitRatio = round(float64(st.CacheHits)/float64(reads), 4)
+		c.HitRatio = units.Round(float64(st.CacheHits)/float64(reads), 4)
 	}
 	return c
 }
@@ -163,7 +164,7 @@ func share(n, of int64) float64 {
 	if of <= 0 {
 		return 0
 	}
-	return round(float64(n)/float64(of), 4)
+	return units.Round(float64(n)/float64(of), 4)
 }
 
 func hotKeysOf(run Run, topK int) []HotKeys {
@@ -193,7 +194,7 @@ func hotPartitionsOf(run Run, topK int) []HotPartitions {
 		h := HotPartitions{Stream: st.Name, Writes: st.Offered, Counted: counted(st), PartitionsWritten: st.PartitionsWritten, Partitions: []HotPartition{}}
 		if st.PartitionsStopped {
 			h.Writes, h.Counted = st.PartitionsOffered, st.PartitionsCounted
-			h.CountedUntil = spec.FormatClock(run.Variant.Spec.Start, st.PartitionsUntil)
+			h.CountedUntil = units.Clock(run.Variant.Spec.Start, st.PartitionsUntil, units.TimeOfDay)
 		}
 		for _, k := range st.HotPartitions[:min(topK, len(st.HotPartitions))] {
 			h.Partitions = append(h.Partitions, HotPartition{Partition: formatPartition(run.Variant, i, k.Values), Parts: k.Values,
@@ -227,7 +228,7 @@ func latencyOutliers(run Run, c spec.DetectConfig) []LatencyOutlier {
 		for _, k := range keys {
 			if m := k.Mean.Millis(); m > c.OutlierFactor*med {
 				found = append(found, LatencyOutlier{Stream: st.Name, Key: formatKey(run.Variant, i, k.Values), Values: k.Values,
-					Samples: k.Samples, MeanMs: ms(m), MedianMs: ms(med), Ratio: round(m/med, 2), Shard: k.Shard})
+					Samples: k.Samples, MeanMs: ms(m), MedianMs: ms(med), Ratio: units.Round(m/med, 2), Shard: k.Shard})
 			}
 		}
 		slices.SortStableFunc(found, func(a, b LatencyOutlier) int {
@@ -267,7 +268,7 @@ func eventText(e sim.Event) string {
 func eventsOf(sc *spec.Scenario, r *sim.Result) []EventSummary {
 	var out []EventSummary
 	for _, e := range r.Events {
-		es := EventSummary{At: spec.FormatClock(sc.Start, e.At), AtS: round(e.At.Seconds(), 6), Kind: e.Kind.String(), Message: eventText(e)}
+		es := EventSummary{At: units.Clock(sc.Start, e.At, units.TimeOfDay), AtS: units.Round(e.At.Seconds(), 6), Kind: e.Kind.String(), Message: eventText(e)}
 		if e.Shard >= 0 {
 			s := e.Shard
 			es.Shard = &s

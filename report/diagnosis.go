@@ -10,6 +10,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Diagnosis is one finding about why a variant's load is uneven, with the remedy that
@@ -90,7 +91,7 @@ func pctAtLeast(x float64) string {
 	if x < 0.001 {
 		return "0.1%"
 	}
-	return fmtPct(x)
+	return units.Percent(x, 1)
 }
 
 // stampedeRatio: backend reads in a window at least this many times their mean over the
@@ -137,7 +138,7 @@ func stampedeDiagnosis(sc *spec.Scenario, r *sim.Result) []Diagnosis {
 		}
 		out = append(out, Diagnosis{Kind: "cache_stampede", Subject: st.Name,
 			Message: fmt.Sprintf("%s's cache misses reach the database in bursts: %s backend reads in the window at %s against %.0f per window on average, while node %d runs at %s; misses of an expired key all read the database until the first answer returns: turn on single_flight (and stale_while_revalidate), or add TTL jitter",
-				st.Name, fmtCount(peak), spec.FormatClock(sc.Start, sim.Time(peakW)*r.Window), mean, node, fmtPct(nl)),
+				st.Name, units.Count(peak), units.Clock(sc.Start, sim.Time(peakW)*r.Window, units.TimeOfDay), mean, node, units.Percent(nl, 1)),
 			Evidence: map[string]float64{"peak_backend_reads": float64(peak), "mean_backend_reads": mean, "node": float64(node), "node_load": util(nl)}})
 	}
 	return out
@@ -183,7 +184,7 @@ func splitChainDiagnosis(r *sim.Result, loads []float64, med float64, peakAt str
 	}
 	return Diagnosis{Kind: "monotonic_key", Subject: writer,
 		Message: fmt.Sprintf("%d splits in a row, from shard %d on, each of the shard the previous split created: every split hands the newest keys, and with them all of the writes, to the new shard, so the heat moves instead of spreading (in the busiest window, %s, shard %d runs at %s against a median of %s); the key grows with time: lead it with another field (a composite key) or a salt bucket",
-			longest, first, peakAt, hot, fmtPct(loads[hot]), fmtPct(med)),
+			longest, first, peakAt, hot, units.Percent(loads[hot], 1), units.Percent(med, 1)),
 		Evidence: map[string]float64{"chain": float64(longest), "shard": float64(hot), "shard_load": util(loads[hot]), "median_load": util(med)}}, true
 }
 
@@ -246,7 +247,7 @@ func burstDiagnosis(sc *spec.Scenario, r *sim.Result) (Diagnosis, bool) {
 	every := sim.Time(period) * r.Window
 	return Diagnosis{Kind: "synchronized_burst", Subject: "cluster",
 		Message: fmt.Sprintf("the cluster runs at %s of its cores on average but at %s in its busiest window (%s): %d bursts, %d windows in all above %s, most of them %v apart: the load is bunched in time, not in the key space; spread the clients' timing (jitter) or provision for the peak",
-			fmtPct(mean), fmtPct(peak), spec.FormatClock(sc.Start, sim.Time(peakW)*r.Window), len(starts), width, fmtPct(line), every),
+			units.Percent(mean, 1), units.Percent(peak, 1), units.Clock(sc.Start, sim.Time(peakW)*r.Window, units.TimeOfDay), len(starts), width, units.Percent(line, 1), every),
 		Evidence: map[string]float64{"mean_load": util(mean), "peak_load": util(peak), "bursts": float64(len(starts)), "period_s": every.Seconds()}}, true
 }
 
@@ -289,11 +290,11 @@ func placementDiagnosis(sc *spec.Scenario, r *sim.Result, m *metrics.Run) []Diag
 			continue
 		}
 		cores := coresIn(r, w, nd.ID)
-		ev := map[string]float64{"node": float64(nd.ID), "node_load": util(nd.Peak), "cores": round(cores, 3), "shards": float64(len(hot)), "median_load": util(med)}
+		ev := map[string]float64{"node": float64(nd.ID), "node_load": util(nd.Peak), "cores": units.Round(cores, 3), "shards": float64(len(hot)), "median_load": util(med)}
 		parts := make([]string, len(hot))
 		alone := true
 		for i, s := range hot {
-			parts[i] = fmt.Sprintf("shard %d at %s", s, fmtPct(loads[s]))
+			parts[i] = fmt.Sprintf("shard %d at %s", s, units.Percent(loads[s], 1))
 			ev[fmt.Sprintf("shard_%d_load", s)] = util(loads[s])
 			alone = alone && loads[s] < diagHotLoad
 		}
@@ -303,7 +304,7 @@ func placementDiagnosis(sc *spec.Scenario, r *sim.Result, m *metrics.Run) []Diag
 		}
 		out = append(out, Diagnosis{Kind: "placement", Subject: fmt.Sprintf("node %d", nd.ID),
 			Message: fmt.Sprintf("node %d runs at %s of its %s in its busiest window (%s), carrying %s while the median shard runs at %s%s: the shards are co-located, so the placement is the hotspot; move all but one to other nodes (rebalance: cluster.placement or shard_nodes), or add nodes",
-				nd.ID, fmtPct(nd.Peak), fmtCores(cores), spec.FormatClock(sc.Start, sim.Time(w)*r.Window), joinAnd(parts), fmtPct(med), none),
+				nd.ID, units.Percent(nd.Peak, 1), fmtCores(cores), units.Clock(sc.Start, sim.Time(w)*r.Window, units.TimeOfDay), joinAnd(parts), units.Percent(med, 1), none),
 			Evidence: ev})
 	}
 	return out
@@ -350,7 +351,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 		return out
 	}
 	pw := PeakWindow(r)
-	peakAt := spec.FormatClock(sc.Start, sim.Time(pw)*r.Window)
+	peakAt := units.Clock(sc.Start, sim.Time(pw)*r.Window, units.TimeOfDay)
 	loads := make([]float64, len(r.Shards))
 	for s := range loads {
 		if d := metrics.DigestOf(r); d != nil {
@@ -366,7 +367,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 	explained := map[int]bool{}
 	shardWords := func(s int) string {
 		return fmt.Sprintf("in the busiest window (%s) its shard %d runs at %s of its node's cores while the median shard runs at %s",
-			peakAt, s, fmtPct(loads[s]), fmtPct(med))
+			peakAt, s, units.Percent(loads[s], 1), units.Percent(med, 1))
 	}
 
 	// hot_row_lock, from each locked stream's figures: it explains the stream, so neither
@@ -436,7 +437,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			explained[s] = true
 			out = append(out, Diagnosis{Kind: "dominant_tenant", Subject: t.name,
 				Message: fmt.Sprintf("%s takes at least %s of %s's %s (its %d hottest keys together); %s: carve it out, a directory entry giving it shards of its own",
-					t.name, fmtPct(sh), hk.Stream, verb, t.keys, shardWords(s)),
+					t.name, units.Percent(sh, 1), hk.Stream, verb, t.keys, shardWords(s)),
 				Evidence: map[string]float64{"share": sh, "keys": float64(t.keys), "shard": float64(s), "shard_load": util(loads[s]), "median_load": util(med)}})
 			if nTenants > 0 {
 				out[len(out)-1].Evidence["tenants_drawn"] = float64(nTenants)
@@ -475,7 +476,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 				// them shards of their own.
 				out = append(out, Diagnosis{Kind: "dominant_tenant", Subject: k.Key,
 					Message: fmt.Sprintf("%s takes %s of %s's %s; %s: one value this large is a tenant or a category, not an item: carve it out, a directory entry giving it shards of its own",
-						k.Key, fmtPct(k.Share), hk.Stream, verb, where),
+						k.Key, units.Percent(k.Share, 1), hk.Stream, verb, where),
 					Evidence: ev})
 				continue
 			}
@@ -487,7 +488,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 				remedy = "one key this large cannot be spread by any key design, a directory entry or a split: " + remedy
 			}
 			out = append(out, Diagnosis{Kind: "hot_key", Subject: k.Key,
-				Message:  fmt.Sprintf("%s takes %s of %s's %s; %s: %s", k.Key, fmtPct(k.Share), hk.Stream, verb, where, remedy),
+				Message:  fmt.Sprintf("%s takes %s of %s's %s; %s: %s", k.Key, units.Percent(k.Share, 1), hk.Stream, verb, where, remedy),
 				Evidence: ev})
 		}
 	}
@@ -557,7 +558,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			}
 			out = append(out, Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
 				Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %s took %s of the rows it wrote: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
-					hp.Stream, fmtAbout(pw, hp.Counted), fmtCount(hp.Counted), pctAtLeast(topShare), where, fmtPct(rowShare), fmt.Sprintf("shard %d", top), fmtPct(loads[top]), peakAt, fmtPct(med)),
+					hp.Stream, fmtAbout(pw, hp.Counted), units.Count(hp.Counted), pctAtLeast(topShare), where, units.Percent(rowShare, 1), fmt.Sprintf("shard %d", top), units.Percent(loads[top], 1), peakAt, units.Percent(med, 1)),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "shard": float64(top), "row_share": rowShare,
 					"top_partition_share": topShare, "shard_load": util(loads[top]), "median_load": util(med)}})
 		case ordered && buckets > 1 && 2*buckets <= shards && pw >= int64(monotonicPartitionsPerShard*shards) && topShare <= hotKeyShare:
@@ -586,7 +587,7 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			}
 			out = append(out, Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
 				Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %d shards, one per salt bucket, took %s of the rows it wrote: within each bucket the key grows with time, so every new key lands at the end of its bucket's range; shard %d ran at %s in the busiest window (%s) while the median shard ran at %s: more buckets spread the new keys over more shards (a read that cannot derive its bucket visits them all), or lead the key with another field (a composite key)",
-					hp.Stream, fmtAbout(pw, hp.Counted), fmtCount(hp.Counted), pctAtLeast(topShare), buckets, fmtPct(bucketShare), hotTop, fmtPct(loads[hotTop]), peakAt, fmtPct(med)),
+					hp.Stream, fmtAbout(pw, hp.Counted), units.Count(hp.Counted), pctAtLeast(topShare), buckets, units.Percent(bucketShare, 1), hotTop, units.Percent(loads[hotTop], 1), peakAt, units.Percent(med, 1)),
 				Evidence: map[string]float64{"partitions_written": float64(pw), "buckets": float64(buckets), "shard": float64(hotTop), "row_share": bucketShare,
 					"top_partition_share": topShare, "shard_load": util(loads[hotTop]), "median_load": util(med)}})
 		}
@@ -631,23 +632,23 @@ func diagnose(sc *spec.Scenario, run Run, m *metrics.Run, v *VariantSummary) []D
 			// Not named as a hot key for being within fairFactor times its fair share: the
 			// stream draws so few keys that each is a large share.
 			keys = fmt.Sprintf("its busiest key, %s, takes %s of its stream's requests, within %g times the %s each of the %s keys its stream draws would take if spread evenly",
-				name, fmtPct(biggest), fairFactor, fmtPct(1/float64(drawn)), fmtCount(int64(drawn)))
+				name, units.Percent(biggest, 1), fairFactor, units.Percent(1/float64(drawn), 1), units.Count(int64(drawn)))
 			remedy = "the stream has too few keys for the shards to take them evenly, and this shard got more than its part; add a high-cardinality component to the key (an id, or a hashed bucket)"
 		case name != "" && upper > biggest:
-			keys = fmt.Sprintf("the busiest key the sketch tracks on it, %s, has between %s and %s of its stream's requests", name, fmtPct(biggest), fmtPct(upper))
+			keys = fmt.Sprintf("the busiest key the sketch tracks on it, %s, has between %s and %s of its stream's requests", name, units.Percent(biggest, 1), units.Percent(upper, 1))
 		case name != "":
-			keys = fmt.Sprintf("its busiest key, %s, takes only %s of its stream's requests", name, fmtPct(biggest))
+			keys = fmt.Sprintf("its busiest key, %s, takes only %s of its stream's requests", name, units.Percent(biggest, 1))
 		}
 		ratio := "while the median shard is idle"
 		if med > 0 {
-			ratio = fmt.Sprintf("%.1f times the median shard's %s", l/med, fmtPct(med))
+			ratio = fmt.Sprintf("%.1f times the median shard's %s", l/med, units.Percent(med, 1))
 		}
 		if c := copyingIn(r, s, pw); c != "" {
 			remedy = c + ": the copy's reads and writes count in the shard's load, so judge the key by a window without it"
 		}
 		out = append(out, Diagnosis{Kind: "hot_shard_many_keys", Subject: fmt.Sprintf("shard %d", s),
 			Message: fmt.Sprintf("shard %d runs at %s of its node's cores in the busiest window (%s), %s, and %s: %s",
-				s, fmtPct(l), peakAt, ratio, keys, remedy),
+				s, units.Percent(l, 1), peakAt, ratio, keys, remedy),
 			Evidence: map[string]float64{"shard": float64(s), "shard_load": util(l), "median_load": util(med), "top_key_share": biggest}})
 	}
 	return out
@@ -808,13 +809,13 @@ func rowLockDiagnosis(st *metrics.Stream) (Diagnosis, bool) {
 	rows := max(2, int(math.Ceil(2*l.Busy-1e-9)))
 	capRate := 1000 / *l.HoldMean
 	msg := fmt.Sprintf("%s sends %s writes/s to one row, whose lock (held %s ms a write) passes at most %s/s: it is offered %s of that",
-		st.Name, fmtCount(int64(math.Round(l.HotRate))), fmtMs(*l.HoldMean), fmtCount(int64(math.Round(capRate))), fmtPct(l.Busy))
+		st.Name, units.Count(int64(math.Round(l.HotRate))), fmtMs(*l.HoldMean), units.Count(int64(math.Round(capRate))), units.Percent(l.Busy, 1))
 	if failed > 0 {
-		msg += fmt.Sprintf(", and %s writes failed waiting longer than lock_timeout", fmtCount(failed))
+		msg += fmt.Sprintf(", and %s writes failed waiting longer than lock_timeout", units.Count(failed))
 	}
 	msg += fmt.Sprintf("; more cores, a split or a directory cannot help one row: write-shard it over at least %d rows (salt the key, or keep %d counter rows and sum them on read), so that each row's lock stays under half busy", rows, rows)
 	return Diagnosis{Kind: "hot_row_lock", Subject: st.Name, Message: msg,
-		Evidence: map[string]float64{"writes_per_s": round(l.HotRate, 1), "hold_ms": round(*l.HoldMean, 4), "lock_load": round(l.Busy, 4), "lock_failures": float64(failed), "rows_needed": float64(rows)}}, true
+		Evidence: map[string]float64{"writes_per_s": units.Round(l.HotRate, 1), "hold_ms": units.Round(*l.HoldMean, 4), "lock_load": units.Round(l.Busy, 4), "lock_failures": float64(failed), "rows_needed": float64(rows)}}, true
 }
 
 // nounFor is noun, or its plural for a count other than one.

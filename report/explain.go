@@ -11,6 +11,7 @@ import (
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // ExplainJSON is the JSON form of `shardsim explain`.
@@ -74,9 +75,9 @@ func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 		v := ExplainVariant{Name: ex.Variant, Key: ex.Key, Nodes: ex.NodeShard, Notes: append([]string{}, ex.Notes...), Warnings: []string{}}
 		for _, st := range ex.Streams {
 			v.Streams = append(v.Streams, ExplainStream{
-				Name: st.Name, Op: st.Op.String(), MeanRate: round(st.MeanRate, 3), PeakRate: round(st.PeakRate, 3),
-				PeakAt: spec.FormatClock(sc.Start, st.PeakAt), PeakAtS: round(st.PeakAt.Seconds(), 6),
-				Subrequests: round(st.Subrequests, 3), MaxSubreq: st.MaxSubrequest, Partitions: round(st.Partitions, 3),
+				Name: st.Name, Op: st.Op.String(), MeanRate: units.Round(st.MeanRate, 3), PeakRate: units.Round(st.PeakRate, 3),
+				PeakAt: units.Clock(sc.Start, st.PeakAt, units.TimeOfDay), PeakAtS: units.Round(st.PeakAt.Seconds(), 6),
+				Subrequests: units.Round(st.Subrequests, 3), MaxSubreq: st.MaxSubrequest, Partitions: units.Round(st.Partitions, 3),
 			})
 			if st.Op == sim.Write && st.Partitions > 0 {
 				for sh, p := range st.Shares {
@@ -90,7 +91,7 @@ func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 		for _, l := range ex.Shards {
 			v.Shards = append(v.Shards, ExplainLoad{ID: l.ID, Node: l.Node, Mean: util(l.Mean), Peak: util(l.Peak), PeakAt: peakAt(sc, l)})
 			if l.Peak > 1 {
-				v.Notes = append(v.Notes, fmt.Sprintf("shard %d is offered %s of node %d's cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Node))
+				v.Notes = append(v.Notes, fmt.Sprintf("shard %d is offered %s of node %d's cores at peak: over capacity", l.ID, units.Percent(l.Peak, 1), l.Node))
 			}
 		}
 		// The warning judges the loads it prints: rounded as in the tables.
@@ -107,11 +108,11 @@ func Explain(sc *spec.Scenario, exs []*build.Explanation) *ExplainJSON {
 			slices.Sort(shards)
 			v.NodeUse = append(v.NodeUse, ExplainNode{ExplainLoad: ExplainLoad{ID: l.ID, Node: l.ID, Mean: util(l.Mean), Peak: util(l.Peak), PeakAt: peakAt(sc, l)}, Cores: l.Cores, Shards: shards})
 			if l.Peak > 1 {
-				v.Notes = append(v.Notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, fmtPct(l.Peak), l.Cores))
+				v.Notes = append(v.Notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, units.Percent(l.Peak, 1), l.Cores))
 			}
 			if hot := coLocated(util(l.Peak), shards, peaks, med); hot != nil {
 				v.Warnings = append(v.Warnings, fmt.Sprintf("node %d holds hot shards %s (predicted peak %s of its %s: %s); move all but one to other nodes (cluster.placement or shard_nodes) or add nodes",
-					l.ID, joinInts(hot), fmtPct(util(l.Peak)), fmtCores(float64(l.Cores)), shardLoads(hot, peaks)))
+					l.ID, joinInts(hot), units.Percent(util(l.Peak), 1), fmtCores(float64(l.Cores)), shardLoads(hot, peaks)))
 			}
 		}
 		out.Variants = append(out.Variants, v)
@@ -124,7 +125,7 @@ func peakAt(sc *spec.Scenario, l build.OfferedLoad) string {
 	if l.Peak <= 0 {
 		return ""
 	}
-	return spec.FormatClock(sc.Start, l.PeakAt)
+	return units.Clock(sc.Start, l.PeakAt, units.TimeOfDay)
 }
 
 // joinInts lists ids: "3, 7, 11".
@@ -140,7 +141,7 @@ func joinInts(ids []int) string {
 func shardLoads(ids []int, loads []float64) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = fmt.Sprintf("shard %d %s", id, fmtPct(loads[id]))
+		parts[i] = fmt.Sprintf("shard %d %s", id, units.Percent(loads[id], 1))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -182,7 +183,7 @@ func ExplainText(w io.Writer, e *ExplainJSON) {
 		for i, l := range v.Shards {
 			means[i] = l.Mean
 		}
-		fmt.Fprintf(w, "   (%d shards; median mean load %s)\n\n", len(v.Shards), fmtPct(Median(means)))
+		fmt.Fprintf(w, "   (%d shards; median mean load %s)\n\n", len(v.Shards), units.Percent(Median(means), 1))
 		nodeTable(v.NodeUse, v.Shards, 5).text(w, "   ")
 		for _, n := range v.Notes {
 			fmt.Fprintf(w, "   ! %s\n", n)
@@ -213,7 +214,7 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(peak(b), peak(a)) })
 		var parts []string
 		for _, id := range ids[:min(nodeShardsShown, len(ids))] {
-			parts = append(parts, fmt.Sprintf("%d (%s)", id, fmtPct(peak(id))))
+			parts = append(parts, fmt.Sprintf("%d (%s)", id, units.Percent(peak(id), 1)))
 		}
 		if len(ids) > nodeShardsShown {
 			parts = append(parts, fmt.Sprintf("+%d more", len(ids)-nodeShardsShown))
@@ -222,7 +223,7 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), fmtPct(l.Mean), fmtPct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"), strings.Join(parts, ", "))
+		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), units.Percent(l.Mean, 1), units.Percent(l.Peak, 1)+mark, cmp.Or(l.PeakAt, "-"), strings.Join(parts, ", "))
 	}
 	return t
 }
@@ -240,7 +241,7 @@ func loadTable(loads []ExplainLoad, what string, n int) *table {
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(append(row, fmtPct(l.Mean), fmtPct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"))...)
+		t.add(append(row, units.Percent(l.Mean, 1), units.Percent(l.Peak, 1)+mark, cmp.Or(l.PeakAt, "-"))...)
 	}
 	return t
 }

@@ -9,11 +9,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/internal/escape"
-	"github.com/shardsim/shardsim/internal/numfmt"
+	"github.com/shardsim/shardsim/units"
 )
 
 // JSON writes the summary as indented JSON with a final newline.
@@ -71,9 +70,9 @@ func Plural(n int64, noun string) string { return plural(n, noun) }
 // plural writes a count and its noun, singular for one: "1 request", "8,195 requests".
 func plural(n int64, noun string) string {
 	if n == 1 || n == -1 {
-		return fmtCount(n) + " " + noun
+		return units.Count(n) + " " + noun
 	}
-	return fmtCount(n) + " " + noun + "s"
+	return units.Count(n) + " " + noun + "s"
 }
 
 // fmtAbout writes a distinct count for people: exact while under the sketch's
@@ -85,19 +84,14 @@ func fmtAbout(n, most int64) string {
 		n = most
 	}
 	if n < detect.DistinctK {
-		return fmtCount(n)
+		return units.Count(n)
 	}
 	p := int64(1)
 	for x := n; x >= 1000; x /= 10 {
 		p *= 10
 	}
-	return "about " + fmtCount((n+p/2)/p*p)
+	return "about " + units.Count((n+p/2)/p*p)
 }
-
-func fmtPct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
-
-// fmtCount formats a count for people: 81,986,634.
-func fmtCount(n int64) string { return numfmt.Count(n) }
 
 // fmtFanout shows a request's mean fan-out (subrequests), its maximum when the mean is
 // below it, and the mean partitions visited when that differs: "12", "7.4 max 12",
@@ -134,10 +128,10 @@ func streamTable(v *VariantSummary) *table {
 		t.head = append(t.head, "rows/req")
 	}
 	for _, s := range v.Streams {
-		cells := []string{s.Name, s.Op, fmtCount(s.Offered), fmtCount(s.Completed), fmtCount(s.Failed),
+		cells := []string{s.Name, s.Op, units.Count(s.Offered), units.Count(s.Completed), units.Count(s.Failed),
 			fmtOptMs(s.Latency.P50), fmtOptMs(s.Latency.P99), fmtOptMs(s.Latency.P999), fmtOptMs(s.Latency.Max), fmtFanout(s.Fanout)}
 		if failed {
-			cells = slices.Insert(cells, 5, fmtShare(s.Failed, s.Offered))
+			cells = slices.Insert(cells, 5, units.ShareOf(s.Failed, s.Offered, 1))
 		}
 		if rows {
 			r := "-"
@@ -157,7 +151,7 @@ func fmtRows(x float64) string {
 	if x < 10 {
 		return strconv.FormatFloat(x, 'f', 1, 64)
 	}
-	return fmtCount(int64(math.Round(x)))
+	return units.Count(int64(math.Round(x)))
 }
 
 func heatLine(v *VariantSummary) string {
@@ -167,16 +161,16 @@ func heatLine(v *VariantSummary) string {
 		node = sh.Node
 	}
 	line := fmt.Sprintf("hottest shard %d (node %d): %s load, median shard %s, skew %s",
-		k.HottestShard, node, fmtPct(k.HottestLoad), fmtPct(k.MedianLoad), fmtRatio(k.MaxOverMedian))
+		k.HottestShard, node, units.Percent(k.HottestLoad, 1), units.Percent(k.MedianLoad, 1), fmtRatio(k.MaxOverMedian))
 	if movingHotSpot(k) {
 		// The run's totals average a hot spot that moved from shard to shard (a key that
 		// grows with time over splits that hold its future keys): what the cluster saw at
 		// a time leads.
 		return fmt.Sprintf("busiest window %s: shard %d at %s, median %s; the hot spot moved from shard to shard (skew.csv, shards.csv), so over the run it evens out: %s",
-			k.PeakWindow, k.PeakHottestShard, fmtPct(k.PeakHottestLoad), fmtPct(k.PeakMedianLoad), line)
+			k.PeakWindow, k.PeakHottestShard, units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1), line)
 	}
 	if k.PeakWindow != "" {
-		line += fmt.Sprintf("; busiest window %s: shard %d at %s, median %s", k.PeakWindow, k.PeakHottestShard, fmtPct(k.PeakHottestLoad), fmtPct(k.PeakMedianLoad))
+		line += fmt.Sprintf("; busiest window %s: shard %d at %s, median %s", k.PeakWindow, k.PeakHottestShard, units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1))
 	}
 	return line
 }
@@ -196,7 +190,7 @@ func nodeLine(v *VariantSummary) string {
 		limit = "its cores"
 	}
 	return fmt.Sprintf("hottest node %d: %s load, %s in its busiest window; nearest limit: %s",
-		n.ID, fmtPct(n.Utilization), fmtPct(n.PeakUtilization), limit)
+		n.ID, units.Percent(n.Utilization, 1), units.Percent(n.PeakUtilization, 1), limit)
 }
 
 // Text writes the human-readable tables: per variant the streams, then the shard heat
@@ -204,7 +198,7 @@ func nodeLine(v *VariantSummary) string {
 // latency outliers and the diagnosis (each when there is something to show), then the
 // timeline of alerts and events.
 func Text(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "scenario %s, seed %d, %s simulated from %s\n", s.Scenario, s.Seed, seconds(s.DurationS), s.Start)
+	fmt.Fprintf(w, "scenario %s, seed %d, %s simulated from %s\n", s.Scenario, s.Seed, units.Seconds(s.DurationS, units.Flag), s.Start)
 	for i := range s.Variants {
 		v := &s.Variants[i]
 		fmt.Fprintf(w, "\n== %s\n   %s\n\n", v.Name, v.Key)
@@ -322,10 +316,10 @@ func detailSections(v *VariantSummary) []section {
 		}
 		hits, ratio, backend := "-", "-", "-"
 		if c := st.Cache; c != nil {
-			hits, ratio, backend = fmtCount(c.Hits), fmtPct(c.HitRatio), fmtCount(c.BackendReads)
+			hits, ratio, backend = units.Count(c.Hits), units.Percent(c.HitRatio, 1), units.Count(c.BackendReads)
 		}
-		client.add(st.Name, fmtCount(st.Offered), fmtCount(st.Attempts), fmtCount(st.Retries), fmtCount(st.TimedOut),
-			fmtCount(st.Throttled), fmtCount(st.Limited), hits, ratio, backend)
+		client.add(st.Name, units.Count(st.Offered), units.Count(st.Attempts), units.Count(st.Retries), units.Count(st.TimedOut),
+			units.Count(st.Throttled), units.Count(st.Limited), hits, ratio, backend)
 	}
 	if len(client.rows) > 0 {
 		out = append(out, section{title: "client and cache", t: client, notes: retryNotes(v)})
@@ -343,7 +337,7 @@ func detailSections(v *VariantSummary) []section {
 				continue
 			}
 			n++
-			keys.add(hk.Stream, k.Key, fmtPct(k.Share), fmtCount(scaled(k.Count, hk.Counted, hk.Requests)), strconv.Itoa(k.Shard))
+			keys.add(hk.Stream, k.Key, units.Percent(k.Share, 1), units.Count(scaled(k.Count, hk.Counted, hk.Requests)), strconv.Itoa(k.Shard))
 			shown[hk.Stream] += fmt.Sprintf("(%s) %d|", k.Key, k.Count)
 		}
 		if n == 0 {
@@ -362,13 +356,13 @@ func detailSections(v *VariantSummary) []section {
 			if len(rows) == hotShown || !standsOut(p.Writes, p.Error) {
 				continue
 			}
-			rows = append(rows, []string{hp.Stream, p.Partition, fmtPct(p.Share), fmtCount(scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
+			rows = append(rows, []string{hp.Stream, p.Partition, units.Percent(p.Share, 1), units.Count(scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
 			same += fmt.Sprintf("%s %d|", p.Partition, p.Writes)
 		}
 		noun := nounFor(hp.PartitionsWritten, "partition")
 		note := fmt.Sprintf("%s wrote %s distinct %s", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun)
 		if hp.Counted < hp.Writes {
-			note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun, fmtCount(hp.Counted))
+			note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, fmtAbout(hp.PartitionsWritten, hp.Counted), noun, units.Count(hp.Counted))
 		}
 		if hp.CountedUntil != "" {
 			note += " issued before " + hp.CountedUntil + " (then the migration changed how its requests plan, and its partitions were no longer counted)"
@@ -387,7 +381,7 @@ func detailSections(v *VariantSummary) []section {
 	}
 	slow := &table{head: []string{"stream", "key", "samples", "mean ms", "x median key", "shard"}, left: 2}
 	for _, o := range v.LatencyOutliers {
-		slow.add(o.Stream, o.Key, fmtCount(o.Samples), fmtMs(o.MeanMs), strconv.FormatFloat(o.Ratio, 'f', 1, 64), strconv.Itoa(o.Shard))
+		slow.add(o.Stream, o.Key, units.Count(o.Samples), fmtMs(o.MeanMs), strconv.FormatFloat(o.Ratio, 'f', 1, 64), strconv.Itoa(o.Shard))
 	}
 	if len(slow.rows) > 0 {
 		out = append(out, section{title: "latency outliers (keys whose sampled mean latency stands out)", t: slow})
@@ -420,7 +414,7 @@ func timeline(v *VariantSummary) []entry {
 
 // Markdown writes the same tables as Markdown.
 func Markdown(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "# %s\n\nSeed %d, %s simulated from %s.\n", md(s.Scenario), s.Seed, seconds(s.DurationS), md(s.Start))
+	fmt.Fprintf(w, "# %s\n\nSeed %d, %s simulated from %s.\n", md(s.Scenario), s.Seed, units.Seconds(s.DurationS, units.Flag), md(s.Start))
 	for i := range s.Variants {
 		markdownVariant(w, &s.Variants[i], i == 0)
 	}
@@ -461,7 +455,7 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 			fmt.Fprintf(w, "- **%s**: %s.\n", md(d.Kind), md(d.Message))
 		}
 		if v.DiagnosisMore > 0 {
-			fmt.Fprintf(w, "- and %s more, not listed.\n", fmtCount(int64(v.DiagnosisMore)))
+			fmt.Fprintf(w, "- and %s more, not listed.\n", units.Count(int64(v.DiagnosisMore)))
 		}
 	} else {
 		fmt.Fprintln(w, "\nDiagnosis: "+noHotspot+".")
@@ -477,7 +471,7 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", escape.MarkdownCell(e.at), escape.MarkdownCell(e.kind), escape.MarkdownCell(e.message), escape.MarkdownCell(e.detection))
 		}
 		if v.AlertsMore+v.EventsMore > 0 {
-			fmt.Fprintf(w, "\nAnd %s later alerts and %s later events, not listed.\n", fmtCount(int64(v.AlertsMore)), fmtCount(int64(v.EventsMore)))
+			fmt.Fprintf(w, "\nAnd %s later alerts and %s later events, not listed.\n", units.Count(int64(v.AlertsMore)), units.Count(int64(v.EventsMore)))
 		}
 	}
 }
@@ -509,7 +503,7 @@ func CSV(w io.Writer, s *Summary) error {
 			cw.Write([]string{v.Name, st.Name, st.Op, rawCount(st.Offered), rawCount(st.Completed), rawCount(st.Rejected),
 				rawCount(st.Throttled), rawCount(st.TimedOut), optNum(l.Mean), optNum(l.P50), optNum(l.P95), optNum(l.P99), optNum(l.P999),
 				optNum(l.Max), num(st.Fanout.Mean), strconv.Itoa(st.Fanout.Max), num(st.Fanout.Partitions),
-				rawCount(st.Limited), rawCount(st.Failed), num(round(st.ErrorRate, 6)), rawCount(st.LockFailed)})
+				rawCount(st.Limited), rawCount(st.Failed), num(units.Round(st.ErrorRate, 6)), rawCount(st.LockFailed)})
 		}
 	}
 	cw.Flush()
@@ -526,23 +520,11 @@ func stopNote(v *VariantSummary) string {
 	switch {
 	case v.Saturated != nil:
 		return fmt.Sprintf("SATURATED at %s: %s were waiting and the backlog kept growing, so the run stopped there; the figures (loads included) cover its first %s.",
-			v.Saturated.At, plural(int64(v.Saturated.Backlog), "subrequest"), fmtElapsed(v.ElapsedS))
+			v.Saturated.At, plural(int64(v.Saturated.Backlog), "subrequest"), units.Seconds(v.ElapsedS, units.Elapsed))
 	case v.Partial:
-		return fmt.Sprintf("PARTIAL: the run was interrupted; the figures (loads included) cover its first %s.", fmtElapsed(v.ElapsedS))
+		return fmt.Sprintf("PARTIAL: the run was interrupted; the figures (loads included) cover its first %s.", units.Seconds(v.ElapsedS, units.Elapsed))
 	}
 	return ""
-}
-
-// fmtElapsed writes the simulated time a run covered as a duration: "54m13.6s".
-func fmtElapsed(seconds float64) string {
-	d := time.Duration(seconds * float64(time.Second))
-	switch {
-	case d >= time.Minute:
-		d = d.Round(100 * time.Millisecond)
-	case d >= time.Second:
-		d = d.Round(time.Millisecond)
-	}
-	return d.String()
 }
 
 // lockTable is the locked streams' waits for their row locks, and the key they queued
@@ -557,10 +539,10 @@ func lockTable(v *VariantSummary) *table {
 		key, queued, shard := "-", "-", "-"
 		if len(l.HotKeys) > 0 {
 			h := l.HotKeys[0]
-			key, queued, shard = h.Key, fmtCount(h.Queued), strconv.Itoa(h.Shard)
+			key, queued, shard = h.Key, units.Count(h.Queued), strconv.Itoa(h.Shard)
 		}
-		t.add(st.Name, fmtCount(l.Waits), fmtPct(l.QueuedShare), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
-			fmtCount(l.TimedOut), key, queued, shard, fmtPct(l.HotRowLoad))
+		t.add(st.Name, units.Count(l.Waits), units.Percent(l.QueuedShare, 1), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
+			units.Count(l.TimedOut), key, queued, shard, units.Percent(l.HotRowLoad, 1))
 	}
 	return t
 }
@@ -577,9 +559,9 @@ func retryNotes(v *VariantSummary) []string {
 		r := st.Retried
 		when := fmt.Sprintf("in the window of %s", r.From)
 		if r.To != r.From {
-			when = fmt.Sprintf("in the windows from %s to %s, the most (%s) at %s", r.From, r.To, fmtCount(r.PeakCount), r.Peak)
+			when = fmt.Sprintf("in the windows from %s to %s, the most (%s) at %s", r.From, r.To, units.Count(r.PeakCount), r.Peak)
 		}
-		out = append(out, fmt.Sprintf("%s: %s %s (retries), sent %s", st.Name, fmtCount(st.Retries), st.RetryLabel, when))
+		out = append(out, fmt.Sprintf("%s: %s %s (retries), sent %s", st.Name, units.Count(st.Retries), st.RetryLabel, when))
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // LoadSpread says how evenly a set of loads (shards' or nodes') is spread: the largest
@@ -41,11 +42,11 @@ func (sp LoadSpread) rounded() LoadSpread {
 		if p == nil {
 			return nil
 		}
-		x := round(*p, 3)
+		x := units.Round(*p, 3)
 		return &x
 	}
 	return LoadSpread{Max: util(sp.Max), Median: util(sp.Median), MaxOverMedian: r(sp.MaxOverMedian),
-		P95OverP50: r(sp.P95OverP50), Gini: round(sp.Gini, 4)}
+		P95OverP50: r(sp.P95OverP50), Gini: units.Round(sp.Gini, 4)}
 }
 
 // ratioOrNil returns a/b; nil when b is 0 and a is not (an infinite ratio), 1 when both are.
@@ -114,10 +115,10 @@ func skewCSV(w io.Writer, sc *spec.Scenario, runs []Run) error {
 		if p == nil {
 			return ""
 		}
-		return num(round(*p, 3))
+		return num(units.Round(*p, 3))
 	}
 	cols := func(sp LoadSpread) []string {
-		return []string{num(util(sp.Max)), num(util(sp.Median)), opt(sp.MaxOverMedian), opt(sp.P95OverP50), num(round(sp.Gini, 4))}
+		return []string{num(util(sp.Max)), num(util(sp.Median)), opt(sp.MaxOverMedian), opt(sp.P95OverP50), num(units.Round(sp.Gini, 4))}
 	}
 	return seriesCSV(w, sc, runs, []string{
 		"shard_max", "shard_median", "shard_max_over_median", "shard_p95_over_p50", "shard_gini",

@@ -14,6 +14,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Streams reports whether a variant of shards shards over windows windows should stream
@@ -155,7 +156,7 @@ func streamedShardsCSV(w io.Writer, sc *spec.Scenario, run Run, k *StreamSink) e
 		t := sim.Time(win) * r.Window
 		lead.Reset()
 		cw := escape.NewCSVWriter(&lead)
-		cw.Write([]string{run.Variant.Name, spec.FormatClock(sc.Start, t), num(t.Seconds())})
+		cw.Write([]string{run.Variant.Name, units.Clock(sc.Start, t, units.TimeOfDay), num(t.Seconds())})
 		cw.Flush()
 		lb := append(bytes.TrimSuffix(lead.Bytes(), []byte("\n")), ',')
 		for s := range r.Shards {

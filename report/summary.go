@@ -3,13 +3,13 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Summary is summary.json (docs/scenario.md, "What the numbers mean"). It holds no wall-clock
@@ -205,10 +205,10 @@ func lockSummary(v *spec.Variant, stream int, ms *metrics.Stream) *LockSummary {
 	if l == nil {
 		return nil
 	}
-	out := &LockSummary{Waits: l.Waits, Queued: l.Queued, QueuedShare: round(l.Share, 6),
+	out := &LockSummary{Waits: l.Waits, Queued: l.Queued, QueuedShare: units.Round(l.Share, 6),
 		WaitMs:   LockWaitMs{Mean: optMs(l.Mean), P99: optMs(l.P99), Max: optMs(l.Max)},
 		TimedOut: ms.Failures[metrics.Lock], HotKeys: []HotLock{},
-		HoldMs: optMs(l.HoldMean), HotRowWritesPerS: round(l.HotRate, 1), HotRowLoad: round(l.Busy, 4)}
+		HoldMs: optMs(l.HoldMean), HotRowWritesPerS: units.Round(l.HotRate, 1), HotRowLoad: units.Round(l.Busy, 4)}
 	for _, k := range l.Hot[:min(len(l.Hot), hotShown)] {
 		out.HotKeys = append(out.HotKeys, HotLock{Key: formatPartition(v, stream, k.Values), Parts: k.Values, Queued: k.Count, Error: k.Error, Shard: k.Shard})
 	}
@@ -322,10 +322,10 @@ func Summarize(sc *spec.Scenario, runs []Run) *Summary {
 		Scenario:    sc.Name,
 		Description: sc.Description,
 		Seed:        sc.Seed,
-		DurationS:   round(sc.Duration.Seconds(), 6),
-		WarmupS:     round(sc.Warmup.Seconds(), 6),
-		WindowS:     round(sc.Window.Seconds(), 6),
-		Start:       spec.FormatClock(sc.Start, 0),
+		DurationS:   units.Round(sc.Duration.Seconds(), 6),
+		WarmupS:     units.Round(sc.Warmup.Seconds(), 6),
+		WindowS:     units.Round(sc.Window.Seconds(), 6),
+		Start:       units.Clock(sc.Start, 0, units.TimeOfDay),
 	}
 	for _, run := range runs {
 		v := summarizeVariant(sc, run)
@@ -348,9 +348,9 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 	if v.Alerts == nil {
 		v.Alerts = []Alert{}
 	}
-	v.ElapsedS, v.Partial = round(r.Elapsed.Seconds(), 6), r.Partial
+	v.ElapsedS, v.Partial = units.Round(r.Elapsed.Seconds(), 6), r.Partial
 	if r.Saturated {
-		v.Saturated = &Saturation{At: spec.FormatClock(sc.Start, r.SaturatedAt), AtS: round(r.SaturatedAt.Seconds(), 6), Backlog: r.Backlog}
+		v.Saturated = &Saturation{At: units.Clock(sc.Start, r.SaturatedAt, units.TimeOfDay), AtS: units.Round(r.SaturatedAt.Seconds(), 6), Backlog: r.Backlog}
 		a := Alert{At: v.Saturated.At, AtS: v.Saturated.AtS, Kind: "saturated", Subject: "cluster",
 			Message: fmt.Sprintf("%s waiting: the offered load exceeds what the nodes serve; the run stopped here", plural(int64(r.Backlog), "subrequest"))}
 		if r.Window > 0 && r.Windows > 0 {
@@ -368,12 +368,12 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 			Throttled: ms.Failures[metrics.Throttled], TimedOut: ms.Failures[metrics.TimedOut],
 			Attempts: st.Attempts, Retries: st.Retries, Limited: ms.Failures[metrics.Limited], Cache: cacheOf(st),
 			Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
-			Fanout:  Fanout{Mean: round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: round(ms.Fanout.Partitions, 3)},
-			Failed:  ms.Failed, ErrorRate: round(ms.ErrorRate, 6),
+			Fanout:  Fanout{Mean: units.Round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: units.Round(ms.Fanout.Partitions, 3)},
+			Failed:  ms.Failed, ErrorRate: units.Round(ms.ErrorRate, 6),
 			Lock: lockSummary(run.Variant, i, ms), LockFailed: ms.Failures[metrics.Lock],
 		})
 		if ms.Rows != nil {
-			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: round(ms.Rows.Mean, 3)}
+			v.Streams[len(v.Streams)-1].Rows = &RowsSummary{Read: ms.Rows.Read, Mean: units.Round(ms.Rows.Mean, 3)}
 		}
 		ss := &v.Streams[len(v.Streams)-1]
 		if run.Variant != nil && i < len(run.Variant.Streams) {
@@ -381,8 +381,8 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 		}
 		if rs := metrics.RetriesOf(r, i); rs.First >= 0 && r.Window > 0 {
 			at := func(w int) sim.Time { return sim.Time(w) * r.Window }
-			ss.Retried = &RetriedSummary{From: spec.FormatClock(sc.Start, at(rs.First)), FromS: at(rs.First).Seconds(),
-				To: spec.FormatClock(sc.Start, at(rs.Last)), Peak: spec.FormatClock(sc.Start, at(rs.Peak)), PeakCount: rs.PeakCount}
+			ss.Retried = &RetriedSummary{From: units.Clock(sc.Start, at(rs.First), units.TimeOfDay), FromS: at(rs.First).Seconds(),
+				To: units.Clock(sc.Start, at(rs.Last), units.TimeOfDay), Peak: units.Clock(sc.Start, at(rs.Peak), units.TimeOfDay), PeakCount: rs.PeakCount}
 		}
 	}
 	for _, sh := range m.Shards {
@@ -399,7 +399,7 @@ func summarizeVariant(sc *spec.Scenario, run Run) VariantSummary {
 		})
 	}
 	v.Skew = skew(sc, r, m)
-	v.ErrorRate = round(m.ErrorRate, 6)
+	v.ErrorRate = units.Round(m.ErrorRate, 6)
 	if len(m.Nodes) > 0 {
 		hn := m.Nodes[m.Node.Index]
 		v.HottestNode = HottestNode{ID: hn.ID, Utilization: util(hn.Utilization), PeakUtilization: util(hn.Peak)}
@@ -422,9 +422,9 @@ func skew(sc *spec.Scenario, r *sim.Result, m *metrics.Run) Skew {
 	var k Skew
 	k.HottestShard, k.HottestLoad, k.MedianLoad = m.Shard.Index, util(m.Shard.Load), util(m.Shard.Median)
 	k.MaxOverMedian = optRound(m.Shard.MaxOverMedian, 3)
-	k.MaxOverMean = round(m.Shard.MaxOverMean, 3)
+	k.MaxOverMean = units.Round(m.Shard.MaxOverMean, 3)
 	w := m.PeakWindow
-	k.PeakWindow = spec.FormatClock(sc.Start, sim.Time(w)*r.Window)
+	k.PeakWindow = units.Clock(sc.Start, sim.Time(w)*r.Window, units.TimeOfDay)
 	k.PeakWindowS = (sim.Time(w) * r.Window).Seconds()
 	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad = m.PeakShard.Index, util(m.PeakShard.Load), util(m.PeakShard.Median)
 	k.PeakMaxOverMedian = optRound(m.PeakShard.MaxOverMedian, 3)
@@ -445,7 +445,7 @@ func optRound(p *float64, digits int) *float64 {
 	if p == nil {
 		return nil
 	}
-	x := round(*p, digits)
+	x := units.Round(*p, digits)
 	return &x
 }
 
@@ -456,16 +456,11 @@ func optMs(p *float64) *float64 { return optRound(p, 3) }
 // or 0 for none. xs is not modified.
 func Median(xs []float64) float64 { return detect.Median(xs) }
 
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
-}
-
 // ms rounds milliseconds to the microsecond.
-func ms(x float64) float64 { return round(x, 3) }
+func ms(x float64) float64 { return units.Round(x, 3) }
 
 // util rounds a utilization to 0.01 percentage points.
-func util(x float64) float64 { return round(x, 4) }
+func util(x float64) float64 { return units.Round(x, 4) }
 
 // The Max... constants bound what a variant's summary lists, so that summary.json,
 // report.md and report.html stay small at any size (about 3 MB a variant at most): above

@@ -18,6 +18,7 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -165,7 +166,7 @@ cost = "1ms"
 		{"Description", sc.Description, ""},
 		{"Seed", sc.Seed, uint64(1)},
 		{"Start", sc.Start, sim.Time(0)},
-		{"start label", scenarios.FormatClock(sc.Start, 0), "00:00"},
+		{"start label", units.Clock(sc.Start, 0, units.TimeOfDay), "00:00"},
 		{"Duration", sc.Duration, sim.Hour},
 		{"Warmup", sc.Warmup, sim.Time(0)},
 		{"Window", sc.Window, sim.Minute},

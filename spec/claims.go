@@ -9,6 +9,7 @@ import (
 
 	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Claim is one [[claims]] entry: what a story says, and the figure of the run that tests it.
@@ -48,7 +49,7 @@ func (v *ClaimValue) DecodeTOML(x any) error {
 		}
 		*v = ClaimValue{Text: strconv.FormatFloat(x, 'g', -1, 64), Number: x, set: true}
 	case string:
-		if _, err := ParseInstant(x, 0); err != nil {
+		if _, err := units.ParseInstant(x, 0); err != nil {
 			return err
 		}
 		*v = ClaimValue{Text: x, IsTime: true, set: true}
@@ -142,7 +143,7 @@ func resolveClaims(c *checker, f *File, s *Resolved) {
 			} else if before, ok := passed(f, s, cl.At, at); ok {
 				cs.At = before // before the run: not measured (report.Claims)
 			} else if s.Duration > 0 && at >= s.Duration && !pastEnd(f) {
-				c.add(key+".at", "must be inside the run, which ends at %s (got %q)", FormatClock(s.Start, s.Duration), cl.At)
+				c.add(key+".at", "must be inside the run, which ends at %s (got %q)", units.Clock(s.Start, s.Duration, units.TimeOfDay), cl.At)
 			} else {
 				cs.At = at
 			}
@@ -159,7 +160,7 @@ func resolveClaims(c *checker, f *File, s *Resolved) {
 		case cl.Value.IsTime != cs.Time:
 			c.add(key+".value", "must be a number for measure = %q (got %q)", cl.Measure, cl.Value.Text)
 		case cs.Time:
-			t, _ := ParseInstant(cl.Value.Text, s.Start)
+			t, _ := units.ParseInstant(cl.Value.Text, s.Start)
 			cs.Value = t.Seconds()
 		default:
 			cs.Value = cl.Value.Number
@@ -170,7 +171,7 @@ func resolveClaims(c *checker, f *File, s *Resolved) {
 			within = map[bool]string{true: "5m", false: "10%"}[cs.Time]
 		}
 		if cs.Time {
-			if d, err := ParseDuration(within); err != nil || d < 0 {
+			if d, err := units.ParseDuration(within); err != nil || d < 0 {
 				c.add(key+".within", "must be a duration such as \"5m\" for measure = %q (got %q)", cl.Measure, within)
 			} else {
 				cs.WithinTime = d

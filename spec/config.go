@@ -1,6 +1,10 @@
 package spec
 
-import "io/fs"
+import (
+	"io/fs"
+
+	"github.com/shardsim/shardsim/units"
+)
 
 // The types below mirror the scenario file (docs/scenario.md) as plain data. Durations, clock
 // times, instants, enumerations and the few values of several shapes have types that
@@ -329,7 +333,7 @@ type SchedulePoint struct {
 func Defaults() File {
 	seed, lf := int64(defaultSeed), 1.0
 	cores, queue, replicas, salt, vnodes := defaultCores, 0, 0, 0, defaultVnodes
-	start, err := ParseClock(defaultStart)
+	start, err := units.ParseClock(defaultStart)
 	if err != nil {
 		panic("spec: bad default start")
 	}

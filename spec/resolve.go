@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -78,7 +79,7 @@ func (c *checker) duration(key string, dur Duration, def string, minimum sim.Tim
 			return 0
 		}
 		var err error
-		if d, err = ParseDuration(s); err != nil {
+		if d, err = units.ParseDuration(s); err != nil {
 			panic("spec: bad default duration " + s)
 		}
 	}
@@ -881,7 +882,7 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 			part.Kind = keyspace.TimeBucketPart
 			part.Width = int64(bucketFns[kp.Fn])
 			if kp.Fn == "bucket" {
-				w, err := ParseDuration(kp.Arg)
+				w, err := units.ParseDuration(kp.Arg)
 				if err != nil || w <= 0 {
 					c.add(key, "bucket width %q must be a positive duration", kp.Arg)
 					continue
@@ -1173,7 +1174,7 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 				ss.Where[name] = WhereSpec{Eq: true}
 				continue
 			}
-			d, err := ParseDuration(text)
+			d, err := units.ParseDuration(text)
 			if err != nil || d <= 0 {
 				c.add(wk, "must be \"=\" (an equality) or a positive duration (the last D of a time field) (got %q)", text)
 				continue

@@ -17,6 +17,7 @@ import (
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Require says which answer a capacity search gives when it has replications.
@@ -775,7 +776,7 @@ func belowNoLoad(slos []SLO, pr *Probe) string {
 		return ""
 	}
 	return fmt.Sprintf("the SLO is below the latency with no load (the network's round trips and the service time): at multiple %s, the hottest node at %s of its cores, %s; no multiple meets it",
-		strconv.FormatFloat(pr.Multiple, 'g', 4, 64), percent(pr.NodeLoad.Max, 1), strings.Join(why, ", "))
+		strconv.FormatFloat(pr.Multiple, 'g', 4, 64), units.Percent(pr.NodeLoad.Max, 1), strings.Join(why, ", "))
 }
 
 // found is what a search found: the largest passing multiple (0: none down to

@@ -15,6 +15,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/units"
 )
 
 // CapacityReport is a finished capacity search: what was asked, and an answer per point
@@ -126,16 +127,16 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 			Evaluations: r.Evaluations, MeanAnswer: r.MeanAnswer, AllAnswer: r.AllAnswer,
 			Spread: r.Spread.json(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
 			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad,
-			Unsettled: r.Unsettled, SimSeconds: round(r.SimSeconds, 3)}
+			Unsettled: r.Unsettled, SimSeconds: units.Round(r.SimSeconds, 3)}
 		if !math.IsInf(r.OfferedAt, 1) && r.OfferedAt > 0 {
-			o := round(r.OfferedAt, 6)
+			o := units.Round(r.OfferedAt, 6)
 			row.OfferedAt = &o
 		}
 		for _, m := range r.PerReplication {
 			row.PerReplication = append(row.PerReplication, m)
 		}
 		if r.At != nil {
-			e := round(r.At.ErrorRate.Mean, 6)
+			e := units.Round(r.At.ErrorRate.Mean, 6)
 			row.ErrorRate = &e
 			for i, s := range c.SLOs {
 				if st := r.At.Stats[i]; st.Defined() {
@@ -159,7 +160,7 @@ func (cr *CapacityReport) JSON() *CapacityJSON {
 			for i, s := range c.SLOs {
 				var v *float64
 				if x := sm.Stats[i]; x != nil {
-					y := round(*x, 6)
+					y := units.Round(*x, 6)
 					v = &y
 				}
 				js.Stats[s.Text] = v
@@ -186,7 +187,7 @@ func statEstimate(st metrics.Statistic, e Estimate) string {
 		return "-"
 	}
 	if st == metrics.ErrorRate {
-		s := errorPercent(e.Mean)
+		s := units.Share(e.Mean, 2, units.KeepZero)
 		if e.N == 2 {
 			s += " [n/a: 2 runs]" // withInterval
 		} else if !math.IsNaN(e.Lo) {
@@ -277,9 +278,9 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 		}
 		shard, node, errs, res := "-", "-", "-", "-"
 		if r.At != nil {
-			shard = fmt.Sprintf("%d: %s", r.At.HottestShard, percent(r.At.ShardLoad.Mean, 1))
-			node = fmt.Sprintf("%d: %s", r.At.HottestNode, percent(r.At.NodeLoad.Mean, 1))
-			errs = errorPercent(r.At.ErrorRate.Mean)
+			shard = fmt.Sprintf("%d: %s", r.At.HottestShard, units.Percent(r.At.ShardLoad.Mean, 1))
+			node = fmt.Sprintf("%d: %s", r.At.HottestNode, units.Percent(r.At.NodeLoad.Mean, 1))
+			errs = units.Share(r.At.ErrorRate.Mean, 2, units.KeepZero)
 		}
 		binding := r.Binding
 		if binding == "" {
@@ -327,7 +328,7 @@ func (cr *CapacityReport) Tables() (answer, check *report.Table) {
 			if !p.Assessment.OK {
 				meets = "no: " + p.Assessment.Binding
 			}
-			crec = append(crec, fmt.Sprintf("%d: %s", p.HottestNode, percent(p.NodeLoad.Mean, 1)), meets)
+			crec = append(crec, fmt.Sprintf("%d: %s", p.HottestNode, units.Percent(p.NodeLoad.Mean, 1)), meets)
 		}
 		check.Rows = append(check.Rows, crec)
 	}
@@ -349,7 +350,7 @@ func (cr *CapacityReport) heading() string {
 		}
 	}
 	return fmt.Sprintf("capacity of %s: the largest multiple of every rate (load_factor) at which %s meets %s with errors <= %s",
-		cr.Scenario, how, strings.Join(slos, " and "), percent(c.MaxErrors, 2))
+		cr.Scenario, how, strings.Join(slos, " and "), units.Percent(c.MaxErrors, 2))
 }
 
 const checkHeading = "check: one run at a seed no search used, at the answer and at the multiple just above it where the search saw it fail"
@@ -446,9 +447,9 @@ func (cr *CapacityReport) settleNotes() []string {
 		}
 		settle := "never settles"
 		if !math.IsInf(p.Settle, 1) {
-			settle = "about " + fmtSeconds(p.Settle)
+			settle = "about " + units.Seconds(p.Settle, units.Short)
 		}
-		rows = append(rows, fmt.Sprintf("%s (%s busy, %s)", where, percent(p.NodeLoad.Mean, 1), settle))
+		rows = append(rows, fmt.Sprintf("%s (%s busy, %s)", where, units.Percent(p.NodeLoad.Mean, 1), settle))
 		measured = min(measured, p.Measured)
 	}
 	if len(rows) == 0 {
@@ -457,18 +458,7 @@ func (cr *CapacityReport) settleNotes() []string {
 	return []string{fmt.Sprintf("NOTE: a queue near full takes long to settle, and these answers' hottest nodes settle slowly (their relaxation time): %s; "+
 		"the runs measured %s after their warmup, fewer than %d of those, starting empty, so they understate the tail there and the answers lean high; "+
 		"a --duration of %d relaxation times or more, with a warmup of a few, gives steadier ones",
-		strings.Join(rows, ", "), fmtSeconds(measured), settleRuns, settleRuns)}
-}
-
-// fmtSeconds writes a time in seconds as "4.2 s", "38 s" or "12 min".
-func fmtSeconds(s float64) string {
-	switch {
-	case s < 10:
-		return strconv.FormatFloat(s, 'f', 1, 64) + " s"
-	case s < 600:
-		return strconv.FormatFloat(s, 'f', 0, 64) + " s"
-	}
-	return strconv.FormatFloat(s/60, 'f', 0, 64) + " min"
+		strings.Join(rows, ", "), units.Seconds(measured, units.Short), settleRuns, settleRuns)}
 }
 
 // checkWarnings says, for each answer that its own check failed (one run at a fresh
@@ -544,7 +534,7 @@ func (cr *CapacityReport) CSV(w io.Writer) error {
 			for _, f := range p.Failures {
 				rec = append(rec, num(f.Mean))
 			}
-			rec = append(rec, strconv.Itoa(p.HottestShard), num(round(p.ShardLoad.Mean, 4)), strconv.Itoa(p.HottestNode), num(round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
+			rec = append(rec, strconv.Itoa(p.HottestShard), num(units.Round(p.ShardLoad.Mean, 4)), strconv.Itoa(p.HottestNode), num(units.Round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
 		}
 		rec = append(rec, strconv.Itoa(r.Evaluations), strconv.Itoa(r.Runs))
 		cw.Write(rec)
@@ -655,7 +645,7 @@ func (cr *CapacityReport) chart(i int) (plots.Lines, bool) {
 			ser.Failing = append(ser.Failing, failing)
 			note := ""
 			if failing {
-				note = errorPercent(p.ErrorRate.Mean) + " failed"
+				note = units.Share(p.ErrorRate.Mean, 2, units.KeepZero) + " failed"
 			}
 			ser.Notes = append(ser.Notes, note)
 			lo, hi = min(lo, p.Multiple), max(hi, p.Multiple)

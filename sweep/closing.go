@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/shardsim/shardsim/units"
 )
 
 // closing answers the question a capacity search asks, one line per variant (and per
@@ -90,7 +92,7 @@ func (cr *CapacityReport) closing() []string {
 		for _, r := range rows {
 			if r.Unsettled {
 				line += fmt.Sprintf(" %s %s unsettled: its runs passed up to %s, but above that the hottest queue needs runs longer than the budget (%s); raise --budget for an answer.",
-					name(r), conj(plural(r), "is"), exactMultiple(r.Multiple), fmtSeconds(c.budget()))
+					name(r), conj(plural(r), "is"), exactMultiple(r.Multiple), units.Seconds(c.budget(), units.Short))
 				break
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Sweep is a finished sweep: what was asked, and a row per point and variant.
@@ -58,16 +59,11 @@ func (e Estimate) json(digits int) jsonEstimate {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
 		}
-		r := round(x, digits)
+		r := units.Round(x, digits)
 		return &r
 	}
 	return jsonEstimate{Mean: opt(e.Mean), CI95: opt(e.Half), Lo95: opt(e.Lo), Hi95: opt(e.Hi),
 		Median: opt(e.Median), Min: opt(e.Min), Max: opt(e.Max)}
-}
-
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
 }
 
 // SweepJSON is sweep.json.
@@ -275,7 +271,7 @@ func (sw *Sweep) CSV(w io.Writer) error {
 		rec = append(rec, spread(r.HottestNodeLoad)...)
 		node, peak := "", ""
 		if r.Bottleneck.Node >= 0 {
-			node, peak = strconv.Itoa(r.Bottleneck.Node), num(round(r.Bottleneck.Peak, 4))
+			node, peak = strconv.Itoa(r.Bottleneck.Node), num(units.Round(r.Bottleneck.Peak, 4))
 		}
 		rec = append(rec, r.Bottleneck.Resource.String(), node, peak, strconv.Itoa(r.Agree), strconv.Itoa(r.Saturated), strconv.FormatBool(r.Split()))
 		if r.Judged {
@@ -349,19 +345,6 @@ func rangeOf(e Estimate) string {
 	return short(e.Median) + " (" + short(e.Min) + "–" + short(e.Max) + ")"
 }
 
-func percent(x float64, digits int) string {
-	return strconv.FormatFloat(100*x, 'f', digits, 64) + "%"
-}
-
-// errorPercent writes an error rate with two decimals, but never some failures as none:
-// "<0.01%" (a run's 6,544 failures in 93 million requests printed as 0.00%).
-func errorPercent(x float64) string {
-	if s := percent(x, 2); x <= 0 || s != "0.00%" {
-		return s
-	}
-	return "<0.01%"
-}
-
 // bottleneckShort is a bottleneck in a table cell: "cpu node 15 (189% peak)".
 func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
 	s := b.Resource.String()
@@ -369,7 +352,7 @@ func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
 	switch {
 	case b.Node >= 0 && b.Resource == metrics.CPU:
 		s += fmt.Sprintf(" node %d", b.Node)
-		notes = append(notes, percent(b.Peak, 0)+" peak")
+		notes = append(notes, units.Percent(b.Peak, 0)+" peak")
 	case b.Node >= 0 && b.Resource == metrics.Queue:
 		s += fmt.Sprintf(" node %d", b.Node)
 	case b.Resource == metrics.FanOut:
@@ -377,7 +360,7 @@ func bottleneckShort(b metrics.Bottleneck, agree, of int) string {
 	case b.Resource == metrics.Locks && b.Stream != "":
 		s += " of " + b.Stream
 		if b.Lock > 0 {
-			notes = append(notes, percent(b.Lock, 0)+" offered")
+			notes = append(notes, units.Percent(b.Lock, 0)+" offered")
 		}
 	}
 	// Nothing failed, no objective failed and the resource nearest its limit is under
@@ -467,9 +450,9 @@ func (sw *Sweep) Table() *report.Table {
 			}
 			rec = append(rec, strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
 		}
-		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, percent(r.HottestLoad.Mean, 1)),
-			fmt.Sprintf("%d: %s", r.HottestNode, percent(r.HottestNodeLoad.Mean, 1)),
-			errorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
+		rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, units.Percent(r.HottestLoad.Mean, 1)),
+			fmt.Sprintf("%d: %s", r.HottestNode, units.Percent(r.HottestNodeLoad.Mean, 1)),
+			units.Share(r.ErrorRate.Mean, 2, units.KeepZero), sw.bindsCell(i))
 		switch {
 		case judged:
 			rec = append(rec, verdictCell(r))
@@ -678,7 +661,7 @@ func (sw *Sweep) chart(si int, what string) plots.Lines {
 		// A latency past the error limit is of the completed requests only.
 		s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
 		if s.Failing[x] {
-			s.Notes[x] = errorPercent(r.ErrorRate.Mean) + " failed"
+			s.Notes[x] = units.Share(r.ErrorRate.Mean, 2, units.KeepZero) + " failed"
 		}
 	}
 	return l

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/units"
 )
 
 // M/M/1 with mu = 1000/s and lambda = 700/s, three replications (seeds 11, 12, 13), 300 s
@@ -210,9 +211,9 @@ func TestCapacityCheckWarning(t *testing.T) {
 // no interval (t(0.975, 1) = 12.7 made [0.528, 303448]).
 func TestSmallFiguresWording(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
-		{errorPercent(0), "0.00%"},
-		{errorPercent(1.0 / 500_000), "<0.01%"},
-		{errorPercent(0.0125), "1.25%"},
+		{units.Share(0, 2, units.KeepZero), "0.00%"},
+		{units.Share(1.0/500_000, 2, units.KeepZero), "<0.01%"},
+		{units.Share(0.0125, 2, units.KeepZero), "1.25%"},
 		{withInterval(Estimated([]float64{0.528, 1000}), 2, ""), "500.26 [n/a: 2 runs]"},
 		{withInterval(Estimated([]float64{5}), 2, " ms"), "5.00 ms"},
 	} {

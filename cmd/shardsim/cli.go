@@ -23,12 +23,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/internal/pool"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // version is the release; `go build -ldflags "-X main.version=..."` may replace it.
@@ -356,7 +356,7 @@ func workSentence(sc *scenarios.Scenario) string {
 	if top == nil {
 		return ""
 	}
-	took := build.Duration(top.Work.Seconds)
+	took := units.Seconds(top.Work.Seconds, units.Words)
 	if took != "under a second" {
 		took = "about " + took
 	}
@@ -384,7 +384,7 @@ func humanCount(n float64) string {
 	case n >= 1e6:
 		return strconv.FormatFloat(n/1e6, 'g', 3, 64) + " million"
 	}
-	return numfmt.Count(int64(math.Round(n)))
+	return units.Count(int64(math.Round(n)))
 }
 
 // printNotes writes what the loader noted about command-line values, once each.

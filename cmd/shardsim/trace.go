@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shardsim/shardsim/detect"
 	"io"
 	"io/fs"
 	"math"
@@ -13,6 +12,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/units"
 
 	"github.com/spf13/pflag"
 
@@ -464,7 +466,6 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	} else {
 		fmt.Fprintf(w, "trace %s (%s)\n", escape.Line(filepath.Base(path)), a.Format)
 	}
-	pct := func(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
 	if a.DurationS > 0 {
 		fmt.Fprintf(w, "%s records from %s lines (%s malformed) over %s s, %.1f records/s on average\n",
 			humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/a.DurationS)
@@ -490,10 +491,10 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 			counts = append(counts, float64(n))
 		}
 	}
-	for i, sh := range pctShares(counts) {
+	for i, sh := range units.PercentShares(counts) {
 		rows = append(rows, []string{names[i], strconv.FormatFloat(counts[i], 'f', 0, 64), sh})
 	}
-	rw := pctShares([]float64{float64(a.Reads), float64(a.Writes)})
+	rw := units.PercentShares([]float64{float64(a.Reads), float64(a.Writes)})
 	rows = append(rows, []string{"reads", strconv.FormatInt(a.Reads, 10), rw[0]},
 		[]string{"writes", strconv.FormatInt(a.Writes, 10), rw[1]})
 	table([]string{"op", "records", "share"}, rows)
@@ -524,7 +525,7 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	h("Keys")
 	distinct := "exact"
 	if !k.DistinctExact {
-		distinct = "± " + pct(k.DistinctRSE) + " (KMV sketch, one standard error)"
+		distinct = "± " + units.Percent(k.DistinctRSE, 2) + " (KMV sketch, one standard error)"
 	}
 	fmt.Fprintf(w, "distinct keys: %s %s\n", humanCount(k.Distinct), distinct)
 	if k.ZipfRanks > 0 {
@@ -537,7 +538,7 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		// A count that is mostly the sketch's error bound is no count: run's key table
 		// leaves such keys out by the same rule (detect.StandsOut).
 		if t.StandsOut {
-			rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), pct(t.Share)})
+			rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), units.Percent(t.Share, 2)})
 		}
 	}
 	switch {
@@ -557,8 +558,8 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	table([]string{"part", "score", "monotonic"}, rows)
 	if d := a.Design; d != nil {
 		h("Design")
-		fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", pct(d.SingleShardShare), pct(1-d.SingleShardShare), d.MeanFanout)
-		even := pct(1 / float64(len(d.Shards)))
+		fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", units.Percent(d.SingleShardShare, 2), units.Percent(1-d.SingleShardShare, 2), d.MeanFanout)
+		even := units.Percent(1/float64(len(d.Shards)), 2)
 		// What a cluster sees at a time leads; the whole log's totals follow, since a hot
 		// spot that moves (a key that grows with time) evens out over the log.
 		fmt.Fprintf(w, "hottest shard window by window (even: %s; the mean is over the windows, weighted by their visits):\n", even)
@@ -575,19 +576,19 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 				continue
 			}
 			fmt.Fprintf(w, "%s%s%s in the busiest window (shard %d; %s %s from %s s, windows of %s s), %s on the mean\n",
-				item, sp.what, pct(sp.ws.BusiestShare), sp.ws.BusiestShard, humanCount(float64(sp.ws.BusiestVisits)), sp.unit,
-				strconv.FormatFloat(sp.ws.BusiestTS, 'f', 0, 64), strconv.FormatFloat(sp.ws.WindowS, 'g', -1, 64), pct(sp.ws.MeanHottestShare))
+				item, sp.what, units.Percent(sp.ws.BusiestShare, 2), sp.ws.BusiestShard, humanCount(float64(sp.ws.BusiestVisits)), sp.unit,
+				strconv.FormatFloat(sp.ws.BusiestTS, 'f', 0, 64), strconv.FormatFloat(sp.ws.WindowS, 'g', -1, 64), units.Percent(sp.ws.MeanHottestShare, 2))
 		}
 		if md {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "hottest shard over the whole log: %d with %s of all shard visits (even: %s)\n", d.HottestShard, pct(d.HottestShare), even)
+		fmt.Fprintf(w, "hottest shard over the whole log: %d with %s of all shard visits (even: %s)\n", d.HottestShard, units.Percent(d.HottestShare, 2), even)
 		rows = nil
 		var ws, rs []float64
 		for _, s := range d.Shards {
 			ws, rs = append(ws, s.WriteShare), append(rs, s.ReadShare)
 		}
-		wp, rp := pctShares(ws), pctShares(rs)
+		wp, rp := units.PercentShares(ws), units.PercentShares(rs)
 		for i, s := range d.Shards {
 			row := []string{strconv.Itoa(s.ID), wp[i], rp[i]}
 			if d.Splits != nil {
@@ -609,49 +610,6 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		}
 		table(head, rows)
 	}
-}
-
-// pctShares writes the shares of a whole (counts, or fractions) as percentages with two
-// decimals that add up to exactly 100.00%: each is rounded down to a hundredth of a
-// percent and the hundredths still missing go to the largest remainders (the first on a
-// tie), so each is within 0.01 of its share. An empty whole is 0.00% each.
-func pctShares(xs []float64) []string {
-	var total float64
-	for _, x := range xs {
-		total += x
-	}
-	units := make([]int64, len(xs))
-	rem := make([]float64, len(xs))
-	var sum int64
-	for i, x := range xs {
-		if total <= 0 {
-			break
-		}
-		u := 10000 * x / total
-		units[i] = int64(math.Floor(u + 1e-9))
-		rem[i] = u - float64(units[i])
-		sum += units[i]
-	}
-	if total > 0 {
-		for left := 10000 - sum; left > 0; left-- {
-			best := -1
-			for i := range rem {
-				if rem[i] > 0 && (best < 0 || rem[i] > rem[best]) {
-					best = i
-				}
-			}
-			if best < 0 {
-				break
-			}
-			units[best]++
-			rem[best] = 0
-		}
-	}
-	out := make([]string, len(xs))
-	for i, u := range units {
-		out[i] = fmt.Sprintf("%d.%02d%%", u/100, u%100)
-	}
-	return out
 }
 
 // bar draws v as a bar of up to 30 characters against the largest of all.

@@ -89,17 +89,17 @@ func (s *Resolved) formatValue(fs FieldSpec, v uint64) string {
 			return fs.Labels[v]
 		}
 	case "time":
-		return units.Clock(0, sim.Time(int64(s.Start)+workload.TimeOf(v)), units.Exact)
+		return units.Clock(s.Start, sim.Time(workload.TimeOf(v)), units.Exact)
 	case "snowflake":
-		t := units.Clock(0, sim.Time(int64(s.Start)+workload.SnowflakeMillis(v)*int64(sim.Millisecond)), units.Exact)
+		t := units.Clock(s.Start, sim.Time(workload.SnowflakeMillis(v))*sim.Millisecond, units.Exact)
 		return withCounter(t, v&(1<<workload.SnowflakeCounterBits-1))
 	case "uuidv7", "ulid":
 		// The time of the id; its random bits say nothing a reader needs.
-		return units.Clock(0, sim.Time(int64(s.Start)+workload.RandomTimeIDTime(v, int64(sim.Millisecond), workload.UUIDv7Bits)), units.Exact)
+		return units.Clock(s.Start, sim.Time(workload.RandomTimeIDTime(v, int64(sim.Millisecond), workload.UUIDv7Bits)), units.Exact)
 	case "ksuid":
-		return units.Clock(0, sim.Time(int64(s.Start)+workload.RandomTimeIDTime(v, int64(sim.Second), workload.KSUIDBits)), units.Exact)
+		return units.Clock(s.Start, sim.Time(workload.RandomTimeIDTime(v, int64(sim.Second), workload.KSUIDBits)), units.Exact)
 	case "sequence":
-		t := units.Clock(0, sim.Time(int64(s.Start)+workload.SequenceMicros(v)*int64(sim.Microsecond)), units.Exact)
+		t := units.Clock(s.Start, sim.Time(workload.SequenceMicros(v))*sim.Microsecond, units.Exact)
 		return withCounter(t, v&(1<<workload.SequenceCounterBits-1))
 	}
 	return strconv.FormatUint(v, 10)

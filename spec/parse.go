@@ -6,14 +6,6 @@ import (
 	"strings"
 )
 
-// dayRE finds a number of days: digits with an optional fraction, not preceded by another
-// digit or point (so "1.5.5d" stays malformed), followed by d.
-var dayRE = regexp.MustCompile(`(^|[^0-9.])(\d+(?:\.\d+)?)d`)
-
-// durationRE matches Go's duration syntax (time.ParseDuration), so that a duration that
-// fails to parse only because it overflows can be told from one that is malformed.
-var durationRE = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))+$`)
-
 // keyPart is one parsed part of keyspace.key.
 type keyPart struct {
 	Fn    string // "" for a plain field, else hour, day, minute, bucket, hash

@@ -59,6 +59,7 @@ var streamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 type FieldError struct {
 	Key string
 	Msg string
+	Err error // the typed problem behind Msg, where a caller tells kinds apart (errors.As)
 }
 
 // checker gathers problems.
@@ -867,7 +868,7 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 		}
 		fi := s.fieldIndex(kp.Field)
 		if fi < 0 {
-			c.add(key, "no such field %q in table.fields (have %s)", kp.Field, strings.Join(s.FieldNames, ", "))
+			c.addErr(key, &NoSuchFieldError{Field: kp.Field, Have: s.FieldNames})
 			continue
 		}
 		part := keyspace.Part{Field: fi, Name: text}

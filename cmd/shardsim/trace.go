@@ -307,7 +307,7 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 				name = fl
 			}
 			msg := p.Msg
-			if field, have, ok := noSuchField(msg); ok {
+			if field, have, ok := noSuchField(p); ok {
 				// There is no table here: the fields are the log's key parts.
 				msg = fmt.Sprintf("no such part %q among the log's key parts (have %s; ts is the record's time)", field, have)
 				msg += splitHint(tf, rd.Names())
@@ -334,28 +334,20 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 	return d, nil
 }
 
-// noSuchField reads spec's message for a key part that names no field: the field and the
+// noSuchField reads spec's problem of a key part that names no field: the field and the
 // fields there are, without ts (analyze adds it for the record's time).
-func noSuchField(msg string) (field, have string, ok bool) {
-	rest, ok := strings.CutPrefix(msg, "no such field ")
-	if !ok {
-		return "", "", false
-	}
-	q, after, ok := strings.Cut(rest, " in table.fields (have ")
-	if !ok {
-		return "", "", false
-	}
-	field, err := strconv.Unquote(q)
-	if err != nil {
+func noSuchField(err error) (field, have string, ok bool) {
+	var nf *spec.NoSuchFieldError
+	if !errors.As(err, &nf) {
 		return "", "", false
 	}
 	var parts []string
-	for _, f := range strings.Split(strings.TrimSuffix(after, ")"), ", ") {
+	for _, f := range nf.Have {
 		if f != "ts" {
 			parts = append(parts, f)
 		}
 	}
-	return field, strings.Join(parts, ", "), true
+	return nf.Field, strings.Join(parts, ", "), true
 }
 
 // splitHint suggests --delimiter and --names when the log's keys are whole (one part,

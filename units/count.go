@@ -30,3 +30,16 @@ func Round(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(x*p) / p
 }
+
+// Approx writes a count for people, to three significant digits from a million up:
+// "96,048", "2.3 million", "10 billion", "1.23e+03 billion". Below a million it is the
+// whole count (Count of x rounded, halves away from zero).
+func Approx(x float64) string {
+	switch {
+	case x >= 1e9:
+		return strconv.FormatFloat(x/1e9, 'g', 3, 64) + " billion"
+	case x >= 1e6:
+		return strconv.FormatFloat(x/1e6, 'g', 3, 64) + " million"
+	}
+	return Count(int64(math.Round(x)))
+}

@@ -253,6 +253,31 @@ func TestCount(t *testing.T) {
 	}
 }
 
+func TestApprox(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{0, "0"},
+		{2.5, "3"}, // halves away from zero
+		{999_999.4, "999,999"},
+		{999_999.6, "1,000,000"}, // rounds up below the million: still a whole count
+		{1e6, "1 million"},
+		{2_345_678, "2.35 million"},
+		{999_499_999, "999 million"},
+		{999_500_000, "1e+03 million"}, // three significant digits, as written since the start
+		{1e9, "1 billion"},
+		{10e9, "10 billion"},
+		{1.234e12, "1.23e+03 billion"},
+		{-96_048, "-96,048"},
+		{math.Inf(1), "+Inf billion"},
+	} {
+		if got := units.Approx(tc.x); got != tc.want {
+			t.Errorf("Approx(%v) = %q, want %q", tc.x, got, tc.want)
+		}
+	}
+}
+
 func TestRound(t *testing.T) {
 	for _, tc := range []struct {
 		x      float64

@@ -365,7 +365,7 @@ func workSentence(sc *scenarios.Scenario) string {
 		largest = "it makes"
 	}
 	return fmt.Sprintf("; %s about %s subrequests (at most %s), %s of one core %s",
-		largest, humanCount(top.Work.Subrequests), humanCount(build.MaxWork), took, build.EngineRate(top.Shards))
+		largest, units.Approx(top.Work.Subrequests), units.Approx(build.MaxWork), took, build.EngineRate(top.Shards))
 }
 
 // humanBytes writes a size for people: 220 MB, 4.0 GB.
@@ -374,17 +374,6 @@ func humanBytes(b float64) string {
 		return strconv.FormatFloat(b/(1<<30), 'f', 1, 64) + " GB"
 	}
 	return strconv.FormatFloat(math.Ceil(b/(1<<20)), 'f', 0, 64) + " MB"
-}
-
-// humanCount writes a count for people: 2.3 million, 10 billion.
-func humanCount(n float64) string {
-	switch {
-	case n >= 1e9:
-		return strconv.FormatFloat(n/1e9, 'g', 3, 64) + " billion"
-	case n >= 1e6:
-		return strconv.FormatFloat(n/1e6, 'g', 3, 64) + " million"
-	}
-	return units.Count(int64(math.Round(n)))
 }
 
 // printNotes writes what the loader noted about command-line values, once each.
@@ -584,7 +573,7 @@ func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error 
 		}
 		most := mostRequests(sc)
 		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)%s\n",
-			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(spec.MaxRequests), humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), workSentence(sc))
+			f, sc.Name, len(sc.Variants), units.Approx(most), units.Approx(spec.MaxRequests), humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), workSentence(sc))
 	}
 	if bad > 0 {
 		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())
@@ -637,7 +626,7 @@ func explain(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		report.ExplainText(stdout, e)
 	}
 	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s)%s.\n",
-		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(spec.MaxRequests), workSentence(sc))
+		humanBytes(sc.Memory), humanBytes(spec.MaxRunMemory), units.Approx(mostRequests(sc)), units.Approx(spec.MaxRequests), workSentence(sc))
 	return nil
 }
 

@@ -460,11 +460,11 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	}
 	if a.DurationS > 0 {
 		fmt.Fprintf(w, "%s records from %s lines (%s malformed) over %s s, %.1f records/s on average\n",
-			humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/a.DurationS)
+			units.Approx(float64(a.Records)), units.Approx(float64(a.Lines)), units.Approx(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/a.DurationS)
 	} else {
 		// Records over no time have no rate (the mean used to divide by a nanosecond).
 		fmt.Fprintf(w, "%s records from %s lines (%s malformed), all at one timestamp: no rate\n",
-			humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)))
+			units.Approx(float64(a.Records)), units.Approx(float64(a.Lines)), units.Approx(float64(a.Malformed)))
 	}
 	for _, b := range a.BadLines {
 		line := fmt.Sprintf("malformed line %d (%s): %q", b.Line, b.Why, b.Text)
@@ -519,7 +519,7 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 	if !k.DistinctExact {
 		distinct = "± " + units.Percent(k.DistinctRSE, 2) + " (KMV sketch, one standard error)"
 	}
-	fmt.Fprintf(w, "distinct keys: %s %s\n", humanCount(k.Distinct), distinct)
+	fmt.Fprintf(w, "distinct keys: %s %s\n", units.Approx(k.Distinct), distinct)
 	if k.ZipfRanks > 0 {
 		fmt.Fprintf(w, "Zipf exponent: %.3f (maximum likelihood over the top %d keys; Kolmogorov-Smirnov distance %.4f)\n", k.ZipfS, k.ZipfRanks, k.ZipfKS)
 	} else {
@@ -538,7 +538,7 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 		table([]string{"rank", "key", "records", "share"}, rows)
 	case len(k.Top) > 0 && k.Top[0].Error > 0:
 		fmt.Fprintf(w, "no key stands out: the sketch's counts are mostly its error bound (it tracks %s of the log's %s keys, and none is certainly more frequent than those it dropped)\n",
-			humanCount(float64(trace.TopCapacity)), humanCount(k.Distinct))
+			units.Approx(float64(trace.TopCapacity)), units.Approx(k.Distinct))
 	case len(k.Top) > 0:
 		fmt.Fprintf(w, "no key stands out: none has %d records or more\n", detect.MinStandOut)
 	}
@@ -568,7 +568,7 @@ func writeAnalysis(w io.Writer, path string, a *trace.Analysis, md bool) {
 				continue
 			}
 			fmt.Fprintf(w, "%s%s%s in the busiest window (shard %d; %s %s from %s s, windows of %s s), %s on the mean\n",
-				item, sp.what, units.Percent(sp.ws.BusiestShare, 2), sp.ws.BusiestShard, humanCount(float64(sp.ws.BusiestVisits)), sp.unit,
+				item, sp.what, units.Percent(sp.ws.BusiestShare, 2), sp.ws.BusiestShard, units.Approx(float64(sp.ws.BusiestVisits)), sp.unit,
 				strconv.FormatFloat(sp.ws.BusiestTS, 'f', 0, 64), strconv.FormatFloat(sp.ws.WindowS, 'g', -1, 64), units.Percent(sp.ws.MeanHottestShare, 2))
 		}
 		if md {
@@ -656,7 +656,7 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 		}
 		if a.DurationS == 0 {
 			// A count over no time is no rate: the fitted schedule would be 0/s.
-			return usagef("%s: the log's %s records all share one timestamp, so it has no rate to fit", path, humanCount(float64(a.Records)))
+			return usagef("%s: the log's %s records all share one timestamp, so it has no rate to fit", path, units.Approx(float64(a.Records)))
 		}
 		fit := trace.Fit(a, trace.FitOptions{Name: name, Source: filepath.Base(path)})
 		// What fit writes must load: check it as validate would before writing it.
@@ -670,7 +670,7 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s: %s records over %s s, %.1f%% reads, key [%s]\n",
-			out, humanCount(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64),
+			out, units.Approx(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64),
 			100*float64(a.Reads)/float64(max(a.Records, 1)), strings.Join(fit.Key, ", "))
 		for _, f := range fit.Fields {
 			fmt.Fprintf(stdout, "  %s\n", f)

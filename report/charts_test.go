@@ -158,17 +158,6 @@ func TestSlugs(t *testing.T) {
 	}
 }
 
-func TestShortDuration(t *testing.T) {
-	for d, want := range map[sim.Time]string{
-		sim.Minute: "1m", sim.Hour: "1h", 90 * sim.Minute: "1h30m", 30 * sim.Second: "30s",
-		1500 * sim.Millisecond: "1.5s", sim.Hour + sim.Second: "1h0m1s",
-	} {
-		if got := units.Duration(d); got != want {
-			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 // Counts read 81,986,634 in tables and stay plain integers in CSV.
 func TestCountFormats(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 81986634: "81,986,634", -1234567: "-1,234,567"} {

@@ -85,7 +85,7 @@ func coLocated(nodeLoad float64, onNode []int, loads []float64, med float64) []i
 	return hot
 }
 
-// pctAtLeast is fmtPct for an upper bound that may round to nothing: "0.1%" rather than
+// pctAtLeast is units.Percent(x, 1) for an upper bound that may round to nothing: "0.1%" rather than
 // "0.0%" for a share under a thousandth.
 func pctAtLeast(x float64) string {
 	if x < 0.001 {

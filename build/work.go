@@ -10,6 +10,7 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Work is what a variant's run costs the engine, predicted before it runs: its requests,
@@ -306,22 +307,7 @@ func (w *Work) WorkProblem(s *spec.Resolved) (key, msg string) {
 	}
 	return fmt.Sprintf("streams[%d]", top), fmt.Sprintf(
 		"the run would make about %.2g subrequests, about %s of one core (%s), most of them stream %s's %s; at most %.0e subrequests are allowed: lower streams[%d].rate, keyspace.shards, the scans' reach (where) or the duration",
-		w.Units(), Duration(w.Seconds), EngineRate(s.Shards), sw.Name, what, float64(MaxWork), top)
-}
-
-// Duration writes seconds for people: "under a second", "40 s", "12 minutes", "66 hours".
-func Duration(sec float64) string {
-	switch {
-	case sec < 1:
-		return "under a second"
-	case sec < 90:
-		return fmt.Sprintf("%.0f s", sec)
-	case sec < 90*60:
-		return fmt.Sprintf("%.0f minutes", sec/60)
-	case sec < 48*3600:
-		return fmt.Sprintf("%.1f hours", sec/3600)
-	}
-	return fmt.Sprintf("%.0f hours", sec/3600)
+		w.Units(), units.Seconds(w.Seconds, units.Words), EngineRate(s.Shards), sw.Name, what, float64(MaxWork), top)
 }
 
 func plural(op sim.Op) string {

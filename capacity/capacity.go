@@ -19,6 +19,7 @@ import (
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/sweep"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Require says which answer a capacity search gives when it has replications.
@@ -853,7 +854,7 @@ func belowNoLoad(slos []sweep.SLO, pr *Probe) string {
 		return ""
 	}
 	return fmt.Sprintf("the SLO is below the latency with no load (the network's round trips and the service time): at multiple %s, the hottest node at %s of its cores, %s; no multiple meets it",
-		strconv.FormatFloat(pr.Multiple, 'g', 4, 64), replicas.Percent(pr.NodeLoad.Max, 1), strings.Join(why, ", "))
+		strconv.FormatFloat(pr.Multiple, 'g', 4, 64), units.Percent(pr.NodeLoad.Max, 1), strings.Join(why, ", "))
 }
 
 // found is what a search found: the largest passing multiple (0: none down to

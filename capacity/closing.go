@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/sweep"
+	"github.com/shardsim/shardsim/units"
 )
 
 // closing answers the question a capacity search asks, one line per variant (and per
@@ -69,7 +70,7 @@ func (cr *Report) answerLine(label string, rows []Answer) string {
 	if i := slices.IndexFunc(rows, func(r Answer) bool { return r.Unsettled }); i >= 0 {
 		r := rows[i]
 		line += fmt.Sprintf(" %s %s unsettled: its runs passed up to %s, but above that the hottest queue needs runs longer than the budget (%s); raise --budget for an answer.",
-			cr.name(r), conj(cr.plural(r), "is"), exactMultiple(r.Multiple), fmtSeconds(cr.Config.lengths(0).BudgetSeconds()))
+			cr.name(r), conj(cr.plural(r), "is"), exactMultiple(r.Multiple), units.Seconds(cr.Config.lengths(0).BudgetSeconds(), units.Short))
 	}
 	return line
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/sweep"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Report is a finished capacity search: what was asked, and an answer per point
@@ -129,16 +130,16 @@ func (cr *Report) JSON() *ReportJSON {
 			Evaluations: r.Evaluations, MeanAnswer: r.MeanAnswer, AllAnswer: r.AllAnswer,
 			Spread: r.Spread.JSON(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
 			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad,
-			Unsettled: r.Unsettled, SimSeconds: replicas.Round(r.SimSeconds, 3)}
+			Unsettled: r.Unsettled, SimSeconds: units.Round(r.SimSeconds, 3)}
 		if !math.IsInf(r.OfferedAt, 1) && r.OfferedAt > 0 {
-			o := replicas.Round(r.OfferedAt, 6)
+			o := units.Round(r.OfferedAt, 6)
 			row.OfferedAt = &o
 		}
 		for _, m := range r.PerReplication {
 			row.PerReplication = append(row.PerReplication, m)
 		}
 		if r.At != nil {
-			e := replicas.Round(r.At.ErrorRate.Mean, 6)
+			e := units.Round(r.At.ErrorRate.Mean, 6)
 			row.ErrorRate = &e
 			for i, s := range c.SLOs {
 				if st := r.At.Stats[i]; st.Defined() {
@@ -162,7 +163,7 @@ func (cr *Report) JSON() *ReportJSON {
 			for i, s := range c.SLOs {
 				var v *float64
 				if x := sm.Stats[i]; x != nil {
-					y := replicas.Round(*x, 6)
+					y := units.Round(*x, 6)
 					v = &y
 				}
 				js.Stats[s.Text] = v
@@ -189,7 +190,7 @@ func statEstimate(st metrics.Statistic, e replicas.Estimate) string {
 		return "-"
 	}
 	if st == metrics.ErrorRate {
-		s := replicas.ErrorPercent(e.Mean)
+		s := units.Share(e.Mean, 2, units.KeepZero)
 		if e.N == 2 {
 			s += " [n/a: 2 runs]" // replicas.WithInterval
 		} else if !math.IsNaN(e.Lo) {
@@ -288,9 +289,9 @@ func (cr *Report) answerRow(r *Answer) []string {
 	}
 	shard, node, errs := "-", "-", "-"
 	if r.At != nil {
-		shard = fmt.Sprintf("%d: %s", r.At.HottestShard, replicas.Percent(r.At.ShardLoad.Mean, 1))
-		node = fmt.Sprintf("%d: %s", r.At.HottestNode, replicas.Percent(r.At.NodeLoad.Mean, 1))
-		errs = replicas.ErrorPercent(r.At.ErrorRate.Mean)
+		shard = fmt.Sprintf("%d: %s", r.At.HottestShard, units.Percent(r.At.ShardLoad.Mean, 1))
+		node = fmt.Sprintf("%d: %s", r.At.HottestNode, units.Percent(r.At.NodeLoad.Mean, 1))
+		errs = units.Share(r.At.ErrorRate.Mean, 2, units.KeepZero)
 	}
 	binding := r.Binding
 	if binding == "" {
@@ -381,7 +382,7 @@ func (cr *Report) checkCells(p *Probe) []string {
 	if !p.Assessment.OK {
 		meets = "no: " + p.Assessment.Binding
 	}
-	return append(cells, fmt.Sprintf("%d: %s", p.HottestNode, replicas.Percent(p.NodeLoad.Mean, 1)), meets)
+	return append(cells, fmt.Sprintf("%d: %s", p.HottestNode, units.Percent(p.NodeLoad.Mean, 1)), meets)
 }
 
 // heading is the line above the tables.
@@ -399,7 +400,7 @@ func (cr *Report) heading() string {
 		}
 	}
 	return fmt.Sprintf("capacity of %s: the largest multiple of every rate (load_factor) at which %s meets %s with errors <= %s",
-		cr.Scenario, how, strings.Join(slos, " and "), replicas.Percent(c.MaxErrors, 2))
+		cr.Scenario, how, strings.Join(slos, " and "), units.Percent(c.MaxErrors, 2))
 }
 
 const checkHeading = "check: one run at a seed no search used, at the answer and at the multiple just above it where the search saw it fail"
@@ -492,9 +493,9 @@ func (cr *Report) settleNotes() []string {
 		}
 		settle := "never settles"
 		if !math.IsInf(p.Settle, 1) {
-			settle = "about " + fmtSeconds(p.Settle)
+			settle = "about " + units.Seconds(p.Settle, units.Short)
 		}
-		rows = append(rows, fmt.Sprintf("%s (%s busy, %s)", where, replicas.Percent(p.NodeLoad.Mean, 1), settle))
+		rows = append(rows, fmt.Sprintf("%s (%s busy, %s)", where, units.Percent(p.NodeLoad.Mean, 1), settle))
 		measured = min(measured, p.Measured)
 	}
 	if len(rows) == 0 {
@@ -503,18 +504,7 @@ func (cr *Report) settleNotes() []string {
 	return []string{fmt.Sprintf("NOTE: a queue near full takes long to settle, and these answers' hottest nodes settle slowly (their relaxation time): %s; "+
 		"the runs measured %s after their warmup, fewer than %d of those, starting empty, so they understate the tail there and the answers lean high; "+
 		"a --duration of %d relaxation times or more, with a warmup of a few, gives steadier ones",
-		strings.Join(rows, ", "), fmtSeconds(measured), runner.SettleRuns, runner.SettleRuns)}
-}
-
-// fmtSeconds writes a time in seconds as "4.2 s", "38 s" or "12 min".
-func fmtSeconds(s float64) string {
-	switch {
-	case s < 10:
-		return strconv.FormatFloat(s, 'f', 1, 64) + " s"
-	case s < 600:
-		return strconv.FormatFloat(s, 'f', 0, 64) + " s"
-	}
-	return strconv.FormatFloat(s/60, 'f', 0, 64) + " min"
+		strings.Join(rows, ", "), units.Seconds(measured, units.Short), runner.SettleRuns, runner.SettleRuns)}
 }
 
 // checkWarnings says, for each answer that its own check failed (one run at a fresh
@@ -590,7 +580,7 @@ func (cr *Report) CSV(w io.Writer) error {
 			for _, f := range p.Failures {
 				rec = append(rec, replicas.Num(f.Mean))
 			}
-			rec = append(rec, strconv.Itoa(p.HottestShard), replicas.Num(replicas.Round(p.ShardLoad.Mean, 4)), strconv.Itoa(p.HottestNode), replicas.Num(replicas.Round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
+			rec = append(rec, strconv.Itoa(p.HottestShard), replicas.Num(units.Round(p.ShardLoad.Mean, 4)), strconv.Itoa(p.HottestNode), replicas.Num(units.Round(p.NodeLoad.Mean, 4)), p.Bottleneck.Resource.String(), node)
 		}
 		rec = append(rec, strconv.Itoa(r.Evaluations), strconv.Itoa(r.Runs))
 		cw.Write(rec)
@@ -746,7 +736,7 @@ func (cr *Report) point(ser *plots.Series, p *Probe, i int, scale float64) {
 	ser.Failing = append(ser.Failing, failing)
 	note := ""
 	if failing {
-		note = replicas.ErrorPercent(p.ErrorRate.Mean) + " failed"
+		note = units.Share(p.ErrorRate.Mean, 2, units.KeepZero) + " failed"
 	}
 	ser.Notes = append(ser.Notes, note)
 }

@@ -6,11 +6,11 @@ import (
 	"strconv"
 
 	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Unsettled is the binding of a multiple whose runs the budget could not make long enough
@@ -51,15 +51,15 @@ func (c *Config) unsettledReason(r *metrics.Run) string {
 		load = r.Nodes[node].Utilization
 	}
 	if math.IsInf(tau, 1) {
-		return fmt.Sprintf("node %d is busy %s of the time: its queue never settles", node, replicas.Percent(load, 2))
+		return fmt.Sprintf("node %d is busy %s of the time: its queue never settles", node, units.Percent(load, 2))
 	}
 	d, _, _ := lengths.Needed(r)
-	over := ", over the budget of " + fmtSeconds(budget)
+	over := ", over the budget of " + units.Seconds(budget, units.Short)
 	if d <= budget {
 		over = " (not made: the run failed alone)"
 	}
 	return fmt.Sprintf("node %d (%s busy) settles in about %s: a run of %s is needed%s (measured %s)",
-		node, replicas.Percent(load, 2), fmtSeconds(tau), fmtSeconds(d), over, fmtSeconds(measured))
+		node, units.Percent(load, 2), units.Seconds(tau, units.Short), units.Seconds(d, units.Short), over, units.Seconds(measured, units.Short))
 }
 
 // pooling reports whether runs are judged in means over replications.
@@ -95,7 +95,7 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 		if i > 0 {
 			lim.rates += " and "
 		}
-		lim.rates += numfmt.Count(int64(math.Round(st.MeanRate))) + " " + st.Name + "/s"
+		lim.rates += units.Count(int64(math.Round(st.MeanRate))) + " " + st.Name + "/s"
 	}
 	lim.ok = lim.load > 0 && s.Cache == nil && s.Split == nil && len(s.Actions) == 0 && s.Migration == nil && s.Rebalance == nil
 	for i := range s.Streams {
@@ -113,7 +113,7 @@ func (l offeredLimit) overOffered(m float64) (bool, string) {
 		return false, ""
 	}
 	return true, fmt.Sprintf("node %d is offered %s of its cores at the streams' peak rates (the utilization law, as explain computes it): no run there is an answer",
-		l.node, replicas.Percent(m*l.load, 2))
+		l.node, units.Percent(m*l.load, 2))
 }
 
 // exactMultiple writes a multiple as the search ran it: the shortest decimal that reads

@@ -8,7 +8,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // HotLoad is the hot-shard detector's line: 90% of its node's cores (and the line above
@@ -87,7 +87,7 @@ func Alerts(sc *metrics.Scenario, v *metrics.Variant, r *sim.Result) []Alert {
 // Saturated is the alert of a run whose backlog diverged: at the moment it stopped, timed
 // against the first node to pass NodeCPULine.
 func Saturated(sc *metrics.Scenario, r *sim.Result) Alert {
-	a := Alert{At: spec.FormatClock(sc.Start, r.SaturatedAt), AtS: metrics.Round(r.SaturatedAt.Seconds(), 6), Kind: "saturated", Subject: "cluster",
+	a := Alert{At: units.Clock(sc.Start, r.SaturatedAt, units.TimeOfDay), AtS: units.Round(r.SaturatedAt.Seconds(), 6), Kind: "saturated", Subject: "cluster",
 		Message: fmt.Sprintf("%s waiting: the offered load exceeds what the nodes serve; the run stopped here", metrics.Plural(int64(r.Backlog), "subrequest"))}
 	if r.Window > 0 && r.Windows > 0 {
 		newOnsets(sc, r).time(&a, min(int(r.SaturatedAt/r.Window), r.Windows-1), -1)
@@ -106,7 +106,7 @@ type timeline struct {
 // add raises an alert at the end of window w about node (cluster-wide when node < 0).
 func (t *timeline) add(w int, kind, subject, msg string, node int) {
 	at := min(sim.Time(w+1)*t.r.Window, t.r.Duration)
-	a := Alert{At: spec.FormatClock(t.sc.Start, at), AtS: at.Seconds(), Kind: kind, Subject: subject, Message: msg}
+	a := Alert{At: units.Clock(t.sc.Start, at, units.TimeOfDay), AtS: at.Seconds(), Kind: kind, Subject: subject, Message: msg}
 	t.on.time(&a, w, node)
 	t.out = append(t.out, a)
 }
@@ -172,16 +172,16 @@ func (t *timeline) shardChanged(w int, c shardChange) {
 		// The window's load was served on two nodes: neither need have passed the CPU
 		// line, so say where it was served rather than blame node `node` alone.
 		t.add(w, "hot_shard", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d (moved from node %d to node %d during the window) at %s of a node's cores, served partly on each; median shard %s%s",
-			s, from, node, metrics.Pct(l), metrics.Pct(med), ratioWords(l, med)), node)
+			s, from, node, units.Percent(l, 1), units.Percent(med, 1), ratioWords(l, med)), node)
 		if a := &t.out[len(t.out)-1]; strings.Contains(a.Detection, "was not above") {
 			a.Detection = fmt.Sprintf("fired %s after the start of its window; neither node %d nor node %d was above %.0f%%: the shard's load was split between them by its move",
-				metrics.ShortDuration(sim.Time(a.DetectedAfterS*float64(sim.Second))), from, node, 100*NodeCPULine)
+				units.Duration(sim.Time(a.DetectedAfterS*float64(sim.Second))), from, node, 100*NodeCPULine)
 		}
 	case c.now:
 		t.add(w, "hot_shard", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d (node %d) at %s of its node's cores; median shard %s%s",
-			s, node, metrics.Pct(l), metrics.Pct(med), ratioWords(l, med)), node)
+			s, node, units.Percent(l, 1), units.Percent(med, 1), ratioWords(l, med)), node)
 	default:
-		t.add(w, "hot_shard_cleared", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d back to %s (median %s)", s, metrics.Pct(l), metrics.Pct(med)), node)
+		t.add(w, "hot_shard_cleared", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d back to %s (median %s)", s, units.Percent(l, 1), units.Percent(med, 1)), node)
 	}
 }
 
@@ -192,10 +192,10 @@ func (t *timeline) nodes(w int, cpu []bool) {
 		switch {
 		case !cpu[n] && u > NodeCPULine:
 			cpu[n] = true
-			t.add(w, "node_cpu", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d at %s of its cores", n, metrics.Pct(u)), n)
+			t.add(w, "node_cpu", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d at %s of its cores", n, units.Percent(u, 1)), n)
 		case cpu[n] && u < nodeCPUClear:
 			cpu[n] = false
-			t.add(w, "node_cpu_cleared", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d back to %s", n, metrics.Pct(u)), n)
+			t.add(w, "node_cpu_cleared", fmt.Sprintf("node %d", n), fmt.Sprintf("node %d back to %s", n, units.Percent(u, 1)), n)
 		}
 	}
 }
@@ -242,7 +242,7 @@ func (t *timeline) failures(w int, st *sim.StreamResult, info metrics.StreamInfo
 		seen.timedOut = true
 		msg := fmt.Sprintf("%s: %s timed out in the window", st.Name, metrics.Plural(win.TimedOut, "request"))
 		if info.RetryLabel != "" && win.Retries > 0 {
-			msg += fmt.Sprintf("; %s %s (retries) sent in it", metrics.Count(win.Retries), info.RetryLabel)
+			msg += fmt.Sprintf("; %s %s (retries) sent in it", units.Count(win.Retries), info.RetryLabel)
 		}
 		t.add(w, "timed_out", st.Name, msg, -1)
 	}
@@ -268,13 +268,13 @@ func (t *timeline) latency(w, i int, slo []sim.Time, next int) int {
 		fine, ok := metrics.FineCrossing(r, i, slo[next].Millis(), 0)
 		ok = ok && fine <= end
 		if ok {
-			msg = fmt.Sprintf("%s p99 crossed %s (%s ms in the window; in %s windows, at %s)", st.Name, slo[next], metrics.Ms(p99), r.Detail.Window, spec.FormatClock(t.sc.Start, fine))
+			msg = fmt.Sprintf("%s p99 crossed %s (%s ms in the window; in %s windows, at %s)", st.Name, slo[next], metrics.Ms(p99), r.Detail.Window, units.Clock(t.sc.Start, fine, units.TimeOfDay))
 		}
 		t.add(w, "latency", st.Name, msg, -1)
 		if ok {
 			a := &t.out[len(t.out)-1]
 			secs := fine.Seconds()
-			a.FineAt, a.FineAtS = spec.FormatClock(t.sc.Start, fine), &secs
+			a.FineAt, a.FineAtS = units.Clock(t.sc.Start, fine, units.TimeOfDay), &secs
 		}
 	}
 	return next
@@ -351,15 +351,15 @@ func (o *onsets) time(a *Alert, w, n int) {
 		ow = w
 	}
 	start := sim.Time(ow) * o.r.Window
-	a.Onset, a.OnsetS = spec.FormatClock(o.sc.Start, start), metrics.Round(start.Seconds(), 6)
-	a.DetectedAfterS = metrics.Round(a.AtS-start.Seconds(), 6)
+	a.Onset, a.OnsetS = units.Clock(o.sc.Start, start, units.TimeOfDay), units.Round(start.Seconds(), 6)
+	a.DetectedAfterS = units.Round(a.AtS-start.Seconds(), 6)
 	lagT := sim.Time(a.DetectedAfterS * float64(sim.Second))
 	if lagT >= sim.Minute {
 		// A lag of minutes to the nanosecond (a saturation's moment is not a window's end)
 		// reads as noise: whole seconds, cut as the clock times are.
 		lagT = lagT / sim.Second * sim.Second
 	}
-	lag := metrics.ShortDuration(lagT)
+	lag := units.Duration(lagT)
 	switch {
 	case strings.HasSuffix(a.Kind, "_cleared"):
 		a.Detection = fmt.Sprintf("cleared at the end of the first window back under the line (%s)", lag)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Diagnosis is one finding about why a variant's load is uneven, with the remedy that
@@ -103,7 +103,7 @@ func Of(c *Case) []Diagnosis {
 		return []Diagnosis{}
 	}
 	f := &finding{Case: c, r: r, pw: c.Run.PeakWindow, loads: c.Run.PeakLoads, explained: map[int]bool{}, locked: map[string]bool{}, out: []Diagnosis{}}
-	f.peakAt = spec.FormatClock(c.Scenario.Start, sim.Time(f.pw)*r.Window)
+	f.peakAt = units.Clock(c.Scenario.Start, sim.Time(f.pw)*r.Window, units.TimeOfDay)
 	f.med = metrics.Median(f.loads)
 	for _, rule := range rules {
 		rule.apply(f)
@@ -119,7 +119,7 @@ func (f *finding) hot(s int) bool {
 // shardWords says where hot shard s stands in the busiest window.
 func (f *finding) shardWords(s int) string {
 	return fmt.Sprintf("in the busiest window (%s) its shard %d runs at %s of its node's cores while the median shard runs at %s",
-		f.peakAt, s, metrics.Pct(f.loads[s]), metrics.Pct(f.med))
+		f.peakAt, s, units.Percent(f.loads[s], 1), units.Percent(f.med, 1))
 }
 
 // add records a finding.
@@ -144,5 +144,5 @@ func pctAtLeast(x float64) string {
 	if x < 0.001 {
 		return "0.1%"
 	}
-	return metrics.Pct(x)
+	return units.Percent(x, 1)
 }

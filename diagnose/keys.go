@@ -7,6 +7,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // hotLockLoad is the load of a row's lock from which it is a hotspot: at 0.7 a write waits
@@ -46,13 +47,13 @@ func rowLock(st *metrics.Stream) (Diagnosis, bool) {
 	rows := max(2, int(math.Ceil(2*l.Busy-1e-9)))
 	capRate := 1000 / *l.HoldMean
 	msg := fmt.Sprintf("%s sends %s writes/s to one row, whose lock (held %s ms a write) passes at most %s/s: it is offered %s of that",
-		st.Name, metrics.Count(int64(math.Round(l.HotRate))), metrics.Ms(*l.HoldMean), metrics.Count(int64(math.Round(capRate))), metrics.Pct(l.Busy))
+		st.Name, units.Count(int64(math.Round(l.HotRate))), metrics.Ms(*l.HoldMean), units.Count(int64(math.Round(capRate))), units.Percent(l.Busy, 1))
 	if failed > 0 {
-		msg += fmt.Sprintf(", and %s writes failed waiting longer than lock_timeout", metrics.Count(failed))
+		msg += fmt.Sprintf(", and %s writes failed waiting longer than lock_timeout", units.Count(failed))
 	}
 	msg += fmt.Sprintf("; more cores, a split or a directory cannot help one row: write-shard it over at least %d rows (salt the key, or keep %d counter rows and sum them on read), so that each row's lock stays under half busy", rows, rows)
 	return Diagnosis{Kind: "hot_row_lock", Subject: st.Name, Message: msg,
-		Evidence: map[string]float64{"writes_per_s": metrics.Round(l.HotRate, 1), "hold_ms": metrics.Round(*l.HoldMean, 4), "lock_load": metrics.Round(l.Busy, 4), "lock_failures": float64(failed), "rows_needed": float64(rows)}}, true
+		Evidence: map[string]float64{"writes_per_s": units.Round(l.HotRate, 1), "hold_ms": units.Round(*l.HoldMean, 4), "lock_load": units.Round(l.Busy, 4), "lock_failures": float64(failed), "rows_needed": float64(rows)}}, true
 }
 
 // hotKeys applies dominant_tenant and hot_key to each stream's hot keys.
@@ -131,7 +132,7 @@ func (f *finding) tenants(hk *metrics.HotKeys, verb string, nTenants uint64) map
 		}
 		f.add(Diagnosis{Kind: "dominant_tenant", Subject: t.name,
 			Message: fmt.Sprintf("%s takes at least %s of %s's %s (its %d hottest keys together); %s: carve it out, a directory entry giving it shards of its own",
-				t.name, metrics.Pct(sh), hk.Stream, verb, t.keys, f.shardWords(s)),
+				t.name, units.Percent(sh, 1), hk.Stream, verb, t.keys, f.shardWords(s)),
 			Evidence: ev})
 	}
 	return dominant
@@ -166,7 +167,7 @@ func (f *finding) hotKey(hk *metrics.HotKeys, k metrics.HotKey, op sim.Op, verb 
 	if large && info.Tenants && len(k.Values) > 0 {
 		f.add(Diagnosis{Kind: "dominant_tenant", Subject: k.Key,
 			Message: fmt.Sprintf("%s takes %s of %s's %s; %s: one value this large is a tenant or a category, not an item: carve it out, a directory entry giving it shards of its own",
-				k.Key, metrics.Pct(k.Share), hk.Stream, verb, where),
+				k.Key, units.Percent(k.Share, 1), hk.Stream, verb, where),
 			Evidence: ev})
 		return
 	}
@@ -178,7 +179,7 @@ func (f *finding) hotKey(hk *metrics.HotKeys, k metrics.HotKey, op sim.Op, verb 
 		remedy = "one key this large cannot be spread by any key design, a directory entry or a split: " + remedy
 	}
 	f.add(Diagnosis{Kind: "hot_key", Subject: k.Key,
-		Message:  fmt.Sprintf("%s takes %s of %s's %s; %s: %s", k.Key, metrics.Pct(k.Share), hk.Stream, verb, where, remedy),
+		Message:  fmt.Sprintf("%s takes %s of %s's %s; %s: %s", k.Key, units.Percent(k.Share, 1), hk.Stream, verb, where, remedy),
 		Evidence: ev})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Predicted applies the rules to a design's prediction (explain), before any simulation:
@@ -31,17 +32,17 @@ func Predicted(p *metrics.Prediction) (notes, warnings []string) {
 	for i, l := range p.Shards {
 		peaks[i] = metrics.Util(l.Peak)
 		if l.Peak > 1 {
-			notes = append(notes, fmt.Sprintf("shard %d is offered %s of node %d's cores at peak: over capacity", l.ID, metrics.Pct(l.Peak), l.Node))
+			notes = append(notes, fmt.Sprintf("shard %d is offered %s of node %d's cores at peak: over capacity", l.ID, units.Percent(l.Peak, 1), l.Node))
 		}
 	}
 	med := metrics.Median(peaks)
 	for _, l := range p.Nodes {
 		if l.Peak > 1 {
-			notes = append(notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, metrics.Pct(l.Peak), l.Cores))
+			notes = append(notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, units.Percent(l.Peak, 1), l.Cores))
 		}
 		if hot := CoLocated(metrics.Util(l.Peak), ShardsOf(p, l.ID), peaks, med); hot != nil {
 			warnings = append(warnings, fmt.Sprintf("node %d holds hot shards %s (predicted peak %s of its %s: %s); move all but one to other nodes (cluster.placement or shard_nodes) or add nodes",
-				l.ID, joinInts(hot), metrics.Pct(metrics.Util(l.Peak)), metrics.Cores(float64(l.Cores)), shardLoads(hot, peaks)))
+				l.ID, joinInts(hot), units.Percent(metrics.Util(l.Peak), 1), metrics.Cores(float64(l.Cores)), shardLoads(hot, peaks)))
 		}
 	}
 	return notes, warnings
@@ -71,7 +72,7 @@ func joinInts(ids []int) string {
 func shardLoads(ids []int, loads []float64) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = fmt.Sprintf("shard %d %s", id, metrics.Pct(loads[id]))
+		parts[i] = fmt.Sprintf("shard %d %s", id, units.Percent(loads[id], 1))
 	}
 	return strings.Join(parts, ", ")
 }

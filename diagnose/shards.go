@@ -6,7 +6,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // PlacementShardLoad: a shard that runs at a quarter of its node's cores or more, half of
@@ -62,11 +62,11 @@ func (f *finding) placement() {
 func (f *finding) placed(nd metrics.Node, hot []int, loads []float64, med float64) Diagnosis {
 	w := nd.PeakWindow
 	cores := metrics.CoresIn(f.r, w, nd.ID)
-	ev := map[string]float64{"node": float64(nd.ID), "node_load": metrics.Util(nd.Peak), "cores": metrics.Round(cores, 3), "shards": float64(len(hot)), "median_load": metrics.Util(med)}
+	ev := map[string]float64{"node": float64(nd.ID), "node_load": metrics.Util(nd.Peak), "cores": units.Round(cores, 3), "shards": float64(len(hot)), "median_load": metrics.Util(med)}
 	parts := make([]string, len(hot))
 	alone := true
 	for i, s := range hot {
-		parts[i] = fmt.Sprintf("shard %d at %s", s, metrics.Pct(loads[s]))
+		parts[i] = fmt.Sprintf("shard %d at %s", s, units.Percent(loads[s], 1))
 		ev[fmt.Sprintf("shard_%d_load", s)] = metrics.Util(loads[s])
 		alone = alone && loads[s] < ShardHotLoad
 	}
@@ -76,7 +76,7 @@ func (f *finding) placed(nd metrics.Node, hot []int, loads []float64, med float6
 	}
 	return Diagnosis{Kind: "placement", Subject: fmt.Sprintf("node %d", nd.ID),
 		Message: fmt.Sprintf("node %d runs at %s of its %s in its busiest window (%s), carrying %s while the median shard runs at %s%s: the shards are co-located, so the placement is the hotspot; move all but one to other nodes (rebalance: cluster.placement or shard_nodes), or add nodes",
-			nd.ID, metrics.Pct(nd.Peak), metrics.Cores(cores), spec.FormatClock(f.Scenario.Start, sim.Time(w)*f.r.Window), metrics.JoinAnd(parts), metrics.Pct(med), none),
+			nd.ID, units.Percent(nd.Peak, 1), metrics.Cores(cores), units.Clock(f.Scenario.Start, sim.Time(w)*f.r.Window, units.TimeOfDay), metrics.JoinAnd(parts), units.Percent(med, 1), none),
 		Evidence: ev}
 }
 
@@ -119,14 +119,14 @@ func (f *finding) manyKeys() {
 		keys, remedy := b.words()
 		ratio := "while the median shard is idle"
 		if f.med > 0 {
-			ratio = fmt.Sprintf("%.1f times the median shard's %s", l/f.med, metrics.Pct(f.med))
+			ratio = fmt.Sprintf("%.1f times the median shard's %s", l/f.med, units.Percent(f.med, 1))
 		}
 		if c := copyingIn(f.r, s, f.pw); c != "" {
 			remedy = c + ": the copy's reads and writes count in the shard's load, so judge the key by a window without it"
 		}
 		f.add(Diagnosis{Kind: "hot_shard_many_keys", Subject: fmt.Sprintf("shard %d", s),
 			Message: fmt.Sprintf("shard %d runs at %s of its node's cores in the busiest window (%s), %s, and %s: %s",
-				s, metrics.Pct(l), f.peakAt, ratio, keys, remedy),
+				s, units.Percent(l, 1), f.peakAt, ratio, keys, remedy),
 			Evidence: map[string]float64{"shard": float64(s), "shard_load": metrics.Util(l), "median_load": metrics.Util(f.med), "top_key_share": b.sure}})
 	}
 }
@@ -140,12 +140,12 @@ func (b busiest) words() (keys, remedy string) {
 		// Not named as a hot key for being within fairFactor times its fair share: the
 		// stream draws so few keys that each is a large share.
 		keys = fmt.Sprintf("its busiest key, %s, takes %s of its stream's requests, within %g times the %s each of the %s keys its stream draws would take if spread evenly",
-			b.name, metrics.Pct(b.sure), fairFactor, metrics.Pct(1/float64(b.drawn)), metrics.Count(int64(b.drawn)))
+			b.name, units.Percent(b.sure, 1), fairFactor, units.Percent(1/float64(b.drawn), 1), units.Count(int64(b.drawn)))
 		remedy = "the stream has too few keys for the shards to take them evenly, and this shard got more than its part; add a high-cardinality component to the key (an id, or a hashed bucket)"
 	case b.name != "" && b.upper > b.sure:
-		keys = fmt.Sprintf("the busiest key the sketch tracks on it, %s, has between %s and %s of its stream's requests", b.name, metrics.Pct(b.sure), metrics.Pct(b.upper))
+		keys = fmt.Sprintf("the busiest key the sketch tracks on it, %s, has between %s and %s of its stream's requests", b.name, units.Percent(b.sure, 1), units.Percent(b.upper, 1))
 	case b.name != "":
-		keys = fmt.Sprintf("its busiest key, %s, takes only %s of its stream's requests", b.name, metrics.Pct(b.sure))
+		keys = fmt.Sprintf("its busiest key, %s, takes only %s of its stream's requests", b.name, units.Percent(b.sure, 1))
 	}
 	return keys, remedy
 }

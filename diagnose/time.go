@@ -5,7 +5,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // burst applies synchronized_burst: the whole cluster, not one shard, runs hot in short
@@ -37,7 +37,7 @@ func (f *finding) burst() {
 	every := sim.Time(period) * r.Window
 	f.add(Diagnosis{Kind: "synchronized_burst", Subject: "cluster",
 		Message: fmt.Sprintf("the cluster runs at %s of its cores on average but at %s in its busiest window (%s): %d bursts, %d windows in all above %s, most of them %v apart: the load is bunched in time, not in the key space; spread the clients' timing (jitter) or provision for the peak",
-			metrics.Pct(mean), metrics.Pct(peak), spec.FormatClock(f.Scenario.Start, sim.Time(peakW)*r.Window), len(starts), width, metrics.Pct(line), every),
+			units.Percent(mean, 1), units.Percent(peak, 1), units.Clock(f.Scenario.Start, sim.Time(peakW)*r.Window, units.TimeOfDay), len(starts), width, units.Percent(line, 1), every),
 		Evidence: map[string]float64{"mean_load": metrics.Util(mean), "peak_load": metrics.Util(peak), "bursts": float64(len(starts)), "period_s": every.Seconds()}})
 }
 
@@ -96,7 +96,7 @@ func (f *finding) stampedes() {
 		name := f.Run.Streams[i].Name
 		f.add(Diagnosis{Kind: "cache_stampede", Subject: name,
 			Message: fmt.Sprintf("%s's cache misses reach the database in bursts: %s backend reads in the window at %s against %.0f per window on average, while node %d runs at %s; misses of an expired key all read the database until the first answer returns: turn on single_flight (and stale_while_revalidate), or add TTL jitter",
-				name, metrics.Count(peak), spec.FormatClock(f.Scenario.Start, sim.Time(peakW)*r.Window), mean, node, metrics.Pct(nl)),
+				name, units.Count(peak), units.Clock(f.Scenario.Start, sim.Time(peakW)*r.Window, units.TimeOfDay), mean, node, units.Percent(nl, 1)),
 			Evidence: map[string]float64{"peak_backend_reads": float64(peak), "mean_backend_reads": mean, "node": float64(node), "node_load": metrics.Util(nl)}})
 	}
 }
@@ -131,6 +131,6 @@ func (f *finding) splitChain() {
 	}
 	f.add(Diagnosis{Kind: "monotonic_key", Subject: writer,
 		Message: fmt.Sprintf("%d splits in a row, from shard %d on, each of the shard the previous split created: every split hands the newest keys, and with them all of the writes, to the new shard, so the heat moves instead of spreading (in the busiest window, %s, shard %d runs at %s against a median of %s); the key grows with time: lead it with another field (a composite key) or a salt bucket",
-			longest, first, f.peakAt, hot, metrics.Pct(f.loads[hot]), metrics.Pct(f.med)),
+			longest, first, f.peakAt, hot, units.Percent(f.loads[hot], 1), units.Percent(f.med, 1)),
 		Evidence: map[string]float64{"chain": float64(longest), "shard": float64(hot), "shard_load": metrics.Util(f.loads[hot]), "median_load": metrics.Util(f.med)}})
 }

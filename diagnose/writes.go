@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/units"
 )
 
 // written is where one write stream's rows landed: per shard (all streams' rows, for a
@@ -110,7 +111,7 @@ func (f *finding) monotonic(w *written) {
 	}
 	f.add(Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
 		Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %s took %s of the rows it wrote: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
-			hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), metrics.Count(hp.Counted), pctAtLeast(w.topShare), where, metrics.Pct(w.rowShare), fmt.Sprintf("shard %d", top), metrics.Pct(f.loads[top]), f.peakAt, metrics.Pct(f.med)),
+			hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), units.Count(hp.Counted), pctAtLeast(w.topShare), where, units.Percent(w.rowShare, 1), fmt.Sprintf("shard %d", top), units.Percent(f.loads[top], 1), f.peakAt, units.Percent(f.med, 1)),
 		Evidence: map[string]float64{"partitions_written": float64(hp.PartitionsWritten), "shard": float64(top), "row_share": w.rowShare,
 			"top_partition_share": w.topShare, "shard_load": metrics.Util(f.loads[top]), "median_load": metrics.Util(f.med)}})
 }
@@ -142,7 +143,7 @@ func (f *finding) saltedMonotonic(w *written, buckets int) {
 	hp := w.hp
 	f.add(Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
 		Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %d shards, one per salt bucket, took %s of the rows it wrote: within each bucket the key grows with time, so every new key lands at the end of its bucket's range; shard %d ran at %s in the busiest window (%s) while the median shard ran at %s: more buckets spread the new keys over more shards (a read that cannot derive its bucket visits them all), or lead the key with another field (a composite key)",
-			hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), metrics.Count(hp.Counted), pctAtLeast(w.topShare), buckets, metrics.Pct(bucketShare), hotTop, metrics.Pct(f.loads[hotTop]), f.peakAt, metrics.Pct(f.med)),
+			hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), units.Count(hp.Counted), pctAtLeast(w.topShare), buckets, units.Percent(bucketShare, 1), hotTop, units.Percent(f.loads[hotTop], 1), f.peakAt, units.Percent(f.med, 1)),
 		Evidence: map[string]float64{"partitions_written": float64(hp.PartitionsWritten), "buckets": float64(buckets), "shard": float64(hotTop), "row_share": bucketShare,
 			"top_partition_share": w.topShare, "shard_load": metrics.Util(f.loads[hotTop]), "median_load": metrics.Util(f.med)}})
 }

@@ -1,6 +1,9 @@
 package metrics
 
-import "github.com/shardsim/shardsim/sim"
+import (
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
+)
 
 // Bins merges a run's windows into bins for a reader that cannot show every window (the
 // HTML report, docs/architecture.md): Bin windows make a heat-map bin (N of them),
@@ -171,7 +174,7 @@ func (m *meanOf) mean(digits int) *float64 {
 	if m.n == 0 {
 		return nil
 	}
-	x := Round(m.sum/float64(m.n), digits)
+	x := units.Round(m.sum/float64(m.n), digits)
 	return &x
 }
 
@@ -180,6 +183,6 @@ func (m *meanOf) max(digits int) *float64 {
 	if m.n == 0 {
 		return nil
 	}
-	x := Round(m.hi, digits)
+	x := units.Round(m.hi, digits)
 	return &x
 }

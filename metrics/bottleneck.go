@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/shardsim/shardsim/units"
 )
 
 // Resource is what binds a run: the resource its failures, or its latency, come from.
@@ -200,16 +202,16 @@ func (b *Bottleneck) words(r *Run, worst Cause) string {
 	case b.Resource == Locks:
 		return b.lockWords(r)
 	case b.Node < 0:
-		return fmt.Sprintf("%s (%s requests %s)", b.Resource, Count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
+		return fmt.Sprintf("%s (%s requests %s)", b.Resource, units.Count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
 	case b.Resource == FanOut:
 		return fmt.Sprintf("fan-out of %s (%.0f subrequests per request take the cores at once; node %d at %s cpu at peak)",
-			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, pct(b.Peak))
+			b.Stream, r.Stream(b.Stream).Fanout.Mean, b.Node, units.Percent(b.Peak, 0))
 	case b.Resource == Timeout:
-		return fmt.Sprintf("timeout (%s requests timed out; node %d at %s cpu at peak)", Count(r.Failures[worst]), b.Node, pct(b.Peak))
+		return fmt.Sprintf("timeout (%s requests timed out; node %d at %s cpu at peak)", units.Count(r.Failures[worst]), b.Node, units.Percent(b.Peak, 0))
 	case b.Resource == Queue:
-		return fmt.Sprintf("queue of node %d (%s waiting at most; %s cpu at peak)", b.Node, Count(int64(r.Nodes[b.Node].MaxQueue)), pct(b.Peak))
+		return fmt.Sprintf("queue of node %d (%s waiting at most; %s cpu at peak)", b.Node, units.Count(int64(r.Nodes[b.Node].MaxQueue)), units.Percent(b.Peak, 0))
 	}
-	return fmt.Sprintf("cpu of node %d (%s at peak, %s mean)", b.Node, pct(b.Peak), pct(b.Load))
+	return fmt.Sprintf("cpu of node %d (%s at peak, %s mean)", b.Node, units.Percent(b.Peak, 0), units.Percent(b.Load, 0))
 }
 
 // lockWords says a row lock's bottleneck: its hottest row's offered writes against what
@@ -219,16 +221,13 @@ func (b *Bottleneck) lockWords(r *Run) string {
 	var parts []string
 	if st := r.Stream(b.Stream); st != nil && st.Locks != nil && st.Locks.HoldMean != nil && b.Lock > 0 {
 		parts = append(parts, fmt.Sprintf("its hottest row is offered %s writes/s, %s of the %s/s its lock passes at %s ms a write",
-			Count(int64(math.Round(st.Locks.HotRate))), pct(b.Lock), Count(int64(math.Round(1000 / *st.Locks.HoldMean))), strconv.FormatFloat(*st.Locks.HoldMean, 'g', 3, 64)))
+			units.Count(int64(math.Round(st.Locks.HotRate))), units.Percent(b.Lock, 0), units.Count(int64(math.Round(1000 / *st.Locks.HoldMean))), strconv.FormatFloat(*st.Locks.HoldMean, 'g', 3, 64)))
 	}
 	if n := r.Failures[Lock]; n > 0 {
-		parts = append(parts, fmt.Sprintf("%s requests waited longer than lock_timeout", Count(n)))
+		parts = append(parts, fmt.Sprintf("%s requests waited longer than lock_timeout", units.Count(n)))
 	}
 	if len(parts) > 0 {
 		text += " (" + strings.Join(parts, "; ") + ")"
 	}
 	return text
 }
-
-// pct writes a fraction as a whole percentage: "98%".
-func pct(x float64) string { return strconv.FormatFloat(100*x, 'f', 0, 64) + "%" }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // A story's claims are tested against figures of this package: each measure below is one
@@ -145,7 +146,7 @@ func (m *claimRun) p99Crossing() (*float64, string) {
 	if fine {
 		grain = m.r.Detail.Window
 	}
-	return ptr(t.Seconds()), fmt.Sprintf("%s's p99 passed %s in a %s window ending then", c.Stream, c.Threshold, ShortDuration(grain))
+	return ptr(t.Seconds()), fmt.Sprintf("%s's p99 passed %s in a %s window ending then", c.Stream, c.Threshold, units.Duration(grain))
 }
 
 // firstRetry is when the stream sent its first retries.

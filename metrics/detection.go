@@ -6,6 +6,7 @@ import (
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // The detection figures (docs/detection.md): the most requested keys and most written
@@ -30,7 +31,7 @@ func CacheOf(st *sim.StreamResult) *CacheSummary {
 	}
 	c := &CacheSummary{Hits: st.CacheHits, Stale: st.CacheStale, Joined: st.CacheJoined, BackendReads: st.BackendReads}
 	if reads := st.Offered - st.Limited; reads > 0 {
-		c.HitRatio = Round(float64(st.CacheHits)/float64(reads), 4)
+		c.HitRatio = units.Round(float64(st.CacheHits)/float64(reads), 4)
 	}
 	return c
 }
@@ -168,7 +169,7 @@ func LatencyOutliersOf(r *sim.Result, v *Variant, c Detect) []LatencyOutlier {
 		for _, k := range keys {
 			if m := k.Mean.Millis(); m > c.OutlierFactor*med {
 				found = append(found, LatencyOutlier{Stream: st.Name, Key: v.KeyName(i, k.Values), Values: k.Values,
-					Samples: k.Samples, MeanMs: Round(m, 3), MedianMs: Round(med, 3), Ratio: Round(m/med, 2), Shard: k.Shard})
+					Samples: k.Samples, MeanMs: units.Round(m, 3), MedianMs: units.Round(med, 3), Ratio: units.Round(m/med, 2), Shard: k.Shard})
 			}
 		}
 		slices.SortStableFunc(found, func(a, b LatencyOutlier) int {

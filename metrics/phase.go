@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Phase names the phases an SLO is judged in during a run that changes its layout.
@@ -76,7 +77,7 @@ func (r *Run) Unfinished() string {
 		switch {
 		case g.Start == nil:
 		case g.RowsCopied < g.RowsToCopy:
-			return fmt.Sprintf("the migration did not finish: its backfill copied %s of %s rows by the end of the run", Count(g.RowsCopied), Count(g.RowsToCopy))
+			return fmt.Sprintf("the migration did not finish: its backfill copied %s of %s rows by the end of the run", units.Count(g.RowsCopied), units.Count(g.RowsToCopy))
 		case g.RowsToCopy == 0 && g.Rate == 0 && g.Cutover == nil:
 			return "the migration did not finish: it never cut over"
 		}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shardsim/shardsim/units"
 )
 
 // Statistic is what an SLO bounds.
@@ -75,25 +77,13 @@ func ParseSLO(s string) (SLO, error) {
 		}
 		slo.Bound = f
 	default:
-		d, err := parseDuration(bound)
+		d, err := units.ParseDuration(bound)
 		if err != nil || d <= 0 {
 			return SLO{}, fmt.Errorf("--slo %q: the bound %q must be a positive duration such as 50ms", s, bound)
 		}
 		slo.Bound = float64(d) / float64(time.Millisecond)
 	}
 	return slo, nil
-}
-
-// parseDuration reads a Go duration, or a number of days such as "1.5d".
-func parseDuration(s string) (time.Duration, error) {
-	if d, ok := strings.CutSuffix(s, "d"); ok {
-		x, err := strconv.ParseFloat(d, 64)
-		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, fmt.Errorf("bad duration %q", s)
-		}
-		return time.Duration(x * float64(24*time.Hour)), nil
-	}
-	return time.ParseDuration(s)
 }
 
 // parseFraction reads "0.1%" or "0.001" as a fraction 0..1.

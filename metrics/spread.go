@@ -3,6 +3,7 @@ package metrics
 import (
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // LoadSpread says how evenly a set of loads (shards' or nodes') is spread: the largest
@@ -37,11 +38,11 @@ func (sp LoadSpread) Rounded() LoadSpread {
 		if p == nil {
 			return nil
 		}
-		x := Round(*p, 3)
+		x := units.Round(*p, 3)
 		return &x
 	}
 	return LoadSpread{Max: Util(sp.Max), Median: Util(sp.Median), MaxOverMedian: r(sp.MaxOverMedian),
-		P95OverP50: r(sp.P95OverP50), Gini: Round(sp.Gini, 4)}
+		P95OverP50: r(sp.P95OverP50), Gini: units.Round(sp.Gini, 4)}
 }
 
 // ratioOrNil returns a/b; nil when b is 0 and a is not (an infinite ratio), 1 when both are.

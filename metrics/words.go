@@ -7,18 +7,11 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/detect"
-	"github.com/shardsim/shardsim/internal/numfmt"
-	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // The words of figures, as every reader writes them: report's tables and sentences and
 // diagnose's findings say a figure the same way.
-
-// Pct writes a fraction as a percentage with one decimal: "42.5%".
-func Pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
-
-// Count writes a count for people: 81,986,634.
-func Count(n int64) string { return numfmt.Count(n) }
 
 // Ms writes milliseconds with 3 significant digits or more.
 func Ms(x float64) string {
@@ -34,9 +27,9 @@ func Ms(x float64) string {
 // Plural writes a count and its noun, singular for one: "1 request", "8,195 requests".
 func Plural(n int64, noun string) string {
 	if n == 1 || n == -1 {
-		return Count(n) + " " + noun
+		return units.Count(n) + " " + noun
 	}
-	return Count(n) + " " + noun + "s"
+	return units.Count(n) + " " + noun + "s"
 }
 
 // About writes a distinct count for people: exact while under the sketch's
@@ -48,25 +41,13 @@ func About(n, most int64) string {
 		n = most
 	}
 	if n < detect.DistinctK {
-		return Count(n)
+		return units.Count(n)
 	}
 	p := int64(1)
 	for x := n; x >= 1000; x /= 10 {
 		p *= 10
 	}
-	return "about " + Count((n+p/2)/p*p)
-}
-
-// ShortDuration writes a duration without its trailing zero units: "5m", "2h", "1m30s".
-func ShortDuration(d sim.Time) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return "about " + units.Count((n+p/2)/p*p)
 }
 
 // Cores says "1 core", "4 cores", "2.5 cores".
@@ -88,21 +69,15 @@ func JoinAnd(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
-// Round rounds x to digits decimals.
-func Round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
-}
-
 // Util rounds a utilization to 0.01 percentage points, as every output writes one.
-func Util(x float64) float64 { return Round(x, 4) }
+func Util(x float64) float64 { return units.Round(x, 4) }
 
 // Share returns n/of rounded to 0.01 percentage points, 0 when of is 0.
 func Share(n, of int64) float64 {
 	if of <= 0 {
 		return 0
 	}
-	return Round(float64(n)/float64(of), 4)
+	return units.Round(float64(n)/float64(of), 4)
 }
 
 // Noun is noun, or its plural for a count other than one.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Intervals never leave the range the figure can take: positive samples get a positive
@@ -52,9 +53,9 @@ func TestBottleneckWording(t *testing.T) {
 // no interval (t(0.975, 1) = 12.7 made [0.528, 303448]).
 func TestSmallFiguresWording(t *testing.T) {
 	for _, c := range []struct{ got, want string }{
-		{ErrorPercent(0), "0.00%"},
-		{ErrorPercent(1.0 / 500_000), "<0.01%"},
-		{ErrorPercent(0.0125), "1.25%"},
+		{units.Share(0, 2, units.KeepZero), "0.00%"},
+		{units.Share(1.0/500_000, 2, units.KeepZero), "<0.01%"},
+		{units.Share(0.0125, 2, units.KeepZero), "1.25%"},
 		{WithInterval(Estimated([]float64{0.528, 1000}), 2, ""), "500.26 [n/a: 2 runs]"},
 		{WithInterval(Estimated([]float64{5}), 2, " ms"), "5.00 ms"},
 	} {

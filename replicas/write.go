@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/units"
 )
 
 // JSON is an Estimate in JSON. ci95 is Student's t half-width around the mean;
@@ -29,16 +30,11 @@ func (e Estimate) JSON(digits int) JSON {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
 		}
-		r := Round(x, digits)
+		r := units.Round(x, digits)
 		return &r
 	}
 	return JSON{Mean: opt(e.Mean), CI95: opt(e.Half), Lo95: opt(e.Lo), Hi95: opt(e.Hi),
 		Median: opt(e.Median), Min: opt(e.Min), Max: opt(e.Max)}
-}
-
-func Round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
 }
 
 // JSONBottleneck is a metrics.Bottleneck as summary.json writes it; agree counts the
@@ -131,19 +127,6 @@ func RangeOf(e Estimate) string {
 	return Short(e.Median) + " (" + Short(e.Min) + "–" + Short(e.Max) + ")"
 }
 
-func Percent(x float64, digits int) string {
-	return strconv.FormatFloat(100*x, 'f', digits, 64) + "%"
-}
-
-// ErrorPercent writes an error rate with two decimals, but never some failures as none:
-// "<0.01%" (a run's 6,544 failures in 93 million requests printed as 0.00%).
-func ErrorPercent(x float64) string {
-	if s := Percent(x, 2); x <= 0 || s != "0.00%" {
-		return s
-	}
-	return "<0.01%"
-}
-
 // BottleneckShort is a bottleneck in a table cell: "cpu node 15 (189% peak)".
 func BottleneckShort(b metrics.Bottleneck, agree, of int) string {
 	s := b.Resource.String()
@@ -151,7 +134,7 @@ func BottleneckShort(b metrics.Bottleneck, agree, of int) string {
 	switch {
 	case b.Node >= 0 && b.Resource == metrics.CPU:
 		s += fmt.Sprintf(" node %d", b.Node)
-		notes = append(notes, Percent(b.Peak, 0)+" peak")
+		notes = append(notes, units.Percent(b.Peak, 0)+" peak")
 	case b.Node >= 0 && b.Resource == metrics.Queue:
 		s += fmt.Sprintf(" node %d", b.Node)
 	case b.Resource == metrics.FanOut:
@@ -159,7 +142,7 @@ func BottleneckShort(b metrics.Bottleneck, agree, of int) string {
 	case b.Resource == metrics.Locks && b.Stream != "":
 		s += " of " + b.Stream
 		if b.Lock > 0 {
-			notes = append(notes, Percent(b.Lock, 0)+" offered")
+			notes = append(notes, units.Percent(b.Lock, 0)+" offered")
 		}
 	}
 	// Nothing failed, no objective failed and the resource nearest its limit is under

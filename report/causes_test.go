@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/diagnose"
-	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // causes is a one-core node on which every cause but a partition limit fails requests:
@@ -110,7 +110,7 @@ func TestErrorsByCause(t *testing.T) {
 	// (within 5%: the Poisson count over 3 s is 9,000 +- 95), and the lock table says so.
 	if l := sum.Variants[0].Streams[0].Lock; l == nil || l.HoldMs == nil || *l.HoldMs != 0.5 || l.HotRowLoad < 1.425 || l.HotRowLoad > 1.575 {
 		t.Errorf("put's lock summary %+v, want a 0.5 ms hold and a hot row load of 1.5", l)
-	} else if lt := lockTable(&sum.Variants[0]); lt.head[len(lt.head)-1] != "hot row load" || lt.rows[0][len(lt.rows[0])-1] != metrics.Pct(l.HotRowLoad) {
+	} else if lt := lockTable(&sum.Variants[0]); lt.head[len(lt.head)-1] != "hot row load" || lt.rows[0][len(lt.rows[0])-1] != units.Percent(l.HotRowLoad, 1) {
 		t.Errorf("lock table %v %v, want the hot row load last", lt.head, lt.rows)
 	}
 	for _, st := range sum.Variants[0].Streams {

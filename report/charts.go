@@ -11,7 +11,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Chart is one chart file and the sentence that tells a reader how to read it.
@@ -37,7 +37,7 @@ func HeatData(sc *metrics.Scenario, run Run) plots.Heat {
 		hm := &d.Heat
 		h.WindowSeconds *= float64(hm.ColWindows)
 		for c := range hm.Cols {
-			h.Times = append(h.Times, spec.FormatClock(sc.Start, sim.Time(c*hm.ColWindows)*r.Window))
+			h.Times = append(h.Times, units.Clock(sc.Start, sim.Time(c*hm.ColWindows)*r.Window, units.TimeOfDay))
 		}
 		for row := range hm.Rows {
 			first, last := row*hm.RowShards, min((row+1)*hm.RowShards, len(r.Shards))-1
@@ -51,7 +51,7 @@ func HeatData(sc *metrics.Scenario, run Run) plots.Heat {
 		return h
 	}
 	for w := 0; w < r.Windows; w++ {
-		h.Times = append(h.Times, spec.FormatClock(sc.Start, sim.Time(w)*r.Window))
+		h.Times = append(h.Times, units.Clock(sc.Start, sim.Time(w)*r.Window, units.TimeOfDay))
 	}
 	for s := range r.Shards {
 		h.Rows = append(h.Rows, fmt.Sprint(s))
@@ -70,7 +70,7 @@ func BarsData(sc *metrics.Scenario, runs []Run) plots.Bars {
 	for _, run := range runs {
 		r := run.Result
 		w := metrics.PeakWindow(r)
-		p := plots.BarPanel{Name: fmt.Sprintf("%s (window %s)", run.Variant.Name, spec.FormatClock(sc.Start, sim.Time(w)*r.Window))}
+		p := plots.BarPanel{Name: fmt.Sprintf("%s (window %s)", run.Variant.Name, units.Clock(sc.Start, sim.Time(w)*r.Window, units.TimeOfDay))}
 		d := metrics.DigestOf(r)
 		for s := range r.Shards {
 			if d != nil {
@@ -90,10 +90,10 @@ func BarsData(sc *metrics.Scenario, runs []Run) plots.Bars {
 func P99Data(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	l := plots.Lines{
-		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window", sc.Name, r0.Streams[i].Name, metrics.ShortDuration(r0.Window)),
+		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window", sc.Name, r0.Streams[i].Name, units.Duration(r0.Window)),
 		YLabel:    "p99 latency (ms)",
 		LogY:      true,
-		TimeLabel: func(s float64) string { return spec.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
+		TimeLabel: func(s float64) string { return units.Clock(sc.Start, sim.Time(s*float64(sim.Second)), units.TimeOfDay) },
 	}
 	for w := 0; w < r0.Windows; w++ {
 		l.Times = append(l.Times, (sim.Time(w) * r0.Window).Seconds())
@@ -102,7 +102,7 @@ func P99Data(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	// own dashes and widths, since variants often share a latency and would hide each other.
 	l.Distinct, l.RefLabel = true, "SLO (p99 thresholds)"
 	for _, t := range runs[0].Variant.Streams[i].SLO {
-		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + metrics.ShortDuration(t)})
+		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + units.Duration(t)})
 	}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]
@@ -124,17 +124,17 @@ func P99DetailData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	d := r0.Detail
 	l := plots.Lines{
-		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window, %s to %s", sc.Name, r0.Streams[i].Name, metrics.ShortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
+		Title:     fmt.Sprintf("%s - %s: p99 latency per %s window, %s to %s", sc.Name, r0.Streams[i].Name, units.Duration(d.Window), units.Clock(sc.Start, d.From, units.TimeOfDay), units.Clock(sc.Start, d.To, units.TimeOfDay)),
 		YLabel:    "p99 latency (ms)",
 		LogY:      true,
-		TimeLabel: func(s float64) string { return spec.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
+		TimeLabel: func(s float64) string { return units.Clock(sc.Start, sim.Time(s*float64(sim.Second)), units.TimeOfDay) },
 	}
 	for k := range d.FineWindows() {
 		l.Times = append(l.Times, d.FineStart(k).Seconds())
 	}
 	l.Distinct, l.RefLabel = true, "SLO (p99 thresholds)"
 	for _, t := range runs[0].Variant.Streams[i].SLO {
-		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + metrics.ShortDuration(t)})
+		l.Refs = append(l.Refs, plots.Ref{Y: t.Millis(), Label: "p99 < " + units.Duration(t)})
 	}
 	for _, run := range runs {
 		fine := metrics.FineWindowsOf(run.Result, i)
@@ -166,9 +166,9 @@ func usesCache(runs []Run, i int) bool {
 func BackendReadsData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	r0 := runs[0].Result
 	l := plots.Lines{
-		Title:     fmt.Sprintf("%s - %s: database reads behind the cache per %s window", sc.Name, r0.Streams[i].Name, metrics.ShortDuration(r0.Window)),
+		Title:     fmt.Sprintf("%s - %s: database reads behind the cache per %s window", sc.Name, r0.Streams[i].Name, units.Duration(r0.Window)),
 		YLabel:    "backend reads per second",
-		TimeLabel: func(s float64) string { return spec.FormatClock(sc.Start, sim.Time(s*float64(sim.Second))) },
+		TimeLabel: func(s float64) string { return units.Clock(sc.Start, sim.Time(s*float64(sim.Second)), units.TimeOfDay) },
 	}
 	for w := 0; w < r0.Windows; w++ {
 		l.Times = append(l.Times, (sim.Time(w) * r0.Window).Seconds())
@@ -206,7 +206,7 @@ func CDFData(sc *metrics.Scenario, runs []Run, i int) plots.CDF {
 		}
 		cv := plots.CDFCurve{Name: run.Variant.Name, P50: *l.P50, P99: *l.P99, P999: *l.P999}
 		if ms.Failed > 0 { // failed requests have no latency: the curve is of the others
-			cv.Note = fmt.Sprintf("%s failed (%s), not on the curve", metrics.Count(ms.Failed), fmtShare(ms.Failed, ms.Offered))
+			cv.Note = fmt.Sprintf("%s failed (%s), not on the curve", units.Count(ms.Failed), units.ShareOf(ms.Failed, ms.Offered, 1))
 		}
 		total := st.Latency.TotalCount()
 		var cum int64
@@ -316,7 +316,7 @@ func PlanCharts(format string, sc *metrics.Scenario, runs []Run) *ChartPlan {
 			d := runs[0].Result.Detail
 			add(fmt.Sprintf("p99-detail-%s.%s", slugs[i], format), "p99 latency in detail: "+st.Name,
 				fmt.Sprintf("The same p99 in %s windows from %s to %s (the scenario's detail range), one line per variant, on a log scale: where the line above crosses a threshold within one window, this one shows when. Each point sits at the start of its window; the alerts give the end of the window in which the p99 passed a line, one fine window later.",
-					metrics.ShortDuration(d.Window), spec.FormatClock(sc.Start, d.From), spec.FormatClock(sc.Start, d.To)),
+					units.Duration(d.Window), units.Clock(sc.Start, d.From, units.TimeOfDay), units.Clock(sc.Start, d.To, units.TimeOfDay)),
 				func(p string) error { return plots.WriteLines(p, f, P99DetailData(sc, runs, i)) })
 		}
 		if !usesCache(runs, i) {

@@ -11,6 +11,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 func runAll(t *testing.T, path string, sets ...string) (*metrics.Scenario, []Run) {
@@ -161,8 +162,8 @@ func TestShortDuration(t *testing.T) {
 		sim.Minute: "1m", sim.Hour: "1h", 90 * sim.Minute: "1h30m", 30 * sim.Second: "30s",
 		1500 * sim.Millisecond: "1.5s", sim.Hour + sim.Second: "1h0m1s",
 	} {
-		if got := metrics.ShortDuration(d); got != want {
-			t.Errorf("metrics.ShortDuration(%v) = %q, want %q", d, got, want)
+		if got := units.Duration(d); got != want {
+			t.Errorf("units.Duration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
@@ -170,8 +171,8 @@ func TestShortDuration(t *testing.T) {
 // Counts read 81,986,634 in tables and stay plain integers in CSV.
 func TestCountFormats(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 81986634: "81,986,634", -1234567: "-1,234,567"} {
-		if got := metrics.Count(n); got != want {
-			t.Errorf("metrics.Count(%d) = %q, want %q", n, got, want)
+		if got := units.Count(n); got != want {
+			t.Errorf("units.Count(%d) = %q, want %q", n, got, want)
 		}
 	}
 	var buf bytes.Buffer

@@ -8,7 +8,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // ClaimResult is one of a story's claims beside the run's figure for it: Says is the
@@ -53,10 +53,10 @@ func Claims(sc *metrics.Scenario, runs []Run) []ClaimResult {
 			out = append(out, cr)
 			continue
 		}
-		v, note := metrics.MeasureClaim(&c, r, rb, sc.Window, func(t sim.Time) string { return spec.FormatClock(sc.Start, t) })
+		v, note := metrics.MeasureClaim(&c, r, rb, sc.Window, func(t sim.Time) string { return units.Clock(sc.Start, t, units.TimeOfDay) })
 		cr.Note = note
 		if v != nil {
-			cr.Value = ptrTo(metrics.Round(*v, 6))
+			cr.Value = ptrTo(units.Round(*v, 6))
 			cr.Measured = unit(*v)
 			ok := c.Agrees(*v)
 			cr.Agrees = &ok
@@ -73,15 +73,15 @@ func Claims(sc *metrics.Scenario, runs []Run) []ClaimResult {
 func claimUnit(sc *metrics.Scenario, c metrics.Claim) func(float64) string {
 	switch c.Measure {
 	case "offered_rate", "completed_rate":
-		return func(x float64) string { return metrics.Count(int64(math.Round(x))) + "/s" }
+		return func(x float64) string { return units.Count(int64(math.Round(x))) + "/s" }
 	case "p99_crossing", "first_retry":
-		return func(x float64) string { return spec.FormatClock(sc.Start, sim.Time(math.Round(x*1e9))) }
+		return func(x float64) string { return units.Clock(sc.Start, sim.Time(math.Round(x*1e9)), units.TimeOfDay) }
 	case "top_shard_share":
 		return func(x float64) string { return fmt.Sprintf("%.1f%%", x) }
 	case "partitions":
 		return func(x float64) string {
 			if x == math.Round(x) {
-				return metrics.Count(int64(x))
+				return units.Count(int64(x))
 			}
 			return fmt.Sprintf("%.1f", x)
 		}

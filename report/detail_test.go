@@ -12,6 +12,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // TestDetailAndRetries reads testdata/detail.toml (a queue that builds within one window,
@@ -102,7 +103,7 @@ func TestDetailAndRetries(t *testing.T) {
 	}
 	var text bytes.Buffer
 	Text(&text, sum)
-	if want := "get: " + metrics.Count(get.Retries) + " duplicate lookups (retries), sent in the windows from " + get.Retried.From; !strings.Contains(text.String(), want) {
+	if want := "get: " + units.Count(get.Retries) + " duplicate lookups (retries), sent in the windows from " + get.Retried.From; !strings.Contains(text.String(), want) {
 		t.Errorf("the text report does not say %q:\n%s", want, text.String())
 	}
 	found := false

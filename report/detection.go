@@ -5,7 +5,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // formatKey names a key of stream in the design's terms (metrics.Variant.KeyName).
@@ -53,7 +53,7 @@ func eventText(e sim.Event) string {
 func eventsOf(sc *metrics.Scenario, r *sim.Result) []EventSummary {
 	var out []EventSummary
 	for _, e := range r.Events {
-		es := EventSummary{At: spec.FormatClock(sc.Start, e.At), AtS: metrics.Round(e.At.Seconds(), 6), Kind: e.Kind.String(), Message: eventText(e)}
+		es := EventSummary{At: units.Clock(sc.Start, e.At, units.TimeOfDay), AtS: units.Round(e.At.Seconds(), 6), Kind: e.Kind.String(), Message: eventText(e)}
 		if e.Shard >= 0 {
 			s := e.Shard
 			es.Shard = &s

@@ -10,7 +10,7 @@ import (
 
 	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/metrics"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // ExplainJSON is the JSON form of `shardsim explain`.
@@ -78,9 +78,9 @@ func Explain(sc *metrics.Scenario) *ExplainJSON {
 		v := ExplainVariant{Name: sc.Variants[i].Name, Key: ex.Key, Nodes: ex.NodeShard, Notes: append(append([]string{}, ex.Notes...), notes...), Warnings: append([]string{}, warnings...)}
 		for _, st := range ex.Streams {
 			v.Streams = append(v.Streams, ExplainStream{
-				Name: st.Name, Op: st.Op.String(), MeanRate: metrics.Round(st.MeanRate, 3), PeakRate: metrics.Round(st.PeakRate, 3),
-				PeakAt: spec.FormatClock(sc.Start, st.PeakAt), PeakAtS: metrics.Round(st.PeakAt.Seconds(), 6),
-				Subrequests: metrics.Round(st.Subrequests, 3), MaxSubreq: st.MaxSubrequest, Partitions: metrics.Round(st.Partitions, 3),
+				Name: st.Name, Op: st.Op.String(), MeanRate: units.Round(st.MeanRate, 3), PeakRate: units.Round(st.PeakRate, 3),
+				PeakAt: units.Clock(sc.Start, st.PeakAt, units.TimeOfDay), PeakAtS: units.Round(st.PeakAt.Seconds(), 6),
+				Subrequests: units.Round(st.Subrequests, 3), MaxSubreq: st.MaxSubrequest, Partitions: units.Round(st.Partitions, 3),
 			})
 		}
 		for _, l := range ex.Shards {
@@ -100,7 +100,7 @@ func peakAt(sc *metrics.Scenario, l metrics.OfferedLoad) string {
 	if l.Peak <= 0 {
 		return ""
 	}
-	return spec.FormatClock(sc.Start, l.PeakAt)
+	return units.Clock(sc.Start, l.PeakAt, units.TimeOfDay)
 }
 
 func shardsPerNode(nodes [][]int) string {
@@ -140,7 +140,7 @@ func ExplainText(w io.Writer, e *ExplainJSON) {
 		for i, l := range v.Shards {
 			means[i] = l.Mean
 		}
-		fmt.Fprintf(w, "   (%d shards; median mean load %s)\n\n", len(v.Shards), metrics.Pct(metrics.Median(means)))
+		fmt.Fprintf(w, "   (%d shards; median mean load %s)\n\n", len(v.Shards), units.Percent(metrics.Median(means), 1))
 		nodeTable(v.NodeUse, v.Shards, 5).text(w, "   ")
 		for _, n := range v.Notes {
 			fmt.Fprintf(w, "   ! %s\n", n)
@@ -171,7 +171,7 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(peak(b), peak(a)) })
 		var parts []string
 		for _, id := range ids[:min(nodeShardsShown, len(ids))] {
-			parts = append(parts, fmt.Sprintf("%d (%s)", id, metrics.Pct(peak(id))))
+			parts = append(parts, fmt.Sprintf("%d (%s)", id, units.Percent(peak(id), 1)))
 		}
 		if len(ids) > nodeShardsShown {
 			parts = append(parts, fmt.Sprintf("+%d more", len(ids)-nodeShardsShown))
@@ -180,7 +180,7 @@ func nodeTable(nodes []ExplainNode, shards []ExplainLoad, n int) *table {
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), metrics.Pct(l.Mean), metrics.Pct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"), strings.Join(parts, ", "))
+		t.add(strconv.Itoa(l.ID), strconv.Itoa(l.Cores), units.Percent(l.Mean, 1), units.Percent(l.Peak, 1)+mark, cmp.Or(l.PeakAt, "-"), strings.Join(parts, ", "))
 	}
 	return t
 }
@@ -198,7 +198,7 @@ func loadTable(loads []ExplainLoad, what string, n int) *table {
 		if l.Peak > 1 {
 			mark = " OVER"
 		}
-		t.add(append(row, metrics.Pct(l.Mean), metrics.Pct(l.Peak)+mark, cmp.Or(l.PeakAt, "-"))...)
+		t.add(append(row, units.Percent(l.Mean, 1), units.Percent(l.Peak, 1)+mark, cmp.Or(l.PeakAt, "-"))...)
 	}
 	return t
 }

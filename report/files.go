@@ -14,7 +14,7 @@ import (
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // WriteFiles writes summary.json, streams.csv, shards.csv, nodes.csv, skew.csv and report.md into
@@ -79,7 +79,7 @@ func seriesRows(cw *escape.CSVWriter, sc *metrics.Scenario, runs []Run, rows fun
 		r := run.Result
 		for win := 0; win < r.Windows; win++ {
 			t := sim.Time(win) * r.Window
-			lead := []string{run.Variant.Name, spec.FormatClock(sc.Start, t), num(t.Seconds())}
+			lead := []string{run.Variant.Name, units.Clock(sc.Start, t, units.TimeOfDay), num(t.Seconds())}
 			for _, row := range rows(r, win) {
 				cw.Write(append(append([]string(nil), lead...), row...))
 			}
@@ -216,9 +216,9 @@ func markdownHead(w io.Writer, s *Summary, ext string) {
 	}
 	warmup := "there is no warmup: every request counts in the latency figures"
 	if s.WarmupS > 0 {
-		warmup = fmt.Sprintf("the first %s are warmup and left out of the latency figures", seconds(s.WarmupS))
+		warmup = fmt.Sprintf("the first %s are warmup and left out of the latency figures", units.Seconds(s.WarmupS, units.Flag))
 	}
-	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", seconds(s.DurationS), md(s.Start), s.Seed, warmup)
+	fmt.Fprintf(w, "Simulated %s from %s (seed %d); %s. ", units.Seconds(s.DurationS, units.Flag), md(s.Start), s.Seed, warmup)
 	fmt.Fprintf(w, "Loads are CPU time spent on a shard's requests as a share of its node's cores; "+
 		"latencies are measured at the client, network and queueing included. "+
 		"The per-window series are in streams.%[1]s, shards.%[1]s, nodes.%[1]s and skew.%[1]s; every figure is in summary.json.\n", ext)
@@ -247,12 +247,12 @@ func hottestShardsMarkdown(w io.Writer, v *VariantSummary, ext string) {
 	fmt.Fprintln(w)
 	t := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
 	for _, sh := range topShards(v.Shards, 5) {
-		t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), metrics.Pct(sh.Utilization), metrics.Pct(sh.PeakUtilization), metrics.Count(sh.Ops), metrics.Count(sh.Rows))
+		t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), units.Percent(sh.Utilization, 1), units.Percent(sh.PeakUtilization, 1), units.Count(sh.Ops), units.Count(sh.Rows))
 	}
 	t.markdown(w)
 	if v.ShardsMore > 0 {
 		fmt.Fprintf(w, "\nAnd %s more shards in shards.%s; summary.json lists the %s hottest.\n",
-			metrics.Count(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), ext, metrics.Count(int64(len(v.Shards))))
+			units.Count(int64(len(v.Shards)+v.ShardsMore-min(5, len(v.Shards)))), ext, units.Count(int64(len(v.Shards))))
 	}
 }
 
@@ -331,7 +331,7 @@ func streamsDetailCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 			t := r.Detail.FineStart(k)
 			for i := range r.Streams {
 				fw := fine[i][k]
-				cw.Write([]string{run.Variant.Name, spec.FormatClock(sc.Start, t), num(t.Seconds()), r.Streams[i].Name,
+				cw.Write([]string{run.Variant.Name, units.Clock(sc.Start, t, units.TimeOfDay), num(t.Seconds()), r.Streams[i].Name,
 					rawCount(fw.Completed), optNum(optMs(fw.P99))})
 			}
 		}

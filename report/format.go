@@ -9,12 +9,12 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/units"
 )
 
 // JSON writes the summary as indented JSON with a final newline.
@@ -93,10 +93,10 @@ func streamTable(v *VariantSummary) *table {
 		t.head = append(t.head, "rows/req")
 	}
 	for _, s := range v.Streams {
-		cells := []string{s.Name, s.Op, metrics.Count(s.Offered), metrics.Count(s.Completed), metrics.Count(s.Failed),
+		cells := []string{s.Name, s.Op, units.Count(s.Offered), units.Count(s.Completed), units.Count(s.Failed),
 			fmtOptMs(s.Latency.P50), fmtOptMs(s.Latency.P99), fmtOptMs(s.Latency.P999), fmtOptMs(s.Latency.Max), fmtFanout(s.Fanout)}
 		if failed {
-			cells = slices.Insert(cells, 5, fmtShare(s.Failed, s.Offered))
+			cells = slices.Insert(cells, 5, units.ShareOf(s.Failed, s.Offered, 1))
 		}
 		if rows {
 			r := "-"
@@ -116,7 +116,7 @@ func fmtRows(x float64) string {
 	if x < 10 {
 		return strconv.FormatFloat(x, 'f', 1, 64)
 	}
-	return metrics.Count(int64(math.Round(x)))
+	return units.Count(int64(math.Round(x)))
 }
 
 func heatLine(v *VariantSummary) string {
@@ -126,16 +126,16 @@ func heatLine(v *VariantSummary) string {
 		node = sh.Node
 	}
 	line := fmt.Sprintf("hottest shard %d (node %d): %s load, median shard %s, skew %s",
-		k.HottestShard, node, metrics.Pct(k.HottestLoad), metrics.Pct(k.MedianLoad), fmtRatio(k.MaxOverMedian))
+		k.HottestShard, node, units.Percent(k.HottestLoad, 1), units.Percent(k.MedianLoad, 1), fmtRatio(k.MaxOverMedian))
 	if movingHotSpot(k) {
 		// The run's totals average a hot spot that moved from shard to shard (a key that
 		// grows with time over splits that hold its future keys): what the cluster saw at
 		// a time leads.
 		return fmt.Sprintf("busiest window %s: shard %d at %s, median %s; the hot spot moved from shard to shard (skew.csv, shards.csv), so over the run it evens out: %s",
-			k.PeakWindow, k.PeakHottestShard, metrics.Pct(k.PeakHottestLoad), metrics.Pct(k.PeakMedianLoad), line)
+			k.PeakWindow, k.PeakHottestShard, units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1), line)
 	}
 	if k.PeakWindow != "" {
-		line += fmt.Sprintf("; busiest window %s: shard %d at %s, median %s", k.PeakWindow, k.PeakHottestShard, metrics.Pct(k.PeakHottestLoad), metrics.Pct(k.PeakMedianLoad))
+		line += fmt.Sprintf("; busiest window %s: shard %d at %s, median %s", k.PeakWindow, k.PeakHottestShard, units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1))
 	}
 	return line
 }
@@ -155,7 +155,7 @@ func nodeLine(v *VariantSummary) string {
 		limit = "its cores"
 	}
 	return fmt.Sprintf("hottest node %d: %s load, %s in its busiest window; nearest limit: %s",
-		n.ID, metrics.Pct(n.Utilization), metrics.Pct(n.PeakUtilization), limit)
+		n.ID, units.Percent(n.Utilization, 1), units.Percent(n.PeakUtilization, 1), limit)
 }
 
 // Text writes the human-readable tables: per variant the streams, then the shard heat
@@ -163,7 +163,7 @@ func nodeLine(v *VariantSummary) string {
 // latency outliers and the diagnosis (each when there is something to show), then the
 // timeline of alerts and events.
 func Text(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "scenario %s, seed %d, %s simulated from %s\n", s.Scenario, s.Seed, seconds(s.DurationS), s.Start)
+	fmt.Fprintf(w, "scenario %s, seed %d, %s simulated from %s\n", s.Scenario, s.Seed, units.Seconds(s.DurationS, units.Flag), s.Start)
 	for i := range s.Variants {
 		v := &s.Variants[i]
 		fmt.Fprintf(w, "\n== %s\n   %s\n\n", v.Name, v.Key)
@@ -281,7 +281,7 @@ func detailSections(v *VariantSummary) []section {
 	}
 	slow := &table{head: []string{"stream", "key", "samples", "mean ms", "x median key", "shard"}, left: 2}
 	for _, o := range v.LatencyOutliers {
-		slow.add(o.Stream, o.Key, metrics.Count(o.Samples), metrics.Ms(o.MeanMs), strconv.FormatFloat(o.Ratio, 'f', 1, 64), strconv.Itoa(o.Shard))
+		slow.add(o.Stream, o.Key, units.Count(o.Samples), metrics.Ms(o.MeanMs), strconv.FormatFloat(o.Ratio, 'f', 1, 64), strconv.Itoa(o.Shard))
 	}
 	if len(slow.rows) > 0 {
 		out = append(out, section{title: "latency outliers (keys whose sampled mean latency stands out)", t: slow})
@@ -299,10 +299,10 @@ func clientTable(v *VariantSummary) *table {
 		}
 		hits, ratio, backend := "-", "-", "-"
 		if c := st.Cache; c != nil {
-			hits, ratio, backend = metrics.Count(c.Hits), metrics.Pct(c.HitRatio), metrics.Count(c.BackendReads)
+			hits, ratio, backend = units.Count(c.Hits), units.Percent(c.HitRatio, 1), units.Count(c.BackendReads)
 		}
-		client.add(st.Name, metrics.Count(st.Offered), metrics.Count(st.Attempts), metrics.Count(st.Retries), metrics.Count(st.TimedOut),
-			metrics.Count(st.Throttled), metrics.Count(st.Limited), hits, ratio, backend)
+		client.add(st.Name, units.Count(st.Offered), units.Count(st.Attempts), units.Count(st.Retries), units.Count(st.TimedOut),
+			units.Count(st.Throttled), units.Count(st.Limited), hits, ratio, backend)
 	}
 	return client
 }
@@ -321,7 +321,7 @@ func hotKeyTable(v *VariantSummary) (*table, []string, map[string]string) {
 				continue
 			}
 			n++
-			keys.add(hk.Stream, k.Key, metrics.Pct(k.Share), metrics.Count(metrics.Scaled(k.Count, hk.Counted, hk.Requests)), strconv.Itoa(k.Shard))
+			keys.add(hk.Stream, k.Key, units.Percent(k.Share, 1), units.Count(metrics.Scaled(k.Count, hk.Counted, hk.Requests)), strconv.Itoa(k.Shard))
 			shown[hk.Stream] += fmt.Sprintf("(%s) %d|", k.Key, k.Count)
 		}
 		if n == 0 {
@@ -343,7 +343,7 @@ func hotPartitionTable(v *VariantSummary, shown map[string]string) (*table, []st
 			if len(rows) == hotShown || !standsOut(p.Writes, p.Error) {
 				continue
 			}
-			rows = append(rows, []string{hp.Stream, p.Partition, metrics.Pct(p.Share), metrics.Count(metrics.Scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
+			rows = append(rows, []string{hp.Stream, p.Partition, units.Percent(p.Share, 1), units.Count(metrics.Scaled(p.Writes, hp.Counted, hp.Writes)), strconv.Itoa(p.Shard)})
 			same += fmt.Sprintf("%s %d|", p.Partition, p.Writes)
 		}
 		note := partitionNote(hp)
@@ -365,7 +365,7 @@ func partitionNote(hp HotPartitions) string {
 	noun := metrics.Noun(hp.PartitionsWritten, "partition")
 	note := fmt.Sprintf("%s wrote %s distinct %s", hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), noun)
 	if hp.Counted < hp.Writes {
-		note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), noun, metrics.Count(hp.Counted))
+		note = fmt.Sprintf("%s: %s distinct %s among %s sampled writes", hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), noun, units.Count(hp.Counted))
 	}
 	if hp.CountedUntil != "" {
 		note += " issued before " + hp.CountedUntil + " (then the migration changed how its requests plan, and its partitions were no longer counted)"
@@ -398,7 +398,7 @@ func timeline(v *VariantSummary) []entry {
 
 // Markdown writes the same tables as Markdown.
 func Markdown(w io.Writer, s *Summary) {
-	fmt.Fprintf(w, "# %s\n\nSeed %d, %s simulated from %s.\n", md(s.Scenario), s.Seed, seconds(s.DurationS), md(s.Start))
+	fmt.Fprintf(w, "# %s\n\nSeed %d, %s simulated from %s.\n", md(s.Scenario), s.Seed, units.Seconds(s.DurationS, units.Flag), md(s.Start))
 	for i := range s.Variants {
 		markdownVariant(w, &s.Variants[i], i == 0)
 	}
@@ -439,7 +439,7 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 			fmt.Fprintf(w, "- **%s**: %s.\n", md(d.Kind), md(d.Message))
 		}
 		if v.DiagnosisMore > 0 {
-			fmt.Fprintf(w, "- and %s more, not listed.\n", metrics.Count(int64(v.DiagnosisMore)))
+			fmt.Fprintf(w, "- and %s more, not listed.\n", units.Count(int64(v.DiagnosisMore)))
 		}
 	} else {
 		fmt.Fprintln(w, "\nDiagnosis: "+diagnose.NoHotspot+".")
@@ -455,7 +455,7 @@ func markdownVariant(w io.Writer, v *VariantSummary, first bool) {
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", escape.MarkdownCell(e.at), escape.MarkdownCell(e.kind), escape.MarkdownCell(e.message), escape.MarkdownCell(e.detection))
 		}
 		if v.AlertsMore+v.EventsMore > 0 {
-			fmt.Fprintf(w, "\nAnd %s later alerts and %s later events, not listed.\n", metrics.Count(int64(v.AlertsMore)), metrics.Count(int64(v.EventsMore)))
+			fmt.Fprintf(w, "\nAnd %s later alerts and %s later events, not listed.\n", units.Count(int64(v.AlertsMore)), units.Count(int64(v.EventsMore)))
 		}
 	}
 }
@@ -487,7 +487,7 @@ func CSV(w io.Writer, s *Summary) error {
 			cw.Write([]string{v.Name, st.Name, st.Op, rawCount(st.Offered), rawCount(st.Completed), rawCount(st.Rejected),
 				rawCount(st.Throttled), rawCount(st.TimedOut), optNum(l.Mean), optNum(l.P50), optNum(l.P95), optNum(l.P99), optNum(l.P999),
 				optNum(l.Max), num(st.Fanout.Mean), strconv.Itoa(st.Fanout.Max), num(st.Fanout.Partitions),
-				rawCount(st.Limited), rawCount(st.Failed), num(metrics.Round(st.ErrorRate, 6)), rawCount(st.LockFailed)})
+				rawCount(st.Limited), rawCount(st.Failed), num(units.Round(st.ErrorRate, 6)), rawCount(st.LockFailed)})
 		}
 	}
 	cw.Flush()
@@ -504,23 +504,11 @@ func stopNote(v *VariantSummary) string {
 	switch {
 	case v.Saturated != nil:
 		return fmt.Sprintf("SATURATED at %s: %s were waiting and the backlog kept growing, so the run stopped there; the figures (loads included) cover its first %s.",
-			v.Saturated.At, metrics.Plural(int64(v.Saturated.Backlog), "subrequest"), fmtElapsed(v.ElapsedS))
+			v.Saturated.At, metrics.Plural(int64(v.Saturated.Backlog), "subrequest"), units.Seconds(v.ElapsedS, units.Elapsed))
 	case v.Partial:
-		return fmt.Sprintf("PARTIAL: the run was interrupted; the figures (loads included) cover its first %s.", fmtElapsed(v.ElapsedS))
+		return fmt.Sprintf("PARTIAL: the run was interrupted; the figures (loads included) cover its first %s.", units.Seconds(v.ElapsedS, units.Elapsed))
 	}
 	return ""
-}
-
-// fmtElapsed writes the simulated time a run covered as a duration: "54m13.6s".
-func fmtElapsed(seconds float64) string {
-	d := time.Duration(seconds * float64(time.Second))
-	switch {
-	case d >= time.Minute:
-		d = d.Round(100 * time.Millisecond)
-	case d >= time.Second:
-		d = d.Round(time.Millisecond)
-	}
-	return d.String()
 }
 
 // lockTable is the locked streams' waits for their row locks, and the key they queued
@@ -535,10 +523,10 @@ func lockTable(v *VariantSummary) *table {
 		key, queued, shard := "-", "-", "-"
 		if len(l.HotKeys) > 0 {
 			h := l.HotKeys[0]
-			key, queued, shard = h.Key, metrics.Count(h.Queued), strconv.Itoa(h.Shard)
+			key, queued, shard = h.Key, units.Count(h.Queued), strconv.Itoa(h.Shard)
 		}
-		t.add(st.Name, metrics.Count(l.Waits), metrics.Pct(l.QueuedShare), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
-			metrics.Count(l.TimedOut), key, queued, shard, metrics.Pct(l.HotRowLoad))
+		t.add(st.Name, units.Count(l.Waits), units.Percent(l.QueuedShare, 1), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
+			units.Count(l.TimedOut), key, queued, shard, units.Percent(l.HotRowLoad, 1))
 	}
 	return t
 }
@@ -555,9 +543,9 @@ func retryNotes(v *VariantSummary) []string {
 		r := st.Retried
 		when := fmt.Sprintf("in the window of %s", r.From)
 		if r.To != r.From {
-			when = fmt.Sprintf("in the windows from %s to %s, the most (%s) at %s", r.From, r.To, metrics.Count(r.PeakCount), r.Peak)
+			when = fmt.Sprintf("in the windows from %s to %s, the most (%s) at %s", r.From, r.To, units.Count(r.PeakCount), r.Peak)
 		}
-		out = append(out, fmt.Sprintf("%s: %s %s (retries), sent %s", st.Name, metrics.Count(st.Retries), st.RetryLabel, when))
+		out = append(out, fmt.Sprintf("%s: %s %s (retries), sent %s", st.Name, units.Count(st.Retries), st.RetryLabel, when))
 	}
 	return out
 }

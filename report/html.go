@@ -18,6 +18,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // report.html is one self-contained page: the data of the run as one JSON blob, uPlot (the
@@ -191,16 +192,16 @@ func buildHTMLData(sc *metrics.Scenario, runs []Run, sum *Summary) *htmlData {
 	d.ChartBin = binsOf(windows, 1, htmlMaxPoints)
 	d.BinS, d.ChartBinS = float64(d.Bin)*d.WindowS, float64(d.ChartBin)*d.WindowS
 	for b := 0; b*d.Bin < windows; b++ {
-		d.Times = append(d.Times, metrics.Round(float64(b)*d.BinS, 6))
+		d.Times = append(d.Times, units.Round(float64(b)*d.BinS, 6))
 	}
 	for b := 0; b*d.ChartBin < windows; b++ {
-		d.ChartTimes = append(d.ChartTimes, metrics.Round(float64(b)*d.ChartBinS, 6))
+		d.ChartTimes = append(d.ChartTimes, units.Round(float64(b)*d.ChartBinS, 6))
 	}
 	if hasDetail(runs) {
 		det := runs[0].Result.Detail
-		d.FineS = metrics.Round(det.Window.Seconds(), 6)
+		d.FineS = units.Round(det.Window.Seconds(), 6)
 		for k := range det.FineWindows() {
-			d.FineTimes = append(d.FineTimes, metrics.Round(det.FineStart(k).Seconds(), 6))
+			d.FineTimes = append(d.FineTimes, units.Round(det.FineStart(k).Seconds(), 6))
 		}
 	}
 	for i, run := range runs {
@@ -270,11 +271,11 @@ func htmlTableOf(caption string, t *table) htmlTable {
 func introText(sum *Summary) string {
 	warmup := "no warmup: every request counts in the run's latency figures"
 	if sum.WarmupS > 0 {
-		warmup = fmt.Sprintf("the first %s are warmup and left out of the run's latency figures", seconds(sum.WarmupS))
+		warmup = fmt.Sprintf("the first %s are warmup and left out of the run's latency figures", units.Seconds(sum.WarmupS, units.Flag))
 	}
 	return fmt.Sprintf("Simulated %s from %s (seed %d); %s. "+
 		"Loads are CPU time spent on a shard's requests as a share of its node's cores; latencies are measured at the client, network and queueing included.",
-		seconds(sum.DurationS), sum.Start, sum.Seed, warmup)
+		units.Seconds(sum.DurationS, units.Flag), sum.Start, sum.Seed, warmup)
 }
 
 // diagnosisSentence makes a diagnosis message a sentence: a capital first letter, unless
@@ -342,12 +343,12 @@ func glanceTable(sum *Summary) *table {
 				worst = s.Latency.P99
 			}
 		}
-		row := append([]string{v.Name, metrics.Count(offered), metrics.Count(failed), fmtShare(failed, offered)}, p99...)
+		row := append([]string{v.Name, units.Count(offered), units.Count(failed), units.ShareOf(failed, offered, 1)}, p99...)
 		if len(names) > len(shown) {
 			row = append(row, fmtOptMs(worst))
 		}
-		row = append(row, fmt.Sprintf("%s (shard %d)", metrics.Pct(v.Skew.HottestLoad), v.Skew.HottestShard),
-			fmt.Sprintf("%s (shard %d, %s)", metrics.Pct(v.Skew.PeakHottestLoad), v.Skew.PeakHottestShard, v.Skew.PeakWindow), metrics.Pct(v.HottestNode.Utilization))
+		row = append(row, fmt.Sprintf("%s (shard %d)", units.Percent(v.Skew.HottestLoad, 1), v.Skew.HottestShard),
+			fmt.Sprintf("%s (shard %d, %s)", units.Percent(v.Skew.PeakHottestLoad, 1), v.Skew.PeakHottestShard, v.Skew.PeakWindow), units.Percent(v.HottestNode.Utilization, 1))
 		glance.add(row...)
 	}
 	return glance
@@ -469,12 +470,12 @@ func HTML(w io.Writer, sc *metrics.Scenario, runs []Run, sum *Summary, downloads
 		tabs.Tables = append(tabs.Tables, streams)
 		shards := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
 		for _, sh := range v.Shards {
-			shards.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), metrics.Pct(sh.Utilization), metrics.Pct(sh.PeakUtilization), metrics.Count(sh.Ops), metrics.Count(sh.Rows))
+			shards.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), units.Percent(sh.Utilization, 1), units.Percent(sh.PeakUtilization, 1), units.Count(sh.Ops), units.Count(sh.Rows))
 		}
 		tabs.Tables = append(tabs.Tables, htmlTableOf("Shards", shards))
 		nodes := &table{head: []string{"node", "cores", "load", "peak window load", "max queue"}, left: 0}
 		for _, n := range v.Nodes {
-			nodes.add(strconv.Itoa(n.ID), strconv.Itoa(n.Cores), metrics.Pct(n.Utilization), metrics.Pct(n.PeakUtilization), metrics.Count(int64(n.MaxQueue)))
+			nodes.add(strconv.Itoa(n.ID), strconv.Itoa(n.Cores), units.Percent(n.Utilization, 1), units.Percent(n.PeakUtilization, 1), units.Count(int64(n.MaxQueue)))
 		}
 		tabs.Tables = append(tabs.Tables, htmlTableOf("Nodes", nodes))
 		for _, sec := range detailSections(v) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // htmlBlob returns the JSON data of a report.html page, decoded.
@@ -89,7 +90,7 @@ func TestHTMLReport(t *testing.T) {
 			for w := 0; w < r.Windows; w++ {
 				m := metrics.StreamWindowOf(r, si, w)
 				same := func(got *float64, want *float64, digits int) bool {
-					return (got == nil) == (want == nil) && (got == nil || *got == metrics.Round(*want, digits))
+					return (got == nil) == (want == nil) && (got == nil || *got == units.Round(*want, digits))
 				}
 				if !same(st.Offered[w], m.OfferedRate, 2) || !same(st.Completed[w], m.CompletedRate, 2) || !same(st.Failed[w], m.FailedRate, 2) || !same(st.P99[w], m.P99, 3) {
 					t.Fatalf("%s %s window %d: offered %v, completed %v, failed %v, p99 %v differ from metrics %+v", v.Name, st.Name, w, st.Offered[w], st.Completed[w], st.Failed[w], st.P99[w], m)
@@ -101,7 +102,7 @@ func TestHTMLReport(t *testing.T) {
 		}
 		for ni, n := range v.Nodes {
 			for w := 0; w < r.Windows; w++ {
-				if *n.Load[w] != metrics.Round(r.NodeUtilization(w, ni), 4) {
+				if *n.Load[w] != units.Round(r.NodeUtilization(w, ni), 4) {
 					t.Fatalf("%s node %d window %d: load %v, nodes.csv has %v", v.Name, ni, w, *n.Load[w], r.NodeUtilization(w, ni))
 				}
 			}

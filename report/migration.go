@@ -7,7 +7,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // MigrationSummary is one migration of a variant (docs/migrations.md), as metrics derived it:
@@ -65,13 +65,13 @@ func migrationsOf(sc *metrics.Scenario, m *metrics.Run) []MigrationSummary {
 		if s == nil {
 			return ""
 		}
-		return spec.FormatClock(sc.Start, secondsTime(*s))
+		return units.Clock(sc.Start, secondsTime(*s), units.TimeOfDay)
 	}
 	for _, g := range m.Migrations {
 		s := MigrationSummary{Start: at(g.Start), BackfillDone: at(g.BackfillDone), Cutover: at(g.Cutover), OldWritesEnd: at(g.OldWritesEnd),
 			StartS: optRound(g.Start, 6), BackfillDoneS: optRound(g.BackfillDone, 6), CutoverS: optRound(g.Cutover, 6), OldWritesEndS: optRound(g.OldWritesEnd, 6),
-			RowsCopied: g.RowsCopied, ExtraCPUS: metrics.Round(g.ExtraCPU, 3), RowsToCopy: g.RowsToCopy,
-			BackfillCPUS: metrics.Round(g.BackfillCPU, 3), DualCPUS: metrics.Round(g.DualCPU, 3), BackfillRate: metrics.Round(g.Rate, 3), CopiedPerWindow: g.Copied,
+			RowsCopied: g.RowsCopied, ExtraCPUS: units.Round(g.ExtraCPU, 3), RowsToCopy: g.RowsToCopy,
+			BackfillCPUS: units.Round(g.BackfillCPU, 3), DualCPUS: units.Round(g.DualCPU, 3), BackfillRate: units.Round(g.Rate, 3), CopiedPerWindow: g.Copied,
 			CutoverDueS: optRound(g.CutoverDue, 6), OutboxDrained: g.Drained, BackfillRefused: g.Refused,
 			Settled: at(g.Settled), SettledS: optRound(g.Settled, 6)}
 		if g.Rate > 0 && s.BackfillRate == 0 {
@@ -80,7 +80,7 @@ func migrationsOf(sc *metrics.Scenario, m *metrics.Run) []MigrationSummary {
 			s.BackfillRate = g.Rate
 		}
 		for _, b := range g.BackfillCPUPerWindow {
-			s.BackfillCPUPerWindow = append(s.BackfillCPUPerWindow, metrics.Round(b, 3))
+			s.BackfillCPUPerWindow = append(s.BackfillCPUPerWindow, units.Round(b, 3))
 		}
 		for _, p := range g.Phases {
 			s.Phases = append(s.Phases, PhaseP99Summary{Stream: p.Stream, BeforeMs: optMs(p.Before), DuringMs: optMs(p.During), AfterMs: optMs(p.After)})
@@ -120,15 +120,15 @@ func migrationParts(g *MigrationSummary) (string, *table) {
 	}
 	cut := at(g.Cutover)
 	if g.OutboxDrained > 0 {
-		cut += fmt.Sprintf(" (after the outbox's %s copies reached the new layout)", metrics.Count(g.OutboxDrained))
+		cut += fmt.Sprintf(" (after the outbox's %s copies reached the new layout)", units.Count(g.OutboxDrained))
 	}
 	if g.Cutover != "" && g.OldWritesEnd != g.Cutover {
 		cut += ", writes to the old layout too until " + at(g.OldWritesEnd)
 	}
-	backfill := fmt.Sprintf("backfill done %s (%s of %s rows copied)", at(g.BackfillDone), metrics.Count(g.RowsCopied), metrics.Count(g.RowsToCopy))
+	backfill := fmt.Sprintf("backfill done %s (%s of %s rows copied)", at(g.BackfillDone), units.Count(g.RowsCopied), units.Count(g.RowsToCopy))
 	if g.BackfillRefused > 0 {
 		backfill = fmt.Sprintf("backfill done %s (%s of %s rows copied; %s batches pushed back by full queues)",
-			at(g.BackfillDone), metrics.Count(g.RowsCopied), metrics.Count(g.RowsToCopy), metrics.Count(g.BackfillRefused))
+			at(g.BackfillDone), units.Count(g.RowsCopied), units.Count(g.RowsToCopy), units.Count(g.BackfillRefused))
 	}
 	if g.BackfillRate == 0 {
 		backfill = "no backfill"

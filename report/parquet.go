@@ -9,7 +9,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Series says in which formats WriteFilesAs writes the per-window series (streams,
@@ -151,7 +151,7 @@ func seriesParquet[T any](out io.Writer, sc *metrics.Scenario, runs []Run, by st
 		for win := 0; win < r.Windows; win++ {
 			t := sim.Time(win) * r.Window
 			var err error
-			buf, err = rows(run, win, windowLead{run.Variant.Name, spec.FormatClock(sc.Start, t), t.Seconds()}, buf[:0])
+			buf, err = rows(run, win, windowLead{run.Variant.Name, units.Clock(sc.Start, t, units.TimeOfDay), t.Seconds()}, buf[:0])
 			if err != nil {
 				return err
 			}
@@ -260,14 +260,14 @@ func skewParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 		if p == nil {
 			return nil
 		}
-		x := metrics.Round(*p, 3)
+		x := units.Round(*p, 3)
 		return &x
 	}
 	return seriesParquet(w, sc, runs, "", func(run Run, win int, l windowLead, buf []skewRow) ([]skewRow, error) {
 		ws := metrics.WindowSpreadOf(run.Result, win)
 		sh, nd := ws.Shards, ws.Nodes
 		return append(buf, skewRow{Variant: l.variant, WindowStart: l.start, TS: l.ts,
-			ShardMax: metrics.Util(sh.Max), ShardMedian: metrics.Util(sh.Median), ShardMaxOverMedian: opt(sh.MaxOverMedian), ShardP95OverP50: opt(sh.P95OverP50), ShardGini: metrics.Round(sh.Gini, 4),
-			NodeMax: metrics.Util(nd.Max), NodeMedian: metrics.Util(nd.Median), NodeMaxOverMedian: opt(nd.MaxOverMedian), NodeP95OverP50: opt(nd.P95OverP50), NodeGini: metrics.Round(nd.Gini, 4)}), nil
+			ShardMax: metrics.Util(sh.Max), ShardMedian: metrics.Util(sh.Median), ShardMaxOverMedian: opt(sh.MaxOverMedian), ShardP95OverP50: opt(sh.P95OverP50), ShardGini: units.Round(sh.Gini, 4),
+			NodeMax: metrics.Util(nd.Max), NodeMedian: metrics.Util(nd.Median), NodeMaxOverMedian: opt(nd.MaxOverMedian), NodeP95OverP50: opt(nd.P95OverP50), NodeGini: units.Round(nd.Gini, 4)}), nil
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/shardsim/shardsim/metrics"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // RebalanceSummary is what a variant's add_nodes action did (issue 21), as metrics
@@ -35,10 +35,10 @@ func rebalanceOf(sc *metrics.Scenario, m *metrics.Run) *RebalanceSummary {
 		if s == nil {
 			return ""
 		}
-		return spec.FormatClock(sc.Start, secondsTime(*s))
+		return units.Clock(sc.Start, secondsTime(*s), units.TimeOfDay)
 	}
 	return &RebalanceSummary{Start: at(b.Start), Done: at(b.Done), StartS: optRound(b.Start, 6), DoneS: optRound(b.Done, 6),
-		Moves: b.Moves, MovesDone: b.MovesDone, RowsCopied: b.RowsCopied, CopyCPUS: metrics.Round(b.CopyCPU, 3), Rate: metrics.Round(b.Rate, 3)}
+		Moves: b.Moves, MovesDone: b.MovesDone, RowsCopied: b.RowsCopied, CopyCPUS: units.Round(b.CopyCPU, 3), Rate: units.Round(b.Rate, 3)}
 }
 
 // rebalanceLine words a rebalance for the reports.
@@ -51,7 +51,7 @@ func rebalanceLine(b *RebalanceSummary) string {
 		done = "done " + b.Done
 	}
 	return fmt.Sprintf("nodes joined %s; %d of %d shard moves done (%s), %s rows copied at %s rows/s, %s core-s of CPU",
-		b.Start, b.MovesDone, b.Moves, done, metrics.Count(b.RowsCopied), metrics.Count(int64(math.Round(b.Rate))), num(b.CopyCPUS))
+		b.Start, b.MovesDone, b.Moves, done, units.Count(b.RowsCopied), units.Count(int64(math.Round(b.Rate))), num(b.CopyCPUS))
 }
 
 // rebalanceText writes a variant's rebalance for the text report.

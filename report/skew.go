@@ -5,6 +5,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // skewCSV writes skew.csv: per variant and window, the spread of shard and node loads.
@@ -14,10 +15,10 @@ func skewCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 		if p == nil {
 			return ""
 		}
-		return num(metrics.Round(*p, 3))
+		return num(units.Round(*p, 3))
 	}
 	cols := func(sp LoadSpread) []string {
-		return []string{num(metrics.Util(sp.Max)), num(metrics.Util(sp.Median)), opt(sp.MaxOverMedian), opt(sp.P95OverP50), num(metrics.Round(sp.Gini, 4))}
+		return []string{num(metrics.Util(sp.Max)), num(metrics.Util(sp.Median)), opt(sp.MaxOverMedian), opt(sp.P95OverP50), num(units.Round(sp.Gini, 4))}
 	}
 	return seriesCSV(w, sc, runs, []string{
 		"shard_max", "shard_median", "shard_max_over_median", "shard_p95_over_p50", "shard_gini",

@@ -14,7 +14,7 @@ import (
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // StreamSink is the window sink of a streamed run (sim.Model.Sink): it keeps the run's
@@ -150,7 +150,7 @@ func streamedShardsCSV(w io.Writer, sc *metrics.Scenario, run Run, k *StreamSink
 		t := sim.Time(win) * r.Window
 		lead.Reset()
 		cw := escape.NewCSVWriter(&lead)
-		cw.Write([]string{run.Variant.Name, spec.FormatClock(sc.Start, t), num(t.Seconds())})
+		cw.Write([]string{run.Variant.Name, units.Clock(sc.Start, t, units.TimeOfDay), num(t.Seconds())})
 		cw.Flush()
 		lb := append(bytes.TrimSuffix(lead.Bytes(), []byte("\n")), ',')
 		for s := range r.Shards {

@@ -7,7 +7,7 @@ import (
 	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Summary is summary.json (docs/scenario.md, "What the numbers mean"). It holds no wall-clock
@@ -203,10 +203,10 @@ func lockSummary(v *metrics.Variant, stream int, ms *metrics.Stream) *LockSummar
 	if l == nil {
 		return nil
 	}
-	out := &LockSummary{Waits: l.Waits, Queued: l.Queued, QueuedShare: metrics.Round(l.Share, 6),
+	out := &LockSummary{Waits: l.Waits, Queued: l.Queued, QueuedShare: units.Round(l.Share, 6),
 		WaitMs:   LockWaitMs{Mean: optMs(l.Mean), P99: optMs(l.P99), Max: optMs(l.Max)},
 		TimedOut: ms.Failures[metrics.Lock], HotKeys: []HotLock{},
-		HoldMs: optMs(l.HoldMean), HotRowWritesPerS: metrics.Round(l.HotRate, 1), HotRowLoad: metrics.Round(l.Busy, 4)}
+		HoldMs: optMs(l.HoldMean), HotRowWritesPerS: units.Round(l.HotRate, 1), HotRowLoad: units.Round(l.Busy, 4)}
 	for _, k := range l.Hot[:min(len(l.Hot), hotShown)] {
 		out.HotKeys = append(out.HotKeys, HotLock{Key: formatPartition(v, stream, k.Values), Parts: k.Values, Queued: k.Count, Error: k.Error, Shard: k.Shard})
 	}
@@ -314,10 +314,10 @@ func Summarize(sc *metrics.Scenario, runs []Run) *Summary {
 		Scenario:    sc.Name,
 		Description: sc.Description,
 		Seed:        sc.Seed,
-		DurationS:   metrics.Round(sc.Duration.Seconds(), 6),
-		WarmupS:     metrics.Round(sc.Warmup.Seconds(), 6),
-		WindowS:     metrics.Round(sc.Window.Seconds(), 6),
-		Start:       spec.FormatClock(sc.Start, 0),
+		DurationS:   units.Round(sc.Duration.Seconds(), 6),
+		WarmupS:     units.Round(sc.Warmup.Seconds(), 6),
+		WindowS:     units.Round(sc.Window.Seconds(), 6),
+		Start:       units.Clock(sc.Start, 0, units.TimeOfDay),
 	}
 	for _, run := range runs {
 		v := summarizeVariant(sc, run)
@@ -340,7 +340,7 @@ func summarizeVariant(sc *metrics.Scenario, run Run) VariantSummary {
 	if v.Alerts == nil {
 		v.Alerts = []Alert{}
 	}
-	v.ElapsedS, v.Partial = metrics.Round(r.Elapsed.Seconds(), 6), r.Partial
+	v.ElapsedS, v.Partial = units.Round(r.Elapsed.Seconds(), 6), r.Partial
 	if r.Saturated {
 		a := diagnose.Saturated(sc, r)
 		v.Saturated = &Saturation{At: a.At, AtS: a.AtS, Backlog: r.Backlog}
@@ -364,7 +364,7 @@ func summarizeVariant(sc *metrics.Scenario, run Run) VariantSummary {
 		})
 	}
 	v.Skew = skew(sc, r, m)
-	v.ErrorRate = metrics.Round(m.ErrorRate, 6)
+	v.ErrorRate = units.Round(m.ErrorRate, 6)
 	if len(m.Nodes) > 0 {
 		hn := m.Nodes[m.Node.Index]
 		v.HottestNode = HottestNode{ID: hn.ID, Utilization: metrics.Util(hn.Utilization), PeakUtilization: metrics.Util(hn.Peak)}
@@ -375,7 +375,7 @@ func summarizeVariant(sc *metrics.Scenario, run Run) VariantSummary {
 	v.HotPartitions = metrics.HotPartitionsOf(r, run.Variant, dc.TopK)
 	for i := range v.HotPartitions {
 		if hp := &v.HotPartitions[i]; hp.Stopped {
-			hp.CountedUntil = spec.FormatClock(run.Variant.Start, hp.StoppedAt)
+			hp.CountedUntil = units.Clock(run.Variant.Start, hp.StoppedAt, units.TimeOfDay)
 		}
 	}
 	v.LatencyOutliers = metrics.LatencyOutliersOf(r, run.Variant, dc)
@@ -397,18 +397,18 @@ func streamSummary(sc *metrics.Scenario, run Run, m *metrics.Run, i int) StreamS
 		Throttled: ms.Failures[metrics.Throttled], TimedOut: ms.Failures[metrics.TimedOut],
 		Attempts: st.Attempts, Retries: st.Retries, Limited: ms.Failures[metrics.Limited], Cache: ms.Cache,
 		Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
-		Fanout:  Fanout{Mean: metrics.Round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: metrics.Round(ms.Fanout.Partitions, 3)},
-		Failed:  ms.Failed, ErrorRate: metrics.Round(ms.ErrorRate, 6),
+		Fanout:  Fanout{Mean: units.Round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: units.Round(ms.Fanout.Partitions, 3)},
+		Failed:  ms.Failed, ErrorRate: units.Round(ms.ErrorRate, 6),
 		Lock: lockSummary(run.Variant, i, ms), LockFailed: ms.Failures[metrics.Lock],
 		RetryLabel: run.Variant.Stream(i).RetryLabel,
 	}
 	if ms.Rows != nil {
-		ss.Rows = &RowsSummary{Read: ms.Rows.Read, Mean: metrics.Round(ms.Rows.Mean, 3)}
+		ss.Rows = &RowsSummary{Read: ms.Rows.Read, Mean: units.Round(ms.Rows.Mean, 3)}
 	}
 	if rs := metrics.RetriesOf(r, i); rs.First >= 0 && r.Window > 0 {
 		at := func(w int) sim.Time { return sim.Time(w) * r.Window }
-		ss.Retried = &RetriedSummary{From: spec.FormatClock(sc.Start, at(rs.First)), FromS: at(rs.First).Seconds(),
-			To: spec.FormatClock(sc.Start, at(rs.Last)), Peak: spec.FormatClock(sc.Start, at(rs.Peak)), PeakCount: rs.PeakCount}
+		ss.Retried = &RetriedSummary{From: units.Clock(sc.Start, at(rs.First), units.TimeOfDay), FromS: at(rs.First).Seconds(),
+			To: units.Clock(sc.Start, at(rs.Last), units.TimeOfDay), Peak: units.Clock(sc.Start, at(rs.Peak), units.TimeOfDay), PeakCount: rs.PeakCount}
 	}
 	return ss
 }
@@ -419,9 +419,9 @@ func skew(sc *metrics.Scenario, r *sim.Result, m *metrics.Run) Skew {
 	var k Skew
 	k.HottestShard, k.HottestLoad, k.MedianLoad = m.Shard.Index, metrics.Util(m.Shard.Load), metrics.Util(m.Shard.Median)
 	k.MaxOverMedian = optRound(m.Shard.MaxOverMedian, 3)
-	k.MaxOverMean = metrics.Round(m.Shard.MaxOverMean, 3)
+	k.MaxOverMean = units.Round(m.Shard.MaxOverMean, 3)
 	w := m.PeakWindow
-	k.PeakWindow = spec.FormatClock(sc.Start, sim.Time(w)*r.Window)
+	k.PeakWindow = units.Clock(sc.Start, sim.Time(w)*r.Window, units.TimeOfDay)
 	k.PeakWindowS = (sim.Time(w) * r.Window).Seconds()
 	k.PeakHottestShard, k.PeakHottestLoad, k.PeakMedianLoad = m.PeakShard.Index, metrics.Util(m.PeakShard.Load), metrics.Util(m.PeakShard.Median)
 	k.PeakMaxOverMedian = optRound(m.PeakShard.MaxOverMedian, 3)
@@ -439,7 +439,7 @@ func optRound(p *float64, digits int) *float64 {
 	if p == nil {
 		return nil
 	}
-	x := metrics.Round(*p, digits)
+	x := units.Round(*p, digits)
 	return &x
 }
 
@@ -447,7 +447,7 @@ func optRound(p *float64, digits int) *float64 {
 func optMs(p *float64) *float64 { return optRound(p, 3) }
 
 // ms rounds milliseconds to the microsecond.
-func ms(x float64) float64 { return metrics.Round(x, 3) }
+func ms(x float64) float64 { return units.Round(x, 3) }
 
 // The Max... constants bound what a variant's summary lists, so that summary.json,
 // report.md and report.html stay small at any size (about 3 MB a variant at most): above

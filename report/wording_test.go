@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/units"
 )
 
 // The wording a new user found misleading, case by case.
@@ -28,20 +29,20 @@ func TestWording(t *testing.T) {
 		{metrics.About(1302540, 1282062), "about 1,280,000"},
 		{metrics.About(5, 100), "5"},
 		// A failed share never prints as none, nor as all of them.
-		{fmtShare(6544, 93_304_229), "<0.1%"},
-		{fmtShare(0, 100), "0.0%"},
-		{fmtShare(301_687, 819_536), "36.8%"},
-		{fmtShare(999_999, 1_000_000), ">99.9%"},
-		{fmtShare(5, 5), "100.0%"},
+		{units.ShareOf(6544, 93_304_229, 1), "<0.1%"},
+		{units.ShareOf(0, 100, 1), "0.0%"},
+		{units.ShareOf(301_687, 819_536, 1), "36.8%"},
+		{units.ShareOf(999_999, 1_000_000, 1), ">99.9%"},
+		{units.ShareOf(5, 5, 1), "100.0%"},
 		{failedWords(301_687, 819_536), " (36.8% failed)"},
 		{failedWords(0, 819_536), ""},
 		// One way to write a run's span: as the flags write it.
-		{seconds(10800), "3h"},
-		{seconds(300), "5m"},
-		{seconds(45), "45s"},
+		{units.Seconds(10800, units.Flag), "3h"},
+		{units.Seconds(300, units.Flag), "5m"},
+		{units.Seconds(45, units.Flag), "45s"},
 		// A run's covered time as a duration.
-		{fmtElapsed(3253.621541), "54m13.6s"},
-		{fmtElapsed(12.5), "12.5s"},
+		{units.Seconds(3253.621541, units.Elapsed), "54m13.6s"},
+		{units.Seconds(12.5, units.Elapsed), "12.5s"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

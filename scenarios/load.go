@@ -18,6 +18,7 @@ import (
 	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 //go:embed *.toml
@@ -751,9 +752,9 @@ func scaledWarmup(base map[string]any, global []*override) *override {
 	if err != nil {
 		return nil
 	}
-	w, err1 := spec.ParseDuration(wText)
-	d, err2 := spec.ParseDuration(dText)
-	nd, err3 := spec.ParseDuration(newText)
+	w, err1 := units.ParseDuration(wText)
+	d, err2 := units.ParseDuration(dText)
+	nd, err3 := units.ParseDuration(newText)
 	if err1 != nil || err2 != nil || err3 != nil || d <= 0 || nd <= 0 || w < nd || w >= d {
 		return nil
 	}
@@ -922,15 +923,6 @@ type (
 
 // DefaultDetect is what detection does without a [detect] table.
 var DefaultDetect = spec.DefaultDetect
-
-// FormatClock, ParseDuration, ParseClock and ParseInstant are the one clock and duration
-// parser, in package spec.
-var (
-	FormatClock   = spec.FormatClock
-	ParseDuration = spec.ParseDuration
-	ParseClock    = spec.ParseClock
-	ParseInstant  = spec.ParseInstant
-)
 
 func appendErr(errs tomlx.Errors, err error) tomlx.Errors {
 	var te tomlx.Errors

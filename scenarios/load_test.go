@@ -18,6 +18,7 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -165,7 +166,7 @@ cost = "1ms"
 		{"Description", sc.Description, ""},
 		{"Seed", sc.Seed, uint64(1)},
 		{"Start", sc.Start, sim.Time(0)},
-		{"start label", scenarios.FormatClock(sc.Start, 0), "00:00"},
+		{"start label", units.Clock(sc.Start, 0, units.TimeOfDay), "00:00"},
 		{"Duration", sc.Duration, sim.Hour},
 		{"Warmup", sc.Warmup, sim.Time(0)},
 		{"Window", sc.Window, sim.Minute},
@@ -636,171 +637,6 @@ opp = "write"
 				}
 			}
 		})
-	}
-}
-
-// ---- durations and clock times ----
-
-func TestParseDuration(t *testing.T) {
-	tests := []struct {
-		in   string
-		want sim.Time
-		ok   bool
-	}{
-		{in: "250us", want: 250 * sim.Microsecond, ok: true},
-		{in: "250µs", want: 250 * sim.Microsecond, ok: true},
-		{in: "1.5ms", want: 1500 * sim.Microsecond, ok: true},
-		{in: "15m", want: 15 * sim.Minute, ok: true},
-		{in: "2h", want: 2 * sim.Hour, ok: true},
-		{in: "30d", want: 720 * sim.Hour, ok: true},
-		{in: "1d12h", want: 36 * sim.Hour, ok: true},
-		{in: "1.5d", want: 36 * sim.Hour, ok: true},
-		{in: "2h30m", want: 150 * sim.Minute, ok: true},
-		{in: " 1s ", want: sim.Second, ok: true},
-		{in: "0s", want: 0, ok: true},
-		{in: "0", want: 0, ok: true},
-		{in: "-1s", want: -sim.Second, ok: true}, // callers reject negative values themselves
-		{in: "106751d", want: 106751 * 24 * sim.Hour, ok: true},
-		{in: ""},
-		{in: "   "},
-		{in: "10"},
-		{in: "d"},
-		{in: "1dd"},
-		{in: "1d.5"},
-		{in: "ten seconds"},
-		{in: "1w"},
-		{in: "1e3s"},
-		{in: "106752d"}, // overflows int64 nanoseconds
-		{in: "1.5.5d"},
-		{in: "2.5.d"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := scenarios.ParseDuration(tc.in)
-			switch {
-			case tc.ok && err != nil:
-				t.Errorf("ParseDuration(%q): %v", tc.in, err)
-			case tc.ok && got != tc.want:
-				t.Errorf("ParseDuration(%q) = %v, want %v", tc.in, got, tc.want)
-			case !tc.ok && err == nil:
-				t.Errorf("ParseDuration(%q) = %v, want an error", tc.in, got)
-			case !tc.ok && strings.TrimSpace(tc.in) != "" && !strings.Contains(err.Error(), fmt.Sprintf("%q", tc.in)),
-				!tc.ok && !strings.Contains(err.Error(), "duration"):
-				t.Errorf("ParseDuration(%q): error %q does not name the input", tc.in, err)
-			}
-		})
-	}
-}
-
-func TestParseClock(t *testing.T) {
-	tests := []struct {
-		in   string
-		want sim.Time
-		ok   bool
-	}{
-		{in: "00:00", want: 0, ok: true},
-		{in: "06:00", want: 6 * sim.Hour, ok: true},
-		{in: "08:15:30", want: 8*sim.Hour + 15*sim.Minute + 30*sim.Second, ok: true},
-		{in: "23:59:59", want: 24*sim.Hour - sim.Second, ok: true},
-		{in: "6:05", want: 6*sim.Hour + 5*sim.Minute, ok: true},
-		{in: " 12:00 ", want: 12 * sim.Hour, ok: true},
-		{in: "24:00"},
-		{in: "12:60"},
-		{in: "12:00:60"},
-		{in: "12"},
-		{in: "12:00:00:00"},
-		{in: "012:00"},
-		{in: "ab:cd"},
-		{in: "12:"},
-		{in: ":30"},
-		{in: ""},
-		{in: "-1:00"},
-		{in: "+1:00"},
-		{in: "-0:00"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := scenarios.ParseClock(tc.in)
-			switch {
-			case tc.ok && err != nil:
-				t.Errorf("ParseClock(%q): %v", tc.in, err)
-			case tc.ok && got != tc.want:
-				t.Errorf("ParseClock(%q) = %v, want %v", tc.in, got, tc.want)
-			case !tc.ok && err == nil:
-				t.Errorf("ParseClock(%q) = %v, want an error", tc.in, got)
-			case !tc.ok && !strings.Contains(err.Error(), fmt.Sprintf("%q", tc.in)):
-				t.Errorf("ParseClock(%q): error %q does not name the input", tc.in, err)
-			}
-		})
-	}
-}
-
-func TestParseInstant(t *testing.T) {
-	tests := []struct {
-		in    string
-		start string
-		want  sim.Time
-		ok    bool
-	}{
-		{"08:15", "06:00", 2*sim.Hour + 15*sim.Minute, true},
-		{"06:00", "06:00", 0, true},
-		{"06:00:01", "06:00", sim.Second, true},
-		{"05:00", "06:00", 23 * sim.Hour, true}, // before the start: the next day
-		{"00:00", "23:30", 30 * sim.Minute, true},
-		{"23:59", "00:00", 23*sim.Hour + 59*sim.Minute, true},
-		{"2h", "06:00", 2 * sim.Hour, true},
-		{"1d12h", "06:00", 36 * sim.Hour, true},
-		{"0s", "12:00", 0, true},
-		{"25:00", "00:00", 0, false},
-		{"soon", "00:00", 0, false},
-		{"", "00:00", 0, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.in+"@"+tc.start, func(t *testing.T) {
-			start, err := scenarios.ParseClock(tc.start)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := scenarios.ParseInstant(tc.in, start)
-			switch {
-			case tc.ok && err != nil:
-				t.Errorf("ParseInstant(%q, %s): %v", tc.in, tc.start, err)
-			case tc.ok && got != tc.want:
-				t.Errorf("ParseInstant(%q, %s) = %v, want %v", tc.in, tc.start, got, tc.want)
-			case !tc.ok && err == nil:
-				t.Errorf("ParseInstant(%q, %s) = %v, want an error", tc.in, tc.start, got)
-			}
-		})
-	}
-}
-
-func TestFormatClock(t *testing.T) {
-	tests := []struct {
-		start, t sim.Time
-		want     string
-	}{
-		{0, 0, "00:00"},
-		{6 * sim.Hour, 2*sim.Hour + 15*sim.Minute, "08:15"},
-		{6 * sim.Hour, 2*sim.Hour + 15*sim.Minute + 30*sim.Second, "08:15:30"},
-		{6 * sim.Hour, 2*sim.Hour + 15*sim.Minute + 30*sim.Second + 999*sim.Millisecond, "08:15:30"},
-		{23 * sim.Hour, 2 * sim.Hour, "01:00"},
-		{0, 24 * sim.Hour, "00:00"},
-		{0, 50*sim.Hour + sim.Second, "02:00:01"},
-		{0, -sim.Hour, "23:00"},
-		{12 * sim.Hour, -36 * sim.Hour, "00:00"},
-	}
-	for _, tc := range tests {
-		if got := scenarios.FormatClock(tc.start, tc.t); got != tc.want {
-			t.Errorf("FormatClock(%v, %v) = %q, want %q", tc.start, tc.t, got, tc.want)
-		}
-	}
-	// FormatClock and ParseInstant are inverses over a day.
-	start := 9*sim.Hour + 30*sim.Minute
-	for _, d := range []sim.Time{0, sim.Second, 14*sim.Hour + 29*sim.Minute + 59*sim.Second, 23 * sim.Hour} {
-		back, err := scenarios.ParseInstant(scenarios.FormatClock(start, d), start)
-		if err != nil || back != d {
-			t.Errorf("ParseInstant(FormatClock(%v)) = %v, %v", d, back, err)
-		}
 	}
 }
 

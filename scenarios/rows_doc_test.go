@@ -10,6 +10,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // TestRowsDoc makes the runs docs/keys.md ("Rows and LIMIT") and the Black Friday tour quote:
@@ -78,7 +79,7 @@ func TestRowsDoc(t *testing.T) {
 	figs := map[string]string{
 		"rows.plain.before_p99": ms(p99("plain", "before")), "rows.plain.after_p99": ms(p99("plain", "after")),
 		"rows.plain.ratio":     fmt.Sprintf("%.1fx", ratio("plain")),
-		"rows.rows.read":       docmark.Count(int64(dash["rows"]["before"].Rows.Mean + 0.5)),
+		"rows.rows.read":       units.Count(int64(dash["rows"]["before"].Rows.Mean + 0.5)),
 		"rows.rows.before_p99": ms(p99("rows", "before")), "rows.rows.after_p99": ms(p99("rows", "after")),
 		"rows.rows.fixed_p99":   ms(p99("rows", "fixed")),
 		"rows.limit.before_p99": ms(p99("limit", "before")), "rows.limit.after_p99": ms(p99("limit", "after")),

@@ -8,7 +8,7 @@ import (
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // TestBlackFridayMigrationStory runs the built-in black-friday-migration's migrating
@@ -102,13 +102,13 @@ func TestBlackFridayMigrationStory(t *testing.T) {
 		"bfm.rows":   group(g.RowsToCopy),
 		"bfm.want":   fmt.Sprintf("%.0f", want),
 		"bfm.took":   fmt.Sprintf("%.0f", took),
-		"bfm.cut":    spec.FormatClock(sc.Variants[0].Spec.Start, g.Cutover),
+		"bfm.cut":    units.Clock(sc.Variants[0].Spec.Start, g.Cutover, units.TimeOfDay),
 		"bfm.before": fmt.Sprintf("%.0f", *before),
 		"bfm.last":   fmt.Sprintf("%.2f", *last),
 		// create_order's p99 over the windows wholly after the backlog of the old layout
 		// drained (p99_by_phase).
 		"bfm.after":   after,
-		"bfm.settled": spec.FormatClock(sc.Variants[0].Spec.Start, settled),
+		"bfm.settled": units.Clock(sc.Variants[0].Spec.Start, settled, units.TimeOfDay),
 		"bfm.extra":   fmt.Sprintf("%.0f", m.ExtraCPU),
 		// The batches the hot node's full queue pushed back (backfill_refused).
 		"bfm.refused": fmt.Sprintf("%d", g.Refused),

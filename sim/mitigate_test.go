@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -179,7 +178,7 @@ func TestCacheHitRatioChe(t *testing.T) {
 		t.Errorf("hot shard's reads fell only to %.4f of the uncached; the hot key alone is %.4f of them", ratio, p[0]/mass)
 	}
 	docFigures(t, "che", map[string]string{
-		"che.hit": fmt.Sprintf("%.4f", got), "che.reads": docmark.Count(s.Offered), "che.want": fmt.Sprintf("%.4f", want),
+		"che.hit": fmt.Sprintf("%.4f", got), "che.reads": groupInt(s.Offered), "che.want": fmt.Sprintf("%.4f", want),
 		"che.ratio": fmt.Sprintf("%.4f", ratio), "che.miss": fmt.Sprintf("%.4f", miss/mass),
 	})
 }
@@ -242,7 +241,7 @@ func TestCacheStampede(t *testing.T) {
 		r := Run(stampedeModel(false, 0))
 		conserve(t, r)
 		s := &r.Streams[0]
-		figs["stampede.nosf.backend"] = docmark.Count(s.BackendReads)
+		figs["stampede.nosf.backend"] = groupInt(s.BackendReads)
 		figs["stampede.nosf.per_expiry"] = fmt.Sprintf("%.0f", float64(s.BackendReads)/float64(exp+1))
 		t.Logf("backend reads %d for %d expiries + 1 initial miss; per window %v", s.BackendReads, exp, winBackend(s))
 		if s.BackendReads <= int64(2*(exp+1)) {
@@ -261,8 +260,8 @@ func TestCacheStampede(t *testing.T) {
 		r := Run(stampedeModel(true, 0))
 		conserve(t, r)
 		s := &r.Streams[0]
-		figs["stampede.sf.backend"] = docmark.Count(s.BackendReads)
-		figs["stampede.sf.joined"] = docmark.Count(s.CacheJoined)
+		figs["stampede.sf.backend"] = groupInt(s.BackendReads)
+		figs["stampede.sf.joined"] = groupInt(s.CacheJoined)
 		t.Logf("backend reads %d, joined %d, hits %d of %d; per window %v", s.BackendReads, s.CacheJoined, s.CacheHits, s.Offered, winBackend(s))
 		if s.BackendReads != int64(exp+1) {
 			t.Errorf("backend reads %d, want exactly %d (1 initial miss + %d expiries)", s.BackendReads, exp+1, exp)
@@ -283,9 +282,9 @@ func TestCacheStampede(t *testing.T) {
 		r := Run(stampedeModel(true, 500*Millisecond))
 		conserve(t, r)
 		s := &r.Streams[0]
-		figs["stampede.swr.backend"] = docmark.Count(s.BackendReads)
-		figs["stampede.swr.stale"] = docmark.Count(s.CacheStale)
-		figs["stampede.swr.joined"] = docmark.Count(s.CacheJoined)
+		figs["stampede.swr.backend"] = groupInt(s.BackendReads)
+		figs["stampede.swr.stale"] = groupInt(s.CacheStale)
+		figs["stampede.swr.joined"] = groupInt(s.CacheJoined)
 		t.Logf("backend reads %d, hits %d (stale %d), joined %d of %d", s.BackendReads, s.CacheHits, s.CacheStale, s.CacheJoined, s.Offered)
 		// Only the reads during the very first fill (nothing to serve yet) join it.
 		if s.CacheHits != s.Offered-1-s.CacheJoined {
@@ -393,7 +392,7 @@ func TestPartitionWriteLimit(t *testing.T) {
 	f := float64(thr) / float64(all)
 	t.Logf("throttled %.4f of %d writes in windows 11-19; total throttled %d of %d", f, all, s.Throttled, s.Offered)
 	docFigures(t, "partlimit", map[string]string{"partlimit.fraction": fmt.Sprintf("%.4f", f),
-		"partlimit.throttled": docmark.Count(s.Throttled), "partlimit.offered": docmark.Count(s.Offered)})
+		"partlimit.throttled": groupInt(s.Throttled), "partlimit.offered": groupInt(s.Offered)})
 	if math.Abs(f-0.5) > 0.03 {
 		t.Errorf("throttled %.4f of the writes once the bank is spent, want 0.5 ± 0.03", f)
 	}
@@ -432,7 +431,7 @@ func adaptiveModel(adaptive bool) *Model {
 func TestAdaptiveCapacity(t *testing.T) {
 	first := map[bool]int64{}
 	defer func() {
-		docFigures(t, "adaptive", map[string]string{"adaptive.first": fmt.Sprintf("%s and %s", docmark.Count(first[false]), docmark.Count(first[true]))})
+		docFigures(t, "adaptive", map[string]string{"adaptive.first": fmt.Sprintf("%s and %s", groupInt(first[false]), groupInt(first[true]))})
 	}()
 	for _, c := range []struct {
 		adaptive bool
@@ -506,12 +505,12 @@ func TestRetriesUnderOverload(t *testing.T) {
 			if timeout > 0 {
 				k = "retries.short"
 			}
-			retryFigs[k+".offered"] = docmark.Count(s.Offered)
-			retryFigs[k+".attempts"] = fmt.Sprintf("%s (%.2fx)", docmark.Count(s.Attempts), float64(s.Attempts)/float64(s.Offered))
-			retryFigs[k+".completed"] = docmark.Count(s.Completed)
-			retryFigs[k+".rejected"] = docmark.Count(s.Rejected)
-			retryFigs[k+".timed_out"] = docmark.Count(s.TimedOut)
-			retryFigs[k+".ops"] = docmark.Count(r.Shards[0].Ops)
+			retryFigs[k+".offered"] = groupInt(s.Offered)
+			retryFigs[k+".attempts"] = fmt.Sprintf("%s (%.2fx)", groupInt(s.Attempts), float64(s.Attempts)/float64(s.Offered))
+			retryFigs[k+".completed"] = groupInt(s.Completed)
+			retryFigs[k+".rejected"] = groupInt(s.Rejected)
+			retryFigs[k+".timed_out"] = groupInt(s.TimedOut)
+			retryFigs[k+".ops"] = groupInt(r.Shards[0].Ops)
 			t.Logf("offered %d, attempts %d (x%.2f), retries %d, completed %d, rejected %d, timed out %d, node ops %d",
 				s.Offered, s.Attempts, float64(s.Attempts)/float64(s.Offered), s.Retries, s.Completed, s.Rejected, s.TimedOut, r.Shards[0].Ops)
 			if s.Retries != s.Attempts-s.Offered {
@@ -594,8 +593,8 @@ func TestClientRateLimit(t *testing.T) {
 		r := Run(rateLimitModel(false, false, 10*Second))
 		conserve(t, r)
 		s := &r.Streams[0]
-		figs["ratelimit.limited"] = docmark.Count(s.Limited)
-		figs["ratelimit.offered"] = docmark.Count(s.Offered)
+		figs["ratelimit.limited"] = groupInt(s.Limited)
+		figs["ratelimit.offered"] = groupInt(s.Offered)
 		t.Logf("limited %d of %d", s.Limited, s.Offered)
 		if s.Offered != 10000 || s.Limited < 4999 || s.Limited > 5001 {
 			t.Errorf("limited %d of %d, want half of 10,000", s.Limited, s.Offered)
@@ -617,7 +616,7 @@ func TestClientRateLimit(t *testing.T) {
 		conserve(t, r)
 		s := &r.Streams[0]
 		want := 1999*Millisecond + 2*Millisecond + 100*Microsecond
-		figs["ratelimit.queue_limited"] = docmark.Count(s.Limited)
+		figs["ratelimit.queue_limited"] = groupInt(s.Limited)
 		figs["ratelimit.per_second"] = fmt.Sprintf("%d and %d", s.Win[0].Completed, s.Win[1].Completed)
 		figs["ratelimit.max"] = fmt.Sprintf("%.4f s", s.LatencyMax.Seconds())
 		t.Logf("limited %d, completed %d of %d; per window %d, %d; max latency %v (backlog wait: %v), p99 %.1f ms",
@@ -762,7 +761,7 @@ func TestReplicas(t *testing.T) {
 		for n := range r.Nodes {
 			total += r.Nodes[n].Busy
 		}
-		figs["replicas.reads"] = docmark.Count(r.Streams[0].Offered)
+		figs["replicas.reads"] = groupInt(r.Streams[0].Offered)
 		var shares []string
 		for n := range r.Nodes {
 			shares = append(shares, fmt.Sprintf("%.4f", float64(r.Nodes[n].Busy)/float64(total)))
@@ -852,7 +851,7 @@ func TestActionSetCores(t *testing.T) {
 	for w := 6; w < r.Windows; w++ {
 		after = max(after, r.NodeMaxQueue[w])
 	}
-	docFigures(t, "setcores", map[string]string{"setcores.backlog": docmark.Count(int64(r.NodeMaxQueue[aw])), "setcores.after": fmt.Sprint(after)})
+	docFigures(t, "setcores", map[string]string{"setcores.backlog": groupInt(int64(r.NodeMaxQueue[aw])), "setcores.after": fmt.Sprint(after)})
 	if r.NodeBusy[3] != Second {
 		t.Errorf("window 3: busy %v, want exactly 1s (saturated)", r.NodeBusy[3])
 	}

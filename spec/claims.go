@@ -9,6 +9,7 @@ import (
 
 	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Claim is one [[claims]] entry: what a story says, and the figure of the run that tests it.
@@ -48,7 +49,7 @@ func (v *ClaimValue) DecodeTOML(x any) error {
 		}
 		*v = ClaimValue{Text: strconv.FormatFloat(x, 'g', -1, 64), Number: x, set: true}
 	case string:
-		if _, err := ParseInstant(x, 0); err != nil {
+		if _, err := units.ParseInstant(x, 0); err != nil {
 			return err
 		}
 		*v = ClaimValue{Text: x, IsTime: true, set: true}
@@ -179,7 +180,7 @@ func claimAt(c *checker, key string, cl Claim, f *File, s *Resolved, cs *ClaimSp
 	} else if before, ok := passed(f, s, cl.At, at); ok {
 		cs.At = before // before the run: not measured (report.Claims)
 	} else if s.Duration > 0 && at >= s.Duration && !pastEnd(f) {
-		c.add(key+".at", "must be inside the run, which ends at %s (got %q)", FormatClock(s.Start, s.Duration), cl.At)
+		c.add(key+".at", "must be inside the run, which ends at %s (got %q)", units.Clock(s.Start, s.Duration, units.TimeOfDay), cl.At)
 	} else {
 		cs.At = at
 	}
@@ -195,7 +196,7 @@ func claimValue(c *checker, key string, cl Claim, s *Resolved, cs *ClaimSpec) {
 	case cl.Value.IsTime != cs.Time:
 		c.add(key+".value", "must be a number for measure = %q (got %q)", cl.Measure, cl.Value.Text)
 	case cs.Time:
-		t, _ := ParseInstant(cl.Value.Text, s.Start)
+		t, _ := units.ParseInstant(cl.Value.Text, s.Start)
 		cs.Value = t.Seconds()
 	default:
 		cs.Value = cl.Value.Number
@@ -210,7 +211,7 @@ func claimWithin(c *checker, key string, cl Claim, cs *ClaimSpec) {
 		within = map[bool]string{true: "5m", false: "10%"}[cs.Time]
 	}
 	if cs.Time {
-		if d, err := ParseDuration(within); err != nil || d < 0 {
+		if d, err := units.ParseDuration(within); err != nil || d < 0 {
 			c.add(key+".within", "must be a duration such as \"5m\" for measure = %q (got %q)", cl.Measure, within)
 		} else {
 			cs.WithinTime = d

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/units"
 )
 
 // The types below mirror the scenario file (docs/scenario.md) as plain data. Durations, clock
@@ -333,7 +334,7 @@ type SchedulePoint struct {
 func Defaults() File {
 	seed, lf := int64(defaultSeed), 1.0
 	cores, queue, replicas, salt, vnodes := defaultCores, 0, 0, 0, defaultVnodes
-	start, err := ParseClock(defaultStart)
+	start, err := units.ParseClock(defaultStart)
 	if err != nil {
 		panic("spec: bad default start")
 	}

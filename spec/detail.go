@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // maxFineWindows bounds a detail range's windows: each costs every stream a histogram.
@@ -50,7 +51,7 @@ func resolveDetail(c *checker, f *File, s *Resolved) {
 // which key; "" when it is fit to keep.
 func detailProblem(f *File, s *Resolved, from, to, win sim.Time) (problem, key string) {
 	d := f.Detail
-	end, window := FormatClock(s.Start, s.Duration), orDefault(f.Window.Text, defaultWindow)
+	end, window := units.Clock(s.Start, s.Duration, units.TimeOfDay), orDefault(f.Window.Text, defaultWindow)
 	switch {
 	case win >= s.Window || s.Window%win != 0:
 		return fmt.Sprintf("must divide the run's window %s into shorter windows (got %q)", window, d.Window), "detail.window"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -88,17 +89,17 @@ func (s *Resolved) formatValue(fs FieldSpec, v uint64) string {
 			return fs.Labels[v]
 		}
 	case "time":
-		return formatWall(int64(s.Start) + workload.TimeOf(v))
+		return units.Clock(s.Start, sim.Time(workload.TimeOf(v)), units.Exact)
 	case "snowflake":
-		t := formatWall(int64(s.Start) + workload.SnowflakeMillis(v)*int64(sim.Millisecond))
+		t := units.Clock(s.Start, sim.Time(workload.SnowflakeMillis(v))*sim.Millisecond, units.Exact)
 		return withCounter(t, v&(1<<workload.SnowflakeCounterBits-1))
 	case "uuidv7", "ulid":
 		// The time of the id; its random bits say nothing a reader needs.
-		return formatWall(int64(s.Start) + workload.RandomTimeIDTime(v, int64(sim.Millisecond), workload.UUIDv7Bits))
+		return units.Clock(s.Start, sim.Time(workload.RandomTimeIDTime(v, int64(sim.Millisecond), workload.UUIDv7Bits)), units.Exact)
 	case "ksuid":
-		return formatWall(int64(s.Start) + workload.RandomTimeIDTime(v, int64(sim.Second), workload.KSUIDBits))
+		return units.Clock(s.Start, sim.Time(workload.RandomTimeIDTime(v, int64(sim.Second), workload.KSUIDBits)), units.Exact)
 	case "sequence":
-		t := formatWall(int64(s.Start) + workload.SequenceMicros(v)*int64(sim.Microsecond))
+		t := units.Clock(s.Start, sim.Time(workload.SequenceMicros(v))*sim.Microsecond, units.Exact)
 		return withCounter(t, v&(1<<workload.SequenceCounterBits-1))
 	}
 	return strconv.FormatUint(v, 10)
@@ -119,34 +120,7 @@ func formatBucket(v uint64, width int64) string {
 	if width%day == 0 {
 		return fmt.Sprintf("day %d", floorDiv(b*width, day))
 	}
-	return formatWall(b * width)
-}
-
-// formatWall formats a wall-clock instant, in ns from midnight of the day the run starts,
-// as "08:15", "08:15:30" or "08:15:30.250", prefixed by the day ("d-1 23:00") when it is
-// not that day.
-func formatWall(ns int64) string {
-	const day = int64(24 * sim.Hour)
-	d := floorDiv(ns, day)
-	c := ns - d*day
-	h, m, sec := c/int64(sim.Hour), c%int64(sim.Hour)/int64(sim.Minute), c%int64(sim.Minute)/int64(sim.Second)
-	sub := c % int64(sim.Second)
-	var t string
-	switch {
-	case sub%int64(sim.Millisecond) != 0:
-		t = fmt.Sprintf("%02d:%02d:%02d.%09d", h, m, sec, sub)
-		t = strings.TrimRight(t, "0")
-	case sub != 0:
-		t = fmt.Sprintf("%02d:%02d:%02d.%03d", h, m, sec, sub/int64(sim.Millisecond))
-	case sec != 0:
-		t = fmt.Sprintf("%02d:%02d:%02d", h, m, sec)
-	default:
-		t = fmt.Sprintf("%02d:%02d", h, m)
-	}
-	if d != 0 {
-		t = fmt.Sprintf("d%+d %s", d, t)
-	}
-	return t
+	return units.Clock(0, sim.Time(b*width), units.Exact)
 }
 
 func floorDiv(a, b int64) int64 {

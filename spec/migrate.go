@@ -7,6 +7,7 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // MigrationSpec is a resolved migrate action (docs/migrations.md; docs/scenario.md,
@@ -114,12 +115,12 @@ func migrateCutover(c *checker, s *Resolved, key string, at sim.Time, m *Migrate
 		ms.Cutover = sim.CutoverNever
 		return
 	}
-	t, err := ParseInstant(m.Cutover, s.Start)
+	t, err := units.ParseInstant(m.Cutover, s.Start)
 	switch {
 	case err != nil:
 		c.add(key+".cutover", "must be \"backfill\", \"never\", or a clock time such as \"10:30\" or a duration since the start such as \"2h\": %v", err)
 	case t <= at:
-		c.add(key+".cutover", "must come after the migration starts at %s (got %q)", clockText(s.Start+at), m.Cutover)
+		c.add(key+".cutover", "must come after the migration starts at %s (got %q)", units.Clock(0, s.Start+at, units.TimeOfDay), m.Cutover)
 	default:
 		ms.Cutover = t
 	}
@@ -166,15 +167,6 @@ func migrateConflicts(c *checker, s *Resolved, key string, ms *MigrationSpec) {
 			break
 		}
 	}
-}
-
-// clockText writes a time of day as "09:00" or "09:00:30".
-func clockText(t sim.Time) string {
-	sec := int64(t/sim.Second) % 86400
-	if sec%60 != 0 {
-		return fmt.Sprintf("%02d:%02d:%02d", sec/3600, sec/60%60, sec%60)
-	}
-	return fmt.Sprintf("%02d:%02d", sec/3600, sec/60%60)
 }
 
 // LinkMigration checks that the variant a migration moves to fits the one that migrates

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -308,7 +309,7 @@ func resolveSplit(c *checker, f *File, s *Resolved) {
 	}
 	pol := &sim.SplitPolicy{}
 	most := min(splitShardsFactor*s.Shards, maxShards) // the Splitter's bound
-	pol.Move, _ = ParseDuration(defaultSplitMove)
+	pol.Move, _ = units.ParseDuration(defaultSplitMove)
 	key := "keyspace.limits.split_for_heat"
 	if sp != nil {
 		key = "keyspace.split"

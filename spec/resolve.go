@@ -10,6 +10,7 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -56,6 +57,7 @@ var streamNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 type FieldError struct {
 	Key string
 	Msg string
+	Err error // the typed problem behind Msg, where a caller tells kinds apart (errors.As)
 }
 
 // checker gathers problems.
@@ -76,7 +78,7 @@ func (c *checker) duration(key string, dur Duration, def string, minimum sim.Tim
 			return 0
 		}
 		var err error
-		if d, err = ParseDuration(s); err != nil {
+		if d, err = units.ParseDuration(s); err != nil {
 			panic("spec: bad default duration " + s)
 		}
 	}
@@ -728,7 +730,7 @@ func resolveKeyPart(c *checker, key, text string, s *Resolved) (keyspace.Part, b
 	}
 	fi := s.fieldIndex(kp.Field)
 	if fi < 0 {
-		c.add(key, "no such field %q in table.fields (have %s)", kp.Field, strings.Join(s.FieldNames, ", "))
+		c.addErr(key, &NoSuchFieldError{Field: kp.Field, Have: s.FieldNames})
 		return keyspace.Part{}, false
 	}
 	part := keyspace.Part{Field: fi, Name: text}
@@ -743,7 +745,7 @@ func resolveKeyPart(c *checker, key, text string, s *Resolved) (keyspace.Part, b
 		part.Kind = keyspace.TimeBucketPart
 		part.Width = int64(bucketFns[kp.Fn])
 		if kp.Fn == "bucket" {
-			w, err := ParseDuration(kp.Arg)
+			w, err := units.ParseDuration(kp.Arg)
 			if err != nil || w <= 0 {
 				c.add(key, "bucket width %q must be a positive duration", kp.Arg)
 				return part, false
@@ -1073,7 +1075,7 @@ func resolveWhere(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec
 			ss.Where[name] = WhereSpec{Eq: true}
 			continue
 		}
-		d, err := ParseDuration(text)
+		d, err := units.ParseDuration(text)
 		if err != nil || d <= 0 {
 			c.add(wk, "must be \"=\" (an equality) or a positive duration (the last D of a time field) (got %q)", text)
 			continue

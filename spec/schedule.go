@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -77,7 +78,7 @@ func pointTimes(pts []SchedulePoint, start sim.Time) (at, clock []sim.Time, ok b
 		}
 		clock[i] = -1
 		if strings.Contains(p.At.Text, ":") {
-			clock[i], _ = ParseClock(p.At.Text) // parsed once already by At
+			clock[i], _ = units.ParseClock(p.At.Text) // parsed once already by At
 		}
 	}
 	return at, clock, true
@@ -109,7 +110,7 @@ func midnightHint(pts []SchedulePoint, clock []sim.Time, start sim.Time) string 
 		return ""
 	}
 	r := strconv.FormatFloat(math.Round(along.Rate(int64(b))*1000)/1000, 'f', -1, 64)
-	s := FormatClock(start, 0)
+	s := units.Clock(start, 0, units.TimeOfDay)
 	return fmt.Sprintf("if the schedule is meant to cross midnight, the start (%q) falls inside it after midnight, which would put %q on the day before the start, "+
 		"and a clock time never means a day before it: begin the schedule at the start instead, with { at = %q, rate = %s } (its rate there) "+
 		"in place of the points before it, or start at %q, its first point", s, pts[0].At, s, r, pts[0].At)

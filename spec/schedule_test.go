@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -19,7 +20,7 @@ func TestScheduleReading(t *testing.T) {
 	night := []string{"22:00", "23:00", "01:00", "03:00"} // a schedule that crosses midnight
 	nightRates := []float64{100, 200, 400, 100}
 	p := func(at string, rate float64) workload.Point {
-		d, err := ParseDuration(at)
+		d, err := units.ParseDuration(at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +58,7 @@ func TestScheduleReading(t *testing.T) {
 			f := minimal()
 			f.Start = Clock{Text: c.start}
 			var err error
-			if f.Start.Value, err = ParseClock(c.start); err != nil {
+			if f.Start.Value, err = units.ParseClock(c.start); err != nil {
 				t.Fatal(err)
 			}
 			f.Duration = Dur("1d")

@@ -8,6 +8,7 @@ import (
 	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
 )
 
 // The value types of a scenario file decode themselves (tomlx.Decoder): a duration is read
@@ -33,7 +34,7 @@ func (d *Duration) DecodeTOML(v any) error {
 	if !ok {
 		return fmt.Errorf("must be a duration string such as \"1h\" (got %s)", tomlx.Describe(v))
 	}
-	t, err := ParseDuration(s)
+	t, err := units.ParseDuration(s)
 	if err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func (d *Duration) DecodeTOML(v any) error {
 
 // Dur returns the Duration of a text known to be valid (defaults, tests).
 func Dur(s string) Duration {
-	t, err := ParseDuration(s)
+	t, err := units.ParseDuration(s)
 	if err != nil {
 		panic("spec: bad duration constant " + s)
 	}
@@ -68,7 +69,7 @@ func (c *Clock) DecodeTOML(v any) error {
 	if !ok {
 		return fmt.Errorf("must be a clock time string such as \"06:00\" (got %s)", tomlx.Describe(v))
 	}
-	t, err := ParseClock(s)
+	t, err := units.ParseClock(s)
 	if err != nil {
 		return err
 	}
@@ -95,7 +96,7 @@ func (i *Instant) DecodeTOML(v any) error {
 	if !ok {
 		return fmt.Errorf("must be a clock time such as \"08:00\" or a duration since the start such as \"2h\" (got %s)", tomlx.Describe(v))
 	}
-	if _, err := ParseInstant(s, 0); err != nil {
+	if _, err := units.ParseInstant(s, 0); err != nil {
 		return err
 	}
 	*i = Instant{Text: s}
@@ -103,7 +104,7 @@ func (i *Instant) DecodeTOML(v any) error {
 }
 
 // At returns the instant's time from t = 0 for a run that starts at start.
-func (i Instant) At(start sim.Time) (sim.Time, error) { return ParseInstant(i.Text, start) }
+func (i Instant) At(start sim.Time) (sim.Time, error) { return units.ParseInstant(i.Text, start) }
 
 // decodeEnum reads one of the allowed words into dst.
 func decodeEnum[T ~string](dst *T, v any, allowed ...T) error {
@@ -336,7 +337,7 @@ func (a *Age) DecodeTOML(v any) error {
 		if !ok {
 			return append(errs, &tomlx.Error{Key: param, Msg: "required: a duration such as \"1h\""})
 		}
-		d, err := ParseDuration(text)
+		d, err := units.ParseDuration(text)
 		if err != nil || d <= 0 || d > maxAge {
 			return append(errs, &tomlx.Error{Key: param, Msg: fmt.Sprintf("must be a positive duration of at most 10000d (got %q)", text)})
 		}
@@ -371,7 +372,7 @@ func (l *SLOList) DecodeTOML(v any) error {
 	var errs tomlx.Errors
 	for i, t := range texts {
 		text, ok := t.(string)
-		d, err := ParseDuration(text)
+		d, err := units.ParseDuration(text)
 		if !ok || err != nil || d <= 0 {
 			errs = append(errs, &tomlx.Error{Key: fmt.Sprintf("[%d]", i), Msg: fmt.Sprintf("must be a positive duration such as \"200ms\" (got %s)", tomlx.Render(t))})
 			continue

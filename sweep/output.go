@@ -17,6 +17,7 @@ import (
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/units"
 )
 
 // Sweep is a finished sweep: what was asked, and a row per point and variant.
@@ -322,7 +323,7 @@ func (sw *Sweep) verdictCells(i int) []string {
 	r := &sw.Rows[i]
 	node, peak := "", ""
 	if r.Bottleneck.Node >= 0 {
-		node, peak = strconv.Itoa(r.Bottleneck.Node), replicas.Num(replicas.Round(r.Bottleneck.Peak, 4))
+		node, peak = strconv.Itoa(r.Bottleneck.Node), replicas.Num(units.Round(r.Bottleneck.Peak, 4))
 	}
 	rec := []string{r.Bottleneck.Resource.String(), node, peak, strconv.Itoa(r.Agree), strconv.Itoa(r.Saturated), strconv.FormatBool(r.Split())}
 	if r.Judged {
@@ -428,9 +429,9 @@ func (sw *Sweep) tableRow(i int, replaced []string, verdict string) []string {
 		}
 		rec = append(rec, strconv.FormatFloat(s.Subrequests.Mean, 'f', 1, 64))
 	}
-	rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, replicas.Percent(r.HottestLoad.Mean, 1)),
-		fmt.Sprintf("%d: %s", r.HottestNode, replicas.Percent(r.HottestNodeLoad.Mean, 1)),
-		replicas.ErrorPercent(r.ErrorRate.Mean), sw.bindsCell(i))
+	rec = append(rec, fmt.Sprintf("%d: %s", r.HottestShard, units.Percent(r.HottestLoad.Mean, 1)),
+		fmt.Sprintf("%d: %s", r.HottestNode, units.Percent(r.HottestNodeLoad.Mean, 1)),
+		units.Share(r.ErrorRate.Mean, 2, units.KeepZero), sw.bindsCell(i))
 	switch verdict {
 	case "SLOs":
 		rec = append(rec, verdictCell(r))
@@ -656,7 +657,7 @@ func (sw *Sweep) plot(s *plots.Series, x int, r *Row, si int, what string) {
 	s.Stopped[x] = r.Saturated > 0 // its figures cover the time before its stop
 	s.Failing[x] = what == "p99" && r.ErrorRate.Defined() && r.ErrorRate.Mean > sw.Config.MaxErrors
 	if s.Failing[x] {
-		s.Notes[x] = replicas.ErrorPercent(r.ErrorRate.Mean) + " failed"
+		s.Notes[x] = units.Share(r.ErrorRate.Mean, 2, units.KeepZero) + " failed"
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/shardsim/shardsim/internal/numfmt"
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -87,8 +87,8 @@ func Fit(a *Analysis, o FitOptions) *Fitted {
 	dur := math.Max(math.Ceil(rateSpan(a)), 1)
 	fmt.Fprintf(&b, "name        = %q\n", o.Name)
 	fmt.Fprintf(&b, "description = %q\n", fmt.Sprintf("Fitted by shardsim fit to %s: %s records over %s s, %.1f%% reads; %s.",
-		o.Source, countText(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), 100*readShare, strings.Join(desc, "; ")))
-	fmt.Fprintf(&b, "seed        = 1\nduration    = %q\nwindow      = %q\n\n", secs(dur), secs(math.Max(1, math.Round(dur/60))))
+		o.Source, units.Count(int64(math.Round(float64(a.Records)))), strconv.FormatFloat(a.DurationS, 'f', 1, 64), 100*readShare, strings.Join(desc, "; ")))
+	fmt.Fprintf(&b, "seed        = 1\nduration    = %q\nwindow      = %q\n\n", units.Seconds(dur, units.Decimal), units.Seconds(math.Max(1, math.Round(dur/60)), units.Decimal))
 	b.WriteString("[cluster]\nnodes   = 4\ncores   = 4\nnetwork = \"0.5ms\"\n\n")
 	b.WriteString("[table]\nname = \"fitted\"\n[table.fields]\n")
 	b.WriteString(fields.String())
@@ -133,7 +133,7 @@ func fitKey(a *Analysis, parts []PartKeys) (key []string, note string) {
 	if same {
 		return []string{p.Part}, ""
 	}
-	return key, fmt.Sprintf("the key's parts are drawn independently, so a whole key's share of the records is the product of its parts' shares (no part alone tells the log's %s keys apart)", countText(a.Keys.Distinct))
+	return key, fmt.Sprintf("the key's parts are drawn independently, so a whole key's share of the records is the product of its parts' shares (no part alone tells the log's %s keys apart)", units.Count(int64(math.Round(a.Keys.Distinct))))
 }
 
 // writeKeyspace writes the [keyspace] table of a hash scheme over key, one of the log's
@@ -162,7 +162,7 @@ func writeStreams(b *strings.Builder, sched []RatePoint, readShare float64) {
 		}
 		fmt.Fprintf(b, "\n[[streams]]\nname     = %q\nop       = %q\ncost     = \"0.5ms\"\nschedule = [\n", st.name, st.op)
 		for _, p := range sched {
-			fmt.Fprintf(b, "  { at = %q, rate = %s },\n", secs(p.TS), strconv.FormatFloat(round(p.PerS*st.share, 3), 'f', -1, 64))
+			fmt.Fprintf(b, "  { at = %q, rate = %s },\n", units.Seconds(p.TS, units.Decimal), strconv.FormatFloat(units.Round(p.PerS*st.share, 3), 'f', -1, 64))
 		}
 		b.WriteString("]\n")
 	}
@@ -260,16 +260,16 @@ func categoricalFit(p PartKeys, n uint64) partFit {
 func uniformFit(p PartKeys, n uint64) partFit {
 	return partFit{
 		line:    fmt.Sprintf("{ gen = \"uniform\", n = %d }", n),
-		comment: []string{fmt.Sprintf("%s: no value stands out (fewer than 3 have 30 records or more): uniform over the log's %s values.", p.Part, countText(float64(n)))},
-		what:    fmt.Sprintf("uniform over %s values", countText(float64(n))),
-		note:    fmt.Sprintf("part %s: fewer than 3 values have 30 records or more, so no Zipf law can be fitted; it is drawn uniform over %s values", p.Part, countText(float64(n))),
+		comment: []string{fmt.Sprintf("%s: no value stands out (fewer than 3 have 30 records or more): uniform over the log's %s values.", p.Part, units.Count(int64(math.Round(float64(n)))))},
+		what:    fmt.Sprintf("uniform over %s values", units.Count(int64(math.Round(float64(n))))),
+		note:    fmt.Sprintf("part %s: fewer than 3 values have 30 records or more, so no Zipf law can be fitted; it is drawn uniform over %s values", p.Part, units.Count(int64(math.Round(float64(n))))),
 	}
 }
 
 // zipfFit draws a part of n values from its fitted Zipf law, and lists its most frequent
 // values with the ids the (scrambled) law draws them as.
 func zipfFit(p PartKeys, n uint64) partFit {
-	s := round(p.ZipfS, 4)
+	s := units.Round(p.ZipfS, 4)
 	comment := []string{fmt.Sprintf("%s: Zipf fit over the top %d values (Kolmogorov-Smirnov distance %.4f). The log's most frequent", p.Part, p.ZipfRanks, p.ZipfKS),
 		fmt.Sprintf("values, and the %s each stands for in a run (the law's ranks are scrambled over [0, %d)):", p.Part, n)}
 	z := workload.NewZipf(n, s, true)
@@ -282,7 +282,7 @@ func zipfFit(p PartKeys, n uint64) partFit {
 	return partFit{
 		line:    fmt.Sprintf("{ gen = \"zipf\", n = %d, s = %s }", n, strconv.FormatFloat(s, 'f', -1, 64)),
 		comment: comment,
-		what:    fmt.Sprintf("Zipf s = %.3f over %s values", p.ZipfS, countText(float64(n))),
+		what:    fmt.Sprintf("Zipf s = %.3f over %s values", p.ZipfS, units.Count(int64(math.Round(float64(n))))),
 	}
 }
 
@@ -352,9 +352,6 @@ func plural(n int) string {
 	return "s"
 }
 
-// countText writes a whole number with thousands separators.
-func countText(x float64) string { return numfmt.Count(int64(math.Round(x))) }
-
 // plainText says that s is valid UTF-8 with no control character.
 func plainText(s string) bool {
 	if !utf8.ValidString(s) {
@@ -380,13 +377,6 @@ func tomlKey(k string) string {
 	}
 	return k
 }
-
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
-}
-
-func secs(s float64) string { return strconv.FormatFloat(round(s, 3), 'f', -1, 64) + "s" }
 
 // rateSpan is how long the log's rate windows cover: its duration, but for a last window
 // left out of the rate (a few records past a window's edge), which the fitted run does not
@@ -435,7 +425,7 @@ func schedulePoints(a *Analysis, points int) []RatePoint {
 	// Schedule points must be in strictly increasing time order at millisecond precision.
 	dedup := out[:1]
 	for _, p := range out[1:] {
-		if round(p.TS, 3) > round(dedup[len(dedup)-1].TS, 3) {
+		if units.Round(p.TS, 3) > units.Round(dedup[len(dedup)-1].TS, 3) {
 			dedup = append(dedup, p)
 		}
 	}

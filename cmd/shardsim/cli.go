@@ -23,13 +23,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/internal/numfmt"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // version is the release; `go build -ldflags "-X main.version=..."` may replace it.
@@ -404,7 +404,7 @@ func workSentence(sc *scenarios.Scenario) string {
 	if top == nil {
 		return ""
 	}
-	took := build.Duration(top.Work.Seconds)
+	took := units.Seconds(top.Work.Seconds, units.Words)
 	if took != "under a second" {
 		took = "about " + took
 	}
@@ -413,7 +413,7 @@ func workSentence(sc *scenarios.Scenario) string {
 		largest = "it makes"
 	}
 	return fmt.Sprintf("; %s about %s subrequests (at most %s), %s of one core %s",
-		largest, humanCount(top.Work.Subrequests), humanCount(build.MaxWork), took, build.EngineRate(top.Shards))
+		largest, units.Approx(top.Work.Subrequests), units.Approx(build.MaxWork), took, build.EngineRate(top.Shards))
 }
 
 // humanBytes writes a size for people: 220 MB, 4.0 GB.
@@ -422,17 +422,6 @@ func humanBytes(b float64) string {
 		return strconv.FormatFloat(b/(1<<30), 'f', 1, 64) + " GB"
 	}
 	return strconv.FormatFloat(math.Ceil(b/(1<<20)), 'f', 0, 64) + " MB"
-}
-
-// humanCount writes a count for people: 2.3 million, 10 billion.
-func humanCount(n float64) string {
-	switch {
-	case n >= 1e9:
-		return strconv.FormatFloat(n/1e9, 'g', 3, 64) + " billion"
-	case n >= 1e6:
-		return strconv.FormatFloat(n/1e6, 'g', 3, 64) + " million"
-	}
-	return numfmt.Count(int64(math.Round(n)))
 }
 
 // printNotes writes what the loader noted about command-line values, once each.
@@ -648,7 +637,7 @@ func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error 
 		}
 		most := mostRequests(sc)
 		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)%s\n",
-			f, sc.Name, len(sc.Variants), humanCount(most), humanCount(build.MaxRequests), humanBytes(sc.Memory), humanBytes(build.MaxRunMemory), workSentence(sc))
+			f, sc.Name, len(sc.Variants), units.Approx(most), units.Approx(build.MaxRequests), humanBytes(sc.Memory), humanBytes(build.MaxRunMemory), workSentence(sc))
 	}
 	if bad > 0 {
 		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())
@@ -701,7 +690,7 @@ func explain(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		report.ExplainText(stdout, e)
 	}
 	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s)%s.\n",
-		humanBytes(sc.Memory), humanBytes(build.MaxRunMemory), humanCount(mostRequests(sc)), humanCount(build.MaxRequests), workSentence(sc))
+		humanBytes(sc.Memory), humanBytes(build.MaxRunMemory), units.Approx(mostRequests(sc)), units.Approx(build.MaxRequests), workSentence(sc))
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/units"
 )
 
 // detectionDoc checks docs/detection.md's figures and quoted diagnoses (black-friday's are
@@ -19,14 +20,14 @@ func detectionDoc(t *testing.T, runs *runCache) {
 	cel, _ := runs.run(t, "run", "celebrity")
 	base := variantOf(t, cel, "hash(user_id), 16 shards")
 	view := base.HotKeys[0]
-	figs["det.cel.sampled"] = docmark.Count(view.Counted)
-	figs["det.cel.requests"] = docmark.Count(view.Requests)
+	figs["det.cel.sampled"] = units.Count(view.Counted)
+	figs["det.cel.requests"] = units.Count(view.Requests)
 	cache := variantOf(t, cel, "cache, no single-flight")
 	figs["det.cel.cache_share"] = pct(cache.HotKeys[0].Keys[0].Share)
 	for _, hp := range base.HotPartitions {
 		if hp.Stream == "post_comment" {
-			figs["det.cel.comment_distinct"] = docmark.Count(hp.PartitionsWritten)
-			figs["det.cel.comment_sampled"] = docmark.Count(hp.Counted)
+			figs["det.cel.comment_distinct"] = units.Count(hp.PartitionsWritten)
+			figs["det.cel.comment_sampled"] = units.Count(hp.Counted)
 		}
 	}
 	// Latency outliers: all on the celebrity's shard, their ratios, the median key.
@@ -46,7 +47,7 @@ func detectionDoc(t *testing.T, runs *runCache) {
 	figs["det.cel.outlier_shard"] = strconv.Itoa(outs[0].Shard)
 	figs["det.cel.outlier_ratios"] = fmt.Sprintf("%.1f to %.1f", lo, hi)
 	figs["det.cel.median_key"] = fmt.Sprintf("%.3f ms", outs[0].MedianMs)
-	figs["det.cel.celeb_samples"] = docmark.Count(outs[0].Samples)
+	figs["det.cel.celeb_samples"] = units.Count(outs[0].Samples)
 	figs["det.cel.celeb_mean"] = fmt.Sprintf("%.2f ms", outs[0].MeanMs)
 	blocks["det.hot-key"] = diagnosisOf(t, base, "hot_key", "").Message
 	for _, d := range base.Diagnosis {

@@ -18,6 +18,7 @@ import (
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
+	"github.com/shardsim/shardsim/units"
 )
 
 // exploreFlags are the flags sweep and capacity add to the common ones.
@@ -149,7 +150,7 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
 	}
 	if e.budget != "" {
-		b, err := scenarios.ParseDuration(e.budget)
+		b, err := units.ParseDuration(e.budget)
 		if err != nil || b <= 0 {
 			return usagef("--budget %q: want a simulated time such as 1h", e.budget)
 		}
@@ -287,7 +288,7 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	if cc.Require, err = capacity.ParseRequire(require); err != nil {
 		return usageError{err}
 	}
-	b, err := scenarios.ParseDuration(e.budget)
+	b, err := units.ParseDuration(e.budget)
 	if err != nil || b <= 0 {
 		return usagef("--budget %q: want a simulated time such as 30m", e.budget)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/units"
 )
 
 // TestDocFigures runs the commands whose figures docs/mitigations.md and docs/detection.md
@@ -47,14 +48,14 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 		figs["mit.cel."+name+".view_p99"] = fmtLatency(view.Latency.P99)
 		figs["mit.cel."+name+".comment_p99"] = fmtLatency(stream(v, "post_comment").Latency.P99)
 		if name == "base" {
-			figs["mit.cel.base.backend"] = docmark.Count(view.Offered)
+			figs["mit.cel.base.backend"] = units.Count(view.Offered)
 			continue
 		}
 		figs["mit.cel."+name+".hit"] = pct(view.Cache.HitRatio)
-		figs["mit.cel."+name+".backend"] = docmark.Count(view.Cache.BackendReads)
-		figs["mit.cel."+name+".joined"] = docmark.Count(view.Cache.Joined)
+		figs["mit.cel."+name+".backend"] = units.Count(view.Cache.BackendReads)
+		figs["mit.cel."+name+".joined"] = units.Count(view.Cache.Joined)
 	}
-	figs["mit.cel.saved"] = docmark.Count(stream(noSF, "view_profile").Cache.BackendReads - stream(sf, "view_profile").Cache.BackendReads)
+	figs["mit.cel.saved"] = units.Count(stream(noSF, "view_profile").Cache.BackendReads - stream(sf, "view_profile").Cache.BackendReads)
 	figs["mit.cel.base.peak"] = pct(base.Skew.PeakHottestLoad)
 	figs["mit.cel.nosf.peak"] = pct(noSF.Skew.PeakHottestLoad)
 	// Hot-key copies: the view p99 and the hottest shard against the plain design, the
@@ -76,7 +77,7 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 		"jitter": "single-flight + 20% TTL jitter", "swr": "single-flight + stale-while-revalidate"} {
 		v := variant(fs, vn)
 		view := stream(v, "view_product")
-		figs["mit.fs."+name+".backend"] = docmark.Count(view.Cache.BackendReads)
+		figs["mit.fs."+name+".backend"] = units.Count(view.Cache.BackendReads)
 		figs["mit.fs."+name+".view_p99"] = fmtLatency(view.Latency.P99)
 		figs["mit.fs."+name+".stock_p99"] = fmtLatency(stream(v, "update_stock").Latency.P99)
 		kinds := []string{}
@@ -89,10 +90,10 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 		figs["mit.fs."+name+".diagnosis"] = strings.Join(kinds, ", ")
 	}
 	wave, waveAt := maxBackend(t, filepath.Join(fsDir, "streams.csv"), "cache, no single-flight", "view_product", "10:00:05")
-	figs["mit.fs.wave"] = docmark.Count(int64(wave))
+	figs["mit.fs.wave"] = units.Count(int64(wave))
 	figs["mit.fs.wave_at"] = waveAt
 	jit, _ := maxBackend(t, filepath.Join(fsDir, "streams.csv"), "single-flight + 20% TTL jitter", "view_product", "10:00:05")
-	figs["mit.fs.jitter_max"] = docmark.Count(int64(jit))
+	figs["mit.fs.jitter_max"] = units.Count(int64(jit))
 
 	// Followers on celebrity's first design.
 	rep, _ := run("replicas", "run", "celebrity", "--variant", "hash(user_id), 16 shards", "--set", "cluster.replicas=2",

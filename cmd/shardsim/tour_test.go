@@ -18,6 +18,7 @@ import (
 
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/units"
 )
 
 // TestBlackFridayTour runs `shardsim run black-friday` and `shardsim explain black-friday`,
@@ -116,7 +117,7 @@ func TestBlackFridayTour(t *testing.T) {
 	for name, x := range map[string]*report.VariantSummary{"before": before, "after": after, "fixed": fixed, "bigger": bigger, "incident": incident} {
 		figs["bf."+name+".create_p99"] = fmtLatency(stream(x, "create_order").Latency.P99)
 		figs["bf."+name+".dash_p99"] = fmtLatency(stream(x, "dashboard_24h").Latency.P99)
-		figs["bf."+name+".dash_partitions"] = docmark.Count(int64(math.Round(stream(x, "dashboard_24h").Fanout.Partitions)))
+		figs["bf."+name+".dash_partitions"] = units.Count(int64(math.Round(stream(x, "dashboard_24h").Fanout.Partitions)))
 	}
 	for name, x := range map[string]*report.VariantSummary{"after": after, "fixed": fixed, "bigger": bigger} {
 		figs["bf."+name+".peak_hot"] = fmt.Sprintf("%.1f%%", 100*x.Skew.PeakHottestLoad)
@@ -144,14 +145,14 @@ func TestBlackFridayTour(t *testing.T) {
 		case "08:30":
 			figs["bf.incident.p99_0830"] = fmtLatency(&w.p99)
 		case "08:25":
-			figs["bf.incident.per_minute"] = docmark.Count(w.completed)
+			figs["bf.incident.per_minute"] = units.Count(w.completed)
 		case "08:31":
-			figs["bf.incident.drain"] = docmark.Count(w.completed)
+			figs["bf.incident.drain"] = units.Count(w.completed)
 		}
 	}
 	figs["bf.incident.back_at"] = backAt
 	figs["bf.incident.back_p99"] = fmtLatency(&back)
-	figs["bf.incident.rejected"] = docmark.Count(stream(incident, "create_order").Rejected)
+	figs["bf.incident.rejected"] = units.Count(stream(incident, "create_order").Rejected)
 
 	claimFigures(t, figs, dir, before, after, fixed, bigger)
 	detailFigures(t, figs, &sum, before, incident, p200, alert(before, "latency", "create_order p99 crossed 500ms"), p1500)
@@ -233,8 +234,8 @@ func TestBlackFridayTour(t *testing.T) {
 	// The distinct-partition estimate of all-distinct ids, against the samples it counted.
 	for _, hp := range before.HotPartitions {
 		if hp.Stream == "create_order" && len(hp.Partitions) > 0 {
-			figs["bf.before.distinct"] = docmark.Count(hp.PartitionsWritten)
-			figs["bf.before.sampled"] = docmark.Count(hp.Counted)
+			figs["bf.before.distinct"] = units.Count(hp.PartitionsWritten)
+			figs["bf.before.sampled"] = units.Count(hp.Counted)
 			figs["bf.before.distinct_off"] = fmt.Sprintf("%.1f%% %s", 100*math.Abs(float64(hp.PartitionsWritten-hp.Counted))/float64(hp.Counted),
 				map[bool]string{true: "high", false: "low"}[hp.PartitionsWritten > hp.Counted])
 			figs["bf.before.top_writes"] = strconv.FormatInt(hp.Partitions[0].Writes, 10)
@@ -447,7 +448,7 @@ func claimFigures(t *testing.T, figs map[string]string, dir string, before, afte
 			if err != nil {
 				t.Fatalf("streams.csv: %s %s: %v", c, r[col["window_start"]], err)
 			}
-			figs["bf.claims."+c+"_"+at] = docmark.Count((n+30)/60) + "/s"
+			figs["bf.claims."+c+"_"+at] = units.Count((n+30)/60) + "/s"
 		}
 	}
 	spread := func(name string, x *report.VariantSummary) {
@@ -661,15 +662,15 @@ func detailFigures(t *testing.T, figs map[string]string, sum *report.Summary, be
 	if bc.Retried.FromS < 2*3600 || bc.Retried.FromS > 3*3600 {
 		t.Errorf("before: payment_callback retries from %s, want between 08:00 and 09:00", bc.Retried.From)
 	}
-	figs["bf.callbacks.duplicates"] = docmark.Count(bc.Retries)
-	figs["bf.callbacks.offered"] = docmark.Count(bc.Offered)
+	figs["bf.callbacks.duplicates"] = units.Count(bc.Retries)
+	figs["bf.callbacks.offered"] = units.Count(bc.Offered)
 	figs["bf.callbacks.from"] = bc.Retried.From
 	figs["bf.callbacks.to"] = bc.Retried.To
 	figs["bf.callbacks.peak"] = bc.Retried.Peak
-	figs["bf.callbacks.peak_count"] = docmark.Count(bc.Retried.PeakCount)
+	figs["bf.callbacks.peak_count"] = units.Count(bc.Retried.PeakCount)
 	figs["bf.callbacks.timed_out_at"] = timedOut.At
-	figs["bf.callbacks.timed_out"] = docmark.Count(bc.TimedOut)
-	figs["bf.callbacks.incident_duplicates"] = docmark.Count(ic.Retries)
+	figs["bf.callbacks.timed_out"] = units.Count(bc.TimedOut)
+	figs["bf.callbacks.incident_duplicates"] = units.Count(ic.Retries)
 	figs["bf.callbacks.incident_to"] = ic.Retried.To
 
 	// The claims, in the scenario's order: the tour's table shows each measured figure and

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shardsim/shardsim/detect"
 	"io"
 	"io/fs"
 	"math"
@@ -13,6 +12,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/units"
 
 	"github.com/spf13/pflag"
 
@@ -356,7 +358,7 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 				name = fl
 			}
 			msg := p.Msg
-			if field, have, ok := noSuchField(msg); ok {
+			if field, have, ok := noSuchField(p); ok {
 				// There is no table here: the fields are the log's key parts.
 				msg = fmt.Sprintf("no such part %q among the log's key parts (have %s; ts is the record's time)", field, have)
 				msg += splitHint(tf, rd.Names())
@@ -383,28 +385,20 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 	return d, nil
 }
 
-// noSuchField reads spec's message for a key part that names no field: the field and the
+// noSuchField reads spec's problem of a key part that names no field: the field and the
 // fields there are, without ts (analyze adds it for the record's time).
-func noSuchField(msg string) (field, have string, ok bool) {
-	rest, ok := strings.CutPrefix(msg, "no such field ")
-	if !ok {
-		return "", "", false
-	}
-	q, after, ok := strings.Cut(rest, " in table.fields (have ")
-	if !ok {
-		return "", "", false
-	}
-	field, err := strconv.Unquote(q)
-	if err != nil {
+func noSuchField(err error) (field, have string, ok bool) {
+	var nf *spec.NoSuchFieldError
+	if !errors.As(err, &nf) {
 		return "", "", false
 	}
 	var parts []string
-	for _, f := range strings.Split(strings.TrimSuffix(after, ")"), ", ") {
+	for _, f := range nf.Have {
 		if f != "ts" {
 			parts = append(parts, f)
 		}
 	}
-	return field, strings.Join(parts, ", "), true
+	return nf.Field, strings.Join(parts, ", "), true
 }
 
 // splitHint suggests --delimiter and --names when the log's keys are whole (one part,
@@ -539,9 +533,6 @@ func (aw analysisWriter) markdownTable(head []string, rows [][]string) {
 	}
 }
 
-// sharePct writes a share as a percentage with two decimals.
-func sharePct(x float64) string { return strconv.FormatFloat(100*x, 'f', 2, 64) + "%" }
-
 // summary prints the title, the counts of records and lines, and the malformed lines
 // quoted.
 func (aw analysisWriter) summary(path string, a *trace.Analysis) {
@@ -553,11 +544,11 @@ func (aw analysisWriter) summary(path string, a *trace.Analysis) {
 	}
 	if a.DurationS > 0 {
 		fmt.Fprintf(w, "%s records from %s lines (%s malformed) over %s s, %.1f records/s on average\n",
-			humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/a.DurationS)
+			units.Approx(float64(a.Records)), units.Approx(float64(a.Lines)), units.Approx(float64(a.Malformed)), strconv.FormatFloat(a.DurationS, 'f', 1, 64), float64(a.Records)/a.DurationS)
 	} else {
 		// Records over no time have no rate (the mean used to divide by a nanosecond).
 		fmt.Fprintf(w, "%s records from %s lines (%s malformed), all at one timestamp: no rate\n",
-			humanCount(float64(a.Records)), humanCount(float64(a.Lines)), humanCount(float64(a.Malformed)))
+			units.Approx(float64(a.Records)), units.Approx(float64(a.Lines)), units.Approx(float64(a.Malformed)))
 	}
 	for _, b := range a.BadLines {
 		line := fmt.Sprintf("malformed line %d (%s): %q", b.Line, b.Why, b.Text)
@@ -580,10 +571,10 @@ func (aw analysisWriter) operations(a *trace.Analysis) {
 			counts = append(counts, float64(n))
 		}
 	}
-	for i, sh := range pctShares(counts) {
+	for i, sh := range units.PercentShares(counts) {
 		rows = append(rows, []string{names[i], strconv.FormatFloat(counts[i], 'f', 0, 64), sh})
 	}
-	rw := pctShares([]float64{float64(a.Reads), float64(a.Writes)})
+	rw := units.PercentShares([]float64{float64(a.Reads), float64(a.Writes)})
 	rows = append(rows, []string{"reads", strconv.FormatInt(a.Reads, 10), rw[0]},
 		[]string{"writes", strconv.FormatInt(a.Writes, 10), rw[1]})
 	aw.table([]string{"op", "records", "share"}, rows)
@@ -620,9 +611,9 @@ func (aw analysisWriter) keys(k trace.Keys) {
 	aw.heading("Keys")
 	distinct := "exact"
 	if !k.DistinctExact {
-		distinct = "± " + sharePct(k.DistinctRSE) + " (KMV sketch, one standard error)"
+		distinct = "± " + units.Percent(k.DistinctRSE, 2) + " (KMV sketch, one standard error)"
 	}
-	fmt.Fprintf(w, "distinct keys: %s %s\n", humanCount(k.Distinct), distinct)
+	fmt.Fprintf(w, "distinct keys: %s %s\n", units.Approx(k.Distinct), distinct)
 	if k.ZipfRanks > 0 {
 		fmt.Fprintf(w, "Zipf exponent: %.3f (maximum likelihood over the top %d keys; Kolmogorov-Smirnov distance %.4f)\n", k.ZipfS, k.ZipfRanks, k.ZipfKS)
 	} else {
@@ -633,7 +624,7 @@ func (aw analysisWriter) keys(k trace.Keys) {
 		// A count that is mostly the sketch's error bound is no count: run's key table
 		// leaves such keys out by the same rule (detect.StandsOut).
 		if t.StandsOut {
-			rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), sharePct(t.Share)})
+			rows = append(rows, []string{strconv.Itoa(i + 1), t.Key, strconv.FormatInt(t.Count, 10), units.Percent(t.Share, 2)})
 		}
 	}
 	switch {
@@ -641,7 +632,7 @@ func (aw analysisWriter) keys(k trace.Keys) {
 		aw.table([]string{"rank", "key", "records", "share"}, rows)
 	case len(k.Top) > 0 && k.Top[0].Error > 0:
 		fmt.Fprintf(w, "no key stands out: the sketch's counts are mostly its error bound (it tracks %s of the log's %s keys, and none is certainly more frequent than those it dropped)\n",
-			humanCount(float64(trace.TopCapacity)), humanCount(k.Distinct))
+			units.Approx(float64(trace.TopCapacity)), units.Approx(k.Distinct))
 	case len(k.Top) > 0:
 		fmt.Fprintf(w, "no key stands out: none has %d records or more\n", detect.MinStandOut)
 	}
@@ -662,13 +653,13 @@ func (aw analysisWriter) monotonicity(k trace.Keys) {
 func (aw analysisWriter) design(d *trace.DesignFigures) {
 	w := aw.w
 	aw.heading("Design")
-	fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", sharePct(d.SingleShardShare), sharePct(1-d.SingleShardShare), d.MeanFanout)
-	even := sharePct(1 / float64(len(d.Shards)))
+	fmt.Fprintf(w, "single-shard requests: %s, scatter-gather: %s, mean fan-out %.2f\n", units.Percent(d.SingleShardShare, 2), units.Percent(1-d.SingleShardShare, 2), d.MeanFanout)
+	even := units.Percent(1/float64(len(d.Shards)), 2)
 	// What a cluster sees at a time leads; the whole log's totals follow, since a hot
 	// spot that moves (a key that grows with time) evens out over the log.
 	fmt.Fprintf(w, "hottest shard window by window (even: %s; the mean is over the windows, weighted by their visits):\n", even)
 	aw.spreads(d)
-	fmt.Fprintf(w, "hottest shard over the whole log: %d with %s of all shard visits (even: %s)\n", d.HottestShard, sharePct(d.HottestShare), even)
+	fmt.Fprintf(w, "hottest shard over the whole log: %d with %s of all shard visits (even: %s)\n", d.HottestShard, units.Percent(d.HottestShare, 2), even)
 	aw.shards(d)
 }
 
@@ -688,8 +679,8 @@ func (aw analysisWriter) spreads(d *trace.DesignFigures) {
 			continue
 		}
 		fmt.Fprintf(aw.w, "%s%s%s in the busiest window (shard %d; %s %s from %s s, windows of %s s), %s on the mean\n",
-			item, sp.what, sharePct(sp.ws.BusiestShare), sp.ws.BusiestShard, humanCount(float64(sp.ws.BusiestVisits)), sp.unit,
-			strconv.FormatFloat(sp.ws.BusiestTS, 'f', 0, 64), strconv.FormatFloat(sp.ws.WindowS, 'g', -1, 64), sharePct(sp.ws.MeanHottestShare))
+			item, sp.what, units.Percent(sp.ws.BusiestShare, 2), sp.ws.BusiestShard, units.Approx(float64(sp.ws.BusiestVisits)), sp.unit,
+			strconv.FormatFloat(sp.ws.BusiestTS, 'f', 0, 64), strconv.FormatFloat(sp.ws.WindowS, 'g', -1, 64), units.Percent(sp.ws.MeanHottestShare, 2))
 	}
 	if aw.md {
 		fmt.Fprintln(aw.w)
@@ -703,7 +694,7 @@ func (aw analysisWriter) shards(d *trace.DesignFigures) {
 	for _, s := range d.Shards {
 		ws, rs = append(ws, s.WriteShare), append(rs, s.ReadShare)
 	}
-	wp, rp := pctShares(ws), pctShares(rs)
+	wp, rp := units.PercentShares(ws), units.PercentShares(rs)
 	var rows [][]string
 	for i, s := range d.Shards {
 		row := []string{strconv.Itoa(s.ID), wp[i], rp[i]}
@@ -730,49 +721,6 @@ func rangeStart(splits [][]string, i int) string {
 		from = "(" + from + ")"
 	}
 	return from
-}
-
-// pctShares writes the shares of a whole (counts, or fractions) as percentages with two
-// decimals that add up to exactly 100.00%: each is rounded down to a hundredth of a
-// percent and the hundredths still missing go to the largest remainders (the first on a
-// tie), so each is within 0.01 of its share. An empty whole is 0.00% each.
-func pctShares(xs []float64) []string {
-	var total float64
-	for _, x := range xs {
-		total += x
-	}
-	units := make([]int64, len(xs))
-	rem := make([]float64, len(xs))
-	var sum int64
-	for i, x := range xs {
-		if total <= 0 {
-			break
-		}
-		u := 10000 * x / total
-		units[i] = int64(math.Floor(u + 1e-9))
-		rem[i] = u - float64(units[i])
-		sum += units[i]
-	}
-	if total > 0 {
-		for left := 10000 - sum; left > 0; left-- {
-			best := -1
-			for i := range rem {
-				if rem[i] > 0 && (best < 0 || rem[i] > rem[best]) {
-					best = i
-				}
-			}
-			if best < 0 {
-				break
-			}
-			units[best]++
-			rem[best] = 0
-		}
-	}
-	out := make([]string, len(xs))
-	for i, u := range units {
-		out[i] = fmt.Sprintf("%d.%02d%%", u/100, u%100)
-	}
-	return out
 }
 
 // bar draws v as a bar of up to 30 characters against the largest of all.
@@ -827,7 +775,7 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 		}
 		if a.DurationS == 0 {
 			// A count over no time is no rate: the fitted schedule would be 0/s.
-			return usagef("%s: the log's %s records all share one timestamp, so it has no rate to fit", path, humanCount(float64(a.Records)))
+			return usagef("%s: the log's %s records all share one timestamp, so it has no rate to fit", path, units.Approx(float64(a.Records)))
 		}
 		fit := trace.Fit(a, trace.FitOptions{Name: name, Source: filepath.Base(path)})
 		// What fit writes must load: check it as validate would before writing it.
@@ -841,7 +789,7 @@ func setupFit(flags *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s: %s records over %s s, %.1f%% reads, key [%s]\n",
-			out, humanCount(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64),
+			out, units.Approx(float64(a.Records)), strconv.FormatFloat(a.DurationS, 'f', 1, 64),
 			100*float64(a.Reads)/float64(max(a.Records, 1)), strings.Join(fit.Key, ", "))
 		for _, f := range fit.Fields {
 			fmt.Fprintf(stdout, "  %s\n", f)

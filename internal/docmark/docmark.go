@@ -24,8 +24,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/shardsim/shardsim/internal/numfmt"
 )
 
 var (
@@ -254,9 +252,6 @@ func Quote(text string, width int) string {
 	b.WriteString(line + "\n")
 	return b.String()
 }
-
-// Count writes n with thousands separators: 1,601,625.
-func Count(n int64) string { return numfmt.Count(n) }
 
 // Figures checks (or under make docs rewrites) the owner's figures in the doc at path, a
 // path relative to the test's directory.

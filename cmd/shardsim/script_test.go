@@ -25,9 +25,17 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) != "shardsim" {
 		startBlackFriday()
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(afterTests{m}, map[string]func(){
 		"shardsim": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
+}
+
+// afterTests runs the tests, then removes the runs they shared.
+type afterTests struct{ m *testing.M }
+
+func (a afterTests) Run() int {
+	defer removeSharedDirs()
+	return a.m.Run()
 }
 
 // TestScripts runs the command transcripts under testdata/script (testscript's format,

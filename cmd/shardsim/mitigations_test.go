@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,11 @@ var (
 
 	docFigureRuns = [][]string{celebrityRun, flashSaleRun, replicasRun, iotSplitsRun, quickstartRun,
 		countryCodesRun, noisyTenantRun, topOfMinuteRun, saltBucketsRun}
+
+	// docFigureCommands are the runs that are also docs/mitigations.md's commands: they run
+	// as the doc writes them (charts, HTML and all; only -o is added), so that they are
+	// those commands' test too (TestDocCommands counts them) and run once.
+	docFigureCommands = [][]string{replicasRun, iotSplitsRun}
 )
 
 // mitigationsDoc checks docs/mitigations.md's figures.
@@ -125,6 +131,10 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 
 	// Followers on celebrity's first design.
 	rep, _ := run("replicas", replicasRun...)
+	// The command as the doc shows it: its text output names shard 12 the hottest.
+	if out := runs.start(replicasRun).stdout; !strings.Contains(out, "hottest shard 12") {
+		t.Errorf("shardsim %s: the output does not say \"hottest shard 12\":\n%s", strings.Join(replicasRun, " "), out)
+	}
 	rv := &rep.Variants[0]
 	figs["mit.rep.view_p99"] = fmtLatency(stream(rv, "view_profile").Latency.P99)
 	figs["mit.rep.shard12"] = pct(rv.Shards[12].Utilization)
@@ -134,6 +144,9 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 
 	// Splits by load on the raw time key.
 	iot, _ := run("iot", iotSplitsRun...)
+	if out := runs.start(iotSplitsRun).stdout; !strings.Contains(out, "split") {
+		t.Errorf("shardsim %s: the output says no split:\n%s", strings.Join(iotSplitsRun, " "), out)
+	}
 	iv := &iot.Variants[0]
 	var splits, moves []report.EventSummary
 	for _, e := range iv.Events {
@@ -236,14 +249,16 @@ type runCache struct {
 }
 
 type docRunResult struct {
-	once sync.Once
-	sum  report.Summary
-	dir  string
-	err  error
+	once   sync.Once
+	sum    report.Summary
+	dir    string
+	stdout string
+	err    error
 }
 
-// run runs shardsim args (a run command) with -q, --no-charts and its own output directory
-// under c.root, once, and returns its summary and directory.
+// run runs shardsim args (a run command) with -q, --no-charts (but one of
+// docFigureCommands, as written) and its own output directory under c.root, once, and
+// returns its summary and directory.
 func (c *runCache) run(t *testing.T, args ...string) (*report.Summary, string) {
 	t.Helper()
 	r := c.start(args)
@@ -265,7 +280,13 @@ func (c *runCache) start(args []string) *docRunResult {
 	c.Unlock()
 	r.once.Do(func() {
 		var out, errb bytes.Buffer
-		if code := Main(append(append([]string(nil), args...), "-q", "--no-charts", "-o", r.dir), &out, &errb); code != 0 {
+		flags := []string{"-q", "--no-charts", "-o", r.dir}
+		if slices.ContainsFunc(docFigureCommands, func(c []string) bool { return slices.Equal(c, args) }) {
+			flags = []string{"-o", r.dir}
+		}
+		code := Main(append(slices.Clone(args), flags...), &out, &errb)
+		r.stdout = out.String()
+		if code != 0 {
 			r.err = fmt.Errorf("shardsim %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
 			return
 		}

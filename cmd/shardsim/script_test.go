@@ -89,8 +89,9 @@ var longRuns = regexp.MustCompile(`^run black-friday\b`)
 
 // TestDocCommands finds every shardsim command line in the README's and the docs' code
 // blocks and requires each to run in a test: a console block (TestDocs), a script under
-// testdata/script (TestScripts), or, for the long black-friday runs, here with its
-// duration cut to two minutes. A synopsis (SCENARIO, KEY=V1,...) is not a command.
+// testdata/script (TestScripts), a run TestDocFigures makes as written
+// (docFigureCommands), or, for the long black-friday runs, here with its duration cut to
+// two minutes. A synopsis (SCENARIO, KEY=V1,...) is not a command.
 func TestDocCommands(t *testing.T) {
 	files, _ := filepath.Glob("../../docs/*.md")
 	files = append(files, "../../README.md")
@@ -119,8 +120,12 @@ func TestDocCommands(t *testing.T) {
 			}
 		}
 	}
-	// The full black-friday run is TestBlackFridayTour's; console blocks are TestDocs'.
+	// The full black-friday run is TestBlackFridayTour's; console blocks are TestDocs';
+	// docs/mitigations.md's runs are TestDocFigures'.
 	covered = append(covered, "run\x00black-friday")
+	for _, c := range docFigureCommands {
+		covered = append(covered, strings.Join(c, "\x00"))
+	}
 	for _, f := range files {
 		for _, c := range docCommands(t, f) {
 			if c.console {

@@ -119,7 +119,12 @@ func checkOneSet(t *testing.T, dir string, old map[string][32]byte, what string)
 		t.Errorf("%s: the directory is neither the old set nor a marked new one (%d files)", what, len(now))
 		return
 	}
-	listed := strings.Split(strings.TrimSpace(string(b)), "\n")[2:]
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 2 {
+		t.Errorf("%s: the marker %q has no list of files", what, b)
+		return
+	}
+	listed := lines[2:]
 	var present []string
 	for n := range now {
 		if n != markerFile {

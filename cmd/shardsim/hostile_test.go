@@ -386,6 +386,7 @@ func TestHostileUnclearErrors(t *testing.T) {
 }
 
 func TestHostileOutputDirectory(t *testing.T) {
+	t.Parallel() // its runs are small or other processes, and it mostly waits for them
 	run := func(dir string, extra ...string) (int, string) {
 		code, _, stderr := call(t, append([]string{"run", "quickstart", "-q", "--no-charts", "--no-html", "--duration", "5s", "--variant", "0", "-o", dir}, extra...)...)
 		return code, stderr

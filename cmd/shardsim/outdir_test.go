@@ -281,6 +281,7 @@ func diskFullReplacement(t *testing.T) (dir string, before, after map[string][32
 // old set as it was or the whole new one, and the marker lists exactly the files there; the
 // next run takes the directory over.
 func TestInterruptedReplaceKeepsASet(t *testing.T) {
+	t.Parallel() // its runs are other processes, and it mostly waits for them
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("no prlimit to limit the file size")
 	}

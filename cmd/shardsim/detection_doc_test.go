@@ -17,7 +17,7 @@ import (
 func detectionDoc(t *testing.T, runs *runCache) {
 	doc, _ := filepath.Abs("../../docs/detection.md")
 	figs, blocks := map[string]string{}, map[string]string{}
-	cel, _ := runs.run(t, "run", "celebrity")
+	cel, _ := runs.run(t, celebrityRun...)
 	base := variantOf(t, cel, "hash(user_id), 16 shards")
 	view := base.HotKeys[0]
 	figs["det.cel.sampled"] = units.Count(view.Counted)
@@ -68,20 +68,20 @@ func detectionDoc(t *testing.T, runs *runCache) {
 	figs["det.copies.many"] = strings.Join(many, ", ")
 	blocks["det.many-keys"] = diagnosisOf(t, copies, "hot_shard_many_keys", "shard 14").Message
 
-	cc, _ := runs.run(t, "run", "country-codes")
+	cc, _ := runs.run(t, countryCodesRun...)
 	ccv := variantOf(t, cc, "country, hash")
 	blocks["det.dominant"] = diagnosisOf(t, ccv, "dominant_tenant", "").Message
 	blocks["det.low-cardinality"] = diagnosisOf(t, ccv, "low_cardinality", "").Message
-	nt, _ := runs.run(t, "run", "noisy-tenant")
+	nt, _ := runs.run(t, noisyTenantRun...)
 	blocks["det.dominant-noisy"] = diagnosisOf(t, variantOf(t, nt, "tenant_id, hash"), "dominant_tenant", "").Message
 	own := diagnosisOf(t, variantOf(t, nt, "tenant_id, directory: own shard"), "dominant_tenant", "")
 	figs["det.noisy.own_shard"] = strconv.Itoa(int(own.Evidence["shard"]))
 
-	iot, _ := runs.run(t, "run", "iot-timeseries", "--variant", "ts, range, split by load")
+	iot, _ := runs.run(t, iotSplitsRun...)
 	blocks["det.monotonic-splits"] = diagnosisOf(t, &iot.Variants[0], "monotonic_key", "").Message
-	top, _ := runs.run(t, "run", "top-of-minute")
+	top, _ := runs.run(t, topOfMinuteRun...)
 	blocks["det.burst"] = diagnosisOf(t, variantOf(t, top, "synchronized flush"), "synchronized_burst", "").Message
-	fs, _ := runs.run(t, "run", "flash-sale")
+	fs, _ := runs.run(t, flashSaleRun...)
 	blocks["det.stampede"] = diagnosisOf(t, variantOf(t, fs, "cache, no single-flight"), "cache_stampede", "").Message
 	sf := variantOf(t, fs, "cache with single-flight")
 	var lat *report.Alert
@@ -96,7 +96,7 @@ func detectionDoc(t *testing.T, runs *runCache) {
 	}
 	figs["det.fs.alert_at"] = lat.At
 	figs["det.fs.alert_detection"] = lat.Detection
-	sb, _ := runs.run(t, "run", "salt-buckets", "--set", "keyspace.salt=4", "--seed", "6")
+	sb, _ := runs.run(t, saltBucketsRun...)
 	blocks["det.placement"] = diagnosisOf(t, &sb.Variants[0], "placement", "").Message
 
 	docmark.Apply(t, &docmark.Parts{Owner: "det", Figs: figs, Blocks: blocks, Update: *update}, doc)

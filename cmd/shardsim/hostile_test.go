@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -384,17 +385,8 @@ func TestHostileUnclearErrors(t *testing.T) {
 	})
 }
 
-// hostileBin is a link named shardsim to the test binary, which TestMain runs as the
-// command.
-func hostileBin(t *testing.T) string {
-	bin := filepath.Join(t.TempDir(), "shardsim")
-	if err := os.Symlink(os.Args[0], bin); err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
-
 func TestHostileOutputDirectory(t *testing.T) {
+	t.Parallel() // its runs are small or other processes, and it mostly waits for them
 	run := func(dir string, extra ...string) (int, string) {
 		code, _, stderr := call(t, append([]string{"run", "quickstart", "-q", "--no-charts", "--no-html", "--duration", "5s", "--variant", "0", "-o", dir}, extra...)...)
 		return code, stderr
@@ -443,44 +435,13 @@ func TestHostileOutputDirectory(t *testing.T) {
 	})
 	// An interrupted replacement leaves the old set or the new one, each whole, and a
 	// marker that lists exactly what is there.
-	interrupted := func(t *testing.T, interrupt func(bin string, args []string)) {
-		bin := hostileBin(t)
-		dir := filepath.Join(t.TempDir(), "out")
-		args := []string{"run", "quickstart", "-q", "--duration", "20s", "-o", dir}
-		set := func(d string) map[string]string {
-			m := map[string]string{}
-			ents, _ := os.ReadDir(d)
-			for _, e := range ents {
-				if e.Name() != ".shardsim.lock" {
-					b, _ := os.ReadFile(filepath.Join(d, e.Name()))
-					m[e.Name()] = string(b)
-				}
-			}
-			return m
+	oneSet := func(t *testing.T, before, after, whole map[string][32]byte) {
+		t.Helper()
+		before, after, whole = maps.Clone(before), maps.Clone(after), maps.Clone(whole)
+		for _, m := range []map[string][32]byte{before, after, whole} {
+			delete(m, lockFile)
 		}
-		equal := func(a, b map[string]string) bool {
-			if len(a) != len(b) {
-				return false
-			}
-			for n, x := range a {
-				if y, ok := b[n]; !ok || x != y {
-					return false
-				}
-			}
-			return true
-		}
-		// The new set, whole: a run is deterministic for its seed.
-		ref := filepath.Join(t.TempDir(), "out")
-		if out, err := exec.Command(bin, "run", "quickstart", "-q", "--duration", "20s", "-o", ref, "--seed", "2").CombinedOutput(); err != nil {
-			t.Fatalf("reference run: %v\n%s", err, out)
-		}
-		if out, err := exec.Command(bin, append(args, "--seed", "1")...).CombinedOutput(); err != nil {
-			t.Fatalf("first run: %v\n%s", err, out)
-		}
-		before, whole := set(dir), set(ref)
-		interrupt(bin, append(args, "--seed", "2"))
-		after := set(dir)
-		if !equal(after, before) && !equal(after, whole) {
+		if !maps.Equal(after, before) && !maps.Equal(after, whole) {
 			var mixed []string
 			for n, b := range after {
 				if b != before[n] && b != whole[n] {
@@ -490,13 +451,25 @@ func TestHostileOutputDirectory(t *testing.T) {
 			t.Errorf("neither the old set (%d files) nor the new one (%d): %d files there, %d of them in neither: %v", len(before), len(whole), len(after), len(mixed), mixed)
 		}
 	}
+	// The new set, whole: a run is deterministic for its seed; the first run is seed 1's.
+	interrupted := func(t *testing.T, interrupt func(bin string, args []string)) {
+		bin, whole := wholeReplacement(t)
+		dir := filepath.Join(t.TempDir(), "out")
+		if out, err := exec.Command(bin, replaceArgs(dir, "1")...).CombinedOutput(); err != nil {
+			t.Fatalf("first run: %v\n%s", err, out)
+		}
+		before := snapshot(t, dir)
+		interrupt(bin, replaceArgs(dir, "2"))
+		oneSet(t, before, snapshot(t, dir), whole)
+	}
 	t.Run("OutputDirectory/disk-full-keeps-one-set", func(t *testing.T) {
 		if _, err := exec.LookPath("prlimit"); err != nil {
 			t.Skip("no prlimit")
 		}
-		interrupted(t, func(bin string, args []string) {
-			exec.Command("prlimit", append([]string{"--fsize=65536", bin}, args...)...).Run()
-		})
+		// The replacement TestInterruptedReplaceKeepsASet checks too, made once for both.
+		_, whole := wholeReplacement(t)
+		_, before, after := diskFullReplacement(t)
+		oneSet(t, before, after, whole)
 	})
 	for _, after := range []time.Duration{400 * time.Millisecond, 900 * time.Millisecond} {
 		t.Run(fmt.Sprintf("OutputDirectory/sigkill-after-%v-keeps-one-set", after), func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,10 +24,44 @@ import (
 // figure and quoted diagnosis (make docs rewrites them).
 func TestDocFigures(t *testing.T) {
 	runs := &runCache{root: t.TempDir(), m: map[string]*docRunResult{}}
+	// The runs are independent: start them all at once, so that the machine's cores share
+	// them; each check below waits for the runs it reads.
+	var started sync.WaitGroup
+	for _, args := range docFigureRuns {
+		started.Add(1)
+		go func() { defer started.Done(); runs.start(args) }()
+	}
+	t.Cleanup(started.Wait) // before the directory they write is removed
 	t.Run("mitigations", func(t *testing.T) { mitigationsDoc(t, runs) })
 	t.Run("detection", func(t *testing.T) { detectionDoc(t, runs) })
 	t.Run("readme", func(t *testing.T) { readmeDoc(t, runs) })
 }
+
+// The runs TestDocFigures reads, each made once for every check that reads it. A run
+// keeps only the variants the docs quote: a variant's results do not depend on which
+// others run beside it (its seed and its traffic are its own), so its figures are those of
+// the whole scenario's run, and the variants nobody reads are not simulated.
+var (
+	celebrityRun = []string{"run", "celebrity", "--variant", "hash(user_id), 16 shards", "--variant", "cache, no single-flight",
+		"--variant", "cache with single-flight", "--variant", "hot-key copies (celebrity x 4)"}
+	flashSaleRun = []string{"run", "flash-sale"}
+	replicasRun  = []string{"run", "celebrity", "--variant", "hash(user_id), 16 shards", "--set", "cluster.replicas=2",
+		"--set", "cluster.read_from=any", "--set", "cluster.apply_cost=0.2ms"}
+	iotSplitsRun    = []string{"run", "iot-timeseries", "--variant", "ts, range, split by load"}
+	quickstartRun   = []string{"run", "quickstart", "--variant", "0"}
+	countryCodesRun = []string{"run", "country-codes", "--variant", "country, hash"}
+	noisyTenantRun  = []string{"run", "noisy-tenant", "--variant", "tenant_id, hash", "--variant", "tenant_id, directory: own shard"}
+	topOfMinuteRun  = []string{"run", "top-of-minute", "--variant", "synchronized flush"}
+	saltBucketsRun  = []string{"run", "salt-buckets", "--set", "keyspace.salt=4", "--seed", "6"}
+
+	docFigureRuns = [][]string{celebrityRun, flashSaleRun, replicasRun, iotSplitsRun, quickstartRun,
+		countryCodesRun, noisyTenantRun, topOfMinuteRun, saltBucketsRun}
+
+	// docFigureCommands are the runs that are also docs/mitigations.md's commands: they run
+	// as the doc writes them (charts, HTML and all; only -o is added), so that they are
+	// those commands' test too (TestDocCommands counts them) and run once.
+	docFigureCommands = [][]string{replicasRun, iotSplitsRun}
+)
 
 // mitigationsDoc checks docs/mitigations.md's figures.
 func mitigationsDoc(t *testing.T, runs *runCache) {
@@ -38,7 +73,7 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 	figs := map[string]string{}
 
 	// Celebrity: the cache variants against the plain design.
-	cel, celDir := run("celebrity", "run", "celebrity")
+	cel, celDir := run("celebrity", celebrityRun...)
 	base, noSF, sf, copies := variant(cel, "hash(user_id), 16 shards"), variant(cel, "cache, no single-flight"),
 		variant(cel, "cache with single-flight"), variant(cel, "hot-key copies (celebrity x 4)")
 	figs["mit.cel.share"] = pct(base.HotKeys[0].Keys[0].Share)
@@ -72,7 +107,7 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 	figs["mit.copies.shards"] = fmt.Sprintf("%d, %d, %d and %d", top[0].shard, top[1].shard, top[2].shard, top[3].shard)
 
 	// Flash sale.
-	fs, fsDir := run("flash-sale", "run", "flash-sale")
+	fs, fsDir := run("flash-sale", flashSaleRun...)
 	for name, vn := range map[string]string{"nosf": "cache, no single-flight", "sf": "cache with single-flight",
 		"jitter": "single-flight + 20% TTL jitter", "swr": "single-flight + stale-while-revalidate"} {
 		v := variant(fs, vn)
@@ -96,8 +131,11 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 	figs["mit.fs.jitter_max"] = units.Count(int64(jit))
 
 	// Followers on celebrity's first design.
-	rep, _ := run("replicas", "run", "celebrity", "--variant", "hash(user_id), 16 shards", "--set", "cluster.replicas=2",
-		"--set", "cluster.read_from=any", "--set", "cluster.apply_cost=0.2ms")
+	rep, _ := run("replicas", replicasRun...)
+	// The command as the doc shows it: its text output names shard 12 the hottest.
+	if out := runs.start(replicasRun).stdout; !strings.Contains(out, "hottest shard 12") {
+		t.Errorf("shardsim %s: the output does not say \"hottest shard 12\":\n%s", strings.Join(replicasRun, " "), out)
+	}
 	rv := &rep.Variants[0]
 	figs["mit.rep.view_p99"] = fmtLatency(stream(rv, "view_profile").Latency.P99)
 	figs["mit.rep.shard12"] = pct(rv.Shards[12].Utilization)
@@ -106,7 +144,10 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 	}
 
 	// Splits by load on the raw time key.
-	iot, _ := run("iot", "run", "iot-timeseries", "--variant", "ts, range, split by load")
+	iot, _ := run("iot", iotSplitsRun...)
+	if out := runs.start(iotSplitsRun).stdout; !strings.Contains(out, "split") {
+		t.Errorf("shardsim %s: the output says no split:\n%s", strings.Join(iotSplitsRun, " "), out)
+	}
 	iv := &iot.Variants[0]
 	var splits, moves []report.EventSummary
 	for _, e := range iv.Events {
@@ -209,16 +250,27 @@ type runCache struct {
 }
 
 type docRunResult struct {
-	once sync.Once
-	sum  report.Summary
-	dir  string
-	err  error
+	once   sync.Once
+	sum    report.Summary
+	dir    string
+	stdout string
+	err    error
 }
 
-// run runs shardsim args (a run command) with -q, --no-charts and its own output directory
-// under c.root, once, and returns its summary and directory.
+// run runs shardsim args (a run command) with -q, --no-charts (but one of
+// docFigureCommands, as written) and its own output directory under c.root, once, and
+// returns its summary and directory.
 func (c *runCache) run(t *testing.T, args ...string) (*report.Summary, string) {
 	t.Helper()
+	r := c.start(args)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return &r.sum, r.dir
+}
+
+// start makes the run of args unless it is made or being made, and returns it once made.
+func (c *runCache) start(args []string) *docRunResult {
 	k := strings.Join(args, "\x00")
 	c.Lock()
 	r, ok := c.m[k]
@@ -229,7 +281,13 @@ func (c *runCache) run(t *testing.T, args ...string) (*report.Summary, string) {
 	c.Unlock()
 	r.once.Do(func() {
 		var out, errb bytes.Buffer
-		if code := Main(append(append([]string(nil), args...), "-q", "--no-charts", "-o", r.dir), &out, &errb); code != 0 {
+		flags := []string{"-q", "--no-charts", "-o", r.dir}
+		if slices.ContainsFunc(docFigureCommands, func(c []string) bool { return slices.Equal(c, args) }) {
+			flags = []string{"-o", r.dir}
+		}
+		code := Main(append(slices.Clone(args), flags...), &out, &errb)
+		r.stdout = out.String()
+		if code != 0 {
 			r.err = fmt.Errorf("shardsim %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
 			return
 		}
@@ -239,10 +297,7 @@ func (c *runCache) run(t *testing.T, args ...string) (*report.Summary, string) {
 		}
 		r.err = err
 	})
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	return &r.sum, r.dir
+	return r
 }
 
 func variantOf(t *testing.T, s *report.Summary, name string) *report.VariantSummary {
@@ -298,7 +353,7 @@ func readmeDoc(t *testing.T, runs *runCache) {
 	for _, s := range ex.Variants[0].Shards {
 		hot = max(hot, s.Peak)
 	}
-	qs, _ := runs.run(t, "run", "quickstart")
+	qs, _ := runs.run(t, quickstartRun...)
 	run := qs.Variants[0].Skew.HottestLoad
 	if d := hot - run; d > 0.02 || d < -0.02 {
 		t.Errorf("quickstart: explain predicts the hot shard at %.3f, the run measures %.3f", hot, run)

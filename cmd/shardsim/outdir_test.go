@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -90,14 +91,9 @@ func TestLockRecovers(t *testing.T) {
 // snapshot is the content of every file in dir, dot files included, by name.
 func snapshot(t *testing.T, dir string) map[string][32]byte {
 	t.Helper()
-	m := map[string][32]byte{}
-	ents, err := os.ReadDir(dir)
+	m, err := readSet(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-		m[e.Name()] = sha256.Sum256(b)
 	}
 	return m
 }
@@ -123,7 +119,12 @@ func checkOneSet(t *testing.T, dir string, old map[string][32]byte, what string)
 		t.Errorf("%s: the directory is neither the old set nor a marked new one (%d files)", what, len(now))
 		return
 	}
-	listed := strings.Split(strings.TrimSpace(string(b)), "\n")[2:]
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) < 2 {
+		t.Errorf("%s: the marker %q has no list of files", what, b)
+		return
+	}
+	listed := lines[2:]
 	var present []string
 	for n := range now {
 		if n != markerFile {
@@ -150,31 +151,146 @@ func shardsimBin(t *testing.T) string {
 	return bin
 }
 
+// replaceArgs is the run that the tests of an interrupted replacement write into dir, and
+// replace there with another seed's.
+func replaceArgs(dir, seed string) []string {
+	return []string{"run", "quickstart", "-q", "--duration", "20s", "-o", dir, "--seed", seed}
+}
+
+// replacement holds the runs that the tests of an interrupted replacement share, each made
+// once (TestInterruptedReplaceKeepsASet, TestHostileOutputDirectory): seed 2's whole set,
+// made apart to compare with, and a replacement of seed 1's results by seed 2's that a
+// full disk interrupts (a file size limit of 64 KB makes a later file fail to write).
+var replacement struct {
+	wholeOnce sync.Once
+	bin       string              // a link named shardsim to the test binary
+	whole     map[string][32]byte // seed 2's whole set
+	wholeErr  error
+
+	diskFullOnce  sync.Once
+	dir           string              // the directory replaced
+	before, after map[string][32]byte // dir before and after the interrupted replacement
+	diskFullErr   error
+}
+
+// sharedDirs are the directories of the runs that tests share, which outlive the test that
+// made them; TestMain removes them after the tests.
+var (
+	sharedDirsMu sync.Mutex
+	sharedDirs   []string
+)
+
+// sharedDir makes a directory for runs that tests share.
+func sharedDir(pattern string) (string, error) {
+	d, err := os.MkdirTemp("", pattern)
+	if err == nil {
+		sharedDirsMu.Lock()
+		sharedDirs = append(sharedDirs, d)
+		sharedDirsMu.Unlock()
+	}
+	return d, err
+}
+
+// removeSharedDirs removes the directories sharedDir made.
+func removeSharedDirs() {
+	sharedDirsMu.Lock()
+	defer sharedDirsMu.Unlock()
+	for _, d := range sharedDirs {
+		os.RemoveAll(d)
+	}
+}
+
+// readSet is the content of every file in dir, dot files included, by name (a SHA-256 of
+// each).
+func readSet(dir string) (map[string][32]byte, error) {
+	m := map[string][32]byte{}
+	ents, err := os.ReadDir(dir)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		m[e.Name()] = sha256.Sum256(b)
+	}
+	return m, err
+}
+
+// wholeReplacement returns the link to the test binary that the replacement runs use and
+// seed 2's whole set (made by the first test that asks).
+func wholeReplacement(t *testing.T) (string, map[string][32]byte) {
+	t.Helper()
+	r := &replacement
+	r.wholeOnce.Do(func() {
+		root, err := sharedDir("shardsim-replace-")
+		if err != nil {
+			r.wholeErr = err
+			return
+		}
+		r.bin = filepath.Join(root, "shardsim")
+		if r.wholeErr = os.Symlink(os.Args[0], r.bin); r.wholeErr != nil {
+			return
+		}
+		ref := filepath.Join(root, "whole")
+		if out, err := exec.Command(r.bin, replaceArgs(ref, "2")...).CombinedOutput(); err != nil {
+			r.wholeErr = fmt.Errorf("seed 2's whole run: %v\n%s", err, out)
+			return
+		}
+		r.whole, r.wholeErr = readSet(ref)
+	})
+	if r.wholeErr != nil {
+		t.Fatal(r.wholeErr)
+	}
+	return r.bin, r.whole
+}
+
+// diskFullReplacement makes the replacement that a full disk interrupts, once, and returns
+// it: its directory (which TestInterruptedReplaceKeepsASet goes on to use) and the sets
+// there before and after. The caller has checked that prlimit is there.
+func diskFullReplacement(t *testing.T) (dir string, before, after map[string][32]byte) {
+	t.Helper()
+	bin, _ := wholeReplacement(t)
+	r := &replacement
+	r.diskFullOnce.Do(func() {
+		root, err := sharedDir("shardsim-disk-full-")
+		if err != nil {
+			r.diskFullErr = err
+			return
+		}
+		r.dir = filepath.Join(root, "out")
+		if out, err := exec.Command(bin, replaceArgs(r.dir, "1")...).CombinedOutput(); err != nil {
+			r.diskFullErr = fmt.Errorf("first run: %v\n%s", err, out)
+			return
+		}
+		if r.before, r.diskFullErr = readSet(r.dir); r.diskFullErr != nil {
+			return
+		}
+		full := exec.Command("prlimit", append([]string{"--fsize=65536", bin}, replaceArgs(r.dir, "2")...)...)
+		if out, err := full.CombinedOutput(); err == nil {
+			r.diskFullErr = fmt.Errorf("the run under a 64 KB file size limit did not fail:\n%s", out)
+			return
+		}
+		r.after, r.diskFullErr = readSet(r.dir)
+	})
+	if r.diskFullErr != nil {
+		t.Fatal(r.diskFullErr)
+	}
+	return r.dir, r.before, r.after
+}
+
 // TestInterruptedReplaceKeepsASet interrupts a run that replaces an earlier run's results
 // in the two ways the issue found them mixed: the disk filling up (a file size limit of
-// 64 KB makes a later file fail to write) and SIGKILL while the files are being written.
-// Either leaves the old set as it was or the whole new one, and the marker lists exactly
-// the files there; the next run takes the directory over.
+// 64 KB makes a later file fail to write; the replacement TestHostileOutputDirectory checks
+// too, made once for both) and SIGKILL while the files are being written. Either leaves the
+// old set as it was or the whole new one, and the marker lists exactly the files there; the
+// next run takes the directory over.
 func TestInterruptedReplaceKeepsASet(t *testing.T) {
+	t.Parallel() // its runs are other processes, and it mostly waits for them
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("no prlimit to limit the file size")
 	}
-	bin := shardsimBin(t)
-	dir := filepath.Join(t.TempDir(), "out")
-	args := []string{"run", "quickstart", "-q", "--duration", "20s", "-o", dir}
-	if out, err := exec.Command(bin, append(args, "--seed", "1")...).CombinedOutput(); err != nil {
-		t.Fatalf("first run: %v\n%s", err, out)
-	}
-	old := snapshot(t, dir)
-
-	full := exec.Command("prlimit", append([]string{"--fsize=65536", bin}, append(args, "--seed", "2")...)...)
-	if out, err := full.CombinedOutput(); err == nil {
-		t.Fatalf("the run under a 64 KB file size limit did not fail:\n%s", out)
-	}
+	bin, _ := wholeReplacement(t)
+	dir, old, _ := diskFullReplacement(t)
 	checkOneSet(t, dir, old, "disk full")
 
 	for _, after := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond, 1200 * time.Millisecond} {
-		cmd := exec.Command(bin, append(args, "--seed", "2")...)
+		cmd := exec.Command(bin, replaceArgs(dir, "2")...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +301,7 @@ func TestInterruptedReplaceKeepsASet(t *testing.T) {
 		old = snapshot(t, dir)
 		delete(old, lockFile)
 	}
-	if out, err := exec.Command(bin, append(args, "--seed", "1")...).CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, replaceArgs(dir, "1")...).CombinedOutput(); err != nil {
 		t.Fatalf("a run after the interrupted ones: %v\n%s", err, out)
 	}
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".out"+stagePart+"*"))

@@ -84,10 +84,9 @@ func TestInterruptedRunWritesPartialResults(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
-	bin := filepath.Join(t.TempDir(), "shardsim")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	// The test binary runs as shardsim (TestMain): the same command, without linking
+	// another binary.
+	bin := shardsimBin(t)
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "run", "black-friday", "-j", "1", "-q", "--no-charts", "--series", "both", "-o", dir)
 	if err := cmd.Start(); err != nil {

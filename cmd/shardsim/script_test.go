@@ -25,9 +25,17 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) != "shardsim" {
 		startBlackFriday()
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(afterTests{m}, map[string]func(){
 		"shardsim": func() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
+}
+
+// afterTests runs the tests, then removes the runs they shared.
+type afterTests struct{ m *testing.M }
+
+func (a afterTests) Run() int {
+	defer removeSharedDirs()
+	return a.m.Run()
 }
 
 // TestScripts runs the command transcripts under testdata/script (testscript's format,
@@ -81,8 +89,9 @@ var longRuns = regexp.MustCompile(`^run black-friday\b`)
 
 // TestDocCommands finds every shardsim command line in the README's and the docs' code
 // blocks and requires each to run in a test: a console block (TestDocs), a script under
-// testdata/script (TestScripts), or, for the long black-friday runs, here with its
-// duration cut to two minutes. A synopsis (SCENARIO, KEY=V1,...) is not a command.
+// testdata/script (TestScripts), a run TestDocFigures makes as written
+// (docFigureCommands), or, for the long black-friday runs, here with its duration cut to
+// two minutes. A synopsis (SCENARIO, KEY=V1,...) is not a command.
 func TestDocCommands(t *testing.T) {
 	files, _ := filepath.Glob("../../docs/*.md")
 	files = append(files, "../../README.md")
@@ -111,8 +120,12 @@ func TestDocCommands(t *testing.T) {
 			}
 		}
 	}
-	// The full black-friday run is TestBlackFridayTour's; console blocks are TestDocs'.
+	// The full black-friday run is TestBlackFridayTour's; console blocks are TestDocs';
+	// docs/mitigations.md's runs are TestDocFigures'.
 	covered = append(covered, "run\x00black-friday")
+	for _, c := range docFigureCommands {
+		covered = append(covered, strings.Join(c, "\x00"))
+	}
 	for _, f := range files {
 		for _, c := range docCommands(t, f) {
 			if c.console {

@@ -22,13 +22,13 @@ func Describe(sc *spec.Scenario, variants []*spec.Variant, exs []*Explanation) *
 	}
 	for i, v := range variants {
 		d := v.Detect()
-		mv := metrics.Variant{Name: v.Name, Description: v.Description, Key: v.KeyDescription(),
+		mv := metrics.Variant{Name: v.Name, Description: v.Description, Key: KeyDescription(v.Spec),
 			Detect: metrics.Detect{TopK: d.TopK, OutlierFactor: d.OutlierFactor, OutlierMinSamples: d.OutlierMinSamples}}
 		for _, st := range v.Streams {
 			mv.Streams = append(mv.Streams, metrics.StreamInfo{Name: st.Name, Op: st.Op, SLO: st.SLO, RetryLabel: st.RetryLabel})
 		}
 		if rs := v.Spec; rs != nil {
-			mv.Scheme, mv.Salt, mv.Start, mv.Keys = rs.Scheme, rs.Salt, rs.Start, v
+			mv.Scheme, mv.Salt, mv.Start, mv.Keys = rs.Scheme, rs.Salt, rs.Start, KeysOf(rs)
 			for j := range mv.Streams {
 				if j < len(rs.Streams) {
 					mv.Streams[j].KeysDrawn, mv.Streams[j].TenantsDrawn, mv.Streams[j].Tenants = keysDrawn(rs, &rs.Streams[j])

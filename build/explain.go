@@ -85,7 +85,7 @@ const (
 // scenario's seed.
 func Explain(name string, s *spec.Resolved) *Explanation {
 	m := Model(s)
-	ex := &Explanation{Variant: name, Key: s.KeyDescription(), NodeShard: make([][]int, len(s.Nodes))}
+	ex := &Explanation{Variant: name, Key: KeyDescription(s), NodeShard: make([][]int, len(s.Nodes))}
 	shardNode := m.ShardNode
 	for sh, n := range shardNode {
 		ex.NodeShard[n] = append(ex.NodeShard[n], sh)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
@@ -175,7 +176,7 @@ cost = "1ms"
 		{"variant nodes", v.Nodes, 3},
 		{"variant shards", v.Shards, 5},
 		{"variant streams", fmt.Sprint(v.Streams), fmt.Sprint([]scenarios.StreamInfo{{Name: "w", Op: sim.Write, SLO: []sim.Time{200 * sim.Millisecond, 500 * sim.Millisecond, 1500 * sim.Millisecond}}})},
-		{"key description", v.KeyDescription(), "hash (modulo) of (id) over 5 shards on 3 nodes"},
+		{"key description", build.KeyDescription(v.Spec), "hash (modulo) of (id) over 5 shards on 3 nodes"},
 		{"model seed", m.Seed, uint64(1)},
 		{"model duration", m.Duration, sim.Hour},
 		{"model warmup", m.Warmup, sim.Time(0)},
@@ -286,7 +287,7 @@ vnodes = 4
 			if !slices.Equal(m.ShardNode, roundRobin(tc.shards, tc.nodes)) {
 				t.Errorf("placement %v", m.ShardNode)
 			}
-			if got := v.KeyDescription(); got != tc.key {
+			if got := build.KeyDescription(v.Spec); got != tc.key {
 				t.Errorf("key %q, want %q", got, tc.key)
 			}
 			var names []string
@@ -455,7 +456,7 @@ keyspace = { key = ["row_id"] }
 				}
 			}
 			if tc.want.key != "" {
-				if got := sc.Variants[0].KeyDescription(); got != tc.want.key {
+				if got := build.KeyDescription(sc.Variants[0].Spec); got != tc.want.key {
 					t.Errorf("key %q, want %q", got, tc.want.key)
 				}
 			}

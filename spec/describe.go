@@ -45,43 +45,10 @@ func NewVariant(name, description string, s *Resolved) Variant {
 	return v
 }
 
-// KeyDescription says the design's key in words ("" without a spec).
-func (v *Variant) KeyDescription() string {
-	if v.Spec == nil {
-		return ""
-	}
-	return v.Spec.KeyDescription()
-}
-
 // Detect returns the design's detection settings, defaults applied.
 func (v *Variant) Detect() DetectConfig {
 	if v.Spec == nil {
 		return DefaultDetect
 	}
 	return v.Spec.Detect
-}
-
-// FormatKey names a row of a point stream for reports (see Resolved.FormatKey).
-func (v *Variant) FormatKey(stream int, values []uint64) string {
-	if v.Spec == nil {
-		return ""
-	}
-	return v.Spec.FormatKey(stream, values)
-}
-
-// FormatPartition names a partition key for reports (see Resolved.FormatPartition).
-func (v *Variant) FormatPartition(parts []uint64) string {
-	if v.Spec == nil {
-		return "()"
-	}
-	return v.Spec.FormatPartition(parts)
-}
-
-// FormatStreamPartition names a partition key a stream wrote (see
-// Resolved.FormatStreamPartition).
-func (v *Variant) FormatStreamPartition(stream int, parts []uint64) string {
-	if v.Spec == nil {
-		return "()"
-	}
-	return v.Spec.FormatStreamPartition(stream, parts)
 }

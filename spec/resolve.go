@@ -1415,3 +1415,33 @@ func (s *Resolved) ShardWindows() int64 {
 // auto` (the default) writes the per-window series as Parquet instead of CSV: about 100 MB
 // of shards.csv (docs/outputs.md).
 const ParquetShardCells = 2_000_000
+
+// Effective returns a copy of s without the settings that change nothing in its model:
+// ring options under another scheme or under modulo hashing, salt options without salt
+// buckets, directory entries under another scheme, follower options without followers.
+// Two variants with equal Effective forms run the same model.
+func (s *Resolved) Effective() Resolved {
+	e := *s
+	if e.Scheme != "hash" {
+		e.Hash = ""
+	}
+	if e.Scheme != "hash" || e.Hash != "ring" {
+		e.Vnodes = 0
+	}
+	if e.Salt <= 1 {
+		e.Salt, e.SaltMode = 0, 0
+	}
+	if e.Salt <= 1 || e.SaltMode != keyspace.SaltHash {
+		e.SaltField = -1
+	}
+	if e.Scheme != "directory" {
+		e.Directory = nil
+	}
+	if e.Scheme != "redis_cluster" {
+		e.Slots = nil
+	}
+	if e.Replicas == 0 {
+		e.ReadAny, e.ApplyCost = false, 0
+	}
+	return e
+}

@@ -1,4 +1,4 @@
-package spec
+package build
 
 import (
 	"fmt"
@@ -7,21 +7,33 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
+
+// Keys names a design's keys and partitions in the scenario's own terms for the readers
+// of its results (metrics.Variant.Keys): field values by their generators, time buckets
+// by the clock, salt buckets and copies by number (docs/keys.md).
+type Keys struct {
+	s *spec.Resolved // nil: the design is unknown, and names are empty
+}
+
+// KeysOf returns the namer of s's keys and partitions.
+func KeysOf(s *spec.Resolved) Keys { return Keys{s: s} }
 
 // FormatKey names a row of a point stream for reports, from the values of the stream's
 // KeyFields (in that order): "user_id=123", "region_id=west, ts=08:15:30.250". Categorical
 // values are shown by name, time-ordered values as the clock time of their row (with the
 // id's counter after '#' when it is not 0). It returns "" for a stream without key fields.
-func (s *Resolved) FormatKey(stream int, values []uint64) string {
+func (k Keys) FormatKey(stream int, values []uint64) string {
+	s := k.s
 	if s == nil || stream < 0 || stream >= len(s.Streams) || s.Streams[stream].Op == sim.Scan {
 		return ""
 	}
 	ss := &s.Streams[stream]
 	var b strings.Builder
-	for i, f := range KeyFieldsOf(s.Parts) {
+	for i, f := range spec.KeyFieldsOf(s.Parts) {
 		if i >= len(values) {
 			break
 		}
@@ -30,7 +42,7 @@ func (s *Resolved) FormatKey(stream int, values []uint64) string {
 		}
 		b.WriteString(s.FieldNames[f])
 		b.WriteByte('=')
-		b.WriteString(s.formatValue(ss.Fields[f], values[i]))
+		b.WriteString(k.formatValue(ss.Fields[f], values[i]))
 	}
 	return b.String()
 }
@@ -40,12 +52,13 @@ func (s *Resolved) FormatKey(stream int, values []uint64) string {
 // "(region_id=west, hour(ts)=08:00)", "(salt=3, user_id=42)", "(user_id=7, copy=2)".
 // Field values are named by the table's generators; FormatStreamPartition names them by
 // a stream's own.
-func (s *Resolved) FormatPartition(parts []uint64) string { return s.FormatStreamPartition(-1, parts) }
+func (k Keys) FormatPartition(parts []uint64) string { return k.FormatStreamPartition(-1, parts) }
 
 // FormatStreamPartition names a partition key that stream wrote, as FormatPartition does,
 // but with the stream's own field generators: a stream that draws a field from its own
 // categorical values ("page_views") shows them, not the table's.
-func (s *Resolved) FormatStreamPartition(stream int, parts []uint64) string {
+func (k Keys) FormatStreamPartition(stream int, parts []uint64) string {
+	s := k.s
 	if s == nil {
 		return "()"
 	}
@@ -67,7 +80,7 @@ func (s *Resolved) FormatStreamPartition(stream int, parts []uint64) string {
 		i++
 		switch p.Kind {
 		case keyspace.FieldPart:
-			items = append(items, s.FieldNames[p.Field]+"="+s.formatValue(fields[p.Field], val))
+			items = append(items, s.FieldNames[p.Field]+"="+k.formatValue(fields[p.Field], val))
 		case keyspace.TimeBucketPart:
 			items = append(items, p.Name+"="+formatBucket(val, p.Width))
 		default:
@@ -82,7 +95,8 @@ func (s *Resolved) FormatStreamPartition(stream int, parts []uint64) string {
 }
 
 // formatValue shows one field value as a user reads it.
-func (s *Resolved) formatValue(fs FieldSpec, v uint64) string {
+func (k Keys) formatValue(fs spec.FieldSpec, v uint64) string {
+	s := k.s
 	switch fs.Gen {
 	case "categorical":
 		if v < uint64(len(fs.Labels)) {
@@ -105,6 +119,7 @@ func (s *Resolved) formatValue(fs FieldSpec, v uint64) string {
 	return strconv.FormatUint(v, 10)
 }
 
+// withCounter appends an id's counter to its time, "08:15:30#2", when it is not 0.
 func withCounter(t string, n uint64) string {
 	if n == 0 {
 		return t
@@ -123,6 +138,7 @@ func formatBucket(v uint64, width int64) string {
 	return units.Clock(0, sim.Time(b*width), units.Exact)
 }
 
+// floorDiv is a/b rounded toward minus infinity (buckets before the start are of day -1).
 func floorDiv(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && (a < 0) != (b < 0) {
@@ -131,9 +147,12 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// KeyDescription says the variant's key design in words, e.g.
-// `hash (modulo) of (user_id) over 12 shards`.
-func (s *Resolved) KeyDescription() string {
+// KeyDescription says a design's key in words, e.g.
+// `hash (modulo) of (user_id) over 12 shards on 3 nodes` ("" without a design).
+func KeyDescription(s *spec.Resolved) string {
+	if s == nil {
+		return ""
+	}
 	var b strings.Builder
 	b.WriteString(string(s.Scheme))
 	if s.Scheme == "hash" {
@@ -167,34 +186,4 @@ func slotList(r []keyspace.SlotRange) string {
 		parts = append(parts, fmt.Sprintf("%d: %d-%d", i, sr.First, sr.Last))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// Effective returns a copy of s without the settings that change nothing in its model:
-// ring options under another scheme or under modulo hashing, salt options without salt
-// buckets, directory entries under another scheme, follower options without followers.
-// Two variants with equal Effective forms run the same model.
-func (s *Resolved) Effective() Resolved {
-	e := *s
-	if e.Scheme != "hash" {
-		e.Hash = ""
-	}
-	if e.Scheme != "hash" || e.Hash != "ring" {
-		e.Vnodes = 0
-	}
-	if e.Salt <= 1 {
-		e.Salt, e.SaltMode = 0, 0
-	}
-	if e.Salt <= 1 || e.SaltMode != keyspace.SaltHash {
-		e.SaltField = -1
-	}
-	if e.Scheme != "directory" {
-		e.Directory = nil
-	}
-	if e.Scheme != "redis_cluster" {
-		e.Slots = nil
-	}
-	if e.Replicas == 0 {
-		e.ReadAny, e.ApplyCost = false, 0
-	}
-	return e
 }

@@ -155,15 +155,15 @@ func KeyDescription(s *spec.Resolved) string {
 	}
 	var b strings.Builder
 	b.WriteString(string(s.Scheme))
-	if s.Scheme == "hash" {
+	if s.Scheme == keyspace.SchemeHash {
 		fmt.Fprintf(&b, " (%s)", s.Hash)
 	}
 	b.WriteString(" of (")
 	if s.Salt > 1 {
-		fmt.Fprintf(&b, "salt[%d, %s], ", s.Salt, []string{"random", "round_robin", "hash"}[s.SaltMode])
+		fmt.Fprintf(&b, "salt[%d, %s], ", s.Salt, s.SaltMode)
 	}
 	b.WriteString(strings.Join(s.Key, ", "))
-	if s.Scheme == "redis_cluster" && len(s.Slots) > 0 {
+	if s.Scheme.Slots() && len(s.Slots) > 0 {
 		// Each slot range is a shard: the tables' shard rows are the slot ranges.
 		fmt.Fprintf(&b, ") over %d slot ranges (shard %s) on %d nodes", s.Shards, slotList(s.Slots), len(s.Nodes))
 		return b.String()

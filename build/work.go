@@ -17,7 +17,7 @@ import (
 // the subrequests they fan out to (a scan of every shard is one subrequest per shard) and
 // the partitions those visit, from a small sample of each stream's requests routed by the
 // variant's own planners; the offered load of its busiest node at the streams' peak
-// rates; and from those the run's wall time and memory (spec.EstimateRun).
+// rates; and from those the run's wall time and memory (build.RunMemory, EstimateWork).
 type Work struct {
 	Streams []StreamWork
 	// Requests, Subrequests and Partitions are the sums over the streams.

@@ -248,7 +248,7 @@ func effectiveJSON(v *scenarios.Variant) []byte {
 	e := v.Spec.Effective()
 	b, err := json.Marshal(&e)
 	if err != nil {
-		panic("sweep: a resolved model does not encode: " + err.Error())
+		panic("cluster: a resolved model does not encode: " + err.Error())
 	}
 	return b
 }

@@ -112,13 +112,13 @@ cost = "4ms"
 var fingerprint = sync.OnceValue(func() string {
 	sc, err := scenarios.LoadBytes("fingerprint.toml", []byte(fingerprintScenario), scenarios.Options{})
 	if err != nil {
-		panic("sweep: the fingerprint scenario does not load: " + err.Error())
+		panic("cluster: the fingerprint scenario does not load: " + err.Error())
 	}
 	h := sha256.New()
 	for _, v := range sc.Variants {
 		b, err := json.Marshal(metrics.Of(sim.Run(v.Model())))
 		if err != nil {
-			panic("sweep: the fingerprint's figures do not encode: " + err.Error())
+			panic("cluster: the fingerprint's figures do not encode: " + err.Error())
 		}
 		h.Write(b)
 	}

@@ -138,7 +138,7 @@ func fairBar(n uint64) float64 {
 	return fairFactor / float64(n)
 }
 
-// pctAtLeast is metrics.Pct for an upper bound that may round to nothing: "0.1%" rather
+// pctAtLeast is units.Percent(x, 1) for an upper bound that may round to nothing: "0.1%" rather
 // than "0.0%" for a share under a thousandth.
 func pctAtLeast(x float64) string {
 	if x < 0.001 {

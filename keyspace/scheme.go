@@ -39,7 +39,12 @@ type schemeDef struct {
 var schemes = map[SchemeKind]schemeDef{}
 
 // registerScheme adds a scheme; each scheme's file calls it from init.
-func registerScheme(k SchemeKind, d schemeDef) { schemes[k] = d }
+func registerScheme(k SchemeKind, d schemeDef) {
+	if _, ok := schemes[k]; ok {
+		panic("keyspace: scheme " + string(k) + " registered twice")
+	}
+	schemes[k] = d
+}
 
 // DefaultScheme is the scheme of a scenario that names none.
 const DefaultScheme = SchemeHash

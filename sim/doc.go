@@ -12,8 +12,10 @@
 // row locks (lock.go), closed-loop clients (closed.go), the client's timeouts, retries
 // and rate limit (client.go, timers.go), a migration (migrate.go), a rebalance
 // (rebalance.go), shard splits (split.go), scheduled actions (actions.go) and detection's
-// sample (observe.go). Each owns its state in its own type, in its own file, and the core
-// knows it only through these points:
+// sample (observe.go). Each is in its own file, and the core knows it only through these
+// points. Not all of them own their state yet: closed-loop clients, the client's timers and
+// the scheduled actions are adapters (clientSide, closedLoop, actionPlan) over engine
+// methods, and replicas are engine methods with no type of their own.
 //
 //   - events: the mechanism implements the mechanism interface (mechanism.go) and
 //     registers the event kinds it schedules (heap.go's evKind); the core hands it every

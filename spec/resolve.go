@@ -1422,10 +1422,10 @@ const ParquetShardCells = 2_000_000
 // Two variants with equal Effective forms run the same model.
 func (s *Resolved) Effective() Resolved {
 	e := *s
-	if e.Scheme != "hash" {
+	if e.Scheme != keyspace.SchemeHash {
 		e.Hash = ""
 	}
-	if e.Scheme != "hash" || e.Hash != "ring" {
+	if e.Scheme != keyspace.SchemeHash || e.Hash != "ring" {
 		e.Vnodes = 0
 	}
 	if e.Salt <= 1 {
@@ -1434,10 +1434,10 @@ func (s *Resolved) Effective() Resolved {
 	if e.Salt <= 1 || e.SaltMode != keyspace.SaltHash {
 		e.SaltField = -1
 	}
-	if e.Scheme != "directory" {
+	if e.Scheme != keyspace.SchemeDirectory {
 		e.Directory = nil
 	}
-	if e.Scheme != "redis_cluster" {
+	if e.Scheme != keyspace.SchemeRedisCluster {
 		e.Slots = nil
 	}
 	if e.Replicas == 0 {

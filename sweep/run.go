@@ -74,7 +74,7 @@ type LimitError struct{ Msg string }
 
 func (e *LimitError) Error() string { return e.Msg }
 
-// ErrInterrupted is returned by Run and RunCapacity when Config.Stop ended them: the run
+// ErrInterrupted is returned by Run and capacity.Run when Config.Stop ended them: the run
 // loop's (runner.ErrInterrupted).
 var ErrInterrupted = runner.ErrInterrupted
 

@@ -35,14 +35,6 @@ func (s Statistic) String() string {
 	return "?"
 }
 
-// Unit is "ms" for latencies and "" for the error rate.
-func (s Statistic) Unit() string {
-	if s == ErrorRate {
-		return ""
-	}
-	return "ms"
-}
-
 // SLO is one objective: Stat of Stream's requests must stay below Bound (milliseconds for a
 // latency, a fraction 0..1 for the error rate).
 type SLO struct {

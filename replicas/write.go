@@ -64,14 +64,15 @@ func Num(x float64) string {
 	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
-// spread is the CSV cells of an estimate's interval and range: lo95, hi95, median, min, max.
+// Spread is the CSV cells of an estimate's interval and range: lo95, hi95, median, min, max.
 func Spread(e Estimate) []string {
 	return []string{Num(e.Lo), Num(e.Hi), Num(e.Median), Num(e.Min), Num(e.Max)}
 }
 
+// SpreadCols are the CSV columns Spread fills, in its order.
 var SpreadCols = []string{"lo95", "hi95", "median", "min", "max"}
 
-// short formats x with about three significant digits, without an exponent.
+// Short formats x with about three significant digits, without an exponent.
 func Short(x float64) string {
 	switch a := math.Abs(x); {
 	case a >= 100:

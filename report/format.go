@@ -55,9 +55,6 @@ func fmtRatio(r *float64) string {
 	return strconv.FormatFloat(*r, 'f', 2, 64) + "x"
 }
 
-// Plural is plural, for the commands' own messages.
-func Plural(n int64, noun string) string { return metrics.Plural(n, noun) }
-
 // fmtFanout shows a request's mean fan-out (subrequests), its maximum when the mean is
 // below it, and the mean partitions visited when that differs: "12", "7.4 max 12",
 // "12 (125 parts)", "12 (7.5 parts)". A whole mean equal to the maximum is a count, written without decimals.

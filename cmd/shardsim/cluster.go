@@ -16,7 +16,7 @@ import (
 
 	"github.com/shardsim/shardsim/cluster"
 	"github.com/shardsim/shardsim/internal/atomicfile"
-	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sweep"
 )
 
@@ -92,7 +92,7 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 	}
 	items := len(w.Manifest.Items)
 	if e.cluster.planOnly {
-		fmt.Fprintf(stdout, "%s of %s: %s; manifest written to %s\n", kind, name, report.Plural(int64(items), "work item"), filepath.Join(dir, cluster.ManifestName))
+		fmt.Fprintf(stdout, "%s of %s: %s; manifest written to %s\n", kind, name, metrics.Plural(int64(items), "work item"), filepath.Join(dir, cluster.ManifestName))
 		fmt.Fprintf(stdout, "next: N workers run the same command with --shard K/N (or --shard auto) instead of --plan, then: shardsim merge %s\n", dir)
 		return nil
 	}
@@ -110,7 +110,7 @@ func (e *exploreFlags) runPart(c sweep.Config, kind string, stdout, stderr io.Wr
 	finish()
 	switch {
 	case errors.Is(err, sweep.ErrInterrupted):
-		return fmt.Errorf("worker %v interrupted after %s; the finished ones are kept: rerun it with --resume", part, report.Plural(int64(res.Ran), "item"))
+		return fmt.Errorf("worker %v interrupted after %s; the finished ones are kept: rerun it with --resume", part, metrics.Plural(int64(res.Ran), "item"))
 	case err != nil:
 		return err
 	}
@@ -182,7 +182,7 @@ func workerDone(stdout io.Writer, w *cluster.Work, dir, who string, res cluster.
 			done++
 		}
 	}
-	fmt.Fprintf(stdout, "%s: ran %s", who, report.Plural(int64(res.Ran), "item"))
+	fmt.Fprintf(stdout, "%s: ran %s", who, metrics.Plural(int64(res.Ran), "item"))
 	if res.Taken > 0 {
 		fmt.Fprintf(stdout, " (%d taken over from other workers)", res.Taken)
 	}

@@ -82,14 +82,17 @@ docs:
 	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 ./cmd/shardsim ./sim ./scenarios
 	$(GO) test -count=1 -run '^TestCLIDoc$$' ./cmd/shardsim -update
 
+FUZZTARGETS := internal/tomlx:FuzzParseDecode scenarios:FuzzLoad scenarios:FuzzSet spec:FuzzKeyPart \
+	trace:FuzzReader cluster:FuzzMergeItem cmd/shardsim:FuzzAnalyze
+# Each target is fuzzed in its package; a target that is not there (moved with its code)
+# fails the run, where go test alone would fuzz nothing and pass.
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParseDecode$$' -fuzztime $(FUZZTIME) ./internal/tomlx/
-	$(GO) test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./scenarios/
-	$(GO) test -run '^$$' -fuzz '^FuzzSet$$' -fuzztime $(FUZZTIME) ./scenarios/
-	$(GO) test -run '^$$' -fuzz '^FuzzKeyPart$$' -fuzztime $(FUZZTIME) ./spec/
-	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./trace/
-	$(GO) test -run '^$$' -fuzz '^FuzzMergeItem$$' -fuzztime $(FUZZTIME) ./sweep/
-	$(GO) test -run '^$$' -fuzz '^FuzzAnalyze$$' -fuzztime $(FUZZTIME) ./cmd/shardsim/
+	@set -e; for t in $(FUZZTARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		$(GO) test -list "^$$fn\$$" ./$$pkg/ | grep -qx "$$fn" || { echo "fuzz: $$fn is not in ./$$pkg" >&2; exit 1; }; \
+		echo "$(GO) test -run '^$$' -fuzz '^$$fn$$' -fuzztime $(FUZZTIME) ./$$pkg/"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg/; \
+	done
 
 # The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the
 # targets; then the generators' benchmarks.

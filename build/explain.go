@@ -359,6 +359,9 @@ func explainNotes(s *spec.Resolved, m *sim.Model) []string {
 	if s.Copies != nil {
 		notes = append(notes, fmt.Sprintf("hot-key copies: a write of one of the %d copied %s values is counted on each of its %d copies, a read on one", len(s.Copies.Keys), s.FieldNames[s.Copies.Field], s.Copies.Count))
 	}
+	for _, x := range s.Mechanisms {
+		notes = append(notes, x.Note())
+	}
 	if len(s.Actions) > 0 {
 		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.Actions)))
 	}

@@ -28,6 +28,7 @@ func Model(s *spec.Resolved) *sim.Model {
 	rt := newRouter(s)
 	m.Splitter = rt.splitter
 	mitigations(s, m)
+	m.Mechanisms = append([]sim.Setting(nil), s.Mechanisms...) // settings are values no run changes
 	for i, ss := range s.Streams {
 		st := rt.stream(s, i)
 		st.Service, st.Client = ss.Service, ss.Client

@@ -100,6 +100,36 @@ type Stream struct {
 	HotShard  int
 	// Cache is the stream's use of the read cache (CacheOf); nil when it did not use it.
 	Cache *CacheSummary
+	// Waits are the waits before service of the mechanisms that held the stream's work
+	// back (a connection pool, a page latch), in the order the run lists them.
+	Waits []Wait
+}
+
+// Wait is one mechanism's waits of a stream's work, issued after the warmup: Asked went
+// through it, Queued of them waited (Share: Queued/Asked, 0 when none asked); Mean, P99
+// and Max in milliseconds over all of them, those that waited 0 included (nil when none
+// asked).
+type Wait struct {
+	Name, Of       string
+	Asked, Queued  int64
+	Share          float64
+	Mean, P99, Max *float64
+}
+
+// waitsOf derives the stream's waits from its result.
+func waitsOf(st *sim.StreamResult) []Wait {
+	var out []Wait
+	for _, w := range st.Waits {
+		f := Wait{Name: w.Name, Of: w.Of, Asked: w.Asked, Queued: w.Queued, Share: rate(w.Queued, w.Asked)}
+		if w.Asked > 0 {
+			mx := w.Max.Millis()
+			f.Mean = ptr(min(w.Sum/float64(w.Asked)/float64(sim.Millisecond), mx))
+			f.P99 = ptr(min(quantileMillis(w.Hist, 0.99), mx))
+			f.Max = ptr(mx)
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // LockWaits are a locked stream's row-lock figures, over the write subrequests of the
@@ -172,6 +202,7 @@ func StreamOf(st *sim.StreamResult) Stream {
 	s.Failures[Lock] = st.LockTimedOut
 	s.Locks = locksOf(st)
 	s.Cache = CacheOf(st)
+	s.Waits = waitsOf(st)
 	s.Failed = s.Failures.Total()
 	s.ErrorRate = rate(s.Failed, s.Offered)
 	s.Latency = latencyOf(st)

@@ -269,6 +269,9 @@ func detailSections(v *VariantSummary) []section {
 	if locks := lockTable(v); len(locks.rows) > 0 {
 		out = append(out, section{title: "row locks (waits of write subrequests for their key's lock, in ms)", t: locks})
 	}
+	if waits := waitTable(v); len(waits.rows) > 0 {
+		out = append(out, section{title: "waits before service (for a connection, a page latch; in ms)", t: waits})
+	}
 	keys, keyNotes, shown := hotKeyTable(v)
 	if len(keys.rows) > 0 || len(keyNotes) > 0 {
 		out = append(out, section{title: fmt.Sprintf("hot keys (top %d per stream; shares of a sample of its requests, counted by a bounded sketch)", hotShown), t: keys, notes: keyNotes})
@@ -524,6 +527,18 @@ func lockTable(v *VariantSummary) *table {
 		}
 		t.add(st.Name, units.Count(l.Waits), units.Percent(l.QueuedShare, 1), fmtOptMs(l.WaitMs.Mean), fmtOptMs(l.WaitMs.P99), fmtOptMs(l.WaitMs.Max),
 			units.Count(l.TimedOut), key, queued, shard, units.Percent(l.HotRowLoad, 1))
+	}
+	return t
+}
+
+// waitTable is the waits the mechanisms made the streams' work take before service: a
+// row per stream and mechanism.
+func waitTable(v *VariantSummary) *table {
+	t := &table{head: []string{"stream", "waiting for", "of", "went through", "waited", "mean wait", "p99 wait", "max wait"}, left: 3}
+	for _, st := range v.Streams {
+		for _, w := range st.Waits {
+			t.add(st.Name, w.Name, w.Of, units.Count(w.Asked), units.Percent(w.QueuedShare, 1), fmtOptMs(w.WaitMs.Mean), fmtOptMs(w.WaitMs.P99), fmtOptMs(w.WaitMs.Max))
+		}
 	}
 	return t
 }

@@ -139,6 +139,9 @@ type StreamSummary struct {
 	ErrorRate float64 `json:"error_rate"`
 	// Lock is set for a stream whose writes take row locks (metrics.LockWaits).
 	Lock *LockSummary `json:"lock,omitempty"`
+	// Waits are the waits before service of the mechanisms that held the stream's work
+	// back (a connection pool, a page latch: metrics.Wait); absent when none did.
+	Waits []WaitSummary `json:"waits,omitempty"`
 	// LockFailed counts the requests that failed waiting longer than lock_timeout (also
 	// Lock.TimedOut), beside the other causes: rejected + throttled + timed_out + limited
 	// + lock_failed is every failure.
@@ -180,7 +183,30 @@ type LockSummary struct {
 	HotRowLoad       float64  `json:"hot_row_load"`
 }
 
-// LockWaitMs is the mean, p99 and largest wait for a row lock, in milliseconds.
+// WaitSummary is one mechanism's waits of a stream's work: its name, what waited, how
+// many went through it and how many of them waited, and their waits in milliseconds
+// (those that went straight through waited 0; null when none went through).
+type WaitSummary struct {
+	Name        string     `json:"name"`
+	Of          string     `json:"of"`
+	Asked       int64      `json:"asked"`
+	Queued      int64      `json:"queued"`
+	QueuedShare float64    `json:"queued_share"`
+	WaitMs      LockWaitMs `json:"wait_ms"`
+}
+
+// waitSummaries words a stream's waits (nil when it has none).
+func waitSummaries(ms *metrics.Stream) []WaitSummary {
+	var out []WaitSummary
+	for _, w := range ms.Waits {
+		out = append(out, WaitSummary{Name: w.Name, Of: w.Of, Asked: w.Asked, Queued: w.Queued, QueuedShare: units.Round(w.Share, 6),
+			WaitMs: LockWaitMs{Mean: optMs(w.Mean), P99: optMs(w.P99), Max: optMs(w.Max)}})
+	}
+	return out
+}
+
+// LockWaitMs is the mean, p99 and largest wait for a row lock (or a mechanism's wait), in
+// milliseconds.
 type LockWaitMs struct {
 	Mean *float64 `json:"mean"`
 	P99  *float64 `json:"p99"`
@@ -399,7 +425,7 @@ func streamSummary(sc *metrics.Scenario, run Run, m *metrics.Run, i int) StreamS
 		Latency: Latency{Mean: optMs(l.Mean), P50: optMs(l.P50), P95: optMs(l.P95), P99: optMs(l.P99), P999: optMs(l.P999), Max: optMs(l.Max)},
 		Fanout:  Fanout{Mean: units.Round(ms.Fanout.Mean, 3), Max: ms.Fanout.Max, Partitions: units.Round(ms.Fanout.Partitions, 3)},
 		Failed:  ms.Failed, ErrorRate: units.Round(ms.ErrorRate, 6),
-		Lock: lockSummary(run.Variant, i, ms), LockFailed: ms.Failures[metrics.Lock],
+		Lock: lockSummary(run.Variant, i, ms), LockFailed: ms.Failures[metrics.Lock], Waits: waitSummaries(ms),
 		RetryLabel: run.Variant.Stream(i).RetryLabel,
 	}
 	if ms.Rows != nil {

@@ -32,12 +32,14 @@
 //     typed field of the mechanism, nil when it is off: an off mechanism costs the hot
 //     path one nil test, and no interface call is made on it.
 //
-// A new mechanism is a file of its own (its state type, its constructor, its mechanism
-// methods and its hooks) and its tests, and touches in sim: model.go (or mitigate.go)
-// for its configuration in the Model; mechanism.go, to turn it on in newMechanisms
-// (register); heap.go, for its event kinds, if it schedules events; result.go, for
-// figures of its own; and engine.go only for a hook on the request path (a typed field
-// and the call). See docs/architecture.md.
+// A new mechanism is a file of its own and its tests: its settings type implements
+// Setting (mechanism.go), Model.Mechanisms carries it, and its on method sets the
+// mechanism up and attaches it to the general hooks the core offers: a requestGate before
+// a stream's sends (gateStream), a nodeGate at the nodes before their queues (gateNodes),
+// a subWatcher of new subrequests (watchSubs), its event kinds (newEventKind, register)
+// and its waits (newWaits, waits.go), which every output reports. The page latch
+// (latch.go) is built so. The mechanisms older than these hooks keep a typed field in the
+// engine and their settings in model.go. See docs/architecture.md.
 //
 // # State by owner
 //

@@ -72,6 +72,7 @@ type engine struct {
 	reb      *rebState        // rebalance.go
 	locks    *rowLocks        // lock.go
 	registry                  // the mechanisms that are on, by the events they handle (mechanism.go)
+	gates                     // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 }
 
 // backlog counts the subrequests waiting in all queues (and the requests a rate limit or
@@ -109,6 +110,7 @@ func newEngine(m *Model) *engine {
 	for i := range m.Streams {
 		e.initStream(i)
 	}
+	e.startSettings()
 	e.scheduleActions()
 	e.initDetail()
 	e.pickArrival()
@@ -342,6 +344,10 @@ func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sa
 	if st.s.UseCache && e.cache != nil && e.cache.on && e.cacheRead(now, ri) {
 		return
 	}
+	if st.gates != nil {
+		e.sendGated(now, ri, st, 0)
+		return
+	}
 	if st.limit != nil {
 		e.admit(now, ri)
 		return
@@ -397,6 +403,9 @@ func (e *engine) newSub(st *streamState, v keyspace.Visit, req, node int32, atte
 	}
 	sub.req, sub.shard, sub.parts = req, v.Shard, v.Partitions
 	sub.node, sub.attempt, sub.write = int16(node), attempt, st.s.Op == Write
+	if len(e.watches) > 0 {
+		e.watchNewSub(st, si)
+	}
 	return si
 }
 
@@ -613,8 +622,11 @@ func sumExp(r *rand.Rand, k int32) float64 {
 // reach handles subrequest si arriving at its node at time now.
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
-	if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+	if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.amongGates(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
 		e.limitRefused(now, si)
+		return
+	}
+	if len(e.atNode) > 0 && sub.req != followerReq && !e.enterGates(now, si) {
 		return
 	}
 	ni := int(sub.node)
@@ -898,6 +910,9 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 	if r.kind == reqRefresh {
 		return
 	}
+	if st.gates != nil {
+		e.leaveGates(st, t, ri)
+	}
 	if fail == failNone {
 		e.recordRequest(ri, r, t)
 	} else {
@@ -970,6 +985,7 @@ func (e *engine) wrapUp() {
 	for _, m := range e.all {
 		m.wrapUp(e)
 	}
+	e.wrapWaits()
 	e.shardTotals()
 	e.nodeTotals()
 	e.streamTotals()

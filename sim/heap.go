@@ -33,7 +33,8 @@ const (
 	evOutbox                      // a migration's outbox applies its due copies
 	evRebalance                   // a rebalance's move issues its next batch (rebalance.go)
 	evTimers                      // a stream's earliest queued client timeout fires (stream; timers.go)
-	evKinds                       // the number of kinds
+	evFixed                       // the kinds above; mechanisms allocate theirs with newEventKind
+	evKinds         evKind = 48   // the most kinds a run can have
 )
 
 // signBit flips a time's sign bit, which maps signed times to unsigned integers of the same

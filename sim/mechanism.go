@@ -109,3 +109,166 @@ func (e *engine) newMechanisms() {
 		e.register(actionPlan{}, false, evAction)
 	}
 }
+
+// Setting is the configuration of a mechanism that owns its whole part of a run (a page
+// latch, a connection pool): Model.Mechanisms carries one per mechanism that is on, and a
+// new engine turns each on, in order, once its streams are set up. A mechanism of this
+// kind lives in one file: its Setting, its state, its events and its hooks, which it
+// attaches in on with the engine's methods below (doc.go).
+type Setting interface {
+	// on sets the mechanism up in e: its state, the events it handles (register), the
+	// hooks it takes on the request path (gateStream, gateNodes, watchSubs) and the
+	// figures it will report (newWaits).
+	on(e *engine)
+	// Note says, in one sentence for `explain`, what the offered loads computed without
+	// running leave out of the mechanism.
+	Note() string
+}
+
+// requestGate is a mechanism that may hold a client request of a stream before its first
+// attempt is sent (after the cache, before the client's rate limit), as a connection pool
+// does, and hears when the request ends.
+type requestGate interface {
+	// enter is request ri, which would be sent to the nodes at now: true lets it go on,
+	// false holds it, and the gate sends it later with e.sendHeld.
+	enter(e *engine, now Time, ri int32) bool
+	// leave is request ri's end, its outcome reaching the client at t (its last attempt
+	// succeeded or failed; t may be later than the engine's now).
+	leave(e *engine, t Time, ri int32)
+}
+
+// nodeGate is a mechanism that may hold a subrequest which reached its node, after the
+// partition limit and before the node's queue, as a page latch does.
+type nodeGate interface {
+	// enter is subrequest si at its node at now: true lets it go on, false holds it, and
+	// the gate passes it on later with e.pass.
+	enter(e *engine, now Time, si int32) bool
+}
+
+// subWatcher is a mechanism that needs to know each new subrequest of a stream when it is
+// made (newSub), while the stream's planner still holds its request's key.
+type subWatcher interface {
+	newSub(e *engine, st *streamState, si int32)
+}
+
+// gates are the hooks of the mechanisms turned on by a Setting (all empty when none is).
+type gates struct {
+	atNode   []nodeGate
+	passed   []uint8 // by subrequest slot: how many of atNode it has passed, while it is among them
+	reqGated []uint8 // by request slot: how many of its stream's gates it has passed
+	watches  []subWatcher
+	// waitCounters count the waits the mechanisms report (waits.go).
+	waitCounters []*waitCounter
+}
+
+// gateStream puts gate g before the sends of stream i's requests; the stream's requests
+// then take the general path (a request slot, send), and keep their visits with them for
+// a send that comes later.
+func (e *engine) gateStream(i int, g requestGate) {
+	st := &e.streams[i]
+	st.gates = append(st.gates, g)
+	st.plain, st.keep = false, true
+}
+
+// gateNodes puts g at every node, after the gates put there before it.
+func (e *engine) gateNodes(g nodeGate) {
+	e.atNode = append(e.atNode, g)
+}
+
+// watchSubs has w told of every new subrequest.
+func (e *engine) watchSubs(w subWatcher) {
+	e.watches = append(e.watches, w)
+}
+
+// enterGates runs subrequest si, at its node at now, through the node gates it has not
+// passed yet, and reports whether all let it go on (false: one holds it).
+func (e *engine) enterGates(now Time, si int32) bool {
+	for int(si) >= len(e.passed) {
+		e.passed = append(e.passed, 0)
+	}
+	for k := int(e.passed[si]); k < len(e.atNode); k++ {
+		e.passed[si] = uint8(k + 1)
+		if !e.atNode[k].enter(e, now, si) {
+			return false
+		}
+	}
+	e.passed[si] = 0 // through: the slot's next subrequest starts at the first gate
+	return true
+}
+
+// amongGates reports whether subrequest si is on its way through the node gates (one held
+// it, and passed it on): it has passed the partition limit before them.
+func (e *engine) amongGates(si int32) bool {
+	return int(si) < len(e.passed) && e.passed[si] > 0
+}
+
+// pass puts subrequest si, which a node gate held until now, on its way again: through the
+// gates after that one, then to the node's queue or a core.
+func (e *engine) pass(now Time, si int32) {
+	e.reach(now, si)
+}
+
+// sendGated runs request ri of stream st, which would reach its nodes at now, through
+// the stream's gates from the k-th on, then sends it as issueSlotted does (through the
+// client's rate limit, if any); a gate that holds it sends it on later (sendHeld).
+func (e *engine) sendGated(now Time, ri int32, st *streamState, k int) {
+	for int(ri) >= len(e.reqGated) {
+		e.reqGated = append(e.reqGated, 0)
+	}
+	for ; k < len(st.gates); k++ {
+		e.reqGated[ri] = uint8(k + 1)
+		if !st.gates[k].enter(e, now, ri) {
+			return
+		}
+	}
+	if st.limit != nil {
+		e.admit(now, ri)
+		return
+	}
+	e.send(now, ri, e.visits[ri])
+}
+
+// sendHeld sends request ri, which a request gate held until its first attempt could
+// reach the nodes at now: through the stream's later gates, then on as issueSlotted would.
+func (e *engine) sendHeld(now Time, ri int32) {
+	st := &e.streams[e.reqs.items[ri].stream]
+	e.sendGated(now, ri, st, int(e.reqGated[ri]))
+}
+
+// leaveGates tells stream st's gates that request ri has ended, its outcome reaching the
+// client at t.
+func (e *engine) leaveGates(st *streamState, t Time, ri int32) {
+	for _, g := range st.gates {
+		g.leave(e, t, ri)
+	}
+}
+
+// watchNewSub tells the watchers of new subrequests of si, just made for stream st.
+func (e *engine) watchNewSub(st *streamState, si int32) {
+	for _, w := range e.watches {
+		w.newSub(e, st, si)
+	}
+}
+
+// startSettings turns on the mechanisms of Model.Mechanisms.
+func (e *engine) startSettings() {
+	for _, s := range e.m.Mechanisms {
+		s.on(e)
+	}
+}
+
+// kindsTaken counts the event kinds in use: the core's and the mechanisms' of heap.go,
+// then those allocated by newEventKind.
+var kindsTaken = evFixed
+
+// newEventKind allocates an event kind for a mechanism's own events. A mechanism's file
+// calls it once per kind, in a package-level variable's initializer, so the kinds are
+// fixed before any run.
+func newEventKind() evKind {
+	if kindsTaken >= evKinds {
+		panic("sim: more event kinds than evKinds")
+	}
+	k := kindsTaken
+	kindsTaken++
+	return k
+}

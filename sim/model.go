@@ -165,6 +165,9 @@ type Model struct {
 	// Detail, when its Window is set, keeps every stream's latency histograms at a finer
 	// grain over a range of the run as well (detail.go).
 	Detail Detail
+	// Mechanisms are the settings of the mechanisms that each own their whole part of the
+	// run (a page latch, a connection pool: mechanism.go's Setting), turned on in order.
+	Mechanisms []Setting
 
 	// ran marks a model that Run has used: its generators, planners and splitter hold the
 	// state that run left, so a second run would not repeat the first.

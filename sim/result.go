@@ -218,6 +218,10 @@ type StreamResult struct {
 	LockHolds    int64
 	LockHoldSum  float64
 
+	// Waits are the waits before service of the mechanisms of Model.Mechanisms that held
+	// the stream's work back (waits.go), in the order they were turned on.
+	Waits []Wait
+
 	// ShardRows are the rows the stream's writes added to each shard over the run (the
 	// stream's part of ShardResult.Rows, followers' copies left out); nil for a stream
 	// that does not write.

@@ -115,3 +115,22 @@ func (q *fifo) pop() int32 {
 	q.size--
 	return v
 }
+
+// subStream is the stream of subrequest sub, which a client request sent (not a
+// follower's apply).
+func (e *engine) subStream(sub *subreq) int {
+	if sub.req <= soloReq {
+		return int(soloReq - sub.req)
+	}
+	return int(e.reqs.items[sub.req].stream)
+}
+
+// subCounted reports whether client subrequest si's request was issued after the warmup,
+// once it has reached its node (a solo's issue time is recorded by then).
+func (e *engine) subCounted(si int32) bool {
+	sub := &e.subs.items[si]
+	if sub.req <= soloReq {
+		return e.issues[si] >= e.m.Warmup
+	}
+	return e.reqs.items[sub.req].counted
+}

@@ -49,6 +49,9 @@ type streamState struct {
 	// Kept last, so that the fields every request reads keep their places in the struct.
 	fine *fineState // nil without a detail range
 	tq   timerQueue // the client's pending timeouts, in deadline order (timers.go)
+	// gates: the mechanisms that may hold the stream's requests before they are sent
+	// (mechanism.go); nil: none.
+	gates []requestGate
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering

@@ -3,6 +3,7 @@ package spec
 import (
 	"io/fs"
 
+	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/units"
 )
@@ -11,6 +12,9 @@ import (
 // times, instants, enumerations and the few values of several shapes have types that
 // decode themselves (types.go), so that a File holds no untyped value; optional numbers
 // are pointers (nil: absent), so that validation can tell "missing" from "zero".
+//
+// A mechanism declares its own keys beside its checks (mechanism.go): they decode into the
+// Ext field of the table that holds them.
 
 // File is one scenario file, before variants are applied.
 type File struct {
@@ -51,6 +55,8 @@ type File struct {
 	// Claims are what a story about the scenario says, each with a figure the run can
 	// measure (claims.go); the reports set them beside the measured figures.
 	Claims []Claim `toml:"claims"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
 }
 
 // Detail is the detail table: { from = "08:00", to = "08:35", window = "5s" }.
@@ -80,6 +86,8 @@ type Cluster struct {
 	ReadFrom ReadFrom `toml:"read_from"`
 	// ApplyCost is a follower's CPU time per write (default: the write stream's cost).
 	ApplyCost Duration `toml:"apply_cost"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
 }
 
 // NodeConfig overrides one node ([[cluster.node]]).
@@ -94,6 +102,8 @@ type Table struct {
 	Name    string           `toml:"name"`
 	History Duration         `toml:"history"`
 	Fields  map[string]Field `toml:"fields"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
 }
 
 // Field is one field generator (docs/scenario.md, [table]).
@@ -130,6 +140,8 @@ type Keyspace struct {
 	Split *Split `toml:"split"`
 	// Copies spreads hot keys over several copies (nil: none).
 	Copies *Copies `toml:"copies"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
 }
 
 // Limits is [keyspace.limits]: DynamoDB-style per-partition throughput limits.
@@ -215,6 +227,8 @@ type Stream struct {
 	// RetryLabel is what a retry of this stream means, in the reader's words (say
 	// "duplicate charge attempts"): the reports name the stream's retries by it.
 	RetryLabel string `toml:"retry_label"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
 }
 
 // Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }; or,

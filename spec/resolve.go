@@ -325,6 +325,9 @@ type Resolved struct {
 	Migration *MigrationSpec
 	// Rebalance is the [[actions]] entry's add_nodes (nil: none).
 	Rebalance *RebalanceSpec
+	// Mechanisms are the settings of the mechanisms that declare their own keys
+	// (mechanism.go), in the order their resolvers registered.
+	Mechanisms []sim.Setting
 }
 
 // Error formats the problem as "KEY: MSG".
@@ -373,6 +376,7 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveCache(c, f, s)
 	resolveActions(c, f, s)
 	resolveDetect(c, f, s)
+	resolveMechanisms(c, f, s)
 	resolveClaims(c, f, s)
 	return s, c.probs
 }

@@ -8,6 +8,7 @@
 //	a figure inline:  <!--fig bf.before.p99-->8.1 s<!--/fig-->
 //	a fenced block:   <!--gen bf.run-before--> on the line before the block's fence
 //	a block quote:    <!--gen det.hot-key--> on the line before its first "> " line
+//	a table:          <!--gen mechkeys.table--> on the line before its first "|" line
 //	an image:         <!--copy bf out/black-friday/shard-load.png images/black-friday-shard-load.png-->
 //
 // A test computes its figures and blocks from its runs and calls Apply: what the doc says
@@ -145,6 +146,9 @@ func (r *docRender) gen(l, name string) error {
 	case next < len(r.lines) && strings.HasPrefix(r.lines[next], ">"):
 		r.quote(l, body, ok)
 		return nil
+	case next < len(r.lines) && strings.HasPrefix(r.lines[next], "|"):
+		r.table(l, body, ok)
+		return nil
 	case next >= len(r.lines) || !strings.HasPrefix(r.lines[next], "```"):
 		r.errorf(r.i+1, "a fenced block must follow <!--gen %s-->", name)
 		r.b.WriteString(l)
@@ -162,6 +166,25 @@ func (r *docRender) quote(l, body string, ok bool) {
 	r.b.WriteString(l)
 	if ok {
 		r.b.WriteString(Quote(body, 90))
+	} else {
+		r.b.WriteString(strings.Join(r.lines[r.i+1:end], ""))
+	}
+	r.i = end - 1
+}
+
+// table replaces the Markdown table after marker l (its lines begin with "|") by body,
+// a table too (when ok).
+func (r *docRender) table(l, body string, ok bool) {
+	end := r.i + 1
+	for end < len(r.lines) && strings.HasPrefix(r.lines[end], "|") {
+		end++
+	}
+	r.b.WriteString(l)
+	if ok {
+		r.b.WriteString(body)
+		if !strings.HasSuffix(body, "\n") {
+			r.b.WriteString("\n")
+		}
 	} else {
 		r.b.WriteString(strings.Join(r.lines[r.i+1:end], ""))
 	}

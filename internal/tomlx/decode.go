@@ -292,6 +292,9 @@ func (dc *decoder) structure(path string, raw any, rv reflect.Value) {
 	fs := fieldsOf(rv.Type())
 	for _, k := range sortedKeys(m) {
 		idx, ok := fs.byName[k]
+		if !ok && dc.extension(path, k, m[k], rv, fs) {
+			continue
+		}
 		if !ok {
 			msg := "unknown key"
 			if s := suggest(k, fs.names); s != "" {
@@ -381,30 +384,24 @@ func sortedKeys(m map[string]any) []string {
 // structFields lists the TOML-settable fields of a struct type.
 type structFields struct {
 	byName map[string]int // TOML key -> field index
-	names  []string       // TOML keys, sorted
+	names  []string       // TOML keys, sorted, those declared with Extend included
+	ext    int            // the index of the Extensions field, or -1
 }
 
 var fieldCache sync.Map // reflect.Type -> *structFields
 
 // fieldsOf returns the fields of t settable from TOML: exported fields with
 // a `toml:"name"` tag whose name is neither empty nor "-". The first of
-// several fields with the same name wins.
+// several fields with the same name wins. Keys declared for t with Extend are
+// among its names, and decode into its Extensions field.
 func fieldsOf(t reflect.Type) *structFields {
 	if fs, ok := fieldCache.Load(t); ok {
 		return fs.(*structFields)
 	}
-	fs := &structFields{byName: map[string]int{}}
+	fs := &structFields{byName: map[string]int{}, ext: extensionsField(t)}
 	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		tag, ok := f.Tag.Lookup("toml")
-		if !ok {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "" || name == "-" {
+		name := tagName(t.Field(i))
+		if name == "" {
 			continue
 		}
 		if _, dup := fs.byName[name]; dup {
@@ -413,9 +410,29 @@ func fieldsOf(t reflect.Type) *structFields {
 		fs.byName[name] = i
 		fs.names = append(fs.names, name)
 	}
+	if fs.ext >= 0 {
+		fs.names = append(fs.names, extensionNames(t)...)
+	}
 	sort.Strings(fs.names)
 	fieldCache.Store(t, fs)
 	return fs
+}
+
+// tagName is the TOML key of struct field f: its `toml:"name"` tag's name, or "" for a
+// field TOML does not set (unexported, untagged, or tagged "-").
+func tagName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag, ok := f.Tag.Lookup("toml")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "-" {
+		return ""
+	}
+	return name
 }
 
 // suggest returns the candidate closest to k by edit distance (ignoring

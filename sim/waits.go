@@ -1,0 +1,63 @@
+package sim
+
+import "github.com/HdrHistogram/hdrhistogram-go"
+
+// Wait is what one mechanism made a stream's requests (or their subrequests) wait before
+// they were served, over those issued after the warmup: a connection pool's wait for a
+// connection, a page latch's wait for a leaf page. Each mechanism of Model.Mechanisms that
+// holds work back reports its waits here, and every output shows them as it shows the
+// others (docs/outputs.md, "waits").
+type Wait struct {
+	// Name is the mechanism's, as the outputs show it ("pool", "page_latch"); Of is what
+	// waited ("requests", "writes").
+	Name, Of string
+	// Asked went through the mechanism; Queued of them found it busy and waited.
+	Asked, Queued int64
+	// Sum (nanoseconds, for an exact mean) and Max cover every wait, 0 for those that
+	// went straight through; Hist holds them in microseconds.
+	Sum  float64
+	Max  Time
+	Hist *hdrhistogram.Histogram
+}
+
+// waitCounter gathers one mechanism's waits for one stream (waits.go's Wait) during a run.
+type waitCounter struct {
+	out    *StreamResult
+	slot   int // its index in out.Waits
+	counts []int64
+}
+
+// newWaits starts counting mechanism name's waits of stream i's work (of: what waits).
+// The mechanism calls it when it is turned on, once per stream it holds back.
+func (e *engine) newWaits(i int, name, of string) *waitCounter {
+	out := e.streams[i].out
+	out.Waits = append(out.Waits, Wait{Name: name, Of: of})
+	w := &waitCounter{out: out, slot: len(out.Waits) - 1, counts: make([]int64, runLayout.countsN)}
+	e.waitCounters = append(e.waitCounters, w)
+	return w
+}
+
+// add counts one wait of length d (0: it went straight through), if counted (issued after
+// the warmup).
+func (w *waitCounter) add(counted bool, d Time) {
+	if !counted {
+		return
+	}
+	r := &w.out.Waits[w.slot]
+	r.Asked++
+	if d > 0 {
+		r.Queued++
+	}
+	r.Sum += float64(d)
+	r.Max = max(r.Max, d)
+	us := min(int64((d+Microsecond-1)/Microsecond), histMaxMicros)
+	w.counts[runLayout.index(us)]++
+}
+
+// wrapWaits puts every wait counter's histogram into its result, when the run ends.
+func (e *engine) wrapWaits() {
+	for _, w := range e.waitCounters {
+		w.out.Waits[w.slot].Hist = runLayout.histogram(w.counts)
+		w.counts = nil
+	}
+}

@@ -1,0 +1,163 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/shardsim/shardsim/internal/splitmix"
+	"github.com/shardsim/shardsim/keyspace"
+)
+
+// PageLatch is the table's B-tree leaf-page latch ([table] page_latch, docs/mitigations.md
+// "Hot index page"): every write holds the latch of the leaf page its key falls in for
+// Hold, one write at a time per page, before it is served.
+//
+// Which page. A shard's rows are kept in key order, Rows to a page. A write whose key is
+// not below the greatest key written so far under the same prefix (every part but the
+// last: a salt bucket, a tenant) appends: it goes to that prefix's rightmost page, which
+// takes Rows appends before a new rightmost page starts. A monotonic key (a time, a
+// sequence, a time bucket) appends every write, so all of a prefix's inserts wait for one
+// page's latch at a time, and it passes at most 1/Hold writes a second. Any other write
+// goes to the interior page of its last part divided by Rows: a random key spreads its
+// writes over the table's pages. The greatest key of each prefix is kept in a table of
+// prefixSlots entries by hash; two prefixes that share an entry take turns at it (a write
+// then looks like an append to the rightmost page of its own prefix), which bounds the
+// memory whatever the number of prefixes.
+//
+// The wait for a page latch holds no core and no place in the node's queue, as a row
+// lock's (lock.go); the latch is taken after the partition limit and a row lock, if any.
+// With Poisson writes at rate λ to one page, the page is an M/D/1 queue: the mean wait is
+// λ·Hold² / (2(1 − λ·Hold)) (latch_test.go checks it).
+type PageLatch struct {
+	Hold Time  // how long a write holds its page's latch
+	Rows int64 // rows a page holds
+}
+
+// Note says what the offered loads leave out of the page latch.
+func (s PageLatch) Note() string {
+	return fmt.Sprintf("the figures ignore the page latch: each write holds its leaf page's latch for %v (a page of %d rows), so the writes of a monotonic key pass at most %.0f a second per key prefix, whatever the cores", s.Hold, s.Rows, float64(Second)/float64(s.Hold))
+}
+
+// prefixSlots is the size of the page latch's table of the greatest key per prefix.
+const prefixSlots = 1 << 12
+
+// evLatchRelease: a write's hold of its page's latch ends (subrequest slot).
+var evLatchRelease = newEventKind()
+
+// pageLatches is the page latch's state: the latches held now and their waiters, each
+// subrequest's page and the time it asked for it, and the greatest key per prefix.
+type pageLatches struct {
+	noHooks
+	set     PageLatch
+	held    lockTable // the latches held now, by page identity, with their waiters
+	links   []link    // a waiting subrequest's place among its page's waiters, by slot
+	page    []uint64  // by subrequest slot: the page its write goes to (0: it takes none)
+	at      []Time    // by subrequest slot: when it asked for its page's latch
+	prefix  [prefixSlots]prefixEnd
+	waits   []*waitCounter // by stream; nil for a stream that does not write
+	counted []bool         // by subrequest slot: its request was issued after the warmup
+}
+
+// prefixEnd is the right end of one key prefix's rows: the prefix's hash (0: the entry is
+// free) and its greatest last part so far.
+type prefixEnd struct {
+	prefix uint64
+	last   uint64
+}
+
+// on turns the page latch on: it watches every new write subrequest of a point-write
+// stream, holds writes at their nodes, and counts their waits by stream.
+func (s PageLatch) on(e *engine) {
+	l := &pageLatches{set: s, held: newLockTable(0), waits: make([]*waitCounter, len(e.streams))}
+	for i := range e.streams {
+		if st := &e.streams[i]; st.s.Op == Write && st.point != nil {
+			l.waits[i] = e.newWaits(i, "page_latch", "writes")
+		}
+	}
+	e.watchSubs(l)
+	e.gateNodes(l)
+	e.register(l, false, evLatchRelease)
+}
+
+// newSub records the page of write subrequest si of stream st, whose key the stream's
+// planner still holds (copies of a write, k > 0, are in other shards: each has its own
+// pages).
+func (l *pageLatches) newSub(e *engine, st *streamState, si int32) {
+	for int(si) >= len(l.page) {
+		l.page = append(l.page, 0)
+		l.at = append(l.at, 0)
+		l.links = append(l.links, link{})
+		l.counted = append(l.counted, false)
+	}
+	l.page[si] = 0
+	if l.waits[st.index] == nil {
+		return
+	}
+	l.page[si] = l.pageOf(st.point.LastKey(), e.subs.items[si].shard)
+}
+
+// pageOf is the identity of the leaf page key k falls in on shard sh (never 0).
+func (l *pageLatches) pageOf(k *keyspace.Key, sh int32) uint64 {
+	parts := k.Parts()
+	h := splitmix.Mix(uint64(sh) + 0x7f4a7c159e3779b9)
+	var last uint64
+	if n := len(parts); n > 0 {
+		for _, p := range parts[:n-1] {
+			h = splitmix.Mix(h ^ splitmix.Mix(p))
+		}
+		last = parts[n-1]
+	}
+	pe := &l.prefix[h&(prefixSlots-1)]
+	if pe.prefix != h|1 { // a new prefix, or another's entry: its right end starts here
+		*pe = prefixEnd{prefix: h | 1, last: last}
+	}
+	if last >= pe.last {
+		pe.last = last
+		return splitmix.Mix(h^0x5bd1e995) | 1 // the right edge
+	}
+	return splitmix.Mix(h^splitmix.Mix(last/uint64(l.set.Rows))) | 1
+}
+
+// enter takes subrequest si's page latch at now, or queues it behind the holder.
+func (l *pageLatches) enter(e *engine, now Time, si int32) bool {
+	if int(si) >= len(l.page) || l.page[si] == 0 {
+		return true
+	}
+	key := l.page[si]
+	l.at[si] = now
+	l.counted[si] = e.subCounted(si)
+	i := l.held.find(key)
+	if i < 0 {
+		l.held.insert(key)
+		l.grant(e, now, si)
+		return false
+	}
+	l.held.slots[i].waiters.pushBack(l.links, si)
+	if e.queued++; e.queued > e.maxQueued && !e.stopped {
+		e.saturate(now)
+	}
+	return false
+}
+
+// grant gives subrequest si its page's latch at now, for Hold, and counts its wait.
+func (l *pageLatches) grant(e *engine, now Time, si int32) {
+	sub := &e.subs.items[si]
+	if w := l.waits[e.subStream(sub)]; w != nil {
+		w.add(l.counted[si], now-l.at[si])
+	}
+	e.h.pushKind(now+l.set.Hold, si, evLatchRelease)
+}
+
+// handle ends subrequest si's hold: the latch goes to its page's oldest waiter, or is
+// freed, and si goes on to its node's queue.
+func (l *pageLatches) handle(e *engine, ev event) {
+	now, si := ev.at, ev.idx
+	i := l.held.find(l.page[si])
+	if next := l.held.slots[i].waiters.head; next >= 0 {
+		l.held.slots[i].waiters.remove(l.links, next)
+		e.queued--
+		l.grant(e, now, next)
+	} else {
+		l.held.remove(i)
+	}
+	e.pass(now, si)
+}

@@ -1,0 +1,31 @@
+package spec
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/shardsim/shardsim/sim"
+)
+
+// TestPoolKey: [[streams]] pool turns into the stream's pool setting, and each bad value
+// is reported at its key (docs/scenario.md, "Keys of the mechanisms").
+func TestPoolKey(t *testing.T) {
+	s, probs := resolveTOML(t, "[[streams]]\nname = \"r\"\nop = \"read\"\nrate = 5\ncost = \"1ms\"\npool = 16\n")
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	if want := []sim.Setting{sim.Pool{Stream: 1, Size: 16}}; !reflect.DeepEqual(s.Mechanisms, want) {
+		t.Errorf("settings %#v, want %#v", s.Mechanisms, want)
+	}
+	for _, c := range []struct{ extra, want string }{
+		{"pool = 0", "streams[0].pool: must be a whole number from 1 to 1000000 (got 0)"},
+		{"pool = \"8\"", "streams[0].pool: expected an integer, got string \"8\""},
+		{"pools = 8", `streams[0].pools: unknown key; did you mean "pool"?`},
+	} {
+		_, probs := resolveTOML(t, c.extra+"\n")
+		if !slices.Contains(probs, c.want) {
+			t.Errorf("%q: problems %q, want %q among them", c.extra, probs, c.want)
+		}
+	}
+}

@@ -54,19 +54,7 @@ func TestHotspotCascadeStory(t *testing.T) {
 	s.wantDiagnosis("append facts", "hot_index_page", "import_cases")
 	s.wantDiagnosis("+ hash prefix of 8", "", "")
 
-	var runs []report.Run
-	for _, v := range s.sc.Variants {
-		runs = append(runs, report.Run{Variant: describeVariant(v), Result: s.results[v.Name]})
-	}
-	cs := report.Claims(describe(s.sc), runs)
-	if len(cs) != len(s.sc.Claims) || len(cs) < 6 {
-		t.Fatalf("%d claims measured of %d, want every one (at least 6)", len(cs), len(s.sc.Claims))
-	}
-	for _, c := range cs {
-		if c.Agrees == nil || !*c.Agrees {
-			t.Errorf("claim %q (%s in %s): the story says %s, the run %s", c.Text, c.Measure, c.Variant, c.Says, c.Measured)
-		}
-	}
+	s.wantClaims(6)
 }
 
 func mustKinds(s *otherStory, variant string) []string {

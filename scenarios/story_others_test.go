@@ -106,6 +106,25 @@ func (s *otherStory) wantDiagnosis(variant, kind, subject string) {
 	s.t.Errorf("%s, %s: diagnosis %v, want %s about %q:\n%s", s.name, variant, kinds, kind, subject, msgs)
 }
 
+// wantClaims checks that the scenario's [[claims]] are all measured (no fewer than least
+// of them) and all hold in the story's runs (report.Claims, what report.md shows).
+func (s *otherStory) wantClaims(least int) {
+	s.t.Helper()
+	var runs []report.Run
+	for _, v := range s.sc.Variants {
+		runs = append(runs, report.Run{Variant: describeVariant(v), Result: s.results[v.Name]})
+	}
+	cs := report.Claims(describe(s.sc), runs)
+	if len(cs) != len(s.sc.Claims) || len(cs) < least {
+		s.t.Fatalf("%d claims measured of %d, want every one (at least %d)", len(cs), len(s.sc.Claims), least)
+	}
+	for _, c := range cs {
+		if c.Agrees == nil || !*c.Agrees {
+			s.t.Errorf("claim %q (%s in %s): the story says %s, the run %s", c.Text, c.Measure, c.Variant, c.Says, c.Measured)
+		}
+	}
+}
+
 func (s *otherStory) result(variant string) *sim.Result {
 	s.t.Helper()
 	r, ok := s.results[variant]

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/report"
 )
 
 // TestUUIDKeysStory runs the built-in uuid-keys (seed 7, 30 s, about 150,000 orders a
@@ -83,17 +82,5 @@ func TestUUIDKeysStory(t *testing.T) {
 	s.wantDiagnosis("uuidv7, range", "monotonic_key", "create_order")
 	s.wantDiagnosis("uuidv7, hash", "", "")
 
-	var runs []report.Run
-	for _, v := range s.sc.Variants {
-		runs = append(runs, report.Run{Variant: describeVariant(v), Result: s.results[v.Name]})
-	}
-	cs := report.Claims(describe(s.sc), runs)
-	if len(cs) != len(s.sc.Claims) || len(cs) < 8 {
-		t.Fatalf("%d claims measured of %d, want every one (at least 8)", len(cs), len(s.sc.Claims))
-	}
-	for _, c := range cs {
-		if c.Agrees == nil || !*c.Agrees {
-			t.Errorf("claim %q (%s in %s): the story says %s, the run %s", c.Text, c.Measure, c.Variant, c.Says, c.Measured)
-		}
-	}
+	s.wantClaims(8)
 }

@@ -79,7 +79,7 @@ validate-real-short: build validate-real-deps
 # fresh runs by the tests that check them; read the diff before committing it. make test
 # fails while they differ.
 docs:
-	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 ./cmd/shardsim ./sim ./scenarios ./spec
+	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 ./cmd/shardsim ./sim ./scenarios ./mechanisms
 	$(GO) test -count=1 -run '^TestCLIDoc$$' ./cmd/shardsim -update
 
 FUZZTARGETS := internal/tomlx:FuzzParseDecode scenarios:FuzzLoad scenarios:FuzzSet spec:FuzzKeyPart \

@@ -16,6 +16,7 @@ import (
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/tomlx"
+	_ "github.com/shardsim/shardsim/mechanisms" // the mechanisms' keys (docs/architecture.md)
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/units"

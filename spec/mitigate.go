@@ -246,6 +246,9 @@ func cacheStreams(c *checker, names []string, s *Resolved) []bool {
 	return on
 }
 
+// StreamIndex is the index of the stream called name among s.Streams, or -1.
+func (s *Resolved) StreamIndex(name string) int { return s.streamIndex(name) }
+
 func (s *Resolved) streamIndex(name string) int {
 	return slices.IndexFunc(s.Streams, func(ss StreamSpec) bool { return ss.Name == name })
 }

@@ -1,36 +1,37 @@
-package spec
+package mechanisms
 
 import (
 	"fmt"
 
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // The connection pool's key ([[streams]] pool: docs/mitigations.md, "Connection pool"),
 // its checks, and the setting it turns into (sim.Pool).
 
-var poolKey = streamKey[*int]("pool", "none",
+var poolKey = spec.StreamKey[*int]("pool", "none",
 	"a client connection pool of this many connections (1 to 1,000,000): at most that many of the stream's requests are in flight, from their first attempt's send to their outcome (retries included); the others wait in the client for a connection, oldest first, and the wait shows apart from the database's queue (docs/mitigations.md, \"Connection pool\"). Not on a `trace` stream")
 
 const maxPool = 1_000_000
 
-func init() { registerMechanism(resolvePools) }
+func init() { spec.RegisterMechanism(resolvePools) }
 
 // resolvePools gives each stream with a pool its setting.
-func resolvePools(c *checker, f *File, s *Resolved) {
+func resolvePools(c *spec.Checker, f *spec.File, s *spec.Resolved) {
 	for i, st := range f.Streams {
-		size, ok := poolKey.in(st.Ext)
+		size, ok := poolKey.In(st.Ext)
 		if !ok {
 			continue
 		}
 		key := fmt.Sprintf("streams[%d].pool", i)
 		switch {
 		case *size < 1 || *size > maxPool:
-			c.add(key, "must be a whole number from 1 to %d (got %d)", maxPool, *size)
+			c.Add(key, "must be a whole number from 1 to %d (got %d)", maxPool, *size)
 		case st.Trace != nil:
-			c.add(key, "a trace stream replays its log as it is, so it takes no pool")
+			c.Add(key, "a trace stream replays its log as it is, so it takes no pool")
 		default:
-			if j := s.streamIndex(st.Name); j >= 0 {
+			if j := s.StreamIndex(st.Name); j >= 0 {
 				s.Mechanisms = append(s.Mechanisms, sim.Pool{Stream: j, Size: *size})
 			}
 		}

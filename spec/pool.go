@@ -31,7 +31,7 @@ func resolvePools(c *checker, f *File, s *Resolved) {
 			c.add(key, "a trace stream replays its log as it is, so it takes no pool")
 		default:
 			if j := s.streamIndex(st.Name); j >= 0 {
-				s.Mechanisms = append(s.Mechanisms, sim.Pool{Stream: j, Size: *size})
+				s.Mechanisms = append(s.Mechanisms, sim.Pool{Stream: j, Name: st.Name, Size: *size})
 			}
 		}
 	}

@@ -32,7 +32,7 @@ func resolvePools(c *spec.Checker, f *spec.File, s *spec.Resolved) {
 			c.Add(key, "a trace stream replays its log as it is, so it takes no pool")
 		default:
 			if j := s.StreamIndex(st.Name); j >= 0 {
-				s.Mechanisms = append(s.Mechanisms, sim.Pool{Stream: j, Size: *size})
+				s.Mechanisms = append(s.Mechanisms, sim.Pool{Stream: j, Name: st.Name, Size: *size})
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package mechanisms
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/sim"
@@ -15,8 +16,12 @@ func TestPoolKey(t *testing.T) {
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	if want := []sim.Setting{sim.Pool{Stream: 1, Size: 16}}; !reflect.DeepEqual(s.Mechanisms, want) {
+	if want := []sim.Setting{sim.Pool{Stream: 1, Name: "r", Size: 16}}; !reflect.DeepEqual(s.Mechanisms, want) {
 		t.Errorf("settings %#v, want %#v", s.Mechanisms, want)
+	}
+	// explain's note names the stream, as the others do, not its index.
+	if note, want := s.Mechanisms[0].Note(), "the figures ignore r's connection pool of 16"; !strings.HasPrefix(note, want) {
+		t.Errorf("note %q, want it to begin %q", note, want)
 	}
 	for _, c := range []struct{ extra, want string }{
 		{"pool = 0", "streams[0].pool: must be a whole number from 1 to 1000000 (got 0)"},

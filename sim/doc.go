@@ -36,9 +36,9 @@
 // Setting (mechanism.go), Model.Mechanisms carries it, and its on method sets the
 // mechanism up and attaches it to the general hooks the core offers: a requestGate before
 // a stream's sends (gateStream), a nodeGate at the nodes before their queues (gateNodes),
-// a subWatcher of new subrequests (watchSubs), its event kinds (newEventKind, register)
-// and its waits (newWaits, waits.go), which every output reports. The page latch
-// (latch.go) is built so. The mechanisms older than these hooks keep a typed field in the
+// a subWatcher of issued requests and new subrequests (watchSubs), its event kinds
+// (newEventKind, register) and its waits (newWaits, waits.go), which every output
+// reports. The page latch (latch.go) is built so. The mechanisms older than these hooks keep a typed field in the
 // engine and their settings in model.go. See docs/architecture.md.
 //
 // # State by owner

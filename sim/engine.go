@@ -325,6 +325,9 @@ func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sa
 	if st.needKey {
 		e.setKey(ri, keyID(st))
 	}
+	if len(e.watches) > 0 {
+		e.watchIssue(st, ri)
+	}
 	if sample {
 		e.observe(st, ri)
 	}

@@ -55,6 +55,7 @@ type pageLatches struct {
 	prefix  [prefixSlots]prefixEnd
 	waits   []*waitCounter // by stream; nil for a stream that does not write
 	counted []bool         // by subrequest slot: its request was issued after the warmup
+	keys    []keyspace.Key // by request slot: the key of its write, kept at its issue
 }
 
 // prefixEnd is the right end of one key prefix's rows: the prefix's hash (0: the entry is
@@ -78,8 +79,22 @@ func (s PageLatch) on(e *engine) {
 	e.register(l, false, evLatchRelease)
 }
 
-// newSub records the page of write subrequest si of stream st, whose key the stream's
-// planner still holds (copies of a write, k > 0, are in other shards: each has its own
+// issue keeps the key of write request ri of stream st, which its stream's planner holds
+// now: its attempts may be sent after later writes are planned (held by a pool or a rate
+// limit, or retried).
+func (l *pageLatches) issue(e *engine, st *streamState, ri int32) {
+	if l.waits[st.index] == nil {
+		return
+	}
+	for int(ri) >= len(l.keys) {
+		l.keys = append(l.keys, keyspace.Key{})
+	}
+	l.keys[ri] = *st.point.LastKey()
+}
+
+// newSub records the page of write subrequest si of stream st, the page of its request's
+// key: kept at issue for a request in a slot, still the planner's for a solo, made as its
+// request is issued (copies of a write, k > 0, are in other shards: each has its own
 // pages).
 func (l *pageLatches) newSub(e *engine, st *streamState, si int32) {
 	for int(si) >= len(l.page) {
@@ -92,7 +107,12 @@ func (l *pageLatches) newSub(e *engine, st *streamState, si int32) {
 	if l.waits[st.index] == nil {
 		return
 	}
-	l.page[si] = l.pageOf(st.point.LastKey(), e.subs.items[si].shard)
+	sub := &e.subs.items[si]
+	k := st.point.LastKey()
+	if sub.req >= 0 {
+		k = &l.keys[sub.req]
+	}
+	l.page[si] = l.pageOf(k, sub.shard)
 }
 
 // pageOf is the identity of the leaf page key k falls in on shard sh (never 0).

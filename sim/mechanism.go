@@ -146,8 +146,13 @@ type nodeGate interface {
 }
 
 // subWatcher is a mechanism that needs to know each new subrequest of a stream when it is
-// made (newSub), while the stream's planner still holds its request's key.
+// made (newSub), and each request of a stream that takes a request slot when it is issued
+// (issue), while the stream's planner still holds the request's key: a request's attempt
+// may be sent later (held by a pool or a rate limit, or retried), when the planner holds a
+// later request's key, so what a subrequest needs of its request's key is kept at issue.
+// A solo's subrequest is made as its request is issued.
 type subWatcher interface {
+	issue(e *engine, st *streamState, ri int32)
 	newSub(e *engine, st *streamState, si int32)
 }
 
@@ -175,7 +180,7 @@ func (e *engine) gateNodes(g nodeGate) {
 	e.atNode = append(e.atNode, g)
 }
 
-// watchSubs has w told of every new subrequest.
+// watchSubs has w told of every new subrequest, and of every request issued into a slot.
 func (e *engine) watchSubs(w subWatcher) {
 	e.watches = append(e.watches, w)
 }
@@ -240,6 +245,13 @@ func (e *engine) sendHeld(now Time, ri int32) {
 func (e *engine) leaveGates(st *streamState, t Time, ri int32) {
 	for _, g := range st.gates {
 		g.leave(e, t, ri)
+	}
+}
+
+// watchIssue tells the watchers of request ri of stream st, just issued into its slot.
+func (e *engine) watchIssue(st *streamState, ri int32) {
+	for _, w := range e.watches {
+		w.issue(e, st, ri)
 	}
 }
 

@@ -31,9 +31,9 @@ func conserve(t *testing.T, r *Result) {
 	}
 	for i := range r.Streams {
 		s := &r.Streams[i]
-		if sum := s.Completed + s.Rejected + s.TimedOut + s.Throttled + s.Limited; sum != s.Offered {
-			t.Errorf("stream %s: completed %d + rejected %d + timed out %d + throttled %d + limited %d = %d, want offered %d",
-				s.Name, s.Completed, s.Rejected, s.TimedOut, s.Throttled, s.Limited, sum, s.Offered)
+		if sum := s.Completed + s.Rejected + s.TimedOut + s.Throttled + s.Limited + s.LockTimedOut; sum != s.Offered {
+			t.Errorf("stream %s: completed %d + rejected %d + timed out %d + throttled %d + limited %d + lock %d = %d, want offered %d",
+				s.Name, s.Completed, s.Rejected, s.TimedOut, s.Throttled, s.Limited, s.LockTimedOut, sum, s.Offered)
 		}
 	}
 }

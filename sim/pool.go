@@ -20,13 +20,14 @@ import "fmt"
 // E[(n - Size)+]/λ = ρ^(Size+1) / ((1 - ρ) λ), and a share ρ^Size of the requests wait
 // (pool_test.go checks both).
 type Pool struct {
-	Stream int // the stream it serves
-	Size   int // connections
+	Stream int    // the stream it serves
+	Name   string // that stream's name, for Note
+	Size   int    // connections
 }
 
 // Note says what the offered loads leave out of the pool.
 func (p Pool) Note() string {
-	return fmt.Sprintf("the figures ignore stream %d's connection pool of %d: requests beyond %d in flight wait for a connection in the client, not at the nodes", p.Stream, p.Size, p.Size)
+	return fmt.Sprintf("the figures ignore %s's connection pool of %d: requests beyond %d in flight wait for a connection in the client, not at the nodes", p.Name, p.Size, p.Size)
 }
 
 // evPoolRelease: a connection of a pool is freed (the pool's index among the engine's).

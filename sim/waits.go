@@ -6,7 +6,7 @@ import "github.com/HdrHistogram/hdrhistogram-go"
 // they were served, over those issued after the warmup: a connection pool's wait for a
 // connection, a page latch's wait for a leaf page. Each mechanism of Model.Mechanisms that
 // holds work back reports its waits here, and every output shows them as it shows the
-// others (docs/outputs.md, "waits").
+// others (docs/detection.md, "Where it is in summary.json": streams[].waits).
 type Wait struct {
 	// Name is the mechanism's, as the outputs show it ("pool", "page_latch"); Of is what
 	// waited ("requests", "writes").

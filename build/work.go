@@ -39,6 +39,11 @@ type Work struct {
 	// with a lock_timeout holds at most its peak rate times the timeout (a waiter gives up
 	// then), one without it up to the backlog that stops the run.
 	LockWaiters float64
+	// HeldWeight is the memory of the heaviest waiter a mechanism of the scenario may hold
+	// back before the nodes' queues (a connection pool, a page latch: sim.Setting's
+	// Waiter), in subrequests; 0: none does. Their backlog is not predicted: it is counted
+	// up to the one that stops the run.
+	HeldWeight float64
 }
 
 // StreamWork is one stream's share of Work.
@@ -87,6 +92,9 @@ func EstimateWork(s *spec.Resolved) *Work {
 	rt := newRouter(s)
 	shardNode := Placement(s)
 	w := &Work{}
+	for _, x := range s.Mechanisms {
+		w.HeldWeight = max(w.HeldWeight, x.Waiter())
+	}
 	end := int64(s.Duration)
 	nodeWork := make([]float64, len(s.Nodes)) // CPU seconds per second at the peaks
 	total := 0.0
@@ -198,7 +206,8 @@ func EngineRate(shards int) string {
 // node's offered load at the peaks reaches saturateLoad, the backlog the engine lets
 // build before it declares the run saturated (sim.DefaultMaxQueued). When a row lock's
 // load reaches it, the backlog is of lock waiters (LockWaiters), each of which weighs
-// lockWaiterWeight subrequests (RunMemory's unit).
+// lockWaiterWeight subrequests (RunMemory's unit). When a mechanism may hold work back
+// (HeldWeight), its waiters up to that backlog, which the estimate does not predict.
 func (w *Work) Held() float64 {
 	held := w.InService
 	if w.PeakNodeLoad >= saturateLoad {
@@ -206,6 +215,9 @@ func (w *Work) Held() float64 {
 	}
 	if w.LockLoad >= saturateLoad {
 		held = max(held, w.InService+w.LockWaiters*lockWaiterWeight)
+	}
+	if w.HeldWeight > 0 {
+		held = max(held, w.InService+sim.DefaultMaxQueued*w.HeldWeight)
 	}
 	return held
 }

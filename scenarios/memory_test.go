@@ -69,6 +69,10 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		{"1,000 variants of three streams", "../testdata/memory/variants-1000x3.toml", nil, 1632.5, 0},
 		{"a cache of 10 million keys", "../testdata/memory/cache-10m.toml", nil, 680.3, 0},
 		{"detect.max_keys at its limit, six streams", "../testdata/memory/detect-max-keys.toml", nil, 1131.6, 0},
+		// Measured 2026-11-27 the same way: waiters for a page latch and for a connection
+		// (sim.Setting's Waiter).
+		{"page latch waiters", "../testdata/memory/latch-waiters.toml", nil, 317.6, 0},
+		{"connection pool waiters", "../testdata/memory/pool-waiters.toml", nil, 448.1, 0},
 		{"quickstart at 1,000 nodes x 10,000 shards", "quickstart", []string{"cluster.nodes=1000", "keyspace.shards=10000", `window="2s"`}, 374.6, 0},
 	} {
 		opts := scenarios.Options{Sets: tc.sets, Parallel: 2}

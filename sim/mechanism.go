@@ -123,6 +123,11 @@ type Setting interface {
 	// Note says, in one sentence for `explain`, what the offered loads computed without
 	// running leave out of the mechanism.
 	Note() string
+	// Waiter is the memory of one request or subrequest the mechanism holds back before
+	// the nodes' queues (waiting for a connection, for a latch), in subrequests queued for a
+	// core, measured; 0 when it holds nothing back. validate's memory estimate then allows
+	// for a backlog of them up to the one that stops the run (Model.MaxQueued).
+	Waiter() float64
 }
 
 // requestGate is a mechanism that may hold a client request of a stream before its first

@@ -25,6 +25,12 @@ type Pool struct {
 	Size   int    // connections
 }
 
+// Waiter: a request waiting for a connection keeps its request slot with its visits.
+// quickstart's get_profile with a pool of 2 over 30 minutes stopped with 2 million waiting
+// at a peak of 448 MB, against 214 MB for as many subrequests queued for a core:
+// (448 - 35) / (214 - 35) = 2.3.
+func (Pool) Waiter() float64 { return 2.3 }
+
 // Note says what the offered loads leave out of the pool.
 func (p Pool) Note() string {
 	return fmt.Sprintf("the figures ignore %s's connection pool of %d: requests beyond %d in flight wait for a connection in the client, not at the nodes", p.Name, p.Size, p.Size)

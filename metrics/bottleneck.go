@@ -21,9 +21,10 @@ const (
 	Locks                          // row-lock waits failed requests
 	Timeout                        // requests timed out while every node had cores to spare
 	FanOut                         // a wide request's subrequests hold the cores while the node is mostly idle
+	Waiting                        // a mechanism held work back before the nodes: a connection pool, a page latch (metrics.Wait)
 )
 
-var resourceNames = [...]string{CPU: "cpu", Queue: "queue", PartitionLimit: "partition limit", ClientLimit: "client limit", Locks: "locks", Timeout: "timeout", FanOut: "fan-out"}
+var resourceNames = [...]string{CPU: "cpu", Queue: "queue", PartitionLimit: "partition limit", ClientLimit: "client limit", Locks: "locks", Timeout: "timeout", FanOut: "fan-out", Waiting: "wait"}
 
 // String is the resource's name in tables, CSV and JSON.
 func (r Resource) String() string {
@@ -53,10 +54,14 @@ type Bottleneck struct {
 	// utilization over the run and in its busiest window (fractions 0..1 of its cores).
 	Node       int
 	Load, Peak float64
-	// Stream is the wide stream, for FanOut, or the locked one, for Locks; Lock is then
-	// the load offered to its hottest row's lock (LockWaits.Busy).
-	Stream string
-	Lock   float64
+	// Stream is the wide stream, for FanOut, the locked one, for Locks, or the one held
+	// back, for Waiting; Lock is then the load offered to its hottest row's lock
+	// (LockWaits.Busy), or the share of its work that waited (Wait.Share; a Poisson
+	// arrival finds a single server busy that share of the time), and WaitName the
+	// mechanism's name ("pool", "page_latch").
+	Stream   string
+	Lock     float64
+	WaitName string
 	// Binding says that it binds now rather than only first as the load grows: requests
 	// failed, an objective failed, or the resource ran at BindingLoad or more (the node's
 	// busiest window, or the lock's offered load).
@@ -89,6 +94,9 @@ func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 		}
 	case failed && worst != TimedOut && worst != Lock:
 		b.failedOn(r, worst)
+	case waitsBind(r, failed, worst):
+		b.Resource = Waiting
+		b.Stream, b.WaitName, b.Lock = busiestWait(r)
 	default:
 		b.Node = busiestNode(r.Nodes, func(n Node) float64 { return n.Peak })
 	}
@@ -124,6 +132,31 @@ func locksBind(r *Run, worst Cause, failed bool, lock float64, locked string) bo
 		return true
 	}
 	return locked != "" && lock >= nodePeak && (!failed || worst == TimedOut || worst == Lock)
+}
+
+// waitsBind reports whether a mechanism's wait binds: no node is saturated, nothing but
+// timeouts and locks failed requests, and the share of a stream's work that waited for a
+// connection or a latch is at least the busiest node's peak.
+func waitsBind(r *Run, failed bool, worst Cause) bool {
+	nodePeak := 0.0
+	for _, n := range r.Nodes {
+		nodePeak = max(nodePeak, n.Peak)
+	}
+	_, name, share := busiestWait(r)
+	return name != "" && nodePeak < cpuSaturated && share >= nodePeak && (!failed || worst == TimedOut || worst == Lock)
+}
+
+// busiestWait returns the stream, the mechanism and the share of the stream's work that
+// waited, for the wait with the highest share ("" when no stream waited).
+func busiestWait(r *Run) (stream, name string, share float64) {
+	for i := range r.Streams {
+		for _, w := range r.Streams[i].Waits {
+			if w.Queued > 0 && w.Share > share {
+				stream, name, share = r.Streams[i].Name, w.Name, w.Share
+			}
+		}
+	}
+	return stream, name, share
 }
 
 // worstCause returns the cause that failed the most requests (the first cause when none
@@ -201,6 +234,8 @@ func (b *Bottleneck) words(r *Run, worst Cause) string {
 	switch {
 	case b.Resource == Locks:
 		return b.lockWords(r)
+	case b.Resource == Waiting:
+		return b.waitWords(r)
 	case b.Node < 0:
 		return fmt.Sprintf("%s (%s requests %s)", b.Resource, units.Count(r.Failures[worst]), strings.ReplaceAll(worst.String(), "_", " "))
 	case b.Resource == FanOut:
@@ -228,6 +263,20 @@ func (b *Bottleneck) lockWords(r *Run) string {
 	}
 	if len(parts) > 0 {
 		text += " (" + strings.Join(parts, "; ") + ")"
+	}
+	return text
+}
+
+// waitWords says a mechanism's wait as the bottleneck: the share of the stream's work that
+// waited, and for how long on average.
+func (b *Bottleneck) waitWords(r *Run) string {
+	text := b.WaitName + " of " + b.Stream
+	if st := r.Stream(b.Stream); st != nil {
+		for _, w := range st.Waits {
+			if w.Name == b.WaitName && w.Mean != nil {
+				text += fmt.Sprintf(" (%s of its %s waited for it, %s ms on average)", units.Percent(w.Share, 0), w.Of, Ms(*w.Mean))
+			}
+		}
 	}
 	return text
 }

@@ -117,3 +117,29 @@ func TestBottleneckLocksAgainstCPU(t *testing.T) {
 		}
 	}
 }
+
+// A mechanism's wait binds, by constructed cases: a stream whose requests waited for a
+// connection 80% of the time, on nodes at 40% at peak, is bound by its pool; the same
+// wait beside a node at 95% is bound by that node's cores (the wait is then the queue's
+// symptom); a failure cause other than timeouts and locks names its own resource.
+func TestBottleneckWaits(t *testing.T) {
+	mean := 12.5
+	run := func(peak float64, failed Cause) *Run {
+		r := &Run{Nodes: []Node{{ID: 0, Utilization: peak / 2, Peak: peak}},
+			Streams: []Stream{{Name: "get", Waits: []Wait{{Name: "pool", Of: "requests", Asked: 100, Queued: 80, Share: 0.8, Mean: &mean}}}}}
+		if failed != TimedOut {
+			r.Failures[failed] = 5
+		}
+		return r
+	}
+	b := BottleneckOf(run(0.4, TimedOut), false)
+	if b.Resource != Waiting || b.Stream != "get" || b.WaitName != "pool" || !b.Binding || b.Text != "pool of get (80% of its requests waited for it, 12.5 ms on average)" {
+		t.Errorf("pool at 80%%, nodes at 40%%: got %v %q, binding %v; want the pool of get, binding", b.Resource, b.Text, b.Binding)
+	}
+	if b := BottleneckOf(run(0.95, TimedOut), false); b.Resource != CPU {
+		t.Errorf("node at 95%%: got %v (%q), want cpu", b.Resource, b.Text)
+	}
+	if b := BottleneckOf(run(0.4, Throttled), false); b.Resource != PartitionLimit {
+		t.Errorf("throttled requests: got %v (%q), want partition limit", b.Resource, b.Text)
+	}
+}

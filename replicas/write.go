@@ -145,6 +145,9 @@ func BottleneckShort(b metrics.Bottleneck, agree, of int) string {
 		if b.Lock > 0 {
 			notes = append(notes, units.Percent(b.Lock, 0)+" offered")
 		}
+	case b.Resource == metrics.Waiting:
+		s = b.WaitName + " of " + b.Stream
+		notes = append(notes, units.Percent(b.Lock, 0)+" waited")
 	}
 	// Nothing failed, no objective failed and the resource nearest its limit is under
 	// metrics.BindingLoad: nothing binds yet; the nearest is named in brackets.

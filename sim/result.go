@@ -217,6 +217,9 @@ type StreamResult struct {
 	HotLocks     []KeyCount
 	LockHolds    int64
 	LockHoldSum  float64
+	// Claim is the stream's Stream.Claim: with ClaimSkipLocked every write locked a row of
+	// its own, so no row's lock was offered more than one write (queue.go).
+	Claim Claim
 
 	// Waits are the waits before service of the mechanisms of Model.Mechanisms that held
 	// the stream's work back (waits.go), in the order they were turned on.

@@ -37,7 +37,8 @@ type Work struct {
 	LockLoad float64
 	// LockWaiters is the most lock waiters the locked streams can hold at once: a stream
 	// with a lock_timeout holds at most its peak rate times the timeout (a waiter gives up
-	// then), one without it up to the backlog that stops the run.
+	// then), a closed-loop one at most its clients, any other up to the backlog that stops
+	// the run.
 	LockWaiters float64
 }
 
@@ -108,6 +109,9 @@ func EstimateWork(s *spec.Resolved) *Work {
 			waiters := float64(sim.DefaultMaxQueued)
 			if ss.LockTimeout > 0 {
 				waiters = min(waiters, peak*ss.LockTimeout.Seconds())
+			}
+			if ss.Clients > 0 {
+				waiters = min(waiters, float64(ss.Clients)) // a closed-loop client waits for one write at a time
 			}
 			w.LockWaiters = min(w.LockWaiters+waiters, sim.DefaultMaxQueued)
 		}

@@ -4,8 +4,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/units"
 )
 
 // TestJobQueueStory runs the built-in job-queue (seed 5, 60 s, the first 5 s warmup: 55 s
@@ -24,6 +26,8 @@ import (
 //     queueing); no diagnosis.
 //   - 8 queue shards: at most 8 x 200 = 1,600 a second, and more than the one head's 200
 //     (7.4 times it today).
+//
+// The figures go to docs/mitigations.md's table ("Job queues").
 //
 // Every [[claims]] entry holds.
 func TestJobQueueStory(t *testing.T) {
@@ -52,6 +56,12 @@ func TestJobQueueStory(t *testing.T) {
 		s.wantDiagnosis(v, "hot_row_lock", "SKIP LOCKED")
 	}
 	s.wantDiagnosis("FOR UPDATE SKIP LOCKED", "", "")
+	figs := map[string]string{}
+	for fig, v := range map[string]string{"naive": "FOR UPDATE", "many": "FOR UPDATE, 256 workers", "skip": "FOR UPDATE SKIP LOCKED", "sharded": "8 queue shards, FOR UPDATE"} {
+		figs["jq."+fig+".rate"] = units.Count(int64(math.Round(rate(v))))
+		figs["jq."+fig+".wait"] = metrics.Ms(wait(v)) + " ms"
+	}
+	docmark.Figures(t, "../docs/mitigations.md", "jq", figs)
 
 	var runs []report.Run
 	for _, v := range s.sc.Variants {

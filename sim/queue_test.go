@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -25,6 +26,12 @@ func queueModel(seed uint64, dur Time, workers, cores int, claim Claim, queues u
 			Clients: workers, Think: Delay{Kind: Exponential, Mean: think},
 		}},
 	}
+}
+
+// grouped1 writes x with one decimal and its thousands grouped, as the docs quote rates.
+func grouped1(x float64) string {
+	tenths := int64(math.Round(x * 10))
+	return fmt.Sprintf("%s.%d", groupInt(tenths/10), tenths%10)
 }
 
 // claimsPerSecond is the rate of the claims issued after the warmup that completed.
@@ -102,10 +109,13 @@ func shardedHeads(w, p int, d, h float64) float64 {
 // the delay and 8 heads gives the rate (mean-value analysis: 7,059/s, not 8 x 1,000: a
 // head is idle while its share of the workers happens to be elsewhere); tolerance 1%.
 func TestQueueHeadCap(t *testing.T) {
+	figs := map[string]string{}
 	for _, kind := range []ServiceKind{Constant, Exponential} {
 		m := queueModel(1, 61*Second, 64, 64, ClaimOldest, 1, Millisecond, Delay{Kind: kind, Mean: Millisecond}, 100*Microsecond, Constant, 250*Microsecond)
 		r := Run(m)
-		if x := claimsPerSecond(m, r); math.Abs(x-1000)/1000 > 0.01 {
+		x := claimsPerSecond(m, r)
+		figs[map[ServiceKind]string{Constant: "qcap.constant", Exponential: "qcap.exponential"}[kind]] = grouped1(x)
+		if math.Abs(x-1000)/1000 > 0.01 {
 			t.Errorf("hold %v: %.1f claims/s, want the head's cap 1/hold = 1,000 within 1%%", kind, x)
 		}
 		if st := &r.Streams[0]; st.LockWaited < st.LockWaits*9/10 {
@@ -118,6 +128,8 @@ func TestQueueHeadCap(t *testing.T) {
 		t.Errorf("8 queue shards: %.1f claims/s, want the closed network's %.1f within 1%%", x, want)
 	}
 	t.Logf("8 queue shards: %.1f claims/s (mean-value analysis %.1f)", x, want)
+	figs["qcap.sharded"], figs["qcap.mva"] = grouped1(x), grouped1(want)
+	docFigures(t, "qcap", figs)
 	if r1, _ := repairman(5, 1.6e-3, 1e-3); math.Abs(shardedHeads(5, 1, 1.6e-3, 1e-3)-r1) > 1e-9*r1 {
 		t.Errorf("mean-value analysis of one head %.6f, repairman %.6f: want the same", shardedHeads(5, 1, 1.6e-3, 1e-3), r1)
 	}
@@ -133,18 +145,22 @@ func TestQueueHeadCap(t *testing.T) {
 // wait (over seeds 1 to 5 the largest errors were below half of that).
 func TestQueueHeadRepairman(t *testing.T) {
 	const d, h = 1.6e-3, 1e-3
+	figs := map[string]string{}
 	for _, w := range []int{2, 3, 4, 8} {
 		m := queueModel(2, 201*Second, w, w, ClaimOldest, 1, Millisecond, Delay{Kind: Exponential, Mean: Millisecond}, 100*Microsecond, Constant, 250*Microsecond)
 		r := Run(m)
 		x, wait := repairman(w, d, h)
 		got := claimsPerSecond(m, r)
 		gw := meanLockWait(&r.Streams[0])
+		figs[fmt.Sprintf("qrep.x%d", w)], figs[fmt.Sprintf("qrep.sim_x%d", w)] = grouped1(x), grouped1(got)
+		figs[fmt.Sprintf("qrep.wait%d", w)], figs[fmt.Sprintf("qrep.sim_wait%d", w)] = fmt.Sprintf("%.3f", wait*1e3), fmt.Sprintf("%.3f", gw*1e3)
 		if math.Abs(got-x)/x > 0.02 || math.Abs(gw-wait)/wait > 0.04 {
 			t.Errorf("W = %d: %.1f claims/s and a mean lock wait of %.4f ms, repairman %.1f/s and %.4f ms", w, got, gw*1e3, x, wait*1e3)
 		} else {
 			t.Logf("W = %d: %.1f claims/s (repairman %.1f), mean lock wait %.4f ms (repairman %.4f)", w, got, x, gw*1e3, wait*1e3)
 		}
 	}
+	docFigures(t, "qrep", figs)
 }
 
 // TestQueueSkipLocked: with SKIP LOCKED no claim waits, and each worker is a renewal
@@ -160,7 +176,10 @@ func TestQueueSkipLocked(t *testing.T) {
 	m := queueModel(3, 31*Second, 64, 64, ClaimSkipLocked, 1, Millisecond, Delay{Kind: Exponential, Mean: Millisecond}, 100*Microsecond, Constant, 250*Microsecond)
 	r := Run(m)
 	st := &r.Streams[0]
-	if want, x := 64/2.6e-3, claimsPerSecond(m, r); math.Abs(x-want)/want > 0.01 {
+	figs := map[string]string{}
+	want, x := 64/2.6e-3, claimsPerSecond(m, r)
+	figs["qskip.rate"], figs["qskip.want"] = grouped1(x), grouped1(want)
+	if math.Abs(x-want)/want > 0.01 {
 		t.Errorf("64 cores: %.1f claims/s, want 64 / 2.6 ms = %.1f within 1%%", x, want)
 	} else {
 		t.Logf("64 cores: %.1f claims/s, Little's law %.1f", x, want)
@@ -170,8 +189,10 @@ func TestQueueSkipLocked(t *testing.T) {
 	}
 	m = queueModel(3, 31*Second, 64, 4, ClaimSkipLocked, 1, Millisecond, Delay{Kind: Exponential, Mean: Millisecond}, 200*Microsecond, Exponential, 250*Microsecond)
 	r = Run(m)
-	want := closedCPU(64, 4, 2.5e-3, 0.2e-3)
-	if x := claimsPerSecond(m, r); math.Abs(x-want)/want > 0.01 || want > 20_000 {
+	want, x = closedCPU(64, 4, 2.5e-3, 0.2e-3), claimsPerSecond(m, r)
+	figs["qskip.cpu"], figs["qskip.cpu_want"] = grouped1(x), grouped1(want)
+	docFigures(t, "qskip", figs)
+	if math.Abs(x-want)/want > 0.01 || want > 20_000 {
 		t.Errorf("4 cores: %.1f claims/s, want the closed network's %.1f (under the cores' 20,000) within 1%%", x, want)
 	} else {
 		t.Logf("4 cores: %.1f claims/s, closed network %.1f", x, want)

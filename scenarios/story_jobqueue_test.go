@@ -27,7 +27,8 @@ import (
 //   - 8 queue shards: at most 8 x 200 = 1,600 a second, and more than the one head's 200
 //     (7.4 times it today).
 //
-// The figures go to docs/mitigations.md's table ("Job queues").
+// The figures go to docs/mitigations.md's table ("Job queues"), the FOR UPDATE variant's
+// diagnosis to docs/detection.md ("hot_row_lock").
 //
 // Every [[claims]] entry holds.
 func TestJobQueueStory(t *testing.T) {
@@ -61,7 +62,13 @@ func TestJobQueueStory(t *testing.T) {
 		figs["jq."+fig+".rate"] = units.Count(int64(math.Round(rate(v))))
 		figs["jq."+fig+".wait"] = metrics.Ms(wait(v)) + " ms"
 	}
-	docmark.Figures(t, "../docs/mitigations.md", "jq", figs)
+	var head string
+	for _, d := range s.summary("FOR UPDATE").Diagnosis {
+		if d.Kind == "hot_row_lock" {
+			head = d.Message
+		}
+	}
+	docmark.Apply(t, &docmark.Parts{Owner: "jq", Figs: figs, Blocks: map[string]string{"jq.head": head}}, "../docs/mitigations.md", "../docs/detection.md")
 
 	var runs []report.Run
 	for _, v := range s.sc.Variants {

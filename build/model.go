@@ -41,7 +41,7 @@ func Model(s *spec.Resolved) *sim.Model {
 			st.ApplyCost = s.ApplyCost
 		}
 		st.UseCache = s.Cache != nil && s.CacheStreams[i]
-		st.Lock, st.LockTimeout, st.Claim = ss.Lock, ss.LockTimeout, ss.Claim
+		st.Lock, st.LockTimeout = ss.Lock, ss.LockTimeout
 		st.Clients, st.Think = ss.Clients, ss.Think
 		st.Arrivals = arrivals(ss)
 		if ss.Trace != nil {

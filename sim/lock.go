@@ -184,7 +184,6 @@ func newStreamLocks(m *Model, s *Stream) *streamLocks {
 		hold: newDelaySampler(s.Lock), rng: rand.New(rand.NewPCG(m.Seed, streamSeed(s.Name, 5))),
 		timeout: s.LockTimeout, counts: make([]int64, runLayout.countsN),
 		hot: detect.NewSpaceSaving(capacity), hotKeys: make([]keyspace.Key, capacity), hotShrd: make([]int32, capacity), topK: topK,
-		claim: newClaims(m, s),
 	}
 }
 

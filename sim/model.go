@@ -88,11 +88,6 @@ type Stream struct {
 	// (see lock.go). LockTimeout (0: none) fails a write that waited longer for the lock.
 	Lock        Delay
 	LockTimeout Time
-	// Claim, with Lock, makes each write a worker's claim on a job queue (queue.go): its
-	// partition key names the queue, and the row it locks is the queue's oldest job
-	// (ClaimOldest: the head, for which every claim of the queue waits while another holds
-	// it) or the oldest job nobody holds (ClaimSkipLocked). NoClaim: the key names the row.
-	Claim Claim
 	// Clients, when positive, makes the stream closed-loop: Clients clients each issue a
 	// request, wait for its outcome, think for a draw of Think, and issue the next one.
 	// Arrivals is not used then.

@@ -1,8 +1,13 @@
 package sim
 
-import "github.com/shardsim/shardsim/detect"
+import (
+	"fmt"
+	"slices"
 
-// This file holds a job queue's claims (Stream.Claim): a table used as a queue, whose
+	"github.com/shardsim/shardsim/detect"
+)
+
+// This file holds a job queue's claims (JobClaims): a table used as a queue, whose
 // workers (usually closed-loop clients, closed.go) each take the oldest job with
 //
 //	SELECT ... FROM job ORDER BY created_at LIMIT 1 FOR UPDATE [SKIP LOCKED]
@@ -45,8 +50,39 @@ func (c Claim) String() string {
 	return "none"
 }
 
+// JobClaims turns the writes of some locked streams into claims on a job queue
+// ([[streams]] claim and skip_locked: docs/mitigations.md, "Job queues"): Streams holds
+// each stream's Claim, by stream index (NoClaim, or missing at the end, for a stream whose
+// key names its row). Every stream it names takes row locks (Stream.Lock).
+type JobClaims struct {
+	Streams []Claim
+}
+
+// Note says what the offered loads leave out of the claims.
+func (j JobClaims) Note() string {
+	if slices.Contains(j.Streams, ClaimOldest) {
+		return "the figures ignore the job queue's head: a claim without SKIP LOCKED waits for its queue's oldest job, so a queue passes at most 1/lock claims a second, whatever the workers and the cores"
+	}
+	return "the figures count each SKIP LOCKED claim's lock as a row of its own, which no other claim waits for"
+}
+
+// on gives each claiming stream's row locks its claims.
+func (j JobClaims) on(e *engine) {
+	for i, c := range j.Streams {
+		if c == NoClaim {
+			continue
+		}
+		st := &e.streams[i]
+		if st.locks == nil {
+			panic(fmt.Sprintf("sim: stream %q claims jobs, but takes no row locks", st.s.Name))
+		}
+		st.locks.claim = newClaims(e.m, st.s, c)
+		st.out.Claim = c
+	}
+}
+
 // claims is a stream's claims on its queues: its mode and, for SKIP LOCKED, the jobs it
-// has taken, each a row of its own.
+// has taken, each a row of its own. Its zero value is a stream whose key names its row.
 type claims struct {
 	mode Claim
 	salt uint64 // the stream's own job numbers: two streams never take the same row
@@ -57,8 +93,8 @@ type claims struct {
 // partition key.
 const headTag = 0x9e3779b97f4a7c15
 
-func newClaims(m *Model, s *Stream) claims {
-	return claims{mode: s.Claim, salt: streamSeed(s.Name, 6) ^ m.Seed}
+func newClaims(m *Model, s *Stream, mode Claim) claims {
+	return claims{mode: mode, salt: streamSeed(s.Name, 6) ^ m.Seed}
 }
 
 // rowOf returns the lock of a write whose partition key hashes to h: the key's own for a

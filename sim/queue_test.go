@@ -22,9 +22,10 @@ func queueModel(seed uint64, dur Time, workers, cores int, claim Claim, queues u
 			Name: "claim", Op: Write, Cost: cost, Service: Service{Kind: svc},
 			Fields:  []workload.Generator{workload.NewUniform(queues)},
 			Planner: keyspace.NewPointPlanner(d, keyspace.NewModulo(1), false),
-			Lock:    hold, Claim: claim,
+			Lock:    hold,
 			Clients: workers, Think: Delay{Kind: Exponential, Mean: think},
 		}},
+		Mechanisms: []Setting{JobClaims{Streams: []Claim{claim}}},
 	}
 }
 
@@ -212,7 +213,7 @@ func TestClaimLocks(t *testing.T) {
 		t.Errorf("no claim: lock %x, want the key's own %x", plain.rowOf(h), h)
 	}
 	m := &Model{Seed: 1}
-	c1, c2 := newClaims(m, &Stream{Name: "a", Claim: ClaimSkipLocked}), newClaims(m, &Stream{Name: "b", Claim: ClaimSkipLocked})
+	c1, c2 := newClaims(m, &Stream{Name: "a"}, ClaimSkipLocked), newClaims(m, &Stream{Name: "b"}, ClaimSkipLocked)
 	seen := map[uint64]bool{}
 	for range 10_000 {
 		for _, c := range []*claims{&c1, &c2} {

@@ -217,8 +217,9 @@ type StreamResult struct {
 	HotLocks     []KeyCount
 	LockHolds    int64
 	LockHoldSum  float64
-	// Claim is the stream's Stream.Claim: with ClaimSkipLocked every write locked a row of
-	// its own, so no row's lock was offered more than one write (queue.go).
+	// Claim is the stream's claim on a job queue (JobClaims, queue.go): with
+	// ClaimSkipLocked every write locked a row of its own, so no row's lock was offered
+	// more than one write.
 	Claim Claim
 
 	// Waits are the waits before service of the mechanisms of Model.Mechanisms that held

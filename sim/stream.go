@@ -168,7 +168,7 @@ func (e *engine) initStream(i int) {
 func (e *engine) initStreamResult(i int) *StreamResult {
 	s := &e.m.Streams[i]
 	out := &e.res.Streams[i]
-	out.Name, out.Op, out.RowsModeled, out.Claim = s.Name, s.Op, s.RowsModeled, s.Claim
+	out.Name, out.Op, out.RowsModeled = s.Name, s.Op, s.RowsModeled
 	out.Win = make([]WindowLatency, e.res.Windows)
 	if s.Op == Write {
 		out.ShardRows = make([]int64, e.nShards)

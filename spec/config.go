@@ -217,11 +217,6 @@ type Stream struct {
 	// bare duration is constant); LockTimeout fails a write that waited longer for it.
 	Lock        Dist     `toml:"lock"`
 	LockTimeout Duration `toml:"lock_timeout"`
-	// Claim makes the writes a job queue's claims ("oldest": the key names the queue and the
-	// row locked is its oldest job), and SkipLocked has a claim take the oldest job nobody
-	// holds instead of waiting for the head (docs/scenario.md, "Job queues").
-	Claim      string `toml:"claim"`
-	SkipLocked *bool  `toml:"skip_locked"`
 	// Clients, instead of rate or schedule, makes the stream closed-loop: that many
 	// clients, each issuing its next request a think time after the answer to its last
 	// (a bare duration is the mean of an exponential think time).

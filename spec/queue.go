@@ -1,39 +1,90 @@
 package spec
 
-import "github.com/shardsim/shardsim/sim"
+import (
+	"fmt"
 
-// resolveClaim reads a write stream's claim on a job queue (claim, skip_locked), after its
-// lock; s.Streams holds the streams read before it, whose claims it must agree with.
-func resolveClaim(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
-	if st.SkipLocked != nil && st.Claim == "" {
-		c.add(key+".skip_locked", "applies only to a stream with claim = \"oldest\" (a worker's claim of the oldest job)")
+	"github.com/shardsim/shardsim/sim"
+)
+
+// A job queue's keys ([[streams]] claim, skip_locked: docs/mitigations.md, "Job queues"),
+// their checks, and the setting they turn into (sim.JobClaims).
+
+var (
+	claimKey = streamKey[string]("claim", "none",
+		"`\"oldest\"`: each write is a worker's claim on a job queue (`SELECT ... ORDER BY created_at LIMIT 1 FOR UPDATE`): the partition key names the queue, and the row the claim locks is the queue's oldest job not yet taken. Needs `lock`, the time a claim holds its job's row (docs/scenario.md, \"Job queues\")")
+	skipLockedKey = streamKey[bool]("skip_locked", "`false`",
+		"with `claim`: `FOR UPDATE SKIP LOCKED`, a claim takes the oldest job nobody holds instead of waiting for the head; every claiming stream of a scenario agrees on it")
+)
+
+func init() { registerMechanism(resolveJobClaims) }
+
+// resolveJobClaims reads every stream's claim on a job queue and, when a stream claims,
+// turns them into the setting of sim.JobClaims, by resolved stream.
+func resolveJobClaims(c *checker, f *File, s *Resolved) {
+	byName := map[string]sim.Claim{}
+	var first string // the first claiming stream, which the others must agree with
+	for i := range f.Streams {
+		key := fmt.Sprintf("streams[%d]", i)
+		claim, ok := resolveJobClaim(c, key, &f.Streams[i], s)
+		if !ok || claim == sim.NoClaim {
+			continue
+		}
+		name := f.Streams[i].Name
+		if first == "" {
+			first = name
+		} else if claim != byName[first] {
+			c.add(key+".skip_locked", "every claim on the table's queues must agree on skip_locked: stream %q claims %s, this one %s", first, skipWords(byName[first]), skipWords(claim))
+			continue
+		}
+		byName[name] = claim
 	}
-	if st.Claim == "" {
+	if len(byName) == 0 {
 		return
 	}
-	if oneOf(c, key+".claim", st.Claim, "", "oldest") == "" {
-		return
+	set := sim.JobClaims{Streams: make([]sim.Claim, len(s.Streams))}
+	for i := range s.Streams {
+		set.Streams[i] = byName[s.Streams[i].Name]
 	}
-	switch {
-	case st.Op != OpWrite && st.Op != "":
-		c.add(key+".claim", "applies only to op = \"write\": a claim locks its job's row")
-		return
-	case !st.Lock.Set():
-		c.add(key+".claim", "needs lock: how long a claim holds its job's row lock, e.g. \"5ms\"")
-		return
+	s.Mechanisms = append(s.Mechanisms, set)
+}
+
+// resolveJobClaim reads the claim of stream st (key: "streams[i]"), whose resolved form is
+// among s.Streams; false when it has problems.
+func resolveJobClaim(c *checker, key string, st *Stream, s *Resolved) (sim.Claim, bool) {
+	mode, claims := claimKey.in(st.Ext)
+	skip, skipGiven := skipLockedKey.in(st.Ext)
+	if !claims {
+		if skipGiven {
+			c.add(key+".skip_locked", "applies only to a stream with claim = \"oldest\" (a worker's claim of the oldest job)")
+		}
+		return sim.NoClaim, !skipGiven
 	}
-	ss.Claim = sim.ClaimOldest
-	if st.SkipLocked != nil && *st.SkipLocked {
-		ss.Claim = sim.ClaimSkipLocked
-	}
-	// A claim without SKIP LOCKED waits for the head, even one a SKIP LOCKED claim holds;
-	// the model keeps the two apart, so a table's claims must all be one or the other.
-	for _, o := range s.Streams {
-		if o.Claim != sim.NoClaim && o.Claim != ss.Claim {
-			c.add(key+".skip_locked", "every claim on the table's queues must agree on skip_locked: stream %q claims %s, this one %s", o.Name, skipWords(o.Claim), skipWords(ss.Claim))
-			return
+	var ss *StreamSpec
+	for i := range s.Streams {
+		if s.Streams[i].Name == st.Name {
+			ss = &s.Streams[i]
 		}
 	}
+	switch {
+	case mode == "":
+		// Not a string: the decoder has said so.
+	case mode != "oldest":
+		c.add(key+".claim", "must be \"oldest\" (got %q)", mode)
+	case st.Trace != nil:
+		c.add(key+".claim", "a trace stream replays its log as it is: remove claim")
+	case ss == nil:
+		// The stream has problems of its own, reported at its keys.
+	case ss.Op != sim.Write:
+		c.add(key+".claim", "applies only to op = \"write\": a claim locks its job's row")
+	case ss.Lock.Mean <= 0:
+		c.add(key+".claim", "needs lock: how long a claim holds its job's row lock, e.g. \"5ms\"")
+	default:
+		if skip {
+			return sim.ClaimSkipLocked, true
+		}
+		return sim.ClaimOldest, true
+	}
+	return sim.NoClaim, false
 }
 
 // skipWords says whether a claim skips locked rows.

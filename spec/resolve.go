@@ -220,8 +220,6 @@ type StreamSpec struct {
 	// Lock is the row lock a write holds (Mean 0: none), LockTimeout its wait's bound.
 	Lock        sim.Delay
 	LockTimeout sim.Time
-	// Claim makes the writes a job queue's claims (sim.Stream.Claim).
-	Claim sim.Claim
 	// Clients > 0: a closed-loop stream, whose Schedule is then the rate its clients
 	// would issue if nothing queued, clients / (think + cost + lock + 2 x network), for the
 	// estimates made before a run (explain, the bound on a run's work).
@@ -1001,7 +999,6 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 			continue
 		}
 		resolveLock(c, key, st, &ss)
-		resolveClaim(c, key, st, s, &ss)
 		resolveClients(c, key, st, s, &ss)
 		s.Streams = append(s.Streams, ss)
 	}
@@ -1119,7 +1116,7 @@ func traceOnly(c *checker, key string, st Stream) {
 	for _, k := range []struct {
 		name string
 		set  bool
-	}{{"lock", st.Lock.Set()}, {"lock_timeout", st.LockTimeout.Set()}, {"clients", st.Clients != nil}, {"think", st.Think.Set()}, {"claim", st.Claim != ""}, {"skip_locked", st.SkipLocked != nil}} {
+	}{{"lock", st.Lock.Set()}, {"lock_timeout", st.LockTimeout.Set()}, {"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
 		if k.set {
 			c.add(key+"."+k.name, "a trace stream replays its log as it is: remove %s", k.name)
 		}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/metrics"
-	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/units"
 )
 
@@ -70,17 +69,5 @@ func TestJobQueueStory(t *testing.T) {
 	}
 	docmark.Apply(t, &docmark.Parts{Owner: "jq", Figs: figs, Blocks: map[string]string{"jq.head": head}}, "../docs/mitigations.md", "../docs/detection.md")
 
-	var runs []report.Run
-	for _, v := range s.sc.Variants {
-		runs = append(runs, report.Run{Variant: describeVariant(v), Result: s.results[v.Name]})
-	}
-	cs := report.Claims(describe(s.sc), runs)
-	if len(cs) != len(s.sc.Claims) || len(cs) < 4 {
-		t.Fatalf("%d claims measured of %d, want every one (at least 4)", len(cs), len(s.sc.Claims))
-	}
-	for _, c := range cs {
-		if c.Agrees == nil || !*c.Agrees {
-			t.Errorf("claim %q (%s in %s): the story says %s, the run %s", c.Text, c.Measure, c.Variant, c.Says, c.Measured)
-		}
-	}
+	s.wantClaims(4)
 }

@@ -63,7 +63,7 @@ func (j JobClaims) Note() string {
 	if slices.Contains(j.Streams, ClaimOldest) {
 		return "the figures ignore the job queue's head: a claim without SKIP LOCKED waits for its queue's oldest job, so a queue passes at most 1/lock claims a second, whatever the workers and the cores"
 	}
-	return "the figures count each SKIP LOCKED claim's lock as a row of its own, which no other claim waits for"
+	return "a SKIP LOCKED claim locks a job row of its own, which no other claim waits for: the row locks' cap below is one job's, not the queue's"
 }
 
 // on gives each claiming stream's row locks its claims.

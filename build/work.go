@@ -37,7 +37,8 @@ type Work struct {
 	LockLoad float64
 	// LockWaiters is the most lock waiters the locked streams can hold at once: a stream
 	// with a lock_timeout holds at most its peak rate times the timeout (a waiter gives up
-	// then), one without it up to the backlog that stops the run.
+	// then), a closed-loop one at most its clients, any other up to the backlog that stops
+	// the run.
 	LockWaiters float64
 	// HeldWeight is the memory of the heaviest waiter a mechanism of the scenario may hold
 	// back before the nodes' queues (a connection pool, a page latch: sim.Setting's
@@ -113,11 +114,7 @@ func EstimateWork(s *spec.Resolved) *Work {
 		sw.RowService = rowService
 		if ss.Lock.Mean > 0 {
 			w.LockLoad = max(w.LockLoad, peak*topKey*ss.Lock.Mean.Seconds())
-			waiters := float64(sim.DefaultMaxQueued)
-			if ss.LockTimeout > 0 {
-				waiters = min(waiters, peak*ss.LockTimeout.Seconds())
-			}
-			w.LockWaiters = min(w.LockWaiters+waiters, sim.DefaultMaxQueued)
+			w.LockWaiters = min(w.LockWaiters+lockWaiters(ss, peak), sim.DefaultMaxQueued)
 		}
 		if fan > 0 {
 			sw.FanOut, sw.Parts = fan, parts
@@ -200,6 +197,21 @@ func EngineRate(shards int) string {
 		what = "shard"
 	}
 	return fmt.Sprintf("at the engine's measured %s subrequests a second over %s %s", count(subrequestRate(shards)), count(float64(shards)), what)
+}
+
+// lockWaiters is the most lock waiters locked stream ss can hold at once, at a peak rate
+// of peak: up to the backlog that stops the run, at most its peak rate times its
+// lock_timeout (a waiter gives up then), and at most its clients for a closed-loop stream
+// (a client waits for one write at a time).
+func lockWaiters(ss *spec.StreamSpec, peak float64) float64 {
+	waiters := float64(sim.DefaultMaxQueued)
+	if ss.LockTimeout > 0 {
+		waiters = min(waiters, peak*ss.LockTimeout.Seconds())
+	}
+	if ss.Clients > 0 {
+		waiters = min(waiters, float64(ss.Clients))
+	}
+	return waiters
 }
 
 // Held is the most subrequests the run holds at once: those in service, and when a

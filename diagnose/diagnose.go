@@ -91,6 +91,7 @@ var rules = []struct {
 	{"dominant_tenant, hot_key", (*finding).hotKeys},
 	{"low_cardinality, monotonic_key", (*finding).writes},
 	{"synchronized_burst", (*finding).burst},
+	{"cluster_overloaded", (*finding).overloaded},
 	{"cache_stampede", (*finding).stampedes},
 	{"monotonic_key (split chain)", (*finding).splitChain},
 	{"placement", (*finding).placement},

@@ -51,9 +51,19 @@ func rowLock(st *metrics.Stream) (Diagnosis, bool) {
 	if failed > 0 {
 		msg += fmt.Sprintf(", and %s writes failed waiting longer than lock_timeout", units.Count(failed))
 	}
-	msg += fmt.Sprintf("; more cores, a split or a directory cannot help one row: write-shard it over at least %d rows (salt the key, or keep %d counter rows and sum them on read), so that each row's lock stays under half busy", rows, rows)
+	if l.Claim == sim.ClaimOldest {
+		msg += queueCure(st.Name)
+	} else {
+		msg += fmt.Sprintf("; more cores, a split or a directory cannot help one row: write-shard it over at least %d rows (salt the key, or keep %d counter rows and sum them on read), so that each row's lock stays under half busy", rows, rows)
+	}
 	return Diagnosis{Kind: "hot_row_lock", Subject: st.Name, Message: msg,
 		Evidence: map[string]float64{"writes_per_s": units.Round(l.HotRate, 1), "hold_ms": units.Round(*l.HoldMean, 4), "lock_load": units.Round(l.Busy, 4), "lock_failures": float64(failed), "rows_needed": float64(rows)}}, true
+}
+
+// queueCure is hot_row_lock's remedy for a job queue's claims, whose hot row is a queue's
+// head: the workers wait for the oldest job in turn, so more workers or cores add nothing.
+func queueCure(stream string) string {
+	return fmt.Sprintf("; that row is a queue's head (its oldest job), and each of %s's claims waits for it in turn, so more workers or cores add nothing: claim the oldest job nobody holds (FOR UPDATE SKIP LOCKED: skip_locked = true), or shard the queue (a queue shard in the key, each with its own head)", stream)
 }
 
 // hotKeys applies dominant_tenant and hot_key to each stream's hot keys.

@@ -157,6 +157,9 @@ type LockWaits struct {
 	// of the time it would be held. At 1 or more the row is offered more writes than its
 	// lock passes and its queue grows for as long as the load lasts.
 	Busy float64
+	// Claim is the stream's claim on a job queue (sim.Stream.Claim): without SKIP LOCKED
+	// the hottest row is a queue's head, which every claim of the queue waits for.
+	Claim sim.Claim
 }
 
 // lockLoad fills in l's hold and the load of the hottest row's lock, for a stream whose
@@ -171,7 +174,11 @@ func (l *LockWaits) lockLoad(st *sim.StreamResult, span sim.Time) {
 	if st.SampledRequests > 0 {
 		counted = st.SampledRequests
 	}
-	if len(st.HotPartitions) > 0 && counted > 0 {
+	switch {
+	case st.Claim == sim.ClaimSkipLocked && st.LockWaits > 0:
+		// Every claim locked a job of its own: the most written row took one write.
+		l.HotShare = 1 / float64(st.LockWaits)
+	case len(st.HotPartitions) > 0 && counted > 0:
 		l.HotShare = min(1, float64(st.HotPartitions[0].Count)/float64(counted))
 	}
 	if secs := span.Seconds(); secs > 0 {
@@ -252,7 +259,7 @@ func locksOf(st *sim.StreamResult) *LockWaits {
 	if st.LockWait == nil {
 		return nil
 	}
-	l := &LockWaits{Waits: st.LockWaits, Queued: st.LockWaited, Share: rate(st.LockWaited, st.LockWaits), Hot: st.HotLocks}
+	l := &LockWaits{Waits: st.LockWaits, Queued: st.LockWaited, Share: rate(st.LockWaited, st.LockWaits), Hot: st.HotLocks, Claim: st.Claim}
 	if st.LockWaits > 0 {
 		mx := st.LockWaitMax.Millis()
 		l.Mean = ptr(min(st.LockWaitSum/float64(st.LockWaits)/float64(sim.Millisecond), mx))

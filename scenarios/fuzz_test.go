@@ -131,7 +131,8 @@ func checkScenario(t *testing.T, data []byte, sc *scenarios.Scenario) {
 			t.Errorf("variant %q: two models share their node or shard slices", v.Name)
 		}
 		for i := range m.Streams {
-			if m.Streams[i].Planner == m2.Streams[i].Planner || m.Streams[i].Arrivals == m2.Streams[i].Arrivals {
+			// (A closed-loop stream has no arrival process: its clients issue its requests.)
+			if m.Streams[i].Planner == m2.Streams[i].Planner || (m.Streams[i].Arrivals != nil && m.Streams[i].Arrivals == m2.Streams[i].Arrivals) {
 				t.Errorf("variant %q stream %q: two models share a planner or an arrival process", v.Name, m.Streams[i].Name)
 			}
 		}
@@ -190,7 +191,7 @@ func checkModel(t *testing.T, sc *scenarios.Scenario, v *scenarios.Variant, m *s
 		if st.Name != v.Streams[i].Name || st.Op != v.Streams[i].Op {
 			t.Errorf("variant %q: model stream %d is %q %v, variant says %q %v", v.Name, i, st.Name, st.Op, v.Streams[i].Name, v.Streams[i].Op)
 		}
-		if st.Planner == nil || st.Arrivals == nil {
+		if st.Planner == nil || (st.Arrivals == nil && st.Clients == 0) { // closed-loop clients need no arrivals
 			t.Fatalf("variant %q stream %q: planner %v, arrivals %v", v.Name, st.Name, st.Planner, st.Arrivals)
 		}
 		if st.Op > sim.Scan || st.Cost <= 0 || st.Service.Kind > sim.Lognormal {

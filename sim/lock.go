@@ -171,6 +171,7 @@ type streamLocks struct {
 	hotKeys []keyspace.Key
 	hotShrd []int32
 	topK    int
+	claim   claims // a job queue's claims (queue.go); zero for a stream whose key names its row
 }
 
 func newStreamLocks(m *Model, s *Stream) *streamLocks {
@@ -193,7 +194,7 @@ func (e *engine) setLockRow(ri int32, st *streamState) {
 		e.locks.rows = append(e.locks.rows, lockRow{})
 	}
 	k := st.point.LastKey()
-	e.locks.rows[ri] = lockRow{key: *k, hash: k.Hash()}
+	e.locks.rows[ri] = lockRow{key: *k, hash: st.locks.claim.rowOf(k.Hash())}
 }
 
 // lockKey is the lock of the k-th subrequest of request ri: its row's, or, for a write to

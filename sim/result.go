@@ -217,6 +217,10 @@ type StreamResult struct {
 	HotLocks     []KeyCount
 	LockHolds    int64
 	LockHoldSum  float64
+	// Claim is the stream's claim on a job queue (JobClaims, queue.go): with
+	// ClaimSkipLocked every write locked a row of its own, so no row's lock was offered
+	// more than one write.
+	Claim Claim
 
 	// Waits are the waits before service of the mechanisms of Model.Mechanisms that held
 	// the stream's work back (waits.go), in the order they were turned on.

@@ -893,7 +893,7 @@ func resolveClients(c *checker, key string, st Stream, s *Resolved, ss *StreamSp
 	if float64(*st.Clients)*s.LoadFactor > maxClients {
 		c.add(key+".clients", "times load_factor %v gives more than %d clients", s.LoadFactor, maxClients)
 	}
-	if cycle := ss.Think.Mean + ss.Cost + 2*s.Network; cycle > 0 {
+	if cycle := ss.Think.Mean + ss.Cost + ss.Lock.Mean + 2*s.Network; cycle > 0 {
 		ss.Schedule = workload.Schedule{{At: 0, Rate: float64(ss.Clients) / cycle.Seconds()}}
 	}
 }

@@ -221,7 +221,7 @@ type StreamSpec struct {
 	Lock        sim.Delay
 	LockTimeout sim.Time
 	// Clients > 0: a closed-loop stream, whose Schedule is then the rate its clients
-	// would issue if nothing queued, clients / (think + cost + 2 x network), for the
+	// would issue if nothing queued, clients / (think + cost + lock + 2 x network), for the
 	// estimates made before a run (explain, the bound on a run's work).
 	Clients int
 	Think   sim.Delay

@@ -58,7 +58,11 @@ type JobClaims struct {
 	Streams []Claim
 }
 
-// Note says what the offered loads leave out of the claims.
+// Waiter: a claim waits as a row lock's waiter, which the estimate counts with the locks
+// (build.Work.LockWaiters): nothing more here.
+func (JobClaims) Waiter() float64 { return 0 }
+
+// Note says what the offered loads leave out of the job queues.
 func (j JobClaims) Note() string {
 	if slices.Contains(j.Streams, ClaimOldest) {
 		return "the figures ignore the job queue's head: a claim without SKIP LOCKED waits for its queue's oldest job, so a queue passes at most 1/lock claims a second, whatever the workers and the cores"

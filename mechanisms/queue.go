@@ -1,26 +1,27 @@
-package spec
+package mechanisms
 
 import (
 	"fmt"
 
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
 )
 
 // A job queue's keys ([[streams]] claim, skip_locked: docs/mitigations.md, "Job queues"),
 // their checks, and the setting they turn into (sim.JobClaims).
 
 var (
-	claimKey = streamKey[string]("claim", "none",
+	claimKey = spec.StreamKey[string]("claim", "none",
 		"`\"oldest\"`: each write is a worker's claim on a job queue (`SELECT ... ORDER BY created_at LIMIT 1 FOR UPDATE`): the partition key names the queue, and the row the claim locks is the queue's oldest job not yet taken. Needs `lock`, the time a claim holds its job's row (docs/scenario.md, \"Job queues\")")
-	skipLockedKey = streamKey[bool]("skip_locked", "`false`",
+	skipLockedKey = spec.StreamKey[bool]("skip_locked", "`false`",
 		"with `claim`: `FOR UPDATE SKIP LOCKED`, a claim takes the oldest job nobody holds instead of waiting for the head; every claiming stream of a scenario agrees on it")
 )
 
-func init() { registerMechanism(resolveJobClaims) }
+func init() { spec.RegisterMechanism(resolveJobClaims) }
 
 // resolveJobClaims reads every stream's claim on a job queue and, when a stream claims,
 // turns them into the setting of sim.JobClaims, by resolved stream.
-func resolveJobClaims(c *checker, f *File, s *Resolved) {
+func resolveJobClaims(c *spec.Checker, f *spec.File, s *spec.Resolved) {
 	byName := map[string]sim.Claim{}
 	var first string // the first claiming stream, which the others must agree with
 	for i := range f.Streams {
@@ -33,7 +34,7 @@ func resolveJobClaims(c *checker, f *File, s *Resolved) {
 		if first == "" {
 			first = name
 		} else if claim != byName[first] {
-			c.add(key+".skip_locked", "every claim on the table's queues must agree on skip_locked: stream %q claims %s, this one %s", first, skipWords(byName[first]), skipWords(claim))
+			c.Add(key+".skip_locked", "every claim on the table's queues must agree on skip_locked: stream %q claims %s, this one %s", first, skipWords(byName[first]), skipWords(claim))
 			continue
 		}
 		byName[name] = claim
@@ -50,16 +51,16 @@ func resolveJobClaims(c *checker, f *File, s *Resolved) {
 
 // resolveJobClaim reads the claim of stream st (key: "streams[i]"), whose resolved form is
 // among s.Streams; false when it has problems.
-func resolveJobClaim(c *checker, key string, st *Stream, s *Resolved) (sim.Claim, bool) {
-	mode, claims := claimKey.in(st.Ext)
-	skip, skipGiven := skipLockedKey.in(st.Ext)
+func resolveJobClaim(c *spec.Checker, key string, st *spec.Stream, s *spec.Resolved) (sim.Claim, bool) {
+	mode, claims := claimKey.In(st.Ext)
+	skip, skipGiven := skipLockedKey.In(st.Ext)
 	if !claims {
 		if skipGiven {
-			c.add(key+".skip_locked", "applies only to a stream with claim = \"oldest\" (a worker's claim of the oldest job)")
+			c.Add(key+".skip_locked", "applies only to a stream with claim = \"oldest\" (a worker's claim of the oldest job)")
 		}
 		return sim.NoClaim, !skipGiven
 	}
-	var ss *StreamSpec
+	var ss *spec.StreamSpec
 	for i := range s.Streams {
 		if s.Streams[i].Name == st.Name {
 			ss = &s.Streams[i]
@@ -69,15 +70,15 @@ func resolveJobClaim(c *checker, key string, st *Stream, s *Resolved) (sim.Claim
 	case mode == "":
 		// Not a string: the decoder has said so.
 	case mode != "oldest":
-		c.add(key+".claim", "must be \"oldest\" (got %q)", mode)
+		c.Add(key+".claim", "must be \"oldest\" (got %q)", mode)
 	case st.Trace != nil:
-		c.add(key+".claim", "a trace stream replays its log as it is: remove claim")
+		c.Add(key+".claim", "a trace stream replays its log as it is: remove claim")
 	case ss == nil:
 		// The stream has problems of its own, reported at its keys.
 	case ss.Op != sim.Write:
-		c.add(key+".claim", "applies only to op = \"write\": a claim locks its job's row")
+		c.Add(key+".claim", "applies only to op = \"write\": a claim locks its job's row")
 	case ss.Lock.Mean <= 0:
-		c.add(key+".claim", "needs lock: how long a claim holds its job's row lock, e.g. \"5ms\"")
+		c.Add(key+".claim", "needs lock: how long a claim holds its job's row lock, e.g. \"5ms\"")
 	default:
 		if skip {
 			return sim.ClaimSkipLocked, true

@@ -220,14 +220,14 @@ func RunOn(cores int, build func() *Model) *Result {
 	for w := 1; w < cores; w++ {
 		ms[w] = build()
 	}
-	if res, why := runSplit(ms); why == "" {
-		res.Cores = cores
-		return res
-	} else {
-		res := Run(build())
+	res, why := runSplit(ms)
+	if why != "" {
+		res = Run(build())
 		res.Cores, res.OneCore = 1, why
 		return res
 	}
+	res.Cores = cores
+	return res
 }
 
 // runSplit runs the models, one a worker, and merges what they recorded; it returns the
@@ -240,6 +240,9 @@ func runSplit(ms []*Model) (*Result, string) {
 		}
 		m.ran = true
 		es[w] = newEngine(m)
+		if why := es[w].coupled(); why != "" {
+			return nil, why
+		}
 		es[w].serveShare(w, len(ms))
 	}
 	var wg sync.WaitGroup
@@ -259,12 +262,25 @@ func runSplit(ms []*Model) (*Result, string) {
 	return es[0].res, ""
 }
 
+// coupled says what in the engine couples its nodes, or "": the engine's own view of what
+// OneCoreReason reads in the model, so that a mechanism added later and not named there
+// keeps its runs on one engine rather than splitting them wrong.
+func (e *engine) coupled() string {
+	if len(e.all) > 0 || e.cache != nil || e.limits != nil || e.split != nil || e.mig != nil || e.reb != nil ||
+		e.locks != nil || e.ring != nil || e.trackNode {
+		return "a mechanism couples the nodes"
+	}
+	for i := range e.streams {
+		if !e.streams[i].plain {
+			return fmt.Sprintf("stream %q is not open-loop with plain requests", e.streams[i].s.Name)
+		}
+	}
+	return ""
+}
+
 // serveShare makes the engine worker w of workers: it serves the nodes n with n mod workers
 // = w, and stops at its share of the backlog bound.
 func (e *engine) serveShare(w, workers int) {
-	if len(e.all) > 0 {
-		panic("sim: a mechanism that couples the nodes is on in a split run (see OneCoreReason)")
-	}
 	e.part = &partition{worker: w, owns: make([]bool, e.nNodes), owner: make([]int, e.nNodes)}
 	for n := range e.nNodes {
 		e.part.owner[n] = n % workers

@@ -100,3 +100,41 @@ func TestRunOnFeedback(t *testing.T) {
 		}
 	}
 }
+
+// TestRunOnSaturated: a run that passes the backlog bound saturates at a moment only one
+// engine can find; split, a worker passes its share of the bound and the run is done
+// again on one engine, with the same Result and the reason. Its unsaturated variant,
+// given four nodes so that both workers have some to serve, splits.
+func TestRunOnSaturated(t *testing.T) {
+	sc := loadShort(t, "../testdata/saturated.toml", "5m", "keyspace.shards=4", "variants[fine].cluster.nodes=4")
+	for _, v := range sc.Variants {
+		build := func() *sim.Model {
+			m := v.Model()
+			m.MaxQueued = 20_000
+			return m
+		}
+		want := sim.Run(build())
+		r := sim.RunOn(2, build)
+		switch {
+		case v.Name == "overloaded" && (!r.Saturated || r.Cores != 1 || !strings.Contains(r.OneCore, "saturated")):
+			t.Errorf("overloaded: saturated %v on %d cores (%q); want saturated, on one core for that", r.Saturated, r.Cores, r.OneCore)
+		case v.Name == "fine" && (r.Saturated || r.Cores != 2):
+			t.Errorf("fine: saturated %v on %d cores (%q); want split", r.Saturated, r.Cores, r.OneCore)
+		}
+		r.Cores, r.OneCore = 0, ""
+		if !reflect.DeepEqual(r, want) {
+			t.Errorf("%s on 2 cores: the result differs from one engine's%s", v.Name, resultDiff(r, want))
+		}
+	}
+}
+
+// TestRunOnLatencySum: latencies that sum past 2^53 ns make the float sum depend on the
+// order of additions, so such a run is done again on one engine, and says why.
+func TestRunOnLatencySum(t *testing.T) {
+	sc := loadShort(t, "../testdata/saturated.toml", "3m", "keyspace.shards=4")
+	r := sim.RunOn(2, sc.Variants[0].Model) // overloaded: its backlog grows, and latencies with it
+	if r.Cores != 1 || !strings.Contains(r.OneCore, "2^53") {
+		t.Errorf("on %d cores (%q); want one, for the latency sum", r.Cores, r.OneCore)
+	}
+	sameOnCores(t, sc, 2)
+}

@@ -215,6 +215,7 @@ func RunOn(cores int, build func() *Model) *Result {
 		res.Cores, res.OneCore = 1, why
 		return res
 	}
+	cores = min(cores, len(m.Nodes)) // a worker serves one node at least
 	ms := make([]*Model, cores)
 	ms[0] = m
 	for w := 1; w < cores; w++ {
@@ -298,7 +299,7 @@ func merge(es []*engine) string {
 		case w.res.Saturated:
 			return "the run saturated, and where it did is known on one engine only"
 		case w.res.Partial:
-			e.res.Partial, e.res.Elapsed = true, min(e.res.Elapsed, w.res.Elapsed)
+			return "the run was interrupted" // one engine stops at once, and says where
 		}
 	}
 	if why := e.joinSplit(es); why != "" {

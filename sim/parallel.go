@@ -162,36 +162,47 @@ func (p *partition) logSample(e *engine, st *streamState, ri int32, r *request, 
 	p.seq++
 }
 
+// couplings are what keeps a run on one engine, model-wide and per stream, each with the
+// reason OneCoreReason gives: feedback between the nodes, or between the nodes and the
+// clients, that a split run would not see.
+var (
+	modelCouplings = []struct {
+		on  func(m *Model) bool
+		why string
+	}{
+		{func(m *Model) bool { return m.Sink != nil }, "its shard series are streamed"},
+		{func(m *Model) bool { return m.Cache != nil }, "a cache couples the reads of a key"},
+		{func(m *Model) bool { return m.Replicas > 0 || m.ReadAny }, "replicas couple the nodes"},
+		{func(m *Model) bool { return m.Limits != nil }, "partition limits feed back to the clients"},
+		{func(m *Model) bool { return m.Splitter != nil }, "shard splits move shards between nodes"},
+		{func(m *Model) bool { return m.Migration != nil }, "a migration moves shards between nodes"},
+		{func(m *Model) bool { return m.Rebalance != nil }, "a rebalance moves shards between nodes"},
+		{func(m *Model) bool { return len(m.Actions) > 0 }, "timed actions change the cluster during the run"},
+	}
+	streamCouplings = []struct {
+		on  func(s *Stream) bool
+		why string
+	}{
+		{func(s *Stream) bool { return s.Clients > 0 }, "has closed-loop clients, who wait for their answers (zero lookahead)"},
+		{func(s *Stream) bool { return s.Client.Timeout > 0 || s.Client.Retries > 0 || s.Client.Limit != nil },
+			"has a client timeout, retries or a rate limit, which feed back with zero lookahead"},
+		{func(s *Stream) bool { return s.Lock.Mean > 0 }, "takes row locks"},
+	}
+)
+
 // OneCoreReason says why a run of m cannot be split among workers, or "" when it can: the
 // first mechanism it uses that couples the nodes during the run.
 func OneCoreReason(m *Model) string {
-	switch {
-	case m.Sink != nil:
-		return "its shard series are streamed"
-	case m.Cache != nil:
-		return "a cache couples the reads of a key"
-	case m.Replicas > 0 || m.ReadAny:
-		return "replicas couple the nodes"
-	case m.Limits != nil:
-		return "partition limits feed back to the clients"
-	case m.Splitter != nil:
-		return "shard splits move shards between nodes"
-	case m.Migration != nil:
-		return "a migration moves shards between nodes"
-	case m.Rebalance != nil:
-		return "a rebalance moves shards between nodes"
-	case len(m.Actions) > 0:
-		return "timed actions change the cluster during the run"
+	for _, c := range modelCouplings {
+		if c.on(m) {
+			return c.why
+		}
 	}
 	for i := range m.Streams {
-		s := &m.Streams[i]
-		switch {
-		case s.Clients > 0:
-			return fmt.Sprintf("stream %q has closed-loop clients, who wait for their answers (zero lookahead)", s.Name)
-		case s.Client.Timeout > 0 || s.Client.Retries > 0 || s.Client.Limit != nil:
-			return fmt.Sprintf("stream %q has a client timeout, retries or a rate limit, which feed back with zero lookahead", s.Name)
-		case s.Lock.Mean > 0:
-			return fmt.Sprintf("stream %q takes row locks", s.Name)
+		for _, c := range streamCouplings {
+			if c.on(&m.Streams[i]) {
+				return fmt.Sprintf("stream %q %s", m.Streams[i].Name, c.why)
+			}
 		}
 	}
 	return ""

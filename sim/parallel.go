@@ -57,8 +57,9 @@ type partition struct {
 	owner  []int   // by node: the worker that serves it
 	ids    []reqID // by request slot: the request's identity when its visits are split (n > 0)
 	joins  []joinPart
-	logged []sampleLog
-	seq    int64 // orders this worker's logs among themselves
+	logged []sampleLog // in the order of completion, so of t
+	joined []sampleLog // the merge's: sampled successes of split requests
+	seq    int64       // orders this worker's logs among themselves
 }
 
 // reqID names a request the same way in every worker: its stream, the window it was
@@ -372,7 +373,7 @@ func (e *engine) joinSplit(es []*engine) string {
 			if tie {
 				return "a split request ended on two workers at the same nanosecond"
 			}
-			e.part.logged = append(e.part.logged, sampleLog{t: t, worker: last, seq: p.seq, stream: p.id.stream,
+			e.part.joined = append(e.part.joined, sampleLog{t: t, worker: last, seq: p.seq, stream: p.id.stream,
 				key: p.key, lat: lat, shard: p.shard, vals: p.vals})
 		}
 	}
@@ -380,23 +381,39 @@ func (e *engine) joinSplit(es []*engine) string {
 }
 
 // replaySamples adds the sampled successes the workers logged to detection's per-key
-// latencies in e, in the order of their completions on one engine.
+// latencies in e, in the order of their completions on one engine: by time, and on one
+// worker in its own order. Each worker's log is in that order already, and so is, once
+// sorted, the log of split requests: the replay merges them.
 func (e *engine) replaySamples(es []*engine) string {
-	var all []sampleLog
+	slices.SortFunc(e.part.joined, sampleLog.compare)
+	logs := [][]sampleLog{e.part.joined}
 	for _, w := range es {
-		all = append(all, w.part.logged...)
+		logs = append(logs, w.part.logged)
 	}
-	slices.SortFunc(all, func(a, b sampleLog) int {
-		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.worker, b.worker), cmp.Compare(a.seq, b.seq))
-	})
-	for i := range all {
-		s := &all[i]
-		if i > 0 && all[i-1].t == s.t && all[i-1].worker != s.worker {
+	var last *sampleLog
+	for {
+		next := -1
+		for i, l := range logs {
+			if len(l) > 0 && (next < 0 || l[0].compare(logs[next][0]) < 0) {
+				next = i
+			}
+		}
+		if next < 0 {
+			return ""
+		}
+		s := &logs[next][0]
+		logs[next] = logs[next][1:]
+		if last != nil && last.t == s.t && last.worker != s.worker {
 			return "two sampled requests completed on two workers at the same nanosecond"
 		}
 		e.streams[s.stream].det.addLatency(s.key, s.lat, s.shard, &s.vals)
+		last = s
 	}
-	return ""
+}
+
+// compare orders sampled successes by time, then worker, then the worker's order.
+func (a sampleLog) compare(b sampleLog) int {
+	return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.worker, b.worker), cmp.Compare(a.seq, b.seq))
 }
 
 // addFigures adds what worker w recorded for its nodes, its shards and the completions

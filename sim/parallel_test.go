@@ -84,7 +84,7 @@ func TestRunOnBuiltins(t *testing.T) {
 	}
 	for _, name := range scenarios.BuiltinNames() {
 		t.Run(name, func(t *testing.T) {
-			sc := loadShort(t, name, "30s")
+			sc := loadShort(t, name, "10s")
 			t.Logf("%d of %d runs split", sameOnCores(t, sc, 1, 2, 3, 7), 4*len(sc.Variants))
 		})
 	}

@@ -151,3 +151,15 @@ func TestRunOnLatencySum(t *testing.T) {
 		t.Errorf("the result differs from one engine's%s", resultDiff(r, want))
 	}
 }
+
+// TestRunOnDetail: a detail range's fine windows count completions on every worker, and
+// merge cell by cell.
+func TestRunOnDetail(t *testing.T) {
+	sc := loadShort(t, "quickstart", "90s", `detail={ from = "30s", to = "60s", window = "5s" }`)
+	if split := sameOnCores(t, sc, 2); split != len(sc.Variants) {
+		t.Errorf("%d of %d runs split", split, len(sc.Variants))
+	}
+	if len(sim.Run(sc.Variants[0].Model()).Streams[0].Fine) == 0 {
+		t.Error("no fine windows: the detail range is not on")
+	}
+}

@@ -95,11 +95,13 @@ fuzz:
 	done
 
 # The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the
-# targets; then the generators' benchmarks.
+# targets; then one run split among workers (sim.RunOn) on one and two cores, with the
+# speed-up; then the generators' benchmarks.
 bench: SHELL := /bin/bash
 bench: .SHELLFLAGS := -o pipefail -c
 bench:
-	$(GO) test -pgo=$(PGO) -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -cpu 1 ./sim/ | awk -f testdata/bench/summary.awk
+	$(GO) test -pgo=$(PGO) -run '^$$' -bench . -skip SplitRun -benchmem -count $(BENCHCOUNT) -cpu 1 ./sim/ | awk -f testdata/bench/summary.awk
+	$(GO) test -pgo=$(PGO) -run '^$$' -bench SplitRun -benchmem -count $(BENCHCOUNT) -cpu 1,2 ./sim/ | awk -f testdata/bench/summary.awk
 	$(GO) test -pgo=$(PGO) -run '^$$' -bench . -benchmem -cpu 1 ./workload/ ./detect/
 
 # Remakes the PGO profile from CPU profiles of the built-in scenarios and the two benchmark

@@ -32,6 +32,17 @@ type Options struct {
 	// Every runs every job even after an interrupt, each stopping early, and hands every
 	// result on: `run` reports each variant of an interrupted run, marked partial.
 	Every bool
+	// EngineCores is how many cores one simulation may use (sim.RunOn; its results do not
+	// depend on it); 0 means one. It is not shared out by default: a split run holds a
+	// copy of the run's series per worker (2.6 times the memory at two, which validate's
+	// estimate does not count yet) and every worker draws every arrival, so the speed-up
+	// it buys is bounded (docs/performance.md, "One run on many cores").
+	EngineCores int
+}
+
+// engineCores is how many cores each simulation of a loop run as o says may use.
+func (o Options) engineCores() int {
+	return max(o.EngineCores, 1)
 }
 
 // Loop runs simulations on one pool. A job's result reaches its caller's done function
@@ -67,14 +78,31 @@ func (l *Loop) Stopped() bool {
 	return l.failed != nil || l.Interrupted()
 }
 
-// Simulate runs m, which stops early when the loop stops (the user's interrupt only, for
-// a loop that runs Every job).
-func (l *Loop) Simulate(m *sim.Model) *sim.Result {
-	m.Stop = l.Stopped
-	if l.o.Every {
-		m.Stop = l.o.Stop
+// Simulate runs the model build returns on up to the loop's engine cores (sim.RunOn, which
+// calls build once a worker); it stops early when the loop stops (the user's interrupt
+// only, for a loop that runs Every job).
+func (l *Loop) Simulate(build func() *sim.Model) *sim.Result {
+	return sim.RunOn(l.o.engineCores(), func() *sim.Model {
+		m := build()
+		m.Stop = l.Stopped
+		if l.o.Every {
+			m.Stop = l.o.Stop
+		}
+		return m
+	})
+}
+
+// Reuse returns a build function for Simulate that returns m, already built, first, and
+// then a new model of build at each call.
+func Reuse(m *sim.Model, build func() *sim.Model) func() *sim.Model {
+	return func() *sim.Model {
+		if m == nil {
+			return build()
+		}
+		built := m
+		m = nil
+		return built
 	}
-	return sim.Run(m)
 }
 
 // Measure builds one simulation, runs it and returns its figures (metrics.Of). With
@@ -86,7 +114,12 @@ func (l *Loop) Measure(build func(extra ...scenarios.Override) (*sim.Model, erro
 		if err != nil {
 			return nil, err
 		}
-		return metrics.Of(l.Simulate(m)), nil
+		// Every build of the same overrides gives a model of the same scenario and seed,
+		// and the first has built without an error.
+		return metrics.Of(l.Simulate(Reuse(m, func() *sim.Model {
+			m, _ := build(extra...)
+			return m
+		}))), nil
 	}
 	r, err := measure()
 	if err != nil || lengths == nil {

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -155,5 +156,40 @@ func BenchmarkMinimalLoop(b *testing.B) {
 	b.ReportMetric(float64(done)/el.Seconds(), "requests/s")
 	if mean := sum / float64(done); done > 1000 && (mean <= 0 || mean > 0.01) {
 		b.Fatalf("mean latency %v s is not an M/M/1 at rho = 0.5", mean)
+	}
+}
+
+// BenchmarkSplitRun runs one scenario on as many workers as the benchmark has CPUs
+// (sim.RunOn; `-cpu 1,2` compares one engine with two workers): open1000 is
+// testdata/bench/open1000.toml (1,000 nodes, open-loop point reads and writes at
+// 200,000/s), hash12 the engine benchmark's twelve nodes. One op is one simulated request.
+func BenchmarkSplitRun(b *testing.B) {
+	for _, c := range []struct {
+		name, path string
+		rate       float64
+	}{
+		{"open1000", "../testdata/bench/open1000.toml", 200000},
+		{"hash12", "../testdata/bench/hash12.toml", 60000},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			secs := float64(b.N)/c.rate + 1
+			sc, err := scenarios.Load(c.path, scenarios.Options{Sets: []string{fmt.Sprintf("duration=%q", time.Duration(secs*1e9).String())}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			v := sc.Variants[0]
+			b.ReportAllocs()
+			b.ResetTimer()
+			r := sim.RunOn(runtime.GOMAXPROCS(0), v.Model)
+			b.StopTimer()
+			if want := min(runtime.GOMAXPROCS(0), 1<<30); r.Cores != want {
+				b.Fatalf("ran on %d cores, want %d (%s)", r.Cores, want, r.OneCore)
+			}
+			var n int64
+			for _, st := range r.Streams {
+				n += st.Offered
+			}
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "requests/s")
+		})
 	}
 }

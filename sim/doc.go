@@ -43,8 +43,8 @@
 //
 // # State by owner
 //
-// The engine's state is grouped by who owns it, for the parallel engine to come
-// (issue 37), which partitions the nodes across workers:
+// The engine's state is grouped by who owns it, for the parallel engine (parallel.go),
+// which splits the nodes among workers:
 //
 //   - per node: nodeTable (nodes.go): a node's cores, its queue and its series;
 //   - per shard: shardTable (shards.go), partition limits' buckets (limits.go), the split
@@ -59,4 +59,11 @@
 //
 // A mechanism keeps what belongs to a node or a shard in arrays indexed by node or shard,
 // apart from its global state, so that a partition's part can be cut out of it.
+//
+// # One run on several workers
+//
+// RunOn splits a run's nodes among workers, each a whole engine over a model of its own
+// that draws every arrival and serves its own nodes' subrequests; the merge (parallel.go)
+// puts their figures together, exactly. A mechanism that couples the nodes or feeds back
+// to the clients keeps a run on one engine: a new one is named in OneCoreReason.
 package sim

@@ -73,6 +73,9 @@ type engine struct {
 	locks    *rowLocks        // lock.go
 	registry                  // the mechanisms that are on, by the events they handle (mechanism.go)
 	gates                     // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
+	// part is this engine's share of a run on several workers: the nodes it serves, and
+	// what it hands to the merge (parallel.go). nil: the engine serves every node.
+	part *partition
 }
 
 // backlog counts the subrequests waiting in all queues (and the requests a rate limit or
@@ -176,6 +179,12 @@ func (e *engine) place(nodes []int, off int, msg string) {
 const stopPoll = 1 << 14
 
 func (e *engine) run() {
+	e.simulate()
+	e.wrapUp()
+}
+
+// simulate handles every event, until none is left or the run stops.
+func (e *engine) simulate() {
 	for n := uint(1); e.step(); n++ {
 		if n&(stopPoll-1) == 0 && e.m.Stop != nil && e.m.Stop() {
 			e.halt(e.now)
@@ -183,7 +192,6 @@ func (e *engine) run() {
 			break
 		}
 	}
-	e.wrapUp()
 }
 
 // halt stops the run at now: nothing further is simulated, and requests still in flight
@@ -386,6 +394,10 @@ func (e *engine) sendSolo(now Time, st *streamState, issue Time) {
 		st.out.Attempts++
 	}
 	v := st.visits[0]
+	if e.part != nil && !e.part.owns[e.shardNode[v.Shard]] {
+		e.serviceTime(st, st.s.Cost, v.Partitions) // another worker serves it (parallel.go)
+		return
+	}
 	si := e.newSub(st, v, soloReq-int32(st.index), e.shardNode[v.Shard], 1)
 	for int(si) >= len(e.issues) {
 		e.issues = append(e.issues, 0)
@@ -479,10 +491,21 @@ func (e *engine) sendPlain(now Time, ri int32, st *streamState) {
 		return
 	}
 	r.live, r.plain = true, true
-	r.pending = int32(len(visits))
-	r.inflight = int32(len(visits))
+	n := int32(len(visits))
+	if e.part != nil {
+		n = e.part.sendPlain(e, ri, st) // the visits on this worker's nodes (parallel.go)
+	}
+	r.pending, r.inflight = n, n
 	for _, v := range visits {
-		e.reach(now, e.newSub(st, v, ri, e.shardNode[v.Shard], 1))
+		node := e.shardNode[v.Shard]
+		if e.part != nil && !e.part.owns[node] {
+			e.serviceTime(st, st.s.Cost, v.Partitions) // another worker serves it
+			continue
+		}
+		e.reach(now, e.newSub(st, v, ri, node, 1))
+	}
+	if n == 0 {
+		e.part.elsewhere(e, ri, r) // no visit on this worker's nodes
 	}
 }
 
@@ -842,6 +865,11 @@ func (e *engine) release(ri int32) {
 // r.done, and the client hears of it a network delay later.
 func (e *engine) attemptEnd(ri int32) {
 	r := &e.reqs.items[ri]
+	if e.part != nil && e.part.isSplit(ri) {
+		e.part.join(e, ri, r) // its other visits are other workers' (parallel.go)
+		r.finished = true
+		return
+	}
 	t := r.done + e.m.Network
 	if (r.fail == failRejected || r.fail == failThrottled || r.fail == failLock) && e.retry(ri, t) {
 		return
@@ -852,6 +880,11 @@ func (e *engine) attemptEnd(ri int32) {
 // finishPlain is finish for a plain request whose last subrequest was served: the
 // common case, kept short.
 func (e *engine) finishPlain(ri int32, r *request) {
+	if e.part != nil && e.part.isSplit(ri) {
+		e.part.join(e, ri, r) // its other visits are other workers' (parallel.go)
+		e.reqs.put(ri)
+		return
+	}
 	t := r.done + e.m.Network
 	if r.fail != failNone {
 		e.finish(ri, t, r.fail)
@@ -898,6 +931,10 @@ func (e *engine) recordRequest(ri int32, r *request, t Time) {
 	st := &e.streams[r.stream]
 	lat := e.recordSuccess(st, r.issue, r.counted, t)
 	if r.counted && r.sampled {
+		if e.part != nil {
+			e.part.logSample(e, st, ri, r, t, lat) // replayed in order by the merge (parallel.go)
+			return
+		}
 		e.sample(st, ri, r, lat)
 	}
 }

@@ -133,13 +133,18 @@ func (e *engine) observe(st *streamState, ri int32) {
 // sample records the latency of sampled request ri, which succeeded.
 func (e *engine) sample(st *streamState, ri int32, r *request, lat Time) {
 	d := st.det
-	v := &d.pending.items[e.samples[ri]]
-	if slot, fresh, ok := d.lat.Add(e.keys[ri], float64(lat)); ok {
+	d.addLatency(e.keys[ri], lat, r.shard, &d.pending.items[e.samples[ri]])
+}
+
+// addLatency adds the latency of a sampled request of key identity key, whose first visit
+// was to shard and whose key values are v, to the per-key statistics.
+func (d *streamDetect) addLatency(key uint64, lat Time, shard int32, v *[keyspace.MaxParts]uint64) {
+	if slot, fresh, ok := d.lat.Add(key, float64(lat)); ok {
 		if fresh {
 			d.latVals = append(d.latVals, v[:d.nf]...)
-			d.latShrd = append(d.latShrd, r.shard)
+			d.latShrd = append(d.latShrd, shard)
 		}
-		d.latShrd[slot] = r.shard
+		d.latShrd[slot] = shard
 	}
 }
 

@@ -37,6 +37,10 @@ type Result struct {
 	Backlog     int
 	// Partial reports that Model.Stop ended the run at Elapsed.
 	Partial bool
+	// Cores is how many workers the run was split among (RunOn, parallel.go), and OneCore,
+	// when a run that was offered several ran on one, why.
+	Cores   int
+	OneCore string
 	Streams []StreamResult
 	Shards  []ShardResult
 	Nodes   []NodeResult

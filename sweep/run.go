@@ -21,6 +21,7 @@ type Config struct {
 	Axes         []Axis
 	Replications int // runs per point and variant, seeds seed, seed+1, ...
 	Parallel     int // runs at once
+	EngineCores  int // cores each run may use (runner.Options.EngineCores; 0: share the machine)
 	// Progress, when set, is called after each run with the runs done and the total.
 	Progress func(done, total int)
 	// Stop, when set, interrupts the sweep: runs in progress stop and no new one starts,
@@ -319,7 +320,7 @@ func (pl *Plan) RunItems(idx []int, done func(i int, r *metrics.Run) error) erro
 	if c.RunBudget > 0 {
 		lengths = c.lengths() // as long as the hottest queue needs to settle, within the budget
 	}
-	loop := runner.New(runner.Options{Parallel: c.Parallel, Stop: c.Stop, Progress: c.Progress, Total: len(idx)})
+	loop := runner.New(runner.Options{Parallel: c.Parallel, EngineCores: c.EngineCores, Stop: c.Stop, Progress: c.Progress, Total: len(idx)})
 	return runner.Each(loop, len(idx), func(k int) (*metrics.Run, error) {
 		return loop.Measure(func(extra ...scenarios.Override) (*sim.Model, error) { return pl.model(pl.Jobs[idx[k]], extra...) }, lengths)
 	}, func(k int, r *metrics.Run) error { return done(idx[k], r) })

@@ -98,6 +98,7 @@ type common struct {
 	seed                  int64
 	sets, variants        []string
 	parallel              int
+	engineCores           int // cores one run may use (sim.RunOn); 0: share the machine with -j
 	noCharts, quiet       bool
 	noHTML                bool   // run: skip report.html
 	series                string // run: the format of the per-window series (seriesFormat)
@@ -115,6 +116,8 @@ func (c *common) register(fs *pflag.FlagSet, outDefault string) {
 	c.registerScenario(fs, "run only this variant")
 	fs.IntVarP(&c.parallel, "parallel", "j", runtime.NumCPU(), "variants run at once")
 	showDefault(fs, "parallel", "the number of CPUs")
+	fs.IntVar(&c.engineCores, "engine-cores", 0, "cores one run may use, its nodes split among them (results do not change)")
+	showDefault(fs, "engine-cores", "1")
 	fs.BoolVar(&c.noCharts, "no-charts", false, "write no charts")
 	fs.StringVar(&c.chartFormat, "chart-format", "png", "chart files: png or svg")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
@@ -176,6 +179,9 @@ func (c *common) options() (scenarios.Options, error) {
 	if c.parallel < 1 {
 		return scenarios.Options{}, usagef("--parallel %d: want at least 1", c.parallel)
 	}
+	if c.engineCores < 0 || c.flags != nil && c.flags.Changed("engine-cores") && c.engineCores < 1 {
+		return scenarios.Options{}, usagef("--engine-cores %d: want at least 1", c.engineCores)
+	}
 	opts := scenarios.Options{Variants: c.variants, Sets: append([]string(nil), c.sets...), Parallel: c.parallel}
 	if c.flags != nil && c.flags.Changed("seed") {
 		if c.seed < 0 {
@@ -221,11 +227,12 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer done()
-	runs, err := runVariants(sc, c.parallel, stop, stage)
+	runs, err := runVariants(sc, runner.Options{Parallel: c.parallel, EngineCores: c.engineCores, Stop: stop, Every: true}, stage)
 	defer closeSinks(runs)
 	if err != nil {
 		return err
 	}
+	c.oneCoreNotes(stderr, runs)
 	// The charts are drawn while the summary, the tables and the other files are made: they
 	// need only the runs, and drawing them is most of what charts cost.
 	desc := describe(sc, nil)
@@ -363,6 +370,20 @@ func (c *common) wroteRun(stderr io.Writer, dir string, files, charts int) {
 		open = report.HTMLFile
 	}
 	fmt.Fprintf(stderr, "wrote %d files and %d charts to %s; open %s\n", files, charts, dir, filepath.Join(dir, open))
+}
+
+// oneCoreNotes says on stderr which variants ran on one core although --engine-cores
+// offered several, and why (sim.OneCoreReason): the results are the same either way, the
+// time is not.
+func (c *common) oneCoreNotes(stderr io.Writer, runs []report.Run) {
+	if c.quiet || c.engineCores <= 1 {
+		return
+	}
+	for _, r := range runs {
+		if r.Result.OneCore != "" {
+			fmt.Fprintf(stderr, "note: %s ran on one core of %d: %s\n", r.Variant.Name, c.engineCores, r.Result.OneCore)
+		}
+	}
 }
 
 // seriesFormat is the format --series asks for (checked by runScenario); auto is Parquet
@@ -509,13 +530,14 @@ func unwritable(dir, probe string, err error) string {
 	return fmt.Sprintf("%s cannot be written (%v)", where, errors.Unwrap(err))
 }
 
-// runVariants simulates every variant, up to parallel at once. Each run is independent and
-// deterministic, so the results do not depend on parallel. stop interrupts every run.
+// runVariants simulates every variant, as o says (up to o.Parallel at once, each on up to
+// o.EngineCores). Each run is independent and deterministic, so the results depend on
+// neither. o.Stop interrupts every run.
 //
 // A variant with more shard-windows than spec.StreamShardCells (and no shard splits)
 // streams its shard series (report.StreamSink), spooled in dir until WriteFiles writes
 // shards.csv; closeSinks removes the spools.
-func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool, dir string) ([]report.Run, error) {
+func runVariants(sc *scenarios.Scenario, o runner.Options, dir string) ([]report.Run, error) {
 	streamedGC(sc)
 	desc := describe(sc, nil)
 	runs := make([]report.Run, len(sc.Variants))
@@ -524,7 +546,8 @@ func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool, dir str
 	}
 	// Every variant runs, so that an interrupted run still reports each one (as partial);
 	// the models themselves stop early.
-	loop := runner.New(runner.Options{Parallel: parallel, Stop: stop, Every: true})
+	o.Total = len(sc.Variants)
+	loop := runner.New(o)
 	err := runner.Each(loop, len(sc.Variants), func(i int) (*sim.Result, error) {
 		m := sc.Variants[i].Model()
 		if m.Splitter == nil && int64(len(m.ShardNode))*int64(m.Windows()) > spec.StreamShardCells {
@@ -532,9 +555,9 @@ func runVariants(sc *scenarios.Scenario, parallel int, stop func() bool, dir str
 			if err != nil {
 				return nil, err
 			}
-			m.Sink = k
+			m.Sink = k // a streamed run is not split: build is called once (sim.OneCoreReason)
 		}
-		return loop.Simulate(m), nil
+		return loop.Simulate(runner.Reuse(m, sc.Variants[i].Model)), nil
 	}, func(i int, r *sim.Result) error {
 		runs[i].Result = r
 		return nil

@@ -63,7 +63,7 @@ func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, err
 	if e.maxRuns < 1 {
 		return sweep.Config{}, usagef("--max-runs %d: want at least 1", e.maxRuns)
 	}
-	c := sweep.Config{Scenario: scenarios.Default, Options: opts, Replications: e.replications, Parallel: e.parallel, MaxRuns: e.maxRuns}
+	c := sweep.Config{Scenario: scenarios.Default, Options: opts, Replications: e.replications, Parallel: e.parallel, EngineCores: e.engineCores, MaxRuns: e.maxRuns}
 	if fs.NArg() == 1 {
 		c.Scenario = fs.Arg(0)
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/spec"
 )
@@ -67,7 +68,7 @@ func testStreamed(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	runs, err := runVariants(sc, 1, func() bool { return false }, dir)
+	runs, err := runVariants(sc, runner.Options{Parallel: 1, Every: true}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,12 @@ END {
 		m[order[i]] = median(runs[order[i]])
 		printf "  %-48s %8.1f ns/op  %6.2f million/s\n", order[i], m[order[i]], 1000 / m[order[i]]
 	}
+	for (i = 1; i <= count; i++) {
+		one = order[i]
+		sub(/ \([0-9]+ cores\)$/, "", one)
+		if (one != order[i] && m[one] != "")
+			printf "  %-48s speed-up %.2fx over one core\n", order[i], m[one] / m[order[i]]
+	}
 	base = m["BenchmarkMinimalLoop"]
 	zipf = m["BenchmarkPointRequests/nodes=12/keys=zipf"]
 	unif = m["BenchmarkPointRequests/nodes=12/keys=uniform"]

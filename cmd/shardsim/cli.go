@@ -98,7 +98,7 @@ type common struct {
 	seed                  int64
 	sets, variants        []string
 	parallel              int
-	engineCores           int // cores one run may use (sim.RunOn); 0: share the machine with -j
+	engineCores           int // cores one run may use (sim.RunOn), 1 by default
 	noCharts, quiet       bool
 	noHTML                bool   // run: skip report.html
 	series                string // run: the format of the per-window series (seriesFormat)
@@ -116,8 +116,7 @@ func (c *common) register(fs *pflag.FlagSet, outDefault string) {
 	c.registerScenario(fs, "run only this variant")
 	fs.IntVarP(&c.parallel, "parallel", "j", runtime.NumCPU(), "variants run at once")
 	showDefault(fs, "parallel", "the number of CPUs")
-	fs.IntVar(&c.engineCores, "engine-cores", 0, "cores one run may use, its nodes split among them (results do not change)")
-	showDefault(fs, "engine-cores", "1")
+	fs.IntVar(&c.engineCores, "engine-cores", 1, "cores one run may use, its nodes split among them (results do not change)")
 	fs.BoolVar(&c.noCharts, "no-charts", false, "write no charts")
 	fs.StringVar(&c.chartFormat, "chart-format", "png", "chart files: png or svg")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
@@ -179,7 +178,7 @@ func (c *common) options() (scenarios.Options, error) {
 	if c.parallel < 1 {
 		return scenarios.Options{}, usagef("--parallel %d: want at least 1", c.parallel)
 	}
-	if c.engineCores < 0 || c.flags != nil && c.flags.Changed("engine-cores") && c.engineCores < 1 {
+	if c.engineCores < 1 {
 		return scenarios.Options{}, usagef("--engine-cores %d: want at least 1", c.engineCores)
 	}
 	opts := scenarios.Options{Variants: c.variants, Sets: append([]string(nil), c.sets...), Parallel: c.parallel}

@@ -60,7 +60,6 @@ func TestFlagHelp(t *testing.T) {
 		"run --parallel":      "the number of CPUs",
 		"sweep --parallel":    "the number of CPUs",
 		"capacity --parallel": "the number of CPUs",
-		"--engine-cores":      "the CPUs shared among the runs at once",
 		"fit --name":          "fit-<the log's file name>, e.g. fit-access for access.csv",
 		"--log-format":        "csv, or the format of the scenario's log", // "" until --log-format is given
 		"analyze --format":    "text",                                     // a list of the values given, for the note on a log's format

@@ -27,9 +27,10 @@ run: build
 
 # make test runs every package's tests in -short mode: the checks that simulate hundreds of
 # millions of requests (the Black Friday tour's full run, the docs' capacity searches and
-# sweeps) are left to make test-long, which runs everything without -short; .ci/run runs
-# both. TESTTIMEOUT fits a slow, busy machine (the default go test timeout, 10 minutes, did
-# not: one package took 495 s with two other jobs beside it).
+# sweeps), and the real-scenario repeats of checks that a cheaper test makes in -short (each
+# skip names the test that does), are left to make test-long, which runs everything without
+# -short; .ci/run runs both. TESTTIMEOUT fits a slow, busy machine (the default go test
+# timeout, 10 minutes, did not: one package took 495 s with two other jobs beside it).
 TESTTIMEOUT ?= 30m
 test:
 	$(GO) mod download

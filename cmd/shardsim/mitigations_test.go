@@ -58,8 +58,9 @@ var (
 		countryCodesRun, noisyTenantRun, topOfMinuteRun, saltBucketsRun}
 
 	// docFigureCommands are the runs that are also docs/mitigations.md's commands: they run
-	// as the doc writes them (charts, HTML and all; only -o is added), so that they are
-	// those commands' test too (TestDocCommands counts them) and run once.
+	// as the doc writes them (with their text output; only -o and the outputOnly flags are
+	// added), so that they are those commands' test too (TestDocCommands counts them) and
+	// run once.
 	docFigureCommands = [][]string{replicasRun, iotSplitsRun}
 )
 
@@ -283,7 +284,7 @@ func (c *runCache) start(args []string) *docRunResult {
 		var out, errb bytes.Buffer
 		flags := []string{"-q", "--no-charts", "-o", r.dir}
 		if slices.ContainsFunc(docFigureCommands, func(c []string) bool { return slices.Equal(c, args) }) {
-			flags = []string{"-o", r.dir}
+			flags = []string{"--no-charts", "--no-html", "-o", r.dir}
 		}
 		code := Main(append(slices.Clone(args), flags...), &out, &errb)
 		r.stdout = out.String()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,11 +88,30 @@ func countFiles(ts *testscript.TestScript, neg bool, args []string) {
 // TestBlackFridayTour runs the full scenario once.
 var longRuns = regexp.MustCompile(`^run black-friday\b`)
 
+// outputOnly are the flags a test may add to a doc's command and still run that command:
+// they leave out charts or report.html, which the test does not read (plots' and report's
+// tests draw them, and TestScripts' performance script runs a run with and without
+// charts), and change nothing else the command computes.
+var outputOnly = []string{"--no-charts", "--no-html"}
+
+// commandKey is the words of a command, joined by NUL, without the outputOnly flags: the
+// key under which TestDocCommands matches a test's command to a doc's.
+func commandKey(args []string) string {
+	var kept []string
+	for _, a := range args {
+		if !slices.Contains(outputOnly, a) {
+			kept = append(kept, a)
+		}
+	}
+	return strings.Join(kept, "\x00")
+}
+
 // TestDocCommands finds every shardsim command line in the README's and the docs' code
 // blocks and requires each to run in a test: a console block (TestDocs), a script under
 // testdata/script (TestScripts), a run TestDocFigures makes as written
 // (docFigureCommands), or, for the long black-friday runs, here with its duration cut to
-// two minutes. A synopsis (SCENARIO, KEY=V1,...) is not a command.
+// two minutes. A test may add --no-charts or --no-html (outputOnly) where it reads
+// neither. A synopsis (SCENARIO, KEY=V1,...) is not a command.
 func TestDocCommands(t *testing.T) {
 	files, _ := filepath.Glob("../../docs/*.md")
 	files = append(files, "../../README.md")
@@ -112,24 +132,24 @@ func TestDocCommands(t *testing.T) {
 				}
 			}
 			if c, ok := strings.CutPrefix(l, "exec shardsim "); ok {
-				covered = append(covered, strings.Join(splitScript(c), "\x00"))
+				covered = append(covered, commandKey(splitScript(c)))
 			}
 			// A command the shell would expand (a glob) is run expanded, and named so.
 			if c, ok := strings.CutPrefix(strings.TrimSpace(l), "# covers: "); ok {
-				covered = append(covered, strings.Join(splitScript(c), "\x00"))
+				covered = append(covered, commandKey(splitScript(c)))
 			}
 		}
 	}
 	// The full black-friday run is TestBlackFridayTour's; console blocks are TestDocs';
 	// docs/mitigations.md's runs are TestDocFigures'.
-	covered = append(covered, "run\x00black-friday")
+	covered = append(covered, commandKey([]string{"run", "black-friday"}))
 	for _, c := range docFigureCommands {
-		covered = append(covered, strings.Join(c, "\x00"))
+		covered = append(covered, commandKey(c))
 	}
 	for _, f := range files {
 		for _, c := range docCommands(t, f) {
 			if c.console {
-				covered = append(covered, c.args)
+				covered = append(covered, c.key)
 			}
 		}
 	}
@@ -140,7 +160,7 @@ func TestDocCommands(t *testing.T) {
 			n++
 			switch {
 			case c.console:
-			case slicesContains(covered, c.args):
+			case slices.Contains(covered, c.key):
 			case longRuns.MatchString(c.line):
 				args, err := splitShell(c.line)
 				if err != nil {
@@ -162,21 +182,12 @@ func TestDocCommands(t *testing.T) {
 	}
 }
 
-func slicesContains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // docCommand is a shardsim command line shown in a doc, without "shardsim ", its comment
 // and its continuations.
 type docCommand struct {
 	where   string
 	line    string
-	args    string // the words a shell passes, joined by NUL
+	key     string // the words a shell passes, as commandKey joins them
 	console bool
 }
 
@@ -220,7 +231,7 @@ func docCommands(t *testing.T, path string) []docCommand {
 		if err != nil {
 			t.Errorf("%s:%d: %v", path, i+1, err)
 		}
-		out = append(out, docCommand{where: filepath.Base(path) + ":" + strconv.Itoa(i+1), line: rest, args: strings.Join(args, "\x00"), console: lang == "console"})
+		out = append(out, docCommand{where: filepath.Base(path) + ":" + strconv.Itoa(i+1), line: rest, key: commandKey(args), console: lang == "console"})
 	}
 	return out
 }

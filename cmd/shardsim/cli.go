@@ -178,7 +178,7 @@ func (c *common) options() (scenarios.Options, error) {
 	if c.parallel < 1 {
 		return scenarios.Options{}, usagef("--parallel %d: want at least 1", c.parallel)
 	}
-	if c.engineCores < 1 {
+	if c.engineCores < 0 || c.flags != nil && c.flags.Changed("engine-cores") && c.engineCores < 1 { // 0: a command without the flag
 		return scenarios.Options{}, usagef("--engine-cores %d: want at least 1", c.engineCores)
 	}
 	opts := scenarios.Options{Variants: c.variants, Sets: append([]string(nil), c.sets...), Parallel: c.parallel}

@@ -38,8 +38,9 @@
 // a stream's sends (gateStream), a nodeGate at the nodes before their queues (gateNodes),
 // a subWatcher of issued requests and new subrequests (watchSubs), its event kinds
 // (newEventKind, register) and its waits (newWaits, waits.go), which every output
-// reports. The page latch (latch.go) is built so. The mechanisms older than these hooks keep a typed field in the
-// engine and their settings in model.go. See docs/architecture.md.
+// reports. The page latch (latch.go), the connection pool (pool.go) and job queues'
+// claims (queue.go) are built so. The mechanisms older than these hooks keep a typed
+// field in the engine and their settings in model.go. See docs/architecture.md.
 //
 // # State by owner
 //

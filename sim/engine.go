@@ -71,6 +71,7 @@ type engine struct {
 	mig      *migState        // migrate.go
 	reb      *rebState        // rebalance.go
 	locks    *rowLocks        // lock.go
+	gsi      *indexes         // index.go
 	registry                  // the mechanisms that are on, by the events they handle (mechanism.go)
 	gates                     // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 	// part is this engine's share of a run on several workers: the nodes it serves, and
@@ -99,7 +100,8 @@ func newEngine(m *Model) *engine {
 		e.nShards = max(e.nShards, m.Splitter.Shards())
 	}
 	e.nNodes = len(m.Nodes)
-	e.newMoves() // a migration's new layout adds shard ids: first
+	e.newMoves()   // a migration's new layout adds shard ids: first
+	e.newIndexes() // then the indexes' shards
 	e.res = newResult(m, e.nShards)
 	e.wMask = -1
 	if m.Sink != nil {
@@ -108,11 +110,13 @@ func newEngine(m *Model) *engine {
 	}
 	e.nodeTable = newNodeTable(m, e.res)
 	e.placeShards()
+	e.placeIndexes()
 	e.newMechanisms()
 	e.streams = make([]streamState, len(m.Streams))
 	for i := range m.Streams {
 		e.initStream(i)
 	}
+	e.routeIndexes()
 	e.startSettings()
 	e.scheduleActions()
 	e.initDetail()
@@ -648,7 +652,12 @@ func sumExp(r *rand.Rand, k int32) float64 {
 // reach handles subrequest si arriving at its node at time now.
 func (e *engine) reach(now Time, si int32) {
 	sub := &e.subs.items[si]
-	if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.amongGates(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+	if e.gsi != nil && sub.shard >= e.gsi.off {
+		// An index's shard: its own limit, and an asynchronous write's push-back (index.go).
+		if sub.req != followerReq && !e.amongGates(si) && e.gsi.refuse(e, now, si) {
+			return
+		}
+	} else if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.amongGates(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
 		e.limitRefused(now, si)
 		return
 	}

@@ -68,6 +68,8 @@ type Result struct {
 	Sink WindowSink
 	// Rebalance is what Model.Rebalance did (nil: no rebalance).
 	Rebalance *RebalanceResult
+	// Indexes say which shard ids are the indexes' (Model.Indexes), in its order.
+	Indexes []IndexLayout
 	// Detail is Model.Detail with To cut at Duration (Window 0: none); each stream's Fine
 	// holds its fine windows.
 	Detail Detail

@@ -49,6 +49,7 @@ func Model(s *spec.Resolved) *sim.Model {
 		}
 		m.Streams = append(m.Streams, st)
 	}
+	indexes(s, m, indexRouters(s))
 	m.LockSlots = lockSlots(s)
 	if g := s.Migration; g != nil && g.Target != nil {
 		m.Migration = migration(s, m)
@@ -97,6 +98,12 @@ func newRouter(s *spec.Resolved) *router {
 	}
 	if g := s.Migration; g != nil && g.Tenant != nil {
 		rt.needed[g.Tenant.Field] = true // every request says whose it is
+	}
+	for _, x := range s.Indexes {
+		// A write writes each index's entry from its field values.
+		for f, n := range neededFields(x.Layout) {
+			rt.needed[f] = rt.needed[f] || n
+		}
 	}
 	return rt
 }

@@ -31,6 +31,8 @@ type File struct {
 	Table      Table    `toml:"table"`
 	Keyspace   Keyspace `toml:"keyspace"`
 	Streams    []Stream `toml:"streams"`
+	// Indexes are the table's global secondary indexes (index.go).
+	Indexes []Index `toml:"indexes"`
 	// Cache is the read-through cache in front of the database (nil: none).
 	Cache *Cache `toml:"cache"`
 	// Actions are timed operator actions, applied in time order.
@@ -229,6 +231,8 @@ type Stream struct {
 	RetryLabel string `toml:"retry_label"`
 	// Ext holds the keys mechanisms declare in this table (mechanism.go).
 	Ext tomlx.Extensions `toml:"-"`
+	// Index routes a read or scan over the [[indexes]] entry of that name (index.go).
+	Index string `toml:"index"`
 }
 
 // Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }; or,

@@ -232,6 +232,8 @@ type StreamSpec struct {
 	Rows     bool
 	// RetryLabel is what the stream's retries mean to a reader ("" : just retries).
 	RetryLabel string
+	// Index, when positive, routes the stream over Resolved.Indexes[Index-1] (index.go).
+	Index int
 }
 
 // defaultSLO is the p99 thresholds a stream alerts on unless it sets slo: the lines a
@@ -328,6 +330,8 @@ type Resolved struct {
 	// Mechanisms are the settings of the mechanisms that declare their own keys
 	// (mechanism.go), in the order their resolvers registered.
 	Mechanisms []sim.Setting
+	// Indexes are the table's global secondary indexes (index.go; nil: none).
+	Indexes []IndexSpec
 }
 
 // Error formats the problem as "KEY: MSG".
@@ -372,12 +376,14 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveCopies(c, f, s)
 	resolvePlacement(c, f, s)
 	resolveStreams(c, f, s)
+	resolveIndexes(c, f, s)
 	resolveQueries(c, s)
 	resolveCache(c, f, s)
 	resolveActions(c, f, s)
 	resolveDetect(c, f, s)
 	resolveMechanisms(c, f, s)
 	resolveClaims(c, f, s)
+	checkIndexes(c, s)
 	return s, c.probs
 }
 
@@ -1304,7 +1310,7 @@ const maxQueryPartitions = 100_000
 func resolveQueries(c *checker, s *Resolved) {
 	for i := range s.Streams {
 		ss := &s.Streams[i]
-		if ss.Op != sim.Scan || len(ss.Where) == 0 || len(s.Parts) == 0 {
+		if ss.Op != sim.Scan || len(ss.Where) == 0 || len(s.Parts) == 0 || ss.Index > 0 {
 			continue
 		}
 		key := fmt.Sprintf("streams[%d].where", i)
@@ -1412,7 +1418,7 @@ func (s *Resolved) ShardWindows() int64 {
 		return 0
 	}
 	windows := int64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
-	return windows * int64(s.Shards)
+	return windows * int64(s.Shards+s.IndexShards())
 }
 
 // ParquetShardCells is the size in shard-windows of a variant above which `run --series

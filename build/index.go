@@ -1,0 +1,69 @@
+package build
+
+import (
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/spec"
+)
+
+// indexRouters is how each of the variant's indexes routes: a router over its layout
+// (spec.IndexSpec.Layout), its key design and scheme in place of the table's.
+func indexRouters(s *spec.Resolved) []*router {
+	out := make([]*router, len(s.Indexes))
+	for j, x := range s.Indexes {
+		t := x.Layout
+		rt := &router{design: designOf(t)}
+		rt.scheme = buildScheme(t, rt.design)
+		rt.needed = neededFields(t)
+		out[j] = rt
+	}
+	return out
+}
+
+// indexes sets the model's indexes (docs/mitigations.md, "Global secondary indexes"): each
+// one's shards on their nodes, the planner of the entry each write stream writes, its
+// mode and its partitions' limit; and routes the streams that read over an index. m's
+// streams are built.
+func indexes(s *spec.Resolved, m *sim.Model, routers []*router) {
+	for j, x := range s.Indexes {
+		rt, t := routers[j], x.Layout
+		idx := sim.Index{Name: x.Name, ShardNode: IndexPlacement(s, j), Async: x.Async,
+			WriteRate: x.WriteRate, ReadRate: x.ReadRate, Burst: x.Burst, Planners: make([]sim.Planner, len(s.Streams))}
+		for i := range s.Streams {
+			if s.Streams[i].Op == sim.Write {
+				idx.Planners[i] = keyspace.NewPointPlanner(rt.design, rt.scheme, false)
+			}
+		}
+		m.Indexes = append(m.Indexes, idx)
+		for i := range s.Streams {
+			if s.Streams[i].Index != j+1 {
+				continue
+			}
+			// The stream as the index routes it: its planner, the fields it draws and the
+			// fields naming its key are the index's.
+			st := rt.stream(t, i)
+			m.Streams[i].Planner, m.Streams[i].Fields, m.Streams[i].KeyFields = st.Planner, st.Fields, st.KeyFields
+			m.Streams[i].Index = j + 1
+		}
+	}
+}
+
+// IndexPlacement returns the node of each of index j's shards: placed as the table's
+// shards are (an explicit list places the table only: its index round-robin), and
+// continuing where the table's round leaves off, so that index shard 0 goes to the node
+// after the table's last shard's.
+func IndexPlacement(s *spec.Resolved, j int) []int {
+	t := *s.Indexes[j].Layout
+	if t.Placement == spec.PlaceExplicit {
+		t.Placement = spec.PlaceRoundRobin
+	}
+	out := Placement(&t)
+	first := s.Shards
+	for _, x := range s.Indexes[:j] {
+		first += x.Layout.Shards
+	}
+	for k := range out {
+		out[k] = (out[k] + first) % len(s.Nodes)
+	}
+	return out
+}

@@ -167,21 +167,22 @@ func hotChanges(r *sim.Result, w int, loads []float64, hot []bool) []shardChange
 func (t *timeline) shardChanged(w int, c shardChange) {
 	s, l, med, node := c.s, c.l, c.med, c.node
 	from, moved := movedIn(t.r, s, w)
+	name := metrics.ShardName(t.r.Indexes, s) // INDEX/K for an index's shard
 	switch {
 	case c.now && moved:
 		// The window's load was served on two nodes: neither need have passed the CPU
 		// line, so say where it was served rather than blame node `node` alone.
-		t.add(w, "hot_shard", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d (moved from node %d to node %d during the window) at %s of a node's cores, served partly on each; median shard %s%s",
-			s, from, node, units.Percent(l, 1), units.Percent(med, 1), ratioWords(l, med)), node)
+		t.add(w, "hot_shard", "shard "+name, fmt.Sprintf("shard %s (moved from node %d to node %d during the window) at %s of a node's cores, served partly on each; median shard %s%s",
+			name, from, node, units.Percent(l, 1), units.Percent(med, 1), ratioWords(l, med)), node)
 		if a := &t.out[len(t.out)-1]; strings.Contains(a.Detection, "was not above") {
 			a.Detection = fmt.Sprintf("fired %s after the start of its window; neither node %d nor node %d was above %.0f%%: the shard's load was split between them by its move",
 				units.Duration(sim.Time(a.DetectedAfterS*float64(sim.Second))), from, node, 100*NodeCPULine)
 		}
 	case c.now:
-		t.add(w, "hot_shard", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d (node %d) at %s of its node's cores; median shard %s%s",
-			s, node, units.Percent(l, 1), units.Percent(med, 1), ratioWords(l, med)), node)
+		t.add(w, "hot_shard", "shard "+name, fmt.Sprintf("shard %s (node %d) at %s of its node's cores; median shard %s%s",
+			name, node, units.Percent(l, 1), units.Percent(med, 1), ratioWords(l, med)), node)
 	default:
-		t.add(w, "hot_shard_cleared", fmt.Sprintf("shard %d", s), fmt.Sprintf("shard %d back to %s (median %s)", s, units.Percent(l, 1), units.Percent(med, 1)), node)
+		t.add(w, "hot_shard_cleared", "shard "+name, fmt.Sprintf("shard %s back to %s (median %s)", name, units.Percent(l, 1), units.Percent(med, 1)), node)
 	}
 }
 

@@ -94,6 +94,7 @@ var rules = []struct {
 	{"cluster_overloaded", (*finding).overloaded},
 	{"cache_stampede", (*finding).stampedes},
 	{"monotonic_key (split chain)", (*finding).splitChain},
+	{"hot_index_partition", (*finding).indexes},
 	{"placement", (*finding).placement},
 	{"hot_shard_many_keys", (*finding).manyKeys},
 }

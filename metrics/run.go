@@ -90,6 +90,8 @@ type Run struct {
 	Migrations []Migration
 	// Rebalance is what the run's add_nodes action did; nil when none.
 	Rebalance *Rebalance
+	// Indexes are the run's global secondary indexes (index.go); nil when none.
+	Indexes []Index
 }
 
 // Complete reports whether the run covered its whole duration: it neither saturated nor
@@ -114,6 +116,7 @@ func Of(r *sim.Result) *Run {
 	m.streams(r)
 	d := DigestOf(r)
 	shardLoads := m.shards(r, d)
+	m.Indexes = IndexesOf(r, m.Shards)
 	nodeLoads := m.nodes(r)
 	m.Shard, m.Node = HottestOf(shardLoads), HottestOf(nodeLoads)
 	m.PeakWindow = PeakWindow(r)

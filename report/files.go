@@ -247,7 +247,7 @@ func hottestShardsMarkdown(w io.Writer, v *VariantSummary, ext string) {
 	fmt.Fprintln(w)
 	t := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
 	for _, sh := range topShards(v.Shards, 5) {
-		t.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), units.Percent(sh.Utilization, 1), units.Percent(sh.PeakUtilization, 1), units.Count(sh.Ops), units.Count(sh.Rows))
+		t.add(v.shardName(sh.ID), strconv.Itoa(sh.Node), units.Percent(sh.Utilization, 1), units.Percent(sh.PeakUtilization, 1), units.Count(sh.Ops), units.Count(sh.Rows))
 	}
 	t.markdown(w)
 	if v.ShardsMore > 0 {

@@ -122,17 +122,17 @@ func heatLine(v *VariantSummary) string {
 	if sh := v.shardByID(k.HottestShard); sh != nil {
 		node = sh.Node
 	}
-	line := fmt.Sprintf("hottest shard %d (node %d): %s load, median shard %s, skew %s",
-		k.HottestShard, node, units.Percent(k.HottestLoad, 1), units.Percent(k.MedianLoad, 1), fmtRatio(k.MaxOverMedian))
+	line := fmt.Sprintf("hottest shard %s (node %d): %s load, median shard %s, skew %s",
+		v.shardName(k.HottestShard), node, units.Percent(k.HottestLoad, 1), units.Percent(k.MedianLoad, 1), fmtRatio(k.MaxOverMedian))
 	if movingHotSpot(k) {
 		// The run's totals average a hot spot that moved from shard to shard (a key that
 		// grows with time over splits that hold its future keys): what the cluster saw at
 		// a time leads.
-		return fmt.Sprintf("busiest window %s: shard %d at %s, median %s; the hot spot moved from shard to shard (skew.csv, shards.csv), so over the run it evens out: %s",
-			k.PeakWindow, k.PeakHottestShard, units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1), line)
+		return fmt.Sprintf("busiest window %s: shard %s at %s, median %s; the hot spot moved from shard to shard (skew.csv, shards.csv), so over the run it evens out: %s",
+			k.PeakWindow, v.shardName(k.PeakHottestShard), units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1), line)
 	}
 	if k.PeakWindow != "" {
-		line += fmt.Sprintf("; busiest window %s: shard %d at %s, median %s", k.PeakWindow, k.PeakHottestShard, units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1))
+		line += fmt.Sprintf("; busiest window %s: shard %s at %s, median %s", k.PeakWindow, v.shardName(k.PeakHottestShard), units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1))
 	}
 	return line
 }

@@ -347,8 +347,8 @@ func glanceTable(sum *Summary) *table {
 		if len(names) > len(shown) {
 			row = append(row, fmtOptMs(worst))
 		}
-		row = append(row, fmt.Sprintf("%s (shard %d)", units.Percent(v.Skew.HottestLoad, 1), v.Skew.HottestShard),
-			fmt.Sprintf("%s (shard %d, %s)", units.Percent(v.Skew.PeakHottestLoad, 1), v.Skew.PeakHottestShard, v.Skew.PeakWindow), units.Percent(v.HottestNode.Utilization, 1))
+		row = append(row, fmt.Sprintf("%s (shard %s)", units.Percent(v.Skew.HottestLoad, 1), v.shardName(v.Skew.HottestShard)),
+			fmt.Sprintf("%s (shard %s, %s)", units.Percent(v.Skew.PeakHottestLoad, 1), v.shardName(v.Skew.PeakHottestShard), v.Skew.PeakWindow), units.Percent(v.HottestNode.Utilization, 1))
 		glance.add(row...)
 	}
 	return glance
@@ -470,7 +470,7 @@ func HTML(w io.Writer, sc *metrics.Scenario, runs []Run, sum *Summary, downloads
 		tabs.Tables = append(tabs.Tables, streams)
 		shards := &table{head: []string{"shard", "node", "load", "peak window load", "ops", "rows written"}, left: 0}
 		for _, sh := range v.Shards {
-			shards.add(strconv.Itoa(sh.ID), strconv.Itoa(sh.Node), units.Percent(sh.Utilization, 1), units.Percent(sh.PeakUtilization, 1), units.Count(sh.Ops), units.Count(sh.Rows))
+			shards.add(v.shardName(sh.ID), strconv.Itoa(sh.Node), units.Percent(sh.Utilization, 1), units.Percent(sh.PeakUtilization, 1), units.Count(sh.Ops), units.Count(sh.Rows))
 		}
 		tabs.Tables = append(tabs.Tables, htmlTableOf("Shards", shards))
 		nodes := &table{head: []string{"node", "cores", "load", "peak window load", "max queue"}, left: 0}

@@ -80,6 +80,44 @@ type VariantSummary struct {
 	EventsMore    int `json:"events_more,omitempty"`
 	// Rebalance is what the variant's add_nodes action did (issue 21); left out when none.
 	Rebalance *RebalanceSummary `json:"rebalance,omitempty"`
+	// Indexes are the variant's global secondary indexes (docs/mitigations.md); left out
+	// when none.
+	Indexes []IndexSummary `json:"indexes,omitempty"`
+}
+
+// IndexSummary is a global secondary index: its name, mode, where its shards are among
+// the variant's (ids first_shard to first_shard+shards-1, named INDEX/K), the entries
+// written and the subrequests its shards refused, from metrics.Index.
+type IndexSummary struct {
+	Name       string `json:"name"`
+	Mode       string `json:"mode"`
+	FirstShard int    `json:"first_shard"`
+	Shards     int    `json:"shards"`
+	Rows       int64  `json:"rows"`
+	Failures   int64  `json:"failures"`
+}
+
+// indexesOf is m's indexes as summary.json writes them; nil when none.
+func indexesOf(m *metrics.Run) []IndexSummary {
+	var out []IndexSummary
+	for _, x := range m.Indexes {
+		mode := "sync"
+		if x.Async {
+			mode = "async"
+		}
+		out = append(out, IndexSummary{Name: x.Name, Mode: mode, FirstShard: x.First, Shards: x.Shards, Rows: x.Rows, Failures: x.Failures})
+	}
+	return out
+}
+
+// shardName names shard id for a reader: its number, or INDEX/K for an index's shard
+// (metrics.ShardName).
+func (v *VariantSummary) shardName(id int) string {
+	layouts := make([]sim.IndexLayout, len(v.Indexes))
+	for i, x := range v.Indexes {
+		layouts[i] = sim.IndexLayout{Name: x.Name, First: x.FirstShard, Shards: x.Shards}
+	}
+	return metrics.ShardName(layouts, id)
 }
 
 // HottestNode is the node with the highest utilization over the run (0..1 of its cores),
@@ -279,6 +317,17 @@ type ShardSummary struct {
 	// limit), both over the run after the warmup, from metrics.Shard.
 	P99      *float64 `json:"p99_ms"`
 	Failures int64    `json:"failures"`
+	// Name is an index's shard's name, INDEX/K (metrics.ShardName); left out for the
+	// table's shards.
+	Name string `json:"name,omitempty"`
+}
+
+// indexShardName is the name of shard id of m when it is an index's, "" otherwise.
+func indexShardName(r *sim.Result, id int) string {
+	if metrics.IndexOf(r.Indexes, id) == nil {
+		return ""
+	}
+	return metrics.ShardName(r.Indexes, id)
 }
 
 // NodeSummary is one node over the whole run.
@@ -380,7 +429,7 @@ func summarizeVariant(sc *metrics.Scenario, run Run) VariantSummary {
 		v.Shards = append(v.Shards, ShardSummary{
 			ID: sh.ID, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows,
 			Utilization: metrics.Util(sh.Utilization), PeakUtilization: metrics.Util(sh.Peak),
-			P99: optMs(sh.P99), Failures: sh.Failures,
+			P99: optMs(sh.P99), Failures: sh.Failures, Name: indexShardName(r, sh.ID),
 		})
 	}
 	for _, nd := range m.Nodes {
@@ -408,6 +457,7 @@ func summarizeVariant(sc *metrics.Scenario, run Run) VariantSummary {
 	v.Events = eventsOf(sc, r)
 	v.Migrations = migrationsOf(sc, m)
 	v.Rebalance = rebalanceOf(sc, m)
+	v.Indexes = indexesOf(m)
 	v.Diagnosis = diagnose.Of(&diagnose.Case{Scenario: sc, Variant: run.Variant, Result: r, Run: m, HotKeys: v.HotKeys, HotPartitions: v.HotPartitions})
 	return v
 }

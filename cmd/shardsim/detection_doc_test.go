@@ -98,6 +98,8 @@ func detectionDoc(t *testing.T, runs *runCache) {
 	figs["det.fs.alert_detection"] = lat.Detection
 	sb, _ := runs.run(t, saltBucketsRun...)
 	blocks["det.placement"] = diagnosisOf(t, &sb.Variants[0], "placement", "").Message
+	gsi, _ := runs.run(t, gsiRun...)
+	blocks["det.index"] = diagnosisOf(t, variantOf(t, gsi, "async index, limited"), "hot_index_partition", "index by_group_hour").Message
 
 	docmark.Apply(t, &docmark.Parts{Owner: "det", Figs: figs, Blocks: blocks, Update: *update}, doc)
 }

@@ -53,9 +53,10 @@ var (
 	noisyTenantRun  = []string{"run", "noisy-tenant", "--variant", "tenant_id, hash", "--variant", "tenant_id, directory: own shard"}
 	topOfMinuteRun  = []string{"run", "top-of-minute", "--variant", "synchronized flush"}
 	saltBucketsRun  = []string{"run", "salt-buckets", "--set", "keyspace.salt=4", "--seed", "6"}
+	gsiRun          = []string{"run", "gsi-write-sharding"}
 
 	docFigureRuns = [][]string{celebrityRun, flashSaleRun, replicasRun, iotSplitsRun, quickstartRun,
-		countryCodesRun, noisyTenantRun, topOfMinuteRun, saltBucketsRun}
+		countryCodesRun, noisyTenantRun, topOfMinuteRun, saltBucketsRun, gsiRun}
 
 	// docFigureCommands are the runs that are also docs/mitigations.md's commands: they run
 	// as the doc writes them (with their text output; only -o and the outputOnly flags are
@@ -195,7 +196,33 @@ func mitigationsDoc(t *testing.T, runs *runCache) {
 		}
 	}
 
+	gsiFigures(t, runs, figs)
 	docmark.Apply(t, &docmark.Parts{Owner: "mit", Figs: figs, Update: *update}, doc, readme)
+}
+
+// gsiFigures adds docs/mitigations.md's figures of gsi-write-sharding ("Global secondary
+// indexes") to figs: the dashboard's p99 without and through the index, the busy group's
+// index partition's share of the rows and load, the writes an index pushed back on, and
+// the write's p99 with a synchronous and an asynchronous index.
+func gsiFigures(t *testing.T, runs *runCache, figs map[string]string) {
+	gsi, _ := runs.run(t, gsiRun...)
+	none, limited := variantOf(t, gsi, "no index"), variantOf(t, gsi, "async index, limited")
+	async, sync := variantOf(t, gsi, "async index, unlimited"), variantOf(t, gsi, "sync index, unlimited")
+	figs["mit.gsi.noidx_p99"] = fmtLatency(streamOf(t, none, "group_hour").Latency.P99)
+	figs["mit.gsi.idx_p99"] = fmtLatency(streamOf(t, async, "group_hour").Latency.P99)
+	var rows, top int64
+	for _, sh := range async.Shards {
+		rows += sh.Rows
+		top = max(top, sh.Rows)
+	}
+	if hot := async.Skew.HottestShard; shardNamed(async, hot) != "by_group_hour/10" {
+		t.Errorf("gsi-write-sharding, async index, unlimited: the hottest shard is %d, the doc says the busy group's index partition", hot)
+	}
+	figs["mit.gsi.top_share"] = pct(float64(top) / float64(rows))
+	figs["mit.gsi.hot_load"] = pct(async.Skew.PeakHottestLoad)
+	figs["mit.gsi.throttled"] = pct(streamOf(t, limited, "ingest").ErrorRate)
+	figs["mit.gsi.sync_p99"] = fmtLatency(streamOf(t, sync, "ingest").Latency.P99)
+	figs["mit.gsi.async_p99"] = fmtLatency(streamOf(t, async, "ingest").Latency.P99)
 }
 
 type shardLoad struct {
@@ -242,6 +269,17 @@ func maxBackend(t *testing.T, path, variant, stream, from string) (float64, stri
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+// shardNamed is the name summary.json gives shard id of v: an index's shard's name, or
+// its number.
+func shardNamed(v *report.VariantSummary, id int) string {
+	for _, sh := range v.Shards {
+		if sh.ID == id && sh.Name != "" {
+			return sh.Name
+		}
+	}
+	return strconv.Itoa(id)
+}
 
 // runCache holds the runs the doc tests make, each made once: args -> result.
 type runCache struct {

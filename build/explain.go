@@ -186,6 +186,9 @@ func (w *offeredWork) follower(i int, parts float64) float64 {
 // add adds to shard and node the core-seconds per second of stream i at rate with the
 // routing shares.
 func (w *offeredWork) add(shard, node []float64, i int, rate float64, shares []float64) {
+	if w.streams[i].Index > 0 {
+		return // its visits are an index's shards, which these figures leave out (indexNote)
+	}
 	for sh, share := range shares {
 		leader := w.shardNode[sh]
 		shard[sh] += rate * w.leader(i, share)
@@ -361,6 +364,9 @@ func explainNotes(s *spec.Resolved, m *sim.Model) []string {
 	}
 	for _, x := range s.Mechanisms {
 		notes = append(notes, x.Note())
+	}
+	if note := indexNote(s); note != "" {
+		notes = append(notes, note)
 	}
 	if len(s.Actions) > 0 {
 		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.Actions)))

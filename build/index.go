@@ -1,6 +1,9 @@
 package build
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
@@ -66,4 +69,29 @@ func IndexPlacement(s *spec.Resolved, j int) []int {
 		out[k] = (out[k] + first) % len(s.Nodes)
 	}
 	return out
+}
+
+// indexNote says what explain's figures leave out of the variant's indexes: they are the
+// table's shards' and nodes', without the index entries each write also writes and the
+// reads routed over an index, which a run reports on the index's shards; "" without an
+// index.
+func indexNote(s *spec.Resolved) string {
+	if len(s.Indexes) == 0 {
+		return ""
+	}
+	names := make([]string, len(s.Indexes))
+	for j, x := range s.Indexes {
+		names[j] = x.Name
+	}
+	var routed []string
+	for i := range s.Streams {
+		if s.Streams[i].Index > 0 {
+			routed = append(routed, s.Streams[i].Name)
+		}
+	}
+	note := fmt.Sprintf("the figures leave out the index(es) %s: each write also writes its entry in each, and their shards' load shows only in a run", strings.Join(names, ", "))
+	if len(routed) > 0 {
+		note += fmt.Sprintf(", as does that of %s, which read(s) through an index (its subrequests and partitions above are the index's)", strings.Join(routed, ", "))
+	}
+	return note
 }

@@ -121,7 +121,8 @@ func EstimateWork(s *spec.Resolved) *Work {
 		}
 		copies := 1.0
 		if st.Op == sim.Write {
-			copies += float64(s.Replicas) // each follower applies the write: a subrequest of its own
+			copies += float64(s.Replicas)     // each follower applies the write: a subrequest of its own
+			copies += float64(len(s.Indexes)) // and each index writes its entry (build/index.go)
 		}
 		sw.Subrequests = sw.Requests * sw.FanOut * copies
 		sw.Partitions = sw.Requests * sw.Parts * copies

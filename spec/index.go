@@ -83,12 +83,16 @@ func resolveIndexes(c *checker, f *File, s *Resolved) {
 		s.Indexes = append(s.Indexes, is)
 	}
 	for i, st := range f.Streams {
-		if st.Index == "" || i >= len(s.Streams) || len(s.Streams) != len(f.Streams) {
+		if st.Index == "" {
 			continue
 		}
 		key := fmt.Sprintf("streams[%d].index", i)
 		j, ok := names[st.Index]
 		switch {
+		case len(s.Streams) != len(f.Streams) || i >= len(s.Streams):
+			// A replayed stream became two (its reads and its writes), or a stream was
+			// refused: the streams no longer line up with the file's.
+			c.add(key, "not in a scenario with a stream that replays a log, or with a stream in error")
 		case !ok:
 			c.add(key, "no such index %q in [[indexes]] (have %s)", st.Index, strings.Join(quoteAll(sortedKeys(names)), ", "))
 		case s.Streams[i].Op == sim.Write:

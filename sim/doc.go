@@ -40,7 +40,10 @@
 // (newEventKind, register) and its waits (newWaits, waits.go), which every output
 // reports. The page latch (latch.go), the connection pool (pool.go) and job queues'
 // claims (queue.go) are built so. The mechanisms older than these hooks keep a typed
-// field in the engine and their settings in model.go. See docs/architecture.md.
+// field in the engine and their settings in model.go, as do global secondary indexes
+// (index.go), which add shard ids before the result is sized and take the admission of
+// their own shards in reach, two points a Setting's on comes too late for. See
+// docs/architecture.md.
 //
 // # State by owner
 //
@@ -48,7 +51,8 @@
 // which splits the nodes among workers:
 //
 //   - per node: nodeTable (nodes.go): a node's cores, its queue and its series;
-//   - per shard: shardTable (shards.go), partition limits' buckets (limits.go), the split
+//   - per shard: shardTable (shards.go), partition limits' buckets (limits.go), an
+//     index partition's buckets (index.go, by index shard), the split
 //     state (split.go), all indexed by shard, and the row locks (lock.go), keyed by row
 //     (a row lives in one shard): each belongs to the node serving its shard;
 //   - per stream (the clients' side): streamState (stream.go): arrivals, planning, the

@@ -62,4 +62,5 @@ func TestGSIWriteShardingStory(t *testing.T) {
 	if ps, pa := s.p99(sync, "ingest"), s.p99(async, "ingest"); ps <= pa {
 		t.Errorf("write p99 %.2f ms with a sync index, %.2f ms with an async one: want the sync one slower", ps, pa)
 	}
+	s.wantClaims(5)
 }

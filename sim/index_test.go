@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
@@ -203,5 +204,18 @@ func TestIndexNoAllocations(t *testing.T) {
 	// The shards' totals are summed at wrap-up: the window's series holds them so far.
 	if e.res.ShardOps[6]+e.res.ShardOps[7] == 0 || e.res.ShardOps[4]+e.res.ShardOps[5] == 0 {
 		t.Errorf("index shards served %v: want both indexes' shards to serve", e.res.ShardOps[4:8])
+	}
+}
+
+// TestIndexStaysOnOneEngine: a model with an index is not split among workers (a sync
+// write joins its table's and its index's nodes; an async one is refused by the index's):
+// OneCoreReason names the index, and the engine's own check agrees.
+func TestIndexStaysOnOneEngine(t *testing.T) {
+	m := indexModel(2, 1, 4, 100, Millisecond, false)
+	if why := OneCoreReason(m); !strings.Contains(why, "index") {
+		t.Errorf("OneCoreReason %q, want the index named", why)
+	}
+	if why := newEngine(indexModel(2, 1, 4, 100, Millisecond, true)).coupled(); why == "" {
+		t.Error("the engine of a model with an index says nothing couples its nodes")
 	}
 }

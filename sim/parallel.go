@@ -178,6 +178,7 @@ var (
 		{func(m *Model) bool { return m.Splitter != nil }, "shard splits move shards between nodes"},
 		{func(m *Model) bool { return m.Migration != nil }, "a migration moves shards between nodes"},
 		{func(m *Model) bool { return m.Rebalance != nil }, "a rebalance moves shards between nodes"},
+		{func(m *Model) bool { return len(m.Indexes) > 0 }, "a global secondary index joins each write's table and index shards (index.go)"},
 		{func(m *Model) bool { return len(m.Actions) > 0 }, "timed actions change the cluster during the run"},
 		{func(m *Model) bool { return len(m.Mechanisms) > 0 }, "a mechanism of Model.Mechanisms (a page latch, a connection pool, job queues) is not split yet"},
 	}

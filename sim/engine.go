@@ -54,15 +54,13 @@ type engine struct {
 	nodeTable               // the nodes, their queues and cores (nodes.go)
 	shardTable              // where each shard is served, its queue and its latency counts (shards.go)
 	slotTable               // requests, subrequests and timers in flight, and what is kept by slot (slots.go)
-	windowCursor            // the window of the latest event, and the open latency windows (window.go)
+	windowCursor            // the window of the latest event, the open latency windows, the sink's and the fine ones (window.go)
 	backlog                 // what waits in all the queues, and its bound
 	nextStream   int        // stream with the earliest pending arrival, or -1
 	warmup       Time       // m.Warmup, at hand for the per-subrequest count of start
 	now          Time       // the time of the event being handled
 	stopped      bool       // the run has stopped (saturated, or Model.Stop)
 	aux          *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
-	detail       fineRange  // the fine-grained range (detail.go)
-	ring         *sinkRing  // the open windows of a window sink (sink.go); nil: none
 	// Mechanisms with a hook on the request path, each nil when off: the core calls them
 	// directly (a nil test is all an off mechanism costs).
 	cache    *cache           // cache.go

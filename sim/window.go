@@ -12,6 +12,10 @@ type windowCursor struct {
 	// arrays to reuse.
 	histOpen int
 	histFree [][]int64
+	// detail is the range kept at a finer grain (detail.go), and ring the open windows of
+	// a window sink (sink.go; nil: none): the other windows a run keeps open.
+	detail fineRange
+	ring   *sinkRing
 }
 
 // setWindow makes the window containing t (t >= 0) the current one. Past the end of the

@@ -649,19 +649,10 @@ func sumExp(r *rand.Rand, k int32) float64 {
 
 // reach handles subrequest si arriving at its node at time now.
 func (e *engine) reach(now Time, si int32) {
+	if e.admitting && !e.admitAtNode(now, si) {
+		return
+	}
 	sub := &e.subs.items[si]
-	if e.gsi != nil && sub.shard >= e.gsi.off {
-		// An index's shard: its own limit, and an asynchronous write's push-back (index.go).
-		if sub.req != followerReq && !e.amongGates(si) && e.gsi.refuse(e, now, si) {
-			return
-		}
-	} else if e.limits != nil && sub.req != followerReq && !e.lockPassed(si) && !e.amongGates(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
-		e.limitRefused(now, si)
-		return
-	}
-	if len(e.atNode) > 0 && sub.req != followerReq && !e.enterGates(now, si) {
-		return
-	}
 	ni := int(sub.node)
 	n := &e.nodes[ni]
 	if n.busy < n.cores {
@@ -690,6 +681,28 @@ func (e *engine) reach(now Time, si int32) {
 		sidx := (w&e.wMask)*e.nShards + int(sub.shard)
 		e.res.ShardMaxQueue[sidx] = max(e.res.ShardMaxQueue[sidx], e.shardQ[sub.shard])
 	}
+}
+
+// admitAtNode runs subrequest si, which reached its node at now, past what may turn it
+// away or hold it before the node's queue: an index shard's limit and push-back
+// (index.go), the table's partition limits (limits.go), the node gates of the mechanisms
+// of Model.Mechanisms (mechanism.go). It reports whether si goes on to the queue; false:
+// it was refused, or a gate holds it. Only a run with one of them calls it (admitting).
+func (e *engine) admitAtNode(now Time, si int32) bool {
+	sub := &e.subs.items[si]
+	if sub.req == followerReq {
+		return true
+	}
+	if e.gsi != nil && sub.shard >= e.gsi.off {
+		// An index's shard: its own limit, and an asynchronous write's push-back (index.go).
+		if !e.amongGates(si) && e.gsi.refuse(e, now, si) {
+			return false
+		}
+	} else if e.limits != nil && !e.lockPassed(si) && !e.amongGates(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+		e.limitRefused(now, si)
+		return false
+	}
+	return len(e.atNode) == 0 || e.enterGates(now, si)
 }
 
 // queueRefused handles subrequest si, which reached its node at now and found its queue

@@ -169,6 +169,10 @@ type gates struct {
 	watches  []subWatcher
 	// waitCounters count the waits the mechanisms report (waits.go).
 	waitCounters []*waitCounter
+	// admitting: something may turn a subrequest away or hold it at its node before the
+	// queue (an index's or a partition's limit, a node gate): reach calls admitAtNode. Set
+	// once every mechanism is on (startSettings).
+	admitting bool
 }
 
 // gateStream puts gate g before the sends of stream i's requests; the stream's requests
@@ -267,11 +271,13 @@ func (e *engine) watchNewSub(st *streamState, si int32) {
 	}
 }
 
-// startSettings turns on the mechanisms of Model.Mechanisms.
+// startSettings turns on the mechanisms of Model.Mechanisms, the last to be turned on, and
+// notes whether reach has anything to admit by.
 func (e *engine) startSettings() {
 	for _, s := range e.m.Mechanisms {
 		s.on(e)
 	}
+	e.admitting = e.gsi != nil || e.limits != nil || len(e.atNode) > 0
 }
 
 // kindsTaken counts the event kinds in use: the core's and the mechanisms' of heap.go,

@@ -53,14 +53,14 @@ func TestNoAllocationsPerRequest(t *testing.T) {
 	t.Run("plain", func(t *testing.T) { noAllocs(t, m) })
 	// One worker of a run split between two (parallel.go): it passes over the other's
 	// subrequests, and logs the scans both serve a part of and the sampled successes for
-	// the merge. Those logs grow by doubling, a few times a run and never per request:
+	// the merge. Those logs grow by doubling or by chunks, a few times a run and never per request:
 	// they are grown ahead here so that the measure sees the per-request path alone.
 	sm := *m
 	t.Run("split", func(t *testing.T) {
 		e := newEngine(&sm)
 		e.serveShare(0, 2)
 		e.part.joins = make([]joinPart, 0, 1<<16)
-		e.part.logged = make([]sampleLog, 0, 1<<16)
+		e.part.logged = sampleLogs{make([]sampleLog, 0, 1<<16)}
 		noAllocsOn(t, e)
 	})
 	// A detail range counts each success into a fine window's dense array as well; fine

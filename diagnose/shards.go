@@ -43,12 +43,12 @@ func CoLocated(nodeLoad float64, onNode []int, loads []float64, med float64) []i
 // threshold, so that no other rule sees them, while the node runs hot.
 func (f *finding) placement() {
 	r := f.r
-	loads := make([]float64, len(r.Shards))
+	peaks := metrics.NewPeakShards(r)
 	for _, nd := range f.Run.Nodes {
 		if nd.Peak < ShardHotLoad || nd.PeakWindow >= r.Windows {
 			continue
 		}
-		onNode, med, ok := metrics.ShardsAtPeak(r, nd, loads)
+		onNode, loads, med, ok := peaks.At(nd)
 		if !ok {
 			continue
 		}

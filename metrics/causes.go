@@ -71,21 +71,36 @@ func CopyingIn(r *sim.Result, s, w int) Copying {
 	return Copying{}
 }
 
-// ShardsAtPeak fills loads with the shards' loads in node nd's busiest window and returns
-// the shards on the node then and the median shard load. A streamed run kept, for each
-// node's peak window, only the shards on it that pass its digest's co-location line
+// PeakShards finds, node by node, the shards on a node in its busiest window and their
+// loads then (At). The median shard load of a window is the same for every node that
+// peaks in it, and is taken once a window: a diagnosis asks for every busy node, and a
+// median each was most of the time a run's summary took.
+type PeakShards struct {
+	r       *sim.Result
+	loads   []float64
+	medians map[int]float64 // by window
+}
+
+// NewPeakShards returns a PeakShards over r.
+func NewPeakShards(r *sim.Result) *PeakShards {
+	return &PeakShards{r: r, loads: make([]float64, len(r.Shards)), medians: map[int]float64{}}
+}
+
+// At returns the shards on node nd in its busiest window, every shard's load then (the
+// slice is reused by the next call) and the median shard load. A streamed run kept, for
+// each node's peak window, only the shards on it that pass its digest's co-location line
 // (DigestLines); ok is false where its digest disagrees with nd's busiest window.
-func ShardsAtPeak(r *sim.Result, nd Node, loads []float64) (onNode []int, med float64, ok bool) {
-	w := nd.PeakWindow
+func (p *PeakShards) At(nd Node) (onNode []int, loads []float64, med float64, ok bool) {
+	r, w, loads := p.r, nd.PeakWindow, p.loads
 	if d := DigestOf(r); d != nil {
 		if d.NodePeakWindow[nd.ID] != w {
-			return nil, 0, false // cannot be: the digest finds the peak as Of does
+			return nil, nil, 0, false // cannot be: the digest finds the peak as Of does
 		}
 		for _, t := range d.NodeShards[nd.ID] {
 			loads[t.Shard] = t.Load
 			onNode = append(onNode, t.Shard)
 		}
-		return onNode, d.Windows[w].Median, true
+		return onNode, loads, d.Windows[w].Median, true
 	}
 	for s := range loads {
 		loads[s] = r.ShardUtilization(w, s)
@@ -93,5 +108,10 @@ func ShardsAtPeak(r *sim.Result, nd Node, loads []float64) (onNode []int, med fl
 			onNode = append(onNode, s)
 		}
 	}
-	return onNode, Median(loads), true
+	med, ok = p.medians[w]
+	if !ok {
+		med = Median(loads)
+		p.medians[w] = med
+	}
+	return onNode, loads, med, true
 }

@@ -215,11 +215,14 @@ var number = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]
 // a cell is one line of printable text. The quoting of commas and double quotes is
 // encoding/csv's, which CSVWriter uses.
 func CSVCell(s string) string {
-	if s == "" || number.MatchString(s) {
+	if s == "" {
 		return s
 	}
 	switch s[0] {
 	case '=', '+', '-', '@', '\t', '\r':
+		if number.MatchString(s) { // only here: a number is clean, and Line keeps it as it is
+			return s
+		}
 		return "'" + Line(s)
 	}
 	return Line(s)

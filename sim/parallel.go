@@ -279,7 +279,7 @@ func setUpSplit(workers int, m *Model, build func() *Model) ([]*engine, *fences,
 	// A collection during the set-up would hand the allocator back spans with free slots
 	// beside objects of workers already set up, past the fences: none runs until the
 	// workers are set up (it waits for one under way to finish marking first).
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer holdGC()()
 	es := make([]*engine, workers)
 	f := &fences{}
 	for w := range es {
@@ -298,6 +298,31 @@ func setUpSplit(workers int, m *Model, build func() *Model) ([]*engine, *fences,
 		f.fence()
 	}
 	return es, f, ""
+}
+
+// gcHeld counts the split runs being set up (setUpSplit), which hold the collector off
+// while they are: the setting is the process's, and two variants run side by side (-j)
+// may set up at once, so the first turns collection off and the last turns it back on.
+var gcHeld struct {
+	sync.Mutex
+	n       int
+	percent int // the setting before the first
+}
+
+// holdGC turns garbage collection off until the function it returns is called.
+func holdGC() (release func()) {
+	gcHeld.Lock()
+	if gcHeld.n++; gcHeld.n == 1 {
+		gcHeld.percent = debug.SetGCPercent(-1)
+	}
+	gcHeld.Unlock()
+	return func() {
+		gcHeld.Lock()
+		if gcHeld.n--; gcHeld.n == 0 {
+			debug.SetGCPercent(gcHeld.percent)
+		}
+		gcHeld.Unlock()
+	}
 }
 
 // fenceMax is the largest size fence allocates.

@@ -62,6 +62,36 @@ func MemoryBytes(s *spec.Resolved) float64 {
 		float64(len(s.Streams))*bytesPerStreamResult
 }
 
+// resultBytes is what a variant's sim.Result holds while it runs: the raw series
+// (bytesPerWorkerCell a shard's or node's window, none of the text made from them later,
+// which MemoryBytes counts), the window histograms, each shard's run-wide histogram and
+// each stream's; for a run that streams its shard series, what MemoryBytes counts.
+func resultBytes(s *spec.Resolved) float64 {
+	if s.Window <= 0 || s.Duration <= 0 || s.Streamed() {
+		return MemoryBytes(s) // a streamed run's Result holds no shard series
+	}
+	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
+	shards := float64(max(s.Shards, s.MaxShards))
+	return windows*(shards+float64(len(s.Nodes)))*bytesPerWorkerCell + histBytes(s, windows) +
+		shards*bytesPerShard + float64(len(s.Streams))*bytesPerStreamResult
+}
+
+// WorkerBytes is what a run of s split among up to cores workers (sim.RunOn) holds beyond
+// a run on one engine while it runs: every worker but the first keeps a whole Result of
+// its own (resultBytes), merged into the first's when they are done. A run that cannot be
+// split (sim.OneCoreReason, or one that streams its shard series) holds none.
+func WorkerBytes(s *spec.Resolved, cores int) float64 {
+	workers := min(cores, len(s.Nodes))
+	if workers <= 1 || s.Streamed() || sim.OneCoreReason(Model(s)) != "" {
+		return 0
+	}
+	return float64(workers-1) * resultBytes(s)
+}
+
+// bytesPerWorkerCell is a Result's window cell of a shard or node: busy time and
+// operations (8 bytes each) and the longest queue (4).
+const bytesPerWorkerCell = 20
+
 // bytesPerStreamResult is what a stream's result keeps besides its windows: its run-wide
 // latency histogram (3 significant digits up to 10^15 us: 41,984 counts of 8 bytes) and its
 // figures. 1,000 variants of one stream peaked at 620 MB, of three streams at 1,672 MB:
@@ -124,15 +154,20 @@ func pow2At(n int) float64 {
 }
 
 // RunMemory estimates the peak memory of a run of these variants, parallel of them at
-// once, and says whether it fits in MaxRunMemory; when it does not, the message says what
-// to lower. held[i] is the most subrequests variant i holds at once (those in service,
-// and the backlog of a run that may saturate); nil counts a full backlog for each.
-func RunMemory(variants []*spec.Resolved, parallel int, held []float64) (bytes float64, problem string) {
-	live := 0.0
+// once, each on up to cores engine cores, and says whether it fits in MaxRunMemory; when
+// it does not, the message says what to lower. held[i] is the most subrequests variant i
+// holds at once (those in service, and the backlog of a run that may saturate); nil counts
+// a full backlog for each.
+func RunMemory(variants []*spec.Resolved, parallel, cores int, held []float64) (bytes float64, problem string) {
+	// The peak is that of the reports, every variant's series and the text made from them
+	// (MemoryBytes), or that of the last runs, every variant's Result and the workers'
+	// copies of those running (WorkerBytes), whichever is more.
+	live, results := 0.0, 0.0
 	most := 0
-	var holds, fixed []float64
+	var holds, fixed, workers []float64
 	for i, v := range variants {
 		live += MemoryBytes(v)
+		results += resultBytes(v)
 		if MemoryBytes(v) > MemoryBytes(variants[most]) {
 			most = i
 		}
@@ -142,10 +177,21 @@ func RunMemory(variants []*spec.Resolved, parallel int, held []float64) (bytes f
 		}
 		holds = append(holds, h)
 		fixed = append(fixed, FixedBytes(v))
+		workers = append(workers, WorkerBytes(v, cores))
 	}
 	slices.Sort(holds)
 	slices.Sort(fixed)
-	run := 0.0
+	slices.Sort(workers)
+	run, split := 0.0, 0.0
+	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
+		split += workers[len(workers)-1-k]
+	}
+	if results+split > live {
+		split = results + split - live // what the split runs add to the peak
+		live += split
+	} else {
+		split = 0
+	}
 	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
 		live += holds[len(holds)-1-k] * bytesPerSubrequest
 		run += fixed[len(fixed)-1-k]
@@ -153,6 +199,10 @@ func RunMemory(variants []*spec.Resolved, parallel int, held []float64) (bytes f
 	bytes = bytesBase + heapGrowth*live + run
 	if bytes <= MaxRunMemory || len(variants) == 0 {
 		return bytes, ""
+	}
+	if bytes-heapGrowth*split <= MaxRunMemory {
+		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the copies of the time series that its runs split among %d engine cores hold (each worker keeps its own while it runs); at most %s is allowed: use fewer engine cores (--engine-cores), or run fewer variants at once (-j)",
+			bytes/(1<<30), heapGrowth*split/(1<<30), cores, maxRunMemoryText)
 	}
 	if run > heapGrowth*live {
 		// The cache's table and the per-key statistics, allocated at their full size.

@@ -99,8 +99,10 @@ type Options struct {
 	// Variants, when not empty, keeps only these variants: each is a variant's name, its
 	// index in the file, or a prefix of exactly one name.
 	Variants []string
-	// Parallel is how many variants will run at once (0: one), for the memory estimate.
-	Parallel int
+	// Parallel is how many variants will run at once (0: one), and EngineCores how many
+	// cores one run may use (--engine-cores; 0: one), for the memory estimate: a run split
+	// among workers holds its series once a worker while it runs.
+	Parallel, EngineCores int
 }
 
 // Override is one value the command line sets: Flag is how the user wrote it, for
@@ -302,7 +304,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 	if len(l.errs) > 0 {
 		return nil, l.errs
 	}
-	if e := l.fit(sc, selected, len(overrides) == 0, opts.Parallel); e != nil {
+	if e := l.fit(sc, selected, len(overrides) == 0, opts.Parallel, opts.EngineCores); e != nil {
 		return nil, tomlx.Errors{e}
 	}
 	if selected != nil {
@@ -647,8 +649,9 @@ func (l *loader) reportVariant(p spec.FieldError, vkey, name string, mine []*ove
 
 // fit checks that the whole run fits: every selected variant's work (subrequests, not
 // only requests, are bounded: build.MaxWork) and its series and outputs at once
-// (build.RunMemory); it sets each variant's Work and the scenario's Memory.
-func (l *loader) fit(sc *Scenario, selected map[int]bool, noVariants bool, parallel int) *tomlx.Error {
+// (build.RunMemory, with each run on up to cores workers); it sets each variant's Work and
+// the scenario's Memory.
+func (l *loader) fit(sc *Scenario, selected map[int]bool, noVariants bool, parallel, cores int) *tomlx.Error {
 	var chosen []*spec.Resolved
 	var chosenVariants []*Variant
 	for i, v := range sc.Variants {
@@ -669,7 +672,7 @@ func (l *loader) fit(sc *Scenario, selected map[int]bool, noVariants bool, paral
 		chosenVariants[i].Work = w
 		held = append(held, w.Held())
 	}
-	mem, problem := build.RunMemory(chosen, parallel, held)
+	mem, problem := build.RunMemory(chosen, parallel, cores, held)
 	if problem != "" {
 		if fe := flagError(l.global, "window", problem); fe != nil {
 			return fe

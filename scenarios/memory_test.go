@@ -49,33 +49,40 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		sets     []string
 		measured float64 // MB, peak RSS
 		wall     float64 // s, the run's wall time, for the one-variant runs; 0: not compared
+		cores    int     // --engine-cores; 0: one
 	}{
-		{"orders", "orders", nil, 39.3, 0},
-		{"one core saturated", "", nil, 213.9, 0},
-		{"ten million point writes", "", []string{"cluster.cores=4096", "streams.w.rate=1000000", `duration="10s"`}, 34.9, 1.29},
-		{"300,000 writes in service", "", []string{"cluster.cores=1000000", "streams.w.rate=300000000", `duration="50ms"`, `window="10ms"`}, 64.5, 4.86},
-		{"50,000 shards, kept series", "", []string{"keyspace.shards=50000", "cluster.nodes=100", "cluster.cores=4", "streams.w.rate=20000"}, 258.6, 1.58},
-		{"100,000 shards, streamed", "", []string{"keyspace.shards=100000", "cluster.nodes=100", "cluster.cores=4", "streams.w.rate=20000"}, 307.5, 1.83},
-		{"1,000 nodes", "", []string{"keyspace.shards=10000", "cluster.nodes=1000", "cluster.cores=4", "streams.w.rate=20000", `duration="60s"`}, 134.1, 0.97},
-		{"1,900 windows", "", []string{"keyspace.shards=1000", "cluster.nodes=10", "cluster.cores=4", "streams.w.rate=2000", `duration="1900s"`}, 194.4, 2.88},
-		{"scans of 1,000 shards, saturated", "", []string{"keyspace.shards=1000", "cluster.nodes=10", "cluster.cores=64", `streams.w.op="scan"`, "streams.w.rate=1000"}, 221.0, 0},
-		{"scans of 100,000 shards", "", []string{"keyspace.shards=100000", "cluster.nodes=100", "cluster.cores=1000", `streams.w.op="scan"`, "streams.w.rate=5"}, 510.1, 12.04},
+		{"orders", "orders", nil, 39.3, 0, 0},
+		{"one core saturated", "", nil, 213.9, 0, 0},
+		{"ten million point writes", "", []string{"cluster.cores=4096", "streams.w.rate=1000000", `duration="10s"`}, 34.9, 1.29, 0},
+		{"300,000 writes in service", "", []string{"cluster.cores=1000000", "streams.w.rate=300000000", `duration="50ms"`, `window="10ms"`}, 64.5, 4.86, 0},
+		{"50,000 shards, kept series", "", []string{"keyspace.shards=50000", "cluster.nodes=100", "cluster.cores=4", "streams.w.rate=20000"}, 258.6, 1.58, 0},
+		{"100,000 shards, streamed", "", []string{"keyspace.shards=100000", "cluster.nodes=100", "cluster.cores=4", "streams.w.rate=20000"}, 307.5, 1.83, 0},
+		{"1,000 nodes", "", []string{"keyspace.shards=10000", "cluster.nodes=1000", "cluster.cores=4", "streams.w.rate=20000", `duration="60s"`}, 134.1, 0.97, 0},
+		{"1,900 windows", "", []string{"keyspace.shards=1000", "cluster.nodes=10", "cluster.cores=4", "streams.w.rate=2000", `duration="1900s"`}, 194.4, 2.88, 0},
+		{"scans of 1,000 shards, saturated", "", []string{"keyspace.shards=1000", "cluster.nodes=10", "cluster.cores=64", `streams.w.op="scan"`, "streams.w.rate=1000"}, 221.0, 0, 0},
+		{"scans of 100,000 shards", "", []string{"keyspace.shards=100000", "cluster.nodes=100", "cluster.cores=1000", `streams.w.op="scan"`, "streams.w.rate=5"}, 510.1, 12.04, 0},
 		// Measured 2026-11-27 the same way, with --no-charts --no-html (-j 2, the default on
 		// this machine); the variants after the latency histograms reached 10^15 us (431 and
 		// 1,196 MB before). Before these were counted, the estimates were 36, 84, 165, 37
 		// and 38 MB.
-		{"lock waiters", "../testdata/memory/lock-waiters.toml", nil, 831.0, 0},
-		{"1,000 variants", "../testdata/memory/variants-1000.toml", nil, 605.2, 0},
-		{"1,000 variants of three streams", "../testdata/memory/variants-1000x3.toml", nil, 1632.5, 0},
-		{"a cache of 10 million keys", "../testdata/memory/cache-10m.toml", nil, 680.3, 0},
-		{"detect.max_keys at its limit, six streams", "../testdata/memory/detect-max-keys.toml", nil, 1131.6, 0},
+		{"lock waiters", "../testdata/memory/lock-waiters.toml", nil, 831.0, 0, 0},
+		{"1,000 variants", "../testdata/memory/variants-1000.toml", nil, 605.2, 0, 0},
+		{"1,000 variants of three streams", "../testdata/memory/variants-1000x3.toml", nil, 1632.5, 0, 0},
+		{"a cache of 10 million keys", "../testdata/memory/cache-10m.toml", nil, 680.3, 0, 0},
+		{"detect.max_keys at its limit, six streams", "../testdata/memory/detect-max-keys.toml", nil, 1131.6, 0, 0},
 		// Measured 2026-11-27 the same way: waiters for a page latch and for a connection
 		// (sim.Setting's Waiter).
-		{"page latch waiters", "../testdata/memory/latch-waiters.toml", nil, 317.6, 0},
-		{"connection pool waiters", "../testdata/memory/pool-waiters.toml", nil, 448.1, 0},
-		{"quickstart at 1,000 nodes x 10,000 shards", "quickstart", []string{"cluster.nodes=1000", "keyspace.shards=10000", `window="2s"`}, 374.6, 0},
+		{"page latch waiters", "../testdata/memory/latch-waiters.toml", nil, 317.6, 0, 0},
+		{"connection pool waiters", "../testdata/memory/pool-waiters.toml", nil, 448.1, 0, 0},
+		{"quickstart at 1,000 nodes x 10,000 shards", "quickstart", []string{"cluster.nodes=1000", "keyspace.shards=10000", `window="2s"`}, 374.6, 0, 0},
+		// Measured 2026-11-27 the same way, with --engine-cores 2 and 4: a run split among
+		// workers holds its series once a worker while it runs (build.WorkerBytes).
+		{"1,000 nodes, 2 engine cores", "", []string{"keyspace.shards=10000", "cluster.nodes=1000", "cluster.cores=4", "streams.w.rate=20000", `duration="60s"`}, 162.0, 0, 2},
+		{"1,000 nodes, 4 engine cores", "", []string{"keyspace.shards=10000", "cluster.nodes=1000", "cluster.cores=4", "streams.w.rate=20000", `duration="60s"`}, 287.0, 0, 4},
+		{"quickstart at 1,000 nodes x 10,000 shards, 2 engine cores", "quickstart", []string{"cluster.nodes=1000", "keyspace.shards=10000", `window="2s"`}, 455.9, 0, 2},
+		{"quickstart at 1,000 nodes x 10,000 shards, 4 engine cores", "quickstart", []string{"cluster.nodes=1000", "keyspace.shards=10000", `window="2s"`}, 874.4, 0, 4},
 	} {
-		opts := scenarios.Options{Sets: tc.sets, Parallel: 2}
+		opts := scenarios.Options{Sets: tc.sets, Parallel: 2, EngineCores: tc.cores}
 		var sc *scenarios.Scenario
 		var err error
 		if tc.builtin != "" {
@@ -118,5 +125,20 @@ func TestWorkBoundCountsFanOut(t *testing.T) {
 	}
 	if w := sc.Variants[0].Work; w.Subrequests < 2.9e5 || w.Subrequests > 3.1e5 {
 		t.Errorf("3 scans of 100,000 shards: %.3g subrequests, want 3e5", w.Subrequests)
+	}
+}
+
+// TestEngineCoresMemoryRefused: a run split among workers holds a copy of its series per
+// worker while it runs, and the memory bound counts them: quickstart at 1,000 nodes x
+// 1,500 shards for 20 minutes of 1 s windows (two variants at once) fits in 4 GB on one
+// engine core a run and not on sixteen, where the error names the flag to lower.
+func TestEngineCoresMemoryRefused(t *testing.T) {
+	sets := []string{"cluster.nodes=1000", "keyspace.shards=1500", `window="1s"`, `duration="20m"`}
+	if _, err := scenarios.Load("quickstart", scenarios.Options{Sets: sets, Parallel: 2, EngineCores: 1}); err != nil {
+		t.Fatalf("on one engine core: %v", err)
+	}
+	_, err := scenarios.Load("quickstart", scenarios.Options{Sets: sets, Parallel: 2, EngineCores: 16})
+	if err == nil || !strings.Contains(err.Error(), "split among 16 engine cores") || !strings.Contains(err.Error(), "--engine-cores") {
+		t.Errorf("on sixteen engine cores: %v; want the bound passed, for the workers' copies, naming --engine-cores", err)
 	}
 }

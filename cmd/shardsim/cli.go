@@ -181,7 +181,7 @@ func (c *common) options() (scenarios.Options, error) {
 	if c.engineCores < 0 || c.flags != nil && c.flags.Changed("engine-cores") && c.engineCores < 1 { // 0: a command without the flag
 		return scenarios.Options{}, usagef("--engine-cores %d: want at least 1", c.engineCores)
 	}
-	opts := scenarios.Options{Variants: c.variants, Sets: append([]string(nil), c.sets...), Parallel: c.parallel}
+	opts := scenarios.Options{Variants: c.variants, Sets: append([]string(nil), c.sets...), Parallel: c.parallel, EngineCores: c.engineCores}
 	if c.flags != nil && c.flags.Changed("seed") {
 		if c.seed < 0 {
 			return scenarios.Options{}, usagef("--seed %d: want a number >= 0", c.seed)

@@ -33,10 +33,10 @@ type Options struct {
 	// result on: `run` reports each variant of an interrupted run, marked partial.
 	Every bool
 	// EngineCores is how many cores one simulation may use (sim.RunOn; its results do not
-	// depend on it); 0 means one. It is not shared out by default: a split run holds a
-	// copy of the run's series per worker (2.6 times the memory at two, which validate's
-	// estimate does not count yet) and every worker draws every arrival, so the speed-up
-	// it buys is bounded (docs/performance.md, "One run on many cores").
+	// depend on it); 0 means one. A split run holds a copy of the run's series per worker
+	// while it runs, and every worker draws every arrival, so the speed-up it buys is
+	// bounded (docs/performance.md, "One run on many cores"); SimulateOn chooses per
+	// simulation.
 	EngineCores int
 }
 
@@ -82,7 +82,12 @@ func (l *Loop) Stopped() bool {
 // calls build once a worker); it stops early when the loop stops (the user's interrupt
 // only, for a loop that runs Every job).
 func (l *Loop) Simulate(build func() *sim.Model) *sim.Result {
-	return sim.RunOn(l.o.engineCores(), func() *sim.Model {
+	return l.SimulateOn(l.o.engineCores(), build)
+}
+
+// SimulateOn is Simulate on up to cores cores, whatever the loop's EngineCores.
+func (l *Loop) SimulateOn(cores int, build func() *sim.Model) *sim.Result {
+	return sim.RunOn(max(cores, 1), func() *sim.Model {
 		m := build()
 		m.Stop = l.Stopped
 		if l.o.Every {

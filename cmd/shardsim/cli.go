@@ -116,7 +116,7 @@ func (c *common) register(fs *pflag.FlagSet, outDefault string) {
 	c.registerScenario(fs, "run only this variant")
 	fs.IntVarP(&c.parallel, "parallel", "j", runtime.NumCPU(), "variants run at once")
 	showDefault(fs, "parallel", "the number of CPUs")
-	fs.IntVar(&c.engineCores, "engine-cores", 1, "cores one run may use, its nodes split among them (results do not change)")
+	fs.IntVar(&c.engineCores, "engine-cores", 1, "cores one run may use, its nodes split among them (results do not change); run shares the machine out when not given")
 	fs.BoolVar(&c.noCharts, "no-charts", false, "write no charts")
 	fs.StringVar(&c.chartFormat, "chart-format", "png", "chart files: png or svg")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
@@ -226,7 +226,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer done()
-	runs, err := runVariants(sc, runner.Options{Parallel: c.parallel, EngineCores: c.engineCores, Stop: stop, Every: true}, stage)
+	runs, err := runVariants(sc, runner.Options{Parallel: c.parallel, Stop: stop, Every: true}, c.variantCores(sc), stage)
 	defer closeSinks(runs)
 	if err != nil {
 		return err
@@ -373,9 +373,9 @@ func (c *common) wroteRun(stderr io.Writer, dir string, files, charts int) {
 
 // oneCoreNotes says on stderr which variants ran on one core although --engine-cores
 // offered several, and why (sim.OneCoreReason): the results are the same either way, the
-// time is not.
+// time is not. Cores given by default are not noted.
 func (c *common) oneCoreNotes(stderr io.Writer, runs []report.Run) {
-	if c.quiet || c.engineCores <= 1 {
+	if c.quiet || c.engineCores <= 1 || c.flags == nil || !c.flags.Changed("engine-cores") {
 		return
 	}
 	for _, r := range runs {
@@ -383,6 +383,46 @@ func (c *common) oneCoreNotes(stderr io.Writer, runs []report.Run) {
 			fmt.Fprintf(stderr, "note: %s ran on one core of %d: %s\n", r.Variant.Name, c.engineCores, r.Result.OneCore)
 		}
 	}
+}
+
+// Without --engine-cores, run shares the machine out: each variant that runs at once
+// gets an equal part of the processors (GOMAXPROCS), at most autoCoresMax, if it is
+// expected to take autoSplitSeconds or more on one core (build.Work.Seconds; splitting
+// a shorter one costs more in setting up its workers than it saves) and the memory bound
+// holds with every variant so split (build.RunMemory). Past eight cores a split run
+// gained nothing where it was measured (docs/performance.md).
+const (
+	autoCoresMax     = 8
+	autoSplitSeconds = 1.0
+)
+
+// variantCores is how many cores each of sc's variants may use: --engine-cores when
+// given, else the machine's share (see autoCoresMax).
+func (c *common) variantCores(sc *scenarios.Scenario) []int {
+	cores := make([]int, len(sc.Variants))
+	if c.flags != nil && c.flags.Changed("engine-cores") {
+		for i := range cores {
+			cores[i] = c.engineCores
+		}
+		return cores
+	}
+	running := max(1, min(c.parallel, len(sc.Variants)))
+	share := min(autoCoresMax, runtime.GOMAXPROCS(0)/running)
+	specs := make([]*spec.Resolved, len(sc.Variants))
+	held := make([]float64, len(sc.Variants))
+	for i, v := range sc.Variants {
+		specs[i], held[i] = v.Spec, v.Work.Held()
+	}
+	if _, problem := build.RunMemory(specs, c.parallel, share, held); share < 2 || problem != "" {
+		share = 1
+	}
+	for i, v := range sc.Variants {
+		cores[i] = 1
+		if v.Work.Seconds >= autoSplitSeconds {
+			cores[i] = share
+		}
+	}
+	return cores
 }
 
 // seriesFormat is the format --series asks for (checked by runScenario); auto is Parquet
@@ -529,14 +569,14 @@ func unwritable(dir, probe string, err error) string {
 	return fmt.Sprintf("%s cannot be written (%v)", where, errors.Unwrap(err))
 }
 
-// runVariants simulates every variant, as o says (up to o.Parallel at once, each on up to
-// o.EngineCores). Each run is independent and deterministic, so the results depend on
-// neither. o.Stop interrupts every run.
+// runVariants simulates every variant, as o says (up to o.Parallel at once), variant i
+// on up to cores[i] cores. Each run is independent and deterministic, so the results
+// depend on neither. o.Stop interrupts every run.
 //
 // A variant with more shard-windows than spec.StreamShardCells (and no shard splits)
 // streams its shard series (report.StreamSink), spooled in dir until WriteFiles writes
 // shards.csv; closeSinks removes the spools.
-func runVariants(sc *scenarios.Scenario, o runner.Options, dir string) ([]report.Run, error) {
+func runVariants(sc *scenarios.Scenario, o runner.Options, cores []int, dir string) ([]report.Run, error) {
 	streamedGC(sc)
 	desc := describe(sc, nil)
 	runs := make([]report.Run, len(sc.Variants))
@@ -556,7 +596,7 @@ func runVariants(sc *scenarios.Scenario, o runner.Options, dir string) ([]report
 			}
 			m.Sink = k // a streamed run is not split: build is called once (sim.OneCoreReason)
 		}
-		return loop.Simulate(runner.Reuse(m, sc.Variants[i].Model)), nil
+		return loop.SimulateOn(cores[i], runner.Reuse(m, sc.Variants[i].Model)), nil
 	}, func(i int, r *sim.Result) error {
 		runs[i].Result = r
 		return nil

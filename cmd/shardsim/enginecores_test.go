@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/spf13/pflag"
 )
 
 // TestEngineCores: the quickstart's three variants run on one core and split among three
@@ -47,5 +52,56 @@ func TestEngineCoresFeedback(t *testing.T) {
 	}
 	if code, _, stderr := call(t, "run", "quickstart", "--engine-cores", "0"); code != 2 || !strings.Contains(stderr, "--engine-cores 0: want at least 1") {
 		t.Errorf("--engine-cores 0: exit %d, stderr %q; want 2 and the flag named", code, stderr)
+	}
+}
+
+// TestVariantCores: without --engine-cores, run gives each variant running at once an
+// equal share of the processors (at most eight) if it is expected to take a second or
+// more on one core and the memory bound holds so split; --engine-cores wins. Run with
+// GOMAXPROCS at 4 (and 16) whatever the machine, so that shares of more than one exist.
+func TestVariantCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	load := func(name string, sets ...string) *scenarios.Scenario {
+		sc, err := scenarios.Load(name, scenarios.Options{Sets: sets, Parallel: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	auto := &common{parallel: 2}
+	for _, tc := range []struct {
+		what string
+		sc   *scenarios.Scenario
+		want []int
+	}{
+		{"one long variant: the whole machine", load("../../testdata/bench/open1000.toml"), []int{4}},
+		{"two short variants: one core each", load("../../testdata/small.toml"), []int{1, 1}},
+		{"three long variants two at a time: half each", load("quickstart", `duration="2h"`), []int{2, 2, 2}},
+	} {
+		if got := auto.variantCores(tc.sc); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: cores %v, want %v (expected %.1f s on one core)", tc.what, got, tc.want, tc.sc.Variants[0].Work.Seconds)
+		}
+	}
+	// On 16 processors, two variants at once get eight each, which would take this run
+	// past the memory bound: one each instead.
+	runtime.GOMAXPROCS(16)
+	big := load("quickstart", "cluster.nodes=4000", "keyspace.shards=1500", `window="1s"`, `duration="20m"`)
+	for _, v := range big.Variants {
+		if v.Work.Seconds < autoSplitSeconds {
+			t.Fatalf("variant %q expected to take %.1f s: too short to tell the memory bound's part", v.Name, v.Work.Seconds)
+		}
+	}
+	if got := auto.variantCores(big); !slices.Equal(got, []int{1, 1, 1}) {
+		t.Errorf("split past the memory bound: cores %v, want one each", got)
+	}
+	runtime.GOMAXPROCS(4)
+	given := &common{parallel: 2}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	given.register(fs, "")
+	if err := fs.Parse([]string{"--engine-cores", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := given.variantCores(load("../../testdata/small.toml")); !slices.Equal(got, []int{3, 3}) {
+		t.Errorf("--engine-cores 3: cores %v, want [3 3]", got)
 	}
 }

@@ -78,15 +78,22 @@ func resultBytes(s *spec.Resolved) float64 {
 
 // WorkerBytes is what a run of s split among up to cores workers (sim.RunOn) holds beyond
 // a run on one engine while it runs: every worker but the first keeps a whole Result of
-// its own (resultBytes), merged into the first's when they are done. A run that cannot be
-// split (sim.OneCoreReason, or one that streams its shard series) holds none.
+// its own (resultBytes), merged into the first's when they are done, and the workers
+// together log every success detection sampled, one request in sample_every, for the
+// merge to replay in time order (bytesPerSampleLog each). A run that cannot be split
+// (sim.OneCoreReason, or one that streams its shard series) holds none.
 func WorkerBytes(s *spec.Resolved, cores int) float64 {
 	workers := min(cores, len(s.Nodes))
 	if workers <= 1 || s.Streamed() || sim.OneCoreReason(Model(s)) != "" {
 		return 0
 	}
-	return float64(workers-1) * resultBytes(s)
+	logs := Requests(s) / float64(max(s.Detect.SampleEvery, 1)) * bytesPerSampleLog
+	return float64(workers-1)*resultBytes(s) + logs
 }
+
+// bytesPerSampleLog is a split run's log entry of a sampled success (sim.sampleLog: its
+// time, key, latency, shard, key values and order).
+const bytesPerSampleLog = 112
 
 // bytesPerWorkerCell is a Result's window cell of a shard or node: busy time and
 // operations (8 bytes each) and the longest queue (4).
@@ -201,8 +208,8 @@ func RunMemory(variants []*spec.Resolved, parallel, cores int, held []float64) (
 		return bytes, ""
 	}
 	if bytes-heapGrowth*split <= MaxRunMemory {
-		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the copies of the time series that its runs split among %d engine cores hold (each worker keeps its own while it runs); at most %s is allowed: use fewer engine cores (--engine-cores), or run fewer variants at once (-j)",
-			bytes/(1<<30), heapGrowth*split/(1<<30), cores, maxRunMemoryText)
+		return bytes, fmt.Sprintf("--engine-cores %d: the run needs about %.1f GB, of which its runs split among up to %d workers add %.1f GB (each worker keeps a copy of the run's time series while it runs); at most %s is allowed: use fewer engine cores, or run fewer variants at once (-j)",
+			cores, bytes/(1<<30), cores, heapGrowth*split/(1<<30), maxRunMemoryText)
 	}
 	if run > heapGrowth*live {
 		// The cache's table and the per-key statistics, allocated at their full size.

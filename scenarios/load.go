@@ -673,6 +673,10 @@ func (l *loader) fit(sc *Scenario, selected map[int]bool, noVariants bool, paral
 		held = append(held, w.Held())
 	}
 	mem, problem := build.RunMemory(chosen, parallel, cores, held)
+	if strings.HasPrefix(problem, "--engine-cores ") {
+		// The flag, not the scenario, is what to change.
+		return &tomlx.Error{File: l.file, Msg: problem}
+	}
 	if problem != "" {
 		if fe := flagError(l.global, "window", problem); fe != nil {
 			return fe

@@ -138,7 +138,7 @@ func TestEngineCoresMemoryRefused(t *testing.T) {
 		t.Fatalf("on one engine core: %v", err)
 	}
 	_, err := scenarios.Load("quickstart", scenarios.Options{Sets: sets, Parallel: 2, EngineCores: 16})
-	if err == nil || !strings.Contains(err.Error(), "split among 16 engine cores") || !strings.Contains(err.Error(), "--engine-cores") {
+	if err == nil || !strings.Contains(err.Error(), "--engine-cores 16: ") || !strings.Contains(err.Error(), "workers add") {
 		t.Errorf("on sixteen engine cores: %v; want the bound passed, for the workers' copies, naming --engine-cores", err)
 	}
 }

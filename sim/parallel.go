@@ -232,7 +232,7 @@ func RunOn(cores int, build func() *Model) *Result {
 		return res
 	}
 	cores = min(cores, len(m.Nodes)) // a worker serves one node at least
-	res, why := runSplit(cores, m, build)
+	res, why := runSplit(cores, build)
 	if why != "" {
 		res = Run(build())
 		res.Cores, res.OneCore = 1, why
@@ -242,16 +242,16 @@ func RunOn(cores int, build func() *Model) *Result {
 	return res
 }
 
-// runSplit runs the scenario on workers engines, the first over m and the others over
-// models of build, and merges what they recorded; it returns the reason when the merge
-// cannot be exact, and the Result is then nil.
+// runSplit runs the scenario on workers engines, each over a model of build, and merges
+// what they recorded; it returns the reason when the merge cannot be exact, and the
+// Result is then nil.
 //
 // The workers' models and engines are set up one after the other, each followed by a
 // fence (fences.fence), so that no two workers' state shares a cache line: two cores
 // writing to one line take turns at it, and a run of twelve nodes split that way took
 // 2.4 times as long on two cores as on one.
-func runSplit(workers int, m *Model, build func() *Model) (*Result, string) {
-	es, f, why := setUpSplit(workers, m, build)
+func runSplit(workers int, build func() *Model) (*Result, string) {
+	es, f, why := setUpSplit(workers, build)
 	if why != "" {
 		return nil, why
 	}
@@ -274,8 +274,14 @@ func runSplit(workers int, m *Model, build func() *Model) (*Result, string) {
 }
 
 // setUpSplit builds the workers' models and engines for runSplit, a fence after each,
-// and returns them with the fences, or why the run cannot be split.
-func setUpSplit(workers int, m *Model, build func() *Model) ([]*engine, *fences, string) {
+// and returns them with the fences, or why the run cannot be split. Every model is built
+// here, under the hold, the first worker's too: one built before it (RunOn's, which
+// decided to split) may sit beside memory a collection frees for the next worker.
+//
+// With a soft memory limit set (cmd/shardsim sets one for streamed runs, which are not
+// split), the collector still runs at the limit during the hold, and the fences may then
+// not keep every line apart: a matter of speed only.
+func setUpSplit(workers int, build func() *Model) ([]*engine, *fences, string) {
 	// A collection during the set-up would hand the allocator back spans with free slots
 	// beside objects of workers already set up, past the fences: none runs until the
 	// workers are set up (it waits for one under way to finish marking first).
@@ -283,9 +289,7 @@ func setUpSplit(workers int, m *Model, build func() *Model) ([]*engine, *fences,
 	es := make([]*engine, workers)
 	f := &fences{}
 	for w := range es {
-		if w > 0 {
-			m = build()
-		}
+		m := build()
 		if m.ran {
 			panic("sim: this Model has already run, and its generators and planners hold that run's state; build a fresh model for every run")
 		}
@@ -344,7 +348,7 @@ func (f *fences) fence() {
 		f.plain = append(f.plain, make([]byte, 8)) // the tiny allocator's 16-byte blocks
 	}
 	for n := 8; n <= fenceMax; n += 8 {
-		for range max(1, 64/n) {
+		for range (64 + n - 1) / n { // 64 bytes or more of each size
 			f.plain = append(f.plain, make([]byte, n))
 			f.ptrs = append(f.ptrs, make([]*byte, n/8))
 		}

@@ -46,38 +46,49 @@ func TestReplaySamplesTie(t *testing.T) {
 // times as long as one core). setUpSplit fences them: no two workers' such objects are
 // within 64 bytes of each other.
 func TestSplitWorkersShareNoCacheLine(t *testing.T) {
-	build := func() *Model {
-		d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
-		scheme := keyspace.NewModulo(12)
-		m := &Model{Seed: 1, Duration: Second, Window: Second, Network: Millisecond,
-			Nodes: make([]Node, 12), ShardNode: make([]int, 12)}
-		for i := range m.Nodes {
-			m.Nodes[i], m.ShardNode[i] = Node{Cores: 1, QueueLimit: 100}, i
+	// Keys of one field and of three: a stream's field values are 8 and 24 bytes, two of
+	// the allocator's sizes (24 bytes needs three objects of fence, not two).
+	for _, nf := range []int{1, 3} {
+		build := func() *Model {
+			d := &keyspace.Design{}
+			fields, key := make([]workload.Generator, nf), make([]int, nf)
+			for f := range nf {
+				d.Parts = append(d.Parts, keyspace.Part{Kind: keyspace.FieldPart, Field: f})
+				fields[f], key[f] = workload.NewZipf(1000, 0.99, true), f
+			}
+			scheme := keyspace.NewModulo(12)
+			m := &Model{Seed: 1, Duration: Second, Window: Second, Network: Millisecond,
+				Nodes: make([]Node, 12), ShardNode: make([]int, 12)}
+			for i := range m.Nodes {
+				m.Nodes[i], m.ShardNode[i] = Node{Cores: 1, QueueLimit: 100}, i
+			}
+			for _, op := range []Op{Write, Read} {
+				m.Streams = append(m.Streams, Stream{Name: op.String(), Op: op, Cost: Millisecond,
+					Planner:  keyspace.NewPointPlanner(d, scheme, op == Read),
+					Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 1000}}),
+					Fields:   fields, KeyFields: key})
+			}
+			return m
 		}
-		for _, op := range []Op{Write, Read} {
-			m.Streams = append(m.Streams, Stream{Name: op.String(), Op: op, Cost: Millisecond,
-				Planner:  keyspace.NewPointPlanner(d, scheme, op == Read),
-				Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 1000}}),
-				Fields:   []workload.Generator{workload.NewZipf(1000, 0.99, true)}, KeyFields: []int{0}})
+		// The goroutine moving to another processor mid-way would allocate from that
+		// processor's spans, which the fences of this one do not cover; it is rare, and
+		// three set-ups in a row so moved are taken as the fences failing.
+		var shared []string
+		for range 3 {
+			if shared = sharedLines(t, build); len(shared) == 0 {
+				break
+			}
 		}
-		return m
+		if len(shared) > 0 {
+			t.Errorf("keys of %d fields:\n%s", nf, strings.Join(shared, "\n"))
+		}
 	}
-	// The goroutine moving to another processor mid-way would allocate from that
-	// processor's spans, which the fences of this one do not cover; it is rare, and three
-	// set-ups in a row so moved are taken as the fences failing.
-	var shared []string
-	for range 3 {
-		if shared = sharedLines(t, build); len(shared) == 0 {
-			return
-		}
-	}
-	t.Error(strings.Join(shared, "\n"))
 }
 
 // sharedLines sets up a split run of three workers and says which of their per-request
 // objects are within a cache line of another worker's.
 func sharedLines(t *testing.T, build func() *Model) []string {
-	es, _, why := setUpSplit(3, build(), build)
+	es, _, why := setUpSplit(3, build)
 	if why != "" {
 		t.Fatal(why)
 	}
@@ -131,4 +142,32 @@ func TestHoldGCNested(t *testing.T) {
 	if p := debug.SetGCPercent(150); p != 150 {
 		t.Errorf("collection at %d after both set-ups, want 150 back", p)
 	}
+}
+
+// TestFenceSeparates: an object allocated after a fence starts 64 bytes or more past one
+// of the same size allocated before it, for every size the fence covers, with pointers
+// and without (the allocator keeps those apart).
+func TestFenceSeparates(t *testing.T) {
+	defer holdGC()()
+	var f fences
+	keep := [][]byte{}
+	keepPtrs := [][]*byte{}
+	for n := 8; n <= fenceMax; n += 8 {
+		a, ap := make([]byte, n), make([]*byte, n/8)
+		f.fence()
+		b, bp := make([]byte, n), make([]*byte, n/8)
+		keep, keepPtrs = append(keep, a, b), append(keepPtrs, ap, bp)
+		for _, d := range []struct {
+			what string
+			x, y uintptr
+		}{
+			{"without pointers", uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))},
+			{"with pointers", uintptr(unsafe.Pointer(&ap[0])), uintptr(unsafe.Pointer(&bp[0]))},
+		} {
+			if d.y > d.x && d.y-d.x < uintptr(n)+64 {
+				t.Errorf("%d bytes %s: the object after the fence starts %d bytes after the one before", n, d.what, d.y-d.x)
+			}
+		}
+	}
+	_, _ = keep, keepPtrs
 }

@@ -389,10 +389,11 @@ func (c *common) oneCoreNotes(stderr io.Writer, runs []report.Run) {
 // gets an equal part of the processors (GOMAXPROCS), at most autoCoresMax, if it is
 // expected to take autoSplitSeconds or more on one core (build.Work.Seconds; splitting
 // a shorter one costs more in setting up its workers than it saves) and the memory bound
-// holds with every variant so split (build.RunMemory). Past eight cores a split run
-// gained nothing where it was measured (docs/performance.md).
+// holds with every variant so split (build.RunMemory). Past four cores a split run
+// gained nothing where it was measured, and took more CPU and memory with each core
+// (docs/performance.md).
 const (
-	autoCoresMax     = 8
+	autoCoresMax     = 4
 	autoSplitSeconds = 1.0
 )
 

@@ -56,7 +56,7 @@ func TestEngineCoresFeedback(t *testing.T) {
 }
 
 // TestVariantCores: without --engine-cores, run gives each variant running at once an
-// equal share of the processors (at most eight) if it is expected to take a second or
+// equal share of the processors (at most four) if it is expected to take a second or
 // more on one core and the memory bound holds so split; --engine-cores wins. Run with
 // GOMAXPROCS at 4 (and 16) whatever the machine, so that shares of more than one exist.
 func TestVariantCores(t *testing.T) {
@@ -82,10 +82,10 @@ func TestVariantCores(t *testing.T) {
 			t.Errorf("%s: cores %v, want %v (expected %.1f s on one core)", tc.what, got, tc.want, tc.sc.Variants[0].Work.Seconds)
 		}
 	}
-	// On 16 processors, two variants at once get eight each, which would take this run
+	// On 16 processors, two variants at once get four each, which would take this run
 	// past the memory bound: one each instead.
 	runtime.GOMAXPROCS(16)
-	big := load("quickstart", "cluster.nodes=4000", "keyspace.shards=1500", `window="1s"`, `duration="20m"`)
+	big := load("quickstart", "cluster.nodes=8000", "keyspace.shards=1000", `window="1s"`, `duration="20m"`)
 	for _, v := range big.Variants {
 		if v.Work.Seconds < autoSplitSeconds {
 			t.Fatalf("variant %q expected to take %.1f s: too short to tell the memory bound's part", v.Name, v.Work.Seconds)

@@ -193,8 +193,13 @@ func drawFrame(c, da draw.Canvas, box bool) {
 	c.StrokeLines(sty, []vg.Point{{X: da.Min.X, Y: da.Max.Y}, {X: da.Min.X, Y: da.Min.Y}, {X: da.Max.X, Y: da.Min.Y}})
 }
 
-// fillBackground paints c white.
+// fillBackground paints c white. A raster canvas is white already (vgimg fills it when it
+// makes it), and rasterizing a rectangle the size of the chart took a tenth of its
+// drawing, so only a vector canvas is painted.
 func fillBackground(c draw.Canvas) {
+	if _, ok := rasterOf(c); ok {
+		return
+	}
 	c.SetColor(colWhite)
 	c.Fill(c.Rectangle.Path())
 }

@@ -162,10 +162,10 @@ func (d *ShardDigest) ShardWindow(w int, s *sim.ShardWindow) {
 	if n := len(d.sorted); n > 0 {
 		ws.Max = d.sorted[n-1]
 	}
-	ws.Median = detect.Median(d.sorted)
-	ws.P50 = detect.Percentile(d.sorted, 0.5)
-	ws.P95 = detect.Percentile(d.sorted, 0.95)
-	ws.Gini = detect.Gini(d.sorted)
+	ws.Median = detect.MedianSorted(d.sorted)
+	ws.P50 = detect.PercentileSorted(d.sorted, 0.5)
+	ws.P95 = detect.PercentileSorted(d.sorted, 0.95)
+	ws.Gini = detect.GiniSorted(d.sorted)
 	if ws.Max > d.best {
 		d.best, d.PeakWindow = ws.Max, w
 		d.PeakLoads = append(d.PeakLoads[:0], loads...)

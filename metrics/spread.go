@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"slices"
+
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
@@ -25,10 +27,12 @@ func SpreadOf(loads []float64) LoadSpread {
 	for _, l := range loads {
 		sp.Max = max(sp.Max, l)
 	}
-	sp.Median = detect.Median(loads)
+	sorted := slices.Clone(loads)
+	slices.Sort(sorted)
+	sp.Median = detect.MedianSorted(sorted)
 	sp.MaxOverMedian = ratioOrNil(sp.Max, sp.Median)
-	sp.P95OverP50 = ratioOrNil(detect.Percentile(loads, 0.95), detect.Percentile(loads, 0.5))
-	sp.Gini = detect.Gini(loads)
+	sp.P95OverP50 = ratioOrNil(detect.PercentileSorted(sorted, 0.95), detect.PercentileSorted(sorted, 0.5))
+	sp.Gini = detect.GiniSorted(sorted)
 	return sp
 }
 

@@ -20,6 +20,13 @@ import (
 // in dir.
 func runWith(t *testing.T, dir, path string, opts scenarios.Options) (*metrics.Scenario, []Run) {
 	t.Helper()
+	return runWithBacklog(t, dir, path, opts, 0)
+}
+
+// runWithBacklog is runWith with the backlog at which a run is declared saturated set to
+// maxQueued (0: the engine's default).
+func runWithBacklog(t *testing.T, dir, path string, opts scenarios.Options, maxQueued int) (*metrics.Scenario, []Run) {
+	t.Helper()
 	sc, err := scenarios.Load(path, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +34,7 @@ func runWith(t *testing.T, dir, path string, opts scenarios.Options) (*metrics.S
 	var runs []Run
 	for _, v := range sc.Variants {
 		m := v.Model()
+		m.MaxQueued = maxQueued
 		if dir != "" {
 			k, err := NewStreamSink(dir, m.Windows())
 			if err != nil {

@@ -1274,14 +1274,10 @@ func TestCategoricalValuesBounded(t *testing.T) {
 	b.WriteString(strings.Replace(shopBase, "[table.fields]", "[table.fields]\nbig = { gen = \"categorical\", values = [", 1))
 	src := b.String()
 	i := strings.Index(src, "values = [") + len("values = [")
-	var vals strings.Builder
-	for v := 0; v <= 1_000_000; v++ {
-		if v > 0 {
-			vals.WriteByte(',')
-		}
-		vals.WriteString(strconv.Itoa(v))
-	}
-	src = src[:i] + vals.String() + "] }" + src[i:]
+	// The same value a million and one times: the count is checked before the duplicates,
+	// and one-digit values parse in half the time of distinct ones.
+	vals := strings.Repeat("0,", 1_000_000) + "0"
+	src = src[:i] + vals + "] }" + src[i:]
 	err := loadErr(t, src, scenarios.Options{})
 	if !strings.Contains(err.Error(), "table.fields.big.values: must list at most 1000000 values (got 1000001)") {
 		t.Errorf("error %q", err)

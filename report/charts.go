@@ -189,6 +189,17 @@ func BackendReadsData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 	return l
 }
 
+// anyCompleted reports whether some variant of runs completed a request of stream i after
+// the warmup: whether CDFData has a curve.
+func anyCompleted(runs []Run, i int) bool {
+	for _, run := range runs {
+		if metrics.StreamOf(&run.Result.Streams[i]).Latency.Max != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // cdfPoints is the most points one CDF curve keeps.
 const cdfPoints = 400
 
@@ -309,9 +320,14 @@ func PlanCharts(format string, sc *metrics.Scenario, runs []Run) *ChartPlan {
 		add(fmt.Sprintf("p99-%s.%s", slugs[i], format), "p99 latency over time: "+st.Name,
 			"The 99th percentile latency of the requests that completed in each window, one line per variant, on a log scale: a line that climbs is a queue that grows.",
 			func(p string) error { return plots.WriteLines(p, f, P99Data(sc, runs, i)) })
-		add(fmt.Sprintf("cdf-%s.%s", slugs[i], format), "Latency distribution: "+st.Name,
-			"The share of the completed requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. Failed requests have no latency and are not on the curves: the legend says how many failed. The further right a curve's top, the longer its tail.",
-			func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) })
+		// A stream of which no variant completed a request after the warmup (every one
+		// timed out, say) has no distribution to draw: the chart's error used to fail the
+		// whole run.
+		if anyCompleted(runs, i) {
+			add(fmt.Sprintf("cdf-%s.%s", slugs[i], format), "Latency distribution: "+st.Name,
+				"The share of the completed requests (after warmup) that completed within a given latency, one curve per variant, log scale; the marks are p50, p99 and p999. Failed requests have no latency and are not on the curves: the legend says how many failed. The further right a curve's top, the longer its tail.",
+				func(p string) error { return plots.WriteCDF(p, f, CDFData(sc, runs, i)) })
+		}
 		if hasDetail(runs) {
 			d := runs[0].Result.Detail
 			add(fmt.Sprintf("p99-detail-%s.%s", slugs[i], format), "p99 latency in detail: "+st.Name,

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,8 +41,23 @@ func TestQuickstartQuantilesNotAboveMax(t *testing.T) {
 // A stream that completed nothing (testdata/timeouts.toml: every request times out) has
 // null latencies in summary.json, "-" in the tables and empty cells in the CSV, never 0;
 // its errors count every cause.
+//
+// Its charts draw: no latency distribution chart (there is nothing to draw; the chart's
+// error used to fail the whole run), the others as for any stream.
 func TestEmptyStreamLatencyIsAbsent(t *testing.T) {
 	sc, runs := runAll(t, "../testdata/timeouts.toml")
+	plan := PlanCharts("png", sc, runs)
+	dir := t.TempDir()
+	if err := plan.Render(dir, 1); err != nil {
+		t.Errorf("charts: %v", err)
+	}
+	var names []string
+	for _, c := range plan.Charts {
+		names = append(names, c.File)
+	}
+	if !slices.Contains(names, "p99-get.png") || slices.Contains(names, "cdf-get.png") {
+		t.Errorf("charts %v: want p99-get.png and no cdf-get.png", names)
+	}
 	sum := Summarize(sc, runs)
 	st := sum.Variants[0].Streams[0]
 	if st.Completed != 0 || st.TimedOut != st.Offered || st.Failed != st.Offered || st.ErrorRate != 1 {

@@ -78,30 +78,26 @@ type fifo struct {
 	head, size int
 }
 
-// take returns a free slot's index, growing the pool when none is free.
+// take returns a free slot's index, growing the pool when none is free. A full pool
+// doubles: append grows a large slice by a quarter at a time, and a backlog of two million
+// subrequests (saturated.toml) took some forty copies, four times its final size in all,
+// each into memory the kernel had to fault in; doubling takes fifteen, about its final
+// size (docs/performance.md). Written with the builtin append alone, so that take still
+// inlines.
 func (p *pool[T]) take() int32 {
 	if n := len(p.free); n > 0 {
 		i := p.free[n-1]
 		p.free = p.free[:n-1]
 		return i
 	}
-	if len(p.items) == cap(p.items) {
-		p.grow()
+	n := len(p.items)
+	if n == cap(p.items) {
+		// Appending n+64 slots past the capacity makes append allocate exactly that much.
+		p.items = append(p.items, make([]T, n+64)...)[:n]
 	}
 	var zero T
 	p.items = append(p.items, zero)
-	return int32(len(p.items) - 1)
-}
-
-// grow doubles the pool's capacity. append grows a large slice by a quarter at a time, so a
-// backlog of two million subrequests was copied about twenty times over, each copy into
-// memory the kernel had to fault in: doubling took saturated.toml's CPU from 3.2 to 2.4 s
-// and its peak memory from 260 to 221 MB (docs/performance.md). Kept out of take so that
-// take stays small enough to inline.
-func (p *pool[T]) grow() {
-	grown := make([]T, len(p.items), max(64, 2*cap(p.items)))
-	copy(grown, p.items)
-	p.items = grown
+	return int32(n)
 }
 
 // put returns slot i to the pool.

@@ -38,17 +38,21 @@ TESTTIMEOUT ?= 30m
 #
 # The packages whose tests take longest are named first: go test starts packages in the
 # order given, and cmd/shardsim's alone is a third of the CPU. On a machine of two cores
-# or fewer each test process runs on one (GOMAXPROCS=1, with -p the cores): two test
-# processes of two threads each on two cores took 10% more CPU, most of it the garbage
-# collector waiting on a thread that the other process had off its core, and make test's
-# wall time fell about 5% (median of three interleaved pairs; docs/performance.md).
-NPROC     := $(shell nproc 2>/dev/null || echo 2)
-TESTPKGS  := ./cmd/shardsim ./scenarios ./sim ./cluster ./report ./workload ./plots ./trace ./capacity ./...
-TESTPROCS := $(if $(filter 1 2,$(NPROC)),GOMAXPROCS=1,)
+# or fewer each test binary runs on one (-exec 'env GOMAXPROCS=1'; go test still runs two
+# of them at once, and the compiler and linker keep every core): two test processes of two
+# threads each on two cores took a tenth more CPU, part of it the garbage collector
+# spinning on a thread the other process had off its core, part runs split over two engine
+# workers on a machine already full. make test's wall time fell 13% (median of five
+# interleaved pairs; docs/performance.md, "The test suite"). So on such a machine make test
+# runs no run split by default and no two t.Parallel tests at once; make test-long, which
+# CI also runs, keeps every core.
+NPROC    := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null)
+TESTPKGS := ./cmd/shardsim ./scenarios ./sim ./cluster ./report ./workload ./plots ./trace ./capacity ./...
+TESTEXEC := $(if $(filter 1 2,$(NPROC)),-exec 'env GOMAXPROCS=1',)
 test:
 	$(GO) mod download
 	$(GO) vet ./...
-	$(TESTPROCS) $(GO) test -short -count=1 -vet=off -p $(NPROC) -timeout $(TESTTIMEOUT) $(TESTPKGS)
+	$(GO) test -short -count=1 -vet=off $(TESTEXEC) -timeout $(TESTTIMEOUT) $(TESTPKGS)
 
 test-long:
 	$(GO) mod download

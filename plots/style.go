@@ -194,8 +194,9 @@ func drawFrame(c, da draw.Canvas, box bool) {
 }
 
 // fillBackground paints c white. A raster canvas is white already (vgimg fills it when it
-// makes it), and rasterizing a rectangle the size of the chart took a tenth of its
-// drawing, so only a vector canvas is painted.
+// makes it, and every chart is drawn on a canvas of its own, made for it by render), and
+// rasterizing a rectangle the size of the chart took a tenth of its drawing, so only a
+// vector canvas is painted.
 func fillBackground(c draw.Canvas) {
 	if _, ok := rasterOf(c); ok {
 		return

@@ -34,7 +34,9 @@ func runWithBacklog(t *testing.T, dir, path string, opts scenarios.Options, maxQ
 	var runs []Run
 	for _, v := range sc.Variants {
 		m := v.Model()
-		m.MaxQueued = maxQueued
+		if maxQueued > 0 {
+			m.MaxQueued = maxQueued
+		}
 		if dir != "" {
 			k, err := NewStreamSink(dir, m.Windows())
 			if err != nil {

@@ -92,7 +92,8 @@ func (p *pool[T]) take() int32 {
 	}
 	n := len(p.items)
 	if n == cap(p.items) {
-		// Appending n+64 slots past the capacity makes append allocate exactly that much.
+		// Room for n+64 more slots: append allocates at least that, twice the pool and
+		// more (the compiler appends the zeroed slots without making a slice of them).
 		p.items = append(p.items, make([]T, n+64)...)[:n]
 	}
 	var zero T

@@ -4,8 +4,9 @@
 GO      ?= go
 BIN     := bin/shardsim
 OUT     ?= out
-# The fuzz targets run briefly in CI; their corpora under testdata/ also run as ordinary tests.
-FUZZTIME ?= 10s
+# The fuzz targets run briefly in CI (make fuzz: a count of executions each, below); their
+# corpora under testdata/ also run as ordinary tests. FUZZTIME, when set, overrides the counts.
+FUZZTIME ?=
 
 # The binary is built with profile-guided optimization: go build uses cmd/shardsim/default.pgo
 # by itself (make pgo remakes it). The benchmarks use the same profile, so they measure the
@@ -101,16 +102,25 @@ docs:
 	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 ./cmd/shardsim ./sim ./scenarios ./mechanisms
 	$(GO) test -count=1 -run '^TestCLIDoc$$' ./cmd/shardsim -update
 
-FUZZTARGETS := internal/tomlx:FuzzParseDecode scenarios:FuzzLoad scenarios:FuzzSet spec:FuzzKeyPart \
-	trace:FuzzReader cluster:FuzzMergeItem cmd/shardsim:FuzzAnalyze
+# Each target with its number of executions (about five seconds each on a 2-core machine).
+# The budget is a count, not a duration: go 1.26's fuzz coordinator can report its own
+# -fuzztime deadline as a failure ("context deadline exceeded", go.dev/issue/75804) when a
+# worker is mid-call as it expires, which a count never races. Minimizing a new input is held
+# to FUZZMINIMIZE executions: go's default of 60 seconds let one interesting input hold a
+# worker for the rest of the budget (FuzzMergeItem ran 16 inputs in 10 s, 11,926 with it).
+# FUZZTIME=30s (or 200000x) sets one budget for every target instead.
+FUZZTARGETS := internal/tomlx:FuzzParseDecode:100000 scenarios:FuzzLoad:8000 scenarios:FuzzSet:5000 \
+	spec:FuzzKeyPart:100000 trace:FuzzReader:50000 cluster:FuzzMergeItem:5000 cmd/shardsim:FuzzAnalyze:800
+FUZZMINIMIZE ?= 200x
 # Each target is fuzzed in its package; a target that is not there (moved with its code)
 # fails the run, where go test alone would fuzz nothing and pass.
 fuzz:
 	@set -e; for t in $(FUZZTARGETS); do \
-		pkg=$${t%%:*}; fn=$${t##*:}; \
+		pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; budget=$${rest##*:}x; \
+		if [ -n "$(FUZZTIME)" ]; then budget=$(FUZZTIME); fi; \
 		$(GO) test -list "^$$fn\$$" ./$$pkg/ | grep -qx "$$fn" || { echo "fuzz: $$fn is not in ./$$pkg" >&2; exit 1; }; \
-		echo "$(GO) test -run '^$$' -fuzz '^$$fn$$' -fuzztime $(FUZZTIME) ./$$pkg/"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg/; \
+		echo "$(GO) test -run '^$$' -fuzz '^$$fn$$' -fuzztime $$budget -fuzzminimizetime $(FUZZMINIMIZE) ./$$pkg/"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $$budget -fuzzminimizetime $(FUZZMINIMIZE) ./$$pkg/; \
 	done
 
 # The engine benchmarks on one core, BENCHCOUNT times each, then their medians and the

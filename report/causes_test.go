@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -67,7 +68,7 @@ func TestErrorsByCause(t *testing.T) {
 	}
 	sc, runs := runAll(t, path)
 	var buf bytes.Buffer
-	if err := streamsCSV(&buf, sc, runs); err != nil {
+	if err := streamsCSV(&buf, sc, slices.Values(runs)); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +28,39 @@ func WriteFiles(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, char
 // WriteFilesAs is WriteFiles with the per-window series (streams, shards, nodes, skew)
 // written as series says: CSV, Parquet or both (docs/outputs.md).
 func WriteFilesAs(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, charts []Chart, series Series) ([]string, error) {
+	return writeFiles(dir, sc, runs, sum, charts, series, nil)
+}
+
+// WriteFilesAfter is WriteFilesAs for a run whose series files sw has been writing as its
+// variants finished (StartSeries): it waits for them, and writes the other files. The
+// paths come in WriteFilesAs's order.
+func WriteFilesAfter(sw *SeriesWriter, sc *metrics.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
+	return writeFiles(sw.dir, sc, runs, sum, charts, sw.series, sw)
+}
+
+// seriesFile is one per-window series file and the function that writes it from the
+// runs, in the order of their variants.
+type seriesFile struct {
+	name  string
+	write func(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error
+}
+
+// seriesFiles are the series files series asks for, in the order they are listed.
+func seriesFiles(series Series) []seriesFile {
+	var fs []seriesFile
+	if series&SeriesCSV != 0 {
+		fs = append(fs, seriesFile{"streams.csv", streamsCSV}, seriesFile{"shards.csv", shardsCSV},
+			seriesFile{"nodes.csv", nodesCSV}, seriesFile{"skew.csv", skewCSV})
+	}
+	if series&SeriesParquet != 0 {
+		fs = append(fs, seriesFile{"streams.parquet", streamsParquet}, seriesFile{"shards.parquet", shardsParquet},
+			seriesFile{"nodes.parquet", nodesParquet}, seriesFile{"skew.parquet", skewParquet})
+	}
+	return fs
+}
+
+// writeFiles writes WriteFilesAs's files; the series files are sw's when sw is not nil.
+func writeFiles(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, charts []Chart, series Series, sw *SeriesWriter) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -35,19 +69,8 @@ func WriteFilesAs(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, ch
 		write func(io.Writer) error
 	}
 	files := []file{{"summary.json", func(w io.Writer) error { return JSON(w, sum) }}}
-	if series&SeriesCSV != 0 {
-		files = append(files,
-			file{"streams.csv", func(w io.Writer) error { return streamsCSV(w, sc, runs) }},
-			file{"shards.csv", func(w io.Writer) error { return shardsCSV(w, sc, runs) }},
-			file{"nodes.csv", func(w io.Writer) error { return nodesCSV(w, sc, runs) }},
-			file{"skew.csv", func(w io.Writer) error { return skewCSV(w, sc, runs) }})
-	}
-	if series&SeriesParquet != 0 {
-		files = append(files,
-			file{"streams.parquet", func(w io.Writer) error { return streamsParquet(w, sc, runs) }},
-			file{"shards.parquet", func(w io.Writer) error { return shardsParquet(w, sc, runs) }},
-			file{"nodes.parquet", func(w io.Writer) error { return nodesParquet(w, sc, runs) }},
-			file{"skew.parquet", func(w io.Writer) error { return skewParquet(w, sc, runs) }})
+	for _, f := range seriesFiles(series) {
+		files = append(files, file{f.name, func(w io.Writer) error { return f.write(w, sc, slices.Values(runs)) }})
 	}
 	files = append(files, file{"report.md", func(w io.Writer) error { reportMarkdown(w, sc, sum, charts, series.ext()); return nil }})
 	if hasDetail(runs) {
@@ -55,9 +78,16 @@ func WriteFilesAs(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, ch
 	}
 	var paths []string
 	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if sw != nil && sw.has(f.name) {
+			if err := sw.wait(f.name); err != nil {
+				return paths, err
+			}
+			paths = append(paths, p)
+			continue
+		}
 		// Written as made, not built whole first: the series files of a large run take
 		// gigabytes.
-		p := filepath.Join(dir, f.name)
 		if err := atomicfile.WriteWith(p, f.write); err != nil {
 			return paths, err
 		}
@@ -67,15 +97,15 @@ func WriteFilesAs(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, ch
 }
 
 // seriesCSV writes one CSV with a header and, per variant and window, the rows row returns.
-func seriesCSV(w io.Writer, sc *metrics.Scenario, runs []Run, head []string, rows func(r *sim.Result, win int) [][]string) error {
+func seriesCSV(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run], head []string, rows func(r *sim.Result, win int) [][]string) error {
 	cw := escape.NewCSVWriter(w)
 	cw.Write(append([]string{"variant", "window_start", "t_s"}, head...))
 	return seriesRows(cw, sc, runs, rows)
 }
 
 // seriesRows writes seriesCSV's rows.
-func seriesRows(cw *escape.CSVWriter, sc *metrics.Scenario, runs []Run, rows func(r *sim.Result, win int) [][]string) error {
-	for _, run := range runs {
+func seriesRows(cw *escape.CSVWriter, sc *metrics.Scenario, runs iter.Seq[Run], rows func(r *sim.Result, win int) [][]string) error {
+	for run := range runs {
 		r := run.Result
 		for win := 0; win < r.Windows; win++ {
 			t := sim.Time(win) * r.Window
@@ -89,7 +119,7 @@ func seriesRows(cw *escape.CSVWriter, sc *metrics.Scenario, runs []Run, rows fun
 	return cw.Error()
 }
 
-func streamsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
+func streamsCSV(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 	// A window in which nothing completed has empty latency cells, and no quantile is
 	// above the window's max (metrics.WindowQuantile). The columns after max_ms break errors down and count what the mitigations did;
 	// they are appended so that scripts reading the first columns by position still work.
@@ -122,7 +152,7 @@ func windowMax(wl *sim.WindowLatency) *float64 {
 	return &x
 }
 
-func shardsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
+func shardsCSV(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 	// The last two columns are the shard's figures over the whole run (metrics.Shard: the
 	// p99 of its subrequests' time at the node, and the subrequests it refused), the same
 	// on each of its rows: a per-window histogram per shard would cost too much memory.
@@ -132,7 +162,7 @@ func shardsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	var shards []metrics.Shard
 	cw := escape.NewCSVWriter(w)
 	cw.Write([]string{"variant", "window_start", "t_s", "shard", "node", "ops", "utilization", "max_queue", "run_p99_ms", "run_failures"})
-	for _, run := range runs {
+	for run := range runs {
 		if k, ok := run.Result.Sink.(*StreamSink); ok && run.Result.Streamed {
 			cw.Flush()
 			if err := streamedShardsCSV(w, sc, run, k); err != nil {
@@ -140,7 +170,7 @@ func shardsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 			}
 			continue
 		}
-		if err := seriesRows(cw, sc, []Run{run}, func(r *sim.Result, win int) [][]string {
+		if err := seriesRows(cw, sc, slices.Values([]Run{run}), func(r *sim.Result, win int) [][]string {
 			if r != last {
 				last, shards = r, metrics.Of(r).Shards
 			}
@@ -160,7 +190,7 @@ func shardsCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	return cw.Error()
 }
 
-func nodesCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
+func nodesCSV(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 	return seriesCSV(w, sc, runs, []string{"node", "utilization", "max_queue"},
 		func(r *sim.Result, win int) [][]string {
 			out := make([][]string, len(r.Nodes))

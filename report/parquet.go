@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"iter"
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
@@ -132,7 +133,7 @@ type skewRow struct {
 // the order of the CSV's) into buf and returns it. The rows of a row group are written
 // together, and a row group ends with a variant or when the next window would pass
 // parquetRowGroupRows.
-func seriesParquet[T any](out io.Writer, sc *metrics.Scenario, runs []Run, by string, rows func(run Run, win int, lead windowLead, buf []T) ([]T, error)) error {
+func seriesParquet[T any](out io.Writer, sc *metrics.Scenario, runs iter.Seq[Run], by string, rows func(run Run, win int, lead windowLead, buf []T) ([]T, error)) error {
 	order := []parquet.SortingColumn{parquet.Ascending("t_s")}
 	if by != "" {
 		order = append(order, parquet.Ascending(by))
@@ -145,7 +146,7 @@ func seriesParquet[T any](out io.Writer, sc *metrics.Scenario, runs []Run, by st
 		parquet.SkipPageBounds("window_start"),
 		parquet.SortingWriterConfig(parquet.SortingColumns(order...)))
 	var buf []T
-	for _, run := range runs {
+	for run := range runs {
 		r := run.Result
 		pending := 0
 		for win := 0; win < r.Windows; win++ {
@@ -182,7 +183,7 @@ type windowLead struct {
 	ts             float64
 }
 
-func streamsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
+func streamsParquet(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 	return seriesParquet(w, sc, runs, "stream", func(run Run, win int, l windowLead, buf []streamRow) ([]streamRow, error) {
 		r := run.Result
 		ts := l.ts
@@ -199,13 +200,18 @@ func streamsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 }
 
 // shardsParquet writes shards.parquet; a streamed run's rows come from its spool.
-func shardsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
+func shardsParquet(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 	var (
 		last    *sim.Result
 		p99     []*float64
 		fails   []int64
 		spooled *spoolReader
 	)
+	defer func() {
+		if spooled != nil {
+			spooled.close()
+		}
+	}()
 	return seriesParquet(w, sc, runs, "shard", func(run Run, win int, l windowLead, buf []shardRow) ([]shardRow, error) {
 		r := run.Result
 		if r != last {
@@ -215,7 +221,10 @@ func shardsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 			for s := range shards {
 				p99[s], fails[s] = optMs(shards[s].P99), shards[s].Failures
 			}
-			spooled = nil
+			if spooled != nil {
+				spooled.close()
+				spooled = nil
+			}
 			if k, ok := r.Sink.(*StreamSink); ok && r.Streamed {
 				var err error
 				if spooled, err = k.reader(); err != nil {
@@ -243,7 +252,7 @@ func shardsParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	})
 }
 
-func nodesParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
+func nodesParquet(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 	return seriesParquet(w, sc, runs, "node", func(run Run, win int, l windowLead, buf []nodeRow) ([]nodeRow, error) {
 		r := run.Result
 		ts := l.ts
@@ -255,7 +264,7 @@ func nodesParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
 	})
 }
 
-func skewParquet(w io.Writer, sc *metrics.Scenario, runs []Run) error {
+func skewParquet(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 	opt := func(p *float64) *float64 {
 		if p == nil {
 			return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,6 +117,24 @@ func TestParquetMatchesCSV(t *testing.T) {
 			if _, err := WriteFilesAs(csvOnly, sc, runs, sum, nil, SeriesCSV); err != nil {
 				t.Fatal(err)
 			}
+			// The same files written as the variants finish (SeriesWriter, as run writes
+			// them), the last variant handed over first: the same bytes, every file in
+			// the same place of the list of paths.
+			piped := t.TempDir()
+			sw := StartSeries(piped, sc, len(runs), SeriesBoth)
+			for i := len(runs) - 1; i >= 0; i-- {
+				sw.Add(i, runs[i])
+			}
+			paths, err := WriteFilesAfter(sw, sc, runs, sum, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range paths {
+				want, _ := os.ReadFile(filepath.Join(dir, filepath.Base(p)))
+				if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s (streamed %v): %s written as the variants finished differs from WriteFilesAs's (%v)", c.path, streamed, filepath.Base(p), err)
+				}
+			}
 			for _, name := range []string{"streams", "shards", "nodes", "skew"} {
 				b, err := os.ReadFile(filepath.Join(dir, name+".csv"))
 				if err != nil {
@@ -153,6 +172,27 @@ func TestParquetMatchesCSV(t *testing.T) {
 	}
 }
 
+// TestSeriesWriterAborted: a SeriesWriter aborted before its last variant leaves no series
+// file behind, whole or partial, nor a temporary file, and Abort returns only once no file
+// is being written.
+func TestSeriesWriterAborted(t *testing.T) {
+	sc, runs := runWith(t, "", "../testdata/small.toml", scenarios.Options{Sets: []string{`duration="20s"`}})
+	dir := t.TempDir()
+	sw := StartSeries(dir, sc, len(runs)+1, SeriesBoth)
+	for i := range runs {
+		sw.Add(i, runs[i]) // every variant but the last: each file waits for it
+	}
+	sw.Abort()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("an aborted SeriesWriter left %s behind", ents[0].Name())
+	}
+	for _, f := range seriesFiles(SeriesBoth) {
+		if err := sw.wait(f.name); !errors.Is(err, errSeriesAborted) {
+			t.Errorf("%s: error %v, want %v", f.name, err, errSeriesAborted)
+		}
+	}
+}
+
 // failingWriter fails once more than n bytes were written through it: a disk that fills up
 // or a writer that is stopped in the middle of a file.
 type failingWriter struct {
@@ -180,7 +220,7 @@ func TestParquetWholeOrAbsent(t *testing.T) {
 			if limit > 0 {
 				w = &failingWriter{w: w, n: limit}
 			}
-			return shardsParquet(w, sc, runs)
+			return shardsParquet(w, sc, slices.Values(runs))
 		})
 	}
 	if err := write(1000); err == nil {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"iter"
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
@@ -10,7 +11,7 @@ import (
 
 // skewCSV writes skew.csv: per variant and window, the spread of shard and node loads.
 // An undefined ratio (a median of 0 under a working shard) is an empty cell.
-func skewCSV(w io.Writer, sc *metrics.Scenario, runs []Run) error {
+func skewCSV(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 	opt := func(p *float64) string {
 		if p == nil {
 			return ""

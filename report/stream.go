@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/shardsim/shardsim/diagnose"
 	"github.com/shardsim/shardsim/internal/escape"
@@ -30,6 +31,7 @@ type StreamSink struct {
 	w       *bufio.Writer
 	err     error
 	line    []byte
+	flush   sync.Once // the spool's last bytes, written when it is first read
 }
 
 // NewStreamSink makes the sink of a run over windows windows, its spool in dir.
@@ -93,22 +95,33 @@ type shardCell struct {
 	maxQueue int32
 }
 
-// spoolReader reads a spool's cells back in the order they were written.
-type spoolReader struct{ in *bufio.Reader }
+// spoolReader reads a spool's cells back in the order they were written, from a file
+// handle of its own: the series files that read one spool (shards.csv and
+// shards.parquet) are written at the same time (SeriesWriter).
+type spoolReader struct {
+	f  *os.File
+	in *bufio.Reader
+}
 
-// reader flushes the spool and returns a reader of it from its first cell.
+// reader flushes the spool, once its run is over, and returns a reader of it from its
+// first cell; the caller closes it.
 func (k *StreamSink) reader() (*spoolReader, error) {
+	k.flush.Do(func() {
+		if k.err == nil {
+			k.err = k.w.Flush()
+		}
+	})
 	if k.err != nil {
 		return nil, fmt.Errorf("spooling the shard series: %w", k.err)
 	}
-	if err := k.w.Flush(); err != nil {
-		return nil, fmt.Errorf("spooling the shard series: %w", err)
+	f, err := os.Open(k.f.Name())
+	if err != nil {
+		return nil, fmt.Errorf("reading the spooled shard series: %w", err)
 	}
-	if _, err := k.f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	return &spoolReader{bufio.NewReaderSize(k.f, 1<<20)}, nil
+	return &spoolReader{f, bufio.NewReaderSize(f, 1<<20)}, nil
 }
+
+func (r *spoolReader) close() { r.f.Close() }
 
 func (r *spoolReader) next() (shardCell, error) {
 	ops, err := binary.ReadVarint(r.in)
@@ -133,6 +146,7 @@ func streamedShardsCSV(w io.Writer, sc *metrics.Scenario, run Run, k *StreamSink
 	if err != nil {
 		return err
 	}
+	defer in.close()
 	r := run.Result
 	shards := metrics.Of(r).Shards
 	// Each row is the window's lead, the shard and its node, the spooled cells and the

@@ -226,15 +226,18 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer done()
-	runs, err := runVariants(sc, runner.Options{Parallel: c.parallel, Stop: stop, Every: true}, c.variantCores(sc), stage)
+	// The series files are written as the variants finish, while later ones still run.
+	desc := describe(sc, nil)
+	sw := report.StartSeries(stage, desc, len(sc.Variants), series)
+	runs, err := runVariants(sc, runner.Options{Parallel: c.parallel, Stop: stop, Every: true}, c.variantCores(sc), stage, sw)
 	defer closeSinks(runs)
+	defer sw.Abort() // on an early return, the series files stop before their spools go
 	if err != nil {
 		return err
 	}
 	c.oneCoreNotes(stderr, runs)
 	// The charts are drawn while the summary, the tables and the other files are made: they
 	// need only the runs, and drawing them is most of what charts cost.
-	desc := describe(sc, nil)
 	charts, waitCharts := c.drawCharts(stage, desc, runs)
 	defer waitCharts() // no chart is still being written once the command returns
 	sum := report.Summarize(desc, runs)
@@ -242,7 +245,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	paths, err := c.writeReport(stage, desc, runs, sum, charts, series)
+	paths, err := c.writeReport(sw, desc, runs, sum, charts)
 	if err != nil {
 		return err
 	}
@@ -341,10 +344,12 @@ func (c *common) summaryText(sum *report.Summary) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// writeReport writes the run's files into stage, report.html too unless --no-html, and
-// returns their paths.
-func (c *common) writeReport(stage string, desc *metrics.Scenario, runs []report.Run, sum *report.Summary, charts []report.Chart, series report.Series) ([]string, error) {
-	paths, err := report.WriteFilesAs(stage, desc, runs, sum, charts, series)
+// writeReport writes the run's files into sw's staging directory (the series files are
+// sw's, written as the variants finished), report.html too unless --no-html, and returns
+// their paths.
+func (c *common) writeReport(sw *report.SeriesWriter, desc *metrics.Scenario, runs []report.Run, sum *report.Summary, charts []report.Chart) ([]string, error) {
+	stage := sw.Dir()
+	paths, err := report.WriteFilesAfter(sw, desc, runs, sum, charts)
 	if err != nil || c.noHTML {
 		return paths, err
 	}
@@ -572,12 +577,13 @@ func unwritable(dir, probe string, err error) string {
 
 // runVariants simulates every variant, as o says (up to o.Parallel at once), variant i
 // on up to cores[i] cores. Each run is independent and deterministic, so the results
-// depend on neither. o.Stop interrupts every run.
+// depend on neither. o.Stop interrupts every run. Each finished run is handed to sw,
+// when not nil, which writes the series files while later variants run.
 //
 // A variant with more shard-windows than spec.StreamShardCells (and no shard splits)
 // streams its shard series (report.StreamSink), spooled in dir until WriteFiles writes
 // shards.csv; closeSinks removes the spools.
-func runVariants(sc *scenarios.Scenario, o runner.Options, cores []int, dir string) ([]report.Run, error) {
+func runVariants(sc *scenarios.Scenario, o runner.Options, cores []int, dir string, sw *report.SeriesWriter) ([]report.Run, error) {
 	streamedGC(sc)
 	desc := describe(sc, nil)
 	runs := make([]report.Run, len(sc.Variants))
@@ -600,6 +606,9 @@ func runVariants(sc *scenarios.Scenario, o runner.Options, cores []int, dir stri
 		return loop.SimulateOn(cores[i], runner.Reuse(m, sc.Variants[i].Model)), nil
 	}, func(i int, r *sim.Result) error {
 		runs[i].Result = r
+		if sw != nil {
+			sw.Add(i, runs[i])
+		}
 		return nil
 	})
 	return runs, err

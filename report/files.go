@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -35,6 +36,10 @@ func WriteFilesAs(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, ch
 // variants finished (StartSeries): it waits for them, and writes the other files. The
 // paths come in WriteFilesAs's order.
 func WriteFilesAfter(sw *SeriesWriter, sc *metrics.Scenario, runs []Run, sum *Summary, charts []Chart) ([]string, error) {
+	if !sw.complete() { // its files would wait for ever
+		sw.Abort()
+		return nil, errors.New("report: the series files were asked for before every variant had finished")
+	}
 	return writeFiles(sw.dir, sc, runs, sum, charts, sw.series, sw)
 }
 

@@ -110,7 +110,8 @@ func TestParquetMatchesCSV(t *testing.T) {
 				t.Fatalf("%s: streamed %v, want %v", c.path, runs[0].Result.Streamed, streamed)
 			}
 			sum := Summarize(sc, runs)
-			if _, err := WriteFilesAs(dir, sc, runs, sum, nil, SeriesBoth); err != nil {
+			want, err := WriteFilesAs(dir, sc, runs, sum, nil, SeriesBoth) // the files' paths
+			if err != nil {
 				t.Fatal(err)
 			}
 			csvOnly := t.TempDir()
@@ -129,9 +130,15 @@ func TestParquetMatchesCSV(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range paths {
-				want, _ := os.ReadFile(filepath.Join(dir, filepath.Base(p)))
-				if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, want) {
+			if len(paths) != len(want) {
+				t.Fatalf("%s: WriteFilesAfter wrote %d files, WriteFilesAs %d", c.path, len(paths), len(want))
+			}
+			for i, p := range paths {
+				if filepath.Base(p) != filepath.Base(want[i]) {
+					t.Errorf("%s: file %d is %s, WriteFilesAs's %s", c.path, i, filepath.Base(p), filepath.Base(want[i]))
+				}
+				before, _ := os.ReadFile(want[i])
+				if got, err := os.ReadFile(p); err != nil || !bytes.Equal(got, before) {
 					t.Errorf("%s (streamed %v): %s written as the variants finished differs from WriteFilesAs's (%v)", c.path, streamed, filepath.Base(p), err)
 				}
 			}
@@ -185,6 +192,19 @@ func TestSeriesWriterAborted(t *testing.T) {
 	sw.Abort()
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("an aborted SeriesWriter left %s behind", ents[0].Name())
+	}
+	// Asked for its files with a variant missing, a writer says so (where it would wait
+	// for ever) and leaves nothing.
+	other := t.TempDir()
+	sw2 := StartSeries(other, sc, len(runs)+1, SeriesBoth)
+	for i := range runs {
+		sw2.Add(i, runs[i])
+	}
+	if _, err := WriteFilesAfter(sw2, sc, runs, Summarize(sc, runs), nil); err == nil {
+		t.Error("WriteFilesAfter with a variant missing returned no error")
+	}
+	if ents, _ := os.ReadDir(other); len(ents) != 0 {
+		t.Fatalf("WriteFilesAfter with a variant missing left %s behind", ents[0].Name())
 	}
 	for _, f := range seriesFiles(SeriesBoth) {
 		if err := sw.wait(f.name); !errors.Is(err, errSeriesAborted) {

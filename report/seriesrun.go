@@ -5,7 +5,9 @@ import (
 	"io"
 	"iter"
 	"path/filepath"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/metrics"
@@ -16,8 +18,8 @@ import (
 // rows as soon as that variant and every one listed before it have finished, so the files
 // hold the same bytes as WriteFilesAs writes after the run. When variants run side by
 // side and one finishes after the others, the others' rows are written while it runs, on
-// a core that would otherwise wait (docs/performance.md). Each file is written through
-// atomicfile: whole, or not at all.
+// the core it leaves free when there is one (docs/performance.md, "100,000 shards end to
+// end"). Each file is written through atomicfile: whole, or not at all.
 type SeriesWriter struct {
 	dir    string
 	series Series
@@ -27,6 +29,7 @@ type SeriesWriter struct {
 	runs    []Run
 	have    []bool
 	aborted bool
+	stop    atomic.Bool // aborted, read by every write of a file
 
 	files map[string]*seriesJob
 	wg    sync.WaitGroup
@@ -38,8 +41,9 @@ type seriesJob struct {
 	err  error
 }
 
-// errSeriesAborted ends a series file whose run failed; the file is not left behind.
-var errSeriesAborted = errors.New("the run failed before its series were written")
+// errSeriesAborted ends a series file that was aborted (its run failed, or a file written
+// after it); the file is not left behind.
+var errSeriesAborted = errors.New("the series files were abandoned")
 
 // StartSeries starts writing the series files series asks for into dir, for the n
 // variants of sc; Add hands each variant's run over as it finishes. The caller ends with
@@ -55,7 +59,7 @@ func StartSeries(dir string, sc *metrics.Scenario, n int, series Series) *Series
 			defer sw.wg.Done()
 			defer close(j.done)
 			j.err = atomicfile.WriteWith(filepath.Join(dir, f.name), func(w io.Writer) error {
-				if err := f.write(w, sc, sw.inOrder()); err != nil {
+				if err := f.write(abortable{w, &sw.stop}, sc, sw.inOrder()); err != nil {
 					return err
 				}
 				if sw.isAborted() {
@@ -76,9 +80,10 @@ func (sw *SeriesWriter) Add(i int, r Run) {
 	sw.ready.Broadcast()
 }
 
-// Abort stops the files where they are and waits until no file is being written: none
+// Abort stops the files at their next write and waits until no file is being written: none
 // is left behind.
 func (sw *SeriesWriter) Abort() {
+	sw.stop.Store(true)
 	sw.mu.Lock()
 	sw.aborted = true
 	sw.mu.Unlock()
@@ -117,6 +122,27 @@ func (sw *SeriesWriter) wait(name string) error {
 	j := sw.files[name]
 	<-j.done
 	return j.err
+}
+
+// complete reports whether every variant was added.
+func (sw *SeriesWriter) complete() bool {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return !slices.Contains(sw.have, false)
+}
+
+// abortable is a file's writer, which fails once its SeriesWriter is aborted: an aborted
+// file stops at its next write (atomicfile buffers them), not at the end of a variant.
+type abortable struct {
+	w    io.Writer
+	stop *atomic.Bool
+}
+
+func (a abortable) Write(b []byte) (int, error) {
+	if a.stop.Load() {
+		return 0, errSeriesAborted
+	}
+	return a.w.Write(b)
 }
 
 // Dir is the directory the files are written into.

@@ -21,9 +21,9 @@ import (
 // StreamSink is the window sink of a streamed run (sim.Model.Sink): it keeps the run's
 // metrics.ShardDigest and writes each window's shard cells (ops, utilization rounded as
 // the series files round it, and max_queue) to a spool file, one cell per shard and window
-// in three varints, from which WriteFiles makes shards.csv or shards.parquet once the
-// run-wide columns are known. The spool is a hidden temporary file in the output
-// directory; Close removes it.
+// in three varints, from which shards.csv or shards.parquet is made once the run is over
+// and its run-wide columns are known (by a SeriesWriter or WriteFilesAs). The spool is a
+// hidden temporary file in the staging output directory; Close removes it.
 type StreamSink struct {
 	digest  *metrics.ShardDigest
 	windows int

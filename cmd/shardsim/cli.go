@@ -581,8 +581,9 @@ func unwritable(dir, probe string, err error) string {
 // when not nil, which writes the series files while later variants run.
 //
 // A variant with more shard-windows than spec.StreamShardCells (and no shard splits)
-// streams its shard series (report.StreamSink), spooled in dir until WriteFiles writes
-// shards.csv; closeSinks removes the spools.
+// streams its shard series (report.StreamSink), spooled in dir until the series files
+// (sw's, or WriteFilesAs's) are written from the spool once the run is over; closeSinks
+// removes the spools.
 func runVariants(sc *scenarios.Scenario, o runner.Options, cores []int, dir string, sw *report.SeriesWriter) ([]report.Run, error) {
 	streamedGC(sc)
 	desc := describe(sc, nil)

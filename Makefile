@@ -37,7 +37,9 @@ TESTTIMEOUT ?= 30m
 # Every test binary is built with the same profile as the binary users run (-pgo): go test
 # applies default.pgo by itself only to cmd/shardsim's tests, so the engine in the other
 # packages' tests ran without it, 5 to 10% slower, and a cold cache compiled every package
-# twice (with and without the profile).
+# twice (with and without the profile). make docs passes it too, and so reuses what make
+# test compiled (test-browser's -tags and the fuzz targets' instrumentation make builds of
+# their own either way).
 #
 # go vet runs every analyzer first, so go test's own pass of a few of them is turned off
 # (-vet=off): it took 1.5 s of CPU and could find nothing go vet had not.
@@ -104,8 +106,8 @@ validate-real-short: build validate-real-deps
 # fresh runs by the tests that check them; read the diff before committing it. make test
 # fails while they differ.
 docs:
-	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 ./cmd/shardsim ./sim ./scenarios ./mechanisms
-	$(GO) test -count=1 -run '^TestCLIDoc$$' ./cmd/shardsim -update
+	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 -pgo=$(PGO) ./cmd/shardsim ./sim ./scenarios ./mechanisms
+	$(GO) test -count=1 -pgo=$(PGO) -run '^TestCLIDoc$$' ./cmd/shardsim -update
 
 # Each target with its number of executions (about five seconds each on a 2-core machine).
 # The budget is a count, not a duration: go 1.26's fuzz coordinator can report its own

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"embed"
 	"errors"
@@ -230,6 +231,24 @@ func flagError(sets []*override, key, msg string) *tomlx.Error {
 					e.Key = key
 				}
 				return e
+			}
+		}
+	}
+	return nil
+}
+
+// parentFlagError names the flag behind an unknown key that a --set created as the parent
+// of the key it sets: --set nosection.x=1 makes a table "nosection", which the decoder
+// reports as an unknown key of its own, not at x.
+func parentFlagError(sets []*override, key, msg string) *tomlx.Error {
+	if !strings.HasPrefix(msg, "unknown key") {
+		return nil
+	}
+	for i := len(sets) - 1; i >= 0; i-- {
+		o := sets[i]
+		for _, k := range append([]string{o.Key}, o.canon...) {
+			if strings.HasPrefix(k, key+".") || strings.HasPrefix(k, key+"[") {
+				return &tomlx.Error{File: o.Flag, Key: key, Msg: msg}
 			}
 		}
 	}
@@ -867,7 +886,7 @@ func relabel(err error, sets []*override) error {
 	}
 	out := make(tomlx.Errors, 0, len(te))
 	for _, e := range te {
-		if fe := flagError(sets, e.Key, e.Msg); fe != nil {
+		if fe := cmp.Or(flagError(sets, e.Key, e.Msg), parentFlagError(sets, e.Key, e.Msg)); fe != nil {
 			out = append(out, fe)
 			continue
 		}
@@ -885,7 +904,7 @@ func relabelVariant(doc *tomlx.Doc, err error, sets []*override, over map[string
 	}
 	out := make(tomlx.Errors, 0, len(te))
 	for _, e := range te {
-		switch fe := flagError(sets, e.Key, e.Msg); {
+		switch fe := cmp.Or(flagError(sets, e.Key, e.Msg), parentFlagError(sets, e.Key, e.Msg)); {
 		case fe != nil:
 			fe.Msg += fmt.Sprintf(" (in variant %q)", name)
 			out = append(out, fe)

@@ -483,6 +483,10 @@ func TestOptionsSetsErrors(t *testing.T) {
 		{"wrong type", []string{"cluster.nodes=many"}, []string{"cluster.nodes", `expected an integer, got string "many"`}},
 		{"bare word where a string is wanted", []string{"keyspace.scheme=consistent"}, []string{"keyspace.scheme", `"consistent"`}},
 		{"every bad set is reported", []string{"a.b", "name.x=1", "cluster.nodes=2"}, []string{`"a.b"`, "name.x"}},
+		// A table the flag made up is its problem too, not the file's: the decoder reports
+		// the table, not the key under it.
+		{"unknown table", []string{"nosection.x=1"}, []string{"--set nosection.x=1: nosection: unknown key"}},
+		{"unknown table in a known one", []string{"cluster.nosub.x=1"}, []string{"--set cluster.nosub.x=1: cluster.nosub: unknown key"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -491,6 +495,9 @@ func TestOptionsSetsErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
 				}
+			}
+			if !strings.Contains(tc.name, "every") && strings.Contains(err.Error(), "test.toml") {
+				t.Errorf("error %q blames the file for a flag's value", err)
 			}
 		})
 	}

@@ -126,10 +126,15 @@ func heatLine(v *VariantSummary) string {
 		v.shardName(k.HottestShard), node, units.Percent(k.HottestLoad, 1), units.Percent(k.MedianLoad, 1), fmtRatio(k.MaxOverMedian))
 	if movingHotSpot(k) {
 		// The run's totals average a hot spot that moved from shard to shard (a key that
-		// grows with time over splits that hold its future keys): what the cluster saw at
-		// a time leads.
-		return fmt.Sprintf("busiest window %s: shard %s at %s, median %s; the hot spot moved from shard to shard (skew.csv, shards.csv), so over the run it evens out: %s",
-			k.PeakWindow, v.shardName(k.PeakHottestShard), units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1), line)
+		// grows with time over splits that hold its future keys), or one that came and
+		// went on one shard (a burst, an operator's fix): what the cluster saw at a time
+		// leads.
+		how := "moved from shard to shard (skew.csv, shards.csv), so over the run it evens out"
+		if k.PeakHottestShard == k.HottestShard {
+			how = "did not last (skew.csv, shards.csv), so over the run it averages out"
+		}
+		return fmt.Sprintf("busiest window %s: shard %s at %s, median %s; the hot spot %s: %s",
+			k.PeakWindow, v.shardName(k.PeakHottestShard), units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1), how, line)
 	}
 	if k.PeakWindow != "" {
 		line += fmt.Sprintf("; busiest window %s: shard %s at %s, median %s", k.PeakWindow, v.shardName(k.PeakHottestShard), units.Percent(k.PeakHottestLoad, 1), units.Percent(k.PeakMedianLoad, 1))

@@ -16,8 +16,9 @@ import (
 // TestHeatLineLeadsWithMovingHotSpot: a run whose busiest window had one shard at 100%
 // while over the run the hottest shard was at 8% (a hot spot that moved from shard to
 // shard, each window's on another) is not summed up as "skew 1.33x": the busiest window
-// leads the heat line and the spread line, and the line says the hot spot moved. A hot
-// spot that stays (90% over the run, 100% in the busiest window) keeps the run first.
+// leads the heat line and the spread line, and the line says the hot spot moved; one that
+// came and went on the run's hottest shard did not last. A hot spot that stays (90% over
+// the run, 100% in the busiest window) keeps the run first.
 func TestHeatLineLeadsWithMovingHotSpot(t *testing.T) {
 	ratio := 1.33
 	v := &VariantSummary{Shards: []ShardSummary{{ID: 3, Node: 3}, {ID: 7, Node: 7}}, Skew: Skew{
@@ -33,6 +34,14 @@ func TestHeatLineLeadsWithMovingHotSpot(t *testing.T) {
 	if !strings.HasPrefix(spread, "spread in the busiest window: shards p95/p50 n/a (median idle), Gini 0.94; spread over the run:") {
 		t.Errorf("spread line of a moving hot spot: %s", spread)
 	}
+	// A hot spot that came and went on the run's hottest shard did not move: the line says
+	// it did not last.
+	v.Skew.PeakHottestShard = 3
+	if heat := heatLine(v); !strings.HasPrefix(heat, "busiest window 00:00:05: shard 3 at 100.0%, median 0.0%; the hot spot did not last") ||
+		strings.Contains(heat, "moved") {
+		t.Errorf("heat line of a hot spot that came and went on one shard: %s", heat)
+	}
+	v.Skew.PeakHottestShard = 7
 	v.Skew.HottestLoad = 0.9
 	if heat := heatLine(v); !strings.HasPrefix(heat, "hottest shard 3 (node 3): 90.0% load") {
 		t.Errorf("heat line of a hot spot that stays: %s", heat)

@@ -116,7 +116,7 @@ func (c *common) register(fs *pflag.FlagSet, outDefault string) {
 	c.registerScenario(fs, "run only this variant")
 	fs.IntVarP(&c.parallel, "parallel", "j", runtime.NumCPU(), "variants run at once")
 	showDefault(fs, "parallel", "the number of CPUs")
-	fs.IntVar(&c.engineCores, "engine-cores", 1, "cores one run may use, its nodes split among them (results do not change); run shares the machine out when not given")
+	fs.IntVar(&c.engineCores, "engine-cores", 1, "cores one run may use, its nodes split among them (results do not change)")
 	fs.BoolVar(&c.noCharts, "no-charts", false, "write no charts")
 	fs.StringVar(&c.chartFormat, "chart-format", "png", "chart files: png or svg")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "no progress on stderr")
@@ -197,6 +197,7 @@ func (c *common) options() (scenarios.Options, error) {
 func setupRun(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {
 	c := new(common)
 	c.register(fs, defaultOutDir("<scenario-name>", ""))
+	showDefault(fs, "engine-cores", runEngineCores)
 	fs.BoolVar(&c.noHTML, "no-html", false, "write no report.html")
 	fs.StringVar(&c.series, "series", "auto", "per-window series files: csv, parquet, both, or auto (parquet when a variant has more than 2 million shard-windows, else csv)")
 	return func(stdout, stderr io.Writer) error { return runScenario(fs, c, stdout, stderr) }
@@ -401,6 +402,9 @@ const (
 	autoCoresMax     = 4
 	autoSplitSeconds = 1.0
 )
+
+// runEngineCores is run's --engine-cores default as its help says it (variantCores).
+var runEngineCores = fmt.Sprintf("a share of the machine: its CPUs over the variants running at once, at most %d (1 for a run expected to take under %g s, or whose copies would pass the memory bound)", autoCoresMax, autoSplitSeconds)
 
 // variantCores is how many cores each of sc's variants may use: --engine-cores when
 // given, else the machine's share (see autoCoresMax).

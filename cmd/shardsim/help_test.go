@@ -64,6 +64,7 @@ func TestFlagHelp(t *testing.T) {
 		"--log-format":        "csv, or the format of the scenario's log", // "" until --log-format is given
 		"analyze --format":    "text",                                     // a list of the values given, for the note on a log's format
 		"sweep --budget":      "none: runs last the scenario's duration",
+		"run --engine-cores":  runEngineCores, // 1 until --engine-cores is given; sweep's and capacity's is 1
 	}
 	for _, c := range commands {
 		fs, _, _ := c.flagSet()

@@ -4,36 +4,34 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/shardsim/shardsim/sim"
 )
 
 // day is a day of simulated time.
-const day = 24 * sim.Hour
+const day = 24 * Hour
 
 // ParseClock reads a wall-clock time of day, "06:00" or "08:15:30", as an offset from
 // midnight.
-func ParseClock(s string) (sim.Time, error) {
+func ParseClock(s string) (Time, error) {
 	parts := strings.Split(strings.TrimSpace(s), ":")
 	if len(parts) < 2 || len(parts) > 3 {
 		return 0, fmt.Errorf("not a clock time %q (want HH:MM or HH:MM:SS)", s)
 	}
 	limits := []int{24, 60, 60}
-	unit := []sim.Time{sim.Hour, sim.Minute, sim.Second}
-	var t sim.Time
+	unit := []Time{Hour, Minute, Second}
+	var t Time
 	for i, p := range parts {
 		v, err := strconv.Atoi(p)
 		if err != nil || v < 0 || v >= limits[i] || len(p) > 2 || strings.ContainsAny(p, "+-") {
 			return 0, fmt.Errorf("not a clock time %q (want HH:MM or HH:MM:SS)", s)
 		}
-		t += sim.Time(v) * unit[i]
+		t += Time(v) * unit[i]
 	}
 	return t, nil
 }
 
 // ParseInstant reads an instant inside the run: a clock time ("08:15") measured from the
 // scenario's start (the next such time of day at or after it), or a duration since t=0.
-func ParseInstant(s string, start sim.Time) (sim.Time, error) {
+func ParseInstant(s string, start Time) (Time, error) {
 	if strings.Contains(s, ":") {
 		c, err := ParseClock(s)
 		if err != nil {
@@ -67,7 +65,7 @@ const (
 
 // Clock writes the wall-clock time start+t in style, where start is the run's start as an
 // offset from midnight (docs/scenario.md, "start") and t a time since t=0.
-func Clock(start, t sim.Time, style ClockStyle) string {
+func Clock(start, t Time, style ClockStyle) string {
 	if style == Exact {
 		return exactClock(start + t)
 	}
@@ -75,7 +73,7 @@ func Clock(start, t sim.Time, style ClockStyle) string {
 	if c < 0 {
 		c += day
 	}
-	h, m, sec := c/sim.Hour, c%sim.Hour/sim.Minute, c%sim.Minute/sim.Second
+	h, m, sec := c/Hour, c%Hour/Minute, c%Minute/Second
 	if sec != 0 {
 		return fmt.Sprintf("%02d:%02d:%02d", h, m, sec)
 	}
@@ -83,18 +81,18 @@ func Clock(start, t sim.Time, style ClockStyle) string {
 }
 
 // exactClock is Clock's Exact style, for ns from midnight of the run's first day.
-func exactClock(ns sim.Time) string {
+func exactClock(ns Time) string {
 	d := floorDiv(ns, day)
 	c := ns - d*day
-	h, m, sec := c/sim.Hour, c%sim.Hour/sim.Minute, c%sim.Minute/sim.Second
-	sub := c % sim.Second
+	h, m, sec := c/Hour, c%Hour/Minute, c%Minute/Second
+	sub := c % Second
 	var t string
 	switch {
-	case sub%sim.Millisecond != 0:
+	case sub%Millisecond != 0:
 		t = fmt.Sprintf("%02d:%02d:%02d.%09d", h, m, sec, sub)
 		t = strings.TrimRight(t, "0")
 	case sub != 0:
-		t = fmt.Sprintf("%02d:%02d:%02d.%03d", h, m, sec, sub/sim.Millisecond)
+		t = fmt.Sprintf("%02d:%02d:%02d.%03d", h, m, sec, sub/Millisecond)
 	case sec != 0:
 		t = fmt.Sprintf("%02d:%02d:%02d", h, m, sec)
 	default:
@@ -107,7 +105,7 @@ func exactClock(ns sim.Time) string {
 }
 
 // floorDiv is a/b rounded toward minus infinity.
-func floorDiv(a, b sim.Time) sim.Time {
+func floorDiv(a, b Time) Time {
 	q := a / b
 	if a%b != 0 && (a < 0) != (b < 0) {
 		q--

@@ -3,6 +3,7 @@
 // place each is written; a reader that needs another way adds a style here, beside the
 // others, so that two outputs never write one quantity two ways by accident.
 //
-// Its only import from the module is sim, for sim.Time (integer nanoseconds); it derives
-// no figure (metrics does that) and keeps no state.
+// It imports nothing of the module: simulated time (Time, integer nanoseconds) is declared
+// here, and the engine's clock is the same type (sim.Time). It derives no figure (metrics
+// does that) and keeps no state.
 package units

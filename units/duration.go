@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/shardsim/shardsim/sim"
 )
 
 // dayRE finds a number of days: digits with an optional fraction, not preceded by another
@@ -22,7 +20,7 @@ var durationRE = regexp.MustCompile(`^[-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms
 // ParseDuration reads a duration in Go syntax extended with a "d" unit of 24 hours:
 // "250us", "1.5ms", "15m", "2h", "30d", "1d12h" (docs/scenario.md). Surrounding spaces are
 // ignored; the error says whether the text is malformed or too large.
-func ParseDuration(s string) (sim.Time, error) {
+func ParseDuration(s string) (Time, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return 0, fmt.Errorf("empty duration")
@@ -47,12 +45,12 @@ func ParseDuration(s string) (sim.Time, error) {
 	if err != nil {
 		return 0, fmt.Errorf("not a duration %q (use Go syntax plus d for days: \"250us\", \"15m\", \"2h\", \"30d\")", s)
 	}
-	return sim.Time(d), nil
+	return Time(d), nil
 }
 
 // Duration writes d the way the flags take it (--duration, --window): Go's syntax without
 // trailing zero units, "1m", "1h30m", "30s", "1.5s", "250ms".
-func Duration(d sim.Time) string {
+func Duration(d Time) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
@@ -120,5 +118,5 @@ func Seconds(sec float64, style SpanStyle) string {
 		}
 		return fmt.Sprintf("%.0f hours", sec/3600)
 	}
-	return Duration(sim.Time(math.Round(sec * float64(sim.Second))))
+	return Duration(Time(math.Round(sec * float64(Second))))
 }

@@ -5,26 +5,25 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )
 
 func TestClockExact(t *testing.T) {
 	for _, tc := range []struct {
-		start, t sim.Time
+		start, t units.Time
 		want     string
 	}{
 		{0, 0, "00:00"},
-		{8 * sim.Hour, 15 * sim.Minute, "08:15"},
-		{8 * sim.Hour, 15*sim.Minute + 30*sim.Second, "08:15:30"},
-		{8 * sim.Hour, 15*sim.Minute + 30*sim.Second + 250*sim.Millisecond, "08:15:30.250"},
-		{8 * sim.Hour, 15*sim.Minute + 30*sim.Second + sim.Nanosecond, "08:15:30.000000001"},
-		{0, 8*sim.Hour + 120*sim.Microsecond, "08:00:00.00012"},
-		{0, 24*sim.Hour - sim.Nanosecond, "23:59:59.999999999"},
-		{0, -sim.Hour, "d-1 23:00"}, // before midnight of the first day
-		{0, -sim.Nanosecond, "d-1 23:59:59.999999999"},
-		{23 * sim.Hour, 2 * sim.Hour, "d+1 01:00"}, // no wrap: the day is said
-		{0, 48*sim.Hour + sim.Second, "d+2 00:00:01"},
+		{8 * units.Hour, 15 * units.Minute, "08:15"},
+		{8 * units.Hour, 15*units.Minute + 30*units.Second, "08:15:30"},
+		{8 * units.Hour, 15*units.Minute + 30*units.Second + 250*units.Millisecond, "08:15:30.250"},
+		{8 * units.Hour, 15*units.Minute + 30*units.Second + units.Nanosecond, "08:15:30.000000001"},
+		{0, 8*units.Hour + 120*units.Microsecond, "08:00:00.00012"},
+		{0, 24*units.Hour - units.Nanosecond, "23:59:59.999999999"},
+		{0, -units.Hour, "d-1 23:00"}, // before midnight of the first day
+		{0, -units.Nanosecond, "d-1 23:59:59.999999999"},
+		{23 * units.Hour, 2 * units.Hour, "d+1 01:00"}, // no wrap: the day is said
+		{0, 48*units.Hour + units.Second, "d+2 00:00:01"},
 		{0, math.MaxInt64, "d+106751 23:47:16.854775807"},
 	} {
 		if got := units.Clock(tc.start, tc.t, units.Exact); got != tc.want {
@@ -35,12 +34,12 @@ func TestClockExact(t *testing.T) {
 
 func TestClockTimeOfDayEdges(t *testing.T) {
 	for _, tc := range []struct {
-		start, t sim.Time
+		start, t units.Time
 		want     string
 	}{
-		{0, 24*sim.Hour - sim.Nanosecond, "23:59:59"}, // truncated, never rounded up to 24:00
-		{0, 59 * sim.Second, "00:00:59"},
-		{0, -sim.Nanosecond, "23:59:59"},
+		{0, 24*units.Hour - units.Nanosecond, "23:59:59"}, // truncated, never rounded up to 24:00
+		{0, 59 * units.Second, "00:00:59"},
+		{0, -units.Nanosecond, "23:59:59"},
 		{0, math.MaxInt64, "23:47:16"},
 		{0, math.MinInt64, "00:12:43"},
 	} {
@@ -52,19 +51,19 @@ func TestClockTimeOfDayEdges(t *testing.T) {
 
 func TestDuration(t *testing.T) {
 	for _, tc := range []struct {
-		in   sim.Time
+		in   units.Time
 		want string
 	}{
 		{0, "0s"},
-		{sim.Nanosecond, "1ns"},
-		{250 * sim.Millisecond, "250ms"},
-		{1500 * sim.Millisecond, "1.5s"},
-		{30 * sim.Second, "30s"},
-		{sim.Minute, "1m"},
-		{sim.Hour, "1h"},
-		{90 * sim.Minute, "1h30m"},
-		{sim.Hour + sim.Second, "1h0m1s"}, // a zero unit inside stays
-		{-sim.Minute, "-1m"},
+		{units.Nanosecond, "1ns"},
+		{250 * units.Millisecond, "250ms"},
+		{1500 * units.Millisecond, "1.5s"},
+		{30 * units.Second, "30s"},
+		{units.Minute, "1m"},
+		{units.Hour, "1h"},
+		{90 * units.Minute, "1h30m"},
+		{units.Hour + units.Second, "1h0m1s"}, // a zero unit inside stays
+		{-units.Minute, "-1m"},
 		{math.MaxInt64, "2562047h47m16.854775807s"},
 	} {
 		if got := units.Duration(tc.in); got != tc.want {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )
 
@@ -14,23 +13,23 @@ import (
 func TestParseDuration(t *testing.T) {
 	tests := []struct {
 		in   string
-		want sim.Time
+		want units.Time
 		ok   bool
 	}{
-		{in: "250us", want: 250 * sim.Microsecond, ok: true},
-		{in: "250µs", want: 250 * sim.Microsecond, ok: true},
-		{in: "1.5ms", want: 1500 * sim.Microsecond, ok: true},
-		{in: "15m", want: 15 * sim.Minute, ok: true},
-		{in: "2h", want: 2 * sim.Hour, ok: true},
-		{in: "30d", want: 720 * sim.Hour, ok: true},
-		{in: "1d12h", want: 36 * sim.Hour, ok: true},
-		{in: "1.5d", want: 36 * sim.Hour, ok: true},
-		{in: "2h30m", want: 150 * sim.Minute, ok: true},
-		{in: " 1s ", want: sim.Second, ok: true},
+		{in: "250us", want: 250 * units.Microsecond, ok: true},
+		{in: "250µs", want: 250 * units.Microsecond, ok: true},
+		{in: "1.5ms", want: 1500 * units.Microsecond, ok: true},
+		{in: "15m", want: 15 * units.Minute, ok: true},
+		{in: "2h", want: 2 * units.Hour, ok: true},
+		{in: "30d", want: 720 * units.Hour, ok: true},
+		{in: "1d12h", want: 36 * units.Hour, ok: true},
+		{in: "1.5d", want: 36 * units.Hour, ok: true},
+		{in: "2h30m", want: 150 * units.Minute, ok: true},
+		{in: " 1s ", want: units.Second, ok: true},
 		{in: "0s", want: 0, ok: true},
 		{in: "0", want: 0, ok: true},
-		{in: "-1s", want: -sim.Second, ok: true}, // callers reject negative values themselves
-		{in: "106751d", want: 106751 * 24 * sim.Hour, ok: true},
+		{in: "-1s", want: -units.Second, ok: true}, // callers reject negative values themselves
+		{in: "106751d", want: 106751 * 24 * units.Hour, ok: true},
 		{in: ""},
 		{in: "   "},
 		{in: "10"},
@@ -65,15 +64,15 @@ func TestParseDuration(t *testing.T) {
 func TestParseClock(t *testing.T) {
 	tests := []struct {
 		in   string
-		want sim.Time
+		want units.Time
 		ok   bool
 	}{
 		{in: "00:00", want: 0, ok: true},
-		{in: "06:00", want: 6 * sim.Hour, ok: true},
-		{in: "08:15:30", want: 8*sim.Hour + 15*sim.Minute + 30*sim.Second, ok: true},
-		{in: "23:59:59", want: 24*sim.Hour - sim.Second, ok: true},
-		{in: "6:05", want: 6*sim.Hour + 5*sim.Minute, ok: true},
-		{in: " 12:00 ", want: 12 * sim.Hour, ok: true},
+		{in: "06:00", want: 6 * units.Hour, ok: true},
+		{in: "08:15:30", want: 8*units.Hour + 15*units.Minute + 30*units.Second, ok: true},
+		{in: "23:59:59", want: 24*units.Hour - units.Second, ok: true},
+		{in: "6:05", want: 6*units.Hour + 5*units.Minute, ok: true},
+		{in: " 12:00 ", want: 12 * units.Hour, ok: true},
 		{in: "24:00"},
 		{in: "12:60"},
 		{in: "12:00:60"},
@@ -109,17 +108,17 @@ func TestParseInstant(t *testing.T) {
 	tests := []struct {
 		in    string
 		start string
-		want  sim.Time
+		want  units.Time
 		ok    bool
 	}{
-		{"08:15", "06:00", 2*sim.Hour + 15*sim.Minute, true},
+		{"08:15", "06:00", 2*units.Hour + 15*units.Minute, true},
 		{"06:00", "06:00", 0, true},
-		{"06:00:01", "06:00", sim.Second, true},
-		{"05:00", "06:00", 23 * sim.Hour, true}, // before the start: the next day
-		{"00:00", "23:30", 30 * sim.Minute, true},
-		{"23:59", "00:00", 23*sim.Hour + 59*sim.Minute, true},
-		{"2h", "06:00", 2 * sim.Hour, true},
-		{"1d12h", "06:00", 36 * sim.Hour, true},
+		{"06:00:01", "06:00", units.Second, true},
+		{"05:00", "06:00", 23 * units.Hour, true}, // before the start: the next day
+		{"00:00", "23:30", 30 * units.Minute, true},
+		{"23:59", "00:00", 23*units.Hour + 59*units.Minute, true},
+		{"2h", "06:00", 2 * units.Hour, true},
+		{"1d12h", "06:00", 36 * units.Hour, true},
 		{"0s", "12:00", 0, true},
 		{"25:00", "00:00", 0, false},
 		{"soon", "00:00", 0, false},
@@ -146,18 +145,18 @@ func TestParseInstant(t *testing.T) {
 
 func TestClockTimeOfDay(t *testing.T) {
 	tests := []struct {
-		start, t sim.Time
+		start, t units.Time
 		want     string
 	}{
 		{0, 0, "00:00"},
-		{6 * sim.Hour, 2*sim.Hour + 15*sim.Minute, "08:15"},
-		{6 * sim.Hour, 2*sim.Hour + 15*sim.Minute + 30*sim.Second, "08:15:30"},
-		{6 * sim.Hour, 2*sim.Hour + 15*sim.Minute + 30*sim.Second + 999*sim.Millisecond, "08:15:30"},
-		{23 * sim.Hour, 2 * sim.Hour, "01:00"},
-		{0, 24 * sim.Hour, "00:00"},
-		{0, 50*sim.Hour + sim.Second, "02:00:01"},
-		{0, -sim.Hour, "23:00"},
-		{12 * sim.Hour, -36 * sim.Hour, "00:00"},
+		{6 * units.Hour, 2*units.Hour + 15*units.Minute, "08:15"},
+		{6 * units.Hour, 2*units.Hour + 15*units.Minute + 30*units.Second, "08:15:30"},
+		{6 * units.Hour, 2*units.Hour + 15*units.Minute + 30*units.Second + 999*units.Millisecond, "08:15:30"},
+		{23 * units.Hour, 2 * units.Hour, "01:00"},
+		{0, 24 * units.Hour, "00:00"},
+		{0, 50*units.Hour + units.Second, "02:00:01"},
+		{0, -units.Hour, "23:00"},
+		{12 * units.Hour, -36 * units.Hour, "00:00"},
 	}
 	for _, tc := range tests {
 		if got := units.Clock(tc.start, tc.t, units.TimeOfDay); got != tc.want {
@@ -165,8 +164,8 @@ func TestClockTimeOfDay(t *testing.T) {
 		}
 	}
 	// Clock (TimeOfDay) and ParseInstant are inverses over a day.
-	start := 9*sim.Hour + 30*sim.Minute
-	for _, d := range []sim.Time{0, sim.Second, 14*sim.Hour + 29*sim.Minute + 59*sim.Second, 23 * sim.Hour} {
+	start := 9*units.Hour + 30*units.Minute
+	for _, d := range []units.Time{0, units.Second, 14*units.Hour + 29*units.Minute + 59*units.Second, 23 * units.Hour} {
 		back, err := units.ParseInstant(units.Clock(start, d, units.TimeOfDay), start)
 		if err != nil || back != d {
 			t.Errorf("ParseInstant(Clock(%v)) = %v, %v", d, back, err)

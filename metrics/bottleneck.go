@@ -280,3 +280,25 @@ func (b *Bottleneck) waitWords(r *Run) string {
 	}
 	return text
 }
+
+// BottleneckJSON is a Bottleneck as JSON writes it: the resource (cpu, queue, partition limit,
+// client limit, locks, timeout, fan-out), the node concerned (null for none) and its
+// loads, the wide stream for fan-out, and a sentence.
+type BottleneckJSON struct {
+	Resource        string   `json:"resource"`
+	Node            *int     `json:"node"`
+	Utilization     *float64 `json:"node_utilization"`
+	PeakUtilization *float64 `json:"node_peak_utilization"`
+	Stream          string   `json:"stream,omitempty"`
+	Text            string   `json:"text"`
+}
+
+// JSON converts b for JSON: summary.json's, and sweep's and capacity's.
+func (b Bottleneck) JSON() BottleneckJSON {
+	j := BottleneckJSON{Resource: b.Resource.String(), Stream: b.Stream, Text: b.Text}
+	if b.Node >= 0 {
+		n, u, p := b.Node, Util(b.Load), Util(b.Peak)
+		j.Node, j.Utilization, j.PeakUtilization = &n, &u, &p
+	}
+	return j
+}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/shardsim/shardsim/metrics"
-	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/units"
 )
 
@@ -40,12 +39,12 @@ func (e Estimate) JSON(digits int) JSON {
 // JSONBottleneck is a metrics.Bottleneck as summary.json writes it; agree counts the
 // replications that name it.
 type JSONBottleneck struct {
-	report.BottleneckJSON
+	metrics.BottleneckJSON
 	Agree int `json:"agree"`
 }
 
 func BottleneckJSON(b metrics.Bottleneck, agree int) JSONBottleneck {
-	return JSONBottleneck{BottleneckJSON: report.BottleneckOf(b), Agree: agree}
+	return JSONBottleneck{BottleneckJSON: b.JSON(), Agree: agree}
 }
 
 // FailuresJSON is a per-cause array of estimated counts in JSON, keyed by cause.

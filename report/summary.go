@@ -49,10 +49,10 @@ type VariantSummary struct {
 	// hottest node is the node with the highest utilization over the run; Bottleneck is
 	// what binds the run, or would bind it first as load grows (metrics.BottleneckOf, as
 	// sweep and capacity name it; a run alone judges no objective).
-	ErrorRate   float64        `json:"error_rate"`
-	HottestNode HottestNode    `json:"hottest_node"`
-	Bottleneck  BottleneckJSON `json:"bottleneck"`
-	Alerts      []Alert        `json:"alerts"`
+	ErrorRate   float64                `json:"error_rate"`
+	HottestNode HottestNode            `json:"hottest_node"`
+	Bottleneck  metrics.BottleneckJSON `json:"bottleneck"`
+	Alerts      []Alert                `json:"alerts"`
 	// Detection (docs/detection.md, "Where it is in summary.json"): the most requested keys
 	// and most written partitions per stream, keys whose latency stands out, and what the
 	// report concludes. The lists are left out when the run recorded nothing for them;
@@ -126,28 +126,6 @@ type HottestNode struct {
 	ID              int     `json:"id"`
 	Utilization     float64 `json:"utilization"`
 	PeakUtilization float64 `json:"peak_utilization"`
-}
-
-// BottleneckJSON is a metrics.Bottleneck: the resource (cpu, queue, partition limit,
-// client limit, locks, timeout, fan-out), the node concerned (null for none) and its
-// loads, the wide stream for fan-out, and a sentence.
-type BottleneckJSON struct {
-	Resource        string   `json:"resource"`
-	Node            *int     `json:"node"`
-	Utilization     *float64 `json:"node_utilization"`
-	PeakUtilization *float64 `json:"node_peak_utilization"`
-	Stream          string   `json:"stream,omitempty"`
-	Text            string   `json:"text"`
-}
-
-// BottleneckOf converts b for JSON: summary.json's, and sweep's and capacity's.
-func BottleneckOf(b metrics.Bottleneck) BottleneckJSON {
-	j := BottleneckJSON{Resource: b.Resource.String(), Stream: b.Stream, Text: b.Text}
-	if b.Node >= 0 {
-		n, u, p := b.Node, metrics.Util(b.Load), metrics.Util(b.Peak)
-		j.Node, j.Utilization, j.PeakUtilization = &n, &u, &p
-	}
-	return j
 }
 
 // StreamSummary is one stream's totals over the requests issued after the warmup.
@@ -444,7 +422,7 @@ func summarizeVariant(sc *metrics.Scenario, run Run) VariantSummary {
 		hn := m.Nodes[m.Node.Index]
 		v.HottestNode = HottestNode{ID: hn.ID, Utilization: metrics.Util(hn.Utilization), PeakUtilization: metrics.Util(hn.Peak)}
 	}
-	v.Bottleneck = BottleneckOf(metrics.BottleneckOf(m, false))
+	v.Bottleneck = metrics.BottleneckOf(m, false).JSON()
 	dc := run.Variant.Detect
 	v.HotKeys = metrics.HotKeysOf(r, run.Variant, dc.TopK)
 	v.HotPartitions = metrics.HotPartitionsOf(r, run.Variant, dc.TopK)

@@ -23,7 +23,7 @@ func Describe(sc *spec.Scenario, variants []*spec.Variant, exs []*Explanation) *
 	for i, v := range variants {
 		d := v.Detect()
 		mv := metrics.Variant{Name: v.Name, Description: v.Description, Key: KeyDescription(v.Spec),
-			Detect: metrics.Detect{TopK: d.TopK, OutlierFactor: d.OutlierFactor, OutlierMinSamples: d.OutlierMinSamples}}
+			Detect: d}
 		for _, st := range v.Streams {
 			mv.Streams = append(mv.Streams, metrics.StreamInfo{Name: st.Name, Op: st.Op, SLO: st.SLO, RetryLabel: st.RetryLabel})
 		}

@@ -68,7 +68,7 @@ func (k Keys) FormatStreamPartition(stream int, parts []uint64) string {
 	}
 	var items []string
 	i := 0
-	if s.Salt > 1 && i < len(parts) {
+	if keyspace.Salted(s.Salt) && i < len(parts) {
 		items = append(items, "salt="+strconv.FormatUint(parts[i], 10))
 		i++
 	}
@@ -159,7 +159,7 @@ func KeyDescription(s *spec.Resolved) string {
 		fmt.Fprintf(&b, " (%s)", s.Hash)
 	}
 	b.WriteString(" of (")
-	if s.Salt > 1 {
+	if keyspace.Salted(s.Salt) {
 		fmt.Fprintf(&b, "salt[%d, %s], ", s.Salt, s.SaltMode)
 	}
 	b.WriteString(strings.Join(s.Key, ", "))

@@ -218,7 +218,7 @@ func mitigations(s *spec.Resolved, m *sim.Model) {
 		m.Actions = append(m.Actions, a)
 	}
 	if s.DetectGiven {
-		m.Detect = sim.Detect{TopK: s.Detect.TopK, SampleEvery: s.Detect.SampleEvery, MaxKeys: s.Detect.MaxKeys}
+		m.Detect = s.Detect
 	}
 }
 
@@ -338,7 +338,7 @@ func neededFields(s *spec.Resolved) []bool {
 			need[p.Field] = true
 		}
 	}
-	if s.Salt > 1 && s.SaltMode == keyspace.SaltHash && s.SaltField >= 0 {
+	if keyspace.Salted(s.Salt) && s.SaltMode == keyspace.SaltHash && s.SaltField >= 0 {
 		need[s.SaltField] = true
 	}
 	return need

@@ -41,7 +41,7 @@ func partShares(s *spec.Resolved, ws *spec.StreamSpec) []func(uint64) float64 {
 	inKey := func(field int) bool {
 		return slices.ContainsFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == field })
 	}
-	if s.Salt > 1 {
+	if keyspace.Salted(s.Salt) {
 		var f func(uint64) float64
 		if s.SaltMode != keyspace.SaltHash || !inKey(s.SaltField) {
 			f = uniformShare(uint64(s.Salt))

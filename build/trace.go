@@ -114,7 +114,7 @@ func keepsOrder(s *spec.Resolved) bool { return s.Scheme.Ordered() }
 func textParts(s *spec.Resolved) uint8 {
 	var mask uint8
 	off := 0
-	if s.Salt > 1 {
+	if keyspace.Salted(s.Salt) {
 		off = 1
 	}
 	for i, p := range s.Parts {

@@ -200,7 +200,12 @@ func Bucket(b int64) uint64 { return uint64(b) ^ 1<<63 }
 func (d *Design) BucketOf(t, w int64) uint64 { return Bucket(floorDiv(t+d.Clock, w)) }
 
 // Salted reports whether keys carry a salt prefix.
-func (d *Design) Salted() bool { return d.Salt > 1 }
+func (d *Design) Salted() bool { return Salted(d.Salt) }
+
+// Salted reports whether a design of the given number of salt buckets salts its keys: one
+// bucket (or none given) is an unsalted key. Every reader of a design asks this, not the
+// count.
+func Salted[N ~int | ~uint64](buckets N) bool { return buckets > 1 }
 
 // Key builds the key of a row from its field values and row time, with the given salt
 // bucket (ignored when the design is not salted).

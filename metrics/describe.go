@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/shardsim/shardsim/detect"
 	"strconv"
 	"strings"
 
@@ -49,7 +50,7 @@ type Variant struct {
 	Salt        int                 // salt buckets (0 or 1: none)
 	Start       sim.Time
 	Streams     []StreamInfo
-	Detect      Detect
+	Detect      detect.Config
 	// Keys names keys and partitions in the scenario's own terms; nil shows plain numbers.
 	Keys KeyNamer
 	// Prediction is what explain predicts for the design (nil unless asked for).
@@ -77,13 +78,6 @@ type StreamInfo struct {
 	KeysDrawn    uint64
 	TenantsDrawn uint64
 	Tenants      bool
-}
-
-// Detect is a design's [detect] settings, defaults applied (docs/detection.md).
-type Detect struct {
-	TopK              int     // hot keys and hot partitions reported per stream
-	OutlierFactor     float64 // a key slower than this times the median key's mean stands out
-	OutlierMinSamples int     // over keys with at least this many samples
 }
 
 // Stream returns the design of stream i; the zero StreamInfo when the variant has none.

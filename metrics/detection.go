@@ -149,7 +149,7 @@ func HotPartitionsOf(r *sim.Result, v *Variant, topK int) []HotPartitions {
 // latencyOutliers finds, per stream, the keys whose sampled mean latency exceeds
 // OutlierFactor times the median of the keys' means, among keys with at least
 // OutlierMinSamples samples; the slowest topK per stream, slowest first.
-func LatencyOutliersOf(r *sim.Result, v *Variant, c Detect) []LatencyOutlier {
+func LatencyOutliersOf(r *sim.Result, v *Variant, c detect.Config) []LatencyOutlier {
 	var out []LatencyOutlier
 	for i := range r.Streams {
 		st := &r.Streams[i]

@@ -942,14 +942,10 @@ func (v *Variant) Explain() *build.Explanation { return build.Explain(v.Name, v.
 
 // Aliases kept for the readers that name them through the loader.
 type (
-	DetectConfig = spec.DetectConfig
-	Explanation  = build.Explanation
-	StreamPlan   = build.StreamPlan
-	OfferedLoad  = build.OfferedLoad
+	Explanation = build.Explanation
+	StreamPlan  = build.StreamPlan
+	OfferedLoad = build.OfferedLoad
 )
-
-// DefaultDetect is what detection does without a [detect] table.
-var DefaultDetect = spec.DefaultDetect
 
 func appendErr(errs tomlx.Errors, err error) tomlx.Errors {
 	var te tomlx.Errors

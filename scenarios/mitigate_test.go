@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"fmt"
+	"github.com/shardsim/shardsim/detect"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -24,7 +25,7 @@ func TestNoMitigations(t *testing.T) {
 		t.Errorf("mitigations set: cache %v replicas %d readAny %v limits %v split %v splitter %v actions %v",
 			m.Cache, m.Replicas, m.ReadAny, m.Limits, m.Split, m.Splitter, m.Actions)
 	}
-	if m.Detect != (sim.Detect{}) {
+	if m.Detect != (detect.Config{}) {
 		t.Errorf("Detect = %+v, want zero (the engine's defaults)", m.Detect)
 	}
 	if v.MaxShards != v.Shards {
@@ -41,7 +42,7 @@ func TestNoMitigations(t *testing.T) {
 			t.Errorf("stream %q: key fields %v, want [1]", st.Name, st.KeyFields)
 		}
 	}
-	if got := v.Detect(); got != (scenarios.DetectConfig{TopK: 10, SampleEvery: 64, MaxKeys: 4096, OutlierFactor: 10, OutlierMinSamples: 50}) {
+	if got := v.Detect(); got != (detect.Config{TopK: 10, SampleEvery: 64, MaxKeys: 4096, OutlierFactor: 10, OutlierMinSamples: 50}) {
 		t.Errorf("Detect() = %+v", got)
 	}
 	if ex := v.Explain(); len(ex.Notes) != 0 {
@@ -89,7 +90,7 @@ top = 3
 	if v.MaxShards != 48 || v.Shards != 12 || len(m.ShardNode) != 12 {
 		t.Errorf("shards %d, max %d, placement of %d", v.Shards, v.MaxShards, len(m.ShardNode))
 	}
-	if m.Detect != (sim.Detect{TopK: 10, SampleEvery: 64, MaxKeys: 4096}) {
+	if m.Detect != (detect.Config{TopK: 10, SampleEvery: 64, MaxKeys: 4096}) {
 		t.Errorf("detect %+v", m.Detect)
 	}
 	useCache := map[string]bool{"put": false, "get": true, "all": false}
@@ -184,10 +185,10 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	if m.Splitter == nil || m.Splitter.Max() != 20 {
 		t.Errorf("splitter %v, want one bounded at max_shards = 20", m.Splitter)
 	}
-	if m.Detect != (sim.Detect{TopK: 5, SampleEvery: 1, MaxKeys: 1000}) {
+	if m.Detect != (detect.Config{TopK: 5, SampleEvery: 1, MaxKeys: 1000}) {
 		t.Errorf("detect %+v", m.Detect)
 	}
-	if got := v.Detect(); got != (scenarios.DetectConfig{TopK: 5, SampleEvery: 1, MaxKeys: 1000, OutlierFactor: 3.5, OutlierMinSamples: 20}) {
+	if got := v.Detect(); got != (detect.Config{TopK: 5, SampleEvery: 1, MaxKeys: 1000, OutlierFactor: 3.5, OutlierMinSamples: 20}) {
 		t.Errorf("Detect() = %+v", got)
 	}
 	get := m.Streams[1]

@@ -177,7 +177,7 @@ type streamLocks struct {
 func newStreamLocks(m *Model, s *Stream) *streamLocks {
 	topK := m.Detect.TopK
 	if topK <= 0 {
-		topK = DefaultTopK
+		topK = detect.DefaultTopK
 	}
 	capacity := max(25*topK, 256) // as detection's sketches (observe.go)
 	return &streamLocks{

@@ -109,25 +109,3 @@ type Action struct {
 	// Text says what was done, for the alert timeline.
 	Text string
 }
-
-// Detect configures what the engine records for detection and diagnosis (issue 8).
-type Detect struct {
-	// TopK is how many hot keys and hot partitions are reported per stream; the sketch
-	// tracks max(25·TopK, 256) candidates. 0: DefaultTopK.
-	TopK int
-	// SampleEvery is how often, on average, a request is sampled for detection (hot keys,
-	// hot partitions, per-key latency): one request in SampleEvery, at random. 0:
-	// DefaultSampleEvery.
-	SampleEvery int
-	// MaxKeys bounds the keys the per-key latency statistics hold: the first keys sampled;
-	// later ones are not tracked. Its tables are touched at random, so a large one costs
-	// speed (65,536 keys: about 20 ns per request). 0: DefaultMaxKeys.
-	MaxKeys int
-}
-
-// Defaults of Detect.
-const (
-	DefaultTopK        = 10
-	DefaultSampleEvery = 64
-	DefaultMaxKeys     = 4096
-)

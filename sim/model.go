@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/shardsim/shardsim/detect"
 	"math/rand/v2"
 
 	"github.com/shardsim/shardsim/keyspace"
@@ -148,7 +149,7 @@ type Model struct {
 	Splitter *keyspace.Splitter
 	// Actions are applied at their times, in order.
 	Actions []Action
-	Detect  Detect
+	Detect  detect.Config
 	// Migration, when set, moves the table to a new layout during the run (migrate.go);
 	// an Action of kind Migrate starts it.
 	Migration *Migration

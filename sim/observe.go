@@ -42,15 +42,15 @@ func newStreamDetect(m *Model, s *Stream) *streamDetect {
 	cfg := m.Detect
 	topK := cfg.TopK
 	if topK <= 0 {
-		topK = DefaultTopK
+		topK = detect.DefaultTopK
 	}
 	every := cfg.SampleEvery
 	if every <= 0 {
-		every = DefaultSampleEvery
+		every = detect.DefaultSampleEvery
 	}
 	maxKeys := cfg.MaxKeys
 	if maxKeys <= 0 {
-		maxKeys = DefaultMaxKeys
+		maxKeys = detect.DefaultMaxKeys
 	}
 	nf := len(s.KeyFields)
 	// Space-Saving keeps every key whose share is above 1/capacity; 25 counters per

@@ -491,7 +491,7 @@ func (e *engine) replaySamples(es []*engine) string {
 }
 
 // sampleLogs is a log of sampled successes in chunks, which appending never copies: a
-// worker logs one request in DefaultSampleEvery, and a growing slice spent a tenth of a
+// worker logs one request in detect.DefaultSampleEvery, and a growing slice spent a tenth of a
 // split run's time copying its log.
 type sampleLogs [][]sampleLog
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/shardsim/shardsim/detect"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
@@ -90,7 +91,7 @@ func TestWaiterKeepsItsDeadline(t *testing.T) {
 // (before the fix, hits and joined reads reported shard 0).
 func TestSampledShardOfCacheHits(t *testing.T) {
 	m := cacheModel(true)
-	m.Detect = Detect{SampleEvery: 1, MaxKeys: 100_000}
+	m.Detect = detect.Config{SampleEvery: 1, MaxKeys: 100_000}
 	r := Run(m)
 	s := r.Streams[0]
 	shard := map[uint64]int{}

@@ -1,6 +1,9 @@
 package spec
 
-import "github.com/shardsim/shardsim/sim"
+import (
+	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/sim"
+)
 
 // Scenario is the scenario-wide part of a run's description: what the readers of results
 // (the report, sweeps) need to label them, and nothing of how the file was loaded.
@@ -46,9 +49,9 @@ func NewVariant(name, description string, s *Resolved) Variant {
 }
 
 // Detect returns the design's detection settings, defaults applied.
-func (v *Variant) Detect() DetectConfig {
+func (v *Variant) Detect() detect.Config {
 	if v.Spec == nil {
-		return DefaultDetect
+		return detect.Default
 	}
 	return v.Spec.Detect
 }

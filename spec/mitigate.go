@@ -3,6 +3,7 @@ package spec
 import (
 	"cmp"
 	"fmt"
+	"github.com/shardsim/shardsim/detect"
 	"math"
 	"slices"
 	"strconv"
@@ -41,27 +42,7 @@ const (
 	maxDetectKeys        = 1 << 22
 	maxOutlierMinSamples = 1_000_000_000
 	maxActions           = 10_000
-
-	defaultOutlierFactor     = 10
-	defaultOutlierMinSamples = 50
 )
-
-// DetectConfig is what the scenario's [detect] table asks of detection, defaults applied.
-type DetectConfig struct {
-	TopK        int // hot keys and hot partitions reported per stream
-	SampleEvery int // one request in SampleEvery is sampled for detection
-	MaxKeys     int // keys the per-key latency statistics hold
-	// OutlierFactor: a key whose sampled mean latency is above OutlierFactor times the
-	// median key's is an outlier, over the keys with OutlierMinSamples samples or more.
-	OutlierFactor     float64
-	OutlierMinSamples int
-}
-
-// DefaultDetect is what detection does without a [detect] table.
-var DefaultDetect = DetectConfig{
-	TopK: sim.DefaultTopK, SampleEvery: sim.DefaultSampleEvery, MaxKeys: sim.DefaultMaxKeys,
-	OutlierFactor: defaultOutlierFactor, OutlierMinSamples: defaultOutlierMinSamples,
-}
 
 // CopiesSpec is a validated [keyspace.copies] table.
 type CopiesSpec struct {
@@ -382,7 +363,7 @@ func resolveCopies(c *checker, f *File, s *Resolved) {
 	}
 	cs.Field = copiesField(c, key, cp.Field, s)
 	parts := len(s.Parts) + 1
-	if s.Salt > 1 {
+	if keyspace.Salted(s.Salt) {
 		parts++
 	}
 	if len(s.Parts) > 0 && parts > keyspace.MaxParts {
@@ -757,7 +738,7 @@ func groupDigits(v float64) string {
 
 // resolveDetect reads [detect].
 func resolveDetect(c *checker, f *File, s *Resolved) {
-	s.Detect = DefaultDetect
+	s.Detect = detect.Default
 	d := f.Detect
 	if d == nil {
 		return
@@ -773,10 +754,10 @@ func resolveDetect(c *checker, f *File, s *Resolved) {
 		}
 		return *p
 	}
-	s.Detect.TopK = between("detect.top_k", d.TopK, sim.DefaultTopK, 1, maxTopK)
-	s.Detect.SampleEvery = between("detect.sample_every", d.SampleEvery, sim.DefaultSampleEvery, 1, maxSampleEvery)
-	s.Detect.MaxKeys = between("detect.max_keys", d.MaxKeys, sim.DefaultMaxKeys, 1, maxDetectKeys)
-	s.Detect.OutlierMinSamples = between("detect.outlier_min_samples", d.OutlierMinSamples, defaultOutlierMinSamples, 1, maxOutlierMinSamples)
+	s.Detect.TopK = between("detect.top_k", d.TopK, detect.DefaultTopK, 1, maxTopK)
+	s.Detect.SampleEvery = between("detect.sample_every", d.SampleEvery, detect.DefaultSampleEvery, 1, maxSampleEvery)
+	s.Detect.MaxKeys = between("detect.max_keys", d.MaxKeys, detect.DefaultMaxKeys, 1, maxDetectKeys)
+	s.Detect.OutlierMinSamples = between("detect.outlier_min_samples", d.OutlierMinSamples, detect.DefaultOutlierMinSamples, 1, maxOutlierMinSamples)
 	if d.OutlierFactor != nil {
 		if v := *d.OutlierFactor; !(v > 1) || math.IsInf(v, 0) {
 			c.add("detect.outlier_factor", "must be a number above 1 (got %v)", v)

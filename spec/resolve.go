@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"github.com/shardsim/shardsim/detect"
 	"math"
 	"regexp"
 	"slices"
@@ -320,7 +321,7 @@ type Resolved struct {
 	MaxShards    int              // the shards the variant may reach: shards without splitting
 	Copies       *CopiesSpec
 	Actions      []sim.Action // in time order
-	Detect       DetectConfig
+	Detect       detect.Config
 	DetectGiven  bool // [detect] was given
 	// Migration is the [[actions]] entry's migrate (nil: none); its Target is filled by
 	// the loader of the scenario, which knows the other variants.
@@ -670,7 +671,7 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 		c.add("keyspace.key", "required: the partition key's parts, e.g. [\"order_id\"]")
 	}
 	maxParts := keyspace.MaxParts
-	if s.Salt > 1 {
+	if keyspace.Salted(s.Salt) {
 		maxParts--
 	}
 	if len(k.Key) > maxParts {
@@ -725,7 +726,7 @@ func resolveSalt(c *checker, k *Keyspace, s *Resolved) {
 		if s.SaltField = s.fieldIndex(k.SaltField); s.SaltField < 0 {
 			c.add("keyspace.salt_field", "no such field %q in table.fields", k.SaltField)
 		}
-	} else if s.SaltMode == keyspace.SaltHash && salt > 1 {
+	} else if s.SaltMode == keyspace.SaltHash && keyspace.Salted(salt) {
 		c.add("keyspace.salt_field", "required with salt_mode = \"hash\" (the field the salt is derived from)")
 	}
 }
@@ -784,7 +785,7 @@ func resolveSlots(c *checker, f *File, s *Resolved) {
 	if k.Split != nil {
 		c.add("keyspace.split", "not with scheme = \"redis_cluster\": a Redis Cluster moves slots only when told to (resharding), never by itself")
 	}
-	if s.Salt > 1 {
+	if keyspace.Salted(s.Salt) {
 		for i := range f.Streams {
 			if f.Streams[i].Trace != nil {
 				c.add("keyspace.salt", "not with scheme = \"redis_cluster\" and a stream that replays a log (streams[%d]): the log's key text decides its slot, a salt bucket cannot be added to it", i)
@@ -870,7 +871,7 @@ func directoryEntry(c *checker, key string, e DirEntry, s *Resolved, claimed map
 		c.add(key+".field", "%q must be a plain part of keyspace.key for the directory to route by it", e.Field)
 		return DirSpec{}, false
 	}
-	if s.Salt > 1 {
+	if keyspace.Salted(s.Salt) {
 		part++
 	}
 	value, ok := fieldValue(s.Fields[fi], e.Value)
@@ -1338,7 +1339,7 @@ func resolveQueries(c *checker, s *Resolved) {
 // saltQuery is how a scan visits the salt's buckets: the one a hash salt of a field the
 // scan knows derives, or every bucket; nil without a salt.
 func saltQuery(s *Resolved, ss *StreamSpec) []keyspace.PartQuery {
-	if s.Salt <= 1 {
+	if !keyspace.Salted(s.Salt) {
 		return nil
 	}
 	if s.SaltMode == keyspace.SaltHash && s.SaltField >= 0 && ss.Where[s.FieldNames[s.SaltField]].Eq {
@@ -1438,10 +1439,10 @@ func (s *Resolved) Effective() Resolved {
 	if e.Scheme != keyspace.SchemeHash || e.Hash != "ring" {
 		e.Vnodes = 0
 	}
-	if e.Salt <= 1 {
+	if !keyspace.Salted(e.Salt) {
 		e.Salt, e.SaltMode = 0, 0
 	}
-	if e.Salt <= 1 || e.SaltMode != keyspace.SaltHash {
+	if !keyspace.Salted(e.Salt) || e.SaltMode != keyspace.SaltHash {
 		e.SaltField = -1
 	}
 	if e.Scheme != keyspace.SchemeDirectory {

@@ -230,7 +230,7 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	// The series files are written as the variants finish, while later ones still run.
 	desc := describe(sc, nil)
 	sw := report.StartSeries(stage, desc, len(sc.Variants), series)
-	runs, err := runVariants(sc, runner.Options{Parallel: c.parallel, Stop: stop, Every: true}, c.variantCores(sc), stage, sw)
+	runs, err := runVariants(sc, desc, runner.Options{Parallel: c.parallel, Stop: stop, Every: true}, c.variantCores(sc), stage, sw)
 	defer closeSinks(runs)
 	defer sw.Abort() // on an early return, the series files stop before their spools go
 	if err != nil {
@@ -587,10 +587,10 @@ func unwritable(dir, probe string, err error) string {
 // A variant with more shard-windows than spec.StreamShardCells (and no shard splits)
 // streams its shard series (report.StreamSink), spooled in dir until the series files
 // (sw's, or WriteFilesAs's) are written from the spool once the run is over; closeSinks
-// removes the spools.
-func runVariants(sc *scenarios.Scenario, o runner.Options, cores []int, dir string, sw *report.SeriesWriter) ([]report.Run, error) {
+// removes the spools. desc is sc's description (describe), made once by the caller: the
+// runs point into it.
+func runVariants(sc *scenarios.Scenario, desc *metrics.Scenario, o runner.Options, cores []int, dir string, sw *report.SeriesWriter) ([]report.Run, error) {
 	streamedGC(sc)
-	desc := describe(sc, nil)
 	runs := make([]report.Run, len(sc.Variants))
 	for i := range runs {
 		runs[i] = report.Run{Variant: &desc.Variants[i], Result: &sim.Result{}}

@@ -90,7 +90,7 @@ top = 3
 	if v.MaxShards != 48 || v.Shards != 12 || len(m.ShardNode) != 12 {
 		t.Errorf("shards %d, max %d, placement of %d", v.Shards, v.MaxShards, len(m.ShardNode))
 	}
-	if m.Detect != (detect.Config{TopK: 10, SampleEvery: 64, MaxKeys: 4096}) {
+	if m.Detect != (detect.Config{TopK: 10, SampleEvery: 64, MaxKeys: 4096, OutlierFactor: 10, OutlierMinSamples: 50}) {
 		t.Errorf("detect %+v", m.Detect)
 	}
 	useCache := map[string]bool{"put": false, "get": true, "all": false}
@@ -185,7 +185,7 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	if m.Splitter == nil || m.Splitter.Max() != 20 {
 		t.Errorf("splitter %v, want one bounded at max_shards = 20", m.Splitter)
 	}
-	if m.Detect != (detect.Config{TopK: 5, SampleEvery: 1, MaxKeys: 1000}) {
+	if m.Detect != (detect.Config{TopK: 5, SampleEvery: 1, MaxKeys: 1000, OutlierFactor: 3.5, OutlierMinSamples: 20}) {
 		t.Errorf("detect %+v", m.Detect)
 	}
 	if got := v.Detect(); got != (detect.Config{TopK: 5, SampleEvery: 1, MaxKeys: 1000, OutlierFactor: 3.5, OutlierMinSamples: 20}) {

@@ -640,7 +640,7 @@ func (aw analysisWriter) keys(k trace.Keys) {
 
 // monotonicity prints each key part's correlation with time.
 func (aw analysisWriter) monotonicity(k trace.Keys) {
-	aw.heading("Monotonicity (correlation of each key part with time; monotonic at |r| >= 0.7)")
+	aw.heading("Monotonicity (rank correlation of each key part with time; monotonic at |r| >= 0.7)")
 	var rows [][]string
 	for _, m := range k.Monotonic {
 		rows = append(rows, []string{m.Part, strconv.FormatFloat(m.Score, 'f', 3, 64), strconv.FormatBool(m.Monotonic)})

@@ -121,9 +121,14 @@ func (f *finding) hot(s int) bool {
 
 // shardWords says where hot shard s stands in the busiest window.
 func (f *finding) shardWords(s int) string {
-	return fmt.Sprintf("in the busiest window (%s) its shard %d runs at %s of its node's cores while the median shard runs at %s",
-		f.peakAt, s, units.Percent(f.loads[s], 1), units.Percent(f.med, 1))
+	return fmt.Sprintf("in the busiest window (%s) its shard %s runs at %s of its node's cores while the median shard runs at %s",
+		f.peakAt, f.shardName(s), units.Percent(f.loads[s], 1), units.Percent(f.med, 1))
 }
+
+// shardName names shard s as the run's other files do (metrics.ShardName): a table's
+// shard by its number, an index's as INDEX/K, K counted within the index; its engine id
+// would name a table shard that does not exist.
+func (f *finding) shardName(s int) string { return metrics.ShardName(f.r.Indexes, s) }
 
 // add records a finding.
 func (f *finding) add(d Diagnosis) { f.out = append(f.out, d) }

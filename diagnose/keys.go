@@ -170,7 +170,7 @@ func (f *finding) hotKey(hk *metrics.HotKeys, k metrics.HotKey, op sim.Op, verb 
 	}
 	where := f.shardWords(s)
 	if movedTo >= 0 {
-		where += fmt.Sprintf(" (a split has since handed the key to shard %d: a split cannot divide one key, it only moves it)", movedTo)
+		where += fmt.Sprintf(" (a split has since handed the key to shard %s: a split cannot divide one key, it only moves it)", f.shardName(movedTo))
 		ev["split_to"] = float64(movedTo)
 	}
 	large := metrics.Share(k.Count-k.Error, hk.Counted) > dominantShare

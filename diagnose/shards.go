@@ -66,7 +66,7 @@ func (f *finding) placed(nd metrics.Node, hot []int, loads []float64, med float6
 	parts := make([]string, len(hot))
 	alone := true
 	for i, s := range hot {
-		parts[i] = fmt.Sprintf("shard %d at %s", s, units.Percent(loads[s], 1))
+		parts[i] = fmt.Sprintf("shard %s at %s", f.shardName(s), units.Percent(loads[s], 1))
 		ev[fmt.Sprintf("shard_%d_load", s)] = metrics.Util(loads[s])
 		alone = alone && loads[s] < ShardHotLoad
 	}
@@ -124,9 +124,9 @@ func (f *finding) manyKeys() {
 		if c := copyingIn(f.r, s, f.pw); c != "" {
 			remedy = c + ": the copy's reads and writes count in the shard's load, so judge the key by a window without it"
 		}
-		f.add(Diagnosis{Kind: "hot_shard_many_keys", Subject: fmt.Sprintf("shard %d", s),
-			Message: fmt.Sprintf("shard %d runs at %s of its node's cores in the busiest window (%s), %s, and %s: %s",
-				s, units.Percent(l, 1), f.peakAt, ratio, keys, remedy),
+		f.add(Diagnosis{Kind: "hot_shard_many_keys", Subject: "shard " + f.shardName(s),
+			Message: fmt.Sprintf("shard %s runs at %s of its node's cores in the busiest window (%s), %s, and %s: %s",
+				f.shardName(s), units.Percent(l, 1), f.peakAt, ratio, keys, remedy),
 			Evidence: map[string]float64{"shard": float64(s), "shard_load": metrics.Util(l), "median_load": metrics.Util(f.med), "top_key_share": b.sure}})
 	}
 }

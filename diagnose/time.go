@@ -130,7 +130,7 @@ func (f *finding) splitChain() {
 		f.explained[s] = true
 	}
 	f.add(Diagnosis{Kind: "monotonic_key", Subject: writer,
-		Message: fmt.Sprintf("%d splits in a row, from shard %d on, each of the shard the previous split created: every split hands the newest keys, and with them all of the writes, to the new shard, so the heat moves instead of spreading (in the busiest window, %s, shard %d runs at %s against a median of %s); the key grows with time: lead it with another field (a composite key) or a salt bucket",
-			longest, first, f.peakAt, hot, units.Percent(f.loads[hot], 1), units.Percent(f.med, 1)),
+		Message: fmt.Sprintf("%d splits in a row, from shard %s on, each of the shard the previous split created: every split hands the newest keys, and with them all of the writes, to the new shard, so the heat moves instead of spreading (in the busiest window, %s, shard %s runs at %s against a median of %s); the key grows with time: lead it with another field (a composite key) or a salt bucket",
+			longest, f.shardName(first), f.peakAt, f.shardName(hot), units.Percent(f.loads[hot], 1), units.Percent(f.med, 1)),
 		Evidence: map[string]float64{"chain": float64(longest), "shard": float64(hot), "shard_load": metrics.Util(f.loads[hot]), "median_load": metrics.Util(f.med)}})
 }

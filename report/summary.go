@@ -505,8 +505,8 @@ func ms(x float64) float64 { return units.Round(x, 3) }
 
 // The Max... constants bound what a variant's summary lists, so that summary.json,
 // report.md and report.html stay small at any size (about 3 MB a variant at most): above
-// them, the hottest shards and nodes (by load over the run, the lower id on ties) in id
-// order, and the first alerts, diagnoses and events in their order; the ...More fields
+// them, the hottest shards and nodes (by load over the run, the lower id on ties; the
+// shards the heat line names first) in id order, and the first alerts, diagnoses and events in their order; the ...More fields
 // count the rest.
 const (
 	MaxListedShards    = 1000
@@ -520,7 +520,21 @@ const (
 // and node, are made.
 func (v *VariantSummary) bound() {
 	if n := len(v.Shards); n > MaxListedShards {
-		kept := topShards(v.Shards, MaxListedShards)
+		// The shards the heat line names (the run's hottest, the busiest window's) come
+		// first: on a tie of loads (thousands of idle or equal shards) the hottest by
+		// load are a choice among equals, and a named shard left out has no node to show.
+		named := func(s ShardSummary) bool { return s.ID == v.Skew.HottestShard || s.ID == v.Skew.PeakHottestShard }
+		kept := slices.Clone(v.Shards)
+		slices.SortStableFunc(kept, func(a, b ShardSummary) int {
+			if na, nb := named(a), named(b); na != nb {
+				if na {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Compare(b.Utilization, a.Utilization)
+		})
+		kept = kept[:MaxListedShards]
 		slices.SortFunc(kept, func(a, b ShardSummary) int { return cmp.Compare(a.ID, b.ID) })
 		v.Shards, v.ShardsMore = kept, n-MaxListedShards
 	}

@@ -126,17 +126,20 @@ type TopKey struct {
 	StandsOut bool    `json:"stands_out"`
 }
 
-// Monotony says whether a key part grows with time: Score is the correlation (Pearson)
-// between the record's time and the part's order value (TextOrder.Float: a decimal number
-// itself, a text in its byte order) over the writes (over
-// every record when writes are under 1%); Monotonic is |Score| >= MonotonicScore.
+// Monotony says whether a key part grows with time: Score is the rank correlation
+// (Spearman's) between the record's time and the part's order value (TextOrder.Float: a
+// decimal number itself, a text in its byte order) over the writes (over every record when
+// writes are under 1%), on an even sample of at most rankSamples of them; Monotonic is
+// |Score| >= MonotonicScore. A rank correlation asks only that the value grow with time,
+// not at a steady pace: a text's order value jumps where it leaves the log's first text
+// earlier (a new day of ISO-8601 times), which a linear correlation read as scatter.
 type Monotony struct {
 	Part      string  `json:"part"`
 	Score     float64 `json:"score"`
 	Monotonic bool    `json:"monotonic"`
 }
 
-// MonotonicScore is the correlation above which a part is called monotonic, the threshold
+// MonotonicScore is the rank correlation above which a part is called monotonic, the threshold
 // MongoDB's analyzeShardKey applies to the same question.
 const MonotonicScore = 0.7
 
@@ -174,31 +177,6 @@ type ShardShare struct {
 	ReadShare  float64 `json:"read_share"`
 }
 
-// welford accumulates a correlation in one pass (Welford's updates of the means and
-// co-moments).
-type welford struct {
-	n                     float64
-	mx, my, sxx, syy, sxy float64
-}
-
-func (w *welford) add(x, y float64) {
-	w.n++
-	dx := x - w.mx
-	w.mx += dx / w.n
-	dy := y - w.my
-	w.my += dy / w.n
-	w.sxx += dx * (x - w.mx)
-	w.syy += dy * (y - w.my)
-	w.sxy += dx * (y - w.my)
-}
-
-func (w *welford) corr() float64 {
-	if w.sxx <= 0 || w.syy <= 0 {
-		return 0
-	}
-	return w.sxy / math.Sqrt(w.sxx*w.syy)
-}
-
 // analyzer holds the sketches of one pass: each figure's state is a type of its own that
 // adds a record and turns its counts into figures.
 type analyzer struct {
@@ -227,7 +205,7 @@ type keySketch struct {
 type partStats struct {
 	notDecimal bool
 	maxValue   uint64
-	all, wr    welford
+	all, wr    rankSample
 	sketch     *keySketch
 }
 
@@ -277,6 +255,9 @@ func newAnalyzer(parts int, cfg Config) *analyzer {
 		parts:  make([]partStats, parts),
 		orders: make([]TextOrder, parts),
 		rate:   rateBins{width: 1e9},
+	}
+	for i := range a.parts {
+		a.parts[i].all, a.parts[i].wr = newRankSample(), newRankSample()
 	}
 	if cfg.Parts && parts > 1 {
 		// With one part the whole key's sketches serve.
@@ -491,9 +472,9 @@ func (a *analyzer) keyFigures(names []string, cfg Config) Keys {
 	k.ZipfS, k.ZipfRanks, k.ZipfKS = FitZipf(all)
 	useWrites := a.writes*100 >= a.records && a.writes > 1
 	for i, name := range names {
-		w := a.parts[i].all
+		w := &a.parts[i].all
 		if useWrites {
-			w = a.parts[i].wr
+			w = &a.parts[i].wr
 		}
 		s := w.corr()
 		k.Monotonic = append(k.Monotonic, Monotony{Part: name, Score: s, Monotonic: math.Abs(s) >= MonotonicScore})

@@ -206,6 +206,7 @@ type Reader struct {
 	tsCol, opCol int
 	keyCol       int
 	fieldCols    []int
+	ncols        int // the header's columns: a line must have as many
 	scratch      []byte
 }
 
@@ -289,8 +290,15 @@ func (r *Reader) columns(line []byte) error {
 	r.cols = splitComma(r.cols[:0], line)
 	r.tsCol, r.opCol = -1, -1
 	var fieldNames []string
+	r.ncols = len(r.cols)
+	seen := make(map[string]int, len(r.cols))
 	for i, c := range r.cols {
 		name := strings.ToLower(strings.TrimSpace(string(c)))
+		if j, ok := seen[name]; ok {
+			// Which of the two to read would be a guess.
+			return fmt.Errorf("csv: the header row names column %q twice (columns %d and %d of %q): want each column once", name, j+1, i+1, string(line))
+		}
+		seen[name] = i
 		switch name {
 		case "ts":
 			r.tsCol = i
@@ -778,12 +786,13 @@ func (r *Reader) nextCSV() (*Record, error) {
 
 func (r *Reader) parseCSV(line []byte) string {
 	r.cols = splitComma(r.cols[:0], line)
-	n := max(r.tsCol, r.opCol, r.keyCol)
-	for _, c := range r.fieldCols {
-		n = max(n, c)
-	}
-	if len(r.cols) <= n {
-		return fmt.Sprintf("%d columns, the header has %d", len(r.cols), n+1)
+	if len(r.cols) != r.ncols {
+		// A line with more fields than the header is as malformed as one with fewer:
+		// with no quoting (docs/traces.md) a comma in a key cannot be told from a
+		// column the header does not name, and cutting the line at the header's last
+		// column would keep a key's text before its comma (every key of
+		// "N,set,user,N" as "user").
+		return fmt.Sprintf("%d columns, the header has %d", len(r.cols), r.ncols)
 	}
 	ns, ok := parseSeconds(r.cols[r.tsCol])
 	if !ok {

@@ -16,7 +16,7 @@ type WindowSpread struct {
 	// Windows is how many windows hold a visit of this kind.
 	Windows int `json:"windows"`
 	// The busiest window (the most visits of this kind; on a tie, the one whose hottest
-	// shard takes the largest share, then the first) starts at
+	// shard takes the largest share, then the last) starts at
 	// BusiestTS seconds; it holds BusiestVisits visits, of which its hottest shard,
 	// BusiestShard, takes BusiestShare.
 	BusiestTS     float64 `json:"busiest_t_s"`
@@ -99,10 +99,12 @@ func (w *windowCounts) spread() WindowSpread {
 			sp.Windows++
 			total += n
 			hot += top
-			// On a tie the window whose hottest shard takes the most: on a log of even
-			// rate the first window is no busier than the rest, and it is where the
-			// range splits were cut from.
-			if n > sp.BusiestVisits || n == sp.BusiestVisits && float64(top)/float64(n) > sp.BusiestShare {
+			// On a tie the window whose hottest shard takes the most, then the last: on
+			// a log of even rate the first window is no busier than the rest, and it is
+			// where the range splits were cut from; the last is what the cluster sees
+			// once the log has run (a key that grows with time has moved past the
+			// splits to the last shard, one that falls to the first).
+			if n > sp.BusiestVisits || n == sp.BusiestVisits && float64(top)/float64(n) >= sp.BusiestShare {
 				sp.BusiestTS, sp.BusiestVisits, sp.BusiestShard = float64(int64(i)*w.width)/1e9, n, shard
 				sp.BusiestShare = float64(top) / float64(n)
 			}

@@ -345,6 +345,20 @@ func (c *analyzeCmd) checkChart(path string) error {
 // analyzeDesign checks the candidate design as a scenario would be checked and builds its
 // planners; a range scheme's splits come from a first pass over the log.
 func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string, shards, salt int, saltMode, saltField string) (*trace.Design, error) {
+	switch scheme {
+	case "hash", "range", "redis_cluster":
+	case "directory":
+		// A directory is its entries, which no flag gives: a scenario's
+		// [[keyspace.directory]] does.
+		return nil, usagef("--scheme directory: a directory's entries (which values go to which shards) come from a scenario's [[keyspace.directory]], which no flag gives: replay the log in a scenario (a stream with trace = { file = ... }, docs/traces.md), or use --scheme hash, range or redis_cluster")
+	default:
+		return nil, usagef("--scheme: must be one of \"hash\", \"range\", \"redis_cluster\" (got %q)", scheme)
+	}
+	if scheme == "redis_cluster" && salt > 1 {
+		// As a replay of the log refuses it (spec's keyspace.salt): the figures would be
+		// of the key without its salt.
+		return nil, usagef("--salt %d: not with --scheme redis_cluster: the log's key text decides its slot, a salt bucket cannot be added to it (a replay of the log refuses it too)", salt)
+	}
 	f := build.AnalysisFile(rd.Names(), key, scheme, shards, salt)
 	f.Keyspace.SaltMode, f.Keyspace.SaltField = spec.SaltMode(saltMode), saltField
 	s, probs := spec.Resolve(&f)
@@ -640,12 +654,30 @@ func (aw analysisWriter) keys(k trace.Keys) {
 
 // monotonicity prints each key part's correlation with time.
 func (aw analysisWriter) monotonicity(k trace.Keys) {
-	aw.heading("Monotonicity (correlation of each key part with time; monotonic at |r| >= 0.7)")
+	aw.heading("Monotonicity (rank correlation of each key part with time; monotonic at |r| >= 0.7)")
 	var rows [][]string
 	for _, m := range k.Monotonic {
 		rows = append(rows, []string{m.Part, strconv.FormatFloat(m.Score, 'f', 3, 64), strconv.FormatBool(m.Monotonic)})
 	}
 	aw.table([]string{"part", "score", "monotonic"}, rows)
+	// A flag with no way out leaves the user where run's diagnosis does not: name the
+	// cure its monotonic_key rule names (docs/detection.md), and the flags that try it.
+	for _, m := range k.Monotonic {
+		if !m.Monotonic {
+			continue
+		}
+		end, way := "last", "grows"
+		if m.Score < 0 {
+			end, way = "first", "falls"
+		}
+		part := escape.Line(m.Part)
+		if aw.md {
+			fmt.Fprintln(aw.w)
+			part = escape.MarkdownText(m.Part)
+		}
+		fmt.Fprintf(aw.w, "%s %s with time: under a range scheme every new write lands on the %s shard (run's diagnosis calls it monotonic_key): lead the key with another field (a composite key) or a salt bucket, or shard it by hash; try --key %s --scheme range --salt 4 --salt-mode hash --salt-field %s (a read derives its bucket and visits one shard)\n",
+			part, way, end, part, part)
+	}
 }
 
 // design prints where the candidate design sent the requests: fan-out, the hottest shard

@@ -42,6 +42,7 @@ const (
 	bytesPerWindow     = 64 // a window histogram's header and its stream's window figures
 	bytesBase          = 35 << 20
 	heapGrowth         = 1.5
+	addressGrowth      = 2 // the heap's address space over its live bytes (GOGC=100), for split runs' copies
 	bytesPerSubrequest = 62
 	MaxRunMemory       = 4 << 30 // the most a whole run (every variant, every output) may take
 	maxRunMemoryText   = "4 GB"
@@ -205,6 +206,15 @@ func RunMemory(variants []*spec.Resolved, parallel, cores int, held []float64) (
 	}
 	bytes = bytesBase + heapGrowth*live + run
 	if bytes <= MaxRunMemory || len(variants) == 0 {
+		// A split run's copies are allocated whole but each worker touches its own nodes'
+		// part, so the resident peak (bytes) sees little of them; the address space the heap
+		// takes sees all of them, and up to twice the live bytes (GOGC's 100%) before a
+		// collection: under an address-space cap (ulimit -v) 64 workers whose estimate was
+		// 4.1 GB, 516 MB resident, died out of memory at 4 GB (docs/performance.md).
+		if split > 0 && bytesBase+addressGrowth*live+run > MaxRunMemory {
+			return bytes, fmt.Sprintf("--engine-cores %d: the run's workers would take about %.1f GB of address space, %.1f GB of it for their copies of the run's time series (each worker allocates a whole copy while it runs); at most %s is allowed: use fewer engine cores, or run fewer variants at once (-j)",
+				cores, (bytesBase+addressGrowth*live+run)/(1<<30), addressGrowth*split/(1<<30), maxRunMemoryText)
+		}
 		return bytes, ""
 	}
 	if bytes-heapGrowth*split <= MaxRunMemory {

@@ -133,7 +133,7 @@ func histBytes(s *spec.Resolved, windows float64) float64 {
 // request in detect.sample_every). These are not heap that grows between collections, so
 // RunMemory counts them once, for the variants that run at once.
 func FixedBytes(s *spec.Resolved) float64 {
-	b := 0.0
+	b := ringBytes(s)
 	if c := s.Cache; c != nil && c.Capacity > 0 {
 		b += float64(c.Capacity)*bytesPerCacheEntry + pow2At(2*c.Capacity)*4
 	}
@@ -151,6 +151,29 @@ func FixedBytes(s *spec.Resolved) float64 {
 	}
 	return b
 }
+
+// ringBytes is the memory of the consistent-hash rings (hash = "ring") of the table and of
+// its indexes: a ring keeps 12 bytes a point and sorts 16 while it is built, and a run's
+// process builds them more than once. Measured as peak RSS less the rest of the estimate
+// (docs/performance.md): the table's ring of 10 million points took 494 MB, three index
+// rings of 10 million points each 650 MB; both were estimated with no ring at all.
+func ringBytes(s *spec.Resolved) float64 {
+	b := 0.0
+	if s.Hash == string(spec.HashRing) {
+		b += float64(s.Shards) * float64(s.Vnodes) * bytesPerTableRingPoint
+	}
+	for _, x := range s.Indexes {
+		if t := x.Layout; t != nil && t.Hash == string(spec.HashRing) {
+			b += float64(t.Shards) * float64(t.Vnodes) * bytesPerIndexRingPoint
+		}
+	}
+	return b
+}
+
+const (
+	bytesPerTableRingPoint = 48
+	bytesPerIndexRingPoint = 22
+)
 
 // bytesPerCacheEntry is sim's cache entry (a key, four times, LRU and single-flight links);
 // bytesPerDetectKey a tracked key's id, count, latency sum and shard, with what the
@@ -230,8 +253,8 @@ func RunMemory(variants []*spec.Resolved, parallel, cores int, held []float64) (
 			cores, bytes/(1<<30), cores, heapGrowth*split/(1<<30), maxRunMemoryText)
 	}
 	if run > heapGrowth*live {
-		// The cache's table and the per-key statistics, allocated at their full size.
-		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity) and the per-key latency statistics (detect.max_keys, detect.sample_every) of the variants that run at once; at most %s is allowed: lower cache.capacity or detect.max_keys, or run fewer variants at once (-j)",
+		// The cache's table, the per-key statistics and the rings, allocated at their full size.
+		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity), the per-key latency statistics (detect.max_keys, detect.sample_every) and the consistent-hash rings (shards x vnodes) of the variants that run at once; at most %s is allowed: lower cache.capacity, detect.max_keys or vnodes, or run fewer variants at once (-j)",
 			bytes/(1<<30), run/(1<<30), maxRunMemoryText)
 	}
 	waiting := 0.0

@@ -174,7 +174,7 @@ func TestEngineCoresAddressSpace(t *testing.T) {
 // 1.8 (the 19 indexes' 30 windows hold fewer cells a shard than the streamed estimate's
 // per-shard cost assumes). The rings' cost a point was taken from these two runs. An async
 // index's writes count in its nodes' load (build.EstimateWork), so that an index node past
-// its cores holds a saturating backlog (44 MB estimated before).
+// its cores holds a saturating backlog (43 MB estimated before).
 func TestIndexShardsCounted(t *testing.T) {
 	for _, tc := range []struct {
 		file     string

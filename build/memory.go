@@ -42,6 +42,7 @@ const (
 	bytesPerWindow     = 64 // a window histogram's header and its stream's window figures
 	bytesBase          = 35 << 20
 	heapGrowth         = 1.5
+	addressGrowth      = 2 // the heap's address space over its live bytes (GOGC=100), for split runs' copies
 	bytesPerSubrequest = 62
 	MaxRunMemory       = 4 << 30 // the most a whole run (every variant, every output) may take
 	maxRunMemoryText   = "4 GB"
@@ -57,9 +58,17 @@ func MemoryBytes(s *spec.Resolved) float64 {
 	if s.Streamed() {
 		return streamedBytes(s, windows) + histBytes(s, windows) + float64(len(s.Streams))*bytesPerStreamResult
 	}
-	shards := float64(max(s.Shards, s.MaxShards) + len(s.Nodes))
-	return windows*shards*bytesPerCell + histBytes(s, windows) + float64(max(s.Shards, s.MaxShards))*(bytesPerShard+bytesPerKeptShard) +
+	shards := float64(engineShards(s) + len(s.Nodes))
+	return windows*shards*bytesPerCell + histBytes(s, windows) + float64(engineShards(s))*(bytesPerShard+bytesPerKeptShard) +
 		float64(len(s.Streams))*bytesPerStreamResult
+}
+
+// engineShards is the shards the engine keeps series and state for: the table's (as
+// many as splits may make) and every index's ([[indexes]], numbered after the table's).
+// 19 indexes of 10,000 shards were estimated at 38 MB, counting the table's 100 alone,
+// and peaked at 428 MB.
+func engineShards(s *spec.Resolved) int {
+	return max(s.Shards, s.MaxShards) + s.IndexShards()
 }
 
 // resultBytes is what a variant's sim.Result holds while it runs: the raw series
@@ -71,7 +80,7 @@ func resultBytes(s *spec.Resolved) float64 {
 		return MemoryBytes(s) // a streamed run's Result holds no shard series
 	}
 	windows := float64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
-	shards := float64(max(s.Shards, s.MaxShards))
+	shards := float64(engineShards(s))
 	return windows*(shards+float64(len(s.Nodes)))*bytesPerWorkerCell + histBytes(s, windows) +
 		shards*bytesPerShard + float64(len(s.Streams))*bytesPerStreamResult
 }
@@ -124,7 +133,7 @@ func histBytes(s *spec.Resolved, windows float64) float64 {
 // request in detect.sample_every). These are not heap that grows between collections, so
 // RunMemory counts them once, for the variants that run at once.
 func FixedBytes(s *spec.Resolved) float64 {
-	b := 0.0
+	b := ringBytes(s)
 	if c := s.Cache; c != nil && c.Capacity > 0 {
 		b += float64(c.Capacity)*bytesPerCacheEntry + pow2At(2*c.Capacity)*4
 	}
@@ -142,6 +151,29 @@ func FixedBytes(s *spec.Resolved) float64 {
 	}
 	return b
 }
+
+// ringBytes is the memory of the consistent-hash rings (hash = "ring") of the table and of
+// its indexes: a ring keeps 12 bytes a point and sorts 16 while it is built, and a run's
+// process builds them more than once. Measured as peak RSS less the rest of the estimate
+// (docs/performance.md): the table's ring of 10 million points took 494 MB, three index
+// rings of 10 million points each 650 MB; both were estimated with no ring at all.
+func ringBytes(s *spec.Resolved) float64 {
+	b := 0.0
+	if s.Hash == string(spec.HashRing) {
+		b += float64(s.Shards) * float64(s.Vnodes) * bytesPerTableRingPoint
+	}
+	for _, x := range s.Indexes {
+		if t := x.Layout; t != nil && t.Hash == string(spec.HashRing) {
+			b += float64(t.Shards) * float64(t.Vnodes) * bytesPerIndexRingPoint
+		}
+	}
+	return b
+}
+
+const (
+	bytesPerTableRingPoint = 48
+	bytesPerIndexRingPoint = 22
+)
 
 // bytesPerCacheEntry is sim's cache entry (a key, four times, LRU and single-flight links);
 // bytesPerDetectKey a tracked key's id, count, latency sum and shard, with what the
@@ -205,6 +237,15 @@ func RunMemory(variants []*spec.Resolved, parallel, cores int, held []float64) (
 	}
 	bytes = bytesBase + heapGrowth*live + run
 	if bytes <= MaxRunMemory || len(variants) == 0 {
+		// A split run's copies are allocated whole but each worker touches its own nodes'
+		// part, so the resident peak (bytes) sees little of them; the address space the heap
+		// takes sees all of them, and up to twice the live bytes (GOGC's 100%) before a
+		// collection: under an address-space cap (ulimit -v) 64 workers whose estimate was
+		// 4.1 GB, 516 MB resident, died out of memory at 4 GB (docs/performance.md).
+		if split > 0 && bytesBase+addressGrowth*live+run > MaxRunMemory {
+			return bytes, fmt.Sprintf("--engine-cores %d: the run's workers would take about %.1f GB of address space, %.1f GB of it for their copies of the run's time series (each worker allocates a whole copy while it runs); at most %s is allowed: use fewer engine cores, or run fewer variants at once (-j)",
+				cores, (bytesBase+addressGrowth*live+run)/(1<<30), addressGrowth*split/(1<<30), maxRunMemoryText)
+		}
 		return bytes, ""
 	}
 	if bytes-heapGrowth*split <= MaxRunMemory {
@@ -212,8 +253,8 @@ func RunMemory(variants []*spec.Resolved, parallel, cores int, held []float64) (
 			cores, bytes/(1<<30), cores, heapGrowth*split/(1<<30), maxRunMemoryText)
 	}
 	if run > heapGrowth*live {
-		// The cache's table and the per-key statistics, allocated at their full size.
-		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity) and the per-key latency statistics (detect.max_keys, detect.sample_every) of the variants that run at once; at most %s is allowed: lower cache.capacity or detect.max_keys, or run fewer variants at once (-j)",
+		// The cache's table, the per-key statistics and the rings, allocated at their full size.
+		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity), the per-key latency statistics (detect.max_keys, detect.sample_every) and the consistent-hash rings (shards x vnodes) of the variants that run at once; at most %s is allowed: lower cache.capacity, detect.max_keys or vnodes, or run fewer variants at once (-j)",
 			bytes/(1<<30), run/(1<<30), maxRunMemoryText)
 	}
 	waiting := 0.0
@@ -226,8 +267,12 @@ func RunMemory(variants []*spec.Resolved, parallel, cores int, held []float64) (
 	}
 	v := variants[most]
 	windows := v.Duration/v.Window + min(v.Duration%v.Window, 1)
-	return bytes, fmt.Sprintf("the run needs about %.1f GB: %d variant(s), the largest with %d windows x (%d shards + %d nodes) of time series and the CSV files written from them; at most %s is allowed: use a wider window, fewer variants (--variant) or fewer shards",
-		bytes/(1<<30), len(variants), windows, max(v.Shards, v.MaxShards), len(v.Nodes), maxRunMemoryText)
+	shards, fewer := fmt.Sprintf("%d shards", engineShards(v)), "fewer shards"
+	if n := v.IndexShards(); n > 0 {
+		shards, fewer = fmt.Sprintf("%d shards, %d of them its indexes'", engineShards(v), n), "fewer shards or indexes"
+	}
+	return bytes, fmt.Sprintf("the run needs about %.1f GB: %d variant(s), the largest with %d windows x (%s + %d nodes) of time series and the CSV files written from them; at most %s is allowed: use a wider window, fewer variants (--variant) or %s",
+		bytes/(1<<30), len(variants), windows, shards, len(v.Nodes), maxRunMemoryText, fewer)
 }
 
 // The memory of a streamed variant, measured as peak RSS (docs/performance.md): per node
@@ -243,7 +288,7 @@ const (
 
 // streamedBytes estimates a streamed variant's series, digest and per-shard state.
 func streamedBytes(s *spec.Resolved, windows float64) float64 {
-	shards := float64(s.Shards)
+	shards := float64(engineShards(s))
 	heat := min(shards, 1000) * min(windows, 1000) * bytesPerHeatCell
 	return windows*float64(len(s.Nodes))*seriesCellBytes + windows*bytesPerDigestWindow +
 		shards*(bytesPerShard+bytesPerStreamedShard) + heat

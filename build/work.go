@@ -134,6 +134,19 @@ func EstimateWork(s *spec.Resolved) *Work {
 		if st.Op == sim.Write && s.ApplyCost > 0 {
 			apply = s.ApplyCost
 		}
+		if st.Op == sim.Write {
+			// Each index's entry: a subrequest of the write's cost on the index's shard,
+			// counted as spread evenly over the index's shards (an async index's backlog
+			// at a node past its cores was estimated as no backlog at all).
+			for j := range s.Indexes {
+				place := IndexPlacement(s, j)
+				for _, n := range place {
+					f := peak * st.Cost.Seconds() / float64(len(place))
+					nodeWork[n] += f
+					total += f
+				}
+			}
+		}
 		for sh, x := range shares { // x: CPU seconds per request on shard sh's leader
 			leader := shardNode[sh]
 			nodeWork[leader] += peak * x

@@ -17,7 +17,8 @@ import (
 // the threshold), Value the measured number (for a clock time, seconds from the start;
 // null when not measured), Agrees whether it bears the claim out (null when not
 // measured), Note what the run adds in its own words and Why the scenario's explanation
-// of a difference, shown when they disagree.
+// of a difference, shown when they disagree. Partial: the run of its variant (or of its
+// base) was interrupted, so the figure and the verdict cover only the time it ran.
 type ClaimResult struct {
 	Text     string   `json:"text"`
 	Measure  string   `json:"measure"`
@@ -30,6 +31,7 @@ type ClaimResult struct {
 	Agrees   *bool    `json:"agrees"`
 	Note     string   `json:"note,omitempty"`
 	Why      string   `json:"why,omitempty"`
+	Partial  bool     `json:"partial,omitempty"`
 }
 
 // Claims measures each of the scenario's claims on the runs (metrics' measures) and says
@@ -60,6 +62,7 @@ func Claims(sc *metrics.Scenario, runs []Run) []ClaimResult {
 			cr.Measured = unit(*v)
 			ok := c.Agrees(*v)
 			cr.Agrees = &ok
+			cr.Partial = r.Partial || rb != nil && rb.Partial
 			if !ok {
 				cr.Why = c.Why
 			}
@@ -99,6 +102,9 @@ func claimTable(cs []ClaimResult) *table {
 		agree := "-"
 		if c.Agrees != nil {
 			agree = map[bool]string{true: "yes", false: "no"}[*c.Agrees]
+			if c.Partial {
+				agree += " (partial run)"
+			}
 		}
 		measured := c.Measured
 		if c.Note != "" {
@@ -121,16 +127,26 @@ func claimsText(w io.Writer, cs []ClaimResult) {
 		return
 	}
 	fmt.Fprintln(w, "\nclaims (the story's figure, then the run's; report.md says where and why):")
-	for _, c := range cs {
-		verdict, run := "not measured", strings.TrimPrefix(c.Note, "not measured: ")
+	verdicts, width := make([]string, len(cs)), 13
+	for i, c := range cs {
+		verdicts[i] = "not measured"
 		if c.Agrees != nil {
-			verdict = map[bool]string{true: "holds", false: "does not hold"}[*c.Agrees]
+			verdicts[i] = map[bool]string{true: "holds", false: "does not hold"}[*c.Agrees]
+			if c.Partial { // from the part of the run before the interruption
+				verdicts[i] = "partial, " + verdicts[i]
+			}
+		}
+		width = max(width, len(verdicts[i]))
+	}
+	for i, c := range cs {
+		run := strings.TrimPrefix(c.Note, "not measured: ")
+		if c.Agrees != nil {
 			run = c.Measured
 			if c.Variant != "" {
 				run += " in " + c.Variant
 			}
 		}
-		fmt.Fprintf(w, "   %-13s  %s (%s): %s\n", verdict, c.Text, c.Says, run)
+		fmt.Fprintf(w, "   %-*s  %s (%s): %s\n", width, verdicts[i], c.Text, c.Says, run)
 	}
 }
 

@@ -112,7 +112,7 @@ func seriesCSV(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run], head []str
 func seriesRows(cw *escape.CSVWriter, sc *metrics.Scenario, runs iter.Seq[Run], rows func(r *sim.Result, win int) [][]string) error {
 	for run := range runs {
 		r := run.Result
-		for win := 0; win < r.Windows; win++ {
+		for win := range coveredWindows(r) {
 			t := sim.Time(win) * r.Window
 			lead := []string{run.Variant.Name, units.Clock(sc.Start, t, units.TimeOfDay), num(t.Seconds())}
 			for _, row := range rows(r, win) {
@@ -122,6 +122,17 @@ func seriesRows(cw *escape.CSVWriter, sc *metrics.Scenario, runs iter.Seq[Run], 
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// coveredWindows is how many of r's windows the run simulated, whole or in part: all of
+// them, or, for a run that stopped early (interrupted or saturated), those that begin
+// before Elapsed. The series files hold no rows for the windows after, which the run
+// never simulated (their zeros would read as windows in which nothing was offered).
+func coveredWindows(r *sim.Result) int {
+	if r.Window <= 0 || r.Elapsed >= sim.Time(r.Windows)*r.Window {
+		return r.Windows
+	}
+	return min(r.Windows, int((r.Elapsed+r.Window-1)/r.Window))
 }
 
 func streamsCSV(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {

@@ -149,7 +149,7 @@ func seriesParquet[T any](out io.Writer, sc *metrics.Scenario, runs iter.Seq[Run
 	for run := range runs {
 		r := run.Result
 		pending := 0
-		for win := 0; win < r.Windows; win++ {
+		for win := range coveredWindows(r) {
 			t := sim.Time(win) * r.Window
 			var err error
 			buf, err = rows(run, win, windowLead{run.Variant.Name, units.Clock(sc.Start, t, units.TimeOfDay), t.Seconds()}, buf[:0])

@@ -160,7 +160,7 @@ func streamedShardsCSV(w io.Writer, sc *metrics.Scenario, run Run, k *StreamSink
 	}
 	var lead bytes.Buffer
 	var line []byte
-	for win := 0; win < r.Windows; win++ {
+	for win := range coveredWindows(r) {
 		t := sim.Time(win) * r.Window
 		lead.Reset()
 		cw := escape.NewCSVWriter(&lead)

@@ -1,6 +1,8 @@
 package scenarios_test
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -143,5 +145,61 @@ func TestEngineCoresMemoryRefused(t *testing.T) {
 	_, err := scenarios.Load("quickstart", scenarios.Options{Sets: sets, Parallel: 2, EngineCores: 16})
 	if err == nil || !strings.Contains(err.Error(), "--engine-cores 16: ") || !strings.Contains(err.Error(), "workers add") {
 		t.Errorf("on sixteen engine cores: %v; want the bound passed, for the workers' copies, naming --engine-cores", err)
+	}
+}
+
+// TestEngineCoresAddressSpace: 2,000 nodes x 20,000 shards in 10 s windows on 64 engine
+// cores was estimated at 4.1 GB, under the bound, and peaked at 504 MB resident, yet died
+// out of memory under a 4 GB address-space cap (ulimit -v 4194304): each worker allocates
+// a whole copy of the run's series. Sixty-four are refused, naming the flag; 49, the most
+// the bound now lets through, ran under that cap (435 MB resident), measured 2026-12-05
+// with /usr/bin/time -v shardsim run FILE -q --no-charts --no-html --engine-cores N.
+func TestEngineCoresAddressSpace(t *testing.T) {
+	sets := []string{"cluster.nodes=2000", "keyspace.shards=20000", "cluster.cores=4", "streams.w.rate=20000", `window="10s"`}
+	if _, err := scenarios.LoadBytes("mem.toml", []byte(memBase), scenarios.Options{Sets: sets, EngineCores: 49}); err != nil {
+		t.Errorf("on 49 engine cores: %v", err)
+	}
+	_, err := scenarios.LoadBytes("mem.toml", []byte(memBase), scenarios.Options{Sets: sets, EngineCores: 64})
+	if err == nil || !strings.Contains(err.Error(), "--engine-cores 64: the run's workers would take about") {
+		t.Errorf("on 64 engine cores: %v; want the workers' address space refused, naming --engine-cores", err)
+	}
+}
+
+// TestIndexShardsCounted: the estimate counts every index's shards, which the engine keeps
+// series and state for beside the table's, and the consistent-hash rings' points (build's
+// ringBytes): 20 indexes of 100,000 shards were estimated at 421 MB and died allocating
+// 4.2 GB; they are refused now, naming the indexes. Measured 2026-12-05 with
+// /usr/bin/time -v shardsim run FILE -q --no-charts --no-html (peak resident memory; 38,
+// 38, 80 and 37 MB estimated before): the estimate is at least 0.8 times the peak, at most
+// 1.8 (the 19 indexes' 30 windows hold fewer cells a shard than the streamed estimate's
+// per-shard cost assumes). The rings' cost a point was taken from these two runs. An async
+// index's writes count in its nodes' load (build.EstimateWork), so that an index node past
+// its cores holds a saturating backlog (43 MB estimated before).
+func TestIndexShardsCounted(t *testing.T) {
+	for _, tc := range []struct {
+		file     string
+		measured float64 // MB
+	}{{"indexes-19x10k.toml", 417.5}, {"indexes-10x10k.toml", 465.3}, {"ring-10m.toml", 560.3}, {"index-rings.toml", 787.8}, {"index-backlog.toml", 198.5}} {
+		sc, err := scenarios.Load("../testdata/memory/"+tc.file, scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		est := sc.Memory / (1 << 20)
+		t.Logf("| %s | %.0f MB | %.0f MB | %.2f |", tc.file, est, tc.measured, est/tc.measured)
+		if r := est / tc.measured; r < 0.8 || r > 1.85 {
+			t.Errorf("%s: estimated %.0f MB, measured %.0f MB: %.2f times", tc.file, est, tc.measured, r)
+		}
+	}
+	b, err := os.ReadFile("../testdata/memory/indexes-10x10k.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Split(string(b), "[[indexes]]")[0]
+	for i := range 20 {
+		src += fmt.Sprintf("[[indexes]]\nname = \"i%d\"\nkey = [\"g\"]\nshards = 100000\n", i)
+	}
+	_, err = scenarios.LoadBytes("ix.toml", []byte(src), scenarios.Options{})
+	if err == nil || !strings.Contains(err.Error(), "2000100 shards, 2000000 of them its indexes'") {
+		t.Errorf("20 indexes of 100,000 shards: %v; want refused, naming the indexes' shards", err)
 	}
 }

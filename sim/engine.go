@@ -432,6 +432,11 @@ func (e *engine) newSub(st *streamState, v keyspace.Visit, req, node int32, atte
 // a sample missed rather than overflow.
 const MaxRowService = 10000 * 24 * Hour
 
+// clockEnd is the latest time a subrequest may end: 2^62 ns, about 146 years, leaving the
+// delays added to an event's time (each at most a day, docs/scenario.md) room below 2^63.
+// A run drains the work queued by its end; work queued past clockEnd saturates it (start).
+const clockEnd = Time(1) << 62
+
 // rowService is rows x cost, at most MaxRowService.
 func rowService(rows int64, cost Time) Time {
 	if cost > 0 && rows > int64(MaxRowService/cost) {
@@ -743,8 +748,16 @@ func (e *engine) saturate(now Time) {
 // start puts subrequest si, which has waited for wait, on a core of node n at time now.
 // Its time at the node, wait plus its service, is known from here and counted now.
 func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
-	n.busy++
 	sub := &e.subs.items[si]
+	if sub.service > clockEnd-now {
+		// Its end would leave the clock: the work queued at the node outlasts the longest
+		// time the engine keeps (row_cost over a long history queues years of service).
+		// The offered load exceeds what the node serves; the run stops as saturated, at
+		// its end at the latest (docs/scenario.md, "Overload").
+		e.saturate(min(now, e.m.Duration))
+		return
+	}
+	n.busy++
 	end := now + sub.service
 	e.h.push(end, si)
 	if sub.req != followerReq {

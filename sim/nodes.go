@@ -56,7 +56,7 @@ func (e *engine) carryQueue(now Time, ni int, n *nodeState) {
 
 // startQueued starts waiting subrequests on node n's free cores.
 func (e *engine) startQueued(now Time, ni int, n *nodeState) {
-	for n.busy < n.cores && n.q.len() > 0 {
+	for n.busy < n.cores && n.q.len() > 0 && !e.stopped {
 		e.touchQueue(now, ni, n)
 		next := n.q.pop()
 		e.queued--

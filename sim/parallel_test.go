@@ -163,3 +163,16 @@ func TestRunOnDetail(t *testing.T) {
 		t.Error("no fine windows: the detail range is not on")
 	}
 }
+
+// TestQueuedWorkPastTheClock: scans of 1 s a row over two days of history queue centuries
+// of work at the node; draining it passed the clock's 2^63 nanoseconds and panicked on a
+// negative window. The run stops as saturated at its end, on one engine and split.
+func TestQueuedWorkPastTheClock(t *testing.T) {
+	sc := loadShort(t, "../testdata/keys/row-cost-years.toml", "20s")
+	for _, cores := range []int{1, 2} {
+		r := sim.RunOn(cores, sc.Variants[0].Model)
+		if !r.Saturated || r.SaturatedAt != r.Duration || r.Elapsed != r.Duration {
+			t.Errorf("on %d cores: saturated %v at %v, elapsed %v; want saturated at the end, %v", cores, r.Saturated, r.SaturatedAt, r.Elapsed, r.Duration)
+		}
+	}
+}

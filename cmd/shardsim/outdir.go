@@ -261,11 +261,16 @@ func (o *outDir) close() {
 
 // checkOutFile checks, before any work, that the file an output flag names can be written
 // and is none of the command's inputs (writing it would replace the scenario or the log it
-// reads): its directory exists and takes new files, and it is not a directory.
+// reads): its directory exists and takes new files, and it is absent or a regular file
+// (atomicfile.CheckTarget: not a directory, a device or a named pipe). Every flag that
+// names a file to write checks it here.
 func checkOutFile(flag, path string, inputs ...string) error {
 	st, err := os.Stat(path)
 	if err == nil && st.IsDir() {
 		return usagef("%s %s: is a directory; name a file", flag, path)
+	}
+	if err := atomicfile.CheckTarget(path); err != nil {
+		return usagef("%s %s: %v: name a regular file, or a new one", flag, path, err)
 	}
 	for _, in := range inputs {
 		if ist, ierr := os.Stat(in); err == nil && ierr == nil && os.SameFile(st, ist) {

@@ -52,3 +52,30 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckTarget: an absent path and a regular file can be replaced; a directory and a
+// named pipe cannot, and Write refuses the pipe rather than rename a file over it.
+func TestCheckTarget(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, []byte("x"), 0o644)
+	if err := CheckTarget(filepath.Join(dir, "absent")); err != nil {
+		t.Errorf("absent: %v", err)
+	}
+	if err := CheckTarget(file); err != nil {
+		t.Errorf("regular file: %v", err)
+	}
+	if err := CheckTarget(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory: %v", err)
+	}
+	fifo := filepath.Join(dir, "p")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	if err := Write(fifo, []byte("x")); err == nil || !strings.Contains(err.Error(), "is a named pipe (FIFO), not a regular file") {
+		t.Errorf("Write onto a FIFO: %v", err)
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v", err)
+	}
+}

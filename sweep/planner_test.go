@@ -76,14 +76,14 @@ func TestSplitFlagConstructed(t *testing.T) {
 	}
 	for _, c := range cases {
 		row := aggregate(Row{Seeds: []uint64{1, 2, 3}}, c.runs)
-		judge(&row, c.runs, c.slos, 0.001)
+		judge(&row, c.runs, c.slos, 0.001, 0)
 		if row.Split() != c.split || row.Passes != c.passes {
 			t.Errorf("%s: split %v with %d passing, want %v with %d", c.name, row.Split(), row.Passes, c.split, c.passes)
 		}
 	}
 	// The mean fails where two of three pass: the mean of 10, 400 and 12 is over 50.
 	row := aggregate(Row{Seeds: []uint64{1, 2, 3}}, cases[0].runs)
-	judge(&row, cases[0].runs, []SLO{slo}, 0.001)
+	judge(&row, cases[0].runs, []SLO{slo}, 0.001, 0)
 	if row.Assessment.OK || !strings.Contains(verdictCell(&row), "SPLIT 2/3") {
 		t.Errorf("mean ok %v, cell %q; want the mean failing and SPLIT 2/3", row.Assessment.OK, verdictCell(&row))
 	}

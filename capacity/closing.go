@@ -102,7 +102,7 @@ func (cr *Report) decide(label string, rows []Answer) decision {
 		for _, r := range rows {
 			part := cr.name(r) + " " + conj(cr.plural(r), reaches(r))
 			if b := bindsWords(r); b != "" {
-				part += " (" + b + ")"
+				part += ", above which " + b
 			}
 			parts = append(parts, part)
 		}
@@ -126,8 +126,8 @@ func (cr *Report) ceilingWords() string {
 	return ""
 }
 
-// bindsWords says what binds a row above its answer: "ceiling binds (node 4 at 87.1% of
-// its cores at peak, over the ceiling of 85%)"; "" where nothing failed up to the cap, or
+// bindsWords says what binds a row above its answer: "ceiling binds: node 4 at 87.1% of
+// its cores at peak, over the ceiling of 85%"; "" where nothing failed up to the cap, or
 // the row is unsettled (the closing line says so on its own).
 func bindsWords(r Answer) string {
 	if math.IsNaN(r.Failed) || r.Binding == "" || r.Unsettled || r.NoLoad {
@@ -137,7 +137,7 @@ func bindsWords(r Answer) string {
 	if why == "" {
 		return r.Binding + " binds"
 	}
-	return r.Binding + " binds (" + why + ")"
+	return r.Binding + " binds: " + why
 }
 
 // reaches says what a row reached: "reaches 0.93x", "is unsettled", "meets none"; where

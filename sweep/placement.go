@@ -66,14 +66,14 @@ func (sw *Sweep) randomOK(i int) *bool {
 }
 
 // bindsCell is row i's "binds" cell: what binds it, or "placement" where random placement
-// reverses its verdict.
+// reverses its verdict (meets: the CHOICE line's, replications agreeing and settled).
 func (sw *Sweep) bindsCell(i int) string {
 	r := &sw.Rows[i]
 	if i < len(sw.Random) {
 		q := &sw.Random[i]
-		if q.Assessment.OK != r.Assessment.OK {
+		if meets(q) != meets(r) {
 			how := "fails"
-			if q.Assessment.OK {
+			if meets(q) {
 				how = "meets"
 			}
 			return "placement (random: " + how + ")"

@@ -90,6 +90,9 @@ type Probe struct {
 	// under its bound); Passes counts the replications that meet every SLO alone.
 	Assessment metrics.Assessment
 	Passes     int
+	// Alone is the assessment of the first replication that fails alone (its Binding
+	// empty when none does): what binds where the means pass and a seed does not.
+	Alone metrics.Assessment
 	// Stats[i] is SLO i's statistic over the replications (ms, or a fraction for an error
 	// rate); undefined when a replication has none.
 	Stats     []replicas.Estimate
@@ -492,7 +495,11 @@ func (c *Config) judgeRuns(pr *Probe, runs []*metrics.Run) {
 	lengths := c.lengths(0)
 	var unsettled *metrics.Run // the first run that is not settled
 	for _, r := range runs {
-		ok := c.passes(r)
+		alone := c.assess([]*metrics.Run{r})
+		ok := alone.OK
+		if !ok && pr.Alone.Binding == "" {
+			pr.Alone = alone
+		}
 		if !lengths.Settled(r) {
 			unsettled = cmp.Or(unsettled, r)
 			if ok {
@@ -693,6 +700,10 @@ func (s *searchState) judgePooled(req Require) func(m float64) (verdict, error) 
 			v.binding, v.reason, v.noLoad = Unsettled, fmt.Sprintf("%d of %d replications unsettled: %s", pr.Unsettled, len(pr.Seeds), pr.Why), ""
 		} else if req == RequireAll && !v.ok && pr.Assessment.OK {
 			v.binding, v.reason = "a replication", fmt.Sprintf("only %d of %d replications pass alone, though the means do", pr.Passes, len(pr.Seeds))
+			if a := pr.Alone; a.Binding != "" {
+				// Name what fails in the seed that fails: the ceiling, an SLO.
+				v.binding, v.reason = a.Binding, fmt.Sprintf("%s in %d of %d replications (the means pass)", a.Reason, len(pr.Seeds)-pr.Passes, len(pr.Seeds))
+			}
 		}
 		return v, nil
 	}

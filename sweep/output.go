@@ -387,6 +387,9 @@ func verdictCell(r *Row) string {
 	case r.Unsettled > 0 && r.Assessment.OK:
 		// A pass measured before the hottest queue settled is no pass.
 		return fmt.Sprintf("unsettled %d/%d", r.Unsettled, n)
+	case r.Split() && (r.Passes == 0 || r.Passes == n):
+		// The seeds disagree on the SLOs, and the ceiling fails those that meet them.
+		return fmt.Sprintf("SPLIT %d/%d: ceiling", r.SLOPasses, n)
 	case r.Split():
 		return fmt.Sprintf("SPLIT %d/%d", r.Passes, n)
 	case r.Assessment.OK:

@@ -130,6 +130,10 @@ type Row struct {
 	Judged     bool
 	Assessment metrics.Assessment
 	Passes     int
+	// SLOPasses counts the replications that meet every SLO and the error bound alone,
+	// the ceiling aside: replications that disagree on those make the row's latencies a
+	// mean of runs that describe none of them, whatever the ceiling says.
+	SLOPasses int
 }
 
 // Split reports whether the row's replications disagree: some meet every SLO and some do
@@ -138,7 +142,7 @@ type Row struct {
 func (r *Row) Split() bool {
 	n := len(r.Seeds)
 	if r.Judged {
-		return r.Passes > 0 && r.Passes < n
+		return r.Passes > 0 && r.Passes < n || r.SLOPasses > 0 && r.SLOPasses < n
 	}
 	return r.Saturated > 0 && r.Saturated < n
 }
@@ -474,10 +478,13 @@ func judge(row *Row, ss []*metrics.Run, slos []SLO, maxErrors, ceiling float64) 
 	row.Bottleneck, row.Agree = replicas.ModalBottleneck(ss, slos)
 	row.Judged = true
 	row.Assessment = metrics.AssessWithin(slos, maxErrors, ceiling, ss)
-	row.Passes = 0
+	row.Passes, row.SLOPasses = 0, 0
 	for _, s := range ss {
 		if metrics.AssessWithin(slos, maxErrors, ceiling, []*metrics.Run{s}).OK {
 			row.Passes++
+		}
+		if metrics.Assess(slos, maxErrors, []*metrics.Run{s}).OK {
+			row.SLOPasses++
 		}
 	}
 }

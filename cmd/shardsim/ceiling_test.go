@@ -13,7 +13,7 @@ func TestMaxUtilizationBadInput(t *testing.T) {
 		for _, v := range []string{"0", "-0.5", "1.5", "150%", "lots", "NaN"} {
 			dir := t.TempDir() + "/out"
 			code, _, stderr := call(t, cmd, "quickstart", "--vary", "cluster.nodes=2,3", "--slo", "get_user:p99<50ms", "--max-utilization", v, "-o", dir, "-q")
-			if code != 2 || !strings.Contains(stderr, "--max-utilization") {
+			if code != 2 || !strings.Contains(stderr, "--max-utilization") || !strings.Contains(stderr, "want a share of a node's cores above 0 and at most 1") {
 				t.Errorf("%s --max-utilization %s: exit %d, stderr %q; want 2 naming the flag", cmd, v, code, stderr)
 			}
 		}

@@ -96,7 +96,7 @@ func prediction(ex *Explanation) *metrics.Prediction {
 	for _, st := range ex.Streams {
 		p.Streams = append(p.Streams, metrics.PlannedStream{Name: st.Name, Op: st.Op, MeanRate: st.MeanRate,
 			PeakRate: st.PeakRate, PeakAt: st.PeakAt, Subrequests: st.Subrequests, MaxSubrequest: st.MaxSubrequest,
-			Partitions: st.Partitions, Shares: st.Shares})
+			Partitions: st.Partitions, Shares: st.Shares, Cost: st.Cost, Work: st.Work})
 	}
 	load := func(l OfferedLoad) metrics.OfferedLoad {
 		return metrics.OfferedLoad{ID: l.ID, Node: l.Node, Cores: l.Cores, Mean: l.Mean, Peak: l.Peak, PeakAt: l.PeakAt}

@@ -51,6 +51,12 @@ type StreamPlan struct {
 	// key holds a time bucket (hour(ts), day(ts)): the run's buckets spread over many
 	// shards, the current one over few.
 	PeakShares []float64
+	// Cost is the CPU time of one partition of a request (the stream's cost), and Work
+	// the core-seconds a second the stream offers the cluster at PeakRate with the peak's
+	// routing, followers included: rate x cost x partitions, the stream's part of the
+	// nodes' offered load.
+	Cost sim.Time
+	Work float64
 }
 
 // OfferedLoad is the offered load of a shard or node as a fraction of its node's cores: Mean at
@@ -105,6 +111,12 @@ func Explain(name string, s *spec.Resolved) *Explanation {
 	nodeWorkMean := make([]float64, len(s.Nodes))
 	for i := range ex.Streams {
 		w.add(shardMean, nodeWorkMean, i, ex.Streams[i].MeanRate, ex.Streams[i].Shares)
+		own, ownNodes := make([]float64, s.Shards), make([]float64, len(s.Nodes))
+		w.add(own, ownNodes, i, ex.Streams[i].PeakRate, ex.Streams[i].PeakShares)
+		ex.Streams[i].Cost = m.Streams[i].Cost
+		for _, x := range ownNodes {
+			ex.Streams[i].Work += x
+		}
 	}
 	shardPeak, nodeWorkPeak, shardAt, nodeAt := peakWork(s, m.Streams, ex.Streams, busiest, w)
 	for sh, n := range shardNode {

@@ -90,6 +90,9 @@ type Probe struct {
 	// under its bound); Passes counts the replications that meet every SLO alone.
 	Assessment metrics.Assessment
 	Passes     int
+	// Alone is the assessment of the first replication that fails alone (its Binding
+	// empty when none does): what binds where the means pass and a seed does not.
+	Alone metrics.Assessment
 	// Stats[i] is SLO i's statistic over the replications (ms, or a fraction for an error
 	// rate); undefined when a replication has none.
 	Stats     []replicas.Estimate
@@ -99,6 +102,11 @@ type Probe struct {
 	// HottestNode the node hottest in most replications.
 	NodeLoad    replicas.Estimate
 	HottestNode int
+	// PeakLoad is the busiest node's load in its busiest window (metrics.BusiestAtPeak),
+	// the figure the ceiling (MaxUtilization) bounds, and PeakNode that node in most
+	// replications.
+	PeakLoad replicas.Estimate
+	PeakNode int
 	// ShardLoad is the hottest shard's utilization over the run (0..1 of its node's
 	// cores), and HottestShard the shard hottest in most replications.
 	ShardLoad    replicas.Estimate
@@ -483,11 +491,15 @@ func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
 // runs that pass alone, the saturated ones, and the unsettled ones, whose passes are no
 // passes (their tails are understated; a failure would be one).
 func (c *Config) judgeRuns(pr *Probe, runs []*metrics.Run) {
-	pr.Assessment = metrics.Assess(c.SLOs, c.MaxErrors, runs)
+	pr.Assessment = c.assess(runs)
 	lengths := c.lengths(0)
 	var unsettled *metrics.Run // the first run that is not settled
 	for _, r := range runs {
-		ok := c.passes(r)
+		alone := c.assess([]*metrics.Run{r})
+		ok := alone.OK
+		if !ok && pr.Alone.Binding == "" {
+			pr.Alone = alone
+		}
 		if !lengths.Settled(r) {
 			unsettled = cmp.Or(unsettled, r)
 			if ok {
@@ -529,6 +541,8 @@ func summarize(pr *Probe, runs []*metrics.Run, slos []sweep.SLO) {
 	}
 	pr.NodeLoad = replicas.Over(runs, func(r *metrics.Run) float64 { return r.Node.Load })
 	pr.HottestNode = replicas.Mode(runs, func(r *metrics.Run) int { return r.Node.Index })
+	pr.PeakLoad = replicas.Over(runs, func(r *metrics.Run) float64 { _, p := metrics.BusiestAtPeak(r); return p })
+	pr.PeakNode = replicas.Mode(runs, func(r *metrics.Run) int { n, _ := metrics.BusiestAtPeak(r); return n })
 	pr.ShardLoad = replicas.Over(runs, func(r *metrics.Run) float64 { return r.Shard.Load })
 	pr.HottestShard = replicas.Mode(runs, func(r *metrics.Run) int { return r.Shard.Index })
 	pr.Bottleneck, pr.Agree = replicas.ModalBottleneck(runs, slos)
@@ -685,7 +699,11 @@ func (s *searchState) judgePooled(req Require) func(m float64) (verdict, error) 
 		if pr.unsettledOnly(req) {
 			v.binding, v.reason, v.noLoad = Unsettled, fmt.Sprintf("%d of %d replications unsettled: %s", pr.Unsettled, len(pr.Seeds), pr.Why), ""
 		} else if req == RequireAll && !v.ok && pr.Assessment.OK {
-			v.binding, v.reason = "a replication", fmt.Sprintf("%d of %d replications meet every SLO (the means do)", pr.Passes, len(pr.Seeds))
+			v.binding, v.reason = "a replication", fmt.Sprintf("only %d of %d replications pass alone, though the means do", pr.Passes, len(pr.Seeds))
+			if a := pr.Alone; a.Binding != "" {
+				// Name what fails in the seed that fails: the ceiling, an SLO.
+				v.binding, v.reason = a.Binding, fmt.Sprintf("%s in %d of %d replications (the means pass)", a.Reason, len(pr.Seeds)-pr.Passes, len(pr.Seeds))
+			}
 		}
 		return v, nil
 	}
@@ -783,7 +801,7 @@ func (s *searchState) gather(res *Answer) error {
 		res.SimSeconds += r.Elapsed.Seconds()
 	}
 	for k, r := range s.runs {
-		sm := Sample{Multiple: k.m, Seed: s.seed + uint64(k.r), OK: metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK, Stats: sloStats(c.SLOs, r)}
+		sm := Sample{Multiple: k.m, Seed: s.seed + uint64(k.r), OK: c.passes(r), Stats: sloStats(c.SLOs, r)}
 		res.Samples = append(res.Samples, sm)
 	}
 	sort.Slice(res.Samples, func(i, j int) bool {

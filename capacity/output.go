@@ -31,13 +31,32 @@ type Report struct {
 
 // ReportJSON is capacity.json.
 type ReportJSON struct {
-	Scenario     string        `json:"scenario"`
-	SLOs         []string      `json:"slos"`
-	MaxErrors    float64       `json:"max_errors"`
-	Require      string        `json:"require"`
-	Replications int           `json:"replications"`
-	Tolerance    float64       `json:"tolerance"`
-	Rows         []capacityRow `json:"rows"`
+	Scenario     string   `json:"scenario"`
+	SLOs         []string `json:"slos"`
+	MaxErrors    float64  `json:"max_errors"`
+	Require      string   `json:"require"`
+	Replications int      `json:"replications"`
+	Tolerance    float64  `json:"tolerance"`
+	// MaxUtilization is the ceiling on the busiest node's load at peak (1: none).
+	MaxUtilization float64       `json:"max_utilization"`
+	Rows           []capacityRow `json:"rows"`
+	// Answer is the closing lines' decisions as data, one per variant and value of every
+	// axis but the first.
+	Answer []jsonAnswer `json:"answer"`
+}
+
+// jsonAnswer is one closing line's decision: the values chosen (null: none of those
+// tried carries the plan under every replication), their multiple, and what binds above
+// it (or, with no choice, at the largest value tried).
+type jsonAnswer struct {
+	Group    string            `json:"group,omitempty"`
+	Carries  bool              `json:"carries"`
+	Values   map[string]string `json:"values"`
+	Variant  string            `json:"variant"`
+	Multiple *float64          `json:"multiple"`
+	Binds    string            `json:"binds"`
+	Reason   string            `json:"reason"`
+	Line     string            `json:"line"`
 }
 
 type capacityRow struct {
@@ -120,7 +139,21 @@ func (cr *Report) probeJSON(p *Probe) *jsonProbe {
 func (cr *Report) JSON() *ReportJSON {
 	c := &cr.Config
 	out := &ReportJSON{Scenario: cr.Scenario, MaxErrors: c.MaxErrors, Require: c.Require.String(), Replications: c.Replications,
-		Tolerance: c.Tolerance, Rows: []capacityRow{}}
+		Tolerance: c.Tolerance, MaxUtilization: 1, Rows: []capacityRow{}, Answer: []jsonAnswer{}}
+	if u := c.MaxUtilization; u > 0 && u < 1 {
+		out.MaxUtilization = u
+	}
+	for _, d := range cr.decisions() {
+		a := jsonAnswer{Group: d.label, Variant: d.rows[0].Variant, Binds: d.binding, Reason: d.reason, Line: d.line}
+		if d.chose != nil {
+			m := d.chose.Multiple
+			a.Carries, a.Multiple, a.Variant, a.Values = true, &m, d.chose.Variant, map[string]string{}
+			for i, ax := range c.Axes {
+				a.Values[ax.Key] = d.chose.Point.Values[i]
+			}
+		}
+		out.Answer = append(out.Answer, a)
+	}
 	for _, s := range c.SLOs {
 		out.SLOs = append(out.SLOs, s.Text)
 	}
@@ -215,14 +248,40 @@ func multipleCell(m, failed float64) string {
 
 // Tables are the answer table and the check table: a row of each per point and variant.
 func (cr *Report) Tables() (answer, check *report.Table) {
+	answer, check, _ = cr.tables()
+	return answer, check
+}
+
+// tableWidth is the most columns a table of the text output takes: wider ones are
+// written in parts (report.Table.Fit), and the reasons of what binds go below the answer
+// table as numbered notes.
+const tableWidth = 160
+
+// tables are the answer and check tables and the notes their "binds first" cells point
+// at ("[1] create_order p99 65.50 ms >= 50.00 ms"), a reason written once however many
+// rows give it.
+func (cr *Report) tables() (answer, check *report.Table, notes []string) {
 	left := len(cr.Config.Axes) + 1
 	answer = &report.Table{Left: left, Head: cr.answerHead()}
 	check = &report.Table{Left: left, Head: cr.checkHead()}
+	seen := map[string]int{}
 	for i := range cr.Rows {
-		answer.Rows = append(answer.Rows, cr.answerRow(&cr.Rows[i]))
-		check.Rows = append(check.Rows, cr.checkRow(&cr.Rows[i]))
+		r := &cr.Rows[i]
+		note := 0
+		if r.Reason != "" {
+			if note = seen[r.Reason]; note == 0 {
+				notes = append(notes, r.Reason)
+				note = len(notes)
+				seen[r.Reason] = note
+			}
+		}
+		answer.Rows = append(answer.Rows, cr.answerRow(r, note))
+		check.Rows = append(check.Rows, cr.checkRow(r))
 	}
-	return answer, check
+	for i, n := range notes {
+		notes[i] = fmt.Sprintf("[%d] %s", i+1, n)
+	}
+	return answer, check, notes
 }
 
 // answerHead is the answer table's head: the varied keys, the variant and its answer
@@ -239,7 +298,7 @@ func (cr *Report) answerHead() []string {
 		head = append(head, "seeds: median (range)", "95% CI", other)
 	}
 	head = append(head, sloHeads(c.SLOs, " there")...)
-	return append(head, "hottest shard", "hottest node", "errors", "binds first", "resource", "why")
+	return append(head, "hottest shard", "hottest node", "errors", "binds first", "resource")
 }
 
 // checkHead is the check table's head: the varied keys, the variant and the fresh seed,
@@ -270,8 +329,9 @@ func sloHeads(slos []sweep.SLO, suffix string) []string {
 	return head
 }
 
-// answerRow is r's row of the answer table (answerHead).
-func (cr *Report) answerRow(r *Answer) []string {
+// answerRow is r's row of the answer table (answerHead); note, when above 0, is the
+// number of the note that says why its binding binds.
+func (cr *Report) answerRow(r *Answer, note int) []string {
 	c := &cr.Config
 	rec := append(append([]string(nil), r.Point.Values...), r.Variant, answerCell(r))
 	if c.Replications > 1 {
@@ -290,14 +350,17 @@ func (cr *Report) answerRow(r *Answer) []string {
 	shard, node, errs := "-", "-", "-"
 	if r.At != nil {
 		shard = fmt.Sprintf("%d: %s", r.At.HottestShard, units.Percent(r.At.ShardLoad.Mean, 1))
-		node = fmt.Sprintf("%d: %s", r.At.HottestNode, units.Percent(r.At.NodeLoad.Mean, 1))
+		node = fmt.Sprintf("%d: %s, %s peak", r.At.HottestNode, units.Percent(r.At.NodeLoad.Mean, 1), units.Percent(r.At.PeakLoad.Mean, 1))
 		errs = units.Share(r.At.ErrorRate.Mean, 2, units.KeepZero)
 	}
 	binding := r.Binding
 	if binding == "" {
 		binding = "nothing up to the cap"
 	}
-	return append(rec, shard, node, errs, binding, resourceCell(r), r.Reason)
+	if note > 0 {
+		binding += fmt.Sprintf(" [%d]", note)
+	}
+	return append(rec, shard, node, errs, binding, resourceCell(r))
 }
 
 // answerCell is r's "multiple" cell: the answer (multipleCell), or "none" when the SLO is
@@ -326,7 +389,8 @@ func (cr *Report) seedCells(r *Answer) []string {
 	} else if !math.IsNaN(r.Spread.Lo) {
 		iv = "[" + strconv.FormatFloat(r.Spread.Lo, 'f', 3, 64) + ", " + strconv.FormatFloat(r.Spread.Hi, 'f', 3, 64) + "]"
 	}
-	return []string{exactMultiple(r.Spread.Median) + " (" + exactMultiple(r.Spread.Min) + "–" + exactMultiple(r.Spread.Max) + ")", iv, exactMultiple(other)}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+	return []string{f(r.Spread.Median) + " (" + f(r.Spread.Min) + "–" + f(r.Spread.Max) + ")", iv, exactMultiple(other)}
 }
 
 // resourceCell is what binds: the resource behind the failure just above the answer, else
@@ -399,32 +463,52 @@ func (cr *Report) heading() string {
 			how = fmt.Sprintf("every one of %d replications", c.Replications)
 		}
 	}
-	return fmt.Sprintf("capacity of %s: the largest multiple of every rate (load_factor) at which %s meets %s with errors <= %s",
-		cr.Scenario, how, strings.Join(slos, " and "), units.Percent(c.MaxErrors, 2))
+	ceiling := ""
+	if u := c.MaxUtilization; u > 0 && u < 1 {
+		ceiling = " and the busiest node at most " + units.Percent(u, 0) + " of its cores at peak"
+	}
+	return fmt.Sprintf("capacity of %s: the largest multiple of every rate (load_factor) at which %s meets %s with errors <= %s%s",
+		cr.Scenario, how, strings.Join(slos, " and "), units.Percent(c.MaxErrors, 2), ceiling)
 }
+
+// terms says where the closing line's words are defined.
+const terms = "(multiple, headroom, ceiling, binds, SPLIT: docs/capacity.md, \"Terms\")"
 
 const checkHeading = "check: one run at a seed no search used, at the answer and at the multiple just above it where the search saw it fail"
 
-// Text writes the answer table and the check table.
+// Text writes the answer table, its notes and the check table, each table no wider than
+// tableWidth where it can be.
 func (cr *Report) Text(w io.Writer) {
-	a, k := cr.Tables()
+	a, k, notes := cr.tables()
 	fmt.Fprintln(w, cr.heading())
 	fmt.Fprintln(w)
-	a.Text(w)
+	a.FitText(w, tableWidth)
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, checkHeading)
 	fmt.Fprintln(w)
-	k.Text(w)
+	k.FitText(w, tableWidth)
 	cr.footnote(w)
 }
 
 // Markdown writes the tables as Markdown.
 func (cr *Report) Markdown(w io.Writer) {
-	a, k := cr.Tables()
+	a, k, notes := cr.tables()
 	fmt.Fprintln(w, escape.MarkdownText(cr.heading()))
 	fmt.Fprintln(w)
 	a.Markdown(w)
 	fmt.Fprintln(w)
+	for _, n := range notes {
+		fmt.Fprintln(w, escape.MarkdownText(n)+"  ")
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, checkHeading+":")
 	fmt.Fprintln(w)
 	k.Markdown(w)
@@ -442,7 +526,7 @@ func (cr *Report) Markdown(w io.Writer) {
 func (cr *Report) footnote(w io.Writer) {
 	for _, r := range cr.Rows {
 		if r.At != nil && r.At.Split() {
-			fmt.Fprintf(w, "\nSPLIT k/n: at the answer only k of n replications meet every SLO alone; the mean passes, the seeds disagree (--require all gives the answer every replication meets).\n")
+			fmt.Fprintf(w, "\nSPLIT k/n: at the answer only k of n replications meet every SLO alone; the mean passes, the seeds disagree (--require all, the default, gives the answer every replication meets).\n")
 			break
 		}
 	}
@@ -472,6 +556,7 @@ func (cr *Report) footnote(w io.Writer) {
 		for _, l := range lines {
 			fmt.Fprintln(w, l)
 		}
+		fmt.Fprintln(w, terms)
 	}
 }
 

@@ -30,7 +30,15 @@ const Offered = "offered"
 // (lengthenAll), whose rows show every figure.
 func (c *Config) lengths(m float64) *runner.Lengths {
 	return &runner.Lengths{Budget: c.Budget, Relaxations: c.Relaxations, Multiple: m,
-		Again: func(r *metrics.Run) bool { return c.passes(r) || c.pooling() || c.lengthenAll }}
+		Again: func(r *metrics.Run) bool { return c.passes(r) || (c.pooling() || c.lengthenAll) && !c.overCeiling(r) }}
+}
+
+// overCeiling reports whether run r's busiest node passed the ceiling at peak
+// (MaxUtilization): a verdict a longer run does not change (more windows make the
+// busiest one no less busy), so such a run is not lengthened.
+func (c *Config) overCeiling(r *metrics.Run) bool {
+	_, peak := metrics.BusiestAtPeak(r)
+	return c.MaxUtilization > 0 && c.MaxUtilization < 1 && peak > c.MaxUtilization
 }
 
 // unsettledReason says why a run is not settled: how long its slowest queue takes to
@@ -65,9 +73,16 @@ func (c *Config) unsettledReason(r *metrics.Run) string {
 // pooling reports whether runs are judged in means over replications.
 func (c *Config) pooling() bool { return c.Replications > 1 || c.Precision > 0 }
 
-// passes reports whether one run meets every SLO alone.
+// passes reports whether one run meets every SLO alone, its busiest node at peak within
+// the ceiling (MaxUtilization).
 func (c *Config) passes(r *metrics.Run) bool {
-	return metrics.Assess(c.SLOs, c.MaxErrors, []*metrics.Run{r}).OK
+	return c.assess([]*metrics.Run{r}).OK
+}
+
+// assess judges runs together: every SLO, the error rate and the ceiling on the busiest
+// node's load at peak (metrics.AssessWithin).
+func (c *Config) assess(runs []*metrics.Run) metrics.Assessment {
+	return metrics.AssessWithin(c.SLOs, c.MaxErrors, c.MaxUtilization, runs)
 }
 
 // offeredLimit is what the utilization law says of a variant at multiple 1: the highest

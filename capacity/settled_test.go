@@ -171,18 +171,18 @@ func TestClosingAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := func(nodes string, m float64, unsettled bool) Answer {
-		return Answer{Point: sweep.Point{Values: []string{nodes}}, Variant: "base", Multiple: m, Failed: m * 1.01, Unsettled: unsettled,
+		return Answer{Point: sweep.Point{Values: []string{nodes}}, Variant: "base", Multiple: m, AllAnswer: m, Failed: m * 1.01, Unsettled: unsettled,
 			Plan: "10,000 w/s", Spread: replicas.Estimated([]float64{m})}
 	}
 	cr := &Report{Scenario: "s", Config: Config{SLOs: []sweep.SLO{slo}, Config: sweep.Config{Axes: []sweep.Axis{{Key: "cluster.nodes", Values: []string{"4", "2", "3"}}}}},
 		Rows: []Answer{row("4", 1.5, true), row("2", 0.9296875, false), row("3", 1.2000000000000002, false)}}
 	got := cr.closing()
-	want := "ANSWER: 3 nodes carry the plan (10,000 w/s) at w:p99<50ms with 20% headroom (1.2000000000000002x); 2 nodes reach 0.9296875x. 4 nodes are unsettled"
+	want := "ANSWER: 3 nodes carry the plan (10,000 w/s) at w:p99<50ms in every replication with 20% headroom (1.2000000000000002x); 2 nodes reach 0.9296875x. 4 nodes are unsettled"
 	if len(got) != 1 || !strings.HasPrefix(got[0], want) {
 		t.Errorf("closing %q, want it to start %q", got, want)
 	}
 	cr.Rows = []Answer{row("2", 0.5, false), row("3", 1.4, true)}
-	if got := cr.closing(); len(got) != 1 || !strings.Contains(got[0], "nothing here carries") || !strings.Contains(got[0], "3 nodes are unsettled past 1.4x") {
+	if got := cr.closing(); len(got) != 1 || !strings.Contains(got[0], "none of those tried carries") || !strings.Contains(got[0], "3 nodes are unsettled past 1.4x") {
 		t.Errorf("closing %q: an unsettled row is no answer", got)
 	}
 }

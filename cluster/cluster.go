@@ -59,14 +59,17 @@ type Manifest struct {
 	SHA256   string `json:"scenario_sha256"`
 	// What the command line changes: --set values, the other flags' values (--seed,
 	// --duration) and the variants kept.
-	Sets         []string       `json:"set"`
-	Overrides    []string       `json:"overrides"`
-	Variants     []string       `json:"variants"`
-	Vary         []sweep.Axis   `json:"vary"`
-	Replications int            `json:"replications"`
-	SLOs         []string       `json:"slos"`
-	MaxErrors    float64        `json:"max_errors"`
-	Capacity     *CapacitySetup `json:"capacity,omitempty"`
+	Sets         []string     `json:"set"`
+	Overrides    []string     `json:"overrides"`
+	Variants     []string     `json:"variants"`
+	Vary         []sweep.Axis `json:"vary"`
+	Replications int          `json:"replications"`
+	SLOs         []string     `json:"slos"`
+	MaxErrors    float64      `json:"max_errors"`
+	// MaxUtilization is the ceiling on the busiest node's load at peak (sweep.Config); 0
+	// in a manifest written before it existed: none.
+	MaxUtilization float64        `json:"max_utilization,omitempty"`
+	Capacity       *CapacitySetup `json:"capacity,omitempty"`
 	// Build is the shardsim that planned the sweep; every item carries its own, and merge
 	// refuses items of another build. It is not part of the manifest's hash, so that an
 	// item of another build is named as such, not as an item of another sweep.
@@ -208,7 +211,7 @@ func PlanCapacity(c capacity.Config, version string) (*Work, error) {
 func newManifest(kind, version string, c *sweep.Config, name, sha string) *Manifest {
 	m := &Manifest{Kind: kind, Version: version, Build: ThisBuild(version), Scenario: c.Scenario, Name: name, SHA256: sha,
 		Sets: nonNil(c.Options.Sets), Overrides: []string{}, Vary: c.Axes, Replications: c.Replications,
-		SLOs: sloTexts(c.SLOs), MaxErrors: c.MaxErrors}
+		SLOs: sloTexts(c.SLOs), MaxErrors: c.MaxErrors, MaxUtilization: c.MaxUtilization}
 	for _, o := range c.Options.Overrides {
 		m.Overrides = append(m.Overrides, o.Key+"="+o.Value)
 	}
@@ -500,7 +503,7 @@ func pointIndex(points []sweep.Point, values []string) int {
 
 // config rebuilds the configuration the outputs read from the manifest.
 func (m *Manifest) config() (capacity.Config, error) {
-	c := capacity.Config{Config: sweep.Config{Scenario: m.Scenario, Axes: m.Vary, Replications: m.Replications, Parallel: 1, MaxErrors: m.MaxErrors}}
+	c := capacity.Config{Config: sweep.Config{Scenario: m.Scenario, Axes: m.Vary, Replications: m.Replications, Parallel: 1, MaxErrors: m.MaxErrors, MaxUtilization: m.MaxUtilization}}
 	c.MaxErrors = m.MaxErrors
 	for _, t := range m.SLOs {
 		slo, err := sweep.ParseSLO(t)

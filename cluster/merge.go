@@ -436,7 +436,7 @@ func mergeRows(m *Manifest, c *capacity.Config, where []string, rd *itemReader) 
 		if len(ss) < len(idx) {
 			return
 		}
-		row = sweep.RowOf(row, ss, c.SLOs, c.MaxErrors)
+		row = sweep.RowOf(row, ss, c.SLOs, c.MaxErrors, c.MaxUtilization)
 		rows[g] = row
 	})
 	if err := rd.mixed(); err != nil {

@@ -13,7 +13,7 @@ import (
 
 // Predicted applies the rules to a design's prediction (explain), before any simulation:
 // notes for a write stream whose partitions land at least 99% on one shard and for every
-// shard or node predicted over its cores, and warnings for every node that holds two or
+// shard predicted over its cores (a node is Sanity's warning), and warnings for every node that holds two or
 // more predicted-hot shards (CoLocated), judged on the loads explain prints: rounded as
 // in its tables.
 func Predicted(p *metrics.Prediction) (notes, warnings []string) {
@@ -37,9 +37,6 @@ func Predicted(p *metrics.Prediction) (notes, warnings []string) {
 	}
 	med := metrics.Median(peaks)
 	for _, l := range p.Nodes {
-		if l.Peak > 1 {
-			notes = append(notes, fmt.Sprintf("node %d is offered %s of its %d cores at peak: over capacity", l.ID, units.Percent(l.Peak, 1), l.Cores))
-		}
 		if hot := CoLocated(metrics.Util(l.Peak), ShardsOf(p, l.ID), peaks, med); hot != nil {
 			warnings = append(warnings, fmt.Sprintf("node %d holds hot shards %s (predicted peak %s of its %s: %s); move all but one to other nodes (cluster.placement or shard_nodes) or add nodes",
 				l.ID, joinInts(hot), units.Percent(metrics.Util(l.Peak), 1), metrics.Cores(float64(l.Cores)), shardLoads(hot, peaks)))

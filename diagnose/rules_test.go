@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
@@ -28,8 +29,9 @@ func TestBurstPeriod(t *testing.T) {
 // TestPredictedWarnings: explain's prediction is judged by the placement rule: node 0
 // holds two shards at 40% of its cores at peak (over PlacementShardLoad, under
 // ShardHotLoad alone) while the others idle, so it gets a warning; a write stream whose
-// partitions all land on one shard and a node over its cores get notes. Node 1's shards,
-// at the median, make no warning though the node is over its cores.
+// partitions all land on one shard gets a note (a node over its cores is Sanity's
+// warning). Node 1's shards, at the median, make no placement warning though the node is
+// over its cores.
 func TestPredictedWarnings(t *testing.T) {
 	p := &metrics.Prediction{
 		NodeShard: [][]int{{1, 0}, {2, 3, 4, 5}},
@@ -42,9 +44,15 @@ func TestPredictedWarnings(t *testing.T) {
 	if len(warnings) != 1 || !strings.HasPrefix(warnings[0], "node 0 holds hot shards 0, 1 (predicted peak 80.0% of its 1 core") {
 		t.Errorf("warnings %q, want one for node 0's shards 0 and 1", warnings)
 	}
-	want := []string{"stream put: 100.0% of its writes go to shard 2 (node 1)", "node 1 is offered 120.0% of its 1 cores at peak: over capacity"}
+	want := []string{"stream put: 100.0% of its writes go to shard 2 (node 1)"}
 	if !slices.Equal(notes, want) {
 		t.Errorf("notes %q, want %q", notes, want)
+	}
+	// The node over its cores is Sanity's warning, and so is node 0 past a ceiling of 75%.
+	sane := Sanity(p, 0.75)
+	if len(sane) != 2 || !strings.HasPrefix(sane[0], "node 0 is predicted at 80.0% of its 1 cores at peak: past the 75% ceiling") ||
+		!strings.HasPrefix(sane[1], "node 1 is predicted at 120.0% of its 1 cores at peak: past its cores") {
+		t.Errorf("sanity warnings %q, want node 0 past the ceiling and node 1 past its cores", sane)
 	}
 	if got := ShardsOf(p, 0); !slices.Equal(got, []int{0, 1}) {
 		t.Errorf("node 0 holds %v, want [0 1] in order", got)
@@ -59,5 +67,30 @@ func TestRulesInOrder(t *testing.T) {
 	}
 	if first := rules[0].kinds; first != "hot_row_lock" {
 		t.Errorf("the first rule is %q, want hot_row_lock (it explains the streams the others skip)", first)
+	}
+}
+
+// TestSanityCostHint: the stream that offers the most work is named where a node is past
+// its cores, with a hint when its cost alone needs more cores than the cluster has but a
+// thousandth of it would not (0.6 s typed for 0.6 ms); a cluster within its cores gets no
+// warning at all, and a stream that needs more than a thousand clusters gets no hint.
+func TestSanityCostHint(t *testing.T) {
+	p := &metrics.Prediction{
+		Streams: []metrics.PlannedStream{{Name: "get", PeakRate: 40000, Cost: sim.Time(300 * time.Microsecond), Partitions: 1, Work: 12},
+			{Name: "put", PeakRate: 8000, Cost: sim.Time(600 * time.Millisecond), Partitions: 1, Work: 4800}},
+		Nodes: []metrics.OfferedLoad{{ID: 0, Cores: 4, Peak: 300}, {ID: 1, Cores: 4, Peak: 280}},
+	}
+	w := Sanity(p, 0)
+	if len(w) != 3 || !strings.Contains(w[2], "stream put offers the most work: 8,000/s x 0.6s x 1.0 partitions = 4800.0 cores at its peak rate, of the cluster's 8") ||
+		!strings.Contains(w[2], "a cost a thousand times smaller (0.6ms rather than 0.6s) would offer 4.8") {
+		t.Errorf("warnings %q, want two nodes and put's cost hint", w)
+	}
+	p.Streams[1].Work = 48000
+	if w := Sanity(p, 0); len(w) != 3 || strings.Contains(w[2], "thousand") {
+		t.Errorf("warnings %q: a stream a thousand times too large for the cluster even at a thousandth of its cost gets no hint", w)
+	}
+	p.Nodes = []metrics.OfferedLoad{{ID: 0, Cores: 4, Peak: 0.8}}
+	if w := Sanity(p, 0); w != nil {
+		t.Errorf("warnings %q for a node within its cores, want none", w)
 	}
 }

@@ -156,6 +156,10 @@ type PlannedStream struct {
 	MaxSubrequest int
 	Partitions    float64
 	Shares        []float64
+	// Cost is the CPU time of one partition, and Work the core-seconds a second the
+	// stream offers the cluster at its peak rate (build.StreamPlan).
+	Cost sim.Time
+	Work float64
 }
 
 // OfferedLoad is the offered load of a shard or node as a fraction of its node's cores, on

@@ -263,3 +263,51 @@ func Assess(slos []SLO, maxErrors float64, runs []*Run) Assessment {
 	}
 	return a
 }
+
+// DefaultCeiling is a planner's ceiling on the busiest node's load at peak, a fraction of
+// its cores: capacity's and sweep's --max-utilization by default, and the line explain
+// warns past (docs/capacity.md, "Headroom": why 0.85).
+const DefaultCeiling = 0.85
+
+// Ceiling is the Binding of an assessment whose busiest node ran past the utilization
+// ceiling while everything else held (AssessWithin; docs/capacity.md, "Headroom").
+const Ceiling = "ceiling"
+
+// BusiestAtPeak returns the node whose busiest window was the busiest in r and that
+// window's load, a fraction of its cores (Node.Peak): the figure the bottleneck's "cpu
+// node N (P% peak)" gives. It is (-1, 0) for a run without nodes.
+func BusiestAtPeak(r *Run) (node int, peak float64) {
+	node = busiestNode(r.Nodes, func(n Node) float64 { return n.Peak })
+	if node < 0 {
+		return -1, 0
+	}
+	return node, r.Nodes[node].Peak
+}
+
+// AssessWithin is Assess with a ceiling on the busiest node's load at peak
+// (BusiestAtPeak), a fraction 0..1 of its cores: where the load, averaged over the runs,
+// is above it, the assessment fails and, where nothing else failed, binds as Ceiling. A
+// ceiling of 0, or of 1 or more, is none: a node past its cores fails as saturated.
+func AssessWithin(slos []SLO, maxErrors, ceiling float64, runs []*Run) Assessment {
+	a := Assess(slos, maxErrors, runs)
+	if ceiling <= 0 || ceiling >= 1 || len(runs) == 0 {
+		return a
+	}
+	mean, node, most := 0.0, -1, -1.0
+	for _, r := range runs {
+		n, p := BusiestAtPeak(r)
+		mean += p / float64(len(runs))
+		if p > most {
+			node, most = n, p
+		}
+	}
+	if mean <= ceiling {
+		return a
+	}
+	if a.OK {
+		a.Binding = Ceiling
+		a.Reason = fmt.Sprintf("node %d at %s of its cores at peak, over the ceiling of %s", node, units.Percent(mean, 1), units.Percent(ceiling, 0))
+	}
+	a.OK = false
+	return a
+}

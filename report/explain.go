@@ -28,8 +28,10 @@ type ExplainVariant struct {
 	Shards  []ExplainLoad   `json:"shards"`
 	NodeUse []ExplainNode   `json:"nodes"`
 	Notes   []string        `json:"notes"`
-	// Warnings name each node that holds two or more shards predicted to make it hot at
-	// peak (the rule of the run's placement diagnosis, applied to the predicted peaks).
+	// Warnings name each node predicted past its cores or past the ceiling capacity and
+	// sweep hold to (metrics.DefaultCeiling), with the stream that offers the most work
+	// (diagnose.Sanity), and each node that holds two or more shards predicted to make it
+	// hot at peak (the rule of the run's placement diagnosis, applied to the predicted peaks).
 	Warnings []string `json:"warnings"`
 }
 
@@ -75,6 +77,7 @@ func Explain(sc *metrics.Scenario) *ExplainJSON {
 			continue
 		}
 		notes, warnings := diagnose.Predicted(ex)
+		warnings = append(diagnose.Sanity(ex, metrics.DefaultCeiling), warnings...)
 		v := ExplainVariant{Name: sc.Variants[i].Name, Key: ex.Key, Nodes: ex.NodeShard, Notes: append(append([]string{}, ex.Notes...), notes...), Warnings: append([]string{}, warnings...)}
 		for _, st := range ex.Streams {
 			v.Streams = append(v.Streams, ExplainStream{

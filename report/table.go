@@ -103,3 +103,64 @@ func (t *Table) Text(w io.Writer) { (&table{head: t.Head, rows: t.Rows, left: t.
 
 // Markdown writes the table as a GitHub-flavoured Markdown table.
 func (t *Table) Markdown(w io.Writer) { (&table{head: t.Head, rows: t.Rows, left: t.Left}).markdown(w) }
+
+// TextWidth is the widest line Text writes.
+func (t *Table) TextWidth() int {
+	ws := (&table{head: t.Head, rows: t.Rows}).widths(escape.Line)
+	n := 0
+	for _, w := range ws {
+		n += w
+	}
+	return n + 2*max(len(ws)-1, 0)
+}
+
+// Fit splits the table by columns into tables no wider than width that each repeat the
+// first Left columns (the labels), in column order; the table itself when it fits, or
+// when its labels and one more column do not (nothing narrower can hold a row).
+func (t *Table) Fit(width int) []*Table {
+	if t.TextWidth() <= width || t.Left <= 0 || t.Left >= len(t.Head) {
+		return []*Table{t}
+	}
+	ws := (&table{head: t.Head, rows: t.Rows}).widths(escape.Line)
+	labels := 0
+	for _, w := range ws[:t.Left] {
+		labels += w + 2
+	}
+	var out []*Table
+	for i := t.Left; i < len(t.Head); {
+		cols := []int{i}
+		used := labels + ws[i]
+		for i++; i < len(t.Head) && used+2+ws[i] <= width; i++ {
+			cols = append(cols, i)
+			used += 2 + ws[i]
+		}
+		part := &Table{Left: t.Left, Head: pick(t.Head, t.Left, cols)}
+		for _, r := range t.Rows {
+			part.Rows = append(part.Rows, pick(r, t.Left, cols))
+		}
+		out = append(out, part)
+	}
+	return out
+}
+
+// pick is the first left cells of row, then its cells cols.
+func pick(row []string, left int, cols []int) []string {
+	out := append([]string(nil), row[:left]...)
+	for _, c := range cols {
+		if c < len(row) {
+			out = append(out, row[c])
+		}
+	}
+	return out
+}
+
+// FitText writes the table as text no wider than width where it can be (Fit), its parts
+// one under the other, a blank line between them.
+func (t *Table) FitText(w io.Writer, width int) {
+	for i, part := range t.Fit(width) {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		part.Text(w)
+	}
+}

@@ -43,12 +43,32 @@ func (sw *Sweep) replacedKeys() map[string][]string {
 
 // SweepJSON is sweep.json.
 type SweepJSON struct {
-	Scenario     string    `json:"scenario"`
-	Vary         []string  `json:"vary"`
-	Replications int       `json:"replications"`
-	SLOs         []string  `json:"slos,omitempty"`
-	MaxErrors    *float64  `json:"max_errors,omitempty"`
-	Rows         []jsonRow `json:"rows"`
+	Scenario     string   `json:"scenario"`
+	Vary         []string `json:"vary"`
+	Replications int      `json:"replications"`
+	SLOs         []string `json:"slos,omitempty"`
+	MaxErrors    *float64 `json:"max_errors,omitempty"`
+	// MaxUtilization is the ceiling on the busiest node's load at peak judged with the
+	// SLOs (1: none); absent without SLOs.
+	MaxUtilization *float64  `json:"max_utilization,omitempty"`
+	Rows           []jsonRow `json:"rows"`
+	// Choice is the closing lines' decisions as data (with SLOs), one per variant and
+	// value of every axis but the first.
+	Choice []jsonChoice `json:"choice,omitempty"`
+}
+
+// jsonChoice is one CHOICE line as data: the key, the value chosen (null: none meets
+// every SLO and the ceiling under both placements), why, and each placement's own
+// choice where the placement check ran.
+type jsonChoice struct {
+	Group      string  `json:"group,omitempty"`
+	Key        string  `json:"key"`
+	Value      *string `json:"value"`
+	Reason     string  `json:"reason"`
+	RoundRobin *string `json:"round_robin,omitempty"`
+	Random     *string `json:"random,omitempty"`
+	Disagree   bool    `json:"placements_disagree,omitempty"`
+	Line       string  `json:"line"`
 }
 
 type jsonRow struct {
@@ -110,8 +130,25 @@ func (sw *Sweep) JSON() *SweepJSON {
 		out.SLOs = append(out.SLOs, s.Text)
 	}
 	if len(c.SLOs) > 0 {
-		m := c.MaxErrors
+		m, u := c.MaxErrors, 1.0
 		out.MaxErrors = &m
+		if c.MaxUtilization > 0 && c.MaxUtilization < 1 {
+			u = c.MaxUtilization
+		}
+		out.MaxUtilization = &u
+	}
+	for _, ch := range sw.choices() {
+		value := func(i int) *string {
+			if i < 0 {
+				return nil
+			}
+			return &sw.Rows[i].Point.Values[0]
+		}
+		j := jsonChoice{Group: ch.label, Key: c.Axes[0].Key, Value: value(ch.best), Reason: ch.reason, Line: ch.line}
+		if ch.both {
+			j.RoundRobin, j.Random, j.Disagree = value(ch.roundRobin), value(ch.random), ch.disagree
+		}
+		out.Choice = append(out.Choice, j)
 	}
 	for i, r := range sw.Rows {
 		j := jsonRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant, Seeds: r.Seeds,
@@ -350,10 +387,15 @@ func verdictCell(r *Row) string {
 	case r.Unsettled > 0 && r.Assessment.OK:
 		// A pass measured before the hottest queue settled is no pass.
 		return fmt.Sprintf("unsettled %d/%d", r.Unsettled, n)
+	case r.Split() && (r.Passes == 0 || r.Passes == n):
+		// The seeds disagree on the SLOs, and the ceiling fails those that meet them.
+		return fmt.Sprintf("SPLIT %d/%d: ceiling", r.SLOPasses, n)
 	case r.Split():
 		return fmt.Sprintf("SPLIT %d/%d", r.Passes, n)
 	case r.Assessment.OK:
 		return fmt.Sprintf("meets %d/%d", r.Passes, n)
+	case r.Assessment.Binding == metrics.Ceiling:
+		return fmt.Sprintf("fails %d/%d: ceiling", r.Passes, n)
 	}
 	return fmt.Sprintf("fails %d/%d", r.Passes, n)
 }
@@ -461,12 +503,16 @@ func rowLabel(axes []Axis, r *Row, keys []string) string {
 	return r.Variant + " with " + strings.Join(with, ", ")
 }
 
+// tableWidth is the most columns the text table takes: a wider one is written in parts
+// (report.Table.Fit).
+const tableWidth = 160
+
 // Text writes the sweep table, and a line on what SPLIT means when a row is split.
 func (sw *Sweep) Text(w io.Writer) {
 	if len(sw.Rows) == 0 {
 		return
 	}
-	sw.Table().Text(w)
+	sw.Table().FitText(w, tableWidth)
 	sw.footnote(w)
 }
 

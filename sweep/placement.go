@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/units"
 )
 
 // The placement check (docs/sweeps.md, "Does placement decide?"): a sweep's ranking of
@@ -65,14 +66,14 @@ func (sw *Sweep) randomOK(i int) *bool {
 }
 
 // bindsCell is row i's "binds" cell: what binds it, or "placement" where random placement
-// reverses its verdict.
+// reverses its verdict (meets: the CHOICE line's, replications agreeing and settled).
 func (sw *Sweep) bindsCell(i int) string {
 	r := &sw.Rows[i]
 	if i < len(sw.Random) {
 		q := &sw.Random[i]
-		if q.Assessment.OK != r.Assessment.OK {
+		if meets(q) != meets(r) {
 			how := "fails"
-			if q.Assessment.OK {
+			if meets(q) {
 				how = "meets"
 			}
 			return "placement (random: " + how + ")"
@@ -82,9 +83,31 @@ func (sw *Sweep) bindsCell(i int) string {
 }
 
 // closing answers a sweep with SLOs: per variant (and value of every axis but the first),
-// the smallest value of the first axis that meets every SLO and what it costs in fan-out
-// against the smallest value swept, and whether random placement chooses otherwise.
+// the smallest value of the first axis that meets every SLO and the ceiling under both
+// placements, what it costs in fan-out against the smallest value swept, and where the
+// placements disagree.
 func (sw *Sweep) closing() []string {
+	var out []string
+	for _, ch := range sw.choices() {
+		out = append(out, ch.line)
+	}
+	return out
+}
+
+// choice is the decision of one group of rows (rows that differ only in the first
+// axis's value): the row chosen (-1: none), the choices of each placement alone, and the
+// closing line.
+type choice struct {
+	label              string
+	best               int
+	roundRobin, random int // each placement's own choice (random: -1 where it did not run)
+	both               bool
+	disagree           bool
+	reason, line       string
+}
+
+// choices are the groups' decisions, in the order their rows first appear.
+func (sw *Sweep) choices() []choice {
 	c := &sw.Config
 	if len(c.SLOs) == 0 || len(c.Axes) == 0 || len(sw.Rows) == 0 {
 		return nil
@@ -94,64 +117,91 @@ func (sw *Sweep) closing() []string {
 		r := &sw.Rows[i]
 		return GroupLabel(c.Axes, r.Variant, multi, r.Point.Values)
 	})
-	var out []string
+	var out []choice
 	for _, g := range groups {
 		sortIdx(sw.Rows, g.Idx)
-		out = append(out, sw.choiceLine(g))
+		out = append(out, sw.choose(g))
 	}
 	return out
 }
 
-// choose is the first of the rows idx (sorted by the first axis's value) that meets every
-// SLO, its replications agreeing and settled; -1 when none does.
+// meets reports whether a row meets every SLO (and the ceiling), its replications
+// agreeing and settled.
+func meets(r *Row) bool { return r.Assessment.OK && !r.Split() && r.Unsettled == 0 }
+
+// choose is the first of the rows idx (sorted by the first axis's value) that meets
+// every SLO, its replications agreeing and settled; -1 when none does.
 func choose(rows []Row, idx []int) int {
 	for _, i := range idx {
-		if rows[i].Assessment.OK && !rows[i].Split() && rows[i].Unsettled == 0 {
+		if meets(&rows[i]) {
 			return i
 		}
 	}
 	return -1
 }
 
-// choiceLine is the closing line of one group of rows: the smallest value of the first
-// axis that meets every SLO, and what random placement says of it.
-func (sw *Sweep) choiceLine(g *Group) string {
+// choose decides one group: the smallest value of the first axis whose row meets every
+// SLO and the ceiling under round-robin placement and, where the placement check ran,
+// under random placement with the same seeds too.
+func (sw *Sweep) choose(g *Group) choice {
 	c := &sw.Config
 	key := c.Axes[0].Key
+	ch := choice{label: g.Label, best: -1, random: -1, both: len(sw.Random) == len(sw.Rows)}
+	ch.roundRobin = choose(sw.Rows, g.Idx)
+	if ch.both {
+		ch.random = choose(sw.Random, g.Idx)
+		ch.disagree = slices.ContainsFunc(g.Idx, func(i int) bool { return meets(&sw.Random[i]) != meets(&sw.Rows[i]) })
+	}
+	for _, i := range g.Idx {
+		if meets(&sw.Rows[i]) && (!ch.both || meets(&sw.Random[i])) {
+			ch.best = i
+			break
+		}
+	}
+	what := "every SLO (" + SLOList(c.SLOs) + ")"
+	if u := c.MaxUtilization; u > 0 && u < 1 {
+		what += " with the busiest node at most " + units.Percent(u, 0) + " of its cores at peak"
+	}
+	if ch.both {
+		what += " under both placements (round_robin and random, same seeds)"
+	}
 	line := "CHOICE: "
 	if g.Label != "" {
 		line += g.Label + ": "
 	}
-	best := choose(sw.Rows, g.Idx)
-	if best < 0 {
-		line += "no " + key + " swept meets every SLO (" + SLOList(c.SLOs) + ")."
+	if ch.best < 0 {
+		ch.reason = "no " + key + " swept meets " + what
+		line += ch.reason + "."
 	} else {
-		r := &sw.Rows[best]
-		line += fmt.Sprintf("the smallest %s that meets every SLO (%s) is %s", key, SLOList(c.SLOs), r.Point.Values[0])
-		if cost := fanoutCost(r, &sw.Rows[g.Idx[0]], key); cost != "" && best != g.Idx[0] {
+		r := &sw.Rows[ch.best]
+		ch.reason = "the smallest " + key + " that meets " + what
+		line += ch.reason + " is " + r.Point.Values[0]
+		if cost := fanoutCost(r, &sw.Rows[g.Idx[0]], key); cost != "" && ch.best != g.Idx[0] {
 			line += "; " + cost
 		}
 		line += "."
 	}
-	return line + sw.placementWords(g, best)
+	if ch.both {
+		line += sw.placementWords(&ch, key)
+	}
+	ch.line = line
+	return ch
 }
 
-// placementWords says whether random placement (the same seeds) gives the group the same
-// verdicts and the same choice; "" where the placement check did not run.
-func (sw *Sweep) placementWords(g *Group, best int) string {
-	if len(sw.Random) != len(sw.Rows) {
-		return ""
-	}
-	alt := choose(sw.Random, g.Idx)
-	changed := alt != best || slices.ContainsFunc(g.Idx, func(i int) bool { return sw.Random[i].Assessment.OK != sw.Rows[i].Assessment.OK })
-	if !changed {
+// placementWords says, after the choice, whether the placements agree: their verdicts,
+// and each one's own choice where they differ.
+func (sw *Sweep) placementWords(ch *choice, key string) string {
+	if !ch.disagree && ch.roundRobin == ch.random {
 		return " Random placement (same seeds) gives the same verdicts."
 	}
-	what := "no value meets every SLO"
-	if alt >= 0 {
-		what = "the choice is " + sw.Rows[alt].Point.Values[0]
+	alone := func(i int) string {
+		if i < 0 {
+			return "none"
+		}
+		return sw.Rows[i].Point.Values[0]
 	}
-	return " Under random placement (same seeds) " + what + ", and the verdicts of " + sw.Config.Axes[0].Key + " differ: placement, not the key alone, decides (see the binds column)."
+	return " The placements disagree on " + key + ": round_robin alone would choose " + alone(ch.roundRobin) + ", random alone " + alone(ch.random) +
+		"; where they differ, placement, not the key alone, decides (see the binds column)."
 }
 
 // fanoutCost says what the chosen row costs in fan-out against the first row: the mean

@@ -76,15 +76,39 @@ func TestSplitFlagConstructed(t *testing.T) {
 	}
 	for _, c := range cases {
 		row := aggregate(Row{Seeds: []uint64{1, 2, 3}}, c.runs)
-		judge(&row, c.runs, c.slos, 0.001)
+		judge(&row, c.runs, c.slos, 0.001, 0)
 		if row.Split() != c.split || row.Passes != c.passes {
 			t.Errorf("%s: split %v with %d passing, want %v with %d", c.name, row.Split(), row.Passes, c.split, c.passes)
 		}
 	}
 	// The mean fails where two of three pass: the mean of 10, 400 and 12 is over 50.
 	row := aggregate(Row{Seeds: []uint64{1, 2, 3}}, cases[0].runs)
-	judge(&row, cases[0].runs, []SLO{slo}, 0.001)
+	judge(&row, cases[0].runs, []SLO{slo}, 0.001, 0)
 	if row.Assessment.OK || !strings.Contains(verdictCell(&row), "SPLIT 2/3") {
 		t.Errorf("mean ok %v, cell %q; want the mean failing and SPLIT 2/3", row.Assessment.OK, verdictCell(&row))
+	}
+}
+
+// TestSplitUnderCeiling: the salt-buckets row at 2 buckets under the 85% ceiling: one seed
+// meets the SLO with its busiest node at 98% at peak, two run away. No seed passes, yet the
+// seeds disagree on the SLO: the row is split (its p99 has no interval, which would span
+// ten orders of magnitude) and its cell says the ceiling fails the seed that meets the SLO.
+func TestSplitUnderCeiling(t *testing.T) {
+	slo, err := ParseSLO("s:p99<20ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p99, peak float64) *metrics.Run {
+		return &metrics.Run{Streams: []metrics.Stream{{Name: "s", Offered: 100, Completed: 100,
+			Latency: metrics.Latency{P99: &p99}}}, Nodes: []metrics.Node{{Peak: peak}}}
+	}
+	runs := []*metrics.Run{run(14.8, 0.98), run(106000, 1), run(106400, 1)}
+	row := aggregate(Row{Seeds: []uint64{5, 6, 7}}, runs)
+	judge(&row, runs, []SLO{slo}, 0.001, 0.85)
+	if !row.Split() || row.Passes != 0 || verdictCell(&row) != "SPLIT 1/3: ceiling" {
+		t.Errorf("split %v, %d passing, cell %q; want a split row, none passing, SPLIT 1/3: ceiling", row.Split(), row.Passes, verdictCell(&row))
+	}
+	if meets(&row) {
+		t.Error("a split row meets the SLOs")
 	}
 }

@@ -36,6 +36,11 @@ type Config struct {
 	// replications disagree. Capacity takes its own (CapacityConfig.SLOs).
 	SLOs      []SLO
 	MaxErrors float64
+	// MaxUtilization is the ceiling on the busiest node's load at peak, a fraction of its
+	// cores, judged with the SLOs (metrics.AssessWithin; docs/capacity.md, "Headroom"): a
+	// row or multiple whose busiest node passes it does not meet them. 0, or 1 or more:
+	// none.
+	MaxUtilization float64
 	// RunBudget, when above 0, has a sweep choose each run's length as capacity does
 	// (docs/sweeps.md): long enough for the hottest queue to settle, up to this much
 	// simulated time; a row with a run the budget could not settle says so.
@@ -125,6 +130,10 @@ type Row struct {
 	Judged     bool
 	Assessment metrics.Assessment
 	Passes     int
+	// SLOPasses counts the replications that meet every SLO and the error bound alone,
+	// the ceiling aside: replications that disagree on those make the row's latencies a
+	// mean of runs that describe none of them, whatever the ceiling says.
+	SLOPasses int
 }
 
 // Split reports whether the row's replications disagree: some meet every SLO and some do
@@ -133,7 +142,7 @@ type Row struct {
 func (r *Row) Split() bool {
 	n := len(r.Seeds)
 	if r.Judged {
-		return r.Passes > 0 && r.Passes < n
+		return r.Passes > 0 && r.Passes < n || r.SLOPasses > 0 && r.SLOPasses < n
 	}
 	return r.Saturated > 0 && r.Saturated < n
 }
@@ -355,7 +364,7 @@ func (pl *Plan) rows(samples []*metrics.Run) []Row {
 					row.Seeds = append(row.Seeds, pl.Seeds[pi]+uint64(j.Rep))
 				}
 			}
-			row = RowOf(row, ss, pl.c.SLOs, pl.c.MaxErrors)
+			row = RowOf(row, ss, pl.c.SLOs, pl.c.MaxErrors, pl.c.MaxUtilization)
 			if pl.c.RunBudget > 0 {
 				for _, s := range ss {
 					if !pl.c.lengths().Settled(s) {
@@ -389,10 +398,11 @@ func Run(c Config) ([]Row, error) {
 }
 
 // RowOf is a row made from its replications' figures (ss, in seed order; row carries
-// the point, variant and seeds): their estimates and, with slos, their verdicts.
-func RowOf(row Row, ss []*metrics.Run, slos []SLO, maxErrors float64) Row {
+// the point, variant and seeds): their estimates and, with slos, their verdicts, the
+// busiest node's load at peak judged against ceiling with them (Config.MaxUtilization).
+func RowOf(row Row, ss []*metrics.Run, slos []SLO, maxErrors, ceiling float64) Row {
 	row = aggregate(row, ss)
-	judge(&row, ss, slos, maxErrors)
+	judge(&row, ss, slos, maxErrors, ceiling)
 	return row
 }
 
@@ -461,17 +471,20 @@ func Describe(axes []Axis, p Point) string {
 
 // judge judges a row's SLOs, when there are any: over its replications together (as
 // capacity does) and in each alone, which finds the rows whose replications disagree.
-func judge(row *Row, ss []*metrics.Run, slos []SLO, maxErrors float64) {
+func judge(row *Row, ss []*metrics.Run, slos []SLO, maxErrors, ceiling float64) {
 	if len(slos) == 0 {
 		return
 	}
 	row.Bottleneck, row.Agree = replicas.ModalBottleneck(ss, slos)
 	row.Judged = true
-	row.Assessment = metrics.Assess(slos, maxErrors, ss)
-	row.Passes = 0
+	row.Assessment = metrics.AssessWithin(slos, maxErrors, ceiling, ss)
+	row.Passes, row.SLOPasses = 0, 0
 	for _, s := range ss {
-		if metrics.Assess(slos, maxErrors, []*metrics.Run{s}).OK {
+		if metrics.AssessWithin(slos, maxErrors, ceiling, []*metrics.Run{s}).OK {
 			row.Passes++
+		}
+		if metrics.Assess(slos, maxErrors, []*metrics.Run{s}).OK {
+			row.SLOPasses++
 		}
 	}
 }

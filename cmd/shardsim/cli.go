@@ -23,6 +23,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/diagnose"
+	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/report"
 	"github.com/shardsim/shardsim/runner"
@@ -715,11 +717,35 @@ func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error 
 		most := mostRequests(sc)
 		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)%s\n",
 			f, sc.Name, len(sc.Variants), units.Approx(most), units.Approx(build.MaxRequests), humanBytes(sc.Memory), humanBytes(build.MaxRunMemory), workSentence(sc))
+		sanityWarnings(stderr, f, sc)
 	}
 	if bad > 0 {
 		return usagef("%d of %d scenario(s) have problems", bad, fs.NArg())
 	}
 	return nil
+}
+
+// sanityWarnings writes, for each variant of sc (from file), a "warning:" line per node
+// the utilization law predicts past its cores, and for the stream that offers the most
+// work (diagnose.Sanity): a valid scenario that no run can carry. The file stays valid.
+func sanityWarnings(stderr io.Writer, file string, sc *scenarios.Scenario) {
+	var exs []*scenarios.Explanation
+	for _, v := range sc.Variants {
+		exs = append(exs, v.Explain())
+	}
+	d := describe(sc, exs)
+	for _, v := range d.Variants {
+		if v.Prediction == nil {
+			continue
+		}
+		for _, w := range diagnose.Sanity(v.Prediction, 0) {
+			where := file
+			if len(d.Variants) > 1 {
+				where += ": variant " + strconv.Quote(v.Name)
+			}
+			fmt.Fprintln(stderr, escape.Line("warning: "+where+": "+w))
+		}
+	}
 }
 
 func setupExplain(fs *pflag.FlagSet) func(stdout, stderr io.Writer) error {

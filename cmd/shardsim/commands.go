@@ -53,7 +53,10 @@ var commands = []*command{
 		summary: "check scenario files without running them",
 		about: "Checks each scenario file (or built-in name) without running it, and says how many\n" +
 			"requests and how much memory a run of it would take, and how many subrequests (a scan\n" +
-			"fans out to many) and how long on one core at the engine's measured rate.",
+			"fans out to many) and how long on one core at the engine's measured rate. A warning on\n" +
+			"stderr names each node the utilization law puts past its cores, and the stream that\n" +
+			"offers the most work (a cost a thousand times off, \"0.6s\" for \"0.6ms\", shows here);\n" +
+			"the exit status stays 0.",
 		examples: []string{
 			"shardsim validate my-cluster.toml",
 			"shardsim validate scenarios/*.toml",
@@ -67,7 +70,10 @@ var commands = []*command{
 			"offered load of every shard and node by the utilization law, before any simulation:\n" +
 			"the mean with the run's routing, the peak as the highest at any moment of the run, with\n" +
 			"the routing of that moment's window, and the moment. Each node is listed with its cores\n" +
-			"and shards; a warning names a node that holds two or more shards predicted to make it hot.",
+			"and shards; a warning names a node that holds two or more shards predicted to make it hot,\n" +
+			"and each node predicted past its cores or past the 85% ceiling capacity and sweep hold\n" +
+			"to, with the stream that offers the most work (and a hint when its cost looks a\n" +
+			"thousand times off).",
 		examples: []string{
 			"shardsim explain black-friday",
 			"shardsim explain iot-timeseries --variant '(salt 4' --set keyspace.salt=64 -f json",
@@ -91,9 +97,10 @@ var commands = []*command{
 		name: "capacity", operands: "[SCENARIO]", usage: "[SCENARIO] --slo 'STREAM:p99<50ms' [--slo ...] [flags]",
 		summary: "the largest multiple of the load at which every --slo holds",
 		about: "Finds, per variant, the largest multiple of all the scenario's rates (load_factor) at\n" +
-			"which every SLO holds and errors stay under --max-errors, by bisection to 1%. With\n" +
-			"--replications R it also searches each seed alone (the answer's spread) and the\n" +
-			"multiple every seed meets, then checks the answer at a fresh seed. With\n" +
+			"which every SLO holds, errors stay under --max-errors and the busiest node stays under\n" +
+			"--max-utilization (0.85) at peak, by bisection to 1%. With --replications R the answer\n" +
+			"is the multiple every seed meets (--require all); it also searches each seed alone (the\n" +
+			"answer's spread) and the means, then checks the answer at a fresh seed. With\n" +
 			"--vary cluster.nodes=4,8,12 it answers \"how many nodes for this load\".",
 		examples: []string{
 			"shardsim capacity orders --slo 'create_order:p99<50ms' --slo 'create_order:errors<0.5%'",

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -16,6 +17,7 @@ import (
 	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/cluster"
 	"github.com/shardsim/shardsim/internal/escape"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 	"github.com/shardsim/shardsim/units"
@@ -29,6 +31,7 @@ type exploreFlags struct {
 	maxRuns      int
 	slos         []string
 	maxErrors    string
+	maxUtil      string
 	cluster      clusterFlags
 	// capacity's: --budget, --precision, --max-replications
 	budget, precision string
@@ -45,6 +48,7 @@ func (e *exploreFlags) register(fs *pflag.FlagSet, kind string) {
 	fs.IntVar(&e.maxRuns, "max-runs", sweep.DefaultMaxRuns, "refuse more than this many runs (points x variants x replications)")
 	listVar(fs, &e.slos, "slo", "objective", "quoted for the shell: 'STREAM:p99<50ms' (mean, p50, p90, p95, p99, p999 or max) or 'STREAM:errors<0.1%' (repeatable)")
 	fs.StringVar(&e.maxErrors, "max-errors", "0.1%", "largest acceptable share of failed requests, over every cause (rejected, throttled, timed out, limited, lock), judged with the SLOs")
+	fs.StringVar(&e.maxUtil, "max-utilization", strconv.FormatFloat(metrics.DefaultCeiling, 'g', -1, 64), "the ceiling on the busiest node's load at peak (a share of its cores, 0.85 or 85%), judged with the SLOs: past it there is no answer; 1 turns it off (docs/capacity.md, \"Headroom\")")
 	e.cluster.register(fs)
 }
 
@@ -77,6 +81,9 @@ func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, err
 	if c.MaxErrors, err = sweep.ParseFraction(e.maxErrors); err != nil {
 		return c, usagef("--max-errors %v", err)
 	}
+	if c.MaxUtilization, err = parseMaxUtilization(e.maxUtil); err != nil {
+		return c, err
+	}
 	seen := map[string]bool{}
 	for _, v := range e.vary {
 		a, err := sweep.ParseVary(v)
@@ -90,6 +97,16 @@ func (e *exploreFlags) config(fs *pflag.FlagSet, what string) (sweep.Config, err
 		c.Axes = append(c.Axes, a)
 	}
 	return c, nil
+}
+
+// parseMaxUtilization reads --max-utilization: a share of a node's cores above 0 and at
+// most 1 (0.85 or 85%); 1 is no ceiling.
+func parseMaxUtilization(s string) (float64, error) {
+	x, err := sweep.ParseFraction(s)
+	if err != nil || !(x > 0 && x <= 1) {
+		return 0, usagef("--max-utilization %q: want a share of a node's cores above 0 and at most 1, such as 0.85 or 85%% (1 turns the ceiling off)", s)
+	}
+	return x, nil
 }
 
 // progress returns a progress callback drawing a bar with the count and an estimate of the
@@ -133,7 +150,7 @@ func setupExplore(fs *pflag.FlagSet, kind string) func(stdout, stderr io.Writer)
 		fs.BoolVar(&e.noPlacementCheck, "no-placement-check", false, "with --slo, do not run the sweep again under random placement to see whether placement, not the varied key, decides the verdicts")
 		return func(stdout, stderr io.Writer) error { return runSweep(fs, e, stdout, stderr) }
 	}
-	require := fs.String("require", "mean", "with replications, the answer: mean (each SLO's statistic averaged over the replications is under its bound) or all (every replication meets every SLO)")
+	require := fs.String("require", "all", "with replications, the answer: all (every replication meets every SLO and the ceiling) or mean (each SLO's statistic averaged over the replications is under its bound)")
 	fs.StringVar(&e.budget, "budget", "1h", "the longest simulated run, warmup included, that the search may choose so that the hottest queue settles (10 relaxation times after a warmup); past it a multiple is unsettled")
 	fs.StringVar(&e.precision, "precision", "", "add replications, one at a time, until the answers' 95% interval is within this share of their mean (e.g. 1%) or the seeds agree, up to --max-replications")
 	fs.IntVar(&e.maxReplications, "max-replications", 10, "with --precision, the most replications")

@@ -588,7 +588,7 @@ func explainExcerpt(t *testing.T, out string) string {
 	for _, l := range strings.Split(sec, "\n") {
 		f := strings.Fields(l)
 		switch {
-		case strings.HasPrefix(l, "== "), strings.HasPrefix(strings.TrimSpace(l), "!"):
+		case strings.HasPrefix(l, "== "), strings.HasPrefix(strings.TrimSpace(l), "!"), strings.HasPrefix(strings.TrimSpace(l), "warning: node 11 "):
 			b.WriteString(l + "\n")
 		case len(f) > 0 && f[0] == "shard":
 			inShards = true

@@ -1,11 +1,13 @@
 package trace
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -39,6 +41,10 @@ type Source struct {
 	// Slots makes every part's value carry the Redis Cluster slot of the record's whole
 	// key (keyspace.SlotValue), for the redis_cluster scheme; set before the first arrival.
 	Slots bool
+	// Want is how many records of the source's operation the log held when it was read
+	// before the run (0: not known): a log that ends with fewer was cut short while the
+	// run read it, and Err says so.
+	Want int64
 
 	feed    bool       // some field is fed: keep the key parts of pending arrivals
 	queue   [][]uint64 // ring of pending arrivals' part values
@@ -68,6 +74,19 @@ func NewSource(fsys fs.FS, path string, opt Options, op Op, speed float64, parts
 // Err returns the error that ended the replay early (nil at the end of the log).
 func (s *Source) Err() error { return s.err }
 
+// Path returns the log's path in its file system.
+func (s *Source) Path() string { return s.path }
+
+// Lines returns the lines of the log read so far and how many of them were malformed
+// (skipped), with the first malformed lines quoted; zeros before the log is opened.
+func (s *Source) Lines() (lines, bad int64, quoted []BadLine) {
+	if s.rd == nil {
+		return 0, 0, nil
+	}
+	lines, bad = s.rd.Lines()
+	return lines, bad, s.rd.Malformed()
+}
+
 // Records returns the records replayed so far (arrivals drawn).
 func (s *Source) Records() int64 { return s.records }
 
@@ -85,6 +104,10 @@ func (s *Source) Next(_ *rand.Rand, t int64) int64 {
 		if err != nil {
 			if err == io.EOF {
 				err = nil
+				if s.records < s.Want {
+					err = fmt.Errorf("the log ended after %s of the %s %s records it held when the run began: it was cut short while the run read it",
+						units.Count(s.records), units.Count(s.Want), s.op)
+				}
 			}
 			s.stop(err)
 			return workload.Never

@@ -31,6 +31,7 @@ import (
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/trace"
 	"github.com/shardsim/shardsim/units"
 )
 
@@ -232,11 +233,16 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	// The series files are written as the variants finish, while later ones still run.
 	desc := describe(sc, nil)
 	sw := report.StartSeries(stage, desc, len(sc.Variants), series)
-	runs, err := runVariants(sc, desc, runner.Options{Parallel: c.parallel, Stop: stop, Every: true}, c.variantCores(sc), stage, sw)
+	runs, warns, err := runVariants(sc, desc, runner.Options{Parallel: c.parallel, Stop: stop, Every: true}, c.variantCores(sc), stage, sw)
 	defer closeSinks(runs)
 	defer sw.Abort() // on an early return, the series files stop before their spools go
 	if err != nil {
 		return err
+	}
+	for _, ws := range warns {
+		for _, w := range ws {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 	}
 	c.oneCoreNotes(stderr, runs)
 	// The charts are drawn while the summary, the tables and the other files are made: they
@@ -591,9 +597,10 @@ func unwritable(dir, probe string, err error) string {
 // (sw's, or WriteFilesAs's) are written from the spool once the run is over; closeSinks
 // removes the spools. desc is sc's description (describe), made once by the caller: the
 // runs point into it.
-func runVariants(sc *scenarios.Scenario, desc *metrics.Scenario, o runner.Options, cores []int, dir string, sw *report.SeriesWriter) ([]report.Run, error) {
+func runVariants(sc *scenarios.Scenario, desc *metrics.Scenario, o runner.Options, cores []int, dir string, sw *report.SeriesWriter) ([]report.Run, [][]string, error) {
 	streamedGC(sc)
 	runs := make([]report.Run, len(sc.Variants))
+	warns := make([][]string, len(sc.Variants))
 	for i := range runs {
 		runs[i] = report.Run{Variant: &desc.Variants[i], Result: &sim.Result{}}
 	}
@@ -610,7 +617,16 @@ func runVariants(sc *scenarios.Scenario, desc *metrics.Scenario, o runner.Option
 			}
 			m.Sink = k // a streamed run is not split: build is called once (sim.OneCoreReason)
 		}
-		return loop.SimulateOn(cores[i], runner.Reuse(m, sc.Variants[i].Model)), nil
+		// Every model built is kept until the run ends, to read its replays' logs' fate
+		// (replayWarnings); a split run builds one a worker.
+		built := []*sim.Model{m}
+		res := loop.SimulateOn(cores[i], runner.Reuse(m, func() *sim.Model {
+			m := sc.Variants[i].Model()
+			built = append(built, m)
+			return m
+		}))
+		warns[i] = replayWarnings(sc.Variants[i].Name, built)
+		return res, nil
 	}, func(i int, r *sim.Result) error {
 		runs[i].Result = r
 		if sw != nil {
@@ -618,7 +634,49 @@ func runVariants(sc *scenarios.Scenario, desc *metrics.Scenario, o runner.Option
 		}
 		return nil
 	})
-	return runs, err
+	return runs, warns, err
+}
+
+// replayed is a stream's arrivals replayed from a log (trace.Source).
+type replayed interface {
+	Err() error
+	Path() string
+	Lines() (lines, bad int64, quoted []trace.BadLine)
+}
+
+// replayWarnings says, for each stream of variant that replays a log, whether the run
+// read the log only in part (cut short, or damaged, while it read it) and how many of
+// its lines it skipped as malformed (docs/traces.md), each once: the models of a split
+// run each read the whole log.
+func replayWarnings(variant string, models []*sim.Model) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range models {
+		for j := range m.Streams {
+			src, ok := m.Streams[j].Arrivals.(replayed)
+			if !ok {
+				continue
+			}
+			name := m.Streams[j].Name
+			var w string
+			if err := src.Err(); err != nil {
+				w = fmt.Sprintf("variant %q, stream %q: %s: %s: the run replayed the log only in part",
+					variant, name, escape.Terminal(src.Path()), escape.Terminal(err.Error()))
+			} else if lines, bad, quoted := src.Lines(); bad > 0 {
+				// the same log for each of its streams: said once
+				w = fmt.Sprintf("variant %q: %s: %s of %s lines are malformed and were skipped",
+					variant, escape.Terminal(src.Path()), units.Count(bad), units.Count(lines))
+				if len(quoted) > 0 {
+					w += fmt.Sprintf(" (the first, line %d: %s)", quoted[0].Line, escape.Terminal(quoted[0].Why))
+				}
+			}
+			if w != "" && !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // describe is what the report knows of sc (build.Describe), with exs, the variants'

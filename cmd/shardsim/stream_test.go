@@ -68,7 +68,7 @@ func testStreamed(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	runs, err := runVariants(sc, describe(sc, nil), runner.Options{Parallel: 1, Every: true}, make([]int, len(sc.Variants)), dir, nil)
+	runs, _, err := runVariants(sc, describe(sc, nil), runner.Options{Parallel: 1, Every: true}, make([]int, len(sc.Variants)), dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

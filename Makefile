@@ -14,7 +14,7 @@ FUZZTIME ?=
 PGO        := $(CURDIR)/cmd/shardsim/default.pgo
 BENCHCOUNT ?= 5
 
-.PHONY: all build run test test-long test-browser vet fuzz bench pgo clean docs image validate-real validate-real-short validate-real-deps
+.PHONY: all build run test test-long test-browser test-parquet vet fuzz bench pgo clean docs image validate-real validate-real-short validate-real-deps
 
 all: build
 
@@ -80,6 +80,19 @@ test-browser: build
 	./$(BIN) run black-friday -q --no-charts -o $(BROWSERDIR)/black-friday >/dev/null
 	./$(BIN) run testdata/hostile/scenario.toml -q --no-charts -o $(BROWSERDIR)/hostile >/dev/null
 	SHARDSIM_BROWSER=1 SHARDSIM_BROWSER_DIR=$(CURDIR)/$(BROWSERDIR) $(GO) test -count=1 -tags browser -v -run '^TestReport(InBrowser|MarkdownInBrowser)$$' ./report/browser
+
+# The Parquet series read by another reader: DuckDB, from npm's @duckdb/node-api (its binary
+# ships in the package; the versions are pinned in testdata/parquet-reader's package-lock.json,
+# installed into its node_modules), compared with the CSV of the same run cell for cell.
+PARQUETDIR := $(OUT)/parquet
+PARQUETREADER := testdata/parquet-reader
+test-parquet: build
+	command -v npm >/dev/null || { apt-get update && apt-get install -y nodejs npm; }
+	cd $(PARQUETREADER) && npm ci --no-audit --no-fund >/dev/null
+	rm -rf $(PARQUETDIR)
+	./$(BIN) run quickstart -q --no-charts --no-html --series parquet -o $(PARQUETDIR)/parquet >/dev/null
+	./$(BIN) run quickstart -q --no-charts --no-html --series csv -o $(PARQUETDIR)/csv >/dev/null
+	node $(PARQUETREADER)/check.mjs $(PARQUETDIR)/parquet $(PARQUETDIR)/csv
 
 # shardsim against real databases (docs/validation.md): Debian's postgresql and
 # redis-server (installed with apt-get when missing), started in a temporary directory,

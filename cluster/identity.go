@@ -4,8 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/shardsim/shardsim/metrics"
@@ -15,10 +18,11 @@ import (
 
 // Build identifies the shardsim that computed a work item (docs/cluster.md, "Builds"):
 // its version, the module version or VCS revision it was built from, the Go and platform
-// it runs on, and a fingerprint of what its engine computes. Items of one sweep must come
-// from one build: two builds of the same revision differ when a tree had changes, and one
-// build's figures may differ in the last digit on another architecture; the fingerprint
-// catches both.
+// it runs on, a fingerprint of what its engine computes, and, when no revision or module
+// version names its source, the hash of its executable. Items of one sweep must come from
+// one build: two builds of the same revision differ when a tree had changes (the
+// executable's hash tells them apart), and one build's figures may differ in the last
+// digit on another architecture (the fingerprint does).
 type Build struct {
 	Version  string `json:"version"`            // shardsim's own (main.version)
 	Module   string `json:"module,omitempty"`   // the module version (go install ...@v1.2.3)
@@ -27,6 +31,11 @@ type Build struct {
 	Platform string `json:"platform"` // GOOS/GOARCH
 	// Fingerprint hashes the figures of a fixed tiny scenario run by this engine.
 	Fingerprint string `json:"fingerprint"`
+	// Executable is the SHA-256 (16 hex digits) of the executable's own bytes when nothing
+	// else names its source (no VCS revision, or one with changes, and no module version):
+	// two such builds that differ in one constant are told apart by it, where the
+	// fingerprint's tiny scenario may never reach the constant.
+	Executable string `json:"executable,omitempty"`
 }
 
 func (b Build) String() string {
@@ -36,13 +45,24 @@ func (b Build) String() string {
 	} else if b.Module != "" && b.Module != "(devel)" {
 		s += " module " + b.Module
 	}
-	return fmt.Sprintf("%s, %s, %s, fingerprint %s", s, b.Go, b.Platform, b.Fingerprint)
+	s = fmt.Sprintf("%s, %s, %s, fingerprint %s", s, b.Go, b.Platform, b.Fingerprint)
+	if b.Executable != "" {
+		s += ", executable " + b.Executable
+	}
+	return s
 }
 
 // ThisBuild returns the running shardsim's identity; version is its release string.
 func ThisBuild(version string) Build {
-	b := Build{Version: version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Fingerprint: Fingerprint()}
-	if info, ok := debug.ReadBuildInfo(); ok {
+	info, _ := debug.ReadBuildInfo()
+	return buildOf(version, info, Fingerprint(), executableHash)
+}
+
+// buildOf is the identity of a build with version, build information info (nil: none),
+// engine fingerprint fp, and exe, which hashes its executable when the identity needs it.
+func buildOf(version string, info *debug.BuildInfo, fp string, exe func() string) Build {
+	b := Build{Version: version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Fingerprint: fp}
+	if info != nil {
 		b.Module = info.Main.Version
 		dirty := false
 		for _, s := range info.Settings {
@@ -57,7 +77,46 @@ func ThisBuild(version string) Build {
 			b.Revision += "+dirty"
 		}
 	}
+	if !b.sourceKnown() {
+		b.Executable = exe()
+	}
 	return b
+}
+
+// sourceKnown reports whether the build names the source it was built from: a VCS
+// revision of a clean tree, or (without VCS stamps) a module version, which the module
+// proxy never changes. A tree with changes, or a build with VCS stamps off
+// (-buildvcs=false, as in most container builds) from a local tree ("(devel)"), does not.
+func (b Build) sourceKnown() bool {
+	if b.Revision != "" {
+		return !strings.HasSuffix(b.Revision, "+dirty")
+	}
+	return b.Module != "" && b.Module != "(devel)" && !strings.Contains(b.Module, "+dirty")
+}
+
+// executableHash is the SHA-256 (16 hex digits) of the running executable's bytes,
+// computed once, or "unreadable" when the executable cannot be read: a build that cannot
+// be named is then still not taken for another that can.
+var executableHash = sync.OnceValue(func() string {
+	path, err := os.Executable()
+	if err != nil {
+		return "unreadable"
+	}
+	return fileHash(path)
+})
+
+// fileHash is the SHA-256 (16 hex digits) of the file at path, or "unreadable".
+func fileHash(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "unreadable"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unreadable"
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))[:16]
 }
 
 // fingerprintScenario is small on purpose (a few milliseconds of the engine), yet draws

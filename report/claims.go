@@ -46,7 +46,9 @@ func Claims(sc *metrics.Scenario, runs []Run) []ClaimResult {
 		cr := ClaimResult{Text: c.Text, Measure: c.Measure, Variant: c.VariantName, Base: c.BaseName, Stream: c.Stream, Measured: "-"}
 		unit := claimUnit(sc, c)
 		cr.Says = map[string]string{"about": "about ", "at_most": "at most ", "at_least": "at least "}[c.Agree] + unit(c.Value)
-		if c.Measure == "top_shard_share" || c.Measure == "p99" {
+		exact := c.Agree == "about" && (c.Time && c.WithinTime == 0 || !c.Time && c.Within == 0)
+		if c.Measure == "top_shard_share" || c.Measure == "p99" || exact {
+			// within = "0%" asks for the figure itself, not one about it.
 			cr.Says = strings.Replace(cr.Says, "about ", "", 1)
 		}
 		r, rb := byName[c.VariantName], byName[c.BaseName]

@@ -66,7 +66,7 @@ func seriesFiles(series Series) []seriesFile {
 
 // writeFiles writes WriteFilesAs's files; the series files are sw's when sw is not nil.
 func writeFiles(dir string, sc *metrics.Scenario, runs []Run, sum *Summary, charts []Chart, series Series, sw *SeriesWriter) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // the umask decides, as for mkdir(1)
 		return nil, err
 	}
 	type file struct {

@@ -36,7 +36,7 @@ type StreamSink struct {
 
 // NewStreamSink makes the sink of a run over windows windows, its spool in dir.
 func NewStreamSink(dir string, windows int) (*StreamSink, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // the umask decides, as for mkdir(1)
 		return nil, err
 	}
 	f, err := os.CreateTemp(dir, ".shards.spool-*")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/shardsim/shardsim/metrics"
@@ -226,5 +227,21 @@ func TestBoundLists(t *testing.T) {
 		if !bytes.Contains(b.Bytes(), []byte(want)) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+}
+
+// TestSpoolDirFollowsUmask: the directory the spool makes gets 0777 less the umask, as any
+// directory the user makes does (0775 under umask 002, for a lab's shared group).
+func TestSpoolDirFollowsUmask(t *testing.T) {
+	old := syscall.Umask(0o002)
+	dir := filepath.Join(t.TempDir(), "new")
+	k, err := NewStreamSink(dir, 1)
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.Close()
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o775 {
+		t.Errorf("%s: mode %v (%v); want 0775", dir, st.Mode().Perm(), err)
 	}
 }

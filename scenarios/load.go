@@ -122,6 +122,10 @@ type override struct {
 	// canon holds the key as validation names it (array elements by index) in each
 	// table it was set in.
 	canon []string
+	// made is the table the flag makes up when the file has none there ("cache" for
+	// --set cache.ttl=30s on a file without [cache]), or "": that table's other
+	// required keys are the flag's problem, not the file's.
+	made string
 }
 
 // Load reads a scenario from a file path or, when no such file exists, a built-in name.
@@ -136,6 +140,14 @@ func Load(ref string, opts Options) (*Scenario, error) {
 	}
 	src, err := builtinFS.ReadFile(ref + ".toml")
 	if err != nil || strings.ContainsAny(ref, "/\\") {
+		if st, serr := os.Stat(ref); serr == nil {
+			what := "is a directory"
+			if !st.IsDir() {
+				what = "is not a regular file"
+			}
+			return nil, fmt.Errorf("%s: %s, not a scenario file: give a scenario's .toml file or a built-in name (built-ins: %s)",
+				ref, what, strings.Join(BuiltinNames(), ", "))
+		}
 		msg := fmt.Sprintf("%s: no such file, and no built-in scenario of that name", ref)
 		if near := nearestName(ref, BuiltinNames()); near != "" {
 			msg += fmt.Sprintf("; did you mean %q?", near)
@@ -255,6 +267,21 @@ func parentFlagError(sets []*override, key, msg string) *tomlx.Error {
 	return nil
 }
 
+// madeTableError names the flag behind a problem of a table the flag made up: --set
+// cache.ttl=30s on a file without [cache] makes a [cache] that lacks cache.capacity,
+// which the file never claimed to have.
+func madeTableError(sets []*override, key, msg string) *tomlx.Error {
+	for i := len(sets) - 1; i >= 0; i-- {
+		o := sets[i]
+		if t := o.made; t != "" && (strings.HasPrefix(key, t+".") || strings.HasPrefix(key, t+"[")) {
+			return &tomlx.Error{File: o.Flag, Key: key, Msg: fmt.Sprintf(
+				"%s; the scenario has no [%s]: the flag makes one, which needs %s as well (add --set %s=...)",
+				msg, t, key, key)}
+		}
+	}
+	return nil
+}
+
 // LoadBytes loads a scenario from its text; file names it in messages, and the logs its
 // streams replay are found beside it (trace.path is relative to file's directory).
 func LoadBytes(file string, src []byte, opts Options) (*Scenario, error) {
@@ -359,7 +386,29 @@ func (l *loader) apply(m map[string]any, o *override, where string) {
 	if c, ok := tomlx.Canonical(m, o.Key); ok && !slices.Contains(o.canon, c) {
 		o.canon = append(o.canon, c)
 	}
+	missing := -1 // the dots before the first table of the key the file lacks
+	if where == "" {
+		for i, n := 0, 0; i < len(o.Key); i++ {
+			if o.Key[i] != '.' {
+				continue
+			}
+			if _, ok := tomlx.Get(m, o.Key[:i]); !ok {
+				missing = n
+				break
+			}
+			n++
+		}
+	}
 	err := tomlx.Set(m, o.Key, o.Value)
+	if err == nil && missing >= 0 {
+		c, ok := tomlx.Canonical(m, o.Key)
+		if !ok {
+			c = o.Key
+		}
+		if segs := strings.Split(c, "."); missing < len(segs)-1 {
+			o.made = strings.Join(segs[:missing+1], ".")
+		}
+	}
 	if err == nil || l.failed[o.Flag] {
 		return
 	}
@@ -505,7 +554,7 @@ func (l *loader) reportBase(probs []spec.FieldError) map[spec.FieldError]bool {
 		if l.restates(p.Key) {
 			continue
 		}
-		if e := flagError(l.global, p.Key, p.Msg); e != nil {
+		if e := cmp.Or(flagError(l.global, p.Key, p.Msg), madeTableError(l.global, p.Key, p.Msg)); e != nil {
 			l.add(e)
 			continue
 		}

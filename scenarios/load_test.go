@@ -486,6 +486,10 @@ func TestOptionsSetsErrors(t *testing.T) {
 		// A table the flag made up is its problem too, not the file's: the decoder reports
 		// the table, not the key under it.
 		{"unknown table", []string{"nosection.x=1"}, []string{"--set nosection.x=1: nosection: unknown key"}},
+		{"unknown table, a slip", []string{"cahce.ttl=30s"}, []string{`--set cahce.ttl=30s: cahce: unknown key; did you mean "cache"?`}},
+		// A table the file lacks, made by the flag, needs its other keys too: the flag's
+		// problem, with the way out.
+		{"made table lacks a required key", []string{"cache.ttl=30s"}, []string{"--set cache.ttl=30s: cache.capacity: required", "has no [cache]", "--set cache.capacity="}},
 		{"unknown table in a known one", []string{"cluster.nosub.x=1"}, []string{"--set cluster.nosub.x=1: cluster.nosub: unknown key"}},
 	}
 	for _, tc := range tests {
@@ -934,6 +938,11 @@ func TestLoadFile(t *testing.T) {
 	_, err = scenarios.Load(p, scenarios.Options{})
 	if err == nil || !strings.HasPrefix(err.Error(), p+":") || !strings.Contains(err.Error(), "cluster.extra") {
 		t.Errorf("Load(%q): error %v; want it to name the file and the key", p, err)
+	}
+	// A directory is named as one, not as a file that is missing.
+	_, err = scenarios.Load("sub", scenarios.Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "sub: is a directory") || strings.Contains(err.Error(), "no such file") {
+		t.Errorf("Load(sub), a directory: error %v; want it to say it is a directory", err)
 	}
 	if err := os.WriteFile(p, []byte(shopBase), 0o644); err != nil {
 		t.Fatal(err)

@@ -675,6 +675,15 @@ func actionText(s *Resolved, nodes []sim.Node, a sim.Action) string {
 	case sim.Migrate:
 		t := s.Migration.Tenant
 		if t == nil {
+			if m := s.Migration; m.ReadBoth {
+				// No dual writes (docs/migrations.md): writes go to the new layout alone,
+				// reads visit both, and the backfill runs only when it has a rate.
+				text := "migration started: writes go to " + m.To + ", reads visit both layouts"
+				if m.Rate > 0 {
+					return text + ", backfill of the old rows"
+				}
+				return text + ", no backfill"
+			}
 			return "migration started: dual writes and backfill to " + s.Migration.To
 		}
 		shards := "a shard"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -233,6 +234,9 @@ func (c *command) execute(args []string, stdout, stderr io.Writer) error {
 	fs, exec, help := c.flagSet()
 	if err := fs.Parse(args); err != nil {
 		msg := err.Error()
+		if m := invalidValue(err); m != "" {
+			msg = m
+		}
 		if name, ok := strings.CutPrefix(msg, "unknown flag: --"); ok {
 			if near := nearFlag(fs, name); near != "" {
 				msg += fmt.Sprintf(" (did you mean --%s?)", near)
@@ -245,6 +249,32 @@ func (c *command) execute(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return exec(stdout, stderr)
+}
+
+// invalidValue says what is wrong with a flag's value that its type's parser refused,
+// naming the flag and the kind of value it takes, without the parser's own words
+// (strconv.ParseInt: parsing "abc": invalid syntax); "" for another error.
+func invalidValue(err error) string {
+	var ive *pflag.InvalidValueError
+	var ne *strconv.NumError
+	if !errors.As(err, &ive) || !errors.As(err, &ne) {
+		return ""
+	}
+	f := ive.GetFlag()
+	want := map[string]string{
+		"int": "an integer", "int64": "an integer", "int32": "an integer",
+		"uint": "a whole number", "uint64": "a whole number",
+		"float64": "a number", "float32": "a number",
+		"bool": "true or false", "duration": "a duration such as 30s or 2m",
+	}[f.Value.Type()]
+	if want == "" {
+		want = "a " + f.Value.Type()
+	}
+	problem := "want " + want
+	if errors.Is(ne.Err, strconv.ErrRange) {
+		problem = "out of range for " + want
+	}
+	return fmt.Sprintf("--%s %q: %s", f.Name, ive.GetValue(), problem)
 }
 
 // hint is the end of a message about a command line the command cannot take.

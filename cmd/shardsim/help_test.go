@@ -118,6 +118,9 @@ func TestUsageHints(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (the commands are run, list, validate, explain, sweep, capacity, merge, analyze, fit, version); see 'shardsim --help'`},
 		{[]string{"run", "--durration", "3s"}, "unknown flag: --durration (did you mean --duration?); see 'shardsim run --help'"},
 		{[]string{"capacity", "--sl=x"}, "unknown flag: --sl (did you mean --slo?); see 'shardsim capacity --help'"},
+		// A value the flag's type refuses: the flag and what it takes, not the parser's words.
+		{[]string{"run", "--seed", "abc"}, `--seed "abc": want an integer; see 'shardsim run --help'`},
+		{[]string{"run", "--seed", "99999999999999999999"}, `--seed "99999999999999999999": out of range for an integer; see 'shardsim run --help'`},
 	} {
 		code, _, stderr := call(t, tc.args...)
 		if code != 2 || !strings.HasSuffix(stderr, tc.want+"\n") {

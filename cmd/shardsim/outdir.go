@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -60,7 +62,7 @@ func claimOut(dir, name string, force bool) (*outDir, error) {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		o.created = true
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := os.MkdirAll(abs, 0o777); err != nil { // the umask decides, as for mkdir(1)
 		return nil, err
 	}
 	if o.lock, err = lockDir(abs, dir); err != nil {
@@ -83,11 +85,32 @@ func claimOut(dir, name string, force bool) (*outDir, error) {
 			os.RemoveAll(p)
 		}
 	}
-	if o.stage, err = os.MkdirTemp(parent, "."+base+stagePart); err != nil {
+	if o.stage, err = mkdirTemp(parent, "."+base+stagePart); err != nil {
 		o.close()
 		return nil, fmt.Errorf("-o %s: %w", dir, err)
 	}
 	return o, nil
+}
+
+// mkdirTemp makes a new directory in dir named prefix and a random suffix, as os.MkdirTemp
+// does but with the mode the umask leaves of 0777 rather than 0700: the staging directory
+// becomes the output directory, which a user serving report.html or sharing a lab machine
+// expects to have the mode of any directory they make.
+func mkdirTemp(dir, prefix string) (string, error) {
+	for try := 0; ; try++ {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		name := filepath.Join(dir, prefix+hex.EncodeToString(b[:]))
+		err := os.Mkdir(name, 0o777)
+		if err == nil {
+			return name, nil
+		}
+		if !errors.Is(err, os.ErrExist) || try == 100 {
+			return "", err
+		}
+	}
 }
 
 // globEscape escapes the characters filepath.Match reads as a pattern.

@@ -315,3 +315,33 @@ func TestInterruptedReplaceKeepsASet(t *testing.T) {
 		t.Errorf("staging directories left behind: %v", left)
 	}
 }
+
+// TestOutDirFollowsUmask: an output directory, and the directories made on the way to it,
+// get the mode any directory the user makes gets (0777 less the umask), not the 0700 of a
+// private temporary directory: a teacher serves report.html from it, a lab shares it.
+func TestOutDirFollowsUmask(t *testing.T) {
+	for _, tc := range []struct {
+		umask int
+		want  os.FileMode
+	}{{0o022, 0o755}, {0o002, 0o775}, {0o077, 0o700}} {
+		old := syscall.Umask(tc.umask)
+		parent := filepath.Join(t.TempDir(), "new")
+		dir := filepath.Join(parent, "out")
+		o, err := claimOut(dir, "test", false)
+		if err == nil {
+			if err = os.WriteFile(filepath.Join(o.path(), "a.txt"), []byte("x\n"), 0o644); err == nil {
+				err = o.commit([]string{"a.txt"})
+			}
+			o.close()
+		}
+		syscall.Umask(old)
+		if err != nil {
+			t.Fatalf("umask %04o: %v", tc.umask, err)
+		}
+		for _, d := range []string{parent, dir} {
+			if st, err := os.Stat(d); err != nil || st.Mode().Perm() != tc.want {
+				t.Errorf("umask %04o: %s has mode %v (%v); want %v", tc.umask, d, st.Mode().Perm(), err, tc.want)
+			}
+		}
+	}
+}

@@ -2,7 +2,9 @@
 // three-node Redis Cluster from the machine's packages in a temporary directory, drives
 // them with real clients (jackc/pgx, redis/go-redis), runs the matching shardsim
 // scenarios and writes docs/validation.md with the measured and predicted figures side
-// by side. Every server it starts is stopped by its pid before it exits. See
+// by side. Every server it starts is stopped by its pid, and its temporary directory
+// removed, before it exits, on SIGINT, SIGTERM or SIGHUP too; the report's path is checked
+// before anything starts. See
 // docs/validation.md for what each experiment does and why.
 //
 // Exit status: 0 when every experiment ran (whether or not the figures agree: the file
@@ -11,6 +13,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -18,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -55,6 +59,9 @@ func main() {
 	if c.pgPort < 1 || c.pgPort > 65535 {
 		fail(fmt.Errorf("-pg-port: %d is not a port number", c.pgPort))
 	}
+	if err := checkOut(c.out); err != nil { // before the run, not after its minutes
+		fail(err)
+	}
 	if _, err := os.Stat(c.shardsim); err != nil {
 		fail(fmt.Errorf("-shardsim: %v (build it with make build)", err))
 	}
@@ -63,15 +70,7 @@ func main() {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		s := <-sigs
-		cancel()
-		fmt.Fprintf(os.Stderr, "validate-real: %v: stopping the servers\n", s)
-		stopAll()
-		os.Exit(2)
-	}()
+	onSignal(cancel)
 	start := time.Now()
 	rep, err := run(ctx, c)
 	stopped := stopAll()
@@ -86,6 +85,81 @@ func main() {
 	}
 	fmt.Printf("validate-real: wrote %s in %.0f s (%d of %d checks within their targets); stopped %s\n",
 		c.out, rep.Wall.Seconds(), rep.passed(), rep.checks(), strings.Join(stopped, ", "))
+}
+
+// onSignal stops the servers, removes the temporary directory (PostgreSQL's data, tens of
+// MB) and exits with status 2 on SIGINT, SIGTERM or SIGHUP.
+func onSignal(cancel context.CancelFunc) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		s := <-sigs
+		cancel()
+		fmt.Fprintf(os.Stderr, "validate-real: %v: stopping the servers\n", s)
+		stopped := stopAll()
+		removeTemp()
+		if len(stopped) > 0 {
+			fmt.Fprintf(os.Stderr, "validate-real: stopped %s; nothing it started is left running\n", strings.Join(stopped, ", "))
+		}
+		os.Exit(2)
+	}()
+}
+
+// tempDir is the temporary directory run made, removed by removeTemp ("" when none).
+var tempDir struct {
+	sync.Mutex
+	path    string
+	removed bool
+}
+
+// makeTemp makes the temporary directory, for removeTemp to remove however the command ends.
+func makeTemp() (string, error) {
+	tempDir.Lock()
+	defer tempDir.Unlock()
+	if tempDir.removed {
+		return "", errors.New("stopping")
+	}
+	p, err := os.MkdirTemp("", "shardsim-validate-")
+	tempDir.path = p
+	return p, err
+}
+
+// removeTemp removes the temporary directory, once the servers that use it are stopped.
+func removeTemp() {
+	tempDir.Lock()
+	defer tempDir.Unlock()
+	if tempDir.path != "" {
+		os.RemoveAll(tempDir.path)
+	}
+	tempDir.path, tempDir.removed = "", true
+}
+
+// checkOut checks, before anything starts, that the report can be written at path: its
+// directory exists and takes a new file (the report is written beside it, then renamed),
+// and path is a regular file or absent, not a directory, a device or a FIFO.
+func checkOut(path string) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		what := "not a regular file"
+		if st.IsDir() {
+			what = "a directory"
+		}
+		return fmt.Errorf("-o %s: is %s; give the path of the report file to write", path, what)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("-o %s: its directory %s: %v", path, dir, errors.Unwrap(err))
+	case !st.IsDir():
+		return fmt.Errorf("-o %s: %s is not a directory", path, dir)
+	}
+	f, err := os.CreateTemp(dir, ".validate-real-probe-*")
+	if err != nil {
+		return fmt.Errorf("-o %s: cannot write in %s: %v", path, dir, errors.Unwrap(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 func fail(err error, stopped ...string) {
@@ -108,13 +182,13 @@ func run(ctx context.Context, c config) (*report, error) {
 			return nil, fmt.Errorf("Redis: %w", err)
 		}
 	}
-	tmp, err := os.MkdirTemp("", "shardsim-validate-")
+	tmp, err := makeTemp()
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		stopAll() // the files go once nothing uses them
-		os.RemoveAll(tmp)
+		removeTemp()
 	}()
 	if err := os.Chmod(tmp, 0o755); err != nil { // PostgreSQL's account must reach its directory
 		return nil, err

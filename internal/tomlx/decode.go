@@ -512,11 +512,14 @@ func isSubsequence(a, b string) bool {
 	return i == len(a)
 }
 
-// EditDistance is the Levenshtein distance of two short strings (MaxInt past 64 bytes).
+// EditDistance is the edit distance of two short strings (MaxInt past 64 bytes): the
+// fewest insertions, deletions, substitutions and swaps of two neighbouring letters
+// ("cahce" for "cache" is one slip, not two) that turn a into b.
 func EditDistance(a, b string) int {
 	if len(a) > 64 || len(b) > 64 { // not worth it; never "close"
 		return math.MaxInt
 	}
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -530,8 +533,11 @@ func EditDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }

@@ -181,6 +181,8 @@ func TestDecodeUnknownKey(t *testing.T) {
 			`s.toml:3: cluster.core: unknown key; did you mean "cores"?`},
 		{"suggest ignoring case", "Name = \"x\"\n",
 			`s.toml:1: Name: unknown key; did you mean "name"?`},
+		{"swapped neighbours are one slip", "[cluster]\nndoes = 3\n",
+			`s.toml:2: cluster.ndoes: unknown key; did you mean "nodes"?`},
 		{"nothing close", "[cluster]\nbanana = 1\n",
 			`s.toml:2: cluster.banana: unknown key`},
 		{"in array of tables", "[[streams]]\nname = \"a\"\n[[streams]]\nname = \"b\"\nrat = 5\n",

@@ -198,17 +198,33 @@ func pow2At(n int) float64 {
 // holds at once (those in service, and the backlog of a run that may saturate); nil counts
 // a full backlog for each.
 func RunMemory(variants []*spec.Resolved, parallel, cores int, held []float64) (bytes float64, problem string) {
+	e := runMemoryOf(variants, parallel, cores, held)
+	if e.bytes <= MaxRunMemory || len(variants) == 0 {
+		return e.bytes, e.addressProblem(cores)
+	}
+	return e.bytes, e.problem(variants, cores)
+}
+
+// runMemory is RunMemory's estimate and its parts: the live bytes of the reports and
+// results, what split runs add to them, the fixed tables of the runs at once, the
+// requests they may hold, and the variant whose series are largest.
+type runMemory struct {
+	bytes, live, split, run, waiting float64
+	most                             int
+}
+
+func runMemoryOf(variants []*spec.Resolved, parallel, cores int, held []float64) runMemory {
 	// The peak is that of the reports, every variant's series and the text made from them
 	// (MemoryBytes), or that of the last runs, every variant's Result and the workers'
 	// copies of those running (WorkerBytes), whichever is more.
-	live, results := 0.0, 0.0
-	most := 0
+	var e runMemory
+	results := 0.0
 	var holds, fixed, workers []float64
 	for i, v := range variants {
-		live += MemoryBytes(v)
+		e.live += MemoryBytes(v)
 		results += resultBytes(v)
-		if MemoryBytes(v) > MemoryBytes(variants[most]) {
-			most = i
+		if MemoryBytes(v) > MemoryBytes(variants[e.most]) {
+			e.most = i
 		}
 		h := float64(sim.DefaultMaxQueued)
 		if held != nil {
@@ -221,57 +237,64 @@ func RunMemory(variants []*spec.Resolved, parallel, cores int, held []float64) (
 	slices.Sort(holds)
 	slices.Sort(fixed)
 	slices.Sort(workers)
-	run, split := 0.0, 0.0
-	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
-		split += workers[len(workers)-1-k]
+	at := min(max(parallel, 1), len(holds)) // the variants that run at once
+	for k := 0; k < at; k++ {
+		e.split += workers[len(workers)-1-k]
 	}
-	if results+split > live {
-		split = results + split - live // what the split runs add to the peak
-		live += split
+	if results+e.split > e.live {
+		e.split = results + e.split - e.live // what the split runs add to the peak
+		e.live += e.split
 	} else {
-		split = 0
+		e.split = 0
 	}
-	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
-		live += holds[len(holds)-1-k] * bytesPerSubrequest
-		run += fixed[len(fixed)-1-k]
+	for k := 0; k < at; k++ {
+		e.waiting += holds[len(holds)-1-k] * bytesPerSubrequest
+		e.run += fixed[len(fixed)-1-k]
 	}
-	bytes = bytesBase + heapGrowth*live + run
-	if bytes <= MaxRunMemory || len(variants) == 0 {
-		// A split run's copies are allocated whole but each worker touches its own nodes'
-		// part, so the resident peak (bytes) sees little of them; the address space the heap
-		// takes sees all of them, and up to twice the live bytes (GOGC's 100%) before a
-		// collection: under an address-space cap (ulimit -v) 64 workers whose estimate was
-		// 4.1 GB, 516 MB resident, died out of memory at 4 GB (docs/performance.md).
-		if split > 0 && bytesBase+addressGrowth*live+run > MaxRunMemory {
-			return bytes, fmt.Sprintf("--engine-cores %d: the run's workers would take about %.1f GB of address space, %.1f GB of it for their copies of the run's time series (each worker allocates a whole copy while it runs); at most %s is allowed: use fewer engine cores, or run fewer variants at once (-j)",
-				cores, (bytesBase+addressGrowth*live+run)/(1<<30), addressGrowth*split/(1<<30), maxRunMemoryText)
-		}
-		return bytes, ""
+	e.live += e.waiting
+	e.bytes = bytesBase + heapGrowth*e.live + e.run
+	return e
+}
+
+// addressProblem is the problem of a run whose resident estimate fits but whose split
+// runs' address space does not. A split run's copies are allocated whole but each worker
+// touches its own nodes' part, so the resident peak (bytes) sees little of them; the
+// address space the heap takes sees all of them, and up to twice the live bytes (GOGC's
+// 100%) before a collection: under an address-space cap (ulimit -v) 64 workers whose
+// estimate was 4.1 GB, 516 MB resident, died out of memory at 4 GB
+// (docs/performance.md).
+func (e runMemory) addressProblem(cores int) string {
+	if space := bytesBase + addressGrowth*e.live + e.run; e.split > 0 && space > MaxRunMemory {
+		return fmt.Sprintf("--engine-cores %d: the run's workers would take about %.1f GB of address space, %.1f GB of it for their copies of the run's time series (each worker allocates a whole copy while it runs); at most %s is allowed: use fewer engine cores, or run fewer variants at once (-j)",
+			cores, space/(1<<30), addressGrowth*e.split/(1<<30), maxRunMemoryText)
 	}
-	if bytes-heapGrowth*split <= MaxRunMemory {
-		return bytes, fmt.Sprintf("--engine-cores %d: the run needs about %.1f GB, of which its runs split among up to %d workers add %.1f GB (each worker keeps a copy of the run's time series while it runs); at most %s is allowed: use fewer engine cores, or run fewer variants at once (-j)",
-			cores, bytes/(1<<30), cores, heapGrowth*split/(1<<30), maxRunMemoryText)
+	return ""
+}
+
+// problem says what to lower for a run past MaxRunMemory: the part of the estimate that
+// takes most.
+func (e runMemory) problem(variants []*spec.Resolved, cores int) string {
+	bytes := e.bytes
+	if bytes-heapGrowth*e.split <= MaxRunMemory {
+		return fmt.Sprintf("--engine-cores %d: the run needs about %.1f GB, of which its runs split among up to %d workers add %.1f GB (each worker keeps a copy of the run's time series while it runs); at most %s is allowed: use fewer engine cores, or run fewer variants at once (-j)",
+			cores, bytes/(1<<30), cores, heapGrowth*e.split/(1<<30), maxRunMemoryText)
 	}
-	if run > heapGrowth*live {
+	if e.run > heapGrowth*e.live {
 		// The cache's table, the per-key statistics and the rings, allocated at their full size.
-		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity), the per-key latency statistics (detect.max_keys, detect.sample_every) and the consistent-hash rings (shards x vnodes) of the variants that run at once; at most %s is allowed: lower cache.capacity, detect.max_keys or vnodes, or run fewer variants at once (-j)",
-			bytes/(1<<30), run/(1<<30), maxRunMemoryText)
+		return fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the cache's entries (cache.capacity), the per-key latency statistics (detect.max_keys, detect.sample_every) and the consistent-hash rings (shards x vnodes) of the variants that run at once; at most %s is allowed: lower cache.capacity, detect.max_keys or vnodes, or run fewer variants at once (-j)",
+			bytes/(1<<30), e.run/(1<<30), maxRunMemoryText)
 	}
-	waiting := 0.0
-	for k := 0; k < min(max(parallel, 1), len(holds)); k++ {
-		waiting += holds[len(holds)-1-k] * bytesPerSubrequest
+	if e.waiting > e.live-e.waiting {
+		return fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the requests it may hold at once: a queue or a row lock's waiters may grow to %d before the run stops as saturated; at most %s is allowed: lower the rates, or run fewer variants at once (-j)",
+			bytes/(1<<30), heapGrowth*e.waiting/(1<<30), sim.DefaultMaxQueued, maxRunMemoryText)
 	}
-	if waiting > live-waiting {
-		return bytes, fmt.Sprintf("the run needs about %.1f GB, %.1f GB of it for the requests it may hold at once: a queue or a row lock's waiters may grow to %d before the run stops as saturated; at most %s is allowed: lower the rates, or run fewer variants at once (-j)",
-			bytes/(1<<30), heapGrowth*waiting/(1<<30), sim.DefaultMaxQueued, maxRunMemoryText)
-	}
-	v := variants[most]
+	v := variants[e.most]
 	windows := v.Duration/v.Window + min(v.Duration%v.Window, 1)
 	shards, fewer := fmt.Sprintf("%d shards", engineShards(v)), "fewer shards"
 	if n := v.IndexShards(); n > 0 {
 		shards, fewer = fmt.Sprintf("%d shards, %d of them its indexes'", engineShards(v), n), "fewer shards or indexes"
 	}
-	return bytes, fmt.Sprintf("the run needs about %.1f GB: %d variant(s), the largest with %d windows x (%s + %d nodes) of time series and the CSV files written from them; at most %s is allowed: use a wider window, fewer variants (--variant) or %s",
+	return fmt.Sprintf("the run needs about %.1f GB: %d variant(s), the largest with %d windows x (%s + %d nodes) of time series and the CSV files written from them; at most %s is allowed: use a wider window, fewer variants (--variant) or %s",
 		bytes/(1<<30), len(variants), windows, shards, len(v.Nodes), maxRunMemoryText, fewer)
 }
 

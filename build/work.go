@@ -130,35 +130,7 @@ func EstimateWork(s *spec.Resolved) *Work {
 		w.Requests += sw.Requests
 		w.Subrequests += sw.Subrequests
 		w.Partitions += sw.Partitions
-		apply := st.Cost
-		if st.Op == sim.Write && s.ApplyCost > 0 {
-			apply = s.ApplyCost
-		}
-		if st.Op == sim.Write {
-			// Each index's entry: a subrequest of the write's cost on the index's shard,
-			// counted as spread evenly over the index's shards (an async index's backlog
-			// at a node past its cores was estimated as no backlog at all).
-			for j := range s.Indexes {
-				place := IndexPlacement(s, j)
-				for _, n := range place {
-					f := peak * st.Cost.Seconds() / float64(len(place))
-					nodeWork[n] += f
-					total += f
-				}
-			}
-		}
-		for sh, x := range shares { // x: CPU seconds per request on shard sh's leader
-			leader := shardNode[sh]
-			nodeWork[leader] += peak * x
-			total += peak * x
-			if st.Op == sim.Write {
-				for k := 1; k <= s.Replicas; k++ {
-					f := peak * x * apply.Seconds() / st.Cost.Seconds()
-					nodeWork[(leader+k)%len(s.Nodes)] += f
-					total += f
-				}
-			}
-		}
+		total += addNodeWork(s, st, peak, shares, shardNode, nodeWork)
 	}
 	cores := 0.0
 	for n, nd := range s.Nodes {
@@ -173,6 +145,43 @@ func EstimateWork(s *spec.Resolved) *Work {
 	w.Seconds = (w.Subrequests*nsPerSubrequest(s.Shards)*concurrencyFactor(w.InService) + max(w.Partitions-w.Subrequests, 0)*nsPerPartition +
 		windows*float64(max(s.Shards, s.MaxShards)+len(s.Nodes))*nsPerCell) / 1e9
 	return w
+}
+
+// addNodeWork adds to nodeWork (CPU seconds per second on each node) what stream st does
+// at its peak rate: each shard's share on its leader, a write's copies on the followers
+// that apply it and each index's entry on the index's nodes; it returns the sum added.
+func addNodeWork(s *spec.Resolved, st *sim.Stream, peak float64, shares []float64, shardNode []int, nodeWork []float64) float64 {
+	total := 0.0
+	apply := st.Cost
+	if st.Op == sim.Write && s.ApplyCost > 0 {
+		apply = s.ApplyCost
+	}
+	if st.Op == sim.Write {
+		// Each index's entry: a subrequest of the write's cost on the index's shard,
+		// counted as spread evenly over the index's shards (an async index's backlog
+		// at a node past its cores was estimated as no backlog at all).
+		for j := range s.Indexes {
+			place := IndexPlacement(s, j)
+			for _, n := range place {
+				f := peak * st.Cost.Seconds() / float64(len(place))
+				nodeWork[n] += f
+				total += f
+			}
+		}
+	}
+	for sh, x := range shares { // x: CPU seconds per request on shard sh's leader
+		leader := shardNode[sh]
+		nodeWork[leader] += peak * x
+		total += peak * x
+		if st.Op == sim.Write {
+			for k := 1; k <= s.Replicas; k++ {
+				f := peak * x * apply.Seconds() / st.Cost.Seconds()
+				nodeWork[(leader+k)%len(s.Nodes)] += f
+				total += f
+			}
+		}
+	}
+	return total
 }
 
 // The engine's measured rates (2-core Xeon, Go 1.26, one core, whole runs of `shardsim run`

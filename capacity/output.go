@@ -143,6 +143,21 @@ func (cr *Report) JSON() *ReportJSON {
 	if u := c.MaxUtilization; u > 0 && u < 1 {
 		out.MaxUtilization = u
 	}
+	out.Answer = cr.answersJSON()
+	for _, s := range c.SLOs {
+		out.SLOs = append(out.SLOs, s.Text)
+	}
+	for i := range cr.Rows {
+		out.Rows = append(out.Rows, cr.rowJSON(&cr.Rows[i]))
+	}
+	return out
+}
+
+// answersJSON is capacity.json's answer: one decision a group of rows, as the closing line
+// says it.
+func (cr *Report) answersJSON() []jsonAnswer {
+	c := &cr.Config
+	out := []jsonAnswer{}
 	for _, d := range cr.decisions() {
 		a := jsonAnswer{Group: d.label, Variant: d.rows[0].Variant, Binds: d.binding, Reason: d.reason, Line: d.line}
 		if d.chose != nil {
@@ -152,58 +167,64 @@ func (cr *Report) JSON() *ReportJSON {
 				a.Values[ax.Key] = d.chose.Point.Values[i]
 			}
 		}
-		out.Answer = append(out.Answer, a)
+		out = append(out, a)
 	}
-	for _, s := range c.SLOs {
-		out.SLOs = append(out.SLOs, s.Text)
+	return out
+}
+
+// rowJSON is one row of capacity.json.
+func (cr *Report) rowJSON(r *Answer) capacityRow {
+	c := &cr.Config
+	row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
+		Multiple: r.Multiple, Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
+		Evaluations: r.Evaluations, MeanAnswer: r.MeanAnswer, AllAnswer: r.AllAnswer,
+		Spread: r.Spread.JSON(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
+		CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad,
+		Unsettled: r.Unsettled, SimSeconds: units.Round(r.SimSeconds, 3)}
+	if !math.IsInf(r.OfferedAt, 1) && r.OfferedAt > 0 {
+		o := units.Round(r.OfferedAt, 6)
+		row.OfferedAt = &o
 	}
-	for _, r := range cr.Rows {
-		row := capacityRow{Point: r.Point.Index, Values: map[string]string{}, Variant: r.Variant,
-			Multiple: r.Multiple, Binding: r.Binding, Reason: r.Reason, AtMultiple: map[string]string{},
-			Evaluations: r.Evaluations, MeanAnswer: r.MeanAnswer, AllAnswer: r.AllAnswer,
-			Spread: r.Spread.JSON(4), At: cr.probeJSON(r.At), Above: cr.probeJSON(r.Above), Check: cr.probeJSON(r.Check),
-			CheckAbove: cr.probeJSON(r.CheckAbove), Probes: []jsonProbe{}, Runs: r.Runs, BelowNoLoad: r.NoLoad,
-			Unsettled: r.Unsettled, SimSeconds: units.Round(r.SimSeconds, 3)}
-		if !math.IsInf(r.OfferedAt, 1) && r.OfferedAt > 0 {
-			o := units.Round(r.OfferedAt, 6)
-			row.OfferedAt = &o
-		}
-		for _, m := range r.PerReplication {
-			row.PerReplication = append(row.PerReplication, m)
-		}
-		if r.At != nil {
-			e := units.Round(r.At.ErrorRate.Mean, 6)
-			row.ErrorRate = &e
-			for i, s := range c.SLOs {
-				if st := r.At.Stats[i]; st.Defined() {
-					row.AtMultiple[s.Text] = statValue(s.Stat, st.Mean)
-				}
+	for _, m := range r.PerReplication {
+		row.PerReplication = append(row.PerReplication, m)
+	}
+	if r.At != nil {
+		e := units.Round(r.At.ErrorRate.Mean, 6)
+		row.ErrorRate = &e
+		for i, s := range c.SLOs {
+			if st := r.At.Stats[i]; st.Defined() {
+				row.AtMultiple[s.Text] = statValue(s.Stat, st.Mean)
 			}
 		}
-		for i, a := range c.Axes {
-			row.Values[a.Key] = r.Point.Values[i]
-		}
-		if !math.IsNaN(r.Failed) {
-			f := r.Failed
-			row.FailedAt = &f
-		}
-		for i := range r.Probes {
-			row.Probes = append(row.Probes, *cr.probeJSON(&r.Probes[i]))
-		}
-		row.Samples = []jsonSample{}
-		for _, sm := range r.Samples {
-			js := jsonSample{Multiple: sm.Multiple, Seed: sm.Seed, OK: sm.OK, Stats: map[string]*float64{}}
-			for i, s := range c.SLOs {
-				var v *float64
-				if x := sm.Stats[i]; x != nil {
-					y := units.Round(*x, 6)
-					v = &y
-				}
-				js.Stats[s.Text] = v
+	}
+	for i, a := range c.Axes {
+		row.Values[a.Key] = r.Point.Values[i]
+	}
+	if !math.IsNaN(r.Failed) {
+		f := r.Failed
+		row.FailedAt = &f
+	}
+	for i := range r.Probes {
+		row.Probes = append(row.Probes, *cr.probeJSON(&r.Probes[i]))
+	}
+	row.Samples = cr.samplesJSON(r.Samples)
+	return row
+}
+
+// samplesJSON is a row's samples as capacity.json writes them.
+func (cr *Report) samplesJSON(samples []Sample) []jsonSample {
+	out := []jsonSample{}
+	for _, sm := range samples {
+		js := jsonSample{Multiple: sm.Multiple, Seed: sm.Seed, OK: sm.OK, Stats: map[string]*float64{}}
+		for i, s := range cr.Config.SLOs {
+			var v *float64
+			if x := sm.Stats[i]; x != nil {
+				y := units.Round(*x, 6)
+				v = &y
 			}
-			row.Samples = append(row.Samples, js)
+			js.Stats[s.Text] = v
 		}
-		out.Rows = append(out.Rows, row)
+		out = append(out, js)
 	}
 	return out
 }

@@ -45,12 +45,7 @@ func Claims(sc *metrics.Scenario, runs []Run) []ClaimResult {
 	for _, c := range sc.Claims {
 		cr := ClaimResult{Text: c.Text, Measure: c.Measure, Variant: c.VariantName, Base: c.BaseName, Stream: c.Stream, Measured: "-"}
 		unit := claimUnit(sc, c)
-		cr.Says = map[string]string{"about": "about ", "at_most": "at most ", "at_least": "at least "}[c.Agree] + unit(c.Value)
-		exact := c.Agree == "about" && (c.Time && c.WithinTime == 0 || !c.Time && c.Within == 0)
-		if c.Measure == "top_shard_share" || c.Measure == "p99" || exact {
-			// within = "0%" asks for the figure itself, not one about it.
-			cr.Says = strings.Replace(cr.Says, "about ", "", 1)
-		}
+		cr.Says = claimSays(c, unit)
 		r, rb := byName[c.VariantName], byName[c.BaseName]
 		if r == nil || c.Measure == "p99_ratio" && rb == nil {
 			cr.Note = "not measured: its variant did not run"
@@ -72,6 +67,17 @@ func Claims(sc *metrics.Scenario, runs []Run) []ClaimResult {
 		out = append(out, cr)
 	}
 	return out
+}
+
+// claimSays is claim c's figure as the story gives it: "about 10,000/s", "at most 2x";
+// a claim whose figure is exact (within = "0%", a shard's share, a p99) says no "about".
+func claimSays(c metrics.Claim, unit func(float64) string) string {
+	says := map[string]string{"about": "about ", "at_most": "at most ", "at_least": "at least "}[c.Agree] + unit(c.Value)
+	exact := c.Agree == "about" && (c.Time && c.WithinTime == 0 || !c.Time && c.Within == 0)
+	if c.Measure == "top_shard_share" || c.Measure == "p99" || exact {
+		says = strings.Replace(says, "about ", "", 1)
+	}
+	return says
 }
 
 // claimUnit returns how claim c's figures are written.

@@ -388,25 +388,12 @@ func (l *loader) apply(m map[string]any, o *override, where string) {
 	}
 	missing := -1 // the dots before the first table of the key the file lacks
 	if where == "" {
-		for i, n := 0, 0; i < len(o.Key); i++ {
-			if o.Key[i] != '.' {
-				continue
-			}
-			if _, ok := tomlx.Get(m, o.Key[:i]); !ok {
-				missing = n
-				break
-			}
-			n++
-		}
+		missing = missingTable(m, o.Key)
 	}
 	err := tomlx.Set(m, o.Key, o.Value)
-	if err == nil && missing >= 0 {
-		c, ok := tomlx.Canonical(m, o.Key)
-		if !ok {
-			c = o.Key
-		}
-		if segs := strings.Split(c, "."); missing < len(segs)-1 {
-			o.made = strings.Join(segs[:missing+1], ".")
+	if t := ""; err == nil && missing >= 0 {
+		if t = madeTable(m, o.Key, missing); t != "" {
+			o.made = t
 		}
 	}
 	if err == nil || l.failed[o.Flag] {
@@ -425,6 +412,34 @@ func (l *loader) apply(m map[string]any, o *override, where string) {
 		e.Key = te.Key
 	}
 	l.errs = append(l.errs, e)
+}
+
+// missingTable is the number of dots in key before the first table m lacks, or -1 when m
+// has every table the key names.
+func missingTable(m map[string]any, key string) int {
+	for i, n := 0, 0; i < len(key); i++ {
+		if key[i] != '.' {
+			continue
+		}
+		if _, ok := tomlx.Get(m, key[:i]); !ok {
+			return n
+		}
+		n++
+	}
+	return -1
+}
+
+// madeTable is the table that setting key made in m, where the file lacked the table
+// after missing dots ("" when the key itself was the missing part).
+func madeTable(m map[string]any, key string, missing int) string {
+	c, ok := tomlx.Canonical(m, key)
+	if !ok {
+		c = key
+	}
+	if segs := strings.Split(c, "."); missing < len(segs)-1 {
+		return strings.Join(segs[:missing+1], ".")
+	}
+	return ""
 }
 
 // add reports a problem once.

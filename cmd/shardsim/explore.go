@@ -16,6 +16,7 @@ import (
 	"github.com/shardsim/shardsim/capacity"
 	"github.com/shardsim/shardsim/cluster"
 	"github.com/shardsim/shardsim/internal/escape"
+	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sweep"
 	"github.com/shardsim/shardsim/units"
@@ -148,6 +149,9 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 	}
 	if len(c.Axes) == 0 {
 		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
+	}
+	if e.cluster.resume && !e.cluster.active() {
+		return usagef("--resume without --shard continues an interrupted capacity search; a sweep resumes as a worker: --shard 0/1 --resume, then shardsim merge")
 	}
 	if e.budget != "" {
 		b, err := units.ParseDuration(e.budget)
@@ -312,17 +316,52 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 			return cluster.PlanCapacity(cc, version)
 		})
 	}
+	// An interrupted search keeps its finished runs in the output directory, and
+	// --resume takes them (resume.go).
+	dir := e.out
+	if dir == "" {
+		sname := filepath.Base(c.Scenario)
+		if sc, err := scenarios.Load(c.Scenario, c.Options); err == nil {
+			sname = sc.Name
+		}
+		dir = defaultOutDir(sname, "capacity")
+	}
+	man := newResumeManifest("capacity", c.Scenario, c.Options, fs)
+	if e.cluster.resume {
+		if cc.Made, err = readPartial(dir, man); err != nil {
+			return err
+		}
+	}
 	var res []capacity.Answer
+	var plog *partialLog
+	interrupted := false
 	out, name, err := e.explore(c, "capacity", stderr, func(stop func() bool, progress func(done, total int)) error {
-		cc.Stop, cc.Progress = stop, progress
 		var err error
+		if plog, err = newPartialLog(dir, man, e.cluster.resume); err != nil {
+			return err
+		}
+		plog.stop = stop
+		cc.Stop, cc.Progress, cc.Record = plog.stopped, progress, plog.record
 		res, err = capacity.Run(cc)
+		if errors.Is(err, sweep.ErrInterrupted) {
+			interrupted = true
+			if werr := plog.interrupted(); werr != nil {
+				return werr
+			}
+		}
 		return err
 	})
+	if interrupted {
+		return fmt.Errorf("capacity interrupted: the %s finished are kept in %s, marked partial; the same command with --resume continues from them", metrics.Plural(int64(plog.runs+len(cc.Made)), "run"), dir)
+	}
 	if err != nil {
 		return err
 	}
-	cc.Stop, cc.Progress = nil, nil
+	cc.Stop, cc.Progress, cc.Record, cc.Made = nil, nil, nil, nil
 	cr := &capacity.Report{Scenario: name, Config: cc, Rows: res}
-	return e.finish(out, stdout, stderr, cr.WriteFiles, cr.JSON(), cr.CSV, cr.Text, cr.Markdown)
+	if err := e.finish(out, stdout, stderr, cr.WriteFiles, cr.JSON(), cr.CSV, cr.Text, cr.Markdown); err != nil {
+		return err
+	}
+	plog.done()
+	return nil
 }

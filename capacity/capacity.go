@@ -376,7 +376,10 @@ func newSearch(c *Config, p sweep.Point, variant string, seed uint64, lf, most f
 // with each answer as it is found, one call at a time. It stops at done's first error.
 func (cp *Plan) RunItems(idx []int, done func(i int, res Answer) error) error {
 	c := cp.c
-	loop := runner.New(runner.Options{Parallel: c.Parallel, EngineCores: c.EngineCores, Stop: c.Stop, Progress: c.Progress})
+	// The runs a search makes are not known in advance: about four probes of every
+	// replication and the check's two runs (docs/capacity.md), an estimate (negative).
+	est := len(idx) * (4*max(c.Replications, 1) + 2)
+	loop := runner.New(runner.Options{Parallel: c.Parallel, EngineCores: c.EngineCores, Stop: c.Stop, Progress: c.Progress, Total: -est})
 	errs := make([]error, len(idx))
 	// The searches wait on their runs, which take the pool's slots.
 	loop.Fork(len(idx), func(k int) {

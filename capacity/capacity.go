@@ -81,9 +81,10 @@ type Config struct {
 	// lengthenAll lengthens failing runs too (a sweep's, whose rows show every figure).
 	lengthenAll bool
 	// Made, when set, holds runs made before by the same search (an interrupted one's, to
-	// resume it): a run it holds is taken, not simulated. Record, when set, is told each
-	// run as it is made, one call at a time; its error stops the search.
-	Made   map[RunID]*metrics.Run
+	// resume it), in the order they were made: a run it holds is taken, not simulated.
+	// Record, when set, is told each run as it is made, one call at a time; its error
+	// stops the search.
+	Made   map[RunID][]*metrics.Run
 	Record func(id RunID, r *metrics.Run) error
 	// wholeRuns starts every search from 1 and runs every run to its end, as the search
 	// did before it started from the utilization law and stopped the runs whose verdict
@@ -451,8 +452,14 @@ func (s *searchState) run(m float64, reps []int, full bool) ([]*metrics.Run, err
 	for i, r := range reps {
 		if x, ok := s.runs[runKey{m, r}]; ok && !(full && x.Decided && !s.c.passes(x)) {
 			out[i] = x
-		} else if x, ok := s.c.Made[RunID{s.index, m, r}]; ok && !s.replay && !(full && x.Decided && !s.c.passes(x)) {
-			out[i] = x // made before the search was interrupted: counted as made now
+		} else if xs := s.c.Made[RunID{s.index, m, r}]; !s.replay && len(xs) > 0 && (!full || len(xs) > 1) {
+			// Made before the search was interrupted: counted as made now. The second run
+			// of an ID is the whole one that replaced a run stopped early.
+			x := xs[0]
+			if full {
+				x = xs[1]
+			}
+			out[i] = x
 			s.runs[runKey{m, r}] = x
 			s.count++
 		} else {

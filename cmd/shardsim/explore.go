@@ -412,7 +412,11 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 		return err
 	})
 	if interrupted {
-		return fmt.Errorf("capacity interrupted: the %s finished are kept in %s, marked partial; the same command with --resume continues from them", metrics.Plural(int64(plog.runs+len(cc.Made)), "run"), dir)
+		kept := plog.runs
+		for _, xs := range cc.Made {
+			kept += len(xs)
+		}
+		return fmt.Errorf("capacity interrupted: the %s finished are kept in %s, marked partial; the same command with --resume continues from them", metrics.Plural(int64(kept), "run"), dir)
 	}
 	if err != nil {
 		return err

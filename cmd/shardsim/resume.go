@@ -83,7 +83,7 @@ type partialRun struct {
 
 // readPartial checks, for --resume, that dir holds an interrupted search made by m and
 // returns its runs; a usage error (exit 2) when it does not, with nothing written.
-func readPartial(dir string, m resumeManifest) (map[capacity.RunID]*metrics.Run, error) {
+func readPartial(dir string, m resumeManifest) (map[capacity.RunID][]*metrics.Run, error) {
 	b, err := os.ReadFile(filepath.Join(dir, partialManifest))
 	if err != nil {
 		return nil, usagef("--resume: %s holds no interrupted %s (no %s)", dir, m.Command, partialManifest)
@@ -95,7 +95,7 @@ func readPartial(dir string, m resumeManifest) (map[capacity.RunID]*metrics.Run,
 	if why := m.differs(old); why != "" {
 		return nil, usagef("--resume: %s holds an interrupted search this command did not start: %s; run it without --resume into another -o", dir, why)
 	}
-	made := map[capacity.RunID]*metrics.Run{}
+	made := map[capacity.RunID][]*metrics.Run{}
 	f, err := os.Open(filepath.Join(dir, partialRuns))
 	if errors.Is(err, os.ErrNotExist) {
 		return made, nil
@@ -110,7 +110,7 @@ func readPartial(dir string, m resumeManifest) (map[capacity.RunID]*metrics.Run,
 		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Run == nil {
 			continue // a line cut short when the process was killed: that run is made again
 		}
-		made[r.ID] = r.Run
+		made[r.ID] = append(made[r.ID], r.Run)
 	}
 	return made, sc.Err()
 }

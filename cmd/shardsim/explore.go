@@ -211,7 +211,7 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
 	}
 	if e.cluster.resume && !e.cluster.active() {
-		return usagef("--resume without --shard continues an interrupted capacity search; a sweep resumes as a worker: --shard 0/1 --resume, then shardsim merge")
+		return usagef("--resume without --shard continues an interrupted capacity search; a sweep's --resume is a worker's: give --shard K/N (--shard 0/1 --resume, then shardsim merge)")
 	}
 	if e.budget != "" {
 		b, err := units.ParseDuration(e.budget)

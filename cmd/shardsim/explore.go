@@ -408,6 +408,8 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 			if werr := plog.interrupted(); werr != nil {
 				return werr
 			}
+		} else if err != nil && !e.cluster.resume {
+			plog.done() // a search that failed leaves nothing behind
 		}
 		return err
 	})

@@ -80,6 +80,16 @@ type Config struct {
 	Relaxations float64
 	// lengthenAll lengthens failing runs too (a sweep's, whose rows show every figure).
 	lengthenAll bool
+	// Made, when set, holds runs made before by the same search (an interrupted one's, to
+	// resume it), in the order they were made: a run it holds is taken, not simulated.
+	// Record, when set, is told each run as it is made, one call at a time; its error
+	// stops the search.
+	Made   map[RunID][]*metrics.Run
+	Record func(id RunID, r *metrics.Run) error
+	// wholeRuns starts every search from 1 and runs every run to its end, as the search
+	// did before it started from the utilization law and stopped the runs whose verdict
+	// was settled: the tests weigh what those save against it.
+	wholeRuns bool
 }
 
 // Probe is what one multiple measured over a set of replications.
@@ -356,7 +366,9 @@ func NewPlan(c *Config) (*Plan, error) {
 			if v.Work != nil && v.Work.Units() > 0 {
 				most = min(most, build.MaxWork/v.Work.Units()) // and their subrequests
 			}
-			cp.searches = append(cp.searches, newSearch(c, p, v.Name, sc.Seed, v.Spec.LoadFactor, most))
+			s := newSearch(c, p, v.Name, sc.Seed, v.Spec.LoadFactor, most)
+			s.index = len(cp.searches)
+			cp.searches = append(cp.searches, s)
 			cp.Variants = append(cp.Variants, v)
 		}
 	}
@@ -373,7 +385,10 @@ func newSearch(c *Config, p sweep.Point, variant string, seed uint64, lf, most f
 // with each answer as it is found, one call at a time. It stops at done's first error.
 func (cp *Plan) RunItems(idx []int, done func(i int, res Answer) error) error {
 	c := cp.c
-	loop := runner.New(runner.Options{Parallel: c.Parallel, EngineCores: c.EngineCores, Stop: c.Stop, Progress: c.Progress})
+	// The runs a search makes are not known in advance: about four probes of every
+	// replication and the check's two runs (docs/capacity.md), an estimate (negative).
+	est := len(idx) * (4*max(c.Replications, 1) + 2)
+	loop := runner.New(runner.Options{Parallel: c.Parallel, EngineCores: c.EngineCores, Stop: c.Stop, Progress: c.Progress, Total: -est})
 	errs := make([]error, len(idx))
 	// The searches wait on their runs, which take the pool's slots.
 	loop.Fork(len(idx), func(k int) {
@@ -395,6 +410,15 @@ func (cp *Plan) RunItems(idx []int, done func(i int, res Answer) error) error {
 	return errors.Join(errs...)
 }
 
+// RunID names one run of a capacity search: the search (its index in the plan, point
+// then variant), the multiple and the replication. A run stopped once its verdict was
+// settled and then made whole has the same ID; the later run replaces the earlier.
+type RunID struct {
+	Search      int     `json:"search"`
+	Multiple    float64 `json:"multiple"`
+	Replication int     `json:"replication"`
+}
+
 // runKey names one simulation of a search: a multiple and a replication.
 type runKey struct {
 	m float64
@@ -404,6 +428,7 @@ type runKey struct {
 // searchState is one point and variant's searches, sharing their runs.
 type searchState struct {
 	c        *Config
+	index    int // in the plan (RunID)
 	point    sweep.Point
 	variant  string
 	seed     uint64
@@ -426,14 +451,25 @@ type searchState struct {
 }
 
 // run returns the runs of replications reps at multiple m, simulating those not made yet
-// on the pool.
-func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
+// on the pool. A run is stopped once its verdict is settled (watcher), unless full: then
+// a run stopped so is made again, whole.
+func (s *searchState) run(m float64, reps []int, full bool) ([]*metrics.Run, error) {
 	out := make([]*metrics.Run, len(reps))
 	var todo []int
 	s.mu.Lock()
 	for i, r := range reps {
-		if x, ok := s.runs[runKey{m, r}]; ok {
+		if x, ok := s.runs[runKey{m, r}]; ok && !(full && x.Decided && !s.c.passes(x)) {
 			out[i] = x
+		} else if xs := s.c.Made[RunID{s.index, m, r}]; !s.replay && len(xs) > 0 && (!full || len(xs) > 1) {
+			// Made before the search was interrupted: counted as made now. The second run
+			// of an ID is the whole one that replaced a run stopped early.
+			x := xs[0]
+			if full {
+				x = xs[1]
+			}
+			out[i] = x
+			s.runs[runKey{m, r}] = x
+			s.count++
 		} else {
 			todo = append(todo, i)
 		}
@@ -452,13 +488,22 @@ func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
 			if err != nil {
 				return nil, err
 			}
-			return s.c.Model(sc.Variants[0]), nil
+			model := s.c.Model(sc.Variants[0])
+			if !full && s.limit.steady && !s.c.wholeRuns {
+				model.Watch = s.c.watcher(model, m, s.limit)
+			}
+			return model, nil
 		}, s.c.lengths(m)) // long enough for the hottest queue to settle, within the budget
 		if err == nil {
 			r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
 		}
 		return r, err
 	}, func(k int, r *metrics.Run) error {
+		if s.c.Record != nil {
+			if err := s.c.Record(RunID{s.index, m, reps[todo[k]]}, r); err != nil {
+				return err
+			}
+		}
 		out[todo[k]] = r
 		s.mu.Lock()
 		s.runs[runKey{m, reps[todo[k]]}] = r
@@ -474,9 +519,18 @@ func (s *searchState) run(m float64, reps []int) ([]*metrics.Run, error) {
 
 // probe judges multiple m over replications reps.
 func (s *searchState) probe(m float64, reps []int) (*Probe, error) {
-	runs, err := s.run(m, reps)
+	runs, err := s.run(m, reps, false)
 	if err != nil {
 		return nil, err
+	}
+	// A run stopped early as a failure failed alone, but its figures, measured for a part
+	// of the run, understate the whole run's: where the means over the replications pass
+	// even so, the verdict is not settled, and the stopped runs are made again in full.
+	if s.c.pooling() && len(runs) > 1 && slices.ContainsFunc(runs, func(r *metrics.Run) bool { return r.Decided && !s.c.passes(r) }) &&
+		metrics.Assess(s.c.SLOs, s.c.MaxErrors, runs).OK {
+		if runs, err = s.run(m, reps, true); err != nil {
+			return nil, err
+		}
 	}
 	pr := &Probe{Multiple: m}
 	for _, r := range reps {
@@ -617,7 +671,11 @@ func (s *searchState) answer() (Answer, error) {
 // searchAlone is the search of replication r alone.
 func (s *searchState) searchAlone(r int) (found, error) {
 	c := s.c
-	return find(c.Tolerance, s.most, 0, 0, func(m float64) (verdict, error) {
+	start, next, below := s.limit.start()
+	if c.wholeRuns {
+		start, next, below = 0, 0, 0
+	}
+	return find(c.Tolerance, s.most, start, next, below, func(m float64) (verdict, error) {
 		if over, why := s.limit.overOffered(m); over {
 			return verdict{binding: Offered, reason: why}, nil
 		}
@@ -727,11 +785,11 @@ func (s *searchState) searchPooled(b brackets, res *Answer) error {
 			startHi = b.hiMax
 		}
 	}
-	all, err := find(c.Tolerance, s.most, startLo, startAll, s.judgePooled(RequireAll))
+	all, err := find(c.Tolerance, s.most, startLo, startAll, 0, s.judgePooled(RequireAll))
 	if err != nil {
 		return err
 	}
-	mean, err := find(c.Tolerance, s.most, startLo, startHi, s.judgePooled(RequireMean))
+	mean, err := find(c.Tolerance, s.most, startLo, startHi, 0, s.judgePooled(RequireMean))
 	if err != nil {
 		return err
 	}
@@ -887,8 +945,9 @@ type found struct {
 
 // find searches for the largest multiple that judge passes, up to most, to relative
 // precision tol. It starts at start (1 when 0) and, if that passes, tries next (twice
-// start when 0) then doubles; if it fails, it halves. Then it bisects.
-func find(tol, most, start, next float64, judge func(m float64) (verdict, error)) (found, error) {
+// start when 0) then doubles; if it fails, it tries below (half of start when 0) and
+// halves from there. Then it bisects.
+func find(tol, most, start, next, below float64, judge func(m float64) (verdict, error)) (found, error) {
 	fd := &finder{found: found{hi: math.NaN()}, judge: judge}
 	if start <= 0 {
 		start = 1
@@ -903,7 +962,7 @@ func find(tol, most, start, next float64, judge func(m float64) (verdict, error)
 	case ok:
 		err = fd.up(start, next, most)
 	default:
-		err = fd.down(start)
+		err = fd.down(start, below)
 	}
 	if err != nil || !fd.bracketed {
 		return fd.found, err
@@ -962,10 +1021,15 @@ func (fd *finder) up(start, next, most float64) error {
 	return nil // meets its SLOs at the cap
 }
 
-// down halves from start until a multiple passes, or none can: below minMultiple, or
-// below the latency with no load (it fails at every multiple).
-func (fd *finder) down(start float64) error {
-	for m := start / 2; m >= minMultiple; m /= 2 {
+// down tries below (half of start when not under it), then halves until a multiple
+// passes, or none can: below minMultiple, or below the latency with no load (it fails at
+// every multiple).
+func (fd *finder) down(start, below float64) error {
+	m := below
+	if !(m > 0 && m < start) {
+		m = start / 2
+	}
+	for ; m >= minMultiple; m /= 2 {
 		ok, err := fd.try(m)
 		if err != nil || ok {
 			fd.bracketed = err == nil

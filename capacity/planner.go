@@ -95,6 +95,9 @@ type offeredLimit struct {
 	node  int
 	rates string // the streams' mean rates, for the closing line
 	ok    bool
+	// steady: the law applies and every stream's rate is constant over the run, so that a
+	// run's figures so far lean low against the whole run's (watcher).
+	steady bool
 }
 
 func offeredOf(v *scenarios.Variant) offeredLimit {
@@ -118,6 +121,12 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 			lim.ok = false
 		}
 	}
+	lim.steady = lim.ok
+	for _, st := range ex.Streams {
+		if st.PeakRate != st.MeanRate {
+			lim.steady = false
+		}
+	}
 	return lim
 }
 
@@ -129,6 +138,37 @@ func (l offeredLimit) overOffered(m float64) (bool, string) {
 	}
 	return true, fmt.Sprintf("node %d is offered %s of its cores at the streams' peak rates (the utilization law, as explain computes it): no run there is an answer",
 		l.node, units.Percent(m*l.load, 2))
+}
+
+// lawStart is the hottest node's load, as the utilization law predicts it, at which a
+// search starts: the answers of the searches that hold the SLOs up to near the node's
+// cores lie just under the law's limit (docs/capacity.md's lie at 98% to 99% busy), so
+// a search starts a little under it and brackets the answer between there and the limit.
+const lawStart = 0.97
+
+// lawGrid rounds the multiples a search starts from to 1/256, so that the multiples it
+// bisects to read in a few decimals (0.98828125) and rerun as printed.
+const lawGrid = 256
+
+// lawBelow is the load, as the law predicts it, that a search tries when lawStart fails,
+// before it halves: an SLO that binds a little below the law's limit is bracketed there.
+const lawBelow = 0.9
+
+// start is where a search starts, the multiple it tries next when the start passes and
+// the one below it when it fails (find): where the law applies, the multiples that offer
+// the hottest node lawStart and lawBelow of its cores, and the smallest one on the grid
+// that offers it all of them, which is not run; (0, 0, 0) elsewhere, which starts from 1.
+func (l offeredLimit) start() (start, next, below float64) {
+	if !l.ok {
+		return 0, 0, 0
+	}
+	start = math.Floor(lawStart/l.load*lawGrid) / lawGrid
+	next = math.Ceil(1/l.load*lawGrid) / lawGrid
+	below = math.Floor(lawBelow/l.load*lawGrid) / lawGrid
+	if below < minMultiple || start >= next || below >= start {
+		return 0, 0, 0
+	}
+	return start, next, below
 }
 
 // exactMultiple writes a multiple as the search ran it: the shortest decimal that reads

@@ -83,7 +83,10 @@ type Run struct {
 	SaturatedAt sim.Time
 	Backlog     int
 	Partial     bool
-	Elapsed     sim.Time
+	// Decided: a capacity search stopped the run at Elapsed once its verdict was settled
+	// (sim.Model.Watch); its figures are what it measured by then.
+	Decided bool `json:",omitempty"`
+	Elapsed sim.Time
 	// Warmup is the start of the run the latency figures leave out (sim.Result.Warmup).
 	Warmup sim.Time
 	// Migrations are what the run's migrations did (docs/migrations.md); nil when none.
@@ -110,7 +113,7 @@ func (r *Run) Stream(name string) *Stream {
 
 // Of derives a run's figures from its result. It reads r and keeps nothing of it.
 func Of(r *sim.Result) *Run {
-	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Elapsed: r.Elapsed, Warmup: r.Warmup}
+	m := &Run{Saturated: r.Saturated, SaturatedAt: r.SaturatedAt, Backlog: r.Backlog, Partial: r.Partial, Decided: r.Decided, Elapsed: r.Elapsed, Warmup: r.Warmup}
 	m.Migrations = MigrationsOf(r)
 	m.Rebalance = RebalanceOf(r)
 	m.streams(r)

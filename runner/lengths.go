@@ -69,9 +69,10 @@ func SettleOf(r *metrics.Run) (tau, measured float64) {
 
 // Settled reports whether a run measured Relaxed relaxation times of its slowest queue
 // after its warmup. A saturated or interrupted run is judged on what it measured
-// elsewhere (saturated), never here.
+// elsewhere (saturated), never here; a run stopped once its verdict was settled
+// (Decided) is judged on what it measured by then.
 func (l *Lengths) Settled(r *metrics.Run) bool {
-	if !r.Complete() {
+	if !r.Complete() || r.Decided {
 		return true
 	}
 	tau, measured := SettleOf(r)

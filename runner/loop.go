@@ -26,7 +26,7 @@ type Options struct {
 	// Every, no new one starts.
 	Stop func() bool
 	// Progress, when set, is told after each simulation the number done and Total (0: not
-	// known in advance).
+	// known in advance; below 0: about -Total, an estimate).
 	Progress func(done, total int)
 	Total    int
 	// Every runs every job even after an interrupt, each stopping early, and hands every

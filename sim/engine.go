@@ -60,6 +60,7 @@ type engine struct {
 	warmup       Time       // m.Warmup, at hand for the per-subrequest count of start
 	now          Time       // the time of the event being handled
 	stopped      bool       // the run has stopped (saturated, or Model.Stop)
+	nextWatch    Time       // when Model.Watch is next called (watch.go)
 	aux          *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
 	// Mechanisms with a hook on the request path, each nil when off: the core calls them
 	// directly (a nil test is all an off mechanism costs).
@@ -191,6 +192,11 @@ func (e *engine) simulate() {
 		if n&(stopPoll-1) == 0 && e.m.Stop != nil && e.m.Stop() {
 			e.halt(e.now)
 			e.res.Partial = true
+			break
+		}
+		if n&(stopPoll-1) == 0 && e.watch() {
+			e.halt(e.now)
+			e.res.Decided = true
 			break
 		}
 	}

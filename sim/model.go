@@ -133,6 +133,11 @@ type Model struct {
 	// stops where it is and its Result is marked Partial. It must be safe to call from the
 	// goroutine running the simulation.
 	Stop func() bool
+	// Watch, when set, is called between events every window of simulated time (1 to 5 s)
+	// with the figures so far (watch.go); when it reports true the run stops there and its
+	// Result is marked Decided: its verdict is settled, and its figures are what it
+	// measured by then.
+	Watch func(Watch) bool
 
 	// Mitigations (see mitigate.go); nil or zero: none.
 	Cache *Cache

@@ -37,6 +37,8 @@ type Result struct {
 	Backlog     int
 	// Partial reports that Model.Stop ended the run at Elapsed.
 	Partial bool
+	// Decided reports that Model.Watch ended the run at Elapsed, its verdict settled.
+	Decided bool
 	// Cores is how many workers the run was split among (RunOn, parallel.go), and OneCore,
 	// when a run that was offered several ran on one, why.
 	Cores   int

@@ -233,7 +233,9 @@ func runScenario(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 	// The series files are written as the variants finish, while later ones still run.
 	desc := describe(sc, nil)
 	sw := report.StartSeries(stage, desc, len(sc.Variants), series)
-	runs, warns, err := runVariants(sc, desc, runner.Options{Parallel: c.parallel, Stop: stop, Every: true}, c.variantCores(sc), stage, sw)
+	progressFn, finish := progress(stderr, c.quiet, "run variants")
+	runs, warns, err := runVariants(sc, desc, runner.Options{Parallel: c.parallel, Stop: stop, Every: true, Progress: progressFn}, c.variantCores(sc), stage, sw)
+	finish()
 	defer closeSinks(runs)
 	defer sw.Abort() // on an early return, the series files stop before their spools go
 	if err != nil {

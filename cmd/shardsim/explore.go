@@ -110,15 +110,22 @@ func parseMaxUtilization(s string) (float64, error) {
 }
 
 // progress returns a progress callback drawing a bar with the count and an estimate of the
-// time left on stderr, when stderr is a terminal and -q is not given; nil otherwise. The
+// time left on stderr, when stderr is a terminal and -q is not given; a plain line at most
+// every progressEvery when stderr is a file or a pipe (plainProgress); nil otherwise. The
 // bar is made at the first call, from the total it reports (0: unknown, a spinner).
 func progress(stderr io.Writer, quiet bool, what string) (func(done, total int), func()) {
 	if tw, ok := stderr.(*escape.TerminalWriter); ok {
 		stderr = tw.Underlying() // the bar is shardsim's own drawing, with no name in it
 	}
-	f, ok := stderr.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	if quiet {
 		return nil, func() {}
+	}
+	f, ok := stderr.(*os.File)
+	if !ok {
+		return nil, func() {} // a writer of the caller's (tests), not a log
+	}
+	if !term.IsTerminal(int(f.Fd())) {
+		return plainProgress(f, what, time.Now, progressEvery), func() {}
 	}
 	var bar *progressbar.ProgressBar
 	update := func(done, total int) {
@@ -126,10 +133,15 @@ func progress(stderr io.Writer, quiet bool, what string) (func(done, total int),
 			max := total
 			if max == 0 {
 				max = -1
+			} else if max < 0 {
+				max = -max // an estimate (plainProgress)
 			}
 			bar = progressbar.NewOptions(max, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
 				progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
 				progressbar.OptionSetWidth(30), progressbar.OptionThrottle(100_000_000))
+		}
+		if total < 0 && done >= bar.GetMax() {
+			bar.ChangeMax(done + 1) // past the estimate
 		}
 		bar.Set(done)
 	}
@@ -138,6 +150,54 @@ func progress(stderr io.Writer, quiet bool, what string) (func(done, total int),
 			bar.Finish()
 		}
 	}
+}
+
+// progressEvery is how often, at most, plainProgress writes a line.
+const progressEvery = 30 * time.Second
+
+// plainProgress returns a progress callback for a stderr that is not a terminal (a batch
+// job's log, CI): a plain line at most every interval, "capacity runs: 14 of ~40, 2m10s
+// elapsed, ~4m left", the total marked "~" where it is an estimate (a capacity search's,
+// which cannot know how many multiples it will try) and the time left where one can be
+// guessed from the pace so far. now is the clock (tests give their own).
+func plainProgress(w io.Writer, what string, now func() time.Time, interval time.Duration) func(done, total int) {
+	began := now()
+	last := began
+	return func(done, total int) {
+		t := now()
+		if t.Sub(last) < interval {
+			return
+		}
+		last = t
+		elapsed := t.Sub(began)
+		line := fmt.Sprintf("%s: %d", what, done)
+		if total != 0 {
+			n := total
+			approx := ""
+			if total < 0 {
+				n, approx = -total, "~"
+			}
+			n = max(n, done)
+			line += fmt.Sprintf(" of %s%d", approx, n)
+			if done > 0 && n > done {
+				left := time.Duration(float64(elapsed) * float64(n-done) / float64(done))
+				line += fmt.Sprintf(", %s elapsed, %s%s left", roundDuration(elapsed), approx, roundDuration(left))
+			} else {
+				line += fmt.Sprintf(", %s elapsed", roundDuration(elapsed))
+			}
+		} else {
+			line += fmt.Sprintf(" done, %s elapsed", roundDuration(elapsed))
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// roundDuration rounds d to seconds (to minutes past an hour) for a progress line.
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Hour {
+		return d.Round(time.Minute)
+	}
+	return d.Round(time.Second)
 }
 
 // setupExplore registers the flags of sweep or capacity (kind) and returns the command.
@@ -165,6 +225,9 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 	}
 	if len(c.Axes) == 0 {
 		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
+	}
+	if e.cluster.resume && !e.cluster.active() {
+		return usagef("--resume without --shard continues an interrupted capacity search; a sweep's --resume is a worker's: give --shard K/N (--shard 0/1 --resume, then shardsim merge)")
 	}
 	if e.budget != "" {
 		b, err := units.ParseDuration(e.budget)
@@ -329,17 +392,58 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 			return cluster.PlanCapacity(cc, version)
 		})
 	}
+	// An interrupted search keeps its finished runs in the output directory, and
+	// --resume takes them (resume.go).
+	dir := e.out
+	if dir == "" {
+		sname := filepath.Base(c.Scenario)
+		if sc, err := scenarios.Load(c.Scenario, c.Options); err == nil {
+			sname = sc.Name
+		}
+		dir = defaultOutDir(sname, "capacity")
+	}
+	man := newResumeManifest("capacity", c.Scenario, c.Options, fs)
+	if e.cluster.resume {
+		if cc.Made, err = readPartial(dir, man); err != nil {
+			return err
+		}
+	}
 	var res []capacity.Answer
+	var plog *partialLog
+	interrupted := false
 	out, name, err := e.explore(c, "capacity", stderr, func(stop func() bool, progress func(done, total int)) error {
-		cc.Stop, cc.Progress = stop, progress
 		var err error
+		if plog, err = newPartialLog(dir, man, e.cluster.resume); err != nil {
+			return err
+		}
+		plog.stop = stop
+		cc.Stop, cc.Progress, cc.Record = plog.stopped, progress, plog.record
 		res, err = capacity.Run(cc)
+		if errors.Is(err, sweep.ErrInterrupted) {
+			interrupted = true
+			if werr := plog.interrupted(); werr != nil {
+				return werr
+			}
+		} else if err != nil && !e.cluster.resume {
+			plog.done() // a search that failed leaves nothing behind
+		}
 		return err
 	})
+	if interrupted {
+		kept := plog.runs
+		for _, xs := range cc.Made {
+			kept += len(xs)
+		}
+		return fmt.Errorf("capacity interrupted: the %s finished are kept in %s, marked partial; the same command with --resume continues from them", metrics.Plural(int64(kept), "run"), dir)
+	}
 	if err != nil {
 		return err
 	}
-	cc.Stop, cc.Progress = nil, nil
+	cc.Stop, cc.Progress, cc.Record, cc.Made = nil, nil, nil, nil
 	cr := &capacity.Report{Scenario: name, Config: cc, Rows: res}
-	return e.finish(out, stdout, stderr, cr.WriteFiles, cr.JSON(), cr.CSV, cr.Text, cr.Markdown)
+	if err := e.finish(out, stdout, stderr, cr.WriteFiles, cr.JSON(), cr.CSV, cr.Text, cr.Markdown); err != nil {
+		return err
+	}
+	plog.done()
+	return nil
 }

@@ -1,12 +1,12 @@
 package build
 
 import (
-	"github.com/shardsim/shardsim/sim"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/trace"
 )

@@ -968,11 +968,24 @@ func find(tol, most, start, next, below float64, judge func(m float64) (verdict,
 		return fd.found, err
 	}
 	for (fd.hi-fd.lo)/fd.lo > tol {
-		if _, err := fd.try((fd.lo + fd.hi) / 2); err != nil {
+		if _, err := fd.try(midpoint(fd.lo, fd.hi)); err != nil {
 			return fd.found, err
 		}
 	}
 	return fd.found, nil
+}
+
+// midpoint is the multiple between lo and hi that a bisection tries: near their middle, on
+// the coarsest power-of-two grid that has a point strictly between them, so that the
+// answers stay short to print (1.3515625 rather than 1.3509521484375, where a search that
+// starts from the utilization law's grid would otherwise go on halving an odd bracket).
+func midpoint(lo, hi float64) float64 {
+	for g := math.Exp2(math.Floor(math.Log2((hi - lo) / 2))); g > 0 && g >= (hi-lo)/1e6; g /= 2 {
+		if m := math.Round((lo+hi)/2/g) * g; m > lo && m < hi {
+			return m
+		}
+	}
+	return (lo + hi) / 2
 }
 
 // finder is one search in progress: what it found so far, and whether a pass and a

@@ -87,3 +87,20 @@ func TestCapacityCheckWarning(t *testing.T) {
 		t.Errorf("footnote %q for an answer whose check held, want none", b.String())
 	}
 }
+
+// TestMidpoint: a bisection's multiple lies strictly between its bracket's ends, on a
+// power-of-two grid no finer than half the bracket, so an odd bracket of the utilization
+// law's 1/256 grid does not print as 1.3509521484375.
+func TestMidpoint(t *testing.T) {
+	for _, tc := range []struct{ lo, hi, want float64 }{
+		{230.0 / 256, 235.0 / 256, 232.0 / 256}, // grid 2/256: the nearest point to 232.5/256
+		{1, 2, 1.5},
+		{1.3515625, 1.359375, 1.35546875},
+		{0.5, 0.5 + 1e-9, 0.5 + 0x1p-31}, // a narrow bracket: a finer grid, still inside
+	} {
+		got := midpoint(tc.lo, tc.hi)
+		if !(got > tc.lo && got < tc.hi) || math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("midpoint(%v, %v) = %v, want %v", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}

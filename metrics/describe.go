@@ -1,10 +1,10 @@
 package metrics
 
 import (
-	"github.com/shardsim/shardsim/detect"
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 )

@@ -2,13 +2,13 @@ package scenarios_test
 
 import (
 	"fmt"
-	"github.com/shardsim/shardsim/detect"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"

@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"github.com/shardsim/shardsim/detect"
 	"math/rand/v2"
 
+	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/workload"
 )

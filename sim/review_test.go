@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"github.com/shardsim/shardsim/detect"
 	"testing"
 
+	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/workload"
 )

@@ -3,12 +3,12 @@ package spec
 import (
 	"errors"
 	"fmt"
-	"github.com/shardsim/shardsim/detect"
 	"math"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"

@@ -13,18 +13,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/detect"
-	"github.com/shardsim/shardsim/units"
-
 	"github.com/spf13/pflag"
 
 	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/trace"
+	"github.com/shardsim/shardsim/units"
 )
 
 // traceFlags are the flags that say how to read a log (analyze and fit).

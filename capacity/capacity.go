@@ -454,46 +454,13 @@ type searchState struct {
 // on the pool. A run is stopped once its verdict is settled (watcher), unless full: then
 // a run stopped so is made again, whole.
 func (s *searchState) run(m float64, reps []int, full bool) ([]*metrics.Run, error) {
-	out := make([]*metrics.Run, len(reps))
-	var todo []int
-	s.mu.Lock()
-	for i, r := range reps {
-		if x, ok := s.runs[runKey{m, r}]; ok && !(full && x.Decided && !s.c.passes(x)) {
-			out[i] = x
-		} else if xs := s.c.Made[RunID{s.index, m, r}]; !s.replay && len(xs) > 0 && (!full || len(xs) > 1) {
-			// Made before the search was interrupted: counted as made now. The second run
-			// of an ID is the whole one that replaced a run stopped early.
-			x := xs[0]
-			if full {
-				x = xs[1]
-			}
-			out[i] = x
-			s.runs[runKey{m, r}] = x
-			s.count++
-		} else {
-			todo = append(todo, i)
-		}
-	}
-	s.mu.Unlock()
+	out, todo := s.reuse(m, reps, full)
 	if s.replay && len(todo) > 0 {
 		r := reps[todo[0]]
 		return nil, &MissingRunError{Variant: s.variant, Point: s.point, Multiple: m, Seed: s.seed + uint64(r)}
 	}
-	opts := s.c.Config
-	opts.Options.Variants = []string{s.variant}
-	lf := scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)}
 	err := runner.Each(s.loop, len(todo), func(k int) (*metrics.Run, error) {
-		r, err := s.loop.Measure(func(extra ...scenarios.Override) (*sim.Model, error) {
-			sc, err := opts.Load(s.point, &s.seed, reps[todo[k]], append([]scenarios.Override{lf}, extra...)...)
-			if err != nil {
-				return nil, err
-			}
-			model := s.c.Model(sc.Variants[0])
-			if !full && s.limit.steady && !s.c.wholeRuns {
-				model.Watch = s.c.watcher(model, m, s.limit)
-			}
-			return model, nil
-		}, s.c.lengths(m)) // long enough for the hottest queue to settle, within the budget
+		r, err := s.loop.Measure(s.build(m, reps[todo[k]], full), s.c.lengths(m)) // long enough for the hottest queue to settle, within the budget
 		if err == nil {
 			r.Shards = nil // the searches need streams, nodes and the hottest shard; the rest would only take memory
 		}
@@ -515,6 +482,52 @@ func (s *searchState) run(m float64, reps []int, full bool) ([]*metrics.Run, err
 		return nil, err
 	}
 	return out, nil
+}
+
+// reuse takes the runs of replications reps at multiple m that the search already has
+// (made in this search, or before it was interrupted: counted as made now) into out, and
+// lists in todo the indexes of reps still to run. full asks for whole runs: a run stopped
+// early as a failure is made again.
+func (s *searchState) reuse(m float64, reps []int, full bool) (out []*metrics.Run, todo []int) {
+	out = make([]*metrics.Run, len(reps))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range reps {
+		if x, ok := s.runs[runKey{m, r}]; ok && !(full && x.Decided && !s.c.passes(x)) {
+			out[i] = x
+		} else if xs := s.c.Made[RunID{s.index, m, r}]; !s.replay && len(xs) > 0 && (!full || len(xs) > 1) {
+			// The second run of an ID is the whole one that replaced a run stopped early.
+			x := xs[0]
+			if full {
+				x = xs[1]
+			}
+			out[i] = x
+			s.runs[runKey{m, r}] = x
+			s.count++
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	return out, todo
+}
+
+// build makes the model of replication r at multiple m, watched for an early verdict
+// unless full asks for the whole run.
+func (s *searchState) build(m float64, r int, full bool) func(extra ...scenarios.Override) (*sim.Model, error) {
+	opts := s.c.Config
+	opts.Options.Variants = []string{s.variant}
+	lf := scenarios.Override{Flag: fmt.Sprintf("capacity multiple %v", m), Key: "load_factor", Value: fmt.Sprint(m * s.lf)}
+	return func(extra ...scenarios.Override) (*sim.Model, error) {
+		sc, err := opts.Load(s.point, &s.seed, r, append([]scenarios.Override{lf}, extra...)...)
+		if err != nil {
+			return nil, err
+		}
+		model := s.c.Model(sc.Variants[0])
+		if !full && s.limit.steady && !s.c.wholeRuns {
+			model.Watch = s.c.watcher(model, m, s.limit)
+		}
+		return model, nil
+	}
 }
 
 // probe judges multiple m over replications reps.

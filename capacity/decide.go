@@ -59,11 +59,6 @@ func quantileOf(st metrics.Statistic) float64 {
 // no request failed. With an error-rate SLO only failures are settled early. nil when no
 // SLO can be settled early.
 func (c *Config) watcher(m *sim.Model, mult float64, lim offeredLimit) func(sim.Watch) bool {
-	type watched struct {
-		stream int
-		stat   metrics.Statistic
-		bound  sim.Time
-	}
 	var ws []watched
 	for _, slo := range c.SLOs {
 		if slo.Stat == metrics.ErrorRate {
@@ -86,33 +81,11 @@ func (c *Config) watcher(m *sim.Model, mult float64, lim offeredLimit) func(sim.
 		}
 		under := w.Now() >= pass
 		for _, x := range ws {
-			n := w.Completed(x.stream)
-			var v float64
-			switch q := quantileOf(x.stat); {
-			case x.stat == metrics.Max:
-				v = float64(w.Max(x.stream))
-				if v >= float64(x.bound) {
-					return true
-				}
-			case x.stat == metrics.Mean:
-				if n < decideTail {
-					under = false
-					continue
-				}
-				v = float64(w.Mean(x.stream))
-			case q > 0:
-				if float64(n)*(1-q) < decideTail {
-					under = false
-					continue
-				}
-				v = float64(w.Quantile(x.stream, q))
-			}
-			if v >= decideMargin*float64(x.bound) {
+			fail, ok := x.read(w)
+			if fail {
 				return true
 			}
-			if v*passMargin > float64(x.bound) {
-				under = false
-			}
+			under = under && ok
 		}
 		if under {
 			for i := range m.Streams {
@@ -123,6 +96,41 @@ func (c *Config) watcher(m *sim.Model, mult float64, lim offeredLimit) func(sim.
 		}
 		return under
 	}
+}
+
+// watched is an SLO's latency statistic on one stream of a watched run.
+type watched struct {
+	stream int
+	stat   metrics.Statistic
+	bound  sim.Time
+}
+
+// read reads x's statistic so far: fail when it is decideMargin past its bound (a max:
+// past it at all), under when it is passMargin under it with the samples to say so.
+func (x watched) read(w sim.Watch) (fail, under bool) {
+	n := w.Completed(x.stream)
+	var v float64
+	switch q := quantileOf(x.stat); {
+	case x.stat == metrics.Max:
+		v = float64(w.Max(x.stream))
+		if v >= float64(x.bound) {
+			return true, false
+		}
+	case x.stat == metrics.Mean:
+		if n < decideTail {
+			return false, false
+		}
+		v = float64(w.Mean(x.stream))
+	case q > 0:
+		if float64(n)*(1-q) < decideTail {
+			return false, false
+		}
+		v = float64(w.Quantile(x.stream, q))
+	}
+	if v >= decideMargin*float64(x.bound) {
+		return true, false
+	}
+	return false, v*passMargin <= float64(x.bound)
 }
 
 // passAfter is the time from which a run of model m at multiple mult may be stopped as a

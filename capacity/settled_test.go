@@ -99,7 +99,7 @@ func TestCapacityNeverUnstable(t *testing.T) {
 	cr := &Report{Scenario: "mm1", Config: Config{SLOs: []sweep.SLO{slo}, Budget: 600 * time.Second, Config: sweep.Config{Replications: 3}}, Rows: res}
 	var b strings.Builder
 	cr.Text(&b)
-	if out := b.String(); !strings.Contains(out, "base     unsettled") || !strings.Contains(out, "ANSWER: nothing here carries") ||
+	if out := b.String(); !strings.Contains(out, "base     unsettled") || !strings.Contains(out, "ANSWER: none of those tried carries") ||
 		!strings.Contains(out, "raise --budget") {
 		t.Errorf("the text does not mark the answer unsettled:\n%s", out)
 	}

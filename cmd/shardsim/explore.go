@@ -360,31 +360,10 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	if err != nil {
 		return err
 	}
-	if len(c.SLOs) == 0 {
-		return argsError("capacity", "capacity needs at least one --slo 'STREAM:p99<50ms'")
+	cc, err := e.capacityConfig(c, require)
+	if err != nil {
+		return err
 	}
-	cc := capacity.Config{Config: c, SLOs: c.SLOs, MaxErrors: c.MaxErrors, Tolerance: 0.01}
-	cc.Config.SLOs = nil
-	if cc.Require, err = capacity.ParseRequire(require); err != nil {
-		return usageError{err}
-	}
-	b, err := units.ParseDuration(e.budget)
-	if err != nil || b <= 0 {
-		return usagef("--budget %q: want a simulated time such as 30m", e.budget)
-	}
-	cc.Budget = time.Duration(b)
-	if e.precision != "" {
-		if cc.Precision, err = sweep.ParseFraction(e.precision); err != nil || !(cc.Precision > 0 && cc.Precision < 1) {
-			return usagef("--precision %q: want a share of the answer such as 1%%", e.precision)
-		}
-		if e.cluster.active() {
-			return usagef("--precision adds replications as the answers come in, which a cluster's fixed plan cannot; give -r instead")
-		}
-	}
-	if e.maxReplications < 1 {
-		return usagef("--max-replications %d: want at least 1", e.maxReplications)
-	}
-	cc.MaxReplications = e.maxReplications
 	if e.cluster.active() {
 		return e.runPart(c, "capacity", stdout, stderr, func(c sweep.Config) (*cluster.Work, error) {
 			cc := cc
@@ -396,11 +375,7 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	// --resume takes them (resume.go).
 	dir := e.out
 	if dir == "" {
-		sname := filepath.Base(c.Scenario)
-		if sc, err := scenarios.Load(c.Scenario, c.Options); err == nil {
-			sname = sc.Name
-		}
-		dir = defaultOutDir(sname, "capacity")
+		dir = defaultOutDir(scenarioNameOr(c), "capacity")
 	}
 	man := newResumeManifest("capacity", c.Scenario, c.Options, fs)
 	if e.cluster.resume {
@@ -430,11 +405,7 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 		return err
 	})
 	if interrupted {
-		kept := plog.runs
-		for _, xs := range cc.Made {
-			kept += len(xs)
-		}
-		return fmt.Errorf("capacity interrupted: the %s finished are kept in %s, marked partial; the same command with --resume continues from them", metrics.Plural(int64(kept), "run"), dir)
+		return capacityInterrupted(plog, cc.Made, dir)
 	}
 	if err != nil {
 		return err
@@ -446,4 +417,54 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	}
 	plog.done()
 	return nil
+}
+
+// capacityInterrupted is the error of an interrupted search: how many runs it kept, those
+// of this try and those an earlier one had made, and where.
+func capacityInterrupted(plog *partialLog, made map[capacity.RunID][]*metrics.Run, dir string) error {
+	kept := plog.runs
+	for _, xs := range made {
+		kept += len(xs)
+	}
+	return fmt.Errorf("capacity interrupted: the %s finished are kept in %s, marked partial; the same command with --resume continues from them", metrics.Plural(int64(kept), "run"), dir)
+}
+
+// scenarioNameOr is the scenario's name, or its file's name where it does not load (the
+// search then reports why).
+func scenarioNameOr(c sweep.Config) string {
+	if sc, err := scenarios.Load(c.Scenario, c.Options); err == nil {
+		return sc.Name
+	}
+	return filepath.Base(c.Scenario)
+}
+
+// capacityConfig is the search's settings from the capacity flags, each checked.
+func (e *exploreFlags) capacityConfig(c sweep.Config, require string) (capacity.Config, error) {
+	var err error
+	if len(c.SLOs) == 0 {
+		return capacity.Config{}, argsError("capacity", "capacity needs at least one --slo 'STREAM:p99<50ms'")
+	}
+	cc := capacity.Config{Config: c, SLOs: c.SLOs, MaxErrors: c.MaxErrors, Tolerance: 0.01}
+	cc.Config.SLOs = nil
+	if cc.Require, err = capacity.ParseRequire(require); err != nil {
+		return capacity.Config{}, usageError{err}
+	}
+	b, err := units.ParseDuration(e.budget)
+	if err != nil || b <= 0 {
+		return capacity.Config{}, usagef("--budget %q: want a simulated time such as 30m", e.budget)
+	}
+	cc.Budget = time.Duration(b)
+	if e.precision != "" {
+		if cc.Precision, err = sweep.ParseFraction(e.precision); err != nil || !(cc.Precision > 0 && cc.Precision < 1) {
+			return capacity.Config{}, usagef("--precision %q: want a share of the answer such as 1%%", e.precision)
+		}
+		if e.cluster.active() {
+			return capacity.Config{}, usagef("--precision adds replications as the answers come in, which a cluster's fixed plan cannot; give -r instead")
+		}
+	}
+	if e.maxReplications < 1 {
+		return capacity.Config{}, usagef("--max-replications %d: want at least 1", e.maxReplications)
+	}
+	cc.MaxReplications = e.maxReplications
+	return cc, nil
 }

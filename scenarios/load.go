@@ -17,10 +17,10 @@ import (
 
 	"github.com/shardsim/shardsim/build"
 	"github.com/shardsim/shardsim/internal/tomlx"
+	_ "github.com/shardsim/shardsim/mechanisms" // the mechanisms' keys (docs/architecture.md)
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/units"
-	_ "github.com/shardsim/shardsim/mechanisms" // the mechanisms' keys (docs/architecture.md)
 )
 
 //go:embed *.toml

@@ -52,6 +52,7 @@ func NeedsPlacementCheck(c Config) bool {
 // RunPlacement runs the sweep again under random placement: its rows, row for row.
 func RunPlacement(c Config) ([]Row, error) {
 	c.Options.Sets = append(slices.Clone(c.Options.Sets), randomPlacement)
+	c.pass = 1
 	return Run(c)
 }
 

@@ -45,6 +45,23 @@ type Config struct {
 	// (docs/sweeps.md): long enough for the hottest queue to settle, up to this much
 	// simulated time; a row with a run the budget could not settle says so.
 	RunBudget time.Duration
+	// Made, when set, holds runs made before by the same sweep (an interrupted one's, to
+	// resume it): a run it holds is taken, not simulated. Record, when set, is told each
+	// run as it is made, one call at a time; its error stops the sweep.
+	Made   map[RunID][]*metrics.Run
+	Record func(id RunID, r *metrics.Run) error
+	// pass is the placement pass the runs are of: 0 the sweep's own, 1 the placement
+	// check's under random placement (RunPlacement).
+	pass int
+}
+
+// RunID names one run of a sweep: its placement pass (0 the sweep, 1 the placement
+// check), point, variant and replication.
+type RunID struct {
+	Pass        int `json:"pass"`
+	Point       int `json:"point"`
+	Variant     int `json:"variant"`
+	Replication int `json:"replication"`
 }
 
 // DefaultMaxRuns is the most runs a sweep or capacity search makes unless told otherwise:
@@ -387,14 +404,35 @@ func Run(c Config) ([]Row, error) {
 		return nil, err
 	}
 	samples := make([]*metrics.Run, len(pl.Jobs))
-	all := make([]int, len(pl.Jobs))
-	for i := range all {
-		all[i] = i
+	var todo []int
+	for i, j := range pl.Jobs {
+		if xs := c.Made[pl.id(j)]; len(xs) > 0 {
+			samples[i] = xs[0] // made before the sweep was interrupted
+		} else {
+			todo = append(todo, i)
+		}
 	}
-	if err := pl.RunItems(all, func(i int, r *metrics.Run) error { samples[i] = r; return nil }); err != nil {
+	if made := len(pl.Jobs) - len(todo); made > 0 && c.Progress != nil {
+		progress := c.Progress // the runs made before count as done
+		c.Progress = func(done, total int) { progress(done+made, total+made) }
+	}
+	if err := pl.RunItems(todo, func(i int, r *metrics.Run) error {
+		if c.Record != nil {
+			if err := c.Record(pl.id(pl.Jobs[i]), r); err != nil {
+				return err
+			}
+		}
+		samples[i] = r
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	return pl.rows(samples), nil
+}
+
+// id is job j's RunID.
+func (pl *Plan) id(j Job) RunID {
+	return RunID{Pass: pl.c.pass, Point: j.Point, Variant: j.Variant, Replication: j.Rep}
 }
 
 // RowOf is a row made from its replications' figures (ss, in seed order; row carries

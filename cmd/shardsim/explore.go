@@ -226,9 +226,6 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 	if len(c.Axes) == 0 {
 		return argsError("sweep", "sweep needs at least one --vary KEY=V1,V2,...")
 	}
-	if e.cluster.resume && !e.cluster.active() {
-		return usagef("--resume without --shard continues an interrupted capacity search; a sweep's --resume is a worker's: give --shard K/N (--shard 0/1 --resume, then shardsim merge)")
-	}
 	if e.budget != "" {
 		b, err := units.ParseDuration(e.budget)
 		if err != nil || b <= 0 {
@@ -239,25 +236,60 @@ func runSweep(fs *pflag.FlagSet, e *exploreFlags, stdout, stderr io.Writer) erro
 	if e.cluster.active() {
 		return e.runPart(c, "sweep", stdout, stderr, func(c sweep.Config) (*cluster.Work, error) { return cluster.PlanSweep(c, version) })
 	}
-	var rows, random []sweep.Row
-	out, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
-		c.Stop, c.Progress = stop, progress
-		var err error
-		if rows, err = sweep.Run(c); err != nil {
+	return e.sweepHere(fs, c, stdout, stderr)
+}
+
+// sweepHere runs a sweep on this machine. An interrupted sweep keeps its finished runs in
+// the output directory, and --resume takes them (resume.go).
+func (e *exploreFlags) sweepHere(fs *pflag.FlagSet, c sweep.Config, stdout, stderr io.Writer) error {
+	dir := e.out
+	if dir == "" {
+		dir = defaultOutDir(scenarioNameOr(c), "sweep")
+	}
+	man := newResumeManifest("sweep", c.Scenario, c.Options, fs)
+	var err error
+	if e.cluster.resume {
+		if c.Made, err = readPartial[sweep.RunID](dir, man); err != nil {
 			return err
 		}
-		// Does placement decide the ranking? The same sweep under random placement.
-		if !e.noPlacementCheck && sweep.NeedsPlacementCheck(c) {
+	}
+	var rows, random []sweep.Row
+	var plog *partialLog
+	interrupted := false
+	out, name, err := e.explore(c, "sweep", stderr, func(stop func() bool, progress func(done, total int)) error {
+		var err error
+		if plog, err = newPartialLog(dir, man, e.cluster.resume); err != nil {
+			return err
+		}
+		plog.stop = stop
+		c.Stop, c.Progress, c.Record = plog.stopped, progress, plog.recordSweep
+		if rows, err = sweep.Run(c); err == nil && !e.noPlacementCheck && sweep.NeedsPlacementCheck(c) {
+			// Does placement decide the ranking? The same sweep under random placement.
 			random, err = sweep.RunPlacement(c)
+		}
+		if errors.Is(err, sweep.ErrInterrupted) {
+			interrupted = true
+			if werr := plog.interrupted(); werr != nil {
+				return werr
+			}
+		} else if err != nil && !e.cluster.resume {
+			plog.done() // a sweep that failed leaves nothing behind
 		}
 		return err
 	})
+	if interrupted {
+		return keptInterrupted("sweep", plog, c.Made, dir)
+	}
 	if err != nil {
 		return err
 	}
-	c.Stop, c.Progress = nil, nil
+	c.Stop, c.Progress, c.Record, c.Made = nil, nil, nil, nil
 	sw := &sweep.Sweep{Scenario: name, Config: c, Rows: rows, Random: random}
-	return e.finish(out, stdout, stderr, sw.WriteFiles, sw.JSON(), sw.CSV, sw.Text, sw.Markdown)
+	if err := e.finish(out, stdout, stderr, sw.WriteFiles, sw.JSON(), sw.CSV, sw.Text, sw.Markdown); err != nil {
+		return err
+	}
+	plog.done()
+	return nil
 }
 
 // finish writes a sweep's or capacity search's files to out and its answer to stdout in
@@ -379,7 +411,7 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	}
 	man := newResumeManifest("capacity", c.Scenario, c.Options, fs)
 	if e.cluster.resume {
-		if cc.Made, err = readPartial(dir, man); err != nil {
+		if cc.Made, err = readPartial[capacity.RunID](dir, man); err != nil {
 			return err
 		}
 	}
@@ -405,7 +437,7 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 		return err
 	})
 	if interrupted {
-		return capacityInterrupted(plog, cc.Made, dir)
+		return keptInterrupted("capacity", plog, cc.Made, dir)
 	}
 	if err != nil {
 		return err
@@ -419,14 +451,14 @@ func runCapacity(fs *pflag.FlagSet, e *exploreFlags, require string, stdout, std
 	return nil
 }
 
-// capacityInterrupted is the error of an interrupted search: how many runs it kept, those
-// of this try and those an earlier one had made, and where.
-func capacityInterrupted(plog *partialLog, made map[capacity.RunID][]*metrics.Run, dir string) error {
+// keptInterrupted is the error of an interrupted sweep or search (kind): how many runs it
+// kept, those of this try and those an earlier one had made, and where.
+func keptInterrupted[ID comparable](kind string, plog *partialLog, made map[ID][]*metrics.Run, dir string) error {
 	kept := plog.runs
 	for _, xs := range made {
 		kept += len(xs)
 	}
-	return fmt.Errorf("capacity interrupted: the %s finished are kept in %s, marked partial; the same command with --resume continues from them", metrics.Plural(int64(kept), "run"), dir)
+	return fmt.Errorf("%s interrupted: the %s finished are kept in %s, marked partial; the same command with --resume continues from them", kind, metrics.Plural(int64(kept), "run"), dir)
 }
 
 // scenarioNameOr is the scenario's name, or its file's name where it does not load (the

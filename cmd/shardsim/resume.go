@@ -17,10 +17,11 @@ import (
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sweep"
 )
 
-// An interrupted capacity search keeps its finished runs in its output directory
-// (docs/capacity.md, "Interrupted searches"): partialRuns holds one line per run as it
+// An interrupted sweep or capacity search keeps its finished runs in its output directory
+// (docs/sweeps.md, "Interrupted sweeps"; docs/capacity.md, "Interrupted searches"): partialRuns holds one line per run as it
 // finishes, and partialManifest what made them (the command, the scenario's hash, the
 // flags and the build), so that the same command with --resume takes them instead of
 // running them again, and ends with the files an uninterrupted search writes. Anything
@@ -75,15 +76,16 @@ func (m resumeManifest) differs(o resumeManifest) string {
 	return ""
 }
 
-// partialRun is one line of partialRuns.
-type partialRun struct {
-	ID  capacity.RunID `json:"id"`
-	Run *metrics.Run   `json:"run"`
+// partialRun is one line of partialRuns: a run and its ID (capacity.RunID or
+// sweep.RunID).
+type partialRun[ID any] struct {
+	ID  ID           `json:"id"`
+	Run *metrics.Run `json:"run"`
 }
 
 // readPartial checks, for --resume, that dir holds an interrupted search made by m and
 // returns its runs; a usage error (exit 2) when it does not, with nothing written.
-func readPartial(dir string, m resumeManifest) (map[capacity.RunID][]*metrics.Run, error) {
+func readPartial[ID comparable](dir string, m resumeManifest) (map[ID][]*metrics.Run, error) {
 	b, err := os.ReadFile(filepath.Join(dir, partialManifest))
 	if err != nil {
 		return nil, usagef("--resume: %s holds no interrupted %s (no %s)", dir, m.Command, partialManifest)
@@ -95,7 +97,7 @@ func readPartial(dir string, m resumeManifest) (map[capacity.RunID][]*metrics.Ru
 	if why := m.differs(old); why != "" {
 		return nil, usagef("--resume: %s holds an interrupted search this command did not start: %s; run it without --resume into another -o", dir, why)
 	}
-	made := map[capacity.RunID][]*metrics.Run{}
+	made := map[ID][]*metrics.Run{}
 	f, err := os.Open(filepath.Join(dir, partialRuns))
 	if errors.Is(err, os.ErrNotExist) {
 		return made, nil
@@ -106,7 +108,7 @@ func readPartial(dir string, m resumeManifest) (map[capacity.RunID][]*metrics.Ru
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<30)
 	for sc.Scan() {
-		var r partialRun
+		var r partialRun[ID]
 		if json.Unmarshal(sc.Bytes(), &r) != nil || r.Run == nil {
 			continue // a line cut short when the process was killed: that run is made again
 		}
@@ -147,9 +149,19 @@ func newPartialLog(dir string, m resumeManifest, resume bool) (*partialLog, erro
 // as Ctrl-C would (tests).
 var testInterruptAfter int
 
-// record appends one run.
+// record appends one run of a capacity search.
 func (p *partialLog) record(id capacity.RunID, r *metrics.Run) error {
-	b, err := json.Marshal(partialRun{id, r})
+	return p.write(partialRun[capacity.RunID]{id, r})
+}
+
+// recordSweep appends one run of a sweep.
+func (p *partialLog) recordSweep(id sweep.RunID, r *metrics.Run) error {
+	return p.write(partialRun[sweep.RunID]{id, r})
+}
+
+// write appends one line.
+func (p *partialLog) write(line any) error {
+	b, err := json.Marshal(line)
 	if err != nil {
 		return err
 	}

@@ -121,3 +121,104 @@ func TestCapacityResumeRefused(t *testing.T) {
 		}
 	}
 }
+
+// sweepResumeArgs is a small sweep: two points, two variants, two replications, and the
+// placement check's pass under random placement (16 runs).
+func sweepResumeArgs(dir string, extra ...string) []string {
+	return append([]string{"sweep", "../../testdata/small.toml", "--vary", "cluster.nodes=2,3", "--slo", "put:p99<5ms", "--duration", "5s",
+		"-r", "2", "--no-charts", "-q", "-o", dir}, extra...)
+}
+
+// TestSweepResume: a sweep interrupted after k runs keeps them in its output directory,
+// marked partial, and the same command with --resume ends with the same files, byte for
+// byte, as the sweep run through, and the same stdout; the second interruption falls in
+// the placement check's pass.
+func TestSweepResume(t *testing.T) {
+	tmp := t.TempDir()
+	whole, parts := filepath.Join(tmp, "whole"), filepath.Join(tmp, "parts")
+	code, want, stderr := call(t, sweepResumeArgs(whole)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := 0
+	for _, k := range []int{5, 6} {
+		testInterruptAfter = k
+		var extra []string
+		if lines > 0 {
+			extra = []string{"--resume"} // the second interruption, of a resumed sweep
+		}
+		code, _, stderr = call(t, sweepResumeArgs(parts, extra...)...)
+		testInterruptAfter = 0
+		if code == 0 || !strings.Contains(stderr, "sweep interrupted") || !strings.Contains(stderr, "--resume continues") {
+			t.Fatalf("interrupted after %d runs: exit %d, stderr %q", k, code, stderr)
+		}
+		got := readDir(t, parts)
+		lines += k
+		if _, ok := got[partialManifest]; !ok || bytes.Count(got[partialRuns], []byte("\n")) < lines {
+			t.Fatalf("after an interruption at %d runs the directory holds %d lines of runs and manifest %v", k, bytes.Count(got[partialRuns], []byte("\n")), ok)
+		}
+	}
+	if got := readDir(t, parts); !bytes.Contains(got[partialRuns], []byte(`"pass":1`)) {
+		t.Fatalf("the second interruption kept no run of the placement check's pass")
+	}
+	code, got, stderr := call(t, sweepResumeArgs(parts, "--resume")...)
+	if code != 0 {
+		t.Fatalf("--resume: exit %d: %s", code, stderr)
+	}
+	if got != want {
+		t.Errorf("--resume printed\n%s\nwant\n%s", got, want)
+	}
+	a, b := readDir(t, whole), readDir(t, parts)
+	if len(a) != len(b) {
+		t.Errorf("files %d after resuming, %d run through", len(b), len(a))
+	}
+	for name, x := range a {
+		if !bytes.Equal(x, b[name]) {
+			t.Errorf("%s differs after resuming", name)
+		}
+	}
+}
+
+// TestSweepResumeRefused: --resume on a directory of another sweep (another scenario,
+// other flags, another build), of a capacity search, or holding none, exits 2 and changes
+// nothing there.
+func TestSweepResumeRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	testInterruptAfter = 2
+	code, _, stderr := call(t, sweepResumeArgs(dir)...)
+	testInterruptAfter = 0
+	if code == 0 {
+		t.Fatalf("interrupted: exit 0: %s", stderr)
+	}
+	before := readDir(t, dir)
+	other := filepath.Join(t.TempDir(), "other") // another build: the manifest's build changed
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range before {
+		if name == partialManifest {
+			b = bytes.Replace(b, []byte(`"fingerprint": "`), []byte(`"fingerprint": "x`), 1)
+		}
+		if err := os.WriteFile(filepath.Join(other, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{
+		append(sweepResumeArgs(dir, "--resume"), "--seed", "99"),
+		{"sweep", "../../testdata/small-rebalance.toml", "--vary", "cluster.nodes=2,3", "--slo", "put:p99<5ms", "--duration", "5s", "-r", "2", "--no-charts", "-q", "-o", dir, "--resume"},
+		resumeArgs(dir, "--resume"), // a capacity search asking to resume a sweep's runs
+		sweepResumeArgs(filepath.Join(t.TempDir(), "none"), "--resume"),
+		sweepResumeArgs(other, "--resume"),
+	} {
+		code, _, stderr := call(t, args...)
+		if code != 2 || !strings.Contains(stderr, "--resume") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming --resume", args, code, stderr)
+		}
+		after := readDir(t, dir)
+		for name, x := range before {
+			if !bytes.Equal(x, after[name]) {
+				t.Errorf("%v changed %s", args, name)
+			}
+		}
+	}
+}

@@ -33,7 +33,7 @@ type clusterFlags struct {
 func (cf *clusterFlags) register(fs *pflag.FlagSet) {
 	textVar(fs, &cf.shard, "shard", "", "K/N", "run only worker K's share of N (counting from 0), each item to its own file under -o DIR/points; auto reads K and N from a Kubernetes Indexed Job or a Slurm job array")
 	fs.IntVar(&cf.shards, "shards", 0, "with --shard auto: the number of workers, where the batch system does not say (a Kubernetes Indexed Job's completions)")
-	fs.BoolVar(&cf.resume, "resume", false, "with --shard: skip the items whose files are already in DIR/points for this same manifest; without it, continue the interrupted capacity search in -o DIR from the runs it kept")
+	fs.BoolVar(&cf.resume, "resume", false, "with --shard: skip the items whose files are already in DIR/points for this same manifest; without it, continue the interrupted sweep or capacity search in -o DIR from the runs it kept")
 	fs.BoolVar(&cf.claim, "claim", false, "with --shard, workers sharing -o DIR: claim each item before running it, and once this worker's own are done take over the items no live worker holds (implies --resume)")
 	fs.DurationVar(&cf.lease, "lease", cluster.DefaultLease, "with --claim: a claim not renewed for this long is a dead worker's, and its item is taken over")
 	fs.BoolVar(&cf.planOnly, "plan", false, "write the manifest (every work item) to -o DIR and run nothing; then workers run with --shard and merge puts them together")

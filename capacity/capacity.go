@@ -684,7 +684,7 @@ func (s *searchState) answer() (Answer, error) {
 // searchAlone is the search of replication r alone.
 func (s *searchState) searchAlone(r int) (found, error) {
 	c := s.c
-	start, next, below := s.limit.start()
+	start, next, below := s.limit.start(c.MaxUtilization)
 	if c.wholeRuns {
 		start, next, below = 0, 0, 0
 	}

@@ -156,15 +156,23 @@ const lawBelow = 0.9
 
 // start is where a search starts, the multiple it tries next when the start passes and
 // the one below it when it fails (find): where the law applies, the multiples that offer
-// the hottest node lawStart and lawBelow of its cores, and the smallest one on the grid
-// that offers it all of them, which is not run; (0, 0, 0) elsewhere, which starts from 1.
-func (l offeredLimit) start() (start, next, below float64) {
+// the hottest node lawStart and lawBelow of its top, and the smallest one on the grid that
+// offers it its top. The top is all of its cores, which is not run, or the ceiling
+// (--max-utilization) where one is set: a node's busiest window passes the load the law
+// offers it, so an answer under a ceiling lies just under the multiple that offers the
+// node the ceiling, and the search brackets it between there and the start. (0, 0, 0)
+// elsewhere, which starts from 1.
+func (l offeredLimit) start(ceiling float64) (start, next, below float64) {
 	if !l.ok {
 		return 0, 0, 0
 	}
-	start = math.Floor(lawStart/l.load*lawGrid) / lawGrid
-	next = math.Ceil(1/l.load*lawGrid) / lawGrid
-	below = math.Floor(lawBelow/l.load*lawGrid) / lawGrid
+	top := 1.0
+	if ceiling > 0 && ceiling < 1 {
+		top = ceiling
+	}
+	start = math.Floor(lawStart*top/l.load*lawGrid) / lawGrid
+	next = math.Ceil(top/l.load*lawGrid) / lawGrid
+	below = math.Floor(lawBelow*top/l.load*lawGrid) / lawGrid
 	if below < minMultiple || start >= next || below >= start {
 		return 0, 0, 0
 	}

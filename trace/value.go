@@ -40,9 +40,9 @@ func HashBytes(b []byte) uint64 {
 // than the bucket's prefix it agrees with it (up to 31 bytes more), then the next 8
 // characters after that, each a rank of 75 (byteRanks: the end of the text, each of
 // + , - . / 0-9 : A-Z _ a-z, and one rank for each run of other bytes between them; after
-// a byte of such a run the rest reads as a constant). So a log whose keys leave the anchor early (times on the
-// other side of a year, month or day boundary from the first) is still told apart where
-// its keys differ from each other. The anchor's own bucket (prefix 127 or more) keeps 8
+// a byte of such a run the rest reads as a constant). So a log whose keys leave the
+// anchor early (times on the other side of a year, month or day boundary from the first)
+// is still told apart where its keys differ from each other. The anchor's own bucket (prefix 127 or more) keeps 8
 // characters of 7 bits each after the prefix. s < t gives Value(s) <= Value(t) for every
 // pair of texts; two texts of one bucket that agree with each other up to 8 characters
 // past where they leave the bucket's anchor share a value (they sort together, a split
@@ -52,7 +52,7 @@ func HashBytes(b []byte) uint64 {
 // passes every record's parts, in the log's order, through its TextOrder (Value or See),
 // so all of them anchor on the same values and agree on every code. The zero value is ready
 // to use; only the first text value of the log and the first of each bucket allocate (a
-// copy of at most 166 bytes; 254 buckets at most).
+// copy of at most 165 bytes; 254 buckets at most, their table allocated with the first).
 type TextOrder struct {
 	anchor []byte
 	set    bool

@@ -253,3 +253,57 @@ trace = { path = %q, format = "csv" }
 		}
 	}
 }
+
+// isoSecondsLog is a csv log of n writes a second apart, keyed by the ISO-8601 time (to the
+// second) of from plus step seconds per write.
+func isoSecondsLog(from time.Time, step, n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("ts,op,key\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,write,%s\n", i, from.Add(time.Duration(i*step)*time.Second).Format("2006-01-02T15:04:05Z"))
+	}
+	return b.Bytes()
+}
+
+// TestTextKeysLeaveAnchorEarly: logs whose keys leave the log's first key (the anchor)
+// within its first bytes, analyzed under range over 8 shards. 20,000 keys a second apart
+// running backwards from 2030-01-01T00:00:00Z (all but the first in 2029, so they share
+// only "20" with the anchor): the splits, cut from the first tenth, are 7 distinct texts
+// of 2029-12-31T23:, and byte order puts the rest of the log (the earliest times, 90%)
+// on the first shard. 21,600 keys running forwards from 2029-12-31T23:59:00Z, whose first
+// tenth crosses into 2030: the splits are 7 distinct texts of 2030-01-01T00:, each shard
+// but the last gets an equal 1/80 and the last the rest.
+func TestTextKeysLeaveAnchorEarly(t *testing.T) {
+	const shards = 8
+	opt := trace.Options{Format: trace.CSV}
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		prefix string
+		hot    int
+	}{
+		{"backward", isoSecondsLog(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC), -1, 20_000), "2029-12-31T23:", 0},
+		{"forward", isoSecondsLog(time.Date(2029, 12, 31, 23, 59, 0, 0, time.UTC), 1, 21_600), "2030-01-01T00:", shards - 1},
+	} {
+		a := analyzeBytes(t, c.data, opt, trace.Config{Design: textRangeDesign(t, c.data, shards)})
+		sp := a.Design.Splits
+		if len(sp) != shards-1 {
+			t.Fatalf("%s: splits %q, want %d", c.name, sp, shards-1)
+		}
+		for i, row := range sp {
+			if len(row) != 1 || !strings.HasPrefix(row[0], c.prefix) || i > 0 && row[0] <= sp[i-1][0] {
+				t.Errorf("%s: splits %q, want increasing distinct texts beginning %q", c.name, sp, c.prefix)
+				break
+			}
+		}
+		for _, s := range a.Design.Shards {
+			want := 0.1 / shards
+			if s.ID == c.hot {
+				want = 1 - float64(shards-1)*want
+			}
+			if math.Abs(s.WriteShare-want) > 0.002 {
+				t.Errorf("%s: shard %d takes %.4f of the writes, want %.4f", c.name, s.ID, s.WriteShare, want)
+			}
+		}
+	}
+}

@@ -61,7 +61,14 @@ func TestCapacityResume(t *testing.T) {
 			t.Fatalf("after an interruption at %d runs the directory holds %d lines of runs and manifest %v", k, bytes.Count(got[partialRuns], []byte("\n")), ok)
 		}
 	}
-	code, got, stderr := call(t, resumeArgs(parts, "--resume")...)
+	resumeMatches(t, resumeArgs(parts, "--resume"), want, whole, parts)
+}
+
+// resumeMatches runs args, the command that resumes into parts, and checks that it prints
+// want and leaves parts with the same files, byte for byte, as the run through in whole.
+func resumeMatches(t *testing.T, args []string, want, whole, parts string) {
+	t.Helper()
+	code, got, stderr := call(t, args...)
 	if code != 0 {
 		t.Fatalf("--resume: exit %d: %s", code, stderr)
 	}
@@ -161,22 +168,7 @@ func TestSweepResume(t *testing.T) {
 	if got := readDir(t, parts); !bytes.Contains(got[partialRuns], []byte(`"pass":1`)) {
 		t.Fatalf("the second interruption kept no run of the placement check's pass")
 	}
-	code, got, stderr := call(t, sweepResumeArgs(parts, "--resume")...)
-	if code != 0 {
-		t.Fatalf("--resume: exit %d: %s", code, stderr)
-	}
-	if got != want {
-		t.Errorf("--resume printed\n%s\nwant\n%s", got, want)
-	}
-	a, b := readDir(t, whole), readDir(t, parts)
-	if len(a) != len(b) {
-		t.Errorf("files %d after resuming, %d run through", len(b), len(a))
-	}
-	for name, x := range a {
-		if !bytes.Equal(x, b[name]) {
-			t.Errorf("%s differs after resuming", name)
-		}
-	}
+	resumeMatches(t, sweepResumeArgs(parts, "--resume"), want, whole, parts)
 }
 
 // TestSweepResumeRefused: --resume on a directory of another sweep (another scenario,

@@ -55,7 +55,7 @@ TESTTIMEOUT ?= 30m
 # runs no run split by default and no two t.Parallel tests at once; make test-long, which
 # CI also runs, keeps every core.
 NPROC    := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null)
-TESTPKGS := ./cmd/shardsim ./scenarios ./sim ./cluster ./report ./workload ./plots ./trace ./capacity ./...
+TESTPKGS := ./cmd/shardsim ./scenarios ./sim ./runs/cluster ./report ./workload ./plots ./trace ./runs/capacity ./...
 TESTEXEC := $(if $(filter 1 2,$(NPROC)),-exec 'env GOMAXPROCS=1',)
 test:
 	$(GO) mod download
@@ -130,7 +130,7 @@ docs:
 # worker for the rest of the budget (FuzzMergeItem ran 16 inputs in 10 s; held to 200x, 11,926).
 # FUZZTIME=30s (or 200000x) sets one budget for every target instead.
 FUZZTARGETS := internal/tomlx:FuzzParseDecode:100000 scenarios:FuzzLoad:8000 scenarios:FuzzSet:5000 \
-	spec:FuzzKeyPart:100000 trace:FuzzReader:50000 cluster:FuzzMergeItem:5000 cmd/shardsim:FuzzAnalyze:800
+	scenario:FuzzKeyPart:100000 trace:FuzzReader:50000 runs/cluster:FuzzMergeItem:5000 cmd/shardsim:FuzzAnalyze:800
 FUZZMINIMIZE ?= 200x
 # Each target is fuzzed in its package; a target that is not there (moved with its code)
 # fails the run, where go test alone would fuzz nothing and pass.

@@ -1,17 +1,17 @@
 package mechanisms
 
 import (
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // The page latch's keys ([table] page_latch, page_rows: docs/mitigations.md, "Hot index
 // page"), their checks, and the setting they turn into (sim.PageLatch).
 
 var (
-	pageLatchKey = spec.TableKey[spec.Duration]("page_latch", "none",
+	pageLatchKey = scenario.TableKey[scenario.Duration]("page_latch", "none",
 		"how long an insert holds the latch of its B-tree leaf page (a duration up to 1s, e.g. `\"20us\"`): inserts to one page take turns, and a time-ordered key sends every insert of a key prefix to the rightmost page, at most 1/`page_latch` a second (docs/mitigations.md, \"Page latch\")")
-	pageRowsKey = spec.TableKey[*int64]("page_rows", "`100`",
+	pageRowsKey = scenario.TableKey[*int64]("page_rows", "`100`",
 		"rows a leaf page holds (1 to 1,000,000), for the pages of inserts that do not append; needs `page_latch`")
 )
 
@@ -21,10 +21,10 @@ const (
 	maxPageLatch    = sim.Second // a latch is held for microseconds; a second is already absurd
 )
 
-func init() { spec.RegisterMechanism(resolvePageLatch) }
+func init() { scenario.RegisterMechanism(resolvePageLatch) }
 
 // resolvePageLatch turns the page latch on when [table] page_latch is given.
-func resolvePageLatch(c *spec.Checker, f *spec.File, s *spec.Resolved) {
+func resolvePageLatch(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
 	hold, on := pageLatchKey.In(f.Table.Ext)
 	rows, rowsGiven := pageRowsKey.In(f.Table.Ext)
 	if !on {

@@ -3,22 +3,22 @@ package mechanisms
 import (
 	"fmt"
 
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // The connection pool's key ([[streams]] pool: docs/mitigations.md, "Connection pool"),
 // its checks, and the setting it turns into (sim.Pool).
 
-var poolKey = spec.StreamKey[*int]("pool", "none",
+var poolKey = scenario.StreamKey[*int]("pool", "none",
 	"a client connection pool of this many connections (1 to 1,000,000): at most that many of the stream's requests are in flight, from their first attempt's send to their outcome (retries included); the others wait in the client for a connection, oldest first, and the wait shows apart from the database's queue (docs/mitigations.md, \"Connection pool\"). Not on a `trace` stream")
 
 const maxPool = 1_000_000
 
-func init() { spec.RegisterMechanism(resolvePools) }
+func init() { scenario.RegisterMechanism(resolvePools) }
 
 // resolvePools gives each stream with a pool its setting.
-func resolvePools(c *spec.Checker, f *spec.File, s *spec.Resolved) {
+func resolvePools(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
 	for i, st := range f.Streams {
 		size, ok := poolKey.In(st.Ext)
 		if !ok {

@@ -3,25 +3,25 @@ package mechanisms
 import (
 	"fmt"
 
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // A job queue's keys ([[streams]] claim, skip_locked: docs/mitigations.md, "Job queues"),
 // their checks, and the setting they turn into (sim.JobClaims).
 
 var (
-	claimKey = spec.StreamKey[string]("claim", "none",
+	claimKey = scenario.StreamKey[string]("claim", "none",
 		"`\"oldest\"`: each write is a worker's claim on a job queue (`SELECT ... ORDER BY created_at LIMIT 1 FOR UPDATE`): the partition key names the queue, and the row the claim locks is the queue's oldest job not yet taken. Needs `lock`, the time a claim holds its job's row (docs/scenario.md, \"Job queues\")")
-	skipLockedKey = spec.StreamKey[bool]("skip_locked", "`false`",
+	skipLockedKey = scenario.StreamKey[bool]("skip_locked", "`false`",
 		"with `claim`: `FOR UPDATE SKIP LOCKED`, a claim takes the oldest job nobody holds instead of waiting for the head; every claiming stream of a scenario agrees on it")
 )
 
-func init() { spec.RegisterMechanism(resolveJobClaims) }
+func init() { scenario.RegisterMechanism(resolveJobClaims) }
 
 // resolveJobClaims reads every stream's claim on a job queue and, when a stream claims,
 // turns them into the setting of sim.JobClaims, by resolved stream.
-func resolveJobClaims(c *spec.Checker, f *spec.File, s *spec.Resolved) {
+func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
 	byName := map[string]sim.Claim{}
 	var first string // the first claiming stream, which the others must agree with
 	for i := range f.Streams {
@@ -51,7 +51,7 @@ func resolveJobClaims(c *spec.Checker, f *spec.File, s *spec.Resolved) {
 
 // resolveJobClaim reads the claim of stream st (key: "streams[i]"), whose resolved form is
 // among s.Streams; false when it has problems.
-func resolveJobClaim(c *spec.Checker, key string, st *spec.Stream, s *spec.Resolved) (sim.Claim, bool) {
+func resolveJobClaim(c *scenario.Checker, key string, st *scenario.Stream, s *scenario.Resolved) (sim.Claim, bool) {
 	mode, claims := claimKey.In(st.Ext)
 	skip, skipGiven := skipLockedKey.In(st.Ext)
 	if !claims {
@@ -60,7 +60,7 @@ func resolveJobClaim(c *spec.Checker, key string, st *spec.Stream, s *spec.Resol
 		}
 		return sim.NoClaim, !skipGiven
 	}
-	var ss *spec.StreamSpec
+	var ss *scenario.StreamSpec
 	for i := range s.Streams {
 		if s.Streams[i].Name == st.Name {
 			ss = &s.Streams[i]

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/diagnose"
+	"github.com/shardsim/shardsim/figures/diagnose"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )

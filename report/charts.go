@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/shardsim/shardsim/diagnose"
+	"github.com/shardsim/shardsim/figures/diagnose"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/pool"
-	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"

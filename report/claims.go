@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )

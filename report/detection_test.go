@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/diagnose"
+	"github.com/shardsim/shardsim/figures/diagnose"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // handBuilt is a hand-made result of the small scenario's shape (testdata/small.toml: a
@@ -24,7 +24,7 @@ func handBuilt(t *testing.T, shards, windows int, load func(w, s int) float64) (
 	return describeScenario(sc), Run{Variant: describeVariant(sc.Variants[0]), Result: r}
 }
 
-// handBuiltSpec is handBuilt's scenario, before build.Describe, and its result.
+// handBuiltSpec is handBuilt's scenario, before compile.Describe, and its result.
 func handBuiltSpec(t *testing.T, shards, windows int, load func(w, s int) float64) (*scenarios.Scenario, *sim.Result) {
 	t.Helper()
 	sc, err := scenarios.Load("../testdata/small.toml", scenarios.Options{})
@@ -520,7 +520,7 @@ func TestDiagnoseHotKeyAboveFairShare(t *testing.T) {
 		})
 		rs := ssc.Variants[0].Spec
 		f := slices.Index(rs.FieldNames, "user_id")
-		rs.Streams[0].Fields[f] = spec.FieldSpec{Gen: "uniform", N: uint64(c.values), Cardinality: uint64(c.values)}
+		rs.Streams[0].Fields[f] = scenario.FieldSpec{Gen: "uniform", N: uint64(c.values), Cardinality: uint64(c.values)}
 		sc, run := describeScenario(ssc), Run{Variant: describeVariant(ssc.Variants[0]), Result: r}
 		put := &run.Result.Streams[0]
 		put.Offered = 100_000

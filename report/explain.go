@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shardsim/shardsim/diagnose"
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/figures/diagnose"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/units"
 )
 

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/internal/escape"
-	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )

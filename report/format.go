@@ -11,9 +11,9 @@ import (
 	"strconv"
 
 	"github.com/shardsim/shardsim/detect"
-	"github.com/shardsim/shardsim/diagnose"
+	"github.com/shardsim/shardsim/figures/diagnose"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/escape"
-	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/units"
 )
 

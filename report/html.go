@@ -13,9 +13,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/keyspace"
-	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"

@@ -8,7 +8,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )

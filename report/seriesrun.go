@@ -9,8 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/atomicfile"
-	"github.com/shardsim/shardsim/metrics"
 )
 
 // SeriesWriter writes a run's per-window series files (streams, shards, nodes, skew) while

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/figures/metrics"
 )
 
 // TestSkewOfIdleLoads: a window in which no shard works has ratios of 1 (metrics'

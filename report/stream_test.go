@@ -11,13 +11,13 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
 
 // runWith runs every variant the options select, keeping their shard series (dir "") or
-// streaming them to a StreamSink (as `run` does above spec.StreamShardCells), the spools
+// streaming them to a StreamSink (as `run` does above scenario.StreamShardCells), the spools
 // in dir.
 func runWith(t *testing.T, dir, path string, opts scenarios.Options) (*metrics.Scenario, []Run) {
 	t.Helper()

@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/shardsim/shardsim/diagnose"
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/figures/diagnose"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/units"
 )
 

@@ -15,11 +15,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/compile"
 	"github.com/shardsim/shardsim/internal/tomlx"
 	_ "github.com/shardsim/shardsim/mechanisms" // the mechanisms' keys (docs/architecture.md)
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/units"
 )
 
@@ -36,9 +36,9 @@ var builtinTraces embed.FS
 const Default = "black-friday"
 
 // Scenario is a loaded and validated scenario with its variants resolved. Its embedded
-// spec.Scenario is the description the readers of results take.
+// scenario.Scenario is the description the readers of results take.
 type Scenario struct {
-	spec.Scenario
+	scenario.Scenario
 	Source string // the file it came from, or "built-in NAME"
 	// SHA256 is the hash (hex) of the file's text and of the access logs its variants
 	// replay, which names the scenario in a cluster sweep's manifest.
@@ -47,11 +47,11 @@ type Scenario struct {
 	// Notes are what the user should know about how the command line changed the
 	// variants (docs/scenario.md, "Overrides from the command line"), one line each, for stderr.
 	Notes []string
-	// Memory estimates the bytes a run of the selected variants takes (build.RunMemory).
+	// Memory estimates the bytes a run of the selected variants takes (compile.RunMemory).
 	Memory float64
 }
 
-// workError is the problem of a variant whose work passes build.MaxWork, at the flag that
+// workError is the problem of a variant whose work passes compile.MaxWork, at the flag that
 // made it large when one did (the stream's rate or op, the shards, the duration, the load
 // factor), else at the stream in the file.
 func workError(file string, doc *tomlx.Doc, global []*override, key, msg string) *tomlx.Error {
@@ -66,25 +66,25 @@ func workError(file string, doc *tomlx.Doc, global []*override, key, msg string)
 // MaxVariants bounds a scenario's [[variants]].
 const MaxVariants = 1000
 
-// Variant is one key design of a scenario, fully resolved. Its embedded spec.Variant (name,
+// Variant is one key design of a scenario, fully resolved. Its embedded scenario.Variant (name,
 // streams, resolved spec) is what the readers of results take.
 type Variant struct {
-	spec.Variant
+	scenario.Variant
 	Nodes  int
 	Shards int // at the start of the run
 	// MaxShards is the most shards the variant can have: Shards, or keyspace.split's
 	// max_shards when shards split during the run (per-shard results are sized for it).
 	MaxShards int
 	index     int // in the file's [[variants]]
-	// Work is the variant's predicted work, time and subrequests held (build.EstimateWork).
-	Work *build.Work
+	// Work is the variant's predicted work, time and subrequests held (compile.EstimateWork).
+	Work *compile.Work
 	// Replaced are the dotted keys of the variant's own values that a value for every
 	// variant on the command line replaced (a --set, a sweep's --vary); Notes says each.
 	Replaced []string
 }
 
 // StreamInfo names a stream, its operation and its p99 alert thresholds.
-type StreamInfo = spec.StreamInfo
+type StreamInfo = scenario.StreamInfo
 
 // Options change a scenario as it is loaded.
 type Options struct {
@@ -325,7 +325,7 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 	sc := &Scenario{
 		Notes:  notes(warmupNote),
 		Source: file,
-		Scenario: spec.Scenario{Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
+		Scenario: scenario.Scenario{Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
 			Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window},
 	}
 	if len(overrides) == 0 {
@@ -451,7 +451,7 @@ func (l *loader) add(e *tomlx.Error) {
 }
 
 // report reports a problem of the file at the line of key at.
-func (l *loader) report(p spec.FieldError, prefix, at string) {
+func (l *loader) report(p scenario.FieldError, prefix, at string) {
 	l.add(&tomlx.Error{File: l.file, Key: prefix + p.Key, Msg: p.Msg, Line: l.doc.Line(at)})
 }
 
@@ -501,14 +501,14 @@ func (l *loader) split() (base map[string]any, overrides []map[string]any, note 
 // its own, only to check its keys and types and to read its name and description. Split
 // the variants off the base and check each part's keys and types on its own, so that
 // every message points at the text the user wrote.
-func (l *loader) decode(base map[string]any, overrides []map[string]any) (spec.File, []spec.File) {
+func (l *loader) decode(base map[string]any, overrides []map[string]any) (scenario.File, []scenario.File) {
 	f := l.newFile()
 	var undecodedErrs tomlx.Errors // as the decoder named them, before relabelling
 	if err := l.doc.Decode(base, "", &f); err != nil {
 		undecodedErrs = appendErr(undecodedErrs, err)
 		l.errs = appendErr(l.errs, relabel(err, l.global))
 	}
-	vfiles := make([]spec.File, len(overrides))
+	vfiles := make([]scenario.File, len(overrides))
 	for i, o := range overrides {
 		if err := l.doc.Decode(o, fmt.Sprintf("variants[%d]", i), &vfiles[i]); err != nil {
 			l.errs = appendErr(l.errs, err)
@@ -524,8 +524,8 @@ func (l *loader) decode(base map[string]any, overrides []map[string]any) (spec.F
 }
 
 // newFile is a File of the defaults, reading logs from the scenario's directory.
-func (l *loader) newFile() spec.File {
-	f := spec.Defaults()
+func (l *loader) newFile() scenario.File {
+	f := scenario.Defaults()
 	f.TraceFS, f.Shortened, f.Moved = l.traceFS, l.cutDetail, l.moved
 	return f
 }
@@ -562,8 +562,8 @@ func (l *loader) restates(key string) bool {
 
 // reportBase reports the base's problems, at the flag that set a key or at its line, and
 // returns them, so that a variant does not report them again.
-func (l *loader) reportBase(probs []spec.FieldError) map[spec.FieldError]bool {
-	inBase := map[spec.FieldError]bool{}
+func (l *loader) reportBase(probs []scenario.FieldError) map[scenario.FieldError]bool {
+	inBase := map[scenario.FieldError]bool{}
 	for _, p := range probs {
 		inBase[p] = true
 		if l.restates(p.Key) {
@@ -592,7 +592,7 @@ func (l *loader) checkAddressed(names []string, variants int) {
 
 // variants loads every variant: a selected one (or one a selected one migrates to) in
 // full, another by its name alone.
-func (l *loader) variants(sc *Scenario, base map[string]any, overrides []map[string]any, vfiles []spec.File, names []string, selected map[int]bool, inBase map[spec.FieldError]bool) {
+func (l *loader) variants(sc *Scenario, base map[string]any, overrides []map[string]any, vfiles []scenario.File, names []string, selected map[int]bool, inBase map[scenario.FieldError]bool) {
 	targets := migrationTargets(base, overrides, names, selected)
 	seenName := map[string]bool{}
 	for i, o := range overrides {
@@ -604,7 +604,7 @@ func (l *loader) variants(sc *Scenario, base map[string]any, overrides []map[str
 		if selected != nil && !selected[i] && !targets[i] {
 			// Not selected: only its name counts (a value set for every variant, such as
 			// fewer nodes, may not suit a variant nobody asked for).
-			sc.Variants = append(sc.Variants, &Variant{Variant: spec.Variant{Name: name, Description: vfiles[i].Description}, index: i})
+			sc.Variants = append(sc.Variants, &Variant{Variant: scenario.Variant{Name: name, Description: vfiles[i].Description}, index: i})
 			continue
 		}
 		if v := l.variant(sc, base, o, i, names, vfiles[i].Description, inBase); v != nil {
@@ -615,7 +615,7 @@ func (l *loader) variants(sc *Scenario, base map[string]any, overrides []map[str
 
 // link links each migration to the variant it moves to, and the claims to the variants
 // they name.
-func (l *loader) link(sc *Scenario, overrides []map[string]any, names []string, baseSpec *spec.Resolved) {
+func (l *loader) link(sc *Scenario, overrides []map[string]any, names []string, baseSpec *scenario.Resolved) {
 	for _, e := range linkMigrations(l.file, l.doc, sc.Variants, overrides, names) {
 		l.add(e)
 	}
@@ -630,16 +630,16 @@ func (l *loader) link(sc *Scenario, overrides []map[string]any, names []string, 
 
 // checkVariantName reports a variant's missing, bad or repeated name; false then.
 func (l *loader) checkVariantName(vkey, name string, seen map[string]bool) bool {
-	switch msg := spec.CheckVariantName(name); {
+	switch msg := scenario.CheckVariantName(name); {
 	case msg != "":
 		at := vkey + ".name"
 		if name == "" {
 			at = vkey
 		}
-		l.report(spec.FieldError{Key: ".name", Msg: msg}, vkey, at)
+		l.report(scenario.FieldError{Key: ".name", Msg: msg}, vkey, at)
 		return false
 	case seen[name]:
-		l.report(spec.FieldError{Key: ".name", Msg: fmt.Sprintf("duplicate variant name %q", name)}, vkey, vkey+".name")
+		l.report(scenario.FieldError{Key: ".name", Msg: fmt.Sprintf("duplicate variant name %q", name)}, vkey, vkey+".name")
 		return false
 	}
 	seen[name] = true
@@ -649,7 +649,7 @@ func (l *loader) checkVariantName(vkey, name string, seen map[string]bool) bool 
 // variant loads variant i: the base merged with its own table o, then the command line's
 // values (those for every variant, then those addressed to it), resolved; nil when it
 // does not decode.
-func (l *loader) variant(sc *Scenario, base, o map[string]any, i int, names []string, description string, inBase map[spec.FieldError]bool) *Variant {
+func (l *loader) variant(sc *Scenario, base, o map[string]any, i int, names []string, description string, inBase map[scenario.FieldError]bool) *Variant {
 	vkey := fmt.Sprintf("variants[%d]", i)
 	name := names[i]
 	over := make(map[string]any, len(o))
@@ -674,7 +674,7 @@ func (l *loader) variant(sc *Scenario, base, o map[string]any, i int, names []st
 	// The scenario-wide settings belong to the scenario, not to a variant.
 	for _, k := range []string{"seed", "start", "duration", "warmup", "window", "load_factor", "detail", "claims"} {
 		if _, ok := over[k]; ok {
-			l.report(spec.FieldError{Key: "." + k, Msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
+			l.report(scenario.FieldError{Key: "." + k, Msg: "is scenario-wide and cannot differ between variants"}, vkey, vkey+"."+k)
 		}
 	}
 	v := newVariant(name, description, vs)
@@ -711,7 +711,7 @@ func (l *loader) applyVariant(sc *Scenario, merged, over map[string]any, i int, 
 
 // reportVariant reports a problem of variant name once: at the flag that set its key, at
 // the variant's own key, or at the base's key when the base set it.
-func (l *loader) reportVariant(p spec.FieldError, vkey, name string, mine []*override, over map[string]any, inBase map[spec.FieldError]bool) {
+func (l *loader) reportVariant(p scenario.FieldError, vkey, name string, mine []*override, over map[string]any, inBase map[scenario.FieldError]bool) {
 	if l.restates(p.Key) || l.restates(vkey+"."+p.Key) {
 		return
 	}
@@ -726,16 +726,16 @@ func (l *loader) reportVariant(p spec.FieldError, vkey, name string, mine []*ove
 	case inBase[p]:
 		// Already reported once for the base scenario.
 	default:
-		l.report(spec.FieldError{Key: p.Key, Msg: p.Msg + fmt.Sprintf(" (in variant %q)", name)}, "", p.Key)
+		l.report(scenario.FieldError{Key: p.Key, Msg: p.Msg + fmt.Sprintf(" (in variant %q)", name)}, "", p.Key)
 	}
 }
 
 // fit checks that the whole run fits: every selected variant's work (subrequests, not
-// only requests, are bounded: build.MaxWork) and its series and outputs at once
-// (build.RunMemory, with each run on up to cores workers); it sets each variant's Work and
+// only requests, are bounded: compile.MaxWork) and its series and outputs at once
+// (compile.RunMemory, with each run on up to cores workers); it sets each variant's Work and
 // the scenario's Memory.
 func (l *loader) fit(sc *Scenario, selected map[int]bool, noVariants bool, parallel, cores int) *tomlx.Error {
-	var chosen []*spec.Resolved
+	var chosen []*scenario.Resolved
 	var chosenVariants []*Variant
 	for i, v := range sc.Variants {
 		if v.Spec != nil && (selected == nil || selected[v.index] || noVariants) {
@@ -745,7 +745,7 @@ func (l *loader) fit(sc *Scenario, selected map[int]bool, noVariants bool, paral
 	}
 	var held []float64
 	for i, v := range chosen {
-		w := build.EstimateWork(v)
+		w := compile.EstimateWork(v)
 		if key, problem := w.WorkProblem(v); problem != "" {
 			if len(sc.Variants) > 1 {
 				problem += fmt.Sprintf(" (in variant %q)", chosenVariants[i].Name)
@@ -755,7 +755,7 @@ func (l *loader) fit(sc *Scenario, selected map[int]bool, noVariants bool, paral
 		chosenVariants[i].Work = w
 		held = append(held, w.Held())
 	}
-	mem, problem := build.RunMemory(chosen, parallel, cores, held)
+	mem, problem := compile.RunMemory(chosen, parallel, cores, held)
 	if strings.HasPrefix(problem, "--engine-cores ") {
 		// The flag, not the scenario, is what to change.
 		return &tomlx.Error{File: l.file, Msg: problem}
@@ -986,29 +986,29 @@ func relabelVariant(doc *tomlx.Doc, err error, sets []*override, over map[string
 	return out
 }
 
-func newVariant(name, desc string, s *spec.Resolved) *Variant {
-	return &Variant{Variant: spec.NewVariant(name, desc, s), Nodes: len(s.Nodes), Shards: s.Shards, MaxShards: max(s.Shards, s.MaxShards)}
+func newVariant(name, desc string, s *scenario.Resolved) *Variant {
+	return &Variant{Variant: scenario.NewVariant(name, desc, s), Nodes: len(s.Nodes), Shards: s.Shards, MaxShards: max(s.Shards, s.MaxShards)}
 }
 
-// resolve validates a scenario's file (spec.Resolve) and the run's limits
-// (build.CheckLimits), their problems in that order.
-func resolve(f *spec.File) (*spec.Resolved, []spec.FieldError) {
-	s, probs := spec.Resolve(f)
-	return s, build.CheckLimits(s, probs)
+// resolve validates a scenario's file (scenario.Resolve) and the run's limits
+// (compile.CheckLimits), their problems in that order.
+func resolve(f *scenario.File) (*scenario.Resolved, []scenario.FieldError) {
+	s, probs := scenario.Resolve(f)
+	return s, compile.CheckLimits(s, probs)
 }
 
-// Model builds a fresh sim.Model of the variant (build.Model of its Spec): every run needs
+// Model builds a fresh sim.Model of the variant (compile.Model of its Spec): every run needs
 // its own.
-func (v *Variant) Model() *sim.Model { return build.Model(v.Spec) }
+func (v *Variant) Model() *sim.Model { return compile.Model(v.Spec) }
 
-// Explain predicts the variant's load before any simulation (build.Explain).
-func (v *Variant) Explain() *build.Explanation { return build.Explain(v.Name, v.Spec) }
+// Explain predicts the variant's load before any simulation (compile.Explain).
+func (v *Variant) Explain() *compile.Explanation { return compile.Explain(v.Name, v.Spec) }
 
 // Aliases kept for the readers that name them through the loader.
 type (
-	Explanation = build.Explanation
-	StreamPlan  = build.StreamPlan
-	OfferedLoad = build.OfferedLoad
+	Explanation = compile.Explanation
+	StreamPlan  = compile.StreamPlan
+	OfferedLoad = compile.OfferedLoad
 )
 
 func appendErr(errs tomlx.Errors, err error) tomlx.Errors {
@@ -1159,10 +1159,10 @@ func tables(v any) []map[string]any {
 }
 
 // linkMigrations gives every resolved variant that migrates the resolved variant it
-// migrates to (spec.LinkMigration), and returns the problems, each at the key the user
+// migrates to (scenario.LinkMigration), and returns the problems, each at the key the user
 // wrote: in the variant's own table or in the base scenario.
 func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides []map[string]any, names []string) []*tomlx.Error {
-	byName := map[string]*spec.Resolved{}
+	byName := map[string]*scenario.Resolved{}
 	for _, v := range variants {
 		if v.Spec != nil {
 			byName[v.Name] = v.Spec
@@ -1185,7 +1185,7 @@ func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides 
 			v.MaxShards = v.Spec.MaxShards // one tenant moves to shards of its own: no variant to link
 			continue
 		}
-		p, ok := spec.LinkMigration(v.Spec, v.Name, byName[m.To], have)
+		p, ok := scenario.LinkMigration(v.Spec, v.Name, byName[m.To], have)
 		if !ok {
 			key := p.Key
 			if v.index < len(overrides) && len(names) > 0 && fromOverride(overrides[v.index], p.Key) {
@@ -1204,9 +1204,9 @@ func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides 
 
 // linkClaims names each claim's variant and base in full: the first variant when a claim
 // names none, else the variant its text picks (as --variant picks one).
-func linkClaims(file string, doc *tomlx.Doc, claims []spec.ClaimSpec, names []string) ([]spec.ClaimSpec, []*tomlx.Error) {
+func linkClaims(file string, doc *tomlx.Doc, claims []scenario.ClaimSpec, names []string) ([]scenario.ClaimSpec, []*tomlx.Error) {
 	var errs []*tomlx.Error
-	out := make([]spec.ClaimSpec, 0, len(claims))
+	out := make([]scenario.ClaimSpec, 0, len(claims))
 	all := names
 	if len(all) == 0 {
 		all = []string{"base"}

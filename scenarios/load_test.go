@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/compile"
 	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
@@ -176,7 +176,7 @@ cost = "1ms"
 		{"variant nodes", v.Nodes, 3},
 		{"variant shards", v.Shards, 5},
 		{"variant streams", fmt.Sprint(v.Streams), fmt.Sprint([]scenarios.StreamInfo{{Name: "w", Op: sim.Write, SLO: []sim.Time{200 * sim.Millisecond, 500 * sim.Millisecond, 1500 * sim.Millisecond}}})},
-		{"key description", build.KeyDescription(v.Spec), "hash (modulo) of (id) over 5 shards on 3 nodes"},
+		{"key description", compile.KeyDescription(v.Spec), "hash (modulo) of (id) over 5 shards on 3 nodes"},
 		{"model seed", m.Seed, uint64(1)},
 		{"model duration", m.Duration, sim.Hour},
 		{"model warmup", m.Warmup, sim.Time(0)},
@@ -287,7 +287,7 @@ vnodes = 4
 			if !slices.Equal(m.ShardNode, roundRobin(tc.shards, tc.nodes)) {
 				t.Errorf("placement %v", m.ShardNode)
 			}
-			if got := build.KeyDescription(v.Spec); got != tc.key {
+			if got := compile.KeyDescription(v.Spec); got != tc.key {
 				t.Errorf("key %q, want %q", got, tc.key)
 			}
 			var names []string
@@ -456,7 +456,7 @@ keyspace = { key = ["row_id"] }
 				}
 			}
 			if tc.want.key != "" {
-				if got := build.KeyDescription(sc.Variants[0].Spec); got != tc.want.key {
+				if got := compile.KeyDescription(sc.Variants[0].Spec); got != tc.want.key {
 					t.Errorf("key %q, want %q", got, tc.want.key)
 				}
 			}
@@ -1302,7 +1302,7 @@ func TestCategoricalValuesBounded(t *testing.T) {
 
 // TestRunMemoryBounded: the memory bound covers the whole run, every selected variant and
 // its outputs. quickstart at 10,000 nodes x 100,000 shards with 2 s windows once peaked
-// past 8 GB; its shard series are now streamed to shards.csv (spec.StreamShardCells), so
+// past 8 GB; its shard series are now streamed to shards.csv (scenario.StreamShardCells), so
 // a variant of it fits (about 0.6 GB: 36 MB of node series and 270 MB of per-shard
 // state), but with 100 ms windows its node series alone pass the series bound and it is
 // refused, naming the window. 40 variants that are each within the per-variant limit are

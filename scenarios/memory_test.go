@@ -31,11 +31,11 @@ cost = "1ms"
 `
 
 // TestMemoryEstimateMeasured: the memory a run is estimated to take (what validate prints,
-// build.RunMemory with build.Work's subrequests held) is within a factor of 0.8 to 1.5 of
+// compile.RunMemory with compile.Work's subrequests held) is within a factor of 0.8 to 1.5 of
 // the peak resident memory measured for runs of different shapes: small, many shards
 // (kept and streamed series), many nodes, many windows, many requests in service, scans
 // over 1,000 and 100,000 shards, and saturated runs that stop with 2 million subrequests
-// waiting; and the time it predicts on one core (build.Work.Seconds) within a factor of 2
+// waiting; and the time it predicts on one core (compile.Work.Seconds) within a factor of 2
 // of the wall time of the one-variant runs that finish. Measured 2026-11-25 on the 2-core
 // development machine, shared with other work, with
 //
@@ -81,7 +81,7 @@ func TestMemoryEstimateMeasured(t *testing.T) {
 		// the last variant still runs: 375, 456 and 874 MB before.
 		{"quickstart at 1,000 nodes x 10,000 shards", "quickstart", []string{"cluster.nodes=1000", "keyspace.shards=10000", `window="2s"`}, 389.6, 0, 0},
 		// Measured 2026-11-27 the same way, with --engine-cores 2 and 4: a run split among
-		// workers holds its series once a worker while it runs (build.WorkerBytes).
+		// workers holds its series once a worker while it runs (compile.WorkerBytes).
 		{"1,000 nodes, 2 engine cores", "", []string{"keyspace.shards=10000", "cluster.nodes=1000", "cluster.cores=4", "streams.w.rate=20000", `duration="60s"`}, 162.0, 0, 2},
 		{"1,000 nodes, 4 engine cores", "", []string{"keyspace.shards=10000", "cluster.nodes=1000", "cluster.cores=4", "streams.w.rate=20000", `duration="60s"`}, 287.0, 0, 4},
 		{"quickstart at 1,000 nodes x 10,000 shards, 2 engine cores", "quickstart", []string{"cluster.nodes=1000", "keyspace.shards=10000", `window="2s"`}, 498.1, 0, 2},
@@ -173,7 +173,7 @@ func TestEngineCoresAddressSpace(t *testing.T) {
 // 38, 80 and 37 MB estimated before): the estimate is at least 0.8 times the peak, at most
 // 1.8 (the 19 indexes' 30 windows hold fewer cells a shard than the streamed estimate's
 // per-shard cost assumes). The rings' cost a point was taken from these two runs. An async
-// index's writes count in its nodes' load (build.EstimateWork), so that an index node past
+// index's writes count in its nodes' load (compile.EstimateWork), so that an index node past
 // its cores holds a saturating backlog (43 MB estimated before).
 func TestIndexShardsCounted(t *testing.T) {
 	for _, tc := range []struct {

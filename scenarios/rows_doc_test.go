@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/docmark"
-	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"

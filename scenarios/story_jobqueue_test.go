@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/docmark"
-	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/units"
 )
 

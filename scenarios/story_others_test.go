@@ -7,12 +7,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/compile"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/report"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // These tests run the built-in scenarios celebrity, iot-timeseries, country-codes and
@@ -70,18 +70,18 @@ func (s *otherStory) summary(variant string) report.VariantSummary {
 	return report.Summarize(describe(s.sc), []report.Run{{Variant: describeVariant(s.variants[variant]), Result: r}}).Variants[0]
 }
 
-// describe is what the report knows of sc (build.Describe, as cmd/shardsim calls it).
+// describe is what the report knows of sc (compile.Describe, as cmd/shardsim calls it).
 func describe(sc *scenarios.Scenario) *metrics.Scenario {
-	vs := make([]*spec.Variant, len(sc.Variants))
+	vs := make([]*scenario.Variant, len(sc.Variants))
 	for i, v := range sc.Variants {
 		vs[i] = &v.Variant
 	}
-	return build.Describe(&sc.Scenario, vs, nil)
+	return compile.Describe(&sc.Scenario, vs, nil)
 }
 
 // describeVariant is what the report knows of one variant.
 func describeVariant(v *scenarios.Variant) *metrics.Variant {
-	return &build.Describe(&spec.Scenario{}, []*spec.Variant{&v.Variant}, nil).Variants[0]
+	return &compile.Describe(&scenario.Scenario{}, []*scenario.Variant{&v.Variant}, nil).Variants[0]
 }
 
 // diagnoses returns the kinds of the variant's diagnosis, and its messages for errors.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/compile"
 )
 
 // TestUUIDKeysStory runs the built-in uuid-keys (seed 7, 30 s, about 150,000 orders a
@@ -65,7 +65,7 @@ func TestUUIDKeysStory(t *testing.T) {
 	// writes of uuidv7 under range all on the last shard, under hash none over 1/8 + 0.02
 	// (2,000 or more samples: a shard's share has a standard error under 0.0074).
 	for _, v := range s.sc.Variants {
-		ex := build.Explain(v.Name, v.Spec)
+		ex := compile.Explain(v.Name, v.Spec)
 		sh := ex.Streams[0].Shares
 		top := slices.Max(sh)
 		switch v.Name {

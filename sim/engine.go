@@ -434,7 +434,7 @@ func (e *engine) newSub(st *streamState, v keyspace.Visit, req, node int32, atte
 
 // MaxRowService bounds the time a subrequest spends on its rows, 10000 days (the longest
 // run): rows x row cost past it would leave the clock's 2^63 nanoseconds. Validation
-// refuses a scenario whose sampled scans come near it (build.Work); the engine clamps what
+// refuses a scenario whose sampled scans come near it (compile.Work); the engine clamps what
 // a sample missed rather than overflow.
 const MaxRowService = 10000 * 24 * Hour
 

@@ -59,7 +59,7 @@ type JobClaims struct {
 }
 
 // Waiter: a claim waits as a row lock's waiter, which the estimate counts with the locks
-// (build.Work.LockWaiters): nothing more here.
+// (compile.Work.LockWaiters): nothing more here.
 func (JobClaims) Waiter() float64 { return 0 }
 
 // Note says what the offered loads leave out of the job queues.

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/compile"
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/trace"
 )
 
@@ -83,19 +83,19 @@ func TestReplayCountsAndHottestShard(t *testing.T) {
 		res := sim.Run(sc.Variants[0].Model())
 
 		// What analyze predicts for the same design.
-		f := build.AnalysisFile(opt.Names, []string{"id"}, scheme, 8, 0)
-		s, probs := spec.Resolve(&f)
+		f := compile.AnalysisFile(opt.Names, []string{"id"}, scheme, 8, 0)
+		s, probs := scenario.Resolve(&f)
 		if len(probs) > 0 {
 			t.Fatal(probs)
 		}
-		d := build.TraceDesign(s, opt.Names, nil, nil)
+		d := compile.TraceDesign(s, opt.Names, nil, nil)
 		if scheme == "range" {
 			rd, _ := trace.NewReader(bytes.NewReader(data), opt)
 			sample, times, err := trace.Sample(rd, d, 10_000)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d = build.TraceDesign(s, opt.Names, sample, times)
+			d = compile.TraceDesign(s, opt.Names, sample, times)
 		}
 		a := analyzeBytes(t, data, opt, trace.Config{Design: d})
 

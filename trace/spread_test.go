@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/compile"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/trace"
 )
 
@@ -16,21 +16,21 @@ import (
 // the log's first records).
 func rangeDesign(t *testing.T, data []byte, opt trace.Options, shards, salt int) *trace.Design {
 	t.Helper()
-	f := build.AnalysisFile(opt.Names, []string{"id"}, "range", shards, salt)
-	s, probs := spec.Resolve(&f)
+	f := compile.AnalysisFile(opt.Names, []string{"id"}, "range", shards, salt)
+	s, probs := scenario.Resolve(&f)
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	d := build.TraceDesign(s, opt.Names, nil, nil)
+	d := compile.TraceDesign(s, opt.Names, nil, nil)
 	rd, err := trace.NewReader(bytes.NewReader(data), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sample, times, err := trace.Sample(rd, d, build.TraceSplitSample(shards))
+	sample, times, err := trace.Sample(rd, d, compile.TraceSplitSample(shards))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return build.TraceDesign(s, opt.Names, sample, times)
+	return compile.TraceDesign(s, opt.Names, sample, times)
 }
 
 // TestWindowSpreadOfMonotonicKey: a log of 40,000 lines (seed 9, 2,000 lines/s for 20 s,

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/compile"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/trace"
 )
 
@@ -148,21 +148,21 @@ func TestTextKeysKeepOrder(t *testing.T) {
 // split as analyze and a replay split it (trace.Sample: the log's first tenth).
 func textRangeDesign(t *testing.T, data []byte, shards int) *trace.Design {
 	t.Helper()
-	f := build.AnalysisFile([]string{"key"}, []string{"key"}, "range", shards, 0)
-	s, probs := spec.Resolve(&f)
+	f := compile.AnalysisFile([]string{"key"}, []string{"key"}, "range", shards, 0)
+	s, probs := scenario.Resolve(&f)
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	d := build.TraceDesign(s, []string{"key"}, nil, nil)
+	d := compile.TraceDesign(s, []string{"key"}, nil, nil)
 	rd, err := trace.NewReader(bytes.NewReader(data), trace.Options{Format: trace.CSV})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sample, times, err := trace.Sample(rd, d, build.TraceSplitSample(shards))
+	sample, times, err := trace.Sample(rd, d, compile.TraceSplitSample(shards))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return build.TraceDesign(s, []string{"key"}, sample, times, d.Orders...)
+	return compile.TraceDesign(s, []string{"key"}, sample, times, d.Orders...)
 }
 
 // TestReplayTextKeys replays the UUIDv7 and UUIDv4 logs of TestTextKeysKeepOrder (20,000
@@ -206,19 +206,19 @@ trace = { path = %q, format = "csv" }
 			}
 			res := sim.Run(sc.Variants[0].Model())
 
-			f := build.AnalysisFile([]string{"key"}, []string{"key"}, scheme, shards, 0)
-			s, probs := spec.Resolve(&f)
+			f := compile.AnalysisFile([]string{"key"}, []string{"key"}, scheme, shards, 0)
+			s, probs := scenario.Resolve(&f)
 			if len(probs) > 0 {
 				t.Fatal(probs)
 			}
-			d := build.TraceDesign(s, []string{"key"}, nil, nil)
+			d := compile.TraceDesign(s, []string{"key"}, nil, nil)
 			if scheme == "range" {
 				rd, _ := trace.NewReader(bytes.NewReader(data), opt)
-				sample, times, err := trace.Sample(rd, d, build.TraceSplitSample(shards))
+				sample, times, err := trace.Sample(rd, d, compile.TraceSplitSample(shards))
 				if err != nil {
 					t.Fatal(err)
 				}
-				d = build.TraceDesign(s, []string{"key"}, sample, times)
+				d = compile.TraceDesign(s, []string{"key"}, sample, times)
 			}
 			a := analyzeBytes(t, data, opt, trace.Config{Design: d})
 			var total int64

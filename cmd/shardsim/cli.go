@@ -22,15 +22,15 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shardsim/shardsim/build"
-	"github.com/shardsim/shardsim/diagnose"
+	"github.com/shardsim/shardsim/compile"
+	"github.com/shardsim/shardsim/figures/diagnose"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/escape"
-	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/report"
-	"github.com/shardsim/shardsim/runner"
+	"github.com/shardsim/shardsim/runs/runner"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/trace"
 	"github.com/shardsim/shardsim/units"
 )
@@ -403,9 +403,9 @@ func (c *common) oneCoreNotes(stderr io.Writer, runs []report.Run) {
 
 // Without --engine-cores, run shares the machine out: each variant that runs at once
 // gets an equal part of the processors (GOMAXPROCS), at most autoCoresMax, if it is
-// expected to take autoSplitSeconds or more on one core (build.Work.Seconds; splitting
+// expected to take autoSplitSeconds or more on one core (compile.Work.Seconds; splitting
 // a shorter one costs more in setting up its workers than it saves) and the memory bound
-// holds with every variant so split (build.RunMemory). Past four cores a split run
+// holds with every variant so split (compile.RunMemory). Past four cores a split run
 // gained nothing where it was measured, and took more CPU and memory with each core
 // (docs/performance.md).
 const (
@@ -428,12 +428,12 @@ func (c *common) variantCores(sc *scenarios.Scenario) []int {
 	}
 	running := max(1, min(c.parallel, len(sc.Variants)))
 	share := min(autoCoresMax, runtime.GOMAXPROCS(0)/running)
-	specs := make([]*spec.Resolved, len(sc.Variants))
+	specs := make([]*scenario.Resolved, len(sc.Variants))
 	held := make([]float64, len(sc.Variants))
 	for i, v := range sc.Variants {
 		specs[i], held[i] = v.Spec, v.Work.Held()
 	}
-	if _, problem := build.RunMemory(specs, c.parallel, share, held); share < 2 || problem != "" {
+	if _, problem := compile.RunMemory(specs, c.parallel, share, held); share < 2 || problem != "" {
 		share = 1
 	}
 	for i, v := range sc.Variants {
@@ -446,14 +446,14 @@ func (c *common) variantCores(sc *scenarios.Scenario) []int {
 }
 
 // seriesFormat is the format --series asks for (checked by runScenario); auto is Parquet
-// when a variant of sc has more than spec.ParquetShardCells shard-windows, where shards.csv
+// when a variant of sc has more than scenario.ParquetShardCells shard-windows, where shards.csv
 // would pass about 100 MB, and CSV otherwise (docs/outputs.md).
 func seriesFormat(flag string, sc *scenarios.Scenario) report.Series {
 	if s, ok := report.ParseSeries(flag); ok {
 		return s
 	}
 	for _, v := range sc.Variants {
-		if v.Spec != nil && v.Spec.ShardWindows() > spec.ParquetShardCells {
+		if v.Spec != nil && v.Spec.ShardWindows() > scenario.ParquetShardCells {
 			return report.SeriesParquet
 		}
 	}
@@ -465,14 +465,14 @@ func mostRequests(sc *scenarios.Scenario) float64 {
 	most := 0.0
 	for _, v := range sc.Variants {
 		if v.Spec != nil {
-			most = max(most, build.Requests(v.Spec))
+			most = max(most, compile.Requests(v.Spec))
 		}
 	}
 	return most
 }
 
 // workSentence says what the costliest of sc's variants asks of the engine, predicted
-// (build.EstimateWork): its subrequests and its time on one core at the engine's measured
+// (compile.EstimateWork): its subrequests and its time on one core at the engine's measured
 // rate; "" when no variant has an estimate.
 func workSentence(sc *scenarios.Scenario) string {
 	var top *scenarios.Variant
@@ -493,7 +493,7 @@ func workSentence(sc *scenarios.Scenario) string {
 		largest = "it makes"
 	}
 	return fmt.Sprintf("; %s about %s subrequests (at most %s), %s of one core %s",
-		largest, units.Approx(top.Work.Subrequests), units.Approx(build.MaxWork), took, build.EngineRate(top.Shards))
+		largest, units.Approx(top.Work.Subrequests), units.Approx(compile.MaxWork), took, compile.EngineRate(top.Shards))
 }
 
 // humanBytes writes a size for people: 220 MB, 4.0 GB.
@@ -594,7 +594,7 @@ func unwritable(dir, probe string, err error) string {
 // depend on neither. o.Stop interrupts every run. Each finished run is handed to sw,
 // when not nil, which writes the series files while later variants run.
 //
-// A variant with more shard-windows than spec.StreamShardCells (and no shard splits)
+// A variant with more shard-windows than scenario.StreamShardCells (and no shard splits)
 // streams its shard series (report.StreamSink), spooled in dir until the series files
 // (sw's, or WriteFilesAs's) are written from the spool once the run is over; closeSinks
 // removes the spools. desc is sc's description (describe), made once by the caller: the
@@ -612,7 +612,7 @@ func runVariants(sc *scenarios.Scenario, desc *metrics.Scenario, o runner.Option
 	loop := runner.New(o)
 	err := runner.Each(loop, len(sc.Variants), func(i int) (*sim.Result, error) {
 		m := sc.Variants[i].Model()
-		if m.Splitter == nil && int64(len(m.ShardNode))*int64(m.Windows()) > spec.StreamShardCells {
+		if m.Splitter == nil && int64(len(m.ShardNode))*int64(m.Windows()) > scenario.StreamShardCells {
 			k, err := report.NewStreamSink(dir, m.Windows())
 			if err != nil {
 				return nil, err
@@ -681,14 +681,14 @@ func replayWarnings(variant string, models []*sim.Model) []string {
 	return out
 }
 
-// describe is what the report knows of sc (build.Describe), with exs, the variants'
+// describe is what the report knows of sc (compile.Describe), with exs, the variants'
 // explanations, when given.
 func describe(sc *scenarios.Scenario, exs []*scenarios.Explanation) *metrics.Scenario {
-	vs := make([]*spec.Variant, len(sc.Variants))
+	vs := make([]*scenario.Variant, len(sc.Variants))
 	for i, v := range sc.Variants {
 		vs[i] = &v.Variant
 	}
-	return build.Describe(&sc.Scenario, vs, exs)
+	return compile.Describe(&sc.Scenario, vs, exs)
 }
 
 // streamedMemoryLimit is the Go runtime's soft memory limit for a run that streams a
@@ -776,7 +776,7 @@ func validate(fs *pflag.FlagSet, sets []string, stdout, stderr io.Writer) error 
 		}
 		most := mostRequests(sc)
 		fmt.Fprintf(stdout, "%s: ok: %s, %d variant(s), about %s requests per variant (at most %s), about %s of memory for a run of them all (at most %s)%s\n",
-			f, sc.Name, len(sc.Variants), units.Approx(most), units.Approx(build.MaxRequests), humanBytes(sc.Memory), humanBytes(build.MaxRunMemory), workSentence(sc))
+			f, sc.Name, len(sc.Variants), units.Approx(most), units.Approx(compile.MaxRequests), humanBytes(sc.Memory), humanBytes(compile.MaxRunMemory), workSentence(sc))
 		sanityWarnings(stderr, f, sc)
 	}
 	if bad > 0 {
@@ -853,7 +853,7 @@ func explain(fs *pflag.FlagSet, c *common, stdout, stderr io.Writer) error {
 		report.ExplainText(stdout, e)
 	}
 	fmt.Fprintf(stdout, "\nA run of these variants takes about %s of memory (at most %s) and issues about %s requests per variant (at most %s)%s.\n",
-		humanBytes(sc.Memory), humanBytes(build.MaxRunMemory), units.Approx(mostRequests(sc)), units.Approx(build.MaxRequests), workSentence(sc))
+		humanBytes(sc.Memory), humanBytes(compile.MaxRunMemory), units.Approx(mostRequests(sc)), units.Approx(compile.MaxRequests), workSentence(sc))
 	return nil
 }
 

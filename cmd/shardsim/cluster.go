@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shardsim/shardsim/cluster"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/atomicfile"
-	"github.com/shardsim/shardsim/metrics"
-	"github.com/shardsim/shardsim/sweep"
+	"github.com/shardsim/shardsim/runs/cluster"
+	"github.com/shardsim/shardsim/runs/sweep"
 )
 
 // clusterFlags are the flags that run a part of a sweep or capacity search (docs/cluster.md).

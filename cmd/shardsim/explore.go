@@ -14,12 +14,12 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/shardsim/shardsim/capacity"
-	"github.com/shardsim/shardsim/cluster"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/escape"
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/runs/capacity"
+	"github.com/shardsim/shardsim/runs/cluster"
+	"github.com/shardsim/shardsim/runs/sweep"
 	"github.com/shardsim/shardsim/scenarios"
-	"github.com/shardsim/shardsim/sweep"
 	"github.com/shardsim/shardsim/units"
 )
 

@@ -12,12 +12,12 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shardsim/shardsim/capacity"
-	"github.com/shardsim/shardsim/cluster"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/atomicfile"
-	"github.com/shardsim/shardsim/metrics"
+	"github.com/shardsim/shardsim/runs/capacity"
+	"github.com/shardsim/shardsim/runs/cluster"
+	"github.com/shardsim/shardsim/runs/sweep"
 	"github.com/shardsim/shardsim/scenarios"
-	"github.com/shardsim/shardsim/sweep"
 )
 
 // An interrupted sweep or capacity search keeps its finished runs in its output directory

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/spec"
+	"github.com/shardsim/shardsim/scenario"
 )
 
 // TestSeriesFlag: --series picks the series files run writes, and a value it does not know
 // is a usage error naming the flag (exit 2, no directory made); auto writes CSV for a small
-// run and Parquet for one of more than spec.ParquetShardCells shard-windows a variant
+// run and Parquet for one of more than scenario.ParquetShardCells shard-windows a variant
 // (here 4,000 shards x 600 windows = 2.4 million), and report.md names the files written.
 func TestSeriesFlag(t *testing.T) {
 	small := "../../testdata/small.toml"
@@ -65,11 +65,11 @@ func TestSeriesFlag(t *testing.T) {
 		t.Error("--series xml made the output directory")
 	}
 
-	// auto above the line: shards x windows of a variant past spec.ParquetShardCells.
+	// auto above the line: shards x windows of a variant past scenario.ParquetShardCells.
 	dir = t.TempDir()
 	sets := []string{"--set", "keyspace.shards=4000", "--set", `window="100ms"`, "--set", "load_factor=0.05", "--variant", "0"}
-	if 4000*600 <= spec.ParquetShardCells {
-		t.Fatal("the large case is not above spec.ParquetShardCells")
+	if 4000*600 <= scenario.ParquetShardCells {
+		t.Fatal("the large case is not above scenario.ParquetShardCells")
 	}
 	code, _, stderr = call(t, append([]string{"run", "-q", "--no-charts", "--no-html", "--duration", "60s", "-o", dir, small}, sets...)...)
 	if code != 0 {

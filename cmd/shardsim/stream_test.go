@@ -8,16 +8,16 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/shardsim/shardsim/runner"
+	"github.com/shardsim/shardsim/runs/runner"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
-	"github.com/shardsim/shardsim/spec"
 )
 
 // TestRunStreamed: `run` with the streaming threshold at 0 streams every variant of
 // small.toml (2 variants, 4 shards, 8 windows), and of small-rebalance.toml (whose
 // rebalance plans its moves from the shards' load so far), and must write the same files, byte for
 // byte, as with the threshold that keeps them in memory, print the same summary, and
-// leave no spool behind. Not parallel: it sets spec.StreamShardCells.
+// leave no spool behind. Not parallel: it sets scenario.StreamShardCells.
 func TestRunStreamed(t *testing.T) {
 	for _, file := range []string{"small.toml", "small-rebalance.toml"} {
 		testStreamed(t, file)
@@ -32,8 +32,8 @@ func testStreamed(t *testing.T, file string) {
 	if code != 0 {
 		t.Fatalf("kept: exit %d: %s", code, errs)
 	}
-	defer func(n int64) { spec.StreamShardCells = n; debug.SetMemoryLimit(math.MaxInt64) }(spec.StreamShardCells)
-	spec.StreamShardCells = 0
+	defer func(n int64) { scenario.StreamShardCells = n; debug.SetMemoryLimit(math.MaxInt64) }(scenario.StreamShardCells)
+	scenario.StreamShardCells = 0
 	code, out2, errs := call(t, append(args, streamed)...)
 	if code != 0 {
 		t.Fatalf("streamed: exit %d: %s", code, errs)

@@ -15,13 +15,13 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/compile"
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/internal/escape"
 	"github.com/shardsim/shardsim/plots"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
-	"github.com/shardsim/shardsim/spec"
 	"github.com/shardsim/shardsim/trace"
 	"github.com/shardsim/shardsim/units"
 )
@@ -358,9 +358,9 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 		// of the key without its salt.
 		return nil, usagef("--salt %d: not with --scheme redis_cluster: the log's key text decides its slot, a salt bucket cannot be added to it (a replay of the log refuses it too)", salt)
 	}
-	f := build.AnalysisFile(rd.Names(), key, scheme, shards, salt)
-	f.Keyspace.SaltMode, f.Keyspace.SaltField = spec.SaltMode(saltMode), saltField
-	s, probs := spec.Resolve(&f)
+	f := compile.AnalysisFile(rd.Names(), key, scheme, shards, salt)
+	f.Keyspace.SaltMode, f.Keyspace.SaltField = scenario.SaltMode(saltMode), saltField
+	s, probs := scenario.Resolve(&f)
 	if len(probs) > 0 {
 		flag := map[string]string{"keyspace.scheme": "--scheme", "keyspace.shards": "--shards", "keyspace.salt": "--salt",
 			"keyspace.salt_mode": "--salt-mode", "keyspace.salt_field": "--salt-field"}
@@ -380,7 +380,7 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 		}
 		return nil, usagef("%s", strings.Join(msgs, "\n"))
 	}
-	d := build.TraceDesign(s, rd.Names(), nil, nil)
+	d := compile.TraceDesign(s, rd.Names(), nil, nil)
 	if s.Scheme.Ordered() {
 		// The range scheme is pre-split at the quantiles of the keys of the log's first
 		// records (trace.Sample), as a replay of it is.
@@ -389,11 +389,11 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 			return nil, err
 		}
 		defer src.Close()
-		sample, times, err := trace.Sample(srd, d, build.TraceSplitSample(shards))
+		sample, times, err := trace.Sample(srd, d, compile.TraceSplitSample(shards))
 		if err != nil {
 			return nil, traceError(path, err)
 		}
-		d = build.TraceDesign(s, rd.Names(), sample, times, d.Orders...)
+		d = compile.TraceDesign(s, rd.Names(), sample, times, d.Orders...)
 	}
 	return d, nil
 }
@@ -401,7 +401,7 @@ func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string
 // noSuchField reads spec's problem of a key part that names no field: the field and the
 // fields there are, without ts (analyze adds it for the record's time).
 func noSuchField(err error) (field, have string, ok bool) {
-	var nf *spec.NoSuchFieldError
+	var nf *scenario.NoSuchFieldError
 	if !errors.As(err, &nf) {
 		return "", "", false
 	}

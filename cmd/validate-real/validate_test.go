@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shardsim/shardsim/build"
+	"github.com/shardsim/shardsim/compile"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -98,7 +98,7 @@ func TestSlotsReplayCountsPerNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := sim.Run(build.Model(sc.Variants[0].Spec))
+	res := sim.Run(compile.Model(sc.Variants[0].Spec))
 	got := make([]int64, 3)
 	for i, ops := range res.ShardOps {
 		s := i % len(res.Shards)

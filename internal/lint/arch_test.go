@@ -186,3 +186,60 @@ func keys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+var layerList = regexp.MustCompile("(?s)<!--layers-->(.*?)<!--/layers-->")
+
+// folderOf is the top folder a package path lies in.
+func folderOf(path string) string {
+	top, _, _ := strings.Cut(path, "/")
+	return top
+}
+
+// TestFolderLayers holds the code to docs/architecture.md's list of folders (between
+// <!--layers--> and <!--/layers-->, one item a line, the folders it names backticked at
+// its start, the top first): every folder is listed once, and a package imports only
+// packages of its own folder or of folders listed below it.
+func TestFolderLayers(t *testing.T) {
+	m := layerList.FindStringSubmatch(readDoc(t))
+	if m == nil {
+		t.Fatal("docs/architecture.md has no <!--layers--> list")
+	}
+	rank := map[string]int{}
+	item := regexp.MustCompile("^- ((?:`[a-z]+`(?:, )?)+)")
+	for _, line := range strings.Split(m[1], "\n") {
+		im := item.FindStringSubmatch(line)
+		if im == nil {
+			continue
+		}
+		for _, name := range backticked.FindAllStringSubmatch(im[1], -1) {
+			if _, dup := rank[name[1]]; dup {
+				t.Errorf("docs/architecture.md lists folder %s twice", name[1])
+			}
+			rank[name[1]] = len(rank)
+		}
+	}
+	pkgs := packages(t)
+	for path, p := range pkgs {
+		from := folderOf(path)
+		rf, ok := rank[from]
+		if !ok {
+			t.Errorf("folder %s (package %s) is not in docs/architecture.md's list of folders", from, path)
+			continue
+		}
+		for dep := range p.imports {
+			to := folderOf(dep)
+			if rt, ok := rank[to]; ok && to != from && rt < rf {
+				t.Errorf("%s imports %s: folder %s is listed above %s in docs/architecture.md, so the import goes against the layers", path, dep, to, from)
+			}
+		}
+	}
+	for name := range rank {
+		found := false
+		for path := range pkgs {
+			found = found || folderOf(path) == name
+		}
+		if !found {
+			t.Errorf("docs/architecture.md lists folder %s, which holds no package", name)
+		}
+	}
+}

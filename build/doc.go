@@ -1,5 +1,0 @@
-// Package build is the step from a validated scenario (spec.Resolved) to a fresh sim.Model:
-// field generators, the shard scheme and its placement, the range splits cut from the
-// table's history, and the planners that route every stream's requests. Explain applies
-// the utilization law to the same planners before any simulation.
-package build

@@ -1,0 +1,53 @@
+package compile
+
+import (
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/scenario"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// migration builds the model's migration (docs/migrations.md) from the variant's migrate
+// action and the variant it moves to, whose key design, shard scheme and placement make the
+// new layout; m's streams are built. A copied row costs the action's read_cost on the old
+// layout and its write_cost on the new one; by default, one point read's cost (the first read
+// stream's, or the first write stream's when none reads) and one write's (the first write
+// stream's).
+func migration(s *scenario.Resolved, m *sim.Model) *sim.Migration {
+	g, t := s.Migration, s.Migration.Target
+	design := designOf(t)
+	scheme := buildScheme(t, design)
+	out := &sim.Migration{
+		ShardNode: Placement(t),
+		Rate:      g.Rate,
+		MaxCPU:    g.MaxCPU,
+		Verify:    g.Verify,
+		Outbox:    g.Outbox,
+		ReadBoth:  g.ReadBoth,
+		Cutover:   g.Cutover,
+		Name:      g.To,
+	}
+	for i := range s.Streams {
+		ts := &t.Streams[i]
+		var p sim.Planner
+		switch {
+		case ts.Op == sim.Scan && ts.Query != nil:
+			p = queryPlanner(t, design, scheme, *ts)
+		case ts.Op == sim.Scan:
+			p = keyspace.NewScatterPlanner(t.Shards)
+		default:
+			p = keyspace.NewPointPlanner(design, scheme, ts.Op == sim.Read)
+		}
+		if ts.Rows {
+			rows := RowModel(t, ts)
+			switch q := p.(type) {
+			case *keyspace.QueryPlanner:
+				q.SetRows(rows)
+			case *keyspace.ScatterPlanner:
+				q.SetRows(rows)
+			}
+		}
+		out.Planners = append(out.Planners, p)
+	}
+	copyCosts(s, out)
+	return out
+}

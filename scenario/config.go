@@ -1,0 +1,375 @@
+package scenario
+
+import (
+	"io/fs"
+
+	"github.com/shardsim/shardsim/internal/tomlx"
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/units"
+)
+
+// The types below mirror the scenario file (docs/scenario.md) as plain data. Durations, clock
+// times, instants, enumerations and the few values of several shapes have types that
+// decode themselves (types.go), so that a File holds no untyped value; optional numbers
+// are pointers (nil: absent), so that validation can tell "missing" from "zero".
+//
+// A mechanism declares its own keys beside its checks (mechanism.go): they decode into the
+// Ext field of the table that holds them.
+
+// File is one scenario file, before variants are applied.
+type File struct {
+	Name        string   `toml:"name"`
+	Description string   `toml:"description"`
+	Seed        *int64   `toml:"seed"`
+	Start       Clock    `toml:"start"`
+	Duration    Duration `toml:"duration"`
+	Warmup      Duration `toml:"warmup"`
+	Window      Duration `toml:"window"`
+	// LoadFactor multiplies every stream's rate (default 1): capacity searches vary it.
+	LoadFactor *float64 `toml:"load_factor"`
+	Cluster    Cluster  `toml:"cluster"`
+	Table      Table    `toml:"table"`
+	Keyspace   Keyspace `toml:"keyspace"`
+	Streams    []Stream `toml:"streams"`
+	// Indexes are the table's global secondary indexes (index.go).
+	Indexes []Index `toml:"indexes"`
+	// Cache is the read-through cache in front of the database (nil: none).
+	Cache *Cache `toml:"cache"`
+	// Actions are timed operator actions, applied in time order.
+	Actions []Action `toml:"actions"`
+	// Detect tunes hot-key detection and per-key latency outliers (nil: defaults).
+	Detect *Detect `toml:"detect"`
+	// TraceFS is where streams' trace paths are found: the scenario file's directory
+	// (nil: the logs are not opened, and only their keys are checked).
+	TraceFS fs.FS `toml:"-"`
+	// Detail keeps latencies at a finer grain over a range of the run (nil: none).
+	Detail *Detail `toml:"detail"`
+	// Shortened, set by the loader when --duration replaces the file's duration, cuts a
+	// detail range at the new end (detail.go), and leaves a claim about a time after it
+	// unmeasured (claims.go), instead of refusing them.
+	Shortened bool `toml:"-"`
+	// Moved, set by the loader when the command line replaces the file's start (--set
+	// start), reads a clock time that the new start has passed as that time on the start's
+	// day, before the run, instead of the next day's: a detail range is cut at the new start
+	// (or kept nowhere), and a claim about such a time is left unmeasured (detail.go,
+	// claims.go), where they would be refused as past the end.
+	Moved bool `toml:"-"`
+	// Claims are what a story about the scenario says, each with a figure the run can
+	// measure (claims.go); the reports set them beside the measured figures.
+	Claims []Claim `toml:"claims"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
+}
+
+// Detail is the detail table: { from = "08:00", to = "08:35", window = "5s" }.
+type Detail struct {
+	From   Instant  `toml:"from"`
+	To     Instant  `toml:"to"`
+	Window Duration `toml:"window"`
+}
+
+// A [[variants]] entry is decoded as a File of its own (its name and description are the
+// variant's), then merged over the base at the TOML level: tables merge key by key, any
+// other value replaces the base's.
+
+// Cluster is the [cluster] table.
+type Cluster struct {
+	Nodes      *int         `toml:"nodes"`
+	Cores      *int         `toml:"cores"`
+	QueueLimit *int         `toml:"queue_limit"`
+	Network    Duration     `toml:"network"`
+	Placement  Placement    `toml:"placement"`
+	ShardNodes []int        `toml:"shard_nodes"`
+	Node       []NodeConfig `toml:"node"`
+	// Replicas is the number of followers of every shard (default 0), on the nodes after
+	// the leader's.
+	Replicas *int `toml:"replicas"`
+	// ReadFrom is "leader" (default) or "any": where reads and scans go.
+	ReadFrom ReadFrom `toml:"read_from"`
+	// ApplyCost is a follower's CPU time per write (default: the write stream's cost).
+	ApplyCost Duration `toml:"apply_cost"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
+}
+
+// NodeConfig overrides one node ([[cluster.node]]).
+type NodeConfig struct {
+	ID         *int `toml:"id"`
+	Cores      *int `toml:"cores"`
+	QueueLimit *int `toml:"queue_limit"`
+}
+
+// Table is the [table] table.
+type Table struct {
+	Name    string           `toml:"name"`
+	History Duration         `toml:"history"`
+	Fields  map[string]Field `toml:"fields"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
+}
+
+// Field is one field generator (docs/scenario.md, [table]).
+type Field struct {
+	Gen         Gen       `toml:"gen"`
+	N           *int64    `toml:"n"`
+	S           *float64  `toml:"s"`
+	Scramble    *bool     `toml:"scramble"`
+	HotFraction *float64  `toml:"hot_fraction"`
+	HotOps      *float64  `toml:"hot_ops"`
+	Values      []Scalar  `toml:"values"`
+	Count       *int      `toml:"count"`
+	Weights     []float64 `toml:"weights"`
+}
+
+// Keyspace is the [keyspace] table.
+type Keyspace struct {
+	Scheme    Scheme     `toml:"scheme"`
+	Shards    *int       `toml:"shards"`
+	Key       []string   `toml:"key"`
+	Salt      *int       `toml:"salt"`
+	SaltMode  SaltMode   `toml:"salt_mode"`
+	SaltField string     `toml:"salt_field"`
+	Hash      HashKind   `toml:"hash"`
+	Vnodes    *int       `toml:"vnodes"`
+	Splits    Splits     `toml:"splits"`
+	Directory []DirEntry `toml:"directory"`
+	// Slots are redis_cluster's slot ranges, [first, last] each, one a shard (nil: the
+	// 16,384 slots split evenly over the shards).
+	Slots [][]int `toml:"slots"`
+	// Limits are per-partition throughput limits (nil: none).
+	Limits *Limits `toml:"limits"`
+	// Split splits shards automatically while the run goes on (nil: never).
+	Split *Split `toml:"split"`
+	// Copies spreads hot keys over several copies (nil: none).
+	Copies *Copies `toml:"copies"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
+}
+
+// Limits is [keyspace.limits]: DynamoDB-style per-partition throughput limits.
+type Limits struct {
+	WriteUnits      *float64 `toml:"write_units"`
+	ReadUnits       *float64 `toml:"read_units"`
+	TableWriteUnits *float64 `toml:"table_write_units"`
+	TableReadUnits  *float64 `toml:"table_read_units"`
+	Burst           Duration `toml:"burst"`
+	BurstInitial    Duration `toml:"burst_initial"`
+	Adaptive        *bool    `toml:"adaptive"`
+	SplitForHeat    *bool    `toml:"split_for_heat"`
+}
+
+// Split is [keyspace.split]: automatic splits by size (rows) and by load.
+type Split struct {
+	Rows      *int64   `toml:"rows"`
+	Load      *float64 `toml:"load"`
+	Move      Duration `toml:"move"`
+	MaxShards *int     `toml:"max_shards"`
+}
+
+// Copies is [keyspace.copies]: the rows of a few hot values of one key field are written
+// to count copies (an extra trailing key part), and each read picks one.
+type Copies struct {
+	Count *int     `toml:"count"`
+	Keys  []Scalar `toml:"keys"`
+	Top   *int     `toml:"top"`
+	Field string   `toml:"field"`
+}
+
+// DirEntry is one [[keyspace.directory]] entry: the rows whose field equals value live on
+// the listed shards.
+type DirEntry struct {
+	Field  string `toml:"field"`
+	Value  Scalar `toml:"value"`
+	Shards []int  `toml:"shards"`
+}
+
+// Stream is one [[streams]] entry.
+type Stream struct {
+	Name     string            `toml:"name"`
+	Op       Op                `toml:"op"`
+	Rate     *float64          `toml:"rate"`
+	Schedule []SchedulePoint   `toml:"schedule"`
+	Arrival  Arrival           `toml:"arrival"`
+	Cost     Duration          `toml:"cost"`
+	Service  Service           `toml:"service"`
+	CV       *float64          `toml:"cv"`
+	Age      Age               `toml:"age"`
+	Where    map[string]string `toml:"where"`
+	Fields   map[string]Field  `toml:"fields"`
+	// SLO is the stream's p99 latency thresholds: a latency alert fires the first time a
+	// window's p99 crosses each; the first is drawn on the p99 chart. A single duration
+	// or a list; default ["200ms", "500ms", "1.5s"].
+	SLO SLOList `toml:"slo"`
+	// Burst multiplies the rate by burst.factor during the first burst.width of every
+	// burst.every (nil: no bursts).
+	Burst *Burst `toml:"burst"`
+	// Timeout is how long the client waits for an attempt (default: for ever).
+	Timeout Duration `toml:"timeout"`
+	// Retries is how many more attempts follow a timed-out, rejected or throttled one.
+	Retries *int `toml:"retries"`
+	// Backoff and BackoffMax shape the exponential backoff between attempts.
+	Backoff    Duration `toml:"backoff"`
+	BackoffMax Duration `toml:"backoff_max"`
+	// Limit is a client-side token bucket (nil: none), or on a scan a whole number: the
+	// most rows one scan reads (Limit.Rows).
+	Limit *Limit `toml:"limit"`
+	// Trace replays an access log instead of generating requests (nil: none); see trace.go.
+	Trace *Trace `toml:"trace"`
+	// Lock is how long a write holds its partition key's row lock (absent: no lock; a
+	// bare duration is constant); LockTimeout fails a write that waited longer for it.
+	Lock        Dist     `toml:"lock"`
+	LockTimeout Duration `toml:"lock_timeout"`
+	// Clients, instead of rate or schedule, makes the stream closed-loop: that many
+	// clients, each issuing its next request a think time after the answer to its last
+	// (a bare duration is the mean of an exponential think time).
+	Clients *int `toml:"clients"`
+	Think   Dist `toml:"think"`
+	// RowCost is the CPU time of each row a scan reads, on top of cost per partition.
+	RowCost Duration `toml:"row_cost"`
+	// RetryLabel is what a retry of this stream means, in the reader's words (say
+	// "duplicate charge attempts"): the reports name the stream's retries by it.
+	RetryLabel string `toml:"retry_label"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	Ext tomlx.Extensions `toml:"-"`
+	// Index routes a read or scan over the [[indexes]] entry of that name (index.go).
+	Index string `toml:"index"`
+}
+
+// Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }; or,
+// written as a whole number on a scan, a row limit (Rows).
+type Limit struct {
+	Rate     *float64 `toml:"rate"`
+	Burst    *int     `toml:"burst"`
+	Overflow Overflow `toml:"overflow"`
+	Rows     *int64   `toml:"-"`
+}
+
+// Cache is the [cache] table.
+type Cache struct {
+	Capacity             *int     `toml:"capacity"`
+	TTL                  Duration `toml:"ttl"`
+	Jitter               *float64 `toml:"jitter"`
+	HitCost              Duration `toml:"hit_cost"`
+	SingleFlight         *bool    `toml:"single_flight"`
+	StaleWhileRevalidate Duration `toml:"stale_while_revalidate"`
+	Enabled              *bool    `toml:"enabled"`
+	Streams              []string `toml:"streams"`
+}
+
+// Action is one [[actions]] entry: at a time, one setting changes.
+type Action struct {
+	At         Instant      `toml:"at"`
+	Node       *int         `toml:"node"`
+	Cores      *int         `toml:"cores"`
+	QueueLimit *int         `toml:"queue_limit"`
+	Stream     string       `toml:"stream"`
+	Limit      LimitSetting `toml:"limit"`
+	Cache      *bool        `toml:"cache"`
+	Note       string       `toml:"note"`
+	// Migrate moves the table to another variant's layout during the run (docs/migrations.md).
+	Migrate *Migrate `toml:"migrate"`
+	// AddNodes adds this many nodes (of the cluster's cores) and moves shards onto them
+	// as Rebalance says (issue 21).
+	AddNodes  *int       `toml:"add_nodes"`
+	Rebalance *Rebalance `toml:"rebalance"`
+}
+
+// Rebalance is an add_nodes action's rebalance = { rate = N, max_cpu = x, read_cost,
+// write_cost }: each shard move copies its rows at rate rows per second.
+type Rebalance struct {
+	Rate      *float64 `toml:"rate"`
+	MaxCPU    *float64 `toml:"max_cpu"`
+	ReadCost  Duration `toml:"read_cost"`
+	WriteCost Duration `toml:"write_cost"`
+	// Parallel is how many shard moves run at once (default 1).
+	Parallel *int `toml:"parallel"`
+}
+
+// Migrate is an action's migrate = { to = "VARIANT", backfill_rate = N, cutover = "..." }.
+type Migrate struct {
+	To           string   `toml:"to"`
+	BackfillRate *float64 `toml:"backfill_rate"`
+	// Cutover is "backfill" (default: when the backfill is done), "never" (a dry run), or
+	// a clock time or duration since the start, as an action's at.
+	Cutover string `toml:"cutover"`
+	// ReadCost and WriteCost are the CPU time of copying one row: reading it from the old
+	// layout and writing it to the new one (defaults: a point read's and a write's cost).
+	ReadCost  Duration `toml:"read_cost"`
+	WriteCost Duration `toml:"write_cost"`
+	// MaxCPU caps the backfill's CPU on a node at this fraction of its cores (0 < x <= 1;
+	// absent: no cap).
+	MaxCPU *float64 `toml:"max_cpu"`
+	// Verify keeps writes going to the old layout too for this long after the cutover.
+	Verify Duration `toml:"verify"`
+	// Outbox makes the dual writes asynchronous, with this lag.
+	Outbox Duration `toml:"outbox"`
+	// Reads is "old" (default: reads stay on the old layout until the cutover, writes go
+	// to both) or "both" (writes go to the new layout only, reads visit both until the
+	// cutover: a salt's growth without a copy).
+	Reads string `toml:"reads"`
+	// Tenant moves one tenant alone to shards of its own, instead of To (issue 21):
+	// tenant = { field = "tenant_id", value = "acme" }, with Shards shards (default 1) on
+	// Nodes (default: nodes holding none of the tenant's old shards, the fewest shards first).
+	Tenant *TenantSel `toml:"tenant"`
+	Shards *int       `toml:"shards"`
+	Nodes  []int      `toml:"nodes"`
+}
+
+// TenantSel names a tenant: the rows whose Field is Value.
+type TenantSel struct {
+	Field string  `toml:"field"`
+	Value *Scalar `toml:"value"`
+}
+
+// Detect is the [detect] table.
+type Detect struct {
+	TopK              *int     `toml:"top_k"`
+	SampleEvery       *int     `toml:"sample_every"`
+	MaxKeys           *int     `toml:"max_keys"`
+	OutlierFactor     *float64 `toml:"outlier_factor"`
+	OutlierMinSamples *int     `toml:"outlier_min_samples"`
+}
+
+// Burst is a stream's burst = { every = "1m", width = "2s", factor = 10, offset = "0s" }:
+// the rate is multiplied by factor inside [offset + k·every, offset + k·every + width).
+type Burst struct {
+	Every  Duration `toml:"every"`
+	Width  Duration `toml:"width"`
+	Factor *float64 `toml:"factor"`
+	Offset Duration `toml:"offset"`
+}
+
+// SchedulePoint is one point of a piecewise-linear rate schedule.
+type SchedulePoint struct {
+	At   Instant  `toml:"at"`
+	Rate *float64 `toml:"rate"`
+}
+
+// Defaults returns a File holding the default of every optional key whose default does not
+// depend on other keys (docs/scenario.md lists them all). The loader decodes a scenario
+// over it, so a File read from disk states these values; Resolve applies the same
+// defaults to a File built in code that leaves them out.
+func Defaults() File {
+	seed, lf := int64(defaultSeed), 1.0
+	cores, queue, replicas, salt, vnodes := defaultCores, 0, 0, 0, defaultVnodes
+	start, err := units.ParseClock(defaultStart)
+	if err != nil {
+		panic("scenario: bad default start")
+	}
+	return File{
+		Seed:       &seed,
+		Start:      Clock{Text: defaultStart, Value: start},
+		Warmup:     Dur("0s"),
+		Window:     Dur(defaultWindow),
+		LoadFactor: &lf,
+		Cluster: Cluster{
+			Cores: &cores, QueueLimit: &queue, Network: Dur("0s"),
+			Replicas: &replicas, ReadFrom: ReadLeader,
+		},
+		Table: Table{History: Dur(defaultHistory)},
+		Keyspace: Keyspace{
+			Scheme: Scheme(keyspace.DefaultScheme), Hash: HashModulo, Vnodes: &vnodes,
+			Salt: &salt, SaltMode: SaltMode(keyspace.SaltRandom.String()), Splits: SplitsHistory,
+		},
+	}
+}

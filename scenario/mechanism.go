@@ -1,0 +1,93 @@
+package scenario
+
+import (
+	"reflect"
+
+	"github.com/shardsim/shardsim/internal/tomlx"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// A mechanism's scenario keys, their checks and the settings they turn into live in one
+// file of package mechanisms (mechanisms/latch.go, pool.go), which scenario does not import:
+// the file declares its keys in the tables that hold them (TableKey, StreamKey), and
+// registers a resolver (RegisterMechanism) that reads them, checks them and appends the
+// mechanism's sim.Setting to Resolved.Mechanisms. scenario keeps the language's core; the keys
+// of each mechanism come with it. docs/architecture.md says where else a new mechanism
+// goes.
+
+// Key is a key a mechanism declares in a table of the scenario (T: its value's type, one
+// of this package's types or a pointer to a number, as the File's own fields).
+type Key[T any] struct{ name string }
+
+// Checker is what a mechanism's resolver reports its problems to: each at its dotted key,
+// in the order found, beside every other problem of the file.
+type Checker = checker
+
+// Add reports a problem at key.
+func (c *checker) Add(key, format string, args ...any) { c.add(key, format, args...) }
+
+// Duration checks an optional duration as every duration key is checked: def when it is
+// absent ("" for a required one), at least minimum, at most 10000 days.
+func (c *checker) Duration(key string, d Duration, def string, minimum sim.Time) sim.Time {
+	return c.duration(key, d, def, minimum)
+}
+
+// KeyDoc is a mechanism's key as docs/scenario.md lists it: the table that holds it, its
+// name, its default and what it means (Markdown). The docs' table of these keys is
+// generated from the declarations (mechanism_test.go), so that a key is written down once.
+type KeyDoc struct {
+	Table, Name, Default, Meaning string
+}
+
+// MechanismKeys are the keys the mechanisms declared, in the order of their declarations.
+var MechanismKeys []KeyDoc
+
+// declare registers the key name, of type T, in the tables decoded into struct type table
+// (tableName in the docs), with its default and meaning for docs/scenario.md.
+func declare[T any](table reflect.Type, tableName, name, def, meaning string) Key[T] {
+	tomlx.Extend(table, name, reflect.TypeFor[T]())
+	MechanismKeys = append(MechanismKeys, KeyDoc{Table: tableName, Name: name, Default: def, Meaning: meaning})
+	return Key[T]{name}
+}
+
+// TableKey declares a key of [table], StreamKey one of each [[streams]] entry. (File,
+// Cluster and Keyspace have an Ext field too: a declaring function for them is one line.)
+// Call them in a package-level variable's initializer.
+func TableKey[T any](name, def, meaning string) Key[T] {
+	return declare[T](reflect.TypeFor[Table](), "[table]", name, def, meaning)
+}
+
+// StreamKey declares a key of each [[streams]] entry (see TableKey).
+func StreamKey[T any](name, def, meaning string) Key[T] {
+	return declare[T](reflect.TypeFor[Stream](), "[[streams]]", name, def, meaning)
+}
+
+// In returns the key's value in x, and whether the table gave it.
+func (k Key[T]) In(x tomlx.Extensions) (T, bool) {
+	if p, ok := x.Value(k.name).(*T); ok {
+		return *p, true
+	}
+	var zero T
+	return zero, false
+}
+
+// MechanismResolver reads one mechanism's keys of f, reports their problems to c and, when
+// the mechanism is on, appends its settings to s.Mechanisms. It runs after every section
+// of the scenario has been resolved, so it may read s's streams, fields and shards.
+type MechanismResolver func(c *Checker, f *File, s *Resolved)
+
+var mechanismResolvers []MechanismResolver
+
+// RegisterMechanism adds a mechanism's resolver; its file calls it from init. Resolvers
+// run in the order of their files' names, which fixes the order of the settings and of
+// the problems they report.
+func RegisterMechanism(r MechanismResolver) {
+	mechanismResolvers = append(mechanismResolvers, r)
+}
+
+// resolveMechanisms runs every registered mechanism's resolver.
+func resolveMechanisms(c *checker, f *File, s *Resolved) {
+	for _, r := range mechanismResolvers {
+		r(c, f, s)
+	}
+}

@@ -1,0 +1,908 @@
+package scenario
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/units"
+	"github.com/shardsim/shardsim/workload"
+)
+
+// This file validates the mitigation and detection sections of a scenario
+// (docs/mitigations.md, docs/detection.md): replicas, the cache, client timeouts, retries and
+// rate limits, per-partition limits, automatic splits, hot-key copies, timed operator actions
+// and [detect].
+
+// Defaults and limits of the mitigation keys, documented in docs/scenario.md.
+const (
+	defaultHitCost       = "0.1ms"
+	defaultBackoff       = "10ms"
+	defaultBackoffMax    = "1s"
+	defaultWriteUnits    = 1000
+	defaultReadUnits     = 3000
+	defaultLimitBurst    = "300s"
+	defaultSplitMove     = "30s"
+	splitShardsFactor    = 4 // default max_shards: 4 x shards
+	maxCacheCapacity     = 50_000_000
+	maxRetries           = 10
+	maxClientBurst       = 1_000_000_000
+	minLimitRate         = 0.001
+	maxLimitRate         = 1e9
+	maxCopies            = 64
+	maxCopyKeys          = 10_000
+	maxTopK              = 1000
+	maxSampleEvery       = 1_000_000
+	maxDetectKeys        = 1 << 22
+	maxOutlierMinSamples = 1_000_000_000
+	maxActions           = 10_000
+)
+
+// CopiesSpec is a validated [keyspace.copies] table.
+type CopiesSpec struct {
+	Field int      // the copied field
+	Keys  []uint64 // its copied values, sorted
+	Count int
+}
+
+// resolveReplicas reads cluster.replicas, read_from and apply_cost.
+func resolveReplicas(c *checker, f *File, s *Resolved) {
+	cl := &f.Cluster
+	nodes := len(s.Nodes)
+	if cl.Replicas != nil {
+		switch r := *cl.Replicas; {
+		case r < 0:
+			c.add("cluster.replicas", "must not be negative (got %d)", r)
+		case nodes > 0 && r > nodes-1:
+			c.add("cluster.replicas", "must be at most nodes - 1 = %d: each follower of a shard lives on another node (got %d)", nodes-1, r)
+		default:
+			s.Replicas = r
+		}
+	}
+	s.ReadAny = oneOf(c, "cluster.read_from", string(cl.ReadFrom), "leader", "leader", "any") == "any"
+	if cl.ApplyCost.Set() {
+		if s.ApplyCost = c.duration("cluster.apply_cost", cl.ApplyCost, "", 1); s.ApplyCost > maxCost {
+			c.add("cluster.apply_cost", "must be at most %s (got %q)", maxCost, cl.ApplyCost)
+			s.ApplyCost = 0
+		}
+	}
+}
+
+// resolveClient reads a stream's timeout, retries, backoff and limit.
+func resolveClient(c *checker, key string, st Stream) sim.Client {
+	var cl sim.Client
+	if st.Timeout.Set() {
+		if cl.Timeout = c.duration(key+".timeout", st.Timeout, "", 1); cl.Timeout > maxClientWait {
+			c.add(key+".timeout", "must be at most 1d (got %q)", st.Timeout)
+			cl.Timeout = 0
+		}
+	}
+	if st.Retries != nil {
+		if r := *st.Retries; r < 0 || r > maxRetries {
+			c.add(key+".retries", "must be between 0 and %d (got %d)", maxRetries, r)
+		} else {
+			cl.Retries = r
+		}
+	}
+	backoff, backoffMax := resolveBackoff(c, key, st)
+	if cl.Retries > 0 {
+		cl.Backoff, cl.BackoffMax = backoff, backoffMax
+	}
+	if st.Limit == nil || st.Limit.Rows == nil { // a whole number is a scan's row limit
+		cl.Limit = resolveLimit(c, key+".limit", st.Limit)
+	}
+	return cl
+}
+
+// resolveBackoff reads the wait before a stream's first retry and its cap; the default cap
+// never undercuts a longer first wait.
+func resolveBackoff(c *checker, key string, st Stream) (backoff, backoffMax sim.Time) {
+	backoff = c.duration(key+".backoff", st.Backoff, defaultBackoff, 1)
+	if backoff > maxClientWait {
+		c.add(key+".backoff", "must be at most 1d (got %q)", st.Backoff)
+	}
+	backoffMax = c.duration(key+".backoff_max", st.BackoffMax, defaultBackoffMax, 1)
+	switch {
+	case backoffMax > maxClientWait:
+		c.add(key+".backoff_max", "must be at most 1d (got %q)", st.BackoffMax)
+	case !st.BackoffMax.Set() && backoffMax < backoff:
+		backoffMax = backoff
+	case backoff > 0 && backoffMax > 0 && backoffMax < backoff:
+		c.add(key+".backoff_max", "must be at least backoff = %q (got %q)", orDefault(st.Backoff.Text, defaultBackoff), st.BackoffMax)
+	}
+	return backoff, backoffMax
+}
+
+// orDefault returns s, or def when s is empty.
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// resolveLimit validates a token bucket; nil when l is nil or invalid.
+func resolveLimit(c *checker, key string, l *Limit) *sim.Limit {
+	if l == nil {
+		return nil
+	}
+	before := len(c.probs)
+	out := &sim.Limit{Burst: 1}
+	switch {
+	case l.Rate == nil:
+		c.add(key+".rate", "required: the requests per second the client lets through, e.g. 1000")
+	case !(*l.Rate >= minLimitRate && *l.Rate <= maxLimitRate):
+		// The bucket keeps the interval between tokens in integer nanoseconds.
+		c.add(key+".rate", "must be between %g and %g requests per second (got %v)", minLimitRate, maxLimitRate, *l.Rate)
+	default:
+		out.Rate = *l.Rate
+	}
+	if l.Burst != nil {
+		if b := *l.Burst; b < 1 || b > maxClientBurst {
+			c.add(key+".burst", "must be between 1 and %d tokens (got %d)", maxClientBurst, b)
+		} else {
+			out.Burst = b
+		}
+	}
+	out.Queue = oneOf(c, key+".overflow", string(l.Overflow), "reject", "reject", "queue") == "queue"
+	if len(c.probs) > before {
+		return nil
+	}
+	return out
+}
+
+// limitValue reads an action's limit: a limit table, or "none" to lift the stream's limit.
+// ok is false when it is invalid.
+func limitValue(c *checker, key string, v LimitSetting) (l *sim.Limit, ok bool) {
+	if v.None {
+		return nil, true
+	}
+	before := len(c.probs)
+	l = resolveLimit(c, key, v.Limit)
+	return l, len(c.probs) == before
+}
+
+// resolveCache reads the [cache] table, after the streams.
+func resolveCache(c *checker, f *File, s *Resolved) {
+	cf := f.Cache
+	if cf == nil {
+		return
+	}
+	sc := &sim.Cache{}
+	sc.Capacity = c.requiredCount("cache.capacity", "keys the cache holds", cf.Capacity, maxCacheCapacity)
+	if !cf.TTL.Set() {
+		c.add("cache.ttl", "required: how long a cached key stays fresh, a duration such as \"30s\"")
+	} else if sc.TTL = c.duration("cache.ttl", cf.TTL, "", 1); sc.TTL > maxAge {
+		c.add("cache.ttl", "must be at most 10000d (got %q)", cf.TTL)
+	}
+	if cf.Jitter != nil {
+		if j := *cf.Jitter; !(j >= 0 && j <= 1) {
+			c.add("cache.jitter", "must be a fraction from 0 to 1 (got %v)", j)
+		} else {
+			sc.Jitter = j
+		}
+	}
+	if sc.HitCost = c.duration("cache.hit_cost", cf.HitCost, defaultHitCost, 0); sc.HitCost > maxCost {
+		c.add("cache.hit_cost", "must be at most %s (got %q)", maxCost, cf.HitCost)
+	}
+	sc.SingleFlight = cf.SingleFlight != nil && *cf.SingleFlight
+	if sc.StaleWhileRevalidate = c.duration("cache.stale_while_revalidate", cf.StaleWhileRevalidate, "0s", 0); sc.StaleWhileRevalidate > maxAge {
+		c.add("cache.stale_while_revalidate", "must be at most 10000d (got %q)", cf.StaleWhileRevalidate)
+	}
+	sc.Off = cf.Enabled != nil && !*cf.Enabled
+	s.Cache = sc
+	s.CacheStreams = cacheStreams(c, cf.Streams, s)
+}
+
+// cacheStreams marks the streams whose reads go through the cache: those listed, or
+// every point read when none are.
+func cacheStreams(c *checker, names []string, s *Resolved) []bool {
+	on := make([]bool, len(s.Streams))
+	if names == nil {
+		for i, ss := range s.Streams {
+			on[i] = ss.Op == sim.Read
+		}
+		return on
+	}
+	for j, name := range names {
+		key := fmt.Sprintf("cache.streams[%d]", j)
+		i := s.streamIndex(name)
+		switch {
+		case i < 0:
+			c.add(key, "no such stream %q (have %s)", name, strings.Join(s.streamNames(), ", "))
+		case s.Streams[i].Op != sim.Read:
+			c.add(key, "stream %q is op = %q: only point reads go through the cache", name, s.Streams[i].Op)
+		case on[i]:
+			c.add(key, "stream %q is listed twice", name)
+		default:
+			on[i] = true
+		}
+	}
+	return on
+}
+
+// StreamIndex is the index of the stream called name among s.Streams, or -1.
+func (s *Resolved) StreamIndex(name string) int { return s.streamIndex(name) }
+
+func (s *Resolved) streamIndex(name string) int {
+	return slices.IndexFunc(s.Streams, func(ss StreamSpec) bool { return ss.Name == name })
+}
+
+func (s *Resolved) streamNames() []string {
+	names := make([]string, len(s.Streams))
+	for i, ss := range s.Streams {
+		names[i] = ss.Name
+	}
+	return quoteAll(names)
+}
+
+// resolveLimits reads [keyspace.limits].
+func resolveLimits(c *checker, f *File, s *Resolved) {
+	l := f.Keyspace.Limits
+	if l == nil {
+		return
+	}
+	units := func(key string, p *float64, def float64) float64 {
+		if p == nil {
+			return def
+		}
+		if !(*p > 0) || math.IsInf(*p, 0) {
+			c.add(key, "must be a positive number of units per second (got %v)", *p)
+			return def
+		}
+		return *p
+	}
+	pl := &sim.PartitionLimits{
+		WriteUnits:      units("keyspace.limits.write_units", l.WriteUnits, defaultWriteUnits),
+		ReadUnits:       units("keyspace.limits.read_units", l.ReadUnits, defaultReadUnits),
+		TableWriteUnits: units("keyspace.limits.table_write_units", l.TableWriteUnits, 0),
+		TableReadUnits:  units("keyspace.limits.table_read_units", l.TableReadUnits, 0),
+		Adaptive:        l.Adaptive != nil && *l.Adaptive,
+		SplitForHeat:    l.SplitForHeat != nil && *l.SplitForHeat,
+	}
+	if pl.Burst = c.duration("keyspace.limits.burst", l.Burst, defaultLimitBurst, 0); pl.Burst > maxAge {
+		c.add("keyspace.limits.burst", "must be at most 10000d (got %q)", l.Burst)
+	}
+	if l.BurstInitial.Set() {
+		// A bank holds at least one second's units (see sim's newBucket).
+		before := len(c.probs)
+		b := c.duration("keyspace.limits.burst_initial", l.BurstInitial, "", 0)
+		if len(c.probs) == before && b > max(pl.Burst, sim.Second) {
+			c.add("keyspace.limits.burst_initial", "must be at most burst = %q: a bank holds no more (got %q)", orDefault(l.Burst.Text, defaultLimitBurst), l.BurstInitial)
+		}
+		if len(c.probs) == before {
+			pl.BurstInitial = &b
+		}
+	}
+	s.Limits = pl
+}
+
+// resolveSplit reads [keyspace.split], after [keyspace.limits] (split_for_heat splits too).
+func resolveSplit(c *checker, f *File, s *Resolved) {
+	s.MaxShards = s.Shards
+	sp := f.Keyspace.Split
+	heat := s.Limits != nil && s.Limits.SplitForHeat
+	if (sp == nil && !heat) || s.Shards == 0 {
+		return
+	}
+	pol := &sim.SplitPolicy{}
+	most := min(splitShardsFactor*s.Shards, maxShards) // the Splitter's bound
+	pol.Move, _ = units.ParseDuration(defaultSplitMove)
+	key := "keyspace.limits.split_for_heat"
+	if sp != nil {
+		key = "keyspace.split"
+		most = splitSettings(c, sp, s, pol, most)
+	}
+	if !heat && pol.Rows == 0 && pol.Load == 0 {
+		return // both triggers off: no splitting
+	}
+	if s.Scheme == keyspace.SchemeDirectory {
+		c.add(key, "automatic splits need scheme = \"range\" or \"hash\": a directory places its rows by hand")
+		return
+	}
+	s.Split = pol
+	s.MaxShards = most
+}
+
+// splitSettings reads [keyspace.split]'s triggers (rows, load), a move's time and the most
+// shards splits may reach (most unless max_shards is given), into pol.
+func splitSettings(c *checker, sp *Split, s *Resolved, pol *sim.SplitPolicy, most int) int {
+	if sp.Rows != nil {
+		if *sp.Rows < 0 {
+			c.add("keyspace.split.rows", "must not be negative (got %d); 0 turns size splits off", *sp.Rows)
+		} else {
+			pol.Rows = *sp.Rows
+		}
+	}
+	if sp.Load != nil {
+		if l := *sp.Load; !(l >= 0 && l <= 1) {
+			c.add("keyspace.split.load", "must be a fraction of the node's cores above 0 and at most 1, or 0 for no load splits (got %v)", l)
+		} else {
+			pol.Load = l
+		}
+	}
+	if pol.Move = c.duration("keyspace.split.move", sp.Move, defaultSplitMove, 0); pol.Move > maxAge {
+		c.add("keyspace.split.move", "must be at most 10000d (got %q)", sp.Move)
+	}
+	if sp.MaxShards == nil {
+		return most
+	}
+	switch n := *sp.MaxShards; {
+	case n < s.Shards:
+		c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.Shards, n)
+	case n > maxShards:
+		c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
+	default:
+		return n
+	}
+	return most
+}
+
+// resolveCopies reads [keyspace.copies], after the key.
+func resolveCopies(c *checker, f *File, s *Resolved) {
+	cp := f.Keyspace.Copies
+	if cp == nil {
+		return
+	}
+	const key = "keyspace.copies"
+	before := len(c.probs)
+	cs := &CopiesSpec{Field: -1}
+	switch {
+	case cp.Count == nil:
+		c.add(key+".count", "required: how many copies each hot key is spread over, 2 to %d", maxCopies)
+	case *cp.Count < 2 || *cp.Count > maxCopies:
+		c.add(key+".count", "must be between 2 and %d (got %d)", maxCopies, *cp.Count)
+	default:
+		cs.Count = *cp.Count
+	}
+	cs.Field = copiesField(c, key, cp.Field, s)
+	parts := len(s.Parts) + 1
+	if keyspace.Salted(s.Salt) {
+		parts++
+	}
+	if len(s.Parts) > 0 && parts > keyspace.MaxParts {
+		c.add(key, "copies add a part to the key, which would have %d parts (salt included); at most %d are allowed", parts, keyspace.MaxParts)
+	}
+	cs.Keys = copiesValues(c, key, cp, s, cs.Field)
+	if len(c.probs) > before || cs.Field < 0 {
+		return
+	}
+	slices.Sort(cs.Keys)
+	s.Copies = cs
+}
+
+// copiesValues reads the copied values of field fi: listed (keys), or its top most
+// popular ones.
+func copiesValues(c *checker, key string, cp *Copies, s *Resolved, fi int) []uint64 {
+	switch {
+	case cp.Keys != nil && cp.Top != nil:
+		c.add(key, "give keys or top, not both")
+	case cp.Keys == nil && cp.Top == nil:
+		c.add(key, "required: keys = [...] (the copied values) or top = N (the field's N most popular values)")
+	case fi < 0:
+		// The field is wrong: its values cannot be checked.
+	case cp.Keys != nil:
+		return copiedKeys(c, key, cp.Keys, s, fi)
+	case *cp.Top < 1 || *cp.Top > maxCopyKeys:
+		c.add(key+".top", "must be between 1 and %d (got %d)", maxCopyKeys, *cp.Top)
+	default:
+		ids, err := topIDs(s.Fields[fi], *cp.Top)
+		if err != nil {
+			c.add(key+".top", "%v", err)
+		}
+		return ids
+	}
+	return nil
+}
+
+// copiesField returns the key field whose values are copied: the one named, or the key's
+// first plain field part; -1 when there is none.
+func copiesField(c *checker, key, name string, s *Resolved) int {
+	if name == "" {
+		for _, p := range s.Parts {
+			if p.Kind == keyspace.FieldPart {
+				return p.Field
+			}
+		}
+		if len(s.Parts) > 0 {
+			c.add(key+".field", "required: keyspace.key has no plain field part whose values could be copied")
+		}
+		return -1
+	}
+	fi := s.fieldIndex(name)
+	switch {
+	case fi < 0:
+		c.add(key+".field", "no such field %q in table.fields", name)
+	case !slices.ContainsFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi }):
+		c.add(key+".field", "%q must be a plain part of keyspace.key (have %s)", name, strings.Join(quoteAll(s.Key), ", "))
+	default:
+		return fi
+	}
+	return -1
+}
+
+// copiedKeys reads the listed values of field fi that are copied.
+func copiedKeys(c *checker, key string, keys []Scalar, s *Resolved, fi int) []uint64 {
+	fs, name := s.Fields[fi], s.FieldNames[fi]
+	if len(keys) == 0 || len(keys) > maxCopyKeys {
+		c.add(key+".keys", "must list between 1 and %d values (got %d)", maxCopyKeys, len(keys))
+		return nil
+	}
+	var out []uint64
+	seen := map[uint64]bool{}
+	for i, v := range keys {
+		vk := fmt.Sprintf("%s.keys[%d]", key, i)
+		val, ok := fieldValue(fs, v)
+		switch {
+		case !ok:
+			c.add(vk, "%v is not a value of field %q (%s)", v, name, describeValues(fs))
+		case seen[val]:
+			c.add(vk, "value %v is listed twice", v)
+		default:
+			seen[val] = true
+			out = append(out, val)
+		}
+	}
+	return out
+}
+
+// topIDs returns the n most popular values of a field's generator: the ids of ranks 0 to
+// n-1 of a Zipf field, the first n ids of a hotspot field's hot set, the n values of a
+// categorical field with the largest weights (the first listed among equal weights).
+func topIDs(fs FieldSpec, n int) ([]uint64, error) {
+	switch fs.Gen {
+	case "zipf":
+		if uint64(n) > fs.N {
+			return nil, fmt.Errorf("is %d, but the field has only %d ids", n, fs.N)
+		}
+		z := workload.NewZipf(fs.N, fs.S, fs.Scramble)
+		ids := make([]uint64, n)
+		for k := range ids {
+			ids[k] = z.ID(uint64(k))
+		}
+		return ids, nil
+	case "hotspot":
+		hot := workload.NewHotspot(fs.N, fs.HotFraction, fs.HotOps).HotSize()
+		if hot == 0 || hot == fs.N {
+			return nil, fmt.Errorf("the hotspot field's hot set is empty or everything, so no id is more popular than another (list keys instead)")
+		}
+		if uint64(n) > hot {
+			return nil, fmt.Errorf("is %d, but the field has only %d hot ids", n, hot)
+		}
+		ids := make([]uint64, n)
+		for k := range ids {
+			ids[k] = uint64(k)
+		}
+		return ids, nil
+	case "categorical":
+		if n > fs.Count {
+			return nil, fmt.Errorf("is %d, but the field has only %d values", n, fs.Count)
+		}
+		return topCategorical(fs, n), nil
+	}
+	return nil, fmt.Errorf("needs a zipf, hotspot or categorical field, whose popular values are known; this one is gen = %q (list keys instead)", fs.Gen)
+}
+
+// topCategorical returns the n values of a categorical field with the largest weights, the
+// first listed among equal weights (the first n without weights).
+func topCategorical(fs FieldSpec, n int) []uint64 {
+	idx := make([]int, fs.Count)
+	for i := range idx {
+		idx[i] = i
+	}
+	if fs.Weights != nil {
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(fs.Weights[b], fs.Weights[a]) })
+	}
+	ids := make([]uint64, n)
+	for k := range ids {
+		ids[k] = uint64(idx[k])
+	}
+	return ids
+}
+
+// resolveActions reads [[actions]], after the cluster, the streams and the cache.
+func resolveActions(c *checker, f *File, s *Resolved) {
+	if len(f.Actions) > maxActions {
+		c.add("actions", "at most %d actions are allowed (got %d)", maxActions, len(f.Actions))
+		return
+	}
+	var acts []notedAction
+	for i, a := range f.Actions {
+		key := fmt.Sprintf("actions[%d]", i)
+		before := len(c.probs)
+		act := sim.Action{At: actionAt(c, key, a, s)}
+		what, ok := actionSetting(c, key, a)
+		if !ok {
+			continue
+		}
+		actionTarget(c, key, a, s, what, &act)
+		resolveAction(c, f, s, key, a, what, &act)
+		if what != "add_nodes" && a.Rebalance != nil {
+			c.add(key+".rebalance", "applies only to add_nodes actions")
+		}
+		if len(c.probs) == before {
+			acts = append(acts, notedAction{act, a.Note})
+		}
+	}
+	if s.Rebalance != nil && s.Migration != nil {
+		c.add(s.Rebalance.Key+".add_nodes", "cannot be combined with a migration (%s) yet", s.Migration.Key)
+	}
+	slices.SortStableFunc(acts, func(a, b notedAction) int { return cmp.Compare(a.a.At, b.a.At) })
+	if len(c.probs) > 0 {
+		return // the scenario is refused; the texts would follow broken settings
+	}
+	// The texts say what changed, from what: follow the settings through the actions.
+	nodes := slices.Clone(s.Nodes)
+	for _, n := range acts {
+		a := n.a
+		a.Text = actionText(s, nodes, a)
+		if n.note != "" {
+			a.Text += " (" + n.note + ")"
+		}
+		s.Actions = append(s.Actions, a)
+	}
+}
+
+// notedAction is a valid action with its note.
+type notedAction struct {
+	a    sim.Action
+	note string
+}
+
+// actionAt reads an action's time, from the start of the run.
+func actionAt(c *checker, key string, a Action, s *Resolved) sim.Time {
+	if !a.At.Set() {
+		c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
+	} else if at, err := a.At.At(s.Start); err != nil {
+		c.add(key+".at", "%v", err)
+	} else if at < 0 {
+		c.add(key+".at", "must not be before the start (got %q)", a.At)
+	} else {
+		return at
+	}
+	return 0
+}
+
+// actionSetting returns the one setting an action changes; false when it sets none or
+// several.
+func actionSetting(c *checker, key string, a Action) (string, bool) {
+	var what []string
+	for _, k := range []struct {
+		name  string
+		given bool
+	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}, {"add_nodes", a.AddNodes != nil}} {
+		if k.given {
+			what = append(what, k.name)
+		}
+	}
+	if len(what) == 0 {
+		c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }")
+		return "", false
+	}
+	if len(what) > 1 {
+		c.add(key+"."+what[1], "an action changes one setting, and this one already sets %s: use one [[actions]] entry for each", what[0])
+		return "", false
+	}
+	return what[0], true
+}
+
+// actionTarget reads the node of a node's action and the stream of a limit's.
+func actionTarget(c *checker, key string, a Action, s *Resolved, what string, act *sim.Action) {
+	nodeAction := what == "cores" || what == "queue_limit"
+	switch {
+	case nodeAction && a.Node == nil:
+		c.add(key+".node", "required with %s: the node's id, 0 to nodes-1", what)
+	case nodeAction && (*a.Node < 0 || (len(s.Nodes) > 0 && *a.Node >= len(s.Nodes))):
+		c.add(key+".node", "no such node: ids run from 0 to %d (got %d)", len(s.Nodes)-1, *a.Node)
+	case nodeAction:
+		act.Node = *a.Node
+	case a.Node != nil:
+		c.add(key+".node", "applies only to cores and queue_limit actions")
+	}
+	switch {
+	case what == "limit" && a.Stream == "":
+		c.add(key+".stream", "required with limit: the name of the stream whose client is limited")
+	case what == "limit":
+		if act.Stream = s.streamIndex(a.Stream); act.Stream < 0 {
+			c.add(key+".stream", "no such stream %q (have %s)", a.Stream, strings.Join(s.streamNames(), ", "))
+		}
+	case a.Stream != "":
+		c.add(key+".stream", "applies only to limit actions")
+	}
+}
+
+// resolveAction reads the setting what of action a into act.
+func resolveAction(c *checker, f *File, s *Resolved, key string, a Action, what string, act *sim.Action) {
+	switch what {
+	case "cores":
+		act.Kind = sim.SetCores
+		if *a.Cores < 1 {
+			c.add(key+".cores", "must be at least 1 (got %d)", *a.Cores)
+		}
+		act.Cores = *a.Cores
+	case "queue_limit":
+		act.Kind = sim.SetQueueLimit
+		if *a.QueueLimit < 0 {
+			c.add(key+".queue_limit", "must not be negative (got %d); 0 is unbounded", *a.QueueLimit)
+		}
+		act.QueueLimit = *a.QueueLimit
+	case "limit":
+		act.Kind = sim.SetLimit
+		act.Limit, _ = limitValue(c, key+".limit", a.Limit)
+	case "cache":
+		act.Kind = sim.SetCache
+		act.CacheOn = *a.Cache
+		if f.Cache == nil {
+			c.add(key+".cache", "needs a [cache] table to turn on or off (with enabled = false it starts off)")
+		}
+	case "migrate":
+		act.Kind = sim.Migrate
+		resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
+	case "add_nodes":
+		act.Kind = sim.AddNodes
+		resolveRebalance(c, s, key, a)
+		if s.Rebalance != nil {
+			s.Rebalance.At = act.At
+		}
+	}
+}
+
+// actionText says what action a changes, from what, for the timeline; nodes are the
+// nodes' settings before it, which it updates.
+func actionText(s *Resolved, nodes []sim.Node, a sim.Action) string {
+	switch a.Kind {
+	case sim.SetCores:
+		text := fmt.Sprintf("node %d: %d → %d cores", a.Node, nodes[a.Node].Cores, a.Cores)
+		nodes[a.Node].Cores = a.Cores
+		return text
+	case sim.SetQueueLimit:
+		text := fmt.Sprintf("node %d: queue limit %s → %s", a.Node, queueLimitText(nodes[a.Node].QueueLimit), queueLimitText(a.QueueLimit))
+		nodes[a.Node].QueueLimit = a.QueueLimit
+		return text
+	case sim.SetLimit:
+		return s.Streams[a.Stream].Name + ": " + limitText(a.Limit)
+	case sim.SetCache:
+		if a.CacheOn {
+			return "cache on"
+		}
+		return "cache off"
+	case sim.Migrate:
+		t := s.Migration.Tenant
+		if t == nil {
+			if m := s.Migration; m.ReadBoth {
+				// No dual writes (docs/migrations.md): writes go to the new layout alone,
+				// reads visit both, and the backfill runs only when it has a rate.
+				text := "migration started: writes go to " + m.To + ", reads visit both layouts"
+				if m.Rate > 0 {
+					return text + ", backfill of the old rows"
+				}
+				return text + ", no backfill"
+			}
+			return "migration started: dual writes and backfill to " + s.Migration.To
+		}
+		shards := "a shard"
+		if t.Shards > 1 {
+			shards = fmt.Sprintf("%d shards", t.Shards)
+		}
+		return fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
+	case sim.AddNodes:
+		g := s.Rebalance
+		return fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, groupDigits(g.Rate))
+	}
+	return ""
+}
+
+func queueLimitText(n int) string {
+	if n == 0 {
+		return "unbounded"
+	}
+	return groupDigits(float64(n))
+}
+
+// limitText says what a client limit is: "limit 9,000/s, overflow queued".
+func limitText(l *sim.Limit) string {
+	if l == nil {
+		return "limit lifted"
+	}
+	t := "limit " + groupDigits(l.Rate) + "/s"
+	if l.Burst > 1 {
+		t += ", burst " + groupDigits(float64(l.Burst))
+	}
+	if l.Queue {
+		return t + ", overflow queued"
+	}
+	return t + ", overflow rejected"
+}
+
+// groupDigits formats a number with thousands separators: 9000 -> "9,000", 2.5 -> "2.5".
+func groupDigits(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if math.Abs(v) >= 1e21 {
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	neg := strings.HasPrefix(intPart, "-")
+	intPart = strings.TrimPrefix(intPart, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, d := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(d)
+	}
+	if frac != "" {
+		b.WriteString("." + frac)
+	}
+	return b.String()
+}
+
+// resolveDetect reads [detect].
+func resolveDetect(c *checker, f *File, s *Resolved) {
+	s.Detect = detect.Default
+	d := f.Detect
+	if d == nil {
+		return
+	}
+	s.DetectGiven = true
+	between := func(key string, p *int, def, lo, hi int) int {
+		if p == nil {
+			return def
+		}
+		if *p < lo || *p > hi {
+			c.add(key, "must be between %d and %d (got %d)", lo, hi, *p)
+			return def
+		}
+		return *p
+	}
+	s.Detect.TopK = between("detect.top_k", d.TopK, detect.DefaultTopK, 1, maxTopK)
+	s.Detect.SampleEvery = between("detect.sample_every", d.SampleEvery, detect.DefaultSampleEvery, 1, maxSampleEvery)
+	s.Detect.MaxKeys = between("detect.max_keys", d.MaxKeys, detect.DefaultMaxKeys, 1, maxDetectKeys)
+	s.Detect.OutlierMinSamples = between("detect.outlier_min_samples", d.OutlierMinSamples, detect.DefaultOutlierMinSamples, 1, maxOutlierMinSamples)
+	if d.OutlierFactor != nil {
+		if v := *d.OutlierFactor; !(v > 1) || math.IsInf(v, 0) {
+			c.add("detect.outlier_factor", "must be a number above 1 (got %v)", v)
+		} else {
+			s.Detect.OutlierFactor = v
+		}
+	}
+}
+
+// KeyFieldsOf returns the fields the key's parts read, in key order, once each: a time
+// bucket part reads its raw time field.
+func KeyFieldsOf(parts []keyspace.Part) []int {
+	var out []int
+	for _, p := range parts {
+		if !slices.Contains(out, p.Field) {
+			out = append(out, p.Field)
+		}
+	}
+	return out
+}
+
+// Bounds of the lock and closed-loop keys.
+const (
+	maxClients = 1_000_000
+	maxThink   = 24 * sim.Hour
+)
+
+// resolveDelay reads a lock or think time; a bare duration is of kind bare. The mean
+// must be at least minimum (1: positive, 0: not negative) and at most most.
+func resolveDelay(c *checker, key string, d Dist, bare sim.ServiceKind, minimum, most sim.Time, mostText string) sim.Delay {
+	out := sim.Delay{Kind: bare, CV: defaultCV}
+	switch d.Dist {
+	case "constant":
+		out.Kind = sim.Constant
+	case "exponential":
+		out.Kind = sim.Exponential
+	case "lognormal":
+		out.Kind = sim.Lognormal
+	}
+	mk := key
+	if d.Dist != "" {
+		mk = key + ".mean"
+	}
+	before := len(c.probs)
+	out.Mean = c.duration(mk, d.Mean, "", minimum)
+	if len(c.probs) == before && out.Mean > most {
+		c.add(mk, "must be at most %s (got %q)", mostText, d.Mean)
+	}
+	if d.CV != nil {
+		switch cv := *d.CV; {
+		case out.Kind != sim.Lognormal:
+			c.add(key+".cv", "applies only to dist = \"lognormal\"")
+		case !(cv > 0) || math.IsInf(cv, 0) || cv > 100:
+			c.add(key+".cv", "must be a positive number of at most 100 (got %v)", cv)
+		default:
+			out.CV = cv
+		}
+	}
+	return out
+}
+
+// resolveLock reads a stream's lock and lock_timeout.
+func resolveLock(c *checker, key string, st Stream, ss *StreamSpec) {
+	if st.Lock.Set() {
+		if st.Op != OpWrite && st.Op != "" {
+			c.add(key+".lock", "applies only to op = \"write\": reads and scans take no row locks")
+		} else {
+			ss.Lock = resolveDelay(c, key+".lock", st.Lock, sim.Constant, 1, maxCost, "1h")
+		}
+	}
+	if st.LockTimeout.Set() {
+		if !st.Lock.Set() {
+			c.add(key+".lock_timeout", "applies only to a stream with a lock")
+			return
+		}
+		if ss.LockTimeout = c.duration(key+".lock_timeout", st.LockTimeout, "", 1); ss.LockTimeout > maxClientWait {
+			c.add(key+".lock_timeout", "must be at most 1d (got %q)", st.LockTimeout)
+			ss.LockTimeout = 0
+		}
+	}
+}
+
+// resolveClients reads a stream's clients and think time (a closed-loop stream), after
+// its cost.
+func resolveClients(c *checker, key string, st Stream, s *Resolved, ss *StreamSpec) {
+	if st.Clients == nil {
+		if st.Think.Set() {
+			c.add(key+".think", "applies only to a stream with clients (closed-loop)")
+		}
+		return
+	}
+	switch n := *st.Clients; {
+	case n < 1 || n > maxClients:
+		c.add(key+".clients", "must be between 1 and %d (got %d)", maxClients, n)
+		return
+	case st.Rate != nil:
+		c.add(key+".clients", "give rate (open-loop arrivals) or clients (closed-loop), not both")
+		return
+	case st.Schedule != nil:
+		c.add(key+".clients", "give schedule (open-loop arrivals) or clients (closed-loop), not both")
+		return
+	case st.Arrival != "":
+		c.add(key+".arrival", "applies only to open-loop streams (rate or schedule): closed-loop clients issue a request when they have thought")
+	case st.Burst != nil:
+		c.add(key+".burst", "applies only to open-loop streams (rate or schedule)")
+	}
+	if !st.Think.Set() {
+		c.add(key+".think", "required with clients: the time a client waits between an answer and its next request, e.g. \"10ms\" (\"0s\": none)")
+		return
+	}
+	ss.Think = resolveDelay(c, key+".think", st.Think, sim.Exponential, 0, maxThink, "1d")
+	// load_factor scales the clients, as it scales an open-loop stream's rate.
+	ss.Clients = max(1, int(math.Round(float64(*st.Clients)*s.LoadFactor)))
+	if float64(*st.Clients)*s.LoadFactor > maxClients {
+		c.add(key+".clients", "times load_factor %v gives more than %d clients", s.LoadFactor, maxClients)
+	}
+	if cycle := ss.Think.Mean + ss.Cost + ss.Lock.Mean + 2*s.Network; cycle > 0 {
+		ss.Schedule = workload.Schedule{{At: 0, Rate: float64(ss.Clients) / cycle.Seconds()}}
+	}
+}
+
+// maxRetryLabel bounds a retry label: it is printed in table cells and alert lines.
+const maxRetryLabel = 60
+
+// resolveRetryLabel checks a stream's words for its retries: plain text of at most 60
+// characters (no control character), on a stream that retries.
+func resolveRetryLabel(c *checker, key, label string, retries int) string {
+	switch {
+	case label == "":
+		return ""
+	case retries == 0:
+		c.add(key, "needs retries above 0: a stream that never retries has no retries to name (got %q)", label)
+	case strings.TrimSpace(label) != label || len(label) > maxRetryLabel || strings.ContainsAny(label, "\n\r\t|<>`") || strings.IndexFunc(label, isControl) >= 0:
+		c.add(key, "must be plain text of at most %d characters, without surrounding spaces, line breaks, control characters, |, <, > or ` (got %q)", maxRetryLabel, label)
+	default:
+		return label
+	}
+	return ""
+}

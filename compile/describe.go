@@ -2,6 +2,7 @@ package compile
 
 import (
 	"math"
+	"slices"
 
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/scenario"
@@ -12,20 +13,14 @@ import (
 // variant's key, streams, detection settings and key names. exs, when given, are the
 // variants' explanations (one per variant, in order), carried as their predictions.
 func Describe(sc *scenario.Scenario, variants []*scenario.Variant, exs []*Explanation) *metrics.Scenario {
-	out := &metrics.Scenario{Name: sc.Name, Description: sc.Description, Seed: sc.Seed,
-		Start: sc.Start, Duration: sc.Duration, Warmup: sc.Warmup, Window: sc.Window}
-	for _, c := range sc.Claims {
-		out.Claims = append(out.Claims, metrics.Claim{Text: c.Text, Measure: c.Measure, Why: c.Why,
-			Stream: c.Stream, StreamIndex: c.StreamIndex, VariantName: c.VariantName, BaseName: c.BaseName,
-			At: c.At, Threshold: c.Threshold, Value: c.Value, Time: c.Time, Agree: c.Agree,
-			Within: c.Within, WithinTime: c.WithinTime})
-	}
+	out := &metrics.Scenario{Scenario: *sc}
+	out.Claims = slices.Clone(sc.Claims)
 	for i, v := range variants {
 		d := v.Detect()
 		mv := metrics.Variant{Name: v.Name, Description: v.Description, Key: KeyDescription(v.Spec),
 			Detect: d}
 		for _, st := range v.Streams {
-			mv.Streams = append(mv.Streams, metrics.StreamInfo{Name: st.Name, Op: st.Op, SLO: st.SLO, RetryLabel: st.RetryLabel})
+			mv.Streams = append(mv.Streams, metrics.StreamInfo{StreamInfo: st})
 		}
 		if rs := v.Spec; rs != nil {
 			mv.Scheme, mv.Salt, mv.Start, mv.Keys = rs.Scheme, rs.Salt, rs.Start, KeysOf(rs)

@@ -57,7 +57,7 @@ func Claims(sc *metrics.Scenario, runs []Run) []ClaimResult {
 		if v != nil {
 			cr.Value = ptrTo(units.Round(*v, 6))
 			cr.Measured = unit(*v)
-			ok := c.Agrees(*v)
+			ok := metrics.Agrees(&c, *v)
 			cr.Agrees = &ok
 			cr.Partial = r.Partial || rb != nil && rb.Partial
 			if !ok {

@@ -200,11 +200,12 @@ func RetriedFromS(t *testing.T, st StreamSummary) float64 {
 // TestClaimWithinZeroIsNotAbout: a claim that agrees within 0% asks for the figure itself,
 // so it says "120", not "about 120"; within 10% says "about".
 func TestClaimWithinZeroIsNotAbout(t *testing.T) {
-	sc := &metrics.Scenario{Claims: []metrics.Claim{
+	sc := &metrics.Scenario{}
+	sc.Claims = []metrics.Claim{
 		{Text: "exact", Measure: "partitions", VariantName: "v", Value: 120, Agree: "about"},
 		{Text: "near", Measure: "partitions", VariantName: "v", Value: 120, Agree: "about", Within: 0.1},
 		{Text: "exact time", Measure: "first_retry", VariantName: "v", Value: 60, Agree: "about", Time: true},
-	}}
+	}
 	cs := Claims(sc, nil)
 	for i, want := range []string{"120", "about 120", "00:01"} {
 		if cs[i].Says != want {

@@ -333,7 +333,7 @@ func TestSkewSeries(t *testing.T) {
 		t.Errorf("one shard per node: node Gini %v, shard Gini %v", ws[1].Nodes.Gini, hot.Gini)
 	}
 	var b strings.Builder
-	if err := skewCSV(&b, &metrics.Scenario{Start: 0}, slices.Values([]Run{run})); err != nil {
+	if err := skewCSV(&b, &metrics.Scenario{}, slices.Values([]Run{run})); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

@@ -40,7 +40,7 @@ func TestSkewOfIdleLoads(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := skewCSV(&b, &metrics.Scenario{Start: 0}, slices.Values([]Run{run})); err != nil {
+	if err := skewCSV(&b, &metrics.Scenario{}, slices.Values([]Run{run})); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

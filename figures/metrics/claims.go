@@ -192,7 +192,7 @@ func (m *claimRun) p99Ratio() (*float64, string) {
 
 // Agrees reports whether the measured value m bears claim c out: within its tolerance of
 // the claim's value (about), or on the right side of it (at_most, at_least).
-func (c *Claim) Agrees(m float64) bool {
+func Agrees(c *Claim, m float64) bool {
 	v := c.Value
 	switch c.Agree {
 	case "at_most":

@@ -6,39 +6,23 @@ import (
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
 
 // Scenario is what the readers of a run's figures (report, diagnose) know of the scenario
-// that ran: its names, its clock, its claims and its variants' designs, as plain data.
-// compile.Describe makes it from the typed scenario; no reader looks further back.
+// that ran: the scenario's own header (scenario.Scenario: its names, its clock and its
+// claims, declared once there) and its variants' designs, as plain data. compile.Describe
+// makes it from the typed scenario; no reader looks further back.
 type Scenario struct {
-	Name        string
-	Description string
-	Seed        uint64
-	Start       sim.Time // wall-clock time of day of t = 0
-	Duration    sim.Time
-	Warmup      sim.Time
-	Window      sim.Time
-	// Claims are the story's claims (docs/stories.md), their variants named in full.
-	Claims   []Claim
+	scenario.Scenario
 	Variants []Variant
 }
 
-// Claim is one of a story's [[claims]]: a figure the story states, the measure that checks
-// it and how close the run must come (Agree: "about", "at_most" or "at_least").
-type Claim struct {
-	Text, Measure, Why    string
-	Stream                string
-	StreamIndex           int
-	VariantName, BaseName string
-	At, Threshold         sim.Time
-	Value                 float64
-	Time                  bool
-	Agree                 string
-	Within                float64
-	WithinTime            sim.Time
-}
+// Claim is one of a story's [[claims]] as the loader linked it (docs/stories.md): a
+// figure the story states, the measure that checks it and how close the run must come
+// (Agree: "about", "at_most" or "at_least").
+type Claim = scenario.ClaimSpec
 
 // Variant is one design as the readers of its results see it. A variant that was not
 // selected has only a name: its Key is "", its Detect the defaults and Keys nil.
@@ -64,13 +48,11 @@ type KeyNamer interface {
 	FormatStreamPartition(stream int, parts []uint64) string
 }
 
-// StreamInfo is what a reader knows of a stream's design: its name, operation and p99
-// alert thresholds, what its retries mean, and how many keys it draws.
+// StreamInfo is what a reader knows of a stream's design: the scenario's own (its name,
+// operation and p99 alert thresholds, what its retries mean: scenario.StreamInfo) and how
+// many keys it draws.
 type StreamInfo struct {
-	Name       string
-	Op         sim.Op
-	SLO        []sim.Time
-	RetryLabel string // "" when unnamed
+	scenario.StreamInfo
 	// KeysDrawn is how many keys the stream draws (the product of its key fields' counts
 	// of values), TenantsDrawn how many values its key's first field draws; 0 when unknown
 	// or unbounded. Tenants is set when that first field is categorical with two values or

@@ -184,7 +184,8 @@ func article(word string) string {
 	return "a"
 }
 
-// element selects an array element by index or by its "name" value.
+// element selects an array element by index or by its "name" value, either written after
+// a dot or in brackets.
 func element(elems []any, s segment) (int, error) {
 	if n, err := strconv.Atoi(s.name); err == nil && (s.index || isDigits(s.name)) {
 		if n < 0 || n >= len(elems) {
@@ -192,9 +193,8 @@ func element(elems []any, s segment) (int, error) {
 		}
 		return n, nil
 	}
-	if s.index {
-		return 0, fmt.Errorf("index %q is not a number", s.name)
-	}
+	// A name in brackets selects by name too, as variants[NAME] does: streams[create_order]
+	// is streams.create_order.
 	var names []string
 	for i, e := range elems {
 		m, ok := e.(map[string]any)

@@ -657,6 +657,7 @@ x = 1
 		{key: "streams.0.rate", value: "1.5", check: "streams[0].rate", want: 1.5},
 		{key: "streams[1].rate", value: "7", check: "streams[1].rate", want: int64(7)},
 		{key: "streams.read_user.rate", value: "3.5", check: "streams[1].rate", want: 3.5},
+		{key: "streams[read_user].rate", value: "4.5", check: "streams[1].rate", want: 4.5}, // by name in brackets, as variants[NAME]
 		{key: "streams.create_order.keyspace.scheme", value: `"range"`, check: "streams[0].keyspace.scheme", want: "range"},
 		{key: "new.deep.table.key", value: "true", check: "new.deep.table.key", want: true},
 		{key: "seeds.1", value: "20", check: "seeds[1]", want: int64(20)},
@@ -667,6 +668,7 @@ x = 1
 		{key: "cluster.scheme", value: "hash", wantErr: "cluster.scheme: invalid value `hash`: "},
 		{key: "cluster.nodes", value: "1\nextra = 2", wantErr: "cluster.nodes: invalid value `1\nextra = 2`: not a single TOML value"},
 		{key: "streams.write_user.rate", value: "1", wantErr: `streams.write_user.rate: streams: no element is named "write_user" (known names: "create_order", "read_user")`},
+		{key: "streams[write_user].rate", value: "1", wantErr: `streams[write_user].rate: streams: no element is named "write_user" (known names: "create_order", "read_user")`},
 		{key: "anon.foo.x", value: "1", wantErr: `anon.foo.x: anon: no element is named "foo" (elements have no names; use an index from 0 to 0)`},
 		{key: "streams.5.rate", value: "1", wantErr: `streams.5.rate: streams: index 5 out of range (the array has 2 elements)`},
 		{key: "cluster.nodes.x", value: "1", wantErr: `cluster.nodes.x: cluster.nodes is an integer 3, not a table`},

@@ -124,3 +124,13 @@ func TestPageLatchAllocatesNothing(t *testing.T) {
 		noAllocs(t, m)
 	}
 }
+
+// BenchmarkLatch runs latchModel's monotonic inserts at 10,000/s (rho = 0.5 at the right
+// edge's latch) for b.N inserts: one op is one insert, through the latch to its service.
+func BenchmarkLatch(b *testing.B) {
+	const rate = 10_000
+	m := latchModel(1, Second+Time(float64(b.N)/rate*float64(Second)), workload.NewSequence(), rate, 0, 50*Microsecond)
+	b.ReportAllocs()
+	b.ResetTimer()
+	Run(m)
+}

@@ -75,3 +75,13 @@ func TestPoolAllocatesNothing(t *testing.T) {
 	m.Window = 1000 * Second
 	noAllocs(t, m)
 }
+
+// BenchmarkPool runs poolModel at rho = 0.8 with a pool of 2 (a share 0.64 of the requests
+// wait for a connection) for b.N requests: one op is one request.
+func BenchmarkPool(b *testing.B) {
+	const rate = 800
+	m := poolModel(1, 10*Second+Time(float64(b.N)/rate*float64(Second)), rate, 2)
+	b.ReportAllocs()
+	b.ResetTimer()
+	Run(m)
+}

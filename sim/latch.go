@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/shardsim/shardsim/internal/splitmix"
+	"github.com/shardsim/shardsim/internal/waitlist"
 	"github.com/shardsim/shardsim/keyspace"
 )
 
@@ -59,10 +60,10 @@ var evLatchRelease = newEventKind()
 type pageLatches struct {
 	noHooks
 	set     PageLatch
-	held    lockTable // the latches held now, by page identity, with their waiters
-	links   []link    // a waiting subrequest's place among its page's waiters, by slot
-	page    []uint64  // by subrequest slot: the page its write goes to (0: it takes none)
-	at      []Time    // by subrequest slot: when it asked for its page's latch
+	held    waitlist.Table  // the latches held now, by page identity, with their waiters
+	links   []waitlist.Link // a waiting subrequest's place among its page's waiters, by slot
+	page    []uint64        // by subrequest slot: the page its write goes to (0: it takes none)
+	at      []Time          // by subrequest slot: when it asked for its page's latch
 	prefix  [prefixSlots]prefixEnd
 	waits   []*waitCounter // by stream; nil for a stream that does not write
 	counted []bool         // by subrequest slot: its request was issued after the warmup
@@ -79,7 +80,7 @@ type prefixEnd struct {
 // on turns the page latch on: it watches every new write subrequest of a point-write
 // stream, holds writes at their nodes, and counts their waits by stream.
 func (s PageLatch) on(e *engine) {
-	l := &pageLatches{set: s, held: newLockTable(0), waits: make([]*waitCounter, len(e.streams))}
+	l := &pageLatches{set: s, held: waitlist.NewTable(0), waits: make([]*waitCounter, len(e.streams))}
 	for i := range e.streams {
 		if st := &e.streams[i]; st.s.Op == Write && st.point != nil {
 			l.waits[i] = e.newWaits(i, "page_latch", "writes")
@@ -111,7 +112,7 @@ func (l *pageLatches) newSub(e *engine, st *streamState, si int32) {
 	for int(si) >= len(l.page) {
 		l.page = append(l.page, 0)
 		l.at = append(l.at, 0)
-		l.links = append(l.links, link{})
+		l.links = append(l.links, waitlist.Link{})
 		l.counted = append(l.counted, false)
 	}
 	l.page[si] = 0
@@ -156,13 +157,13 @@ func (l *pageLatches) enter(e *engine, now Time, si int32) bool {
 	key := l.page[si]
 	l.at[si] = now
 	l.counted[si] = e.subCounted(si)
-	i := l.held.find(key)
+	i := l.held.Find(key)
 	if i < 0 {
-		l.held.insert(key)
+		l.held.Insert(key)
 		l.grant(e, now, si)
 		return false
 	}
-	l.held.slots[i].waiters.pushBack(l.links, si)
+	l.held.Slots[i].Waiters.PushBack(l.links, si)
 	if e.queued++; e.queued > e.maxQueued && !e.stopped {
 		e.saturate(now)
 	}
@@ -182,13 +183,13 @@ func (l *pageLatches) grant(e *engine, now Time, si int32) {
 // freed, and si goes on to its node's queue.
 func (l *pageLatches) handle(e *engine, ev event) {
 	now, si := ev.at, ev.idx
-	i := l.held.find(l.page[si])
-	if next := l.held.slots[i].waiters.head; next >= 0 {
-		l.held.slots[i].waiters.remove(l.links, next)
+	i := l.held.Find(l.page[si])
+	if next := l.held.Slots[i].Waiters.Head; next >= 0 {
+		l.held.Slots[i].Waiters.Remove(l.links, next)
 		e.queued--
 		l.grant(e, now, next)
 	} else {
-		l.held.remove(i)
+		l.held.Remove(i)
 	}
 	e.pass(now, si)
 }

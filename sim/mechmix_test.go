@@ -72,12 +72,12 @@ func TestMechanismsMixed(t *testing.T) {
 	}
 	pools := e.on[evPoolRelease].(*connPools)
 	for i, c := range pools.pools {
-		if c.busy != 0 || c.waiting.len() != 0 {
-			t.Errorf("pool %d: %d connections in use, %d waiting after the run, want none", i, c.busy, c.waiting.len())
+		if c.busy != 0 || c.waiting.Len() != 0 {
+			t.Errorf("pool %d: %d connections in use, %d waiting after the run, want none", i, c.busy, c.waiting.Len())
 		}
 	}
 	latch := e.on[evLatchRelease].(*pageLatches)
-	if n := latch.held.n; n != 0 {
+	if n := latch.held.N; n != 0 {
 		t.Errorf("%d page latches held after the run, want none", n)
 	}
 	var failed int64

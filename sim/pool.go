@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/shardsim/shardsim/internal/waitlist"
+)
 
 // Pool is a client connection pool ([[streams]] pool, docs/mitigations.md "Connection
 // pool"): at most Size of the stream's requests are in flight at once, each holding a
@@ -52,7 +56,7 @@ type connPool struct {
 	index   int32 // its index in connPools.pools, the idx of its release events
 	size    int
 	busy    int
-	waiting fifo
+	waiting waitlist.FIFO
 	holds   []bool // by request slot
 	waits   *waitCounter
 }
@@ -81,7 +85,7 @@ func (c *connPool) enter(e *engine, now Time, ri int32) bool {
 		c.waits.add(r.counted, 0)
 		return true
 	}
-	c.waiting.push(ri)
+	c.waiting.Push(ri)
 	if e.queued++; e.queued > e.maxQueued && !e.stopped {
 		e.saturate(now)
 	}
@@ -101,11 +105,11 @@ func (c *connPool) leave(e *engine, t Time, ri int32) {
 // handle frees a connection of pool ev.idx: the oldest waiter takes it, and is sent.
 func (all *connPools) handle(e *engine, ev event) {
 	c := all.pools[ev.idx]
-	if c.waiting.len() == 0 {
+	if c.waiting.Len() == 0 {
 		c.busy--
 		return
 	}
-	ri := c.waiting.pop()
+	ri := c.waiting.Pop()
 	e.queued--
 	c.holds[ri] = true
 	r := &e.reqs.items[ri]

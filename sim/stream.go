@@ -52,7 +52,7 @@ type streamState struct {
 	tq   timerQueue // the client's pending timeouts, in deadline order (timers.go)
 	// gates: the mechanisms that may hold the stream's requests before they are sent
 	// (mechanism.go); nil: none.
-	gates []requestGate
+	gates []RequestGate
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering

@@ -1,4 +1,4 @@
-package mechanisms
+package scenarios_test
 
 import (
 	"reflect"
@@ -11,7 +11,7 @@ import (
 )
 
 // TestMechanismKeysInDocs generates docs/scenario.md's table of the keys the mechanisms
-// declare (scenario.TableKey, scenario.StreamKey) from their declarations, or checks it (make docs
+// declare (every mechanism package the loader imports) (scenario.TableKey, scenario.StreamKey) from their declarations, or checks it (make docs
 // rewrites it), and checks that each key is decoded by the table the docs put it in.
 func TestMechanismKeysInDocs(t *testing.T) {
 	tables := map[string]reflect.Type{"[table]": reflect.TypeFor[scenario.Table](), "[[streams]]": reflect.TypeFor[scenario.Stream]()}
@@ -44,45 +44,4 @@ func TestMechanismKeysAreTyped(t *testing.T) {
 			}
 		}
 	}
-}
-
-// minimalTOML is the smallest valid scenario as a file, for the mechanisms' tests: their
-// keys are declared to the decoder, so they are given as text.
-const minimalTOML = `name = "min"
-duration = "10s"
-[cluster]
-nodes = 2
-[table.fields.id]
-gen = "sequence"
-[keyspace]
-shards = 4
-key = ["id"]
-[[streams]]
-name = "w"
-op = "write"
-rate = 10
-cost = "1ms"
-`
-
-// resolveTOML decodes minimalTOML with extra appended (it may open a table minimalTOML
-// leaves implicit: "[table]"), resolves it and returns the resolved form and every problem,
-// decoding problems first, as "KEY: MESSAGE".
-func resolveTOML(t *testing.T, extra string) (*scenario.Resolved, []string) {
-	t.Helper()
-	doc, err := tomlx.Parse("x.toml", []byte(minimalTOML+extra))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f scenario.File
-	var probs []string
-	if err := doc.Decode(doc.Root, "", &f); err != nil {
-		for _, e := range err.(tomlx.Errors) {
-			probs = append(probs, e.Key+": "+e.Msg)
-		}
-	}
-	s, fe := scenario.Resolve(&f)
-	for _, p := range fe {
-		probs = append(probs, p.Error())
-	}
-	return s, probs
 }

@@ -119,7 +119,7 @@ validate-real-short: build validate-real-deps
 # fresh runs by the tests that check them; read the diff before committing it. make test
 # fails while they differ.
 docs:
-	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 -pgo=$(PGO) ./cmd/shardsim ./sim ./scenarios ./mechanisms
+	SHARDSIM_UPDATE_DOCS=1 $(GO) test -count=1 -pgo=$(PGO) ./cmd/shardsim ./sim ./scenarios ./mechanisms/...
 	$(GO) test -count=1 -pgo=$(PGO) -run '^TestCLIDoc$$' ./cmd/shardsim -update
 
 # Each target with its number of executions (about five seconds each on a 2-core machine).

@@ -7,9 +7,9 @@ import (
 	"github.com/shardsim/shardsim/sim"
 )
 
-// A mechanism's scenario keys, their checks and the settings they turn into live in one
-// file of package mechanisms (mechanisms/latch.go, pool.go), which scenario does not import:
-// the file declares its keys in the tables that hold them (TableKey, StreamKey), and
+// A mechanism's scenario keys, their checks and the settings they turn into live in its
+// folder under mechanisms/ (mechanisms/latch/keys.go, mechanisms/pool/keys.go), which
+// scenario does not import: the file declares its keys in the tables that hold them (TableKey, StreamKey), and
 // registers a resolver (RegisterMechanism) that reads them, checks them and appends the
 // mechanism's sim.Setting to Resolved.Mechanisms. scenario keeps the language's core; the keys
 // of each mechanism come with it. docs/architecture.md says where else a new mechanism

@@ -17,7 +17,13 @@ import (
 
 	"github.com/shardsim/shardsim/compile"
 	"github.com/shardsim/shardsim/internal/tomlx"
-	_ "github.com/shardsim/shardsim/mechanisms" // the mechanisms' keys (docs/architecture.md)
+	// The mechanisms that bring their own keys, each a folder (docs/architecture.md, "Where a
+	// new thing goes"): importing one declares its keys and registers its resolver. Their
+	// resolvers run, and their settings come, in the order Go initializes the packages (by
+	// import path, here latch, pool, queue), the order of explain's notes.
+	_ "github.com/shardsim/shardsim/mechanisms/latch"
+	_ "github.com/shardsim/shardsim/mechanisms/pool"
+	_ "github.com/shardsim/shardsim/mechanisms/queue"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/shardsim/shardsim/detect"
+import (
+	"github.com/shardsim/shardsim/detect"
+
+	"github.com/shardsim/shardsim/internal/waitlist"
+)
 
 // cache is the read cache of Model.Cache: a fixed number of entries in an LRU list, found
 // through an open-addressing index, so that a lookup, an insertion or an eviction never
@@ -9,9 +13,9 @@ type cache struct {
 	cfg   *Cache
 	on    bool
 	ent   []centry
-	lru   list    // the entries, the most recently used first
-	links []link  // the entries' places in lru, by entry
-	index []int32 // linear probing; entry+1, 0 when empty
+	lru   waitlist.List   // the entries, the most recently used first
+	links []waitlist.Link // the entries' places in lru, by entry
+	index []int32         // linear probing; entry+1, 0 when empty
 	mask  uint64
 	used  int
 }
@@ -44,7 +48,7 @@ func newCache(c *Cache) *cache {
 	for size < uint64(2*c.Capacity) {
 		size *= 2
 	}
-	return &cache{cfg: c, on: !c.Off, ent: make([]centry, c.Capacity), lru: emptyList, links: make([]link, c.Capacity),
+	return &cache{cfg: c, on: !c.Off, ent: make([]centry, c.Capacity), lru: waitlist.Empty, links: make([]waitlist.Link, c.Capacity),
 		index: make([]int32, size), mask: size - 1}
 }
 
@@ -72,15 +76,15 @@ func (c *cache) insert(key uint64) int32 {
 		i = int32(c.used)
 		c.used++
 	} else {
-		i = c.lru.tail
+		i = c.lru.Tail
 		for i >= 0 && c.ent[i].filling {
-			i = c.links[i].prev
+			i = c.links[i].Prev
 		}
 		if i < 0 {
 			return -1
 		}
 		c.unindex(c.ent[i].key)
-		c.lru.remove(c.links, i)
+		c.lru.Remove(c.links, i)
 	}
 	c.ent[i] = centry{key: key, wHead: -1, wTail: -1}
 	p := c.slot(key)
@@ -88,7 +92,7 @@ func (c *cache) insert(key uint64) int32 {
 		p = (p + 1) & c.mask
 	}
 	c.index[p] = i + 1
-	c.lru.pushFront(c.links, i)
+	c.lru.PushFront(c.links, i)
 	return i
 }
 
@@ -112,9 +116,9 @@ func (c *cache) unindex(key uint64) {
 
 // touch marks entry i as the most recently used.
 func (c *cache) touch(i int32) {
-	if c.lru.head != i {
-		c.lru.remove(c.links, i)
-		c.lru.pushFront(c.links, i)
+	if c.lru.Head != i {
+		c.lru.Remove(c.links, i)
+		c.lru.PushFront(c.links, i)
 	}
 }
 

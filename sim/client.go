@@ -81,7 +81,7 @@ func (e *engine) admit(now Time, ri int32) {
 	st := &e.streams[r.stream]
 	l := st.limit
 	t := now - e.m.Network // the client sends at t
-	if st.held.len() == 0 && l.tat-l.tau <= t {
+	if st.held.Len() == 0 && l.tat-l.tau <= t {
 		l.tat = max(l.tat, t) + l.interval
 		e.send(now, ri, e.visitsOf(ri, st))
 		return
@@ -102,10 +102,10 @@ func (e *engine) hold(now Time, st *streamState, ri int32) {
 	at := max(t, l.tat-l.tau)
 	l.tat = max(l.tat, at) + l.interval
 	e.reqs.items[ri].done = at + e.m.Network
-	if st.held.len() == 0 {
+	if st.held.Len() == 0 {
 		e.scheduleRelease(st, at+e.m.Network)
 	}
-	st.held.push(ri)
+	st.held.Push(ri)
 	if e.queued++; e.queued > e.maxQueued && !e.stopped {
 		e.saturate(now)
 	}
@@ -125,13 +125,13 @@ func (e *engine) releaseHeld(now Time, i int32) {
 	if now != st.relAt {
 		return // superseded: a limit change scheduled another release
 	}
-	for st.held.len() > 0 {
-		ri := st.held.peek()
+	for st.held.Len() > 0 {
+		ri := st.held.Peek()
 		if due := e.reqs.items[ri].done; due > now {
 			e.scheduleRelease(st, due)
 			return
 		}
-		st.held.pop()
+		st.held.Pop()
 		e.queued--
 		e.send(now, ri, e.visits[ri])
 	}
@@ -146,8 +146,8 @@ func (e *engine) relimit(now Time, i int, l *Limit) {
 		st.limit = newLimiter(l)
 	}
 	var held []int32 // taken out first: the new limit sees them as new requests, in order
-	for st.held.len() > 0 {
-		held = append(held, st.held.pop())
+	for st.held.Len() > 0 {
+		held = append(held, st.held.Pop())
 		e.queued--
 	}
 	for _, ri := range held {

@@ -32,14 +32,16 @@
 //     typed field of the mechanism, nil when it is off: an off mechanism costs the hot
 //     path one nil test, and no interface call is made on it.
 //
-// A new mechanism is a file of its own and its tests: its settings type implements
-// Setting (mechanism.go), Model.Mechanisms carries it, and its on method sets the
-// mechanism up and attaches it to the general hooks the core offers: a requestGate before
-// a stream's sends (gateStream), a nodeGate at the nodes before their queues (gateNodes),
-// a subWatcher of issued requests and new subrequests (watchSubs), its event kinds
-// (newEventKind, register) and its waits (newWaits, waits.go), which every output
-// reports. The page latch (latch.go), the connection pool (pool.go) and job queues'
-// claims (queue.go) are built so. The mechanisms older than these hooks keep a typed
+// A new mechanism is a folder of its own under mechanisms/, outside sim: its settings type
+// implements Setting (component.go, the engine's one exported component interface),
+// Model.Mechanisms carries it, and its On method sets the mechanism up through a Core and
+// attaches it to the general hooks the core offers: a RequestGate before a stream's sends
+// (GateStream), a NodeGate at the nodes before their queues (GateNodes), a SubWatcher of
+// issued requests and new subrequests (WatchSubs), its event kinds (NewEventKind,
+// Register) and its waits (NewWaits, waits.go), which every output reports. The page
+// latch (mechanisms/latch) and the connection pool (mechanisms/pool) are built so; job
+// queues' claims (queue.go) implement Setting inside sim, because they write into row
+// locks' state. The mechanisms older than these hooks keep a typed
 // field in the engine and their settings in model.go, as do global secondary indexes
 // (index.go), which add shard ids before the result is sized and take the admission of
 // their own shards in reach, two points a Setting's on comes too late for. See

@@ -670,7 +670,7 @@ func (e *engine) reach(now Time, si int32) {
 		e.start(now, si, n, 0)
 		return
 	}
-	if n.limit > 0 && n.q.len() >= n.limit && sub.attempt != backfillMark {
+	if n.limit > 0 && n.q.Len() >= n.limit && sub.attempt != backfillMark {
 		e.queueRefused(now, si)
 		return
 	}
@@ -680,7 +680,7 @@ func (e *engine) reach(now Time, si int32) {
 		e.growArrived(si)
 	}
 	e.arrived[si] = now // for its time at the node, once it starts (see start)
-	n.q.push(si)
+	n.q.Push(si)
 	e.shardQ[sub.shard]++
 	if e.queued++; e.queued > e.maxQueued && !e.stopped {
 		e.saturate(now)
@@ -688,7 +688,7 @@ func (e *engine) reach(now Time, si int32) {
 	w := e.window(now)
 	if w >= 0 {
 		idx := w*e.nNodes + ni
-		e.res.NodeMaxQueue[idx] = max(e.res.NodeMaxQueue[idx], int32(n.q.len()))
+		e.res.NodeMaxQueue[idx] = max(e.res.NodeMaxQueue[idx], int32(n.q.Len()))
 		sidx := (w&e.wMask)*e.nShards + int(sub.shard)
 		e.res.ShardMaxQueue[sidx] = max(e.res.ShardMaxQueue[sidx], e.shardQ[sub.shard])
 	}

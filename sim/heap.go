@@ -33,7 +33,7 @@ const (
 	evOutbox                      // a migration's outbox applies its due copies
 	evRebalance                   // a rebalance's move issues its next batch (rebalance.go)
 	evTimers                      // a stream's earliest queued client timeout fires (stream; timers.go)
-	evFixed                       // the kinds above; mechanisms allocate theirs with newEventKind
+	evFixed                       // the kinds above; mechanisms allocate theirs with NewEventKind
 	evKinds         evKind = 48   // the most kinds a run can have
 )
 

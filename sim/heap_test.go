@@ -71,26 +71,6 @@ func cmpEvent(a, b event) int {
 	return 0
 }
 
-func TestFIFO(t *testing.T) {
-	var q fifo
-	var ref []int32
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := 0; i < 10000; i++ {
-		if r.IntN(3) > 0 || len(ref) == 0 {
-			q.push(int32(i))
-			ref = append(ref, int32(i))
-		} else {
-			if got := q.pop(); got != ref[0] {
-				t.Fatalf("pop = %d, want %d", got, ref[0])
-			}
-			ref = ref[1:]
-		}
-		if q.len() != len(ref) {
-			t.Fatalf("len = %d, want %d", q.len(), len(ref))
-		}
-	}
-}
-
 // less is the order the heap keeps, written plainly: (at, seq).
 func (a *event) less(b *event) bool {
 	return a.at < b.at || (a.at == b.at && a.seq < b.seq)

@@ -228,7 +228,7 @@ func (g *indexes) refuse(e *engine, now Time, si int32) bool {
 	if !sub.write || !g.defs[g.of[x]].Async {
 		return false
 	}
-	if n := &e.nodes[sub.node]; n.busy >= n.cores && n.limit > 0 && n.q.len() >= n.limit {
+	if n := &e.nodes[sub.node]; n.busy >= n.cores && n.limit > 0 && n.q.Len() >= n.limit {
 		e.queueRefused(now, si) // the table's write is rejected with it
 		return true
 	}

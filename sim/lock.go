@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"math/bits"
 	"math/rand/v2"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/internal/waitlist"
 	"github.com/shardsim/shardsim/keyspace"
 )
 
@@ -44,114 +44,14 @@ type lockWait struct {
 	state uint8
 }
 
-// lockEntry is one held lock and its waiters.
-type lockEntry struct {
-	key     uint64
-	waiters list // waiting subrequests, oldest first (their links: rowLocks.links)
-	used    bool
-}
-
-// lockTable holds the locks held now, by key hash, in open addressing with linear probing.
-// A key takes a slot only while its lock is held (a key with waiters has a holder), and
-// gives it back when it is released with nobody waiting; deletion shifts the following
-// entries back (Knuth, TAOCP vol. 3, 6.4, algorithm R), so there are no tombstones and a
-// probe never walks past more than the keys held at once.
-//
-// Size: by Little's law the mean number of locks held at once is the locked writes'
-// throughput times the mean hold, at most the sum over locked streams of peak rate x mean
-// lock. build sizes the table (Model.LockSlots) at four times that, so it is a quarter full
-// on average and a probe looks at about one slot. A table more than half full doubles: an
-// allocation once per new peak of keys locked at once, as the engine's pools grow, never
-// per request.
-type lockTable struct {
-	slots []lockEntry
-	mask  int
-	n     int
-}
-
 // rowLocks is the row-lock mechanism's state: the locks held now, and beside the
 // engine's slots the lock state of each subrequest (wait, by subrequest slot) and the
 // row each locked write names (rows, by request slot).
 type rowLocks struct {
-	lockTable
+	waitlist.Table
 	wait  []lockWait
-	links []link // a waiting subrequest's place among its key's waiters, by slot
+	links []waitlist.Link // a waiting subrequest's place among its key's waiters, by slot
 	rows  []lockRow
-}
-
-// minLockSlots is the smallest lock table: 1.5 KB.
-const minLockSlots = 64
-
-func newLockTable(size int) lockTable {
-	size = max(size, minLockSlots)
-	size = 1 << bits.Len(uint(size-1)) // a power of two
-	return lockTable{slots: make([]lockEntry, size), mask: size - 1}
-}
-
-// find returns the slot of key, or -1 if its lock is free.
-func (t *lockTable) find(key uint64) int {
-	for i := int(key) & t.mask; ; i = (i + 1) & t.mask {
-		s := &t.slots[i]
-		if !s.used {
-			return -1
-		}
-		if s.key == key {
-			return i
-		}
-	}
-}
-
-// insert adds key, which is not in the table, and returns its slot.
-func (t *lockTable) insert(key uint64) int {
-	if 2*(t.n+1) > len(t.slots) {
-		t.grow()
-	}
-	i := int(key) & t.mask
-	for t.slots[i].used {
-		i = (i + 1) & t.mask
-	}
-	t.slots[i] = lockEntry{key: key, waiters: emptyList, used: true}
-	t.n++
-	return i
-}
-
-// grow doubles the table.
-func (t *lockTable) grow() {
-	old := t.slots
-	t.slots = make([]lockEntry, 2*len(old))
-	t.mask = len(t.slots) - 1
-	for _, s := range old {
-		if s.used {
-			i := int(s.key) & t.mask
-			for t.slots[i].used {
-				i = (i + 1) & t.mask
-			}
-			t.slots[i] = s
-		}
-	}
-}
-
-// remove frees slot i, moving back each following entry of the cluster that would
-// otherwise be cut off from its home slot.
-func (t *lockTable) remove(i int) {
-	t.n--
-	for {
-		t.slots[i].used = false
-		j := i
-		for {
-			j = (j + 1) & t.mask
-			if !t.slots[j].used {
-				return
-			}
-			// Entry j may fill the hole at i unless its home lies cyclically in (i, j].
-			home := int(t.slots[j].key) & t.mask
-			if (j-home)&t.mask >= (j-i)&t.mask {
-				break
-			}
-		}
-		t.slots[i] = t.slots[j]
-		i = j
-	}
 }
 
 // lockRow is the partition key of a locked write, by request slot: its lock's identity,
@@ -218,19 +118,19 @@ func (e *engine) lockAcquire(now Time, si int32, key uint64) {
 	}
 	for int(si) >= len(e.locks.wait) {
 		e.locks.wait = append(e.locks.wait, lockWait{})
-		e.locks.links = append(e.locks.links, link{})
+		e.locks.links = append(e.locks.links, waitlist.Link{})
 	}
 	e.locks.wait[si] = lockWait{key: key, at: now}
-	i := e.locks.find(key)
+	i := e.locks.Find(key)
 	if i < 0 {
-		e.locks.insert(key)
+		e.locks.Insert(key)
 		e.lockGrant(now, si)
 		return
 	}
-	ent := &e.locks.slots[i]
+	ent := &e.locks.Slots[i]
 	w := &e.locks.wait[si]
 	w.state = lockWaiting
-	ent.waiters.pushBack(e.locks.links, si)
+	ent.Waiters.PushBack(e.locks.links, si)
 	sub := &e.subs.items[si]
 	r := &e.reqs.items[sub.req]
 	st := &e.streams[r.stream]
@@ -284,14 +184,14 @@ func (e *engine) lockWaited(st *streamState, counted bool, wait Time) {
 func (e *engine) lockRelease(now Time, si int32) {
 	w := &e.locks.wait[si]
 	w.state = lockNone
-	i := e.locks.find(w.key)
-	ent := &e.locks.slots[i]
-	if next := ent.waiters.head; next >= 0 {
-		ent.waiters.remove(e.locks.links, next)
+	i := e.locks.Find(w.key)
+	ent := &e.locks.Slots[i]
+	if next := ent.Waiters.Head; next >= 0 {
+		ent.Waiters.Remove(e.locks.links, next)
 		e.queued--
 		e.lockGrant(now, next)
 	} else {
-		e.locks.remove(i)
+		e.locks.Remove(i)
 	}
 	w = &e.locks.wait[si]
 	w.state = lockPassed
@@ -318,7 +218,7 @@ func (e *engine) lockTimeout(now Time, si int32) {
 	if w.at+st.locks.timeout != now {
 		return // the slot holds a later waiter, whose own event is still to come
 	}
-	e.locks.slots[e.locks.find(w.key)].waiters.remove(e.locks.links, si)
+	e.locks.Slots[e.locks.Find(w.key)].Waiters.Remove(e.locks.links, si)
 	e.queued--
 	w.state = lockNone
 	e.lockWaited(st, r.counted, now-w.at)

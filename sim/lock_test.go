@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -132,47 +131,6 @@ func TestLockCapsKey(t *testing.T) {
 	}
 	if len(st.HotLocks) == 0 || st.HotLocks[0].Count != st.LockWaited {
 		t.Errorf("hot locks %+v, want the one key with all %d contended writes", st.HotLocks, st.LockWaited)
-	}
-}
-
-// TestLockTable checks the open-addressing table against a map under random inserts and
-// removals, with keys that collide in their low bits to make long clusters.
-func TestLockTable(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	tb := newLockTable(0)
-	ref := map[uint64]bool{}
-	var held []uint64
-	for range 200_000 {
-		if len(held) > 0 && (len(held) > 300 || r.IntN(2) == 0) {
-			i := r.IntN(len(held))
-			k := held[i]
-			held[i] = held[len(held)-1]
-			held = held[:len(held)-1]
-			s := tb.find(k)
-			if s < 0 {
-				t.Fatalf("key %x held but not found", k)
-			}
-			tb.remove(s)
-			delete(ref, k)
-			continue
-		}
-		k := r.Uint64N(1000) << r.UintN(12) // many keys share low bits
-		if ref[k] != (tb.find(k) >= 0) {
-			t.Fatalf("key %x: map says %v, table says %v", k, ref[k], tb.find(k) >= 0)
-		}
-		if !ref[k] {
-			tb.insert(k)
-			ref[k] = true
-			held = append(held, k)
-		}
-	}
-	if tb.n != len(ref) {
-		t.Fatalf("table holds %d keys, map %d", tb.n, len(ref))
-	}
-	for k := range ref {
-		if tb.find(k) < 0 {
-			t.Fatalf("key %x lost", k)
-		}
 	}
 }
 

@@ -110,65 +110,14 @@ func (e *engine) newMechanisms() {
 	}
 }
 
-// Setting is the configuration of a mechanism that owns its whole part of a run (a page
-// latch, a connection pool): Model.Mechanisms carries one per mechanism that is on, and a
-// new engine turns each on, in order, once its streams are set up. A mechanism of this
-// kind lives in one file: its Setting, its state, its events and its hooks, which it
-// attaches in on with the engine's methods below (doc.go).
-type Setting interface {
-	// on sets the mechanism up in e: its state, the events it handles (register), the
-	// hooks it takes on the request path (gateStream, gateNodes, watchSubs) and the
-	// figures it will report (newWaits).
-	on(e *engine)
-	// Note says, in one sentence for `explain`, what the offered loads computed without
-	// running leave out of the mechanism.
-	Note() string
-	// Waiter is the memory of one request or subrequest the mechanism holds back before
-	// the nodes' queues (waiting for a connection, for a latch), in subrequests queued for a
-	// core, measured; 0 when it holds nothing back. validate's memory estimate then allows
-	// for a backlog of them up to the one that stops the run (Model.MaxQueued).
-	Waiter() float64
-}
-
-// requestGate is a mechanism that may hold a client request of a stream before its first
-// attempt is sent (after the cache, before the client's rate limit), as a connection pool
-// does, and hears when the request ends.
-type requestGate interface {
-	// enter is request ri, which would be sent to the nodes at now: true lets it go on,
-	// false holds it, and the gate sends it later with e.sendHeld.
-	enter(e *engine, now Time, ri int32) bool
-	// leave is request ri's end, its outcome reaching the client at t (its last attempt
-	// succeeded or failed; t may be later than the engine's now).
-	leave(e *engine, t Time, ri int32)
-}
-
-// nodeGate is a mechanism that may hold a subrequest which reached its node, after the
-// partition limit and before the node's queue, as a page latch does.
-type nodeGate interface {
-	// enter is subrequest si at its node at now: true lets it go on, false holds it, and
-	// the gate passes it on later with e.pass.
-	enter(e *engine, now Time, si int32) bool
-}
-
-// subWatcher is a mechanism that needs to know each new subrequest of a stream when it is
-// made (newSub), and each request of a stream that takes a request slot when it is issued
-// (issue), while the stream's planner still holds the request's key: a request's attempt
-// may be sent later (held by a pool or a rate limit, or retried), when the planner holds a
-// later request's key, so what a subrequest needs of its request's key is kept at issue.
-// A solo's subrequest is made as its request is issued.
-type subWatcher interface {
-	issue(e *engine, st *streamState, ri int32)
-	newSub(e *engine, st *streamState, si int32)
-}
-
 // gates are the hooks of the mechanisms turned on by a Setting (all empty when none is).
 type gates struct {
-	atNode   []nodeGate
+	atNode   []NodeGate
 	passed   []uint8 // by subrequest slot: how many of atNode it has passed, while it is among them
 	reqGated []uint8 // by request slot: how many of its stream's gates it has passed
-	watches  []subWatcher
+	watches  []SubWatcher
 	// waitCounters count the waits the mechanisms report (waits.go).
-	waitCounters []*waitCounter
+	waitCounters []*WaitCounter
 	// admitting: something may turn a subrequest away or hold it at its node before the
 	// queue (an index's or a partition's limit, a node gate): reach calls admitAtNode. Set
 	// once every mechanism is on (startSettings).
@@ -178,19 +127,19 @@ type gates struct {
 // gateStream puts gate g before the sends of stream i's requests; the stream's requests
 // then take the general path (a request slot, send), and keep their visits with them for
 // a send that comes later.
-func (e *engine) gateStream(i int, g requestGate) {
+func (e *engine) gateStream(i int, g RequestGate) {
 	st := &e.streams[i]
 	st.gates = append(st.gates, g)
 	st.plain, st.keep = false, true
 }
 
 // gateNodes puts g at every node, after the gates put there before it.
-func (e *engine) gateNodes(g nodeGate) {
+func (e *engine) gateNodes(g NodeGate) {
 	e.atNode = append(e.atNode, g)
 }
 
 // watchSubs has w told of every new subrequest, and of every request issued into a slot.
-func (e *engine) watchSubs(w subWatcher) {
+func (e *engine) watchSubs(w SubWatcher) {
 	e.watches = append(e.watches, w)
 }
 
@@ -202,7 +151,7 @@ func (e *engine) enterGates(now Time, si int32) bool {
 	}
 	for k := int(e.passed[si]); k < len(e.atNode); k++ {
 		e.passed[si] = uint8(k + 1)
-		if !e.atNode[k].enter(e, now, si) {
+		if !e.atNode[k].Enter(Core{e}, now, si) {
 			return false
 		}
 	}
@@ -231,7 +180,7 @@ func (e *engine) sendGated(now Time, ri int32, st *streamState, k int) {
 	}
 	for ; k < len(st.gates); k++ {
 		e.reqGated[ri] = uint8(k + 1)
-		if !st.gates[k].enter(e, now, ri) {
+		if !st.gates[k].Enter(Core{e}, now, ri) {
 			return
 		}
 	}
@@ -253,21 +202,21 @@ func (e *engine) sendHeld(now Time, ri int32) {
 // client at t.
 func (e *engine) leaveGates(st *streamState, t Time, ri int32) {
 	for _, g := range st.gates {
-		g.leave(e, t, ri)
+		g.Leave(Core{e}, t, ri)
 	}
 }
 
 // watchIssue tells the watchers of request ri of stream st, just issued into its slot.
 func (e *engine) watchIssue(st *streamState, ri int32) {
 	for _, w := range e.watches {
-		w.issue(e, st, ri)
+		w.Issue(Core{e}, st.index, ri)
 	}
 }
 
 // watchNewSub tells the watchers of new subrequests of si, just made for stream st.
 func (e *engine) watchNewSub(st *streamState, si int32) {
 	for _, w := range e.watches {
-		w.newSub(e, st, si)
+		w.NewSub(Core{e}, st.index, si)
 	}
 }
 
@@ -275,23 +224,7 @@ func (e *engine) watchNewSub(st *streamState, si int32) {
 // notes whether reach has anything to admit by.
 func (e *engine) startSettings() {
 	for _, s := range e.m.Mechanisms {
-		s.on(e)
+		s.On(Core{e})
 	}
 	e.admitting = e.gsi != nil || e.limits != nil || len(e.atNode) > 0
-}
-
-// kindsTaken counts the event kinds in use: the core's and the mechanisms' of heap.go,
-// then those allocated by newEventKind.
-var kindsTaken = evFixed
-
-// newEventKind allocates an event kind for a mechanism's own events. A mechanism's file
-// calls it once per kind, in a package-level variable's initializer, so the kinds are
-// fixed before any run.
-func newEventKind() evKind {
-	if kindsTaken >= evKinds {
-		panic("sim: more event kinds than evKinds")
-	}
-	k := kindsTaken
-	kindsTaken++
-	return k
 }

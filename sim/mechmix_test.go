@@ -1,10 +1,14 @@
-package sim
+package sim_test
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/latch"
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/mechanisms/pool"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -13,75 +17,64 @@ import (
 // (switched to a rejecting one, then lifted, by actions), row locks, partition limits,
 // replicas, full queues, the cache, a closed-loop stream and a warmup. Two seconds on
 // three 2-core nodes: a second of CPU at most.
-func mixModel(seed uint64) *Model {
+func mixModel(seed uint64) *sim.Model {
 	scheme := keyspace.NewModulo(6)
 	twoParts := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}, {Kind: keyspace.FieldPart, Field: 1}}}
-	m := &Model{
-		Seed: seed, Duration: 2 * Second, Warmup: 200 * Millisecond, Window: 250 * Millisecond, Network: 200 * Microsecond,
-		Nodes:     []Node{{Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}},
+	m := &sim.Model{
+		Seed: seed, Duration: 2 * sim.Second, Warmup: 200 * sim.Millisecond, Window: 250 * sim.Millisecond, Network: 200 * sim.Microsecond,
+		Nodes:     []sim.Node{{Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}},
 		ShardNode: []int{0, 1, 2, 0, 1, 2},
 		Replicas:  1,
-		Limits:    &PartitionLimits{WriteUnits: 2500, ReadUnits: 3000, Burst: 100 * Millisecond},
-		Cache:     &Cache{Capacity: 200, TTL: 50 * Millisecond, HitCost: 50 * Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * Millisecond},
-		Streams: []Stream{
+		Limits:    &sim.PartitionLimits{WriteUnits: 2500, ReadUnits: 3000, Burst: 100 * sim.Millisecond},
+		Cache:     &sim.Cache{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
+		Streams: []sim.Stream{
 			{
-				Name: "w", Op: Write, Cost: 100 * Microsecond, ApplyCost: 50 * Microsecond,
-				Arrivals: workload.NewPoisson(constRate(3000)),
+				Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond, ApplyCost: 50 * sim.Microsecond,
+				Arrivals: workload.NewPoisson(rate(3000)),
 				Fields:   []workload.Generator{workload.NewUniform(4), workload.NewSequence()},
 				Planner:  keyspace.NewPointPlanner(twoParts, scheme, false), KeyFields: []int{0, 1},
-				Client: Client{Timeout: 1200 * Microsecond, Retries: 2, Backoff: Millisecond, BackoffMax: 4 * Millisecond,
-					Limit: &Limit{Rate: 2500, Burst: 20, Queue: true}},
-				Lock: Delay{Kind: Exponential, Mean: 40 * Microsecond}, LockTimeout: 3 * Millisecond,
+				Client: sim.Client{Timeout: 1200 * sim.Microsecond, Retries: 2, Backoff: sim.Millisecond, BackoffMax: 4 * sim.Millisecond,
+					Limit: &sim.Limit{Rate: 2500, Burst: 20, Queue: true}},
+				Lock: sim.Delay{Kind: sim.Exponential, Mean: 40 * sim.Microsecond}, LockTimeout: 3 * sim.Millisecond,
 			},
 			{
-				Name: "r", Op: Read, Cost: 150 * Microsecond,
-				Arrivals: workload.NewPoisson(constRate(4000)),
+				Name: "r", Op: sim.Read, Cost: 150 * sim.Microsecond,
+				Arrivals: workload.NewPoisson(rate(4000)),
 				Fields:   []workload.Generator{workload.NewZipf(2000, 1.1, false), nil},
-				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, true), KeyFields: []int{0},
-				UseCache: true, Client: Client{Timeout: 800 * Microsecond, Retries: 1, Backoff: Millisecond, BackoffMax: Millisecond},
+				Planner:  keyspace.NewPointPlanner(&keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}, scheme, true), KeyFields: []int{0},
+				UseCache: true, Client: sim.Client{Timeout: 800 * sim.Microsecond, Retries: 1, Backoff: sim.Millisecond, BackoffMax: sim.Millisecond},
 			},
 			{
-				Name: "c", Op: Write, Cost: 80 * Microsecond, ApplyCost: 40 * Microsecond,
-				Clients: 12, Think: Delay{Kind: Exponential, Mean: Millisecond},
+				Name: "c", Op: sim.Write, Cost: 80 * sim.Microsecond, ApplyCost: 40 * sim.Microsecond,
+				Clients: 12, Think: sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond},
 				Fields:  []workload.Generator{workload.NewUniform(2), workload.NewUniform(1)},
 				Planner: keyspace.NewPointPlanner(twoParts, scheme, false), KeyFields: []int{0, 1},
-				Client: Client{Timeout: 3 * Millisecond, Retries: 1},
-				Lock:   Delay{Kind: Constant, Mean: 300 * Microsecond}, LockTimeout: 400 * Microsecond,
+				Client: sim.Client{Timeout: 3 * sim.Millisecond, Retries: 1},
+				Lock:   sim.Delay{Kind: sim.Constant, Mean: 300 * sim.Microsecond}, LockTimeout: 400 * sim.Microsecond,
 			},
 		},
-		Actions: []Action{
-			{At: 700 * Millisecond, Kind: SetLimit, Stream: 0, Limit: &Limit{Rate: 1500, Burst: 5}},
-			{At: 1400 * Millisecond, Kind: SetLimit, Stream: 0},
+		Actions: []sim.Action{
+			{At: 700 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0, Limit: &sim.Limit{Rate: 1500, Burst: 5}},
+			{At: 1400 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0},
 		},
-		Mechanisms: []Setting{PageLatch{Hold: 90 * Microsecond, Rows: 10}, Pool{Stream: 0, Size: 6}, Pool{Stream: 1, Size: 3}, Pool{Stream: 2, Size: 5}},
+		Mechanisms: []sim.Setting{latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10}, pool.Pool{Stream: 0, Size: 6}, pool.Pool{Stream: 1, Size: 3}, pool.Pool{Stream: 2, Size: 5}},
 	}
 	return m
 }
 
 // TestMechanismsMixed: with the page latch and the pools among every other mechanism of the
 // request path, every request has one outcome, the backlog the engine counts returns to
-// zero once the run has drained (each wait counted in e.queued is uncounted when it ends),
-// every connection is given back and every page latch freed, and the same seed gives the
-// same run.
+// zero once the run has drained (each wait counted with Core.Hold is uncounted when it
+// ends), and the same seed gives the same run. (The latch's and the pools' own state after
+// a drained run: mechanisms/latch and mechanisms/pool.)
 func TestMechanismsMixed(t *testing.T) {
-	e := newEngine(mixModel(3))
-	e.run()
-	conserve(t, e.res)
-	if e.queued != 0 {
-		t.Errorf("backlog %d after the run drained, want 0", e.queued)
-	}
-	pools := e.on[evPoolRelease].(*connPools)
-	for i, c := range pools.pools {
-		if c.busy != 0 || c.waiting.len() != 0 {
-			t.Errorf("pool %d: %d connections in use, %d waiting after the run, want none", i, c.busy, c.waiting.len())
-		}
-	}
-	latch := e.on[evLatchRelease].(*pageLatches)
-	if n := latch.held.n; n != 0 {
-		t.Errorf("%d page latches held after the run, want none", n)
+	r, backlog := sim.RunBacklog(mixModel(3))
+	mechtest.Conserve(t, r)
+	if backlog != 0 {
+		t.Errorf("backlog %d after the run drained, want 0", backlog)
 	}
 	var failed int64
-	for _, st := range e.res.Streams {
+	for _, st := range r.Streams {
 		failed += st.TimedOut + st.Rejected + st.Throttled + st.Limited + st.LockTimedOut
 		if len(st.Waits) == 0 {
 			t.Errorf("stream %s: no waits reported", st.Name)
@@ -90,14 +83,17 @@ func TestMechanismsMixed(t *testing.T) {
 	if failed == 0 {
 		t.Error("no request failed: the model does not exercise the failure paths")
 	}
-	t.Log(fingerprint(e.res))
-	if a, b := fingerprint(e.res), fingerprint(Run(mixModel(3))); a != b {
+	t.Log(fingerprint(r))
+	if a, b := fingerprint(r), fingerprint(sim.Run(mixModel(3))); a != b {
 		t.Errorf("two runs of one seed differ:\n%s\n%s", a, b)
 	}
 }
 
+// rate is a constant rate r per second from the start.
+func rate(r float64) workload.Schedule { return workload.Schedule{{At: 0, Rate: r}} }
+
 // fingerprint is a run's outcome per stream, its waits included, for comparing two runs.
-func fingerprint(r *Result) string {
+func fingerprint(r *sim.Result) string {
 	s := ""
 	for _, st := range r.Streams {
 		s += fmt.Sprintf("%s off %d ok %d rej %d thr %d to %d lim %d lock %d retries %d lat %.0f;", st.Name, st.Offered, st.Completed,
@@ -107,34 +103,4 @@ func fingerprint(r *Result) string {
 		}
 	}
 	return s
-}
-
-// TestPageLatchKeyOfHeldWrite: a write that is sent after later writes were planned (held
-// by its client's rate limit, here) takes the page of its own key. 1,000 writes a second of
-// (tenant among 1,000, sequence) behind a queueing limit of 20 a second; at 1 s the limit
-// is lifted and the ~980 held writes are sent at once. Each appends at its own tenant's
-// right edge, so they spread over some 600 pages: the longest wait for a latch is a few
-// holds (0.1 ms each), not the ~980 holds of writes that all took the page of the last
-// key planned.
-func TestPageLatchKeyOfHeldWrite(t *testing.T) {
-	twoParts := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}, {Kind: keyspace.FieldPart, Field: 1}}}
-	m := &Model{
-		Seed: 1, Duration: 1100 * Millisecond, Window: 100 * Millisecond,
-		Nodes: []Node{{Cores: 64}}, ShardNode: []int{0},
-		Streams: []Stream{{
-			Name: "w", Op: Write, Cost: Microsecond, Service: Service{Kind: Constant},
-			Arrivals: workload.NewUniformArrivals(constRate(1000)),
-			Fields:   []workload.Generator{workload.NewUniform(1000), workload.NewSequence()},
-			Planner:  keyspace.NewPointPlanner(twoParts, keyspace.NewModulo(1), false),
-			Client:   Client{Limit: &Limit{Rate: 20, Burst: 1, Queue: true}},
-		}},
-		Actions:    []Action{{At: Second, Kind: SetLimit, Stream: 0}},
-		Mechanisms: []Setting{PageLatch{Hold: 100 * Microsecond, Rows: 100}},
-	}
-	r := Run(m)
-	conserve(t, r)
-	w := r.Streams[0].Waits[0]
-	if w.Asked < 1000 || w.Max > 2*Millisecond {
-		t.Errorf("%d writes, the longest wait for a page latch %v: want over 1,000 writes spread over their tenants' pages, none waiting 2 ms", w.Asked, w.Max)
-	}
 }

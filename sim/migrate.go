@@ -525,7 +525,7 @@ func (e *engine) backfillWrite(now Time, k int32) {
 // let in: it starts on a free core or waits in a queue below its limit (as reach decides).
 func (e *engine) room(sh int32) bool {
 	n := &e.nodes[e.shardNode[sh]]
-	return n.busy < n.cores || n.limit <= 0 || n.q.len() < n.limit
+	return n.busy < n.cores || n.limit <= 0 || n.q.Len() < n.limit
 }
 
 // backfillServed counts the CPU of a backfill subrequest of the given service that

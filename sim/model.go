@@ -177,7 +177,7 @@ type Model struct {
 	// grain over a range of the run as well (detail.go).
 	Detail Detail
 	// Mechanisms are the settings of the mechanisms that each own their whole part of the
-	// run (a page latch, a connection pool: mechanism.go's Setting), turned on in order.
+	// run (a page latch, a connection pool: component.go's Setting), turned on in order.
 	Mechanisms []Setting
 
 	// ran marks a model that Run has used: its generators, planners and splitter hold the

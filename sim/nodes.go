@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/shardsim/shardsim/internal/waitlist"
+)
 
 // nodeTable is the nodes' state: their cores and queues, and what the node series need
 // beyond the shards' (issue 37 partitions the nodes across workers: a node's state is
@@ -34,7 +38,7 @@ func newNodeTable(m *Model, r *Result) nodeTable {
 type nodeState struct {
 	cores, busy int
 	limit       int
-	q           fifo
+	q           waitlist.FIFO
 	lastW       int // last window whose max queue is up to date
 }
 
@@ -51,14 +55,14 @@ func (e *engine) touchQueue(now Time, ni int, n *nodeState) {
 
 // carryQueue is touchQueue's work.
 func (e *engine) carryQueue(now Time, ni int, n *nodeState) {
-	e.carry(now, e.res.NodeMaxQueue, e.nNodes, -1, ni, &n.lastW, int32(n.q.len()))
+	e.carry(now, e.res.NodeMaxQueue, e.nNodes, -1, ni, &n.lastW, int32(n.q.Len()))
 }
 
 // startQueued starts waiting subrequests on node n's free cores.
 func (e *engine) startQueued(now Time, ni int, n *nodeState) {
-	for n.busy < n.cores && n.q.len() > 0 && !e.stopped {
+	for n.busy < n.cores && n.q.Len() > 0 && !e.stopped {
 		e.touchQueue(now, ni, n)
-		next := n.q.pop()
+		next := n.q.Pop()
 		e.queued--
 		nsh := int(e.subs.items[next].shard)
 		e.touchShardQueue(now, nsh)

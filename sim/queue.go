@@ -70,8 +70,9 @@ func (j JobClaims) Note() string {
 	return "a SKIP LOCKED claim locks a job row of its own, which no other claim waits for: the row locks' cap below is one job's, not the queue's"
 }
 
-// on gives each claiming stream's row locks its claims.
-func (j JobClaims) on(e *engine) {
+// On gives each claiming stream's row locks its claims.
+func (j JobClaims) On(c Core) {
+	e := c.e
 	for i, c := range j.Streams {
 		if c == NoClaim {
 			continue

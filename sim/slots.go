@@ -70,14 +70,6 @@ type pool[T any] struct {
 	free  []int32
 }
 
-// fifo is a growable ring buffer of subrequest slots. Its length is a power of two, so an
-// index wraps with a mask rather than a division; it grows by doubling and never shrinks,
-// so in steady state it does not allocate.
-type fifo struct {
-	buf        []int32
-	head, size int
-}
-
 // take returns a free slot's index, growing the pool when none is free. A full pool
 // doubles: append grows a large slice by a quarter at a time, and a backlog of two million
 // subrequests (saturated.toml) took some forty copies, four times its final size in all,
@@ -103,29 +95,6 @@ func (p *pool[T]) take() int32 {
 
 // put returns slot i to the pool.
 func (p *pool[T]) put(i int32) { p.free = append(p.free, i) }
-
-func (q *fifo) len() int { return q.size }
-
-func (q *fifo) push(v int32) {
-	if q.size == len(q.buf) {
-		nb := make([]int32, max(16, 2*len(q.buf)))
-		for i := 0; i < q.size; i++ {
-			nb[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
-		}
-		q.buf, q.head = nb, 0
-	}
-	q.buf[(q.head+q.size)&(len(q.buf)-1)] = v
-	q.size++
-}
-
-func (q *fifo) peek() int32 { return q.buf[q.head] }
-
-func (q *fifo) pop() int32 {
-	v := q.buf[q.head]
-	q.head = (q.head + 1) & (len(q.buf) - 1)
-	q.size--
-	return v
-}
 
 // subStream is the stream of subrequest sub, which a client request sent (not a
 // follower's apply).

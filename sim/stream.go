@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/shardsim/shardsim/internal/waitlist"
 	"github.com/shardsim/shardsim/keyspace"
 )
 
@@ -31,7 +32,7 @@ type streamState struct {
 	needKey bool // every request needs its key identity (the cache)
 	index   int
 	limit   *limiter
-	held    fifo                   // requests the rate limit holds back, in the order they leave
+	held    waitlist.FIFO          // requests the rate limit holds back, in the order they leave
 	relAt   Time                   // when the pending release event of held fires
 	point   *keyspace.PointPlanner // the planner, when it plans point requests
 	det     *streamDetect          // nil when the stream is not observed
@@ -51,7 +52,7 @@ type streamState struct {
 	tq   timerQueue // the client's pending timeouts, in deadline order (timers.go)
 	// gates: the mechanisms that may hold the stream's requests before they are sent
 	// (mechanism.go); nil: none.
-	gates []requestGate
+	gates []RequestGate
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering
@@ -184,7 +185,7 @@ func (e *engine) lockStream(st *streamState) {
 	}
 	st.locks = newStreamLocks(e.m, st.s)
 	if e.locks == nil {
-		e.locks = &rowLocks{lockTable: newLockTable(e.m.LockSlots)}
+		e.locks = &rowLocks{Table: waitlist.NewTable(e.m.LockSlots)}
 		e.register(e.locks, false, evLockRelease, evLockTimeout)
 	}
 }

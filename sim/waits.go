@@ -20,8 +20,9 @@ type Wait struct {
 	Hist *hdrhistogram.Histogram
 }
 
-// waitCounter gathers one mechanism's waits for one stream (waits.go's Wait) during a run.
-type waitCounter struct {
+// WaitCounter gathers one mechanism's waits for one stream (a Wait) during a run: Core.NewWaits
+// makes one.
+type WaitCounter struct {
 	out    *StreamResult
 	slot   int // its index in out.Waits
 	counts []int64
@@ -29,17 +30,17 @@ type waitCounter struct {
 
 // newWaits starts counting mechanism name's waits of stream i's work (of: what waits).
 // The mechanism calls it when it is turned on, once per stream it holds back.
-func (e *engine) newWaits(i int, name, of string) *waitCounter {
+func (e *engine) newWaits(i int, name, of string) *WaitCounter {
 	out := e.streams[i].out
 	out.Waits = append(out.Waits, Wait{Name: name, Of: of})
-	w := &waitCounter{out: out, slot: len(out.Waits) - 1, counts: make([]int64, runLayout.countsN)}
+	w := &WaitCounter{out: out, slot: len(out.Waits) - 1, counts: make([]int64, runLayout.countsN)}
 	e.waitCounters = append(e.waitCounters, w)
 	return w
 }
 
-// add counts one wait of length d (0: it went straight through), if counted (issued after
+// Add counts one wait of length d (0: it went straight through), if counted (issued after
 // the warmup).
-func (w *waitCounter) add(counted bool, d Time) {
+func (w *WaitCounter) Add(counted bool, d Time) {
 	if !counted {
 		return
 	}

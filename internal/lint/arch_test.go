@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -73,10 +74,15 @@ func packages(t *testing.T) map[string]*pkg {
 
 // docRow is a row of docs/architecture.md's table of packages: the packages it names and
 // the module's packages its last column says they depend on (any, for "all of the above").
+// A name or a dependency written FOLDER/* stands for every package in the folder that no
+// row names itself, as each mechanism's folder under mechanisms/ (docs/architecture.md,
+// "Where a new thing goes"): a row of such names lists their dependencies together, and a
+// dependency FOLDER/* is met by an import of any of them.
 type docRow struct {
 	names []string
 	deps  map[string]bool
 	any   bool
+	under []string // dependencies written FOLDER/*: the folders
 }
 
 var backticked = regexp.MustCompile("`([^`]+)`")
@@ -99,6 +105,14 @@ func docTable(t *testing.T, doc string, known map[string]*pkg) []docRow {
 		t.Fatal(`docs/architecture.md has no "## The packages" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
+	named := map[string]bool{} // the packages a row names itself, in its first column
+	for _, line := range strings.Split(section, "\n") {
+		if cells := strings.Split(line, "|"); len(cells) >= 5 {
+			for _, m := range backticked.FindAllStringSubmatch(cells[1], -1) {
+				named[m[1]] = true
+			}
+		}
+	}
 	var rows []docRow
 	for _, line := range strings.Split(section, "\n") {
 		cells := strings.Split(line, "|")
@@ -107,11 +121,25 @@ func docTable(t *testing.T, doc string, known map[string]*pkg) []docRow {
 		}
 		r := docRow{deps: map[string]bool{}}
 		for _, m := range backticked.FindAllStringSubmatch(cells[1], -1) {
-			r.names = append(r.names, m[1])
+			folder, ok := strings.CutSuffix(m[1], "/*")
+			if !ok {
+				r.names = append(r.names, m[1])
+				continue
+			}
+			for name := range known {
+				if strings.HasPrefix(name, folder+"/") && !named[name] {
+					r.names = append(r.names, name)
+				}
+			}
 		}
+		sort.Strings(r.names)
 		last := cells[len(cells)-2]
 		r.any = strings.Contains(last, "all of the above")
 		for _, m := range backticked.FindAllStringSubmatch(last, -1) {
+			if folder, ok := strings.CutSuffix(m[1], "/*"); ok {
+				r.under = append(r.under, folder)
+				continue
+			}
 			if known[m[1]] != nil && !slices.Contains(r.names, m[1]) {
 				r.deps[m[1]] = true
 			}
@@ -143,7 +171,7 @@ func TestPackageTable(t *testing.T) {
 			seen[name] = true
 			for dep := range p.imports {
 				used[dep] = true
-				if !r.any && !r.deps[dep] {
+				if !r.any && !r.deps[dep] && !r.isUnder(dep) {
 					t.Errorf("%s imports %s, which its row in docs/architecture.md does not list", name, dep)
 				}
 			}
@@ -151,6 +179,11 @@ func TestPackageTable(t *testing.T) {
 		for dep := range r.deps {
 			if !used[dep] && !r.any {
 				t.Errorf("docs/architecture.md says %s depends on %s, which none of them imports", strings.Join(r.names, ", "), dep)
+			}
+		}
+		for _, folder := range r.under {
+			if !slices.ContainsFunc(slices.Collect(maps.Keys(used)), func(dep string) bool { return strings.HasPrefix(dep, folder+"/") }) {
+				t.Errorf("docs/architecture.md says %s depends on %s/*, but none of them imports a package there", strings.Join(r.names, ", "), folder)
 			}
 		}
 	}
@@ -164,6 +197,11 @@ func TestPackageTable(t *testing.T) {
 	for _, name := range missing {
 		t.Errorf("package %s has no row in docs/architecture.md's table of packages", name)
 	}
+}
+
+// isUnder reports whether dep is in a folder the row lists as FOLDER/*.
+func (r docRow) isUnder(dep string) bool {
+	return slices.ContainsFunc(r.under, func(folder string) bool { return strings.HasPrefix(dep, folder+"/") })
 }
 
 // TestUnitsIsALeaf: units, which every output writes its quantities through, imports

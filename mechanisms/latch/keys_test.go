@@ -1,10 +1,11 @@
-package mechanisms
+package latch
 
 import (
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -12,14 +13,14 @@ import (
 // with page_rows' default, and each bad value is reported at its key (docs/scenario.md,
 // "Keys of the mechanisms").
 func TestPageLatchKeys(t *testing.T) {
-	s, probs := resolveTOML(t, "[table]\npage_latch = \"20us\"\n")
+	s, probs := mechtest.Resolve(t, "[table]\npage_latch = \"20us\"\n")
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	if want := []sim.Setting{sim.PageLatch{Hold: 20 * sim.Microsecond, Rows: 100}}; !reflect.DeepEqual(s.Mechanisms, want) {
+	if want := []sim.Setting{PageLatch{Hold: 20 * sim.Microsecond, Rows: 100}}; !reflect.DeepEqual(s.Mechanisms, want) {
 		t.Errorf("settings %#v, want %#v", s.Mechanisms, want)
 	}
-	if s, _ := resolveTOML(t, ""); len(s.Mechanisms) != 0 {
+	if s, _ := mechtest.Resolve(t, ""); len(s.Mechanisms) != 0 {
 		t.Errorf("without page_latch: settings %#v, want none", s.Mechanisms)
 	}
 	for _, c := range []struct{ extra, want string }{
@@ -30,7 +31,7 @@ func TestPageLatchKeys(t *testing.T) {
 		{"page_rows = 10", `table.page_rows: is read only with table.page_latch, the time an insert holds its page's latch (add page_latch = "20us", or remove page_rows)`},
 		{"page_lach = \"20us\"", `table.page_lach: unknown key; did you mean "page_latch"?`},
 	} {
-		_, probs := resolveTOML(t, "[table]\n"+c.extra+"\n")
+		_, probs := mechtest.Resolve(t, "[table]\n"+c.extra+"\n")
 		if !slices.Contains(probs, c.want) {
 			t.Errorf("%q: problems %q, want %q among them", c.extra, probs, c.want)
 		}

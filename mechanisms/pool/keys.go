@@ -1,14 +1,13 @@
-package mechanisms
+package pool
 
 import (
 	"fmt"
 
 	"github.com/shardsim/shardsim/scenario"
-	"github.com/shardsim/shardsim/sim"
 )
 
 // The connection pool's key ([[streams]] pool: docs/mitigations.md, "Connection pool"),
-// its checks, and the setting it turns into (sim.Pool).
+// its checks, and the setting it turns into (Pool, pool.go).
 
 var poolKey = scenario.StreamKey[*int]("pool", "none",
 	"a client connection pool of this many connections (1 to 1,000,000): at most that many of the stream's requests are in flight, from their first attempt's send to their outcome (retries included); the others wait in the client for a connection, oldest first, and the wait shows apart from the database's queue (docs/mitigations.md, \"Connection pool\"). Not on a `trace` stream")
@@ -32,7 +31,7 @@ func resolvePools(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
 			c.Add(key, "a trace stream replays its log as it is, so it takes no pool")
 		default:
 			if j := s.StreamIndex(st.Name); j >= 0 {
-				s.Mechanisms = append(s.Mechanisms, sim.Pool{Stream: j, Name: st.Name, Size: *size})
+				s.Mechanisms = append(s.Mechanisms, Pool{Stream: j, Name: st.Name, Size: *size})
 			}
 		}
 	}

@@ -1,4 +1,7 @@
-package mechanisms
+// Package queue is a job queue's keys ([[streams]] claim, skip_locked), their checks and the
+// resolver that turns them into sim.JobClaims. Its engine side stays in sim (sim/queue.go):
+// it writes into row locks' state, which are sim's own.
+package queue
 
 import (
 	"fmt"

@@ -1,18 +1,22 @@
-package mechanisms
+package scenarios_test
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/scenario"
+	"github.com/shardsim/shardsim/scenarios"
 )
 
 // TestMechanismKeysInDocs generates docs/scenario.md's table of the keys the mechanisms
-// declare (scenario.TableKey, scenario.StreamKey) from their declarations, or checks it (make docs
-// rewrites it), and checks that each key is decoded by the table the docs put it in.
+// declare (scenario.TableKey, scenario.StreamKey; every mechanism the loader imports) from
+// their declarations, or checks it (make docs rewrites it), and checks that each key is
+// decoded by the table the docs put it in.
 func TestMechanismKeysInDocs(t *testing.T) {
 	tables := map[string]reflect.Type{"[table]": reflect.TypeFor[scenario.Table](), "[[streams]]": reflect.TypeFor[scenario.Stream]()}
 	var b strings.Builder
@@ -46,43 +50,46 @@ func TestMechanismKeysAreTyped(t *testing.T) {
 	}
 }
 
-// minimalTOML is the smallest valid scenario as a file, for the mechanisms' tests: their
-// keys are declared to the decoder, so they are given as text.
-const minimalTOML = `name = "min"
+// TestMechanismOrder: the mechanisms' settings come in the order of their packages' import
+// paths (latch, pool, queue), whatever the order of their keys in the file, so that
+// explain's notes and a stream's waits keep their order (docs/architecture.md, "Where a
+// new thing goes").
+func TestMechanismOrder(t *testing.T) {
+	const src = `name = "order"
 duration = "10s"
 [cluster]
-nodes = 2
-[table.fields.id]
-gen = "sequence"
+nodes = 1
+[table]
+page_latch = "20us"
+[table.fields]
+id = { gen = "sequence" }
 [keyspace]
-shards = 4
+shards = 1
 key = ["id"]
+[[streams]]
+name = "claim"
+op = "write"
+clients = 2
+think = "1ms"
+cost = "1ms"
+lock = "1ms"
+claim = "oldest"
 [[streams]]
 name = "w"
 op = "write"
 rate = 10
 cost = "1ms"
+pool = 4
 `
-
-// resolveTOML decodes minimalTOML with extra appended (it may open a table minimalTOML
-// leaves implicit: "[table]"), resolves it and returns the resolved form and every problem,
-// decoding problems first, as "KEY: MESSAGE".
-func resolveTOML(t *testing.T, extra string) (*scenario.Resolved, []string) {
-	t.Helper()
-	doc, err := tomlx.Parse("x.toml", []byte(minimalTOML+extra))
+	sc, err := scenarios.LoadBytes("order.toml", []byte(src), scenarios.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f scenario.File
-	var probs []string
-	if err := doc.Decode(doc.Root, "", &f); err != nil {
-		for _, e := range err.(tomlx.Errors) {
-			probs = append(probs, e.Key+": "+e.Msg)
-		}
+	var got []string
+	for _, s := range sc.Variants[0].Spec.Mechanisms {
+		got = append(got, fmt.Sprintf("%T", s))
 	}
-	s, fe := scenario.Resolve(&f)
-	for _, p := range fe {
-		probs = append(probs, p.Error())
+	if want := []string{"latch.PageLatch", "pool.Pool", "sim.JobClaims"}; !slices.Equal(got, want) {
+		t.Errorf("settings in the order %q, want %q", got, want)
 	}
-	return s, probs
 }

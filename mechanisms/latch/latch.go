@@ -1,10 +1,17 @@
-package sim
+// Package latch is the page latch, whole: its keys ([table] page_latch, page_rows), their
+// checks and the resolver it registers with the scenario (keys.go), its engine side, a
+// sim.Setting that attaches to the engine through sim.Core (latch.go), and its tests: the
+// closed forms and the transcript of its story (testdata). docs/mitigations.md, "Hot
+// index page", says what it models.
+package latch
 
 import (
 	"fmt"
 
 	"github.com/shardsim/shardsim/internal/splitmix"
+	"github.com/shardsim/shardsim/internal/waitlist"
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
 )
 
 // PageLatch is the table's B-tree leaf-page latch ([table] page_latch, docs/mitigations.md
@@ -29,12 +36,12 @@ import (
 // memory whatever the number of prefixes.
 //
 // The wait for a page latch holds no core and no place in the node's queue, as a row
-// lock's (lock.go); the latch is taken after the partition limit and a row lock, if any.
+// lock's (sim/lock.go); the latch is taken after the partition limit and a row lock, if any.
 // With Poisson writes at rate λ to one page, the page is an M/D/1 queue: the mean wait is
 // λ·Hold² / (2(1 − λ·Hold)) (latch_test.go checks it).
 type PageLatch struct {
-	Hold Time  // how long a write holds its page's latch
-	Rows int64 // rows a page holds
+	Hold sim.Time // how long a write holds its page's latch
+	Rows int64    // rows a page holds
 }
 
 // Waiter: a write waiting for its page's latch keeps its subrequest slot, its place in
@@ -45,28 +52,27 @@ func (PageLatch) Waiter() float64 { return 1.5 }
 
 // Note says what the offered loads leave out of the page latch.
 func (s PageLatch) Note() string {
-	return fmt.Sprintf("the figures ignore the page latch: each write holds its leaf page's latch for %v (a page of %d rows), so the writes of a monotonic key pass at most %.0f a second per key prefix, whatever the cores", s.Hold, s.Rows, float64(Second)/float64(s.Hold))
+	return fmt.Sprintf("the figures ignore the page latch: each write holds its leaf page's latch for %v (a page of %d rows), so the writes of a monotonic key pass at most %.0f a second per key prefix, whatever the cores", s.Hold, s.Rows, float64(sim.Second)/float64(s.Hold))
 }
 
 // prefixSlots is the size of the page latch's table of the greatest key per prefix.
 const prefixSlots = 1 << 12
 
 // evLatchRelease: a write's hold of its page's latch ends (subrequest slot).
-var evLatchRelease = newEventKind()
+var evLatchRelease = sim.NewEventKind()
 
 // pageLatches is the page latch's state: the latches held now and their waiters, each
 // subrequest's page and the time it asked for it, and the greatest key per prefix.
 type pageLatches struct {
-	noHooks
 	set     PageLatch
-	held    lockTable // the latches held now, by page identity, with their waiters
-	links   []link    // a waiting subrequest's place among its page's waiters, by slot
-	page    []uint64  // by subrequest slot: the page its write goes to (0: it takes none)
-	at      []Time    // by subrequest slot: when it asked for its page's latch
+	held    waitlist.Table  // the latches held now, by page identity, with their waiters
+	links   []waitlist.Link // a waiting subrequest's place among its page's waiters, by slot
+	page    []uint64        // by subrequest slot: the page its write goes to (0: it takes none)
+	at      []sim.Time      // by subrequest slot: when it asked for its page's latch
 	prefix  [prefixSlots]prefixEnd
-	waits   []*waitCounter // by stream; nil for a stream that does not write
-	counted []bool         // by subrequest slot: its request was issued after the warmup
-	keys    []keyspace.Key // by request slot: the key of its write, kept at its issue
+	waits   []*sim.WaitCounter // by stream; nil for a stream that does not write
+	counted []bool             // by subrequest slot: its request was issued after the warmup
+	keys    []keyspace.Key     // by request slot: the key of its write, kept at its issue
 }
 
 // prefixEnd is the right end of one key prefix's rows: the prefix's hash (0: the entry is
@@ -76,54 +82,57 @@ type prefixEnd struct {
 	last   uint64
 }
 
-// on turns the page latch on: it watches every new write subrequest of a point-write
+// On turns the page latch on: it watches every new write subrequest of a point-write
 // stream, holds writes at their nodes, and counts their waits by stream.
-func (s PageLatch) on(e *engine) {
-	l := &pageLatches{set: s, held: newLockTable(0), waits: make([]*waitCounter, len(e.streams))}
-	for i := range e.streams {
-		if st := &e.streams[i]; st.s.Op == Write && st.point != nil {
-			l.waits[i] = e.newWaits(i, "page_latch", "writes")
+func (s PageLatch) On(c sim.Core) { s.start(c) }
+
+// start turns the page latch on in c and returns its state.
+func (s PageLatch) start(c sim.Core) *pageLatches {
+	l := &pageLatches{set: s, held: waitlist.NewTable(0), waits: make([]*sim.WaitCounter, c.Streams())}
+	for i := range l.waits {
+		if c.Op(i) == sim.Write && c.Point(i) {
+			l.waits[i] = c.NewWaits(i, "page_latch", "writes")
 		}
 	}
-	e.watchSubs(l)
-	e.gateNodes(l)
-	e.register(l, false, evLatchRelease)
+	c.WatchSubs(l)
+	c.GateNodes(l)
+	c.Register(l, evLatchRelease)
+	return l
 }
 
-// issue keeps the key of write request ri of stream st, which its stream's planner holds
+// Issue keeps the key of write request ri of stream i, which its stream's planner holds
 // now: its attempts may be sent after later writes are planned (held by a pool or a rate
 // limit, or retried).
-func (l *pageLatches) issue(e *engine, st *streamState, ri int32) {
-	if l.waits[st.index] == nil {
+func (l *pageLatches) Issue(c sim.Core, i int, ri int32) {
+	if l.waits[i] == nil {
 		return
 	}
 	for int(ri) >= len(l.keys) {
 		l.keys = append(l.keys, keyspace.Key{})
 	}
-	l.keys[ri] = *st.point.LastKey()
+	l.keys[ri] = *c.LastKey(i)
 }
 
-// newSub records the page of write subrequest si of stream st, the page of its request's
+// NewSub records the page of write subrequest si of stream i, the page of its request's
 // key: kept at issue for a request in a slot, still the planner's for a solo, made as its
 // request is issued (copies of a write, k > 0, are in other shards: each has its own
 // pages).
-func (l *pageLatches) newSub(e *engine, st *streamState, si int32) {
+func (l *pageLatches) NewSub(c sim.Core, i int, si int32) {
 	for int(si) >= len(l.page) {
 		l.page = append(l.page, 0)
 		l.at = append(l.at, 0)
-		l.links = append(l.links, link{})
+		l.links = append(l.links, waitlist.Link{})
 		l.counted = append(l.counted, false)
 	}
 	l.page[si] = 0
-	if l.waits[st.index] == nil {
+	if l.waits[i] == nil {
 		return
 	}
-	sub := &e.subs.items[si]
-	k := st.point.LastKey()
-	if sub.req >= 0 {
-		k = &l.keys[sub.req]
+	k := c.LastKey(i)
+	if ri := c.SubRequest(si); ri >= 0 {
+		k = &l.keys[ri]
 	}
-	l.page[si] = l.pageOf(k, sub.shard)
+	l.page[si] = l.pageOf(k, c.SubShard(si))
 }
 
 // pageOf is the identity of the leaf page key k falls in on shard sh (never 0).
@@ -148,47 +157,43 @@ func (l *pageLatches) pageOf(k *keyspace.Key, sh int32) uint64 {
 	return splitmix.Mix(h^splitmix.Mix(last/uint64(l.set.Rows))) | 1
 }
 
-// enter takes subrequest si's page latch at now, or queues it behind the holder.
-func (l *pageLatches) enter(e *engine, now Time, si int32) bool {
+// Enter takes subrequest si's page latch at now, or queues it behind the holder.
+func (l *pageLatches) Enter(c sim.Core, now sim.Time, si int32) bool {
 	if int(si) >= len(l.page) || l.page[si] == 0 {
 		return true
 	}
 	key := l.page[si]
 	l.at[si] = now
-	l.counted[si] = e.subCounted(si)
-	i := l.held.find(key)
+	l.counted[si] = c.SubCounted(si)
+	i := l.held.Find(key)
 	if i < 0 {
-		l.held.insert(key)
-		l.grant(e, now, si)
+		l.held.Insert(key)
+		l.grant(c, now, si)
 		return false
 	}
-	l.held.slots[i].waiters.pushBack(l.links, si)
-	if e.queued++; e.queued > e.maxQueued && !e.stopped {
-		e.saturate(now)
-	}
+	l.held.Slots[i].Waiters.PushBack(l.links, si)
+	c.Hold(now)
 	return false
 }
 
 // grant gives subrequest si its page's latch at now, for Hold, and counts its wait.
-func (l *pageLatches) grant(e *engine, now Time, si int32) {
-	sub := &e.subs.items[si]
-	if w := l.waits[e.subStream(sub)]; w != nil {
-		w.add(l.counted[si], now-l.at[si])
+func (l *pageLatches) grant(c sim.Core, now sim.Time, si int32) {
+	if w := l.waits[c.SubStream(si)]; w != nil {
+		w.Add(l.counted[si], now-l.at[si])
 	}
-	e.h.pushKind(now+l.set.Hold, si, evLatchRelease)
+	c.Schedule(now+l.set.Hold, si, evLatchRelease)
 }
 
-// handle ends subrequest si's hold: the latch goes to its page's oldest waiter, or is
-// freed, and si goes on to its node's queue.
-func (l *pageLatches) handle(e *engine, ev event) {
-	now, si := ev.at, ev.idx
-	i := l.held.find(l.page[si])
-	if next := l.held.slots[i].waiters.head; next >= 0 {
-		l.held.slots[i].waiters.remove(l.links, next)
-		e.queued--
-		l.grant(e, now, next)
+// Handle ends subrequest si's hold at now: the latch goes to its page's oldest waiter, or
+// is freed, and si goes on to its node's queue.
+func (l *pageLatches) Handle(c sim.Core, now sim.Time, si int32) {
+	i := l.held.Find(l.page[si])
+	if next := l.held.Slots[i].Waiters.Head; next >= 0 {
+		l.held.Slots[i].Waiters.Remove(l.links, next)
+		c.Unhold()
+		l.grant(c, now, next)
 	} else {
-		l.held.remove(i)
+		l.held.Remove(i)
 	}
-	e.pass(now, si)
+	c.Pass(now, si)
 }

@@ -1,6 +1,16 @@
-package sim
+// Package pool is the client connection pool, whole: its key ([[streams]] pool), its
+// checks and the resolver it registers with the scenario (keys.go), its engine side, a
+// sim.Setting that attaches to the engine through sim.Core (pool.go), and its tests: the
+// closed forms and the transcript of its story (testdata). docs/mitigations.md,
+// "Connection pool", says what it models.
+package pool
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/shardsim/shardsim/internal/waitlist"
+	"github.com/shardsim/shardsim/sim"
+)
 
 // Pool is a client connection pool ([[streams]] pool, docs/mitigations.md "Connection
 // pool"): at most Size of the stream's requests are in flight at once, each holding a
@@ -37,11 +47,10 @@ func (p Pool) Note() string {
 }
 
 // evPoolRelease: a connection of a pool is freed (the pool's index among the engine's).
-var evPoolRelease = newEventKind()
+var evPoolRelease = sim.NewEventKind()
 
 // connPools are the run's connection pools, one per stream that has one.
 type connPools struct {
-	noHooks
 	pools []*connPool
 }
 
@@ -52,63 +61,63 @@ type connPool struct {
 	index   int32 // its index in connPools.pools, the idx of its release events
 	size    int
 	busy    int
-	waiting fifo
+	waiting waitlist.FIFO
 	holds   []bool // by request slot
-	waits   *waitCounter
+	waits   *sim.WaitCounter
 }
 
-// on turns stream p.Stream's pool on: a gate before its sends, and the release event.
-func (p Pool) on(e *engine) {
-	all, ok := e.on[evPoolRelease].(*connPools)
+// On turns stream p.Stream's pool on: a gate before its sends, and the release event.
+func (p Pool) On(c sim.Core) { p.start(c) }
+
+// start turns the pool on in c and returns the run's pools.
+func (p Pool) start(c sim.Core) *connPools {
+	all, ok := c.Handler(evPoolRelease).(*connPools)
 	if !ok {
 		all = &connPools{}
-		e.register(all, false, evPoolRelease)
+		c.Register(all, evPoolRelease)
 	}
-	c := &connPool{index: int32(len(all.pools)), size: p.Size, waits: e.newWaits(p.Stream, "pool", "requests")}
-	all.pools = append(all.pools, c)
-	e.gateStream(p.Stream, c)
+	pc := &connPool{index: int32(len(all.pools)), size: p.Size, waits: c.NewWaits(p.Stream, "pool", "requests")}
+	all.pools = append(all.pools, pc)
+	c.GateStream(p.Stream, pc)
+	return all
 }
 
-// enter gives request ri a connection, or has it wait for one.
-func (c *connPool) enter(e *engine, now Time, ri int32) bool {
-	for int(ri) >= len(c.holds) {
-		c.holds = append(c.holds, false)
+// Enter gives request ri a connection, or has it wait for one.
+func (pc *connPool) Enter(c sim.Core, now sim.Time, ri int32) bool {
+	for int(ri) >= len(pc.holds) {
+		pc.holds = append(pc.holds, false)
 	}
-	r := &e.reqs.items[ri]
-	if c.busy < c.size {
-		c.busy++
-		c.holds[ri] = true
-		c.waits.add(r.counted, 0)
+	if pc.busy < pc.size {
+		pc.busy++
+		pc.holds[ri] = true
+		pc.waits.Add(c.ReqCounted(ri), 0)
 		return true
 	}
-	c.waiting.push(ri)
-	if e.queued++; e.queued > e.maxQueued && !e.stopped {
-		e.saturate(now)
-	}
+	pc.waiting.Push(ri)
+	c.Hold(now)
 	return false
 }
 
-// leave frees request ri's connection when its outcome reaches the client at t: the
+// Leave frees request ri's connection when its outcome reaches the client at t: the
 // release is handled a network delay later, as the pool's arrivals are.
-func (c *connPool) leave(e *engine, t Time, ri int32) {
-	if int(ri) >= len(c.holds) || !c.holds[ri] {
+func (pc *connPool) Leave(c sim.Core, t sim.Time, ri int32) {
+	if int(ri) >= len(pc.holds) || !pc.holds[ri] {
 		return
 	}
-	c.holds[ri] = false
-	e.h.pushKind(t+e.m.Network, c.index, evPoolRelease)
+	pc.holds[ri] = false
+	c.Schedule(t+c.Network(), pc.index, evPoolRelease)
 }
 
-// handle frees a connection of pool ev.idx: the oldest waiter takes it, and is sent.
-func (all *connPools) handle(e *engine, ev event) {
-	c := all.pools[ev.idx]
-	if c.waiting.len() == 0 {
-		c.busy--
+// Handle frees a connection of pool idx at now: the oldest waiter takes it, and is sent.
+func (all *connPools) Handle(c sim.Core, now sim.Time, idx int32) {
+	pc := all.pools[idx]
+	if pc.waiting.Len() == 0 {
+		pc.busy--
 		return
 	}
-	ri := c.waiting.pop()
-	e.queued--
-	c.holds[ri] = true
-	r := &e.reqs.items[ri]
-	c.waits.add(r.counted, ev.at-e.m.Network-r.issue)
-	e.sendHeld(ev.at, ri)
+	ri := pc.waiting.Pop()
+	c.Unhold()
+	pc.holds[ri] = true
+	pc.waits.Add(c.ReqCounted(ri), now-c.Network()-c.ReqIssue(ri))
+	c.SendHeld(now, ri)
 }

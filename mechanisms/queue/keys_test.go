@@ -1,10 +1,11 @@
-package mechanisms
+package queue
 
 import (
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -17,7 +18,7 @@ func TestJobClaimKeys(t *testing.T) {
 		extra string
 		want  sim.Claim
 	}{{"claim = \"oldest\"\n", sim.ClaimOldest}, {"claim = \"oldest\"\nskip_locked = true\n", sim.ClaimSkipLocked}, {"claim = \"oldest\"\nskip_locked = false\n", sim.ClaimOldest}} {
-		s, probs := resolveTOML(t, claimer+c.extra)
+		s, probs := mechtest.Resolve(t, claimer+c.extra)
 		if len(probs) > 0 {
 			t.Fatal(probs)
 		}
@@ -25,10 +26,10 @@ func TestJobClaimKeys(t *testing.T) {
 			t.Errorf("%q: settings %#v, want %#v", c.extra, s.Mechanisms, want)
 		}
 	}
-	if s, _ := resolveTOML(t, claimer); len(s.Mechanisms) != 0 {
+	if s, _ := mechtest.Resolve(t, claimer); len(s.Mechanisms) != 0 {
 		t.Errorf("without claim: settings %#v, want none", s.Mechanisms)
 	}
-	if _, probs := resolveTOML(t, claimer+"claim = 1\n"); len(probs) != 1 {
+	if _, probs := mechtest.Resolve(t, claimer+"claim = 1\n"); len(probs) != 1 {
 		t.Errorf("claim = 1: problems %q, want the decoder's alone", probs)
 	}
 	for _, c := range []struct{ extra, want string }{
@@ -36,20 +37,20 @@ func TestJobClaimKeys(t *testing.T) {
 		{"claim = 1\n", `streams[1].claim: expected a string, got integer 1`},
 		{"skip_locked = true\n", `streams[1].skip_locked: applies only to a stream with claim = "oldest" (a worker's claim of the oldest job)`},
 	} {
-		_, probs := resolveTOML(t, claimer+c.extra)
+		_, probs := mechtest.Resolve(t, claimer+c.extra)
 		if !slices.Contains(probs, c.want) {
 			t.Errorf("%q: problems %q, want %q among them", c.extra, probs, c.want)
 		}
 	}
-	_, probs := resolveTOML(t, "\n[[streams]]\nname = \"c\"\nop = \"write\"\nrate = 10\ncost = \"1ms\"\nclaim = \"oldest\"\n")
+	_, probs := mechtest.Resolve(t, "\n[[streams]]\nname = \"c\"\nop = \"write\"\nrate = 10\ncost = \"1ms\"\nclaim = \"oldest\"\n")
 	if want := `streams[1].claim: needs lock: how long a claim holds its job's row lock, e.g. "5ms"`; !slices.Contains(probs, want) {
 		t.Errorf("claim without lock: problems %q, want %q", probs, want)
 	}
-	_, probs = resolveTOML(t, "\n[[streams]]\nname = \"r\"\nop = \"read\"\nrate = 10\ncost = \"1ms\"\nclaim = \"oldest\"\n")
+	_, probs = mechtest.Resolve(t, "\n[[streams]]\nname = \"r\"\nop = \"read\"\nrate = 10\ncost = \"1ms\"\nclaim = \"oldest\"\n")
 	if want := `streams[1].claim: applies only to op = "write": a claim locks its job's row`; !slices.Contains(probs, want) {
 		t.Errorf("claim on a read: problems %q, want %q", probs, want)
 	}
-	_, probs = resolveTOML(t, claimer+"claim = \"oldest\"\n"+"\n[[streams]]\nname = \"fast\"\nop = \"write\"\nclients = 4\nthink = \"1ms\"\ncost = \"0.1ms\"\nlock = \"1ms\"\nclaim = \"oldest\"\nskip_locked = true\n")
+	_, probs = mechtest.Resolve(t, claimer+"claim = \"oldest\"\n"+"\n[[streams]]\nname = \"fast\"\nop = \"write\"\nclients = 4\nthink = \"1ms\"\ncost = \"0.1ms\"\nlock = \"1ms\"\nclaim = \"oldest\"\nskip_locked = true\n")
 	if want := `streams[2].skip_locked: every claim on the table's queues must agree on skip_locked: stream "claim" claims without skip_locked, this one with skip_locked`; !slices.Contains(probs, want) {
 		t.Errorf("mixed: problems %q, want %q", probs, want)
 	}

@@ -1,4 +1,4 @@
-package mechanisms
+package latch
 
 import (
 	"github.com/shardsim/shardsim/scenario"
@@ -6,7 +6,7 @@ import (
 )
 
 // The page latch's keys ([table] page_latch, page_rows: docs/mitigations.md, "Hot index
-// page"), their checks, and the setting they turn into (sim.PageLatch).
+// page"), their checks, and the setting they turn into (PageLatch, latch.go).
 
 var (
 	pageLatchKey = scenario.TableKey[scenario.Duration]("page_latch", "none",
@@ -33,7 +33,7 @@ func resolvePageLatch(c *scenario.Checker, f *scenario.File, s *scenario.Resolve
 		}
 		return
 	}
-	set := sim.PageLatch{Hold: c.Duration("table.page_latch", hold, "", 1), Rows: defaultPageRows}
+	set := PageLatch{Hold: c.Duration("table.page_latch", hold, "", 1), Rows: defaultPageRows}
 	if set.Hold > maxPageLatch {
 		c.Add("table.page_latch", "must be at most 1s (got %q): a page latch is held for microseconds", hold.Text)
 		return

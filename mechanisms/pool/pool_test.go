@@ -1,28 +1,31 @@
-package sim
+package pool
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 
 // poolModel is one M/M/1 node (one core, exponential service of mean 1 ms) taking
 // Poisson point reads at lambda per second, no network delay, through a client pool of
 // size connections.
-func poolModel(seed uint64, dur Time, lambda float64, size int) *Model {
-	return &Model{
-		Seed: seed, Duration: dur, Window: 10 * Second, Warmup: 10 * Second,
-		Nodes: []Node{{Cores: 1}}, ShardNode: []int{0},
-		Streams: []Stream{{
-			Name: "r", Op: Read, Cost: Millisecond, Service: Service{Kind: Exponential},
+func poolModel(seed uint64, dur sim.Time, lambda float64, size int) *sim.Model {
+	return &sim.Model{
+		Seed: seed, Duration: dur, Window: 10 * sim.Second, Warmup: 10 * sim.Second,
+		Nodes: []sim.Node{{Cores: 1}}, ShardNode: []int{0},
+		Streams: []sim.Stream{{
+			Name: "r", Op: sim.Read, Cost: sim.Millisecond, Service: sim.Service{Kind: sim.Exponential},
 			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: lambda}}),
 			Fields:   []workload.Generator{workload.NewUniform(1_000_000)},
-			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
+			Planner:  keyspace.NewPointPlanner(&keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}, keyspace.NewModulo(1), true),
 		}},
-		Mechanisms: []Setting{Pool{Stream: 0, Size: size}},
+		Mechanisms: []sim.Setting{Pool{Stream: 0, Size: size}},
 	}
 }
 
@@ -40,7 +43,7 @@ func TestPoolMM1(t *testing.T) {
 	rho := lambda / mu
 	figs := map[string]string{}
 	for _, n := range []int{2, 8} {
-		r := Run(poolModel(1, 2010*Second, lambda, n))
+		r := sim.Run(poolModel(1, 2010*sim.Second, lambda, n))
 		st := &r.Streams[0]
 		w := st.Waits
 		if len(w) != 1 || w[0].Name != "pool" || w[0].Asked != st.Offered || w[0].Asked < 1_500_000 {
@@ -63,15 +66,54 @@ func TestPoolMM1(t *testing.T) {
 		figs[fmt.Sprintf("pool.n%d.sim", n)] = fmt.Sprintf("%.3f ms", got)
 		figs[fmt.Sprintf("pool.n%d.theory", n)] = fmt.Sprintf("%.3f ms", want)
 		figs[fmt.Sprintf("pool.n%d.share", n)] = fmt.Sprintf("%.3f", share)
-		conserve(t, r)
+		mechtest.Conserve(t, r)
 	}
-	docFigures(t, "pool", figs)
+	docmark.Figures(t, "../../docs/mitigations.md", "pool", figs)
 }
+
+// TestPoolDrains: with client timeouts and retries (each attempt of 1.5 ms at most, two
+// retries) in front of a node loaded to rho = 0.9, requests end by failing as well as by
+// succeeding, and every one gives its connection back: once the run has drained, no
+// connection of the pool is in use and no request waits for one. Seed 3, 20 s.
+func TestPoolDrains(t *testing.T) {
+	var all *connPools
+	m := poolModel(3, 30*sim.Second, 900, 4)
+	m.Streams[0].Client = sim.Client{Timeout: 1500 * sim.Microsecond, Retries: 2, Backoff: sim.Millisecond, BackoffMax: 4 * sim.Millisecond}
+	m.Mechanisms = []sim.Setting{kept{m.Mechanisms[0].(Pool), &all}}
+	r := sim.Run(m)
+	mechtest.Conserve(t, r)
+	if st := r.Streams[0]; st.TimedOut == 0 || st.Retries == 0 {
+		t.Errorf("%d timed out, %d retries: the model does not exercise the failure paths", st.TimedOut, st.Retries)
+	}
+	for i, c := range all.pools {
+		if c.busy != 0 || c.waiting.Len() != 0 {
+			t.Errorf("pool %d: %d connections in use, %d waiting after the run, want none", i, c.busy, c.waiting.Len())
+		}
+	}
+}
+
+// kept is a pool with the run's pools kept in *all, to be looked at after the run.
+type kept struct {
+	Pool
+	all **connPools
+}
+
+func (k kept) On(c sim.Core) { *k.all = k.Pool.start(c) }
 
 // TestPoolAllocatesNothing: requests waiting for a connection and released to it in
 // steady state allocate nothing (noAllocs), with a pool of 4 at rho = 0.9.
 func TestPoolAllocatesNothing(t *testing.T) {
-	m := poolModel(2, 1000*Second, 900, 4)
-	m.Window = 1000 * Second
-	noAllocs(t, m)
+	m := poolModel(2, 1000*sim.Second, 900, 4)
+	m.Window = 1000 * sim.Second
+	mechtest.NoAllocs(t, m)
+}
+
+// BenchmarkPool runs poolModel at rho = 0.8 with a pool of 2 (a share 0.64 of the requests
+// wait for a connection) for b.N requests: one op is one request.
+func BenchmarkPool(b *testing.B) {
+	const rate = 800
+	m := poolModel(1, 10*sim.Second+sim.Time(float64(b.N)/rate*float64(sim.Second)), rate, 2)
+	b.ReportAllocs()
+	b.ResetTimer()
+	sim.Run(m)
 }

@@ -1,0 +1,238 @@
+package sim
+
+import (
+	"runtime"
+
+	"github.com/shardsim/shardsim/keyspace"
+)
+
+// This file is the engine's one exported component interface: what a mechanism outside
+// sim (a folder under mechanisms/, docs/architecture.md "Where a new thing goes") sees of
+// the engine. A mechanism is a Setting in Model.Mechanisms; a new engine turns each on
+// with a Core, through which it attaches its hooks (a RequestGate, a NodeGate, a
+// SubWatcher, a Handler of its own event kinds) and reads and moves the requests it
+// holds. sim's own mechanisms use the engine's unexported methods the Core wraps.
+
+// Setting is the configuration of a mechanism that owns its whole part of a run (a page
+// latch, a connection pool, job queues' claims): Model.Mechanisms carries one per
+// mechanism that is on, and a new engine turns each on, in order, once its streams are
+// set up.
+type Setting interface {
+	// On sets the mechanism up in the engine c: its state, the events it handles
+	// (Register), the hooks it takes on the request path (GateStream, GateNodes,
+	// WatchSubs) and the figures it will report (NewWaits).
+	On(c Core)
+	// Note says, in one sentence for `explain`, what the offered loads computed without
+	// running leave out of the mechanism.
+	Note() string
+	// Waiter is the memory of one request or subrequest the mechanism holds back before
+	// the nodes' queues (waiting for a connection, for a latch), in subrequests queued for a
+	// core, measured; 0 when it holds nothing back. validate's memory estimate then allows
+	// for a backlog of them up to the one that stops the run (Model.MaxQueued).
+	Waiter() float64
+}
+
+// RequestGate is a mechanism that may hold a client request of a stream before its first
+// attempt is sent (after the cache, before the client's rate limit), as a connection pool
+// does, and hears when the request ends.
+type RequestGate interface {
+	// Enter is request ri, which would be sent to the nodes at now: true lets it go on,
+	// false holds it, and the gate sends it later with Core.SendHeld.
+	Enter(c Core, now Time, ri int32) bool
+	// Leave is request ri's end, its outcome reaching the client at t (its last attempt
+	// succeeded or failed; t may be later than the engine's now).
+	Leave(c Core, t Time, ri int32)
+}
+
+// NodeGate is a mechanism that may hold a subrequest which reached its node, after the
+// partition limit and a row lock and before the node's queue, as a page latch does.
+type NodeGate interface {
+	// Enter is subrequest si at its node at now: true lets it go on, false holds it, and
+	// the gate passes it on later with Core.Pass.
+	Enter(c Core, now Time, si int32) bool
+}
+
+// SubWatcher is a mechanism that needs to know each new subrequest when it is made
+// (NewSub), and each request that takes a request slot when it is issued (Issue), while
+// its stream's planner still holds the request's key (Core.LastKey): a request's attempt
+// may be sent later (held by a pool or a rate limit, or retried), when the planner holds a
+// later request's key, so what a subrequest needs of its request's key is kept at issue.
+// A solo's subrequest (Core.SubRequest < 0) is made as its request is issued.
+type SubWatcher interface {
+	Issue(c Core, stream int, ri int32)
+	NewSub(c Core, stream int, si int32)
+}
+
+// Handler handles the events of the kinds a mechanism registered (Core.Register): idx is
+// whatever the mechanism scheduled (Core.Schedule), at the engine's now.
+type Handler interface {
+	Handle(c Core, at Time, idx int32)
+}
+
+// EvKind is the kind of one of the engine's events, which says whose Handler handles it
+// (unlike EventKind, what changed during a run). A mechanism allocates its own with
+// NewEventKind.
+type EvKind = evKind
+
+// kindsTaken counts the event kinds in use: the core's and sim's mechanisms' of heap.go,
+// then those allocated by NewEventKind.
+var kindsTaken = evFixed
+
+// NewEventKind allocates an event kind for a mechanism's own events. A mechanism calls it
+// once per kind, in a package-level variable's initializer, so the kinds are fixed before
+// any run; kinds are numbered in the order the packages are initialized, and an event's
+// kind never orders it (the heap orders by time, then by scheduling).
+func NewEventKind() EvKind {
+	if kindsTaken >= evKinds {
+		panic("sim: more event kinds than evKinds")
+	}
+	k := kindsTaken
+	kindsTaken++
+	return k
+}
+
+// Core is a mechanism's handle on the engine that turned it on: a value, passed to every
+// hook, that reads and moves the engine's requests and subrequests by slot.
+type Core struct{ e *engine }
+
+// Now is the time of the event being handled.
+func (c Core) Now() Time { return c.e.now }
+
+// Network is the model's one-way network delay between the clients and the nodes.
+func (c Core) Network() Time { return c.e.m.Network }
+
+// Streams is the number of the model's streams; a stream is named by its index.
+func (c Core) Streams() int { return len(c.e.streams) }
+
+// Op is stream i's operation.
+func (c Core) Op(i int) Op { return c.e.streams[i].s.Op }
+
+// Point reports whether stream i's requests are point requests (each names one key).
+func (c Core) Point(i int) bool { return c.e.streams[i].point != nil }
+
+// LastKey is the key point stream i's planner planned last: during SubWatcher.Issue, the
+// key of the request issued; during NewSub of a solo's subrequest, its request's.
+func (c Core) LastKey(i int) *keyspace.Key { return c.e.streams[i].point.LastKey() }
+
+// SubShard is subrequest si's shard.
+func (c Core) SubShard(si int32) int32 { return c.e.subs.items[si].shard }
+
+// SubRequest is the request slot of subrequest si, negative for a solo's (a request made
+// and sent with its one subrequest, which takes no request slot).
+func (c Core) SubRequest(si int32) int32 {
+	if r := c.e.subs.items[si].req; r >= 0 {
+		return r
+	}
+	return -1
+}
+
+// SubStream is the stream of client subrequest si.
+func (c Core) SubStream(si int32) int { return c.e.subStream(&c.e.subs.items[si]) }
+
+// SubCounted reports whether client subrequest si's request was issued after the warmup,
+// once it has reached its node.
+func (c Core) SubCounted(si int32) bool { return c.e.subCounted(si) }
+
+// ReqStream is the stream of request ri.
+func (c Core) ReqStream(ri int32) int { return int(c.e.reqs.items[ri].stream) }
+
+// ReqIssue is when request ri was issued.
+func (c Core) ReqIssue(ri int32) Time { return c.e.reqs.items[ri].issue }
+
+// ReqCounted reports whether request ri was issued after the warmup.
+func (c Core) ReqCounted(ri int32) bool { return c.e.reqs.items[ri].counted }
+
+// Schedule has an event of kind k, for idx, handled at at by the kind's Handler.
+func (c Core) Schedule(at Time, idx int32, k EvKind) { c.e.h.pushKind(at, idx, k) }
+
+// Hold counts one more request or subrequest held back at now, in the backlog that stops
+// a saturated run at Model.MaxQueued; Unhold counts one less, when it goes on.
+func (c Core) Hold(now Time) {
+	e := c.e
+	if e.queued++; e.queued > e.maxQueued && !e.stopped {
+		e.saturate(now)
+	}
+}
+
+// Unhold counts one less held back (Hold).
+func (c Core) Unhold() { c.e.queued-- }
+
+// Pass puts subrequest si, which a NodeGate held until now, on its way again: through the
+// gates after that one, then to the node's queue or a core.
+func (c Core) Pass(now Time, si int32) { c.e.pass(now, si) }
+
+// SendHeld sends request ri, which a RequestGate held until its first attempt could reach
+// the nodes at now: through the stream's later gates, then on.
+func (c Core) SendHeld(now Time, ri int32) { c.e.sendHeld(now, ri) }
+
+// NewWaits starts counting mechanism name's waits of stream i's work (of: what waits),
+// which every output shows as the stream's waits. Called in On, once per stream.
+func (c Core) NewWaits(i int, name, of string) *WaitCounter { return c.e.newWaits(i, name, of) }
+
+// GateStream puts g before the sends of stream i's requests.
+func (c Core) GateStream(i int, g RequestGate) { c.e.gateStream(i, g) }
+
+// GateNodes puts g at every node, after the gates put there before it.
+func (c Core) GateNodes(g NodeGate) { c.e.gateNodes(g) }
+
+// WatchSubs has w told of every new subrequest, and of every request issued into a slot.
+func (c Core) WatchSubs(w SubWatcher) { c.e.watchSubs(w) }
+
+// Register has h handle the events of the given kinds; a kind has one Handler.
+func (c Core) Register(h Handler, kinds ...EvKind) {
+	c.e.register(handled{h}, false, kinds...)
+}
+
+// Handler is the Handler registered for kind k, nil when none is (as when a mechanism
+// with one handler for several settings, as the pools, meets its first).
+func (c Core) Handler(k EvKind) Handler {
+	if m, ok := c.e.on[k].(handled); ok {
+		return m.h
+	}
+	return nil
+}
+
+// handled is a Handler among the engine's mechanisms: it has no window hook and no
+// wrap-up (its waits are wrapped up by the core).
+type handled struct{ h Handler }
+
+func (m handled) handle(e *engine, ev event) { m.h.Handle(Core{e}, ev.at, ev.idx) }
+func (handled) windowEnd(*engine, Time, int) {}
+func (handled) wrapUp(*engine)               {}
+
+// SteadyAllocs measures the heap allocations of m's event loop in steady state: a new
+// engine of m handles warmup events, so that its pools, queues and heap reach their size,
+// then runs of n events each, and allocs is the mean count per run, rounded down as
+// testing.AllocsPerRun's (a new peak of slots in flight grows a slot's array now and then,
+// once, never per request). ok is false when the
+// model ran out of events first. The event loop allocates nothing per request
+// (docs/performance.md): sim's tests and each mechanism's hold a model of theirs to 0.
+func SteadyAllocs(m *Model, warmup, n, runs int) (allocs float64, ok bool) {
+	e := newEngine(m)
+	for range warmup {
+		if !e.step() {
+			return 0, false
+		}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	steps := func() bool {
+		for range n {
+			if !e.step() {
+				return false
+			}
+		}
+		return true
+	}
+	if !steps() { // one run first, as testing.AllocsPerRun does
+		return 0, false
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		if !steps() {
+			return 0, false
+		}
+	}
+	runtime.ReadMemStats(&after)
+	return float64((after.Mallocs - before.Mallocs) / uint64(runs)), true
+}

@@ -98,6 +98,10 @@ type offeredLimit struct {
 	// steady: the law applies and every stream's rate is constant over the run, so that a
 	// run's figures so far lean low against the whole run's (watcher).
 	steady bool
+	// held: the engine holds the windows of a run as it goes (no sink streams them away),
+	// so that a watched run's stop leaves it a busiest window the whole run has too
+	// (ceilingWatch.cutOK).
+	held bool
 }
 
 func offeredOf(v *scenarios.Variant) offeredLimit {
@@ -122,6 +126,7 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 		}
 	}
 	lim.steady = lim.ok
+	lim.held = !s.Streamed()
 	for _, st := range ex.Streams {
 		if st.PeakRate != st.MeanRate {
 			lim.steady = false

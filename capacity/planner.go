@@ -102,6 +102,10 @@ type offeredLimit struct {
 	// so that a watched run's stop leaves it a busiest window the whole run has too
 	// (ceilingWatch.cutOK).
 	held bool
+	// spread is 2 s_max / (c W) for the hottest node (c cores, windows of W seconds, the
+	// costliest stream's cost s_max): a window's busy fraction u deviates by at most
+	// sqrt(spread u) (ceilingWatch.under); 0 where it is not known.
+	spread float64
 }
 
 func offeredOf(v *scenarios.Variant) offeredLimit {
@@ -127,6 +131,17 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 	}
 	lim.steady = lim.ok
 	lim.held = !s.Streamed()
+	if lim.ok && lim.node < len(s.Nodes) && s.Window > 0 {
+		cost := s.ApplyCost
+		for i := range s.Streams {
+			cost = max(cost, s.Streams[i].Cost)
+			if s.Streams[i].RowCost > 0 {
+				cost = 0
+				break
+			}
+		}
+		lim.spread = 2 * cost.Seconds() / (float64(s.Nodes[lim.node].Cores) * s.Window.Seconds())
+	}
 	for _, st := range ex.Streams {
 		if st.PeakRate != st.MeanRate {
 			lim.steady = false
@@ -167,15 +182,24 @@ const lawBelow = 0.9
 // offers it, so an answer under a ceiling lies just under the multiple that offers the
 // node the ceiling, and the search brackets it between there and the start. (0, 0, 0)
 // elsewhere, which starts from 1.
+//
+// Under a ceiling the start is no higher than the load at which a run's pass of the
+// ceiling is settled early (ceilingWatch.under: ceilingSpread deviations of a window's
+// busy fraction under it), so that the start, which passes where the ceiling binds, is a
+// short run rather than a whole one.
 func (l offeredLimit) start(ceiling float64) (start, next, below float64) {
 	if !l.ok {
 		return 0, 0, 0
 	}
 	top := 1.0
+	at := lawStart
 	if ceiling > 0 && ceiling < 1 {
 		top = ceiling
+		if l.spread > 0 {
+			at = min(at, 1-ceilingSpread*math.Sqrt(l.spread*ceiling)/ceiling)
+		}
 	}
-	start = math.Floor(lawStart*top/l.load*lawGrid) / lawGrid
+	start = math.Floor(at*top/l.load*lawGrid) / lawGrid
 	next = math.Ceil(top/l.load*lawGrid) / lawGrid
 	below = math.Floor(lawBelow*top/l.load*lawGrid) / lawGrid
 	if below < minMultiple || start >= next || below >= start {

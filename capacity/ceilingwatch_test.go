@@ -67,12 +67,13 @@ func TestCeilingFailsEarly(t *testing.T) {
 	}
 }
 
-// TestStopKeepsWholeWindows: a watched run stopped early, whatever settled it, has its
-// busiest window among its whole windows, so that its peak is one the whole run of the
-// same seed has, at most the whole run's: the watch goes on while the window a stop would
-// cut short (the watch comes at some point within a window) is busier than the busiest
-// whole one. At 95%, seeds 21 to 30 (without the wait, three of the ten stops cut their
-// busiest window short, one of them above the whole run's peak); exact, no tolerance.
+// TestStopKeepsWholeWindows: a watched run stopped early as a failure has its busiest
+// window among its whole windows, so that its peak is one the whole run of the same seed
+// has, at most the whole run's: the watch goes on while the window a stop would cut short
+// (the watch comes at some point within a window) is busier than the busiest whole one.
+// At 95%, seeds 21 to 30 (without the wait, three of the ten
+// stops cut their busiest window short, one of them above the whole run's peak); exact,
+// no tolerance.
 func TestStopKeepsWholeWindows(t *testing.T) {
 	for seed := uint64(21); seed <= 30; seed++ {
 		hot, _ := mmcRun(t, 1.1875, seed, "requests:errors<1%", true)
@@ -150,5 +151,19 @@ func TestCeilingMeansSettle(t *testing.T) {
 	t.Logf("p99 %.1f ms, peak %.4f", pr.Stats[0].Mean, pr.PeakLoad.Mean)
 	if s.count != 3 {
 		t.Errorf("%d runs made, want 3", s.count)
+	}
+}
+
+// TestSaturatedStops: a run offered more than its node's cores (load factor 1.5: 120% of
+// the M/M/4) fails early though every window it would cut short is fully busy, and so
+// busier than any whole window it measured (where the wait for a whole busiest window
+// would never end). Seeds 21 to 23; tolerance: stopped before 30 of the 60 s (its first
+// whole window is past the ceiling, its p99 past 100 ms within a few seconds).
+func TestSaturatedStops(t *testing.T) {
+	for seed := uint64(21); seed <= 23; seed++ {
+		r, c := mmcRun(t, 1.5, seed, "requests:p99<100ms", true)
+		if !r.Decided || r.Elapsed > 30*sim.Second || c.passes(r) {
+			t.Errorf("seed %d at 120%%: decided %v at %v, passes %v; want a failure stopped before 30s", seed, r.Decided, r.Elapsed, c.passes(r))
+		}
 	}
 }

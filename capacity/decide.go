@@ -23,10 +23,12 @@ import (
 // run's windows: once a whole window of some node is past it, the whole run's busiest
 // window is too, whatever the later windows hold, so the run is stopped as a failure
 // then, with no margin (the window is one the whole run has, measured to the same
-// nanosecond). And a run is stopped, whatever settled it, only where the window the stop
-// cuts short is no busier, for any node, than that node's busiest whole window so far
-// (ceilingWatch.cutOK): a stopped run's busiest window is then one the whole run has, so
-// that it leans low against the whole run's as its latencies do.
+// nanosecond). And a run is stopped only where the window the stop cuts short is no
+// busier, for any node, than that node's busiest whole window so far (ceilingWatch.cutOK):
+// a stopped run's busiest window is then one the whole run has, so that it leans low
+// against the whole run's as its latencies do; where no such stop comes, the run is
+// whole. A failure on a saturated node, whose cut window is always its busiest, stops
+// all the same.
 const (
 	// decideMargin is how far past its bound a statistic must be, measured so far, to
 	// settle the failure: the 20% covers a quantile's noise over a short stretch.
@@ -85,36 +87,48 @@ func (c *Config) watcher(m *sim.Model, mult float64, lim offeredLimit) func(sim.
 	}
 	from := m.Warmup + decideAfter
 	pass := c.passAfter(m, mult, lim, len(ws) > 0 && len(ws) == len(c.SLOs))
-	settled := func(w sim.Watch) bool {
+	// settled says whether the run's verdict is settled, and whether as a failure.
+	settled := func(w sim.Watch) (stop, fail bool) {
 		if cw != nil && cw.over() {
-			return true
+			return true, true
 		}
 		if w.Now() < from || len(ws) == 0 {
-			return false
+			return false, false
 		}
 		under := w.Now() >= pass && (cw == nil || cw.under())
 		for _, x := range ws {
 			fail, ok := x.read(w)
 			if fail {
-				return true
+				return true, true
 			}
 			under = under && ok
 		}
 		if under {
 			for i := range m.Streams {
 				if w.Failed(i) > 0 {
-					return false
+					return false, false
 				}
 			}
 		}
-		return under
+		return under, false
 	}
 	return func(w sim.Watch) bool {
-		if cw == nil {
-			return settled(w)
+		if cw != nil {
+			cw.update(w)
 		}
-		cw.update(w)
-		return settled(w) && cw.cutOK(w)
+		stop, fail := settled(w)
+		if !stop || cw == nil {
+			return stop
+		}
+		ok, full := cw.cutOK(w)
+		if ok {
+			return true
+		}
+		// The run waits for a stop that keeps its busiest windows whole, or runs whole; a
+		// failure does not where a node was busy all the cut window (saturated, it would
+		// be every time): its peak then enters the means only where it is a whole window's
+		// (probe).
+		return fail && full
 	}
 }
 
@@ -241,27 +255,29 @@ func (cw *ceilingWatch) under() bool {
 // windows: the window the stop cuts short, counted with the whole service of the
 // subrequests in it (more than the run keeps of it once stopped), is no busier than the
 // node's busiest whole window so far. Where it is (a fraction of a window is noisier
-// than a window), the run goes on to the next watch. A blind watch cannot tell, and
-// lets the stop be.
-func (cw *ceilingWatch) cutOK(w sim.Watch) bool {
+// than a window), the run goes on to the next watch; full says that such a node's cores
+// were busy all the cut window, as a saturated node's are every window, where waiting
+// cannot help. A blind watch cannot tell, and lets the stop be.
+func (cw *ceilingWatch) cutOK(w sim.Watch) (ok, full bool) {
 	if cw.blind {
-		return true
+		return true, false
 	}
 	cur := int(w.Now() / cw.window)
 	span := w.Now() - sim.Time(cur)*cw.window
 	if span <= 0 {
-		return true
+		return true, false
 	}
+	ok = true
 	for n, p := range cw.peak {
-		busy, ok := w.NodeBusy(n, cur)
-		if !ok {
-			return true // past the run's last window: nothing is cut
+		busy, held := w.NodeBusy(n, cur)
+		if !held {
+			return true, false // past the run's last window: nothing is cut
 		}
-		if float64(busy)/float64(cw.cores[n]*span) > p {
-			return false
+		if u := float64(busy) / float64(cw.cores[n]*span); u > p {
+			ok, full = false, full || u >= 1
 		}
 	}
-	return true
+	return ok, full
 }
 
 // watched is an SLO's latency statistic on one stream of a watched run.

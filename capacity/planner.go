@@ -10,6 +10,7 @@ import (
 	"github.com/shardsim/shardsim/replicas"
 	"github.com/shardsim/shardsim/runner"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )
 
@@ -102,6 +103,8 @@ type offeredLimit struct {
 	// so that a watched run's stop leaves it a busiest window the whole run has too
 	// (ceilingWatch.cutOK).
 	held bool
+	// window is the runs' window (0: not known).
+	window sim.Time
 	// spread is 2 s_max / (c W) for the hottest node (c cores, windows of W seconds, the
 	// costliest stream's cost s_max): a window's busy fraction u deviates by at most
 	// sqrt(spread u) (ceilingWatch.under); 0 where it is not known.
@@ -131,6 +134,7 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 	}
 	lim.steady = lim.ok
 	lim.held = !s.Streamed()
+	lim.window = s.Window
 	if lim.ok && lim.node < len(s.Nodes) && s.Window > 0 {
 		cost := s.ApplyCost
 		for i := range s.Streams {
@@ -148,6 +152,17 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 		}
 	}
 	return lim
+}
+
+// wholePeak reports whether run r's busiest node had its busiest window among the
+// windows r measured whole: a figure the whole run of its seed has too, at most its peak.
+// A run stopped early may have it in the window its stop cut short (decide.go).
+func (l offeredLimit) wholePeak(r *metrics.Run) bool {
+	n, _ := metrics.BusiestAtPeak(r)
+	if n < 0 || !r.Decided {
+		return true
+	}
+	return l.window > 0 && sim.Time(r.Nodes[n].PeakWindow+1)*l.window <= r.Elapsed
 }
 
 // overOffered says, for multiple m, whether the utilization law offers a node all of its

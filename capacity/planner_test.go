@@ -7,6 +7,7 @@ import (
 
 	"github.com/shardsim/shardsim/metrics"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/sweep"
 )
 
@@ -132,5 +133,25 @@ func TestStartUnderCeiling(t *testing.T) {
 	}
 	if s, _, _ := l.start(1); s != math.Floor(lawStart/l.load*lawGrid)/lawGrid {
 		t.Errorf("without a ceiling: start %v, want lawStart of the cores", s)
+	}
+}
+
+// TestWholePeak: a stopped run's peak counts for the means with the ceiling only where its
+// busiest node's busiest window ended before the stop (windows of 5 s, stopped at 28 s:
+// windows 0 to 4 are whole, window 5 is cut); a whole run's always does.
+func TestWholePeak(t *testing.T) {
+	l := offeredLimit{window: 5 * sim.Second}
+	run := func(decided bool, peakWindow int) *metrics.Run {
+		return &metrics.Run{Decided: decided, Elapsed: 28 * sim.Second,
+			Nodes: []metrics.Node{{Peak: 0.5, PeakWindow: 0}, {Peak: 0.9, PeakWindow: peakWindow}}}
+	}
+	for _, c := range []struct {
+		decided bool
+		window  int
+		want    bool
+	}{{true, 4, true}, {true, 5, false}, {false, 5, true}} {
+		if got := l.wholePeak(run(c.decided, c.window)); got != c.want {
+			t.Errorf("decided %v, busiest window %d: wholePeak %v, want %v", c.decided, c.window, got, c.want)
+		}
 	}
 }

@@ -46,6 +46,29 @@ func (w Watch) Failed(i int) int64 {
 	return out.Rejected + out.TimedOut + out.Throttled + out.Limited
 }
 
+// NodeBusy is the core time node n has been busy in window win (Model.Window wide) so far,
+// counting the whole service of every subrequest that has begun (cut at the end of the
+// run), so that a window is final once Now is past its end: the figure Result.NodeBusy
+// holds for it at the end of the run. ok is false where the engine no longer holds the
+// window (a Model.Sink took it) or win is not one of the run's windows. It reads the
+// shards' series, which the event loop keeps anyway: nothing is counted for it.
+func (w Watch) NodeBusy(n, win int) (busy Time, ok bool) {
+	e := w.e
+	if win < 0 || win >= e.res.Windows || n < 0 || n >= e.nNodes || e.ring != nil && win <= e.ring.closedW {
+		return 0, false
+	}
+	if e.trackNode {
+		return e.res.NodeBusy[win*e.nNodes+n], true
+	}
+	row := (win & e.wMask) * e.nShards
+	for s, at := range e.shardNode[:e.nShards] {
+		if int(at) == n {
+			busy += e.res.ShardBusy[row+s]
+		}
+	}
+	return busy, true
+}
+
 // Queued is how many subrequests wait in all the queues now.
 func (w Watch) Queued() int { return w.e.queued }
 

@@ -18,6 +18,17 @@ import (
 // and the costliest stream's cost), is stopped too: a pass, measured as long as a run the
 // search would trust. Only where every stream's rate is constant and the utilization law
 // applies (steady), so that nothing later in the run can ease or load it.
+//
+// The ceiling (--max-utilization) judges a node's busiest window, a maximum over the
+// run's windows: once a whole window of some node is past it, the whole run's busiest
+// window is too, whatever the later windows hold, so the run is stopped as a failure
+// then, with no margin (the window is one the whole run has, measured to the same
+// nanosecond). And a run is stopped only where the window the stop cuts short is no
+// busier, for any node, than that node's busiest whole window so far (ceilingWatch.cutOK):
+// a stopped run's busiest window is then one the whole run has, so that it leans low
+// against the whole run's as its latencies do; where no such stop comes, the run is
+// whole. A failure on a saturated node, whose cut window is always its busiest, stops
+// all the same.
 const (
 	// decideMargin is how far past its bound a statistic must be, measured so far, to
 	// settle the failure: the 20% covers a quantile's noise over a short stretch.
@@ -59,6 +70,7 @@ func quantileOf(st metrics.Statistic) float64 {
 // no request failed. With an error-rate SLO only failures are settled early. nil when no
 // SLO can be settled early.
 func (c *Config) watcher(m *sim.Model, mult float64, lim offeredLimit) func(sim.Watch) bool {
+	cw := c.ceilingWatch(m)
 	var ws []watched
 	for _, slo := range c.SLOs {
 		if slo.Stat == metrics.ErrorRate {
@@ -70,32 +82,202 @@ func (c *Config) watcher(m *sim.Model, mult float64, lim offeredLimit) func(sim.
 			}
 		}
 	}
-	if len(ws) == 0 {
+	if len(ws) == 0 && cw == nil {
 		return nil
 	}
 	from := m.Warmup + decideAfter
-	pass := c.passAfter(m, mult, lim, len(ws) == len(c.SLOs))
-	return func(w sim.Watch) bool {
-		if w.Now() < from {
-			return false
+	pass := c.passAfter(m, mult, lim, len(ws) > 0 && len(ws) == len(c.SLOs))
+	// settled says whether the run's verdict is settled, and whether as a failure.
+	settled := func(w sim.Watch) (stop, fail bool) {
+		if cw != nil && cw.over() {
+			return true, true
 		}
-		under := w.Now() >= pass
+		if w.Now() < from || len(ws) == 0 {
+			return false, false
+		}
+		under := w.Now() >= pass && (cw == nil || cw.under())
 		for _, x := range ws {
 			fail, ok := x.read(w)
 			if fail {
-				return true
+				return true, true
 			}
 			under = under && ok
 		}
 		if under {
 			for i := range m.Streams {
 				if w.Failed(i) > 0 {
-					return false
+					return false, false
 				}
 			}
 		}
-		return under
+		return under, false
 	}
+	return func(w sim.Watch) bool {
+		if cw != nil {
+			cw.update(w)
+		}
+		stop, fail := settled(w)
+		if !stop || cw == nil {
+			return stop
+		}
+		ok, full := cw.cutOK(w)
+		if ok {
+			return true
+		}
+		// The run waits for a stop that keeps its busiest windows whole, or runs whole; a
+		// failure does not where a node was busy all the cut window (saturated, it would
+		// be every time): its peak then enters the means only where it is a whole window's
+		// (probe).
+		return fail && full
+	}
+}
+
+// ceilingWatch follows a watched run's nodes window by window for the ceiling
+// (MaxUtilization): each node's busiest whole window so far, as a fraction of its cores
+// (the figure metrics.Node.Peak takes the largest of at the end).
+type ceilingWatch struct {
+	ceiling float64
+	window  sim.Time
+	cores   []sim.Time
+	peak    []float64
+	whole   int  // the windows before it are in peak
+	blind   bool // the engine does not hold the windows (a sink): nothing is known
+	// After the warmup: the whole windows counted (from the first that starts after it),
+	// and each node's sum of their busy fractions and of their squares.
+	after, counted int
+	sum, sumSq     []float64
+	// cost is the costliest stream's service in seconds (a follower's apply included); 0
+	// where a scan's rows add to it, which the closed form does not bound.
+	cost float64
+}
+
+// ceilingWatch returns the ceiling's watch of model m; nil without a ceiling.
+func (c *Config) ceilingWatch(m *sim.Model) *ceilingWatch {
+	if !(c.MaxUtilization > 0 && c.MaxUtilization < 1) || m.Window <= 0 {
+		return nil
+	}
+	n := len(m.Nodes)
+	cw := &ceilingWatch{ceiling: c.MaxUtilization, window: m.Window, peak: make([]float64, n),
+		after: int((m.Warmup + m.Window - 1) / m.Window), sum: make([]float64, n), sumSq: make([]float64, n)}
+	for _, n := range m.Nodes {
+		cw.cores = append(cw.cores, sim.Time(n.Cores))
+	}
+	for i := range m.Streams {
+		st := &m.Streams[i]
+		if st.RowCost > 0 {
+			cw.cost = 0
+			break
+		}
+		cw.cost = max(cw.cost, st.Cost.Seconds(), st.ApplyCost.Seconds())
+	}
+	return cw
+}
+
+// update takes the windows that ended since the last call into the nodes' peaks.
+func (cw *ceilingWatch) update(w sim.Watch) {
+	cur := int(w.Now() / cw.window)
+	for ; cw.whole < cur && !cw.blind; cw.whole++ {
+		for n := range cw.peak {
+			busy, ok := w.NodeBusy(n, cw.whole)
+			if !ok {
+				cw.blind = true
+				break
+			}
+			u := float64(busy) / float64(cw.cores[n]*cw.window)
+			cw.peak[n] = max(cw.peak[n], u)
+			if cw.whole >= cw.after {
+				cw.sum[n] += u
+				cw.sumSq[n] += u * u
+			}
+		}
+		if !cw.blind && cw.whole >= cw.after {
+			cw.counted++
+		}
+	}
+}
+
+// over reports whether some node's busiest whole window so far is past the ceiling: the
+// whole run's busiest window is too, so the run fails the ceiling alone.
+func (cw *ceilingWatch) over() bool {
+	if cw.blind {
+		return false
+	}
+	for _, p := range cw.peak {
+		if p > cw.ceiling {
+			return true
+		}
+	}
+	return false
+}
+
+// Settling a pass of the ceiling early: a node's windows after the warmup are
+// independent draws of its busy fraction as long as the windows are much longer than its
+// queue's relaxation time (seconds against the milliseconds of a run whose pass the SLOs
+// settle early: passAfter), so the busiest of the windows still to come is under the
+// ceiling, with little doubt, where their mean is ceilingSpread standard deviations of a
+// window's busy fraction under it. The deviation is the larger of the one measured over
+// the windows so far (at least ceilingWindows of them) and a closed form: a node busy u of
+// c cores in a window W serves about u c W / s subrequests of mean service s, so that its
+// busy time varies as a compound Poisson sum, by u c W E[s^2]/E[s]; with exponential
+// services E[s^2] = 2 s^2 for each stream, and E[s^2]/E[s] is at most twice the costliest
+// stream's cost s_max, so a window's busy fraction deviates by at most
+// sqrt(2 s_max u / (c W)) (0.7% of the cores for the orders of docs/capacity.md: 4
+// cores, 0.6 ms writes, 84% busy, windows of 5 s; the runs measure about 0.6%). Four
+// deviations: 2.93 keep the largest of the 30-odd windows of a few minutes' run under
+// the ceiling with a 95% chance (0.95^(1/30) is the normal's 99.83rd percentile), and
+// one more covers the error of a mean measured over a few windows (two of its standard
+// errors over 6 windows: 0.8 of a window's deviation).
+const (
+	ceilingSpread  = 4.0
+	ceilingWindows = 6
+)
+
+// under reports whether every node's windows to come are settled under the ceiling: at
+// least ceilingWindows whole windows after the warmup, and their mean busy fraction
+// ceilingSpread deviations under it (the measured one or the closed form's, the larger).
+func (cw *ceilingWatch) under() bool {
+	if cw.blind || cw.counted < ceilingWindows || !(cw.cost > 0) {
+		return false
+	}
+	k := float64(cw.counted)
+	for n := range cw.sum {
+		mean := cw.sum[n] / k
+		sd := math.Sqrt(max(0, cw.sumSq[n]-k*mean*mean) / (k - 1))
+		sd = max(sd, math.Sqrt(2*cw.cost*mean/(float64(cw.cores[n])*cw.window.Seconds())))
+		if mean+ceilingSpread*sd >= cw.ceiling {
+			return false
+		}
+	}
+	return true
+}
+
+// cutOK reports whether a stop now leaves every node's busiest window one of its whole
+// windows: the window the stop cuts short, counted with the whole service of the
+// subrequests in it (more than the run keeps of it once stopped), is no busier than the
+// node's busiest whole window so far. Where it is (a fraction of a window is noisier
+// than a window), the run goes on to the next watch; full says that such a node's cores
+// were busy all the cut window, as a saturated node's are every window, where waiting
+// cannot help. A blind watch cannot tell, and lets the stop be.
+func (cw *ceilingWatch) cutOK(w sim.Watch) (ok, full bool) {
+	if cw.blind {
+		return true, false
+	}
+	cur := int(w.Now() / cw.window)
+	span := w.Now() - sim.Time(cur)*cw.window
+	if span <= 0 {
+		return true, false
+	}
+	ok = true
+	for n, p := range cw.peak {
+		busy, held := w.NodeBusy(n, cur)
+		if !held {
+			return true, false // past the run's last window: nothing is cut
+		}
+		if u := float64(busy) / float64(cw.cores[n]*span); u > p {
+			ok, full = false, full || u >= 1
+		}
+	}
+	return ok, full
 }
 
 // watched is an SLO's latency statistic on one stream of a watched run.

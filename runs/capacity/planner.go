@@ -10,6 +10,7 @@ import (
 	"github.com/shardsim/shardsim/figures/replicas"
 	"github.com/shardsim/shardsim/runs/runner"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )
 
@@ -98,6 +99,16 @@ type offeredLimit struct {
 	// steady: the law applies and every stream's rate is constant over the run, so that a
 	// run's figures so far lean low against the whole run's (watcher).
 	steady bool
+	// held: the engine holds the windows of a run as it goes (no sink streams them away),
+	// so that a watched run's stop leaves it a busiest window the whole run has too
+	// (ceilingWatch.cutOK).
+	held bool
+	// window is the runs' window (0: not known).
+	window sim.Time
+	// spread is 2 s_max / (c W) for the hottest node (c cores, windows of W seconds, the
+	// costliest stream's cost s_max): a window's busy fraction u deviates by at most
+	// sqrt(spread u) (ceilingWatch.under); 0 where it is not known.
+	spread float64
 }
 
 func offeredOf(v *scenarios.Variant) offeredLimit {
@@ -122,12 +133,36 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 		}
 	}
 	lim.steady = lim.ok
+	lim.held = !s.Streamed()
+	lim.window = s.Window
+	if lim.ok && lim.node < len(s.Nodes) && s.Window > 0 {
+		cost := s.ApplyCost
+		for i := range s.Streams {
+			cost = max(cost, s.Streams[i].Cost)
+			if s.Streams[i].RowCost > 0 {
+				cost = 0
+				break
+			}
+		}
+		lim.spread = 2 * cost.Seconds() / (float64(s.Nodes[lim.node].Cores) * s.Window.Seconds())
+	}
 	for _, st := range ex.Streams {
 		if st.PeakRate != st.MeanRate {
 			lim.steady = false
 		}
 	}
 	return lim
+}
+
+// wholePeak reports whether run r's busiest node had its busiest window among the
+// windows r measured whole: a figure the whole run of its seed has too, at most its peak.
+// A run stopped early may have it in the window its stop cut short (decide.go).
+func (l offeredLimit) wholePeak(r *metrics.Run) bool {
+	n, _ := metrics.BusiestAtPeak(r)
+	if n < 0 || !r.Decided {
+		return true
+	}
+	return l.window > 0 && sim.Time(r.Nodes[n].PeakWindow+1)*l.window <= r.Elapsed
 }
 
 // overOffered says, for multiple m, whether the utilization law offers a node all of its
@@ -162,15 +197,24 @@ const lawBelow = 0.9
 // offers it, so an answer under a ceiling lies just under the multiple that offers the
 // node the ceiling, and the search brackets it between there and the start. (0, 0, 0)
 // elsewhere, which starts from 1.
+//
+// Under a ceiling the start is no higher than the load at which a run's pass of the
+// ceiling is settled early (ceilingWatch.under: ceilingSpread deviations of a window's
+// busy fraction under it), so that the start, which passes where the ceiling binds, is a
+// short run rather than a whole one.
 func (l offeredLimit) start(ceiling float64) (start, next, below float64) {
 	if !l.ok {
 		return 0, 0, 0
 	}
 	top := 1.0
+	at := lawStart
 	if ceiling > 0 && ceiling < 1 {
 		top = ceiling
+		if l.spread > 0 {
+			at = min(at, 1-ceilingSpread*math.Sqrt(l.spread*ceiling)/ceiling)
+		}
 	}
-	start = math.Floor(lawStart*top/l.load*lawGrid) / lawGrid
+	start = math.Floor(at*top/l.load*lawGrid) / lawGrid
 	next = math.Ceil(top/l.load*lawGrid) / lawGrid
 	below = math.Floor(lawBelow*top/l.load*lawGrid) / lawGrid
 	if below < minMultiple || start >= next || below >= start {

@@ -8,6 +8,7 @@ import (
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/runs/sweep"
 	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
 )
 
 // M/M/1 with mu = 1000/s and lambda = 700/s, three replications (seeds 11, 12, 13), 300 s
@@ -101,6 +102,56 @@ func TestMidpoint(t *testing.T) {
 		got := midpoint(tc.lo, tc.hi)
 		if !(got > tc.lo && got < tc.hi) || math.Abs(got-tc.want) > 1e-15 {
 			t.Errorf("midpoint(%v, %v) = %v, want %v", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+// TestStartUnderCeiling: under a ceiling the search starts at the last multiple on its
+// grid (1/256) at which the law's load of the hottest node is ceilingSpread of a window's
+// deviations (the closed form's at the ceiling, sqrt(spread 0.85), a little over the
+// start's) under the ceiling, where a pass settles early, rather than at lawStart of the ceiling, where it would be a whole run: the orders
+// of docs/capacity.md at 6 nodes (the node offered 79.66% of its 4 cores at multiple 1,
+// 0.6 ms writes, windows of 5 s: a deviation of 0.71% at 85%). Without the closed form
+// (spread 0) it starts at lawStart of the ceiling, as without a ceiling at lawStart of
+// the cores. Exact, on the grid.
+func TestStartUnderCeiling(t *testing.T) {
+	l := offeredLimit{load: 0.7966, ok: true, spread: 2 * 0.0006 / (4 * 5)}
+	start, next, below := l.start(0.85)
+	settles := func(m float64) bool {
+		u := m * l.load
+		return u+ceilingSpread*math.Sqrt(l.spread*0.85) <= 0.85
+	}
+	if !settles(start) || settles(start+1.0/lawGrid) || start*lawGrid != math.Floor(start*lawGrid) {
+		t.Errorf("start %v: want the last multiple on the 1/256 grid where a pass of the 85%% ceiling settles early", start)
+	}
+	if want := math.Ceil(0.85/l.load*lawGrid) / lawGrid; next != want || !(below < start) {
+		t.Errorf("next %v, below %v: want %v and under the start", next, below, want)
+	}
+	l.spread = 0
+	if s, _, _ := l.start(0.85); s != math.Floor(lawStart*0.85/l.load*lawGrid)/lawGrid {
+		t.Errorf("without the closed form: start %v, want lawStart of the ceiling", s)
+	}
+	if s, _, _ := l.start(1); s != math.Floor(lawStart/l.load*lawGrid)/lawGrid {
+		t.Errorf("without a ceiling: start %v, want lawStart of the cores", s)
+	}
+}
+
+// TestWholePeak: a stopped run's peak counts for the means with the ceiling only where its
+// busiest node's busiest window ended before the stop (windows of 5 s, stopped at 28 s:
+// windows 0 to 4 are whole, window 5 is cut); a whole run's always does.
+func TestWholePeak(t *testing.T) {
+	l := offeredLimit{window: 5 * sim.Second}
+	run := func(decided bool, peakWindow int) *metrics.Run {
+		return &metrics.Run{Decided: decided, Elapsed: 28 * sim.Second,
+			Nodes: []metrics.Node{{Peak: 0.5, PeakWindow: 0}, {Peak: 0.9, PeakWindow: peakWindow}}}
+	}
+	for _, c := range []struct {
+		decided bool
+		window  int
+		want    bool
+	}{{true, 4, true}, {true, 5, false}, {false, 5, true}} {
+		if got := l.wholePeak(run(c.decided, c.window)); got != c.want {
+			t.Errorf("decided %v, busiest window %d: wholePeak %v, want %v", c.decided, c.window, got, c.want)
 		}
 	}
 }

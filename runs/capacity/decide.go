@@ -70,7 +70,17 @@ func quantileOf(st metrics.Statistic) float64 {
 // no request failed. With an error-rate SLO only failures are settled early. nil when no
 // SLO can be settled early.
 func (c *Config) watcher(m *sim.Model, mult float64, lim offeredLimit) func(sim.Watch) bool {
-	cw := c.ceilingWatch(m)
+	rw := &runWatch{cw: c.ceilingWatch(m), ws: c.watchedSLOs(m), from: m.Warmup + decideAfter, streams: len(m.Streams)}
+	if len(rw.ws) == 0 && rw.cw == nil {
+		return nil
+	}
+	rw.pass = c.passAfter(m, mult, lim, len(rw.ws) > 0 && len(rw.ws) == len(c.SLOs))
+	return rw.stop
+}
+
+// watchedSLOs are the latency SLOs of c on the streams of m (an error rate is settled
+// only by the run's end).
+func (c *Config) watchedSLOs(m *sim.Model) []watched {
 	var ws []watched
 	for _, slo := range c.SLOs {
 		if slo.Stat == metrics.ErrorRate {
@@ -82,54 +92,63 @@ func (c *Config) watcher(m *sim.Model, mult float64, lim offeredLimit) func(sim.
 			}
 		}
 	}
-	if len(ws) == 0 && cw == nil {
-		return nil
+	return ws
+}
+
+// runWatch is what a watched run is judged on as it goes: its ceiling (nil: none), its
+// latency SLOs, from when a verdict may be settled and from when a pass may, and how many
+// streams it has.
+type runWatch struct {
+	cw         *ceilingWatch
+	ws         []watched
+	from, pass sim.Time
+	streams    int
+}
+
+// settled says whether the run's verdict is settled, and whether as a failure.
+func (rw *runWatch) settled(w sim.Watch) (stop, fail bool) {
+	if rw.cw != nil && rw.cw.over() {
+		return true, true
 	}
-	from := m.Warmup + decideAfter
-	pass := c.passAfter(m, mult, lim, len(ws) > 0 && len(ws) == len(c.SLOs))
-	// settled says whether the run's verdict is settled, and whether as a failure.
-	settled := func(w sim.Watch) (stop, fail bool) {
-		if cw != nil && cw.over() {
+	if w.Now() < rw.from || len(rw.ws) == 0 {
+		return false, false
+	}
+	under := w.Now() >= rw.pass && (rw.cw == nil || rw.cw.under())
+	for _, x := range rw.ws {
+		fail, ok := x.read(w)
+		if fail {
 			return true, true
 		}
-		if w.Now() < from || len(ws) == 0 {
-			return false, false
-		}
-		under := w.Now() >= pass && (cw == nil || cw.under())
-		for _, x := range ws {
-			fail, ok := x.read(w)
-			if fail {
-				return true, true
-			}
-			under = under && ok
-		}
-		if under {
-			for i := range m.Streams {
-				if w.Failed(i) > 0 {
-					return false, false
-				}
+		under = under && ok
+	}
+	if under {
+		for i := range rw.streams {
+			if w.Failed(i) > 0 {
+				return false, false
 			}
 		}
-		return under, false
 	}
-	return func(w sim.Watch) bool {
-		if cw != nil {
-			cw.update(w)
-		}
-		stop, fail := settled(w)
-		if !stop || cw == nil {
-			return stop
-		}
-		ok, full := cw.cutOK(w)
-		if ok {
-			return true
-		}
-		// The run waits for a stop that keeps its busiest windows whole, or runs whole; a
-		// failure does not where a node was busy all the cut window (saturated, it would
-		// be every time): its peak then enters the means only where it is a whole window's
-		// (probe).
-		return fail && full
+	return under, false
+}
+
+// stop is the run's Model.Watch: whether to stop it now.
+func (rw *runWatch) stop(w sim.Watch) bool {
+	if rw.cw != nil {
+		rw.cw.update(w)
 	}
+	stop, fail := rw.settled(w)
+	if !stop || rw.cw == nil {
+		return stop
+	}
+	ok, full := rw.cw.cutOK(w)
+	if ok {
+		return true
+	}
+	// The run waits for a stop that keeps its busiest windows whole, or runs whole; a
+	// failure does not where a node was busy all the cut window (saturated, it would
+	// be every time): its peak then enters the means only where it is a whole window's
+	// (probe).
+	return fail && full
 }
 
 // ceilingWatch follows a watched run's nodes window by window for the ceiling

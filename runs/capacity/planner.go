@@ -9,6 +9,7 @@ import (
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/figures/replicas"
 	"github.com/shardsim/shardsim/runs/runner"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
@@ -126,25 +127,12 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 		}
 		lim.rates += units.Count(int64(math.Round(st.MeanRate))) + " " + st.Name + "/s"
 	}
-	lim.ok = lim.load > 0 && s.Cache == nil && s.Split == nil && len(s.Actions) == 0 && s.Migration == nil && s.Rebalance == nil
-	for i := range s.Streams {
-		if s.Streams[i].Clients > 0 {
-			lim.ok = false
-		}
-	}
+	lim.ok = lim.load > 0 && lawHolds(s)
 	lim.steady = lim.ok
 	lim.held = !s.Streamed()
 	lim.window = s.Window
 	if lim.ok && lim.node < len(s.Nodes) && s.Window > 0 {
-		cost := s.ApplyCost
-		for i := range s.Streams {
-			cost = max(cost, s.Streams[i].Cost)
-			if s.Streams[i].RowCost > 0 {
-				cost = 0
-				break
-			}
-		}
-		lim.spread = 2 * cost.Seconds() / (float64(s.Nodes[lim.node].Cores) * s.Window.Seconds())
+		lim.spread = 2 * costliest(s).Seconds() / (float64(s.Nodes[lim.node].Cores) * s.Window.Seconds())
 	}
 	for _, st := range ex.Streams {
 		if st.PeakRate != st.MeanRate {
@@ -152,6 +140,33 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 		}
 	}
 	return lim
+}
+
+// lawHolds says whether the utilization law's offered loads are the loads a run of s
+// meets: no cache, splits, actions, migration, rebalance or closed-loop clients.
+func lawHolds(s *scenario.Resolved) bool {
+	if s.Cache != nil || s.Split != nil || len(s.Actions) > 0 || s.Migration != nil || s.Rebalance != nil {
+		return false
+	}
+	for i := range s.Streams {
+		if s.Streams[i].Clients > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// costliest is the longest service a request of s takes at a node (a follower's apply
+// included), or 0 where a scan's rows add to it, which no constant bounds.
+func costliest(s *scenario.Resolved) sim.Time {
+	cost := s.ApplyCost
+	for i := range s.Streams {
+		if s.Streams[i].RowCost > 0 {
+			return 0
+		}
+		cost = max(cost, s.Streams[i].Cost)
+	}
+	return cost
 }
 
 // wholePeak reports whether run r's busiest node had its busiest window among the

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 )
 
 type report struct {
+	Out                   string `json:"-"` // the report's path
 	Short                 bool
 	Machine               string
 	Seed                  uint64
@@ -15,8 +17,13 @@ type report struct {
 	E1                    *exp1
 	E2                    *exp2
 	E3                    *exp3
+	RT                    rtState // the pgbench experiments' scheduling
+	E4, E5                *grid
+	E6                    *openTail
+	E7                    *quotaExp
 	Wall                  time.Duration
 	Stopped               []string
+	Cgroups               []string // the cgroups made and removed
 }
 
 // checks and passed count the figures with a target: experiment 1's throughput and mean
@@ -34,7 +41,8 @@ func (r *report) checks() int {
 			n++
 		}
 	}
-	return n
+	m, _ := r.benchChecks()
+	return n + m
 }
 
 func (r *report) passed() int {
@@ -51,7 +59,8 @@ func (r *report) passed() int {
 	for _, row := range r.E3.Rows {
 		n += b2i(row.Within)
 	}
-	return n
+	_, m := r.benchChecks()
+	return n + m
 }
 
 func capWithin(e *exp1) bool {
@@ -96,6 +105,12 @@ func (r *report) markdown() string {
 	writeExp3(&b, r.E3)
 	writeExp3Rows(&b, r.E3)
 	b.w("\n")
+	writeGrid(&b, 4, "a row held across a wait, fsync off", r.E4, 23, 22)
+	writeGridBehaviours(&b, r.E4, false)
+	writeOpen(&b, r.E6)
+	writeGrid(&b, 5, "the same with durable commits", r.E5, 15, 15)
+	writeGridBehaviours(&b, r.E5, true)
+	writeQuota(&b, r.E7)
 	b.w(notes)
 	return b.String()
 }
@@ -129,7 +144,17 @@ func (r *report) writeRun(b *md) {
 	b.w("  builds and tests ran during the measurements, and the load generator runs on the same cores\n")
 	b.w("  as the servers, so every figure includes their competition for the CPU.\n")
 	b.w("- Checks within their targets: %d of %d.\n", r.passed(), r.checks())
-	b.w("- Servers stopped at the end: %s.\n\n", strings.Join(r.Stopped, ", "))
+	b.w("- Servers stopped at the end: %s.\n", strings.Join(r.Stopped, ", "))
+	if len(r.Cgroups) > 0 {
+		b.w("- Cgroups removed at the end: %s.\n", strings.Join(r.Cgroups, ", "))
+	}
+	if !r.RT.On {
+		b.w("- **Not at real-time priority**: %s (figures marked †).\n", r.RT.Note)
+	}
+	if r.E7 != nil && r.E7.Skipped != "" {
+		b.w("- **Skipped**: experiment 7 (Redis under a CPU quota): %s.\n", r.E7.Skipped)
+	}
+	b.w("- The raw measurements of every point are in `%s` beside this file.\n\n", filepath.Base(dataPath(r.Out)))
 
 }
 

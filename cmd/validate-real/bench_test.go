@@ -71,8 +71,8 @@ func TestPgbenchLogFigures(t *testing.T) {
 	if len(txns) != 100 {
 		t.Fatalf("%d transactions, want 100 (the skipped one left out)", len(txns))
 	}
-	// The earliest start is the first: it ended at 1000.01 s after 1 ms, so t0 = 1000.009.
-	// Over the whole second all 100 count: p10 is the 10th smallest latency, 10 ms.
+	// The run ends with its last transaction, at 1001.00 s. Over its last second all 100
+	// count: p10 is the 10th smallest latency, 10 ms.
 	lf, err := figuresOf(txns, 0, 1.0)
 	if err != nil {
 		t.Fatal(err)
@@ -80,17 +80,19 @@ func TestPgbenchLogFigures(t *testing.T) {
 	if lf.Count != 100 || lf.P10 != 10 || lf.P50 != 50 || lf.P90 != 90 || lf.P99 != 99 || math.Abs(lf.MeanMs-50.5) > 1e-9 || math.Abs(lf.Throughput-100) > 1e-9 {
 		t.Errorf("whole log: %+v", lf)
 	}
-	// Leaving out the first half second leaves the transactions that ended from 1000.509 s
-	// on: k = 51..100, 50 of them over 0.5 s.
-	lf, err = figuresOf(txns, 0.5, 1.0)
+	// A 1 s run whose first 0.505 s are left out counts the transactions that ended from
+	// 1000.505 s on: k = 51..100, 50 of them over 0.495 s, whatever the first one's start
+	// (a schedule that began before the clients connected).
+	txns = append(txns, logTxn{EndS: 1000.001, LatMs: 900})
+	lf, err = figuresOf(txns, 0.505, 1.0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lf.Count != 50 || math.Abs(lf.Throughput-100) > 1e-9 || math.Abs(lf.MeanMs-75.5) > 1e-9 || lf.P10 != 55 {
-		t.Errorf("after a 0.5 s warm-up: %+v", lf)
+	if lf.Count != 50 || math.Abs(lf.Throughput-50/0.495) > 1e-9 || math.Abs(lf.MeanMs-75.5) > 1e-9 || lf.P10 != 55 {
+		t.Errorf("after a 0.505 s warm-up: %+v", lf)
 	}
-	if _, err := figuresOf(txns, 5, 6); err == nil {
-		t.Error("a window with no transaction: no error")
+	if _, err := figuresOf(txns, 1, 1); err == nil {
+		t.Error("a run all warm-up: no error")
 	}
 	for name, bad := range map[string]string{
 		"short line":  "0 1 2000 0 1000\n",

@@ -11,6 +11,7 @@ type gridRow struct {
 	benchPoint
 	Calibration           bool
 	PredThr, PredMeanMs   float64
+	PredP50Ms, PredP99Ms  float64 // the model's (first come, first served: every wait alike)
 	ThrRatio, MeanRatio   float64
 	ThrWithin, MeanWithin bool
 }
@@ -82,6 +83,7 @@ func runGrid(ctx context.Context, c config, pg *pgServer, tmp, name string, g *g
 			return err
 		}
 		r.PredThr, r.PredMeanMs = sum.rate(0), sum.mean(0)
+		r.PredP50Ms, r.PredP99Ms = sum.p50(0), sum.p99(0)
 		r.ThrRatio, r.ThrWithin = within(r.Throughput, r.PredThr, 0.15)
 		r.MeanRatio, r.MeanWithin = within(r.MeanMs, r.PredMeanMs, 0.15)
 	}

@@ -35,6 +35,7 @@ type config struct {
 	redisPort int
 	pgPort    int
 	seed      uint64
+	noRT      bool
 }
 
 func main() {
@@ -45,6 +46,7 @@ func main() {
 	flag.IntVar(&c.redisPort, "redis-port", 30001, "the first of four loopback ports: three for the Redis Cluster nodes (their cluster bus ports are 10000 above), the fourth for the Redis under a CPU quota")
 	flag.IntVar(&c.pgPort, "pg-port", 55432, "PostgreSQL's port number (it listens on a Unix socket only; the number names the socket)")
 	flag.Uint64Var(&c.seed, "seed", 1, "the seed of the load generators' random draws")
+	flag.BoolVar(&c.noRT, "no-rt", false, "run PostgreSQL, pgbench and redis-benchmark at normal priority, as where the kernel refuses real-time priority (the figures are marked)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: validate-real [flags]\n\nStarts PostgreSQL and a Redis Cluster in a temporary directory, measures them, runs shardsim's\npredictions and writes the comparison (docs/validation.md). Servers are stopped by pid at the end.\n\nFlags:\n")
 		flag.PrintDefaults()
@@ -214,6 +216,9 @@ func run(ctx context.Context, c config) (*report, error) {
 	}
 	var chrt string
 	rep.RT, chrt = probeRT()
+	if c.noRT {
+		rep.RT, chrt = rtState{Note: "-no-rt was given: the pgbench experiments ran at normal priority"}, ""
+	}
 
 	pg, err := startPostgres(ctx, t, tmp, c.pgPort)
 	if err != nil {
@@ -250,7 +255,7 @@ func run(ctx context.Context, c config) (*report, error) {
 	if err := experiment3(ctx, c, rc, tmp, rep); err != nil {
 		return nil, err
 	}
-	if err := experiment7(ctx, c, t, tmp, rep); err != nil {
+	if err := experiment7(ctx, c, t, pg.chrt, tmp, rep); err != nil {
 		return nil, err
 	}
 	if err := anyDead(); err != nil {

@@ -339,13 +339,14 @@ func parsePgbenchLog(r io.Reader) ([]logTxn, error) {
 }
 
 // logFigures are the figures of a pgbench log over its measured span: the transactions
-// that ended between warm and span seconds after the run's start (the earliest start, its
-// end less its latency, in the log).
+// that ended in the last span - warm seconds of the run, which ends with its last
+// transaction. (Not counted from the first transaction's start: under -R pgbench's
+// schedule starts before its clients have connected, which under load takes a second.)
 type logFigures struct {
-	Count                    int
-	Throughput, MeanMs       float64
-	P10, P50, P90, P99       float64
-	FirstStartS, WindowFromS float64
+	Count              int
+	Throughput, MeanMs float64
+	P10, P50, P90, P99 float64
+	FromS, ToS         float64 // the window, in seconds since the epoch
 }
 
 func figuresOf(txns []logTxn, warm, span float64) (logFigures, error) {
@@ -353,11 +354,14 @@ func figuresOf(txns []logTxn, warm, span float64) (logFigures, error) {
 	if len(txns) == 0 {
 		return lf, fmt.Errorf("no transaction in the log")
 	}
-	t0 := math.Inf(1)
-	for _, t := range txns {
-		t0 = min(t0, t.EndS-t.LatMs/1000)
+	if span <= warm {
+		return lf, fmt.Errorf("a run of %g s with %g s left out measures nothing", span, warm)
 	}
-	from, to := t0+warm, t0+span
+	to := math.Inf(-1)
+	for _, t := range txns {
+		to = max(to, t.EndS)
+	}
+	from := to - (span - warm)
 	var lat []float64
 	sum := 0.0
 	for _, t := range txns {
@@ -367,11 +371,11 @@ func figuresOf(txns []logTxn, warm, span float64) (logFigures, error) {
 		}
 	}
 	if len(lat) == 0 {
-		return lf, fmt.Errorf("no transaction ended between %.1f s and %.1f s of the run", warm, span)
+		return lf, fmt.Errorf("no transaction ended in the last %g s of the run", span-warm)
 	}
 	slices.Sort(lat)
 	lf = logFigures{Count: len(lat), Throughput: float64(len(lat)) / (span - warm), MeanMs: sum / float64(len(lat)),
-		P10: quantile(lat, 0.10), P50: quantile(lat, 0.50), P90: quantile(lat, 0.90), P99: quantile(lat, 0.99), FirstStartS: t0, WindowFromS: from}
+		P10: quantile(lat, 0.10), P50: quantile(lat, 0.50), P90: quantile(lat, 0.90), P99: quantile(lat, 0.99), FromS: from, ToS: to}
 	return lf, nil
 }
 

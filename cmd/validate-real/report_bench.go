@@ -45,7 +45,7 @@ func writeRT(b *md, rt rtState) {
 }
 
 // writeGrid writes experiment 4 or 5.
-func writeGrid(b *md, n int, title string, g *grid, targetThr, targetMean int) {
+func writeGrid(b *md, n int, title string, g *grid, targetPts, targetThr, targetMean int) {
 	if g == nil {
 		return
 	}
@@ -68,9 +68,10 @@ func writeGrid(b *md, n int, title string, g *grid, targetThr, targetMean int) {
 	b.w("- The model (today's): one node with %d cores, `clients = C`, `think = \"0s\"`, `salt = B` (random),\n", g.Cores)
 	b.w("  constant `cost`, `lock`; the row's waiters served first come, first served; 40 s simulated, 5 s left out.\n\n")
 	thr, mean, pts := g.counts()
-	b.w("Within 15%%: throughput at **%d of %d** predicted points, mean latency at **%d of %d**", thr, pts, mean, pts)
+	b.w("Within 15%%: throughput at **%d of %d** predicted points, mean latency at **%d of %d**; counting the\n", thr, pts, mean, pts)
+	b.w("calibration point, as issue 49's targets do: %d and %d of %d", thr+1, mean+1, pts+1)
 	if targetThr > 0 {
-		b.w(" (issue 49's target: %d and %d of %d on the full grid)", targetThr, targetMean, pts)
+		b.w(" (the targets, on the full grid of %d points: %d and %d)", targetPts, targetThr, targetMean)
 	}
 	b.w(".\n\n")
 	b.w("| C | B | measured tps | predicted | ratio | within 15%% | measured mean ms | predicted | ratio | within 15%% | p10 / p50 / p90 / p99 ms | load before -> after | server, pgbench |\n")
@@ -101,13 +102,14 @@ func writeGridBehaviours(b *md, g *grid, durable bool) {
 	if p := g.point(top, 1); p != nil && !durable {
 		spread := p.P99Ms / max(p.P10Ms, 1e-9)
 		shows := "shows it"
-		if p.P99Ms <= 1.25*p.PredMeanMs && p.P10Ms >= 0.75*p.PredMeanMs {
+		if p.P99Ms <= 1.25*p.PredP99Ms && p.P10Ms >= 0.75*p.PredP50Ms {
 			shows = "does not show it in this run"
 		}
-		b.w("- **Grant order**: %d clients on one row measured p10 %.1f, p50 %.1f, p99 %.1f ms (p99 / p10 = %.1f; load %s -> %s),\n",
+		b.w("- **Grant order**: %d clients on one row measured p10 %.1f, p50 %.1f, p99 %.1f ms (p99 / p10 = %.1f; load %s -> %s);\n",
 			top, p.P10Ms, p.P50Ms, p.P99Ms, spread, p.LoadBefore, p.LoadAfter)
-		b.w("  where the model's first-come-first-served queue gives every transaction the same wait: %.1f ms\n", p.PredMeanMs)
-		b.w("  (shardsim's summary has no p10; its p50 and p99 are each client's turn round the row): %s.\n", shows)
+		b.w("  the model, whose row serves its waiters first come, first served, gives each client the same\n")
+		b.w("  turn round the row: p50 %.1f, p99 %.1f ms, mean %.1f (shardsim's summary has no p10; with every\n", p.PredP50Ms, p.PredP99Ms, p.PredMeanMs)
+		b.w("  wait alike it is the p50). Measured over the model: p50 %.2f, p99 %.2f: %s.\n", p.P50Ms/max(p.PredP50Ms, 1e-9), p.P99Ms/max(p.PredP99Ms, 1e-9), shows)
 	}
 	lo := 4
 	if g.point(lo, 1) == nil {
@@ -198,7 +200,9 @@ func writeQuota(b *md, e *quotaExp) {
 		return
 	}
 	b.w("One redis-server (not a cluster, no persistence) in the cgroup v%d `%s`, limited to %.2f of a core\n", e.Version, e.Cgroup, e.Share)
-	b.w("(a quota of %d us every %d us), %s;\n", int(e.Share*cpuQuotaPeriodUs), cpuQuotaPeriodUs, e.Pinned)
+	b.w("(a quota of %d us every %d us), %s; the server at nice %d (the quota binds\n", int(e.Share*cpuQuotaPeriodUs), cpuQuotaPeriodUs, e.Pinned, e.ServerNice)
+	b.w("normal-priority processes only, so it is not at real-time priority; the nice value keeps the machine's\n")
+	b.w("other programs from taking its quarter), redis-benchmark's scheduling: %s;\n", e.ClientRT)
 	b.w("`redis-benchmark -t incr -c C -n N --csv`, N enough for the run's span at the rate a first short run found.\n")
 	b.w("The cgroup was removed by its path at the end, after the server was stopped by its pid.\n\n")
 	b.w("Calibration at low load: the server's idle CPU %.4f core; one paced client at %.0f INCR/s (asked %.0f;\n", e.IdleCPU, e.LowRateGot, e.LowRate)
@@ -210,11 +214,17 @@ func writeQuota(b *md, e *quotaExp) {
 		n += b2i(p.Within)
 	}
 	b.w("Cap within 15%%: **%d of %d** (issue 49's target: all).\n\n", n, len(e.Points))
+	b.w("A point whose server used less than 85%% of its quota was limited by the clients, not the server:\n")
+	b.w("its cap was not measured there, and it is marked so.\n\n")
 	b.w("| clients | requests | measured INCR/s | predicted cap | ratio | within 15%% | server CPU (cores) | CPU a command us | mean / p50 / p95 / p99 ms | load before -> after |\n")
 	b.w("|---:|---:|---:|---:|---:|---|---:|---:|---|---|\n")
 	for _, p := range e.Points {
-		b.w("| %d | %d | %.0f | %.0f | %.2f | %s | %.3f | %.1f | %.2f / %.2f / %.2f / %.2f | %s -> %s |\n",
-			p.C, p.Requests, p.Throughput, p.PredCap, p.Ratio, yes(p.Within), p.CPU, p.CmdCPUUs, p.MeanMs, p.P50Ms, p.P95Ms, p.P99Ms, p.LoadBefore, p.LoadAfter)
+		sat := ""
+		if !p.Saturated {
+			sat = " (client-bound)"
+		}
+		b.w("| %d | %d | %.0f | %.0f | %.2f | %s%s | %.3f | %.1f | %.2f / %.2f / %.2f / %.2f | %s -> %s |\n",
+			p.C, p.Requests, p.Throughput, p.PredCap, p.Ratio, yes(p.Within), sat, p.CPU, p.CmdCPUUs, p.MeanMs, p.P50Ms, p.P95Ms, p.P99Ms, p.LoadBefore, p.LoadAfter)
 	}
 	b.w("\n**CPU per request falls with load**: ")
 	if len(e.Points) > 0 {

@@ -61,10 +61,10 @@ func main() {
 	if c.pgPort < 1 || c.pgPort > 65535 {
 		fail(fmt.Errorf("-pg-port: %d is not a port number", c.pgPort))
 	}
-	if err := checkOut(c.out); err != nil { // before the run, not after its minutes
+	if err := checkOut(c.out, "-o "+c.out); err != nil { // before the run, not after its minutes
 		fail(err)
 	}
-	if err := checkOut(dataPath(c.out)); err != nil {
+	if err := checkOut(dataPath(c.out), fmt.Sprintf("-o %s: its data file %s", c.out, dataPath(c.out))); err != nil {
 		fail(err)
 	}
 	if _, err := os.Stat(c.shardsim); err != nil {
@@ -153,28 +153,29 @@ func removeTemp() {
 	tempDir.path, tempDir.removed = "", true
 }
 
-// checkOut checks, before anything starts, that the report can be written at path: its
+// checkOut checks, before anything starts, that the report (or its data file) can be
+// written at path, named in errors as name: its
 // directory exists and takes a new file (the report is written beside it, then renamed),
 // and path is a regular file or absent, not a directory, a device or a FIFO.
-func checkOut(path string) error {
+func checkOut(path, name string) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		what := "not a regular file"
+		kind := "not a regular file"
 		if st.IsDir() {
-			what = "a directory"
+			kind = "a directory"
 		}
-		return fmt.Errorf("-o %s: is %s; give the path of the report file to write", path, what)
+		return fmt.Errorf("%s: is %s; give the path of a file to write", name, kind)
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("-o %s: its directory %s: %v", path, dir, errors.Unwrap(err))
+		return fmt.Errorf("%s: its directory %s: %v", name, dir, errors.Unwrap(err))
 	case !st.IsDir():
-		return fmt.Errorf("-o %s: %s is not a directory", path, dir)
+		return fmt.Errorf("%s: %s is not a directory", name, dir)
 	}
 	f, err := os.CreateTemp(dir, ".validate-real-probe-*")
 	if err != nil {
-		return fmt.Errorf("-o %s: cannot write in %s: %v", path, dir, errors.Unwrap(err))
+		return fmt.Errorf("%s: cannot write in %s: %v", name, dir, errors.Unwrap(err))
 	}
 	f.Close()
 	os.Remove(f.Name())

@@ -75,6 +75,9 @@ func runGrid(ctx context.Context, c config, pg *pgServer, tmp, name string, g *g
 	if one == nil {
 		return fmt.Errorf("%s: the grid has no point of one client on one row to calibrate from", name)
 	}
+	if rt.Count == 0 || one.Count == 0 {
+		return fmt.Errorf("%s: cannot calibrate: the round trip or one client on one row completed no transaction (%s%s)", name, rt.Note, one.Note)
+	}
 	g.Cal = calibrate(rt.MeanMs, one.MeanMs)
 	for i := range g.Rows {
 		r := &g.Rows[i]

@@ -83,11 +83,27 @@ func writeGrid(b *md, n int, title string, g *grid, targetPts, targetThr, target
 			}
 			return yes(ok)
 		}
-		b.w("| %d | %d | %.1f%s | %.1f | %.2f | %s | %.3f%s | %.3f | %.2f | %s | %.2f / %.2f / %.2f / %.2f | %s -> %s | %s, %s |\n",
+		b.w("| %d | %d | %.1f%s | %.1f | %.2f | %s | %.3f%s | %.3f | %.2f | %s | %s | %s -> %s | %s, %s |\n",
 			r.C, r.B, r.Throughput, mk, r.PredThr, r.ThrRatio, mark(r.ThrWithin), r.MeanMs, mk, r.PredMeanMs, r.MeanRatio, mark(r.MeanWithin),
-			r.P10Ms, r.P50Ms, r.P90Ms, r.P99Ms, r.LoadBefore, r.LoadAfter, r.ServerRT, r.ClientRT)
+			pcts(r.benchPoint, r.P99Ms), r.LoadBefore, r.LoadAfter, r.ServerRT, r.ClientRT)
 	}
 	b.w("\n")
+}
+
+func pcts3(p benchPoint) string {
+	if p.Count == 0 {
+		return "**" + p.Note + "**"
+	}
+	return fmt.Sprintf("%.2f / %.2f / %.2f", p.P10Ms, p.P50Ms, p.P90Ms)
+}
+
+// pcts is a point's percentiles column (p10 / p50 / p90, then last), or its note when no
+// transaction completed.
+func pcts(p benchPoint, last float64) string {
+	if p.Count == 0 {
+		return "**" + p.Note + "**"
+	}
+	return fmt.Sprintf("%.2f / %.2f / %.2f / %.2f", p.P10Ms, p.P50Ms, p.P90Ms, last)
 }
 
 // writeGridBehaviours says which of the model's missing behaviours the grid shows, from
@@ -99,7 +115,10 @@ func writeGridBehaviours(b *md, g *grid, durable bool) {
 	}
 	top := g.Cs[len(g.Cs)-1]
 	b.w("What this grid shows of the behaviours today's model lacks:\n\n")
-	if p := g.point(top, 1); p != nil && !durable {
+	if p := g.point(top, 1); p != nil && !durable && p.Count == 0 {
+		b.w("- **Grant order**: %d clients on one row: %s, so this run says nothing of it.\n", top, p.Note)
+	}
+	if p := g.point(top, 1); p != nil && !durable && p.Count > 0 {
 		spread := p.P99Ms / max(p.P10Ms, 1e-9)
 		shows := "shows it"
 		if p.P99Ms <= 1.25*p.PredP99Ms && p.P10Ms >= 0.75*p.PredP50Ms {
@@ -116,7 +135,7 @@ func writeGridBehaviours(b *md, g *grid, durable bool) {
 		lo = g.Cs[min(1, len(g.Cs)-1)]
 	}
 	a, z := g.point(lo, 1), g.point(top, 1)
-	if a != nil && z != nil && lo != top {
+	if a != nil && z != nil && lo != top && a.Throughput > 0 {
 		change := z.Throughput/a.Throughput - 1
 		model := z.PredThr/a.PredThr - 1
 		shows := "shows it"
@@ -171,9 +190,9 @@ func writeOpen(b *md, e *openTail) {
 	b.w("| offered /s | share of the cap | completed tps | measured mean ms | predicted | ratio | within 15%% | measured p99 ms | predicted | ratio | within 25%% | p10 / p50 / p90 ms | load before -> after | server, pgbench |\n")
 	b.w("|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---|---|---|\n")
 	for _, r := range e.Rows {
-		b.w("| %.1f | %.0f%% | %.1f%s | %.3f%s | %.3f | %.2f | %s | %.2f%s | %.2f | %.2f | %s | %.2f / %.2f / %.2f | %s -> %s | %s, %s |\n",
+		b.w("| %.1f | %.0f%% | %.1f%s | %.3f%s | %.3f | %.2f | %s | %.2f%s | %.2f | %.2f | %s | %s | %s -> %s | %s, %s |\n",
 			r.Rate, r.Load*100, r.Throughput, mk, r.MeanMs, mk, r.PredMeanMs, r.MeanRatio, yes(r.MeanWithin), r.P99Ms, mk, r.PredP99Ms, r.P99Ratio, yes(r.P99Within),
-			r.P10Ms, r.P50Ms, r.P90Ms, r.LoadBefore, r.LoadAfter, r.ServerRT, r.ClientRT)
+			pcts3(r.benchPoint), r.LoadBefore, r.LoadAfter, r.ServerRT, r.ClientRT)
 	}
 	b.w("\n**Grant order**: ")
 	tail := 0

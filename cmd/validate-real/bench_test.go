@@ -46,9 +46,9 @@ func TestParsePgbench(t *testing.T) {
 		t.Errorf("with a schedule lag line: %+v, %v", s, err)
 	}
 	for name, bad := range map[string]string{
-		"no tps":        strings.Replace(pgbenchOut, "tps = ", "tqs = ", 1),
-		"no latency":    strings.Replace(pgbenchOut, "latency average = 89.512 ms\n", "", 1),
-		"bad latency":   strings.Replace(pgbenchOut, "89.512 ms", "89.512 s", 1),
+		"no tps":      strings.Replace(pgbenchOut, "tps = ", "tqs = ", 1),
+		"no latency":  strings.Replace(pgbenchOut, "latency average = 89.512 ms\n", "", 1),
+		"bad latency": strings.Replace(pgbenchOut, "89.512 ms", "89.512 s", 1),
 	} {
 		if _, err := parsePgbench(bad); err == nil {
 			t.Errorf("%s: no error", name)

@@ -97,12 +97,14 @@ test-parquet: build
 # shardsim against real databases (docs/validation.md): Debian's postgresql and
 # redis-server (installed with apt-get when missing), started in a temporary directory,
 # driven by cmd/validate-real, stopped by pid. Exit status 2 when a server cannot start or
-# a package cannot be installed. The full run rewrites docs/validation.md (several
-# minutes); the short one, which CI runs, writes $(OUT)/validation-short.md (under 2
-# minutes). Not part of make test.
-VALIDATE_PKGS := postgresql redis-server redis-tools
+# a package cannot be installed. The full run rewrites docs/validation.md and its raw
+# measurements docs/validation-data.json (several minutes); the short one, which CI runs,
+# writes $(OUT)/validation-short.md and $(OUT)/validation-short-data.json (about a
+# minute). pgbench (postgresql-client) and redis-benchmark (redis-tools) come with the
+# packages. Not part of make test.
+VALIDATE_PKGS := postgresql postgresql-client redis-server redis-tools
 validate-real-deps:
-	@command -v redis-server >/dev/null && command -v redis-cli >/dev/null && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+	@command -v redis-server >/dev/null && command -v redis-cli >/dev/null && command -v redis-benchmark >/dev/null && command -v pgbench >/dev/null && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
 		{ apt-get update && apt-get install -y --no-install-recommends $(VALIDATE_PKGS); } || \
 		{ echo "validate-real: cannot install $(VALIDATE_PKGS) with apt-get (no network, or not root?): install them and run again" >&2; exit 2; }
 

@@ -35,6 +35,7 @@ type config struct {
 	redisPort int
 	pgPort    int
 	seed      uint64
+	noRT      bool
 }
 
 func main() {
@@ -42,9 +43,10 @@ func main() {
 	flag.BoolVar(&c.short, "short", false, "the short version CI runs: fewer grid points, shorter measurements, no repeats")
 	flag.StringVar(&c.out, "o", "docs/validation.md", "the report to write")
 	flag.StringVar(&c.shardsim, "shardsim", "bin/shardsim", "the shardsim binary that makes the predictions")
-	flag.IntVar(&c.redisPort, "redis-port", 30001, "the first of three loopback ports for the Redis nodes (their cluster bus ports are 10000 above)")
+	flag.IntVar(&c.redisPort, "redis-port", 30001, "the first of four loopback ports: three for the Redis Cluster nodes (their cluster bus ports are 10000 above), the fourth for the Redis under a CPU quota")
 	flag.IntVar(&c.pgPort, "pg-port", 55432, "PostgreSQL's port number (it listens on a Unix socket only; the number names the socket)")
 	flag.Uint64Var(&c.seed, "seed", 1, "the seed of the load generators' random draws")
+	flag.BoolVar(&c.noRT, "no-rt", false, "run PostgreSQL, pgbench and redis-benchmark at normal priority, as where the kernel refuses real-time priority (the figures are marked)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: validate-real [flags]\n\nStarts PostgreSQL and a Redis Cluster in a temporary directory, measures them, runs shardsim's\npredictions and writes the comparison (docs/validation.md). Servers are stopped by pid at the end.\n\nFlags:\n")
 		flag.PrintDefaults()
@@ -59,7 +61,10 @@ func main() {
 	if c.pgPort < 1 || c.pgPort > 65535 {
 		fail(fmt.Errorf("-pg-port: %d is not a port number", c.pgPort))
 	}
-	if err := checkOut(c.out); err != nil { // before the run, not after its minutes
+	if err := checkOut(c.out, "-o "+c.out); err != nil { // before the run, not after its minutes
+		fail(err)
+	}
+	if err := checkOut(dataPath(c.out), fmt.Sprintf("-o %s: its data file %s", c.out, dataPath(c.out))); err != nil {
 		fail(err)
 	}
 	if _, err := os.Stat(c.shardsim); err != nil {
@@ -80,11 +85,24 @@ func main() {
 	}
 	rep.Wall = time.Since(start)
 	rep.Stopped = stopped
+	data, err := rep.data()
+	if err != nil {
+		fail(err)
+	}
+	if err := atomicfile.Write(dataPath(c.out), data); err != nil {
+		fail(fmt.Errorf("-o %s: its data file: %v", c.out, err))
+	}
 	if err := atomicfile.Write(c.out, []byte(rep.markdown())); err != nil {
 		fail(fmt.Errorf("-o %s: %v", c.out, err))
 	}
-	fmt.Printf("validate-real: wrote %s in %.0f s (%d of %d checks within their targets); stopped %s\n",
-		c.out, rep.Wall.Seconds(), rep.passed(), rep.checks(), strings.Join(stopped, ", "))
+	fmt.Printf("validate-real: wrote %s and %s in %.0f s (%d of %d checks within their targets); stopped %s\n",
+		c.out, dataPath(c.out), rep.Wall.Seconds(), rep.passed(), rep.checks(), strings.Join(stopped, ", "))
+	if !rep.RT.On {
+		fmt.Printf("validate-real: note: %s\n", rep.RT.Note)
+	}
+	if rep.E7 != nil && rep.E7.Skipped != "" {
+		fmt.Printf("validate-real: note: skipped experiment 7 (Redis under a CPU quota): %s\n", rep.E7.Skipped)
+	}
 }
 
 // onSignal stops the servers, removes the temporary directory (PostgreSQL's data, tens of
@@ -97,6 +115,7 @@ func onSignal(cancel context.CancelFunc) {
 		cancel()
 		fmt.Fprintf(os.Stderr, "validate-real: %v: stopping the servers\n", s)
 		stopped := stopAll()
+		removeCgroups()
 		removeTemp()
 		if len(stopped) > 0 {
 			fmt.Fprintf(os.Stderr, "validate-real: stopped %s; nothing it started is left running\n", strings.Join(stopped, ", "))
@@ -134,28 +153,29 @@ func removeTemp() {
 	tempDir.path, tempDir.removed = "", true
 }
 
-// checkOut checks, before anything starts, that the report can be written at path: its
+// checkOut checks, before anything starts, that the report (or its data file) can be
+// written at path, named in errors as name: its
 // directory exists and takes a new file (the report is written beside it, then renamed),
 // and path is a regular file or absent, not a directory, a device or a FIFO.
-func checkOut(path string) error {
+func checkOut(path, name string) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		what := "not a regular file"
+		kind := "not a regular file"
 		if st.IsDir() {
-			what = "a directory"
+			kind = "a directory"
 		}
-		return fmt.Errorf("-o %s: is %s; give the path of the report file to write", path, what)
+		return fmt.Errorf("%s: is %s; give the path of a file to write", name, kind)
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("-o %s: its directory %s: %v", path, dir, errors.Unwrap(err))
+		return fmt.Errorf("%s: its directory %s: %v", name, dir, errors.Unwrap(err))
 	case !st.IsDir():
-		return fmt.Errorf("-o %s: %s is not a directory", path, dir)
+		return fmt.Errorf("%s: %s is not a directory", name, dir)
 	}
 	f, err := os.CreateTemp(dir, ".validate-real-probe-*")
 	if err != nil {
-		return fmt.Errorf("-o %s: cannot write in %s: %v", path, dir, errors.Unwrap(err))
+		return fmt.Errorf("%s: cannot write in %s: %v", name, dir, errors.Unwrap(err))
 	}
 	f.Close()
 	os.Remove(f.Name())
@@ -177,7 +197,7 @@ func run(ctx context.Context, c config) (*report, error) {
 		return nil, err
 	}
 	ports := []int{c.redisPort, c.redisPort + 1, c.redisPort + 2}
-	for _, p := range ports { // before anything starts, so that a busy port leaves nothing behind
+	for _, p := range []int{ports[0], ports[1], ports[2], c.redisPort + 3} { // before anything starts, so that a busy port leaves nothing behind
 		if err := portFree(p); err != nil {
 			return nil, fmt.Errorf("Redis: %w", err)
 		}
@@ -186,14 +206,20 @@ func run(ctx context.Context, c config) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep := &report{Out: c.out, Short: c.short, Machine: machine(t), Seed: c.seed, LoadBefore: loadAvg()}
 	defer func() {
 		stopAll() // the files go once nothing uses them
+		rep.Cgroups = append(rep.Cgroups, removeCgroups()...)
 		removeTemp()
 	}()
 	if err := os.Chmod(tmp, 0o755); err != nil { // PostgreSQL's account must reach its directory
 		return nil, err
 	}
-	rep := &report{Short: c.short, Machine: machine(t), Seed: c.seed, LoadBefore: loadAvg()}
+	var chrt string
+	rep.RT, chrt = probeRT()
+	if c.noRT {
+		rep.RT, chrt = rtState{Note: "-no-rt was given: the pgbench experiments ran at normal priority"}, ""
+	}
 
 	pg, err := startPostgres(ctx, t, tmp, c.pgPort)
 	if err != nil {
@@ -201,6 +227,22 @@ func run(ctx context.Context, c config) (*report, error) {
 	}
 	rep.PGUser = pg.user
 	if err := experiment1(ctx, c, pg, tmp, rep); err != nil {
+		return nil, err
+	}
+	if rep.RT.On {
+		if err := setRT(chrt, pg.srv.cmd.Process.Pid); err != nil {
+			rep.RT = rtState{Note: fmt.Sprintf("the kernel refused real-time priority for the server (%v): the pgbench experiments ran at normal priority", err)}
+		} else {
+			pg.chrt = chrt
+		}
+	}
+	if err := experiment4(ctx, c, pg, tmp, rep); err != nil {
+		return nil, err
+	}
+	if err := experiment6(ctx, c, pg, tmp, rep); err != nil {
+		return nil, err
+	}
+	if err := experiment5(ctx, c, pg, tmp, rep); err != nil {
 		return nil, err
 	}
 	rc, err := startRedis(ctx, t, tmp, ports)
@@ -212,6 +254,9 @@ func run(ctx context.Context, c config) (*report, error) {
 		return nil, err
 	}
 	if err := experiment3(ctx, c, rc, tmp, rep); err != nil {
+		return nil, err
+	}
+	if err := experiment7(ctx, c, t, pg.chrt, tmp, rep); err != nil {
 		return nil, err
 	}
 	if err := anyDead(); err != nil {

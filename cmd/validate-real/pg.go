@@ -31,12 +31,29 @@ var pgSettings = []string{
 	"shared_buffers=128MB",
 }
 
+// pgDurable are the settings of the durable grid (experiment 5): every commit waits for
+// its WAL flush to the disk (wal_sync_method left at its default).
+var pgDurable = []string{
+	"listen_addresses=",
+	"fsync=on",
+	"synchronous_commit=on",
+	"full_page_writes=on",
+	"autovacuum=off",
+	"max_connections=100",
+	"shared_buffers=128MB",
+}
+
 // pgServer is a running PostgreSQL cluster in a temporary directory.
 type pgServer struct {
-	srv  *server
-	sock string
-	port int
-	user string // the OS account it runs as
+	srv        *server
+	sock       string
+	port       int
+	user       string // the OS account it runs as
+	cred       *syscall.Credential
+	dir, data  string
+	postgres   string
+	pgbenchBin string
+	chrt       string // set when the server and pgbench run at real-time priority
 }
 
 // startPostgres makes a cluster with initdb and starts postgres on a Unix socket.
@@ -56,15 +73,24 @@ func startPostgres(ctx context.Context, t tools, tmp string, port int) (*pgServe
 	if _, err := runAs(ctx, cred, 2*time.Minute, t.initdb, "-D", data, "-U", "shardsim", "--auth=trust", "-E", "UTF8", "--no-sync", "--no-instructions"); err != nil {
 		return nil, fmt.Errorf("PostgreSQL's initdb failed (as user %s): %w", osUser, err)
 	}
-	args := []string{"-D", data, "-k", sock, "-p", strconv.Itoa(port)}
-	for _, s := range pgSettings {
-		args = append(args, "-c", s)
-	}
-	srv, err := start("postgres", filepath.Join(dir, "postgres.log"), syscall.SIGINT, cred, dir, t.postgres, args...)
-	if err != nil {
+	pg := &pgServer{sock: sock, port: port, user: osUser, cred: cred, dir: dir, data: data, postgres: t.postgres, pgbenchBin: t.pgbench}
+	if err := pg.launch(ctx, pgSettings); err != nil {
 		return nil, err
 	}
-	pg := &pgServer{srv: srv, sock: sock, port: port, user: osUser}
+	return pg, nil
+}
+
+// launch starts postgres on the cluster's data with the settings, and waits for it.
+func (pg *pgServer) launch(ctx context.Context, settings []string) error {
+	args := []string{"-D", pg.data, "-k", pg.sock, "-p", strconv.Itoa(pg.port)}
+	for _, s := range settings {
+		args = append(args, "-c", s)
+	}
+	srv, err := start("postgres", filepath.Join(pg.dir, "postgres.log"), syscall.SIGINT, pg.cred, pg.dir, pg.postgres, args...)
+	if err != nil {
+		return err
+	}
+	pg.srv = srv
 	err = waitFor(srv, 30*time.Second, func() error {
 		c, err := pg.connect(ctx)
 		if err == nil {
@@ -73,9 +99,53 @@ func startPostgres(ctx context.Context, t tools, tmp string, port int) (*pgServe
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("PostgreSQL did not start: %w", err)
+		return fmt.Errorf("PostgreSQL did not start: %w", err)
 	}
-	return pg, nil
+	return nil
+}
+
+// restart stops the server (by its pid) and starts it again on the same data with other
+// settings; at real-time priority again when it ran so.
+func (pg *pgServer) restart(ctx context.Context, settings []string) error {
+	if err := pg.srv.stopNow(); err != nil {
+		return err
+	}
+	if err := pg.launch(ctx, settings); err != nil {
+		return err
+	}
+	if pg.chrt != "" {
+		if err := setRT(pg.chrt, pg.srv.cmd.Process.Pid); err != nil {
+			return fmt.Errorf("PostgreSQL restarted, but %v", err)
+		}
+	}
+	return nil
+}
+
+// vacuum vacuums the counters between points (autovacuum is off).
+func (pg *pgServer) vacuum(ctx context.Context) error {
+	c, err := pg.connect(ctx)
+	if err != nil {
+		return pg.failed("connect", err)
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, "VACUUM counters"); err != nil {
+		return pg.failed("VACUUM counters", err)
+	}
+	return nil
+}
+
+// setupHotRows gives the counters table the rows 1..n that the pgbench script draws from.
+func (pg *pgServer) setupHotRows(ctx context.Context, n int) error {
+	c, err := pg.connect(ctx)
+	if err != nil {
+		return pg.failed("connect", err)
+	}
+	defer c.Close(ctx)
+	q := fmt.Sprintf("INSERT INTO counters SELECT g, 0 FROM generate_series(0, %d) g ON CONFLICT DO NOTHING", n)
+	if _, err := c.Exec(ctx, q); err != nil {
+		return pg.failed(q, err)
+	}
+	return nil
 }
 
 func (pg *pgServer) connect(ctx context.Context) (*pgx.Conn, error) {

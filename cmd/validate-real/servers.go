@@ -26,10 +26,11 @@ type server struct {
 	stop syscall.Signal // the signal that shuts it down cleanly
 	log  string         // its log file, quoted when it dies
 
-	mu     sync.Mutex
-	exited bool
-	err    error
-	done   chan struct{}
+	mu      sync.Mutex
+	exited  bool
+	stopped bool // stopped on purpose before the end (stopNow): not a death
+	err     error
+	done    chan struct{}
 }
 
 var (
@@ -80,7 +81,7 @@ func start(name, logPath string, stop syscall.Signal, cred *syscall.Credential, 
 func (s *server) alive() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.exited {
+	if !s.exited || s.stopped {
 		return nil
 	}
 	return fmt.Errorf("%s (pid %d) exited (%v); the end of its log %s:\n%s", s.name, s.cmd.Process.Pid, s.err, s.log, tail(s.log, 6))
@@ -98,6 +99,26 @@ func anyDead() error {
 	return nil
 }
 
+// stopNow stops the server before the end (to start it again with other settings): its
+// stop signal, then SIGKILL after 10 s; it is then not reported as dead.
+func (s *server) stopNow() error {
+	s.mu.Lock()
+	s.stopped = true
+	exited := s.exited
+	s.mu.Unlock()
+	if exited {
+		return nil
+	}
+	_ = s.cmd.Process.Signal(s.stop)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+	return nil
+}
+
 // stopAll stops every server started, newest first: its stop signal, then SIGKILL after
 // 10 s. It returns the pids it stopped.
 func stopAll() []string {
@@ -109,7 +130,10 @@ func stopAll() []string {
 	for i := len(list) - 1; i >= 0; i-- {
 		s := list[i]
 		pid := s.cmd.Process.Pid
-		if s.alive() == nil {
+		s.mu.Lock()
+		running := !s.exited
+		s.mu.Unlock()
+		if running {
 			_ = s.cmd.Process.Signal(s.stop)
 			select {
 			case <-s.done:
@@ -165,6 +189,8 @@ func waitFor(s *server, timeout time.Duration, ready func() error) error {
 // Tools are the server programs, found on PATH or where Debian's packages put them.
 type tools struct {
 	initdb, postgres, redisServer, redisCLI string
+	pgbench, redisBenchmark                 string
+	taskset                                 string // "" when absent: the quota experiment runs unpinned
 	pgVersion, redisVersion                 string
 }
 
@@ -199,6 +225,13 @@ func findTools() (tools, error) {
 	if t.redisCLI = look("redis-cli", ""); t.redisCLI == "" {
 		missing = append(missing, "redis-cli (Debian package redis-tools)")
 	}
+	if t.pgbench = look("pgbench", pgBin); t.pgbench == "" {
+		missing = append(missing, "pgbench (Debian package postgresql-client)")
+	}
+	if t.redisBenchmark = look("redis-benchmark", ""); t.redisBenchmark == "" {
+		missing = append(missing, "redis-benchmark (Debian package redis-tools)")
+	}
+	t.taskset = look("taskset", "")
 	if len(missing) > 0 {
 		return t, fmt.Errorf("not installed: %s; make validate-real installs them with apt-get", strings.Join(missing, ", "))
 	}

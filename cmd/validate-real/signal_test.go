@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,7 +94,9 @@ func TestOutputCheckedFirst(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")
 	os.WriteFile(file, nil, 0o644)
+	os.Mkdir(filepath.Join(dir, "w-data.json"), 0o755) // the data file's path, beside w.md
 	for _, tc := range []struct{ out, want string }{
+		{filepath.Join(dir, "w.md"), "its data file " + filepath.Join(dir, "w-data.json") + ": is a directory"},
 		{filepath.Join(dir, "nodir", "v.md"), "nodir: no such file or directory"},
 		{filepath.Join(file, "v.md"), "is not a directory"},
 		{dir, "is a directory"},
@@ -113,5 +116,36 @@ func TestOutputCheckedFirst(t *testing.T) {
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("-o %s: refused after %v; want it at once", tc.out, d)
 		}
+	}
+}
+
+// The fourth port (the Redis under a CPU quota) taken: exit status 2 before anything
+// starts, naming the port.
+func TestQuotaPortInUse(t *testing.T) {
+	if _, err := findTools(); err != nil {
+		t.Skip(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer l.Close()
+	busy := l.Addr().(*net.TCPAddr).Port
+	base := busy - 3
+	for p := base; p < busy; p++ {
+		if portFree(p) != nil || portFree(p+10000) != nil {
+			t.Skipf("port %d or %d is taken too", p, p+10000)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "v.md")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("VALIDATE_REAL_MAIN=-o\n%s\n-shardsim\n%s\n-redis-port\n%d", out, os.Args[0], base))
+	b, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(b), fmt.Sprintf("port %d is already in use", busy)) {
+		t.Errorf("%v, %q; want exit status 2 naming port %d", err, b, busy)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s was written", out)
 	}
 }

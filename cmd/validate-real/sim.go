@@ -25,6 +25,7 @@ type simSummary struct {
 			Latency   struct {
 				Mean *float64 `json:"mean"`
 				P50  *float64 `json:"p50"`
+				P99  *float64 `json:"p99"`
 			} `json:"latency_ms"`
 		} `json:"streams"`
 		Shards []struct {
@@ -73,6 +74,13 @@ func (s *simSummary) mean(stream int) float64 {
 
 func (s *simSummary) p50(stream int) float64 {
 	if m := s.Variants[0].Streams[stream].Latency.P50; m != nil {
+		return *m
+	}
+	return 0
+}
+
+func (s *simSummary) p99(stream int) float64 {
+	if m := s.Variants[0].Streams[stream].Latency.P99; m != nil {
 		return *m
 	}
 	return 0
@@ -133,6 +141,29 @@ cost    = "%s"
 service = "constant"
 lock    = "%s"
 `, B, C, us(costUs), us(lockUs))
+}
+
+// counterOpenScenario is experiment 6's model: counterScenario on one row with Poisson
+// arrivals at rate instead of closed-loop clients.
+func counterOpenScenario(rate float64, cores int, costUs, lockUs float64) string {
+	return oneNode("pg-counter-open", cores, "0s") + fmt.Sprintf(`
+[table.fields]
+counter_id = { gen = "categorical", values = ["c"] }
+
+[keyspace]
+scheme = "hash"
+shards = 1
+key    = ["counter_id"]
+
+[[streams]]
+name    = "increment"
+op      = "write"
+rate    = %.3f
+arrival = "poisson"
+cost    = "%s"
+service = "constant"
+lock    = "%s"
+`, rate, us(costUs), us(lockUs))
 }
 
 // hotScenario is experiment 3's model: the hot key's node is one core (Redis runs

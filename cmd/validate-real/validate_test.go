@@ -118,6 +118,7 @@ func TestModelScenariosLoad(t *testing.T) {
 		"counter": counterScenario(8, 4, 2, 120, 200),
 		"hot":     hotScenario(5000, 0, 20, 100),
 		"cap":     hotScenario(0, 64, 20, 100),
+		"open":    counterOpenScenario(150, 2, 87, 2416),
 	} {
 		path := filepath.Join(dir, name+".toml")
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {

@@ -39,6 +39,24 @@ type config struct {
 }
 
 func main() {
+	c := parseFlags()
+	ctx, cancel := context.WithCancel(context.Background())
+	onSignal(cancel)
+	start := time.Now()
+	rep, err := run(ctx, c)
+	stopped := stopAll()
+	cancel()
+	if err != nil {
+		fail(err, stopped...)
+	}
+	rep.Wall = time.Since(start)
+	rep.Stopped = stopped
+	writeReport(c, rep)
+}
+
+// parseFlags reads the flags and checks them, and the outputs' paths, before anything
+// starts: a bad one fails in a second, not after the run's minutes.
+func parseFlags() config {
 	var c config
 	flag.BoolVar(&c.short, "short", false, "the short version CI runs: fewer grid points, shorter measurements, no repeats")
 	flag.StringVar(&c.out, "o", "docs/validation.md", "the report to write")
@@ -73,18 +91,11 @@ func main() {
 	if abs, err := filepath.Abs(c.shardsim); err == nil {
 		c.shardsim = abs
 	}
+	return c
+}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	onSignal(cancel)
-	start := time.Now()
-	rep, err := run(ctx, c)
-	stopped := stopAll()
-	cancel()
-	if err != nil {
-		fail(err, stopped...)
-	}
-	rep.Wall = time.Since(start)
-	rep.Stopped = stopped
+// writeReport writes the report and its data file, and says what it wrote and skipped.
+func writeReport(c config, rep *report) {
 	data, err := rep.data()
 	if err != nil {
 		fail(err)
@@ -96,7 +107,7 @@ func main() {
 		fail(fmt.Errorf("-o %s: %v", c.out, err))
 	}
 	fmt.Printf("validate-real: wrote %s and %s in %.0f s (%d of %d checks within their targets); stopped %s\n",
-		c.out, dataPath(c.out), rep.Wall.Seconds(), rep.passed(), rep.checks(), strings.Join(stopped, ", "))
+		c.out, dataPath(c.out), rep.Wall.Seconds(), rep.passed(), rep.checks(), strings.Join(rep.Stopped, ", "))
 	if !rep.RT.On {
 		fmt.Printf("validate-real: note: %s\n", rep.RT.Note)
 	}
@@ -221,28 +232,8 @@ func run(ctx context.Context, c config) (*report, error) {
 		rep.RT, chrt = rtState{Note: "-no-rt was given: the pgbench experiments ran at normal priority"}, ""
 	}
 
-	pg, err := startPostgres(ctx, t, tmp, c.pgPort)
+	pg, err := postgresExperiments(ctx, c, t, tmp, chrt, rep)
 	if err != nil {
-		return nil, err
-	}
-	rep.PGUser = pg.user
-	if err := experiment1(ctx, c, pg, tmp, rep); err != nil {
-		return nil, err
-	}
-	if rep.RT.On {
-		if err := setRT(chrt, pg.srv.cmd.Process.Pid); err != nil {
-			rep.RT = rtState{Note: fmt.Sprintf("the kernel refused real-time priority for the server (%v): the pgbench experiments ran at normal priority", err)}
-		} else {
-			pg.chrt = chrt
-		}
-	}
-	if err := experiment4(ctx, c, pg, tmp, rep); err != nil {
-		return nil, err
-	}
-	if err := experiment6(ctx, c, pg, tmp, rep); err != nil {
-		return nil, err
-	}
-	if err := experiment5(ctx, c, pg, tmp, rep); err != nil {
 		return nil, err
 	}
 	rc, err := startRedis(ctx, t, tmp, ports)
@@ -264,6 +255,33 @@ func run(ctx context.Context, c config) (*report, error) {
 	}
 	rep.LoadAfter = loadAvg()
 	return rep, nil
+}
+
+// postgresExperiments starts PostgreSQL and runs its experiments: the counters through
+// pgx (1), then, with the server at real-time priority where the kernel allows it
+// (chrt), the hot-row grid (4), the open-loop tail (6) and the durable grid (5).
+func postgresExperiments(ctx context.Context, c config, t tools, tmp, chrt string, rep *report) (*pgServer, error) {
+	pg, err := startPostgres(ctx, t, tmp, c.pgPort)
+	if err != nil {
+		return nil, err
+	}
+	rep.PGUser = pg.user
+	if err := experiment1(ctx, c, pg, tmp, rep); err != nil {
+		return nil, err
+	}
+	if rep.RT.On {
+		if err := setRT(chrt, pg.srv.cmd.Process.Pid); err != nil {
+			rep.RT = rtState{Note: fmt.Sprintf("the kernel refused real-time priority for the server (%v): the pgbench experiments ran at normal priority", err)}
+		} else {
+			pg.chrt = chrt
+		}
+	}
+	for _, exp := range []func(context.Context, config, *pgServer, string, *report) error{experiment4, experiment6, experiment5} {
+		if err := exp(ctx, c, pg, tmp, rep); err != nil {
+			return nil, err
+		}
+	}
+	return pg, nil
 }
 
 func loadAvg() string {

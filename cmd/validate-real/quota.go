@@ -198,6 +198,26 @@ type quotaExp struct {
 
 // experiment7 measures Redis's cap under a CPU quota at several client counts against the
 // model's cap from one constant cost per command.
+// commands are the server's command line and redis-benchmark's (without its own
+// arguments): the clients at real-time priority where chrt is given, so that they
+// outrun the server, and each pinned to a core of its own where taskset is installed.
+func (e *quotaExp) commands(t tools, chrt string) (bin string, args, bench []string) {
+	bin, args = t.redisServer, []string{"--port", strconv.Itoa(e.Port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no"}
+	bench = []string{t.redisBenchmark}
+	if chrt != "" {
+		bench = []string{chrt, "-f", strconv.Itoa(rtPriority), t.redisBenchmark}
+		e.ClientRT = fmt.Sprintf("chrt -f %d", rtPriority)
+	}
+	e.Pinned = "not pinned (taskset is not installed)"
+	if t.taskset != "" {
+		args = append([]string{"-c", "0", bin}, args...)
+		bin = t.taskset
+		bench = append([]string{t.taskset, "-c", "1"}, bench...)
+		e.Pinned = "server on core 0, redis-benchmark on core 1 (taskset)"
+	}
+	return bin, args, bench
+}
+
 func experiment7(ctx context.Context, c config, t tools, chrt, tmp string, rep *report) error {
 	e := &quotaExp{Share: 0.25, LowRate: 2000, Port: c.redisPort + 3, ClientRT: "normal"}
 	rep.E7 = e
@@ -218,19 +238,7 @@ func experiment7(ctx context.Context, c config, t tools, chrt, tmp string, rep *
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	bin, args := t.redisServer, []string{"--port", strconv.Itoa(e.Port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no"}
-	bench := []string{t.redisBenchmark}
-	if chrt != "" { // the clients must outrun the server: at real-time priority they can
-		bench = []string{chrt, "-f", strconv.Itoa(rtPriority), t.redisBenchmark}
-		e.ClientRT = fmt.Sprintf("chrt -f %d", rtPriority)
-	}
-	e.Pinned = "not pinned (taskset is not installed)"
-	if t.taskset != "" {
-		args = append([]string{"-c", "0", bin}, args...)
-		bin = t.taskset
-		bench = append([]string{t.taskset, "-c", "1"}, bench...)
-		e.Pinned = "server on core 0, redis-benchmark on core 1 (taskset)"
-	}
+	bin, args, bench := e.commands(t, chrt)
 	srv, err := start(fmt.Sprintf("redis-server :%d", e.Port), filepath.Join(dir, "redis.log"), syscall.SIGTERM, nil, dir, bin, args...)
 	if err != nil {
 		return err

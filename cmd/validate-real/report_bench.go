@@ -115,56 +115,74 @@ func writeGridBehaviours(b *md, g *grid, durable bool) {
 	}
 	top := g.Cs[len(g.Cs)-1]
 	b.w("What this grid shows of the behaviours today's model lacks:\n\n")
-	if p := g.point(top, 1); p != nil && !durable && p.Count == 0 {
+	if p := g.point(top, 1); p != nil && !durable {
+		writeGrantOrder(b, p, top)
+	}
+	writeWaiterCost(b, g, top)
+	if durable {
+		writeSharedFlush(b, g)
+	}
+	b.w("\n")
+}
+
+// writeGrantOrder says what point p, top clients on one row, shows of the order in which
+// the row's waiters are served.
+func writeGrantOrder(b *md, p *gridRow, top int) {
+	if p.Count == 0 {
 		b.w("- **Grant order**: %d clients on one row: %s, so this run says nothing of it.\n", top, p.Note)
+		return
 	}
-	if p := g.point(top, 1); p != nil && !durable && p.Count > 0 {
-		spread := p.P99Ms / max(p.P10Ms, 1e-9)
-		shows := "shows it"
-		if p.P99Ms <= 1.25*p.PredP99Ms && p.P10Ms >= 0.75*p.PredP50Ms {
-			shows = "does not show it in this run"
-		}
-		b.w("- **Grant order**: %d clients on one row measured p10 %.1f, p50 %.1f, p99 %.1f ms (p99 / p10 = %.1f; load %s -> %s);\n",
-			top, p.P10Ms, p.P50Ms, p.P99Ms, spread, p.LoadBefore, p.LoadAfter)
-		b.w("  the model, whose row serves its waiters first come, first served, gives each client the same\n")
-		b.w("  turn round the row: p50 %.1f, p99 %.1f ms, mean %.1f (shardsim's summary has no p10; with every\n", p.PredP50Ms, p.PredP99Ms, p.PredMeanMs)
-		b.w("  wait alike it is the p50). Measured over the model: p50 %.2f, p99 %.2f: %s.\n", p.P50Ms/max(p.PredP50Ms, 1e-9), p.P99Ms/max(p.PredP99Ms, 1e-9), shows)
+	spread := p.P99Ms / max(p.P10Ms, 1e-9)
+	shows := "shows it"
+	if p.P99Ms <= 1.25*p.PredP99Ms && p.P10Ms >= 0.75*p.PredP50Ms {
+		shows = "does not show it in this run"
 	}
+	b.w("- **Grant order**: %d clients on one row measured p10 %.1f, p50 %.1f, p99 %.1f ms (p99 / p10 = %.1f; load %s -> %s);\n",
+		top, p.P10Ms, p.P50Ms, p.P99Ms, spread, p.LoadBefore, p.LoadAfter)
+	b.w("  the model, whose row serves its waiters first come, first served, gives each client the same\n")
+	b.w("  turn round the row: p50 %.1f, p99 %.1f ms, mean %.1f (shardsim's summary has no p10; with every\n", p.PredP50Ms, p.PredP99Ms, p.PredMeanMs)
+	b.w("  wait alike it is the p50). Measured over the model: p50 %.2f, p99 %.2f: %s.\n", p.P50Ms/max(p.PredP50Ms, 1e-9), p.P99Ms/max(p.PredP99Ms, 1e-9), shows)
+}
+
+// writeWaiterCost says how one row's throughput changed from a few clients to top.
+func writeWaiterCost(b *md, g *grid, top int) {
 	lo := 4
 	if g.point(lo, 1) == nil {
 		lo = g.Cs[min(1, len(g.Cs)-1)]
 	}
 	a, z := g.point(lo, 1), g.point(top, 1)
-	if a != nil && z != nil && lo != top && a.Throughput > 0 {
-		change := z.Throughput/a.Throughput - 1
-		model := z.PredThr/a.PredThr - 1
-		shows := "shows it"
-		if change > -0.10 {
-			shows = "does not show it in this run (less than a 10% fall)"
-		}
-		b.w("- **Waiters cost the holder**: one row's throughput went from %.0f/s at %d clients to %.0f/s at %d (%+.0f%%;\n", a.Throughput, lo, z.Throughput, top, change*100)
-		b.w("  loads %s and %s), where the model's cap is flat (%+.0f%%): %s.\n", a.LoadBefore, z.LoadBefore, model*100, shows)
+	if a == nil || z == nil || lo == top || a.Throughput <= 0 {
+		return
 	}
-	if durable {
-		var over, under []string
-		for _, r := range g.Rows {
-			if r.Calibration || r.ThrWithin {
-				continue
-			}
-			s := fmt.Sprintf("C=%d B=%d (%.2f)", r.C, r.B, r.ThrRatio)
-			if r.ThrRatio > 1 {
-				over = append(over, s)
-			} else {
-				under = append(under, s)
-			}
-		}
-		b.w("- **Durable commits share one WAL flush**: the model holds each row through its own flush, so\n")
-		b.w("  rows in parallel flush in parallel and one row's commits flush one at a time. Throughput above\n")
-		b.w("  the prediction by more than 15%%: %s; below it: %s.\n", listOr(over), listOr(under))
-		b.w("  Several commits sharing one flush (group commit) shows as points above the prediction; one\n")
-		b.w("  flush for the whole node, as points on many rows below it.\n")
+	change := z.Throughput/a.Throughput - 1
+	model := z.PredThr/a.PredThr - 1
+	shows := "shows it"
+	if change > -0.10 {
+		shows = "does not show it in this run (less than a 10% fall)"
 	}
-	b.w("\n")
+	b.w("- **Waiters cost the holder**: one row's throughput went from %.0f/s at %d clients to %.0f/s at %d (%+.0f%%;\n", a.Throughput, lo, z.Throughput, top, change*100)
+	b.w("  loads %s and %s), where the model's cap is flat (%+.0f%%): %s.\n", a.LoadBefore, z.LoadBefore, model*100, shows)
+}
+
+// writeSharedFlush lists the durable grid's points off the prediction, above and below.
+func writeSharedFlush(b *md, g *grid) {
+	var over, under []string
+	for _, r := range g.Rows {
+		if r.Calibration || r.ThrWithin {
+			continue
+		}
+		s := fmt.Sprintf("C=%d B=%d (%.2f)", r.C, r.B, r.ThrRatio)
+		if r.ThrRatio > 1 {
+			over = append(over, s)
+		} else {
+			under = append(under, s)
+		}
+	}
+	b.w("- **Durable commits share one WAL flush**: the model holds each row through its own flush, so\n")
+	b.w("  rows in parallel flush in parallel and one row's commits flush one at a time. Throughput above\n")
+	b.w("  the prediction by more than 15%%: %s; below it: %s.\n", listOr(over), listOr(under))
+	b.w("  Several commits sharing one flush (group commit) shows as points above the prediction; one\n")
+	b.w("  flush for the whole node, as points on many rows below it.\n")
 }
 
 func listOr(xs []string) string {

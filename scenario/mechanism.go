@@ -50,11 +50,17 @@ func declare[T any](table reflect.Type, tableName, name, def, meaning string) Ke
 	return Key[T]{name}
 }
 
-// TableKey declares a key of [table], StreamKey one of each [[streams]] entry. (File,
-// Cluster and Keyspace have an Ext field too: a declaring function for them is one line.)
+// TableKey declares a key of [table], ClusterKey one of [cluster], StreamKey one of each
+// [[streams]] entry. (File and Keyspace have an Ext field too: a declaring function for
+// them is one line.)
 // Call them in a package-level variable's initializer.
 func TableKey[T any](name, def, meaning string) Key[T] {
 	return declare[T](reflect.TypeFor[Table](), "[table]", name, def, meaning)
+}
+
+// ClusterKey declares a key of [cluster] (see TableKey).
+func ClusterKey[T any](name, def, meaning string) Key[T] {
+	return declare[T](reflect.TypeFor[Cluster](), "[cluster]", name, def, meaning)
 }
 
 // StreamKey declares a key of each [[streams]] entry (see TableKey).

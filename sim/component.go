@@ -10,7 +10,7 @@ import (
 // sim (a folder under mechanisms/, docs/architecture.md "Where a new thing goes") sees of
 // the engine. A mechanism is a Setting in Model.Mechanisms; a new engine turns each on
 // with a Core, through which it attaches its hooks (a RequestGate, a NodeGate, a
-// SubWatcher, a Handler of its own event kinds) and reads and moves the requests it
+// SubWatcher, a SubEnd, a Handler of its own event kinds) and reads and moves the requests it
 // holds. sim's own mechanisms use the engine's unexported methods the Core wraps.
 
 // Setting is the configuration of a mechanism that owns its whole part of a run (a page
@@ -63,6 +63,15 @@ type SubWatcher interface {
 	NewSub(c Core, stream int, si int32)
 }
 
+// SubEnd is a mechanism that may hold a client subrequest's completion when its service
+// at its node ends, as a commit's wait for its node's log flush does: the core has freed
+// its core, and the subrequest keeps its slot and whatever it holds until it completes.
+type SubEnd interface {
+	// End is the end of subrequest si's service at now: true lets it complete now, false
+	// holds it, and the mechanism completes it later with Core.Finish.
+	End(c Core, now Time, si int32) bool
+}
+
 // Handler handles the events of the kinds a mechanism registered (Core.Register): idx is
 // whatever the mechanism scheduled (Core.Schedule), at the engine's now.
 type Handler interface {
@@ -101,6 +110,9 @@ func (c Core) Now() Time { return c.e.now }
 // Network is the model's one-way network delay between the clients and the nodes.
 func (c Core) Network() Time { return c.e.m.Network }
 
+// Nodes is the number of the model's nodes; a node is named by its index.
+func (c Core) Nodes() int { return len(c.e.nodes) }
+
 // Streams is the number of the model's streams; a stream is named by its index.
 func (c Core) Streams() int { return len(c.e.streams) }
 
@@ -128,6 +140,12 @@ func (c Core) SubRequest(si int32) int32 {
 
 // SubStream is the stream of client subrequest si.
 func (c Core) SubStream(si int32) int { return c.e.subStream(&c.e.subs.items[si]) }
+
+// SubNode is the node that serves subrequest si.
+func (c Core) SubNode(si int32) int { return int(c.e.subs.items[si].node) }
+
+// SubWrite reports whether subrequest si writes a row.
+func (c Core) SubWrite(si int32) bool { return c.e.subs.items[si].write }
 
 // SubCounted reports whether client subrequest si's request was issued after the warmup,
 // once it has reached its node.
@@ -161,6 +179,10 @@ func (c Core) Unhold() { c.e.queued-- }
 // gates after that one, then to the node's queue or a core.
 func (c Core) Pass(now Time, si int32) { c.e.pass(now, si) }
 
+// Finish completes subrequest si, whose completion a SubEnd held until now: through the
+// SubEnd hooks after that one, then its request hears of it.
+func (c Core) Finish(now Time, si int32) { c.e.finishHeld(now, si) }
+
 // SendHeld sends request ri, which a RequestGate held until its first attempt could reach
 // the nodes at now: through the stream's later gates, then on.
 func (c Core) SendHeld(now Time, ri int32) { c.e.sendHeld(now, ri) }
@@ -177,6 +199,10 @@ func (c Core) GateNodes(g NodeGate) { c.e.gateNodes(g) }
 
 // WatchSubs has w told of every new subrequest, and of every request issued into a slot.
 func (c Core) WatchSubs(w SubWatcher) { c.e.watchSubs(w) }
+
+// EndSubs has h told of the end of every client subrequest's service, after the hooks
+// put there before it.
+func (c Core) EndSubs(h SubEnd) { c.e.ends = append(c.e.ends, h) }
 
 // Register has h handle the events of the given kinds; a kind has one Handler.
 func (c Core) Register(h Handler, kinds ...EvKind) {

@@ -37,9 +37,11 @@
 // Model.Mechanisms carries it, and its On method sets the mechanism up through a Core and
 // attaches it to the general hooks the core offers: a RequestGate before a stream's sends
 // (GateStream), a NodeGate at the nodes before their queues (GateNodes), a SubWatcher of
-// issued requests and new subrequests (WatchSubs), its event kinds (NewEventKind,
+// issued requests and new subrequests (WatchSubs), a SubEnd that may hold a client
+// subrequest's completion when its service ends (EndSubs), its event kinds (NewEventKind,
 // Register) and its waits (NewWaits, waits.go), which every output reports. The page
-// latch (mechanisms/latch) and the connection pool (mechanisms/pool) are built so; job
+// latch (mechanisms/latch), the connection pool (mechanisms/pool) and the commit flush
+// (mechanisms/flush) are built so; job
 // queues' claims (queue.go) implement Setting inside sim, because they write into row
 // locks' state. The mechanisms older than these hooks keep a typed
 // field in the engine and their settings in model.go, as do global secondary indexes

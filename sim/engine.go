@@ -827,12 +827,24 @@ func (e *engine) spreadBusy(t, stop Time, sh int32, node int16, sign Time) {
 	}
 }
 
-// done handles the end of subrequest si's service at time now.
+// done handles the end of subrequest si's service at time now: its core goes to the
+// node's queue, and the subrequest completes, unless a mechanism holds its completion
+// (SubEnd, mechanism.go), which completes it later.
 func (e *engine) done(now Time, si int32) {
-	ni, req := int(e.subs.items[si].node), e.subs.items[si].req
+	ni := int(e.subs.items[si].node)
 	n := &e.nodes[ni]
 	n.busy--
 	e.startQueued(now, ni, n) // takes no subrequest slot, so si is still this one
+	if len(e.ends) > 0 && !e.endSub(now, si, 0) {
+		return
+	}
+	e.complete(now, si)
+}
+
+// complete ends subrequest si, whose service (and whatever a mechanism held it for after)
+// ended at now: it frees its slot, and its request hears of it.
+func (e *engine) complete(now Time, si int32) {
+	req := e.subs.items[si].req
 	if req <= soloReq {
 		e.finishSolo(now, si, req)
 		e.subs.put(si)

@@ -116,6 +116,8 @@ type gates struct {
 	passed   []uint8 // by subrequest slot: how many of atNode it has passed, while it is among them
 	reqGated []uint8 // by request slot: how many of its stream's gates it has passed
 	watches  []SubWatcher
+	ends     []SubEnd
+	endHeld  []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
 	// waitCounters count the waits the mechanisms report (waits.go).
 	waitCounters []*WaitCounter
 	// admitting: something may turn a subrequest away or hold it at its node before the
@@ -141,6 +143,36 @@ func (e *engine) gateNodes(g NodeGate) {
 // watchSubs has w told of every new subrequest, and of every request issued into a slot.
 func (e *engine) watchSubs(w SubWatcher) {
 	e.watches = append(e.watches, w)
+}
+
+// endSub runs client subrequest si, whose service ended at now, through the SubEnd hooks
+// from the k-th on, and reports whether all let it complete now (false: one holds it, and
+// passes it on later with Core.Finish). A follower's apply, a backfill's batch and an
+// outbox's copy are not a client's: they complete at once.
+func (e *engine) endSub(now Time, si int32, k int) bool {
+	if e.subs.items[si].req == followerReq {
+		return true
+	}
+	for ; k < len(e.ends); k++ {
+		if !e.ends[k].End(Core{e}, now, si) {
+			for int(si) >= len(e.endHeld) {
+				e.endHeld = append(e.endHeld, 0)
+			}
+			e.endHeld[si] = uint8(k + 1)
+			return false
+		}
+	}
+	return true
+}
+
+// finishHeld passes subrequest si, whose completion a SubEnd hook held until now, on
+// through the hooks after that one, and completes it if none holds it again.
+func (e *engine) finishHeld(now Time, si int32) {
+	k := int(e.endHeld[si])
+	e.endHeld[si] = 0
+	if e.endSub(now, si, k) {
+		e.complete(now, si)
+	}
 }
 
 // enterGates runs subrequest si, at its node at now, through the node gates it has not

@@ -18,6 +18,10 @@ type Wait struct {
 	Sum  float64
 	Max  Time
 	Hist *hdrhistogram.Histogram
+	// Uncapped: what is waited for serves every waiter at once (a group commit's flush), so
+	// the share that waited is no load on it and it bounds no throughput; the bottleneck
+	// does not name it (metrics.BottleneckOf).
+	Uncapped bool
 }
 
 // WaitCounter gathers one mechanism's waits for one stream (a Wait) during a run: Core.NewWaits
@@ -37,6 +41,9 @@ func (e *engine) newWaits(i int, name, of string) *WaitCounter {
 	e.waitCounters = append(e.waitCounters, w)
 	return w
 }
+
+// Uncapped marks the wait as one for a resource that serves every waiter at once (Wait.Uncapped).
+func (w *WaitCounter) Uncapped() { w.out.Waits[w.slot].Uncapped = true }
 
 // Add counts one wait of length d (0: it went straight through), if counted (issued after
 // the warmup).

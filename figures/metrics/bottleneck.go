@@ -147,11 +147,12 @@ func waitsBind(r *Run, failed bool, worst Cause) bool {
 }
 
 // busiestWait returns the stream, the mechanism and the share of the stream's work that
-// waited, for the wait with the highest share ("" when no stream waited).
+// waited, for the wait with the highest share ("" when no stream waited); an uncapped wait
+// (a group commit's flush) is no load on what it waits for, and is left out.
 func busiestWait(r *Run) (stream, name string, share float64) {
 	for i := range r.Streams {
 		for _, w := range r.Streams[i].Waits {
-			if w.Queued > 0 && w.Share > share {
+			if w.Queued > 0 && w.Share > share && !w.Uncapped {
 				stream, name, share = r.Streams[i].Name, w.Name, w.Share
 			}
 		}

@@ -114,13 +114,16 @@ type Wait struct {
 	Asked, Queued  int64
 	Share          float64
 	Mean, P99, Max *float64
+	// Uncapped: what was waited for serves every waiter at once (sim.Wait.Uncapped), so
+	// Share is no load on it and the bottleneck never names it.
+	Uncapped bool
 }
 
 // waitsOf derives the stream's waits from its result.
 func waitsOf(st *sim.StreamResult) []Wait {
 	var out []Wait
 	for _, w := range st.Waits {
-		f := Wait{Name: w.Name, Of: w.Of, Asked: w.Asked, Queued: w.Queued, Share: rate(w.Queued, w.Asked)}
+		f := Wait{Name: w.Name, Of: w.Of, Asked: w.Asked, Queued: w.Queued, Share: rate(w.Queued, w.Asked), Uncapped: w.Uncapped}
 		if w.Asked > 0 {
 			mx := w.Max.Millis()
 			f.Mean = ptr(min(w.Sum/float64(w.Asked)/float64(sim.Millisecond), mx))

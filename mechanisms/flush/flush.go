@@ -77,6 +77,7 @@ func (s CommitFlush) start(c sim.Core) *flushers {
 	for i := range f.waits {
 		if c.Op(i) == sim.Write {
 			f.waits[i] = c.NewWaits(i, "commit_flush", "writes")
+			f.waits[i].Uncapped() // one flush serves every commit waiting: it caps nothing
 		}
 	}
 	c.EndSubs(f)

@@ -202,3 +202,14 @@ func TestRowServiceClamped(t *testing.T) {
 		t.Errorf("rows of no cost: %v", got)
 	}
 }
+
+// BenchmarkLock runs lockModel's writes at 1,000/s to one key whose lock is held for an
+// exponential 0.5 ms (rho = 0.5 at its lock) for b.N writes: one op is one write, through
+// its row lock to its service.
+func BenchmarkLock(b *testing.B) {
+	const rate = 1_000
+	m := lockModel(1, Second+Time(float64(b.N)/rate*float64(Second)), 1, rate, 1, Delay{Kind: Exponential, Mean: 500 * Microsecond}, 50*Microsecond, 0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	Run(m)
+}

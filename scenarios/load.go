@@ -22,6 +22,7 @@ import (
 	// resolvers run, and their settings come, in the order Go initializes the packages (by
 	// import path, here latch, pool, queue), the order of explain's notes.
 	_ "github.com/shardsim/shardsim/mechanisms/latch"
+	_ "github.com/shardsim/shardsim/mechanisms/locks"
 	_ "github.com/shardsim/shardsim/mechanisms/pool"
 	_ "github.com/shardsim/shardsim/mechanisms/queue"
 	"github.com/shardsim/shardsim/scenario"

@@ -201,9 +201,6 @@ func (c Core) StreamSeed(i int, purpose uint64) uint64 {
 	return streamSeed(c.e.m.Streams[i].Name, purpose)
 }
 
-// Warmup is the model's warmup: what began before it is not counted.
-func (c Core) Warmup() Time { return c.e.m.Warmup }
-
 // TopK is how many of the hottest keys detection reports (Model.Detect.TopK, or its
 // default).
 func (c Core) TopK() int {

@@ -375,7 +375,9 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 		notes = append(notes, fmt.Sprintf("hot-key copies: a write of one of the %d copied %s values is counted on each of its %d copies, a read on one", len(s.Copies.Keys), s.FieldNames[s.Copies.Field], s.Copies.Count))
 	}
 	for _, x := range s.Mechanisms {
-		notes = append(notes, x.Note())
+		if note := x.Note(); note != "" {
+			notes = append(notes, note)
+		}
 	}
 	if note := indexNote(s); note != "" {
 		notes = append(notes, note)

@@ -2,7 +2,6 @@ package compile
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -41,7 +40,6 @@ func Model(s *scenario.Resolved) *sim.Model {
 			st.ApplyCost = s.ApplyCost
 		}
 		st.UseCache = s.Cache != nil && s.CacheStreams[i]
-		st.Lock, st.LockTimeout = ss.Lock, ss.LockTimeout
 		st.Clients, st.Think = ss.Clients, ss.Think
 		st.Arrivals = arrivals(ss)
 		if ss.Trace != nil {
@@ -50,7 +48,6 @@ func Model(s *scenario.Resolved) *sim.Model {
 		m.Streams = append(m.Streams, st)
 	}
 	indexes(s, m, indexRouters(s))
-	m.LockSlots = lockSlots(s)
 	if g := s.Migration; g != nil && g.Target != nil {
 		m.Migration = migration(s, m)
 	} else if g != nil && g.Tenant != nil {
@@ -166,28 +163,6 @@ func arrivals(ss scenario.StreamSpec) workload.Arrivals {
 		return workload.NewUniformArrivals(ss.Schedule)
 	}
 	return workload.NewPoisson(ss.Schedule)
-}
-
-// lockSlots sizes the row-lock table (sim/lock.go): four times the locks held at once at
-// the streams' peak rates (Little's law: rate x mean hold), so that it stays about a
-// quarter full; 0 when no stream locks.
-func lockSlots(s *scenario.Resolved) int {
-	held := 0.0
-	for i := range s.Streams {
-		ss := &s.Streams[i]
-		if ss.Lock.Mean <= 0 {
-			continue
-		}
-		peak := 0.0
-		for _, p := range ss.Schedule {
-			peak = max(peak, p.Rate)
-		}
-		if ss.Burst != nil {
-			peak *= ss.Burst.Factor
-		}
-		held += peak * ss.Lock.Mean.Seconds()
-	}
-	return int(min(4*math.Ceil(held), 1<<24))
 }
 
 // mitigations sets the model's mitigation and detection fields; a scenario without them

@@ -23,6 +23,7 @@ import (
 	// import path, here flush, latch, pool, queue), the order of explain's notes.
 	_ "github.com/shardsim/shardsim/mechanisms/flush"
 	_ "github.com/shardsim/shardsim/mechanisms/latch"
+	_ "github.com/shardsim/shardsim/mechanisms/locks"
 	_ "github.com/shardsim/shardsim/mechanisms/pool"
 	_ "github.com/shardsim/shardsim/mechanisms/queue"
 	"github.com/shardsim/shardsim/scenario"

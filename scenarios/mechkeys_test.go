@@ -51,7 +51,7 @@ func TestMechanismKeysAreTyped(t *testing.T) {
 }
 
 // TestMechanismOrder: the mechanisms' settings come in the order of their packages' import
-// paths (latch, pool, queue), whatever the order of their keys in the file, so that
+// paths (latch, locks, pool, queue), whatever the order of their keys in the file, so that
 // explain's notes and a stream's waits keep their order (docs/architecture.md, "Where a
 // new thing goes").
 func TestMechanismOrder(t *testing.T) {
@@ -89,7 +89,7 @@ pool = 4
 	for _, s := range sc.Variants[0].Spec.Mechanisms {
 		got = append(got, fmt.Sprintf("%T", s))
 	}
-	if want := []string{"latch.PageLatch", "pool.Pool", "sim.JobClaims"}; !slices.Equal(got, want) {
+	if want := []string{"latch.PageLatch", "locks.RowLocks", "pool.Pool", "locks.JobClaims"}; !slices.Equal(got, want) {
 		t.Errorf("settings in the order %q, want %q", got, want)
 	}
 }

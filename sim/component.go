@@ -1,8 +1,12 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"runtime"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 )
 
@@ -23,7 +27,7 @@ type Setting interface {
 	// WatchSubs) and the figures it will report (NewWaits).
 	On(c Core)
 	// Note says, in one sentence for `explain`, what the offered loads computed without
-	// running leave out of the mechanism.
+	// running leave out of the mechanism ("": nothing, or it is said elsewhere).
 	Note() string
 	// Waiter is the memory of one request or subrequest the mechanism holds back before
 	// the nodes' queues (waiting for a connection, for a latch), in subrequests queued for a
@@ -45,7 +49,8 @@ type RequestGate interface {
 }
 
 // NodeGate is a mechanism that may hold a subrequest which reached its node, after the
-// partition limit and a row lock and before the node's queue, as a page latch does.
+// partition limit and before the node's queue: a row lock (GateNodesFirst), then a page
+// latch (GateNodes).
 type NodeGate interface {
 	// Enter is subrequest si at its node at now: true lets it go on, false holds it, and
 	// the gate passes it on later with Core.Pass.
@@ -197,6 +202,95 @@ func (c Core) GateStream(i int, g RequestGate) { c.e.gateStream(i, g) }
 // GateNodes puts g at every node, after the gates put there before it.
 func (c Core) GateNodes(g NodeGate) { c.e.gateNodes(g) }
 
+// GateNodesFirst puts g at every node before the gates of GateNodes (after those put there
+// by GateNodesFirst before it), so that g admits a subrequest right after the partition
+// limit: a row lock, which a write takes before its page latch and holds while it waits
+// for it.
+func (c Core) GateNodesFirst(g NodeGate) { c.e.gateNodesFirst(g) }
+
+// Slotted has each of stream i's requests take a request slot (no request of it is sent
+// as a solo), so that a SubWatcher is told of its issue and can keep what it needs of the
+// request by slot (a row lock: its row).
+func (c Core) Slotted(i int) { c.e.streams[i].plain = false }
+
+// Seed is the model's seed, and StreamSeed(i, purpose) the id of stream i's random
+// numbers for a purpose, derived from its name as the engine's own streams' ids are, so
+// that adding or reordering streams leaves the others' draws alone.
+func (c Core) Seed() uint64 { return c.e.m.Seed }
+
+// StreamSeed is the id of stream i's random numbers for purpose (Seed).
+func (c Core) StreamSeed(i int, purpose uint64) uint64 {
+	return streamSeed(c.e.m.Streams[i].Name, purpose)
+}
+
+// TopK is how many of the hottest keys detection reports (Model.Detect.TopK, or its
+// default).
+func (c Core) TopK() int {
+	if k := c.e.m.Detect.TopK; k > 0 {
+		return k
+	}
+	return detect.DefaultTopK
+}
+
+// StreamOut is stream i's result, for a mechanism whose figures have fields of their own
+// in it (row locks' LockWaits and HotLocks, a job queue's Claim).
+func (c Core) StreamOut(i int) *StreamResult { return c.e.streams[i].out }
+
+// SubAttempt is the attempt of its request that subrequest si belongs to (1: the first).
+func (c Core) SubAttempt(si int32) int { return int(c.e.subs.items[si].attempt) }
+
+// FailLock ends subrequest si, a NodeGate's waiter for a row lock that gave up at now: its
+// slot is freed and its request's attempt fails as a lock timeout (which the client may
+// retry), counted on its shard (LockFailed) when it began waiting, at since, after the
+// warmup.
+func (c Core) FailLock(now Time, si int32, since Time) {
+	e := c.e
+	sub := e.subs.items[si]
+	if since >= e.m.Warmup {
+		e.res.Shards[sub.shard].LockFailed++
+	}
+	e.passed[si] = 0 // out of the node gates: the slot's next subrequest starts at the first
+	e.subs.put(si)
+	e.subEnd(sub.req, int32(sub.attempt), now, failLock)
+}
+
+// WrapUpper is a Handler that puts what it recorded into the Result when the run ends
+// (WrapUp), before the core derives the totals of the series, in the order the
+// mechanisms registered.
+type WrapUpper interface {
+	WrapUp(c Core)
+}
+
+// Sampler draws a Delay exactly as the engine's own delays are drawn.
+type Sampler struct{ d delaySampler }
+
+// NewSampler is a Sampler of d.
+func NewSampler(d Delay) Sampler { return Sampler{newDelaySampler(d)} }
+
+// Draw is one draw, from r.
+func (s *Sampler) Draw(r *rand.Rand) Time { return s.d.draw(r) }
+
+// WaitCounts counts waits in the run's histogram layout, for a mechanism whose waits have
+// figures of their own in StreamResult (row locks' LockWait); a mechanism's waits in
+// StreamResult.Waits are counted by a WaitCounter.
+type WaitCounts struct{ counts []int64 }
+
+// NewWaitCounts is an empty WaitCounts.
+func NewWaitCounts() WaitCounts { return WaitCounts{make([]int64, runLayout.countsN)} }
+
+// Add counts a wait of d, in microseconds rounded up.
+func (w *WaitCounts) Add(d Time) {
+	us := min(int64((d+Microsecond-1)/Microsecond), histMaxMicros)
+	w.counts[runLayout.index(us)]++
+}
+
+// Histogram is the histogram of the waits counted; w counts no more.
+func (w *WaitCounts) Histogram() *hdrhistogram.Histogram {
+	h := runLayout.histogram(w.counts)
+	w.counts = nil
+	return h
+}
+
 // WatchSubs has w told of every new subrequest, and of every request issued into a slot.
 func (c Core) WatchSubs(w SubWatcher) { c.e.watchSubs(w) }
 
@@ -218,13 +312,17 @@ func (c Core) Handler(k EvKind) Handler {
 	return nil
 }
 
-// handled is a Handler among the engine's mechanisms: it has no window hook and no
-// wrap-up (its waits are wrapped up by the core).
+// handled is a Handler among the engine's mechanisms: it has no window hook, and a wrap-up
+// only when it is a WrapUpper (its waits are wrapped up by the core).
 type handled struct{ h Handler }
 
 func (m handled) handle(e *engine, ev event) { m.h.Handle(Core{e}, ev.at, ev.idx) }
 func (handled) windowEnd(*engine, Time, int) {}
-func (handled) wrapUp(*engine)               {}
+func (m handled) wrapUp(e *engine) {
+	if w, ok := m.h.(WrapUpper); ok {
+		w.WrapUp(Core{e})
+	}
+}
 
 // SteadyAllocs measures the heap allocations of m's event loop in steady state: a new
 // engine of m handles warmup events, so that its pools, queues and heap reach their size,

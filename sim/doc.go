@@ -9,7 +9,7 @@
 // (reach), waits in the node's queue or takes a core (start), and ends (done); the
 // request completes when its last subrequest has (finish). Everything else is a
 // mechanism: the cache (cache.go), replicas (copies.go), partition limits (limits.go),
-// row locks (lock.go), closed-loop clients (closed.go), the client's timeouts, retries
+// closed-loop clients (closed.go), the client's timeouts, retries
 // and rate limit (client.go, timers.go), a migration (migrate.go), a rebalance
 // (rebalance.go), shard splits (split.go), scheduled actions (actions.go) and detection's
 // sample (observe.go). Each is in its own file, and the core knows it only through these
@@ -26,7 +26,7 @@
 //   - wrap-up: it puts its figures into the Result when the run ends (wrapUp), before the
 //     core derives the totals.
 //   - the request path: arrival (split.observe, the detection sample), admission
-//     (partition limits and row locks in reach, the cache and the rate limit in arrive,
+//     (partition limits in reach, the cache and the rate limit in arrive,
 //     a migration's planners), completion (the cache's fill, a migration's settle, a
 //     closed-loop client's think). These hooks are direct calls through the engine's
 //     typed field of the mechanism, nil when it is off: an off mechanism costs the hot
@@ -36,14 +36,14 @@
 // implements Setting (component.go, the engine's one exported component interface),
 // Model.Mechanisms carries it, and its On method sets the mechanism up through a Core and
 // attaches it to the general hooks the core offers: a RequestGate before a stream's sends
-// (GateStream), a NodeGate at the nodes before their queues (GateNodes), a SubWatcher of
-// issued requests and new subrequests (WatchSubs), a SubEnd that may hold a client
-// subrequest's completion when its service ends (EndSubs), its event kinds (NewEventKind,
-// Register) and its waits (NewWaits, waits.go), which every output reports. The page
-// latch (mechanisms/latch), the connection pool (mechanisms/pool) and the commit flush
-// (mechanisms/flush) are built so; job
-// queues' claims (queue.go) implement Setting inside sim, because they write into row
-// locks' state. The mechanisms older than these hooks keep a typed
+// (GateStream), a NodeGate at the nodes before their queues (GateNodes, or GateNodesFirst
+// right after the partition limit), a SubWatcher of issued requests and new subrequests
+// (WatchSubs), a SubEnd that may hold a client subrequest's completion when its service
+// ends (EndSubs), its event kinds (NewEventKind, Register, a WrapUpper for its figures at
+// the end) and its waits (NewWaits, waits.go), which every output reports. The page latch
+// (mechanisms/latch), row locks and job queues' claims (mechanisms/locks), the connection
+// pool (mechanisms/pool) and the commit flush (mechanisms/flush) are built so. The
+// mechanisms older than these hooks keep a typed
 // field in the engine and their settings in model.go, as do global secondary indexes
 // (index.go), which add shard ids before the result is sized and take the admission of
 // their own shards in reach, two points a Setting's on comes too late for. See
@@ -57,8 +57,8 @@
 //   - per node: nodeTable (nodes.go): a node's cores, its queue and its series;
 //   - per shard: shardTable (shards.go), partition limits' buckets (limits.go), an
 //     index partition's buckets (index.go, by index shard), the split
-//     state (split.go), all indexed by shard, and the row locks (lock.go), keyed by row
-//     (a row lives in one shard): each belongs to the node serving its shard;
+//     state (split.go), all indexed by shard: each belongs to the node serving its shard
+//     (as do row locks and page latches, mechanisms/, keyed by row and by page);
 //   - per stream (the clients' side): streamState (stream.go): arrivals, planning, the
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests

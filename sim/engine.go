@@ -69,7 +69,6 @@ type engine struct {
 	split    *splits          // split.go
 	mig      *migState        // migrate.go
 	reb      *rebState        // rebalance.go
-	locks    *rowLocks        // lock.go
 	gsi      *indexes         // index.go
 	registry                  // the mechanisms that are on, by the events they handle (mechanism.go)
 	gates                     // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
@@ -354,9 +353,6 @@ func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sa
 		e.sendPlain(now, ri, st)
 		return
 	}
-	if st.locks != nil {
-		e.setLockRow(ri, st)
-	}
 	if st.keep {
 		e.keepVisits(ri, st.visits)
 	}
@@ -548,17 +544,12 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	r.pending = int32(len(visits))
 	r.inflight += int32(len(visits))
 	attempt := r.attempt
-	for j, v := range visits {
+	for _, v := range visits {
 		node := e.shardNode[v.Shard]
 		if e.m.ReadAny && s.Op != Write {
 			node = e.anyCopy(node)
 		}
-		si := e.newSub(st, v, ri, node, uint8(attempt))
-		if st.locks != nil {
-			e.lockAcquire(now, si, e.lockKey(ri, j))
-			continue
-		}
-		e.reach(now, si)
+		e.reach(now, e.newSub(st, v, ri, node, uint8(attempt)))
 	}
 }
 
@@ -709,7 +700,7 @@ func (e *engine) admitAtNode(now Time, si int32) bool {
 		if !e.amongGates(si) && e.gsi.refuse(e, now, si) {
 			return false
 		}
-	} else if e.limits != nil && !e.lockPassed(si) && !e.amongGates(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
+	} else if e.limits != nil && !e.amongGates(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
 		e.limitRefused(now, si)
 		return false
 	}

@@ -23,8 +23,6 @@ const (
 	evRelease                     // a stream's rate limit lets its next held request go (stream)
 	evAction                      // an operator action (index in Model.Actions)
 	evMove                        // a new shard moves to its own node (shard)
-	evLockRelease                 // a write's hold of its row lock ends (subrequest slot)
-	evLockTimeout                 // a write waiting for a row lock gives up (subrequest slot)
 	evIssue                       // a closed-loop client's request reaches the nodes (stream)
 	evBackfill                    // a migration's backfill issues its next batch (migrate.go)
 	evBackfillWrite               // a backfill batch's write, pushed back by a full queue, tries again (batch index)

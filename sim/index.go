@@ -150,9 +150,6 @@ func (e *engine) routeIndexes() {
 		g.streams[i] = *s
 		switch {
 		case s.Op == Write:
-			if st.locks != nil {
-				panic(fmt.Sprintf("sim: stream %q takes row locks and writes an index; the locks would be taken on the index's shards too", s.Name))
-			}
 			w := &g.writeP[i]
 			w.table = s.Planner
 			off := g.off

@@ -61,7 +61,6 @@ var (
 	_ mechanism = clientSide{}
 	_ mechanism = closedLoop{}
 	_ mechanism = actionPlan{}
-	_ mechanism = (*rowLocks)(nil)
 	_ mechanism = (*splits)(nil)
 	_ mechanism = (*migState)(nil)
 	_ mechanism = (*rebState)(nil)
@@ -85,8 +84,7 @@ func (e *engine) newMoves() {
 
 // newMechanisms turns on the mechanisms the model asks for that have no shards or nodes
 // of their own to set up: the cache, partition limits, shard splits, the client's
-// timers and limits, closed-loop clients and scheduled actions. (Row locks are turned on
-// by the first stream that takes them, see initStream.)
+// timers and limits, closed-loop clients and scheduled actions.
 func (e *engine) newMechanisms() {
 	m := e.m
 	if m.Cache != nil {
@@ -112,12 +110,13 @@ func (e *engine) newMechanisms() {
 
 // gates are the hooks of the mechanisms turned on by a Setting (all empty when none is).
 type gates struct {
-	atNode   []NodeGate
-	passed   []uint8 // by subrequest slot: how many of atNode it has passed, while it is among them
-	reqGated []uint8 // by request slot: how many of its stream's gates it has passed
-	watches  []SubWatcher
-	ends     []SubEnd
-	endHeld  []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
+	atNode     []NodeGate
+	firstGates int     // how many of atNode came first (GateNodesFirst)
+	passed     []uint8 // by subrequest slot: how many of atNode it has passed, while it is among them
+	reqGated   []uint8 // by request slot: how many of its stream's gates it has passed
+	watches    []SubWatcher
+	ends       []SubEnd
+	endHeld    []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
 	// waitCounters count the waits the mechanisms report (waits.go).
 	waitCounters []*WaitCounter
 	// admitting: something may turn a subrequest away or hold it at its node before the
@@ -138,6 +137,13 @@ func (e *engine) gateStream(i int, g RequestGate) {
 // gateNodes puts g at every node, after the gates put there before it.
 func (e *engine) gateNodes(g NodeGate) {
 	e.atNode = append(e.atNode, g)
+}
+
+// gateNodesFirst puts g at every node before the gates of gateNodes, after those put there
+// by gateNodesFirst before it.
+func (e *engine) gateNodesFirst(g NodeGate) {
+	e.atNode = slices.Insert(e.atNode, e.firstGates, g)
+	e.firstGates++
 }
 
 // watchSubs has w told of every new subrequest, and of every request issued into a slot.

@@ -8,19 +8,19 @@ import "testing"
 // core's) panics.
 func TestRegistry(t *testing.T) {
 	var g registry
-	locks, split := &rowLocks{}, &splits{}
-	g.register(locks, false, evLockRelease, evLockTimeout)
+	mig, split := &migState{}, &splits{}
+	g.register(mig, false, evCutover, evVerified)
 	g.register(split, true, evMove)
-	if g.on[evLockRelease] != locks || g.on[evLockTimeout] != locks || g.on[evMove] != split {
-		t.Errorf("on = %v, want the locks for their two kinds and the splits for evMove", g.on)
+	if g.on[evCutover] != mig || g.on[evVerified] != mig || g.on[evMove] != split {
+		t.Errorf("on = %v, want the migration for its two kinds and the splits for evMove", g.on)
 	}
 	for k := range evKinds {
-		if k != evLockRelease && k != evLockTimeout && k != evMove && g.on[k] != nil {
+		if k != evCutover && k != evVerified && k != evMove && g.on[k] != nil {
 			t.Errorf("kind %d has mechanism %v, registered by none", k, g.on[k])
 		}
 	}
-	if len(g.all) != 2 || g.all[0] != locks || g.all[1] != split {
-		t.Errorf("all = %v, want the locks then the splits", g.all)
+	if len(g.all) != 2 || g.all[0] != mig || g.all[1] != split {
+		t.Errorf("all = %v, want the migration then the splits", g.all)
 	}
 	if len(g.windowed) != 1 || g.windowed[0] != split {
 		t.Errorf("windowed = %v, want the splits alone", g.windowed)

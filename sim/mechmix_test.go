@@ -6,6 +6,7 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/latch"
+	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/mechanisms/pool"
 	"github.com/shardsim/shardsim/sim"
@@ -35,7 +36,6 @@ func mixModel(seed uint64) *sim.Model {
 				Planner:  keyspace.NewPointPlanner(twoParts, scheme, false), KeyFields: []int{0, 1},
 				Client: sim.Client{Timeout: 1200 * sim.Microsecond, Retries: 2, Backoff: sim.Millisecond, BackoffMax: 4 * sim.Millisecond,
 					Limit: &sim.Limit{Rate: 2500, Burst: 20, Queue: true}},
-				Lock: sim.Delay{Kind: sim.Exponential, Mean: 40 * sim.Microsecond}, LockTimeout: 3 * sim.Millisecond,
 			},
 			{
 				Name: "r", Op: sim.Read, Cost: 150 * sim.Microsecond,
@@ -50,14 +50,17 @@ func mixModel(seed uint64) *sim.Model {
 				Fields:  []workload.Generator{workload.NewUniform(2), workload.NewUniform(1)},
 				Planner: keyspace.NewPointPlanner(twoParts, scheme, false), KeyFields: []int{0, 1},
 				Client: sim.Client{Timeout: 3 * sim.Millisecond, Retries: 1},
-				Lock:   sim.Delay{Kind: sim.Constant, Mean: 300 * sim.Microsecond}, LockTimeout: 400 * sim.Microsecond,
 			},
 		},
 		Actions: []sim.Action{
 			{At: 700 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0, Limit: &sim.Limit{Rate: 1500, Burst: 5}},
 			{At: 1400 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0},
 		},
-		Mechanisms: []sim.Setting{latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10}, pool.Pool{Stream: 0, Size: 6}, pool.Pool{Stream: 1, Size: 3}, pool.Pool{Stream: 2, Size: 5}},
+		Mechanisms: []sim.Setting{latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10},
+			locks.RowLocks{Streams: []locks.Stream{
+				{Hold: sim.Delay{Kind: sim.Exponential, Mean: 40 * sim.Microsecond}, Timeout: 3 * sim.Millisecond}, {},
+				{Hold: sim.Delay{Kind: sim.Constant, Mean: 300 * sim.Microsecond}, Timeout: 400 * sim.Microsecond}}},
+			pool.Pool{Stream: 0, Size: 6}, pool.Pool{Stream: 1, Size: 3}, pool.Pool{Stream: 2, Size: 5}},
 	}
 	return m
 }

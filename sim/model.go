@@ -83,12 +83,6 @@ type Stream struct {
 	Client   Client
 	// ApplyCost is the CPU time a follower spends applying one of the stream's writes.
 	ApplyCost Time
-	// Lock, when its Mean is positive (writes only), makes each of the stream's write
-	// subrequests take its partition key's row lock on reaching its node, waiting in FIFO
-	// order without a core, hold it for a draw of Lock, and only then queue for a core
-	// (see lock.go). LockTimeout (0: none) fails a write that waited longer for the lock.
-	Lock        Delay
-	LockTimeout Time
 	// Index, when positive, routes the stream's reads or scans over index Index-1 of
 	// Model.Indexes: its Planner plans over that index's shard ids, from 0 (index.go).
 	Index int
@@ -161,9 +155,6 @@ type Model struct {
 	// Rebalance, when set, adds nodes and moves shards onto them during the run
 	// (rebalance.go); an Action of kind AddNodes starts it.
 	Rebalance *Rebalance
-	// LockSlots is the initial size of the row-lock table (lock.go): about four times
-	// the locks held at once at the peak; 0: the minimum, 64.
-	LockSlots int
 	// Sink, when set, receives each window's per-shard series as the window closes, and
 	// the Result keeps none of them (ShardBusy, ShardOps and ShardMaxQueue stay nil; the
 	// shard totals and every node series are kept as without it). The engine then holds

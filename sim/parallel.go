@@ -182,7 +182,7 @@ var (
 		{func(m *Model) bool { return m.Rebalance != nil }, "a rebalance moves shards between nodes"},
 		{func(m *Model) bool { return len(m.Indexes) > 0 }, "a global secondary index joins each write's table and index shards (index.go)"},
 		{func(m *Model) bool { return len(m.Actions) > 0 }, "timed actions change the cluster during the run"},
-		{func(m *Model) bool { return len(m.Mechanisms) > 0 }, "a mechanism of Model.Mechanisms (a page latch, a connection pool, job queues) is not split yet"},
+		{func(m *Model) bool { return len(m.Mechanisms) > 0 }, "a mechanism of Model.Mechanisms (a page latch, row locks, a connection pool, job queues) is not split yet"},
 	}
 	streamCouplings = []struct {
 		on  func(s *Stream) bool
@@ -191,7 +191,6 @@ var (
 		{func(s *Stream) bool { return s.Clients > 0 }, "has closed-loop clients, who wait for their answers (zero lookahead)"},
 		{func(s *Stream) bool { return s.Client.Timeout > 0 || s.Client.Retries > 0 || s.Client.Limit != nil },
 			"has a client timeout, retries or a rate limit, which feed back with zero lookahead"},
-		{func(s *Stream) bool { return s.Lock.Mean > 0 }, "takes row locks"},
 	}
 )
 
@@ -360,7 +359,7 @@ func (f *fences) fence() {
 // keeps its runs on one engine rather than splitting them wrong.
 func (e *engine) coupled() string {
 	if len(e.all) > 0 || e.cache != nil || e.limits != nil || e.split != nil || e.mig != nil || e.reb != nil ||
-		e.locks != nil || e.ring != nil || e.trackNode || len(e.atNode) > 0 || len(e.watches) > 0 {
+		e.ring != nil || e.trackNode || len(e.atNode) > 0 || len(e.watches) > 0 {
 		return "a mechanism couples the nodes"
 	}
 	for i := range e.streams {

@@ -148,6 +148,27 @@ type KeyLatency struct {
 	Shard   int
 }
 
+// Claim is how a stream's writes choose the row they lock: a job queue's claims
+// (mechanisms/locks, JobClaims), which StreamResult.Claim reports.
+type Claim uint8
+
+const (
+	NoClaim         Claim = iota // the partition key names the row
+	ClaimOldest                  // the queue's oldest job: its head (FOR UPDATE)
+	ClaimSkipLocked              // the queue's oldest job nobody holds (FOR UPDATE SKIP LOCKED)
+)
+
+// String is the claim's name in scenario files and reports.
+func (c Claim) String() string {
+	switch c {
+	case ClaimOldest:
+		return "oldest"
+	case ClaimSkipLocked:
+		return "oldest, skip locked"
+	}
+	return "none"
+}
+
 // StreamResult is one stream's counts and latencies. Counts and the run-wide latency
 // statistics cover requests issued at or after the warmup; the per-window series cover
 // every request, placed in the window in which its response reached the client.
@@ -225,7 +246,7 @@ type StreamResult struct {
 	HotLocks     []KeyCount
 	LockHolds    int64
 	LockHoldSum  float64
-	// Claim is the stream's claim on a job queue (JobClaims, queue.go): with
+	// Claim is the stream's claim on a job queue (mechanisms/locks, JobClaims): with
 	// ClaimSkipLocked every write locked a row of its own, so no row's lock was offered
 	// more than one write.
 	Claim Claim

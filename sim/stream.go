@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -42,9 +41,8 @@ type streamState struct {
 	// windows' by window (nil for a closed window or one without a success yet).
 	latCounts []int64
 	winCounts [][]int64
-	// locks: the stream's row locks (nil: it takes none). closed: its requests come from
-	// Clients closed-loop clients, who think for a draw of think between them.
-	locks  *streamLocks
+	// closed: its requests come from Clients closed-loop clients, who think for a draw of
+	// think between them.
 	closed bool
 	think  delaySampler
 	// Kept last, so that the fields every request reads keep their places in the struct.
@@ -152,9 +150,6 @@ func (e *engine) initStream(i int) {
 	st.winCounts = make([][]int64, e.res.Windows)
 	st.det = newStreamDetect(m, s)
 	st.at = never
-	if s.Lock.Mean > 0 {
-		e.lockStream(st)
-	}
 	if s.Clients > 0 {
 		e.startClients(st)
 		return
@@ -175,19 +170,6 @@ func (e *engine) initStreamResult(i int) *StreamResult {
 		out.ShardRows = make([]int64, e.nShards)
 	}
 	return out
-}
-
-// lockStream gives stream st its row locks, and turns the row-lock mechanism on with the
-// first locked stream.
-func (e *engine) lockStream(st *streamState) {
-	if st.s.Op != Write || st.point == nil {
-		panic(fmt.Sprintf("sim: stream %q has a lock, but only point writes take locks", st.s.Name))
-	}
-	st.locks = newStreamLocks(e.m, st.s)
-	if e.locks == nil {
-		e.locks = &rowLocks{Table: waitlist.NewTable(e.m.LockSlots)}
-		e.register(e.locks, false, evLockRelease, evLockTimeout)
-	}
 }
 
 // streamTotals puts each stream's detection figures and latency histograms (run,
@@ -218,7 +200,7 @@ func (st *streamState) choosePath(m *Model) {
 	st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || st.needKey || limitAction(m, i, true)
 	client := s.Client.Limit != nil || s.Client.Timeout > 0 || limitAction(m, i, false)
 	copies := (m.ReadAny && s.Op != Write) || (m.Replicas > 0 && s.Op == Write)
-	st.plain = !st.keep && s.Lock.Mean == 0 && s.Clients == 0 && !client && !copies
+	st.plain = !st.keep && s.Clients == 0 && !client && !copies
 }
 
 // lognormal returns the parameters of a lognormal with the given mean and coefficient of

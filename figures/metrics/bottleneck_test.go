@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -58,11 +59,10 @@ func lockRun(rate float64, hold, to sim.Time) *Run {
 	w := point("upd", sim.Write, rate, 100*sim.Microsecond)
 	w.Fields = []workload.Generator{workload.NewUniform(1)}
 	w.Service = sim.Service{Kind: sim.Constant}
-	w.Lock = sim.Delay{Kind: sim.Constant, Mean: hold}
-	w.LockTimeout = to
 	w.KeyFields = []int{0} // detection counts the rows written
 	return Of(sim.Run(&sim.Model{Seed: 3, Duration: 11 * sim.Second, Warmup: sim.Second, Window: sim.Second,
-		Nodes: []sim.Node{{Cores: 8}}, ShardNode: []int{0}, Streams: []sim.Stream{w}}))
+		Nodes: []sim.Node{{Cores: 8}}, ShardNode: []int{0}, Streams: []sim.Stream{w},
+		Mechanisms: []sim.Setting{locks.RowLocks{Streams: []locks.Stream{{Hold: sim.Delay{Kind: sim.Constant, Mean: hold}, Timeout: to}}}}}))
 }
 
 // A row lock binds by its load, with or without failures. 600 writes/s to one row whose

@@ -36,7 +36,7 @@ import (
 // memory whatever the number of prefixes.
 //
 // The wait for a page latch holds no core and no place in the node's queue, as a row
-// lock's (sim/lock.go); the latch is taken after the partition limit and a row lock, if any.
+// lock's (mechanisms/locks); the latch is taken after the partition limit and a row lock, if any.
 // With Poisson writes at rate λ to one page, the page is an M/D/1 queue: the mean wait is
 // λ·Hold² / (2(1 − λ·Hold)) (latch_test.go checks it).
 type PageLatch struct {

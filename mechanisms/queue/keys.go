@@ -1,17 +1,18 @@
 // Package queue is a job queue's keys ([[streams]] claim, skip_locked), their checks and the
-// resolver that turns them into sim.JobClaims. Its engine side stays in sim (sim/queue.go):
-// it writes into row locks' state, which are sim's own.
+// resolver that turns them into locks.JobClaims. Its engine side is in mechanisms/locks
+// (queue.go): it writes into row locks' state.
 package queue
 
 import (
 	"fmt"
 
+	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
 
 // A job queue's keys ([[streams]] claim, skip_locked: docs/mitigations.md, "Job queues"),
-// their checks, and the setting they turn into (sim.JobClaims).
+// their checks, and the setting they turn into (locks.JobClaims).
 
 var (
 	claimKey = scenario.StreamKey[string]("claim", "none",
@@ -23,7 +24,7 @@ var (
 func init() { scenario.RegisterMechanism(resolveJobClaims) }
 
 // resolveJobClaims reads every stream's claim on a job queue and, when a stream claims,
-// turns them into the setting of sim.JobClaims, by resolved stream.
+// turns them into the setting of locks.JobClaims, by resolved stream.
 func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
 	byName := map[string]sim.Claim{}
 	var first string // the first claiming stream, which the others must agree with
@@ -45,7 +46,7 @@ func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolve
 	if len(byName) == 0 {
 		return
 	}
-	set := sim.JobClaims{Streams: make([]sim.Claim, len(s.Streams))}
+	set := locks.JobClaims{Streams: make([]sim.Claim, len(s.Streams))}
 	for i := range s.Streams {
 		set.Streams[i] = byName[s.Streams[i].Name]
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -22,12 +23,12 @@ func TestJobClaimKeys(t *testing.T) {
 		if len(probs) > 0 {
 			t.Fatal(probs)
 		}
-		if want := []sim.Setting{sim.JobClaims{Streams: []sim.Claim{sim.NoClaim, c.want}}}; !reflect.DeepEqual(s.Mechanisms, want) {
-			t.Errorf("%q: settings %#v, want %#v", c.extra, s.Mechanisms, want)
+		if want := (locks.JobClaims{Streams: []sim.Claim{sim.NoClaim, c.want}}); !reflect.DeepEqual(claimsOf(s.Mechanisms), []sim.Setting{want}) {
+			t.Errorf("%q: settings %#v, want %#v after the row locks", c.extra, s.Mechanisms, want)
 		}
 	}
-	if s, _ := mechtest.Resolve(t, claimer); len(s.Mechanisms) != 0 {
-		t.Errorf("without claim: settings %#v, want none", s.Mechanisms)
+	if s, _ := mechtest.Resolve(t, claimer); len(claimsOf(s.Mechanisms)) != 0 {
+		t.Errorf("without claim: settings %#v, want no claims", s.Mechanisms)
 	}
 	if _, probs := mechtest.Resolve(t, claimer+"claim = 1\n"); len(probs) != 1 {
 		t.Errorf("claim = 1: problems %q, want the decoder's alone", probs)
@@ -54,4 +55,19 @@ func TestJobClaimKeys(t *testing.T) {
 	if want := `streams[2].skip_locked: every claim on the table's queues must agree on skip_locked: stream "claim" claims without skip_locked, this one with skip_locked`; !slices.Contains(probs, want) {
 		t.Errorf("mixed: problems %q, want %q", probs, want)
 	}
+}
+
+// claimsOf is the job queues' settings among settings, which come after the row locks'
+// (locks.RowLocks) their claims lock.
+func claimsOf(settings []sim.Setting) []sim.Setting {
+	var out []sim.Setting
+	for i, x := range settings {
+		if _, ok := x.(locks.JobClaims); ok {
+			if i == 0 {
+				return nil // no row locks before them
+			}
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -1,18 +1,19 @@
-package sim
+package locks
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/sim"
 )
 
 // This file holds a job queue's claims (JobClaims): a table used as a queue, whose
-// workers (usually closed-loop clients, closed.go) each take the oldest job with
+// workers (usually closed-loop clients) each take the oldest job with
 //
 //	SELECT ... FROM job ORDER BY created_at LIMIT 1 FOR UPDATE [SKIP LOCKED]
 //
-// and hold its row lock (Stream.Lock, lock.go) while they claim it. A claim's partition
+// and hold its row lock (RowLocks, locks.go) while they claim it. A claim's partition
 // key names the queue (a queue shard, or one value for the whole table), not the job: the
 // row it locks is the queue's oldest job, which the engine chooses, and only the lock it
 // asks for differs from a plain locked write's.
@@ -30,32 +31,13 @@ import (
 // The queue never runs dry (a backlog of jobs, as in an incident): a claim always finds a
 // job. The rows a SKIP LOCKED scan steps over cost it nothing extra.
 
-// Claim is how a stream's writes choose the row they lock (Stream.Claim).
-type Claim uint8
-
-const (
-	NoClaim         Claim = iota // the partition key names the row
-	ClaimOldest                  // the queue's oldest job: its head (FOR UPDATE)
-	ClaimSkipLocked              // the queue's oldest job nobody holds (FOR UPDATE SKIP LOCKED)
-)
-
-// String is the claim's name in scenario files and reports.
-func (c Claim) String() string {
-	switch c {
-	case ClaimOldest:
-		return "oldest"
-	case ClaimSkipLocked:
-		return "oldest, skip locked"
-	}
-	return "none"
-}
-
 // JobClaims turns the writes of some locked streams into claims on a job queue
 // ([[streams]] claim and skip_locked: docs/mitigations.md, "Job queues"): Streams holds
-// each stream's Claim, by stream index (NoClaim, or missing at the end, for a stream whose
-// key names its row). Every stream it names takes row locks (Stream.Lock).
+// each stream's sim.Claim, by stream index (sim.NoClaim, or missing at the end, for a
+// stream whose key names its row). Every stream it names takes row locks (RowLocks, which
+// comes before it in Model.Mechanisms).
 type JobClaims struct {
-	Streams []Claim
+	Streams []sim.Claim
 }
 
 // Waiter: a claim waits as a row lock's waiter, which the estimate counts with the locks
@@ -64,32 +46,31 @@ func (JobClaims) Waiter() float64 { return 0 }
 
 // Note says what the offered loads leave out of the job queues.
 func (j JobClaims) Note() string {
-	if slices.Contains(j.Streams, ClaimOldest) {
+	if slices.Contains(j.Streams, sim.ClaimOldest) {
 		return "the figures ignore the job queue's head: a claim without SKIP LOCKED waits for its queue's oldest job, so a queue passes at most 1/lock claims a second, whatever the workers and the cores"
 	}
 	return "a SKIP LOCKED claim locks a job row of its own, which no other claim waits for: the row locks' cap below is one job's, not the queue's"
 }
 
 // On gives each claiming stream's row locks its claims.
-func (j JobClaims) On(c Core) {
-	e := c.e
-	for i, c := range j.Streams {
-		if c == NoClaim {
+func (j JobClaims) On(c sim.Core) {
+	l, _ := c.Handler(evLockRelease).(releases)
+	for i, mode := range j.Streams {
+		if mode == sim.NoClaim {
 			continue
 		}
-		st := &e.streams[i]
-		if st.locks == nil {
-			panic(fmt.Sprintf("sim: stream %q claims jobs, but takes no row locks", st.s.Name))
+		if l.rowLocks == nil || l.streams[i] == nil {
+			panic(fmt.Sprintf("sim: stream %d claims jobs, but takes no row locks", i))
 		}
-		st.locks.claim = newClaims(e.m, st.s, c)
-		st.out.Claim = c
+		l.streams[i].claim = claims{mode: mode, salt: c.StreamSeed(i, 6) ^ c.Seed()}
+		c.StreamOut(i).Claim = mode
 	}
 }
 
 // claims is a stream's claims on its queues: its mode and, for SKIP LOCKED, the jobs it
 // has taken, each a row of its own. Its zero value is a stream whose key names its row.
 type claims struct {
-	mode Claim
+	mode sim.Claim
 	salt uint64 // the stream's own job numbers: two streams never take the same row
 	jobs uint64 // jobs taken so far
 }
@@ -98,18 +79,14 @@ type claims struct {
 // partition key.
 const headTag = 0x9e3779b97f4a7c15
 
-func newClaims(m *Model, s *Stream, mode Claim) claims {
-	return claims{mode: mode, salt: streamSeed(s.Name, 6) ^ m.Seed}
-}
-
 // rowOf returns the lock of a write whose partition key hashes to h: the key's own for a
 // plain write, the queue's head for a claim without SKIP LOCKED, and a job nobody holds
 // (the next of the stream's own) for a claim with it.
 func (c *claims) rowOf(h uint64) uint64 {
 	switch c.mode {
-	case ClaimOldest:
+	case sim.ClaimOldest:
 		return detect.Hash64(h ^ headTag)
-	case ClaimSkipLocked:
+	case sim.ClaimSkipLocked:
 		c.jobs++
 		return detect.Hash64(h ^ detect.Hash64(c.salt+c.jobs))
 	}

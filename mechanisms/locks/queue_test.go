@@ -1,11 +1,14 @@
-package sim
+package locks
 
 import (
 	"fmt"
 	"math"
 	"testing"
 
+	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -13,36 +16,29 @@ import (
 // who think for an exponential think (mean), claim the oldest job of one of queues queue
 // shards (uniform) holding its row lock for hold, then spend cost (constant) of CPU; the
 // network is net each way. The first second is warmup.
-func queueModel(seed uint64, dur Time, workers, cores int, claim Claim, queues uint64, think Time, hold Delay, cost Time, svc ServiceKind, net Time) *Model {
+func queueModel(seed uint64, dur sim.Time, workers, cores int, claim sim.Claim, queues uint64, think sim.Time, hold sim.Delay, cost sim.Time, svc sim.ServiceKind, net sim.Time) *sim.Model {
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
-	return &Model{
-		Seed: seed, Duration: dur, Warmup: Second, Window: Second, Network: net,
-		Nodes: []Node{{Cores: cores}}, ShardNode: []int{0},
-		Streams: []Stream{{
-			Name: "claim", Op: Write, Cost: cost, Service: Service{Kind: svc},
+	return &sim.Model{
+		Seed: seed, Duration: dur, Warmup: sim.Second, Window: sim.Second, Network: net,
+		Nodes: []sim.Node{{Cores: cores}}, ShardNode: []int{0},
+		Streams: []sim.Stream{{
+			Name: "claim", Op: sim.Write, Cost: cost, Service: sim.Service{Kind: svc},
 			Fields:  []workload.Generator{workload.NewUniform(queues)},
 			Planner: keyspace.NewPointPlanner(d, keyspace.NewModulo(1), false),
-			Lock:    hold,
-			Clients: workers, Think: Delay{Kind: Exponential, Mean: think},
+			Clients: workers, Think: sim.Delay{Kind: sim.Exponential, Mean: think},
 		}},
-		Mechanisms: []Setting{JobClaims{Streams: []Claim{claim}}},
+		Mechanisms: []sim.Setting{RowLocks{Streams: []Stream{{Hold: hold}}}, JobClaims{Streams: []sim.Claim{claim}}},
 	}
 }
 
-// grouped1 writes x with one decimal and its thousands grouped, as the docs quote rates.
-func grouped1(x float64) string {
-	tenths := int64(math.Round(x * 10))
-	return fmt.Sprintf("%s.%d", groupInt(tenths/10), tenths%10)
-}
-
 // claimsPerSecond is the rate of the claims issued after the warmup that completed.
-func claimsPerSecond(m *Model, r *Result) float64 {
+func claimsPerSecond(m *sim.Model, r *sim.Result) float64 {
 	return float64(r.Streams[0].Completed) / (m.Duration - m.Warmup).Seconds()
 }
 
 // meanLockWait is the stream's mean wait for its lock, in seconds.
-func meanLockWait(st *StreamResult) float64 {
-	return st.LockWaitSum / float64(st.LockWaits) / float64(Second)
+func meanLockWait(st *sim.StreamResult) float64 {
+	return st.LockWaitSum / float64(st.LockWaits) / float64(sim.Second)
 }
 
 // repairman is the closed machine-repairman model (M/M/1//W): w customers each spend a
@@ -111,11 +107,11 @@ func shardedHeads(w, p int, d, h float64) float64 {
 // head is idle while its share of the workers happens to be elsewhere); tolerance 1%.
 func TestQueueHeadCap(t *testing.T) {
 	figs := map[string]string{}
-	for _, kind := range []ServiceKind{Constant, Exponential} {
-		m := queueModel(1, 61*Second, 64, 64, ClaimOldest, 1, Millisecond, Delay{Kind: kind, Mean: Millisecond}, 100*Microsecond, Constant, 250*Microsecond)
-		r := Run(m)
+	for _, kind := range []sim.ServiceKind{sim.Constant, sim.Exponential} {
+		m := queueModel(1, 61*sim.Second, 64, 64, sim.ClaimOldest, 1, sim.Millisecond, sim.Delay{Kind: kind, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
+		r := sim.Run(m)
 		x := claimsPerSecond(m, r)
-		figs[map[ServiceKind]string{Constant: "qcap.constant", Exponential: "qcap.exponential"}[kind]] = grouped1(x)
+		figs[map[sim.ServiceKind]string{sim.Constant: "qcap.constant", sim.Exponential: "qcap.exponential"}[kind]] = grouped1(x)
 		if math.Abs(x-1000)/1000 > 0.01 {
 			t.Errorf("hold %v: %.1f claims/s, want the head's cap 1/hold = 1,000 within 1%%", kind, x)
 		}
@@ -123,8 +119,8 @@ func TestQueueHeadCap(t *testing.T) {
 			t.Errorf("hold %v: %d of %d claims queued for the head, want nearly all", kind, st.LockWaited, st.LockWaits)
 		}
 	}
-	m := queueModel(1, 61*Second, 64, 64, ClaimOldest, 8, Millisecond, Delay{Kind: Exponential, Mean: Millisecond}, 100*Microsecond, Constant, 250*Microsecond)
-	x, want := claimsPerSecond(m, Run(m)), shardedHeads(64, 8, 1.6e-3, 1e-3)
+	m := queueModel(1, 61*sim.Second, 64, 64, sim.ClaimOldest, 8, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
+	x, want := claimsPerSecond(m, sim.Run(m)), shardedHeads(64, 8, 1.6e-3, 1e-3)
 	if math.Abs(x-want)/want > 0.01 {
 		t.Errorf("8 queue shards: %.1f claims/s, want the closed network's %.1f within 1%%", x, want)
 	}
@@ -148,8 +144,8 @@ func TestQueueHeadRepairman(t *testing.T) {
 	const d, h = 1.6e-3, 1e-3
 	figs := map[string]string{}
 	for _, w := range []int{2, 3, 4, 8} {
-		m := queueModel(2, 201*Second, w, w, ClaimOldest, 1, Millisecond, Delay{Kind: Exponential, Mean: Millisecond}, 100*Microsecond, Constant, 250*Microsecond)
-		r := Run(m)
+		m := queueModel(2, 201*sim.Second, w, w, sim.ClaimOldest, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
+		r := sim.Run(m)
 		x, wait := repairman(w, d, h)
 		got := claimsPerSecond(m, r)
 		gw := meanLockWait(&r.Streams[0])
@@ -174,8 +170,8 @@ func TestQueueHeadRepairman(t *testing.T) {
 // M/M/4 station (product form) gives the rate. Seed 3, 30 s: about 600,000 claims each;
 // tolerance 1%.
 func TestQueueSkipLocked(t *testing.T) {
-	m := queueModel(3, 31*Second, 64, 64, ClaimSkipLocked, 1, Millisecond, Delay{Kind: Exponential, Mean: Millisecond}, 100*Microsecond, Constant, 250*Microsecond)
-	r := Run(m)
+	m := queueModel(3, 31*sim.Second, 64, 64, sim.ClaimSkipLocked, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
+	r := sim.Run(m)
 	st := &r.Streams[0]
 	figs := map[string]string{}
 	want, x := 64/2.6e-3, claimsPerSecond(m, r)
@@ -188,8 +184,8 @@ func TestQueueSkipLocked(t *testing.T) {
 	if st.LockWaited != 0 || st.LockWaits < 500_000 || len(st.HotLocks) != 0 {
 		t.Errorf("64 cores: %d of %d claims queued for a lock (%d hot locks), want none of over 500,000", st.LockWaited, st.LockWaits, len(st.HotLocks))
 	}
-	m = queueModel(3, 31*Second, 64, 4, ClaimSkipLocked, 1, Millisecond, Delay{Kind: Exponential, Mean: Millisecond}, 200*Microsecond, Exponential, 250*Microsecond)
-	r = Run(m)
+	m = queueModel(3, 31*sim.Second, 64, 4, sim.ClaimSkipLocked, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 200*sim.Microsecond, sim.Exponential, 250*sim.Microsecond)
+	r = sim.Run(m)
 	want, x = closedCPU(64, 4, 2.5e-3, 0.2e-3), claimsPerSecond(m, r)
 	figs["qskip.cpu"], figs["qskip.cpu_want"] = grouped1(x), grouped1(want)
 	docFigures(t, "qskip", figs)
@@ -205,15 +201,14 @@ func TestQueueSkipLocked(t *testing.T) {
 // claim locks a row of its own, and two streams never take the same row.
 func TestClaimLocks(t *testing.T) {
 	const h = 12345
-	head := claims{mode: ClaimOldest}
+	head := claims{mode: sim.ClaimOldest}
 	if a, b := head.rowOf(h), head.rowOf(h); a != b || a == h {
 		t.Errorf("head: locks %x and %x of key %x, want one lock, not the key's own", a, b, h)
 	}
 	if plain := (claims{}); plain.rowOf(h) != h {
 		t.Errorf("no claim: lock %x, want the key's own %x", plain.rowOf(h), h)
 	}
-	m := &Model{Seed: 1}
-	c1, c2 := newClaims(m, &Stream{Name: "a"}, ClaimSkipLocked), newClaims(m, &Stream{Name: "b"}, ClaimSkipLocked)
+	c1, c2 := claims{mode: sim.ClaimSkipLocked, salt: 0x9e3779b97f4a7c15}, claims{mode: sim.ClaimSkipLocked, salt: 0x6a09e667f3bcc909}
 	seen := map[uint64]bool{}
 	for range 10_000 {
 		for _, c := range []*claims{&c1, &c2} {
@@ -227,31 +222,33 @@ func TestClaimLocks(t *testing.T) {
 }
 
 // TestNoAllocationsClaims: the claims of a job queue, with and without SKIP LOCKED,
-// allocate nothing per request once the pools have grown: after 200,000 events and
-// reserve, 10 stretches of 10,000 events each allocate nothing (each measured on its own,
-// as TestNoAllocationsWithMitigations does).
+// allocate nothing per request once the pools have grown (mechtest.NoAllocs).
 func TestNoAllocationsClaims(t *testing.T) {
-	for _, claim := range []Claim{ClaimOldest, ClaimSkipLocked} {
-		m := queueModel(4, 100*Second, 64, 4, claim, 8, Millisecond, Delay{Kind: Exponential, Mean: Millisecond}, 200*Microsecond, Exponential, 250*Microsecond)
-		m.Window = 100 * Second // no window's histogram is allocated in the measured stretch
-		e := newEngine(m)
-		for range 200_000 {
-			if !e.step() {
-				t.Fatal("model ran out of events in warmup")
-			}
-		}
-		reserve(e)
-		for i := range 10 {
-			a := testing.AllocsPerRun(1, func() {
-				for range 10_000 {
-					if !e.step() {
-						t.Fatal("model ran out of events")
-					}
-				}
-			})
-			if a != 0 {
-				t.Errorf("%v: stretch %d (to %v): %v allocations, want 0", claim, i, e.now, a)
-			}
-		}
+	for _, claim := range []sim.Claim{sim.ClaimOldest, sim.ClaimSkipLocked} {
+		m := queueModel(4, 100*sim.Second, 64, 4, claim, 8, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 200*sim.Microsecond, sim.Exponential, 250*sim.Microsecond)
+		m.Window = 100 * sim.Second // no window's histogram is allocated in the measured stretch
+		mechtest.NoAllocs(t, m)
 	}
+}
+
+// grouped1 writes x with one decimal and its thousands grouped, as the docs quote rates.
+func grouped1(x float64) string {
+	tenths := int64(math.Round(x * 10))
+	return fmt.Sprintf("%s.%d", groupInt(tenths/10), tenths%10)
+}
+
+// groupInt writes n with its thousands grouped by commas.
+func groupInt(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// docFigures checks the figures docs/mitigations.md quotes from a validation test (owner,
+// the markers' prefix) against the test's own, or rewrites them under make docs.
+func docFigures(t *testing.T, owner string, figs map[string]string) {
+	t.Helper()
+	docmark.Figures(t, "../../docs/mitigations.md", owner, figs)
 }

@@ -1,0 +1,333 @@
+// Package locks is row locks and the job queue's claims on them, whole but for their keys:
+// the engine side of row locks ([[streams]] lock, lock_timeout), a sim.Setting that
+// attaches to the engine through sim.Core (locks.go); the engine side of a job queue's
+// claims (queue.go), which choose the row a claiming write locks and so write into row
+// locks' state; the resolver that turns the resolved streams' locks into the setting
+// (keys.go); and their tests: the closed forms (M/G/1 for one row, the machine-repairman
+// model for a queue's head) and the transcript of their story (testdata).
+// docs/mitigations.md, "Hot row", and docs/scenario.md, "Job queues", say what they model.
+//
+// The keys lock and lock_timeout are still declared and resolved in scenario (StreamSpec.Lock
+// and LockTimeout), which the closed loop's cycle, the estimates of compile and explain's
+// notes read; claim and skip_locked are mechanisms/queue's.
+package locks
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/internal/waitlist"
+	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// The lock model. A write subrequest of a locked stream reaches its node and, past the
+// partition limit ([keyspace.limits]), asks for the lock of its partition key (salt
+// included: write sharding spreads one logical counter over salt buckets, each with its
+// own lock). If the lock is free it takes it at once; otherwise it joins the key's FIFO of
+// waiters, holding no core and no place in the node's queue. The holder keeps the lock for
+// a draw of Stream.Hold, then releases it, hands it to the oldest waiter, and only then
+// goes on: through a page latch, if any, to the node's queue for a core and its CPU
+// service (cost). Stream.Hold is therefore the time the row stays locked per write, which
+// in a database is mostly spent off the CPU (the commit's log flush, the transaction's
+// round trips), and one key serves at most 1/mean(hold) writes per second however many
+// cores its node has. The wait for the lock is what databases report as row lock time
+// (InnoDB's Innodb_row_lock_time, PostgreSQL's sessions with wait_event_type = 'Lock'). A
+// write that has waited Stream.Timeout without the lock gives up and fails
+// (sim.Core.FailLock), as innodb_lock_wait_timeout does; the client may retry it. Reads
+// take no locks.
+//
+// One key is thus an M/G/1 queue: arrivals of the key's writes, one server, service the
+// lock's hold time (locks_test.go checks its mean wait against Pollaczek-Khinchine).
+
+// RowLocks turns row locks on for the streams that take them: Streams holds each stream's
+// lock, by stream index (a zero Hold, or missing at the end: the stream takes none).
+// Slots is the initial size of the table of locks held: about four times the locks held
+// at once at the peak; 0: the minimum, 64.
+type RowLocks struct {
+	Streams []Stream
+	Slots   int
+}
+
+// Stream is one stream's row lock: each of its write subrequests holds its partition key's
+// lock for a draw of Hold (Mean 0: it takes none), waiting in FIFO order without a core,
+// and gives up after waiting Timeout (0: never).
+type Stream struct {
+	Hold    sim.Delay
+	Timeout sim.Time
+}
+
+// Waiter: a lock's waiter is counted by the estimate with the locks
+// (compile.Work.LockWaiters), nothing more here.
+func (RowLocks) Waiter() float64 { return 0 }
+
+// Note is empty: explain's note on a locked stream is written with the closed loops' notes,
+// stream by stream, from the resolved streams (compile).
+func (RowLocks) Note() string { return "" }
+
+// Lock states of a subrequest slot.
+const (
+	lockNone    uint8 = iota
+	lockWaiting       // in its key's queue of waiters
+	lockHeld          // holding its key's lock until its release event
+)
+
+// The row locks' events, on a subrequest slot: a write's hold of its row lock ends; a
+// write waiting for a row lock gives up.
+var (
+	evLockRelease = sim.NewEventKind()
+	evLockTimeout = sim.NewEventKind()
+)
+
+// lockWait is the lock state of one subrequest slot (rowLocks.wait, by slot).
+type lockWait struct {
+	key   uint64   // the hash of the key whose lock it wants or holds
+	at    sim.Time // when it asked for the lock
+	state uint8
+	on    bool // its stream takes row locks: the gate holds it
+}
+
+// rowLocks is the row-lock mechanism's state: the locks held now, and beside the
+// engine's slots the lock state of each subrequest (wait, by subrequest slot) and the
+// row each locked write names (rows, by request slot).
+type rowLocks struct {
+	waitlist.Table
+	wait    []lockWait
+	links   []waitlist.Link // a waiting subrequest's place among its key's waiters, by slot
+	rows    []lockRow
+	streams []*streamLocks // by stream; nil for a stream that takes none
+}
+
+// lockRow is the partition key of a locked write, by request slot: its lock's identity,
+// and its parts for the report of the hottest locks; attempt and next number the
+// subrequests of its current attempt, the k-th of which takes lockKey(ri, k).
+type lockRow struct {
+	key     keyspace.Key
+	hash    uint64
+	attempt int
+	next    int
+}
+
+// streamLocks is a locked stream's lock state and statistics.
+type streamLocks struct {
+	hold    sim.Sampler
+	rng     *rand.Rand // hold times
+	timeout sim.Time
+	counts  sim.WaitCounts // waits, in the run's histogram layout (0: no wait)
+	hot     *detect.SpaceSaving
+	hotKeys []keyspace.Key
+	hotShrd []int32
+	topK    int
+	claim   claims // a job queue's claims (queue.go); zero for a stream whose key names its row
+	out     *sim.StreamResult
+}
+
+// On turns row locks on: each locked stream's requests take a request slot and their keys
+// are kept at issue, and each of their subrequests asks for its row's lock at its node,
+// after the partition limit and before any other node gate.
+func (s RowLocks) On(c sim.Core) {
+	l := &rowLocks{Table: waitlist.NewTable(s.Slots), streams: make([]*streamLocks, c.Streams())}
+	for i, ls := range s.Streams {
+		if ls.Hold.Mean <= 0 {
+			continue
+		}
+		if c.Op(i) != sim.Write || !c.Point(i) {
+			panic(fmt.Sprintf("sim: stream %d has a lock, but only point writes take locks", i))
+		}
+		l.streams[i] = newStreamLocks(c, i, ls)
+		c.Slotted(i)
+	}
+	c.WatchSubs(l)
+	c.GateNodesFirst(l)
+	c.Register(releases{l}, evLockRelease)
+	c.Register(timeouts{l}, evLockTimeout)
+}
+
+func newStreamLocks(c sim.Core, i int, s Stream) *streamLocks {
+	topK := c.TopK()
+	capacity := max(25*topK, 256) // as detection's sketches (sim/observe.go)
+	return &streamLocks{
+		hold: sim.NewSampler(s.Hold), rng: rand.New(rand.NewPCG(c.Seed(), c.StreamSeed(i, 5))),
+		timeout: s.Timeout, counts: sim.NewWaitCounts(),
+		hot: detect.NewSpaceSaving(capacity), hotKeys: make([]keyspace.Key, capacity), hotShrd: make([]int32, capacity), topK: topK,
+		out: c.StreamOut(i),
+	}
+}
+
+// Issue records the partition key the request in slot ri of stream i writes: the key the
+// stream's point planner planned last.
+func (l *rowLocks) Issue(c sim.Core, i int, ri int32) {
+	st := l.streams[i]
+	if st == nil {
+		return
+	}
+	for int(ri) >= len(l.rows) {
+		l.rows = append(l.rows, lockRow{})
+	}
+	k := c.LastKey(i)
+	l.rows[ri] = lockRow{key: *k, hash: st.claim.rowOf(k.Hash())}
+}
+
+// NewSub gives subrequest si of stream i its lock: the k-th subrequest of its request's
+// attempt takes lockKey(ri, k).
+func (l *rowLocks) NewSub(c sim.Core, i int, si int32) {
+	for int(si) >= len(l.wait) {
+		l.wait = append(l.wait, lockWait{})
+		l.links = append(l.links, waitlist.Link{})
+	}
+	if l.streams[i] == nil {
+		l.wait[si].on = false
+		return
+	}
+	ri := c.SubRequest(si)
+	row := &l.rows[ri]
+	if a := c.SubAttempt(si); row.attempt != a {
+		row.attempt, row.next = a, 0
+	}
+	l.wait[si] = lockWait{key: l.lockKey(ri, row.next), on: true}
+	row.next++
+}
+
+// lockKey is the lock of the k-th subrequest of request ri: its row's, or, for a write to
+// several copies of a row ([keyspace.copies]), a lock of its own for each further copy.
+func (l *rowLocks) lockKey(ri int32, k int) uint64 {
+	h := l.rows[ri].hash
+	if k > 0 {
+		h = detect.Hash64(h + uint64(k))
+	}
+	return h
+}
+
+// Enter handles write subrequest si, which reached its node at now and passed the
+// partition limit: it asks for its key's lock, which it takes at once if it is free, or
+// queues for. Either way the gate holds it until its hold ends (Handle).
+func (l *rowLocks) Enter(c sim.Core, now sim.Time, si int32) bool {
+	w := &l.wait[si]
+	if !w.on {
+		return true
+	}
+	w.at = now
+	key := w.key
+	i := l.Find(key)
+	if i < 0 {
+		l.Insert(key)
+		l.grant(c, now, si)
+		return false
+	}
+	w.state = lockWaiting
+	l.Slots[i].Waiters.PushBack(l.links, si)
+	ri := c.SubRequest(si)
+	st := l.streams[c.ReqStream(ri)]
+	if c.ReqCounted(ri) {
+		st.out.LockWaited++
+		slot, fresh := st.hot.Add(key)
+		if fresh {
+			st.hotKeys[slot] = l.rows[ri].key
+		}
+		st.hotShrd[slot] = c.SubShard(si)
+	}
+	if to := st.timeout; to > 0 {
+		c.Schedule(now+to, si, evLockTimeout)
+	}
+	c.Hold(now)
+	return false
+}
+
+// grant gives subrequest si its key's lock at now, for a draw of its stream's hold time.
+func (l *rowLocks) grant(c sim.Core, now sim.Time, si int32) {
+	w := &l.wait[si]
+	w.state = lockHeld
+	ri := c.SubRequest(si)
+	st := l.streams[c.ReqStream(ri)]
+	counted := c.ReqCounted(ri)
+	st.waited(counted, now-w.at)
+	hold := st.hold.Draw(st.rng)
+	if counted {
+		st.out.LockHolds++
+		st.out.LockHoldSum += float64(hold)
+	}
+	c.Schedule(now+hold, si, evLockRelease)
+}
+
+// waited records a wait for a lock, which ended (granted or given up) after wait.
+func (st *streamLocks) waited(counted bool, wait sim.Time) {
+	if !counted {
+		return
+	}
+	out := st.out
+	out.LockWaits++
+	out.LockWaitSum += float64(wait)
+	out.LockWaitMax = max(out.LockWaitMax, wait)
+	st.counts.Add(wait)
+}
+
+// releases and timeouts handle the row locks' two kinds of event: the end of a hold, and a
+// waiter's lock timeout (which may find its slot granted or reused since: stale).
+type (
+	releases struct{ *rowLocks }
+	timeouts struct{ *rowLocks }
+)
+
+// Handle ends subrequest si's hold of its lock at at.
+func (l releases) Handle(c sim.Core, at sim.Time, si int32) { l.release(c, at, si) }
+
+// Handle ends the wait of the waiter in slot si at at, its lock timeout.
+func (l timeouts) Handle(c sim.Core, at sim.Time, si int32) { l.timeout(c, at, si) }
+
+// release handles the end of subrequest si's hold: the lock goes to the key's oldest
+// waiter, or is freed, and si goes on to its node's cores.
+func (l *rowLocks) release(c sim.Core, now sim.Time, si int32) {
+	w := &l.wait[si]
+	w.state, w.on = lockNone, false
+	i := l.Find(w.key)
+	ent := &l.Slots[i]
+	if next := ent.Waiters.Head; next >= 0 {
+		ent.Waiters.Remove(l.links, next)
+		c.Unhold()
+		l.grant(c, now, next)
+	} else {
+		l.Remove(i)
+	}
+	c.Pass(now, si)
+}
+
+// timeout handles the lock timeout of the waiter in slot si at now: if it is still
+// waiting (the event is not stale), it gives up and its request's attempt fails.
+func (l *rowLocks) timeout(c sim.Core, now sim.Time, si int32) {
+	w := &l.wait[si]
+	if w.state != lockWaiting {
+		return
+	}
+	ri := c.SubRequest(si)
+	st := l.streams[c.ReqStream(ri)]
+	if w.at+st.timeout != now {
+		return // the slot holds a later waiter, whose own event is still to come
+	}
+	l.Slots[l.Find(w.key)].Waiters.Remove(l.links, si)
+	c.Unhold()
+	w.state, w.on = lockNone, false
+	st.waited(c.ReqCounted(ri), now-w.at)
+	c.FailLock(now, si, w.at)
+}
+
+// WrapUp puts every locked stream's lock statistics into its result.
+func (l releases) WrapUp(sim.Core) {
+	for _, st := range l.streams {
+		if st != nil {
+			st.report()
+		}
+	}
+}
+
+// report puts the stream's lock statistics into its result.
+func (st *streamLocks) report() {
+	out := st.out
+	out.LockWait = st.counts.Histogram()
+	for _, k := range st.hot.Top(st.topK) {
+		out.HotLocks = append(out.HotLocks, sim.KeyCount{
+			Values: append([]uint64(nil), st.hotKeys[k.Slot].Parts()...),
+			Count:  k.Count, Error: k.Error, Shard: int(st.hotShrd[k.Slot]),
+		})
+	}
+}

@@ -49,7 +49,9 @@ func grantName(g Grant) string {
 func TestGrantRandomMM1(t *testing.T) {
 	const s = 1e-3 // seconds
 	hold := sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}
+	figs := map[string]string{}
 	for _, rho := range []float64{0.5, 0.8} {
+		tag := fmt.Sprintf("%02.0f", rho*10)
 		mean := rho * s / (1 - rho)
 		fifo2 := 2 * rho * s * s / ((1 - rho) * (1 - rho))
 		var sum, m2 [2]float64
@@ -67,6 +69,10 @@ func TestGrantRandomMM1(t *testing.T) {
 			sd, hm := st.LockWait.StdDev()/1e6, st.LockWait.Mean()/1e6
 			got2 := sd*sd + hm*hm
 			sum[g], m2[g] = st.LockWaitSum, got2
+			figs[fmt.Sprintf("grant.m2_%s_%s", grantName(g), tag)] = fmt.Sprintf("%.2f", got2*1e6)
+			figs[fmt.Sprintf("grant.m2_theory_%s_%s", grantName(g), tag)] = fmt.Sprintf("%.2f", want2*1e6)
+			figs["grant.mean_"+tag] = fmt.Sprintf("%.3f", got*1e3)
+			figs["grant.mean_theory_"+tag] = fmt.Sprintf("%.3f", mean*1e3)
 			e1, e2 := math.Abs(got-mean)/mean, math.Abs(got2-want2)/want2
 			msg := fmt.Sprintf("rho %.1f %s: mean wait %.4f ms (theory %.4f, off %.1f%%), E[W^2] %.4f ms^2 (theory %.4f, off %.1f%%)",
 				rho, grantName(g), got*1e3, mean*1e3, e1*100, got2*1e6, want2*1e6, e2*100)
@@ -80,12 +86,14 @@ func TestGrantRandomMM1(t *testing.T) {
 			t.Errorf("rho %.1f: the waits sum to %.6g s under random grant, %.6g s under FIFO: want the same path", rho, sum[GrantRandom]/1e9, sum[GrantFIFO]/1e9)
 		}
 		ratio, want := m2[GrantRandom]/m2[GrantFIFO], 1/(1-rho/2)
+		figs["grant.ratio_"+tag], figs["grant.ratio_theory_"+tag] = fmt.Sprintf("%.4f", ratio), fmt.Sprintf("%.4f", want)
 		if e := math.Abs(ratio-want) / want; e > 0.01 {
 			t.Errorf("rho %.1f: E[W^2] random / FIFO %.4f, Kingman %.4f: off by %.2f%%", rho, ratio, want, e*100)
 		} else {
 			t.Logf("rho %.1f: E[W^2] random / FIFO %.4f, Kingman 1/(1 - rho/2) = %.4f (off %.2f%%)", rho, ratio, want, e*100)
 		}
 	}
+	docFigures(t, "grant", figs)
 }
 
 // closedLockModel is c closed-loop clients writing one row: each thinks for an
@@ -121,6 +129,7 @@ func TestGrantRandomClosed(t *testing.T) {
 	const c = 32
 	x, _ := repairman(c, 1.1e-3, 1e-3)
 	spread := map[Grant]float64{}
+	figs := map[string]string{"grantc.x": grouped1(x)}
 	for _, g := range []Grant{GrantFIFO, GrantRandom} {
 		m := closedLockModel(4, 101*sim.Second, c, g)
 		r := sim.Run(m)
@@ -128,6 +137,10 @@ func TestGrantRandomClosed(t *testing.T) {
 		lat := r.Streams[0].Latency
 		p10, p50, p99 := float64(lat.ValueAtQuantile(10))/1e3, float64(lat.ValueAtQuantile(50))/1e3, float64(lat.ValueAtQuantile(99))/1e3
 		spread[g] = p99 / p10
+		n := grantName(g)
+		figs["grantc.x_"+n] = grouped1(got)
+		figs["grantc.p10_"+n], figs["grantc.p50_"+n], figs["grantc.p99_"+n] = fmt.Sprintf("%.1f", p10), fmt.Sprintf("%.1f", p50), fmt.Sprintf("%.1f", p99)
+		figs["grantc.spread_"+n] = fmt.Sprintf("%.1f", spread[g])
 		msg := fmt.Sprintf("%s: %.1f writes/s (repairman %.1f), latency p10 %.2f p50 %.2f p99 %.2f ms, p99/p10 %.2f", grantName(g), got, x, p10, p50, p99, spread[g])
 		if math.Abs(got-x)/x > 0.02 {
 			t.Error(msg)
@@ -138,6 +151,7 @@ func TestGrantRandomClosed(t *testing.T) {
 	if spread[GrantRandom] < 5*spread[GrantFIFO] {
 		t.Errorf("p99/p10 %.2f under random grant, %.2f under FIFO: want random's 5 times FIFO's at least", spread[GrantRandom], spread[GrantFIFO])
 	}
+	docFigures(t, "grantc", figs)
 }
 
 // TestGrantRandomAllocatesNothing: the random grant's draw allocates nothing per write

@@ -13,7 +13,7 @@ import (
 // declared here) into the setting of RowLocks, by resolved stream.
 
 var lockGrantKey = scenario.StreamKey[string]("lock_grant", "`\"fifo\"`",
-	"the order a row's waiters get its lock in, with `lock`: `\"fifo\"`, first come first served, or `\"random\"`, a waiter drawn uniformly among the row's waiters at each release, as PostgreSQL's waiters wake in no fixed order: the same mean wait, a wider spread (docs/mitigations.md, \"Hot row\")")
+	"the order a row's waiters get its lock in, with `lock`: `\"fifo\"`, first come first served, or `\"random\"`, a waiter drawn uniformly among the row's waiters at each release, as PostgreSQL's waiters wake in no fixed order: the same mean wait, a wider spread (docs/mitigations.md, \"Row lock grant order\")")
 
 func init() { scenario.RegisterMechanism(resolveRowLocks) }
 

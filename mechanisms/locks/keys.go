@@ -1,6 +1,7 @@
 package locks
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/shardsim/shardsim/scenario"
@@ -8,12 +9,17 @@ import (
 
 // The row locks' resolver: it turns the resolved streams' locks ([[streams]] lock,
 // lock_timeout, which scenario declares and resolves: the closed loop's cycle and compile's
-// estimates read them there) into the setting of RowLocks, by resolved stream.
+// estimates read them there) and the order their waiters are granted in (lock_grant,
+// declared here) into the setting of RowLocks, by resolved stream.
+
+var lockGrantKey = scenario.StreamKey[string]("lock_grant", "`\"fifo\"`",
+	"the order a row's waiters get its lock in, with `lock`: `\"fifo\"`, first come first served, or `\"random\"`, a waiter drawn uniformly among the row's waiters at each release, as PostgreSQL's waiters wake in no fixed order: the same mean wait, a wider spread (docs/mitigations.md, \"Row lock grant order\")")
 
 func init() { scenario.RegisterMechanism(resolveRowLocks) }
 
 // resolveRowLocks turns row locks on when a resolved stream takes them.
-func resolveRowLocks(_ *scenario.Checker, _ *scenario.File, s *scenario.Resolved) {
+func resolveRowLocks(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
+	grants := lockGrants(c, f)
 	var set RowLocks
 	for i := range s.Streams {
 		ss := &s.Streams[i]
@@ -23,13 +29,47 @@ func resolveRowLocks(_ *scenario.Checker, _ *scenario.File, s *scenario.Resolved
 		if set.Streams == nil {
 			set.Streams = make([]Stream, len(s.Streams))
 		}
-		set.Streams[i] = Stream{Hold: ss.Lock, Timeout: ss.LockTimeout}
+		set.Streams[i] = Stream{Hold: ss.Lock, Timeout: ss.LockTimeout, Grant: grants[ss.Name]}
 	}
 	if set.Streams == nil {
 		return
 	}
 	set.Slots = lockSlots(s)
 	s.Mechanisms = append(s.Mechanisms, set)
+}
+
+// lockGrants reads each stream's lock_grant, by stream name (GrantFIFO when absent),
+// and reports a bad value, or one on a stream without a lock, at its key.
+func lockGrants(c *scenario.Checker, f *scenario.File) map[string]Grant {
+	var grants map[string]Grant
+	for i := range f.Streams {
+		st := &f.Streams[i]
+		mode, given := lockGrantKey.In(st.Ext)
+		if !given {
+			continue
+		}
+		key := fmt.Sprintf("streams[%d].lock_grant", i)
+		var g Grant
+		switch {
+		case mode == "":
+			continue // not a string: the decoder has said so
+		case !st.Lock.Set():
+			c.Add(key, "applies only to a stream with a lock: the order its row's waiters get the lock in (add lock = \"1ms\", or remove lock_grant)")
+			continue
+		case mode == "fifo":
+			g = GrantFIFO
+		case mode == "random":
+			g = GrantRandom
+		default:
+			c.Add(key, "must be \"fifo\" or \"random\" (got %q)", mode)
+			continue
+		}
+		if grants == nil {
+			grants = map[string]Grant{}
+		}
+		grants[st.Name] = g
+	}
+	return grants
 }
 
 // lockSlots sizes the row-lock table (RowLocks.Slots): four times the locks held at once

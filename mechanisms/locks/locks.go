@@ -25,9 +25,10 @@ import (
 // The lock model. A write subrequest of a locked stream reaches its node and, past the
 // partition limit ([keyspace.limits]), asks for the lock of its partition key (salt
 // included: write sharding spreads one logical counter over salt buckets, each with its
-// own lock). If the lock is free it takes it at once; otherwise it joins the key's FIFO of
+// own lock). If the lock is free it takes it at once; otherwise it joins the key's list of
 // waiters, holding no core and no place in the node's queue. The holder keeps the lock for
-// a draw of Stream.Hold, then releases it, hands it to the oldest waiter, and only then
+// a draw of Stream.Hold, then releases it, hands it to a waiter (the oldest, or
+// under lock_grant = "random" one drawn at random), and only then
 // goes on: through a page latch, if any, to the node's queue for a core and its CPU
 // service (cost). Stream.Hold is therefore the time the row stays locked per write, which
 // in a database is mostly spent off the CPU (the commit's log flush, the transaction's
@@ -51,12 +52,28 @@ type RowLocks struct {
 }
 
 // Stream is one stream's row lock: each of its write subrequests holds its partition key's
-// lock for a draw of Hold (Mean 0: it takes none), waiting in FIFO order without a core,
-// and gives up after waiting Timeout (0: never).
+// lock for a draw of Hold (Mean 0: it takes none), waiting without a core in the order
+// Grant says, and gives up after waiting Timeout (0: never).
 type Stream struct {
 	Hold    sim.Delay
 	Timeout sim.Time
+	Grant   Grant
 }
+
+// Grant is the order a row's waiters get its lock in when its holder, a write of the
+// stream, releases it.
+type Grant uint8
+
+const (
+	// GrantFIFO hands the lock to the oldest waiter: first come, first served.
+	GrantFIFO Grant = iota
+	// GrantRandom hands it to a waiter drawn uniformly among the row's waiters, from a
+	// random stream of the releasing write's stream's own, so that FIFO's runs draw as
+	// before. The draw walks the row's waiters (O(waiters): at most the stream's clients
+	// in a closed loop, rate x lock_timeout with a timeout, rho^2/(1-rho) on average for
+	// an open loop's one row at rho < 1 under exponential holds).
+	GrantRandom
+)
 
 // Waiter: a lock's waiter is counted by the estimate with the locks
 // (compile.Work.LockWaiters), nothing more here.
@@ -113,6 +130,7 @@ type lockRow struct {
 type streamLocks struct {
 	hold    sim.Sampler
 	rng     *rand.Rand // hold times
+	grant   *rand.Rand // the waiter granted at a release under GrantRandom; nil: FIFO
 	timeout sim.Time
 	counts  sim.WaitCounts // waits, in the run's histogram layout (0: no wait)
 	hot     *detect.SpaceSaving
@@ -147,8 +165,13 @@ func (s RowLocks) On(c sim.Core) {
 func newStreamLocks(c sim.Core, i int, s Stream) *streamLocks {
 	topK := c.TopK()
 	capacity := max(25*topK, 256) // as detection's sketches (sim/observe.go)
+	var grant *rand.Rand
+	if s.Grant == GrantRandom {
+		grant = rand.New(rand.NewPCG(c.Seed(), c.StreamSeed(i, 7)))
+	}
 	return &streamLocks{
-		hold: sim.NewSampler(s.Hold), rng: rand.New(rand.NewPCG(c.Seed(), c.StreamSeed(i, 5))),
+		grant: grant,
+		hold:  sim.NewSampler(s.Hold), rng: rand.New(rand.NewPCG(c.Seed(), c.StreamSeed(i, 5))),
 		timeout: s.Timeout, counts: sim.NewWaitCounts(),
 		hot: detect.NewSpaceSaving(capacity), hotKeys: make([]keyspace.Key, capacity), hotShrd: make([]int32, capacity), topK: topK,
 		out: c.StreamOut(i),
@@ -275,14 +298,18 @@ func (l releases) Handle(c sim.Core, at sim.Time, si int32) { l.release(c, at, s
 // Handle ends the wait of the waiter in slot si at at, its lock timeout.
 func (l timeouts) Handle(c sim.Core, at sim.Time, si int32) { l.timeout(c, at, si) }
 
-// release handles the end of subrequest si's hold: the lock goes to the key's oldest
-// waiter, or is freed, and si goes on to its node's cores.
+// release handles the end of subrequest si's hold: the lock goes to one of the key's
+// waiters, the oldest or (GrantRandom) one drawn by si's stream, or is freed, and si goes
+// on to its node's cores.
 func (l *rowLocks) release(c sim.Core, now sim.Time, si int32) {
 	w := &l.wait[si]
 	w.state, w.on = lockNone, false
 	i := l.Find(w.key)
 	ent := &l.Slots[i]
 	if next := ent.Waiters.Head; next >= 0 {
+		if r := l.streams[c.ReqStream(c.SubRequest(si))].grant; r != nil {
+			next = l.drawWaiter(r, ent.Waiters)
+		}
 		ent.Waiters.Remove(l.links, next)
 		c.Unhold()
 		l.grant(c, now, next)
@@ -290,6 +317,20 @@ func (l *rowLocks) release(c sim.Core, now sim.Time, si int32) {
 		l.Remove(i)
 	}
 	c.Pass(now, si)
+}
+
+// drawWaiter is a waiter of list ws, which has one, drawn uniformly with r: one pass to
+// count them and one to the draw's place.
+func (l *rowLocks) drawWaiter(r *rand.Rand, ws waitlist.List) int32 {
+	n := 0
+	for x := ws.Head; x >= 0; x = l.links[x].Next {
+		n++
+	}
+	x := ws.Head
+	for k := r.IntN(n); k > 0; k-- {
+		x = l.links[x].Next
+	}
+	return x
 }
 
 // timeout handles the lock timeout of the waiter in slot si at now: if it is still

@@ -5,7 +5,8 @@
 // locks' state; the resolver that turns the resolved streams' locks into the setting
 // (keys.go); and their tests: the closed forms (M/G/1 for one row, the machine-repairman
 // model for a queue's head) and the transcript of their story (testdata).
-// docs/mitigations.md, "Hot row", and docs/scenario.md, "Job queues", say what they model.
+// docs/scenario.md ("Row locks", under `[[streams]]`) and docs/mitigations.md ("Row lock
+// grant order", "Job queues") say what they model.
 //
 // The keys lock and lock_timeout are still declared and resolved in scenario (StreamSpec.Lock
 // and LockTimeout), which the closed loop's cycle, the estimates of compile and explain's

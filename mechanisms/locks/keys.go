@@ -3,24 +3,35 @@ package locks
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/shardsim/shardsim/scenario"
+	"github.com/shardsim/shardsim/sim"
 )
 
 // The row locks' resolver: it turns the resolved streams' locks ([[streams]] lock,
 // lock_timeout, which scenario declares and resolves: the closed loop's cycle and compile's
-// estimates read them there) and the order their waiters are granted in (lock_grant,
-// declared here) into the setting of RowLocks, by resolved stream.
+// estimates read them there), the order their waiters are granted in (lock_grant) and the
+// cost of waking them (lock_wake_cost), both declared here, into the setting of RowLocks,
+// by resolved stream.
 
-var lockGrantKey = scenario.StreamKey[string]("lock_grant", "`\"fifo\"`",
-	"the order a row's waiters get its lock in, with `lock`: `\"fifo\"`, first come first served, or `\"random\"`, a waiter drawn uniformly among the row's waiters at each release, as PostgreSQL's waiters wake in no fixed order: the same mean wait, a wider spread (docs/mitigations.md, \"Row lock grant order\")")
+var (
+	lockGrantKey = scenario.StreamKey[string]("lock_grant", "`\"fifo\"`",
+		"the order a row's waiters get its lock in, with `lock`: `\"fifo\"`, first come first served, or `\"random\"`, a waiter drawn uniformly among the row's waiters at each release, as PostgreSQL's waiters wake in no fixed order: the same mean wait, a wider spread (docs/mitigations.md, \"Row lock grant order\")")
+	lockWakeKey = scenario.StreamKey[scenario.Duration]("lock_wake_cost", "none",
+		"what a release of a row costs for each waiter it wakes, with `lock` (a duration up to 1s, e.g. `\"15us\"`): a database wakes every waiter of a row when its holder commits and all but one sleep again, so a release that finds n waiters keeps the row locked n x `lock_wake_cost` longer, holding no core, before the next holder has it; a row whose releases find n waiters serves at most 1/(mean(`lock`) + n x `lock_wake_cost`) writes a second (docs/mitigations.md, \"Row lock wake-ups\")")
+)
+
+// maxLockWake: waking a waiter takes microseconds; a second is already absurd.
+const maxLockWake = sim.Second
 
 func init() { scenario.RegisterMechanism(resolveRowLocks) }
 
 // resolveRowLocks turns row locks on when a resolved stream takes them.
 func resolveRowLocks(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
-	grants := lockGrants(c, f)
+	grants, wakes := lockGrants(c, f), lockWakes(c, f)
 	var set RowLocks
+	var notes []string
 	for i := range s.Streams {
 		ss := &s.Streams[i]
 		if ss.Lock.Mean <= 0 {
@@ -29,12 +40,16 @@ func resolveRowLocks(c *scenario.Checker, f *scenario.File, s *scenario.Resolved
 		if set.Streams == nil {
 			set.Streams = make([]Stream, len(s.Streams))
 		}
-		set.Streams[i] = Stream{Hold: ss.Lock, Timeout: ss.LockTimeout, Grant: grants[ss.Name]}
+		set.Streams[i] = Stream{Hold: ss.Lock, Timeout: ss.LockTimeout, Grant: grants[ss.Name], Wake: wakes[ss.Name]}
+		if w := wakes[ss.Name]; w > 0 {
+			notes = append(notes, wakeNote(ss, w))
+		}
 	}
 	if set.Streams == nil {
 		return
 	}
 	set.Slots = lockSlots(s)
+	set.note = strings.Join(notes, "; ")
 	s.Mechanisms = append(s.Mechanisms, set)
 }
 
@@ -70,6 +85,49 @@ func lockGrants(c *scenario.Checker, f *scenario.File) map[string]Grant {
 		grants[st.Name] = g
 	}
 	return grants
+}
+
+// lockWakes reads each stream's lock_wake_cost, by stream name (absent or 0: none), and
+// reports a bad value, or one on a stream without a lock, at its key.
+func lockWakes(c *scenario.Checker, f *scenario.File) map[string]sim.Time {
+	var wakes map[string]sim.Time
+	for i := range f.Streams {
+		st := &f.Streams[i]
+		d, given := lockWakeKey.In(st.Ext)
+		if !given || !d.Set() {
+			continue // absent, or not a duration: the decoder has said so
+		}
+		key := fmt.Sprintf("streams[%d].lock_wake_cost", i)
+		if !st.Lock.Set() {
+			c.Add(key, "applies only to a stream with a lock: what a release of its row costs for each waiter it wakes (add lock = \"1ms\", or remove lock_wake_cost)")
+			continue
+		}
+		w := c.Duration(key, d, "", 0)
+		if w > maxLockWake {
+			c.Add(key, "must be at most 1s (got %q): waking a waiter takes microseconds", d.Text)
+			continue
+		}
+		if w > 0 {
+			if wakes == nil {
+				wakes = map[string]sim.Time{}
+			}
+			wakes[st.Name] = w
+		}
+	}
+	return wakes
+}
+
+// wakeNote says what explain's note on locked stream ss's cap, 1/mean(lock), leaves out
+// of its wake cost w: the cap with n waiters at each release, and for a closed loop the
+// cap when all its clients write one row.
+func wakeNote(ss *scenario.StreamSpec, w sim.Time) string {
+	hold := ss.Lock.Mean
+	note := fmt.Sprintf("the figures ignore %s's lock_wake_cost too: a release that finds n waiters keeps its row locked n x %s longer, so a row whose releases find n waiters takes at most 1/(%s + n x %s) of its writes a second, fewer as its waiters grow",
+		ss.Name, w, hold, w)
+	if n := ss.Clients - 1; n > 0 {
+		note += fmt.Sprintf(" (%.0f with its %d clients on one row, %d waiters at each release)", 1/(hold+sim.Time(n)*w).Seconds(), ss.Clients, n)
+	}
+	return note
 }
 
 // lockSlots sizes the row-lock table (RowLocks.Slots): four times the locks held at once

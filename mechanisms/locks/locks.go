@@ -6,7 +6,7 @@
 // (keys.go); and their tests: the closed forms (M/G/1 for one row, the machine-repairman
 // model for a queue's head) and the transcript of their story (testdata).
 // docs/scenario.md ("Row locks", under `[[streams]]`) and docs/mitigations.md ("Row lock
-// grant order", "Job queues") say what they model.
+// grant order", "Row lock wake-ups", "Job queues") say what they model.
 //
 // The keys lock and lock_timeout are still declared and resolved in scenario (StreamSpec.Lock
 // and LockTimeout), which the closed loop's cycle, the estimates of compile and explain's
@@ -42,6 +42,14 @@ import (
 //
 // One key is thus an M/G/1 queue: arrivals of the key's writes, one server, service the
 // lock's hold time (locks_test.go checks its mean wait against Pollaczek-Khinchine).
+//
+// With Stream.Wake (lock_wake_cost) a release costs the row a hand-off: a database wakes
+// every waiter of the row when its holder commits, and all but one go back to sleep. A
+// release that finds n waiters picks the next holder at once (in the grant order) but
+// grants it the lock only n x Wake later; the row stays locked meanwhile, holding no core,
+// and the writes that arrive then join its waiters. The hand-offs are serial, so a row
+// whose releases find n waiters each serves at most 1/(mean(hold) + n x Wake) writes a
+// second (wake_test.go). The waiter picked is no longer waiting: it does not give up.
 
 // RowLocks turns row locks on for the streams that take them: Streams holds each stream's
 // lock, by stream index (a zero Hold, or missing at the end: the stream takes none).
@@ -50,15 +58,19 @@ import (
 type RowLocks struct {
 	Streams []Stream
 	Slots   int
+	note    string // explain's note on the wake cost (Note)
 }
 
 // Stream is one stream's row lock: each of its write subrequests holds its partition key's
 // lock for a draw of Hold (Mean 0: it takes none), waiting without a core in the order
-// Grant says, and gives up after waiting Timeout (0: never).
+// Grant says, and gives up after waiting Timeout (0: never). Each of its releases that
+// finds n waiters keeps the row locked n x Wake more before the next holder has it
+// (0: none).
 type Stream struct {
 	Hold    sim.Delay
 	Timeout sim.Time
 	Grant   Grant
+	Wake    sim.Time
 }
 
 // Grant is the order a row's waiters get its lock in when its holder, a write of the
@@ -80,22 +92,27 @@ const (
 // (compile.Work.LockWaiters), nothing more here.
 func (RowLocks) Waiter() float64 { return 0 }
 
-// Note is empty: explain's note on a locked stream is written with the closed loops' notes,
-// stream by stream, from the resolved streams (compile).
-func (RowLocks) Note() string { return "" }
+// Note is what explain's figures leave out of the wake cost (the resolver writes it; empty
+// without lock_wake_cost): explain's note on a locked stream's cap, 1/mean(lock), is
+// written with the closed loops' notes, stream by stream, from the resolved streams
+// (compile), which do not know the wake cost.
+func (s RowLocks) Note() string { return s.note }
 
 // Lock states of a subrequest slot.
 const (
 	lockNone    uint8 = iota
 	lockWaiting       // in its key's queue of waiters
 	lockHeld          // holding its key's lock until its release event
+	lockWaking        // picked at a release, granted after the hand-off (Stream.Wake)
 )
 
 // The row locks' events, on a subrequest slot: a write's hold of its row lock ends; a
-// write waiting for a row lock gives up.
+// write waiting for a row lock gives up; a release's hand-off ends and the write picked
+// gets the lock.
 var (
 	evLockRelease = sim.NewEventKind()
 	evLockTimeout = sim.NewEventKind()
+	evLockWake    = sim.NewEventKind()
 )
 
 // lockWait is the lock state of one subrequest slot (rowLocks.wait, by slot).
@@ -133,6 +150,7 @@ type streamLocks struct {
 	rng     *rand.Rand // hold times
 	grant   *rand.Rand // the waiter granted at a release under GrantRandom; nil: FIFO
 	timeout sim.Time
+	wake    sim.Time       // a release's hand-off per waiter (Stream.Wake); 0: none
 	counts  sim.WaitCounts // waits, in the run's histogram layout (0: no wait)
 	hot     *detect.SpaceSaving
 	hotKeys []keyspace.Key
@@ -161,6 +179,7 @@ func (s RowLocks) On(c sim.Core) {
 	c.GateNodesFirst(l)
 	c.Register(releases{l}, evLockRelease)
 	c.Register(timeouts{l}, evLockTimeout)
+	c.Register(wakes{l}, evLockWake)
 }
 
 func newStreamLocks(c sim.Core, i int, s Stream) *streamLocks {
@@ -173,7 +192,7 @@ func newStreamLocks(c sim.Core, i int, s Stream) *streamLocks {
 	return &streamLocks{
 		grant: grant,
 		hold:  sim.NewSampler(s.Hold), rng: rand.New(rand.NewPCG(c.Seed(), c.StreamSeed(i, 5))),
-		timeout: s.Timeout, counts: sim.NewWaitCounts(),
+		timeout: s.Timeout, wake: s.Wake, counts: sim.NewWaitCounts(),
 		hot: detect.NewSpaceSaving(capacity), hotKeys: make([]keyspace.Key, capacity), hotShrd: make([]int32, capacity), topK: topK,
 		out: c.StreamOut(i),
 	}
@@ -286,11 +305,13 @@ func (st *streamLocks) waited(counted bool, wait sim.Time) {
 	st.counts.Add(wait)
 }
 
-// releases and timeouts handle the row locks' two kinds of event: the end of a hold, and a
-// waiter's lock timeout (which may find its slot granted or reused since: stale).
+// releases, timeouts and wakes handle the row locks' three kinds of event: the end of a
+// hold, a waiter's lock timeout (which may find its slot granted or reused since: stale),
+// and the end of a release's hand-off.
 type (
 	releases struct{ *rowLocks }
 	timeouts struct{ *rowLocks }
+	wakes    struct{ *rowLocks }
 )
 
 // Handle ends subrequest si's hold of its lock at at.
@@ -299,25 +320,52 @@ func (l releases) Handle(c sim.Core, at sim.Time, si int32) { l.release(c, at, s
 // Handle ends the wait of the waiter in slot si at at, its lock timeout.
 func (l timeouts) Handle(c sim.Core, at sim.Time, si int32) { l.timeout(c, at, si) }
 
+// Handle grants the lock at at to the waiter in slot si, which a release picked (handOff):
+// its slot stayed held at the gate since, so the event is never stale.
+func (l wakes) Handle(c sim.Core, at sim.Time, si int32) {
+	c.Unhold()
+	l.grant(c, at, si)
+}
+
 // release handles the end of subrequest si's hold: the lock goes to one of the key's
-// waiters, the oldest or (GrantRandom) one drawn by si's stream, or is freed, and si goes
-// on to its node's cores.
+// waiters, the oldest or (GrantRandom) one drawn by si's stream, at once or, with si's
+// stream's wake cost, after the hand-off (handOff); or it is freed. si goes on to its
+// node's cores.
 func (l *rowLocks) release(c sim.Core, now sim.Time, si int32) {
 	w := &l.wait[si]
 	w.state, w.on = lockNone, false
 	i := l.Find(w.key)
 	ent := &l.Slots[i]
 	if next := ent.Waiters.Head; next >= 0 {
-		if r := l.streams[c.ReqStream(c.SubRequest(si))].grant; r != nil {
+		st := l.streams[c.ReqStream(c.SubRequest(si))]
+		if r := st.grant; r != nil {
 			next = l.drawWaiter(r, ent.Waiters)
 		}
-		ent.Waiters.Remove(l.links, next)
-		c.Unhold()
-		l.grant(c, now, next)
+		if st.wake > 0 {
+			l.handOff(c, now, st.wake, &ent.Waiters, next)
+		} else {
+			ent.Waiters.Remove(l.links, next)
+			c.Unhold()
+			l.grant(c, now, next)
+		}
 	} else {
 		l.Remove(i)
 	}
 	c.Pass(now, si)
+}
+
+// handOff wakes the n waiters of list ws at a release at now: next, the one the grant
+// order picked, leaves the list and gets the lock n x wake later (wakes.Handle), the row
+// staying locked meanwhile. Counting the waiters walks the list (O(waiters), as
+// drawWaiter).
+func (l *rowLocks) handOff(c sim.Core, now, wake sim.Time, ws *waitlist.List, next int32) {
+	n := 0
+	for x := ws.Head; x >= 0; x = l.links[x].Next {
+		n++
+	}
+	ws.Remove(l.links, next)
+	l.wait[next].state = lockWaking
+	c.Schedule(now+sim.Time(n)*wake, next, evLockWake)
 }
 
 // drawWaiter is a waiter of list ws, which has one, drawn uniformly with r: one pass to

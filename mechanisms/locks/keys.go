@@ -122,12 +122,12 @@ func lockWakes(c *scenario.Checker, f *scenario.File) map[string]sim.Time {
 // cap when all its clients write one row.
 func wakeNote(ss *scenario.StreamSpec, w sim.Time) string {
 	hold := ss.Lock.Mean
-	note := fmt.Sprintf("the figures ignore %s's lock_wake_cost too: a release that finds n waiters keeps its row locked n x %s longer, so a row whose releases find n waiters takes at most 1/(%s + n x %s) of its writes a second, fewer as its waiters grow",
-		ss.Name, w, hold, w)
+	note := fmt.Sprintf("%s's lock_wake_cost lowers its row locks' cap: a release that finds n waiters keeps its row locked n x %s longer, so a row whose releases find n waiters takes at most 1/(%s + n x %s) of its writes a second, not 1/%s",
+		ss.Name, w, hold, w, hold)
 	if n := ss.Clients - 1; n > 0 {
 		note += fmt.Sprintf(" (%.0f with its %d clients on one row, %d waiters at each release)", 1/(hold+sim.Time(n)*w).Seconds(), ss.Clients, n)
 	}
-	return note
+	return note + "; the figures ignore it, as they ignore row locks"
 }
 
 // lockSlots sizes the row-lock table (RowLocks.Slots): four times the locks held at once

@@ -110,7 +110,7 @@ func TestLockWakeNote(t *testing.T) {
 	if n := note(""); n != "" {
 		t.Errorf("without lock_wake_cost: note %q, want none", n)
 	}
-	want := "the figures ignore update's lock_wake_cost too: a release that finds n waiters keeps its row locked n x 15µs longer, so a row whose releases find n waiters takes at most 1/(2.4ms + n x 15µs) of its writes a second, fewer as its waiters grow (349 with its 32 clients on one row, 31 waiters at each release)"
+	want := "update's lock_wake_cost lowers its row locks' cap: a release that finds n waiters keeps its row locked n x 15µs longer, so a row whose releases find n waiters takes at most 1/(2.4ms + n x 15µs) of its writes a second, not 1/2.4ms (349 with its 32 clients on one row, 31 waiters at each release); the figures ignore it, as they ignore row locks"
 	if n := note("lock_wake_cost = \"15us\"\n"); n != want {
 		t.Errorf("note %q, want %q", n, want)
 	}

@@ -77,6 +77,14 @@ type SubEnd interface {
 	End(c Core, now Time, si int32) bool
 }
 
+// SubDrop is a SubEnd that also hears of a subrequest its node's full queue refused after
+// the node gates let it through, which ends there without a service (a row lock held
+// until its write commits is let go then). The engine asks each SubEnd whether it is one,
+// on the refusal's path only.
+type SubDrop interface {
+	Dropped(c Core, now Time, si int32)
+}
+
 // Handler handles the events of the kinds a mechanism registered (Core.Register): idx is
 // whatever the mechanism scheduled (Core.Schedule), at the engine's now.
 type Handler interface {

@@ -721,6 +721,11 @@ func (e *engine) queueRefused(now Time, si int32) {
 	if sub.req <= soloReq {
 		e.promote(now, si)
 	}
+	for _, h := range e.ends {
+		if d, ok := h.(SubDrop); ok {
+			d.Dropped(Core{e}, now, si)
+		}
+	}
 	ri, attempt := sub.req, int32(sub.attempt)
 	e.subs.put(si)
 	if ri >= 0 {

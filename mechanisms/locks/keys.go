@@ -25,11 +25,14 @@ var (
 // maxLockWake: waking a waiter takes microseconds; a second is already absurd.
 const maxLockWake = sim.Second
 
+var lockReleaseKey = scenario.StreamKey[string]("lock_release", "`\"hold\"`",
+	"when a write lets its row's lock go, with `lock`: `\"hold\"`, when its hold ends, before it queues for a core; or `\"commit\"`, once the write has completed: its wait for a core, its `cost` and its node's `commit_flush` all inside the lock, as PostgreSQL holds a row until COMMIT returns (docs/mitigations.md, \"Row lock release at commit\")")
+
 func init() { scenario.RegisterMechanism(resolveRowLocks) }
 
 // resolveRowLocks turns row locks on when a resolved stream takes them.
 func resolveRowLocks(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
-	grants, wakes := lockGrants(c, f), lockWakes(c, f)
+	grants, wakes, releases := lockGrants(c, f), lockWakes(c, f), lockReleases(c, f)
 	var set RowLocks
 	var notes []string
 	for i := range s.Streams {
@@ -40,7 +43,7 @@ func resolveRowLocks(c *scenario.Checker, f *scenario.File, s *scenario.Resolved
 		if set.Streams == nil {
 			set.Streams = make([]Stream, len(s.Streams))
 		}
-		set.Streams[i] = Stream{Hold: ss.Lock, Timeout: ss.LockTimeout, Grant: grants[ss.Name], Wake: wakes[ss.Name]}
+		set.Streams[i] = Stream{Hold: ss.Lock, Timeout: ss.LockTimeout, Grant: grants[ss.Name], Wake: wakes[ss.Name], Release: releases[ss.Name]}
 		if w := wakes[ss.Name]; w > 0 {
 			notes = append(notes, wakeNote(ss, w))
 		}
@@ -128,6 +131,40 @@ func wakeNote(ss *scenario.StreamSpec, w sim.Time) string {
 		note += fmt.Sprintf(" (%.0f with its %d clients on one row, %d waiters at each release)", 1/(hold+sim.Time(n)*w).Seconds(), ss.Clients, n)
 	}
 	return note + "; the figures ignore it, as they ignore row locks"
+}
+
+// lockReleases reads each stream's lock_release, by stream name (ReleaseHold when absent),
+// and reports a bad value, or one on a stream without a lock, at its key.
+func lockReleases(c *scenario.Checker, f *scenario.File) map[string]Release {
+	var rels map[string]Release
+	for i := range f.Streams {
+		st := &f.Streams[i]
+		mode, given := lockReleaseKey.In(st.Ext)
+		if !given {
+			continue
+		}
+		key := fmt.Sprintf("streams[%d].lock_release", i)
+		var r Release
+		switch {
+		case mode == "":
+			continue // not a string: the decoder has said so
+		case !st.Lock.Set():
+			c.Add(key, "applies only to a stream with a lock: when its writes let their row's lock go (add lock = \"1ms\", or remove lock_release)")
+			continue
+		case mode == "hold":
+			r = ReleaseHold
+		case mode == "commit":
+			r = ReleaseCommit
+		default:
+			c.Add(key, "must be \"hold\" or \"commit\" (got %q)", mode)
+			continue
+		}
+		if rels == nil {
+			rels = map[string]Release{}
+		}
+		rels[st.Name] = r
+	}
+	return rels
 }
 
 // lockSlots sizes the row-lock table (RowLocks.Slots): four times the locks held at once

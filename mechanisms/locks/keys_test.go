@@ -115,3 +115,41 @@ func TestLockWakeNote(t *testing.T) {
 		t.Errorf("note %q, want %q", n, want)
 	}
 }
+
+// TestLockReleaseKey: [[streams]] lock_release turns into when the stream's writes let
+// their row's lock go (ReleaseHold when absent), and each bad value is reported at its
+// dotted key.
+func TestLockReleaseKey(t *testing.T) {
+	const locked = "\n[[streams]]\nname = \"update\"\nop = \"write\"\nrate = 100\ncost = \"0.1ms\"\nlock = \"1ms\"\n"
+	for _, c := range []struct {
+		extra string
+		want  Release
+	}{{"", ReleaseHold}, {"lock_release = \"hold\"\n", ReleaseHold}, {"lock_release = \"commit\"\n", ReleaseCommit}} {
+		s, probs := mechtest.Resolve(t, locked+c.extra)
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		var got []Release
+		for _, x := range s.Mechanisms {
+			if rl, ok := x.(RowLocks); ok {
+				for _, st := range rl.Streams {
+					got = append(got, st.Release)
+				}
+			}
+		}
+		if want := []Release{ReleaseHold, c.want}; !slices.Equal(got, want) {
+			t.Errorf("%q: releases %v by stream, want %v", c.extra, got, want)
+		}
+	}
+	for _, c := range []struct{ extra, want string }{
+		{locked + "lock_release = \"later\"\n", `streams[1].lock_release: must be "hold" or "commit" (got "later")`},
+		{locked + "lock_release = true\n", `streams[1].lock_release: expected a string, got boolean true`},
+		{"\n[[streams]]\nname = \"update\"\nop = \"write\"\nrate = 100\ncost = \"0.1ms\"\nlock_release = \"commit\"\n",
+			`streams[1].lock_release: applies only to a stream with a lock: when its writes let their row's lock go (add lock = "1ms", or remove lock_release)`},
+	} {
+		_, probs := mechtest.Resolve(t, c.extra)
+		if !slices.Contains(probs, c.want) {
+			t.Errorf("%q: problems %q, want %q among them", c.extra, probs, c.want)
+		}
+	}
+}

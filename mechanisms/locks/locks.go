@@ -6,7 +6,8 @@
 // (keys.go); and their tests: the closed forms (M/G/1 for one row, the machine-repairman
 // model for a queue's head) and the transcript of their story (testdata).
 // docs/scenario.md ("Row locks", under `[[streams]]`) and docs/mitigations.md ("Row lock
-// grant order", "Row lock wake-ups", "Job queues") say what they model.
+// grant order", "Row lock wake-ups", "Row lock release at commit", "Job queues") say what
+// they model.
 //
 // The keys lock and lock_timeout are still declared and resolved in scenario (StreamSpec.Lock
 // and LockTimeout), which the closed loop's cycle, the estimates of compile and explain's
@@ -71,7 +72,22 @@ type Stream struct {
 	Timeout sim.Time
 	Grant   Grant
 	Wake    sim.Time
+	Release Release
 }
+
+// Release is when a write of the stream lets its row's lock go.
+type Release uint8
+
+const (
+	// ReleaseHold lets the lock go when its hold ends, before the write goes on to its
+	// node's cores: the row is held for the hold alone.
+	ReleaseHold Release = iota
+	// ReleaseCommit keeps the lock through the write's wait for a core, its service and
+	// whatever holds its completion after (its node's commit flush), and lets it go when
+	// the write completes, as PostgreSQL lets a row go at COMMIT, after the commit's WAL
+	// flush. The row is then held for hold + queueing + cost + flush.
+	ReleaseCommit
+)
 
 // Grant is the order a row's waiters get its lock in when its holder, a write of the
 // stream, releases it.
@@ -104,6 +120,7 @@ const (
 	lockWaiting       // in its key's queue of waiters
 	lockHeld          // holding its key's lock until its release event
 	lockWaking        // picked at a release, granted after the hand-off (Stream.Wake)
+	lockCommit        // past its hold, holding its key's lock until its write completes (ReleaseCommit)
 )
 
 // The row locks' events, on a subrequest slot: a write's hold of its row lock ends; a
@@ -149,6 +166,7 @@ type streamLocks struct {
 	hold    sim.Sampler
 	rng     *rand.Rand // hold times
 	grant   *rand.Rand // the waiter granted at a release under GrantRandom; nil: FIFO
+	commit  bool       // ReleaseCommit: the lock is let go when the write completes
 	timeout sim.Time
 	wake    sim.Time       // a release's hand-off per waiter (Stream.Wake); 0: none
 	counts  sim.WaitCounts // waits, in the run's histogram layout (0: no wait)
@@ -175,6 +193,12 @@ func (s RowLocks) On(c sim.Core) {
 		l.streams[i] = newStreamLocks(c, i, ls)
 		c.Slotted(i)
 	}
+	for _, st := range l.streams {
+		if st != nil && st.commit {
+			c.EndSubs(commits{l}) // once, for every stream that lets go at commit
+			break
+		}
+	}
 	c.WatchSubs(l)
 	c.GateNodesFirst(l)
 	c.Register(releases{l}, evLockRelease)
@@ -190,8 +214,8 @@ func newStreamLocks(c sim.Core, i int, s Stream) *streamLocks {
 		grant = rand.New(rand.NewPCG(c.Seed(), c.StreamSeed(i, 7)))
 	}
 	return &streamLocks{
-		grant: grant,
-		hold:  sim.NewSampler(s.Hold), rng: rand.New(rand.NewPCG(c.Seed(), c.StreamSeed(i, 5))),
+		grant: grant, commit: s.Release == ReleaseCommit,
+		hold: sim.NewSampler(s.Hold), rng: rand.New(rand.NewPCG(c.Seed(), c.StreamSeed(i, 5))),
 		timeout: s.Timeout, wake: s.Wake, counts: sim.NewWaitCounts(),
 		hot: detect.NewSpaceSaving(capacity), hotKeys: make([]keyspace.Key, capacity), hotShrd: make([]int32, capacity), topK: topK,
 		out: c.StreamOut(i),
@@ -327,11 +351,21 @@ func (l wakes) Handle(c sim.Core, at sim.Time, si int32) {
 	l.grant(c, at, si)
 }
 
-// release handles the end of subrequest si's hold: the lock goes to one of the key's
-// waiters, the oldest or (GrantRandom) one drawn by si's stream, at once or, with si's
-// stream's wake cost, after the hand-off (handOff); or it is freed. si goes on to its
-// node's cores.
+// release handles the end of subrequest si's hold: unless its stream lets its lock go at
+// commit, the lock goes to one of the key's waiters, the oldest or (GrantRandom) one drawn
+// by si's stream, at once or, with si's stream's wake cost, after the hand-off (handOff),
+// or is freed; and si goes on to its node's cores.
 func (l *rowLocks) release(c sim.Core, now sim.Time, si int32) {
+	if l.streams[c.ReqStream(c.SubRequest(si))].commit {
+		l.wait[si].state = lockCommit
+	} else {
+		l.unlock(c, now, si)
+	}
+	c.Pass(now, si)
+}
+
+// unlock lets subrequest si's lock go at now: to the next waiter, or freed.
+func (l *rowLocks) unlock(c sim.Core, now sim.Time, si int32) {
 	w := &l.wait[si]
 	w.state, w.on = lockNone, false
 	i := l.Find(w.key)
@@ -351,7 +385,26 @@ func (l *rowLocks) release(c sim.Core, now sim.Time, si int32) {
 	} else {
 		l.Remove(i)
 	}
-	c.Pass(now, si)
+}
+
+// commits lets the locks of the streams under ReleaseCommit go when their writes complete:
+// a sim.SubEnd after the commit flush's (mechanisms are turned on in their import paths'
+// order, mechanisms/flush before mechanisms/locks), so a write's completion there comes
+// after its flush; and, when a full queue refuses the write after its hold, at the refusal.
+type commits struct{ *rowLocks }
+
+// End lets subrequest si's lock go if it holds one until it completes, and lets si complete.
+func (l commits) End(c sim.Core, now sim.Time, si int32) bool {
+	l.Dropped(c, now, si)
+	return true
+}
+
+// Dropped lets subrequest si's lock go if it holds one until it completes: si was refused
+// by its node's full queue.
+func (l commits) Dropped(c sim.Core, now sim.Time, si int32) {
+	if int(si) < len(l.wait) && l.wait[si].state == lockCommit {
+		l.unlock(c, now, si)
+	}
 }
 
 // handOff wakes the n waiters of list ws at a release at now: next, the one the grant

@@ -386,7 +386,7 @@ func (r *report) targets() []target {
 			r50, r99 := p.P50Ms/p.PredP50Ms, p.P99Ms/p.PredP99Ms
 			ts = append(ts, target{What: fmt.Sprintf("%d clients on one row: p50 and p99 within 25%% (grant order %q)", top, g.Cal.Grant), Target: "both",
 				Result: fmt.Sprintf("p50 %.1f / %.1f ms (%.2f), p99 %.1f / %.1f ms (%.2f)", p.P50Ms, p.PredP50Ms, r50, p.P99Ms, p.PredP99Ms, r99),
-				Met: abs(r50-1) <= 0.25 && abs(r99-1) <= 0.25, Measured: true})
+				Met:    abs(r50-1) <= 0.25 && abs(r99-1) <= 0.25, Measured: true})
 		}
 		n, ok := 0, 0
 		var xs []string

@@ -53,8 +53,8 @@ func (g *grid) counts() (thr, mean, n int) {
 	return thr, mean, n
 }
 
-// runGrid measures the round trip and every point of g (one client on one row first, the
-// calibration), then predicts every point with today's model.
+// runGrid measures the round trip and every point of g (predict calibrates the model from
+// them and predicts every point).
 func runGrid(ctx context.Context, c config, pg *pgServer, tmp, name string, g *grid) error {
 	g.Cores = runtime.NumCPU()
 	rt, err := pg.pgbench(ctx, pgbenchRun{Script: roundTripScript, C: 1, B: 1, Seconds: g.Seconds, Warm: g.Warm}, tmp, name+"-rtt")
@@ -70,25 +70,6 @@ func runGrid(ctx context.Context, c config, pg *pgServer, tmp, name string, g *g
 			}
 			g.Rows = append(g.Rows, gridRow{benchPoint: pt, Calibration: C == 1 && B == 1})
 		}
-	}
-	one := g.point(1, 1)
-	if one == nil {
-		return fmt.Errorf("%s: the grid has no point of one client on one row to calibrate from", name)
-	}
-	if rt.Count == 0 || one.Count == 0 {
-		return fmt.Errorf("%s: cannot calibrate: the round trip or one client on one row completed no transaction (%s%s)", name, rt.Note, one.Note)
-	}
-	g.Cal = calibrate(rt.MeanMs, one.MeanMs)
-	for i := range g.Rows {
-		r := &g.Rows[i]
-		sum, err := simulate(ctx, c.shardsim, tmp, fmt.Sprintf("%s-c%d-b%d", name, r.C, r.B), counterScenario(r.C, r.B, g.Cores, g.Cal.CostUs, g.Cal.LockUs))
-		if err != nil {
-			return err
-		}
-		r.PredThr, r.PredMeanMs = sum.rate(0), sum.mean(0)
-		r.PredP50Ms, r.PredP99Ms = sum.p50(0), sum.p99(0)
-		r.ThrRatio, r.ThrWithin = within(r.Throughput, r.PredThr, 0.15)
-		r.MeanRatio, r.MeanWithin = within(r.MeanMs, r.PredMeanMs, 0.15)
 	}
 	return nil
 }
@@ -146,7 +127,7 @@ type openTail struct {
 
 func experiment6(ctx context.Context, c config, pg *pgServer, tmp string, rep *report) error {
 	g := rep.E4
-	e := &openTail{Clients: 32, Seconds: 5, Warm: 1, Cal: g.Cal, RT: rep.RT}
+	e := &openTail{Clients: 32, Seconds: 5, Warm: 1, RT: rep.RT}
 	fracs := []float64{0.2, 0.5, 0.8}
 	if c.short {
 		e.Seconds, e.Warm, fracs = 2, 0.5, []float64{0.5}
@@ -164,14 +145,7 @@ func experiment6(ctx context.Context, c config, pg *pgServer, tmp string, rep *r
 		if err != nil {
 			return fmt.Errorf("experiment 6 (pgbench -R %.0f on one row): %w", rate, err)
 		}
-		sum, err := simulate(ctx, c.shardsim, tmp, fmt.Sprintf("open-%.0f", f*100), counterOpenScenario(rate, g.Cores, e.Cal.CostUs, e.Cal.LockUs))
-		if err != nil {
-			return err
-		}
-		row := openRow{benchPoint: pt, Load: f, PredMeanMs: sum.mean(0), PredP50: sum.p50(0), PredP99Ms: sum.p99(0)}
-		row.MeanRatio, row.MeanWithin = within(pt.MeanMs, row.PredMeanMs, 0.15)
-		row.P99Ratio, row.P99Within = within(pt.P99Ms, row.PredP99Ms, 0.25)
-		e.Rows = append(e.Rows, row)
+		e.Rows = append(e.Rows, openRow{benchPoint: pt, Load: f})
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,12 +37,21 @@ type config struct {
 	pgPort    int
 	seed      uint64
 	noRT      bool
+	predict   string // a data file whose measurements to predict again, without servers
 }
 
 func main() {
 	c := parseFlags()
 	ctx, cancel := context.WithCancel(context.Background())
 	onSignal(cancel)
+	if c.predict != "" {
+		rep, err := repredict(ctx, c)
+		if err != nil {
+			fail(err)
+		}
+		writeReport(c, rep)
+		return
+	}
 	start := time.Now()
 	rep, err := run(ctx, c)
 	stopped := stopAll()
@@ -49,7 +59,7 @@ func main() {
 	if err != nil {
 		fail(err, stopped...)
 	}
-	rep.Wall = time.Since(start)
+	rep.Wall = time.Since(start) // the measurements' and the predictions'; -predict keeps the measuring run's
 	rep.Stopped = stopped
 	writeReport(c, rep)
 }
@@ -64,6 +74,7 @@ func parseFlags() config {
 	flag.IntVar(&c.redisPort, "redis-port", 30001, "the first of four loopback ports: three for the Redis Cluster nodes (their cluster bus ports are 10000 above), the fourth for the Redis under a CPU quota")
 	flag.IntVar(&c.pgPort, "pg-port", 55432, "PostgreSQL's port number (it listens on a Unix socket only; the number names the socket)")
 	flag.Uint64Var(&c.seed, "seed", 1, "the seed of the load generators' random draws")
+	flag.StringVar(&c.predict, "predict", "", "start no server: read the measurements of this data file (one a run wrote beside its report, as docs/validation-data.json), make every prediction again with -shardsim, and write the report and its data file (-o); experiment 2's prediction is kept, as it replays an access log the run does not keep")
 	flag.BoolVar(&c.noRT, "no-rt", false, "run PostgreSQL, pgbench and redis-benchmark at normal priority, as where the kernel refuses real-time priority (the figures are marked)")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: validate-real [flags]\n\nStarts PostgreSQL and a Redis Cluster in a temporary directory, measures them, runs shardsim's\npredictions and writes the comparison (docs/validation.md). Servers are stopped by pid at the end.\n\nFlags:\n")
@@ -254,7 +265,30 @@ func run(ctx context.Context, c config) (*report, error) {
 		return nil, err
 	}
 	rep.LoadAfter = loadAvg()
-	return rep, nil
+	return rep, rep.predict(ctx, c, tmp)
+}
+
+// repredict reads the measurements of c.predict and makes every prediction again.
+func repredict(ctx context.Context, c config) (*report, error) {
+	data, err := os.ReadFile(c.predict)
+	if err != nil {
+		return nil, fmt.Errorf("-predict: %v", err)
+	}
+	var rep report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("-predict %s: not a data file of validate-real: %v", c.predict, err)
+	}
+	if rep.E4 == nil && rep.E1 == nil && rep.E7 == nil {
+		return nil, fmt.Errorf("-predict %s: holds no experiment's measurements", c.predict)
+	}
+	rep.Out = c.out
+	rep.Repredicted = time.Now().UTC().Format("2006-01-02 15:04 UTC")
+	tmp, err := makeTemp()
+	if err != nil {
+		return nil, err
+	}
+	defer removeTemp()
+	return &rep, rep.predict(ctx, c, tmp)
 }
 
 // postgresExperiments starts PostgreSQL and runs its experiments: the counters through

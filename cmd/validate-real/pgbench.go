@@ -410,6 +410,17 @@ type calibration struct {
 	CostUs      float64
 	LockUs      float64
 	Clamped     bool // the one-client latency was not above the round trip: lock set to 1 us
+	// The mechanisms the model turns on ("", 0: off): the row's grant order (lock_grant),
+	// the cost of each waiter woken at a release (lock_wake_cost) and the point it was
+	// calibrated from, and the node's commit flush (commit_flush).
+	Grant    string  `json:",omitempty"`
+	WakeUs   float64 `json:",omitempty"`
+	WakeFrom string  `json:",omitempty"`
+	FlushUs  float64 `json:",omitempty"`
+	// Release is when the row's lock is let go (lock_release): "" after the hold, before
+	// the write's service; "commit" once the write has committed, its flush included, as
+	// PostgreSQL does (the durable grid).
+	Release string `json:",omitempty"`
 }
 
 func calibrate(roundTripMs, oneClientMs float64) calibration {

@@ -176,6 +176,9 @@ type quotaPoint struct {
 	PredCap    float64
 	Ratio      float64
 	Within     bool
+	// Calibration: this point split the low rate's CPU a command into the wake-up's and
+	// the command's (predict).
+	Calibration bool `json:",omitempty"`
 }
 
 // quotaExp is experiment 7.
@@ -194,6 +197,10 @@ type quotaExp struct {
 	LowCPUUs   float64 // CPU per command at the low rate, idle use left out
 	LowLoad    [2]string
 	Points     []quotaPoint
+	// The model's calibration (predict): CPU a command and a wake-up, in us of a whole
+	// core, split at CalC clients.
+	CostUs, WakeUs float64
+	CalC           int
 }
 
 // experiment7 measures Redis's cap under a CPU quota at several client counts against the
@@ -266,18 +273,11 @@ func experiment7(ctx context.Context, c config, t tools, chrt, tmp string, rep *
 	if err := e.calibrate(ctx, cl, span); err != nil {
 		return failed("the low-rate calibration", err)
 	}
-	costUs := e.LowCPUUs / e.Share // a quarter of a core takes four times as long
 	for _, C := range Cs {
 		pt, err := e.benchmark(ctx, cl, bench, C, span)
 		if err != nil {
 			return failed(fmt.Sprintf("redis-benchmark -c %d", C), err)
 		}
-		sum, err := simulate(ctx, c.shardsim, tmp, fmt.Sprintf("redis-quota-c%d", C), hotScenario(0, C, costUs, 0))
-		if err != nil {
-			return err
-		}
-		pt.PredCap = sum.rate(0)
-		pt.Ratio, pt.Within = within(pt.Throughput, pt.PredCap, 0.15)
 		pt.Saturated = pt.CPU >= 0.85*e.Share
 		e.Points = append(e.Points, pt)
 	}

@@ -24,6 +24,9 @@ type report struct {
 	Wall                  time.Duration
 	Stopped               []string
 	Cgroups               []string // the cgroups made and removed
+	// Repredicted says when the predictions were made again from the measurements
+	// (-predict): "" when they are the measuring run's.
+	Repredicted string `json:",omitempty"`
 }
 
 // checks and passed count the figures with a target: experiment 1's throughput and mean
@@ -158,8 +161,13 @@ func (r *report) writeRun(b *md) {
 	if r.E7 != nil && r.E7.Skipped != "" {
 		b.w("- **Skipped**: experiment 7 (Redis under a CPU quota): %s.\n", r.E7.Skipped)
 	}
-	b.w("- The raw measurements of every point are in `%s` beside this file.\n\n", filepath.Base(dataPath(r.Out)))
-
+	b.w("- The raw measurements of every point are in `%s` beside this file.\n", filepath.Base(dataPath(r.Out)))
+	if r.Repredicted != "" {
+		b.w("- The predictions were made again from these measurements by `validate-real -predict` (%s),\n", r.Repredicted)
+		b.w("  without the servers: experiment 2's is the measuring run's.\n")
+	}
+	b.w("\n")
+	r.writeTargets(b)
 }
 
 // writeExp1 writes experiment 1: the setup, its calibration, and each point measured

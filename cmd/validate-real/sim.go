@@ -102,7 +102,11 @@ func us(d float64) string { return fmt.Sprintf("%.3fus", d) }
 // oneNode is the head of a model of one server: one node with cores and the one-way
 // network delay network ("0s", "40.000us"), no queue limit, 40 s simulated of which the
 // first 5 s are left out.
-func oneNode(name string, cores int, network string) string {
+func oneNode(name string, cores int, network string, cluster ...string) string {
+	extra := ""
+	for _, l := range cluster {
+		extra += l + "\n"
+	}
 	return fmt.Sprintf(`name     = %q
 seed     = 1
 duration = "40s"
@@ -114,14 +118,16 @@ nodes       = 1
 cores       = %d
 network     = "%s"
 queue_limit = 0
-`, name, cores, network)
+%s`, name, cores, network, extra)
 }
 
-// counterScenario is experiment 1's model: one node with the machine's cores, C
-// closed-loop clients with no think time, each update holding its row's lock for lock
-// and then a core for cost (constant), B salt buckets drawn at random.
-func counterScenario(C, B, cores int, costUs, lockUs float64) string {
-	return oneNode("pg-counter", cores, "0s") + fmt.Sprintf(`
+// counterScenario is the model of the counters experiments: one node with the machine's
+// cores, C closed-loop clients with no think time, each update holding its row's lock for
+// lock and then a core for cost (constant), B salt buckets drawn at random; with the
+// mechanisms the calibration turns on (a grant order, a cost per waiter woken, the
+// node's commit flush).
+func counterScenario(C, B, cores int, cal calibration) string {
+	return oneNode("pg-counter", cores, "0s", cal.cluster()...) + fmt.Sprintf(`
 [table.fields]
 counter_id = { gen = "categorical", values = ["c"] }
 
@@ -140,13 +146,13 @@ think   = "0s"
 cost    = "%s"
 service = "constant"
 lock    = "%s"
-`, B, C, us(costUs), us(lockUs))
+%s`, B, C, us(cal.CostUs), us(cal.LockUs), cal.stream())
 }
 
 // counterOpenScenario is experiment 6's model: counterScenario on one row with Poisson
 // arrivals at rate instead of closed-loop clients.
-func counterOpenScenario(rate float64, cores int, costUs, lockUs float64) string {
-	return oneNode("pg-counter-open", cores, "0s") + fmt.Sprintf(`
+func counterOpenScenario(rate float64, cores int, cal calibration) string {
+	return oneNode("pg-counter-open", cores, "0s", cal.cluster()...) + fmt.Sprintf(`
 [table.fields]
 counter_id = { gen = "categorical", values = ["c"] }
 
@@ -163,7 +169,58 @@ arrival = "poisson"
 cost    = "%s"
 service = "constant"
 lock    = "%s"
-`, rate, us(costUs), us(lockUs))
+%s`, rate, us(cal.CostUs), us(cal.LockUs), cal.stream())
+}
+
+// cluster is the calibration's [cluster] keys: the commit flush, when it has one.
+func (cal calibration) cluster() []string {
+	if cal.FlushUs > 0 {
+		return []string{fmt.Sprintf("commit_flush = %q", us(cal.FlushUs))}
+	}
+	return nil
+}
+
+// stream is the calibration's keys of the locked stream: its grant order and the cost of
+// each waiter woken, when set.
+func (cal calibration) stream() string {
+	s := ""
+	if cal.Grant != "" {
+		s += fmt.Sprintf("lock_grant = %q\n", cal.Grant)
+	}
+	if cal.WakeUs > 0 {
+		s += fmt.Sprintf("lock_wake_cost = %q\n", us(cal.WakeUs))
+	}
+	if cal.Release != "" {
+		s += fmt.Sprintf("lock_release = %q\n", cal.Release)
+	}
+	return s
+}
+
+// quotaScenario is experiment 7's model: one node of one core whose event loop pays
+// wakeUs once a batch and costUs a command (both already over the quota's share), C
+// closed-loop clients, no network.
+func quotaScenario(C int, costUs, wakeUs float64) string {
+	var cluster []string
+	if wakeUs > 0 {
+		cluster = append(cluster, fmt.Sprintf("wakeup_cost = %q", us(wakeUs)))
+	}
+	return oneNode("redis-quota", 1, "0s", cluster...) + fmt.Sprintf(`
+[table.fields]
+key = { gen = "categorical", values = ["hot"] }
+
+[keyspace]
+scheme = "hash"
+shards = 1
+key    = ["key"]
+
+[[streams]]
+name    = "incr"
+op      = "write"
+clients = %d
+think   = "0s"
+cost    = "%s"
+service = "constant"
+`, C, us(costUs))
 }
 
 // hotScenario is experiment 3's model: the hot key's node is one core (Redis runs

@@ -115,10 +115,13 @@ func TestSlotsReplayCountsPerNode(t *testing.T) {
 func TestModelScenariosLoad(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{
-		"counter": counterScenario(8, 4, 2, 120, 200),
-		"hot":     hotScenario(5000, 0, 20, 100),
-		"cap":     hotScenario(0, 64, 20, 100),
-		"open":    counterOpenScenario(150, 2, 87, 2416),
+		"counter":       counterScenario(8, 4, 2, calibration{CostUs: 120, LockUs: 200}),
+		"hot":           hotScenario(5000, 0, 20, 100),
+		"cap":           hotScenario(0, 64, 20, 100),
+		"open":          counterOpenScenario(150, 2, calibration{CostUs: 87, LockUs: 2416}),
+		"counter-mechs": counterScenario(8, 4, 2, calibration{CostUs: 120, LockUs: 200, Grant: "random", WakeUs: 15, FlushUs: 2700, Release: "commit"}),
+		"open-mechs":    counterOpenScenario(150, 2, calibration{CostUs: 87, LockUs: 2416, Grant: "random", WakeUs: 15}),
+		"quota":         quotaScenario(50, 80, 90),
 	} {
 		path := filepath.Join(dir, name+".toml")
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {

@@ -14,7 +14,7 @@ import (
 // sim (a folder under mechanisms/, docs/architecture.md "Where a new thing goes") sees of
 // the engine. A mechanism is a Setting in Model.Mechanisms; a new engine turns each on
 // with a Core, through which it attaches its hooks (a RequestGate, a NodeGate, a
-// SubWatcher, a SubEnd, a Handler of its own event kinds) and reads and moves the requests it
+// SubWatcher, a ServiceStart, a SubEnd, a Handler of its own event kinds) and reads and moves the requests it
 // holds. sim's own mechanisms use the engine's unexported methods the Core wraps.
 
 // Setting is the configuration of a mechanism that owns its whole part of a run (a page
@@ -83,6 +83,18 @@ type SubEnd interface {
 // on the refusal's path only.
 type SubDrop interface {
 	Dropped(c Core, now Time, si int32)
+}
+
+// ServiceStart is a mechanism that lengthens a subrequest's service, by CPU of its node's
+// own, when a core of the node takes it: an event loop's wake-up, paid by the first
+// subrequest of each batch it serves (mechanisms/eventloop). The added time is service:
+// the core is busy for it, the node's and the shard's busy time count it, and so does the
+// subrequest's time at its node.
+type ServiceStart interface {
+	// Start is subrequest si, taken at now by a core of node n (from its queue, or on
+	// arrival by an idle core), with queued subrequests still waiting in n's queue behind
+	// it: it returns the service time to add to si's (0: none).
+	Start(c Core, now Time, n int, si int32, queued int) Time
 }
 
 // Handler handles the events of the kinds a mechanism registered (Core.Register): idx is
@@ -305,6 +317,10 @@ func (c Core) WatchSubs(w SubWatcher) { c.e.watchSubs(w) }
 // EndSubs has h told of the end of every client subrequest's service, after the hooks
 // put there before it.
 func (c Core) EndSubs(h SubEnd) { c.e.ends = append(c.e.ends, h) }
+
+// StartSubs has h told of every subrequest a core takes, after the hooks put there before
+// it, and adds the service each returns to the subrequest's.
+func (c Core) StartSubs(h ServiceStart) { c.e.starts = append(c.e.starts, h) }
 
 // Register has h handle the events of the given kinds; a kind has one Handler.
 func (c Core) Register(h Handler, kinds ...EvKind) {

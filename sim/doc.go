@@ -38,11 +38,13 @@
 // attaches it to the general hooks the core offers: a RequestGate before a stream's sends
 // (GateStream), a NodeGate at the nodes before their queues (GateNodes, or GateNodesFirst
 // right after the partition limit), a SubWatcher of issued requests and new subrequests
-// (WatchSubs), a SubEnd that may hold a client subrequest's completion when its service
-// ends (EndSubs), its event kinds (NewEventKind, Register, a WrapUpper for its figures at
+// (WatchSubs), a ServiceStart that adds its node's own CPU to a subrequest's service when
+// a core takes it (StartSubs), a SubEnd that may hold a client subrequest's completion
+// when its service ends (EndSubs), its event kinds (NewEventKind, Register, a WrapUpper for its figures at
 // the end) and its waits (NewWaits, waits.go), which every output reports. The page latch
 // (mechanisms/latch), row locks and job queues' claims (mechanisms/locks), the connection
-// pool (mechanisms/pool) and the commit flush (mechanisms/flush) are built so. The
+// pool (mechanisms/pool), the commit flush (mechanisms/flush) and the event loop's
+// wake-ups (mechanisms/eventloop) are built so. The
 // mechanisms older than these hooks keep a typed
 // field in the engine and their settings in model.go, as do global secondary indexes
 // (index.go), which add shard ids before the result is sized and take the admission of

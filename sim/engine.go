@@ -748,9 +748,13 @@ func (e *engine) saturate(now Time) {
 }
 
 // start puts subrequest si, which has waited for wait, on a core of node n at time now.
-// Its time at the node, wait plus its service, is known from here and counted now.
+// Its time at the node, wait plus its service (and what a ServiceStart adds to it), is known
+// from here and counted now.
 func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	sub := &e.subs.items[si]
+	if len(e.starts) > 0 {
+		sub.service += e.startExtra(now, si, n) // its node's own CPU (ServiceStart)
+	}
 	if sub.service > clockEnd-now {
 		// Its end would leave the clock: the work queued at the node outlasts the longest
 		// time the engine keeps (row_cost over a long history queues years of service).

@@ -115,6 +115,7 @@ type gates struct {
 	passed     []uint8 // by subrequest slot: how many of atNode it has passed, while it is among them
 	reqGated   []uint8 // by request slot: how many of its stream's gates it has passed
 	watches    []SubWatcher
+	starts     []ServiceStart
 	ends       []SubEnd
 	endHeld    []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
 	// waitCounters count the waits the mechanisms report (waits.go).
@@ -169,6 +170,17 @@ func (e *engine) endSub(now Time, si int32, k int) bool {
 		}
 	}
 	return true
+}
+
+// startExtra is the service the ServiceStart hooks add to subrequest si, which a core of
+// node n takes at now.
+func (e *engine) startExtra(now Time, si int32, n *nodeState) Time {
+	var extra Time
+	node, queued := int(e.subs.items[si].node), n.q.Len()
+	for _, h := range e.starts {
+		extra += h.Start(Core{e}, now, node, si, queued)
+	}
+	return extra
 }
 
 // finishHeld passes subrequest si, whose completion a SubEnd hook held until now, on

@@ -155,35 +155,19 @@ func KeyDescription(s *scenario.Resolved) string {
 	}
 	var b strings.Builder
 	b.WriteString(string(s.Scheme))
-	if s.Scheme == keyspace.SchemeHash {
-		fmt.Fprintf(&b, " (%s)", s.Hash)
+	qual, over := s.Scheme.Describe(s.SchemeOptions, s.Shards)
+	if qual != "" {
+		fmt.Fprintf(&b, " (%s)", qual)
 	}
 	b.WriteString(" of (")
 	if keyspace.Salted(s.Salt) {
 		fmt.Fprintf(&b, "salt[%d, %s], ", s.Salt, s.SaltMode)
 	}
 	b.WriteString(strings.Join(s.Key, ", "))
-	if s.Scheme.Slots() && len(s.Slots) > 0 {
-		// Each slot range is a shard: the tables' shard rows are the slot ranges.
-		fmt.Fprintf(&b, ") over %d slot ranges (shard %s) on %d nodes", s.Shards, slotList(s.Slots), len(s.Nodes))
+	if over != "" {
+		fmt.Fprintf(&b, ") over %s on %d nodes", over, len(s.Nodes))
 		return b.String()
 	}
 	fmt.Fprintf(&b, ") over %d shards on %d nodes", s.Shards, len(s.Nodes))
 	return b.String()
-}
-
-// slotList says which slots each shard holds, the first four and the last when there are
-// more: "0: 0-5460, 1: 5461-10922, 2: 10923-16383".
-func slotList(r []keyspace.SlotRange) string {
-	parts := make([]string, 0, 5)
-	for i, sr := range r {
-		if i == 4 && len(r) > 5 {
-			parts = append(parts, "...")
-			i, sr = len(r)-1, r[len(r)-1]
-		} else if i > 4 {
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%d: %d-%d", i, sr.First, sr.Last))
-	}
-	return strings.Join(parts, ", ")
 }

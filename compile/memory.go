@@ -152,19 +152,18 @@ func FixedBytes(s *scenario.Resolved) float64 {
 	return b
 }
 
-// ringBytes is the memory of the consistent-hash rings (hash = "ring") of the table and of
-// its indexes: a ring keeps 12 bytes a point and sorts 16 while it is built, and a run's
-// process builds them more than once. Measured as peak RSS less the rest of the estimate
+// ringBytes is the memory of the consistent-hash rings (hash = "ring"; the points each
+// scheme counts, keyspace.SchemeKind.Points) of the table and of its indexes: a ring keeps
+// 12 bytes a point and sorts 16 while it is built, and a run's process builds them more
+// than once. Measured as peak RSS less the rest of the estimate
 // (docs/performance.md): the table's ring of 10 million points took 494 MB, three index
 // rings of 10 million points each 650 MB; both were estimated with no ring at all.
 func ringBytes(s *scenario.Resolved) float64 {
 	b := 0.0
-	if s.Hash == string(scenario.HashRing) {
-		b += float64(s.Shards) * float64(s.Vnodes) * bytesPerTableRingPoint
-	}
+	b += float64(s.Scheme.Points(s.SchemeOptions, s.Shards)) * bytesPerTableRingPoint
 	for _, x := range s.Indexes {
-		if t := x.Layout; t != nil && t.Hash == string(scenario.HashRing) {
-			b += float64(t.Shards) * float64(t.Vnodes) * bytesPerIndexRingPoint
+		if t := x.Layout; t != nil {
+			b += float64(t.Scheme.Points(t.SchemeOptions, t.Shards)) * bytesPerIndexRingPoint
 		}
 	}
 	return b

@@ -208,12 +208,8 @@ func buildScheme(s *scenario.Resolved, design *keyspace.Design) keyspace.Scheme 
 // schemeConfig is what s's scheme is built from; sample gives the keys a range scheme's
 // splits are cut from, text the key parts that hold a log's key text.
 func schemeConfig(s *scenario.Resolved, sample func() []keyspace.Key, text uint8) keyspace.SchemeConfig {
-	entries := make([]keyspace.DirEntry, len(s.Directory))
-	for i, d := range s.Directory {
-		entries[i] = keyspace.DirEntry{Part: d.Part, Value: d.Value, Shards: d.Shards}
-	}
-	return keyspace.SchemeConfig{Shards: s.Shards, Ring: s.Hash == "ring", Vnodes: s.Vnodes, Sample: sample,
-		Directory: entries, Slots: s.Slots, TextParts: text}
+	return keyspace.SchemeConfig{Shards: s.Shards, Options: s.SchemeOptions, Sample: sample,
+		TextParts: text}
 }
 
 // schemeOf builds the scheme of a validated scenario.

@@ -3,21 +3,85 @@ package keyspace
 import (
 	"fmt"
 	"math/bits"
+	"reflect"
 	"slices"
 
 	"github.com/shardsim/shardsim/internal/splitmix"
+	"github.com/shardsim/shardsim/internal/tomlx"
 )
 
 // SchemeHash hashes a key to a shard: modulo the shards, or on a consistent-hash ring.
 const SchemeHash SchemeKind = "hash"
 
+// The hash scheme's keys (docs/scenario.md, [keyspace]): hash, "modulo" or "ring", and the
+// ring's vnodes, each of which an [[indexes]] entry takes too.
+const (
+	defaultVnodes = 64
+	maxRingPoints = 10_000_000 // shards x vnodes: a ring's memory (docs/performance.md)
+)
+
 func init() {
-	registerScheme(SchemeHash, schemeDef{rank: 0, build: func(c SchemeConfig) (Scheme, error) {
-		if c.Ring {
-			return NewRing(c.Shards, c.Vnodes), nil
+	registerScheme(SchemeHash, schemeDef{rank: 0,
+		keys: []SchemeKey{
+			{Name: "hash", Type: reflect.TypeFor[HashKind](), Index: true},
+			{Name: "vnodes", Type: reflect.TypeFor[*int](), Index: true},
+		},
+		resolve: resolveHash, always: true,
+		describe: func(o SchemeOptions, _ int) (string, string) {
+			h, _ := o.(HashOptions)
+			return h.Hash, ""
+		},
+		points: func(o SchemeOptions, shards int) int {
+			h, _ := o.(HashOptions)
+			return shards * h.Vnodes
+		},
+		build: func(c SchemeConfig) (Scheme, error) {
+			if h, _ := c.Options.(HashOptions); h.Hash == "ring" {
+				return NewRing(c.Shards, h.Vnodes), nil
+			}
+			return NewModulo(c.Shards), nil
+		}})
+}
+
+// HashKind is how the hash scheme maps a key's hash to a shard, as the keyspace.hash key
+// writes it: "modulo" or "ring".
+type HashKind string
+
+// DecodeTOML reads "modulo" or "ring".
+func (h *HashKind) DecodeTOML(v any) error {
+	s, ok := v.(string)
+	if !ok || s != "modulo" && s != "ring" {
+		got := tomlx.Describe(v)
+		if ok {
+			got = fmt.Sprintf("%q", s)
 		}
-		return NewModulo(c.Shards), nil
-	}})
+		return fmt.Errorf("must be one of \"modulo\", \"ring\" (got %s)", got)
+	}
+	*h = HashKind(s)
+	return nil
+}
+
+// HashOptions are the hash scheme's options: Hash, "modulo" or "ring", and the ring's
+// points a shard (0 under modulo).
+type HashOptions struct {
+	Hash   string
+	Vnodes int
+}
+
+// resolveHash reads hash and vnodes. They are checked whatever the scheme (a variant may
+// switch to hash), and a ring's points are bounded by maxRingPoints.
+func resolveHash(in SchemeInput, t *SchemeTable) SchemeOptions {
+	h, _ := keyValue[HashKind](in, "hash")
+	v, _ := keyValue[*int](in, "vnodes")
+	o := HashOptions{Hash: in.OneOf("keyspace.hash", string(h), "modulo", "modulo", "ring")}
+	vnodes := in.IntAtLeast("keyspace.vnodes", v, defaultVnodes, 1)
+	if t.Shards > 0 && vnodes > maxRingPoints/t.Shards {
+		in.Add("keyspace.vnodes", "shards x vnodes must be at most %d ring points (got %d x %d)", maxRingPoints, t.Shards, vnodes)
+	}
+	if o.Hash == "ring" {
+		o.Vnodes = vnodes
+	}
+	return o
 }
 
 // Modulo places a key on shard h mod n, where h is the key's 64-bit hash folded to 32 bits

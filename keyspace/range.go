@@ -9,9 +9,16 @@ import (
 const SchemeRange SchemeKind = "range"
 
 func init() {
-	registerScheme(SchemeRange, schemeDef{rank: 1, ordered: true, build: func(c SchemeConfig) (Scheme, error) {
-		return NewRange(SplitsFromSample(c.Sample(), c.Shards)), nil
-	}})
+	registerScheme(SchemeRange, schemeDef{rank: 1, ordered: true,
+		resolve: func(in SchemeInput, t *SchemeTable) SchemeOptions {
+			if t.History <= 0 {
+				in.Add("table.history", "must be positive with scheme = \"range\": the initial split points are the quantiles of the keys written during the history")
+			}
+			return nil
+		},
+		build: func(c SchemeConfig) (Scheme, error) {
+			return NewRange(SplitsFromSample(c.Sample(), c.Shards)), nil
+		}})
 }
 
 // Range is the range scheme: shard i owns the keys in [splits[i-1], splits[i]), the first

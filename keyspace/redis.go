@@ -3,16 +3,96 @@ package keyspace
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
+	"strings"
 )
 
 // SchemeRedisCluster is Redis Cluster's hash slots, a range of them on each shard.
 const SchemeRedisCluster SchemeKind = "redis_cluster"
 
 func init() {
-	registerScheme(SchemeRedisCluster, schemeDef{rank: 3, slots: true, build: func(c SchemeConfig) (Scheme, error) {
-		return NewRedisCluster(c.Slots, c.TextParts), nil
-	}})
+	registerScheme(SchemeRedisCluster, schemeDef{rank: 3, slots: true,
+		keys:    []SchemeKey{{Name: "slots", Type: reflect.TypeFor[[][]int]()}},
+		resolve: resolveSlots, afterKey: true,
+		shards: func(in SchemeInput) int {
+			slots, _ := keyValue[[][]int](in, "slots")
+			return len(slots) // one shard a slot range
+		},
+		describe: func(o SchemeOptions, shards int) (string, string) {
+			if r, _ := o.(SlotOptions); len(r.Slots) > 0 {
+				// Each slot range is a shard: the tables' shard rows are the slot ranges.
+				return "", fmt.Sprintf("%d slot ranges (shard %s)", shards, slotList(r.Slots))
+			}
+			return "", ""
+		},
+		build: func(c SchemeConfig) (Scheme, error) {
+			o, _ := c.Options.(SlotOptions)
+			return NewRedisCluster(o.Slots, c.TextParts), nil
+		}})
+}
+
+// SlotOptions are redis_cluster's options: shard i's slot range.
+type SlotOptions struct {
+	Slots []SlotRange
+}
+
+// resolveSlots checks the slot ranges (docs/keys.md, "Redis Cluster"): given, they must
+// cover the 16,384 slots once, one range a shard; omitted, the slots are split evenly over
+// the shards as redis-cli --cluster create splits them over the masters.
+func resolveSlots(in SchemeInput, t *SchemeTable) SchemeOptions {
+	var o SlotOptions
+	if t.Split {
+		in.Add("keyspace.split", "not with scheme = \"redis_cluster\": a Redis Cluster moves slots only when told to (resharding), never by itself")
+	}
+	if Salted(t.Salt) && t.Replay >= 0 {
+		in.Add("keyspace.salt", "not with scheme = \"redis_cluster\" and a stream that replays a log (streams[%d]): the log's key text decides its slot, a salt bucket cannot be added to it", t.Replay)
+	}
+	slots, _ := keyValue[[][]int](in, "slots")
+	if len(slots) == 0 {
+		if t.Shards > RedisSlots {
+			in.Add("keyspace.shards", "must be at most %d with scheme = \"redis_cluster\", one slot range a shard (got %d)", RedisSlots, t.Shards)
+			return o
+		}
+		if t.Shards > 0 {
+			o.Slots = EvenSlots(t.Shards)
+		}
+		return o
+	}
+	if len(slots) != t.Shards && t.Shards > 0 {
+		in.Add("keyspace.slots", "has %d slot ranges for keyspace.shards = %d: each range is one shard (leave shards out to take the ranges' count)", len(slots), t.Shards)
+		return o
+	}
+	ranges := make([]SlotRange, 0, len(slots))
+	for i, r := range slots {
+		if len(r) != 2 {
+			in.Add(fmt.Sprintf("keyspace.slots[%d]", i), "must be [first, last] (got %d numbers)", len(r))
+			return o
+		}
+		ranges = append(ranges, SlotRange{First: r[0], Last: r[1]})
+	}
+	if err := CheckSlots(ranges); err != nil {
+		in.Add("keyspace.slots", "%v", err)
+		return o
+	}
+	o.Slots = ranges
+	return o
+}
+
+// slotList says which slots each shard holds, the first four and the last when there are
+// more: "0: 0-5460, 1: 5461-10922, 2: 10923-16383".
+func slotList(r []SlotRange) string {
+	parts := make([]string, 0, 5)
+	for i, sr := range r {
+		if i == 4 && len(r) > 5 {
+			parts = append(parts, "...")
+			i, sr = len(r)-1, r[len(r)-1]
+		} else if i > 4 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d: %d-%d", i, sr.First, sr.Last))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // RedisSlots is the number of hash slots of a Redis Cluster.

@@ -123,26 +123,21 @@ type Field struct {
 
 // Keyspace is the [keyspace] table.
 type Keyspace struct {
-	Scheme    Scheme     `toml:"scheme"`
-	Shards    *int       `toml:"shards"`
-	Key       []string   `toml:"key"`
-	Salt      *int       `toml:"salt"`
-	SaltMode  SaltMode   `toml:"salt_mode"`
-	SaltField string     `toml:"salt_field"`
-	Hash      HashKind   `toml:"hash"`
-	Vnodes    *int       `toml:"vnodes"`
-	Splits    Splits     `toml:"splits"`
-	Directory []DirEntry `toml:"directory"`
-	// Slots are redis_cluster's slot ranges, [first, last] each, one a shard (nil: the
-	// 16,384 slots split evenly over the shards).
-	Slots [][]int `toml:"slots"`
+	Scheme    Scheme   `toml:"scheme"`
+	Shards    *int     `toml:"shards"`
+	Key       []string `toml:"key"`
+	Salt      *int     `toml:"salt"`
+	SaltMode  SaltMode `toml:"salt_mode"`
+	SaltField string   `toml:"salt_field"`
+	Splits    Splits   `toml:"splits"`
 	// Limits are per-partition throughput limits (nil: none).
 	Limits *Limits `toml:"limits"`
 	// Split splits shards automatically while the run goes on (nil: never).
 	Split *Split `toml:"split"`
 	// Copies spreads hot keys over several copies (nil: none).
 	Copies *Copies `toml:"copies"`
-	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	// Ext holds the keys mechanisms declare in this table (mechanism.go), and the shard
+	// schemes' own keys (scheme.go).
 	Ext tomlx.Extensions `toml:"-"`
 }
 
@@ -173,14 +168,6 @@ type Copies struct {
 	Keys  []Scalar `toml:"keys"`
 	Top   *int     `toml:"top"`
 	Field string   `toml:"field"`
-}
-
-// DirEntry is one [[keyspace.directory]] entry: the rows whose field equals value live on
-// the listed shards.
-type DirEntry struct {
-	Field  string `toml:"field"`
-	Value  Scalar `toml:"value"`
-	Shards []int  `toml:"shards"`
 }
 
 // Stream is one [[streams]] entry.
@@ -351,7 +338,7 @@ type SchedulePoint struct {
 // defaults to a File built in code that leaves them out.
 func Defaults() File {
 	seed, lf := int64(defaultSeed), 1.0
-	cores, queue, replicas, salt, vnodes := defaultCores, 0, 0, 0, defaultVnodes
+	cores, queue, replicas, salt := defaultCores, 0, 0, 0
 	start, err := units.ParseClock(defaultStart)
 	if err != nil {
 		panic("scenario: bad default start")
@@ -368,8 +355,7 @@ func Defaults() File {
 		},
 		Table: Table{History: Dur(defaultHistory)},
 		Keyspace: Keyspace{
-			Scheme: Scheme(keyspace.DefaultScheme), Hash: HashModulo, Vnodes: &vnodes,
-			Salt: &salt, SaltMode: SaltMode(keyspace.SaltRandom.String()), Splits: SplitsHistory,
+			Scheme: Scheme(keyspace.DefaultScheme), Salt: &salt, SaltMode: SaltMode(keyspace.SaltRandom.String()), Splits: SplitsHistory,
 		},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -21,11 +22,11 @@ type Index struct {
 	Salt      *int      `toml:"salt"`
 	SaltMode  SaltMode  `toml:"salt_mode"`
 	SaltField string    `toml:"salt_field"`
-	Hash      HashKind  `toml:"hash"`
-	Vnodes    *int      `toml:"vnodes"`
 	Mode      IndexMode `toml:"mode"`
 	// Limit is each index partition's throughput limit (nil: none).
 	Limit *IndexLimit `toml:"limit"`
+	// Ext holds the shard schemes' keys an index takes (scheme.go: hash, vnodes).
+	Ext tomlx.Extensions `toml:"-"`
 }
 
 // IndexLimit is [indexes.limit]: each index partition admits Rate partition writes and
@@ -127,24 +128,21 @@ func indexName(c *checker, key, name string, names map[string]int, i int) {
 // indexLayout resolves index x's keyspace as [keyspace] is resolved, over a copy of the
 // variant, and reports its problems under the index's key (indexes[0].shards).
 func indexLayout(c *checker, key string, x Index, f *File, s *Resolved) *Resolved {
-	scheme, hash := x.Scheme, x.Hash
+	scheme := x.Scheme
 	if scheme == "" {
 		scheme = Scheme(keyspace.DefaultScheme)
-	}
-	if hash == "" {
-		hash = HashModulo
 	}
 	mode := x.SaltMode
 	if mode == "" {
 		mode = SaltMode(keyspace.SaltRandom.String())
 	}
 	k := Keyspace{Scheme: scheme, Shards: x.Shards, Key: x.Key, Salt: x.Salt, SaltMode: mode, SaltField: x.SaltField,
-		Hash: hash, Vnodes: x.Vnodes, Splits: SplitsHistory}
+		Splits: SplitsHistory, Ext: x.Ext}
 	t := *s
-	t.Key, t.Parts, t.Directory, t.Slots, t.Copies = nil, nil, nil, nil, nil
+	t.Key, t.Parts, t.Copies, t.SchemeOptions = nil, nil, nil, nil
 	t.Streams = append([]StreamSpec(nil), s.Streams...)
-	if keyspace.SchemeKind(scheme) == keyspace.SchemeDirectory {
-		c.add(key+".scheme", "an index cannot use scheme = \"directory\" (it has no entries of its own); use \"hash\" or \"range\"")
+	if why := keyspace.SchemeKind(scheme).IndexRefusal(); why != "" {
+		c.add(key+".scheme", "an index cannot use scheme = %q %s", string(scheme), why)
 		return &t
 	}
 	own := &checker{}
@@ -154,9 +152,6 @@ func indexLayout(c *checker, key string, x Index, f *File, s *Resolved) *Resolve
 			p.Key = key + "." + rest
 		}
 		c.probs = append(c.probs, p)
-	}
-	if x.Vnodes == nil {
-		t.Vnodes = defaultVnodes
 	}
 	return &t
 }

@@ -302,8 +302,8 @@ func resolveSplit(c *checker, f *File, s *Resolved) {
 	if !heat && pol.Rows == 0 && pol.Load == 0 {
 		return // both triggers off: no splitting
 	}
-	if s.Scheme == keyspace.SchemeDirectory {
-		c.add(key, "automatic splits need scheme = \"range\" or \"hash\": a directory places its rows by hand")
+	if why := s.Scheme.SplitRefusal(); why != "" {
+		c.add(key, "%s", why)
 		return
 	}
 	s.Split = pol

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/shardsim/shardsim/keyspace"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -65,7 +67,7 @@ var problemCases = []struct {
 	// The keyspace.
 	{"unknown scheme", func(f *File) { f.Keyspace.Scheme = "consistent" }, []string{"keyspace.scheme: must be one of \"hash\", \"range\", \"directory\", \"redis_cluster\" (got \"consistent\")"}},
 	{"no shards", func(f *File) { f.Keyspace.Shards = nil }, []string{"keyspace.shards: required (the number of shards, at least 1)"}},
-	{"too many ring points", func(f *File) { f.Keyspace.Vnodes = ptr(10_000_000) }, []string{"keyspace.vnodes: shards x vnodes must be at most 10000000 ring points (got 4 x 10000000)"}},
+	{"too many ring points", func(f *File) { f.Keyspace.Ext.Set("vnodes", ptr(10_000_000)) }, []string{"keyspace.vnodes: shards x vnodes must be at most 10000000 ring points (got 4 x 10000000)"}},
 	{"range without history", func(f *File) { f.Keyspace.Scheme, f.Table.History = "range", Dur("0s") }, []string{"table.history: must be positive with scheme = \"range\": the initial split points are the quantiles of the keys written during the history"}},
 	{"the minimal scenario", func(f *File) {}, nil},
 	{"salt at its bound", func(f *File) { f.Keyspace.Salt = ptr(65_536) }, nil},
@@ -79,26 +81,33 @@ var problemCases = []struct {
 	{"hash modulus zero", func(f *File) { f.Keyspace.Key = []string{"hash(id, 0)"} }, []string{"keyspace.key[0]: hash modulus \"0\" must be a whole number >= 1"}},
 	{"directory without entries", func(f *File) { f.Keyspace.Scheme = "directory" }, []string{"keyspace.directory: required with scheme = \"directory\": [[keyspace.directory]] entries with field, value and shards"}},
 	{"directory of no field", func(f *File) {
-		f.Keyspace.Scheme, f.Keyspace.Directory = "directory", []DirEntry{{Field: "nope", Shards: []int{0}}}
+		f.Keyspace.Scheme = "directory"
+		f.Keyspace.Ext.Set("directory", []keyspace.DirectoryKey{{Field: "nope", Shards: []int{0}}})
 	}, []string{"keyspace.directory[0].field: no such field \"nope\" in table.fields"}},
 	{"directory value out of range", func(f *File) {
-		f.Keyspace.Scheme, f.Keyspace.Directory = "directory", []DirEntry{{Field: "id", Value: Scalar{Int: 100, IsInt: true}, Shards: []int{0}}}
+		f.Keyspace.Scheme = "directory"
+		f.Keyspace.Ext.Set("directory", []keyspace.DirectoryKey{{Field: "id", Value: Scalar{Int: 100, IsInt: true}, Shards: []int{0}}})
 	}, []string{"keyspace.directory[0].value: 100 is not a value of field \"id\" (an integer from 0 to 99)"}},
 	{"directory value twice", func(f *File) {
-		e := DirEntry{Field: "id", Value: Scalar{Int: 1, IsInt: true}, Shards: []int{0}}
-		f.Keyspace.Scheme, f.Keyspace.Directory = "directory", []DirEntry{e, e}
+		e := keyspace.DirectoryKey{Field: "id", Value: Scalar{Int: 1, IsInt: true}, Shards: []int{0}}
+		f.Keyspace.Scheme = "directory"
+		f.Keyspace.Ext.Set("directory", []keyspace.DirectoryKey{e, e})
 	}, []string{"keyspace.directory[1].value: value 1 of \"id\" is already placed by keyspace.directory[0]"}},
 	{"directory of no shard", func(f *File) {
-		f.Keyspace.Scheme, f.Keyspace.Directory = "directory", []DirEntry{{Field: "id", Value: Scalar{Int: 1, IsInt: true}, Shards: []int{9}}}
+		f.Keyspace.Scheme = "directory"
+		f.Keyspace.Ext.Set("directory", []keyspace.DirectoryKey{{Field: "id", Value: Scalar{Int: 1, IsInt: true}, Shards: []int{9}}})
 	}, []string{"keyspace.directory[0].shards[0]: no such shard: shards run from 0 to 3 (got 9)"}},
 	{"directory of every shard", func(f *File) {
-		f.Keyspace.Scheme, f.Keyspace.Directory = "directory", []DirEntry{{Field: "id", Value: Scalar{Int: 1, IsInt: true}, Shards: []int{0, 1, 2, 3}}}
+		f.Keyspace.Scheme = "directory"
+		f.Keyspace.Ext.Set("directory", []keyspace.DirectoryKey{{Field: "id", Value: Scalar{Int: 1, IsInt: true}, Shards: []int{0, 1, 2, 3}}})
 	}, []string{"keyspace.directory: the entries name all 4 shards, leaving none for the rows they do not list"}},
 	{"redis slots for other shards", func(f *File) {
-		f.Keyspace.Scheme, f.Keyspace.Slots = "redis_cluster", [][]int{{0, 16383}}
+		f.Keyspace.Scheme = "redis_cluster"
+		f.Keyspace.Ext.Set("slots", [][]int{{0, 16383}})
 	}, []string{"keyspace.slots: has 1 slot ranges for keyspace.shards = 4: each range is one shard (leave shards out to take the ranges' count)"}},
 	{"redis slot range of one number", func(f *File) {
-		f.Keyspace.Scheme, f.Keyspace.Shards, f.Keyspace.Slots = "redis_cluster", nil, [][]int{{0}}
+		f.Keyspace.Scheme, f.Keyspace.Shards = "redis_cluster", nil
+		f.Keyspace.Ext.Set("slots", [][]int{{0}})
 	}, []string{"keyspace.slots[0]: must be [first, last] (got 1 numbers)"}},
 	{"redis with splits", func(f *File) { f.Keyspace.Scheme, f.Keyspace.Split = "redis_cluster", &Split{Rows: ptr(int64(10))} }, []string{"keyspace.split: not with scheme = \"redis_cluster\": a Redis Cluster moves slots only when told to (resharding), never by itself"}},
 	{"split rows negative", func(f *File) { f.Keyspace.Split = &Split{Rows: ptr(int64(-1))} }, []string{"keyspace.split.rows: must not be negative (got -1); 0 turns size splits off"}},

@@ -22,7 +22,6 @@ const (
 	defaultWindow     = "1m"
 	defaultHistory    = "1d"
 	defaultCores      = 1
-	defaultVnodes     = 64
 	defaultZipfS      = 0.99
 	defaultHotFrac    = 0.2
 	defaultHotOps     = 0.8
@@ -33,7 +32,6 @@ const (
 	maxCategorical    = 1_000_000
 	maxTableFields    = 64
 	maxScheduleLength = 10_000
-	maxRingPoints     = 10_000_000
 	maxSalt           = 65_536
 	maxLoadFactor     = 1_000_000
 	maxCost           = sim.Hour
@@ -290,16 +288,16 @@ type Resolved struct {
 	Placement  Placement
 	ShardNodes []int
 	Scheme     keyspace.SchemeKind
-	Hash       string
-	Vnodes     int
+
+	// SchemeOptions are the scheme's own options, of its own type (keyspace/NAME.go).
+	SchemeOptions keyspace.SchemeOptions
+
 	Key        []string
 	Parts      []keyspace.Part
 	Salt       int
 	SaltMode   keyspace.SaltMode
 	SaltField  int
-	Directory  []DirSpec
-	Slots      []keyspace.SlotRange // redis_cluster: shard i's slot range
-	FieldNames []string             // sorted; field i of every request
+	FieldNames []string // sorted; field i of every request
 	Fields     []FieldSpec
 	Streams    []StreamSpec
 	History    sim.Time
@@ -665,7 +663,7 @@ var bucketFns = map[string]sim.Time{"minute": sim.Minute, "hour": sim.Hour, "day
 // parts, after the table.
 func resolveKeyspace(c *checker, f *File, s *Resolved) {
 	k := &f.Keyspace
-	resolveScheme(c, k, s)
+	resolveScheme(c, f, s)
 	resolveSalt(c, k, s)
 	if len(k.Key) == 0 {
 		c.add("keyspace.key", "required: the partition key's parts, e.g. [\"order_id\"]")
@@ -684,31 +682,25 @@ func resolveKeyspace(c *checker, f *File, s *Resolved) {
 			s.Parts = append(s.Parts, part)
 		}
 	}
-	resolveDirectory(c, k, s)
-	resolveSlots(c, f, s)
+	resolveSchemeOptions(c, f, s, keyspace.PhaseKey)
 }
 
-// resolveScheme reads the shard scheme, the shards and the hash scheme's options.
-// Options of another scheme are ignored rather than refused, so that a variant can switch
-// scheme without unsetting what the base scenario set.
-func resolveScheme(c *checker, k *Keyspace, s *Resolved) {
+// resolveScheme reads the shard scheme, the shards and the options the schemes read beside
+// them. Options of another scheme are ignored rather than refused, so that a variant can
+// switch scheme without unsetting what the base scenario set.
+func resolveScheme(c *checker, f *File, s *Resolved) {
+	k := &f.Keyspace
 	s.Scheme, _ = keyspace.ParseScheme(oneOf(c, "keyspace.scheme", string(k.Scheme), string(keyspace.DefaultScheme), keyspace.SchemeNames()...))
-	if s.Scheme == keyspace.SchemeRedisCluster && k.Shards == nil && len(k.Slots) > 0 {
-		s.Shards = len(k.Slots) // one shard a slot range
+	if n := s.Scheme.Shards(schemeInput{c, k.Ext}); k.Shards == nil && n > 0 {
+		s.Shards = n // the scheme's keys give them
 	} else {
 		s.Shards = c.requiredCount("keyspace.shards", "shards", k.Shards, maxShards)
 	}
-	s.Hash = oneOf(c, "keyspace.hash", string(k.Hash), "modulo", "modulo", "ring")
-	s.Vnodes = c.intAtLeast("keyspace.vnodes", k.Vnodes, defaultVnodes, 1)
-	if s.Shards > 0 && s.Vnodes > maxRingPoints/s.Shards {
-		c.add("keyspace.vnodes", "shards x vnodes must be at most %d ring points (got %d x %d)", maxRingPoints, s.Shards, s.Vnodes)
-	}
+	resolveSchemeOptions(c, f, s, keyspace.PhaseAlways)
 	if k.Splits != "" && k.Splits != "history" {
 		c.add("keyspace.splits", "must be \"history\" (got %q)", k.Splits)
 	}
-	if s.Scheme == keyspace.SchemeRange && s.History <= 0 {
-		c.add("table.history", "must be positive with scheme = \"range\": the initial split points are the quantiles of the keys written during the history")
-	}
+	resolveSchemeOptions(c, f, s, keyspace.PhaseShards)
 }
 
 // resolveSalt reads the salt's buckets, how a write picks one, and the field a hash salt
@@ -772,138 +764,6 @@ func resolveKeyPart(c *checker, key, text string, s *Resolved) (keyspace.Part, b
 		part.Kind, part.Mod = keyspace.HashPart, n
 	}
 	return part, true
-}
-
-// resolveSlots checks redis_cluster's slot ranges (docs/keys.md, "Redis Cluster"): given,
-// they must cover the 16,384 slots once, one range a shard; omitted, the slots are split
-// evenly over the shards as redis-cli --cluster create splits them over the masters.
-func resolveSlots(c *checker, f *File, s *Resolved) {
-	k := &f.Keyspace
-	if s.Scheme != keyspace.SchemeRedisCluster {
-		return // like the other schemes' options, ignored under another scheme
-	}
-	if k.Split != nil {
-		c.add("keyspace.split", "not with scheme = \"redis_cluster\": a Redis Cluster moves slots only when told to (resharding), never by itself")
-	}
-	if keyspace.Salted(s.Salt) {
-		for i := range f.Streams {
-			if f.Streams[i].Trace != nil {
-				c.add("keyspace.salt", "not with scheme = \"redis_cluster\" and a stream that replays a log (streams[%d]): the log's key text decides its slot, a salt bucket cannot be added to it", i)
-				break
-			}
-		}
-	}
-	if len(k.Slots) == 0 {
-		if s.Shards > keyspace.RedisSlots {
-			c.add("keyspace.shards", "must be at most %d with scheme = \"redis_cluster\", one slot range a shard (got %d)", keyspace.RedisSlots, s.Shards)
-			return
-		}
-		if s.Shards > 0 {
-			s.Slots = keyspace.EvenSlots(s.Shards)
-		}
-		return
-	}
-	if len(k.Slots) != s.Shards && s.Shards > 0 {
-		c.add("keyspace.slots", "has %d slot ranges for keyspace.shards = %d: each range is one shard (leave shards out to take the ranges' count)", len(k.Slots), s.Shards)
-		return
-	}
-	ranges := make([]keyspace.SlotRange, 0, len(k.Slots))
-	for i, r := range k.Slots {
-		if len(r) != 2 {
-			c.add(fmt.Sprintf("keyspace.slots[%d]", i), "must be [first, last] (got %d numbers)", len(r))
-			return
-		}
-		ranges = append(ranges, keyspace.SlotRange{First: r[0], Last: r[1]})
-	}
-	if err := keyspace.CheckSlots(ranges); err != nil {
-		c.add("keyspace.slots", "%v", err)
-		return
-	}
-	s.Slots = ranges
-}
-
-// DirSpec is a validated directory entry.
-type DirSpec struct {
-	Part   int // key part index, salt included
-	Value  uint64
-	Shards []int
-}
-
-// resolveDirectory reads the directory scheme's entries: each places one value of a plain
-// key part on its shards, and some shard must be left for the rows no entry lists.
-func resolveDirectory(c *checker, k *Keyspace, s *Resolved) {
-	if s.Scheme != keyspace.SchemeDirectory {
-		return // entries of another scheme are ignored, like its other options
-	}
-	if len(k.Directory) == 0 {
-		c.add("keyspace.directory", "required with scheme = \"directory\": [[keyspace.directory]] entries with field, value and shards")
-		return
-	}
-	claimed := map[dirClaim]int{}
-	shardUsed := map[int]bool{}
-	for i, e := range k.Directory {
-		key := fmt.Sprintf("keyspace.directory[%d]", i)
-		if d, ok := directoryEntry(c, key, e, s, claimed, i); ok && directoryShards(c, key, e.Shards, s.Shards, shardUsed) {
-			s.Directory = append(s.Directory, d)
-		}
-	}
-	if s.Shards > 0 && len(shardUsed) >= s.Shards {
-		c.add("keyspace.directory", "the entries name all %d shards, leaving none for the rows they do not list", s.Shards)
-	}
-}
-
-// dirClaim is a value of a key part that a directory entry places.
-type dirClaim struct {
-	part  int
-	value uint64
-}
-
-// directoryEntry reads entry i's field and value, which no entry before it may place;
-// false when they are bad or the entry names no shards.
-func directoryEntry(c *checker, key string, e DirEntry, s *Resolved, claimed map[dirClaim]int, i int) (DirSpec, bool) {
-	fi := s.fieldIndex(e.Field)
-	if fi < 0 {
-		c.add(key+".field", "no such field %q in table.fields", e.Field)
-		return DirSpec{}, false
-	}
-	part := slices.IndexFunc(s.Parts, func(p keyspace.Part) bool { return p.Kind == keyspace.FieldPart && p.Field == fi })
-	if part < 0 {
-		c.add(key+".field", "%q must be a plain part of keyspace.key for the directory to route by it", e.Field)
-		return DirSpec{}, false
-	}
-	if keyspace.Salted(s.Salt) {
-		part++
-	}
-	value, ok := fieldValue(s.Fields[fi], e.Value)
-	if !ok {
-		c.add(key+".value", "%v is not a value of field %q (%s)", e.Value, e.Field, describeValues(s.Fields[fi]))
-		return DirSpec{}, false
-	}
-	cl := dirClaim{part, value}
-	if prev, dup := claimed[cl]; dup {
-		c.add(key+".value", "value %v of %q is already placed by keyspace.directory[%d]", e.Value, e.Field, prev)
-		return DirSpec{}, false
-	}
-	claimed[cl] = i
-	if len(e.Shards) == 0 {
-		c.add(key+".shards", "required: the shards that hold these rows")
-		return DirSpec{}, false
-	}
-	return DirSpec{Part: part, Value: value, Shards: e.Shards}, true
-}
-
-// directoryShards checks an entry's shards and marks them used; false when one is no shard.
-func directoryShards(c *checker, key string, shards []int, n int, used map[int]bool) bool {
-	ok := true
-	for j, sh := range shards {
-		if n > 0 && (sh < 0 || sh >= n) {
-			c.add(fmt.Sprintf("%s.shards[%d]", key, j), "no such shard: shards run from 0 to %d (got %d)", n-1, sh)
-			ok = false
-			continue
-		}
-		used[sh] = true
-	}
-	return ok
 }
 
 // fieldValue maps a directory value as written to the field's internal value: a
@@ -1428,28 +1288,18 @@ func (s *Resolved) ShardWindows() int64 {
 const ParquetShardCells = 2_000_000
 
 // Effective returns a copy of s without the settings that change nothing in its model:
-// ring options under another scheme or under modulo hashing, salt options without salt
-// buckets, directory entries under another scheme, follower options without followers.
+// salt options without salt buckets, follower options without followers. (A scheme's
+// options hold its own settings only, those that change its placement: no ring options
+// under another scheme or under modulo hashing, no directory entries under another
+// scheme.)
 // Two variants with equal Effective forms run the same model.
 func (s *Resolved) Effective() Resolved {
 	e := *s
-	if e.Scheme != keyspace.SchemeHash {
-		e.Hash = ""
-	}
-	if e.Scheme != keyspace.SchemeHash || e.Hash != "ring" {
-		e.Vnodes = 0
-	}
 	if !keyspace.Salted(e.Salt) {
 		e.Salt, e.SaltMode = 0, 0
 	}
 	if !keyspace.Salted(e.Salt) || e.SaltMode != keyspace.SaltHash {
 		e.SaltField = -1
-	}
-	if e.Scheme != keyspace.SchemeDirectory {
-		e.Directory = nil
-	}
-	if e.Scheme != keyspace.SchemeRedisCluster {
-		e.Slots = nil
 	}
 	if e.Replicas == 0 {
 		e.ReadAny, e.ApplyCost = false, 0

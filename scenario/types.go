@@ -153,16 +153,6 @@ func enumOf[T ~string](names []string) []T {
 	return out
 }
 
-// HashKind is how the hash scheme maps a key's hash to a shard.
-type HashKind string
-
-const (
-	HashModulo HashKind = "modulo"
-	HashRing   HashKind = "ring"
-)
-
-func (h *HashKind) DecodeTOML(v any) error { return decodeEnum(h, v, HashModulo, HashRing) }
-
 // SaltMode is how a write picks its salt bucket: one of keyspace.SaltModeNames.
 type SaltMode string
 
@@ -273,35 +263,8 @@ func (g *Gen) DecodeTOML(v any) error {
 }
 
 // Scalar is a value written in a list of values or a directory entry: a string, an
-// integer or a boolean.
-type Scalar struct {
-	Str   string
-	Int   int64
-	IsInt bool
-}
-
-// String is the value as written ("west", "7", "true").
-func (s Scalar) String() string {
-	if s.IsInt {
-		return fmt.Sprint(s.Int)
-	}
-	return s.Str
-}
-
-// DecodeTOML reads a string, integer or boolean.
-func (s *Scalar) DecodeTOML(v any) error {
-	switch v := v.(type) {
-	case string:
-		*s = Scalar{Str: v}
-	case int64:
-		*s = Scalar{Int: v, IsInt: true}
-	case bool:
-		*s = Scalar{Str: fmt.Sprint(v)}
-	default:
-		return fmt.Errorf("must be a string, integer or boolean (got %s)", tomlx.Describe(v))
-	}
-	return nil
-}
+// integer or a boolean (keyspace.Scalar, which the directory scheme's entries hold).
+type Scalar = keyspace.Scalar
 
 // Age is how old the row a read or scan targets is: a constant duration, or a
 // distribution { dist = "exponential", mean = D } or { dist = "uniform", max = D }.

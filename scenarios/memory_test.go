@@ -208,3 +208,28 @@ func TestIndexShardsCounted(t *testing.T) {
 		t.Errorf("20 indexes of 100,000 shards: %v; want refused, naming the indexes' shards", err)
 	}
 }
+
+// TestRingCountedOnlyWhereBuilt: a consistent-hash ring's points count in the estimate
+// (48 bytes each, TestIndexShardsCounted) only where the scheme that runs builds a ring
+// (keyspace.SchemeKind.Points): ring options left in a file whose scheme is another (a
+// variant may switch to hash) add nothing. The estimate counted them before, 498 MB for a
+// range scheme of 1,000 shards beside hash = "ring" and vnodes = 10000, where no ring is
+// built.
+func TestRingCountedOnlyWhereBuilt(t *testing.T) {
+	memory := func(keyspace string) float64 {
+		t.Helper()
+		src := strings.Replace(memBase, "key = [\"id\"]", "key = [\"id\"]\n"+keyspace, 1)
+		sc, err := scenarios.LoadBytes("ring.toml", []byte(src), scenarios.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc.Memory
+	}
+	const ring = "hash = \"ring\"\nvnodes = 100000\n" // 100,000 points: memBase has one shard
+	if with, without := memory("scheme = \"range\"\n"+ring), memory("scheme = \"range\"\n"); with != without {
+		t.Errorf("range with ring options left in: %.0f bytes, without them %.0f; want the same", with, without)
+	}
+	if with, without := memory(ring), memory(""); with-without != 100_000*48 {
+		t.Errorf("hash on a ring of 100,000 points: %.0f bytes more than modulo, want %d", with-without, 100_000*48)
+	}
+}

@@ -128,3 +128,11 @@ func (dc *decoder) extension(path, k string, raw any, rv reflect.Value, fs *stru
 	x.set(k, p)
 	return true
 }
+
+// Set gives key the value v, which must be of the type declared for key, as if a table
+// had given it (a table built in code, a test's).
+func (x *Extensions) Set(key string, v any) {
+	p := reflect.New(reflect.TypeOf(v))
+	p.Elem().Set(reflect.ValueOf(v))
+	x.set(key, p)
+}

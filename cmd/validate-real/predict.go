@@ -205,8 +205,10 @@ func (e *openTail) predict(ctx context.Context, c config, tmp string, g *grid) e
 // costs are the CPU's over the share), an event loop that pays wakeup_cost once for the
 // batch of commands it finds waiting and cost for each command. The low rate, where
 // every command is a batch of its own, measures the two together; the fewest clients'
-// cap, where every batch holds all the clients' commands (C/(wakeup + C cost) a second),
-// splits them. The other client counts are predicted.
+// cap splits them: in the model's closed loop with no network each wake-up finds the
+// other C-1 clients' commands waiting (the last reply of a batch is on its way when the
+// loop wakes again: docs/mitigations.md, "Event-loop wake-ups"), so C clients get
+// (C-1)/(wakeup + (C-1) cost) a second of the share. The other client counts are predicted.
 func (e *quotaExp) predict(ctx context.Context, c config, tmp string) error {
 	if len(e.Points) == 0 {
 		return nil
@@ -217,9 +219,9 @@ func (e *quotaExp) predict(ctx context.Context, c config, tmp string) error {
 	e.CalC = first.C
 	both := e.LowCPUUs // wakeup + cost, at the low rate
 	e.CostUs, e.WakeUs = both, 0
-	if first.Throughput > 0 && first.C > 1 {
-		perBatch := float64(first.C) * e.Share / first.Throughput * 1e6 // wakeup + C cost, CPU us
-		e.CostUs = min(both, max(0, (perBatch-both)/float64(first.C-1)))
+	if b := float64(first.C - 1); first.Throughput > 0 && b > 1 {
+		perBatch := b * e.Share / first.Throughput * 1e6 // wakeup + b cost, in us of a whole core
+		e.CostUs = min(both, max(0, (perBatch-both)/(b-1)))
 		e.WakeUs = both - e.CostUs
 	}
 	for i := range e.Points {

@@ -301,8 +301,8 @@ func writeQuota(b *md, e *quotaExp) {
 		b.w("The model: one node, one core, an event loop: each wake-up costs `wakeup_cost` once for every command it\n")
 		b.w("finds waiting, and each command `cost`; both over %.2f (the quota's share: the node's core runs a\n", e.Share)
 		b.w("quarter of the time), C closed-loop clients, no network. At the low rate every command is a wake-up of\n")
-		b.w("its own (wakeup + cost = %.1f us); at %d clients, the fewest, every wake-up finds all %d waiting, so the\n", e.LowCPUUs, e.CalC, e.CalC)
-		b.w("cap is C / (wakeup + C cost) of the share: its measured cap splits the two, **`cost` = %.1f us and\n", e.CostUs)
+		b.w("its own (wakeup + cost = %.1f us); at %d clients, the fewest, every wake-up finds the other %d waiting, so\n", e.LowCPUUs, e.CalC, e.CalC-1)
+		b.w("the cap is (C - 1) / (wakeup + (C - 1) cost) of the share: its measured cap splits the two, **`cost` = %.1f us and\n", e.CostUs)
 		b.w("`wakeup_cost` = %.1f us** of a whole core. The other client counts are predicted.\n\n", e.WakeUs)
 	} else {
 		b.w("The model: one node, one core, one constant `cost` = that / %.2f (the quota's share: the\n", e.Share)
@@ -375,38 +375,12 @@ type target struct {
 func (r *report) targets() []target {
 	var ts []target
 	if g := r.E4; g != nil {
-		thr, mean, pts := g.counts()
-		cal := len(g.Rows) - pts
-		ts = append(ts, target{What: "Hot-row grid (experiment 4): throughput within 15%", Target: "23 of 24",
-			Result: fmt.Sprintf("%d of %d", thr+cal, len(g.Rows)), Met: thr+cal >= 23 && len(g.Rows) == 24, Measured: len(g.Rows) == 24})
-		ts = append(ts, target{What: "Hot-row grid (experiment 4): mean latency within 15%", Target: "22 of 24",
-			Result: fmt.Sprintf("%d of %d", mean+cal, len(g.Rows)), Met: mean+cal >= 22 && len(g.Rows) == 24, Measured: len(g.Rows) == 24})
-		top := g.Cs[len(g.Cs)-1]
-		if p := g.point(top, 1); p != nil && p.Count > 0 {
-			r50, r99 := p.P50Ms/p.PredP50Ms, p.P99Ms/p.PredP99Ms
-			ts = append(ts, target{What: fmt.Sprintf("%d clients on one row: p50 and p99 within 25%% (grant order %q)", top, g.Cal.Grant), Target: "both",
-				Result: fmt.Sprintf("p50 %.1f / %.1f ms (%.2f), p99 %.1f / %.1f ms (%.2f)", p.P50Ms, p.PredP50Ms, r50, p.P99Ms, p.PredP99Ms, r99),
-				Met:    abs(r50-1) <= 0.25 && abs(r99-1) <= 0.25, Measured: true})
-		}
-		n, ok := 0, 0
-		var xs []string
-		for _, C := range g.Cs {
-			if p := g.point(C, 1); p != nil && C >= 4 {
-				n++
-				ratio := p.Throughput / p.PredThr
-				ok += b2i(abs(ratio-1) <= 0.10)
-				xs = append(xs, fmt.Sprintf("C=%d %.2f", C, ratio))
-			}
-		}
-		if n > 0 {
-			ts = append(ts, target{What: "One row's throughput at C = 4..32 within 10% (lock_wake_cost)", Target: fmt.Sprintf("%d of %d", n, n),
-				Result: fmt.Sprintf("%d of %d (%s)", ok, n, strings.Join(xs, ", ")), Met: ok == n, Measured: true})
-		}
+		ts = append(ts, hotRowTargets(g)...)
 	}
 	if g := r.E5; g != nil {
 		thr, _, pts := g.counts()
 		cal := len(g.Rows) - pts
-		ts = append(ts, target{What: "Durable grid (experiment 5): throughput within 15% (commit_flush)", Target: "15 of 18",
+		ts = append(ts, target{What: "Durable grid (experiment 5): throughput within 15% (commit_flush, lock_release)", Target: "15 of 18",
 			Result: fmt.Sprintf("%d of %d", thr+cal, len(g.Rows)), Met: thr+cal >= 15 && len(g.Rows) == 18, Measured: len(g.Rows) == 18})
 	}
 	if e := r.E7; e != nil && e.Skipped == "" {
@@ -418,6 +392,43 @@ func (r *report) targets() []target {
 		}
 		ts = append(ts, target{What: "Redis under a quarter-core quota (experiment 7): cap within 15% (wakeup_cost)", Target: "8, 50 and 200 clients",
 			Result: fmt.Sprintf("%d of %d (%s)", n, len(e.Points), strings.Join(xs, ", ")), Met: n == len(e.Points) && len(e.Points) == 3, Measured: len(e.Points) == 3})
+	}
+	return ts
+}
+
+// hotRowTargets are the fsync-off grid's targets: its throughput and mean latency, the
+// spread of the most clients on one row (the grant order), and one row's throughput as
+// its clients grow (the wake cost).
+func hotRowTargets(g *grid) []target {
+	thr, mean, pts := g.counts()
+	cal := len(g.Rows) - pts
+	full := len(g.Rows) == 24
+	ts := []target{
+		{What: "Hot-row grid (experiment 4): throughput within 15%", Target: "23 of 24",
+			Result: fmt.Sprintf("%d of %d", thr+cal, len(g.Rows)), Met: thr+cal >= 23 && full, Measured: full},
+		{What: "Hot-row grid (experiment 4): mean latency within 15%", Target: "22 of 24",
+			Result: fmt.Sprintf("%d of %d", mean+cal, len(g.Rows)), Met: mean+cal >= 22 && full, Measured: full},
+	}
+	top := g.Cs[len(g.Cs)-1]
+	if p := g.point(top, 1); p != nil && p.Count > 0 {
+		r50, r99 := p.P50Ms/p.PredP50Ms, p.P99Ms/p.PredP99Ms
+		ts = append(ts, target{What: fmt.Sprintf("%d clients on one row: p50 and p99 within 25%% (grant order %q)", top, g.Cal.Grant), Target: "both",
+			Result: fmt.Sprintf("p50 %.1f / %.1f ms (%.2f), p99 %.1f / %.1f ms (%.2f)", p.P50Ms, p.PredP50Ms, r50, p.P99Ms, p.PredP99Ms, r99),
+			Met:    abs(r50-1) <= 0.25 && abs(r99-1) <= 0.25, Measured: true})
+	}
+	n, ok := 0, 0
+	var xs []string
+	for _, C := range g.Cs {
+		if p := g.point(C, 1); p != nil && C >= 4 {
+			n++
+			ratio := p.Throughput / p.PredThr
+			ok += b2i(abs(ratio-1) <= 0.10)
+			xs = append(xs, fmt.Sprintf("C=%d %.2f", C, ratio))
+		}
+	}
+	if n > 0 {
+		ts = append(ts, target{What: "One row's throughput at C = 4..32 within 10% (lock_wake_cost)", Target: fmt.Sprintf("%d of %d", n, n),
+			Result: fmt.Sprintf("%d of %d (%s)", ok, n, strings.Join(xs, ", ")), Met: ok == n, Measured: true})
 	}
 	return ts
 }

@@ -14,7 +14,7 @@ FUZZTIME ?=
 PGO        := $(CURDIR)/cmd/shardsim/default.pgo
 BENCHCOUNT ?= 5
 
-.PHONY: all build run test test-long test-browser test-parquet vet fuzz bench pgo clean docs image validate-real validate-real-short validate-real-deps
+.PHONY: all build run test test-long test-browser test-parquet vet fuzz bench pgo clean docs image validate-real validate-real-short validate-real-deps validate-predict
 
 all: build
 
@@ -111,6 +111,12 @@ validate-real-deps:
 validate-real: build validate-real-deps
 	$(GO) build -o bin/validate-real ./cmd/validate-real
 	./bin/validate-real -shardsim $(BIN) -o docs/validation.md
+
+# The predictions again, from the measurements in docs/validation-data.json, with today's
+# model and no server: for a model change, without a quiet machine's minutes.
+validate-predict: build
+	$(GO) build -o bin/validate-real ./cmd/validate-real
+	./bin/validate-real -predict docs/validation-data.json -shardsim $(BIN) -o docs/validation.md
 
 validate-real-short: build validate-real-deps
 	$(GO) build -o bin/validate-real ./cmd/validate-real

@@ -117,6 +117,11 @@ func writeReport(c config, rep *report) {
 	if err := atomicfile.Write(c.out, []byte(rep.markdown())); err != nil {
 		fail(fmt.Errorf("-o %s: %v", c.out, err))
 	}
+	if c.predict != "" {
+		fmt.Printf("validate-real: predicted again from the measurements of %s, started no server; wrote %s and %s (%d of %d checks within their targets)\n",
+			c.predict, c.out, dataPath(c.out), rep.passed(), rep.checks())
+		return
+	}
 	fmt.Printf("validate-real: wrote %s and %s in %.0f s (%d of %d checks within their targets); stopped %s\n",
 		c.out, dataPath(c.out), rep.Wall.Seconds(), rep.passed(), rep.checks(), strings.Join(rep.Stopped, ", "))
 	if !rep.RT.On {

@@ -139,11 +139,14 @@ func (r *report) writeRun(b *md) {
 	b.w("(jackc/pgx, redis/go-redis, pgbench, redis-benchmark), runs the matching shardsim scenarios\n")
 	b.w("with `shardsim run`, writes this file and stops every server it started by its pid (and\n")
 	b.w("removes the CPU cgroup it made, by its path). Experiments 4 to 7 measure what issue 49\n")
-	b.w("describes: where today's model holds on this machine, and four behaviours of real databases\n")
-	b.w("it does not have yet (lock grant order, waiters' cost to the holder, group commit, an event\n")
-	b.w("loop's cost per wake-up); each section says which it shows. The predictions use only the\n")
-	b.w("calibration inputs listed with each experiment, measured separately from the figures they\n")
-	b.w("predict.\n\n")
+	b.w("describes: a hot row held across a wait, with and without durable commits, and Redis under a\n")
+	b.w("CPU quota; their models use the four mechanisms built for what those measurements showed (the\n")
+	b.w("row's grant order `lock_grant`, the waiters' cost to the holder `lock_wake_cost`, the commit\n")
+	b.w("flush `commit_flush` with `lock_release`, an event loop's wake-ups `wakeup_cost`:\n")
+	b.w("docs/mitigations.md). The predictions use only the calibration inputs listed with each\n")
+	b.w("experiment, measured separately from the figures they predict. `make validate-predict` makes\n")
+	b.w("every prediction again from the measurements of the data file, with the model of the day and\n")
+	b.w("no server.\n\n")
 	b.w("## This run\n\n")
 	b.w("- Version: %s, wall time %.0f s, seed %d.\n", version, r.Wall.Seconds(), r.Seed)
 	b.w("- Machine: %s.\n", r.Machine)
@@ -323,8 +326,8 @@ const notes = `## Where the model and the machine differ
 - **Redis's cost per command falls with load.** At a low rate every command costs the node
   a wake-up of its event loop; under load one turn reads and answers many clients, so the
   CPU per command falls (compare the node's CPU per command at the low rate with its CPU
-  use over its throughput at the cap). The model's cost is constant, so it puts the cap
-  too low, and the node's real cap can only be seen with a client that outruns it, which on
+  use over its throughput at the cap). Experiment 3's model has one constant cost, so it
+  puts the cap too low (experiment 7's has the wake-ups), and the node's real cap can only be seen with a client that outruns it, which on
   a shared two-core machine it does not: the node's CPU column shows how far from busy it
   stayed.
 - **The open-loop generator's own delay.** Each request's latency counts from its arrival

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 )
@@ -451,4 +452,108 @@ func (r *report) writeTargets(b *md) {
 		b.w("| %s | %s | %s | %s |\n", t.What, t.Target, t.Result, met)
 	}
 	b.w("\n")
+	r.writeMisses(b)
+}
+
+// writeMisses says, for each of issue 49's targets this run missed, what in the
+// measurements shows why, every figure read from them.
+func (r *report) writeMisses(b *md) {
+	var missed []string
+	for _, t := range r.targets() {
+		if t.Measured && !t.Met {
+			missed = append(missed, t.What)
+		}
+	}
+	if len(missed) == 0 && r.E6 == nil {
+		return
+	}
+	b.w("### Where a target is missed, and what the measurements show\n\n")
+	if g := r.E4; g != nil && len(missed) > 0 && strings.HasPrefix(missed[0], "Hot-row grid (experiment 4): throughput") {
+		lo, hi := oneClientSpread(g, func(p *gridRow) float64 { return p.Throughput })
+		b.w("- **Hot-row grid, throughput** (%s). One client runs the same transaction whatever B is, and\n", offPoints(g))
+		b.w("  measured %.0f to %.0f tps across the grid's B (±%.0f%% about their middle), against a 15%% target;\n", lo, hi, 100*(hi-lo)/(hi+lo))
+		b.w("  the calibration took one of them (B = 1, %.0f tps), and every prediction carries its error.\n", g.point(1, 1).Throughput)
+	}
+	if g := r.E5; g != nil && containsPrefix(missed, "Durable grid") {
+		lo, hi := oneClientSpread(g, func(p *gridRow) float64 { return p.MeanMs })
+		Bmax := g.Bs[len(g.Bs)-1]
+		b.w("- **Durable grid** (%s). One client's durable transaction measured %.2f to %.2f ms across\n", offPoints(g), lo, hi)
+		b.w("  the grid's B (the calibration took B = 1's, %.2f ms, so `commit_flush` = %.0f us).", g.Cal.OneClientMs, g.Cal.FlushUs)
+		if p := g.point(2, Bmax); p != nil && p.Throughput > 0 {
+			b.w(" Two clients on %d\n", Bmax)
+			b.w("  rows, which seldom meet on a row, took %.2f ms a transaction each (2 / %.0f tps): more clients made\n", 2000/p.Throughput, p.Throughput)
+			b.w("  each commit shorter, which one flush of fixed length, shared or not, cannot do: the points\n")
+			b.w("  with several clients on several rows are above the prediction.")
+		}
+		b.w("\n")
+	}
+	if e := r.E7; e != nil && containsPrefix(missed, "Redis under") && len(e.Points) > 1 {
+		var xs []string
+		for _, p := range e.Points {
+			xs = append(xs, fmt.Sprintf("%.1f us at %d clients", p.CmdCPUUs, p.C))
+		}
+		b.w("- **Redis under the quota**. The server's CPU a command measured %s, against %.1f us\n", strings.Join(xs, ", "), e.LowCPUUs)
+		b.w("  at the low rate. The wake-up model's CPU a command falls as the clients grow, towards `cost`\n")
+		b.w("  (%.1f us); where the measured one grows again, what grows with the clients (each client's\n", e.CostUs)
+		b.w("  socket read and reply write, its bookkeeping) is not in the model, and its cap is overestimated.\n")
+	}
+	if e := r.E6; e != nil && len(e.Rows) > 0 && r.E4 != nil {
+		if one := r.E4.point(1, 1); one != nil && e.Rows[0].Count > 0 {
+			row := e.Rows[0]
+			b.w("- **The open-loop tail** (experiment 6, no target of its own): at %.0f%% of the row's cap, where\n", row.Load*100)
+			b.w("  few transactions meet on the row, the median transaction took %.2f ms, against %.2f ms for one\n", row.P50Ms, one.P50Ms)
+			b.w("  closed-loop client (experiment 4): the open loop's transactions are slower on their own, before\n")
+			b.w("  any queueing, and its mean latencies are %.1f to %.1f times the model's. This run does not\n", minRatio(e), maxRatio(e))
+			b.w("  establish why (pgbench's schedule, or cores left idle between Poisson arrivals waking late).\n")
+		}
+	}
+	b.w("\n")
+}
+
+// oneClientSpread is the least and largest of f over the grid's points of one client.
+func oneClientSpread(g *grid, f func(*gridRow) float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for i := range g.Rows {
+		if g.Rows[i].C == 1 {
+			v := f(&g.Rows[i])
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	return lo, hi
+}
+
+// offPoints lists the grid's predicted points whose throughput missed 15%.
+func offPoints(g *grid) string {
+	var xs []string
+	for _, r := range g.Rows {
+		if !r.Calibration && !r.ThrWithin {
+			xs = append(xs, fmt.Sprintf("C=%d B=%d %.2f", r.C, r.B, r.ThrRatio))
+		}
+	}
+	return "off: " + listOr(xs)
+}
+
+func containsPrefix(xs []string, p string) bool {
+	for _, x := range xs {
+		if strings.HasPrefix(x, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func minRatio(e *openTail) float64 {
+	m := math.Inf(1)
+	for _, r := range e.Rows {
+		m = min(m, r.MeanRatio)
+	}
+	return m
+}
+
+func maxRatio(e *openTail) float64 {
+	m := math.Inf(-1)
+	for _, r := range e.Rows {
+		m = max(m, r.MeanRatio)
+	}
+	return m
 }

@@ -468,46 +468,72 @@ func (r *report) writeMisses(b *md) {
 		return
 	}
 	b.w("### Where a target is missed, and what the measurements show\n\n")
-	if g := r.E4; g != nil && len(missed) > 0 && strings.HasPrefix(missed[0], "Hot-row grid (experiment 4): throughput") {
-		lo, hi := oneClientSpread(g, func(p *gridRow) float64 { return p.Throughput })
-		b.w("- **Hot-row grid, throughput** (%s). One client runs the same transaction whatever B is, and\n", offPoints(g))
-		b.w("  measured %.0f to %.0f tps across the grid's B (±%.0f%% about their middle), against a 15%% target;\n", lo, hi, 100*(hi-lo)/(hi+lo))
-		b.w("  the calibration took one of them (B = 1, %.0f tps), and every prediction carries its error.\n", g.point(1, 1).Throughput)
+	if containsPrefix(missed, "Hot-row grid (experiment 4): throughput") {
+		writeGridMiss(b, r.E4)
 	}
-	if g := r.E5; g != nil && containsPrefix(missed, "Durable grid") {
-		lo, hi := oneClientSpread(g, func(p *gridRow) float64 { return p.MeanMs })
-		Bmax := g.Bs[len(g.Bs)-1]
-		b.w("- **Durable grid** (%s). One client's durable transaction measured %.2f to %.2f ms across\n", offPoints(g), lo, hi)
-		b.w("  the grid's B (the calibration took B = 1's, %.2f ms, so `commit_flush` = %.0f us).", g.Cal.OneClientMs, g.Cal.FlushUs)
-		if p := g.point(2, Bmax); p != nil && p.Throughput > 0 {
-			b.w(" Two clients on %d\n", Bmax)
-			b.w("  rows, which seldom meet on a row, took %.2f ms a transaction each (2 / %.0f tps): more clients made\n", 2000/p.Throughput, p.Throughput)
-			b.w("  each commit shorter, which one flush of fixed length, shared or not, cannot do: the points\n")
-			b.w("  with several clients on several rows are above the prediction.")
-		}
-		b.w("\n")
+	if containsPrefix(missed, "Durable grid") {
+		writeDurableMiss(b, r.E5)
 	}
-	if e := r.E7; e != nil && containsPrefix(missed, "Redis under") && len(e.Points) > 1 {
-		var xs []string
-		for _, p := range e.Points {
-			xs = append(xs, fmt.Sprintf("%.1f us at %d clients", p.CmdCPUUs, p.C))
-		}
-		b.w("- **Redis under the quota**. The server's CPU a command measured %s, against %.1f us\n", strings.Join(xs, ", "), e.LowCPUUs)
-		b.w("  at the low rate. The wake-up model's CPU a command falls as the clients grow, towards `cost`\n")
-		b.w("  (%.1f us); where the measured one grows again, what grows with the clients (each client's\n", e.CostUs)
-		b.w("  socket read and reply write, its bookkeeping) is not in the model, and its cap is overestimated.\n")
+	if containsPrefix(missed, "Redis under") {
+		writeQuotaMiss(b, r.E7)
 	}
-	if e := r.E6; e != nil && len(e.Rows) > 0 && r.E4 != nil {
-		if one := r.E4.point(1, 1); one != nil && e.Rows[0].Count > 0 {
-			row := e.Rows[0]
-			b.w("- **The open-loop tail** (experiment 6, no target of its own): at %.0f%% of the row's cap, where\n", row.Load*100)
-			b.w("  few transactions meet on the row, the median transaction took %.2f ms, against %.2f ms for one\n", row.P50Ms, one.P50Ms)
-			b.w("  closed-loop client (experiment 4): the open loop's transactions are slower on their own, before\n")
-			b.w("  any queueing, and its mean latencies are %.1f to %.1f times the model's. This run does not\n", minRatio(e), maxRatio(e))
-			b.w("  establish why (pgbench's schedule, or cores left idle between Poisson arrivals waking late).\n")
-		}
+	writeOpenMiss(b, r.E6, r.E4)
+	b.w("\n")
+}
+
+// writeGridMiss: the fsync-off grid's throughput against the noise of its calibration.
+func writeGridMiss(b *md, g *grid) {
+	lo, hi := oneClientSpread(g, func(p *gridRow) float64 { return p.Throughput })
+	b.w("- **Hot-row grid, throughput** (%s). One client runs the same transaction whatever B is, and\n", offPoints(g))
+	b.w("  measured %.0f to %.0f tps across the grid's B (±%.0f%% about their middle), against a 15%% target;\n", lo, hi, 100*(hi-lo)/(hi+lo))
+	b.w("  the calibration took one of them (B = 1, %.0f tps), and every prediction carries its error.\n", g.point(1, 1).Throughput)
+}
+
+// writeDurableMiss: the durable grid's commits, shorter with more clients.
+func writeDurableMiss(b *md, g *grid) {
+	lo, hi := oneClientSpread(g, func(p *gridRow) float64 { return p.MeanMs })
+	Bmax := g.Bs[len(g.Bs)-1]
+	b.w("- **Durable grid** (%s). One client's durable transaction measured %.2f to %.2f ms across\n", offPoints(g), lo, hi)
+	b.w("  the grid's B (the calibration took B = 1's, %.2f ms, so `commit_flush` = %.0f us).", g.Cal.OneClientMs, g.Cal.FlushUs)
+	if p := g.point(2, Bmax); p != nil && p.Throughput > 0 {
+		b.w(" Two clients on %d\n", Bmax)
+		b.w("  rows, which seldom meet on a row, took %.2f ms a transaction each (2 / %.0f tps): more clients made\n", 2000/p.Throughput, p.Throughput)
+		b.w("  each commit shorter, which one flush of fixed length, shared or not, cannot do: the points\n")
+		b.w("  with several clients on several rows are above the prediction.")
 	}
 	b.w("\n")
+}
+
+// writeQuotaMiss: Redis's CPU a command against the wake-up model's.
+func writeQuotaMiss(b *md, e *quotaExp) {
+	if len(e.Points) < 2 {
+		return
+	}
+	var xs []string
+	for _, p := range e.Points {
+		xs = append(xs, fmt.Sprintf("%.1f us at %d clients", p.CmdCPUUs, p.C))
+	}
+	b.w("- **Redis under the quota**. The server's CPU a command measured %s, against %.1f us\n", strings.Join(xs, ", "), e.LowCPUUs)
+	b.w("  at the low rate. The wake-up model's CPU a command falls as the clients grow, towards `cost`\n")
+	b.w("  (%.1f us); where the measured one grows again, what grows with the clients (each client's\n", e.CostUs)
+	b.w("  socket read and reply write, its bookkeeping) is not in the model, and its cap is overestimated.\n")
+}
+
+// writeOpenMiss: the open loop's transactions, slower on their own than the closed loop's.
+func writeOpenMiss(b *md, e *openTail, g *grid) {
+	if e == nil || len(e.Rows) == 0 || g == nil {
+		return
+	}
+	one := g.point(1, 1)
+	row := e.Rows[0]
+	if one == nil || row.Count == 0 {
+		return
+	}
+	b.w("- **The open-loop tail** (experiment 6, no target of its own): at %.0f%% of the row's cap, where\n", row.Load*100)
+	b.w("  few transactions meet on the row, the median transaction took %.2f ms, against %.2f ms for one\n", row.P50Ms, one.P50Ms)
+	b.w("  closed-loop client (experiment 4): the open loop's transactions are slower on their own, before\n")
+	b.w("  any queueing, and its mean latencies are %.1f to %.1f times the model's. This run does not\n", minRatio(e), maxRatio(e))
+	b.w("  establish why (pgbench's schedule, or cores left idle between Poisson arrivals waking late).\n")
 }
 
 // oneClientSpread is the least and largest of f over the grid's points of one client.

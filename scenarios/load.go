@@ -21,6 +21,7 @@ import (
 	// new thing goes"): importing one declares its keys and registers its resolver. Their
 	// resolvers run, and their settings come, in the order Go initializes the packages (by
 	// import path, here flush, latch, pool, queue), the order of explain's notes.
+	_ "github.com/shardsim/shardsim/mechanisms/cache"
 	_ "github.com/shardsim/shardsim/mechanisms/flush"
 	_ "github.com/shardsim/shardsim/mechanisms/latch"
 	_ "github.com/shardsim/shardsim/mechanisms/locks"

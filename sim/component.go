@@ -234,7 +234,7 @@ func (c Core) NewWaits(i int, name, of string) *WaitCounter { return c.e.newWait
 func (c Core) GateStream(i int, g RequestGate) { c.e.gateStream(i, g) }
 
 // TakeStream has t take stream i's requests as they are issued (RequestTaker), before the
-// stream's gates; each of the stream's requests then takes a slot, keeps its key identity
+// stream's gates (one taker a stream); each of the stream's requests then takes a slot, keeps its key identity
 // (ReqKey) and its visits (for SendBackground).
 func (c Core) TakeStream(i int, t RequestTaker) {
 	st := &c.e.streams[i]

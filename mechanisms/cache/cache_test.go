@@ -327,9 +327,9 @@ func winBackend(s *sim.StreamResult) []int64 {
 }
 
 // TestCacheExpiresInClientTime. Seed 12 (deterministic). The cache sits at the client: a
-// hit is answered HitCost after the read is issued (cache.go, cacheHit) and an entry's
+// hit is answered HitCost after the read is issued (cache.go, hit) and an entry's
 // expiry is set in client time, when the filling read's response reaches the client
-// (cacheFilled: expires = t + TTL, t = done + Network). So a read issued at i can be a hit
+// (Led: expires = t + TTL, t = done + Network). So a read issued at i can be a hit
 // only if the value reached the client by i and has not expired by i. (Found by review:
 // the engine looked reads up at i + N, when they would reach a node, and showed a fill to
 // reads issued up to 2N before the value reached the client.)

@@ -174,7 +174,8 @@ const (
 	bytesPerIndexRingPoint = 22
 )
 
-// bytesPerCacheEntry is sim's cache entry (a key, four times, LRU and single-flight links);
+// bytesPerCacheEntry is an entry of the read cache, mechanisms/cache (a key, four times, LRU and
+// single-flight links);
 // bytesPerDetectKey a tracked key's id, count, latency sum and shard, with what the
 // sketches keep beside them (measured: six streams of a million keys each, 1,159 MB).
 const (

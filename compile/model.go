@@ -39,7 +39,6 @@ func Model(s *scenario.Resolved) *sim.Model {
 		if s.ApplyCost > 0 {
 			st.ApplyCost = s.ApplyCost
 		}
-		st.UseCache = s.Cache != nil && s.CacheStreams[i]
 		st.Clients, st.Think = ss.Clients, ss.Think
 		st.Arrivals = arrivals(ss)
 		if ss.Trace != nil {
@@ -169,10 +168,6 @@ func arrivals(ss scenario.StreamSpec) workload.Arrivals {
 // leaves them nil and zero. Every pointer is a fresh copy: a model owns what it points to.
 func mitigations(s *scenario.Resolved, m *sim.Model) {
 	m.Replicas, m.ReadAny = s.Replicas, s.ReadAny
-	if s.Cache != nil {
-		c := *s.Cache
-		m.Cache = &c
-	}
 	if s.Limits != nil {
 		l := *s.Limits
 		if b := l.BurstInitial; b != nil {

@@ -168,13 +168,32 @@ func limitValue(c *checker, key string, v LimitSetting) (l *sim.Limit, ok bool) 
 	return l, len(c.probs) == before
 }
 
+// CacheSettings are a read-through cache in front of the database, shared by every read stream that
+// uses it. It holds Capacity keys with LRU eviction. A read of a fresh key is a hit: it
+// costs HitCost at the client and never reaches a node. A miss reads the database and then
+// stores the key for TTL, stretched by a uniform factor in [1-Jitter, 1+Jitter].
+type CacheSettings struct {
+	Capacity int
+	TTL      sim.Time
+	Jitter   float64
+	HitCost  sim.Time
+	// SingleFlight makes concurrent misses of one key wait for the one database read in
+	// flight instead of sending their own.
+	SingleFlight bool
+	// StaleWhileRevalidate serves an expired key for up to this long after its expiry, at
+	// hit cost, while one database read refreshes it. 0: expired keys are misses.
+	StaleWhileRevalidate sim.Time
+	// Off starts the run with the cache disabled, so that an action can turn it on (Switch).
+	Off bool
+}
+
 // resolveCache reads the [cache] table, after the streams.
 func resolveCache(c *checker, f *File, s *Resolved) {
 	cf := f.Cache
 	if cf == nil {
 		return
 	}
-	sc := &sim.Cache{}
+	sc := &CacheSettings{}
 	sc.Capacity = c.requiredCount("cache.capacity", "keys the cache holds", cf.Capacity, maxCacheCapacity)
 	if !cf.TTL.Set() {
 		c.add("cache.ttl", "required: how long a cached key stays fresh, a duration such as \"30s\"")
@@ -636,8 +655,8 @@ func resolveAction(c *checker, f *File, s *Resolved, key string, a Action, what 
 		act.Kind = sim.SetLimit
 		act.Limit, _ = limitValue(c, key+".limit", a.Limit)
 	case "cache":
-		act.Kind = sim.SetCache
-		act.CacheOn = *a.Cache
+		act.Kind, act.Name = sim.Switch, "cache"
+		act.On = *a.Cache
 		if f.Cache == nil {
 			c.add(key+".cache", "needs a [cache] table to turn on or off (with enabled = false it starts off)")
 		}
@@ -667,8 +686,8 @@ func actionText(s *Resolved, nodes []sim.Node, a sim.Action) string {
 		return text
 	case sim.SetLimit:
 		return s.Streams[a.Stream].Name + ": " + limitText(a.Limit)
-	case sim.SetCache:
-		if a.CacheOn {
+	case sim.Switch:
+		if a.On {
 			return "cache on"
 		}
 		return "cache off"

@@ -312,7 +312,7 @@ type Resolved struct {
 	Replicas     int
 	ReadAny      bool
 	ApplyCost    sim.Time // 0: each write stream's own cost
-	Cache        *sim.Cache
+	Cache        *CacheSettings
 	CacheStreams []bool // per stream: its reads go through the cache
 	Limits       *sim.PartitionLimits
 	Split        *sim.SplitPolicy // nil: no splitting

@@ -208,8 +208,8 @@ func checkModel(t *testing.T, sc *scenarios.Scenario, v *scenarios.Variant, m *s
 				t.Errorf("variant %q stream %q: key field %d is not drawn", v.Name, st.Name, f)
 			}
 		}
-		if st.ApplyCost <= 0 || st.Client.Retries < 0 || st.Client.Timeout < 0 || (st.UseCache && (m.Cache == nil || st.Op != sim.Read)) {
-			t.Errorf("variant %q stream %q: apply cost %v, client %+v, cache %v", v.Name, st.Name, st.ApplyCost, st.Client, st.UseCache)
+		if st.ApplyCost <= 0 || st.Client.Retries < 0 || st.Client.Timeout < 0 || (cached(m, i) && st.Op != sim.Read) {
+			t.Errorf("variant %q stream %q: apply cost %v, client %+v, cache %v", v.Name, st.Name, st.ApplyCost, st.Client, cached(m, i))
 		}
 	}
 	if m.Replicas < 0 || m.Replicas >= len(m.Nodes) {
@@ -231,8 +231,8 @@ func checkModel(t *testing.T, sc *scenarios.Scenario, v *scenarios.Variant, m *s
 			if a.Stream < 0 || a.Stream >= len(m.Streams) {
 				t.Errorf("variant %q: action %d %+v", v.Name, i, a)
 			}
-		case sim.SetCache:
-			if m.Cache == nil {
+		case sim.Switch:
+			if a.Name != "cache" || cacheOf(m) == nil {
 				t.Errorf("variant %q: action %d %+v without a cache", v.Name, i, a)
 			}
 		}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/cache"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -17,13 +19,29 @@ import (
 
 // A scenario without the mitigation sections builds a model without mitigations: every
 // new field nil or zero, ApplyCost the stream's cost, KeyFields the key's fields.
+// cacheOf is m's cache setting (mechanisms/cache), nil when it has none.
+func cacheOf(m *sim.Model) *cache.Cache {
+	for _, x := range m.Mechanisms {
+		if c, ok := x.(cache.Cache); ok {
+			return &c
+		}
+	}
+	return nil
+}
+
+// cached reports whether stream i's reads go through m's cache.
+func cached(m *sim.Model, i int) bool {
+	c := cacheOf(m)
+	return c != nil && slices.Contains(c.Streams, i)
+}
+
 func TestNoMitigations(t *testing.T) {
 	sc := load(t, shopBase, scenarios.Options{})
 	v := sc.Variants[0]
 	m := v.Model()
-	if m.Cache != nil || m.Replicas != 0 || m.ReadAny || m.Limits != nil || m.Split != nil || m.Splitter != nil || m.Actions != nil {
+	if cacheOf(m) != nil || m.Replicas != 0 || m.ReadAny || m.Limits != nil || m.Split != nil || m.Splitter != nil || m.Actions != nil {
 		t.Errorf("mitigations set: cache %v replicas %d readAny %v limits %v split %v splitter %v actions %v",
-			m.Cache, m.Replicas, m.ReadAny, m.Limits, m.Split, m.Splitter, m.Actions)
+			cacheOf(m), m.Replicas, m.ReadAny, m.Limits, m.Split, m.Splitter, m.Actions)
 	}
 	if m.Detect != (detect.Config{}) {
 		t.Errorf("Detect = %+v, want zero (the engine's defaults)", m.Detect)
@@ -31,9 +49,9 @@ func TestNoMitigations(t *testing.T) {
 	if v.MaxShards != v.Shards {
 		t.Errorf("MaxShards %d, want Shards %d", v.MaxShards, v.Shards)
 	}
-	for _, st := range m.Streams {
-		if !reflect.DeepEqual(st.Client, sim.Client{}) || st.UseCache {
-			t.Errorf("stream %q: client %+v, cache %v", st.Name, st.Client, st.UseCache)
+	for i, st := range m.Streams {
+		if !reflect.DeepEqual(st.Client, sim.Client{}) || cached(m, i) {
+			t.Errorf("stream %q: client %+v, cache %v", st.Name, st.Client, cached(m, i))
 		}
 		if st.ApplyCost != st.Cost {
 			t.Errorf("stream %q: apply cost %v, want its cost %v", st.Name, st.ApplyCost, st.Cost)
@@ -75,8 +93,8 @@ top = 3
 	sc := load(t, src, scenarios.Options{})
 	v := sc.Variants[0]
 	m := v.Model()
-	if want := (sim.Cache{Capacity: 1000, TTL: 30 * sim.Second, HitCost: 100 * sim.Microsecond}); m.Cache == nil || *m.Cache != want {
-		t.Errorf("cache %+v, want %+v", m.Cache, want)
+	if want := (scenario.CacheSettings{Capacity: 1000, TTL: 30 * sim.Second, HitCost: 100 * sim.Microsecond}); cacheOf(m) == nil || cacheOf(m).Settings != want {
+		t.Errorf("cache %+v, want %+v", cacheOf(m), want)
 	}
 	if want := (sim.PartitionLimits{WriteUnits: 1000, ReadUnits: 3000, Burst: 300 * sim.Second}); m.Limits == nil || *m.Limits != want {
 		t.Errorf("limits %+v, want %+v", m.Limits, want)
@@ -94,9 +112,9 @@ top = 3
 		t.Errorf("detect %+v", m.Detect)
 	}
 	useCache := map[string]bool{"put": false, "get": true, "all": false}
-	for _, st := range m.Streams {
-		if st.UseCache != useCache[st.Name] {
-			t.Errorf("stream %q: UseCache %v", st.Name, st.UseCache)
+	for i, st := range m.Streams {
+		if cached(m, i) != useCache[st.Name] {
+			t.Errorf("stream %q: cached %v", st.Name, cached(m, i))
 		}
 		if st.Op == sim.Scan && st.KeyFields != nil {
 			t.Errorf("scan %q has key fields %v", st.Name, st.KeyFields)
@@ -171,9 +189,9 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	if m.Replicas != 2 || !m.ReadAny {
 		t.Errorf("replicas %d, read any %v", m.Replicas, m.ReadAny)
 	}
-	want := sim.Cache{Capacity: 5000, TTL: sim.Minute, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 5 * sim.Second, Off: true}
-	if m.Cache == nil || *m.Cache != want {
-		t.Errorf("cache %+v, want %+v", m.Cache, want)
+	want := scenario.CacheSettings{Capacity: 5000, TTL: sim.Minute, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 5 * sim.Second, Off: true}
+	if cacheOf(m) == nil || cacheOf(m).Settings != want {
+		t.Errorf("cache %+v, want %+v", cacheOf(m), want)
 	}
 	wantL := sim.PartitionLimits{WriteUnits: 100, ReadUnits: 200.5, TableWriteUnits: 600, TableReadUnits: 1200, Burst: 10 * sim.Second, Adaptive: true, SplitForHeat: true}
 	if m.Limits == nil || *m.Limits != wantL {
@@ -193,8 +211,8 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	}
 	get := m.Streams[1]
 	wantC := sim.Client{Timeout: 50 * sim.Millisecond, Retries: 3, Backoff: 5 * sim.Millisecond, BackoffMax: 80 * sim.Millisecond, Limit: &sim.Limit{Rate: 25, Burst: 5, Queue: true}}
-	if !reflect.DeepEqual(get.Client, wantC) || !get.UseCache {
-		t.Errorf("get: client %+v (limit %+v), cache %v", get.Client, get.Client.Limit, get.UseCache)
+	if !reflect.DeepEqual(get.Client, wantC) || !cached(m, 1) {
+		t.Errorf("get: client %+v (limit %+v), cache %v", get.Client, get.Client.Limit, cached(m, 1))
 	}
 	for _, st := range m.Streams {
 		if st.ApplyCost != 200*sim.Microsecond {
@@ -203,7 +221,7 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	}
 	// Two models own their pointers.
 	m2 := v.Model()
-	if m2.Cache == m.Cache || m2.Limits == m.Limits || m2.Split == m.Split || m2.Splitter == m.Splitter || m2.Streams[1].Client.Limit == get.Client.Limit {
+	if m2.Limits == m.Limits || m2.Split == m.Split || m2.Splitter == m.Splitter || m2.Streams[1].Client.Limit == get.Client.Limit {
 		t.Error("two models share a mitigation")
 	}
 }
@@ -316,7 +334,7 @@ actions = [ { at = "3s", cache = false } ]
 	if a := m.Actions[0]; a.Kind != sim.SetQueueLimit || a.Node != 0 || a.QueueLimit != 1500 {
 		t.Errorf("queue action %+v", a)
 	}
-	if a := m.Actions[1]; a.Kind != sim.SetCache || !a.CacheOn {
+	if a := m.Actions[1]; a.Kind != sim.Switch || a.Name != "cache" || !a.On {
 		t.Errorf("cache action %+v", a)
 	}
 	if a := m.Actions[5]; a.Kind != sim.SetLimit || a.Limit != nil {

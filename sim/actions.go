@@ -13,10 +13,7 @@ func (e *engine) act(now Time, i int32) {
 		e.nodes[a.Node].limit = a.QueueLimit
 	case SetLimit:
 		e.relimit(now, a.Stream, a.Limit)
-	case SetCache:
-		if e.cache != nil {
-			e.cache.on = a.CacheOn
-		}
+	case Switch: // the mechanism named applies it itself (its Setting read its actions)
 	case Migrate:
 		e.migStart(now)
 	case AddNodes:
@@ -34,7 +31,7 @@ func (e *engine) scheduleActions() {
 			continue
 		}
 		at := a.At
-		if a.Kind == SetLimit || a.Kind == SetCache {
+		if a.Kind == SetLimit || a.Kind == Switch {
 			at += e.m.Network
 		}
 		e.h.pushKind(at, int32(i), evAction)

@@ -48,6 +48,29 @@ type RequestGate interface {
 	Leave(c Core, t Time, ri int32)
 }
 
+// RequestTaker is a mechanism that may take a client request of a stream when it is
+// issued, before the stream's RequestGates, and answer it itself (Core.Answer), as a
+// client-side read cache does. It hears of the end of the requests whose database read it
+// leads (Core.Lead) and of its background reads (Core.SendBackground).
+type RequestTaker interface {
+	// Take is request ri, whose first attempt would reach the nodes at now (the client
+	// issued it a network delay before): true when the mechanism took it (it answers it,
+	// now or later, with Core.Answer), false sends it on.
+	Take(c Core, now Time, ri int32) bool
+	// Led is the end of request ri, which it led or sent in the background, its outcome
+	// reaching the client at t.
+	Led(c Core, ri int32, t Time, out Outcome)
+}
+
+// Outcome is how a request's attempt ended: OK, or the reason it failed.
+type Outcome = uint8
+
+// Outcomes a mechanism hands on (Core.Answer).
+const (
+	OK       Outcome = failNone
+	TimedOut Outcome = failTimeout
+)
+
 // NodeGate is a mechanism that may hold a subrequest which reached its node, after the
 // partition limit and before the node's queue: a row lock (GateNodesFirst), then a page
 // latch (GateNodes).
@@ -131,6 +154,9 @@ type Core struct{ e *engine }
 
 // Now is the time of the event being handled.
 func (c Core) Now() Time { return c.e.now }
+
+// Duration is the model's run length: what is due at or after it does not happen.
+func (c Core) Duration() Time { return c.e.m.Duration }
 
 // Network is the model's one-way network delay between the clients and the nodes.
 func (c Core) Network() Time { return c.e.m.Network }
@@ -218,6 +244,42 @@ func (c Core) NewWaits(i int, name, of string) *WaitCounter { return c.e.newWait
 
 // GateStream puts g before the sends of stream i's requests.
 func (c Core) GateStream(i int, g RequestGate) { c.e.gateStream(i, g) }
+
+// TakeStream has t take stream i's requests as they are issued (RequestTaker), before the
+// stream's gates (one taker a stream); each of the stream's requests then takes a slot, keeps its key identity
+// (ReqKey) and its visits (for SendBackground).
+func (c Core) TakeStream(i int, t RequestTaker) {
+	st := &c.e.streams[i]
+	st.taker = t
+	st.needKey, st.keep, st.plain = true, true, false
+}
+
+// ReqKey is the identity of the key request ri names, of a stream a RequestTaker takes.
+func (c Core) ReqKey(ri int32) uint64 { return c.e.keys[ri] }
+
+// ClientTimeout is stream i's client timeout (0: none).
+func (c Core) ClientTimeout(i int) Time { return c.e.m.Streams[i].Client.Timeout }
+
+// Lead marks request ri, which a RequestTaker did not take, as one whose database read it
+// leads: the read counts in the stream's BackendReads, and the taker hears of its end
+// (RequestTaker.Led).
+func (c Core) Lead(ri int32) { c.e.reqs.items[ri].lead = true }
+
+// Answer gives request ri, which a RequestTaker took, its outcome, reaching the client at t,
+// and frees its slot when nothing of it is in flight.
+func (c Core) Answer(ri int32, t Time, out Outcome) {
+	c.e.finish(ri, t, out)
+	c.e.release(ri)
+}
+
+// SendBackground sends, at now, a copy of request ri's database read that no client waits
+// for: it counts in the stream's BackendReads, and the stream's RequestTaker hears of its
+// end (Led), with the copy's slot, whose ReqKey is ri's.
+func (c Core) SendBackground(now Time, ri int32) { c.e.sendBackground(now, ri) }
+
+// Aux is the engine's own random numbers, for a mechanism's draws that take their turn
+// among the engine's (replica choice, sampling).
+func (c Core) Aux() *rand.Rand { return c.e.aux }
 
 // GateNodes puts g at every node, after the gates put there before it.
 func (c Core) GateNodes(g NodeGate) { c.e.gateNodes(g) }

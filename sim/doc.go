@@ -8,7 +8,7 @@
 // request's visits (arrive), each visit becomes a subrequest that reaches its shard's node
 // (reach), waits in the node's queue or takes a core (start), and ends (done); the
 // request completes when its last subrequest has (finish). Everything else is a
-// mechanism: the cache (cache.go), replicas (copies.go), partition limits (limits.go),
+// mechanism: replicas (copies.go), partition limits (limits.go),
 // closed-loop clients (closed.go), the client's timeouts, retries
 // and rate limit (client.go, timers.go), a migration (migrate.go), a rebalance
 // (rebalance.go), shard splits (split.go), scheduled actions (actions.go) and detection's
@@ -26,8 +26,8 @@
 //   - wrap-up: it puts its figures into the Result when the run ends (wrapUp), before the
 //     core derives the totals.
 //   - the request path: arrival (split.observe, the detection sample), admission
-//     (partition limits in reach, the cache and the rate limit in arrive,
-//     a migration's planners), completion (the cache's fill, a migration's settle, a
+//     (partition limits in reach, the rate limit in arrive,
+//     a migration's planners), completion (a migration's settle, a
 //     closed-loop client's think). These hooks are direct calls through the engine's
 //     typed field of the mechanism, nil when it is off: an off mechanism costs the hot
 //     path one nil test, and no interface call is made on it.
@@ -35,16 +35,18 @@
 // A new mechanism is a folder of its own under mechanisms/, outside sim: its settings type
 // implements Setting (component.go, the engine's one exported component interface),
 // Model.Mechanisms carries it, and its On method sets the mechanism up through a Core and
-// attaches it to the general hooks the core offers: a RequestGate before a stream's sends
-// (GateStream), a NodeGate at the nodes before their queues (GateNodes, or GateNodesFirst
+// attaches it to the general hooks the core offers: a RequestTaker that may answer a
+// stream's requests itself as they are issued (TakeStream), a RequestGate before a
+// stream's sends (GateStream), a NodeGate at the nodes before their queues (GateNodes, or GateNodesFirst
 // right after the partition limit), a SubWatcher of issued requests and new subrequests
 // (WatchSubs), a ServiceStart that adds its node's own CPU to a subrequest's service when
 // a core takes it (StartSubs), a SubEnd that may hold a client subrequest's completion
-// when its service ends (EndSubs), its event kinds (NewEventKind, Register, a WrapUpper for its figures at
-// the end) and its waits (NewWaits, waits.go), which every output reports. The page latch
-// (mechanisms/latch), row locks and job queues' claims (mechanisms/locks), the connection
-// pool (mechanisms/pool), the commit flush (mechanisms/flush) and the event loop's
-// wake-ups (mechanisms/eventloop) are built so. The
+// when its service ends (EndSubs), its event kinds (NewEventKind, Register, a WrapUpper for
+// its figures at the end) and its waits (NewWaits, waits.go), which every output reports.
+// The read cache (mechanisms/cache), the page latch (mechanisms/latch), row locks and job
+// queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit
+// flush (mechanisms/flush) and the event loop's wake-ups (mechanisms/eventloop) are built
+// so. The
 // mechanisms older than these hooks keep a typed
 // field in the engine and their settings in model.go, as do global secondary indexes
 // (index.go), which add shard ids before the result is sized and take the admission of
@@ -65,8 +67,8 @@
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests
 //     and subrequests in flight (slots.go), the window cursor (window.go), the engine's
-//     own random numbers (aux), and the mechanisms that couple partitions (the cache, a
-//     migration, a rebalance).
+//     own random numbers (aux), and the mechanisms that couple partitions (a migration, a
+//     rebalance; the read cache, mechanisms/cache).
 //
 // A mechanism keeps what belongs to a node or a shard in arrays indexed by node or shard,
 // apart from its global state, so that a partition's part can be cut out of it.

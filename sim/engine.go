@@ -36,8 +36,8 @@ const (
 
 // Kinds of request.
 const (
-	reqClient  uint8 = iota // a client's request
-	reqRefresh              // a cache refresh: a database read nobody waits for
+	reqClient     uint8 = iota // a client's request
+	reqBackground              // a background read (Core.SendBackground): nobody waits for it
 )
 
 // engine is the core of a run: the event heap, the streams' arrivals, routing and the
@@ -64,7 +64,6 @@ type engine struct {
 	aux          *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
 	// Mechanisms with a hook on the request path, each nil when off: the core calls them
 	// directly (a nil test is all an off mechanism costs).
-	cache    *cache           // cache.go
 	limits   *partitionLimits // limits.go
 	split    *splits          // split.go
 	mig      *migState        // migrate.go
@@ -329,7 +328,7 @@ func (e *engine) arrive(now Time, i int) {
 
 // issueSlotted sends stream st's request, issued at issue and just planned, which takes a
 // request slot: it has several visits or none, detection sampled it, or a mechanism
-// stands in its way (the cache, the client's rate limit, row locks, retries).
+// stands in its way (a RequestTaker, the client's rate limit, row locks, retries).
 func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sample bool) {
 	ri := e.reqs.take()
 	shard := int32(-1)
@@ -356,7 +355,7 @@ func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sa
 	if st.keep {
 		e.keepVisits(ri, st.visits)
 	}
-	if st.s.UseCache && e.cache != nil && e.cache.on && e.cacheRead(now, ri) {
+	if st.taker != nil && st.taker.Take(Core{e}, now, ri) {
 		return
 	}
 	if st.gates != nil {
@@ -378,7 +377,7 @@ func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sa
 func (e *engine) newRequest(ri int32, issue, now Time, i int32, counted bool, shard int32) {
 	r := &e.reqs.items[ri]
 	*r = request{}
-	r.issue, r.done, r.stream, r.counted, r.next, r.shard = issue, now, i, counted, -1, shard
+	r.issue, r.done, r.stream, r.counted, r.shard = issue, now, i, counted, shard
 }
 
 // Subrequests that no request slot waits for carry a negative request: followerReq for a
@@ -484,6 +483,29 @@ func (e *engine) keepVisits(ri int32, visits []keyspace.Visit) {
 	e.visits[ri] = append(e.visits[ri][:0], visits...)
 }
 
+// sendBackground sends, at now, a copy of request ri's database read that nobody waits
+// for (Core.SendBackground).
+func (e *engine) sendBackground(now Time, ri int32) {
+	r := e.reqs.items[ri]
+	rr := e.reqs.take()
+	// counted only says whether send counts its database read in the stream's totals; a
+	// background read has no outcome of its own.
+	e.reqs.items[rr] = request{issue: r.issue, done: now, stream: r.stream, kind: reqBackground, counted: r.counted, shard: r.shard}
+	e.setKey(rr, e.keys[ri])
+	e.keepVisits(rr, e.visits[ri])
+	e.send(now, rr, e.visits[rr])
+}
+
+// countBackend counts a database read a RequestTaker led or sent in the background, at now.
+func (e *engine) countBackend(st *streamState, counted bool, now Time) {
+	if counted {
+		st.out.BackendReads++
+	}
+	if w := e.window(now); w >= 0 {
+		st.out.Win[w].BackendReads++
+	}
+}
+
 // sendPlain is send for the first and only attempt of a request of a plain stream (no
 // client timeout, retry or limit, no cache, no replica to read from or write to): the
 // common case, kept short because every request of most scenarios takes it.
@@ -535,7 +557,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 		e.release(ri)
 		return
 	}
-	if r.lead || r.kind == reqRefresh {
+	if r.lead || r.kind == reqBackground {
 		e.countBackend(st, r.counted, now)
 	}
 	if s.Client.Timeout > 0 && r.kind == reqClient {
@@ -995,10 +1017,10 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 	r := &e.reqs.items[ri]
 	r.finished = true
 	st := &e.streams[r.stream]
-	if r.lead || r.kind == reqRefresh {
-		e.cacheFilled(ri, t, fail)
+	if r.lead || r.kind == reqBackground {
+		st.taker.Led(Core{e}, ri, t, fail)
 	}
-	if r.kind == reqRefresh {
+	if r.kind == reqBackground {
 		return
 	}
 	if st.gates != nil {

@@ -83,13 +83,10 @@ func (e *engine) newMoves() {
 }
 
 // newMechanisms turns on the mechanisms the model asks for that have no shards or nodes
-// of their own to set up: the cache, partition limits, shard splits, the client's
+// of their own to set up: partition limits, shard splits, the client's
 // timers and limits, closed-loop clients and scheduled actions.
 func (e *engine) newMechanisms() {
 	m := e.m
-	if m.Cache != nil {
-		e.cache = newCache(m.Cache)
-	}
 	if m.Limits != nil {
 		e.limits = newPartitionLimits(m.Limits, len(m.ShardNode), e.nShards)
 	}

@@ -5,10 +5,12 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/cache"
 	"github.com/shardsim/shardsim/mechanisms/latch"
 	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/mechanisms/pool"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -27,7 +29,6 @@ func mixModel(seed uint64) *sim.Model {
 		ShardNode: []int{0, 1, 2, 0, 1, 2},
 		Replicas:  1,
 		Limits:    &sim.PartitionLimits{WriteUnits: 2500, ReadUnits: 3000, Burst: 100 * sim.Millisecond},
-		Cache:     &sim.Cache{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
 		Streams: []sim.Stream{
 			{
 				Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond, ApplyCost: 50 * sim.Microsecond,
@@ -42,7 +43,7 @@ func mixModel(seed uint64) *sim.Model {
 				Arrivals: workload.NewPoisson(rate(4000)),
 				Fields:   []workload.Generator{workload.NewZipf(2000, 1.1, false), nil},
 				Planner:  keyspace.NewPointPlanner(&keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}, scheme, true), KeyFields: []int{0},
-				UseCache: true, Client: sim.Client{Timeout: 800 * sim.Microsecond, Retries: 1, Backoff: sim.Millisecond, BackoffMax: sim.Millisecond},
+				Client: sim.Client{Timeout: 800 * sim.Microsecond, Retries: 1, Backoff: sim.Millisecond, BackoffMax: sim.Millisecond},
 			},
 			{
 				Name: "c", Op: sim.Write, Cost: 80 * sim.Microsecond, ApplyCost: 40 * sim.Microsecond,
@@ -56,7 +57,10 @@ func mixModel(seed uint64) *sim.Model {
 			{At: 700 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0, Limit: &sim.Limit{Rate: 1500, Burst: 5}},
 			{At: 1400 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0},
 		},
-		Mechanisms: []sim.Setting{latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10},
+		Mechanisms: []sim.Setting{
+			cache.Cache{Settings: scenario.CacheSettings{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
+				Streams: []int{1}},
+			latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10},
 			locks.RowLocks{Streams: []locks.Stream{
 				{Hold: sim.Delay{Kind: sim.Exponential, Mean: 40 * sim.Microsecond}, Timeout: 3 * sim.Millisecond}, {},
 				{Hold: sim.Delay{Kind: sim.Constant, Mean: 300 * sim.Microsecond}, Timeout: 400 * sim.Microsecond}}},

@@ -29,25 +29,6 @@ type Limit struct {
 	Queue bool
 }
 
-// Cache is a read-through cache in front of the database, shared by every read stream that
-// uses it. It holds Capacity keys with LRU eviction. A read of a fresh key is a hit: it
-// costs HitCost at the client and never reaches a node. A miss reads the database and then
-// stores the key for TTL, stretched by a uniform factor in [1-Jitter, 1+Jitter].
-type Cache struct {
-	Capacity int
-	TTL      Time
-	Jitter   float64
-	HitCost  Time
-	// SingleFlight makes concurrent misses of one key wait for the one database read in
-	// flight instead of sending their own.
-	SingleFlight bool
-	// StaleWhileRevalidate serves an expired key for up to this long after its expiry, at
-	// hit cost, while one database read refreshes it. 0: expired keys are misses.
-	StaleWhileRevalidate Time
-	// Off starts the run with the cache disabled, so that an Action can turn it on.
-	Off bool
-}
-
 // PartitionLimits are per-partition throughput limits in the manner of DynamoDB: each shard
 // may serve WriteUnits write subrequests and ReadUnits read partitions per second (one unit
 // per partition read), and banks up to Burst of unused capacity. A subrequest over the limit
@@ -91,7 +72,7 @@ const (
 	SetCores      ActionKind = iota // Node's cores become Cores
 	SetQueueLimit                   // Node's queue limit becomes QueueLimit
 	SetLimit                        // Stream's client limit becomes Limit (nil: none)
-	SetCache                        // the cache is turned on (CacheOn) or off
+	Switch                          // mechanism Name, a client-side one of Model.Mechanisms, is turned on (On) or off
 	Migrate                         // Model.Migration starts: dual writes and the backfill
 	AddNodes                        // Model.Rebalance starts: its nodes join, shards move to them
 )
@@ -105,7 +86,10 @@ type Action struct {
 	QueueLimit int
 	Stream     int
 	Limit      *Limit
-	CacheOn    bool
+	// Name and On are a Switch's: the mechanism turned on or off, which applies the action
+	// itself at At plus the network delay (the engine only notes it).
+	Name string
+	On   bool
 	// Text says what was done, for the alert timeline.
 	Text string
 }

@@ -78,9 +78,7 @@ type Stream struct {
 	// KeyFields are the fields that name the row a point request reads or writes, in key
 	// order: the identity of a hot key, a cache entry or a copied key. Empty for scans.
 	KeyFields []int
-	// UseCache sends the stream's point reads through Model.Cache.
-	UseCache bool
-	Client   Client
+	Client    Client
 	// ApplyCost is the CPU time a follower spends applying one of the stream's writes.
 	ApplyCost Time
 	// Index, when positive, routes the stream's reads or scans over index Index-1 of
@@ -134,7 +132,6 @@ type Model struct {
 	Watch func(Watch) bool
 
 	// Mitigations (see mitigate.go); nil or zero: none.
-	Cache *Cache
 	// Replicas is the number of followers of every shard: follower k of a shard lives on
 	// node (leader + k) mod nodes. A write costs its stream's ApplyCost on each follower,
 	// asynchronously (the client does not wait); with ReadAny, point reads and scans go to

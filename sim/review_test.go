@@ -3,7 +3,6 @@ package sim
 import (
 	"testing"
 
-	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -56,78 +55,6 @@ func TestClientActionAtClientTime(t *testing.T) {
 	}
 	if len(r.Events) != 1 || r.Events[0].At != 500*Millisecond {
 		t.Errorf("events %+v, want the lift at 500 ms", r.Events)
-	}
-}
-
-// TestWaiterKeepsItsDeadline: reads of one key, 100/s from t = 0, each database read takes
-// 50 ms, single-flight on. The first read leads; the reads issued in the next 50 ms join
-// it. A stream with a 10 ms timeout must see none of its joined reads complete later than
-// 10 ms after issue: they time out at their own deadline (before the fix they completed
-// with the leader, at up to 50 ms).
-func TestWaiterKeepsItsDeadline(t *testing.T) {
-	m := &Model{
-		Seed: 1, Duration: 30 * Millisecond, Window: 30 * Millisecond,
-		Nodes: []Node{{Cores: 8}}, ShardNode: []int{0},
-		Streams: []Stream{{
-			Name: "r", Op: Read, Cost: 50 * Millisecond, Service: Service{Kind: Constant},
-			Arrivals:  workload.NewUniformArrivals(constRate(100)),
-			Fields:    []workload.Generator{workload.NewUniform(1)},
-			Planner:   keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
-			Client:    Client{Timeout: 10 * Millisecond},
-			KeyFields: []int{0}, UseCache: true,
-		}},
-		Cache: &Cache{Capacity: 10, TTL: Hour, SingleFlight: true},
-	}
-	r := Run(m)
-	conserve(t, r)
-	s := r.Streams[0]
-	if s.CacheJoined == 0 || s.Completed != 0 || s.LatencyMax > 10*Millisecond {
-		t.Errorf("joined %d, completed %d, max latency %v; want joins, and every read timed out at 10 ms", s.CacheJoined, s.Completed, s.LatencyMax)
-	}
-}
-
-// TestSampledShardOfCacheHits: with every request sampled, the shard that per-key latency
-// reports for a key must be the shard its hot-key entry reports, cache hits included
-// (before the fix, hits and joined reads reported shard 0).
-func TestSampledShardOfCacheHits(t *testing.T) {
-	m := cacheModel(true)
-	m.Detect = detect.Config{SampleEvery: 1, MaxKeys: 100_000}
-	r := Run(m)
-	s := r.Streams[0]
-	shard := map[uint64]int{}
-	for _, k := range s.HotKeys {
-		shard[k.Values[0]] = k.Shard
-	}
-	checked := 0
-	for _, kl := range s.KeyLatencies {
-		if sh, ok := shard[kl.Values[0]]; ok {
-			checked++
-			if sh != kl.Shard {
-				t.Errorf("key %d: hot keys say shard %d, key latencies %d", kl.Values[0], sh, kl.Shard)
-			}
-		}
-	}
-	if checked < 5 {
-		t.Errorf("only %d hot keys found among the key latencies", checked)
-	}
-}
-
-// TestBackendReadsAreSent: a cached stream whose misses a rejecting rate limit mostly
-// turns away. BackendReads must count the database reads actually sent, which are the
-// subrequests the shards served (one partition each, every read counted: no warmup);
-// before the fix it counted the limited misses too.
-func TestBackendReadsAreSent(t *testing.T) {
-	m := cacheModel(true)
-	m.Streams[0].Client.Limit = &Limit{Rate: 1000, Burst: 1}
-	m.Warmup = 0
-	r := Run(m)
-	s := r.Streams[0]
-	var ops int64
-	for _, sh := range r.Shards {
-		ops += sh.Ops
-	}
-	if s.Limited == 0 || s.BackendReads != ops {
-		t.Errorf("backend reads %d, shard ops %d, limited %d; want reads = ops and some limited", s.BackendReads, ops, s.Limited)
 	}
 }
 

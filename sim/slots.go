@@ -33,14 +33,13 @@ type request struct {
 	pending  int32 // subrequests of the current attempt not yet ended
 	inflight int32
 	attempt  int32
-	next     int32 // next request waiting for the same cache fill (single-flight), or -1
 	shard    int32 // the shard of its first visit
 	fail     uint8
 	kind     uint8
 	counted  bool // issued after warmup
 	live     bool // the current attempt is still awaited by the client
 	finished bool // the outcome is recorded
-	lead     bool // a cache miss whose read fills the cache
+	lead     bool // its database read is led by a RequestTaker (Core.Lead)
 	sampled  bool // its latency goes into the per-key statistics
 	plain    bool // sent by sendPlain: one attempt, no timer (see finishPlain)
 }

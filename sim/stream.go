@@ -28,7 +28,7 @@ type streamState struct {
 	// keep: a request's visits are kept with it, because it may be sent again later
 	// (retries, a queueing rate limit, a cache refresh).
 	keep    bool
-	needKey bool // every request needs its key identity (the cache)
+	needKey bool // every request needs its key identity (a RequestTaker)
 	index   int
 	limit   *limiter
 	held    waitlist.FIFO          // requests the rate limit holds back, in the order they leave
@@ -51,6 +51,7 @@ type streamState struct {
 	// gates: the mechanisms that may hold the stream's requests before they are sent
 	// (mechanism.go); nil: none.
 	gates []RequestGate
+	taker RequestTaker // takes the stream's requests as they are issued (Core.TakeStream); nil: none
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering
@@ -196,8 +197,7 @@ func (e *engine) streamTotals() {
 // planned: no mechanism of the client's or a copy's touches them, see sendPlain).
 func (st *streamState) choosePath(m *Model) {
 	s, i := st.s, st.index
-	st.needKey = s.UseCache && m.Cache != nil
-	st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || st.needKey || limitAction(m, i, true)
+	st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || limitAction(m, i, true)
 	client := s.Client.Limit != nil || s.Client.Timeout > 0 || limitAction(m, i, false)
 	copies := (m.ReadAny && s.Op != Write) || (m.Replicas > 0 && s.Op == Write)
 	st.plain = !st.keep && s.Clients == 0 && !client && !copies

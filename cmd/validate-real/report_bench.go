@@ -410,12 +410,15 @@ func hotRowTargets(g *grid) []target {
 		{What: "Hot-row grid (experiment 4): mean latency within 15%", Target: "22 of 24",
 			Result: fmt.Sprintf("%d of %d", mean+cal, len(g.Rows)), Met: mean+cal >= 22 && full, Measured: full},
 	}
+	// Without the point that calibrates lock_wake_cost (the short version's grid), the one
+	// row's figures are predicted without it: those targets are not measured.
+	waked := g.Cal.WakeFrom != ""
 	top := g.Cs[len(g.Cs)-1]
 	if p := g.point(top, 1); p != nil && p.Count > 0 {
 		r50, r99 := p.P50Ms/p.PredP50Ms, p.P99Ms/p.PredP99Ms
 		ts = append(ts, target{What: fmt.Sprintf("%d clients on one row: p50 and p99 within 25%% (grant order %q)", top, g.Cal.Grant), Target: "both",
 			Result: fmt.Sprintf("p50 %.1f / %.1f ms (%.2f), p99 %.1f / %.1f ms (%.2f)", p.P50Ms, p.PredP50Ms, r50, p.P99Ms, p.PredP99Ms, r99),
-			Met:    abs(r50-1) <= 0.25 && abs(r99-1) <= 0.25, Measured: true})
+			Met:    abs(r50-1) <= 0.25 && abs(r99-1) <= 0.25, Measured: waked})
 	}
 	n, ok := 0, 0
 	var xs []string
@@ -429,7 +432,7 @@ func hotRowTargets(g *grid) []target {
 	}
 	if n > 0 {
 		ts = append(ts, target{What: "One row's throughput at C = 4..32 within 10% (lock_wake_cost)", Target: fmt.Sprintf("%d of %d", n, n),
-			Result: fmt.Sprintf("%d of %d (%s)", ok, n, strings.Join(xs, ", ")), Met: ok == n, Measured: true})
+			Result: fmt.Sprintf("%d of %d (%s)", ok, n, strings.Join(xs, ", ")), Met: ok == n, Measured: waked})
 	}
 	return ts
 }

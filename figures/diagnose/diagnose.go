@@ -87,7 +87,7 @@ var rules = []struct {
 	apply func(*finding)
 }{
 	{"hot_row_lock", (*finding).rowLocks},
-	{"hot_index_page, connection_pool", (*finding).waits},
+	{"the mechanisms' wait rules", (*finding).waits},
 	{"dominant_tenant, hot_key", (*finding).hotKeys},
 	{"low_cardinality, monotonic_key", (*finding).writes},
 	{"synchronized_burst", (*finding).burst},

@@ -10,10 +10,8 @@ import (
 	"github.com/shardsim/shardsim/units"
 )
 
-// hotLockLoad is the load of a row's lock from which it is a hotspot: at 0.7 a write waits
-// more than a hold on average (Pollaczek-Khinchine, constant hold: rho/(2(1-rho)) = 1.17
-// holds), and the wait grows as 1/(1-rho) beyond.
-const hotLockLoad = 0.7
+// hotLockLoad is the load of a row's lock from which it is a hotspot (HotQueueLoad).
+const hotLockLoad = HotQueueLoad
 
 // rowLocks applies hot_row_lock to each locked stream's figures: it explains the stream,
 // so neither a hot key's nor a low cardinality's remedy is offered for it. The row's

@@ -4,72 +4,55 @@ import (
 	"fmt"
 
 	"github.com/shardsim/shardsim/figures/metrics"
-	"github.com/shardsim/shardsim/units"
 )
 
-// The rules on the waits before service that mechanisms report (metrics.Wait): a page
-// latch's (hot_index_page) and a connection pool's (connection_pool).
+// The rules on the waits before service that mechanisms report (metrics.Wait): each is its
+// mechanism's, in its folder (docs/architecture.md, "Where a new thing goes"), registered
+// under its wait's name by the package's init. A run that reports a wait has the package
+// that made it linked in, so its rule is registered wherever the wait can be read.
 
-const (
-	// hotLatchLoad: a page latch that a share of 0.7 or more of the inserts find held is
-	// hot, as a row's lock (hotLockLoad): Poisson inserts find it held a share of the
-	// time equal to its load (PASTA), and the wait grows as 1/(1 - load) beyond.
-	hotLatchLoad = hotLockLoad
-	// poolWaitShare, poolQueuedShare: a pool is the bottleneck when its requests spend
-	// half their mean latency or more waiting for a connection, and half of them or more
-	// had to wait.
-	poolWaitShare   = 0.5
-	poolQueuedShare = 0.5
-)
+// HotQueueLoad is the load from which one server that passes one request at a time (a row's
+// lock, a page latch) is a hotspot: at 0.7 a request waits more than a hold on average
+// (Pollaczek-Khinchine, constant hold: rho/(2(1-rho)) = 1.17 holds), and the wait grows as
+// 1/(1-rho) beyond. Poisson arrivals find it held a share of the time equal to its load
+// (PASTA).
+const HotQueueLoad = 0.7
 
-// waits applies hot_index_page and connection_pool to each stream's waits.
+// Finding is what a mechanism's rule reads of the variant being diagnosed, and where it
+// reports what it finds.
+type Finding struct{ f *finding }
+
+// Run returns the variant's figures, to read only: its streams, its busiest node (Node).
+func (v Finding) Run() *metrics.Run { return v.f.Run }
+
+// Add reports d after the diagnoses reported before it.
+func (v Finding) Add(d Diagnosis) { v.f.add(d) }
+
+// WaitRule is a mechanism's rule on a wait it reports: it reads stream st's figures and
+// their wait w, and reports through v.Add what it finds, if anything.
+type WaitRule func(v Finding, st *metrics.Stream, w metrics.Wait)
+
+// waitRules are the registered wait rules by their wait's name.
+var waitRules = map[string]WaitRule{}
+
+// RegisterWaitRule registers rule for the waits called name (metrics.Wait.Name), from a
+// mechanism's init; it panics on a name registered twice.
+func RegisterWaitRule(name string, rule WaitRule) {
+	if _, ok := waitRules[name]; ok {
+		panic(fmt.Sprintf("diagnose: a wait rule for %q is registered twice", name))
+	}
+	waitRules[name] = rule
+}
+
+// waits applies the mechanisms' wait rules to each stream's waits, in the streams' order
+// and each stream's waits' order.
 func (f *finding) waits() {
 	for i := range f.Run.Streams {
 		st := &f.Run.Streams[i]
 		for _, w := range st.Waits {
-			switch w.Name {
-			case "page_latch":
-				if d, ok := hotIndexPage(st, w); ok {
-					f.add(d)
-				}
-			case "pool":
-				if d, ok := f.connectionPool(st, w); ok {
-					f.add(d)
-				}
+			if rule := waitRules[w.Name]; rule != nil {
+				rule(Finding{f}, st, w)
 			}
 		}
 	}
-}
-
-// hotIndexPage finds a stream whose inserts queue for their leaf page's latch: a key that
-// grows with time appends every insert at the right edge of the index, one page at a time,
-// however many cores the node has.
-func hotIndexPage(st *metrics.Stream, w metrics.Wait) (Diagnosis, bool) {
-	if w.Share < hotLatchLoad || w.Mean == nil {
-		return Diagnosis{}, false
-	}
-	msg := fmt.Sprintf("%s: %s of its writes found their B-tree leaf page's latch held and waited %s ms on average (p99 %s ms): they append at the right edge of the index, where one page takes every insert in turn, so more cores do not help; lead the key with a salt bucket or another field (a tenant, a hash), or use a random id (UUIDv4 rather than a time-ordered one), so that inserts spread over many pages",
-		st.Name, units.Percent(w.Share, 1), metrics.Ms(*w.Mean), metrics.Ms(*w.P99))
-	return Diagnosis{Kind: "hot_index_page", Subject: st.Name, Message: msg,
-		Evidence: map[string]float64{"queued_share": units.Round(w.Share, 4), "mean_wait_ms": units.Round(*w.Mean, 4), "p99_wait_ms": units.Round(*w.P99, 4)}}, true
-}
-
-// connectionPool finds a stream whose requests spend most of their time waiting for a
-// connection in the client: the pool, not the database, limits it. Whether a larger pool
-// helps depends on the nodes: with headroom it lets them take the load; near full it only
-// moves the queue into the database.
-func (f *finding) connectionPool(st *metrics.Stream, w metrics.Wait) (Diagnosis, bool) {
-	lat := st.Latency.Mean
-	if w.Mean == nil || lat == nil || *lat <= 0 || w.Share < poolQueuedShare || *w.Mean < poolWaitShare**lat {
-		return Diagnosis{}, false
-	}
-	node := f.Run.Node
-	cure := "the nodes have room (the busiest ran at " + units.Percent(node.Load, 1) + " of its cores): a larger pool lets them take the load, or fewer requests hold a connection (shorter transactions, no work between queries)"
-	if node.Load >= burstPeakLoad {
-		cure = "but the busiest node ran at " + units.Percent(node.Load, 1) + " of its cores: a larger pool would move the queue into the database; the database needs capacity (more nodes or cores) first"
-	}
-	msg := fmt.Sprintf("%s: %s of its requests waited for a connection of its client pool, %s ms on average, %s of their mean latency of %s ms; %s",
-		st.Name, units.Percent(w.Share, 1), metrics.Ms(*w.Mean), units.Percent(*w.Mean / *lat, 1), metrics.Ms(*lat), cure)
-	return Diagnosis{Kind: "connection_pool", Subject: st.Name, Message: msg,
-		Evidence: map[string]float64{"queued_share": units.Round(w.Share, 4), "mean_wait_ms": units.Round(*w.Mean, 4), "latency_ms": units.Round(*lat, 4), "node_load": units.Round(node.Load, 4)}}, true
 }

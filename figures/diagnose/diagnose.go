@@ -66,7 +66,8 @@ type Case struct {
 }
 
 // finding is one application of the rules: the busiest window's shard loads, their
-// median, the shards a diagnosis already explains and the streams a locked row explains.
+// median, the shards a diagnosis already explains and the streams a mechanism explains (a
+// locked row: ExplainStream).
 type finding struct {
 	*Case
 	r         *sim.Result
@@ -86,8 +87,8 @@ var rules = []struct {
 	kinds string
 	apply func(*finding)
 }{
-	{"hot_row_lock", (*finding).rowLocks},
-	{"hot_index_page, connection_pool", (*finding).waits},
+	{"the mechanisms' stream rules", (*finding).streams},
+	{"the mechanisms' wait rules", (*finding).waits},
 	{"dominant_tenant, hot_key", (*finding).hotKeys},
 	{"low_cardinality, monotonic_key", (*finding).writes},
 	{"synchronized_burst", (*finding).burst},

@@ -1,8 +1,8 @@
 // Package mechtest is what the tests of every mechanism under mechanisms/ share: their keys
 // resolved from scenario text (Resolve), the checks every engine side passes (Conserve,
-// NoAllocs), and the transcript of a mechanism's story (Transcripts, Figures): scenario
-// text in, the figures out, compared byte for byte (docs/architecture.md, "Where a new
-// thing goes").
+// NoAllocs), what the diagnosis rules find in given figures (Diagnose), and the transcript
+// of a mechanism's story (Transcripts, Figures): scenario text in, the figures out,
+// compared byte for byte (docs/architecture.md, "Where a new thing goes").
 package mechtest
 
 import (
@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/shardsim/shardsim/figures/diagnose"
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/scenario"
@@ -179,4 +180,16 @@ func ms(v *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f ms", *v)
+}
+
+// Diagnose applies every registered diagnosis rule (diagnose.Of) to a variant of one shard
+// and one window, idle, whose streams' figures are streams: what a mechanism's rule finds
+// in the figures its waits give, with no other rule's finding beside it.
+func Diagnose(streams ...metrics.Stream) []diagnose.Diagnosis {
+	return diagnose.Of(&diagnose.Case{
+		Scenario: &metrics.Scenario{},
+		Variant:  &metrics.Variant{},
+		Result:   &sim.Result{Window: sim.Minute, Windows: 1, Shards: make([]sim.ShardResult, 1)},
+		Run:      &metrics.Run{PeakLoads: []float64{0}, Streams: streams},
+	})
 }

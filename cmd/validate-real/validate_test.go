@@ -186,3 +186,26 @@ func TestPortInUse(t *testing.T) {
 		t.Fatalf("portFree(%d) with a listener on it: %v", port, err)
 	}
 }
+
+// -predict refuses a file it cannot read, one that is not JSON and one that holds no
+// experiment, each with an error naming the flag, before it starts anything.
+func TestRepredictRefusesBadData(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct{ path, want string }{
+		{filepath.Join(dir, "absent.json"), "-predict: open "},
+		{write("garbage.json", "nope"), "not a data file of validate-real"},
+		{write("empty.json", "{}"), "holds no experiment's measurements"},
+	} {
+		_, err := repredict(t.Context(), config{predict: c.path, out: filepath.Join(dir, "out.md")})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.path, err, c.want)
+		}
+	}
+}

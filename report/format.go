@@ -275,7 +275,7 @@ func detailSections(v *VariantSummary) []section {
 		out = append(out, section{title: "row locks (waits of write subrequests for their key's lock, in ms)", t: locks})
 	}
 	if waits := waitTable(v); len(waits.rows) > 0 {
-		out = append(out, section{title: "waits before service (for a connection, a page latch; in ms)", t: waits})
+		out = append(out, section{title: "mechanisms' waits (for a connection, a page latch, a commit flush; in ms)", t: waits})
 	}
 	keys, keyNotes, shown := hotKeyTable(v)
 	if len(keys.rows) > 0 || len(keyNotes) > 0 {

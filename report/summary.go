@@ -155,8 +155,9 @@ type StreamSummary struct {
 	ErrorRate float64 `json:"error_rate"`
 	// Lock is set for a stream whose writes take row locks (metrics.LockWaits).
 	Lock *LockSummary `json:"lock,omitempty"`
-	// Waits are the waits before service of the mechanisms that held the stream's work
-	// back (a connection pool, a page latch: metrics.Wait); absent when none did.
+	// Waits are the waits of the mechanisms that held the stream's work back, before its
+	// service or after it (a connection pool, a page latch, a commit flush: metrics.Wait);
+	// absent when none did.
 	Waits []WaitSummary `json:"waits,omitempty"`
 	// LockFailed counts the requests that failed waiting longer than lock_timeout (also
 	// Lock.TimedOut), beside the other causes: rejected + throttled + timed_out + limited

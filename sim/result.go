@@ -251,8 +251,9 @@ type StreamResult struct {
 	// more than one write.
 	Claim Claim
 
-	// Waits are the waits before service of the mechanisms of Model.Mechanisms that held
-	// the stream's work back (waits.go), in the order they were turned on.
+	// Waits are the waits (before service, or after it for a commit flush) of the mechanisms
+	// of Model.Mechanisms that held the stream's work back (waits.go), in the order they
+	// were turned on.
 	Waits []Wait
 
 	// ShardRows are the rows the stream's writes added to each shard over the run (the

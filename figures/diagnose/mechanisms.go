@@ -8,7 +8,7 @@ import (
 
 // The rules of the mechanisms: each is its mechanism's, in its folder (docs/architecture.md,
 // "Where a new thing goes"), registered by the package's init, on the streams' figures
-// (RegisterStreamRule: a row's lock's hot_row_lock) or on the waits before service it
+// (RegisterStreamRule: a row's lock's hot_row_lock) or on the waits (before or after service) it
 // reports (RegisterWaitRule, by the wait's name: a page latch's hot_index_page, a pool's
 // connection_pool). A run that reports a mechanism's figures has the package that made
 // them linked in, so its rules are registered wherever those figures can be read.

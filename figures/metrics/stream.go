@@ -100,8 +100,9 @@ type Stream struct {
 	HotShard  int
 	// Cache is the stream's use of the read cache (CacheOf); nil when it did not use it.
 	Cache *CacheSummary
-	// Waits are the waits before service of the mechanisms that held the stream's work
-	// back (a connection pool, a page latch), in the order the run lists them.
+	// Waits are the waits of the mechanisms that held the stream's work back, before its
+	// service or after it (a connection pool, a page latch, a commit flush), in the order the
+	// run lists them.
 	Waits []Wait
 }
 

@@ -535,17 +535,25 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 	for i, a := range f.Actions {
 		key := fmt.Sprintf("actions[%d]", i)
 		before := len(c.probs)
-		act := sim.Action{At: actionAt(c, key, a, s)}
+		at, inside := actionAt(c, key, a, s)
+		act := sim.Action{At: at}
 		what, ok := actionSetting(c, key, a)
 		if !ok {
 			continue
 		}
+		mig, reb := s.Migration, s.Rebalance
 		actionTarget(c, key, a, s, what, &act)
 		resolveAction(c, f, s, key, a, what, &act)
 		if what != "add_nodes" && a.Rebalance != nil {
 			c.add(key+".rebalance", "applies only to add_nodes actions")
 		}
-		if len(c.probs) == before {
+		switch {
+		case len(c.probs) > before:
+		case !inside:
+			// Checked, then dropped: it never happens (docs/mitigations.md), and a
+			// migration or a rebalance it would start is not part of the run.
+			s.Migration, s.Rebalance = mig, reb
+		default:
 			acts = append(acts, notedAction{act, a.Note})
 		}
 	}
@@ -574,8 +582,10 @@ type notedAction struct {
 	note string
 }
 
-// actionAt reads an action's time, from the start of the run.
-func actionAt(c *checker, key string, a Action, s *Resolved) sim.Time {
+// actionAt reads an action's time, from the start of the run; inside is false for an
+// action at or after the end of the run, which never happens (a shortened run,
+// --duration, keeps its scenario valid).
+func actionAt(c *checker, key string, a Action, s *Resolved) (at sim.Time, inside bool) {
 	if !a.At.Set() {
 		c.add(key+".at", "required: a clock time such as \"08:00\" or a duration since the start such as \"2h\"")
 	} else if at, err := a.At.At(s.Start); err != nil {
@@ -583,9 +593,9 @@ func actionAt(c *checker, key string, a Action, s *Resolved) sim.Time {
 	} else if at < 0 {
 		c.add(key+".at", "must not be before the start (got %q)", a.At)
 	} else {
-		return at
+		return at, s.Duration <= 0 || at < s.Duration
 	}
-	return 0
+	return 0, true
 }
 
 // actionSetting returns the one setting an action changes; false when it sets none or

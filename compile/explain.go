@@ -362,9 +362,6 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 		}
 		notes = append(notes, n)
 	}
-	if s.Cache != nil {
-		notes = append(notes, "the figures ignore the cache: every read is counted as reaching the database (its hit ratio is known only by running)")
-	}
 	if s.Split != nil {
 		notes = append(notes, fmt.Sprintf("the figures are for the initial %d shards: automatic splits (up to %d shards) happen only in a run", s.Shards, s.MaxShards))
 	}

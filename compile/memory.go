@@ -127,15 +127,18 @@ func histBytes(s *scenario.Resolved, windows float64) float64 {
 }
 
 // FixedBytes estimates the memory a running variant's engine allocates at its full size
-// when it is built and frees after the run, resident as its pages are touched: the
-// cache's entries and index (allocated at cache.capacity), and each point stream's per-key
+// when it is built and frees after the run, resident as its pages are touched: what the
+// mechanisms allocate whole (fixedMemory: the cache's entries and index, at
+// cache.capacity), and each point stream's per-key
 // latency statistics (detect.max_keys slots and an index of twice as many, filled by one
 // request in detect.sample_every). These are not heap that grows between collections, so
 // RunMemory counts them once, for the variants that run at once.
 func FixedBytes(s *scenario.Resolved) float64 {
 	b := ringBytes(s)
-	if c := s.Cache; c != nil && c.Capacity > 0 {
-		b += float64(c.Capacity)*bytesPerCacheEntry + pow2At(2*c.Capacity)*4
+	for _, x := range s.Mechanisms {
+		if f, ok := x.(fixedMemory); ok {
+			b += f.FixedBytes()
+		}
 	}
 	every := float64(max(s.Detect.SampleEvery, 1))
 	maxKeys := float64(max(s.Detect.MaxKeys, 1))
@@ -174,14 +177,13 @@ const (
 	bytesPerIndexRingPoint = 22
 )
 
-// bytesPerCacheEntry is an entry of the read cache, mechanisms/cache (a key, four times, LRU and
-// single-flight links);
-// bytesPerDetectKey a tracked key's id, count, latency sum and shard, with what the
+// bytesPerDetectKey is a tracked key's id, count, latency sum and shard, with what the
 // sketches keep beside them (measured: six streams of a million keys each, 1,159 MB).
-const (
-	bytesPerCacheEntry = 64
-	bytesPerDetectKey  = 77
-)
+const bytesPerDetectKey = 77
+
+// fixedMemory is a mechanism's setting that allocates memory at its full size when the
+// engine is built, as the read cache's entries (mechanisms/cache): FixedBytes counts it.
+type fixedMemory interface{ FixedBytes() float64 }
 
 // pow2At is the least power of two at or above n (at least 8).
 func pow2At(n int) float64 {

@@ -33,8 +33,6 @@ type File struct {
 	Streams    []Stream `toml:"streams"`
 	// Indexes are the table's global secondary indexes (index.go).
 	Indexes []Index `toml:"indexes"`
-	// Cache is the read-through cache in front of the database (nil: none).
-	Cache *Cache `toml:"cache"`
 	// Actions are timed operator actions, applied in time order.
 	Actions []Action `toml:"actions"`
 	// Detect tunes hot-key detection and per-key latency outliers (nil: defaults).
@@ -229,18 +227,6 @@ type Limit struct {
 	Burst    *int     `toml:"burst"`
 	Overflow Overflow `toml:"overflow"`
 	Rows     *int64   `toml:"-"`
-}
-
-// Cache is the [cache] table.
-type Cache struct {
-	Capacity             *int     `toml:"capacity"`
-	TTL                  Duration `toml:"ttl"`
-	Jitter               *float64 `toml:"jitter"`
-	HitCost              Duration `toml:"hit_cost"`
-	SingleFlight         *bool    `toml:"single_flight"`
-	StaleWhileRevalidate Duration `toml:"stale_while_revalidate"`
-	Enabled              *bool    `toml:"enabled"`
-	Streams              []string `toml:"streams"`
 }
 
 // Action is one [[actions]] entry: at a time, one setting changes.

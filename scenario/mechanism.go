@@ -51,8 +51,8 @@ func declare[T any](table reflect.Type, tableName, name, def, meaning string) Ke
 }
 
 // TableKey declares a key of [table], ClusterKey one of [cluster], StreamKey one of each
-// [[streams]] entry. (File and Keyspace have an Ext field too: a declaring function for
-// them is one line.)
+// [[streams]] entry, FileKey one of the top level. (Keyspace has an Ext field too: a
+// declaring function for it is one line.)
 // Call them in a package-level variable's initializer.
 func TableKey[T any](name, def, meaning string) Key[T] {
 	return declare[T](reflect.TypeFor[Table](), "[table]", name, def, meaning)
@@ -61,6 +61,13 @@ func TableKey[T any](name, def, meaning string) Key[T] {
 // ClusterKey declares a key of [cluster] (see TableKey).
 func ClusterKey[T any](name, def, meaning string) Key[T] {
 	return declare[T](reflect.TypeFor[Cluster](), "[cluster]", name, def, meaning)
+}
+
+// FileKey declares a key of the scenario's top level, such as a table of the mechanism's
+// own ([cache]: T is then a struct of its keys, decoded with the same errors as every
+// table); see TableKey.
+func FileKey[T any](name, def, meaning string) Key[T] {
+	return declare[T](reflect.TypeFor[File](), "top level", name, def, meaning)
 }
 
 // StreamKey declares a key of each [[streams]] entry (see TableKey).

@@ -22,7 +22,6 @@ import (
 
 // Defaults and limits of the mitigation keys, documented in docs/scenario.md.
 const (
-	defaultHitCost       = "0.1ms"
 	defaultBackoff       = "10ms"
 	defaultBackoffMax    = "1s"
 	defaultWriteUnits    = 1000
@@ -30,7 +29,6 @@ const (
 	defaultLimitBurst    = "300s"
 	defaultSplitMove     = "30s"
 	splitShardsFactor    = 4 // default max_shards: 4 x shards
-	maxCacheCapacity     = 50_000_000
 	maxRetries           = 10
 	maxClientBurst       = 1_000_000_000
 	minLimitRate         = 0.001
@@ -168,90 +166,15 @@ func limitValue(c *checker, key string, v LimitSetting) (l *sim.Limit, ok bool) 
 	return l, len(c.probs) == before
 }
 
-// CacheSettings are a read-through cache in front of the database, shared by every read stream that
-// uses it. It holds Capacity keys with LRU eviction. A read of a fresh key is a hit: it
-// costs HitCost at the client and never reaches a node. A miss reads the database and then
-// stores the key for TTL, stretched by a uniform factor in [1-Jitter, 1+Jitter].
-type CacheSettings struct {
-	Capacity int
-	TTL      sim.Time
-	Jitter   float64
-	HitCost  sim.Time
-	// SingleFlight makes concurrent misses of one key wait for the one database read in
-	// flight instead of sending their own.
-	SingleFlight bool
-	// StaleWhileRevalidate serves an expired key for up to this long after its expiry, at
-	// hit cost, while one database read refreshes it. 0: expired keys are misses.
-	StaleWhileRevalidate sim.Time
-	// Off starts the run with the cache disabled, so that an action can turn it on (Switch).
-	Off bool
-}
-
-// resolveCache reads the [cache] table, after the streams.
-func resolveCache(c *checker, f *File, s *Resolved) {
-	cf := f.Cache
-	if cf == nil {
-		return
-	}
-	sc := &CacheSettings{}
-	sc.Capacity = c.requiredCount("cache.capacity", "keys the cache holds", cf.Capacity, maxCacheCapacity)
-	if !cf.TTL.Set() {
-		c.add("cache.ttl", "required: how long a cached key stays fresh, a duration such as \"30s\"")
-	} else if sc.TTL = c.duration("cache.ttl", cf.TTL, "", 1); sc.TTL > maxAge {
-		c.add("cache.ttl", "must be at most 10000d (got %q)", cf.TTL)
-	}
-	if cf.Jitter != nil {
-		if j := *cf.Jitter; !(j >= 0 && j <= 1) {
-			c.add("cache.jitter", "must be a fraction from 0 to 1 (got %v)", j)
-		} else {
-			sc.Jitter = j
-		}
-	}
-	if sc.HitCost = c.duration("cache.hit_cost", cf.HitCost, defaultHitCost, 0); sc.HitCost > maxCost {
-		c.add("cache.hit_cost", "must be at most %s (got %q)", maxCost, cf.HitCost)
-	}
-	sc.SingleFlight = cf.SingleFlight != nil && *cf.SingleFlight
-	if sc.StaleWhileRevalidate = c.duration("cache.stale_while_revalidate", cf.StaleWhileRevalidate, "0s", 0); sc.StaleWhileRevalidate > maxAge {
-		c.add("cache.stale_while_revalidate", "must be at most 10000d (got %q)", cf.StaleWhileRevalidate)
-	}
-	sc.Off = cf.Enabled != nil && !*cf.Enabled
-	s.Cache = sc
-	s.CacheStreams = cacheStreams(c, cf.Streams, s)
-}
-
-// cacheStreams marks the streams whose reads go through the cache: those listed, or
-// every point read when none are.
-func cacheStreams(c *checker, names []string, s *Resolved) []bool {
-	on := make([]bool, len(s.Streams))
-	if names == nil {
-		for i, ss := range s.Streams {
-			on[i] = ss.Op == sim.Read
-		}
-		return on
-	}
-	for j, name := range names {
-		key := fmt.Sprintf("cache.streams[%d]", j)
-		i := s.streamIndex(name)
-		switch {
-		case i < 0:
-			c.add(key, "no such stream %q (have %s)", name, strings.Join(s.streamNames(), ", "))
-		case s.Streams[i].Op != sim.Read:
-			c.add(key, "stream %q is op = %q: only point reads go through the cache", name, s.Streams[i].Op)
-		case on[i]:
-			c.add(key, "stream %q is listed twice", name)
-		default:
-			on[i] = true
-		}
-	}
-	return on
-}
-
 // StreamIndex is the index of the stream called name among s.Streams, or -1.
 func (s *Resolved) StreamIndex(name string) int { return s.streamIndex(name) }
 
 func (s *Resolved) streamIndex(name string) int {
 	return slices.IndexFunc(s.Streams, func(ss StreamSpec) bool { return ss.Name == name })
 }
+
+// StreamNames are the streams' names, quoted, for a message.
+func (s *Resolved) StreamNames() []string { return s.streamNames() }
 
 func (s *Resolved) streamNames() []string {
 	names := make([]string, len(s.Streams))
@@ -666,10 +589,7 @@ func resolveAction(c *checker, f *File, s *Resolved, key string, a Action, what 
 		act.Limit, _ = limitValue(c, key+".limit", a.Limit)
 	case "cache":
 		act.Kind, act.Name = sim.Switch, "cache"
-		act.On = *a.Cache
-		if f.Cache == nil {
-			c.add(key+".cache", "needs a [cache] table to turn on or off (with enabled = false it starts off)")
-		}
+		act.On = *a.Cache // the cache's resolver checks that there is one (mechanisms/cache)
 	case "migrate":
 		act.Kind = sim.Migrate
 		resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)

@@ -186,12 +186,6 @@ var problemCases = []struct {
 	{"trace with clients", func(f *File) {
 		f.Streams[0] = Stream{Name: "log", Cost: Dur("1ms"), Clients: ptr(3), Trace: &Trace{Path: "log.csv", KeyFields: &KeyFields{Delimiter: ":", Names: []string{"id"}}}}
 	}, []string{"streams[0].clients: a trace stream replays its log as it is: remove clients"}},
-	// The cache.
-	{"cache without capacity", func(f *File) { f.Cache = &Cache{TTL: Dur("1s")} }, []string{"cache.capacity: required (the number of keys the cache holds, at least 1)"}},
-	{"cache without ttl", func(f *File) { f.Cache = &Cache{Capacity: ptr(10)} }, []string{"cache.ttl: required: how long a cached key stays fresh, a duration such as \"30s\""}},
-	{"cache of a write stream", func(f *File) {
-		f.Cache = &Cache{Capacity: ptr(10), TTL: Dur("1s"), Streams: []string{"w"}}
-	}, []string{"cache.streams[0]: stream \"w\" is op = \"write\": only point reads go through the cache"}},
 	// Actions.
 	{"action without at", func(f *File) { f.Actions = []Action{{Cores: ptr(2), Node: ptr(0)}} }, []string{"actions[0].at: required: a clock time such as \"08:00\" or a duration since the start such as \"2h\""}},
 	{"action that does nothing", func(f *File) { f.Actions = []Action{{At: Instant{Text: "1s"}}} }, []string{"actions[0]: says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }"}},
@@ -203,9 +197,7 @@ var problemCases = []struct {
 		f.Actions = []Action{{At: Instant{Text: "1s"}, Node: ptr(7), Cores: ptr(2)}}
 	}, []string{"actions[0].node: no such node: ids run from 0 to 1 (got 7)"}},
 	{"zero cores", func(f *File) { f.Actions = []Action{{At: Instant{Text: "1s"}, Node: ptr(0), Cores: ptr(0)}} }, []string{"actions[0].cores: must be at least 1 (got 0)"}},
-	{"cache action without a cache", func(f *File) { f.Actions = []Action{{At: Instant{Text: "1s"}, Cache: ptr(true)}} }, []string{"actions[0].cache: needs a [cache] table to turn on or off (with enabled = false it starts off)"}},
 	{"node of a cache action", func(f *File) {
-		f.Cache = &Cache{Capacity: ptr(10), TTL: Dur("1s")}
 		f.Actions = []Action{{At: Instant{Text: "1s"}, Node: ptr(0), Cache: ptr(true)}}
 	}, []string{"actions[0].node: applies only to cores and queue_limit actions"}},
 	{"migration to nowhere", func(f *File) {

@@ -309,18 +309,16 @@ type Resolved struct {
 	LoadFactor float64 // multiplies every stream's rate
 
 	// Mitigations and detection (mitigate.go); zero or nil: none.
-	Replicas     int
-	ReadAny      bool
-	ApplyCost    sim.Time // 0: each write stream's own cost
-	Cache        *CacheSettings
-	CacheStreams []bool // per stream: its reads go through the cache
-	Limits       *sim.PartitionLimits
-	Split        *sim.SplitPolicy // nil: no splitting
-	MaxShards    int              // the shards the variant may reach: shards without splitting
-	Copies       *CopiesSpec
-	Actions      []sim.Action // in time order
-	Detect       detect.Config
-	DetectGiven  bool // [detect] was given
+	Replicas    int
+	ReadAny     bool
+	ApplyCost   sim.Time // 0: each write stream's own cost
+	Limits      *sim.PartitionLimits
+	Split       *sim.SplitPolicy // nil: no splitting
+	MaxShards   int              // the shards the variant may reach: shards without splitting
+	Copies      *CopiesSpec
+	Actions     []sim.Action // in time order
+	Detect      detect.Config
+	DetectGiven bool // [detect] was given
 	// Migration is the [[actions]] entry's migrate (nil: none); its Target is filled by
 	// the loader of the scenario, which knows the other variants.
 	Migration *MigrationSpec
@@ -377,7 +375,6 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveStreams(c, f, s)
 	resolveIndexes(c, f, s)
 	resolveQueries(c, s)
-	resolveCache(c, f, s)
 	resolveActions(c, f, s)
 	resolveDetect(c, f, s)
 	resolveMechanisms(c, f, s)

@@ -11,7 +11,6 @@ import (
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/cache"
-	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -93,7 +92,7 @@ top = 3
 	sc := load(t, src, scenarios.Options{})
 	v := sc.Variants[0]
 	m := v.Model()
-	if want := (scenario.CacheSettings{Capacity: 1000, TTL: 30 * sim.Second, HitCost: 100 * sim.Microsecond}); cacheOf(m) == nil || cacheOf(m).Settings != want {
+	if want := (cache.Settings{Capacity: 1000, TTL: 30 * sim.Second, HitCost: 100 * sim.Microsecond}); cacheOf(m) == nil || cacheOf(m).Settings != want {
 		t.Errorf("cache %+v, want %+v", cacheOf(m), want)
 	}
 	if want := (sim.PartitionLimits{WriteUnits: 1000, ReadUnits: 3000, Burst: 300 * sim.Second}); m.Limits == nil || *m.Limits != want {
@@ -189,7 +188,7 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	if m.Replicas != 2 || !m.ReadAny {
 		t.Errorf("replicas %d, read any %v", m.Replicas, m.ReadAny)
 	}
-	want := scenario.CacheSettings{Capacity: 5000, TTL: sim.Minute, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 5 * sim.Second, Off: true}
+	want := cache.Settings{Capacity: 5000, TTL: sim.Minute, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 5 * sim.Second, Off: true}
 	if cacheOf(m) == nil || cacheOf(m).Settings != want {
 		t.Errorf("cache %+v, want %+v", cacheOf(m), want)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/mechanisms/pool"
-	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -58,7 +57,7 @@ func mixModel(seed uint64) *sim.Model {
 			{At: 1400 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0},
 		},
 		Mechanisms: []sim.Setting{
-			cache.Cache{Settings: scenario.CacheSettings{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
+			cache.Cache{Settings: cache.Settings{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
 				Streams: []int{1}},
 			latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10},
 			locks.RowLocks{Streams: []locks.Stream{

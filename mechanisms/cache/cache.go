@@ -1,23 +1,41 @@
 // Package cache is the client-side read cache (docs/mitigations.md, "Cache"): a
 // read-through LRU in front of the database, shared by the read streams that use it, with
 // a TTL and its jitter, single-flight and stale-while-revalidate, turned on and off by
-// actions. Its keys are resolved in scenario (keys.go says which); its engine side is a
+// actions. Its keys ([cache], keys.go) are declared and checked here; its engine side is a
 // sim.Setting that takes its streams' requests as they are issued (sim.RequestTaker).
 package cache
 
 import (
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/internal/waitlist"
-	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
 
 // Cache is the setting of a scenario's cache: what it is, the streams whose reads go
 // through it (by index) and the actions that turn it on or off.
 type Cache struct {
-	Settings scenario.CacheSettings
+	Settings Settings
 	Streams  []int
 	Switches []Switch
+}
+
+// Settings are a read-through cache in front of the database, shared by every read stream
+// that uses it. It holds Capacity keys with LRU eviction. A read of a fresh key is a hit:
+// it costs HitCost at the client and never reaches a node. A miss reads the database and
+// then stores the key for TTL, stretched by a uniform factor in [1-Jitter, 1+Jitter].
+type Settings struct {
+	Capacity int
+	TTL      sim.Time
+	Jitter   float64
+	HitCost  sim.Time
+	// SingleFlight makes concurrent misses of one key wait for the one database read in
+	// flight instead of sending their own.
+	SingleFlight bool
+	// StaleWhileRevalidate serves an expired key for up to this long after its expiry, at
+	// hit cost, while one database read refreshes it. 0: expired keys are misses.
+	StaleWhileRevalidate sim.Time
+	// Off starts the run with the cache disabled, so that an action can turn it on (Switch).
+	Off bool
 }
 
 // Switch turns the cache on or off at At (client time): the reads that reach the nodes
@@ -46,17 +64,42 @@ func (k Cache) On(c sim.Core) {
 	}
 }
 
-// Note is "": explain says what its figures leave out of the cache itself (compile).
-func (Cache) Note() string { return "" }
+// Note says what explain's figures leave out: the cache's hits.
+func (Cache) Note() string {
+	return "the figures ignore the cache: every read is counted as reaching the database (its hit ratio is known only by running)"
+}
 
-// Waiter is 0: the cache holds no request before the nodes' queues (the memory of its
-// entries is estimated apart, in compile).
+// AnswersRequests is true: a hit never reaches the nodes, so they see less than the
+// offered loads (runs/capacity asks).
+func (Cache) AnswersRequests() bool { return true }
+
+// Waiter is 0: the cache holds no request before the nodes' queues (its entries are
+// FixedBytes).
 func (Cache) Waiter() float64 { return 0 }
+
+// bytesPerEntry is an entry of the cache: a key, four times, its LRU and single-flight
+// links.
+const bytesPerEntry = 64
+
+// FixedBytes is the memory a run's cache allocates when the engine is built: its
+// Capacity entries and an index of the least power of two at or above twice as many (at
+// least 8), of 4 bytes a slot.
+func (k Cache) FixedBytes() float64 {
+	n := k.Settings.Capacity
+	if n <= 0 {
+		return 0
+	}
+	index := 8
+	for index < 2*n {
+		index *= 2
+	}
+	return float64(n)*bytesPerEntry + float64(index)*4
+}
 
 // state is a run's cache: a fixed number of entries in an LRU list, found through an
 // open-addressing index, so that a lookup, an insertion or an eviction never allocates.
 type state struct {
-	cfg      *scenario.CacheSettings
+	cfg      *Settings
 	switches []Switch
 	on       bool
 	ent      []entry

@@ -11,7 +11,6 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/cache"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -27,7 +26,7 @@ var keyDesign = &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPar
 func constRate(r float64) workload.Schedule { return workload.Schedule{{At: 0, Rate: r}} }
 
 // on is the mechanisms of a model with the cache s in front of its stream 0.
-func on(s scenario.CacheSettings) []sim.Setting {
+func on(s cache.Settings) []sim.Setting {
 	return []sim.Setting{cache.Cache{Settings: s, Streams: []int{0}}}
 }
 
@@ -76,7 +75,7 @@ func cacheModel(withCache bool) *sim.Model {
 		m.Nodes[i], m.ShardNode[i] = sim.Node{Cores: 4}, i
 	}
 	if withCache {
-		m.Mechanisms = on(scenario.CacheSettings{Capacity: cacheCap, TTL: sim.Hour, HitCost: 10 * sim.Microsecond})
+		m.Mechanisms = on(cache.Settings{Capacity: cacheCap, TTL: sim.Hour, HitCost: 10 * sim.Microsecond})
 	}
 	return m
 }
@@ -216,7 +215,7 @@ func stampedeModel(singleFlight bool, swr sim.Time) *sim.Model {
 			Planner:   keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
 			KeyFields: []int{0},
 		}},
-		Mechanisms: on(scenario.CacheSettings{Capacity: 16, TTL: stampedeTTL, SingleFlight: singleFlight, StaleWhileRevalidate: swr}),
+		Mechanisms: on(cache.Settings{Capacity: 16, TTL: stampedeTTL, SingleFlight: singleFlight, StaleWhileRevalidate: swr}),
 	}
 }
 
@@ -372,7 +371,7 @@ func TestWaiterKeepsItsDeadline(t *testing.T) {
 			Client:    sim.Client{Timeout: 10 * sim.Millisecond},
 			KeyFields: []int{0},
 		}},
-		Mechanisms: on(scenario.CacheSettings{Capacity: 10, TTL: sim.Hour, SingleFlight: true}),
+		Mechanisms: on(cache.Settings{Capacity: 10, TTL: sim.Hour, SingleFlight: true}),
 	}
 	r := sim.Run(m)
 	mechtest.Conserve(t, r)
@@ -450,7 +449,7 @@ func allocModel(dur sim.Time) *sim.Model {
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false)},
 		},
-		Mechanisms: on(scenario.CacheSettings{Capacity: 10000, TTL: 50 * sim.Millisecond, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 10 * sim.Millisecond}),
+		Mechanisms: on(cache.Settings{Capacity: 10000, TTL: 50 * sim.Millisecond, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 10 * sim.Millisecond}),
 		Replicas:   1, ReadAny: true,
 		Limits: &sim.PartitionLimits{WriteUnits: 1e6, ReadUnits: 1e6, Burst: sim.Second},
 	}

@@ -1,33 +1,132 @@
 package cache
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
 
-// The read cache's keys ([cache] and the cache action: docs/scenario.md, docs/mitigations.md
-// "Cache") are still declared and checked in scenario (scenario.CacheSettings, its
-// resolveCache, and the actions' `cache`); the resolver below turns what they resolved to
-// into the cache's setting (Cache, cache.go).
+// The read cache's keys: the [cache] table (docs/scenario.md, "[cache]"), declared here as
+// a table of the scenario's top level, and the actions' `cache = true | false`, which
+// scenario reads as a sim.Switch named "cache" and this resolver checks has a cache to
+// switch. The resolver turns them into the cache's setting (Cache, cache.go).
+
+// Table is the [cache] table as written.
+type Table struct {
+	Capacity             *int              `toml:"capacity"`
+	TTL                  scenario.Duration `toml:"ttl"`
+	Jitter               *float64          `toml:"jitter"`
+	HitCost              scenario.Duration `toml:"hit_cost"`
+	SingleFlight         *bool             `toml:"single_flight"`
+	StaleWhileRevalidate scenario.Duration `toml:"stale_while_revalidate"`
+	Enabled              *bool             `toml:"enabled"`
+	Streams              []string          `toml:"streams"`
+}
+
+var tableKey = scenario.FileKey[Table]("cache", "none",
+	"a table: the read-through cache in front of the database, shared by the read streams that use it: its keys are listed in [`[cache]`](#cache) above (docs/mitigations.md, \"Cache\")")
+
+// Bounds of the keys.
+const (
+	maxCapacity    = 50_000_000
+	defaultHitCost = "0.1ms"
+	maxHitCost     = sim.Hour               // as every cost
+	maxAge         = 10_000 * 24 * sim.Hour // as every duration
+)
 
 func init() { scenario.RegisterMechanism(resolveCache) }
 
 // resolveCache gives a scenario with a [cache] table its cache: its settings, the streams
-// whose reads go through it, and the times actions turn it on or off.
-func resolveCache(_ *scenario.Checker, _ *scenario.File, s *scenario.Resolved) {
-	if s.Cache == nil {
+// whose reads go through it, and the times actions turn it on or off. Without the table,
+// an action that switches the cache is refused.
+func resolveCache(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
+	t, given := tableKey.In(f.Ext)
+	if !given {
+		for i, a := range f.Actions {
+			if a.Cache != nil {
+				c.Add(fmt.Sprintf("actions[%d].cache", i), "needs a [cache] table to turn on or off (with enabled = false it starts off)")
+			}
+		}
 		return
 	}
-	c := Cache{Settings: *s.Cache}
-	for i, on := range s.CacheStreams {
-		if on {
-			c.Streams = append(c.Streams, i)
-		}
-	}
+	k := Cache{Settings: settings(c, &t), Streams: streams(c, t.Streams, s)}
 	for _, a := range s.Actions {
 		if a.Kind == sim.Switch && a.Name == "cache" {
-			c.Switches = append(c.Switches, Switch{At: a.At, On: a.On})
+			k.Switches = append(k.Switches, Switch{At: a.At, On: a.On})
 		}
 	}
-	s.Mechanisms = append(s.Mechanisms, c)
+	s.Mechanisms = append(s.Mechanisms, k)
+}
+
+// settings checks the table's values.
+func settings(c *scenario.Checker, t *Table) Settings {
+	var st Settings
+	switch p := t.Capacity; {
+	case p == nil:
+		c.Add("cache.capacity", "required (the number of keys the cache holds, at least 1)")
+	case *p < 1:
+		c.Add("cache.capacity", "must be at least 1 (got %d)", *p)
+	case *p > maxCapacity:
+		c.Add("cache.capacity", "must be at most %d (got %d)", maxCapacity, *p)
+	default:
+		st.Capacity = *p
+	}
+	if !t.TTL.Set() {
+		c.Add("cache.ttl", "required: how long a cached key stays fresh, a duration such as \"30s\"")
+	} else if st.TTL = c.Duration("cache.ttl", t.TTL, "", 1); st.TTL > maxAge {
+		c.Add("cache.ttl", "must be at most 10000d (got %q)", t.TTL)
+	}
+	if t.Jitter != nil {
+		if j := *t.Jitter; !(j >= 0 && j <= 1) {
+			c.Add("cache.jitter", "must be a fraction from 0 to 1 (got %v)", j)
+		} else {
+			st.Jitter = j
+		}
+	}
+	if st.HitCost = c.Duration("cache.hit_cost", t.HitCost, defaultHitCost, 0); st.HitCost > maxHitCost {
+		c.Add("cache.hit_cost", "must be at most %s (got %q)", maxHitCost, t.HitCost)
+	}
+	st.SingleFlight = t.SingleFlight != nil && *t.SingleFlight
+	if st.StaleWhileRevalidate = c.Duration("cache.stale_while_revalidate", t.StaleWhileRevalidate, "0s", 0); st.StaleWhileRevalidate > maxAge {
+		c.Add("cache.stale_while_revalidate", "must be at most 10000d (got %q)", t.StaleWhileRevalidate)
+	}
+	st.Off = t.Enabled != nil && !*t.Enabled
+	return st
+}
+
+// streams returns the streams whose reads go through the cache, by index: those named,
+// or every point read when none are.
+func streams(c *scenario.Checker, names []string, s *scenario.Resolved) []int {
+	var on []int
+	if names == nil {
+		for i, ss := range s.Streams {
+			if ss.Op == sim.Read {
+				on = append(on, i)
+			}
+		}
+		return on
+	}
+	listed := make([]bool, len(s.Streams))
+	for j, name := range names {
+		key := fmt.Sprintf("cache.streams[%d]", j)
+		i := s.StreamIndex(name)
+		switch {
+		case i < 0:
+			c.Add(key, "no such stream %q (have %s)", name, strings.Join(s.StreamNames(), ", "))
+		case s.Streams[i].Op != sim.Read:
+			c.Add(key, "stream %q is op = %q: only point reads go through the cache", name, s.Streams[i].Op)
+		case listed[i]:
+			c.Add(key, "stream %q is listed twice", name)
+		default:
+			listed[i] = true
+		}
+	}
+	for i, l := range listed {
+		if l {
+			on = append(on, i)
+		}
+	}
+	return on
 }

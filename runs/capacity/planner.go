@@ -143,10 +143,16 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 }
 
 // lawHolds says whether the utilization law's offered loads are the loads a run of s
-// meets: no cache, splits, actions, migration, rebalance or closed-loop clients.
+// meets: no mechanism that answers requests itself (the cache), no splits, actions,
+// migration, rebalance or closed-loop clients.
 func lawHolds(s *scenario.Resolved) bool {
-	if s.Cache != nil || s.Split != nil || len(s.Actions) > 0 || s.Migration != nil || s.Rebalance != nil {
+	if s.Split != nil || len(s.Actions) > 0 || s.Migration != nil || s.Rebalance != nil {
 		return false
+	}
+	for _, x := range s.Mechanisms {
+		if a, ok := x.(answerer); ok && a.AnswersRequests() {
+			return false
+		}
 	}
 	for i := range s.Streams {
 		if s.Streams[i].Clients > 0 {
@@ -155,6 +161,10 @@ func lawHolds(s *scenario.Resolved) bool {
 	}
 	return true
 }
+
+// answerer is a mechanism's setting that may answer requests without the nodes, as the
+// read cache's hits are (mechanisms/cache): the nodes then see less than the offered loads.
+type answerer interface{ AnswersRequests() bool }
 
 // costliest is the longest service a request of s takes at a node (a follower's apply
 // included), or 0 where a scan's rows add to it, which no constant bounds.

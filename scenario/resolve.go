@@ -314,7 +314,7 @@ type Resolved struct {
 	ApplyCost    sim.Time // 0: each write stream's own cost
 	Cache        *CacheSettings
 	CacheStreams []bool // per stream: its reads go through the cache
-	Limits       *sim.PartitionLimits
+	Limits       *PartitionLimits
 	Split        *sim.SplitPolicy // nil: no splitting
 	MaxShards    int              // the shards the variant may reach: shards without splitting
 	Copies       *CopiesSpec

@@ -11,6 +11,19 @@ type shardTable struct {
 	shardW    []int    // last window whose shard max queue is up to date
 	shardLat  []uint32 // every shard's SubLatency counts, one after another
 	wMask     int
+	// With a SubAdmit (a partition limit), by shard: the last window in which a subrequest
+	// of it was throttled (-1: none), and the windows running, up to that one, in which one
+	// was (Core.Throttle); nil without one.
+	throttleWin, throttleRun []int
+}
+
+// throttleStreak is how many windows running, up to window w, shard sh has had a
+// subrequest throttled in; 0 when none was in w.
+func (t *shardTable) throttleStreak(sh, w int) int {
+	if sh >= len(t.throttleWin) || t.throttleWin[sh] != w {
+		return 0
+	}
+	return t.throttleRun[sh]
 }
 
 // init sizes the table for n shards, none of them placed yet. wMask is set by the

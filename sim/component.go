@@ -302,14 +302,37 @@ func (c Core) SendBackground(now Time, ri int32) { c.e.sendBackground(now, ri) }
 func (c Core) Aux() *rand.Rand { return c.e.aux }
 
 // AdmitSubs has a admit every subrequest of the table's shards as it reaches its node,
-// before the NodeGates, after the SubAdmits put there before it.
-func (c Core) AdmitSubs(a SubAdmit) { c.e.admitSubs(a) }
+// before the NodeGates, after the SubAdmits put there before it; from the first on, the
+// core keeps each shard's run of throttled windows (Throttle).
+func (c Core) AdmitSubs(a SubAdmit) {
+	e := c.e
+	e.admits = append(e.admits, a)
+	if e.throttleWin == nil {
+		e.throttleWin, e.throttleRun = make([]int, e.nShards), make([]int, e.nShards)
+		for s := range e.throttleWin {
+			e.throttleWin[s] = -1
+		}
+	}
+}
 
 // Throttle ends subrequest si, which a SubAdmit refused at now: counted against its shard
 // (Throttled) after the warmup, its slot freed and its request's attempt failed as
 // throttled (which the client may retry). A shard throttled in two windows running splits
 // where Model.Split says so (SplitPolicy.Throttled).
-func (c Core) Throttle(now Time, si int32) { c.e.throttle(now, si) }
+func (c Core) Throttle(now Time, si int32) {
+	e := c.e
+	sub := &e.subs.items[si]
+	if now >= e.m.Warmup {
+		e.res.Shards[sub.shard].Throttled++
+	}
+	if sub.req <= soloReq {
+		e.promote(now, si)
+	}
+	s := e.subs.items[si]
+	e.subs.put(si)
+	e.throttledIn(s.shard, e.window(now))
+	e.subEnd(s.req, int32(s.attempt), now, failThrottled)
+}
 
 // GateNodes puts g at every node, after the gates put there before it.
 func (c Core) GateNodes(g NodeGate) { c.e.gateNodes(g) }

@@ -722,8 +722,12 @@ func (e *engine) admitAtNode(now Time, si int32) bool {
 		if !e.amongGates(si) && e.gsi.refuse(e, now, si) {
 			return false
 		}
-	} else if len(e.admits) > 0 && !e.amongGates(si) && !e.admitSub(now, si) {
-		return false
+	} else if len(e.admits) > 0 && !e.amongGates(si) {
+		for _, a := range e.admits {
+			if !a.Admit(Core{e}, now, si) {
+				return false // refused, and ended (Core.Throttle)
+			}
+		}
 	}
 	return len(e.atNode) == 0 || e.enterGates(now, si)
 }

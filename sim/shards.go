@@ -17,6 +17,21 @@ type shardTable struct {
 	throttleWin, throttleRun []int
 }
 
+// throttledIn notes that shard sh had a subrequest throttled in window w (Core.Throttle):
+// its run of throttled windows grows when w follows the last one, and starts anew when it
+// does not.
+func (t *shardTable) throttledIn(sh int32, w int) {
+	if w < 0 || t.throttleWin[sh] == w {
+		return
+	}
+	if t.throttleWin[sh] == w-1 {
+		t.throttleRun[sh]++
+	} else {
+		t.throttleRun[sh] = 1
+	}
+	t.throttleWin[sh] = w
+}
+
 // throttleStreak is how many windows running, up to window w, shard sh has had a
 // subrequest throttled in; 0 when none was in w.
 func (t *shardTable) throttleStreak(sh, w int) int {

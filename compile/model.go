@@ -168,14 +168,6 @@ func arrivals(ss scenario.StreamSpec) workload.Arrivals {
 // leaves them nil and zero. Every pointer is a fresh copy: a model owns what it points to.
 func mitigations(s *scenario.Resolved, m *sim.Model) {
 	m.Replicas, m.ReadAny = s.Replicas, s.ReadAny
-	if s.Limits != nil {
-		l := *s.Limits
-		if b := l.BurstInitial; b != nil {
-			bi := *b
-			l.BurstInitial = &bi
-		}
-		m.Limits = &l
-	}
 	if s.Split != nil {
 		p := *s.Split
 		m.Split = &p

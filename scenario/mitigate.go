@@ -184,7 +184,34 @@ func (s *Resolved) streamNames() []string {
 	return quoteAll(names)
 }
 
-// resolveLimits reads [keyspace.limits].
+// PartitionLimits are per-partition throughput limits in the manner of DynamoDB
+// (mechanisms/limits): each shard may serve WriteUnits write subrequests and ReadUnits read
+// partitions per second (one unit per partition read), and banks up to Burst of unused
+// capacity. A subrequest over the limit is throttled: rejected at once, and retried where
+// the client retries.
+type PartitionLimits struct {
+	WriteUnits, ReadUnits float64
+	// TableWriteUnits and TableReadUnits are the table's provisioned capacity; each
+	// partition's share is the table's divided by the shards (at most the per-partition
+	// maximum). 0: the per-partition maximum times the shards.
+	TableWriteUnits, TableReadUnits float64
+	// Burst is how much unused capacity a partition banks, as time at its rate (DynamoDB:
+	// 300 s). Banks start full unless BurstInitial is set.
+	Burst sim.Time
+	// BurstInitial, when set, is what each partition's share bank holds at t = 0, as time
+	// at its rate (capped at the bank's size): 0 starts every bank empty, as a new
+	// table's or one that has just run flat out. nil: full.
+	BurstInitial *sim.Time
+	// Adaptive lets a partition go past its share, up to the per-partition maximum, while
+	// the table as a whole stays within its provisioned capacity.
+	Adaptive bool
+	// SplitForHeat splits a partition that was throttled in two consecutive windows
+	// (sim.SplitPolicy.Throttled).
+	SplitForHeat bool
+}
+
+// resolveLimits reads [keyspace.limits]; mechanisms/limits turns what it resolved to into
+// the limits' setting.
 func resolveLimits(c *checker, f *File, s *Resolved) {
 	l := f.Keyspace.Limits
 	if l == nil {
@@ -200,7 +227,7 @@ func resolveLimits(c *checker, f *File, s *Resolved) {
 		}
 		return *p
 	}
-	pl := &sim.PartitionLimits{
+	pl := &PartitionLimits{
 		WriteUnits:      units("keyspace.limits.write_units", l.WriteUnits, defaultWriteUnits),
 		ReadUnits:       units("keyspace.limits.read_units", l.ReadUnits, defaultReadUnits),
 		TableWriteUnits: units("keyspace.limits.table_write_units", l.TableWriteUnits, 0),
@@ -212,7 +239,7 @@ func resolveLimits(c *checker, f *File, s *Resolved) {
 		c.add("keyspace.limits.burst", "must be at most 10000d (got %q)", l.Burst)
 	}
 	if l.BurstInitial.Set() {
-		// A bank holds at least one second's units (see sim's newBucket).
+		// A bank holds at least one second's units (see mechanisms/limits' newBucket).
 		before := len(c.probs)
 		b := c.duration("keyspace.limits.burst_initial", l.BurstInitial, "", 0)
 		if len(c.probs) == before && b > max(pl.Burst, sim.Second) {
@@ -248,6 +275,7 @@ func resolveSplit(c *checker, f *File, s *Resolved) {
 		c.add(key, "%s", why)
 		return
 	}
+	pol.Throttled = heat
 	s.Split = pol
 	s.MaxShards = most
 }

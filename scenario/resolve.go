@@ -312,7 +312,7 @@ type Resolved struct {
 	Replicas    int
 	ReadAny     bool
 	ApplyCost   sim.Time // 0: each write stream's own cost
-	Limits      *sim.PartitionLimits
+	Limits      *PartitionLimits
 	Split       *sim.SplitPolicy // nil: no splitting
 	MaxShards   int              // the shards the variant may reach: shards without splitting
 	Copies      *CopiesSpec

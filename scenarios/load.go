@@ -20,11 +20,12 @@ import (
 	// The mechanisms that bring their own keys, each a folder (docs/architecture.md, "Where a
 	// new thing goes"): importing one declares its keys and registers its resolver. Their
 	// resolvers run, and their settings come, in the order Go initializes the packages (by
-	// import path, here cache, eventloop, flush, latch, pool, queue), the order of explain's notes.
+	// import path, here cache, eventloop, flush, latch, limits, locks, pool, queue), the order of explain's notes.
 	_ "github.com/shardsim/shardsim/mechanisms/cache"
 	_ "github.com/shardsim/shardsim/mechanisms/eventloop"
 	_ "github.com/shardsim/shardsim/mechanisms/flush"
 	_ "github.com/shardsim/shardsim/mechanisms/latch"
+	_ "github.com/shardsim/shardsim/mechanisms/limits"
 	_ "github.com/shardsim/shardsim/mechanisms/locks"
 	_ "github.com/shardsim/shardsim/mechanisms/pool"
 	_ "github.com/shardsim/shardsim/mechanisms/queue"

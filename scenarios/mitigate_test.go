@@ -11,6 +11,8 @@ import (
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/cache"
+	"github.com/shardsim/shardsim/mechanisms/limits"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -28,6 +30,16 @@ func cacheOf(m *sim.Model) *cache.Cache {
 	return nil
 }
 
+// limitsOf is m's partition limits (mechanisms/limits), or nil.
+func limitsOf(m *sim.Model) *scenario.PartitionLimits {
+	for _, x := range m.Mechanisms {
+		if l, ok := x.(limits.Limits); ok {
+			return &l.Settings
+		}
+	}
+	return nil
+}
+
 // cached reports whether stream i's reads go through m's cache.
 func cached(m *sim.Model, i int) bool {
 	c := cacheOf(m)
@@ -38,9 +50,9 @@ func TestNoMitigations(t *testing.T) {
 	sc := load(t, shopBase, scenarios.Options{})
 	v := sc.Variants[0]
 	m := v.Model()
-	if cacheOf(m) != nil || m.Replicas != 0 || m.ReadAny || m.Limits != nil || m.Split != nil || m.Splitter != nil || m.Actions != nil {
+	if cacheOf(m) != nil || m.Replicas != 0 || m.ReadAny || limitsOf(m) != nil || m.Split != nil || m.Splitter != nil || m.Actions != nil {
 		t.Errorf("mitigations set: cache %v replicas %d readAny %v limits %v split %v splitter %v actions %v",
-			cacheOf(m), m.Replicas, m.ReadAny, m.Limits, m.Split, m.Splitter, m.Actions)
+			cacheOf(m), m.Replicas, m.ReadAny, limitsOf(m), m.Split, m.Splitter, m.Actions)
 	}
 	if m.Detect != (detect.Config{}) {
 		t.Errorf("Detect = %+v, want zero (the engine's defaults)", m.Detect)
@@ -95,8 +107,8 @@ top = 3
 	if want := (cache.Settings{Capacity: 1000, TTL: 30 * sim.Second, HitCost: 100 * sim.Microsecond}); cacheOf(m) == nil || cacheOf(m).Settings != want {
 		t.Errorf("cache %+v, want %+v", cacheOf(m), want)
 	}
-	if want := (sim.PartitionLimits{WriteUnits: 1000, ReadUnits: 3000, Burst: 300 * sim.Second}); m.Limits == nil || *m.Limits != want {
-		t.Errorf("limits %+v, want %+v", m.Limits, want)
+	if want := (scenario.PartitionLimits{WriteUnits: 1000, ReadUnits: 3000, Burst: 300 * sim.Second}); limitsOf(m) == nil || *limitsOf(m) != want {
+		t.Errorf("limits %+v, want %+v", limitsOf(m), want)
 	}
 	if want := (sim.SplitPolicy{Rows: 500, Move: 30 * sim.Second}); m.Split == nil || *m.Split != want {
 		t.Errorf("split %+v, want %+v", m.Split, want)
@@ -192,11 +204,11 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	if cacheOf(m) == nil || cacheOf(m).Settings != want {
 		t.Errorf("cache %+v, want %+v", cacheOf(m), want)
 	}
-	wantL := sim.PartitionLimits{WriteUnits: 100, ReadUnits: 200.5, TableWriteUnits: 600, TableReadUnits: 1200, Burst: 10 * sim.Second, Adaptive: true, SplitForHeat: true}
-	if m.Limits == nil || *m.Limits != wantL {
-		t.Errorf("limits %+v, want %+v", m.Limits, wantL)
+	wantL := scenario.PartitionLimits{WriteUnits: 100, ReadUnits: 200.5, TableWriteUnits: 600, TableReadUnits: 1200, Burst: 10 * sim.Second, Adaptive: true, SplitForHeat: true}
+	if limitsOf(m) == nil || *limitsOf(m) != wantL {
+		t.Errorf("limits %+v, want %+v", limitsOf(m), wantL)
 	}
-	if want := (sim.SplitPolicy{Load: 0.75, Move: sim.Minute}); m.Split == nil || *m.Split != want {
+	if want := (sim.SplitPolicy{Load: 0.75, Move: sim.Minute, Throttled: true}); m.Split == nil || *m.Split != want {
 		t.Errorf("split %+v, want %+v", m.Split, want)
 	}
 	if m.Splitter == nil || m.Splitter.Max() != 20 {
@@ -220,7 +232,7 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	}
 	// Two models own their pointers.
 	m2 := v.Model()
-	if m2.Limits == m.Limits || m2.Split == m.Split || m2.Splitter == m.Splitter || m2.Streams[1].Client.Limit == get.Client.Limit {
+	if m2.Split == m.Split || m2.Splitter == m.Splitter || m2.Streams[1].Client.Limit == get.Client.Limit {
 		t.Error("two models share a mitigation")
 	}
 }

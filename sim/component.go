@@ -13,7 +13,7 @@ import (
 // This file is the engine's one exported component interface: what a mechanism outside
 // sim (a folder under mechanisms/, docs/architecture.md "Where a new thing goes") sees of
 // the engine. A mechanism is a Setting in Model.Mechanisms; a new engine turns each on
-// with a Core, through which it attaches its hooks (a RequestGate, a NodeGate, a
+// with a Core, through which it attaches its hooks (a RequestGate, a SubAdmit, a NodeGate, a
 // SubWatcher, a ServiceStart, a SubEnd, a Handler of its own event kinds) and reads and moves the requests it
 // holds. sim's own mechanisms use the engine's unexported methods the Core wraps.
 
@@ -71,9 +71,18 @@ const (
 	TimedOut Outcome = failTimeout
 )
 
+// SubAdmit is a mechanism that may refuse a subrequest of the table's shards as it reaches
+// its node, before the NodeGates, as a partition limit with no units left does
+// (mechanisms/limits). An index's shards have their own admission (index.go).
+type SubAdmit interface {
+	// Admit is subrequest si at its node at now: true lets it go on to the NodeGates,
+	// false refuses it, and the mechanism has already ended it (Core.Throttle).
+	Admit(c Core, now Time, si int32) bool
+}
+
 // NodeGate is a mechanism that may hold a subrequest which reached its node, after the
-// partition limit and before the node's queue: a row lock (GateNodesFirst), then a page
-// latch (GateNodes).
+// SubAdmits (a partition limit) and before the node's queue: a row lock (GateNodesFirst),
+// then a page latch (GateNodes).
 type NodeGate interface {
 	// Enter is subrequest si at its node at now: true lets it go on, false holds it, and
 	// the gate passes it on later with Core.Pass.
@@ -198,6 +207,17 @@ func (c Core) SubNode(si int32) int { return int(c.e.subs.items[si].node) }
 // SubWrite reports whether subrequest si writes a row.
 func (c Core) SubWrite(si int32) bool { return c.e.subs.items[si].write }
 
+// SubParts is the number of partitions subrequest si reads or writes on its shard.
+func (c Core) SubParts(si int32) int { return int(c.e.subs.items[si].parts) }
+
+// Shards is the number of the run's shard ids (a shard is named by its index): the
+// table's, those its splits may make (Model.Splitter), a migration's new layout's and the
+// indexes'. TableShards is the table's shards at the start (Model.ShardNode).
+func (c Core) Shards() int { return c.e.nShards }
+
+// TableShards is the table's shards at the start of the run (Shards).
+func (c Core) TableShards() int { return len(c.e.m.ShardNode) }
+
 // SubCounted reports whether client subrequest si's request was issued after the warmup,
 // once it has reached its node.
 func (c Core) SubCounted(si int32) bool { return c.e.subCounted(si) }
@@ -281,12 +301,45 @@ func (c Core) SendBackground(now Time, ri int32) { c.e.sendBackground(now, ri) }
 // among the engine's (replica choice, sampling).
 func (c Core) Aux() *rand.Rand { return c.e.aux }
 
+// AdmitSubs has a admit every subrequest of the table's shards as it reaches its node,
+// before the NodeGates, after the SubAdmits put there before it; from the first on, the
+// core keeps each shard's run of throttled windows (Throttle).
+func (c Core) AdmitSubs(a SubAdmit) {
+	e := c.e
+	e.admits = append(e.admits, a)
+	if e.throttleWin == nil {
+		e.throttleWin, e.throttleRun = make([]int, e.nShards), make([]int, e.nShards)
+		for s := range e.throttleWin {
+			e.throttleWin[s] = -1
+		}
+	}
+}
+
+// Throttle ends subrequest si, which a SubAdmit refused at now: counted against its shard
+// (Throttled) after the warmup, its slot freed and its request's attempt failed as
+// throttled (which the client may retry). A shard throttled in two windows running splits
+// where Model.Split says so (SplitPolicy.Throttled).
+func (c Core) Throttle(now Time, si int32) {
+	e := c.e
+	sub := &e.subs.items[si]
+	if now >= e.m.Warmup {
+		e.res.Shards[sub.shard].Throttled++
+	}
+	if sub.req <= soloReq {
+		e.promote(now, si)
+	}
+	s := e.subs.items[si]
+	e.subs.put(si)
+	e.throttledIn(s.shard, e.window(now))
+	e.subEnd(s.req, int32(s.attempt), now, failThrottled)
+}
+
 // GateNodes puts g at every node, after the gates put there before it.
 func (c Core) GateNodes(g NodeGate) { c.e.gateNodes(g) }
 
 // GateNodesFirst puts g at every node before the gates of GateNodes (after those put there
-// by GateNodesFirst before it), so that g admits a subrequest right after the partition
-// limit: a row lock, which a write takes before its page latch and holds while it waits
+// by GateNodesFirst before it), so that g admits a subrequest right after the SubAdmits (a
+// partition limit): a row lock, which a write takes before its page latch and holds while it waits
 // for it.
 func (c Core) GateNodesFirst(g NodeGate) { c.e.gateNodesFirst(g) }
 

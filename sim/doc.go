@@ -8,7 +8,7 @@
 // request's visits (arrive), each visit becomes a subrequest that reaches its shard's node
 // (reach), waits in the node's queue or takes a core (start), and ends (done); the
 // request completes when its last subrequest has (finish). Everything else is a
-// mechanism: replicas (copies.go), partition limits (limits.go),
+// mechanism: replicas (copies.go),
 // closed-loop clients (closed.go), the client's timeouts, retries
 // and rate limit (client.go, timers.go), a migration (migrate.go), a rebalance
 // (rebalance.go), shard splits (split.go), scheduled actions (actions.go) and detection's
@@ -26,7 +26,7 @@
 //   - wrap-up: it puts its figures into the Result when the run ends (wrapUp), before the
 //     core derives the totals.
 //   - the request path: arrival (split.observe, the detection sample), admission
-//     (partition limits in reach, the rate limit in arrive,
+//     (the rate limit in arrive,
 //     a migration's planners), completion (a migration's settle, a
 //     closed-loop client's think). These hooks are direct calls through the engine's
 //     typed field of the mechanism, nil when it is off: an off mechanism costs the hot
@@ -37,13 +37,14 @@
 // Model.Mechanisms carries it, and its On method sets the mechanism up through a Core and
 // attaches it to the general hooks the core offers: a RequestTaker that may answer a
 // stream's requests itself as they are issued (TakeStream), a RequestGate before a
-// stream's sends (GateStream), a NodeGate at the nodes before their queues (GateNodes, or GateNodesFirst
-// right after the partition limit), a SubWatcher of issued requests and new subrequests
+// stream's sends (GateStream), a SubAdmit that may refuse a subrequest of the table's shards
+// at its node, before the NodeGates (AdmitSubs; Throttle ends what it refuses), a NodeGate at
+// the nodes before their queues (GateNodes, or GateNodesFirst right after the SubAdmits), a SubWatcher of issued requests and new subrequests
 // (WatchSubs), a ServiceStart that adds its node's own CPU to a subrequest's service when
 // a core takes it (StartSubs), a SubEnd that may hold a client subrequest's completion
 // when its service ends (EndSubs), its event kinds (NewEventKind, Register, a WrapUpper for
 // its figures at the end) and its waits (NewWaits, waits.go), which every output reports.
-// The read cache (mechanisms/cache), the page latch (mechanisms/latch), row locks and job
+// The read cache (mechanisms/cache), partition limits (mechanisms/limits), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit
 // flush (mechanisms/flush) and the event loop's wake-ups (mechanisms/eventloop) are built
 // so. The
@@ -59,10 +60,11 @@
 // which splits the nodes among workers:
 //
 //   - per node: nodeTable (nodes.go): a node's cores, its queue and its series;
-//   - per shard: shardTable (shards.go), partition limits' buckets (limits.go), an
+//   - per shard: shardTable (shards.go, with each shard's throttled windows), an
 //     index partition's buckets (index.go, by index shard), the split
 //     state (split.go), all indexed by shard: each belongs to the node serving its shard
-//     (as do row locks and page latches, mechanisms/, keyed by row and by page);
+//     (as do partition limits' buckets, row locks and page latches, mechanisms/, by shard,
+//     row and page);
 //   - per stream (the clients' side): streamState (stream.go): arrivals, planning, the
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests

@@ -64,13 +64,12 @@ type engine struct {
 	aux          *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
 	// Mechanisms with a hook on the request path, each nil when off: the core calls them
 	// directly (a nil test is all an off mechanism costs).
-	limits   *partitionLimits // limits.go
-	split    *splits          // split.go
-	mig      *migState        // migrate.go
-	reb      *rebState        // rebalance.go
-	gsi      *indexes         // index.go
-	registry                  // the mechanisms that are on, by the events they handle (mechanism.go)
-	gates                     // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
+	split    *splits   // split.go
+	mig      *migState // migrate.go
+	reb      *rebState // rebalance.go
+	gsi      *indexes  // index.go
+	registry           // the mechanisms that are on, by the events they handle (mechanism.go)
+	gates              // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 	// part is this engine's share of a run on several workers: the nodes it serves, and
 	// what it hands to the merge (parallel.go). nil: the engine serves every node.
 	part *partition
@@ -127,11 +126,11 @@ func checkModel(m *Model) {
 	if len(m.Nodes) == 0 || len(m.Nodes) > math.MaxInt16 || m.Window <= 0 || m.Duration <= 0 {
 		panic(fmt.Sprintf("sim: invalid model: %d nodes, window %v, duration %v", len(m.Nodes), m.Window, m.Duration))
 	}
-	if m.Migration != nil && (m.Splitter != nil || m.Limits != nil) {
-		panic("sim: a migration cannot be combined with shard splits or partition limits")
+	if m.Migration != nil && m.Splitter != nil {
+		panic("sim: a migration cannot be combined with shard splits")
 	}
-	if m.Rebalance != nil && (m.Migration != nil || m.Splitter != nil || m.Limits != nil || m.Replicas > 0) {
-		panic("sim: a rebalance cannot be combined with a migration, shard splits, partition limits or replicas")
+	if m.Rebalance != nil && (m.Migration != nil || m.Splitter != nil || m.Replicas > 0) {
+		panic("sim: a rebalance cannot be combined with a migration, shard splits or replicas")
 	}
 	if m.Replicas >= len(m.Nodes) {
 		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, len(m.Nodes)))
@@ -709,9 +708,10 @@ func (e *engine) reach(now Time, si int32) {
 
 // admitAtNode runs subrequest si, which reached its node at now, past what may turn it
 // away or hold it before the node's queue: an index shard's limit and push-back
-// (index.go), the table's partition limits (limits.go), the node gates of the mechanisms
-// of Model.Mechanisms (mechanism.go). It reports whether si goes on to the queue; false:
-// it was refused, or a gate holds it. Only a run with one of them calls it (admitting).
+// (index.go), the SubAdmits of a table's shard (a partition limit, mechanisms/limits), the
+// node gates of the mechanisms of Model.Mechanisms (mechanism.go). It reports whether si
+// goes on to the queue; false: it was refused, or a gate holds it. Only a run with one of
+// them calls it (admitting).
 func (e *engine) admitAtNode(now Time, si int32) bool {
 	sub := &e.subs.items[si]
 	if sub.req == followerReq {
@@ -722,9 +722,12 @@ func (e *engine) admitAtNode(now Time, si int32) bool {
 		if !e.amongGates(si) && e.gsi.refuse(e, now, si) {
 			return false
 		}
-	} else if e.limits != nil && !e.amongGates(si) && !e.limits.admit(now, int(sub.shard), sub.write, float64(sub.parts)) {
-		e.limitRefused(now, si)
-		return false
+	} else if len(e.admits) > 0 && !e.amongGates(si) {
+		for _, a := range e.admits {
+			if !a.Admit(Core{e}, now, si) {
+				return false // refused, and ended (Core.Throttle)
+			}
+		}
 	}
 	return len(e.atNode) == 0 || e.enterGates(now, si)
 }

@@ -110,6 +110,26 @@ func (g *indexes) newBuckets() {
 	}
 }
 
+// bucket is a token bucket: level units now, refilled at rate units per second up to size.
+type bucket struct {
+	level, rate, size float64
+	last              Time
+}
+
+func (b *bucket) fill(now Time) {
+	if now > b.last {
+		b.level = min(b.size, b.level+b.rate*float64(now-b.last)/float64(Second))
+		b.last = now
+	}
+}
+
+// newBucket returns a full bucket that banks seconds of its rate; at least one second's, so
+// that a subrequest reading many partitions at once can pass.
+func newBucket(rate, seconds float64) bucket {
+	size := max(rate*max(seconds, 1), 1)
+	return bucket{level: size, rate: rate, size: size}
+}
+
 // limitBucket is the bucket of a partition limit of rate per second banking burst; a
 // rate of 0 is no limit (an empty bucket whose rate is 0 is never asked: see admit).
 func limitBucket(rate float64, burst Time) bucket {

@@ -2,8 +2,7 @@ package sim
 
 import "slices"
 
-// mechanism is one of the engine's optional parts: a cache, row locks, partition limits,
-// the client's timeouts and rate limit, closed-loop clients, a migration, a rebalance,
+// mechanism is one of the engine's optional parts: the client's timeouts and rate limit, closed-loop clients, a migration, a rebalance,
 // shard splits, scheduled actions. It owns its state, and meets the core at the points
 // below, which are all the core knows of it; the hooks on the request path (arrival,
 // admission, completion) are direct calls through the engine's typed field of the
@@ -83,13 +82,10 @@ func (e *engine) newMoves() {
 }
 
 // newMechanisms turns on the mechanisms the model asks for that have no shards or nodes
-// of their own to set up: partition limits, shard splits, the client's
-// timers and limits, closed-loop clients and scheduled actions.
+// of their own to set up: shard splits, the client's timers and limits, closed-loop
+// clients and scheduled actions.
 func (e *engine) newMechanisms() {
 	m := e.m
-	if m.Limits != nil {
-		e.limits = newPartitionLimits(m.Limits, len(m.ShardNode), e.nShards)
-	}
 	if m.Splitter != nil {
 		e.split = newSplits(e, m)
 		e.register(e.split, true, evMove)
@@ -107,6 +103,7 @@ func (e *engine) newMechanisms() {
 
 // gates are the hooks of the mechanisms turned on by a Setting (all empty when none is).
 type gates struct {
+	admits     []SubAdmit // before atNode, for a table's shards (not an index's)
 	atNode     []NodeGate
 	firstGates int     // how many of atNode came first (GateNodesFirst)
 	passed     []uint8 // by subrequest slot: how many of atNode it has passed, while it is among them
@@ -273,5 +270,8 @@ func (e *engine) startSettings() {
 	for _, s := range e.m.Mechanisms {
 		s.On(Core{e})
 	}
-	e.admitting = e.gsi != nil || e.limits != nil || len(e.atNode) > 0
+	e.admitting = e.gsi != nil || len(e.admits) > 0 || len(e.atNode) > 0
+	if e.mig != nil && len(e.admits) > 0 {
+		panic("sim: a migration cannot be combined with partition limits (a SubAdmit)")
+	}
 }

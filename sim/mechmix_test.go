@@ -7,9 +7,11 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/cache"
 	"github.com/shardsim/shardsim/mechanisms/latch"
+	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/mechanisms/pool"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -27,7 +29,6 @@ func mixModel(seed uint64) *sim.Model {
 		Nodes:     []sim.Node{{Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}},
 		ShardNode: []int{0, 1, 2, 0, 1, 2},
 		Replicas:  1,
-		Limits:    &sim.PartitionLimits{WriteUnits: 2500, ReadUnits: 3000, Burst: 100 * sim.Millisecond},
 		Streams: []sim.Stream{
 			{
 				Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond, ApplyCost: 50 * sim.Microsecond,
@@ -60,6 +61,7 @@ func mixModel(seed uint64) *sim.Model {
 			cache.Cache{Settings: cache.Settings{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
 				Streams: []int{1}},
 			latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10},
+			limits.Limits{Settings: scenario.PartitionLimits{WriteUnits: 2500, ReadUnits: 3000, Burst: 100 * sim.Millisecond}},
 			locks.RowLocks{Streams: []locks.Stream{
 				{Hold: sim.Delay{Kind: sim.Exponential, Mean: 40 * sim.Microsecond}, Timeout: 3 * sim.Millisecond}, {},
 				{Hold: sim.Delay{Kind: sim.Constant, Mean: 300 * sim.Microsecond}, Timeout: 400 * sim.Microsecond}}},

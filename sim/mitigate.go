@@ -29,30 +29,6 @@ type Limit struct {
 	Queue bool
 }
 
-// PartitionLimits are per-partition throughput limits in the manner of DynamoDB: each shard
-// may serve WriteUnits write subrequests and ReadUnits read partitions per second (one unit
-// per partition read), and banks up to Burst of unused capacity. A subrequest over the limit
-// is throttled: rejected at once, and retried where the client retries.
-type PartitionLimits struct {
-	WriteUnits, ReadUnits float64
-	// TableWriteUnits and TableReadUnits are the table's provisioned capacity; each
-	// partition's share is the table's divided by the shards (at most the per-partition
-	// maximum). 0: the per-partition maximum times the shards.
-	TableWriteUnits, TableReadUnits float64
-	// Burst is how much unused capacity a partition banks, as time at its rate (DynamoDB:
-	// 300 s). Banks start full unless BurstInitial is set.
-	Burst Time
-	// BurstInitial, when set, is what each partition's share bank holds at t = 0, as time
-	// at its rate (capped at the bank's size): 0 starts every bank empty, as a new
-	// table's or one that has just run flat out. nil: full.
-	BurstInitial *Time
-	// Adaptive lets a partition go past its share, up to the per-partition maximum, while
-	// the table as a whole stays within its provisioned capacity.
-	Adaptive bool
-	// SplitForHeat splits a partition that was throttled in SplitAfter consecutive windows.
-	SplitForHeat bool
-}
-
 // SplitPolicy splits shards while the run goes on (range scheme: at the median of the
 // shard's recent keys; hash schemes: at the median of their hashes). The new shard takes
 // the upper half and, after Move, is served by the node with the least load in the last
@@ -63,6 +39,9 @@ type SplitPolicy struct {
 	// Move is the delay before the new shard is moved to its own node. The most shards
 	// there can be is the bound of Model.Splitter.
 	Move Time
+	// Throttled splits a shard throttled (Core.Throttle: a partition limit,
+	// mechanisms/limits) in two windows running, at the end of the second.
+	Throttled bool
 }
 
 // ActionKind says what an Action changes.

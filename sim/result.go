@@ -82,7 +82,7 @@ type EventKind uint8
 
 const (
 	EventAction EventKind = iota // an operator action (Model.Actions)
-	EventSplit                   // a shard split in two (Model.Split, Limits.SplitForHeat)
+	EventSplit                   // a shard split in two (Model.Split)
 	EventMove                    // a shard moved to another node after a split
 )
 

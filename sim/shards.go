@@ -11,6 +11,34 @@ type shardTable struct {
 	shardW    []int    // last window whose shard max queue is up to date
 	shardLat  []uint32 // every shard's SubLatency counts, one after another
 	wMask     int
+	// With a SubAdmit (a partition limit), by shard: the last window in which a subrequest
+	// of it was throttled (-1: none), and the windows running, up to that one, in which one
+	// was (Core.Throttle); nil without one.
+	throttleWin, throttleRun []int
+}
+
+// throttledIn notes that shard sh had a subrequest throttled in window w (Core.Throttle):
+// its run of throttled windows grows when w follows the last one, and starts anew when it
+// does not.
+func (t *shardTable) throttledIn(sh int32, w int) {
+	if w < 0 || t.throttleWin[sh] == w {
+		return
+	}
+	if t.throttleWin[sh] == w-1 {
+		t.throttleRun[sh]++
+	} else {
+		t.throttleRun[sh] = 1
+	}
+	t.throttleWin[sh] = w
+}
+
+// throttleStreak is how many windows running, up to window w, shard sh has had a
+// subrequest throttled in; 0 when none was in w.
+func (t *shardTable) throttleStreak(sh, w int) int {
+	if sh >= len(t.throttleWin) || t.throttleWin[sh] != w {
+		return 0
+	}
+	return t.throttleRun[sh]
 }
 
 // init sizes the table for n shards, none of them placed yet. wMask is set by the

@@ -26,7 +26,7 @@ func TestSoloMatchesSlotPath(t *testing.T) {
 				Fields:   []workload.Generator{workload.NewUniform(1 << 20)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
 			}},
-			Limits: &PartitionLimits{WriteUnits: 1500, Burst: Second},
+			Mechanisms: []Setting{testLimit{Rate: 1500, Burst: Second}},
 		}
 		if sampleAll {
 			m.Streams[0].KeyFields = []int{0}

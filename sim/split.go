@@ -9,17 +9,16 @@ import (
 // recentKeys is how many of its latest keys each shard remembers, to split at their median.
 const recentKeys = 64
 
-// splits carries out Model.Split and Limits.SplitForHeat: it remembers each shard's recent
+// splits carries out Model.Split: it remembers each shard's recent
 // keys and rows, checks the shards at the end of every window, splits through the model's
 // Splitter, and moves new shards to their own node after the move delay.
 type splits struct {
 	e      *engine
 	sp     *keyspace.Splitter
-	pol    SplitPolicy // zero when only SplitForHeat splits
+	pol    SplitPolicy
 	recent [][]keyspace.Key
 	seen   []int // keys seen per shard since its last split
 	rows   []int64
-	heat   bool
 	delay  Time
 	buf    []keyspace.Key
 }
@@ -31,7 +30,6 @@ func newSplits(e *engine, m *Model) *splits {
 		s.pol = *m.Split
 		s.delay = m.Split.Move
 	}
-	s.heat = m.Limits != nil && m.Limits.SplitForHeat
 	return s
 }
 
@@ -69,8 +67,8 @@ func (s *splits) windowEnd(e *engine, t Time, w int) {
 		if why == 0 && s.pol.Rows > 0 && s.rows[sh] >= s.pol.Rows {
 			why, value = SplitRows, float64(s.rows[sh])
 		}
-		if why == 0 && s.heat && e.limits.throttled[sh] == w && e.limits.streak[sh] >= 2 {
-			why, value = SplitThrottled, float64(e.limits.streak[sh])
+		if n := e.throttleStreak(sh, w); why == 0 && s.pol.Throttled && n >= 2 {
+			why, value = SplitThrottled, float64(n)
 		}
 		if why != 0 {
 			s.split(t, sh, why, value)
@@ -98,8 +96,8 @@ func (s *splits) split(t Time, sh int, why SplitCause, value float64) {
 	s.rows[ns] = s.rows[sh] / 2
 	s.rows[sh] -= s.rows[ns]
 	s.seen[sh], s.seen[ns] = 0, 0
-	if e.limits != nil {
-		e.limits.streak[sh] = 0
+	if sh < len(e.throttleRun) {
+		e.throttleRun[sh] = 0
 	}
 	r.Events = append(r.Events, Event{At: t, Kind: EventSplit, Shard: sh, Child: ns, Cause: why, Value: value})
 	e.h.pushKind(t+s.delay, int32(ns), evMove)

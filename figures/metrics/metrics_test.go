@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/limits"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -40,8 +42,8 @@ func troubled() *sim.Model {
 	return &sim.Model{
 		Seed: 5, Duration: 20 * sim.Second, Warmup: 2 * sim.Second, Window: sim.Second, Network: 200 * sim.Microsecond,
 		Nodes: []sim.Node{{Cores: 1, QueueLimit: 3}}, ShardNode: []int{0},
-		Streams: []sim.Stream{point("put", sim.Write, 2000, 600*sim.Microsecond), slow, capped, point("idle", sim.Read, 0, sim.Millisecond)},
-		Limits:  &sim.PartitionLimits{WriteUnits: 1500, ReadUnits: 1e9, Burst: sim.Second},
+		Streams:    []sim.Stream{point("put", sim.Write, 2000, 600*sim.Microsecond), slow, capped, point("idle", sim.Read, 0, sim.Millisecond)},
+		Mechanisms: []sim.Setting{limits.Limits{Settings: scenario.PartitionLimits{WriteUnits: 1500, ReadUnits: 1e9, Burst: sim.Second}}},
 	}
 }
 

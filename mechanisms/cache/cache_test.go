@@ -10,7 +10,9 @@ import (
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/cache"
+	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -449,9 +451,9 @@ func allocModel(dur sim.Time) *sim.Model {
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false)},
 		},
-		Mechanisms: on(cache.Settings{Capacity: 10000, TTL: 50 * sim.Millisecond, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 10 * sim.Millisecond}),
-		Replicas:   1, ReadAny: true,
-		Limits: &sim.PartitionLimits{WriteUnits: 1e6, ReadUnits: 1e6, Burst: sim.Second},
+		Mechanisms: append(on(cache.Settings{Capacity: 10000, TTL: 50 * sim.Millisecond, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 10 * sim.Millisecond}),
+			limits.Limits{Settings: scenario.PartitionLimits{WriteUnits: 1e6, ReadUnits: 1e6, Burst: sim.Second}}),
+		Replicas: 1, ReadAny: true,
 	}
 	for i := range m.Nodes {
 		m.Nodes[i], m.ShardNode[i] = sim.Node{Cores: 1, QueueLimit: 8}, i

@@ -8,7 +8,9 @@ import (
 
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -175,7 +177,7 @@ func TestLocksAllocateNothing(t *testing.T) {
 // burst) throttle about two in three, and the shard's Throttled is the stream's.
 func TestLockAfterLimit(t *testing.T) {
 	m := lockModel(6, 4*sim.Second, 1, 3000, 1, sim.Delay{Kind: sim.Constant, Mean: 100 * sim.Microsecond}, 50*sim.Microsecond, 0)
-	m.Limits = &sim.PartitionLimits{WriteUnits: 1000, ReadUnits: 1000}
+	m.Mechanisms = append(m.Mechanisms, limits.Limits{Settings: scenario.PartitionLimits{WriteUnits: 1000, ReadUnits: 1000}})
 	r := sim.Run(m)
 	st := &r.Streams[0]
 	if st.Throttled < st.Offered/2 || r.Shards[0].Throttled != st.Throttled {

@@ -1,0 +1,52 @@
+package limits_test
+
+import (
+	"testing"
+
+	"github.com/shardsim/shardsim/mechanisms/limits"
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/scenario"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// limitsOf is the limits' setting among s's mechanisms, and how many there are.
+func limitsOf(s *scenario.Resolved) (l limits.Limits, n int) {
+	for _, m := range s.Mechanisms {
+		if x, ok := m.(limits.Limits); ok {
+			l, n = x, n+1
+		}
+	}
+	return l, n
+}
+
+// TestKeys: a scenario without [keyspace.limits] has no limits; one with it has one
+// setting, what scenario resolved its keys to (their checks are scenario's:
+// scenario/problems_test.go), with a burst_initial of its own.
+func TestKeys(t *testing.T) {
+	s, probs := mechtest.Resolve(t, "")
+	if _, n := limitsOf(s); len(probs) != 0 || n != 0 {
+		t.Fatalf("without [keyspace.limits]: %d limits, problems %q; want none", n, probs)
+	}
+	s, probs = mechtest.Resolve(t, "[keyspace.limits]\nwrite_units = 100\ntable_write_units = 300\nburst = \"10s\"\nburst_initial = \"2s\"\nadaptive = true\n")
+	if len(probs) != 0 {
+		t.Fatalf("problems %q", probs)
+	}
+	l, n := limitsOf(s)
+	if n != 1 || !sameSettings(l.Settings, *s.Limits) {
+		t.Fatalf("%d limits, settings %+v; want one, %+v", n, l.Settings, *s.Limits)
+	}
+	if l.Settings.WriteUnits != 100 || l.Settings.TableWriteUnits != 300 || l.Settings.Burst != 10*sim.Second || !l.Settings.Adaptive ||
+		*l.Settings.BurstInitial != 2*sim.Second || l.Settings.BurstInitial == s.Limits.BurstInitial {
+		t.Errorf("settings %+v (burst_initial %v at %p, scenario's at %p): want the keys' values, and a burst_initial of its own",
+			l.Settings, *l.Settings.BurstInitial, l.Settings.BurstInitial, s.Limits.BurstInitial)
+	}
+}
+
+// sameSettings compares two settings, their burst_initial by value.
+func sameSettings(a, b scenario.PartitionLimits) bool {
+	if (a.BurstInitial == nil) != (b.BurstInitial == nil) || (a.BurstInitial != nil && *a.BurstInitial != *b.BurstInitial) {
+		return false
+	}
+	a.BurstInitial, b.BurstInitial = nil, nil
+	return a == b
+}

@@ -1,0 +1,57 @@
+package limits_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/sim"
+)
+
+// TestTranscripts runs partition limits' stories under testdata: each scenario's variants,
+// their figures as the outputs show them (mechtest.Transcripts), each stream's throttled
+// requests, each shard's throttled subrequests and each split, with its cause and value,
+// byte for byte.
+func TestTranscripts(t *testing.T) {
+	mechtest.Transcripts(t, func(file string, src []byte) (string, error) {
+		sc, err := scenarios.LoadBytes(file, src, scenarios.Options{})
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		for _, v := range sc.Variants {
+			r := sim.Run(v.Model())
+			b.WriteString(mechtest.Figures(v.Name, r))
+			for _, s := range r.Streams {
+				fmt.Fprintf(&b, "  %s: throttled %d, by window %v\n", s.Name, s.Throttled, throttledByWindow(s.Win))
+			}
+			for i, sh := range r.Shards {
+				fmt.Fprintf(&b, "  shard %d: ops %d, throttled %d\n", i, sh.Ops, sh.Throttled)
+			}
+			for _, e := range r.Events {
+				if e.Kind == sim.EventSplit {
+					fmt.Fprintf(&b, "  split at %v: shard %d to %d, %s, value %g\n", e.At, e.Shard, e.Child, cause(e.Cause), e.Value)
+				}
+			}
+		}
+		return b.String(), nil
+	})
+}
+
+func throttledByWindow(win []sim.WindowLatency) []int64 {
+	out := make([]int64, len(win))
+	for w := range win {
+		out[w] = win[w].Throttled
+	}
+	return out
+}
+
+// cause names a split's cause: a partition limit's throttling is the one this story shows.
+func cause(c sim.SplitCause) string {
+	if c == sim.SplitThrottled {
+		return "throttled"
+	}
+	return fmt.Sprintf("cause %d", c)
+}

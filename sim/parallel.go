@@ -197,12 +197,13 @@ var (
 // first mechanism it uses that couples the nodes during the run.
 func OneCoreReason(m *Model) string {
 	for _, c := range modelCouplings {
-		if c.on(m) && c.why == "" {
+		if !c.on(m) {
+			continue
+		}
+		if c.why == "" {
 			return settingCouples(m)
 		}
-		if c.on(m) {
-			return c.why
-		}
+		return c.why
 	}
 	for i := range m.Streams {
 		for _, c := range streamCouplings {

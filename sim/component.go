@@ -423,8 +423,9 @@ func (c Core) Planner(i int) Planner { return c.e.streams[i].s.Planner }
 
 // Replan has stream i's requests plan through p from now on (p may wrap the stream's
 // planner, Planner(i), and add visits or move them to other shards). Its requests no longer
-// count as point requests (Point) for what reads a point request's key: hot-key detection,
-// a split's sample, the row locks. Called in On, before the settings after this one.
+// count as point requests (Point), so nothing reads a point request's key of them (hot-key
+// detection, a split's sample, LastKey). Called in On; the settings turned on after this
+// one see the stream so.
 func (c Core) Replan(i int, p Planner) {
 	st := &c.e.streams[i]
 	s := *st.s

@@ -198,7 +198,7 @@ func (w *offeredWork) follower(i int, parts float64) float64 {
 // add adds to shard and node the core-seconds per second of stream i at rate with the
 // routing shares.
 func (w *offeredWork) add(shard, node []float64, i int, rate float64, shares []float64) {
-	if w.streams[i].Index > 0 {
+	if w.s.Streams[i].Index > 0 {
 		return // its visits are an index's shards, which these figures leave out (indexNote)
 	}
 	for sh, share := range shares {

@@ -2,9 +2,11 @@ package compile
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/index"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -23,21 +25,25 @@ func indexRouters(s *scenario.Resolved) []*router {
 	return out
 }
 
-// indexes sets the model's indexes (docs/mitigations.md, "Global secondary indexes"): each
-// one's shards on their nodes, the planner of the entry each write stream writes, its
-// mode and its partitions' limit; and routes the streams that read over an index. m's
-// streams are built.
+// indexes gives the model its indexes (docs/mitigations.md, "Global secondary indexes"),
+// the first of its mechanisms: each one's shards on their nodes, the planner of the entry
+// each write stream writes, its mode and its partitions' limit; and routes the streams
+// that read over an index. m's streams are built. The setting is the model's own, as its
+// planners are.
 func indexes(s *scenario.Resolved, m *sim.Model, routers []*router) {
+	if len(s.Indexes) == 0 {
+		return
+	}
+	set := &index.Indexes{}
 	for j, x := range s.Indexes {
 		rt, t := routers[j], x.Layout
-		idx := sim.Index{Name: x.Name, ShardNode: IndexPlacement(s, j), Async: x.Async,
+		idx := index.Index{Name: x.Name, ShardNode: IndexPlacement(s, j), Async: x.Async,
 			WriteRate: x.WriteRate, ReadRate: x.ReadRate, Burst: x.Burst, Planners: make([]sim.Planner, len(s.Streams))}
 		for i := range s.Streams {
 			if s.Streams[i].Op == sim.Write {
 				idx.Planners[i] = keyspace.NewPointPlanner(rt.design, rt.scheme, false)
 			}
 		}
-		m.Indexes = append(m.Indexes, idx)
 		for i := range s.Streams {
 			if s.Streams[i].Index != j+1 {
 				continue
@@ -46,9 +52,12 @@ func indexes(s *scenario.Resolved, m *sim.Model, routers []*router) {
 			// fields naming its key are the index's.
 			st := rt.stream(t, i)
 			m.Streams[i].Planner, m.Streams[i].Fields, m.Streams[i].KeyFields = st.Planner, st.Fields, st.KeyFields
-			m.Streams[i].Index = j + 1
+			idx.Reads = append(idx.Reads, i)
 		}
+		set.List = append(set.List, idx)
 	}
+	// First: it routes the streams before the other mechanisms see them.
+	m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(set))
 }
 
 // IndexPlacement returns the node of each of index j's shards: placed as the table's

@@ -13,8 +13,9 @@ import (
 // This file is the engine's one exported component interface: what a mechanism outside
 // sim (a folder under mechanisms/, docs/architecture.md "Where a new thing goes") sees of
 // the engine. A mechanism is a Setting in Model.Mechanisms; a new engine turns each on
-// with a Core, through which it attaches its hooks (a RequestGate, a SubAdmit, a NodeGate, a
-// SubWatcher, a ServiceStart, a SubEnd, a Handler of its own event kinds) and reads and moves the requests it
+// with a Core, through which it attaches its hooks (a RequestTaker, a RequestGate, a
+// SubAdmit, a NodeGate, a SubWatcher, a ServiceStart, a SubEnd, a Handler of its own event
+// kinds; a ShardOwner adds shards of its own) and reads and moves the requests it
 // holds. sim's own mechanisms use the engine's unexported methods the Core wraps.
 
 // Setting is the configuration of a mechanism that owns its whole part of a run (a page
@@ -71,15 +72,6 @@ const (
 	TimedOut Outcome = failTimeout
 )
 
-// SubAdmit is a mechanism that may refuse a subrequest of the table's shards as it reaches
-// its node, before the NodeGates, as a partition limit with no units left does
-// (mechanisms/limits). An index's shards have their own admission (index.go).
-type SubAdmit interface {
-	// Admit is subrequest si at its node at now: true lets it go on to the NodeGates,
-	// false refuses it, and the mechanism has already ended it (Core.Throttle).
-	Admit(c Core, now Time, si int32) bool
-}
-
 // NodeGate is a mechanism that may hold a subrequest which reached its node, after the
 // SubAdmits (a partition limit) and before the node's queue: a row lock (GateNodesFirst),
 // then a page latch (GateNodes).
@@ -129,6 +121,30 @@ type ServiceStart interface {
 	Start(c Core, now Time, n int, si int32, queued int) Time
 }
 
+// SubAdmit is a mechanism that may refuse a subrequest as it reaches its node, before the
+// partition limit and the NodeGates, as a global secondary index's partition limit and an
+// asynchronous index write's push-back do (mechanisms/index). A subrequest a NodeGate held
+// and passed on is not asked again.
+type SubAdmit interface {
+	// Admit is subrequest si at its node at now: true lets it go on, false says the
+	// mechanism refused it and has already ended it (Core.Throttle, Core.Reject).
+	Admit(c Core, now Time, si int32) bool
+}
+
+// ShardOwner is a Setting with shards of its own beyond the table's (a global secondary
+// index's): a new engine asks it for them before it sizes its results and turns any
+// Setting on, and it adds them with Core.AddShards.
+type ShardOwner interface {
+	OwnShards(c Core)
+}
+
+// Coupling is a Setting that says in its own words why a run with it cannot be split
+// among workers (OneCoreReason), where the model's layouts are named, before its timed
+// actions; a Setting that is not one is named among Model.Mechanisms.
+type Coupling interface {
+	Couples() string
+}
+
 // Handler handles the events of the kinds a mechanism registered (Core.Register): idx is
 // whatever the mechanism scheduled (Core.Schedule), at the engine's now.
 type Handler interface {
@@ -171,10 +187,10 @@ func (c Core) Duration() Time { return c.e.m.Duration }
 func (c Core) Network() Time { return c.e.m.Network }
 
 // Nodes is the number of the model's nodes; a node is named by its index.
-func (c Core) Nodes() int { return len(c.e.nodes) }
+func (c Core) Nodes() int { return c.e.nNodes }
 
 // Streams is the number of the model's streams; a stream is named by its index.
-func (c Core) Streams() int { return len(c.e.streams) }
+func (c Core) Streams() int { return len(c.e.m.Streams) }
 
 // Op is stream i's operation.
 func (c Core) Op(i int) Op { return c.e.streams[i].s.Op }
@@ -212,11 +228,16 @@ func (c Core) SubParts(si int32) int { return int(c.e.subs.items[si].parts) }
 
 // Shards is the number of the run's shard ids (a shard is named by its index): the
 // table's, those its splits may make (Model.Splitter), a migration's new layout's and the
-// indexes'. TableShards is the table's shards at the start (Model.ShardNode).
+// mechanisms' own (AddShards). TableShards is the table's shards at the start
+// (Model.ShardNode); TableIDs the table's ids, from 0, before the mechanisms' own.
 func (c Core) Shards() int { return c.e.nShards }
 
 // TableShards is the table's shards at the start of the run (Shards).
 func (c Core) TableShards() int { return len(c.e.m.ShardNode) }
+
+// TableIDs is the number of the table's shard ids (Shards): a mechanism's own shards
+// (AddShards) are numbered from it.
+func (c Core) TableIDs() int { return int(c.e.table) }
 
 // SubCounted reports whether client subrequest si's request was issued after the warmup,
 // once it has reached its node.
@@ -301,9 +322,9 @@ func (c Core) SendBackground(now Time, ri int32) { c.e.sendBackground(now, ri) }
 // among the engine's (replica choice, sampling).
 func (c Core) Aux() *rand.Rand { return c.e.aux }
 
-// AdmitSubs has a admit every subrequest of the table's shards as it reaches its node,
-// before the NodeGates, after the SubAdmits put there before it; from the first on, the
-// core keeps each shard's run of throttled windows (Throttle).
+// AdmitSubs has a asked to admit every subrequest as it reaches its node (SubAdmit), before
+// the NodeGates, after the SubAdmits put there before it; from the first on, the core keeps
+// each shard's run of throttled windows (Throttle).
 func (c Core) AdmitSubs(a SubAdmit) {
 	e := c.e
 	e.admits = append(e.admits, a)
@@ -426,6 +447,75 @@ func (w *WaitCounts) Histogram() *hdrhistogram.Histogram {
 	return h
 }
 
+// AddShards adds shards of a mechanism's own beyond the table's (and a migration's new
+// layout's): shard k, served by node nodes[k], gets the id it returns plus k. Only a
+// ShardOwner calls it, from OwnShards, and with no migration, shard splits or rebalance,
+// which number the table's shards anew. The table's partition limits (Model.Limits) do not
+// apply to these shards: their mechanism admits them (SubAdmit).
+func (c Core) AddShards(nodes []int) int32 {
+	e, m := c.e, c.e.m
+	if m.Migration != nil || m.Splitter != nil || m.Rebalance != nil {
+		panic("sim: a mechanism's own shards cannot be combined with a migration, shard splits or a rebalance")
+	}
+	first := int32(e.nShards)
+	e.nShards += len(nodes)
+	e.ownNodes = append(e.ownNodes, nodes...)
+	return first
+}
+
+// Planner is the planner stream i's requests plan through now.
+func (c Core) Planner(i int) Planner { return c.e.streams[i].s.Planner }
+
+// Replan has stream i's requests plan through p from now on (p may wrap the stream's
+// planner, Planner(i), and add visits or move them to other shards). Its requests no longer
+// count as point requests (Point), so nothing reads a point request's key of them (hot-key
+// detection, a split's sample, LastKey). Called in On; the settings turned on after this
+// one see the stream so.
+func (c Core) Replan(i int, p Planner) {
+	st := &c.e.streams[i]
+	s := *st.s
+	s.Planner = p
+	st.s, st.point = &s, nil
+}
+
+// QueueFull reports whether node n's queue is full: a subrequest that reached it now would
+// find every core busy and the queue at its limit, and be rejected.
+func (c Core) QueueFull(n int) bool {
+	nd := &c.e.nodes[n]
+	return nd.busy >= nd.cores && nd.limit > 0 && nd.q.Len() >= nd.limit
+}
+
+// Reject fails subrequest si, which a SubAdmit refused at now because its node's queue is
+// full (QueueFull), as the full queue would have: counted on its shard (Rejected), its
+// attempt fails.
+func (c Core) Reject(now Time, si int32) { c.e.queueRefused(now, si) }
+
+// Detach makes subrequest si, a SubAdmit admitted at its node at now, one nobody waits
+// for: its request counts it as ended, successfully, and the subrequest is served on as a
+// follower's apply is, its end concerning nobody (an asynchronous index write).
+func (c Core) Detach(now Time, si int32) {
+	e := c.e
+	sub := &e.subs.items[si]
+	ri, attempt := sub.req, int32(sub.attempt)
+	sub.req, sub.attempt = followerReq, detachedMark
+	if r := &e.reqs.items[ri]; r.plain {
+		if r.pending--; r.pending == 0 {
+			e.finishPlain(ri, r)
+		}
+		return
+	}
+	e.subEnd(ri, attempt, now, failNone)
+}
+
+// detachedMark is the attempt number of a subrequest once detached from its request (req
+// followerReq, Core.Detach), which tells it from a follower's apply, a backfill's batch
+// and an outbox's copy.
+const detachedMark = outboxMark - 1
+
+// Result is the run's result, for a mechanism whose figures or layout have fields of their
+// own in it (an index's shards, Result.Indexes).
+func (c Core) Result() *Result { return c.e.res }
+
 // WatchSubs has w told of every new subrequest, and of every request issued into a slot.
 func (c Core) WatchSubs(w SubWatcher) { c.e.watchSubs(w) }
 
@@ -437,7 +527,8 @@ func (c Core) EndSubs(h SubEnd) { c.e.ends = append(c.e.ends, h) }
 // it, and adds the service each returns to the subrequest's.
 func (c Core) StartSubs(h ServiceStart) { c.e.starts = append(c.e.starts, h) }
 
-// Register has h handle the events of the given kinds; a kind has one Handler.
+// Register has h handle the events of the given kinds; a kind has one Handler. With no
+// kind, h handles no event and only wraps up (a WrapUpper).
 func (c Core) Register(h Handler, kinds ...EvKind) {
 	c.e.register(handled{h}, false, kinds...)
 }

@@ -37,21 +37,21 @@
 // Model.Mechanisms carries it, and its On method sets the mechanism up through a Core and
 // attaches it to the general hooks the core offers: a RequestTaker that may answer a
 // stream's requests itself as they are issued (TakeStream), a RequestGate before a
-// stream's sends (GateStream), a SubAdmit that may refuse a subrequest of the table's shards
-// at its node, before the NodeGates (AdmitSubs; Throttle ends what it refuses), a NodeGate at
-// the nodes before their queues (GateNodes, or GateNodesFirst right after the SubAdmits), a SubWatcher of issued requests and new subrequests
+// stream's sends (GateStream), a SubAdmit that may refuse a subrequest as it reaches its
+// node, before the NodeGates (AdmitSubs; Throttle ends what it refuses), a NodeGate at the
+// nodes before their queues (GateNodes, or GateNodesFirst right after the SubAdmits), a
+// SubWatcher of issued requests and new subrequests
 // (WatchSubs), a ServiceStart that adds its node's own CPU to a subrequest's service when
 // a core takes it (StartSubs), a SubEnd that may hold a client subrequest's completion
 // when its service ends (EndSubs), its event kinds (NewEventKind, Register, a WrapUpper for
 // its figures at the end) and its waits (NewWaits, waits.go), which every output reports.
+// A Setting with shards of its own (a ShardOwner) adds them (AddShards) before the result
+// is sized, and may plan a stream's requests through a planner of its own (Replan).
 // The read cache (mechanisms/cache), partition limits (mechanisms/limits), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit
-// flush (mechanisms/flush) and the event loop's wake-ups (mechanisms/eventloop) are built
-// so. The
-// mechanisms older than these hooks keep a typed
-// field in the engine and their settings in model.go, as do global secondary indexes
-// (index.go), which add shard ids before the result is sized and take the admission of
-// their own shards in reach, two points a Setting's on comes too late for. See
+// flush (mechanisms/flush), the event loop's wake-ups (mechanisms/eventloop) and global
+// secondary indexes (mechanisms/index) are built so. The mechanisms older than these hooks
+// keep a typed field in the engine and their settings in model.go. See
 // docs/architecture.md.
 //
 // # State by owner
@@ -60,11 +60,11 @@
 // which splits the nodes among workers:
 //
 //   - per node: nodeTable (nodes.go): a node's cores, its queue and its series;
-//   - per shard: shardTable (shards.go, with each shard's throttled windows), an
-//     index partition's buckets (index.go, by index shard), the split
+//   - per shard: shardTable (shards.go, with each shard's throttled windows), the split
 //     state (split.go), all indexed by shard: each belongs to the node serving its shard
-//     (as do partition limits' buckets, row locks and page latches, mechanisms/, by shard,
-//     row and page);
+//     (as do partition limits' buckets, mechanisms/limits, by shard, row locks and page
+//     latches, mechanisms/, keyed by row and by page, and an index partition's buckets,
+//     mechanisms/index, by index shard);
 //   - per stream (the clients' side): streamState (stream.go): arrivals, planning, the
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests

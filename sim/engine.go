@@ -67,7 +67,6 @@ type engine struct {
 	split    *splits   // split.go
 	mig      *migState // migrate.go
 	reb      *rebState // rebalance.go
-	gsi      *indexes  // index.go
 	registry           // the mechanisms that are on, by the events they handle (mechanism.go)
 	gates              // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 	// part is this engine's share of a run on several workers: the nodes it serves, and
@@ -96,8 +95,8 @@ func newEngine(m *Model) *engine {
 		e.nShards = max(e.nShards, m.Splitter.Shards())
 	}
 	e.nNodes = len(m.Nodes)
-	e.newMoves()   // a migration's new layout adds shard ids: first
-	e.newIndexes() // then the indexes' shards
+	e.newMoves()  // a migration's new layout adds shard ids: first
+	e.ownShards() // then the mechanisms' own shards
 	e.res = newResult(m, e.nShards)
 	e.wMask = -1
 	if m.Sink != nil {
@@ -106,13 +105,11 @@ func newEngine(m *Model) *engine {
 	}
 	e.nodeTable = newNodeTable(m, e.res)
 	e.placeShards()
-	e.placeIndexes()
 	e.newMechanisms()
 	e.streams = make([]streamState, len(m.Streams))
 	for i := range m.Streams {
 		e.initStream(i)
 	}
-	e.routeIndexes()
 	e.startSettings()
 	e.scheduleActions()
 	e.initDetail()
@@ -147,6 +144,7 @@ func (e *engine) placeShards() {
 		r.Shards[s].SubLatency = e.shardLat[s*shardCounts : (s+1)*shardCounts : (s+1)*shardCounts]
 	}
 	e.place(m.ShardNode, 0, "shard %d on missing node %d")
+	e.place(e.ownNodes, int(e.table), "a mechanism's shard %d on missing node %d")
 	if g := e.mig; g != nil {
 		r.Migration = g.res
 		e.place(m.Migration.ShardNode, int(g.off), "new layout's shard %d on missing node %d")
@@ -707,25 +705,21 @@ func (e *engine) reach(now Time, si int32) {
 }
 
 // admitAtNode runs subrequest si, which reached its node at now, past what may turn it
-// away or hold it before the node's queue: an index shard's limit and push-back
-// (index.go), the SubAdmits of a table's shard (a partition limit, mechanisms/limits), the
-// node gates of the mechanisms of Model.Mechanisms (mechanism.go). It reports whether si
-// goes on to the queue; false: it was refused, or a gate holds it. Only a run with one of
-// them calls it (admitting).
+// away or hold it before the node's queue: the SubAdmit hooks (a partition limit,
+// mechanisms/limits; an index partition's limit and push-back, mechanisms/index), which a
+// subrequest a node gate held and passed on has passed, then the node gates of the
+// mechanisms of Model.Mechanisms (mechanism.go). It reports whether si goes on to the
+// queue; false: it was refused, or a gate holds it. Only a run with one of them calls it
+// (admitting).
 func (e *engine) admitAtNode(now Time, si int32) bool {
 	sub := &e.subs.items[si]
 	if sub.req == followerReq {
 		return true
 	}
-	if e.gsi != nil && sub.shard >= e.gsi.off {
-		// An index's shard: its own limit, and an asynchronous write's push-back (index.go).
-		if !e.amongGates(si) && e.gsi.refuse(e, now, si) {
-			return false
-		}
-	} else if len(e.admits) > 0 && !e.amongGates(si) {
+	if !e.amongGates(si) {
 		for _, a := range e.admits {
 			if !a.Admit(Core{e}, now, si) {
-				return false // refused, and ended (Core.Throttle)
+				return false // refused, and ended (Core.Throttle, Core.Reject)
 			}
 		}
 	}

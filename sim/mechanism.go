@@ -65,6 +65,18 @@ var (
 	_ mechanism = (*rebState)(nil)
 )
 
+// ownShards adds the shards of the mechanisms of Model.Mechanisms that have shards of their
+// own (ShardOwner) after the table's; called by newEngine before the result arrays are
+// sized, with the table's shard ids (a migration's new layout's included) counted.
+func (e *engine) ownShards() {
+	e.table = int32(e.nShards)
+	for _, s := range e.m.Mechanisms {
+		if o, ok := s.(ShardOwner); ok {
+			o.OwnShards(Core{e})
+		}
+	}
+}
+
 // newMoves sets up the mechanisms that move shards between layouts or nodes, a migration
 // and a rebalance; a migration's new layout extends the shard ids.
 func (e *engine) newMoves() {
@@ -103,7 +115,7 @@ func (e *engine) newMechanisms() {
 
 // gates are the hooks of the mechanisms turned on by a Setting (all empty when none is).
 type gates struct {
-	admits     []SubAdmit // before atNode, for a table's shards (not an index's)
+	admits     []SubAdmit // before atNode, for every shard: each admits the shards it limits
 	atNode     []NodeGate
 	firstGates int     // how many of atNode came first (GateNodesFirst)
 	passed     []uint8 // by subrequest slot: how many of atNode it has passed, while it is among them
@@ -115,7 +127,7 @@ type gates struct {
 	// waitCounters count the waits the mechanisms report (waits.go).
 	waitCounters []*WaitCounter
 	// admitting: something may turn a subrequest away or hold it at its node before the
-	// queue (an index's or a partition's limit, a node gate): reach calls admitAtNode. Set
+	// queue (a SubAdmit, a partition's limit, a node gate): reach calls admitAtNode. Set
 	// once every mechanism is on (startSettings).
 	admitting bool
 }
@@ -270,8 +282,8 @@ func (e *engine) startSettings() {
 	for _, s := range e.m.Mechanisms {
 		s.On(Core{e})
 	}
-	e.admitting = e.gsi != nil || len(e.admits) > 0 || len(e.atNode) > 0
+	e.admitting = len(e.admits) > 0 || len(e.atNode) > 0
 	if e.mig != nil && len(e.admits) > 0 {
-		panic("sim: a migration cannot be combined with partition limits (a SubAdmit)")
+		panic("sim: a migration cannot be combined with a mechanism that refuses subrequests at their nodes (a SubAdmit)")
 	}
 }

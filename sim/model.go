@@ -81,9 +81,6 @@ type Stream struct {
 	Client    Client
 	// ApplyCost is the CPU time a follower spends applying one of the stream's writes.
 	ApplyCost Time
-	// Index, when positive, routes the stream's reads or scans over index Index-1 of
-	// Model.Indexes: its Planner plans over that index's shard ids, from 0 (index.go).
-	Index int
 	// Clients, when positive, makes the stream closed-loop: Clients clients each issue a
 	// request, wait for its outcome, think for a draw of Think, and issue the next one.
 	// Arrivals is not used then.
@@ -158,8 +155,6 @@ type Model struct {
 	// the windows. It cannot be combined with Split (the number of shards would change
 	// during the run).
 	Sink WindowSink
-	// Indexes are the table's global secondary indexes (index.go); none: nil.
-	Indexes []Index
 	// Detail, when its Window is set, keeps every stream's latency histograms at a finer
 	// grain over a range of the run as well (detail.go).
 	Detail Detail

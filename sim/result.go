@@ -70,7 +70,8 @@ type Result struct {
 	Sink WindowSink
 	// Rebalance is what Model.Rebalance did (nil: no rebalance).
 	Rebalance *RebalanceResult
-	// Indexes say which shard ids are the indexes' (Model.Indexes), in its order.
+	// Indexes say which shard ids are the global secondary indexes' (mechanisms/index), in
+	// their order.
 	Indexes []IndexLayout
 	// Detail is Model.Detail with To cut at Duration (Window 0: none); each stream's Fine
 	// holds its fine windows.
@@ -499,4 +500,12 @@ func newResult(m *Model, nShards int) *Result {
 		NodeBusy:      make([]Time, nw*nNodes),
 		NodeCapacity:  make([]Time, nw*nNodes),
 	}
+}
+
+// IndexLayout says where a global secondary index's shards are in a Result
+// (mechanisms/index): the ids First to First+Shards-1.
+type IndexLayout struct {
+	Name          string
+	First, Shards int
+	Async         bool
 }

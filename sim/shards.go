@@ -6,6 +6,8 @@ package sim
 // w&wMask (a sink's ring of open windows) or w (wMask -1, every window kept).
 type shardTable struct {
 	nShards   int      // shard ids the result arrays hold (splits included)
+	table     int32    // the table's shard ids (splits, a migration's new layout): those after are the mechanisms' (ownNodes)
+	ownNodes  []int    // the node of each shard a mechanism added (Core.AddShards), from id table on
 	shardNode []int32  // the node serving each shard now
 	shardQ    []int32  // subrequests of each shard waiting in its node's queue
 	shardW    []int    // last window whose shard max queue is up to date

@@ -18,9 +18,10 @@ type Limits struct {
 }
 
 // On gives every shard of the table, those its splits may make included, its buckets, and
-// admits the subrequests that reach their nodes.
+// admits the subrequests that reach their nodes. The shards of a mechanism's own (a global
+// secondary index's, sim.Core.AddShards) have none: their mechanism admits them.
 func (l Limits) On(c sim.Core) {
-	c.AdmitSubs(newState(&l.Settings, c.TableShards(), c.Shards()))
+	c.AdmitSubs(newState(&l.Settings, c.TableShards(), c.TableIDs()))
 }
 
 // Note is "": explain says what its figures leave out of the limits itself (compile).
@@ -96,12 +97,13 @@ func newState(cfg *scenario.PartitionLimits, shards, maxShards int) *state {
 	return p
 }
 
-// Admit takes units for subrequest si, which reached its node at now: one a partition it
-// reads or writes, from its shard's bucket of writes or of reads. A subrequest whose
-// partition has none to give is throttled.
+// Admit takes units for subrequest si of the table, which reached its node at now: one a
+// partition it reads or writes, from its shard's bucket of writes or of reads. A
+// subrequest whose partition has none to give is throttled.
 func (p *state) Admit(c sim.Core, now sim.Time, si int32) bool {
-	if p.admit(now, int(c.SubShard(si)), c.SubWrite(si), float64(c.SubParts(si))) {
-		return true
+	sh := int(c.SubShard(si))
+	if sh >= len(p.write) || p.admit(now, sh, c.SubWrite(si), float64(c.SubParts(si))) {
+		return true // a mechanism's own shard, or units to give
 	}
 	c.Throttle(now, si)
 	return false

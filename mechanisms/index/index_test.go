@@ -1,4 +1,4 @@
-package sim
+package index_test
 
 import (
 	"math"
@@ -6,38 +6,48 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/index"
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
+
+// Tests of global secondary indexes (docs/mitigations.md, "Global secondary indexes"):
+// closed forms of an index's push-back and of a synchronous index's fork-join, with their
+// seed, sample size and tolerance, and where an index's writes and reads land.
+
+// indexesOf is the setting of m's indexes (the first of its mechanisms).
+func indexesOf(m *sim.Model) *index.Indexes { return m.Mechanisms[0].(*index.Indexes) }
 
 // indexModel is a table of tableShards shards keyed by field 0 (uniform over 100,000
 // values), one shard a node, with one index keyed by field 1 (uniform over idxValues
 // values) over idxShards shards, each on a node of its own after the table's; one write
 // stream at rate, cost exponential with mean cost.
-func indexModel(tableShards, idxShards int, idxValues uint64, rate float64, cost Time, async bool) *Model {
+func indexModel(tableShards, idxShards int, idxValues uint64, rate float64, cost sim.Time, async bool) *sim.Model {
 	td := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
 	xd := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 1}}}
-	m := &Model{
-		Seed: 7, Duration: 200 * Second, Window: 10 * Second,
-		Nodes: make([]Node, tableShards+idxShards), ShardNode: make([]int, tableShards),
-		Streams: []Stream{{
-			Name: "w", Op: Write, Cost: cost,
+	m := &sim.Model{
+		Seed: 7, Duration: 200 * sim.Second, Window: 10 * sim.Second,
+		Nodes: make([]sim.Node, tableShards+idxShards), ShardNode: make([]int, tableShards),
+		Streams: []sim.Stream{{
+			Name: "w", Op: sim.Write, Cost: cost,
 			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: rate}}),
 			Fields:   []workload.Generator{workload.NewUniform(100_000), workload.NewUniform(idxValues)},
 			Planner:  keyspace.NewPointPlanner(td, keyspace.NewModulo(tableShards), false),
 		}},
-		Indexes: []Index{{
+		Mechanisms: []sim.Setting{&index.Indexes{List: []index.Index{{
 			Name: "by_group", ShardNode: make([]int, idxShards), Async: async,
-			Planners: []Planner{keyspace.NewPointPlanner(xd, keyspace.NewModulo(idxShards), false)},
-		}},
+			Planners: []sim.Planner{keyspace.NewPointPlanner(xd, keyspace.NewModulo(idxShards), false)},
+		}}}},
 	}
 	for i := range m.Nodes {
-		m.Nodes[i] = Node{Cores: 1}
+		m.Nodes[i] = sim.Node{Cores: 1}
 	}
 	for s := range m.ShardNode {
 		m.ShardNode[s] = s
 	}
-	for s := range m.Indexes[0].ShardNode {
-		m.Indexes[0].ShardNode[s] = tableShards + s
+	for s := range indexesOf(m).List[0].ShardNode {
+		indexesOf(m).List[0].ShardNode[s] = tableShards + s
 	}
 	return m
 }
@@ -50,9 +60,9 @@ func indexModel(tableShards, idxShards int, idxValues uint64, rate float64, cost
 // token is taken). Seed 7, 400,000 writes; tolerance 0.5%, for the few moments the Poisson
 // arrivals leave the bucket full (a rate of 2,000 against 500 leaves it so about never).
 func TestAsyncIndexLimitThrottlesTable(t *testing.T) {
-	m := indexModel(4, 1, 1, 2000, 50*Microsecond, true)
-	m.Indexes[0].WriteRate = 500
-	r := Run(m)
+	m := indexModel(4, 1, 1, 2000, 50*sim.Microsecond, true)
+	indexesOf(m).List[0].WriteRate = 500
+	r := sim.Run(m)
 	w := &r.Streams[0]
 	want := 500*m.Duration.Seconds() + 500
 	if got := float64(w.Completed); math.Abs(got-want) > 0.005*want {
@@ -90,14 +100,14 @@ func TestAsyncIndexLimitThrottlesTable(t *testing.T) {
 // is the table's path alone: M/M/1 at rho = 0.5, mean 1/(mu - lambda) = 2 ms. Seed 7,
 // 100,000 writes; tolerance 5%.
 func TestAsyncIndexFreeBelowLimit(t *testing.T) {
-	m := indexModel(1, 1, 10, 500, Millisecond, true)
-	m.Indexes[0].WriteRate = 1000
-	r := Run(m)
+	m := indexModel(1, 1, 10, 500, sim.Millisecond, true)
+	indexesOf(m).List[0].WriteRate = 1000
+	r := sim.Run(m)
 	w := &r.Streams[0]
 	if w.Completed != w.Offered {
 		t.Fatalf("%d of %d writes completed, want all", w.Completed, w.Offered)
 	}
-	mean := w.LatencySum / float64(w.Completed) / float64(Millisecond)
+	mean := w.LatencySum / float64(w.Completed) / float64(sim.Millisecond)
 	if math.Abs(mean-2) > 0.05*2 {
 		t.Errorf("mean write latency %.3f ms, want 2 ms (the table's M/M/1 path alone)", mean)
 	}
@@ -117,44 +127,45 @@ func TestSyncIndexForkJoin(t *testing.T) {
 	const lambda, mu = 500.0, 1000.0
 	rho := lambda / mu
 	want := (12 - rho) / 8 / (mu - lambda) * 1000 // ms
-	sync := Run(indexModel(1, 1, 10, lambda, Millisecond, false))
+	sync := sim.Run(indexModel(1, 1, 10, lambda, sim.Millisecond, false))
 	w := &sync.Streams[0]
 	if w.Completed != w.Offered {
 		t.Fatalf("%d of %d writes completed, want all", w.Completed, w.Offered)
 	}
-	mean := w.LatencySum / float64(w.Completed) / float64(Millisecond)
+	mean := w.LatencySum / float64(w.Completed) / float64(sim.Millisecond)
 	if math.Abs(mean-want) > 0.04*want {
 		t.Errorf("sync index: mean write latency %.3f ms, want %.3f ms (Nelson-Tantawi)", mean, want)
 	}
 	// Each path alone: the same model without the index.
-	plain := indexModel(1, 1, 10, lambda, Millisecond, false)
-	plain.Indexes, plain.Nodes = nil, plain.Nodes[:1]
-	p := Run(plain).Streams[0]
-	alone := p.LatencySum / float64(p.Completed) / float64(Millisecond)
+	plain := indexModel(1, 1, 10, lambda, sim.Millisecond, false)
+	plain.Mechanisms, plain.Nodes = nil, plain.Nodes[:1]
+	p := sim.Run(plain).Streams[0]
+	alone := p.LatencySum / float64(p.Completed) / float64(sim.Millisecond)
 	if math.Abs(alone-2) > 0.05*2 || mean < alone {
 		t.Errorf("the table's path alone: %.3f ms (want 2 ms, M/M/1); the fork-join %.3f ms must not be below it", alone, mean)
 	}
 	t.Logf("fork-join: simulated %.3f ms, Nelson-Tantawi %.3f ms; one path: simulated %.3f ms, M/M/1 2 ms", mean, want, alone)
 }
 
-// TestIndexReadsLandOnIndexShards: reads routed over an index (Stream.Index) visit the
+// TestIndexReadsLandOnIndexShards: reads routed over an index (Index.Reads) visit the
 // index's shards, by its key design: each read of field-1 value v lands on index shard
 // Modulo(4)'s shard of v, offset past the table's 8 shards, and never on the table's. The
 // expected count of each index shard is the reads times the share of the 16 values its
 // scheme gives it (the slow, obviously right version: the scheme asked value by value).
 // Seed 7, about 100,000 reads; tolerance 4 standard deviations of a binomial count.
 func TestIndexReadsLandOnIndexShards(t *testing.T) {
-	m := indexModel(8, 4, 16, 100, 10*Microsecond, true)
+	m := indexModel(8, 4, 16, 100, 10*sim.Microsecond, true)
 	xd := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 1}}}
 	xs := keyspace.NewModulo(4)
-	m.Streams = append(m.Streams, Stream{
-		Name: "r", Op: Read, Cost: 10 * Microsecond, Index: 1,
+	m.Streams = append(m.Streams, sim.Stream{
+		Name: "r", Op: sim.Read, Cost: 10 * sim.Microsecond,
 		Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 500}}),
 		Fields:   []workload.Generator{nil, workload.NewUniform(16)},
 		Planner:  keyspace.NewPointPlanner(xd, xs, true),
 	})
-	m.Indexes[0].Planners = append(m.Indexes[0].Planners, nil)
-	r := Run(m)
+	indexesOf(m).List[0].Planners = append(indexesOf(m).List[0].Planners, nil)
+	indexesOf(m).List[0].Reads = []int{1}
+	r := sim.Run(m)
 	reads := r.Streams[1].Completed
 	share := make([]float64, 4)
 	var k keyspace.Key
@@ -181,18 +192,19 @@ func TestIndexReadsLandOnIndexShards(t *testing.T) {
 	}
 }
 
-// TestIndexNoAllocations: a write that writes a synchronous and an asynchronous index, and
-// reads over one of them, allocate nothing per request in steady state.
-func TestIndexNoAllocations(t *testing.T) {
-	m := indexModel(4, 2, 1000, 20000, 20*Microsecond, false)
-	m.Duration, m.Window = 100*Second, 100*Second
+// indexMix is a model whose writes write a synchronous and an asynchronous index, and
+// whose reads go over the second: every path of the indexes at once.
+func indexMix() *sim.Model {
+	m := indexModel(4, 2, 1000, 20000, 20*sim.Microsecond, false)
+	m.Duration, m.Window = 100*sim.Second, 100*sim.Second
 	xd := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 1}}}
-	async := Index{Name: "a", ShardNode: []int{0, 1}, Async: true, WriteRate: 8000, ReadRate: 8000,
-		Planners: []Planner{keyspace.NewPointPlanner(xd, keyspace.NewModulo(2), false), nil}}
-	m.Indexes = append(m.Indexes, async)
-	m.Indexes[0].Planners = append(m.Indexes[0].Planners, nil)
-	m.Streams = append(m.Streams, Stream{
-		Name: "r", Op: Read, Cost: 10 * Microsecond, Index: 2,
+	async := index.Index{Name: "a", ShardNode: []int{0, 1}, Async: true, WriteRate: 8000, ReadRate: 8000,
+		Planners: []sim.Planner{keyspace.NewPointPlanner(xd, keyspace.NewModulo(2), false), nil}, Reads: []int{1}}
+	x := indexesOf(m)
+	x.List = append(x.List, async)
+	x.List[0].Planners = append(x.List[0].Planners, nil)
+	m.Streams = append(m.Streams, sim.Stream{
+		Name: "r", Op: sim.Read, Cost: 10 * sim.Microsecond,
 		Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 20000}}),
 		Fields:   []workload.Generator{nil, workload.NewUniform(1000)},
 		Planner:  keyspace.NewPointPlanner(xd, keyspace.NewModulo(2), true),
@@ -200,22 +212,33 @@ func TestIndexNoAllocations(t *testing.T) {
 	for i := range m.Nodes {
 		m.Nodes[i].QueueLimit = 1000
 	}
-	e := noAllocs(t, m)
-	// The shards' totals are summed at wrap-up: the window's series holds them so far.
-	if e.res.ShardOps[6]+e.res.ShardOps[7] == 0 || e.res.ShardOps[4]+e.res.ShardOps[5] == 0 {
-		t.Errorf("index shards served %v: want both indexes' shards to serve", e.res.ShardOps[4:8])
+	return m
+}
+
+// TestIndexNoAllocations: a write that writes a synchronous and an asynchronous index, and
+// reads over one of them, allocate nothing per request in steady state; and both indexes'
+// shards serve (a run of the same model, cut to 2 s).
+func TestIndexNoAllocations(t *testing.T) {
+	mechtest.NoAllocs(t, indexMix())
+	m := indexMix()
+	m.Duration, m.Window = 2*sim.Second, 2*sim.Second
+	r := sim.Run(m)
+	if r.Shards[6].Ops+r.Shards[7].Ops == 0 || r.Shards[4].Ops+r.Shards[5].Ops == 0 {
+		t.Errorf("index shards served %d, %d, %d, %d: want both indexes' shards to serve", r.Shards[4].Ops, r.Shards[5].Ops, r.Shards[6].Ops, r.Shards[7].Ops)
 	}
+	mechtest.Conserve(t, r)
 }
 
 // TestIndexStaysOnOneEngine: a model with an index is not split among workers (a sync
 // write joins its table's and its index's nodes; an async one is refused by the index's):
-// OneCoreReason names the index, and the engine's own check agrees.
+// OneCoreReason names the index, and a run offered two cores runs on one.
 func TestIndexStaysOnOneEngine(t *testing.T) {
-	m := indexModel(2, 1, 4, 100, Millisecond, false)
-	if why := OneCoreReason(m); !strings.Contains(why, "index") {
+	m := indexModel(2, 1, 4, 100, sim.Millisecond, false)
+	if why := sim.OneCoreReason(m); !strings.Contains(why, "index") {
 		t.Errorf("OneCoreReason %q, want the index named", why)
 	}
-	if why := newEngine(indexModel(2, 1, 4, 100, Millisecond, true)).coupled(); why == "" {
-		t.Error("the engine of a model with an index says nothing couples its nodes")
+	r := sim.RunOn(2, func() *sim.Model { return indexModel(2, 1, 4, 100, sim.Millisecond, true) })
+	if r.Cores != 1 || !strings.Contains(r.OneCore, "index") {
+		t.Errorf("a run with an index offered 2 cores ran on %d, saying %q: want one, the index named", r.Cores, r.OneCore)
 	}
 }

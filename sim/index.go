@@ -78,8 +78,8 @@ func (e *engine) newIndexes() {
 	if len(m.Indexes) == 0 {
 		return
 	}
-	if m.Migration != nil || m.Splitter != nil || m.Rebalance != nil {
-		panic("sim: an index cannot be combined with a migration, shard splits or a rebalance")
+	if m.Migration != nil || e.growing || m.Rebalance != nil {
+		panic("sim: an index cannot be combined with a migration, a Setting that adds shards to the table or a rebalance")
 	}
 	g := &indexes{off: int32(e.nShards), defs: m.Indexes}
 	for i, x := range m.Indexes {

@@ -175,9 +175,9 @@ var (
 	}{
 		{func(m *Model) bool { return m.Sink != nil }, "its shard series are streamed"},
 		{func(m *Model) bool { return m.Replicas > 0 || m.ReadAny }, "replicas couple the nodes"},
-		{func(m *Model) bool { return m.Splitter != nil }, "shard splits move shards between nodes"},
 		{func(m *Model) bool { return m.Migration != nil }, "a migration moves shards between nodes"},
 		{func(m *Model) bool { return m.Rebalance != nil }, "a rebalance moves shards between nodes"},
+		{func(m *Model) bool { return settingCouples(m) != "" }, ""}, // the Setting's own words (Coupling)
 		{func(m *Model) bool { return len(m.Indexes) > 0 }, "a global secondary index joins each write's table and index shards (index.go)"},
 		{func(m *Model) bool { return len(m.Actions) > 0 }, "timed actions change the cluster during the run"},
 		{func(m *Model) bool { return len(m.Mechanisms) > 0 }, "a mechanism of Model.Mechanisms (a cache, partition limits, a page latch, row locks, a connection pool, job queues) is not split yet"},
@@ -196,14 +196,31 @@ var (
 // first mechanism it uses that couples the nodes during the run.
 func OneCoreReason(m *Model) string {
 	for _, c := range modelCouplings {
-		if c.on(m) {
-			return c.why
+		if !c.on(m) {
+			continue
 		}
+		if c.why == "" {
+			return settingCouples(m)
+		}
+		return c.why
 	}
 	for i := range m.Streams {
 		for _, c := range streamCouplings {
 			if c.on(&m.Streams[i]) {
 				return fmt.Sprintf("stream %q %s", m.Streams[i].Name, c.why)
+			}
+		}
+	}
+	return ""
+}
+
+// settingCouples is what the first Setting of m that says why it couples the nodes
+// (Coupling) says, or "".
+func settingCouples(m *Model) string {
+	for _, s := range m.Mechanisms {
+		if c, ok := s.(Coupling); ok {
+			if why := c.Couples(); why != "" {
+				return why
 			}
 		}
 	}
@@ -356,7 +373,7 @@ func (f *fences) fence() {
 // OneCoreReason reads in the model, so that a mechanism added later and not named there
 // keeps its runs on one engine rather than splitting them wrong.
 func (e *engine) coupled() string {
-	if len(e.all) > 0 || len(e.admits) > 0 || e.split != nil || e.mig != nil || e.reb != nil ||
+	if len(e.all) > 0 || len(e.admits) > 0 || len(e.windowed) > 0 || e.mig != nil || e.reb != nil ||
 		e.ring != nil || e.trackNode || len(e.atNode) > 0 || len(e.watches) > 0 {
 		return "a mechanism couples the nodes"
 	}

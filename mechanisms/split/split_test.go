@@ -152,3 +152,19 @@ func TestSplitThrottled(t *testing.T) {
 		t.Errorf("split %+v: want shard 0 for SplitThrottled, value 2 (windows), at the end of window 2", ev)
 	}
 }
+
+// TestSplitOneCore: a run with splits stays on one engine, for the reason it gave when the
+// engine named splits itself, and RunOn gives the same Result as Run.
+func TestSplitOneCore(t *testing.T) {
+	if why := sim.OneCoreReason(splitModel()); why != "shard splits move shards between nodes" {
+		t.Errorf("OneCoreReason %q", why)
+	}
+	one, two := sim.Run(splitModel()), sim.RunOn(2, splitModel)
+	if two.Cores != 1 || two.OneCore != "shard splits move shards between nodes" {
+		t.Errorf("RunOn: %d cores, one core because %q", two.Cores, two.OneCore)
+	}
+	two.Cores, two.OneCore = one.Cores, one.OneCore
+	if !reflect.DeepEqual(one, two) {
+		t.Error("RunOn's result differs from Run's")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -25,9 +26,14 @@ func Model(s *scenario.Resolved) *sim.Model {
 		ShardNode: Placement(s),
 	}
 	rt := newRouter(s)
-	m.Splitter = rt.splitter
 	mitigations(s, m)
-	m.Mechanisms = append([]sim.Setting(nil), s.Mechanisms...) // settings are values no run changes
+	var ms []sim.Setting
+	if rt.splitter != nil {
+		// The model's own splitter, which its planners route through: first, as the
+		// engine turned splits on before the other mechanisms.
+		ms = append(ms, split.Split{Policy: *s.Split, Splitter: rt.splitter})
+	}
+	m.Mechanisms = append(ms, s.Mechanisms...) // settings are values no run changes
 	for i, ss := range s.Streams {
 		st := rt.stream(s, i)
 		st.Service, st.Client = ss.Service, ss.Client
@@ -168,10 +174,6 @@ func arrivals(ss scenario.StreamSpec) workload.Arrivals {
 // leaves them nil and zero. Every pointer is a fresh copy: a model owns what it points to.
 func mitigations(s *scenario.Resolved, m *sim.Model) {
 	m.Replicas, m.ReadAny = s.Replicas, s.ReadAny
-	if s.Split != nil {
-		p := *s.Split
-		m.Split = &p
-	}
 	for _, a := range s.Actions {
 		if a.Limit != nil {
 			l := *a.Limit

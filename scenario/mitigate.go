@@ -206,7 +206,7 @@ type PartitionLimits struct {
 	// the table as a whole stays within its provisioned capacity.
 	Adaptive bool
 	// SplitForHeat splits a partition that was throttled in two consecutive windows
-	// (sim.SplitPolicy.Throttled).
+	// (SplitPolicy.Throttled).
 	SplitForHeat bool
 }
 
@@ -252,6 +252,22 @@ func resolveLimits(c *checker, f *File, s *Resolved) {
 	s.Limits = pl
 }
 
+// SplitPolicy is automatic splits' settings ([keyspace.split], and split_for_heat of
+// [keyspace.limits]), which mechanisms/split carries out: shards split while the run goes
+// on (range scheme: at the median of the shard's recent keys; hash schemes: at the median
+// of their hashes). The new shard takes the upper half and, after Move, is served by the
+// node with the least load in the last window; until then by its parent's node.
+type SplitPolicy struct {
+	Rows int64   // split a shard once it has gained this many rows (0: never)
+	Load float64 // split a shard whose load stays above this fraction for a window (0: never)
+	// Move is the delay before the new shard is moved to its own node. The most shards
+	// there can be is Resolved.MaxShards, the bound of the splitter the model routes through.
+	Move sim.Time
+	// Throttled splits a shard throttled (sim.Core.Throttle: a partition limit,
+	// mechanisms/limits) in two windows running, at the end of the second.
+	Throttled bool
+}
+
 // resolveSplit reads [keyspace.split], after [keyspace.limits] (split_for_heat splits too).
 func resolveSplit(c *checker, f *File, s *Resolved) {
 	s.MaxShards = s.Shards
@@ -260,7 +276,7 @@ func resolveSplit(c *checker, f *File, s *Resolved) {
 	if (sp == nil && !heat) || s.Shards == 0 {
 		return
 	}
-	pol := &sim.SplitPolicy{}
+	pol := &SplitPolicy{}
 	most := min(splitShardsFactor*s.Shards, maxShards) // the Splitter's bound
 	pol.Move, _ = units.ParseDuration(defaultSplitMove)
 	key := "keyspace.limits.split_for_heat"
@@ -282,7 +298,7 @@ func resolveSplit(c *checker, f *File, s *Resolved) {
 
 // splitSettings reads [keyspace.split]'s triggers (rows, load), a move's time and the most
 // shards splits may reach (most unless max_shards is given), into pol.
-func splitSettings(c *checker, sp *Split, s *Resolved, pol *sim.SplitPolicy, most int) int {
+func splitSettings(c *checker, sp *Split, s *Resolved, pol *SplitPolicy, most int) int {
 	if sp.Rows != nil {
 		if *sp.Rows < 0 {
 			c.add("keyspace.split.rows", "must not be negative (got %d); 0 turns size splits off", *sp.Rows)

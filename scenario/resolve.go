@@ -313,8 +313,8 @@ type Resolved struct {
 	ReadAny     bool
 	ApplyCost   sim.Time // 0: each write stream's own cost
 	Limits      *PartitionLimits
-	Split       *sim.SplitPolicy // nil: no splitting
-	MaxShards   int              // the shards the variant may reach: shards without splitting
+	Split       *SplitPolicy // nil: no splitting
+	MaxShards   int          // the shards the variant may reach: shards without splitting
 	Copies      *CopiesSpec
 	Actions     []sim.Action // in time order
 	Detect      detect.Config

@@ -215,8 +215,8 @@ func checkModel(t *testing.T, sc *scenarios.Scenario, v *scenarios.Variant, m *s
 	if m.Replicas < 0 || m.Replicas >= len(m.Nodes) {
 		t.Errorf("variant %q: %d replicas on %d nodes", v.Name, m.Replicas, len(m.Nodes))
 	}
-	if (m.Split != nil) != (m.Splitter != nil) || (m.Split != nil && (v.MaxShards < len(m.ShardNode) || m.Splitter.Max() != v.MaxShards)) {
-		t.Errorf("variant %q: split %+v, splitter %v, max shards %d", v.Name, m.Split, m.Splitter, v.MaxShards)
+	if sp := splitOf(m); (sp != nil) != (v.Spec != nil && v.Spec.Split != nil) || (sp != nil && (sp.Splitter == nil || v.MaxShards < len(m.ShardNode) || sp.Splitter.Max() != v.MaxShards)) {
+		t.Errorf("variant %q: split %+v, max shards %d", v.Name, sp, v.MaxShards)
 	}
 	for i, a := range m.Actions {
 		if a.At < 0 || a.At >= m.Duration || (i > 0 && a.At < m.Actions[i-1].At) || a.Text == "" {

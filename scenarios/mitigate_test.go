@@ -12,6 +12,7 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/cache"
 	"github.com/shardsim/shardsim/mechanisms/limits"
+	"github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -40,6 +41,16 @@ func limitsOf(m *sim.Model) *scenario.PartitionLimits {
 	return nil
 }
 
+// splitOf is m's automatic splits (mechanisms/split), or nil.
+func splitOf(m *sim.Model) *split.Split {
+	for _, x := range m.Mechanisms {
+		if s, ok := x.(split.Split); ok {
+			return &s
+		}
+	}
+	return nil
+}
+
 // cached reports whether stream i's reads go through m's cache.
 func cached(m *sim.Model, i int) bool {
 	c := cacheOf(m)
@@ -50,9 +61,9 @@ func TestNoMitigations(t *testing.T) {
 	sc := load(t, shopBase, scenarios.Options{})
 	v := sc.Variants[0]
 	m := v.Model()
-	if cacheOf(m) != nil || m.Replicas != 0 || m.ReadAny || limitsOf(m) != nil || m.Split != nil || m.Splitter != nil || m.Actions != nil {
-		t.Errorf("mitigations set: cache %v replicas %d readAny %v limits %v split %v splitter %v actions %v",
-			cacheOf(m), m.Replicas, m.ReadAny, limitsOf(m), m.Split, m.Splitter, m.Actions)
+	if cacheOf(m) != nil || m.Replicas != 0 || m.ReadAny || limitsOf(m) != nil || splitOf(m) != nil || m.Actions != nil {
+		t.Errorf("mitigations set: cache %v replicas %d readAny %v limits %v split %v actions %v",
+			cacheOf(m), m.Replicas, m.ReadAny, limitsOf(m), splitOf(m), m.Actions)
 	}
 	if m.Detect != (detect.Config{}) {
 		t.Errorf("Detect = %+v, want zero (the engine's defaults)", m.Detect)
@@ -110,11 +121,12 @@ top = 3
 	if want := (scenario.PartitionLimits{WriteUnits: 1000, ReadUnits: 3000, Burst: 300 * sim.Second}); limitsOf(m) == nil || *limitsOf(m) != want {
 		t.Errorf("limits %+v, want %+v", limitsOf(m), want)
 	}
-	if want := (sim.SplitPolicy{Rows: 500, Move: 30 * sim.Second}); m.Split == nil || *m.Split != want {
-		t.Errorf("split %+v, want %+v", m.Split, want)
+	sp := splitOf(m)
+	if want := (scenario.SplitPolicy{Rows: 500, Move: 30 * sim.Second}); sp == nil || sp.Policy != want {
+		t.Fatalf("split %+v, want %+v", sp, want)
 	}
-	if m.Splitter == nil || m.Splitter.Max() != 48 || m.Splitter.Live() != 12 {
-		t.Fatalf("splitter %v", m.Splitter)
+	if sp.Splitter == nil || sp.Splitter.Max() != 48 || sp.Splitter.Live() != 12 {
+		t.Fatalf("splitter %v", sp.Splitter)
 	}
 	if v.MaxShards != 48 || v.Shards != 12 || len(m.ShardNode) != 12 {
 		t.Errorf("shards %d, max %d, placement of %d", v.Shards, v.MaxShards, len(m.ShardNode))
@@ -208,11 +220,12 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	if limitsOf(m) == nil || *limitsOf(m) != wantL {
 		t.Errorf("limits %+v, want %+v", limitsOf(m), wantL)
 	}
-	if want := (sim.SplitPolicy{Load: 0.75, Move: sim.Minute, Throttled: true}); m.Split == nil || *m.Split != want {
-		t.Errorf("split %+v, want %+v", m.Split, want)
+	sp := splitOf(m)
+	if want := (scenario.SplitPolicy{Load: 0.75, Move: sim.Minute, Throttled: true}); sp == nil || sp.Policy != want {
+		t.Fatalf("split %+v, want %+v", sp, want)
 	}
-	if m.Splitter == nil || m.Splitter.Max() != 20 {
-		t.Errorf("splitter %v, want one bounded at max_shards = 20", m.Splitter)
+	if sp.Splitter == nil || sp.Splitter.Max() != 20 {
+		t.Errorf("splitter %v, want one bounded at max_shards = 20", sp.Splitter)
 	}
 	if m.Detect != (detect.Config{TopK: 5, SampleEvery: 1, MaxKeys: 1000, OutlierFactor: 3.5, OutlierMinSamples: 20}) {
 		t.Errorf("detect %+v", m.Detect)
@@ -232,7 +245,7 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	}
 	// Two models own their pointers.
 	m2 := v.Model()
-	if m2.Split == m.Split || m2.Splitter == m.Splitter || m2.Streams[1].Client.Limit == get.Client.Limit {
+	if splitOf(m2).Splitter == sp.Splitter || m2.Streams[1].Client.Limit == get.Client.Limit {
 		t.Error("two models share a mitigation")
 	}
 }
@@ -253,14 +266,15 @@ func TestSplitterShared(t *testing.T) {
 	for u := uint64(0); u < 1000; u++ {
 		keys = append(keys, keyspace.Key{N: 1, P: [keyspace.MaxParts]uint64{u}})
 	}
-	shard := m.Splitter.Shard(&keys[500])
+	sp := splitOf(m).Splitter
+	shard := sp.Shard(&keys[500])
 	var mine []keyspace.Key
 	for _, k := range keys {
-		if m.Splitter.Shard(&k) == shard {
+		if sp.Shard(&k) == shard {
 			mine = append(mine, k)
 		}
 	}
-	ns, ok := m.Splitter.Split(shard, mine)
+	ns, ok := sp.Split(shard, mine)
 	if !ok || ns != 12 {
 		t.Fatalf("split of shard %d: %d %v", shard, ns, ok)
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -14,9 +15,10 @@ import (
 // sim (a folder under mechanisms/, docs/architecture.md "Where a new thing goes") sees of
 // the engine. A mechanism is a Setting in Model.Mechanisms; a new engine turns each on
 // with a Core, through which it attaches its hooks (a RequestTaker, a RequestGate, a
-// SubAdmit, a NodeGate, a SubWatcher, a ServiceStart, a SubEnd, a Handler of its own event
-// kinds; a ShardOwner adds shards of its own) and reads and moves the requests it
-// holds. sim's own mechanisms use the engine's unexported methods the Core wraps.
+// SubAdmit, a NodeGate, a SubWatcher, a ServiceStart, a SubEnd, a WindowWatcher, a Handler
+// of its own event kinds) and reads and moves the requests it holds, and the shards (a
+// ShardOwner adds shards of its own, a ShardGrower adds shards to the table as the run
+// goes). sim's own mechanisms use the engine's unexported methods the Core wraps.
 
 // Setting is the configuration of a mechanism that owns its whole part of a run (a page
 // latch, a connection pool, job queues' claims): Model.Mechanisms carries one per
@@ -138,11 +140,42 @@ type ShardOwner interface {
 	OwnShards(c Core)
 }
 
+// ShardGrower is a Setting that adds shards to the table during the run, as automatic
+// splits do (mechanisms/split): a new engine gives the table MaxShards shard ids in all,
+// the new ones numbered after the table's, before it sizes its results (the ids no shard
+// took by the end are left out of them, Core.KeepShards), and records each node's busy
+// time as the run goes (Core.NodeBusy), for a mechanism that moves the shards it adds
+// (Core.MoveShard). It cannot be combined with a migration, a rebalance, an index or a
+// window sink (Model.Sink).
+type ShardGrower interface {
+	MaxShards() int
+}
+
+// GrowsShards reports whether a Setting of m adds shards to the table during the run
+// (ShardGrower): its shard series cannot go to a window sink.
+func GrowsShards(m *Model) bool {
+	for _, s := range m.Mechanisms {
+		if _, ok := s.(ShardGrower); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // Coupling is a Setting that says in its own words why a run with it cannot be split
 // among workers (OneCoreReason), where the model's layouts are named, before its timed
 // actions; a Setting that is not one is named among Model.Mechanisms.
 type Coupling interface {
 	Couples() string
+}
+
+// WindowWatcher is a mechanism told when each window of the run has closed (WatchWindows),
+// with the window's figures complete (ShardBusy, NodeBusy, ThrottleStreak), before the
+// event that opened a later window is handled.
+type WindowWatcher interface {
+	// WindowEnd is the end of window w: t, the time of the first event after it, is in a
+	// later window (or at or past the end of the run).
+	WindowEnd(c Core, t Time, w int)
 }
 
 // Handler handles the events of the kinds a mechanism registered (Core.Register): idx is
@@ -202,6 +235,10 @@ func (c Core) Point(i int) bool { return c.e.streams[i].point != nil }
 // key of the request issued; during NewSub of a solo's subrequest, its request's.
 func (c Core) LastKey(i int) *keyspace.Key { return c.e.streams[i].point.LastKey() }
 
+// Visits are the visits stream i's planner planned last, as LastKey's key: during
+// SubWatcher.Issue, the request's; during NewSub of a solo's subrequest, its one visit.
+func (c Core) Visits(i int) []keyspace.Visit { return c.e.streams[i].visits }
+
 // SubShard is subrequest si's shard.
 func (c Core) SubShard(si int32) int32 { return c.e.subs.items[si].shard }
 
@@ -227,7 +264,7 @@ func (c Core) SubWrite(si int32) bool { return c.e.subs.items[si].write }
 func (c Core) SubParts(si int32) int { return int(c.e.subs.items[si].parts) }
 
 // Shards is the number of the run's shard ids (a shard is named by its index): the
-// table's, those its splits may make (Model.Splitter), a migration's new layout's and the
+// table's, those a ShardGrower may add to it, a migration's new layout's and the
 // mechanisms' own (AddShards). TableShards is the table's shards at the start
 // (Model.ShardNode); TableIDs the table's ids, from 0, before the mechanisms' own.
 func (c Core) Shards() int { return c.e.nShards }
@@ -338,8 +375,8 @@ func (c Core) AdmitSubs(a SubAdmit) {
 
 // Throttle ends subrequest si, which a SubAdmit refused at now: counted against its shard
 // (Throttled) after the warmup, its slot freed and its request's attempt failed as
-// throttled (which the client may retry). A shard throttled in two windows running splits
-// where Model.Split says so (SplitPolicy.Throttled).
+// throttled (which the client may retry); the shard's run of throttled windows grows
+// (ThrottleStreak).
 func (c Core) Throttle(now Time, si int32) {
 	e := c.e
 	sub := &e.subs.items[si]
@@ -410,6 +447,89 @@ func (c Core) FailLock(now Time, si int32, since Time) {
 	e.subEnd(sub.req, int32(sub.attempt), now, failLock)
 }
 
+// WatchWindows has h told of the end of every window, after the watchers put there before
+// it.
+func (c Core) WatchWindows(h WindowWatcher) {
+	c.e.windowed = append(c.e.windowed, watched{h})
+}
+
+// watched is a WindowWatcher among the engine's mechanisms: it handles no event and has no
+// wrap-up of its own.
+type watched struct{ h WindowWatcher }
+
+func (watched) handle(*engine, event)                {}
+func (m watched) windowEnd(e *engine, t Time, w int) { m.h.WindowEnd(Core{e}, t, w) }
+func (watched) wrapUp(*engine)                       {}
+
+// Window is the window of t, -1 at or past the end of the run.
+func (c Core) Window(t Time) int { return c.e.window(t) }
+
+// Windows is the number of the run's windows.
+func (c Core) Windows() int { return c.e.res.Windows }
+
+// WindowSpan is the length of window w (the last may be shorter).
+func (c Core) WindowSpan(w int) Time { return c.e.res.WindowSpan(w) }
+
+// Replicas is the number of followers of every shard (Model.Replicas).
+func (c Core) Replicas() int { return c.e.m.Replicas }
+
+// NodeCores is the number of node n's cores now.
+func (c Core) NodeCores(n int) int { return c.e.nodes[n].cores }
+
+// NodeBusy is node n's busy core time in window w, complete once w has closed; recorded as
+// the run goes where a ShardGrower is on (or replicas, a rebalance).
+func (c Core) NodeBusy(w, n int) Time { return c.e.res.NodeBusy[w*c.e.nNodes+n] }
+
+// ShardNode is the node that serves shard sh now.
+func (c Core) ShardNode(sh int) int { return int(c.e.shardNode[sh]) }
+
+// ShardBusy is shard sh's busy time in window w, complete once w has closed.
+func (c Core) ShardBusy(w, sh int) Time {
+	return c.e.res.ShardBusy[(w&c.e.wMask)*c.e.nShards+sh]
+}
+
+// ThrottleStreak is how many windows running, up to window w, shard sh has had a
+// subrequest throttled in (Throttle); 0 when none was in w, or with no SubAdmit.
+func (c Core) ThrottleStreak(sh, w int) int { return c.e.throttleStreak(sh, w) }
+
+// ShardOut is shard sh's result: a mechanism that adds shards records where each came from
+// (Parent, Created) and reads what they hold (Rows).
+func (c Core) ShardOut(sh int) *ShardResult { return &c.e.res.Shards[sh] }
+
+// PlaceShard puts shard sh, which a ShardGrower adds at now, on node n, where it starts.
+func (c Core) PlaceShard(sh, n int) {
+	e := c.e
+	e.shardNode[sh] = int32(n)
+	e.res.Shards[sh].Node, e.res.Shards[sh].Home = n, n
+}
+
+// MoveShard makes node n serve shard sh from now on, and records the move (EventMove).
+func (c Core) MoveShard(now Time, sh, n int) { c.e.moveShard(now, sh, n) }
+
+// Record adds ev to what changed during the run (Result.Events).
+func (c Core) Record(ev Event) { c.e.res.Events = append(c.e.res.Events, ev) }
+
+// KeepShards cuts the per-shard results to the first n shard ids, those that exist at the
+// end of the run: the ids a ShardGrower reserved and never added are left out. Called in
+// WrapUp.
+func (c Core) KeepShards(n int) {
+	e := c.e
+	r := e.res
+	if n == e.nShards {
+		return
+	}
+	busy := make([]Time, 0, r.Windows*n)
+	ops := make([]int64, 0, r.Windows*n)
+	mq := make([]int32, 0, r.Windows*n)
+	for w := 0; w < r.Windows; w++ {
+		busy = append(busy, r.ShardBusy[w*e.nShards:w*e.nShards+n]...)
+		ops = append(ops, r.ShardOps[w*e.nShards:w*e.nShards+n]...)
+		mq = append(mq, r.ShardMaxQueue[w*e.nShards:w*e.nShards+n]...)
+	}
+	r.ShardBusy, r.ShardOps, r.ShardMaxQueue = busy, ops, mq
+	r.Shards = slices.Clip(r.Shards[:n])
+}
+
 // WrapUpper is a Handler that puts what it recorded into the Result when the run ends
 // (WrapUp), before the core derives the totals of the series, in the order the
 // mechanisms registered.
@@ -449,12 +569,12 @@ func (w *WaitCounts) Histogram() *hdrhistogram.Histogram {
 
 // AddShards adds shards of a mechanism's own beyond the table's (and a migration's new
 // layout's): shard k, served by node nodes[k], gets the id it returns plus k. Only a
-// ShardOwner calls it, from OwnShards, and with no migration, shard splits or rebalance,
-// which number the table's shards anew. The table's partition limits (Model.Limits) do not
-// apply to these shards: their mechanism admits them (SubAdmit).
+// ShardOwner calls it, from OwnShards, and with no migration, ShardGrower or rebalance,
+// which number the table's shards anew. The table's partition limits (mechanisms/limits) do
+// not apply to these shards: their mechanism admits them (SubAdmit).
 func (c Core) AddShards(nodes []int) int32 {
 	e, m := c.e, c.e.m
-	if m.Migration != nil || m.Splitter != nil || m.Rebalance != nil {
+	if m.Migration != nil || e.growing || m.Rebalance != nil {
 		panic("sim: a mechanism's own shards cannot be combined with a migration, shard splits or a rebalance")
 	}
 	first := int32(e.nShards)

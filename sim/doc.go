@@ -11,7 +11,7 @@
 // mechanism: replicas (copies.go),
 // closed-loop clients (closed.go), the client's timeouts, retries
 // and rate limit (client.go, timers.go), a migration (migrate.go), a rebalance
-// (rebalance.go), shard splits (split.go), scheduled actions (actions.go) and detection's
+// (rebalance.go), scheduled actions (actions.go) and detection's
 // sample (observe.go). Each is in its own file, and the core knows it only through these
 // points. Not all of them own their state yet: closed-loop clients, the client's timers and
 // the scheduled actions are adapters (clientSide, closedLoop, actionPlan) over engine
@@ -22,10 +22,10 @@
 //     event of those kinds (handle). The end of a subrequest's service, evDone, is the
 //     core's own.
 //   - window end: registered with perWindow, it sees the end of every window
-//     (windowEnd), as shard splits check their shards.
+//     (windowEnd); a Setting's WindowWatcher is told so too (WatchWindows).
 //   - wrap-up: it puts its figures into the Result when the run ends (wrapUp), before the
 //     core derives the totals.
-//   - the request path: arrival (split.observe, the detection sample), admission
+//   - the request path: arrival (the detection sample), admission
 //     (the rate limit in arrive,
 //     a migration's planners), completion (a migration's settle, a
 //     closed-loop client's think). These hooks are direct calls through the engine's
@@ -43,11 +43,14 @@
 // SubWatcher of issued requests and new subrequests
 // (WatchSubs), a ServiceStart that adds its node's own CPU to a subrequest's service when
 // a core takes it (StartSubs), a SubEnd that may hold a client subrequest's completion
-// when its service ends (EndSubs), its event kinds (NewEventKind, Register, a WrapUpper for
+// when its service ends (EndSubs), a WindowWatcher told as each window closes
+// (WatchWindows), shards a ShardGrower adds to the table during the run (PlaceShard,
+// MoveShard, KeepShards), its event kinds (NewEventKind, Register, a WrapUpper for
 // its figures at the end) and its waits (NewWaits, waits.go), which every output reports.
 // A Setting with shards of its own (a ShardOwner) adds them (AddShards) before the result
 // is sized, and may plan a stream's requests through a planner of its own (Replan).
-// The read cache (mechanisms/cache), partition limits (mechanisms/limits), the page latch (mechanisms/latch), row locks and job
+// The read cache (mechanisms/cache), partition limits (mechanisms/limits), automatic
+// shard splits (mechanisms/split), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit
 // flush (mechanisms/flush), the event loop's wake-ups (mechanisms/eventloop) and global
 // secondary indexes (mechanisms/index) are built so. The mechanisms older than these hooks
@@ -60,11 +63,10 @@
 // which splits the nodes among workers:
 //
 //   - per node: nodeTable (nodes.go): a node's cores, its queue and its series;
-//   - per shard: shardTable (shards.go, with each shard's throttled windows), the split
-//     state (split.go), all indexed by shard: each belongs to the node serving its shard
-//     (as do partition limits' buckets, mechanisms/limits, by shard, row locks and page
-//     latches, mechanisms/, keyed by row and by page, and an index partition's buckets,
-//     mechanisms/index, by index shard);
+//   - per shard: shardTable (shards.go, with each shard's throttled windows), indexed by
+//     shard: it belongs to the node serving its shard (as do partition limits' buckets, the
+//     splits' recent keys, row locks and page latches, mechanisms/, by shard, row and page,
+//     and an index partition's buckets, mechanisms/index, by index shard);
 //   - per stream (the clients' side): streamState (stream.go): arrivals, planning, the
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests

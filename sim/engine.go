@@ -64,7 +64,6 @@ type engine struct {
 	aux          *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
 	// Mechanisms with a hook on the request path, each nil when off: the core calls them
 	// directly (a nil test is all an off mechanism costs).
-	split    *splits   // split.go
 	mig      *migState // migrate.go
 	reb      *rebState // rebalance.go
 	registry           // the mechanisms that are on, by the events they handle (mechanism.go)
@@ -91,11 +90,9 @@ func newEngine(m *Model) *engine {
 		e.maxQueued = DefaultMaxQueued
 	}
 	e.nShards = len(m.ShardNode)
-	if m.Splitter != nil {
-		e.nShards = max(e.nShards, m.Splitter.Shards())
-	}
 	e.nNodes = len(m.Nodes)
-	e.newMoves()  // a migration's new layout adds shard ids: first
+	e.grow(m)     // the table's shards that Settings add during the run: first
+	e.newMoves()  // then a migration's new layout's
 	e.ownShards() // then the mechanisms' own shards
 	e.res = newResult(m, e.nShards)
 	e.wMask = -1
@@ -103,7 +100,7 @@ func newEngine(m *Model) *engine {
 		e.res.ShardBusy, e.res.ShardOps, e.res.ShardMaxQueue = nil, nil, nil
 		e.initSink()
 	}
-	e.nodeTable = newNodeTable(m, e.res)
+	e.nodeTable = newNodeTable(m, e.res, e.growing)
 	e.placeShards()
 	e.newMechanisms()
 	e.streams = make([]streamState, len(m.Streams))
@@ -123,11 +120,8 @@ func checkModel(m *Model) {
 	if len(m.Nodes) == 0 || len(m.Nodes) > math.MaxInt16 || m.Window <= 0 || m.Duration <= 0 {
 		panic(fmt.Sprintf("sim: invalid model: %d nodes, window %v, duration %v", len(m.Nodes), m.Window, m.Duration))
 	}
-	if m.Migration != nil && m.Splitter != nil {
-		panic("sim: a migration cannot be combined with shard splits")
-	}
-	if m.Rebalance != nil && (m.Migration != nil || m.Splitter != nil || m.Replicas > 0) {
-		panic("sim: a rebalance cannot be combined with a migration, shard splits or replicas")
+	if m.Rebalance != nil && (m.Migration != nil || m.Replicas > 0) {
+		panic("sim: a rebalance cannot be combined with a migration or replicas")
 	}
 	if m.Replicas >= len(m.Nodes) {
 		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, len(m.Nodes)))
@@ -314,9 +308,6 @@ func (e *engine) arrive(now Time, i int) {
 		}
 	}
 	if st.plain && len(st.visits) == 1 && !sample {
-		if e.split != nil {
-			e.split.observe(st)
-		}
 		e.sendSolo(now, st, issue)
 		return
 	}
@@ -341,9 +332,6 @@ func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sa
 	}
 	if sample {
 		e.observe(st, ri)
-	}
-	if e.split != nil {
-		e.split.observe(st)
 	}
 	if st.plain {
 		e.sendPlain(now, ri, st)
@@ -810,9 +798,6 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 		}
 		if rows != nil {
 			rows[sub.shard]++
-		}
-		if e.split != nil {
-			e.split.rows[sub.shard]++
 		}
 		if g := e.mig; g != nil && (g.phase == migDual && sub.shard >= g.off || g.phase == migVerify && sub.shard < g.off) {
 			g.res.DualCPU += sub.service // a dual write's second copy (migrate.go)

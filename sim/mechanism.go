@@ -3,7 +3,7 @@ package sim
 import "slices"
 
 // mechanism is one of the engine's optional parts: the client's timeouts and rate limit, closed-loop clients, a migration, a rebalance,
-// shard splits, scheduled actions. It owns its state, and meets the core at the points
+// scheduled actions. It owns its state, and meets the core at the points
 // below, which are all the core knows of it; the hooks on the request path (arrival,
 // admission, completion) are direct calls through the engine's typed field of the
 // mechanism, which is nil when it is off (doc.go lists them).
@@ -60,7 +60,6 @@ var (
 	_ mechanism = clientSide{}
 	_ mechanism = closedLoop{}
 	_ mechanism = actionPlan{}
-	_ mechanism = (*splits)(nil)
 	_ mechanism = (*migState)(nil)
 	_ mechanism = (*rebState)(nil)
 )
@@ -94,14 +93,10 @@ func (e *engine) newMoves() {
 }
 
 // newMechanisms turns on the mechanisms the model asks for that have no shards or nodes
-// of their own to set up: shard splits, the client's timers and limits, closed-loop
-// clients and scheduled actions.
+// of their own to set up: the client's timers and limits, closed-loop clients and
+// scheduled actions.
 func (e *engine) newMechanisms() {
 	m := e.m
-	if m.Splitter != nil {
-		e.split = newSplits(e, m)
-		e.register(e.split, true, evMove)
-	}
 	if clientTimers(m) {
 		e.register(clientSide{}, false, evTimer, evTimers, evSend, evRelease)
 	}

@@ -8,24 +8,24 @@ import "testing"
 // core's) panics.
 func TestRegistry(t *testing.T) {
 	var g registry
-	mig, split := &migState{}, &splits{}
+	mig, reb := &migState{}, &rebState{}
 	g.register(mig, false, evCutover, evVerified)
-	g.register(split, true, evMove)
-	if g.on[evCutover] != mig || g.on[evVerified] != mig || g.on[evMove] != split {
-		t.Errorf("on = %v, want the migration for its two kinds and the splits for evMove", g.on)
+	g.register(reb, true, evRebalance)
+	if g.on[evCutover] != mig || g.on[evVerified] != mig || g.on[evRebalance] != reb {
+		t.Errorf("on = %v, want the migration for its two kinds and the rebalance for evRebalance", g.on)
 	}
 	for k := range evKinds {
-		if k != evCutover && k != evVerified && k != evMove && g.on[k] != nil {
+		if k != evCutover && k != evVerified && k != evRebalance && g.on[k] != nil {
 			t.Errorf("kind %d has mechanism %v, registered by none", k, g.on[k])
 		}
 	}
-	if len(g.all) != 2 || g.all[0] != mig || g.all[1] != split {
-		t.Errorf("all = %v, want the migration then the splits", g.all)
+	if len(g.all) != 2 || g.all[0] != mig || g.all[1] != reb {
+		t.Errorf("all = %v, want the migration then the rebalance", g.all)
 	}
-	if len(g.windowed) != 1 || g.windowed[0] != split {
-		t.Errorf("windowed = %v, want the splits alone", g.windowed)
+	if len(g.windowed) != 1 || g.windowed[0] != reb {
+		t.Errorf("windowed = %v, want the rebalance alone", g.windowed)
 	}
-	for _, kind := range []evKind{evMove, evDone} {
+	for _, kind := range []evKind{evRebalance, evDone} {
 		func() {
 			defer func() {
 				if recover() == nil {

@@ -29,21 +29,6 @@ type Limit struct {
 	Queue bool
 }
 
-// SplitPolicy splits shards while the run goes on (range scheme: at the median of the
-// shard's recent keys; hash schemes: at the median of their hashes). The new shard takes
-// the upper half and, after Move, is served by the node with the least load in the last
-// window; until then by its parent's node.
-type SplitPolicy struct {
-	Rows int64   // split a shard once it has gained this many rows (0: never)
-	Load float64 // split a shard whose load stays above this fraction for a window (0: never)
-	// Move is the delay before the new shard is moved to its own node. The most shards
-	// there can be is the bound of Model.Splitter.
-	Move Time
-	// Throttled splits a shard throttled (Core.Throttle: a partition limit,
-	// mechanisms/limits) in two windows running, at the end of the second.
-	Throttled bool
-}
-
 // ActionKind says what an Action changes.
 type ActionKind uint8
 

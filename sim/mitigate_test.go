@@ -114,40 +114,6 @@ func TestThrottle(t *testing.T) {
 	}
 }
 
-// TestSplitThrottled: with SplitPolicy.Throttled, a shard whose subrequests a SubAdmit
-// throttles in two windows running splits at the end of the second, whose Value is the
-// windows; window 1, the first throttled, splits nothing. One shard of 1,000 keys, its
-// writes at 2,000/s (Poisson) against 1,000 units a second banked 1 s: its bank lasts
-// about 1 s, so windows 1 and 2 throttle and it splits at 3 s, the end of window 2.
-func TestSplitThrottled(t *testing.T) {
-	sp := keyspace.NewSplitter(keyspace.NewModulo(1), 4)
-	m := &Model{
-		Seed: 3, Duration: 4 * Second, Window: Second, Network: 500 * Microsecond,
-		Nodes: []Node{{Cores: 1}, {Cores: 1}}, ShardNode: []int{0},
-		Streams: []Stream{{
-			Name: "put", Op: Write, Cost: 100 * Microsecond,
-			Arrivals: workload.NewPoisson(constRate(2000)),
-			Fields:   []workload.Generator{workload.NewUniform(1000)},
-			Planner:  keyspace.NewPointPlanner(keyDesign, sp, false),
-		}},
-		Split: &SplitPolicy{Throttled: true, Move: Second}, Splitter: sp,
-		Mechanisms: []Setting{testLimit{Rate: 1000, Burst: Second}},
-	}
-	r := Run(m)
-	var splits []Event
-	for _, ev := range r.Events {
-		if ev.Kind == EventSplit {
-			splits = append(splits, ev)
-		}
-	}
-	if win := r.Streams[0].Win; win[1].Throttled == 0 || win[2].Throttled == 0 || len(splits) != 1 {
-		t.Fatalf("%d and %d writes throttled in windows 1 and 2, %d splits: want both throttled, and one split", win[1].Throttled, win[2].Throttled, len(splits))
-	}
-	if ev := splits[0]; ev.Cause != SplitThrottled || ev.Value != 2 || ev.Shard != 0 || ev.At < 3*Second || ev.At >= 3*Second+Millisecond {
-		t.Errorf("split %+v: want shard 0 for SplitThrottled, value 2 (windows), at the end of window 2", ev)
-	}
-}
-
 // ---- 5. retries under overload ----
 
 // retryModel: one single-core node with a queue of 5, exponential 1 ms service, offered
@@ -320,77 +286,6 @@ func TestClientRateLimit(t *testing.T) {
 			t.Errorf("p99 %.1f ms, want near the last requests' wait of 2 s", s.QuantileMillis(0.99))
 		}
 	})
-}
-
-// ---- 7. split by load ----
-
-// splitModel: a range scheme of 3 shards (splits at keys 1000 and 2000) wrapped in a
-// splitter of at most 8; writes of a time-ordered sequence id (all far above 2000, so all on
-// shard 2 at first) at 800/s (uniform), constant 1 ms each on single-core nodes: load 0.8
-// on whichever shard takes the newest keys. Split above load 0.5, moved at once; 4 nodes,
-// 6 s.
-func splitModel() *Model {
-	rng := keyspace.NewRange([]keyspace.Key{{N: 1, P: [keyspace.MaxParts]uint64{1000}}, {N: 1, P: [keyspace.MaxParts]uint64{2000}}})
-	sp := keyspace.NewSplitter(rng, 8)
-	return &Model{
-		Seed: 17, Duration: 6 * Second, Window: Second, Network: 500 * Microsecond,
-		Nodes: []Node{{Cores: 1}, {Cores: 1}, {Cores: 1}, {Cores: 1}}, ShardNode: []int{0, 1, 2},
-		Streams: []Stream{{
-			Name: "put", Op: Write, Cost: Millisecond, Service: Service{Kind: Constant},
-			Arrivals: workload.NewUniformArrivals(constRate(800)),
-			Fields:   []workload.Generator{workload.NewSequence()},
-			Planner:  keyspace.NewPointPlanner(keyDesign, sp, false),
-		}},
-		Split:    &SplitPolicy{Load: 0.5, Move: 0},
-		Splitter: sp,
-	}
-}
-
-// TestSplitByLoad. Seed 17 (deterministic arrivals and costs); 4,800 writes. Each window
-// the shard taking the newest keys runs at load 0.8 > 0.5 and splits at the window's end;
-// the new shard takes the upper half, where every later (larger) key goes: the heat moves
-// with it. So the run must end with more than 3 shards (one split per window but the last:
-// 8, the splitter's maximum), its events must hold splits and moves, the busiest shard of
-// the last window must be one made by a split, and shard 2, the first hot shard, must
-// serve nothing from window 2 on.
-func TestSplitByLoad(t *testing.T) {
-	r := Run(splitModel())
-	conserve(t, r)
-	nS := len(r.Shards)
-	var splits, moves int
-	for _, ev := range r.Events {
-		switch ev.Kind {
-		case EventSplit:
-			splits++
-		case EventMove:
-			moves++
-		}
-	}
-	t.Logf("%d shards at the end, %d splits, %d moves; events %v", nS, splits, moves, r.Events)
-	if nS <= 3 || splits == 0 || moves == 0 {
-		t.Fatalf("%d shards, %d splits, %d moves: want the hot shard split and moved", nS, splits, moves)
-	}
-	if nS != 3+splits {
-		t.Errorf("%d shards, want 3 + %d splits", nS, splits)
-	}
-	last := r.Windows - 1
-	busiest := 0
-	for s := 0; s < nS; s++ {
-		if r.ShardBusy[last*nS+s] > r.ShardBusy[last*nS+busiest] {
-			busiest = s
-		}
-	}
-	t.Logf("last window: busiest shard %d (parent %d, created %v), load %.2f", busiest, r.Shards[busiest].Parent, r.Shards[busiest].Created, r.ShardUtilization(last, busiest))
-	docFigures(t, "splitload", map[string]string{"splitload.shards": fmt.Sprint(nS), "splitload.splits": fmt.Sprint(splits),
-		"splitload.busiest": fmt.Sprint(busiest), "splitload.load": fmt.Sprintf("%.0f%%", 100*r.ShardUtilization(last, busiest))})
-	if r.Shards[busiest].Parent < 0 {
-		t.Errorf("the last window's busiest shard %d is an initial shard; want one made by a split", busiest)
-	}
-	for w := 2; w < r.Windows; w++ {
-		if ops := r.ShardOps[w*nS+2]; ops != 0 {
-			t.Errorf("window %d: shard 2 served %d writes after its heat moved to the split-off shard", w, ops)
-		}
-	}
 }
 
 // ---- 8. replicas ----
@@ -572,7 +467,6 @@ func TestMitigationsDeterministic(t *testing.T) {
 		{"retries+timeouts", func() *Model { return retryModel(3 * Millisecond) }},
 		{"rate limit queue", func() *Model { return rateLimitModel(true, false, 2*Second) }},
 		{"rate limit poisson", func() *Model { return rateLimitModel(false, true, 10*Second) }},
-		{"split", splitModel},
 		{"replica reads", func() *Model { return replicaModel(true) }},
 		{"replica writes", func() *Model { return replicaModel(false) }},
 		{"action", actionModel},
@@ -717,7 +611,7 @@ func TestMitigationsReleaseSlots(t *testing.T) {
 		"all":     allocModel(2 * Second),
 		"retries": retryModel(3 * Millisecond), "queueing limit": rateLimitModel(true, false, 2*Second),
 		"rejecting limit": rateLimitModel(false, true, 2*Second), "write limit": writeLimitModel(),
-		"replicas": replicaModel(false), "split": splitModel(), "action": actionModel(),
+		"replicas": replicaModel(false), "action": actionModel(),
 	} {
 		e := newEngine(m)
 		e.run()

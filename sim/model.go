@@ -135,10 +135,6 @@ type Model struct {
 	// the leader or a follower at random.
 	Replicas int
 	ReadAny  bool
-	Split    *SplitPolicy
-	// Splitter is the scheme the planners route through when Split is set; the engine
-	// splits its shards.
-	Splitter *keyspace.Splitter
 	// Actions are applied at their times, in order.
 	Actions []Action
 	Detect  detect.Config
@@ -152,8 +148,8 @@ type Model struct {
 	// the Result keeps none of them (ShardBusy, ShardOps and ShardMaxQueue stay nil; the
 	// shard totals and every node series are kept as without it). The engine then holds
 	// only the windows still open, so the memory of the shard series no longer grows with
-	// the windows. It cannot be combined with Split (the number of shards would change
-	// during the run).
+	// the windows. It cannot be combined with a Setting that adds shards to the table
+	// (ShardGrower: the number of shards would change during the run).
 	Sink WindowSink
 	// Detail, when its Window is set, keeps every stream's latency histograms at a finer
 	// grain over a range of the run as well (detail.go).

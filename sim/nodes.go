@@ -18,9 +18,9 @@ type nodeTable struct {
 
 // newNodeTable makes the nodes of m with their cores and queue limits, and fills their
 // results' cores. A node that joins later (Model.Rebalance) has no cores until then.
-func newNodeTable(m *Model, r *Result) nodeTable {
+func newNodeTable(m *Model, r *Result, moves bool) nodeTable {
 	t := nodeTable{nodes: make([]nodeState, len(m.Nodes)), nNodes: len(m.Nodes),
-		trackNode: m.Replicas > 0 || m.Splitter != nil || m.Rebalance != nil}
+		trackNode: m.Replicas > 0 || moves || m.Rebalance != nil}
 	for i, n := range m.Nodes {
 		if n.Cores < 1 {
 			panic(fmt.Sprintf("sim: node %d has %d cores", i, n.Cores))

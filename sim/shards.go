@@ -1,11 +1,12 @@
 package sim
 
-// shardTable is the shards' state, indexed by shard id (splits and a migration's new
-// layout included): the node serving each, its waiting subrequests and its latency
+// shardTable is the shards' state, indexed by shard id (those a ShardGrower adds and a
+// migration's new layout included): the node serving each, its waiting subrequests and its latency
 // counts. The shard series of the Result are laid out by window: window w at row
 // w&wMask (a sink's ring of open windows) or w (wMask -1, every window kept).
 type shardTable struct {
-	nShards   int      // shard ids the result arrays hold (splits included)
+	nShards   int      // shard ids the result arrays hold (those a ShardGrower may add included)
+	growing   bool     // a Setting adds shards to the table during the run (ShardGrower)
 	table     int32    // the table's shard ids (splits, a migration's new layout): those after are the mechanisms' (ownNodes)
 	ownNodes  []int    // the node of each shard a mechanism added (Core.AddShards), from id table on
 	shardNode []int32  // the node serving each shard now
@@ -41,6 +42,21 @@ func (t *shardTable) throttleStreak(sh, w int) int {
 		return 0
 	}
 	return t.throttleRun[sh]
+}
+
+// grow gives the table the shard ids the Settings of m that add shards to it during the
+// run may reach (ShardGrower); called by newEngine first, before the result arrays are
+// sized.
+func (t *shardTable) grow(m *Model) {
+	for _, s := range m.Mechanisms {
+		if g, ok := s.(ShardGrower); ok {
+			if m.Migration != nil || m.Rebalance != nil {
+				panic("sim: a Setting that adds shards to the table cannot be combined with a migration or a rebalance")
+			}
+			t.growing = true
+			t.nShards = max(t.nShards, g.MaxShards())
+		}
+	}
 }
 
 // init sizes the table for n shards, none of them placed yet. wMask is set by the

@@ -54,8 +54,8 @@ const ringStart = 4
 
 // initSink sets up the ring of open windows that replaces the shard series for a sink.
 func (e *engine) initSink() {
-	if e.m.Splitter != nil {
-		panic("sim: a window sink cannot be combined with shard splits")
+	if e.growing {
+		panic("sim: a window sink cannot be combined with a Setting that adds shards to the table")
 	}
 	e.ring = &sinkRing{sink: e.m.Sink, closedW: -1, sw: ShardWindow{Node: make([]int32, e.nShards), Capacity: make([]Time, e.nNodes), Replicas: e.m.Replicas},
 		shardCap: make([]Time, e.nShards)}

@@ -612,7 +612,7 @@ func runVariants(sc *scenarios.Scenario, desc *metrics.Scenario, o runner.Option
 	loop := runner.New(o)
 	err := runner.Each(loop, len(sc.Variants), func(i int) (*sim.Result, error) {
 		m := sc.Variants[i].Model()
-		if m.Splitter == nil && int64(len(m.ShardNode))*int64(m.Windows()) > scenario.StreamShardCells {
+		if !sim.GrowsShards(m) && int64(len(m.ShardNode))*int64(m.Windows()) > scenario.StreamShardCells {
 			k, err := report.NewStreamSink(dir, m.Windows())
 			if err != nil {
 				return nil, err

@@ -105,7 +105,7 @@ var ErrInterrupted = runner.ErrInterrupted
 func (c *Config) Model(v *scenarios.Variant) *sim.Model {
 	m := v.Model()
 	m.Stop = c.Stop
-	if v.Spec != nil && v.Spec.Streamed() && m.Splitter == nil {
+	if v.Spec != nil && v.Spec.Streamed() && !sim.GrowsShards(m) {
 		// As `run` does above scenario.StreamShardCells, keep a digest of the shard series
 		// rather than the series: metrics.Of reads it, and it is all a sweep reads.
 		m.Sink = &metrics.DigestSink{Windows: m.Windows(), Lines: metrics.NoLines}

@@ -66,7 +66,6 @@ type engine struct {
 	// directly (a nil test is all an off mechanism costs).
 	split    *splits   // split.go
 	mig      *migState // migrate.go
-	reb      *rebState // rebalance.go
 	registry           // the mechanisms that are on, by the events they handle (mechanism.go)
 	gates              // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 	// part is this engine's share of a run on several workers: the nodes it serves, and
@@ -126,9 +125,6 @@ func checkModel(m *Model) {
 	if m.Migration != nil && m.Splitter != nil {
 		panic("sim: a migration cannot be combined with shard splits")
 	}
-	if m.Rebalance != nil && (m.Migration != nil || m.Splitter != nil || m.Replicas > 0) {
-		panic("sim: a rebalance cannot be combined with a migration, shard splits or replicas")
-	}
 	if m.Replicas >= len(m.Nodes) {
 		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, len(m.Nodes)))
 	}
@@ -150,14 +146,6 @@ func (e *engine) placeShards() {
 		e.place(m.Migration.ShardNode, int(g.off), "new layout's shard %d on missing node %d")
 		if m.Migration.Cutover >= 0 && m.Migration.Cutover < m.Duration {
 			e.h.pushKind(m.Migration.Cutover, 0, evCutover)
-		}
-	}
-	if rs := e.reb; rs != nil {
-		r.Rebalance = rs.res
-		for s, n := range m.ShardNode {
-			if n >= m.Rebalance.First {
-				panic(fmt.Sprintf("sim: shard %d on node %d, which joins later", s, n))
-			}
 		}
 	}
 }

@@ -59,7 +59,7 @@ func Model(s *scenario.Resolved) *sim.Model {
 		m.Migration = tenantMigration(s, m)
 	}
 	if s.Rebalance != nil {
-		m.Rebalance = rebalance(s, m)
+		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(rebalance(s, m)))
 	}
 	return m
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/compile"
+	"github.com/shardsim/shardsim/mechanisms/rebalance"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -47,9 +48,12 @@ rebalance = { rate = 5000, max_cpu = 0.5, write_cost = "20us", parallel = 2 }
 		t.Fatal(err)
 	}
 	m := compile.Model(sc.Variants[0].Spec)
-	g := m.Rebalance
-	if g == nil || len(m.Nodes) != 5 || m.Nodes[4].Cores != 3 || g.First != 2 {
-		t.Fatalf("nodes %v, rebalance %+v: want 5 nodes of 3 cores, the last 3 joining", m.Nodes, g)
+	var g *rebalance.Rebalance
+	if len(m.Mechanisms) > 0 {
+		g, _ = m.Mechanisms[0].(*rebalance.Rebalance)
+	}
+	if g == nil || len(m.Nodes) != 5 || m.Nodes[4].Cores != 3 || g.First != 2 || g.At != 30*sim.Second {
+		t.Fatalf("nodes %v, rebalance %+v: want 5 nodes of 3 cores, the last 3 joining at 30s, first among the mechanisms", m.Nodes, g)
 	}
 	for s, n := range m.ShardNode {
 		if n >= 2 {

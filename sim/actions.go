@@ -13,11 +13,9 @@ func (e *engine) act(now Time, i int32) {
 		e.nodes[a.Node].limit = a.QueueLimit
 	case SetLimit:
 		e.relimit(now, a.Stream, a.Limit)
-	case Switch: // the mechanism named applies it itself (its Setting read its actions)
+	case Switch, AddNodes: // the mechanism applies it itself (its Setting read its actions)
 	case Migrate:
 		e.migStart(now)
-	case AddNodes:
-		e.addNodes(now)
 	}
 	e.note(a.At, a.Text)
 }

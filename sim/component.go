@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -503,9 +504,6 @@ func (c Core) PlaceShard(sh, n int) {
 	e.res.Shards[sh].Node, e.res.Shards[sh].Home = n, n
 }
 
-// MoveShard makes node n serve shard sh from now on, and records the move (EventMove).
-func (c Core) MoveShard(now Time, sh, n int) { c.e.moveShard(now, sh, n) }
-
 // Record adds ev to what changed during the run (Result.Events).
 func (c Core) Record(ev Event) { c.e.res.Events = append(c.e.res.Events, ev) }
 
@@ -569,19 +567,121 @@ func (w *WaitCounts) Histogram() *hdrhistogram.Histogram {
 
 // AddShards adds shards of a mechanism's own beyond the table's (and a migration's new
 // layout's): shard k, served by node nodes[k], gets the id it returns plus k. Only a
-// ShardOwner calls it, from OwnShards, and with no migration, ShardGrower or rebalance,
-// which number the table's shards anew. The table's partition limits (mechanisms/limits) do
-// not apply to these shards: their mechanism admits them (SubAdmit).
+// ShardOwner calls it, from OwnShards, and with no migration or ShardGrower, which number
+// the table's shards anew, nor a Copier (CopyBy refuses them). The table's partition
+// limits (mechanisms/limits) do not apply to these shards: their mechanism admits them
+// (SubAdmit).
 func (c Core) AddShards(nodes []int) int32 {
 	e, m := c.e, c.e.m
-	if m.Migration != nil || e.growing || m.Rebalance != nil {
-		panic("sim: a mechanism's own shards cannot be combined with a migration, shard splits or a rebalance")
+	if m.Migration != nil || e.growing {
+		panic("sim: a mechanism's own shards cannot be combined with a migration or shard splits")
 	}
 	first := int32(e.nShards)
 	e.nShards += len(nodes)
 	e.ownNodes = append(e.ownNodes, nodes...)
 	return first
 }
+
+// ModelCores is node n's cores in the model (Model.Nodes), whether or not it has joined
+// (NodeCores: its cores now).
+func (c Core) ModelCores(n int) int { return c.e.m.Nodes[n].Cores }
+
+// JoinLater makes the nodes from first on join during the run (Join): until then they have
+// no cores and serve nothing, and no shard of the table may be placed on them. The nodes'
+// busy series are then recorded as the run goes (a shard may move between them). Called in
+// On.
+func (c Core) JoinLater(first int) {
+	e := c.e
+	for s, n := range e.m.ShardNode {
+		if n >= first {
+			panic(fmt.Sprintf("sim: shard %d on node %d, which joins later", s, n))
+		}
+	}
+	e.trackNode = true
+	for n := first; n < e.nNodes; n++ {
+		e.nodes[n].cores = 0
+		e.coreLog = append(e.coreLog, coreChange{at: 0, node: n, cores: 0})
+	}
+}
+
+// Join gives node n, which joins later (JoinLater), its cores at now.
+func (c Core) Join(now Time, n int) {
+	e := c.e
+	e.nodes[n].cores = e.m.Nodes[n].Cores
+	e.coreLog = append(e.coreLog, coreChange{at: now, node: n, cores: e.m.Nodes[n].Cores})
+}
+
+// MoveShard has node n serve shard sh from now on: the shard's requests go there, and the
+// move is recorded (ShardResult.Moves, an EventMove).
+func (c Core) MoveShard(now Time, sh, n int) { c.e.moveShard(now, sh, n) }
+
+// ShardBusySoFar returns the CPU time each of the first nS shards had up to now's window
+// (included), as the shard series hold it (streamed or kept).
+func (c Core) ShardBusySoFar(now Time, nS int) []float64 {
+	e := c.e
+	busy := make([]float64, nS)
+	last := min(e.window(now), e.res.Windows-1)
+	if last < 0 {
+		last = e.res.Windows - 1
+	}
+	first := 0
+	if e.ring != nil {
+		// The closed windows were handed to the sink, which added them to the totals; the
+		// ring holds the open ones.
+		for s := range nS {
+			busy[s] = float64(e.res.Shards[s].Busy)
+		}
+		first = e.ring.closedW + 1
+	}
+	for w := first; w <= last; w++ {
+		for s := range nS {
+			busy[s] += float64(e.res.ShardBusy[(w&e.wMask)*e.nShards+s])
+		}
+	}
+	return busy
+}
+
+// Note adds text at t to the run's timeline of events, as an action's line.
+func (c Core) Note(t Time, text string) { c.e.note(t, text) }
+
+// Copier is a mechanism that copies rows between nodes in batches of background work
+// (Core.Copy), as a migration's backfill does, and hears of each batch's end.
+type Copier interface {
+	// Copied is the end, at now, of the service of a batch on shard sh that carried rows
+	// (as Copy sent it).
+	Copied(c Core, now Time, sh int, rows int32)
+}
+
+// CopyBy has h hear of the end of every copy batch (Copy). One Copier a run, and none
+// with a migration (whose backfill's batches are the engine's own), shard splits, replicas
+// or a mechanism's own shards (AddShards), which place or copy shards themselves.
+func (c Core) CopyBy(h Copier) {
+	e, m := c.e, c.e.m
+	if e.copier != nil || m.Migration != nil || e.growing || m.Replicas > 0 || e.nShards != int(e.table) {
+		panic("sim: a mechanism's copies cannot be combined with another's, a migration, shard splits, replicas or a mechanism's own shards")
+	}
+	e.copier = h
+}
+
+// Copy sends, at now, one batch of a copy on shard sh at node n: background work of
+// service that no client waits for, carrying rows (0 for a batch's read, which copies
+// nothing yet). It queues with the live traffic at the node, which never refuses it (a
+// full queue included), as a backfill's batch; the Copier hears of its end (Copied).
+func (c Core) Copy(now Time, sh, n int, rows int32, service Time) {
+	e := c.e
+	si := e.subs.take()
+	e.subs.items[si] = subreq{req: followerReq, shard: int32(sh), node: int16(n), parts: rows,
+		service: service, attempt: backfillMark}
+	e.reach(now, si)
+}
+
+// CopyBatch is how much copy work one batch holds, as a migration's backfill batch: the
+// rows of 10 ms at the copy's rate, at least one.
+const CopyBatch = backfillBatch
+
+// CopyPeriod is the time between two batches of batch rows at rate rows per second, bounded
+// for a rate near zero (as a migration's backfill).
+func CopyPeriod(batch int64, rate float64) Time { return copyPeriod(batch, rate) }
 
 // Planner is the planner stream i's requests plan through now.
 func (c Core) Planner(i int) Planner { return c.e.streams[i].s.Planner }

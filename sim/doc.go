@@ -10,8 +10,8 @@
 // request completes when its last subrequest has (finish). Everything else is a
 // mechanism: replicas (copies.go),
 // closed-loop clients (closed.go), the client's timeouts, retries
-// and rate limit (client.go, timers.go), a migration (migrate.go), a rebalance
-// (rebalance.go), scheduled actions (actions.go) and detection's
+// and rate limit (client.go, timers.go), a migration (migrate.go), scheduled actions
+// (actions.go) and detection's
 // sample (observe.go). Each is in its own file, and the core knows it only through these
 // points. Not all of them own their state yet: closed-loop clients, the client's timers and
 // the scheduled actions are adapters (clientSide, closedLoop, actionPlan) over engine
@@ -71,8 +71,8 @@
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests
 //     and subrequests in flight (slots.go), the window cursor (window.go), the engine's
-//     own random numbers (aux), and the mechanisms that couple partitions (a migration, a
-//     rebalance; the read cache, mechanisms/cache).
+//     own random numbers (aux), and the mechanisms that couple partitions (a migration; a
+//     rebalance, mechanisms/rebalance; the read cache, mechanisms/cache).
 //
 // A mechanism keeps what belongs to a node or a shard in arrays indexed by node or shard,
 // apart from its global state, so that a partition's part can be cut out of it.

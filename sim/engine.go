@@ -65,7 +65,6 @@ type engine struct {
 	// Mechanisms with a hook on the request path, each nil when off: the core calls them
 	// directly (a nil test is all an off mechanism costs).
 	mig      *migState // migrate.go
-	reb      *rebState // rebalance.go
 	registry           // the mechanisms that are on, by the events they handle (mechanism.go)
 	gates              // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 	// part is this engine's share of a run on several workers: the nodes it serves, and
@@ -120,9 +119,6 @@ func checkModel(m *Model) {
 	if len(m.Nodes) == 0 || len(m.Nodes) > math.MaxInt16 || m.Window <= 0 || m.Duration <= 0 {
 		panic(fmt.Sprintf("sim: invalid model: %d nodes, window %v, duration %v", len(m.Nodes), m.Window, m.Duration))
 	}
-	if m.Rebalance != nil && (m.Migration != nil || m.Replicas > 0) {
-		panic("sim: a rebalance cannot be combined with a migration or replicas")
-	}
 	if m.Replicas >= len(m.Nodes) {
 		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, len(m.Nodes)))
 	}
@@ -144,14 +140,6 @@ func (e *engine) placeShards() {
 		e.place(m.Migration.ShardNode, int(g.off), "new layout's shard %d on missing node %d")
 		if m.Migration.Cutover >= 0 && m.Migration.Cutover < m.Duration {
 			e.h.pushKind(m.Migration.Cutover, 0, evCutover)
-		}
-	}
-	if rs := e.reb; rs != nil {
-		r.Rebalance = rs.res
-		for s, n := range m.ShardNode {
-			if n >= m.Rebalance.First {
-				panic(fmt.Sprintf("sim: shard %d on node %d, which joins later", s, n))
-			}
 		}
 	}
 }

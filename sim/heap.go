@@ -28,7 +28,6 @@ const (
 	evCutover                     // a migration's cutover at a clock time
 	evVerified                    // a migration's verification period ends
 	evOutbox                      // a migration's outbox applies its due copies
-	evRebalance                   // a rebalance's move issues its next batch (rebalance.go)
 	evTimers                      // a stream's earliest queued client timeout fires (stream; timers.go)
 	evFixed                       // the kinds above; mechanisms allocate theirs with NewEventKind
 	evKinds         evKind = 48   // the most kinds a run can have

@@ -2,7 +2,7 @@ package sim
 
 import "slices"
 
-// mechanism is one of the engine's optional parts: the client's timeouts and rate limit, closed-loop clients, a migration, a rebalance,
+// mechanism is one of the engine's optional parts: the client's timeouts and rate limit, closed-loop clients, a migration,
 // scheduled actions. It owns its state, and meets the core at the points
 // below, which are all the core knows of it; the hooks on the request path (arrival,
 // admission, completion) are direct calls through the engine's typed field of the
@@ -61,7 +61,6 @@ var (
 	_ mechanism = closedLoop{}
 	_ mechanism = actionPlan{}
 	_ mechanism = (*migState)(nil)
-	_ mechanism = (*rebState)(nil)
 )
 
 // ownShards adds the shards of the mechanisms of Model.Mechanisms that have shards of their
@@ -76,8 +75,8 @@ func (e *engine) ownShards() {
 	}
 }
 
-// newMoves sets up the mechanisms that move shards between layouts or nodes, a migration
-// and a rebalance; a migration's new layout extends the shard ids.
+// newMoves sets up the mechanisms that move shards between layouts, a migration; its new
+// layout extends the shard ids.
 func (e *engine) newMoves() {
 	m := e.m
 	if m.Migration != nil {
@@ -85,10 +84,6 @@ func (e *engine) newMoves() {
 		e.mig.e = e
 		e.nShards += e.mig.nNew
 		e.register(e.mig, false, evBackfill, evBackfillWrite, evCutover, evVerified, evOutbox)
-	}
-	if m.Rebalance != nil {
-		e.reb = newReb(m)
-		e.register(e.reb, false, evRebalance)
 	}
 }
 
@@ -118,6 +113,7 @@ type gates struct {
 	watches    []SubWatcher
 	starts     []ServiceStart
 	ends       []SubEnd
+	copier     Copier  // the mechanism whose copy batches end at the core (Core.CopyBy), nil when none
 	endHeld    []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
 	// waitCounters count the waits the mechanisms report (waits.go).
 	waitCounters []*WaitCounter

@@ -8,31 +8,32 @@ import "testing"
 // core's) panics.
 func TestRegistry(t *testing.T) {
 	var g registry
-	mig, reb := &migState{}, &rebState{}
+	mig, loop, win := &migState{}, closedLoop{}, watched{}
 	g.register(mig, false, evCutover, evVerified)
-	g.register(reb, true, evRebalance)
-	if g.on[evCutover] != mig || g.on[evVerified] != mig || g.on[evRebalance] != reb {
-		t.Errorf("on = %v, want the migration for its two kinds and the rebalance for evRebalance", g.on)
+	g.register(loop, false, evIssue)
+	g.register(win, true)
+	if g.on[evCutover] != mig || g.on[evVerified] != mig || g.on[evIssue] != loop {
+		t.Errorf("on = %v, want the migration for its two kinds and the closed loop for evIssue", g.on)
 	}
 	for k := range evKinds {
-		if k != evCutover && k != evVerified && k != evRebalance && g.on[k] != nil {
+		if k != evCutover && k != evVerified && k != evIssue && g.on[k] != nil {
 			t.Errorf("kind %d has mechanism %v, registered by none", k, g.on[k])
 		}
 	}
-	if len(g.all) != 2 || g.all[0] != mig || g.all[1] != reb {
-		t.Errorf("all = %v, want the migration then the rebalance", g.all)
+	if len(g.all) != 3 || g.all[0] != mig || g.all[1] != loop || g.all[2] != win {
+		t.Errorf("all = %v, want the migration, the closed loop, then the window watcher", g.all)
 	}
-	if len(g.windowed) != 1 || g.windowed[0] != reb {
-		t.Errorf("windowed = %v, want the rebalance alone", g.windowed)
+	if len(g.windowed) != 1 || g.windowed[0] != win {
+		t.Errorf("windowed = %v, want the window watcher alone", g.windowed)
 	}
-	for _, kind := range []evKind{evRebalance, evDone} {
+	for _, kind := range []evKind{evIssue, evDone} {
 		func() {
 			defer func() {
 				if recover() == nil {
 					t.Errorf("registering kind %d (taken, or the core's) did not panic", kind)
 				}
 			}()
-			g.register(closedLoop{}, false, kind)
+			g.register(actionPlan{}, false, kind)
 		}()
 	}
 }

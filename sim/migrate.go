@@ -403,7 +403,7 @@ func (ms *migState) initStreams(m *Model) {
 }
 
 // minCores is the fewest cores of any of m's nodes at the start, which bounds a copy's
-// rate under a CPU cap (Migration.MaxCPU, Rebalance.MaxCPU).
+// rate under a CPU cap (Migration.MaxCPU).
 func minCores(m *Model) int {
 	cores := m.Nodes[0].Cores
 	for _, n := range m.Nodes {
@@ -547,8 +547,9 @@ func (e *engine) backfillServed(now, service Time) {
 // whatever their queue: backfillTick and backfillWrite send one only when room finds a
 // core or a place below the queue's limit.)
 func (e *engine) backfillEnd(now Time, sh, rows int32) bool {
-	if e.reb != nil {
-		return e.copyEnd(now, sh, rows) // a rebalance's copy (rebalance.go)
+	if e.copier != nil {
+		e.copier.Copied(Core{e}, now, int(sh), rows) // a mechanism's copy (Core.Copy)
+		return true
 	}
 	g := e.mig
 	if rows < 0 {

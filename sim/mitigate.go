@@ -38,7 +38,7 @@ const (
 	SetLimit                        // Stream's client limit becomes Limit (nil: none)
 	Switch                          // mechanism Name, a client-side one of Model.Mechanisms, is turned on (On) or off
 	Migrate                         // Model.Migration starts: dual writes and the backfill
-	AddNodes                        // Model.Rebalance starts: its nodes join, shards move to them
+	AddNodes                        // nodes join and shards move to them (mechanisms/rebalance applies it)
 )
 
 // Action is a timed operator action: at At, one setting changes.

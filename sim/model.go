@@ -141,9 +141,6 @@ type Model struct {
 	// Migration, when set, moves the table to a new layout during the run (migrate.go);
 	// an Action of kind Migrate starts it.
 	Migration *Migration
-	// Rebalance, when set, adds nodes and moves shards onto them during the run
-	// (rebalance.go); an Action of kind AddNodes starts it.
-	Rebalance *Rebalance
 	// Sink, when set, receives each window's per-shard series as the window closes, and
 	// the Result keeps none of them (ShardBusy, ShardOps and ShardMaxQueue stay nil; the
 	// shard totals and every node series are kept as without it). The engine then holds

@@ -17,20 +17,16 @@ type nodeTable struct {
 }
 
 // newNodeTable makes the nodes of m with their cores and queue limits, and fills their
-// results' cores. A node that joins later (Model.Rebalance) has no cores until then.
+// results' cores. A node that joins later (Core.JoinLater) has no cores until then.
 func newNodeTable(m *Model, r *Result, moves bool) nodeTable {
 	t := nodeTable{nodes: make([]nodeState, len(m.Nodes)), nNodes: len(m.Nodes),
-		trackNode: m.Replicas > 0 || moves || m.Rebalance != nil}
+		trackNode: m.Replicas > 0 || moves}
 	for i, n := range m.Nodes {
 		if n.Cores < 1 {
 			panic(fmt.Sprintf("sim: node %d has %d cores", i, n.Cores))
 		}
 		t.nodes[i] = nodeState{cores: n.Cores, limit: n.QueueLimit}
 		r.Nodes[i].Cores = n.Cores
-		if m.Rebalance != nil && i >= m.Rebalance.First {
-			t.nodes[i].cores = 0
-			t.coreLog = append(t.coreLog, coreChange{at: 0, node: i, cores: 0})
-		}
 	}
 	return t
 }

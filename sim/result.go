@@ -68,7 +68,7 @@ type Result struct {
 	ShardCapacity []Time
 	// Sink is Model.Sink, for the readers of a streamed run to find what it kept.
 	Sink WindowSink
-	// Rebalance is what Model.Rebalance did (nil: no rebalance).
+	// Rebalance is what a rebalance did (mechanisms/rebalance; nil: no rebalance).
 	Rebalance *RebalanceResult
 	// Indexes say which shard ids are the global secondary indexes' (mechanisms/index), in
 	// their order.
@@ -508,4 +508,30 @@ type IndexLayout struct {
 	Name          string
 	First, Shards int
 	Async         bool
+}
+
+// RebalanceResult is what a rebalance did (mechanisms/rebalance, docs/migrations.md). Times
+// are since the start of the run; -1: not reached.
+type RebalanceResult struct {
+	// Start is when the nodes joined; Done when the last planned move was done.
+	Start, Done Time
+	// Rate is the copy rate applied: the rebalance's rate, or the lower rate its CPU cap
+	// allows.
+	Rate float64
+	// Moves are the planned moves in order; a move not started or not done has -1 times.
+	Moves []ShardCopy
+	// CopyCPU is the CPU time of the copies' reads and writes; RowsCopied their rows.
+	CopyCPU    Time
+	RowsCopied int64
+	// Copied holds the rows copied in each window.
+	Copied []int64
+}
+
+// ShardCopy is one planned move of a rebalance.
+type ShardCopy struct {
+	Shard, From, To int
+	// Rows are the rows the move copied (its history share, the rows written before it
+	// started, and those written while it ran).
+	Rows        int64
+	Start, Done Time
 }

@@ -1,34 +1,39 @@
-package sim
+package rebalance_test
 
 import (
+	"math"
 	"slices"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/mechanisms/rebalance"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 
 // rebModel is a small cluster for the rebalance tests: 2 nodes of 2 cores holding 8
-// shards (modulo 8, alternately), 2 more nodes of 2 cores that join at start, a write
+// shards (modulo 8, alternately), 2 more nodes of 2 cores that join at start (the setting's
+// At, and an AddNodes action the core notes), a write
 // stream of wRate/s and a read stream of rRate/s over a million uniform ids, both with
 // exponential service of mean 100 µs; 1 s windows.
-func rebModel(seed uint64, wRate, rRate float64, start, dur Time, g Rebalance) *Model {
+func rebModel(seed uint64, wRate, rRate float64, start, dur sim.Time, g rebalance.Rebalance) *sim.Model {
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
 	sch := keyspace.NewModulo(8)
-	st := func(name string, op Op, rate float64) Stream {
-		return Stream{Name: name, Op: op, Cost: 100 * Microsecond,
+	st := func(name string, op sim.Op, rate float64) sim.Stream {
+		return sim.Stream{Name: name, Op: op, Cost: 100 * sim.Microsecond,
 			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: rate}}),
 			Fields:   []workload.Generator{workload.NewUniform(1_000_000)},
-			Planner:  keyspace.NewPointPlanner(d, sch, op == Read)}
+			Planner:  keyspace.NewPointPlanner(d, sch, op == sim.Read)}
 	}
-	g.First = 2
-	return &Model{
-		Seed: seed, Duration: dur, Window: Second,
-		Nodes:     []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
-		ShardNode: []int{0, 1, 0, 1, 0, 1, 0, 1},
-		Streams:   []Stream{st("w", Write, wRate), st("r", Read, rRate)},
-		Rebalance: &g,
-		Actions:   []Action{{At: start, Kind: AddNodes, Text: "2 nodes join"}},
+	g.First, g.At = 2, start
+	return &sim.Model{
+		Seed: seed, Duration: dur, Window: sim.Second,
+		Nodes:      []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
+		ShardNode:  []int{0, 1, 0, 1, 0, 1, 0, 1},
+		Streams:    []sim.Stream{st("w", sim.Write, wRate), st("r", sim.Read, rRate)},
+		Mechanisms: []sim.Setting{&g},
+		Actions:    []sim.Action{{At: start, Kind: sim.AddNodes, Text: "2 nodes join"}},
 	}
 }
 
@@ -44,9 +49,9 @@ func rebModel(seed uint64, wRate, rRate float64, start, dur Time, g Rebalance) *
 // The move's last batch adds its service time (under 5 ms in 2 s) to the duration.
 func TestRebalanceMoves(t *testing.T) {
 	const rate, lambdaS, hist = 50_000.0, 500.0, 800_000
-	start := 10 * Second
-	r := Run(rebModel(11, 8*lambdaS, 2000, start, 30*Second, Rebalance{Rate: rate, HistoryRows: hist,
-		ReadCost: 2 * Microsecond, WriteCost: 5 * Microsecond}))
+	start := 10 * sim.Second
+	r := sim.Run(rebModel(11, 8*lambdaS, 2000, start, 30*sim.Second, rebalance.Rebalance{Rate: rate, HistoryRows: hist,
+		ReadCost: 2 * sim.Microsecond, WriteCost: 5 * sim.Microsecond}))
 	g := r.Rebalance
 	if g.Start != start || len(g.Moves) != 4 || g.Done < 0 {
 		t.Fatalf("rebalance started at %v with %d moves, done at %v: want %v, 4 moves, done", g.Start, len(g.Moves), g.Done, start)
@@ -72,12 +77,12 @@ func TestRebalanceMoves(t *testing.T) {
 		t.Errorf("moves copied %d rows, total %d", rows, g.RowsCopied)
 	}
 	// The copy's CPU is exact: 7 µs per row (constant).
-	if want := Time(g.RowsCopied) * 7 * Microsecond; g.CopyCPU != want {
+	if want := sim.Time(g.RowsCopied) * 7 * sim.Microsecond; g.CopyCPU != want {
 		t.Errorf("copy CPU %v, want %v", g.CopyCPU, want)
 	}
 	var moves int
 	for _, e := range r.Events {
-		if e.Kind == EventMove {
+		if e.Kind == sim.EventMove {
 			moves++
 		}
 	}
@@ -89,16 +94,16 @@ func TestRebalanceMoves(t *testing.T) {
 	// phase; node 3 has joined and serves nothing. Before the join, nodes 2 and 3 have no
 	// capacity at all.
 	within(t, "new node's copy CPU in the first move (cores)", r.NodeBusy[10*4+2].Seconds(), rate*5e-6, 0.01)
-	if r.NodeBusy[10*4+3] != 0 || r.NodeCapacity[9*4+2] != 0 || r.NodeCapacity[10*4+3] != 2*Second {
+	if r.NodeBusy[10*4+3] != 0 || r.NodeCapacity[9*4+2] != 0 || r.NodeCapacity[10*4+3] != 2*sim.Second {
 		t.Errorf("window 10: node 3 busy %v; node 2's capacity in window 9 %v, node 3's in 10 %v: want 0, 0, 2s",
 			r.NodeBusy[10*4+3], r.NodeCapacity[9*4+2], r.NodeCapacity[10*4+3])
 	}
 	// After the last move every node serves a quarter of the live traffic: (4,000 +
 	// 2,000)/s x 100 µs / 4 = 0.15 of a core, over the whole windows after Done (about
 	// 20,000 requests each: 1% standard error); tolerance 5%.
-	w0 := int(g.Done/Second) + 1
+	w0 := int(g.Done/sim.Second) + 1
 	for n := range 4 {
-		var busy Time
+		var busy sim.Time
 		for w := w0; w < r.Windows; w++ {
 			busy += r.NodeBusy[w*4+n]
 		}
@@ -112,8 +117,8 @@ func TestRebalanceMoves(t *testing.T) {
 // (100,000 history rows each, up to a batch period and the last batch's service, 10 ms
 // and 5 ms: tolerance 0.2%, 8 ms).
 func TestRebalanceMaxCPU(t *testing.T) {
-	r := Run(rebModel(5, 0, 0, 2*Second, 40*Second, Rebalance{Rate: 100_000, MaxCPU: 0.25, HistoryRows: 800_000,
-		ReadCost: 10 * Microsecond, WriteCost: 20 * Microsecond}))
+	r := sim.Run(rebModel(5, 0, 0, 2*sim.Second, 40*sim.Second, rebalance.Rebalance{Rate: 100_000, MaxCPU: 0.25, HistoryRows: 800_000,
+		ReadCost: 10 * sim.Microsecond, WriteCost: 20 * sim.Microsecond}))
 	g := r.Rebalance
 	within(t, "rate applied (rows/s)", g.Rate, 25_000, 1e-9)
 	for i, mv := range g.Moves {
@@ -134,14 +139,14 @@ func TestRebalanceMaxCPU(t *testing.T) {
 // 0.25 of a core on its copy's writes in window 10. Seed 11, tolerances as there.
 func TestRebalanceParallel(t *testing.T) {
 	const rate, lambdaS, hist = 50_000.0, 500.0, 800_000
-	start := 10 * Second
-	r := Run(rebModel(11, 8*lambdaS, 2000, start, 30*Second, Rebalance{Rate: rate, HistoryRows: hist,
-		ReadCost: 2 * Microsecond, WriteCost: 5 * Microsecond, Parallel: 2}))
+	start := 10 * sim.Second
+	r := sim.Run(rebModel(11, 8*lambdaS, 2000, start, 30*sim.Second, rebalance.Rebalance{Rate: rate, HistoryRows: hist,
+		ReadCost: 2 * sim.Microsecond, WriteCost: 5 * sim.Microsecond, Parallel: 2}))
 	g := r.Rebalance
 	if len(g.Moves) != 4 || g.Done < 0 {
 		t.Fatalf("%d moves, done at %v: want 4, done", len(g.Moves), g.Done)
 	}
-	ends := []Time{}
+	ends := []sim.Time{}
 	for i, mv := range g.Moves {
 		if i < 2 && mv.Start != start || i >= 2 && !slices.Contains(ends, mv.Start) {
 			t.Errorf("move %d started at %v; want the first two at %v, the others as one ends (%v)", i, mv.Start, start, ends)
@@ -153,4 +158,23 @@ func TestRebalanceParallel(t *testing.T) {
 	for n := 2; n < 4; n++ {
 		within(t, "a new node's copy CPU with two moves at once (cores)", r.NodeBusy[10*4+n].Seconds(), rate*5e-6, 0.01)
 	}
+}
+
+func within(t *testing.T, what string, got, want, tol float64) {
+	t.Helper()
+	if rel := math.Abs(got-want) / want; rel > tol {
+		t.Errorf("%s = %.5g, want %.5g within %.2g%% (off by %.3f%%)", what, got, want, tol*100, rel*100)
+	} else {
+		t.Logf("%s = %.5g, formula %.5g (off by %.3f%%)", what, got, want, rel*100)
+	}
+}
+
+// TestNoAllocs: the event loop allocates nothing in steady state while shards are copied
+// (two moves at once, started at once, each long enough to outlast the measure), in one
+// window (a window's end may allocate: its figures are kept).
+func TestNoAllocs(t *testing.T) {
+	m := rebModel(3, 4000, 2000, 0, 60*sim.Second, rebalance.Rebalance{Rate: 20_000, HistoryRows: 8_000_000,
+		ReadCost: 2 * sim.Microsecond, WriteCost: 5 * sim.Microsecond, Parallel: 2})
+	m.Window = m.Duration
+	mechtest.NoAllocs(t, m)
 }

@@ -89,8 +89,11 @@ const (
 // uniform over the run, weighted by the rate at that time; then again within the window
 // of the stream's peak) and applies the utilization law. It is deterministic for the
 // scenario's seed.
-func Explain(name string, s *scenario.Resolved) *Explanation {
-	m := Model(s)
+func Explain(name string, s *scenario.Resolved) *Explanation { return NewRouting(s).Explain(name) }
+
+// Explain is Explain of the routing's scenario, through its routing.
+func (r *Routing) Explain(name string) *Explanation {
+	s, m := r.s, r.Model()
 	ex := &Explanation{Variant: name, Key: KeyDescription(s), NodeShard: make([][]int, len(s.Nodes))}
 	shardNode := m.ShardNode
 	for sh, n := range shardNode {

@@ -11,11 +11,10 @@ import (
 // new layout; m's streams are built. A copied row costs the action's read_cost on the old
 // layout and its write_cost on the new one; by default, one point read's cost (the first read
 // stream's, or the first write stream's when none reads) and one write's (the first write
-// stream's).
-func migration(s *scenario.Resolved, m *sim.Model) *sim.Migration {
+// stream's). scheme is the target's shard scheme (its Routing's), which no run changes.
+func migration(s *scenario.Resolved, m *sim.Model, scheme keyspace.Scheme) *sim.Migration {
 	g, t := s.Migration, s.Migration.Target
 	design := designOf(t)
-	scheme := buildScheme(t, design)
 	out := &sim.Migration{
 		ShardNode: Placement(t),
 		Rate:      g.Rate,

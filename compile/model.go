@@ -13,8 +13,14 @@ import (
 )
 
 // Model builds a fresh sim.Model from a validated scenario. Generators and planners keep
-// state, so every run needs its own model; two models of one spec give identical runs.
-func Model(s *scenario.Resolved) *sim.Model {
+// state, so every run needs its own model; two models of one spec give identical runs. It
+// builds the scenario's routing too: a variant that runs more than once (or is estimated
+// first) builds its Routing once and takes each model from it (Routing.Model).
+func Model(s *scenario.Resolved) *sim.Model { return NewRouting(s).Model() }
+
+// buildModel builds a fresh model of r's scenario through r; r's run parts are built.
+func buildModel(r *Routing) *sim.Model {
+	s := r.s
 	m := &sim.Model{
 		Seed:      s.Seed,
 		Duration:  s.Duration,
@@ -25,7 +31,7 @@ func Model(s *scenario.Resolved) *sim.Model {
 		Nodes:     append([]sim.Node(nil), s.Nodes...),
 		ShardNode: Placement(s),
 	}
-	rt := newRouter(s)
+	rt := r.table.forRun(s)
 	mitigations(s, m)
 	var ms []sim.Setting
 	if rt.splitter != nil {
@@ -52,11 +58,11 @@ func Model(s *scenario.Resolved) *sim.Model {
 		}
 		m.Streams = append(m.Streams, st)
 	}
-	indexes(s, m, indexRouters(s))
+	indexes(s, m, r.indexes)
 	if g := s.Migration; g != nil && g.Target != nil {
-		m.Migration = migration(s, m)
+		m.Migration = migration(s, m, r.moveTo)
 	} else if g != nil && g.Tenant != nil {
-		m.Migration = tenantMigration(s, m)
+		m.Migration = tenantMigration(s, m, r.table.scheme)
 	}
 	if s.Rebalance != nil {
 		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(rebalance(s, m)))
@@ -66,7 +72,8 @@ func Model(s *scenario.Resolved) *sim.Model {
 
 // router is how a variant routes its requests: its key design (copies included), its
 // shard scheme (behind the splitter when shards split) and the fields its planners read.
-// The model's streams and the work estimate (EstimateWork) plan through it.
+// The model's streams and the work estimate (EstimateWork) plan through it. The router a
+// Routing keeps has no splitter; forRun gives each run its own.
 type router struct {
 	design   *keyspace.Design
 	scheme   keyspace.Scheme
@@ -85,11 +92,6 @@ func newRouter(s *scenario.Resolved) *router {
 			keys[k] = true
 		}
 		rt.design.Copies = &keyspace.Copies{Field: s.Copies.Field, Keys: keys, Count: s.Copies.Count}
-	}
-	if s.Split != nil {
-		// Every planner routes through the one splitter, so a split moves every stream's keys.
-		rt.splitter = keyspace.NewSplitter(rt.scheme, s.MaxShards)
-		rt.scheme = rt.splitter
 	}
 	rt.needed = neededFields(s)
 	if g := s.Migration; g != nil && g.Target != nil {
@@ -191,6 +193,7 @@ func mitigations(s *scenario.Resolved, m *sim.Model) {
 // table's history, so a time-ordered key leaves every new write beyond the last split.
 // The sample is drawn from its own random stream of the seed.
 func buildScheme(s *scenario.Resolved, design *keyspace.Design) keyspace.Scheme {
+	schemesBuilt.Add(1)
 	return schemeOf(s, schemeConfig(s, func() []keyspace.Key { return historySample(s, design) }, textParts(s)))
 }
 

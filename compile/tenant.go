@@ -23,10 +23,10 @@ const tenantSamples = 256
 // the old layout are found by placing tenantSamples of its rows, drawn from the first
 // write stream's field generators at times spread over the history. The costs of a copied
 // row and the history are a migration's (see migration).
-func tenantMigration(s *scenario.Resolved, m *sim.Model) *sim.Migration {
+func tenantMigration(s *scenario.Resolved, m *sim.Model, table keyspace.Scheme) *sim.Migration {
 	g, t := s.Migration, s.Migration.Tenant
 	design := designOf(s)
-	from := tenantShards(s, design, t)
+	from := tenantShards(s, design, table, t)
 	out := &sim.Migration{Rate: g.Rate, MaxCPU: g.MaxCPU, Verify: g.Verify, Outbox: g.Outbox, Cutover: g.Cutover,
 		Name: "tenant " + t.Text + "'s shards", ShardNode: tenantNodes(t, m.ShardNode, len(m.Nodes), s.Replicas, from)}
 	scheme := keyspace.NewModulo(t.Shards)
@@ -114,10 +114,11 @@ func tenantFree(shardNode []int, nodes, replicas int, from []int) (free []bool, 
 	return free, ok
 }
 
-// tenantShards places tenantSamples rows of the tenant on the old layout, with fresh
-// generators and planner (the model's own keep state), and returns their shards in
+// tenantShards places tenantSamples rows of the tenant on the old layout (table, the
+// table's scheme before any split), with fresh generators and planner (the model's own
+// keep state), and returns their shards in
 // ascending order: the shards the backfill reads, each as often as it holds the rows.
-func tenantShards(s *scenario.Resolved, design *keyspace.Design, t *scenario.TenantSpec) []int {
+func tenantShards(s *scenario.Resolved, design *keyspace.Design, table keyspace.Scheme, t *scenario.TenantSpec) []int {
 	fieldsOf := s.Fields
 	for i := range s.Streams {
 		if s.Streams[i].Op == sim.Write {
@@ -126,7 +127,7 @@ func tenantShards(s *scenario.Resolved, design *keyspace.Design, t *scenario.Ten
 		}
 	}
 	r := rand.New(rand.NewPCG(s.Seed, 0x7e4a47))
-	p := keyspace.NewPointPlanner(design, buildScheme(s, design), false)
+	p := keyspace.NewPointPlanner(design, table, false)
 	fields := make([]uint64, len(fieldsOf))
 	gens := make([]workload.Generator, len(fieldsOf))
 	for f, fs := range fieldsOf {

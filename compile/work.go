@@ -89,8 +89,12 @@ const (
 // EstimateWork samples each stream of s (a few hundred requests, deterministic for the
 // seed) through the planners a run of s routes by (router), without building its model:
 // a replayed stream draws its keys from the table's generators, as explain does.
-func EstimateWork(s *scenario.Resolved) *Work {
-	rt := newRouter(s)
+func EstimateWork(s *scenario.Resolved) *Work { return NewRouting(s).EstimateWork() }
+
+// EstimateWork is EstimateWork of the routing's scenario, through its routing.
+func (r *Routing) EstimateWork() *Work {
+	s := r.s
+	rt := r.table.forRun(s)
 	shardNode := Placement(s)
 	w := &Work{}
 	for _, x := range s.Mechanisms {

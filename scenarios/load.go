@@ -89,6 +89,9 @@ type Variant struct {
 	index     int // in the file's [[variants]]
 	// Work is the variant's predicted work, time and subrequests held (compile.EstimateWork).
 	Work *compile.Work
+	// routing is what Work was estimated through, which every model of the variant routes
+	// by (compile.Routing); set by the load once every value of the command line is in Spec.
+	routing *compile.Routing
 	// Replaced are the dotted keys of the variant's own values that a value for every
 	// variant on the command line replaced (a --set, a sweep's --vary); Notes says each.
 	Replaced []string
@@ -755,8 +758,14 @@ func (l *loader) fit(sc *Scenario, selected map[int]bool, noVariants bool, paral
 		}
 	}
 	var held []float64
+	routings := compile.Routings(chosen)
 	for i, v := range chosen {
-		w := compile.EstimateWork(v)
+		r := routings[i]
+		if r == nil {
+			r = compile.NewRouting(v) // too large to keep (compile.Routings): the estimate's own
+		}
+		chosenVariants[i].routing = routings[i]
+		w := r.EstimateWork()
 		if key, problem := w.WorkProblem(v); problem != "" {
 			if len(sc.Variants) > 1 {
 				problem += fmt.Sprintf(" (in variant %q)", chosenVariants[i].Name)
@@ -1009,11 +1018,21 @@ func resolve(f *scenario.File) (*scenario.Resolved, []scenario.FieldError) {
 }
 
 // Model builds a fresh sim.Model of the variant (compile.Model of its Spec): every run needs
-// its own.
-func (v *Variant) Model() *sim.Model { return compile.Model(v.Spec) }
+// its own. Each is built through the variant's routing, which the load built once for its
+// work estimate (compile.Routing).
+func (v *Variant) Model() *sim.Model { return v.route().Model() }
 
 // Explain predicts the variant's load before any simulation (compile.Explain).
-func (v *Variant) Explain() *compile.Explanation { return compile.Explain(v.Name, v.Spec) }
+func (v *Variant) Explain() *compile.Explanation { return v.route().Explain(v.Name) }
+
+// route is the variant's routing: the one the load built for its Spec, or a new one for a
+// variant the load did not estimate.
+func (v *Variant) route() *compile.Routing {
+	if v.routing.Of(v.Spec) {
+		return v.routing
+	}
+	return compile.NewRouting(v.Spec)
+}
 
 // Aliases kept for the readers that name them through the loader.
 type (

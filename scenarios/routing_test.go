@@ -105,11 +105,11 @@ func TestRoutingBuiltOnce(t *testing.T) {
 	}
 }
 
-// TestRoutingTooLargeNotKept: a consistent-hash ring (hash = "ring") of 25,000 shards of 64 points (1.6 million
-// points, 77 MB at 48 bytes a point) is more than the load keeps for a variant's whole
-// command (64 MB of rings: compile.Routings), so the load builds it for the estimate and
-// drops it, and each model builds its own, as before routings were kept: one scheme at the
-// load, one a model.
+// TestRoutingTooLargeNotKept: a consistent-hash ring (hash = "ring") of 25,000 shards of
+// 64 points (1.6 million points, 77 MB at 48 bytes a point) is more than the load keeps
+// for a variant's whole command (64 MB of rings: compile.Routings), so the load builds it
+// for the estimate and drops it, and each model builds its own, as before routings were
+// kept: one scheme at the load, one a model.
 func TestRoutingTooLargeNotKept(t *testing.T) {
 	src := []byte(routingScenario[:strings.Index(routingScenario, "[[variants]]")])
 	before := compile.SchemesBuilt()

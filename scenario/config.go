@@ -128,8 +128,6 @@ type Keyspace struct {
 	SaltMode  SaltMode `toml:"salt_mode"`
 	SaltField string   `toml:"salt_field"`
 	Splits    Splits   `toml:"splits"`
-	// Limits are per-partition throughput limits (nil: none).
-	Limits *Limits `toml:"limits"`
 	// Split splits shards automatically while the run goes on (nil: never).
 	Split *Split `toml:"split"`
 	// Copies spreads hot keys over several copies (nil: none).
@@ -137,18 +135,6 @@ type Keyspace struct {
 	// Ext holds the keys mechanisms declare in this table (mechanism.go), and the shard
 	// schemes' own keys (scheme.go).
 	Ext tomlx.Extensions `toml:"-"`
-}
-
-// Limits is [keyspace.limits]: DynamoDB-style per-partition throughput limits.
-type Limits struct {
-	WriteUnits      *float64 `toml:"write_units"`
-	ReadUnits       *float64 `toml:"read_units"`
-	TableWriteUnits *float64 `toml:"table_write_units"`
-	TableReadUnits  *float64 `toml:"table_read_units"`
-	Burst           Duration `toml:"burst"`
-	BurstInitial    Duration `toml:"burst_initial"`
-	Adaptive        *bool    `toml:"adaptive"`
-	SplitForHeat    *bool    `toml:"split_for_heat"`
 }
 
 // Split is [keyspace.split]: automatic splits by size (rows) and by load.

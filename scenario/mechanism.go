@@ -32,6 +32,13 @@ func (c *checker) Duration(key string, d Duration, def string, minimum sim.Time)
 	return c.duration(key, d, def, minimum)
 }
 
+// DurationOK is Duration, and whether the duration had no problem.
+func (c *checker) DurationOK(key string, d Duration, def string, minimum sim.Time) (sim.Time, bool) {
+	before := len(c.probs)
+	v := c.duration(key, d, def, minimum)
+	return v, len(c.probs) == before
+}
+
 // KeyDoc is a mechanism's key as docs/scenario.md lists it: the table that holds it, its
 // name, its default and what it means (Markdown). The docs' table of these keys is
 // generated from the declarations (mechanism_test.go), so that a key is written down once.
@@ -50,9 +57,8 @@ func declare[T any](table reflect.Type, tableName, name, def, meaning string) Ke
 	return Key[T]{name}
 }
 
-// TableKey declares a key of [table], ClusterKey one of [cluster], StreamKey one of each
-// [[streams]] entry, FileKey one of the top level. (Keyspace has an Ext field too: a
-// declaring function for it is one line.)
+// TableKey declares a key of [table], ClusterKey one of [cluster], KeyspaceKey one of
+// [keyspace], StreamKey one of each [[streams]] entry, FileKey one of the top level.
 // Call them in a package-level variable's initializer.
 func TableKey[T any](name, def, meaning string) Key[T] {
 	return declare[T](reflect.TypeFor[Table](), "[table]", name, def, meaning)
@@ -68,6 +74,12 @@ func ClusterKey[T any](name, def, meaning string) Key[T] {
 // table); see TableKey.
 func FileKey[T any](name, def, meaning string) Key[T] {
 	return declare[T](reflect.TypeFor[File](), "top level", name, def, meaning)
+}
+
+// KeyspaceKey declares a key of [keyspace], such as a table of the mechanism's own
+// ([keyspace.limits]); see TableKey.
+func KeyspaceKey[T any](name, def, meaning string) Key[T] {
+	return declare[T](reflect.TypeFor[Keyspace](), "[keyspace]", name, def, meaning)
 }
 
 // StreamKey declares a key of each [[streams]] entry (see TableKey).
@@ -96,6 +108,25 @@ var mechanismResolvers []MechanismResolver
 // the problems they report.
 func RegisterMechanism(r MechanismResolver) {
 	mechanismResolvers = append(mechanismResolvers, r)
+}
+
+var keyspaceResolvers []MechanismResolver
+
+// RegisterKeyspaceMechanism adds the resolver of a mechanism's [keyspace] keys that the rest
+// of the scenario reads (partition limits: automatic splits read split_for_heat, and a
+// migration, a rebalance and an index refuse them): it runs right after [keyspace] is
+// resolved, before the splits, the streams and the actions, and sets what they read in
+// Resolved (Resolved.Limits). Its setting, if any, is appended by a resolver of
+// RegisterMechanism, in the mechanisms' order.
+func RegisterKeyspaceMechanism(r MechanismResolver) {
+	keyspaceResolvers = append(keyspaceResolvers, r)
+}
+
+// resolveKeyspaceMechanisms runs every RegisterKeyspaceMechanism resolver.
+func resolveKeyspaceMechanisms(c *checker, f *File, s *Resolved) {
+	for _, r := range keyspaceResolvers {
+		r(c, f, s)
+	}
 }
 
 // resolveMechanisms runs every registered mechanism's resolver.

@@ -24,9 +24,6 @@ import (
 const (
 	defaultBackoff       = "10ms"
 	defaultBackoffMax    = "1s"
-	defaultWriteUnits    = 1000
-	defaultReadUnits     = 3000
-	defaultLimitBurst    = "300s"
 	defaultSplitMove     = "30s"
 	splitShardsFactor    = 4 // default max_shards: 4 x shards
 	maxRetries           = 10
@@ -208,48 +205,6 @@ type PartitionLimits struct {
 	// SplitForHeat splits a partition that was throttled in two consecutive windows
 	// (SplitPolicy.Throttled).
 	SplitForHeat bool
-}
-
-// resolveLimits reads [keyspace.limits]; mechanisms/limits turns what it resolved to into
-// the limits' setting.
-func resolveLimits(c *checker, f *File, s *Resolved) {
-	l := f.Keyspace.Limits
-	if l == nil {
-		return
-	}
-	units := func(key string, p *float64, def float64) float64 {
-		if p == nil {
-			return def
-		}
-		if !(*p > 0) || math.IsInf(*p, 0) {
-			c.add(key, "must be a positive number of units per second (got %v)", *p)
-			return def
-		}
-		return *p
-	}
-	pl := &PartitionLimits{
-		WriteUnits:      units("keyspace.limits.write_units", l.WriteUnits, defaultWriteUnits),
-		ReadUnits:       units("keyspace.limits.read_units", l.ReadUnits, defaultReadUnits),
-		TableWriteUnits: units("keyspace.limits.table_write_units", l.TableWriteUnits, 0),
-		TableReadUnits:  units("keyspace.limits.table_read_units", l.TableReadUnits, 0),
-		Adaptive:        l.Adaptive != nil && *l.Adaptive,
-		SplitForHeat:    l.SplitForHeat != nil && *l.SplitForHeat,
-	}
-	if pl.Burst = c.duration("keyspace.limits.burst", l.Burst, defaultLimitBurst, 0); pl.Burst > maxAge {
-		c.add("keyspace.limits.burst", "must be at most 10000d (got %q)", l.Burst)
-	}
-	if l.BurstInitial.Set() {
-		// A bank holds at least one second's units (see mechanisms/limits' newBucket).
-		before := len(c.probs)
-		b := c.duration("keyspace.limits.burst_initial", l.BurstInitial, "", 0)
-		if len(c.probs) == before && b > max(pl.Burst, sim.Second) {
-			c.add("keyspace.limits.burst_initial", "must be at most burst = %q: a bank holds no more (got %q)", orDefault(l.Burst.Text, defaultLimitBurst), l.BurstInitial)
-		}
-		if len(c.probs) == before {
-			pl.BurstInitial = &b
-		}
-	}
-	s.Limits = pl
 }
 
 // SplitPolicy is automatic splits' settings ([keyspace.split], and split_for_heat of

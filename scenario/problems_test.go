@@ -114,7 +114,6 @@ var problemCases = []struct {
 	{"split max shards below shards", func(f *File) {
 		f.Keyspace.Split = &Split{Rows: ptr(int64(10)), MaxShards: ptr(2)}
 	}, []string{"keyspace.split.max_shards: must be at least keyspace.shards = 4 (got 2)"}},
-	{"limits of zero units", func(f *File) { f.Keyspace.Limits = &Limits{WriteUnits: ptr(0.0)} }, []string{"keyspace.limits.write_units: must be a positive number of units per second (got 0)"}},
 	{"copies without count", func(f *File) { f.Keyspace.Copies = &Copies{Top: ptr(1)} }, []string{"keyspace.copies.count: required: how many copies each hot key is spread over, 2 to 64", "keyspace.copies.top: needs a zipf, hotspot or categorical field, whose popular values are known; this one is gen = \"uniform\" (list keys instead)"}},
 	{"copies keys and top", func(f *File) {
 		f.Keyspace.Copies = &Copies{Count: ptr(2), Top: ptr(1), Keys: []Scalar{{Int: 1, IsInt: true}}}

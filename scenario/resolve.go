@@ -368,7 +368,7 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveReplicas(c, f, s)
 	resolveTable(c, f, s)
 	resolveKeyspace(c, f, s)
-	resolveLimits(c, f, s)
+	resolveKeyspaceMechanisms(c, f, s) // partition limits (mechanisms/limits), which splits and others read
 	resolveSplit(c, f, s)
 	resolveCopies(c, f, s)
 	resolvePlacement(c, f, s)

@@ -18,7 +18,7 @@ import (
 // their declarations, or checks it (make docs rewrites it), and checks that each key is
 // decoded by the table the docs put it in.
 func TestMechanismKeysInDocs(t *testing.T) {
-	tables := map[string]reflect.Type{"top level": reflect.TypeFor[scenario.File](), "[cluster]": reflect.TypeFor[scenario.Cluster](), "[table]": reflect.TypeFor[scenario.Table](), "[[streams]]": reflect.TypeFor[scenario.Stream]()}
+	tables := map[string]reflect.Type{"top level": reflect.TypeFor[scenario.File](), "[cluster]": reflect.TypeFor[scenario.Cluster](), "[table]": reflect.TypeFor[scenario.Table](), "[keyspace]": reflect.TypeFor[scenario.Keyspace](), "[[streams]]": reflect.TypeFor[scenario.Stream]()}
 	var b strings.Builder
 	b.WriteString("| table | key | default | meaning |\n|---|---|---|---|\n")
 	for _, k := range scenario.MechanismKeys {

@@ -1,6 +1,7 @@
 package limits_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/shardsim/shardsim/mechanisms/limits"
@@ -39,6 +40,18 @@ func TestKeys(t *testing.T) {
 		*l.Settings.BurstInitial != 2*sim.Second || l.Settings.BurstInitial == s.Limits.BurstInitial {
 		t.Errorf("settings %+v (burst_initial %v at %p, scenario's at %p): want the keys' values, and a burst_initial of its own",
 			l.Settings, *l.Settings.BurstInitial, l.Settings.BurstInitial, s.Limits.BurstInitial)
+	}
+	for _, c := range []struct{ extra, want string }{
+		{"write_units = 0.0", "keyspace.limits.write_units: must be a positive number of units per second (got 0)"},
+		{"read_units = -1.0", "keyspace.limits.read_units: must be a positive number of units per second (got -1)"},
+		{"burst = \"10s\"\nburst_initial = \"20s\"", `keyspace.limits.burst_initial: must be at most burst = "10s": a bank holds no more (got "20s")`},
+		{"burst_initial = \"400s\"", `keyspace.limits.burst_initial: must be at most burst = "300s": a bank holds no more (got "400s")`},
+		{"write_unit = 10.0", `keyspace.limits.write_unit: unknown key; did you mean "write_units"?`},
+	} {
+		_, probs := mechtest.Resolve(t, "[keyspace.limits]\n"+c.extra+"\n")
+		if !slices.Contains(probs, c.want) {
+			t.Errorf("%q: problems %q, want %q among them", c.extra, probs, c.want)
+		}
 	}
 }
 

@@ -52,8 +52,10 @@
 // The read cache (mechanisms/cache), partition limits (mechanisms/limits), automatic
 // shard splits (mechanisms/split), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit
-// flush (mechanisms/flush), the event loop's wake-ups (mechanisms/eventloop) and global
-// secondary indexes (mechanisms/index) are built so. The mechanisms older than these hooks
+// flush (mechanisms/flush), the event loop's wake-ups (mechanisms/eventloop), global
+// secondary indexes (mechanisms/index) and the rebalance (mechanisms/rebalance: nodes that
+// join later, JoinLater and Join; background copies, a Copier of CopyBy and Copy) are built
+// so. The mechanisms older than these hooks
 // keep a typed field in the engine and their settings in model.go. See
 // docs/architecture.md.
 //

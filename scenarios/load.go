@@ -218,32 +218,42 @@ func parseOverrides(opts Options) ([]override, tomlx.Errors) {
 	}
 	for i := range out {
 		o := &out[i]
-		rest, ok := strings.CutPrefix(o.Key, "variants")
-		if !ok || (rest != "" && rest[0] != '[' && rest[0] != '.') {
-			continue
+		who, key, msg := variantKey(o.Key)
+		switch {
+		case msg != "":
+			errs = append(errs, &tomlx.Error{File: o.Flag, Msg: msg})
+		case who != "":
+			o.variant, o.Key = who, key
 		}
-		if rest == "" {
-			errs = append(errs, &tomlx.Error{File: o.Flag, Msg: "variants are set one key at a time: want variants[NAME].KEY or variants[INDEX].KEY"})
-			continue
-		}
-		var who string
-		if strings.HasPrefix(rest, "[") {
-			j := strings.IndexByte(rest, ']')
-			if j < 0 {
-				errs = append(errs, &tomlx.Error{File: o.Flag, Msg: "want variants[NAME].KEY or variants[INDEX].KEY"})
-				continue
-			}
-			who, rest = strings.Trim(rest[1:j], `"' `), rest[j+1:]
-		} else if who, rest, ok = strings.Cut(rest[1:], "."); ok {
-			rest = "." + rest
-		}
-		if who == "" || !strings.HasPrefix(rest, ".") || len(rest) < 2 {
-			errs = append(errs, &tomlx.Error{File: o.Flag, Msg: "want variants[NAME].KEY or variants[INDEX].KEY"})
-			continue
-		}
-		o.variant, o.Key = who, rest[1:]
 	}
 	return out, errs
+}
+
+// variantKey splits a --set key aimed at one variant, variants[NAME].KEY, variants[INDEX].KEY
+// or variants.NAME.KEY, into the variant and its key. A key of the scenario itself gives
+// who == ""; a variants key of no other form gives msg, what was wanted.
+func variantKey(k string) (who, key, msg string) {
+	rest, ok := strings.CutPrefix(k, "variants")
+	if !ok || (rest != "" && rest[0] != '[' && rest[0] != '.') {
+		return "", k, ""
+	}
+	const want = "want variants[NAME].KEY or variants[INDEX].KEY"
+	if rest == "" {
+		return "", k, "variants are set one key at a time: " + want
+	}
+	if strings.HasPrefix(rest, "[") {
+		j := strings.IndexByte(rest, ']')
+		if j < 0 {
+			return "", k, want
+		}
+		who, rest = strings.Trim(rest[1:j], `"' `), rest[j+1:]
+	} else if who, rest, ok = strings.Cut(rest[1:], "."); ok {
+		rest = "." + rest
+	}
+	if who == "" || !strings.HasPrefix(rest, ".") || len(rest) < 2 {
+		return "", k, want
+	}
+	return who, rest[1:], ""
 }
 
 // flagError names the flag a problem's value came from, when it came from one.

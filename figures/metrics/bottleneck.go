@@ -104,17 +104,25 @@ func BottleneckOf(r *Run, sloFailed bool) Bottleneck {
 		n := r.Nodes[b.Node]
 		b.Load, b.Peak = n.Utilization, n.Peak
 	}
-	if b.Resource == CPU && b.Peak < 0.9 {
-		switch {
-		case worst == TimedOut && failed:
-			b.Resource = Timeout
-		case sloFailed && !failed:
-			b.fanOut(r)
-		}
-	}
+	b.notTheCPU(r, worst, failed, sloFailed)
 	b.Binding = failed || sloFailed || max(b.Peak, b.Lock) >= BindingLoad
 	b.Text = b.words(r, worst)
 	return b
+}
+
+// notTheCPU names what binds instead of the CPU when b blames the CPU and its busiest
+// node peaked under 90%: the timeouts, when they failed requests most, or the fan-out, when
+// only a latency objective failed.
+func (b *Bottleneck) notTheCPU(r *Run, worst Cause, failed, sloFailed bool) {
+	if b.Resource != CPU || b.Peak >= 0.9 {
+		return
+	}
+	switch {
+	case worst == TimedOut && failed:
+		b.Resource = Timeout
+	case sloFailed && !failed:
+		b.fanOut(r)
+	}
 }
 
 // locksBind reports whether row locks bind: no node is saturated, and either requests

@@ -218,8 +218,8 @@ func checkModel(t *testing.T, sc *scenarios.Scenario, v *scenarios.Variant, m *s
 	if sp := splitOf(m); (sp != nil) != (v.Spec != nil && v.Spec.Split != nil) || (sp != nil && (sp.Splitter == nil || v.MaxShards < len(m.ShardNode) || sp.Splitter.Max() != v.MaxShards)) {
 		t.Errorf("variant %q: split %+v, max shards %d", v.Name, sp, v.MaxShards)
 	}
-	for i, a := range m.Actions {
-		if a.At < 0 || a.At >= m.Duration || (i > 0 && a.At < m.Actions[i-1].At) || a.Text == "" {
+	for i, a := range actionsOf(m) {
+		if a.At < 0 || a.At >= m.Duration || (i > 0 && a.At < actionsOf(m)[i-1].At) || a.Text == "" {
 			t.Errorf("variant %q: action %d %+v", v.Name, i, a)
 		}
 		switch a.Kind {

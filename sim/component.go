@@ -644,6 +644,54 @@ func (c Core) ShardBusySoFar(now Time, nS int) []float64 {
 // Note adds text at t to the run's timeline of events, as an action's line.
 func (c Core) Note(t Time, text string) { c.e.note(t, text) }
 
+// note adds an action's line, text at t, to the run's timeline of events.
+func (e *engine) note(t Time, text string) {
+	e.res.Events = append(e.res.Events, Event{At: t, Kind: EventAction, Shard: -1, Text: text})
+}
+
+// Initer is a Setting that says, before the streams are set up (and before any Setting is
+// turned on), what they must be ready for during the run: a client limit that an operator
+// may set later (MayLimit). Only MayLimit may be called in Init.
+type Initer interface {
+	Init(c Core)
+}
+
+// MayLimit says, in Init, that stream i's client limit may be set during the run
+// (SetClientLimit), a queueing one with queue: the stream's requests then take the client's
+// path from the start, and keep their visits where a queueing limit may hold them.
+func (c Core) MayLimit(i int, queue bool) {
+	st := &c.e.streams[i]
+	st.mayLimit = max(st.mayLimit, 1)
+	if queue {
+		st.mayLimit = 2
+	}
+}
+
+// SetClientLimit gives stream i's client a new rate limit l (nil: none) from now on, where
+// its requests reach the nodes (a network delay after the client changed it). The
+// requests the old limit held are sent at once when it is lifted, or queue afresh behind
+// the new one. The Setting said so in Init (MayLimit), unless the stream had a limit
+// already.
+func (c Core) SetClientLimit(now Time, i int, l *Limit) { c.e.relimit(now, i, l) }
+
+// SetCores gives node n cores cores at now: more cores take waiting work at once. The
+// node's capacity series follows (Result.NodeCapacity).
+func (c Core) SetCores(now Time, n, cores int) {
+	e := c.e
+	nd := &e.nodes[n]
+	nd.cores = cores
+	e.coreLog = append(e.coreLog, coreChange{at: now, node: n, cores: cores})
+	e.startQueued(now, n, nd)
+}
+
+// SetQueueLimit makes node n's queue limit limit (0: unbounded) from now on; what waits in
+// it already stays.
+func (c Core) SetQueueLimit(n, limit int) { c.e.nodes[n].limit = limit }
+
+// StartMigration starts the model's migration (Model.Migration) at now, as its Migrate
+// action says: dual writes and the backfill. Nothing happens without one, or once started.
+func (c Core) StartMigration(now Time) { c.e.migStart(now) }
+
 // Copier is a mechanism that copies rows between nodes in batches of background work
 // (Core.Copy), as a migration's backfill does, and hears of each batch's end.
 type Copier interface {

@@ -101,13 +101,13 @@ func newEngine(m *Model) *engine {
 	}
 	e.nodeTable = newNodeTable(m, e.res, e.growing)
 	e.placeShards()
-	e.newMechanisms()
 	e.streams = make([]streamState, len(m.Streams))
+	e.initSettings()
+	e.newMechanisms()
 	for i := range m.Streams {
 		e.initStream(i)
 	}
 	e.startSettings()
-	e.scheduleActions()
 	e.initDetail()
 	e.pickArrival()
 	return e

@@ -10,6 +10,7 @@ import (
 	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/mechanisms/pool"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
@@ -53,10 +54,6 @@ func mixModel(seed uint64) *sim.Model {
 				Client: sim.Client{Timeout: 3 * sim.Millisecond, Retries: 1},
 			},
 		},
-		Actions: []sim.Action{
-			{At: 700 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0, Limit: &sim.Limit{Rate: 1500, Burst: 5}},
-			{At: 1400 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0},
-		},
 		Mechanisms: []sim.Setting{
 			cache.Cache{Settings: cache.Settings{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
 				Streams: []int{1}},
@@ -65,7 +62,11 @@ func mixModel(seed uint64) *sim.Model {
 			locks.RowLocks{Streams: []locks.Stream{
 				{Hold: sim.Delay{Kind: sim.Exponential, Mean: 40 * sim.Microsecond}, Timeout: 3 * sim.Millisecond}, {},
 				{Hold: sim.Delay{Kind: sim.Constant, Mean: 300 * sim.Microsecond}, Timeout: 400 * sim.Microsecond}}},
-			pool.Pool{Stream: 0, Size: 6}, pool.Pool{Stream: 1, Size: 3}, pool.Pool{Stream: 2, Size: 5}},
+			pool.Pool{Stream: 0, Size: 6}, pool.Pool{Stream: 1, Size: 3}, pool.Pool{Stream: 2, Size: 5},
+			operator.Actions{
+				{At: 700 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0, Limit: &sim.Limit{Rate: 1500, Burst: 5}},
+				{At: 1400 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0},
+			}},
 	}
 	return m
 }

@@ -394,7 +394,7 @@ func actionModel() *Model {
 			Fields:   []workload.Generator{workload.NewUniform(1000)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
 		}},
-		Actions: []Action{{At: actionAt, Kind: SetCores, Node: 0, Cores: 4, Text: "scale up"}},
+		Mechanisms: []Setting{acts{{At: actionAt, Kind: SetCores, Node: 0, Cores: 4, Text: "scale up"}}},
 	}
 }
 
@@ -642,7 +642,7 @@ func TestLiftedLimitReleasesHeld(t *testing.T) {
 				Planner:  keyspace.NewPointPlanner(d, keyspace.NewModulo(1), false),
 				Client:   Client{Limit: &Limit{Rate: 500, Burst: 1, Queue: true}},
 			}},
-			Actions: []Action{{At: 4 * Second, Kind: SetLimit, Stream: 0, Limit: newLimit, Text: "limit changed"}},
+			Mechanisms: []Setting{acts{{At: 4 * Second, Kind: SetLimit, Stream: 0, Limit: newLimit, Text: "limit changed"}}},
 		}
 	}
 	r := Run(mk(nil))

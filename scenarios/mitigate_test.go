@@ -13,6 +13,7 @@ import (
 	"github.com/shardsim/shardsim/mechanisms/cache"
 	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/operator"
+	"github.com/shardsim/shardsim/mechanisms/replicas"
 	"github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
@@ -37,6 +38,16 @@ func actionsOf(m *sim.Model) operator.Actions {
 	for _, x := range m.Mechanisms {
 		if a, ok := x.(operator.Actions); ok {
 			return a
+		}
+	}
+	return nil
+}
+
+// replicasOf is m's followers (mechanisms/replicas), or nil.
+func replicasOf(m *sim.Model) *replicas.Replicas {
+	for _, x := range m.Mechanisms {
+		if r, ok := x.(replicas.Replicas); ok {
+			return &r
 		}
 	}
 	return nil
@@ -72,9 +83,9 @@ func TestNoMitigations(t *testing.T) {
 	sc := load(t, shopBase, scenarios.Options{})
 	v := sc.Variants[0]
 	m := v.Model()
-	if cacheOf(m) != nil || m.Replicas != 0 || m.ReadAny || limitsOf(m) != nil || splitOf(m) != nil || actionsOf(m) != nil {
-		t.Errorf("mitigations set: cache %v replicas %d readAny %v limits %v split %v actions %v",
-			cacheOf(m), m.Replicas, m.ReadAny, limitsOf(m), splitOf(m), actionsOf(m))
+	if cacheOf(m) != nil || replicasOf(m) != nil || limitsOf(m) != nil || splitOf(m) != nil || actionsOf(m) != nil {
+		t.Errorf("mitigations set: cache %v replicas %v limits %v split %v actions %v",
+			cacheOf(m), replicasOf(m), limitsOf(m), splitOf(m), actionsOf(m))
 	}
 	if m.Detect != (detect.Config{}) {
 		t.Errorf("Detect = %+v, want zero (the engine's defaults)", m.Detect)
@@ -220,8 +231,8 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	sc := load(t, src, scenarios.Options{})
 	v := sc.Variants[0]
 	m := v.Model()
-	if m.Replicas != 2 || !m.ReadAny {
-		t.Errorf("replicas %d, read any %v", m.Replicas, m.ReadAny)
+	if r := replicasOf(m); r == nil || r.Followers != 2 || !r.ReadAny {
+		t.Errorf("replicas %+v: want 2 followers, reads from any copy", r)
 	}
 	want := cache.Settings{Capacity: 5000, TTL: sim.Minute, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 5 * sim.Second, Off: true}
 	if cacheOf(m) == nil || cacheOf(m).Settings != want {

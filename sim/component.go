@@ -471,8 +471,61 @@ func (c Core) Windows() int { return c.e.res.Windows }
 // WindowSpan is the length of window w (the last may be shorter).
 func (c Core) WindowSpan(w int) Time { return c.e.res.WindowSpan(w) }
 
-// Replicas is the number of followers of every shard (Model.Replicas).
-func (c Core) Replicas() int { return c.e.m.Replicas }
+// Replicas is the number of followers of every shard (SetReplicas), 0 without them.
+func (c Core) Replicas() int { return c.e.res.Replicas }
+
+// SetReplicas gives every shard k followers, on the k nodes after its leader's (fewer than
+// the nodes): a shard's CPU is then spread over its 1 + k copies in the figures
+// (Result.Replicas, ShardWindow.Replicas), and the nodes' busy series are recorded as the
+// run goes. Called in On, before any Setting that copies (CopyBy).
+func (c Core) SetReplicas(k int) {
+	e := c.e
+	if k >= e.nNodes {
+		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", k, e.nNodes))
+	}
+	e.res.Replicas = k
+	if e.ring != nil {
+		e.ring.sw.Replicas = k
+	}
+	if k > 0 {
+		e.trackNode = true
+	}
+}
+
+// WriteDone is a mechanism that hears of each client write's end at its shard's leader,
+// its service done (a SubEnd let it complete), as followers do, which apply it then.
+type WriteDone interface {
+	// Wrote is the end, at now, of a write of stream i on parts partitions of shard sh.
+	Wrote(c Core, now Time, i int, sh, parts int32)
+}
+
+// WatchWrites has w told of every client write's end (WriteDone); one a run. The streams
+// whose writes it must hear of take a request slot (Slotted): a solo's end is not told.
+func (c Core) WatchWrites(w WriteDone) { c.e.wrote = w }
+
+// Follow sends, at now, a follower's apply of a write of stream i on parts partitions of
+// shard sh, at node n: a subrequest of the stream's apply cost (Stream.ApplyCost) that
+// nobody waits for, and that its node never throttles.
+func (c Core) Follow(now Time, i int, sh int32, n int, parts int32) {
+	e := c.e
+	st := &e.streams[i]
+	si := e.subs.take()
+	e.subs.items[si] = subreq{req: followerReq, shard: sh, node: int16(n), parts: parts,
+		service: e.serviceTime(st, st.s.ApplyCost, parts)}
+	e.reach(now, si)
+}
+
+// ReadRouter is a mechanism that chooses the node each read or scan subrequest goes to,
+// as followers that serve reads do.
+type ReadRouter interface {
+	// ReadNode is the node a read's visit to a shard whose leader is on node leader goes
+	// to.
+	ReadNode(c Core, leader int32) int32
+}
+
+// RouteReads has r choose the node of every read and scan subrequest (ReadRouter); one a
+// run. The streams it routes take a request slot (Slotted): a solo goes to its leader.
+func (c Core) RouteReads(r ReadRouter) { c.e.readAt = r }
 
 // NodeCores is the number of node n's cores now.
 func (c Core) NodeCores(n int) int { return c.e.nodes[n].cores }
@@ -705,7 +758,7 @@ type Copier interface {
 // or a mechanism's own shards (AddShards), which place or copy shards themselves.
 func (c Core) CopyBy(h Copier) {
 	e, m := c.e, c.e.m
-	if e.copier != nil || m.Migration != nil || e.growing || m.Replicas > 0 || e.nShards != int(e.table) {
+	if e.copier != nil || m.Migration != nil || e.growing || e.res.Replicas > 0 || e.nShards != int(e.table) {
 		panic("sim: a mechanism's copies cannot be combined with another's, a migration, shard splits, replicas or a mechanism's own shards")
 	}
 	e.copier = h

@@ -118,8 +118,10 @@ type gates struct {
 	watches    []SubWatcher
 	starts     []ServiceStart
 	ends       []SubEnd
-	copier     Copier  // the mechanism whose copy batches end at the core (Core.CopyBy), nil when none
-	endHeld    []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
+	copier     Copier     // the mechanism whose copy batches end at the core (Core.CopyBy), nil when none
+	wrote      WriteDone  // hears of each client write's end (Core.WatchWrites), nil when none
+	readAt     ReadRouter // chooses the node of each read subrequest (Core.RouteReads), nil when none
+	endHeld    []uint8    // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
 	// waitCounters count the waits the mechanisms report (waits.go).
 	waitCounters []*WaitCounter
 	// admitting: something may turn a subrequest away or hold it at its node before the

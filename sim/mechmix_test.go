@@ -12,6 +12,7 @@ import (
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/mechanisms/pool"
+	"github.com/shardsim/shardsim/mechanisms/replicas"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -29,7 +30,6 @@ func mixModel(seed uint64) *sim.Model {
 		Seed: seed, Duration: 2 * sim.Second, Warmup: 200 * sim.Millisecond, Window: 250 * sim.Millisecond, Network: 200 * sim.Microsecond,
 		Nodes:     []sim.Node{{Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}},
 		ShardNode: []int{0, 1, 2, 0, 1, 2},
-		Replicas:  1,
 		Streams: []sim.Stream{
 			{
 				Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond, ApplyCost: 50 * sim.Microsecond,
@@ -55,6 +55,7 @@ func mixModel(seed uint64) *sim.Model {
 			},
 		},
 		Mechanisms: []sim.Setting{
+			replicas.Replicas{Followers: 1},
 			cache.Cache{Settings: cache.Settings{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
 				Streams: []int{1}},
 			latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10},

@@ -191,8 +191,7 @@ func (st *streamState) choosePath(m *Model) {
 	s := st.s
 	st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || st.mayLimit == 2
 	client := s.Client.Limit != nil || s.Client.Timeout > 0 || st.mayLimit > 0
-	copies := (m.ReadAny && s.Op != Write) || (m.Replicas > 0 && s.Op == Write)
-	st.plain = !st.keep && s.Clients == 0 && !client && !copies
+	st.plain = !st.keep && s.Clients == 0 && !client
 }
 
 // lognormal returns the parameters of a lognormal with the given mean and coefficient of

@@ -82,7 +82,7 @@ type Result struct {
 type EventKind uint8
 
 const (
-	EventAction EventKind = iota // an operator action (Model.Actions)
+	EventAction EventKind = iota // an operator action (mechanisms/operator, Core.Note)
 	EventSplit                   // a shard split in two (Model.Split)
 	EventMove                    // a shard moved to another node after a split
 )

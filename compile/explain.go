@@ -388,7 +388,7 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 	if g := s.Migration; g != nil {
 		to := fmt.Sprintf("the migration to %q", g.To)
 		if g.Tenant != nil {
-			to = "the move of " + g.Tenant.Text + " to shards of its own " + tenantPlacement(g.Tenant, m)
+			to = "the move of " + g.Tenant.Text + " to shards of its own " + tenantPlacement(g.Tenant, m, s.Replicas)
 		}
 		notes = append(notes, "the figures are for the layout before "+to+": its dual writes, backfill and cutover happen only in a run")
 	}
@@ -409,8 +409,8 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 }
 
 // tenantPlacement says where a tenant's new shards go, and why: "(its shard on node 3: by
-// default ...)".
-func tenantPlacement(t *scenario.TenantSpec, m *sim.Model) string {
+// default ...)", with replicas followers per shard.
+func tenantPlacement(t *scenario.TenantSpec, m *sim.Model, replicas int) string {
 	nodes := m.Migration.ShardNode
 	list := make([]string, len(nodes))
 	for i, n := range nodes {
@@ -423,13 +423,13 @@ func tenantPlacement(t *scenario.TenantSpec, m *sim.Model) string {
 	if t.Nodes != nil {
 		return "(" + where + ", as given)"
 	}
-	_, ok := tenantFree(m.ShardNode, len(m.Nodes), m.Replicas, m.Migration.Tenant.From)
+	_, ok := tenantFree(m.ShardNode, len(m.Nodes), replicas, m.Migration.Tenant.From)
 	switch {
-	case !ok && m.Replicas > 0:
+	case !ok && replicas > 0:
 		return "(" + where + ": every node holds a copy of some of its rows or has a follower on one that does, so the nodes holding the fewest shards)"
 	case !ok:
 		return "(" + where + ": every node holds some of its rows, so the nodes holding the fewest shards)"
-	case m.Replicas > 0:
+	case replicas > 0:
 		return "(" + where + ": by default the nodes that hold no copy of its rows and have no follower on one that does, those holding the fewest shards first)"
 	}
 	return "(" + where + ": by default the nodes that hold none of its rows, those holding the fewest shards first)"

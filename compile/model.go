@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/operator"
+	"github.com/shardsim/shardsim/mechanisms/replicas"
 	"github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
@@ -67,7 +69,29 @@ func buildModel(r *Routing) *sim.Model {
 	if s.Rebalance != nil {
 		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(rebalance(s, m)))
 	}
+	if s.Replicas > 0 || s.ReadAny {
+		// First: it names why the run keeps to one engine before the others, and the
+		// followers' count is set before any Setting reads it.
+		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(replicas.Replicas{Followers: s.Replicas, ReadAny: s.ReadAny}))
+	}
+	if acts := actions(s); acts != nil {
+		m.Mechanisms = append(m.Mechanisms, acts) // last: it names why the run keeps to one engine after the others
+	}
 	return m
+}
+
+// actions is the model's operator actions (mechanisms/operator), nil for none; each limit
+// is a fresh copy, as a model owns what it points to.
+func actions(s *scenario.Resolved) operator.Actions {
+	var acts operator.Actions
+	for _, a := range s.Actions {
+		if a.Limit != nil {
+			l := *a.Limit
+			a.Limit = &l
+		}
+		acts = append(acts, a)
+	}
+	return acts
 }
 
 // router is how a variant routes its requests: its key design (copies included), its
@@ -175,14 +199,6 @@ func arrivals(ss scenario.StreamSpec) workload.Arrivals {
 // mitigations sets the model's mitigation and detection fields; a scenario without them
 // leaves them nil and zero. Every pointer is a fresh copy: a model owns what it points to.
 func mitigations(s *scenario.Resolved, m *sim.Model) {
-	m.Replicas, m.ReadAny = s.Replicas, s.ReadAny
-	for _, a := range s.Actions {
-		if a.Limit != nil {
-			l := *a.Limit
-			a.Limit = &l
-		}
-		m.Actions = append(m.Actions, a)
-	}
 	if s.DetectGiven {
 		m.Detect = s.Detect
 	}

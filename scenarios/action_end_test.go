@@ -22,8 +22,8 @@ func TestActionPastEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", o, err)
 		}
-		if m := sc.Variants[0].Model(); len(m.Actions) != 0 || m.Migration != nil {
-			t.Errorf("%+v: actions %+v, migration %v; want none", o, m.Actions, m.Migration)
+		if m := sc.Variants[0].Model(); len(actionsOf(m)) != 0 || m.Migration != nil {
+			t.Errorf("%+v: actions %+v, migration %v; want none", o, actionsOf(m), m.Migration)
 		}
 	}
 	_, err := scenarios.Load("migration", scenarios.Options{Sets: []string{`duration="2m"`, `variants[2].actions[0].migrate.backfill_rate=0`}})

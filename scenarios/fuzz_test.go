@@ -212,14 +212,14 @@ func checkModel(t *testing.T, sc *scenarios.Scenario, v *scenarios.Variant, m *s
 			t.Errorf("variant %q stream %q: apply cost %v, client %+v, cache %v", v.Name, st.Name, st.ApplyCost, st.Client, cached(m, i))
 		}
 	}
-	if m.Replicas < 0 || m.Replicas >= len(m.Nodes) {
-		t.Errorf("variant %q: %d replicas on %d nodes", v.Name, m.Replicas, len(m.Nodes))
+	if r := replicasOf(m); r != nil && (r.Followers < 0 || r.Followers >= len(m.Nodes)) {
+		t.Errorf("variant %q: %d replicas on %d nodes", v.Name, r.Followers, len(m.Nodes))
 	}
 	if sp := splitOf(m); (sp != nil) != (v.Spec != nil && v.Spec.Split != nil) || (sp != nil && (sp.Splitter == nil || v.MaxShards < len(m.ShardNode) || sp.Splitter.Max() != v.MaxShards)) {
 		t.Errorf("variant %q: split %+v, max shards %d", v.Name, sp, v.MaxShards)
 	}
-	for i, a := range m.Actions {
-		if a.At < 0 || a.At >= m.Duration || (i > 0 && a.At < m.Actions[i-1].At) || a.Text == "" {
+	for i, a := range actionsOf(m) {
+		if a.At < 0 || a.At >= m.Duration || (i > 0 && a.At < actionsOf(m)[i-1].At) || a.Text == "" {
 			t.Errorf("variant %q: action %d %+v", v.Name, i, a)
 		}
 		switch a.Kind {

@@ -12,6 +12,8 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/cache"
 	"github.com/shardsim/shardsim/mechanisms/limits"
+	"github.com/shardsim/shardsim/mechanisms/operator"
+	"github.com/shardsim/shardsim/mechanisms/replicas"
 	"github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
@@ -26,6 +28,26 @@ func cacheOf(m *sim.Model) *cache.Cache {
 	for _, x := range m.Mechanisms {
 		if c, ok := x.(cache.Cache); ok {
 			return &c
+		}
+	}
+	return nil
+}
+
+// actionsOf is m's operator actions (mechanisms/operator), or nil.
+func actionsOf(m *sim.Model) operator.Actions {
+	for _, x := range m.Mechanisms {
+		if a, ok := x.(operator.Actions); ok {
+			return a
+		}
+	}
+	return nil
+}
+
+// replicasOf is m's followers (mechanisms/replicas), or nil.
+func replicasOf(m *sim.Model) *replicas.Replicas {
+	for _, x := range m.Mechanisms {
+		if r, ok := x.(replicas.Replicas); ok {
+			return &r
 		}
 	}
 	return nil
@@ -61,9 +83,9 @@ func TestNoMitigations(t *testing.T) {
 	sc := load(t, shopBase, scenarios.Options{})
 	v := sc.Variants[0]
 	m := v.Model()
-	if cacheOf(m) != nil || m.Replicas != 0 || m.ReadAny || limitsOf(m) != nil || splitOf(m) != nil || m.Actions != nil {
-		t.Errorf("mitigations set: cache %v replicas %d readAny %v limits %v split %v actions %v",
-			cacheOf(m), m.Replicas, m.ReadAny, limitsOf(m), splitOf(m), m.Actions)
+	if cacheOf(m) != nil || replicasOf(m) != nil || limitsOf(m) != nil || splitOf(m) != nil || actionsOf(m) != nil {
+		t.Errorf("mitigations set: cache %v replicas %v limits %v split %v actions %v",
+			cacheOf(m), replicasOf(m), limitsOf(m), splitOf(m), actionsOf(m))
 	}
 	if m.Detect != (detect.Config{}) {
 		t.Errorf("Detect = %+v, want zero (the engine's defaults)", m.Detect)
@@ -209,8 +231,8 @@ limit = { rate = 25, burst = 5, overflow = "queue" }`, 1)
 	sc := load(t, src, scenarios.Options{})
 	v := sc.Variants[0]
 	m := v.Model()
-	if m.Replicas != 2 || !m.ReadAny {
-		t.Errorf("replicas %d, read any %v", m.Replicas, m.ReadAny)
+	if r := replicasOf(m); r == nil || r.Followers != 2 || !r.ReadAny {
+		t.Errorf("replicas %+v: want 2 followers, reads from any copy", r)
 	}
 	want := cache.Settings{Capacity: 5000, TTL: sim.Minute, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 5 * sim.Second, Off: true}
 	if cacheOf(m) == nil || cacheOf(m).Settings != want {
@@ -331,7 +353,7 @@ actions = [ { at = "3s", cache = false } ]
 	m := sc.Variants[0].Model()
 	var texts []string
 	var ats []sim.Time
-	for _, a := range m.Actions {
+	for _, a := range actionsOf(m) {
 		texts = append(texts, a.Text)
 		ats = append(ats, a.At)
 	}
@@ -349,26 +371,26 @@ actions = [ { at = "3s", cache = false } ]
 	if !slices.Equal(ats, []sim.Time{0, sim.Second, 2 * sim.Second, 2 * sim.Second, 5 * sim.Second, 9 * sim.Second}) {
 		t.Errorf("times %v", ats)
 	}
-	a := m.Actions[4]
+	a := actionsOf(m)[4]
 	if a.Kind != sim.SetLimit || a.Stream != 0 || a.Limit == nil || *a.Limit != (sim.Limit{Rate: 9000, Burst: 1, Queue: true}) {
 		t.Errorf("limit action %+v", a)
 	}
-	if a := m.Actions[2]; a.Kind != sim.SetCores || a.Node != 3 || a.Cores != 16 {
+	if a := actionsOf(m)[2]; a.Kind != sim.SetCores || a.Node != 3 || a.Cores != 16 {
 		t.Errorf("cores action %+v", a)
 	}
-	if a := m.Actions[0]; a.Kind != sim.SetQueueLimit || a.Node != 0 || a.QueueLimit != 1500 {
+	if a := actionsOf(m)[0]; a.Kind != sim.SetQueueLimit || a.Node != 0 || a.QueueLimit != 1500 {
 		t.Errorf("queue action %+v", a)
 	}
-	if a := m.Actions[1]; a.Kind != sim.Switch || a.Name != "cache" || !a.On {
+	if a := actionsOf(m)[1]; a.Kind != sim.Switch || a.Name != "cache" || !a.On {
 		t.Errorf("cache action %+v", a)
 	}
-	if a := m.Actions[5]; a.Kind != sim.SetLimit || a.Limit != nil {
+	if a := actionsOf(m)[5]; a.Kind != sim.SetLimit || a.Limit != nil {
 		t.Errorf("lifting action %+v", a)
 	}
 	// A variant's actions replace the base's list.
 	m1 := sc.Variants[1].Model()
-	if len(m1.Actions) != 1 || m1.Actions[0].Text != "cache off" || m1.Actions[0].At != 3*sim.Second {
-		t.Errorf("variant actions %+v", m1.Actions)
+	if len(actionsOf(m1)) != 1 || actionsOf(m1)[0].Text != "cache off" || actionsOf(m1)[0].At != 3*sim.Second {
+		t.Errorf("variant actions %+v", actionsOf(m1))
 	}
 }
 

@@ -164,7 +164,7 @@ func TestNoAllocationsMigrating(t *testing.T) {
 				ShardNode: make([]int, 2*shards), Rate: 100_000, HistoryRows: 1e9,
 				ReadCost: Microsecond, WriteCost: 2 * Microsecond, Cutover: cutover, Name: "next",
 			},
-			Actions: []Action{{At: 300 * Millisecond, Kind: Migrate}},
+			Mechanisms: []Setting{acts{{At: 300 * Millisecond, Kind: Migrate}}},
 		}
 		for i := range m.Nodes {
 			m.Nodes[i] = Node{Cores: 2, QueueLimit: 1000}

@@ -27,7 +27,7 @@ func depthModel(n int, dur Time, readCost, writeCost Time) *Model {
 			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 0.001}}),
 			Fields:   []workload.Generator{workload.NewUniform(1_000_000)},
 			Planner:  keyspace.NewPointPlanner(d, old, false)}},
-		Migration: g, Actions: []Action{{At: 0, Kind: Migrate, Text: "migration to next started"}}}
+		Migration: g, Mechanisms: []Setting{acts{{At: 0, Kind: Migrate, Text: "migration to next started"}}}}
 	for i := range m.ShardNode {
 		m.ShardNode[i] = i % n
 	}

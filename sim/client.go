@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
 )
@@ -172,15 +171,16 @@ func (e *engine) visitsOf(ri int32, st *streamState) []keyspace.Visit {
 	return st.visits
 }
 
-// clientTimers reports whether a stream of m may set a client's timer, retry or hold a
-// request for its rate limit (the events of clientSide).
+// clientTimers reports whether a stream of m sets a client's timer, retries or holds a
+// request for its rate limit (the events of clientSide); a limit set during the run is
+// said by its Setting (Core.MayLimit).
 func clientTimers(m *Model) bool {
 	for _, s := range m.Streams {
 		if s.Client.Timeout > 0 || s.Client.Retries > 0 || s.Client.Limit != nil {
 			return true
 		}
 	}
-	return slices.ContainsFunc(m.Actions, func(a Action) bool { return a.Kind == SetLimit })
+	return false
 }
 
 // clientSide is the client's timeouts, retries and rate limit: its state is the

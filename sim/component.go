@@ -471,8 +471,61 @@ func (c Core) Windows() int { return c.e.res.Windows }
 // WindowSpan is the length of window w (the last may be shorter).
 func (c Core) WindowSpan(w int) Time { return c.e.res.WindowSpan(w) }
 
-// Replicas is the number of followers of every shard (Model.Replicas).
-func (c Core) Replicas() int { return c.e.m.Replicas }
+// Replicas is the number of followers of every shard (SetReplicas), 0 without them.
+func (c Core) Replicas() int { return c.e.res.Replicas }
+
+// SetReplicas gives every shard k followers, on the k nodes after its leader's (fewer than
+// the nodes): a shard's CPU is then spread over its 1 + k copies in the figures
+// (Result.Replicas, ShardWindow.Replicas), and the nodes' busy series are recorded as the
+// run goes. Called in On, before any Setting that copies (CopyBy).
+func (c Core) SetReplicas(k int) {
+	e := c.e
+	if k >= e.nNodes {
+		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", k, e.nNodes))
+	}
+	e.res.Replicas = k
+	if e.ring != nil {
+		e.ring.sw.Replicas = k
+	}
+	if k > 0 {
+		e.trackNode = true
+	}
+}
+
+// WriteDone is a mechanism that hears of each client write's end at its shard's leader,
+// its service done (a SubEnd let it complete), as followers do, which apply it then.
+type WriteDone interface {
+	// Wrote is the end, at now, of a write of stream i on parts partitions of shard sh.
+	Wrote(c Core, now Time, i int, sh, parts int32)
+}
+
+// WatchWrites has w told of every client write's end (WriteDone); one a run. The streams
+// whose writes it must hear of take a request slot (Slotted): a solo's end is not told.
+func (c Core) WatchWrites(w WriteDone) { c.e.wrote = w }
+
+// Follow sends, at now, a follower's apply of a write of stream i on parts partitions of
+// shard sh, at node n: a subrequest of the stream's apply cost (Stream.ApplyCost) that
+// nobody waits for, and that its node never throttles.
+func (c Core) Follow(now Time, i int, sh int32, n int, parts int32) {
+	e := c.e
+	st := &e.streams[i]
+	si := e.subs.take()
+	e.subs.items[si] = subreq{req: followerReq, shard: sh, node: int16(n), parts: parts,
+		service: e.serviceTime(st, st.s.ApplyCost, parts)}
+	e.reach(now, si)
+}
+
+// ReadRouter is a mechanism that chooses the node each read or scan subrequest goes to,
+// as followers that serve reads do.
+type ReadRouter interface {
+	// ReadNode is the node a read's visit to a shard whose leader is on node leader goes
+	// to.
+	ReadNode(c Core, leader int32) int32
+}
+
+// RouteReads has r choose the node of every read and scan subrequest (ReadRouter); one a
+// run. The streams it routes take a request slot (Slotted): a solo goes to its leader.
+func (c Core) RouteReads(r ReadRouter) { c.e.readAt = r }
 
 // NodeCores is the number of node n's cores now.
 func (c Core) NodeCores(n int) int { return c.e.nodes[n].cores }
@@ -644,6 +697,54 @@ func (c Core) ShardBusySoFar(now Time, nS int) []float64 {
 // Note adds text at t to the run's timeline of events, as an action's line.
 func (c Core) Note(t Time, text string) { c.e.note(t, text) }
 
+// note adds an action's line, text at t, to the run's timeline of events.
+func (e *engine) note(t Time, text string) {
+	e.res.Events = append(e.res.Events, Event{At: t, Kind: EventAction, Shard: -1, Text: text})
+}
+
+// Initer is a Setting that says, before the streams are set up (and before any Setting is
+// turned on), what they must be ready for during the run: a client limit that an operator
+// may set later (MayLimit). Only MayLimit may be called in Init.
+type Initer interface {
+	Init(c Core)
+}
+
+// MayLimit says, in Init, that stream i's client limit may be set during the run
+// (SetClientLimit), a queueing one with queue: the stream's requests then take the client's
+// path from the start, and keep their visits where a queueing limit may hold them.
+func (c Core) MayLimit(i int, queue bool) {
+	st := &c.e.streams[i]
+	st.mayLimit = max(st.mayLimit, 1)
+	if queue {
+		st.mayLimit = 2
+	}
+}
+
+// SetClientLimit gives stream i's client a new rate limit l (nil: none) from now on, where
+// its requests reach the nodes (a network delay after the client changed it). The
+// requests the old limit held are sent at once when it is lifted, or queue afresh behind
+// the new one. The Setting said so in Init (MayLimit), unless the stream had a limit
+// already.
+func (c Core) SetClientLimit(now Time, i int, l *Limit) { c.e.relimit(now, i, l) }
+
+// SetCores gives node n cores cores at now: more cores take waiting work at once. The
+// node's capacity series follows (Result.NodeCapacity).
+func (c Core) SetCores(now Time, n, cores int) {
+	e := c.e
+	nd := &e.nodes[n]
+	nd.cores = cores
+	e.coreLog = append(e.coreLog, coreChange{at: now, node: n, cores: cores})
+	e.startQueued(now, n, nd)
+}
+
+// SetQueueLimit makes node n's queue limit limit (0: unbounded) from now on; what waits in
+// it already stays.
+func (c Core) SetQueueLimit(n, limit int) { c.e.nodes[n].limit = limit }
+
+// StartMigration starts the model's migration (Model.Migration) at now, as its Migrate
+// action says: dual writes and the backfill. Nothing happens without one, or once started.
+func (c Core) StartMigration(now Time) { c.e.migStart(now) }
+
 // Copier is a mechanism that copies rows between nodes in batches of background work
 // (Core.Copy), as a migration's backfill does, and hears of each batch's end.
 type Copier interface {
@@ -657,7 +758,7 @@ type Copier interface {
 // or a mechanism's own shards (AddShards), which place or copy shards themselves.
 func (c Core) CopyBy(h Copier) {
 	e, m := c.e, c.e.m
-	if e.copier != nil || m.Migration != nil || e.growing || m.Replicas > 0 || e.nShards != int(e.table) {
+	if e.copier != nil || m.Migration != nil || e.growing || e.res.Replicas > 0 || e.nShards != int(e.table) {
 		panic("sim: a mechanism's copies cannot be combined with another's, a migration, shard splits, replicas or a mechanism's own shards")
 	}
 	e.copier = h

@@ -91,7 +91,7 @@ func TestMoverRefusals(t *testing.T) {
 		want string
 	}{
 		{"shard on a later node", func(m *Model) { m.ShardNode[1] = 1 }, "shard 1 on node 1, which joins later"},
-		{"replicas", func(m *Model) { m.Replicas = 1 }, "cannot be combined"},
+		{"replicas", func(m *Model) { m.Mechanisms = append([]Setting{followers{n: 1}}, m.Mechanisms...) }, "cannot be combined"},
 	} {
 		m := moverModel(testMover{At: Second, got: &got})
 		c.edit(m)

@@ -8,14 +8,11 @@
 // request's visits (arrive), each visit becomes a subrequest that reaches its shard's node
 // (reach), waits in the node's queue or takes a core (start), and ends (done); the
 // request completes when its last subrequest has (finish). Everything else is a
-// mechanism: replicas (copies.go),
-// closed-loop clients (closed.go), the client's timeouts, retries
-// and rate limit (client.go, timers.go), a migration (migrate.go), scheduled actions
-// (actions.go) and detection's
+// mechanism: inside sim, closed-loop clients (closed.go), the client's timeouts, retries
+// and rate limit (client.go, timers.go), a migration (migrate.go) and detection's
 // sample (observe.go). Each is in its own file, and the core knows it only through these
-// points. Not all of them own their state yet: closed-loop clients, the client's timers and
-// the scheduled actions are adapters (clientSide, closedLoop, actionPlan) over engine
-// methods, and replicas are engine methods with no type of their own.
+// points. Not all of them own their state yet: closed-loop clients and the client's timers
+// are adapters (clientSide, closedLoop) over engine methods.
 //
 //   - events: the mechanism implements the mechanism interface (mechanism.go) and
 //     registers the event kinds it schedules (heap.go's evKind); the core hands it every
@@ -44,18 +41,24 @@
 // (WatchSubs), a ServiceStart that adds its node's own CPU to a subrequest's service when
 // a core takes it (StartSubs), a SubEnd that may hold a client subrequest's completion
 // when its service ends (EndSubs), a WindowWatcher told as each window closes
-// (WatchWindows), shards a ShardGrower adds to the table during the run (PlaceShard,
+// (WatchWindows), a WriteDone told of each client write's end (WatchWrites), a
+// ReadRouter that chooses each read's node (RouteReads), shards a ShardGrower adds to the
+// table during the run (PlaceShard,
 // MoveShard, KeepShards), its event kinds (NewEventKind, Register, a WrapUpper for
 // its figures at the end) and its waits (NewWaits, waits.go), which every output reports.
 // A Setting with shards of its own (a ShardOwner) adds them (AddShards) before the result
-// is sized, and may plan a stream's requests through a planner of its own (Replan).
+// is sized, and may plan a stream's requests through a planner of its own (Replan). A
+// Setting that must have the streams ready for what it does later (an Initer) says so
+// before they are set up (MayLimit: a client limit an action may set).
 // The read cache (mechanisms/cache), partition limits (mechanisms/limits), automatic
 // shard splits (mechanisms/split), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit
 // flush (mechanisms/flush), the event loop's wake-ups (mechanisms/eventloop), global
 // secondary indexes (mechanisms/index) and the rebalance (mechanisms/rebalance: nodes that
-// join later, JoinLater and Join; background copies, a Copier of CopyBy and Copy) are built
-// so. The mechanisms older than these hooks
+// join later, JoinLater and Join; background copies, a Copier of CopyBy and Copy), the
+// followers (mechanisms/replicas: WatchWrites and Follow, RouteReads, SetReplicas) and the
+// operator's timed actions (mechanisms/operator: an Initer, SetCores, SetQueueLimit,
+// SetClientLimit, Note) are built so. The mechanisms older than these hooks
 // keep a typed field in the engine and their settings in model.go. See
 // docs/architecture.md.
 //

@@ -101,13 +101,13 @@ func newEngine(m *Model) *engine {
 	}
 	e.nodeTable = newNodeTable(m, e.res, e.growing)
 	e.placeShards()
-	e.newMechanisms()
 	e.streams = make([]streamState, len(m.Streams))
+	e.initSettings()
+	e.newMechanisms()
 	for i := range m.Streams {
 		e.initStream(i)
 	}
 	e.startSettings()
-	e.scheduleActions()
 	e.initDetail()
 	e.pickArrival()
 	return e
@@ -118,9 +118,6 @@ func newEngine(m *Model) *engine {
 func checkModel(m *Model) {
 	if len(m.Nodes) == 0 || len(m.Nodes) > math.MaxInt16 || m.Window <= 0 || m.Duration <= 0 {
 		panic(fmt.Sprintf("sim: invalid model: %d nodes, window %v, duration %v", len(m.Nodes), m.Window, m.Duration))
-	}
-	if m.Replicas >= len(m.Nodes) {
-		panic(fmt.Sprintf("sim: %d replicas need more than %d nodes", m.Replicas, len(m.Nodes)))
 	}
 }
 
@@ -541,8 +538,8 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	attempt := r.attempt
 	for _, v := range visits {
 		node := e.shardNode[v.Shard]
-		if e.m.ReadAny && s.Op != Write {
-			node = e.anyCopy(node)
+		if e.readAt != nil && s.Op != Write {
+			node = e.readAt.ReadNode(Core{e}, node)
 		}
 		e.reach(now, e.newSub(st, v, ri, node, uint8(attempt)))
 	}
@@ -863,8 +860,8 @@ func (e *engine) complete(now Time, si int32) {
 		}
 		return
 	}
-	if sub.write && e.m.Replicas > 0 {
-		e.replicate(now, &sub)
+	if sub.write && e.wrote != nil {
+		e.wrote.Wrote(Core{e}, now, int(e.reqs.items[sub.req].stream), sub.shard, sub.parts)
 	}
 	e.subEnd(sub.req, int32(sub.attempt), now, failNone)
 }

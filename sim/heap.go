@@ -21,7 +21,6 @@ const (
 	evTimer                       // a client's timeout fires (timer slot)
 	evSend                        // a retried attempt reaches the nodes (request slot)
 	evRelease                     // a stream's rate limit lets its next held request go (stream)
-	evAction                      // an operator action (index in Model.Actions)
 	evIssue                       // a closed-loop client's request reaches the nodes (stream)
 	evBackfill                    // a migration's backfill issues its next batch (migrate.go)
 	evBackfillWrite               // a backfill batch's write, pushed back by a full queue, tries again (batch index)

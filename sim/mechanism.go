@@ -59,7 +59,6 @@ func (e *engine) rare(ev event) {
 var (
 	_ mechanism = clientSide{}
 	_ mechanism = closedLoop{}
-	_ mechanism = actionPlan{}
 	_ mechanism = (*migState)(nil)
 )
 
@@ -88,18 +87,24 @@ func (e *engine) newMoves() {
 }
 
 // newMechanisms turns on the mechanisms the model asks for that have no shards or nodes
-// of their own to set up: the client's timers and limits, closed-loop clients and
-// scheduled actions.
+// of their own to set up: the client's timers and limits, and closed-loop clients.
 func (e *engine) newMechanisms() {
 	m := e.m
-	if clientTimers(m) {
+	if clientTimers(m) || slices.ContainsFunc(e.streams, func(st streamState) bool { return st.mayLimit > 0 }) {
 		e.register(clientSide{}, false, evTimer, evTimers, evSend, evRelease)
 	}
 	if slices.ContainsFunc(m.Streams, func(s Stream) bool { return s.Clients > 0 }) {
 		e.register(closedLoop{}, false, evIssue)
 	}
-	if len(m.Actions) > 0 {
-		e.register(actionPlan{}, false, evAction)
+}
+
+// initSettings tells the Settings of Model.Mechanisms that say what the streams must be
+// ready for (Initer) to say so, before the streams are set up.
+func (e *engine) initSettings() {
+	for _, s := range e.m.Mechanisms {
+		if i, ok := s.(Initer); ok {
+			i.Init(Core{e})
+		}
 	}
 }
 
@@ -113,8 +118,10 @@ type gates struct {
 	watches    []SubWatcher
 	starts     []ServiceStart
 	ends       []SubEnd
-	copier     Copier  // the mechanism whose copy batches end at the core (Core.CopyBy), nil when none
-	endHeld    []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
+	copier     Copier     // the mechanism whose copy batches end at the core (Core.CopyBy), nil when none
+	wrote      WriteDone  // hears of each client write's end (Core.WatchWrites), nil when none
+	readAt     ReadRouter // chooses the node of each read subrequest (Core.RouteReads), nil when none
+	endHeld    []uint8    // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
 	// waitCounters count the waits the mechanisms report (waits.go).
 	waitCounters []*WaitCounter
 	// admitting: something may turn a subrequest away or hold it at its node before the

@@ -33,7 +33,7 @@ func TestRegistry(t *testing.T) {
 					t.Errorf("registering kind %d (taken, or the core's) did not panic", kind)
 				}
 			}()
-			g.register(actionPlan{}, false, kind)
+			g.register(closedLoop{}, false, kind)
 		}()
 	}
 }

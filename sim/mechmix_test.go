@@ -10,7 +10,9 @@ import (
 	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/mechanisms/pool"
+	"github.com/shardsim/shardsim/mechanisms/replicas"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -28,7 +30,6 @@ func mixModel(seed uint64) *sim.Model {
 		Seed: seed, Duration: 2 * sim.Second, Warmup: 200 * sim.Millisecond, Window: 250 * sim.Millisecond, Network: 200 * sim.Microsecond,
 		Nodes:     []sim.Node{{Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}, {Cores: 1, QueueLimit: 3}},
 		ShardNode: []int{0, 1, 2, 0, 1, 2},
-		Replicas:  1,
 		Streams: []sim.Stream{
 			{
 				Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond, ApplyCost: 50 * sim.Microsecond,
@@ -53,11 +54,8 @@ func mixModel(seed uint64) *sim.Model {
 				Client: sim.Client{Timeout: 3 * sim.Millisecond, Retries: 1},
 			},
 		},
-		Actions: []sim.Action{
-			{At: 700 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0, Limit: &sim.Limit{Rate: 1500, Burst: 5}},
-			{At: 1400 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0},
-		},
 		Mechanisms: []sim.Setting{
+			replicas.Replicas{Followers: 1},
 			cache.Cache{Settings: cache.Settings{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
 				Streams: []int{1}},
 			latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10},
@@ -65,7 +63,11 @@ func mixModel(seed uint64) *sim.Model {
 			locks.RowLocks{Streams: []locks.Stream{
 				{Hold: sim.Delay{Kind: sim.Exponential, Mean: 40 * sim.Microsecond}, Timeout: 3 * sim.Millisecond}, {},
 				{Hold: sim.Delay{Kind: sim.Constant, Mean: 300 * sim.Microsecond}, Timeout: 400 * sim.Microsecond}}},
-			pool.Pool{Stream: 0, Size: 6}, pool.Pool{Stream: 1, Size: 3}, pool.Pool{Stream: 2, Size: 5}},
+			pool.Pool{Stream: 0, Size: 6}, pool.Pool{Stream: 1, Size: 3}, pool.Pool{Stream: 2, Size: 5},
+			operator.Actions{
+				{At: 700 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0, Limit: &sim.Limit{Rate: 1500, Burst: 5}},
+				{At: 1400 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0},
+			}},
 	}
 	return m
 }

@@ -86,7 +86,7 @@ func bpModel(seed uint64, limit int, s workload.Schedule, readCost Time, dur Tim
 		ShardNode: []int{0, 0},
 		Streams: []Stream{{Name: "r", Op: Read, Cost: 100 * Microsecond, Arrivals: workload.NewPoisson(s),
 			Fields: []workload.Generator{workload.NewUniform(1_000_000)}, Planner: keyspace.NewPointPlanner(d, lay, true)}},
-		Migration: g, Actions: []Action{{At: Second, Kind: Migrate}}}
+		Migration: g, Mechanisms: []Setting{acts{{At: Second, Kind: Migrate}}}}
 }
 
 // mmcK returns the stationary distribution p_0 .. p_K of the number in an M/M/c/K

@@ -30,11 +30,11 @@ func migModel(seed uint64, wRate, rRate float64, start, dur Time, g Migration) *
 	g.Name = "next"
 	m := &Model{
 		Seed: seed, Duration: dur, Window: 10 * Second,
-		Nodes:     []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
-		ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
-		Streams:   []Stream{st("w", Write, wRate), st("r", Read, rRate)},
-		Migration: &g,
-		Actions:   []Action{{At: start, Kind: Migrate, Text: "migration to next started"}},
+		Nodes:      []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
+		ShardNode:  []int{0, 1, 2, 3, 0, 1, 2, 3},
+		Streams:    []Stream{st("w", Write, wRate), st("r", Read, rRate)},
+		Migration:  &g,
+		Mechanisms: []Setting{acts{{At: start, Kind: Migrate, Text: "migration to next started"}}},
 	}
 	return m
 }
@@ -306,7 +306,7 @@ func TestTenantMigration(t *testing.T) {
 		Nodes:     []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
 		ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
 		Streams:   []Stream{st("w", Write, wRate), st("r", Read, rRate)},
-		Migration: g, Actions: []Action{{At: start, Kind: Migrate, Text: "tenant 0 moves"}}})
+		Migration: g, Mechanisms: []Setting{acts{{At: start, Kind: Migrate, Text: "tenant 0 moves"}}}})
 	res := r.Migration
 	within(t, "tenant rows to copy", float64(res.RowsToCopy), p*(1_000_000+wRate*start.Seconds()), 0.005)
 	if res.BackfillDone < 0 || res.Cutover != res.BackfillDone || res.RowsCopied != res.RowsToCopy {
@@ -353,7 +353,7 @@ func TestTenantMoveScatterScan(t *testing.T) {
 		Tenant:   &Tenant{Field: 0, Value: 0, Share: 0.5, From: []int{0}, All: []bool{false, true}}}
 	r := Run(&Model{Seed: 9, Duration: 30 * Second, Window: 10 * Second,
 		Nodes: []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}}, ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
-		Streams: []Stream{w, sc}, Migration: g, Actions: []Action{{At: 5 * Second, Kind: Migrate}}})
+		Streams: []Stream{w, sc}, Migration: g, Mechanisms: []Setting{acts{{At: 5 * Second, Kind: Migrate}}}})
 	if c := r.Migration.Cutover; c < 0 || c >= 10*Second {
 		t.Fatalf("cutover at %v, want within the first window", c)
 	}

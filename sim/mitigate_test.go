@@ -298,7 +298,7 @@ func replicaModel(reads bool) *Model {
 	m := &Model{
 		Seed: 18, Duration: 3 * Second, Window: Second, Network: 200 * Microsecond,
 		Nodes: []Node{{Cores: 1}, {Cores: 1}, {Cores: 1}}, ShardNode: []int{0, 1, 2},
-		Replicas: 2, ReadAny: true,
+		Mechanisms: []Setting{followers{n: 2, any: true}},
 	}
 	scheme := keyspace.NewModulo(3)
 	if reads {
@@ -394,7 +394,7 @@ func actionModel() *Model {
 			Fields:   []workload.Generator{workload.NewUniform(1000)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
 		}},
-		Actions: []Action{{At: actionAt, Kind: SetCores, Node: 0, Cores: 4, Text: "scale up"}},
+		Mechanisms: []Setting{acts{{At: actionAt, Kind: SetCores, Node: 0, Cores: 4, Text: "scale up"}}},
 	}
 }
 
@@ -515,7 +515,7 @@ func allocModel(dur Time) *Model {
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(d, scheme, false)},
 		},
-		Replicas: 1, ReadAny: true,
+		Mechanisms: []Setting{followers{n: 1, any: true}},
 	}
 	for i := range m.Nodes {
 		m.Nodes[i], m.ShardNode[i] = Node{Cores: 1, QueueLimit: 8}, i
@@ -642,7 +642,7 @@ func TestLiftedLimitReleasesHeld(t *testing.T) {
 				Planner:  keyspace.NewPointPlanner(d, keyspace.NewModulo(1), false),
 				Client:   Client{Limit: &Limit{Rate: 500, Burst: 1, Queue: true}},
 			}},
-			Actions: []Action{{At: 4 * Second, Kind: SetLimit, Stream: 0, Limit: newLimit, Text: "limit changed"}},
+			Mechanisms: []Setting{acts{{At: 4 * Second, Kind: SetLimit, Stream: 0, Limit: newLimit, Text: "limit changed"}}},
 		}
 	}
 	r := Run(mk(nil))

@@ -129,17 +129,9 @@ type Model struct {
 	Watch func(Watch) bool
 
 	// Mitigations (see mitigate.go); nil or zero: none.
-	// Replicas is the number of followers of every shard: follower k of a shard lives on
-	// node (leader + k) mod nodes. A write costs its stream's ApplyCost on each follower,
-	// asynchronously (the client does not wait); with ReadAny, point reads and scans go to
-	// the leader or a follower at random.
-	Replicas int
-	ReadAny  bool
-	// Actions are applied at their times, in order.
-	Actions []Action
-	Detect  detect.Config
+	Detect detect.Config
 	// Migration, when set, moves the table to a new layout during the run (migrate.go);
-	// an Action of kind Migrate starts it.
+	// an Action of kind Migrate starts it (Core.StartMigration, mechanisms/operator).
 	Migration *Migration
 	// Sink, when set, receives each window's per-shard series as the window closes, and
 	// the Result keeps none of them (ShardBusy, ShardOps and ShardMaxQueue stay nil; the

@@ -12,7 +12,7 @@ import (
 type nodeTable struct {
 	nodes     []nodeState
 	nNodes    int
-	trackNode bool         // NodeBusy is recorded as the run goes (replicas, moves)
+	trackNode bool         // NodeBusy is recorded as the run goes (followers, moves)
 	coreLog   []coreChange // cores changed by actions and joining nodes, in time order
 }
 
@@ -20,7 +20,7 @@ type nodeTable struct {
 // results' cores. A node that joins later (Core.JoinLater) has no cores until then.
 func newNodeTable(m *Model, r *Result, moves bool) nodeTable {
 	t := nodeTable{nodes: make([]nodeState, len(m.Nodes)), nNodes: len(m.Nodes),
-		trackNode: m.Replicas > 0 || moves}
+		trackNode: moves}
 	for i, n := range m.Nodes {
 		if n.Cores < 1 {
 			panic(fmt.Sprintf("sim: node %d has %d cores", i, n.Cores))

@@ -174,10 +174,8 @@ var (
 		why string
 	}{
 		{func(m *Model) bool { return m.Sink != nil }, "its shard series are streamed"},
-		{func(m *Model) bool { return m.Replicas > 0 || m.ReadAny }, "replicas couple the nodes"},
-		{func(m *Model) bool { return m.Migration != nil }, "a migration moves shards between nodes"},
 		{func(m *Model) bool { return settingCouples(m) != "" }, ""}, // the Setting's own words (Coupling)
-		{func(m *Model) bool { return len(m.Actions) > 0 }, "timed actions change the cluster during the run"},
+		{func(m *Model) bool { return m.Migration != nil }, "a migration moves shards between nodes"},
 		{func(m *Model) bool { return len(m.Mechanisms) > 0 }, "a mechanism of Model.Mechanisms (a cache, partition limits, a page latch, row locks, a connection pool, job queues) is not split yet"},
 	}
 	streamCouplings = []struct {

@@ -55,7 +55,7 @@ type Result struct {
 	// NodeCapacity is the core time node n had in window w, within the time the run
 	// covered: cores × the window's span, unless an action changed its cores.
 	NodeCapacity []Time
-	// Replicas is the followers each shard has (Model.Replicas).
+	// Replicas is the followers each shard has (Core.SetReplicas, mechanisms/replicas).
 	Replicas int
 	// Events are what changed during the run: operator actions, shard splits and moves.
 	Events []Event
@@ -82,7 +82,7 @@ type Result struct {
 type EventKind uint8
 
 const (
-	EventAction EventKind = iota // an operator action (Model.Actions)
+	EventAction EventKind = iota // an operator action (mechanisms/operator, Core.Note)
 	EventSplit                   // a shard split in two (Model.Split)
 	EventMove                    // a shard moved to another node after a split
 )
@@ -489,7 +489,6 @@ func newResult(m *Model, nShards int) *Result {
 		Window:        m.Window,
 		Windows:       nw,
 		Elapsed:       m.Duration,
-		Replicas:      m.Replicas,
 		Streams:       make([]StreamResult, len(m.Streams)),
 		Shards:        make([]ShardResult, nShards),
 		Nodes:         make([]NodeResult, nNodes),

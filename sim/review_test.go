@@ -113,8 +113,8 @@ func TestOneReleaseChain(t *testing.T) {
 
 // limitedModel is the model of the client-limit tests: for dur, one stream of point
 // writes at 10/s (constant cost 1 ns) on one 8-core node, with network each way, behind
-// a queueing client limit of rate requests/s and a burst of 1, and the actions acts.
-func limitedModel(dur, network Time, rate float64, acts []Action) *Model {
+// a queueing client limit of rate requests/s and a burst of 1, and the actions as.
+func limitedModel(dur, network Time, rate float64, as []Action) *Model {
 	return &Model{
 		Seed: 1, Duration: dur, Window: Second, Network: network,
 		Nodes: []Node{{Cores: 8}}, ShardNode: []int{0},
@@ -125,6 +125,6 @@ func limitedModel(dur, network Time, rate float64, acts []Action) *Model {
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
 			Client:   Client{Limit: &Limit{Rate: rate, Burst: 1, Queue: true}},
 		}},
-		Actions: acts,
+		Mechanisms: []Setting{acts(as)},
 	}
 }

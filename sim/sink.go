@@ -57,7 +57,7 @@ func (e *engine) initSink() {
 	if e.growing {
 		panic("sim: a window sink cannot be combined with a Setting that adds shards to the table")
 	}
-	e.ring = &sinkRing{sink: e.m.Sink, closedW: -1, sw: ShardWindow{Node: make([]int32, e.nShards), Capacity: make([]Time, e.nNodes), Replicas: e.m.Replicas},
+	e.ring = &sinkRing{sink: e.m.Sink, closedW: -1, sw: ShardWindow{Node: make([]int32, e.nShards), Capacity: make([]Time, e.nNodes)},
 		shardCap: make([]Time, e.nShards)}
 	e.allocRing(ringStart)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -87,8 +88,8 @@ func TestSinkMatchesSeries(t *testing.T) {
 func longWrites(bound int) *sim.Model {
 	return &sim.Model{
 		Seed: 1, Duration: 12 * sim.Second, Window: sim.Second, MaxQueued: bound,
-		Actions: []sim.Action{{At: 6500 * sim.Millisecond, Kind: sim.SetCores, Node: 0, Cores: 3, Text: "resize"}},
-		Nodes:   []sim.Node{{Cores: 1}, {Cores: 2}}, ShardNode: []int{0, 1, 1, 0, 1},
+		Mechanisms: []sim.Setting{operator.Actions{{At: 6500 * sim.Millisecond, Kind: sim.SetCores, Node: 0, Cores: 3, Text: "resize"}}},
+		Nodes:      []sim.Node{{Cores: 1}, {Cores: 2}}, ShardNode: []int{0, 1, 1, 0, 1},
 		Streams: []sim.Stream{{
 			Name: "w", Op: sim.Write, Cost: 3500 * sim.Millisecond, Service: sim.Service{Kind: sim.Exponential},
 			Arrivals: workload.NewUniformArrivals(workload.Schedule{{At: 0, Rate: 4}, {At: int64(sim.Second), Rate: 0},

@@ -52,6 +52,9 @@ type streamState struct {
 	// (mechanism.go); nil: none.
 	gates []RequestGate
 	taker RequestTaker // takes the stream's requests as they are issued (Core.TakeStream); nil: none
+	// mayLimit: a Setting may set the stream's client limit during the run (Core.MayLimit):
+	// 1, a limit; 2, a queueing one.
+	mayLimit uint8
 }
 
 // streamSeed derives a stream's random stream id from its name, so adding or reordering
@@ -60,17 +63,6 @@ func streamSeed(name string, purpose uint64) uint64 {
 	f := fnv.New64a()
 	f.Write([]byte(name))
 	return f.Sum64() ^ (purpose * 0x9e3779b97f4a7c15)
-}
-
-// limitAction reports whether an action may give stream i a rate limit (a queueing one,
-// with queue).
-func limitAction(m *Model, i int, queue bool) bool {
-	for _, a := range m.Actions {
-		if a.Kind == SetLimit && a.Stream == i && (!queue || (a.Limit != nil && a.Limit.Queue)) {
-			return true
-		}
-	}
-	return false
 }
 
 // never is a time after every event.
@@ -196,11 +188,10 @@ func (e *engine) streamTotals() {
 // (keep: retries, a queueing rate limit, a cache refresh), or are plain (sent once, as
 // planned: no mechanism of the client's or a copy's touches them, see sendPlain).
 func (st *streamState) choosePath(m *Model) {
-	s, i := st.s, st.index
-	st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || limitAction(m, i, true)
-	client := s.Client.Limit != nil || s.Client.Timeout > 0 || limitAction(m, i, false)
-	copies := (m.ReadAny && s.Op != Write) || (m.Replicas > 0 && s.Op == Write)
-	st.plain = !st.keep && s.Clients == 0 && !client && !copies
+	s := st.s
+	st.keep = s.Client.Retries > 0 || (s.Client.Limit != nil && s.Client.Limit.Queue) || st.mayLimit == 2
+	client := s.Client.Limit != nil || s.Client.Timeout > 0 || st.mayLimit > 0
+	st.plain = !st.keep && s.Clients == 0 && !client
 }
 
 // lognormal returns the parameters of a lognormal with the given mean and coefficient of

@@ -18,9 +18,9 @@ func TestWatchNodeBusy(t *testing.T) {
 		scheme := keyspace.NewModulo(6)
 		m := &Model{
 			Seed: 3, Duration: 10 * Second, Warmup: 250 * Millisecond, Window: 250 * Millisecond, Network: 200 * Microsecond,
-			Nodes:     []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}},
-			ShardNode: []int{0, 1, 2, 0, 1, 2},
-			Replicas:  replicas,
+			Nodes:      []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}},
+			ShardNode:  []int{0, 1, 2, 0, 1, 2},
+			Mechanisms: []Setting{followers{n: replicas}},
 			Streams: []Stream{{
 				Name: "r", Op: Read, Cost: 200 * Microsecond,
 				Arrivals: workload.NewPoisson(constRate(12000)),

@@ -12,6 +12,7 @@ import (
 	"github.com/shardsim/shardsim/mechanisms/cache"
 	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/mechanisms/replicas"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -451,9 +452,9 @@ func allocModel(dur sim.Time) *sim.Model {
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false)},
 		},
-		Mechanisms: append(on(cache.Settings{Capacity: 10000, TTL: 50 * sim.Millisecond, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 10 * sim.Millisecond}),
+		Mechanisms: append(append([]sim.Setting{replicas.Replicas{Followers: 1, ReadAny: true}},
+			on(cache.Settings{Capacity: 10000, TTL: 50 * sim.Millisecond, Jitter: 0.2, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 10 * sim.Millisecond})...),
 			limits.Limits{Settings: scenario.PartitionLimits{WriteUnits: 1e6, ReadUnits: 1e6, Burst: sim.Second}}),
-		Replicas: 1, ReadAny: true,
 	}
 	for i := range m.Nodes {
 		m.Nodes[i], m.ShardNode[i] = sim.Node{Cores: 1, QueueLimit: 8}, i

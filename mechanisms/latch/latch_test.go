@@ -8,6 +8,7 @@ import (
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
@@ -138,8 +139,8 @@ func TestPageLatchKeyOfHeldWrite(t *testing.T) {
 			Planner:  keyspace.NewPointPlanner(twoParts, keyspace.NewModulo(1), false),
 			Client:   sim.Client{Limit: &sim.Limit{Rate: 20, Burst: 1, Queue: true}},
 		}},
-		Actions:    []sim.Action{{At: sim.Second, Kind: sim.SetLimit, Stream: 0}},
-		Mechanisms: []sim.Setting{kept{PageLatch{Hold: 100 * sim.Microsecond, Rows: 100}, &l}},
+		Mechanisms: []sim.Setting{kept{PageLatch{Hold: 100 * sim.Microsecond, Rows: 100}, &l},
+			operator.Actions{{At: sim.Second, Kind: sim.SetLimit, Stream: 0}}},
 	}
 	r := sim.Run(m)
 	mechtest.Conserve(t, r)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/mechanisms/rebalance"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -32,8 +33,7 @@ func rebModel(seed uint64, wRate, rRate float64, start, dur sim.Time, g rebalanc
 		Nodes:      []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
 		ShardNode:  []int{0, 1, 0, 1, 0, 1, 0, 1},
 		Streams:    []sim.Stream{st("w", sim.Write, wRate), st("r", sim.Read, rRate)},
-		Mechanisms: []sim.Setting{&g},
-		Actions:    []sim.Action{{At: start, Kind: sim.AddNodes, Text: "2 nodes join"}},
+		Mechanisms: []sim.Setting{&g, operator.Actions{{At: start, Kind: sim.AddNodes, Text: "2 nodes join"}}},
 	}
 }
 

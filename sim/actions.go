@@ -13,9 +13,7 @@ func (e *engine) act(now Time, i int32) {
 		e.nodes[a.Node].limit = a.QueueLimit
 	case SetLimit:
 		e.relimit(now, a.Stream, a.Limit)
-	case Switch, AddNodes: // the mechanism applies it itself (its Setting read its actions)
-	case Migrate:
-		e.migStart(now)
+	case Switch, AddNodes, Migrate: // the mechanism applies it itself (its Setting read its actions)
 	}
 	e.note(a.At, a.Text)
 }

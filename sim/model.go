@@ -138,9 +138,6 @@ type Model struct {
 	// Actions are applied at their times, in order.
 	Actions []Action
 	Detect  detect.Config
-	// Migration, when set, moves the table to a new layout during the run (migrate.go);
-	// an Action of kind Migrate starts it.
-	Migration *Migration
 	// Sink, when set, receives each window's per-shard series as the window closes, and
 	// the Result keeps none of them (ShardBusy, ShardOps and ShardMaxQueue stay nil; the
 	// shard totals and every node series are kept as without it). The engine then holds

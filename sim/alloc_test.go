@@ -140,4 +140,3 @@ func TestShardQueueCarriesOver(t *testing.T) {
 		}
 	}
 }
-

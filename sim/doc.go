@@ -10,7 +10,7 @@
 // request completes when its last subrequest has (finish). Everything else is a
 // mechanism: replicas (copies.go),
 // closed-loop clients (closed.go), the client's timeouts, retries
-// and rate limit (client.go, timers.go), a migration (migrate.go), scheduled actions
+// and rate limit (client.go, timers.go), scheduled actions
 // (actions.go) and detection's
 // sample (observe.go). Each is in its own file, and the core knows it only through these
 // points. Not all of them own their state yet: closed-loop clients, the client's timers and
@@ -26,9 +26,7 @@
 //   - wrap-up: it puts its figures into the Result when the run ends (wrapUp), before the
 //     core derives the totals.
 //   - the request path: arrival (the detection sample), admission
-//     (the rate limit in arrive,
-//     a migration's planners), completion (a migration's settle, a
-//     closed-loop client's think). These hooks are direct calls through the engine's
+//     (the rate limit in arrive), completion (a closed-loop client's think). These hooks are direct calls through the engine's
 //     typed field of the mechanism, nil when it is off: an off mechanism costs the hot
 //     path one nil test, and no interface call is made on it.
 //
@@ -48,14 +46,20 @@
 // MoveShard, KeepShards), its event kinds (NewEventKind, Register, a WrapUpper for
 // its figures at the end) and its waits (NewWaits, waits.go), which every output reports.
 // A Setting with shards of its own (a ShardOwner) adds them (AddShards) before the result
-// is sized, and may plan a stream's requests through a planner of its own (Replan).
+// is sized, and may plan a stream's requests through a planner of its own (Replan, or
+// ReplanAt during the run). A mechanism may copy rows in batches of background work (a
+// Copier: CopyBy, Copy), send writes nobody waits for (an Applier: ApplyBy, Apply), be
+// told of the CPU of the writes and copies the cores take (a WorkWatcher: WatchWork) and
+// of every request's end (an EndWatcher: WatchEnds).
 // The read cache (mechanisms/cache), partition limits (mechanisms/limits), automatic
 // shard splits (mechanisms/split), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit
 // flush (mechanisms/flush), the event loop's wake-ups (mechanisms/eventloop), global
-// secondary indexes (mechanisms/index) and the rebalance (mechanisms/rebalance: nodes that
-// join later, JoinLater and Join; background copies, a Copier of CopyBy and Copy) are built
-// so. The mechanisms older than these hooks
+// secondary indexes (mechanisms/index), the rebalance (mechanisms/rebalance: nodes that
+// join later, JoinLater and Join; background copies, a Copier of CopyBy and Copy) and the
+// migration (mechanisms/migrate: its new layout's own shards, AddShards; its phases'
+// planners, ReplanAt; its backfill, a Copier; its outbox, an Applier; a WorkWatcher and an
+// EndWatcher) are built so. The mechanisms older than these hooks
 // keep a typed field in the engine and their settings in model.go. See
 // docs/architecture.md.
 //
@@ -73,8 +77,9 @@
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests
 //     and subrequests in flight (slots.go), the window cursor (window.go), the engine's
-//     own random numbers (aux), and the mechanisms that couple partitions (a migration; a
-//     rebalance, mechanisms/rebalance; the read cache, mechanisms/cache).
+//     own random numbers (aux), and the mechanisms that couple partitions (a migration,
+//     mechanisms/migrate; a rebalance, mechanisms/rebalance; the read cache,
+//     mechanisms/cache).
 //
 // A mechanism keeps what belongs to a node or a shard in arrays indexed by node or shard,
 // apart from its global state, so that a partition's part can be cut out of it.

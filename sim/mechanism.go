@@ -2,7 +2,7 @@ package sim
 
 import "slices"
 
-// mechanism is one of the engine's optional parts: the client's timeouts and rate limit, closed-loop clients, a migration,
+// mechanism is one of the engine's optional parts: the client's timeouts and rate limit, closed-loop clients,
 // scheduled actions. It owns its state, and meets the core at the points
 // below, which are all the core knows of it; the hooks on the request path (arrival,
 // admission, completion) are direct calls through the engine's typed field of the

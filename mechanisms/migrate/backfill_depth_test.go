@@ -2,10 +2,10 @@ package migrate
 
 import (
 	"fmt"
-	"github.com/shardsim/shardsim/sim"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 

@@ -1,10 +1,10 @@
 package migrate
 
 import (
-	"github.com/shardsim/shardsim/sim"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 

@@ -2,11 +2,11 @@ package migrate
 
 import (
 	"fmt"
-	"github.com/shardsim/shardsim/sim"
 	"math"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 

@@ -1,10 +1,10 @@
 package migrate
 
 import (
+	"testing"
+
 	"github.com/shardsim/shardsim/sim"
 )
-
-import "testing"
 
 // TestSettledAfterBacklog: the old layout puts its eight shards on nodes 0 and 1 only, and
 // reads at lambda = 50,000/s overload them: each gets 25,000/s against the 20,000/s its two

@@ -653,11 +653,11 @@ type Copier interface {
 }
 
 // CopyBy has h hear of the end of every copy batch (Copy). One Copier a run, and none
-// with shard splits or replicas, which place or copy shards themselves.
+// with shard splits, which place shards themselves.
 func (c Core) CopyBy(h Copier) {
-	e, m := c.e, c.e.m
-	if e.copier != nil || e.growing || m.Replicas > 0 {
-		panic("sim: a mechanism's copies cannot be combined with another's, shard splits or replicas")
+	e := c.e
+	if e.copier != nil || e.growing {
+		panic("sim: a mechanism's copies cannot be combined with another's or shard splits")
 	}
 	e.copier = h
 }

@@ -389,3 +389,21 @@ func TestBackfillNearZeroCopiesNothing(t *testing.T) {
 		t.Errorf("period at the least rate: %v", p)
 	}
 }
+
+// TestMigrationWithReplicas: a migration runs on a cluster whose shards have followers
+// (a tenant's move picks its nodes among them, compile/tenant.go): the backfill copies every
+// row and the cutover happens, the writes of both layouts applied on the followers too.
+// The copies of a rebalance are refused with replicas (Core.CopyBy took that for every
+// Copier, and a run with a migration and replicas panicked).
+func TestMigrationWithReplicas(t *testing.T) {
+	m := migModel(3, 500, 500, 2*sim.Second, 20*sim.Second, Migration{Rate: 50_000, HistoryRows: 100_000,
+		ReadCost: sim.Microsecond, WriteCost: sim.Microsecond, Cutover: sim.CutoverBackfill})
+	m.Replicas = 1
+	for i := range m.Streams {
+		m.Streams[i].ApplyCost = m.Streams[i].Cost
+	}
+	g := sim.Run(m).Migration
+	if g.RowsCopied != g.RowsToCopy || g.RowsToCopy < 100_000 || g.Cutover < 0 {
+		t.Errorf("%d of %d rows copied, cutover at %v: want every row copied and a cutover", g.RowsCopied, g.RowsToCopy, g.Cutover)
+	}
+}

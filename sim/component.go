@@ -266,8 +266,8 @@ func (c Core) SubWrite(si int32) bool { return c.e.subs.items[si].write }
 func (c Core) SubParts(si int32) int { return int(c.e.subs.items[si].parts) }
 
 // Shards is the number of the run's shard ids (a shard is named by its index): the
-// table's, those a ShardGrower may add to it, a migration's new layout's and the
-// mechanisms' own (AddShards). TableShards is the table's shards at the start
+// table's, those a ShardGrower may add to it and the mechanisms' own (AddShards: an
+// index's, a migration's new layout's). TableShards is the table's shards at the start
 // (Model.ShardNode); TableIDs the table's ids, from 0, before the mechanisms' own.
 func (c Core) Shards() int { return c.e.nShards }
 

@@ -411,7 +411,7 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 // tenantPlacement says where a tenant's new shards go, and why: "(its shard on node 3: by
 // default ...)", with replicas followers per shard.
 func tenantPlacement(t *scenario.TenantSpec, m *sim.Model, replicas int) string {
-	nodes := m.Migration.ShardNode
+	nodes := migrationOf(m).ShardNode
 	list := make([]string, len(nodes))
 	for i, n := range nodes {
 		list[i] = strconv.Itoa(n)
@@ -423,7 +423,7 @@ func tenantPlacement(t *scenario.TenantSpec, m *sim.Model, replicas int) string 
 	if t.Nodes != nil {
 		return "(" + where + ", as given)"
 	}
-	_, ok := tenantFree(m.ShardNode, len(m.Nodes), replicas, m.Migration.Tenant.From)
+	_, ok := tenantFree(m.ShardNode, len(m.Nodes), replicas, migrationOf(m).Tenant.From)
 	switch {
 	case !ok && replicas > 0:
 		return "(" + where + ": every node holds a copy of some of its rows or has a follower on one that does, so the nodes holding the fewest shards)"

@@ -2,6 +2,7 @@ package compile
 
 import (
 	"github.com/shardsim/shardsim/keyspace"
+	migratem "github.com/shardsim/shardsim/mechanisms/migrate"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -12,10 +13,11 @@ import (
 // layout and its write_cost on the new one; by default, one point read's cost (the first read
 // stream's, or the first write stream's when none reads) and one write's (the first write
 // stream's). scheme is the target's shard scheme (its Routing's), which no run changes.
-func migration(s *scenario.Resolved, m *sim.Model, scheme keyspace.Scheme) *sim.Migration {
+func migration(s *scenario.Resolved, m *sim.Model, scheme keyspace.Scheme) *migratem.Migration {
 	g, t := s.Migration, s.Migration.Target
 	design := designOf(t)
-	out := &sim.Migration{
+	out := &migratem.Migration{
+		At:        g.At,
 		ShardNode: Placement(t),
 		Rate:      g.Rate,
 		MaxCPU:    g.MaxCPU,
@@ -49,4 +51,14 @@ func migration(s *scenario.Resolved, m *sim.Model, scheme keyspace.Scheme) *sim.
 	}
 	copyCosts(s, out)
 	return out
+}
+
+// migrationOf is the migration among m's mechanisms (mechanisms/migrate), nil when none.
+func migrationOf(m *sim.Model) *migratem.Migration {
+	for _, x := range m.Mechanisms {
+		if g, ok := x.(*migratem.Migration); ok {
+			return g
+		}
+	}
+	return nil
 }

@@ -61,10 +61,12 @@ func buildModel(r *Routing) *sim.Model {
 		m.Streams = append(m.Streams, st)
 	}
 	indexes(s, m, r.indexes)
+	// A migration is put first among Model.Mechanisms, so that it names why the run keeps
+	// to one engine and plans over the streams' own planners.
 	if g := s.Migration; g != nil && g.Target != nil {
-		m.Migration = migration(s, m, r.moveTo)
+		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(migration(s, m, r.moveTo)))
 	} else if g != nil && g.Tenant != nil {
-		m.Migration = tenantMigration(s, m, r.table.scheme)
+		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(tenantMigration(s, m, r.table.scheme)))
 	}
 	if s.Rebalance != nil {
 		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(rebalance(s, m)))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shardsim/shardsim/compile"
 	"github.com/shardsim/shardsim/mechanisms/operator"
+	"github.com/shardsim/shardsim/mechanisms/migrate"
 	"github.com/shardsim/shardsim/mechanisms/rebalance"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -107,7 +108,7 @@ migrate = { tenant = { field = "tenant", value = "acme" }, backfill_rate = 1000 
 	}
 	rs := sc.Variants[0].Spec
 	m := compile.Model(rs)
-	g := m.Migration
+	g := migrationOf(m)
 	if g == nil || g.Tenant == nil {
 		t.Fatalf("no tenant migration: %+v", g)
 	}
@@ -174,7 +175,7 @@ func tenantMove(t *testing.T, src []byte) (from, shardNode, nodes []int, notes s
 	}
 	m := compile.Model(sc.Variants[0].Spec)
 	notes = strings.Join(compile.Explain("tenant", sc.Variants[0].Spec).Notes, "\n")
-	return slices.Compact(slices.Clone(m.Migration.Tenant.From)), m.ShardNode, m.Migration.ShardNode, notes
+	return slices.Compact(slices.Clone(migrationOf(m).Tenant.From)), m.ShardNode, migrationOf(m).ShardNode, notes
 }
 
 // TestTenantNodesAvoidOldShards: by default a tenant's new shards go to the nodes that
@@ -241,4 +242,14 @@ directory = [ { field = "tenant", value = "acme", shards = [0, 1] } ]`
 	if want := "(its shards on nodes 1, 2: every node holds some of its rows, so the nodes holding the fewest shards)"; !strings.Contains(notes, want) {
 		t.Errorf("explain's notes do not say %q:\n%s", want, notes)
 	}
+}
+
+// migrationOf is the migration among m's mechanisms, nil when none.
+func migrationOf(m *sim.Model) *migrate.Migration {
+	for _, x := range m.Mechanisms {
+		if g, ok := x.(*migrate.Migration); ok {
+			return g
+		}
+	}
+	return nil
 }

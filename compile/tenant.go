@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
+	migratem "github.com/shardsim/shardsim/mechanisms/migrate"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -23,11 +24,11 @@ const tenantSamples = 256
 // the old layout are found by placing tenantSamples of its rows, drawn from the first
 // write stream's field generators at times spread over the history. The costs of a copied
 // row and the history are a migration's (see migration).
-func tenantMigration(s *scenario.Resolved, m *sim.Model, table keyspace.Scheme) *sim.Migration {
+func tenantMigration(s *scenario.Resolved, m *sim.Model, table keyspace.Scheme) *migratem.Migration {
 	g, t := s.Migration, s.Migration.Tenant
 	design := designOf(s)
 	from := tenantShards(s, design, table, t)
-	out := &sim.Migration{Rate: g.Rate, MaxCPU: g.MaxCPU, Verify: g.Verify, Outbox: g.Outbox, Cutover: g.Cutover,
+	out := &migratem.Migration{At: g.At, Rate: g.Rate, MaxCPU: g.MaxCPU, Verify: g.Verify, Outbox: g.Outbox, Cutover: g.Cutover,
 		Name: "tenant " + t.Text + "'s shards", ShardNode: tenantNodes(t, m.ShardNode, len(m.Nodes), s.Replicas, from)}
 	scheme := keyspace.NewModulo(t.Shards)
 	for i := range s.Streams {
@@ -54,7 +55,7 @@ func tenantMigration(s *scenario.Resolved, m *sim.Model, table keyspace.Scheme) 
 	case "zipf":
 		share = generator(fs).(interface{ Prob(uint64) float64 }).Prob(t.Value)
 	}
-	out.Tenant = &sim.Tenant{Field: t.Field, Value: t.Value, Share: share, From: from}
+	out.Tenant = &migratem.Tenant{Field: t.Field, Value: t.Value, Share: share, From: from}
 	// A scan that does not name a tenant reads every tenant: the tenant's shards too.
 	name := s.FieldNames[t.Field]
 	for i := range s.Streams {
@@ -153,7 +154,7 @@ func tenantShards(s *scenario.Resolved, design *keyspace.Design, table keyspace.
 
 // copyCosts sets a migration's copied row's read and write costs and its history rows
 // (rowCopyCosts).
-func copyCosts(s *scenario.Resolved, out *sim.Migration) {
+func copyCosts(s *scenario.Resolved, out *migratem.Migration) {
 	out.ReadCost, out.WriteCost, out.HistoryRows = rowCopyCosts(s, s.Migration.ReadCost, s.Migration.WriteCost)
 }
 

@@ -28,7 +28,7 @@ type MigrationSpec struct {
 	Verify sim.Time
 	// Outbox is the lag of asynchronous dual writes (0: synchronous).
 	Outbox sim.Time
-	// ReadBoth: reads = "both" (sim.Migration.ReadBoth).
+	// ReadBoth: reads = "both" (the migration's ReadBoth, mechanisms/migrate).
 	ReadBoth bool
 	// Target is the resolved variant To names, set by the scenario loader (LinkMigration).
 	Target *Resolved

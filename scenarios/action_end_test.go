@@ -10,7 +10,7 @@ import (
 // TestActionPastEnd: migration's "migrate at 09:02" variant starts its migration 2 minutes
 // into a 6-minute run. An action at or after the end of the run never happens
 // (docs/mitigations.md): a run of 2 minutes (the file's own duration) or of 1 minute
-// (--duration) is accepted, and its model holds no action and no migration, while the
+// (--duration) is accepted, and its model holds no action and no migration (no mechanism), while the
 // action is still checked: a migration to a variant that does not exist is refused.
 func TestActionPastEnd(t *testing.T) {
 	for _, o := range []scenarios.Options{
@@ -22,8 +22,8 @@ func TestActionPastEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", o, err)
 		}
-		if m := sc.Variants[0].Model(); len(actionsOf(m)) != 0 || m.Migration != nil {
-			t.Errorf("%+v: actions %+v, migration %v; want none", o, actionsOf(m), m.Migration)
+		if m := sc.Variants[0].Model(); len(m.Mechanisms) != 0 {
+			t.Errorf("%+v: mechanisms (the actions, a migration) %v; want none", o, m.Mechanisms)
 		}
 	}
 	_, err := scenarios.Load("migration", scenarios.Options{Sets: []string{`duration="2m"`, `variants[2].actions[0].migrate.backfill_rate=0`}})

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -265,8 +266,8 @@ func (c Core) SubWrite(si int32) bool { return c.e.subs.items[si].write }
 func (c Core) SubParts(si int32) int { return int(c.e.subs.items[si].parts) }
 
 // Shards is the number of the run's shard ids (a shard is named by its index): the
-// table's, those a ShardGrower may add to it, a migration's new layout's and the
-// mechanisms' own (AddShards). TableShards is the table's shards at the start
+// table's, those a ShardGrower may add to it and the mechanisms' own (AddShards: an
+// index's, a migration's new layout's). TableShards is the table's shards at the start
 // (Model.ShardNode); TableIDs the table's ids, from 0, before the mechanisms' own.
 func (c Core) Shards() int { return c.e.nShards }
 
@@ -618,16 +619,15 @@ func (w *WaitCounts) Histogram() *hdrhistogram.Histogram {
 	return h
 }
 
-// AddShards adds shards of a mechanism's own beyond the table's (and a migration's new
-// layout's): shard k, served by node nodes[k], gets the id it returns plus k. Only a
-// ShardOwner calls it, from OwnShards, and with no migration or ShardGrower, which number
-// the table's shards anew, nor a Copier (CopyBy refuses them). The table's partition
-// limits (mechanisms/limits) do not apply to these shards: their mechanism admits them
-// (SubAdmit).
+// AddShards adds shards of a mechanism's own beyond the table's (a global secondary
+// index's, a migration's new layout's): shard k, served by node nodes[k], gets the id it
+// returns plus k. Only a ShardOwner calls it, from OwnShards, and with no ShardGrower,
+// which numbers the table's shards anew. The table's partition limits (mechanisms/limits)
+// do not apply to these shards: their mechanism admits them (SubAdmit).
 func (c Core) AddShards(nodes []int) int32 {
-	e, m := c.e, c.e.m
-	if m.Migration != nil || e.growing {
-		panic("sim: a mechanism's own shards cannot be combined with a migration or shard splits")
+	e := c.e
+	if e.growing {
+		panic("sim: a mechanism's own shards cannot be combined with shard splits")
 	}
 	first := int32(e.nShards)
 	e.nShards += len(nodes)
@@ -741,12 +741,8 @@ func (c Core) SetCores(now Time, n, cores int) {
 // it already stays.
 func (c Core) SetQueueLimit(n, limit int) { c.e.nodes[n].limit = limit }
 
-// StartMigration starts the model's migration (Model.Migration) at now, as its Migrate
-// action says: dual writes and the backfill. Nothing happens without one, or once started.
-func (c Core) StartMigration(now Time) { c.e.migStart(now) }
-
 // Copier is a mechanism that copies rows between nodes in batches of background work
-// (Core.Copy), as a migration's backfill does, and hears of each batch's end.
+// (Core.Copy), as a migration's backfill and a rebalance do, and hears of each batch's end.
 type Copier interface {
 	// Copied is the end, at now, of the service of a batch on shard sh that carried rows
 	// (as Copy sent it).
@@ -754,12 +750,11 @@ type Copier interface {
 }
 
 // CopyBy has h hear of the end of every copy batch (Copy). One Copier a run, and none
-// with a migration (whose backfill's batches are the engine's own), shard splits, replicas
-// or a mechanism's own shards (AddShards), which place or copy shards themselves.
+// with shard splits, which place shards themselves.
 func (c Core) CopyBy(h Copier) {
-	e, m := c.e, c.e.m
-	if e.copier != nil || m.Migration != nil || e.growing || e.res.Replicas > 0 || e.nShards != int(e.table) {
-		panic("sim: a mechanism's copies cannot be combined with another's, a migration, shard splits, replicas or a mechanism's own shards")
+	e := c.e
+	if e.copier != nil || e.growing {
+		panic("sim: a mechanism's copies cannot be combined with another's or shard splits")
 	}
 	e.copier = h
 }
@@ -776,13 +771,109 @@ func (c Core) Copy(now Time, sh, n int, rows int32, service Time) {
 	e.reach(now, si)
 }
 
-// CopyBatch is how much copy work one batch holds, as a migration's backfill batch: the
-// rows of 10 ms at the copy's rate, at least one.
-const CopyBatch = backfillBatch
+// CopyBatch is how much copy work one batch holds: the rows of 10 ms at the copy's rate,
+// at least one. A migration's backfill batch is one read subrequest on an old shard and
+// then, when the read is served, one write subrequest on a new shard, as a copy job reads a
+// page of rows and writes what it read: a batch holds one core at a time.
+const CopyBatch = 10 * Millisecond
 
-// CopyPeriod is the time between two batches of batch rows at rate rows per second, bounded
-// for a rate near zero (as a migration's backfill).
-func CopyPeriod(batch int64, rate float64) Time { return copyPeriod(batch, rate) }
+// CopyPeriod is the time between two batches of batch rows at rate rows per second, at
+// most maxCopyPeriod: a rate near zero (1e-300 rows/s, or a max_cpu that leaves almost
+// nothing) copies nothing in any run, where the period's conversion from an infinite float
+// used to come out negative and run the copy flat out.
+func CopyPeriod(batch int64, rate float64) Time {
+	p := float64(batch) / rate * float64(Second)
+	if !(p < float64(maxCopyPeriod)) {
+		return maxCopyPeriod
+	}
+	return max(Time(p), 1)
+}
+
+// maxCopyPeriod is the longest copy period: past the end of the longest run (10000 days).
+const maxCopyPeriod = 10000 * 24 * Hour
+
+// backfillMark is the attempt number of a copy batch (Core.Copy; req followerReq), which
+// tells it from a follower's apply; outboxMark that of an Apply's write. A request's
+// attempts stay far below both (at most 1 + 10 retries).
+const (
+	backfillMark = math.MaxUint8
+	outboxMark   = backfillMark - 1
+)
+
+// Applier is a mechanism that sends writes nobody waits for to the nodes (Core.Apply), as a
+// migration's outbox applies its copies of the writes on the new layout, and hears of each
+// one's end or refusal.
+type Applier interface {
+	// Applied is the end, at now, of the service of a write on shard sh.
+	Applied(c Core, now Time, sh int)
+	// Refused is a write on shard sh of parts partitions and service (as Apply sent it),
+	// which its node's full queue refused at now: it was not served.
+	Refused(c Core, now Time, sh int, parts int32, service Time)
+}
+
+// ApplyBy has h hear of the end or refusal of every write sent with Apply. One Applier a
+// run; none with a SubAdmit (startSettings).
+func (c Core) ApplyBy(h Applier) {
+	if c.e.applier != nil {
+		panic("sim: a run has one Applier")
+	}
+	c.e.applier = h
+}
+
+// Apply sends, at now, a write of parts partitions and service to shard sh at its node,
+// which nobody waits for, as a follower's apply: it counts its row and its CPU on the shard
+// as a write does, a full queue refuses it, and the Applier hears of its end (Applied) or
+// its refusal (Refused).
+func (c Core) Apply(now Time, sh int, parts int32, service Time) {
+	e := c.e
+	si := e.subs.take()
+	e.subs.items[si] = subreq{req: followerReq, shard: int32(sh), node: int16(e.shardNode[sh]), parts: parts,
+		service: service, attempt: outboxMark, write: true}
+	e.reach(now, si)
+}
+
+// ServiceTime draws the service time of one subrequest of stream i on parts partitions,
+// as the stream's own subrequests draw it.
+func (c Core) ServiceTime(i int, parts int32) Time {
+	st := &c.e.streams[i]
+	return c.e.serviceTime(st, st.s.Cost, parts)
+}
+
+// WorkWatcher is a mechanism told of the CPU of the work the cores take, as a migration
+// counts its dual writes' and its backfill's: it is not on the request path of a run
+// without one.
+type WorkWatcher interface {
+	// WriteStarted is a write subrequest on shard sh (a client's, a follower's apply, an
+	// Apply's) of service, taken by a core at now, before the end of the run.
+	WriteStarted(c Core, now Time, sh int32, service Time)
+	// CopyStarted is a copy batch (Copy) of service taken by a core at now, the end of the
+	// run included.
+	CopyStarted(c Core, now, service Time)
+}
+
+// WatchWork has w told of the writes and copy batches the cores take. One WorkWatcher a run.
+func (c Core) WatchWork(w WorkWatcher) {
+	if c.e.work != nil {
+		panic("sim: a run has one WorkWatcher")
+	}
+	c.e.work = w
+}
+
+// EndWatcher is a mechanism told of every client request's outcome (served or failed)
+// reaching its client, as a migration learns when the backlog issued before its cutover
+// has drained.
+type EndWatcher interface {
+	// Ended is a request issued at issue whose outcome reached its client at t.
+	Ended(c Core, issue, t Time)
+}
+
+// WatchEnds has w told of every request's end. One EndWatcher a run.
+func (c Core) WatchEnds(w EndWatcher) {
+	if c.e.ended != nil {
+		panic("sim: a run has one EndWatcher")
+	}
+	c.e.ended = w
+}
 
 // Planner is the planner stream i's requests plan through now.
 func (c Core) Planner(i int) Planner { return c.e.streams[i].s.Planner }
@@ -797,6 +888,14 @@ func (c Core) Replan(i int, p Planner) {
 	s := *st.s
 	s.Planner = p
 	st.s, st.point = &s, nil
+}
+
+// ReplanAt is Replan during the run, at now, as a migration's phases change: the stream's
+// partition counts stop at now (StreamResult.PartitionsStopped), as its requests no longer
+// plan through the planner they count.
+func (c Core) ReplanAt(now Time, i int, p Planner) {
+	c.e.stopParts(now, &c.e.streams[i])
+	c.Replan(i, p)
 }
 
 // QueueFull reports whether node n's queue is full: a subrequest that reached it now would

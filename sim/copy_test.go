@@ -81,8 +81,8 @@ func TestJoinCopyMove(t *testing.T) {
 	}
 }
 
-// TestMoverRefusals: a shard placed on a node that joins later, and copies beside replicas
-// (which copy shards themselves), are refused when the engine is built.
+// TestMoverRefusals: a shard placed on a node that joins later is refused when the engine
+// is built (a rebalance refuses replicas itself, mechanisms/rebalance's TestRefusals).
 func TestMoverRefusals(t *testing.T) {
 	var got []string
 	for _, c := range []struct {
@@ -91,7 +91,6 @@ func TestMoverRefusals(t *testing.T) {
 		want string
 	}{
 		{"shard on a later node", func(m *Model) { m.ShardNode[1] = 1 }, "shard 1 on node 1, which joins later"},
-		{"replicas", func(m *Model) { m.Mechanisms = append([]Setting{followers{n: 1}}, m.Mechanisms...) }, "cannot be combined"},
 	} {
 		m := moverModel(testMover{At: Second, got: &got})
 		c.edit(m)

@@ -9,7 +9,7 @@
 // (reach), waits in the node's queue or takes a core (start), and ends (done); the
 // request completes when its last subrequest has (finish). Everything else is a
 // mechanism: inside sim, closed-loop clients (closed.go), the client's timeouts, retries
-// and rate limit (client.go, timers.go), a migration (migrate.go) and detection's
+// and rate limit (client.go, timers.go) and detection's
 // sample (observe.go). Each is in its own file, and the core knows it only through these
 // points. Not all of them own their state yet: closed-loop clients and the client's timers
 // are adapters (clientSide, closedLoop) over engine methods.
@@ -23,9 +23,7 @@
 //   - wrap-up: it puts its figures into the Result when the run ends (wrapUp), before the
 //     core derives the totals.
 //   - the request path: arrival (the detection sample), admission
-//     (the rate limit in arrive,
-//     a migration's planners), completion (a migration's settle, a
-//     closed-loop client's think). These hooks are direct calls through the engine's
+//     (the rate limit in arrive), completion (a closed-loop client's think). These hooks are direct calls through the engine's
 //     typed field of the mechanism, nil when it is off: an off mechanism costs the hot
 //     path one nil test, and no interface call is made on it.
 //
@@ -47,15 +45,22 @@
 // MoveShard, KeepShards), its event kinds (NewEventKind, Register, a WrapUpper for
 // its figures at the end) and its waits (NewWaits, waits.go), which every output reports.
 // A Setting with shards of its own (a ShardOwner) adds them (AddShards) before the result
-// is sized, and may plan a stream's requests through a planner of its own (Replan). A
+// is sized, and may plan a stream's requests through a planner of its own (Replan, or
+// ReplanAt during the run). A mechanism may copy rows in batches of background work (a
+// Copier: CopyBy, Copy), send writes nobody waits for (an Applier: ApplyBy, Apply), be
+// told of the CPU of the writes and copies the cores take (a WorkWatcher: WatchWork) and
+// of every request's end (an EndWatcher: WatchEnds). A
 // Setting that must have the streams ready for what it does later (an Initer) says so
 // before they are set up (MayLimit: a client limit an action may set).
 // The read cache (mechanisms/cache), partition limits (mechanisms/limits), automatic
 // shard splits (mechanisms/split), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit
 // flush (mechanisms/flush), the event loop's wake-ups (mechanisms/eventloop), global
-// secondary indexes (mechanisms/index) and the rebalance (mechanisms/rebalance: nodes that
+// secondary indexes (mechanisms/index), the rebalance (mechanisms/rebalance: nodes that
 // join later, JoinLater and Join; background copies, a Copier of CopyBy and Copy), the
+// migration (mechanisms/migrate: its new layout's own shards, AddShards; its phases'
+// planners, ReplanAt; its backfill, a Copier; its outbox, an Applier; a WorkWatcher and an
+// EndWatcher), the
 // followers (mechanisms/replicas: WatchWrites and Follow, RouteReads, SetReplicas) and the
 // operator's timed actions (mechanisms/operator: an Initer, SetCores, SetQueueLimit,
 // SetClientLimit, Note) are built so. The mechanisms older than these hooks
@@ -76,8 +81,9 @@
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests
 //     and subrequests in flight (slots.go), the window cursor (window.go), the engine's
-//     own random numbers (aux), and the mechanisms that couple partitions (a migration; a
-//     rebalance, mechanisms/rebalance; the read cache, mechanisms/cache).
+//     own random numbers (aux), and the mechanisms that couple partitions (a migration,
+//     mechanisms/migrate; a rebalance, mechanisms/rebalance; the read cache,
+//     mechanisms/cache).
 //
 // A mechanism keeps what belongs to a node or a shard in arrays indexed by node or shard,
 // apart from its global state, so that a partition's part can be cut out of it.

@@ -62,11 +62,8 @@ type engine struct {
 	stopped      bool       // the run has stopped (saturated, or Model.Stop)
 	nextWatch    Time       // when Model.Watch is next called (watch.go)
 	aux          *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
-	// Mechanisms with a hook on the request path, each nil when off: the core calls them
-	// directly (a nil test is all an off mechanism costs).
-	mig      *migState // migrate.go
-	registry           // the mechanisms that are on, by the events they handle (mechanism.go)
-	gates              // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
+	registry                // the mechanisms that are on, by the events they handle (mechanism.go)
+	gates                   // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 	// part is this engine's share of a run on several workers: the nodes it serves, and
 	// what it hands to the merge (parallel.go). nil: the engine serves every node.
 	part *partition
@@ -91,8 +88,7 @@ func newEngine(m *Model) *engine {
 	e.nShards = len(m.ShardNode)
 	e.nNodes = len(m.Nodes)
 	e.grow(m)     // the table's shards that Settings add during the run: first
-	e.newMoves()  // then a migration's new layout's
-	e.ownShards() // then the mechanisms' own shards
+	e.ownShards() // then the mechanisms' own shards (a migration's new layout's)
 	e.res = newResult(m, e.nShards)
 	e.wMask = -1
 	if m.Sink != nil {
@@ -121,8 +117,8 @@ func checkModel(m *Model) {
 	}
 }
 
-// placeShards puts every shard on its node (a migration's new layout included), and
-// fills the shard table and the shards' results.
+// placeShards puts every shard on its node (the mechanisms' own included), and fills the
+// shard table and the shards' results.
 func (e *engine) placeShards() {
 	m, r := e.m, e.res
 	e.shardTable.init(e.nShards)
@@ -132,13 +128,6 @@ func (e *engine) placeShards() {
 	}
 	e.place(m.ShardNode, 0, "shard %d on missing node %d")
 	e.place(e.ownNodes, int(e.table), "a mechanism's shard %d on missing node %d")
-	if g := e.mig; g != nil {
-		r.Migration = g.res
-		e.place(m.Migration.ShardNode, int(g.off), "new layout's shard %d on missing node %d")
-		if m.Migration.Cutover >= 0 && m.Migration.Cutover < m.Duration {
-			e.h.pushKind(m.Migration.Cutover, 0, evCutover)
-		}
-	}
 }
 
 // place puts shard off+s on node nodes[s] for every s; a missing node panics with msg.
@@ -700,11 +689,13 @@ func (e *engine) admitAtNode(now Time, si int32) bool {
 }
 
 // queueRefused handles subrequest si, which reached its node at now and found its queue
-// full: it fails, and its attempt with it (an outbox's copy goes back to the outbox).
+// full: it fails, and its attempt with it (an Apply's write goes back to its Applier).
 func (e *engine) queueRefused(now Time, si int32) {
 	sub := &e.subs.items[si]
 	if sub.req == followerReq && sub.attempt == outboxMark {
-		e.outboxRefused(now, si) // the copy goes back to the outbox (migrate.go)
+		s := *sub
+		e.subs.put(si)
+		e.applier.Refused(Core{e}, now, int(s.shard), s.parts, s.service) // (Core.Apply)
 		return
 	}
 	if sub.req != followerReq && now >= e.m.Warmup {
@@ -762,8 +753,8 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 		if now-wait >= e.warmup { // arrived after the warmup
 			e.countShardLatency(sub.shard, wait+sub.service)
 		}
-	} else if sub.attempt == backfillMark && e.mig != nil {
-		e.backfillServed(now, sub.service) // its CPU, as it is served (migrate.go)
+	} else if sub.attempt == backfillMark && e.work != nil {
+		e.work.CopyStarted(Core{e}, now, sub.service) // a copy batch's CPU (WorkWatcher)
 	}
 	if now >= e.m.Duration {
 		return
@@ -784,8 +775,8 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 		if rows != nil {
 			rows[sub.shard]++
 		}
-		if g := e.mig; g != nil && (g.phase == migDual && sub.shard >= g.off || g.phase == migVerify && sub.shard < g.off) {
-			g.res.DualCPU += sub.service // a dual write's second copy (migrate.go)
+		if e.work != nil {
+			e.work.WriteStarted(Core{e}, now, sub.shard, sub.service) // (WorkWatcher)
 		}
 	}
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.
@@ -842,13 +833,12 @@ func (e *engine) complete(now Time, si int32) {
 	sub := e.subs.items[si]
 	e.subs.put(si)
 	if req == followerReq {
-		// A follower's apply, or a backfill batch's read or write, or an outbox's copy
-		// (migrate.go).
+		// A follower's apply, or a copy batch (Core.Copy), or an Apply's write.
 		switch sub.attempt {
 		case backfillMark:
-			e.backfillEnd(now, sub.shard, sub.parts)
+			e.copier.Copied(Core{e}, now, int(sub.shard), sub.parts)
 		case outboxMark:
-			e.outboxApplied(now)
+			e.applier.Applied(Core{e}, now, int(sub.shard))
 		}
 		return
 	}
@@ -943,8 +933,8 @@ func (e *engine) finishPlain(ri int32, r *request) {
 // after the warmup), the run's; it returns the latency.
 func (e *engine) recordSuccess(st *streamState, issue Time, counted bool, t Time) Time {
 	out := st.out
-	if e.mig != nil {
-		e.mig.settle(issue, t)
+	if e.ended != nil {
+		e.ended.Ended(Core{e}, issue, t) // (EndWatcher)
 	}
 	lat := t - issue
 	us := micros(lat)
@@ -996,8 +986,8 @@ func (e *engine) finish(ri int32, t Time, fail uint8) {
 	if fail == failNone {
 		e.recordRequest(ri, r, t)
 	} else {
-		if e.mig != nil {
-			e.mig.settle(r.issue, t)
+		if e.ended != nil {
+			e.ended.Ended(Core{e}, r.issue, t) // (EndWatcher)
 		}
 		countFailure(st.out, e.window(t), r.counted, fail)
 	}

@@ -17,19 +17,14 @@ type event struct {
 type evKind uint8
 
 const (
-	evDone          evKind = iota // a subrequest's service ends (subrequest slot)
-	evTimer                       // a client's timeout fires (timer slot)
-	evSend                        // a retried attempt reaches the nodes (request slot)
-	evRelease                     // a stream's rate limit lets its next held request go (stream)
-	evIssue                       // a closed-loop client's request reaches the nodes (stream)
-	evBackfill                    // a migration's backfill issues its next batch (migrate.go)
-	evBackfillWrite               // a backfill batch's write, pushed back by a full queue, tries again (batch index)
-	evCutover                     // a migration's cutover at a clock time
-	evVerified                    // a migration's verification period ends
-	evOutbox                      // a migration's outbox applies its due copies
-	evTimers                      // a stream's earliest queued client timeout fires (stream; timers.go)
-	evFixed                       // the kinds above; mechanisms allocate theirs with NewEventKind
-	evKinds         evKind = 48   // the most kinds a run can have
+	evDone    evKind = iota // a subrequest's service ends (subrequest slot)
+	evTimer                 // a client's timeout fires (timer slot)
+	evSend                  // a retried attempt reaches the nodes (request slot)
+	evRelease               // a stream's rate limit lets its next held request go (stream)
+	evIssue                 // a closed-loop client's request reaches the nodes (stream)
+	evTimers                // a stream's earliest queued client timeout fires (stream; timers.go)
+	evFixed                 // the kinds above; mechanisms allocate theirs with NewEventKind
+	evKinds   evKind = 48   // the most kinds a run can have
 )
 
 // signBit flips a time's sign bit, which maps signed times to unsigned integers of the same

@@ -2,7 +2,7 @@ package sim
 
 import "slices"
 
-// mechanism is one of the engine's optional parts: the client's timeouts and rate limit, closed-loop clients, a migration,
+// mechanism is one of the engine's optional parts: the client's timeouts and rate limit, closed-loop clients,
 // scheduled actions. It owns its state, and meets the core at the points
 // below, which are all the core knows of it; the hooks on the request path (arrival,
 // admission, completion) are direct calls through the engine's typed field of the
@@ -59,30 +59,17 @@ func (e *engine) rare(ev event) {
 var (
 	_ mechanism = clientSide{}
 	_ mechanism = closedLoop{}
-	_ mechanism = (*migState)(nil)
 )
 
 // ownShards adds the shards of the mechanisms of Model.Mechanisms that have shards of their
-// own (ShardOwner) after the table's; called by newEngine before the result arrays are
-// sized, with the table's shard ids (a migration's new layout's included) counted.
+// own (ShardOwner) after the table's, a migration's new layout's among them; called by
+// newEngine before the result arrays are sized, with the table's shard ids counted.
 func (e *engine) ownShards() {
 	e.table = int32(e.nShards)
 	for _, s := range e.m.Mechanisms {
 		if o, ok := s.(ShardOwner); ok {
 			o.OwnShards(Core{e})
 		}
-	}
-}
-
-// newMoves sets up the mechanisms that move shards between layouts, a migration; its new
-// layout extends the shard ids.
-func (e *engine) newMoves() {
-	m := e.m
-	if m.Migration != nil {
-		e.mig = newMig(m, e.nShards)
-		e.mig.e = e
-		e.nShards += e.mig.nNew
-		e.register(e.mig, false, evBackfill, evBackfillWrite, evCutover, evVerified, evOutbox)
 	}
 }
 
@@ -119,9 +106,14 @@ type gates struct {
 	starts     []ServiceStart
 	ends       []SubEnd
 	copier     Copier     // the mechanism whose copy batches end at the core (Core.CopyBy), nil when none
+	applier    Applier    // the mechanism whose writes nobody waits for end at the core (Core.ApplyBy)
 	wrote      WriteDone  // hears of each client write's end (Core.WatchWrites), nil when none
 	readAt     ReadRouter // chooses the node of each read subrequest (Core.RouteReads), nil when none
-	endHeld    []uint8    // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
+	// The mechanism told of the CPU of the writes and copies the cores take (Core.WatchWork),
+	// and of every request's outcome reaching its client (Core.WatchEnds); nil when none.
+	work    WorkWatcher
+	ended   EndWatcher
+	endHeld []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
 	// waitCounters count the waits the mechanisms report (waits.go).
 	waitCounters []*WaitCounter
 	// admitting: something may turn a subrequest away or hold it at its node before the
@@ -281,7 +273,7 @@ func (e *engine) startSettings() {
 		s.On(Core{e})
 	}
 	e.admitting = len(e.admits) > 0 || len(e.atNode) > 0
-	if e.mig != nil && len(e.admits) > 0 {
-		panic("sim: a migration cannot be combined with a mechanism that refuses subrequests at their nodes (a SubAdmit)")
+	if e.applier != nil && len(e.admits) > 0 {
+		panic("sim: a mechanism's writes nobody waits for (an Applier, a migration's outbox) cannot be combined with a mechanism that refuses subrequests at their nodes (a SubAdmit)")
 	}
 }

@@ -8,20 +8,20 @@ import "testing"
 // core's) panics.
 func TestRegistry(t *testing.T) {
 	var g registry
-	mig, loop, win := &migState{}, closedLoop{}, watched{}
-	g.register(mig, false, evCutover, evVerified)
+	client, loop, win := clientSide{}, closedLoop{}, watched{}
+	g.register(client, false, evTimer, evSend)
 	g.register(loop, false, evIssue)
 	g.register(win, true)
-	if g.on[evCutover] != mig || g.on[evVerified] != mig || g.on[evIssue] != loop {
-		t.Errorf("on = %v, want the migration for its two kinds and the closed loop for evIssue", g.on)
+	if g.on[evTimer] != client || g.on[evSend] != client || g.on[evIssue] != loop {
+		t.Errorf("on = %v, want the client side for its two kinds and the closed loop for evIssue", g.on)
 	}
 	for k := range evKinds {
-		if k != evCutover && k != evVerified && k != evIssue && g.on[k] != nil {
+		if k != evTimer && k != evSend && k != evIssue && g.on[k] != nil {
 			t.Errorf("kind %d has mechanism %v, registered by none", k, g.on[k])
 		}
 	}
-	if len(g.all) != 3 || g.all[0] != mig || g.all[1] != loop || g.all[2] != win {
-		t.Errorf("all = %v, want the migration, the closed loop, then the window watcher", g.all)
+	if len(g.all) != 3 || g.all[0] != client || g.all[1] != loop || g.all[2] != win {
+		t.Errorf("all = %v, want the client side, the closed loop, then the window watcher", g.all)
 	}
 	if len(g.windowed) != 1 || g.windowed[0] != win {
 		t.Errorf("windowed = %v, want the window watcher alone", g.windowed)

@@ -37,7 +37,7 @@ const (
 	SetQueueLimit                   // Node's queue limit becomes QueueLimit
 	SetLimit                        // Stream's client limit becomes Limit (nil: none)
 	Switch                          // mechanism Name, a client-side one of Model.Mechanisms, is turned on (On) or off
-	Migrate                         // Model.Migration starts: dual writes and the backfill
+	Migrate                         // a migration starts (mechanisms/migrate, which applies it)
 	AddNodes                        // nodes join and shards move to them (mechanisms/rebalance applies it)
 )
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -698,4 +699,13 @@ func TestStoppedRunLoadOverCoveredTime(t *testing.T) {
 	if last := r.Windows - 1; r.NodeCapacity[last] != 0 || r.WindowSpan(last) != 0 {
 		t.Errorf("window %d after the stop: capacity %v, span %v; want none", last, r.NodeCapacity[last], r.WindowSpan(last))
 	}
+}
+
+// groupInt writes n with thousands separators, as the docs quote figures: 1,234,567.
+func groupInt(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

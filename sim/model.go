@@ -130,9 +130,6 @@ type Model struct {
 
 	// Mitigations (see mitigate.go); nil or zero: none.
 	Detect detect.Config
-	// Migration, when set, moves the table to a new layout during the run (migrate.go);
-	// an Action of kind Migrate starts it (Core.StartMigration, mechanisms/operator).
-	Migration *Migration
 	// Sink, when set, receives each window's per-shard series as the window closes, and
 	// the Result keeps none of them (ShardBusy, ShardOps and ShardMaxQueue stay nil; the
 	// shard totals and every node series are kept as without it). The engine then holds

@@ -189,8 +189,8 @@ func (d *streamDetect) report(out *StreamResult) {
 }
 
 // stopParts notes that stream st's partitions stop being counted at now: a migration
-// points it at a planner whose partitions are not in its key design (migrate.go). Its
-// hot partitions then cover the sampled writes issued before now.
+// (mechanisms/migrate, Core.ReplanAt) points it at a planner whose partitions are not in
+// its key design. Its hot partitions then cover the sampled writes issued before now.
 func (e *engine) stopParts(now Time, st *streamState) {
 	if st.det == nil || st.det.parts == nil || st.point == nil || st.out.PartitionsStopped {
 		return

@@ -175,7 +175,6 @@ var (
 	}{
 		{func(m *Model) bool { return m.Sink != nil }, "its shard series are streamed"},
 		{func(m *Model) bool { return settingCouples(m) != "" }, ""}, // the Setting's own words (Coupling)
-		{func(m *Model) bool { return m.Migration != nil }, "a migration moves shards between nodes"},
 		{func(m *Model) bool { return len(m.Mechanisms) > 0 }, "a mechanism of Model.Mechanisms (a cache, partition limits, a page latch, row locks, a connection pool, job queues) is not split yet"},
 	}
 	streamCouplings = []struct {
@@ -369,7 +368,7 @@ func (f *fences) fence() {
 // OneCoreReason reads in the model, so that a mechanism added later and not named there
 // keeps its runs on one engine rather than splitting them wrong.
 func (e *engine) coupled() string {
-	if len(e.all) > 0 || len(e.admits) > 0 || len(e.windowed) > 0 || e.mig != nil || e.copier != nil ||
+	if len(e.all) > 0 || len(e.admits) > 0 || len(e.windowed) > 0 || e.copier != nil ||
 		e.ring != nil || e.trackNode || len(e.atNode) > 0 || len(e.watches) > 0 {
 		return "a mechanism couples the nodes"
 	}

@@ -3,22 +3,15 @@ package sim
 // This file holds stand-ins for the mechanisms outside sim that sim's own tests use.
 
 // acts is a test's operator actions: a Setting that applies them at their times through
-// the Core, as mechanisms/operator's Actions does (sim's own tests cannot import it), with
-// a Migrate action's start of the migration. Its events are of the kind evActs.
+// the Core, as mechanisms/operator's Actions does (sim's own tests cannot import it). Its
+// events are of the kind evActs.
 type acts []Action
 
 var evActs = NewEventKind()
 
 func (acts) Note() string    { return "" }
 func (acts) Waiter() float64 { return 0 }
-func (as acts) Couples() string {
-	for _, a := range as {
-		if a.Kind == Migrate {
-			return ""
-		}
-	}
-	return "timed actions change the cluster during the run"
-}
+func (acts) Couples() string { return "timed actions change the cluster during the run" }
 
 func (as acts) Init(c Core) {
 	for _, a := range as {
@@ -51,8 +44,6 @@ func (as acts) Handle(c Core, now Time, i int32) {
 		c.SetQueueLimit(a.Node, a.QueueLimit)
 	case SetLimit:
 		c.SetClientLimit(now, a.Stream, a.Limit)
-	case Migrate:
-		c.StartMigration(now)
 	}
 	c.Note(a.At, a.Text)
 }

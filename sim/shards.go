@@ -50,9 +50,6 @@ func (t *shardTable) throttleStreak(sh, w int) int {
 func (t *shardTable) grow(m *Model) {
 	for _, s := range m.Mechanisms {
 		if g, ok := s.(ShardGrower); ok {
-			if m.Migration != nil {
-				panic("sim: a Setting that adds shards to the table cannot be combined with a migration (nor with a Copier: Core.CopyBy)")
-			}
 			t.growing = true
 			t.nShards = max(t.nShards, g.MaxShards())
 		}

@@ -49,7 +49,7 @@ type PhaseP99 struct {
 	Before, During, After *float64
 }
 
-// MigrationsOf returns the run's migrations: none, or the one Model.Migration ran.
+// MigrationsOf returns the run's migrations: none, or the one its migration (mechanisms/migrate) ran.
 func MigrationsOf(r *sim.Result) []Migration {
 	g := r.Migration
 	if g == nil {

@@ -2,8 +2,7 @@
 // actions"): a node's cores or queue limit, or a stream's client-side rate limit, changed
 // during the run, each noted in the alert timeline. The actions that other mechanisms
 // apply themselves (a cache switched on or off, nodes that join, a migration's start) are
-// only noted here, the migration's start applied (Core.StartMigration) until the migration
-// carries it. The actions' keys are still resolved in scenario (scenario/mitigate.go), and
+// only noted here. The actions' keys are still resolved in scenario (scenario/mitigate.go), and
 // compile builds the setting, last among Model.Mechanisms.
 package operator
 
@@ -22,16 +21,8 @@ func (Actions) Note() string { return "" }
 func (Actions) Waiter() float64 { return 0 }
 
 // Couples keeps a run with timed actions on one engine: they change the cluster during the
-// run. With a Migrate action it says nothing: the migration it starts (Model.Migration)
-// says why, after the Settings that come before the actions.
-func (as Actions) Couples() string {
-	for _, a := range as {
-		if a.Kind == sim.Migrate {
-			return ""
-		}
-	}
-	return "timed actions change the cluster during the run"
-}
+// run.
+func (Actions) Couples() string { return "timed actions change the cluster during the run" }
 
 // evAction is an action's event: idx, its index in Actions.
 var evAction = sim.NewEventKind()
@@ -70,9 +61,7 @@ func (as Actions) Handle(c sim.Core, now sim.Time, i int32) {
 		c.SetQueueLimit(a.Node, a.QueueLimit)
 	case sim.SetLimit:
 		c.SetClientLimit(now, a.Stream, a.Limit)
-	case sim.Switch, sim.AddNodes: // the mechanism applies it itself (its Setting carries it)
-	case sim.Migrate:
-		c.StartMigration(now)
+	case sim.Switch, sim.AddNodes, sim.Migrate: // the mechanism applies it itself (its Setting carries it)
 	}
 	c.Note(a.At, a.Text)
 }

@@ -103,6 +103,9 @@ func (g *Rebalance) On(c sim.Core) {
 	if !(g.Rate > 0) || g.First <= 0 || g.First >= c.Nodes() {
 		panic("rebalance: invalid rebalance: a positive rate and at least one node joining after the first are required")
 	}
+	if c.Shards() != c.TableIDs() || c.Replicas() > 0 {
+		panic("rebalance: a rebalance moves the table's shards and cannot be combined with a mechanism's own shards or replicas")
+	}
 	rate := g.Rate
 	if k := max(g.ReadCost, g.WriteCost); g.MaxCPU > 0 && k > 0 {
 		cores := c.ModelCores(0)

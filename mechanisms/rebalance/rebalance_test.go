@@ -3,12 +3,14 @@ package rebalance_test
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/mechanisms/rebalance"
+	"github.com/shardsim/shardsim/mechanisms/replicas"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
@@ -178,3 +180,37 @@ func TestNoAllocs(t *testing.T) {
 	m.Window = m.Duration
 	mechtest.NoAllocs(t, m)
 }
+
+// TestRefusals: a rebalance moves the table's shards alone, without followers: a model with
+// replicas, or with shards of a mechanism's own (an index's), is refused when the engine is
+// built (Core.CopyBy refused replicas for every Copier before the migration became one).
+func TestRefusals(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(m *sim.Model)
+	}{
+		{"replicas", func(m *sim.Model) {
+			m.Mechanisms = append([]sim.Setting{replicas.Replicas{Followers: 1}}, m.Mechanisms...)
+		}},
+		{"own shards", func(m *sim.Model) { m.Mechanisms = append([]sim.Setting{owner{}}, m.Mechanisms...) }},
+	} {
+		m := rebModel(1, 100, 100, sim.Second, 2*sim.Second, rebalance.Rebalance{Rate: 1000})
+		c.edit(m)
+		func() {
+			defer func() {
+				if p, _ := recover().(string); !strings.Contains(p, "cannot be combined") {
+					t.Errorf("%s: panic %q, want the rebalance refused", c.name, p)
+				}
+			}()
+			sim.Run(m)
+		}()
+	}
+}
+
+// owner is a Setting with one shard of its own, on node 0.
+type owner struct{}
+
+func (owner) OwnShards(c sim.Core) { c.AddShards([]int{0}) }
+func (owner) On(sim.Core)          {}
+func (owner) Note() string         { return "" }
+func (owner) Waiter() float64      { return 0 }

@@ -1,6 +1,10 @@
-package sim
+package migrate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/shardsim/shardsim/sim"
+)
 
 // TestSettledAfterBacklog: the old layout puts its eight shards on nodes 0 and 1 only, and
 // reads at lambda = 50,000/s overload them: each gets 25,000/s against the 20,000/s its two
@@ -14,18 +18,18 @@ import "testing"
 // builds: the requests in service at the cutover (one on average) finish within a few
 // services, or none is in service and Settled stays -1.
 func TestSettledAfterBacklog(t *testing.T) {
-	run := func(rate float64) *MigrationResult {
-		m := migModel(5, 1, rate, 0, 8*Second, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond, Cutover: 5 * Second})
+	run := func(rate float64) *sim.MigrationResult {
+		m := migModel(5, 1, rate, 0, 8*sim.Second, Migration{Rate: 1000, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond, Cutover: 5 * sim.Second})
 		m.ShardNode = []int{0, 1, 0, 1, 0, 1, 0, 1}
-		return Run(m).Migration
+		return sim.Run(m).Migration
 	}
 	g := run(50000)
-	if g.Cutover != 5*Second {
+	if g.Cutover != 5*sim.Second {
 		t.Fatalf("cutover at %v, want 5s", g.Cutover)
 	}
 	within(t, "drain after the cutover (s)", (g.Settled - g.Cutover).Seconds(), 1.25, 0.10)
 	g = run(10000)
-	if d := g.Settled - g.Cutover; g.Settled >= 0 && d > 2*Millisecond {
+	if d := g.Settled - g.Cutover; g.Settled >= 0 && d > 2*sim.Millisecond {
 		t.Errorf("light load: the last request issued before the cutover finished %v after it, want within 2ms", d)
 	}
 }

@@ -1,9 +1,11 @@
-package sim
+package migrate
 
 import (
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/operator"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -21,14 +23,14 @@ import (
 // tolerance 3%. The drained copies are a Poisson count of mean 8,000 (standard deviation
 // 89): tolerance 5%.
 func TestOutboxCutoverDrains(t *testing.T) {
-	const wRate, c, lag = 4000.0, 100e-6, 2 * Second
-	r := Run(migModel(13, wRate, 2000, 10*Second, 40*Second, Migration{Rate: 1e6, ReadCost: Microsecond, WriteCost: Microsecond,
-		Cutover: 20 * Second, Outbox: lag}))
+	const wRate, c, lag = 4000.0, 100e-6, 2 * sim.Second
+	r := sim.Run(migModel(13, wRate, 2000, 10*sim.Second, 40*sim.Second, Migration{Rate: 1e6, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond,
+		Cutover: 20 * sim.Second, Outbox: lag}))
 	g := r.Migration
-	if g.CutoverDue != 20*Second {
+	if g.CutoverDue != 20*sim.Second {
 		t.Fatalf("cutover due at %v, want 20s", g.CutoverDue)
 	}
-	if d := g.Cutover - g.CutoverDue; d < lag-5*Millisecond || d > lag+5*Millisecond {
+	if d := g.Cutover - g.CutoverDue; d < lag-5*sim.Millisecond || d > lag+5*sim.Millisecond {
 		t.Errorf("the cutover waited %v for the outbox, want its lag %v within 5ms", d, lag)
 	}
 	within(t, "copies drained before the cutover", float64(g.Drained), wRate*lag.Seconds(), 0.05)
@@ -47,12 +49,12 @@ func TestOutboxCutoverDrains(t *testing.T) {
 // which the old model dropped. Seed 17, 10 s; the bound is 1,000 rows (twice the last
 // 50 ms's writes, as TestOutbox).
 func TestOutboxCopyRefusedRetried(t *testing.T) {
-	m := migModel(17, 10_000, 30_000, 0, 10*Second, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond,
-		Cutover: CutoverNever, Outbox: 50 * Millisecond})
+	m := migModel(17, 10_000, 30_000, 0, 10*sim.Second, Migration{Rate: 1000, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond,
+		Cutover: sim.CutoverNever, Outbox: 50 * sim.Millisecond})
 	for i := range m.Nodes {
 		m.Nodes[i].QueueLimit = 2
 	}
-	r := Run(m)
+	r := sim.Run(m)
 	g := r.Migration
 	var rows, rejected int64
 	for s := g.Shards; s < len(r.Shards); s++ {
@@ -75,18 +77,18 @@ func TestOutboxCopyRefusedRetried(t *testing.T) {
 // 1,000,000 history rows at 50,000 rows/s (batches of 500 rows every 10 ms), reading at
 // readCost and writing at 1 ns a row (0.5 µs a batch), with no cutover. The new layout's
 // shards serve nothing but the backfill's writes (there are no live writes).
-func bpModel(seed uint64, limit int, s workload.Schedule, readCost Time, dur Time) *Model {
+func bpModel(seed uint64, limit int, s workload.Schedule, readCost sim.Time, dur sim.Time) *sim.Model {
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
 	lay := keyspace.NewModulo(2)
-	g := &Migration{Rate: 50_000, HistoryRows: 1_000_000, ReadCost: readCost, WriteCost: 1,
-		Cutover: CutoverNever, Name: "next", ShardNode: []int{0, 0},
-		Planners: []Planner{keyspace.NewPointPlanner(d, lay, true)}}
-	return &Model{Seed: seed, Duration: dur, Window: Second,
-		Nodes:     []Node{{Cores: 2, QueueLimit: limit}},
+	g := &Migration{At: sim.Second, Rate: 50_000, HistoryRows: 1_000_000, ReadCost: readCost, WriteCost: 1,
+		Cutover: sim.CutoverNever, Name: "next", ShardNode: []int{0, 0},
+		Planners: []sim.Planner{keyspace.NewPointPlanner(d, lay, true)}}
+	return &sim.Model{Seed: seed, Duration: dur, Window: sim.Second,
+		Nodes:     []sim.Node{{Cores: 2, QueueLimit: limit}},
 		ShardNode: []int{0, 0},
-		Streams: []Stream{{Name: "r", Op: Read, Cost: 100 * Microsecond, Arrivals: workload.NewPoisson(s),
+		Streams: []sim.Stream{{Name: "r", Op: sim.Read, Cost: 100 * sim.Microsecond, Arrivals: workload.NewPoisson(s),
 			Fields: []workload.Generator{workload.NewUniform(1_000_000)}, Planner: keyspace.NewPointPlanner(d, lay, true)}},
-		Migration: g, Mechanisms: []Setting{acts{{At: Second, Kind: Migrate}}}}
+		Mechanisms: []sim.Setting{g, operator.Actions{{At: sim.Second, Kind: sim.Migrate}}}}
 }
 
 // mmcK returns the stationary distribution p_0 .. p_K of the number in an M/M/c/K
@@ -127,7 +129,7 @@ func mmcK(lambda, mu float64, c, k int) []float64 {
 // deviations of a binomial share over about 2,300 tries).
 func TestBackfillBackPressure(t *testing.T) {
 	const rate, lambda, mu = 50_000.0, 18_000.0, 10_000.0
-	r := Run(bpModel(19, 4, workload.Schedule{{At: 0, Rate: lambda}}, 1, 30*Second))
+	r := sim.Run(bpModel(19, 4, workload.Schedule{{At: 0, Rate: lambda}}, 1, 30*sim.Second))
 	g := r.Migration
 	if g.BackfillDone < 0 {
 		t.Fatalf("backfill not done: %d of %d rows copied", g.RowsCopied, g.RowsToCopy)
@@ -143,7 +145,7 @@ func TestBackfillBackPressure(t *testing.T) {
 		}
 	}
 	// Without a limit nothing pushes back: rows / rate within 0.1%, as TestBackfillDuration.
-	u := Run(bpModel(19, 0, workload.Schedule{{At: 0, Rate: lambda}}, 1, 30*Second)).Migration
+	u := sim.Run(bpModel(19, 0, workload.Schedule{{At: 0, Rate: lambda}}, 1, 30*sim.Second)).Migration
 	if u.Refused != 0 {
 		t.Errorf("%d batches refused with no queue limit", u.Refused)
 	}
@@ -162,12 +164,12 @@ func TestBackfillBackPressure(t *testing.T) {
 // least the rows copied, which count the batches served after the end too. Seed 23;
 // exact.
 func TestBackfillCPUServed(t *testing.T) {
-	s := workload.Schedule{{At: 0, Rate: 15_000}, {At: int64(8 * Second), Rate: 15_000}, {At: int64(8 * Second), Rate: 30_000}}
-	r := Run(bpModel(23, 0, s, 0, 10*Second))
+	s := workload.Schedule{{At: 0, Rate: 15_000}, {At: int64(8 * sim.Second), Rate: 15_000}, {At: int64(8 * sim.Second), Rate: 30_000}}
+	r := sim.Run(bpModel(23, 0, s, 0, 10*sim.Second))
 	g := r.Migration
-	var total Time
+	var total sim.Time
 	for w := range r.Windows {
-		var busy Time
+		var busy sim.Time
 		for sh := g.Shards; sh < len(r.Shards); sh++ {
 			busy += r.ShardBusy[w*len(r.Shards)+sh]
 		}
@@ -179,7 +181,7 @@ func TestBackfillCPUServed(t *testing.T) {
 	if g.BackfillCPU != total {
 		t.Errorf("backfill CPU %v, the new shards were busy %v in the run", g.BackfillCPU, total)
 	}
-	if g.BackfillCPU >= Time(g.RowsCopied) || g.RowsCopied >= g.RowsToCopy {
+	if g.BackfillCPU >= sim.Time(g.RowsCopied) || g.RowsCopied >= g.RowsToCopy {
 		t.Errorf("backfill CPU %v for %d rows copied of %d (1 ns a row): want less, the rows served within the run, and a copy the run's end cut", g.BackfillCPU, g.RowsCopied, g.RowsToCopy)
 	}
 }
@@ -189,10 +191,10 @@ func TestBackfillCPUServed(t *testing.T) {
 // take its new-layout visit away and apply it as a write), and the run is the one
 // without an outbox. Seed 11, the model of TestReadBoth; counts, no tolerance.
 func TestReadBothIgnoresOutbox(t *testing.T) {
-	mk := func(outbox Time) *Result {
-		return Run(migModel(11, 1000, 500, 10*Second, 40*Second, Migration{ReadBoth: true, Cutover: 30 * Second, Outbox: outbox}))
+	mk := func(outbox sim.Time) *sim.Result {
+		return sim.Run(migModel(11, 1000, 500, 10*sim.Second, 40*sim.Second, Migration{ReadBoth: true, Cutover: 30 * sim.Second, Outbox: outbox}))
 	}
-	r, plain := mk(50*Millisecond), mk(0)
+	r, plain := mk(50*sim.Millisecond), mk(0)
 	if f := r.Streams[1].MaxFanout; f != 2 {
 		t.Errorf("reads' fan-out %d with an outbox, want 2 (both layouts)", f)
 	}

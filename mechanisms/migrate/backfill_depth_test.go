@@ -1,10 +1,12 @@
-package sim
+package migrate
 
 import (
 	"fmt"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/operator"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -13,26 +15,26 @@ import (
 // CPU allows (1e6 rows/s, batches of 10,000 rows, each row costing readCost to read and
 // writeCost to write):
 // the copy runs at its bound of batches in flight for the whole run.
-func depthModel(n int, dur Time, readCost, writeCost Time) *Model {
+func depthModel(n int, dur sim.Time, readCost, writeCost sim.Time) *sim.Model {
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
 	old, next := keyspace.NewModulo(8), keyspace.NewModulo(16)
 	g := &Migration{Rate: 1e6, HistoryRows: 100_000_000, ReadCost: readCost, WriteCost: writeCost,
-		Cutover: CutoverNever, Name: "next", Planners: []Planner{keyspace.NewPointPlanner(d, next, false)}}
+		Cutover: sim.CutoverNever, Name: "next", Planners: []sim.Planner{keyspace.NewPointPlanner(d, next, false)}}
 	g.ShardNode = make([]int, 16)
 	for i := range g.ShardNode {
 		g.ShardNode[i] = i % n
 	}
-	m := &Model{Seed: 1, Duration: dur, Window: Second, ShardNode: make([]int, 8),
-		Streams: []Stream{{Name: "w", Op: Write, Cost: 100 * Microsecond,
+	m := &sim.Model{Seed: 1, Duration: dur, Window: sim.Second, ShardNode: make([]int, 8),
+		Streams: []sim.Stream{{Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond,
 			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 0.001}}),
 			Fields:   []workload.Generator{workload.NewUniform(1_000_000)},
 			Planner:  keyspace.NewPointPlanner(d, old, false)}},
-		Migration: g, Mechanisms: []Setting{acts{{At: 0, Kind: Migrate, Text: "migration to next started"}}}}
+		Mechanisms: []sim.Setting{g, operator.Actions{{At: 0, Kind: sim.Migrate, Text: "migration to next started"}}}}
 	for i := range m.ShardNode {
 		m.ShardNode[i] = i % n
 	}
 	for range n {
-		m.Nodes = append(m.Nodes, Node{Cores: 8})
+		m.Nodes = append(m.Nodes, sim.Node{Cores: 8})
 	}
 	return m
 }
@@ -50,10 +52,10 @@ func depthModel(n int, dur Time, readCost, writeCost Time) *Model {
 // then in flight, and its start, before the first write; both are outside the windows
 // compared. 18 s of windows of 1 s, tolerance 0.5% (the figures come out exact).
 func TestBackfillBatchesInFlight(t *testing.T) {
-	const dur = 20 * Second
+	const dur = 20 * sim.Second
 	for _, n := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("%d nodes", n), func(t *testing.T) {
-			r := Run(depthModel(n, dur, 10*Microsecond, 10*Microsecond))
+			r := sim.Run(depthModel(n, dur, 10*sim.Microsecond, 10*sim.Microsecond))
 			g := r.Migration
 			if g.BackfillDone >= 0 {
 				t.Fatalf("the backfill finished at %v: want it at its bound for the whole run", g.BackfillDone)
@@ -61,13 +63,13 @@ func TestBackfillBatchesInFlight(t *testing.T) {
 			// The windows after the first (whose first 0.2 s copy nothing: the first
 			// batches' reads) and before the last: the mean number of cores the copy
 			// held, and the rows it copied.
-			var busy Time
+			var busy sim.Time
 			var rows int64
 			for w := 1; w < r.Windows-1; w++ {
 				busy += g.BackfillBusy[w]
 				rows += g.Copied[w]
 			}
-			span := Time(r.Windows-2) * r.Window
+			span := sim.Time(r.Windows-2) * r.Window
 			within(t, "backfill cores busy", float64(busy)/float64(span), float64(2*n), 0.005)
 			within(t, "rows copied per second", float64(rows)/span.Seconds(), float64(2*n)/20e-6, 0.005)
 		})
@@ -83,7 +85,7 @@ func TestBackfillBatchesInFlight(t *testing.T) {
 // once, the first writes were done at 0.1 s. Deterministic (constant costs, no queueing).
 func TestBackfillReadThenWrite(t *testing.T) {
 	for _, n := range []int{1, 4} {
-		r := Run(depthModel(n, 5*Second, 200*Microsecond, 10*Microsecond))
+		r := sim.Run(depthModel(n, 5*sim.Second, 200*sim.Microsecond, 10*sim.Microsecond))
 		c := r.Migration.Copied
 		if c[0] != 0 || c[1] != 0 || c[2] != int64(2*n)*10_000 {
 			t.Errorf("%d nodes: rows copied in the first three windows %v, want [0 0 %d]", n, c[:3], 2*n*10_000)

@@ -1,4 +1,4 @@
-package sim
+package migrate
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/operator"
+	"github.com/shardsim/shardsim/mechanisms/replicas"
+	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
 )
 
@@ -13,28 +16,27 @@ import (
 // the old layout (modulo 8) and 16 on the new one (modulo 16, two per node), a write
 // stream of wRate/s and a read stream of rRate/s over a million uniform ids, both with
 // exponential service of mean 100 µs per partition. The migration starts at start.
-func migModel(seed uint64, wRate, rRate float64, start, dur Time, g Migration) *Model {
+func migModel(seed uint64, wRate, rRate float64, start, dur sim.Time, g Migration) *sim.Model {
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
 	old, next := keyspace.NewModulo(8), keyspace.NewModulo(16)
-	st := func(name string, op Op, rate float64) Stream {
-		return Stream{Name: name, Op: op, Cost: 100 * Microsecond,
+	st := func(name string, op sim.Op, rate float64) sim.Stream {
+		return sim.Stream{Name: name, Op: op, Cost: 100 * sim.Microsecond,
 			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: rate}}),
 			Fields:   []workload.Generator{workload.NewUniform(1_000_000)},
-			Planner:  keyspace.NewPointPlanner(d, old, op == Read)}
+			Planner:  keyspace.NewPointPlanner(d, old, op == sim.Read)}
 	}
-	g.Planners = []Planner{keyspace.NewPointPlanner(d, next, false), keyspace.NewPointPlanner(d, next, true)}
+	g.Planners = []sim.Planner{keyspace.NewPointPlanner(d, next, false), keyspace.NewPointPlanner(d, next, true)}
 	g.ShardNode = make([]int, 16)
 	for i := range g.ShardNode {
 		g.ShardNode[i] = i % 4
 	}
-	g.Name = "next"
-	m := &Model{
-		Seed: seed, Duration: dur, Window: 10 * Second,
-		Nodes:      []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
+	g.Name, g.At = "next", start
+	m := &sim.Model{
+		Seed: seed, Duration: dur, Window: 10 * sim.Second,
+		Nodes:      []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
 		ShardNode:  []int{0, 1, 2, 3, 0, 1, 2, 3},
-		Streams:    []Stream{st("w", Write, wRate), st("r", Read, rRate)},
-		Migration:  &g,
-		Mechanisms: []Setting{acts{{At: start, Kind: Migrate, Text: "migration to next started"}}},
+		Streams:    []sim.Stream{st("w", sim.Write, wRate), st("r", sim.Read, rRate)},
+		Mechanisms: []sim.Setting{&g, operator.Actions{{At: start, Kind: sim.Migrate, Text: "migration to next started"}}},
 	}
 	return m
 }
@@ -49,13 +51,13 @@ func migModel(seed uint64, wRate, rRate float64, start, dur Time, g Migration) *
 // has no rows to copy (no history, migration at t = 0), and it never cuts over.
 func TestDualWriteCPU(t *testing.T) {
 	const wRate, rRate, c = 4000.0, 2000.0, 100e-6
-	dur := 100 * Second
-	r := Run(migModel(7, wRate, rRate, 0, dur, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond, Cutover: CutoverNever}))
+	dur := 100 * sim.Second
+	r := sim.Run(migModel(7, wRate, rRate, 0, dur, Migration{Rate: 1000, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond, Cutover: sim.CutoverNever}))
 	g := r.Migration
 	if g.Start != 0 || g.RowsToCopy != 0 || g.Cutover != -1 {
 		t.Fatalf("start %v, %d rows to copy, cutover %v: want 0, 0, -1", g.Start, g.RowsToCopy, g.Cutover)
 	}
-	var newBusy, allBusy Time
+	var newBusy, allBusy sim.Time
 	for s := range r.Shards {
 		if s >= g.Shards {
 			newBusy += r.Shards[s].Busy
@@ -83,9 +85,9 @@ func TestDualWriteCPU(t *testing.T) {
 // old layout's shards serve no request at all.
 func TestBackfillDuration(t *testing.T) {
 	const rate = 50_000.0
-	start, dur := 20*Second, 60*Second
-	r := Run(migModel(3, 500, 500, start, dur, Migration{Rate: rate, HistoryRows: 1_000_000,
-		ReadCost: 2 * Microsecond, WriteCost: 5 * Microsecond, Cutover: CutoverBackfill}))
+	start, dur := 20*sim.Second, 60*sim.Second
+	r := sim.Run(migModel(3, 500, 500, start, dur, Migration{Rate: rate, HistoryRows: 1_000_000,
+		ReadCost: 2 * sim.Microsecond, WriteCost: 5 * sim.Microsecond, Cutover: sim.CutoverBackfill}))
 	g := r.Migration
 	if g.RowsToCopy < 1_000_000+9_000 || g.RowsToCopy > 1_000_000+11_000 {
 		t.Errorf("%d rows to copy, want 1,000,000 plus about 10,000 written before the start", g.RowsToCopy)
@@ -105,7 +107,7 @@ func TestBackfillDuration(t *testing.T) {
 		t.Errorf("rows copied per window sum to %d, want %d", copied, g.RowsCopied)
 	}
 	// The backfill's CPU is known exactly: 7 µs per row (constant service).
-	if want := Time(g.RowsToCopy) * 7 * Microsecond; g.BackfillCPU != want {
+	if want := sim.Time(g.RowsToCopy) * 7 * sim.Microsecond; g.BackfillCPU != want {
 		t.Errorf("backfill CPU %v, want %v", g.BackfillCPU, want)
 	}
 	// After the cutover window, no request reaches an old shard.
@@ -137,9 +139,9 @@ func within(t *testing.T, what string, got, want, tol float64) {
 // passes from one shard to the next split it between two nodes).
 func TestBackfillCPUCap(t *testing.T) {
 	const cap, want = 0.1, 4000.0
-	start, dur := 5*Second, 70*Second
-	r := Run(migModel(5, 500, 0.001, start, dur, Migration{Rate: 50_000, MaxCPU: cap, HistoryRows: 200_000,
-		ReadCost: 20 * Microsecond, WriteCost: 30 * Microsecond, Cutover: CutoverNever}))
+	start, dur := 5*sim.Second, 70*sim.Second
+	r := sim.Run(migModel(5, 500, 0.001, start, dur, Migration{Rate: 50_000, MaxCPU: cap, HistoryRows: 200_000,
+		ReadCost: 20 * sim.Microsecond, WriteCost: 30 * sim.Microsecond, Cutover: sim.CutoverNever}))
 	g := r.Migration
 	if g.Rate != want {
 		t.Errorf("backfill rate %v rows/s, want the capped %v", g.Rate, want)
@@ -167,10 +169,10 @@ func TestBackfillCPUCap(t *testing.T) {
 // From 30 s on (window 3) the old shards serve nothing but the backfill, which has long
 // finished (10,000 rows at 1e6 rows/s).
 func TestVerificationPeriod(t *testing.T) {
-	r := Run(migModel(9, 4000, 2000, 10*Second, 50*Second, Migration{Rate: 1e6, ReadCost: Microsecond, WriteCost: Microsecond,
-		Cutover: 20 * Second, Verify: 10 * Second}))
+	r := sim.Run(migModel(9, 4000, 2000, 10*sim.Second, 50*sim.Second, Migration{Rate: 1e6, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond,
+		Cutover: 20 * sim.Second, Verify: 10 * sim.Second}))
 	g := r.Migration
-	if g.Cutover != 20*Second || g.OldWritesEnd != 30*Second {
+	if g.Cutover != 20*sim.Second || g.OldWritesEnd != 30*sim.Second {
 		t.Fatalf("cutover %v, old writes end %v; want 20s and 30s", g.Cutover, g.OldWritesEnd)
 	}
 	within(t, "dual-write CPU (core-s)", g.DualCPU.Seconds(), 4000*100e-6*20, 0.03)
@@ -193,12 +195,12 @@ func TestVerificationPeriod(t *testing.T) {
 // synchronous dual writes', whose fork-join waits for the slower of two subrequests.
 func TestOutbox(t *testing.T) {
 	const wRate, rRate, c = 4000.0, 2000.0, 100e-6
-	dur := 100 * Second
-	mk := func(outbox Time) *Result {
-		return Run(migModel(7, wRate, rRate, 0, dur, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond,
-			Cutover: CutoverNever, Outbox: outbox}))
+	dur := 100 * sim.Second
+	mk := func(outbox sim.Time) *sim.Result {
+		return sim.Run(migModel(7, wRate, rRate, 0, dur, Migration{Rate: 1000, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond,
+			Cutover: sim.CutoverNever, Outbox: outbox}))
 	}
-	r, sync := mk(50*Millisecond), mk(0)
+	r, sync := mk(50*sim.Millisecond), mk(0)
 	g := r.Migration
 	within(t, "outbox dual-write CPU (cores)", g.DualCPU.Seconds()/dur.Seconds(), wRate*c, 0.02)
 	if f := r.Streams[0].MaxFanout; f != 1 {
@@ -223,9 +225,9 @@ func TestOutbox(t *testing.T) {
 // before), and in windows 1 and 2 serve reads only, about 500/s x 10 s = 5,000 a window
 // (Poisson: standard deviation 71, tolerance 5%); after the cutover nothing.
 func TestReadBoth(t *testing.T) {
-	r := Run(migModel(11, 1000, 500, 10*Second, 40*Second, Migration{ReadBoth: true, Cutover: 30 * Second}))
+	r := sim.Run(migModel(11, 1000, 500, 10*sim.Second, 40*sim.Second, Migration{ReadBoth: true, Cutover: 30 * sim.Second}))
 	g := r.Migration
-	if g.Start != 10*Second || g.Cutover != 30*Second || g.RowsToCopy != 0 || g.BackfillDone != -1 {
+	if g.Start != 10*sim.Second || g.Cutover != 30*sim.Second || g.RowsToCopy != 0 || g.BackfillDone != -1 {
 		t.Fatalf("start %v, cutover %v, %d rows to copy, backfill done %v: want 10s, 30s, no backfill", g.Start, g.Cutover, g.RowsToCopy, g.BackfillDone)
 	}
 	if w, rd := r.Streams[0].MaxFanout, r.Streams[1].MaxFanout; w != 1 || rd != 2 {
@@ -256,12 +258,12 @@ func TestReadBoth(t *testing.T) {
 // sampled ones (2,000 writes/s x 20 s / 64 = 625 expected; within 20%, 5 standard
 // deviations of a Poisson count).
 func TestPartitionsStopAtMigration(t *testing.T) {
-	m := migModel(3, 2000, 500, 20*Second, 40*Second, Migration{Rate: 1000, ReadCost: Microsecond, WriteCost: Microsecond, Cutover: CutoverNever})
+	m := migModel(3, 2000, 500, 20*sim.Second, 40*sim.Second, Migration{Rate: 1000, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond, Cutover: sim.CutoverNever})
 	m.Streams[0].KeyFields = []int{0}
 	m.Streams[1].KeyFields = []int{0}
-	r := Run(m)
+	r := sim.Run(m)
 	w := &r.Streams[0]
-	if !w.PartitionsStopped || w.PartitionsUntil != 20*Second {
+	if !w.PartitionsStopped || w.PartitionsUntil != 20*sim.Second {
 		t.Fatalf("writes: stopped %v at %v, want at 20s", w.PartitionsStopped, w.PartitionsUntil)
 	}
 	within(t, "partitions counted", float64(w.PartitionsCounted), 2000*20/64.0, 0.2)
@@ -289,24 +291,24 @@ func TestTenantMigration(t *testing.T) {
 	const wRate, rRate, c, p, rate = 4000.0, 2000.0, 100e-6, 0.5, 50_000.0
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
 	old, next := keyspace.NewModulo(8), keyspace.NewModulo(2)
-	st := func(name string, op Op, rate float64) Stream {
-		return Stream{Name: name, Op: op, Cost: 100 * Microsecond,
+	st := func(name string, op sim.Op, rate float64) sim.Stream {
+		return sim.Stream{Name: name, Op: op, Cost: 100 * sim.Microsecond,
 			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: rate}}),
 			Fields:   []workload.Generator{workload.NewCategorical(8, []float64{7, 1, 1, 1, 1, 1, 1, 1})},
-			Planner:  keyspace.NewPointPlanner(d, old, op == Read)}
+			Planner:  keyspace.NewPointPlanner(d, old, op == sim.Read)}
 	}
-	start, dur := 10*Second, 60*Second
+	start, dur := 10*sim.Second, 60*sim.Second
 	// The tenant's old shard: where the old layout plans its key.
 	from := int(keyspace.NewPointPlanner(d, old, false).Plan(nil, nil, []uint64{0}, 0)[0].Shard)
-	g := &Migration{Rate: rate, HistoryRows: 1_000_000, ReadCost: 2 * Microsecond, WriteCost: 5 * Microsecond,
-		Cutover: CutoverBackfill, Name: "tenant 0", ShardNode: []int{2, 3},
-		Planners: []Planner{keyspace.NewPointPlanner(d, next, false), keyspace.NewPointPlanner(d, next, true)},
+	g := &Migration{At: start, Rate: rate, HistoryRows: 1_000_000, ReadCost: 2 * sim.Microsecond, WriteCost: 5 * sim.Microsecond,
+		Cutover: sim.CutoverBackfill, Name: "tenant 0", ShardNode: []int{2, 3},
+		Planners: []sim.Planner{keyspace.NewPointPlanner(d, next, false), keyspace.NewPointPlanner(d, next, true)},
 		Tenant:   &Tenant{Field: 0, Value: 0, Share: p, From: []int{from}}}
-	r := Run(&Model{Seed: 5, Duration: dur, Window: 10 * Second,
-		Nodes:     []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
-		ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
-		Streams:   []Stream{st("w", Write, wRate), st("r", Read, rRate)},
-		Migration: g, Mechanisms: []Setting{acts{{At: start, Kind: Migrate, Text: "tenant 0 moves"}}}})
+	r := sim.Run(&sim.Model{Seed: 5, Duration: dur, Window: 10 * sim.Second,
+		Nodes:      []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
+		ShardNode:  []int{0, 1, 2, 3, 0, 1, 2, 3},
+		Streams:    []sim.Stream{st("w", sim.Write, wRate), st("r", sim.Read, rRate)},
+		Mechanisms: []sim.Setting{g, operator.Actions{{At: start, Kind: sim.Migrate, Text: "tenant 0 moves"}}}})
 	res := r.Migration
 	within(t, "tenant rows to copy", float64(res.RowsToCopy), p*(1_000_000+wRate*start.Seconds()), 0.005)
 	if res.BackfillDone < 0 || res.Cutover != res.BackfillDone || res.RowsCopied != res.RowsToCopy {
@@ -314,7 +316,7 @@ func TestTenantMigration(t *testing.T) {
 	}
 	within(t, "tenant backfill duration (s)", (res.BackfillDone - res.Start).Seconds(), float64(res.RowsToCopy)/rate, 0.001)
 	busy := func(from, to, w0, w1 int) float64 {
-		var b Time
+		var b sim.Time
 		for w := w0; w < w1; w++ {
 			for s := from; s < to; s++ {
 				b += r.ShardBusy[w*len(r.Shards)+s]
@@ -340,21 +342,21 @@ func TestTenantMigration(t *testing.T) {
 // Seed 9, one scan every 10 ms; counts, no tolerance.
 func TestTenantMoveScatterScan(t *testing.T) {
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
-	w := Stream{Name: "w", Op: Write, Cost: 100 * Microsecond,
+	w := sim.Stream{Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond,
 		Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 1000}}),
 		Fields:   []workload.Generator{workload.NewCategorical(8, []float64{7, 1, 1, 1, 1, 1, 1, 1})},
 		Planner:  keyspace.NewPointPlanner(d, keyspace.NewModulo(8), false)}
-	sc := Stream{Name: "scan", Op: Scan, Cost: 100 * Microsecond,
+	sc := sim.Stream{Name: "scan", Op: sim.Scan, Cost: 100 * sim.Microsecond,
 		Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 100}}),
 		Fields:   []workload.Generator{nil}, Planner: keyspace.NewScatterPlanner(8)}
-	g := &Migration{Rate: 100_000, HistoryRows: 10_000, ReadCost: Microsecond, WriteCost: Microsecond,
-		Cutover: CutoverBackfill, Name: "tenant 0", ShardNode: []int{2, 3},
-		Planners: []Planner{keyspace.NewPointPlanner(d, keyspace.NewModulo(2), false), keyspace.NewScatterPlanner(2)},
+	g := &Migration{At: 5 * sim.Second, Rate: 100_000, HistoryRows: 10_000, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond,
+		Cutover: sim.CutoverBackfill, Name: "tenant 0", ShardNode: []int{2, 3},
+		Planners: []sim.Planner{keyspace.NewPointPlanner(d, keyspace.NewModulo(2), false), keyspace.NewScatterPlanner(2)},
 		Tenant:   &Tenant{Field: 0, Value: 0, Share: 0.5, From: []int{0}, All: []bool{false, true}}}
-	r := Run(&Model{Seed: 9, Duration: 30 * Second, Window: 10 * Second,
-		Nodes: []Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}}, ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
-		Streams: []Stream{w, sc}, Migration: g, Mechanisms: []Setting{acts{{At: 5 * Second, Kind: Migrate}}}})
-	if c := r.Migration.Cutover; c < 0 || c >= 10*Second {
+	r := sim.Run(&sim.Model{Seed: 9, Duration: 30 * sim.Second, Window: 10 * sim.Second,
+		Nodes: []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}}, ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
+		Streams: []sim.Stream{w, sc}, Mechanisms: []sim.Setting{g, operator.Actions{{At: 5 * sim.Second, Kind: sim.Migrate}}}})
+	if c := r.Migration.Cutover; c < 0 || c >= 10*sim.Second {
 		t.Fatalf("cutover at %v, want within the first window", c)
 	}
 	if got := r.Streams[1].MaxFanout; got != 10 {
@@ -375,16 +377,34 @@ func TestTenantMoveScatterScan(t *testing.T) {
 // an infinite float came out negative and the copy ran flat out, done within the run).
 func TestBackfillNearZeroCopiesNothing(t *testing.T) {
 	for _, g := range []Migration{
-		{Rate: 1e-300, HistoryRows: 200_000, ReadCost: 20 * Microsecond, WriteCost: 30 * Microsecond, Cutover: CutoverNever},
-		{Rate: 50_000, MaxCPU: 1e-300, HistoryRows: 200_000, ReadCost: 20 * Microsecond, WriteCost: 30 * Microsecond, Cutover: CutoverNever},
+		{Rate: 1e-300, HistoryRows: 200_000, ReadCost: 20 * sim.Microsecond, WriteCost: 30 * sim.Microsecond, Cutover: sim.CutoverNever},
+		{Rate: 50_000, MaxCPU: 1e-300, HistoryRows: 200_000, ReadCost: 20 * sim.Microsecond, WriteCost: 30 * sim.Microsecond, Cutover: sim.CutoverNever},
 	} {
-		r := Run(migModel(5, 500, 0.001, 5*Second, 70*Second, g))
+		r := sim.Run(migModel(5, 500, 0.001, 5*sim.Second, 70*sim.Second, g))
 		if m := r.Migration; m.RowsCopied > 1 || m.BackfillDone >= 0 {
 			t.Errorf("rate %g, max_cpu %g: %d of %d rows copied, done at %v; want at most the first batch's row and not done",
 				g.Rate, g.MaxCPU, m.RowsCopied, m.RowsToCopy, m.BackfillDone)
 		}
 	}
-	if p := copyPeriod(1, 5e-324); p != maxCopyPeriod {
+	if p := sim.CopyPeriod(1, 5e-324); p != 10000*24*sim.Hour { // the longest period
 		t.Errorf("period at the least rate: %v", p)
+	}
+}
+
+// TestMigrationWithReplicas: a migration runs on a cluster whose shards have followers
+// (a tenant's move picks its nodes among them, compile/tenant.go): the backfill copies every
+// row and the cutover happens, the writes of both layouts applied on the followers too.
+// The copies of a rebalance are refused with replicas (Core.CopyBy took that for every
+// Copier, and a run with a migration and replicas panicked).
+func TestMigrationWithReplicas(t *testing.T) {
+	m := migModel(3, 500, 500, 2*sim.Second, 20*sim.Second, Migration{Rate: 50_000, HistoryRows: 100_000,
+		ReadCost: sim.Microsecond, WriteCost: sim.Microsecond, Cutover: sim.CutoverBackfill})
+	m.Mechanisms = append([]sim.Setting{replicas.Replicas{Followers: 1}}, m.Mechanisms...)
+	for i := range m.Streams {
+		m.Streams[i].ApplyCost = m.Streams[i].Cost
+	}
+	g := sim.Run(m).Migration
+	if g.RowsCopied != g.RowsToCopy || g.RowsToCopy < 100_000 || g.Cutover < 0 {
+		t.Errorf("%d of %d rows copied, cutover at %v: want every row copied and a cutover", g.RowsCopied, g.RowsToCopy, g.Cutover)
 	}
 }

@@ -45,23 +45,19 @@ const (
 // Its state is grouped by owner: what belongs to one node or one shard (nodeTable,
 // shardTable) stands apart from what is global (the heap, the slots, the window cursor).
 type engine struct {
-	m       *Model
-	res     *Result
-	h       eventHeap
-	streams []streamState
+	m *Model
+	h eventHeap
 	// The groups below are embedded values: their fields cost the hot path nothing more
 	// than the engine's own.
-	nodeTable               // the nodes, their queues and cores (nodes.go)
-	shardTable              // where each shard is served, its queue and its latency counts (shards.go)
-	slotTable               // requests, subrequests and timers in flight, and what is kept by slot (slots.go)
-	windowCursor            // the window of the latest event, the open latency windows, the sink's and the fine ones (window.go)
-	backlog                 // what waits in all the queues, and its bound
-	nextStream   int        // stream with the earliest pending arrival, or -1
-	warmup       Time       // m.Warmup, at hand for the per-subrequest count of start
-	now          Time       // the time of the event being handled
-	stopped      bool       // the run has stopped (saturated, or Model.Stop)
-	nextWatch    Time       // when Model.Watch is next called (watch.go)
-	aux          *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
+	recorder               // the Result and what builds it: the window cursor, the open windows, the sink's ring (recorder.go)
+	streamTable            // the streams' state, and which arrives next (stream.go)
+	nodeTable              // the nodes, their queues and cores (nodes.go)
+	shardTable             // where each shard is served, its queue and its latency counts (shards.go)
+	slotTable              // requests, subrequests and timers in flight, and what is kept by slot (slots.go)
+	backlog                // what waits in all the queues, and its bound
+	now         Time       // the time of the event being handled
+	stopped     bool       // the run has stopped (saturated, or Model.Stop)
+	aux         *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
 	// Mechanisms with a hook on the request path, each nil when off: the core calls them
 	// directly (a nil test is all an off mechanism costs).
 	mig      *migState // migrate.go
@@ -83,7 +79,8 @@ const auxSeed = 0x5eed_a0c5_11fe_2026
 
 func newEngine(m *Model) *engine {
 	checkModel(m)
-	e := &engine{m: m, warmup: m.Warmup, aux: rand.New(rand.NewPCG(m.Seed, auxSeed))}
+	e := &engine{m: m, aux: rand.New(rand.NewPCG(m.Seed, auxSeed))}
+	e.warmup = m.Warmup
 	e.maxQueued = m.MaxQueued
 	if e.maxQueued <= 0 {
 		e.maxQueued = DefaultMaxQueued
@@ -99,7 +96,8 @@ func newEngine(m *Model) *engine {
 		e.res.ShardBusy, e.res.ShardOps, e.res.ShardMaxQueue = nil, nil, nil
 		e.initSink()
 	}
-	e.nodeTable = newNodeTable(m, e.res, e.growing)
+	e.nodeTable = newNodeTable(m, e.res)
+	e.trackNode = m.Replicas > 0 || e.growing
 	e.placeShards()
 	e.newMechanisms()
 	e.streams = make([]streamState, len(m.Streams))

@@ -115,8 +115,6 @@ type gates struct {
 	ends       []SubEnd
 	copier     Copier  // the mechanism whose copy batches end at the core (Core.CopyBy), nil when none
 	endHeld    []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
-	// waitCounters count the waits the mechanisms report (waits.go).
-	waitCounters []*WaitCounter
 	// admitting: something may turn a subrequest away or hold it at its node before the
 	// queue (a SubAdmit, a partition's limit, a node gate): reach calls admitAtNode. Set
 	// once every mechanism is on (startSettings).

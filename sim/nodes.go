@@ -10,17 +10,14 @@ import (
 // beyond the shards' (issue 37 partitions the nodes across workers: a node's state is
 // its own).
 type nodeTable struct {
-	nodes     []nodeState
-	nNodes    int
-	trackNode bool         // NodeBusy is recorded as the run goes (replicas, moves)
-	coreLog   []coreChange // cores changed by actions and joining nodes, in time order
+	nodes  []nodeState
+	nNodes int
 }
 
 // newNodeTable makes the nodes of m with their cores and queue limits, and fills their
 // results' cores. A node that joins later (Core.JoinLater) has no cores until then.
-func newNodeTable(m *Model, r *Result, moves bool) nodeTable {
-	t := nodeTable{nodes: make([]nodeState, len(m.Nodes)), nNodes: len(m.Nodes),
-		trackNode: m.Replicas > 0 || moves}
+func newNodeTable(m *Model, r *Result) nodeTable {
+	t := nodeTable{nodes: make([]nodeState, len(m.Nodes)), nNodes: len(m.Nodes)}
 	for i, n := range m.Nodes {
 		if n.Cores < 1 {
 			panic(fmt.Sprintf("sim: node %d has %d cores", i, n.Cores))

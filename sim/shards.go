@@ -2,8 +2,7 @@ package sim
 
 // shardTable is the shards' state, indexed by shard id (those a ShardGrower adds and a
 // migration's new layout included): the node serving each, its waiting subrequests and its latency
-// counts. The shard series of the Result are laid out by window: window w at row
-// w&wMask (a sink's ring of open windows) or w (wMask -1, every window kept).
+// counts. The shard series of the Result are laid out by window (recorder.wMask).
 type shardTable struct {
 	nShards   int      // shard ids the result arrays hold (those a ShardGrower may add included)
 	growing   bool     // a Setting adds shards to the table during the run (ShardGrower)
@@ -13,7 +12,6 @@ type shardTable struct {
 	shardQ    []int32  // subrequests of each shard waiting in its node's queue
 	shardW    []int    // last window whose shard max queue is up to date
 	shardLat  []uint32 // every shard's SubLatency counts, one after another
-	wMask     int
 	// With a SubAdmit (a partition limit), by shard: the last window in which a subrequest
 	// of it was throttled (-1: none), and the windows running, up to that one, in which one
 	// was (Core.Throttle); nil without one.
@@ -59,8 +57,7 @@ func (t *shardTable) grow(m *Model) {
 	}
 }
 
-// init sizes the table for n shards, none of them placed yet. wMask is set by the
-// engine (-1, or a sink's ring).
+// init sizes the table for n shards, none of them placed yet.
 func (t *shardTable) init(n int) {
 	t.nShards = n
 	t.shardNode = make([]int32, n)

@@ -9,6 +9,13 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 )
 
+// streamTable is the streams' state, by stream, and the stream whose pending arrival
+// comes first.
+type streamTable struct {
+	streams    []streamState
+	nextStream int // stream with the earliest pending arrival, or -1
+}
+
 type streamState struct {
 	s     *Stream
 	arr   *rand.Rand // arrivals
@@ -102,22 +109,22 @@ func (e *engine) arrivalAfter(st *streamState, t Time) Time {
 // pickArrival finds the stream whose pending arrival comes first. Each stream has exactly
 // one pending arrival, so arrivals stay out of the heap: with a handful of streams a scan
 // is cheaper than a push and a pop per request.
-func (e *engine) pickArrival() {
-	e.nextStream = -1
-	if len(e.streams) == 1 {
-		if e.streams[0].at != never {
-			e.nextStream = 0
+func (t *streamTable) pickArrival() {
+	t.nextStream = -1
+	if len(t.streams) == 1 {
+		if t.streams[0].at != never {
+			t.nextStream = 0
 		}
 		return
 	}
 	var best *streamState
-	for i := range e.streams {
-		st := &e.streams[i]
+	for i := range t.streams {
+		st := &t.streams[i]
 		if st.at == never {
 			continue
 		}
 		if best == nil || st.at < best.at || (st.at == best.at && st.seq < best.seq) {
-			best, e.nextStream = st, i
+			best, t.nextStream = st, i
 		}
 	}
 }

@@ -319,7 +319,9 @@ func (c Core) SendHeld(now Time, ri int32) { c.e.sendHeld(now, ri) }
 
 // NewWaits starts counting mechanism name's waits of stream i's work (of: what waits),
 // which every output shows as the stream's waits. Called in On, once per stream.
-func (c Core) NewWaits(i int, name, of string) *WaitCounter { return c.e.newWaits(i, name, of) }
+func (c Core) NewWaits(i int, name, of string) *WaitCounter {
+	return c.e.newWaits(c.e.streams[i].out, name, of)
+}
 
 // GateStream puts g before the sends of stream i's requests.
 func (c Core) GateStream(i int, g RequestGate) { c.e.gateStream(i, g) }

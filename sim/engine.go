@@ -94,7 +94,7 @@ func newEngine(m *Model) *engine {
 	e.wMask = -1
 	if m.Sink != nil {
 		e.res.ShardBusy, e.res.ShardOps, e.res.ShardMaxQueue = nil, nil, nil
-		e.initSink()
+		e.initSink(m, e.growing)
 	}
 	e.nodeTable = newNodeTable(m, e.res)
 	e.trackNode = m.Replicas > 0 || e.growing
@@ -106,7 +106,7 @@ func newEngine(m *Model) *engine {
 	}
 	e.startSettings()
 	e.scheduleActions()
-	e.initDetail()
+	e.initDetail(m.Detail, e.streams)
 	e.pickArrival()
 	return e
 }
@@ -433,25 +433,11 @@ func (e *engine) promote(now Time, si int32) {
 // finishSolo records the success of solo subrequest si, served until now.
 func (e *engine) finishSolo(now Time, si int32, req int32) {
 	st := &e.streams[soloReq-req]
-	issue := e.issues[si]
-	e.recordSuccess(st, issue, issue >= e.m.Warmup, now+e.m.Network)
-}
-
-// setKey records request ri's key identity.
-func (e *engine) setKey(ri int32, k uint64) {
-	for int(ri) >= len(e.keys) {
-		e.keys = append(e.keys, 0)
+	issue, t := e.issues[si], now+e.m.Network
+	if e.mig != nil {
+		e.mig.settle(issue, t)
 	}
-	e.keys[ri] = k
-}
-
-// keepVisits stores a copy of visits with request ri. The slot's slice is reused, so once
-// the pool has grown this does not allocate.
-func (e *engine) keepVisits(ri int32, visits []keyspace.Visit) {
-	for int(ri) >= len(e.visits) {
-		e.visits = append(e.visits, nil)
-	}
-	e.visits[ri] = append(e.visits[ri][:0], visits...)
+	e.recordSuccess(st, issue, issue >= e.m.Warmup, t)
 }
 
 // sendBackground sends, at now, a copy of request ri's database read that nobody waits
@@ -468,11 +454,11 @@ func (e *engine) sendBackground(now Time, ri int32) {
 }
 
 // countBackend counts a database read a RequestTaker led or sent in the background, at now.
-func (e *engine) countBackend(st *streamState, counted bool, now Time) {
+func (r *recorder) countBackend(st *streamState, counted bool, now Time) {
 	if counted {
 		st.out.BackendReads++
 	}
-	if w := e.window(now); w >= 0 {
+	if w := r.window(now); w >= 0 {
 		st.out.Win[w].BackendReads++
 	}
 }
@@ -546,17 +532,17 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	}
 }
 
-// countAttempt counts an attempt of client request r of stream st, which left the client
+// countAttempt counts an attempt of client request q of stream st, which left the client
 // at sent: the attempts, and the retries among them.
-func (e *engine) countAttempt(st *streamState, r *request, sent Time) {
-	if r.counted {
+func (r *recorder) countAttempt(st *streamState, q *request, sent Time) {
+	if q.counted {
 		st.out.Attempts++
 	}
-	if r.attempt > 1 {
-		if r.counted {
+	if q.attempt > 1 {
+		if q.counted {
 			st.out.Retries++
 		}
-		if w := e.window(sent); w >= 0 {
+		if w := r.window(sent); w >= 0 {
 			st.out.Win[w].Retries++
 		}
 	}
@@ -726,13 +712,6 @@ func (e *engine) queueRefused(now Time, si int32) {
 	}
 }
 
-// growArrived makes room in e.arrived for subrequest slot si (the pool has grown).
-func (e *engine) growArrived(si int32) {
-	for int(si) >= len(e.arrived) {
-		e.arrived = append(e.arrived, 0)
-	}
-}
-
 // saturate stops a run whose backlog has passed the bound: the offered load exceeds what
 // the nodes serve.
 func (e *engine) saturate(now Time) {
@@ -802,16 +781,17 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 
 // spreadBusy adds sign times the busy interval [t, stop) of a subrequest of shard sh on
 // node to the busy series of the windows it overlaps.
-func (e *engine) spreadBusy(t, stop Time, sh int32, node int16, sign Time) {
+func (r *recorder) spreadBusy(t, stop Time, sh int32, node int16, sign Time) {
+	res := r.res
 	for t < stop {
-		w := int(t / e.m.Window)
-		wEnd := min(Time(w+1)*e.m.Window, stop)
-		if e.ring != nil && w-e.ring.closedW > e.ring.ringN {
-			e.growRing(w)
+		w := int(t / res.Window)
+		wEnd := min(Time(w+1)*res.Window, stop)
+		if r.ring != nil && w-r.ring.closedW > r.ring.ringN {
+			r.growRing(w)
 		}
-		e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sh)] += sign * (wEnd - t)
-		if e.trackNode {
-			e.res.NodeBusy[w*e.nNodes+int(node)] += sign * (wEnd - t)
+		res.ShardBusy[(w&r.wMask)*len(res.Shards)+int(sh)] += sign * (wEnd - t)
+		if r.trackNode {
+			res.NodeBusy[w*len(res.Nodes)+int(node)] += sign * (wEnd - t)
 		}
 		t = wEnd
 	}
@@ -891,17 +871,6 @@ func (e *engine) late(ri int32, r *request) bool {
 	return r.kind == reqClient && e.streams[r.stream].s.Client.Timeout > 0 && r.done+e.m.Network > e.deadlines[ri]
 }
 
-// release returns request ri's slot to the pool once nothing refers to it any more.
-func (e *engine) release(ri int32) {
-	r := &e.reqs.items[ri]
-	if r.finished && r.inflight == 0 {
-		if int(ri) < len(e.gens) {
-			e.gens[ri]++ // a timer set for this request must not act on the slot's next one
-		}
-		e.reqs.put(ri)
-	}
-}
-
 // attemptEnd handles the end of request ri's current attempt: its last subrequest ended at
 // r.done, and the client hears of it a network delay later.
 func (e *engine) attemptEnd(ri int32) {
@@ -942,21 +911,18 @@ func (e *engine) finishPlain(ri int32, r *request) {
 // recordSuccess records the latency of a request of stream st issued at issue, whose
 // answer reached its client at t, in its window's statistics and, if counted (issued
 // after the warmup), the run's; it returns the latency.
-func (e *engine) recordSuccess(st *streamState, issue Time, counted bool, t Time) Time {
+func (r *recorder) recordSuccess(st *streamState, issue Time, counted bool, t Time) Time {
 	out := st.out
-	if e.mig != nil {
-		e.mig.settle(issue, t)
-	}
 	lat := t - issue
 	us := micros(lat)
-	if w := e.window(t); w >= 0 {
+	if w := r.window(t); w >= 0 {
 		win := &out.Win[w]
 		win.Completed++
 		win.Max = max(win.Max, lat)
-		e.countWindow(st, w, us)
+		r.countWindow(st, w, us)
 	}
 	if st.fine != nil {
-		e.countFine(st, t, us)
+		r.countFine(st, t, us)
 	}
 	if counted {
 		out.Completed++
@@ -970,6 +936,9 @@ func (e *engine) recordSuccess(st *streamState, issue Time, counted bool, t Time
 // recordRequest is recordSuccess for request ri, and its sample for detection.
 func (e *engine) recordRequest(ri int32, r *request, t Time) {
 	st := &e.streams[r.stream]
+	if e.mig != nil {
+		e.mig.settle(r.issue, t)
+	}
 	lat := e.recordSuccess(st, r.issue, r.counted, t)
 	if r.counted && r.sampled {
 		if e.part != nil {
@@ -1068,6 +1037,7 @@ func (e *engine) wrapUp() {
 	}
 	e.wrapWaits()
 	e.shardTotals()
-	e.nodeTotals()
-	e.streamTotals()
+	e.shardLat = nil
+	e.nodeTotals(e.m.Nodes, e.nodes)
+	e.streamTotals(e.streams)
 }

@@ -131,9 +131,9 @@ func (e *engine) observe(st *streamState, ri int32) {
 }
 
 // sample records the latency of sampled request ri, which succeeded.
-func (e *engine) sample(st *streamState, ri int32, r *request, lat Time) {
+func (t *slotTable) sample(st *streamState, ri int32, r *request, lat Time) {
 	d := st.det
-	d.addLatency(e.keys[ri], lat, r.shard, &d.pending.items[e.samples[ri]])
+	d.addLatency(t.keys[ri], lat, r.shard, &d.pending.items[t.samples[ri]])
 }
 
 // addLatency adds the latency of a sampled request of key identity key, whose first visit
@@ -149,9 +149,9 @@ func (d *streamDetect) addLatency(key uint64, lat Time, shard int32, v *[keyspac
 }
 
 // unsample frees the key values sampled request ri kept.
-func (e *engine) unsample(d *streamDetect, ri int32, r *request) {
+func (t *slotTable) unsample(d *streamDetect, ri int32, r *request) {
 	if r.sampled {
-		d.pending.put(e.samples[ri])
+		d.pending.put(t.samples[ri])
 		r.sampled = false
 	}
 }

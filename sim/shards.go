@@ -70,8 +70,8 @@ func (t *shardTable) init(n int) {
 // wait and its service, known once it starts), in the shard's histogram, in units of
 // 1,024 ns (a shift, where microseconds would take a division on the hottest path; see
 // ShardResult.SubLatencyQuantile). Kept small enough to inline.
-func (e *engine) countShardLatency(sh int32, lat Time) {
-	e.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), shardMaxMicros))]++
+func (t *shardTable) countShardLatency(sh int32, lat Time) {
+	t.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), shardMaxMicros))]++
 }
 
 // touchShardQueue is touchQueue for one shard's own waiting subrequests.
@@ -85,23 +85,22 @@ func (e *engine) touchShardQueue(now Time, sh int) {
 // shardTotals sums the shard series into each shard's totals, or, with a sink, hands it
 // the last windows (the sink's totals were taken as the windows closed); and compacts the
 // shards' latency counts.
-func (e *engine) shardTotals() {
-	r := e.res
-	if e.ring != nil {
-		e.closeShardWindows(r.Windows, false)
-		r.ShardBusy, r.ShardOps, r.ShardMaxQueue = nil, nil, nil
-		r.ShardCapacity, r.Streamed, r.Sink = e.ring.shardCap, true, e.ring.sink
+func (r *recorder) shardTotals() {
+	res := r.res
+	if r.ring != nil {
+		r.closeShardWindows(res.Windows, nil)
+		res.ShardBusy, res.ShardOps, res.ShardMaxQueue = nil, nil, nil
+		res.ShardCapacity, res.Streamed, res.Sink = r.ring.shardCap, true, r.ring.sink
 	} else {
-		nS := len(r.Shards)
-		for w := 0; w < r.Windows; w++ {
+		nS := len(res.Shards)
+		for w := 0; w < res.Windows; w++ {
 			for sh := range nS {
-				r.Shards[sh].Ops += r.ShardOps[w*nS+sh]
-				r.Shards[sh].Busy += r.ShardBusy[w*nS+sh]
+				res.Shards[sh].Ops += res.ShardOps[w*nS+sh]
+				res.Shards[sh].Busy += res.ShardBusy[w*nS+sh]
 			}
 		}
 	}
-	compactSubLatency(r.Shards)
-	e.shardLat = nil
+	compactSubLatency(res.Shards)
 }
 
 // moveShard makes node serve shard sh from now on, and records the move.

@@ -752,21 +752,7 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	w := e.window(now)
 	e.res.ShardOps[(w&e.wMask)*e.nShards+int(sub.shard)]++
 	if sub.write {
-		e.res.Shards[sub.shard].Rows++
-		// The writing stream: a solo's carries it in its request, a request slot holds it.
-		var rows []int64
-		switch {
-		case sub.req >= 0:
-			rows = e.streams[e.reqs.items[sub.req].stream].out.ShardRows
-		case sub.req <= soloReq:
-			rows = e.streams[soloReq-sub.req].out.ShardRows
-		}
-		if rows != nil {
-			rows[sub.shard]++
-		}
-		if g := e.mig; g != nil && (g.phase == migDual && sub.shard >= g.off || g.phase == migVerify && sub.shard < g.off) {
-			g.res.DualCPU += sub.service // a dual write's second copy (migrate.go)
-		}
+		e.countWrite(sub)
 	}
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.
 	if end <= e.wEnd && w == e.wIdx {
@@ -777,6 +763,26 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 		return
 	}
 	e.spreadBusy(now, min(end, e.m.Duration), sub.shard, sub.node, 1)
+}
+
+// countWrite counts the row that write subrequest sub, whose service starts within the
+// run, adds to its shard, by shard and by writing stream, and a dual write's CPU.
+func (e *engine) countWrite(sub *subreq) {
+	e.res.Shards[sub.shard].Rows++
+	// The writing stream: a solo's carries it in its request, a request slot holds it.
+	var rows []int64
+	switch {
+	case sub.req >= 0:
+		rows = e.streams[e.reqs.items[sub.req].stream].out.ShardRows
+	case sub.req <= soloReq:
+		rows = e.streams[soloReq-sub.req].out.ShardRows
+	}
+	if rows != nil {
+		rows[sub.shard]++
+	}
+	if g := e.mig; g != nil && (g.phase == migDual && sub.shard >= g.off || g.phase == migVerify && sub.shard < g.off) {
+		g.res.DualCPU += sub.service // a dual write's second copy (migrate.go)
+	}
 }
 
 // spreadBusy adds sign times the busy interval [t, stop) of a subrequest of shard sh on

@@ -182,28 +182,29 @@ func (e *engine) simulate() {
 func (e *engine) halt(now Time) {
 	e.stopped = true
 	e.res.Elapsed = max(min(now, e.m.Duration), 1)
-	e.unbusyAfter(e.res.Elapsed)
+	e.unbusyAfter(e.res.Elapsed, &e.h, e.subs.items)
 }
 
 // unbusyAfter takes out of the busy series the service that the subrequests in service at
-// a stop would have given after it. start counts a subrequest's whole service, up to the
-// end of the run, when it begins; a run that stops early covers nothing after stop (its
-// capacity ends there, see Result.WindowSpan), so that service must not count either, or
-// a node busy to the stop would be more than 100% loaded.
-func (e *engine) unbusyAfter(stop Time) {
-	evs := e.h.ev
-	if e.h.held && len(evs) > 0 {
+// a stop would have given after it: those whose ends are in heap h, in their slots subs.
+// start counts a subrequest's whole service, up to the end of the run, when it begins; a
+// run that stops early covers nothing after stop (its capacity ends there, see
+// Result.WindowSpan), so that service must not count either, or a node busy to the stop
+// would be more than 100% loaded.
+func (r *recorder) unbusyAfter(stop Time, h *eventHeap, subs []subreq) {
+	evs := h.ev
+	if h.held && len(evs) > 0 {
 		evs = evs[1:] // the root was handed out: its subrequest has finished
 	}
 	for _, ev := range evs {
 		if ev.kind != evDone || ev.at <= stop {
 			continue
 		}
-		sub := &e.subs.items[ev.idx]
-		if ev.at-sub.service >= e.m.Duration {
+		sub := &subs[ev.idx]
+		if ev.at-sub.service >= r.res.Duration {
 			continue // began after the end of the run: never counted
 		}
-		e.spreadBusy(stop, min(ev.at, e.m.Duration), sub.shard, sub.node, -1)
+		r.spreadBusy(stop, min(ev.at, r.res.Duration), sub.shard, sub.node, -1)
 	}
 }
 

@@ -279,7 +279,7 @@ func (c Core) TableIDs() int { return int(c.e.table) }
 
 // SubCounted reports whether client subrequest si's request was issued after the warmup,
 // once it has reached its node.
-func (c Core) SubCounted(si int32) bool { return c.e.subCounted(si) }
+func (c Core) SubCounted(si int32) bool { return c.e.subCounted(si, c.e.warmup) }
 
 // ReqStream is the stream of request ri.
 func (c Core) ReqStream(ri int32) int { return int(c.e.reqs.items[ri].stream) }

@@ -318,7 +318,7 @@ func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sa
 		e.watchIssue(st, ri)
 	}
 	if sample {
-		e.observe(st, ri)
+		e.observe(st, ri, e.aux)
 	}
 	if st.plain {
 		e.sendPlain(now, ri, st)

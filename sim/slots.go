@@ -104,14 +104,14 @@ func (t *slotTable) subStream(sub *subreq) int {
 	return int(t.reqs.items[sub.req].stream)
 }
 
-// subCounted reports whether client subrequest si's request was issued after the warmup,
-// once it has reached its node (a solo's issue time is recorded by then).
-func (e *engine) subCounted(si int32) bool {
-	sub := &e.subs.items[si]
+// subCounted reports whether client subrequest si's request was issued at or after
+// warmup, once it has reached its node (a solo's issue time is recorded by then).
+func (t *slotTable) subCounted(si int32, warmup Time) bool {
+	sub := &t.subs.items[si]
 	if sub.req <= soloReq {
-		return e.issues[si] >= e.m.Warmup
+		return t.issues[si] >= warmup
 	}
-	return e.reqs.items[sub.req].counted
+	return t.reqs.items[sub.req].counted
 }
 
 // setKey records request ri's key identity.

@@ -43,7 +43,8 @@ const (
 // engine is the core of a run: the event heap, the streams' arrivals, routing and the
 // nodes' queues, and the mechanisms that are on (doc.go says what a mechanism implements).
 // Its state is grouped by owner: what belongs to one node or one shard (nodeTable,
-// shardTable) stands apart from what is global (the heap, the slots, the window cursor).
+// shardTable) stands apart from what is global (the heap, the slots), and what the run
+// records (the recorder) from what it simulates.
 type engine struct {
 	m *Model
 	h eventHeap

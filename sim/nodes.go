@@ -6,9 +6,9 @@ import (
 	"github.com/shardsim/shardsim/internal/waitlist"
 )
 
-// nodeTable is the nodes' state: their cores and queues, and what the node series need
-// beyond the shards' (issue 37 partitions the nodes across workers: a node's state is
-// its own).
+// nodeTable is the nodes' state: their cores and queues (a run on several workers splits
+// the nodes among them, parallel.go: a node's state is its own). What the node series
+// need beyond the shards' is the recorder's.
 type nodeTable struct {
 	nodes  []nodeState
 	nNodes int

@@ -2,8 +2,8 @@ package sim
 
 import "math"
 
-// windowCursor is the window of the latest event, cached so the hot path does not divide,
-// and the stream latency windows still open (hist.go).
+// windowCursor is the recorder's window of the latest event, cached so the hot path does
+// not divide, and the stream latency windows still open (hist.go).
 type windowCursor struct {
 	wIdx         int
 	wStart, wEnd Time

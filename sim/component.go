@@ -280,7 +280,7 @@ func (c Core) TableIDs() int { return int(c.e.table) }
 
 // SubCounted reports whether client subrequest si's request was issued after the warmup,
 // once it has reached its node.
-func (c Core) SubCounted(si int32) bool { return c.e.subCounted(si) }
+func (c Core) SubCounted(si int32) bool { return c.e.subCounted(si, c.e.warmup) }
 
 // ReqStream is the stream of request ri.
 func (c Core) ReqStream(ri int32) int { return int(c.e.reqs.items[ri].stream) }
@@ -320,7 +320,9 @@ func (c Core) SendHeld(now Time, ri int32) { c.e.sendHeld(now, ri) }
 
 // NewWaits starts counting mechanism name's waits of stream i's work (of: what waits),
 // which every output shows as the stream's waits. Called in On, once per stream.
-func (c Core) NewWaits(i int, name, of string) *WaitCounter { return c.e.newWaits(i, name, of) }
+func (c Core) NewWaits(i int, name, of string) *WaitCounter {
+	return c.e.newWaits(c.e.streams[i].out, name, of)
+}
 
 // GateStream puts g before the sends of stream i's requests.
 func (c Core) GateStream(i int, g RequestGate) { c.e.gateStream(i, g) }

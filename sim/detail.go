@@ -35,45 +35,44 @@ type fineState struct {
 	open   int
 }
 
-// initDetail cuts the detail range at the run's end and allocates every stream's fine
+// initDetail cuts the detail range d at the run's end and allocates every stream's fine
 // state: two dense arrays a stream (56 KB) and one WindowHist header a fine window.
-func (e *engine) initDetail() {
-	d := e.m.Detail
-	d.To = min(d.To, e.m.Duration)
+func (r *recorder) initDetail(d Detail, streams []streamState) {
+	d.To = min(d.To, r.res.Duration)
 	if d.FineWindows() == 0 {
 		return
 	}
-	e.detail = fineRange{Detail: d, n: d.FineWindows()}
-	for i := range e.streams {
-		st := &e.streams[i]
+	r.detail = fineRange{Detail: d, n: d.FineWindows()}
+	for i := range streams {
+		st := &streams[i]
 		st.fine = &fineState{counts: [2][]int64{make([]int64, windowLayout.countsN), make([]int64, windowLayout.countsN)}}
-		st.out.Fine = make([]WindowHist, e.detail.n)
+		st.out.Fine = make([]WindowHist, r.detail.n)
 	}
-	e.res.Detail = d
+	r.res.Detail = d
 }
 
 // countFine counts latency us (microseconds) of a success answered at t into stream st's
 // fine window, when t falls in the detail range. Answers arrive nearly in time order, so
 // a fine window is compacted once a later one has begun after it; a late answer for a
 // compacted window is inserted into its histogram (rare: it may allocate).
-func (e *engine) countFine(st *streamState, t Time, us int64) {
-	if t < e.detail.From || t >= e.detail.To {
+func (r *recorder) countFine(st *streamState, t Time, us int64) {
+	if t < r.detail.From || t >= r.detail.To {
 		return
 	}
 	f := st.fine
-	i := int((t - e.detail.From) / e.detail.Window)
+	i := int((t - r.detail.From) / r.detail.Window)
 	if i < f.open {
 		st.out.Fine[i].record(us)
 		return
 	}
 	for i >= f.open+2 {
-		e.closeFine(st)
+		st.closeFine()
 	}
 	f.counts[i&1][windowLayout.index(us)]++
 }
 
-// closeFine compacts stream st's oldest open fine window.
-func (e *engine) closeFine(st *streamState) {
+// closeFine compacts the stream's oldest open fine window.
+func (st *streamState) closeFine() {
 	f := st.fine
 	c := f.counts[f.open&1]
 	st.out.Fine[f.open] = compactHist(c)
@@ -82,14 +81,14 @@ func (e *engine) closeFine(st *streamState) {
 }
 
 // endDetail compacts every stream's open fine windows at the end of the run.
-func (e *engine) endDetail() {
-	for i := range e.streams {
-		st := &e.streams[i]
+func (r *recorder) endDetail(streams []streamState) {
+	for i := range streams {
+		st := &streams[i]
 		if st.fine == nil {
 			continue
 		}
-		for st.fine.open < e.detail.n {
-			e.closeFine(st)
+		for st.fine.open < r.detail.n {
+			st.closeFine()
 		}
 		st.fine = nil
 	}

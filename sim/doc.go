@@ -80,10 +80,17 @@
 //   - per stream (the clients' side): streamState (stream.go): arrivals, planning, the
 //     client's limit and timers, detection, latency counts;
 //   - global: the event heap and its tie-break counter (heap.go), the slots of requests
-//     and subrequests in flight (slots.go), the window cursor (window.go), the engine's
-//     own random numbers (aux), and the mechanisms that couple partitions (a migration,
-//     mechanisms/migrate; a rebalance, mechanisms/rebalance; the read cache,
-//     mechanisms/cache).
+//     and subrequests in flight (slots.go), the engine's own random numbers (aux), and
+//     the mechanisms that couple partitions (a migration, mechanisms/migrate; a
+//     rebalance, mechanisms/rebalance; the read cache, mechanisms/cache);
+//   - what the run records: the recorder (recorder.go), which builds the Result: the
+//     window cursor (window.go), the open latency windows (hist.go) and fine ones
+//     (detail.go), a window sink's ring (sink.go), the capacity series, the totals and the
+//     mechanisms' waits (waits.go). It holds no engine; its methods take the streams and
+//     tables they read as arguments.
+//
+// The engine struct has 14 fields, most of them these groups as embedded values, whose
+// fields cost the hot path nothing more than the engine's own.
 //
 // A mechanism keeps what belongs to a node or a shard in arrays indexed by node or shard,
 // apart from its global state, so that a partition's part can be cut out of it.

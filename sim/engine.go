@@ -43,27 +43,24 @@ const (
 // engine is the core of a run: the event heap, the streams' arrivals, routing and the
 // nodes' queues, and the mechanisms that are on (doc.go says what a mechanism implements).
 // Its state is grouped by owner: what belongs to one node or one shard (nodeTable,
-// shardTable) stands apart from what is global (the heap, the slots, the window cursor).
+// shardTable) stands apart from what is global (the heap, the slots), and what the run
+// records (the recorder) from what it simulates.
 type engine struct {
-	m       *Model
-	res     *Result
-	h       eventHeap
-	streams []streamState
+	m *Model
+	h eventHeap
 	// The groups below are embedded values: their fields cost the hot path nothing more
 	// than the engine's own.
-	nodeTable               // the nodes, their queues and cores (nodes.go)
-	shardTable              // where each shard is served, its queue and its latency counts (shards.go)
-	slotTable               // requests, subrequests and timers in flight, and what is kept by slot (slots.go)
-	windowCursor            // the window of the latest event, the open latency windows, the sink's and the fine ones (window.go)
-	backlog                 // what waits in all the queues, and its bound
-	nextStream   int        // stream with the earliest pending arrival, or -1
-	warmup       Time       // m.Warmup, at hand for the per-subrequest count of start
-	now          Time       // the time of the event being handled
-	stopped      bool       // the run has stopped (saturated, or Model.Stop)
-	nextWatch    Time       // when Model.Watch is next called (watch.go)
-	aux          *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
-	registry                // the mechanisms that are on, by the events they handle (mechanism.go)
-	gates                   // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
+	recorder               // the Result and what builds it: the window cursor, the open windows, the sink's ring (recorder.go)
+	streamTable            // the streams' state, and which arrives next (stream.go)
+	nodeTable              // the nodes, their queues and cores (nodes.go)
+	shardTable             // where each shard is served, its queue and its latency counts (shards.go)
+	slotTable              // requests, subrequests and timers in flight, and what is kept by slot (slots.go)
+	backlog                // what waits in all the queues, and its bound
+	now         Time       // the time of the event being handled
+	stopped     bool       // the run has stopped (saturated, or Model.Stop)
+	aux         *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
+	registry               // the mechanisms that are on, by the events they handle (mechanism.go)
+	gates                  // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 	// part is this engine's share of a run on several workers: the nodes it serves, and
 	// what it hands to the merge (parallel.go). nil: the engine serves every node.
 	part *partition
@@ -80,7 +77,8 @@ const auxSeed = 0x5eed_a0c5_11fe_2026
 
 func newEngine(m *Model) *engine {
 	checkModel(m)
-	e := &engine{m: m, warmup: m.Warmup, aux: rand.New(rand.NewPCG(m.Seed, auxSeed))}
+	e := &engine{m: m, aux: rand.New(rand.NewPCG(m.Seed, auxSeed))}
+	e.warmup = m.Warmup
 	e.maxQueued = m.MaxQueued
 	if e.maxQueued <= 0 {
 		e.maxQueued = DefaultMaxQueued
@@ -93,9 +91,10 @@ func newEngine(m *Model) *engine {
 	e.wMask = -1
 	if m.Sink != nil {
 		e.res.ShardBusy, e.res.ShardOps, e.res.ShardMaxQueue = nil, nil, nil
-		e.initSink()
+		e.initSink(m, e.growing)
 	}
-	e.nodeTable = newNodeTable(m, e.res, e.growing)
+	e.nodeTable = newNodeTable(m, e.res)
+	e.trackNode = e.growing // followers (Core.SetReplicas) and moves (Core.MoveShard) set it too
 	e.placeShards()
 	e.streams = make([]streamState, len(m.Streams))
 	e.initSettings()
@@ -104,7 +103,7 @@ func newEngine(m *Model) *engine {
 		e.initStream(i)
 	}
 	e.startSettings()
-	e.initDetail()
+	e.initDetail(m.Detail, e.streams)
 	e.pickArrival()
 	return e
 }
@@ -170,28 +169,29 @@ func (e *engine) simulate() {
 func (e *engine) halt(now Time) {
 	e.stopped = true
 	e.res.Elapsed = max(min(now, e.m.Duration), 1)
-	e.unbusyAfter(e.res.Elapsed)
+	e.unbusyAfter(e.res.Elapsed, &e.h, e.subs.items)
 }
 
 // unbusyAfter takes out of the busy series the service that the subrequests in service at
-// a stop would have given after it. start counts a subrequest's whole service, up to the
-// end of the run, when it begins; a run that stops early covers nothing after stop (its
-// capacity ends there, see Result.WindowSpan), so that service must not count either, or
-// a node busy to the stop would be more than 100% loaded.
-func (e *engine) unbusyAfter(stop Time) {
-	evs := e.h.ev
-	if e.h.held && len(evs) > 0 {
+// a stop would have given after it: those whose ends are in heap h, in their slots subs.
+// start counts a subrequest's whole service, up to the end of the run, when it begins; a
+// run that stops early covers nothing after stop (its capacity ends there, see
+// Result.WindowSpan), so that service must not count either, or a node busy to the stop
+// would be more than 100% loaded.
+func (r *recorder) unbusyAfter(stop Time, h *eventHeap, subs []subreq) {
+	evs := h.ev
+	if h.held && len(evs) > 0 {
 		evs = evs[1:] // the root was handed out: its subrequest has finished
 	}
 	for _, ev := range evs {
 		if ev.kind != evDone || ev.at <= stop {
 			continue
 		}
-		sub := &e.subs.items[ev.idx]
-		if ev.at-sub.service >= e.m.Duration {
+		sub := &subs[ev.idx]
+		if ev.at-sub.service >= r.res.Duration {
 			continue // began after the end of the run: never counted
 		}
-		e.spreadBusy(stop, min(ev.at, e.m.Duration), sub.shard, sub.node, -1)
+		r.spreadBusy(stop, min(ev.at, r.res.Duration), sub.shard, sub.node, -1)
 	}
 }
 
@@ -305,7 +305,7 @@ func (e *engine) issueSlotted(now Time, st *streamState, issue Time, counted, sa
 		e.watchIssue(st, ri)
 	}
 	if sample {
-		e.observe(st, ri)
+		e.observe(st, ri, e.aux)
 	}
 	if st.plain {
 		e.sendPlain(now, ri, st)
@@ -421,25 +421,11 @@ func (e *engine) promote(now Time, si int32) {
 // finishSolo records the success of solo subrequest si, served until now.
 func (e *engine) finishSolo(now Time, si int32, req int32) {
 	st := &e.streams[soloReq-req]
-	issue := e.issues[si]
-	e.recordSuccess(st, issue, issue >= e.m.Warmup, now+e.m.Network)
-}
-
-// setKey records request ri's key identity.
-func (e *engine) setKey(ri int32, k uint64) {
-	for int(ri) >= len(e.keys) {
-		e.keys = append(e.keys, 0)
+	issue, t := e.issues[si], now+e.m.Network
+	if e.ended != nil {
+		e.ended.Ended(Core{e}, issue, t) // (EndWatcher)
 	}
-	e.keys[ri] = k
-}
-
-// keepVisits stores a copy of visits with request ri. The slot's slice is reused, so once
-// the pool has grown this does not allocate.
-func (e *engine) keepVisits(ri int32, visits []keyspace.Visit) {
-	for int(ri) >= len(e.visits) {
-		e.visits = append(e.visits, nil)
-	}
-	e.visits[ri] = append(e.visits[ri][:0], visits...)
+	e.recordSuccess(st, issue, issue >= e.m.Warmup, t)
 }
 
 // sendBackground sends, at now, a copy of request ri's database read that nobody waits
@@ -456,11 +442,11 @@ func (e *engine) sendBackground(now Time, ri int32) {
 }
 
 // countBackend counts a database read a RequestTaker led or sent in the background, at now.
-func (e *engine) countBackend(st *streamState, counted bool, now Time) {
+func (r *recorder) countBackend(st *streamState, counted bool, now Time) {
 	if counted {
 		st.out.BackendReads++
 	}
-	if w := e.window(now); w >= 0 {
+	if w := r.window(now); w >= 0 {
 		st.out.Win[w].BackendReads++
 	}
 }
@@ -534,17 +520,17 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 	}
 }
 
-// countAttempt counts an attempt of client request r of stream st, which left the client
+// countAttempt counts an attempt of client request q of stream st, which left the client
 // at sent: the attempts, and the retries among them.
-func (e *engine) countAttempt(st *streamState, r *request, sent Time) {
-	if r.counted {
+func (r *recorder) countAttempt(st *streamState, q *request, sent Time) {
+	if q.counted {
 		st.out.Attempts++
 	}
-	if r.attempt > 1 {
-		if r.counted {
+	if q.attempt > 1 {
+		if q.counted {
 			st.out.Retries++
 		}
-		if w := e.window(sent); w >= 0 {
+		if w := r.window(sent); w >= 0 {
 			st.out.Win[w].Retries++
 		}
 	}
@@ -716,13 +702,6 @@ func (e *engine) queueRefused(now Time, si int32) {
 	}
 }
 
-// growArrived makes room in e.arrived for subrequest slot si (the pool has grown).
-func (e *engine) growArrived(si int32) {
-	for int(si) >= len(e.arrived) {
-		e.arrived = append(e.arrived, 0)
-	}
-}
-
 // saturate stops a run whose backlog has passed the bound: the offered load exceeds what
 // the nodes serve.
 func (e *engine) saturate(now Time) {
@@ -763,21 +742,7 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	w := e.window(now)
 	e.res.ShardOps[(w&e.wMask)*e.nShards+int(sub.shard)]++
 	if sub.write {
-		e.res.Shards[sub.shard].Rows++
-		// The writing stream: a solo's carries it in its request, a request slot holds it.
-		var rows []int64
-		switch {
-		case sub.req >= 0:
-			rows = e.streams[e.reqs.items[sub.req].stream].out.ShardRows
-		case sub.req <= soloReq:
-			rows = e.streams[soloReq-sub.req].out.ShardRows
-		}
-		if rows != nil {
-			rows[sub.shard]++
-		}
-		if e.work != nil {
-			e.work.WriteStarted(Core{e}, now, sub.shard, sub.service) // (WorkWatcher)
-		}
+		e.countWrite(now, sub)
 	}
 	// Attribute the busy interval [now, end) to the windows it overlaps, within the run.
 	if end <= e.wEnd && w == e.wIdx {
@@ -790,18 +755,40 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	e.spreadBusy(now, min(end, e.m.Duration), sub.shard, sub.node, 1)
 }
 
+// countWrite counts the row that write subrequest sub, whose service starts within the
+// run at now, adds to its shard, by shard and by writing stream, and tells the WorkWatcher
+// of its CPU.
+func (e *engine) countWrite(now Time, sub *subreq) {
+	e.res.Shards[sub.shard].Rows++
+	// The writing stream: a solo's carries it in its request, a request slot holds it.
+	var rows []int64
+	switch {
+	case sub.req >= 0:
+		rows = e.streams[e.reqs.items[sub.req].stream].out.ShardRows
+	case sub.req <= soloReq:
+		rows = e.streams[soloReq-sub.req].out.ShardRows
+	}
+	if rows != nil {
+		rows[sub.shard]++
+	}
+	if e.work != nil {
+		e.work.WriteStarted(Core{e}, now, sub.shard, sub.service) // (WorkWatcher)
+	}
+}
+
 // spreadBusy adds sign times the busy interval [t, stop) of a subrequest of shard sh on
 // node to the busy series of the windows it overlaps.
-func (e *engine) spreadBusy(t, stop Time, sh int32, node int16, sign Time) {
+func (r *recorder) spreadBusy(t, stop Time, sh int32, node int16, sign Time) {
+	res := r.res
 	for t < stop {
-		w := int(t / e.m.Window)
-		wEnd := min(Time(w+1)*e.m.Window, stop)
-		if e.ring != nil && w-e.ring.closedW > e.ring.ringN {
-			e.growRing(w)
+		w := int(t / res.Window)
+		wEnd := min(Time(w+1)*res.Window, stop)
+		if r.ring != nil && w-r.ring.closedW > r.ring.ringN {
+			r.growRing(w)
 		}
-		e.res.ShardBusy[(w&e.wMask)*e.nShards+int(sh)] += sign * (wEnd - t)
-		if e.trackNode {
-			e.res.NodeBusy[w*e.nNodes+int(node)] += sign * (wEnd - t)
+		res.ShardBusy[(w&r.wMask)*len(res.Shards)+int(sh)] += sign * (wEnd - t)
+		if r.trackNode {
+			res.NodeBusy[w*len(res.Nodes)+int(node)] += sign * (wEnd - t)
 		}
 		t = wEnd
 	}
@@ -880,17 +867,6 @@ func (e *engine) late(ri int32, r *request) bool {
 	return r.kind == reqClient && e.streams[r.stream].s.Client.Timeout > 0 && r.done+e.m.Network > e.deadlines[ri]
 }
 
-// release returns request ri's slot to the pool once nothing refers to it any more.
-func (e *engine) release(ri int32) {
-	r := &e.reqs.items[ri]
-	if r.finished && r.inflight == 0 {
-		if int(ri) < len(e.gens) {
-			e.gens[ri]++ // a timer set for this request must not act on the slot's next one
-		}
-		e.reqs.put(ri)
-	}
-}
-
 // attemptEnd handles the end of request ri's current attempt: its last subrequest ended at
 // r.done, and the client hears of it a network delay later.
 func (e *engine) attemptEnd(ri int32) {
@@ -931,21 +907,18 @@ func (e *engine) finishPlain(ri int32, r *request) {
 // recordSuccess records the latency of a request of stream st issued at issue, whose
 // answer reached its client at t, in its window's statistics and, if counted (issued
 // after the warmup), the run's; it returns the latency.
-func (e *engine) recordSuccess(st *streamState, issue Time, counted bool, t Time) Time {
+func (r *recorder) recordSuccess(st *streamState, issue Time, counted bool, t Time) Time {
 	out := st.out
-	if e.ended != nil {
-		e.ended.Ended(Core{e}, issue, t) // (EndWatcher)
-	}
 	lat := t - issue
 	us := micros(lat)
-	if w := e.window(t); w >= 0 {
+	if w := r.window(t); w >= 0 {
 		win := &out.Win[w]
 		win.Completed++
 		win.Max = max(win.Max, lat)
-		e.countWindow(st, w, us)
+		r.countWindow(st, w, us)
 	}
 	if st.fine != nil {
-		e.countFine(st, t, us)
+		r.countFine(st, t, us)
 	}
 	if counted {
 		out.Completed++
@@ -959,6 +932,9 @@ func (e *engine) recordSuccess(st *streamState, issue Time, counted bool, t Time
 // recordRequest is recordSuccess for request ri, and its sample for detection.
 func (e *engine) recordRequest(ri int32, r *request, t Time) {
 	st := &e.streams[r.stream]
+	if e.ended != nil {
+		e.ended.Ended(Core{e}, r.issue, t) // (EndWatcher)
+	}
 	lat := e.recordSuccess(st, r.issue, r.counted, t)
 	if r.counted && r.sampled {
 		if e.part != nil {
@@ -1057,6 +1033,7 @@ func (e *engine) wrapUp() {
 	}
 	e.wrapWaits()
 	e.shardTotals()
-	e.nodeTotals()
-	e.streamTotals()
+	e.shardLat = nil
+	e.nodeTotals(e.m.Nodes, e.nodes)
+	e.streamTotals(e.streams)
 }

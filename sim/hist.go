@@ -84,16 +84,16 @@ func (l *histLayout) histogram(counts []int64) *hdrhistogram.Histogram {
 const histWindowLag = 1
 
 // countWindow counts latency us (microseconds) into stream st's window w.
-func (e *engine) countWindow(st *streamState, w int, us int64) {
-	if w < e.histOpen {
+func (r *recorder) countWindow(st *streamState, w int, us int64) {
+	if w < r.histOpen {
 		// The window is closed: its histogram is built already (or it had no counts).
 		st.out.Win[w].Hist.record(us)
 		return
 	}
 	c := st.winCounts[w]
 	if c == nil {
-		if n := len(e.histFree); n > 0 {
-			c, e.histFree = e.histFree[n-1], e.histFree[:n-1]
+		if n := len(r.histFree); n > 0 {
+			c, r.histFree = r.histFree[n-1], r.histFree[:n-1]
 		} else {
 			c = make([]int64, windowLayout.countsN)
 		}
@@ -102,17 +102,17 @@ func (e *engine) countWindow(st *streamState, w int, us int64) {
 	c[windowLayout.index(us)]++
 }
 
-// closeWindows builds the histograms of the windows before end (at most the run's) and
-// keeps their counts arrays for later windows.
-func (e *engine) closeWindows(end int) {
-	for ; e.histOpen < end; e.histOpen++ {
-		w := e.histOpen
-		for i := range e.streams {
-			st := &e.streams[i]
+// closeWindows builds the streams' histograms of the windows before end (at most the
+// run's) and keeps their counts arrays for later windows.
+func (r *recorder) closeWindows(streams []streamState, end int) {
+	for ; r.histOpen < end; r.histOpen++ {
+		w := r.histOpen
+		for i := range streams {
+			st := &streams[i]
 			if c := st.winCounts[w]; c != nil {
 				st.out.Win[w].Hist = compactHist(c)
 				clear(c)
-				e.histFree = append(e.histFree, c)
+				r.histFree = append(r.histFree, c)
 				st.winCounts[w] = nil
 			}
 		}

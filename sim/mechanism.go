@@ -114,8 +114,6 @@ type gates struct {
 	work    WorkWatcher
 	ended   EndWatcher
 	endHeld []uint8 // by subrequest slot: 1 + the SubEnd hook that holds it, while one does
-	// waitCounters count the waits the mechanisms report (waits.go).
-	waitCounters []*WaitCounter
 	// admitting: something may turn a subrequest away or hold it at its node before the
 	// queue (a SubAdmit, a partition's limit, a node gate): reach calls admitAtNode. Set
 	// once every mechanism is on (startSettings).
@@ -132,20 +130,20 @@ func (e *engine) gateStream(i int, g RequestGate) {
 }
 
 // gateNodes puts g at every node, after the gates put there before it.
-func (e *engine) gateNodes(g NodeGate) {
-	e.atNode = append(e.atNode, g)
+func (gs *gates) gateNodes(g NodeGate) {
+	gs.atNode = append(gs.atNode, g)
 }
 
 // gateNodesFirst puts g at every node before the gates of gateNodes, after those put there
 // by gateNodesFirst before it.
-func (e *engine) gateNodesFirst(g NodeGate) {
-	e.atNode = slices.Insert(e.atNode, e.firstGates, g)
-	e.firstGates++
+func (gs *gates) gateNodesFirst(g NodeGate) {
+	gs.atNode = slices.Insert(gs.atNode, gs.firstGates, g)
+	gs.firstGates++
 }
 
 // watchSubs has w told of every new subrequest, and of every request issued into a slot.
-func (e *engine) watchSubs(w SubWatcher) {
-	e.watches = append(e.watches, w)
+func (gs *gates) watchSubs(w SubWatcher) {
+	gs.watches = append(gs.watches, w)
 }
 
 // endSub runs client subrequest si, whose service ended at now, through the SubEnd hooks
@@ -207,8 +205,8 @@ func (e *engine) enterGates(now Time, si int32) bool {
 
 // amongGates reports whether subrequest si is on its way through the node gates (one held
 // it, and passed it on): it has passed the partition limit before them.
-func (e *engine) amongGates(si int32) bool {
-	return int(si) < len(e.passed) && e.passed[si] > 0
+func (gs *gates) amongGates(si int32) bool {
+	return int(si) < len(gs.passed) && gs.passed[si] > 0
 }
 
 // pass puts subrequest si, which a node gate held until now, on its way again: through the

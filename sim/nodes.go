@@ -6,21 +6,18 @@ import (
 	"github.com/shardsim/shardsim/internal/waitlist"
 )
 
-// nodeTable is the nodes' state: their cores and queues, and what the node series need
-// beyond the shards' (issue 37 partitions the nodes across workers: a node's state is
-// its own).
+// nodeTable is the nodes' state: their cores and queues (a run on several workers splits
+// the nodes among them, parallel.go: a node's state is its own). What the node series
+// need beyond the shards' is the recorder's.
 type nodeTable struct {
-	nodes     []nodeState
-	nNodes    int
-	trackNode bool         // NodeBusy is recorded as the run goes (followers, moves)
-	coreLog   []coreChange // cores changed by actions and joining nodes, in time order
+	nodes  []nodeState
+	nNodes int
 }
 
 // newNodeTable makes the nodes of m with their cores and queue limits, and fills their
 // results' cores. A node that joins later (Core.JoinLater) has no cores until then.
-func newNodeTable(m *Model, r *Result, moves bool) nodeTable {
-	t := nodeTable{nodes: make([]nodeState, len(m.Nodes)), nNodes: len(m.Nodes),
-		trackNode: moves}
+func newNodeTable(m *Model, r *Result) nodeTable {
+	t := nodeTable{nodes: make([]nodeState, len(m.Nodes)), nNodes: len(m.Nodes)}
 	for i, n := range m.Nodes {
 		if n.Cores < 1 {
 			panic(fmt.Sprintf("sim: node %d has %d cores", i, n.Cores))
@@ -42,16 +39,16 @@ type nodeState struct {
 // window in which the queue did not change still reports the backlog it held. It is called
 // before every change of a queue and does nothing but compare in most calls, so that
 // test is kept small enough to inline and the work is in carryQueue.
-func (e *engine) touchQueue(now Time, ni int, n *nodeState) {
-	if now >= e.wStart && now < e.wEnd && e.touchW <= n.lastW {
+func (r *recorder) touchQueue(now Time, ni int, n *nodeState) {
+	if now >= r.wStart && now < r.wEnd && r.touchW <= n.lastW {
 		return // now is in the current window, which the node has seen
 	}
-	e.carryQueue(now, ni, n)
+	r.carryQueue(now, ni, n)
 }
 
 // carryQueue is touchQueue's work.
-func (e *engine) carryQueue(now Time, ni int, n *nodeState) {
-	e.carry(now, e.res.NodeMaxQueue, e.nNodes, -1, ni, &n.lastW, int32(n.q.Len()))
+func (r *recorder) carryQueue(now Time, ni int, n *nodeState) {
+	r.carry(now, r.res.NodeMaxQueue, len(r.res.Nodes), -1, ni, &n.lastW, int32(n.q.Len()))
 }
 
 // startQueued starts waiting subrequests on node n's free cores.
@@ -73,55 +70,57 @@ type coreChange struct {
 	node, cores int
 }
 
-// capacity fills Result.NodeCapacity: the core time each node had in each window, from its
-// cores and the actions that changed them.
-func (e *engine) capacity() {
-	r := e.res
-	for n := range r.Nodes {
-		cores := Time(e.m.Nodes[n].Cores)
+// capacity fills Result.NodeCapacity: the core time each of the model's nodes had in
+// each window, from its cores and the actions that changed them.
+func (r *recorder) capacity(nodes []Node) {
+	res := r.res
+	nN := len(res.Nodes)
+	for n := range res.Nodes {
+		cores := Time(nodes[n].Cores)
 		ci := 0
-		for ci < len(e.coreLog) && e.coreLog[ci].node != n {
+		for ci < len(r.coreLog) && r.coreLog[ci].node != n {
 			ci++
 		}
-		for w := 0; w < r.Windows; w++ {
-			t := Time(w) * r.Window
-			end := t + r.WindowSpan(w)
+		for w := 0; w < res.Windows; w++ {
+			t := Time(w) * res.Window
+			end := t + res.WindowSpan(w)
 			var c Time
-			for ci < len(e.coreLog) && e.coreLog[ci].at < end {
-				ch := e.coreLog[ci]
+			for ci < len(r.coreLog) && r.coreLog[ci].at < end {
+				ch := r.coreLog[ci]
 				if ch.at > t {
 					c += cores * (ch.at - t)
 					t = ch.at
 				}
 				cores = Time(ch.cores)
-				for ci++; ci < len(e.coreLog) && e.coreLog[ci].node != n; ci++ {
+				for ci++; ci < len(r.coreLog) && r.coreLog[ci].node != n; ci++ {
 				}
 			}
-			r.NodeCapacity[w*e.nNodes+n] = c + cores*(end-t)
+			res.NodeCapacity[w*nN+n] = c + cores*(end-t)
 		}
 	}
 }
 
 // nodeTotals derives the node series not recorded as the run went (the busy series from
-// the shards', when no shard moved) and each node's totals.
-func (e *engine) nodeTotals() {
-	r := e.res
-	nS := len(r.Shards)
-	if !e.trackNode && e.ring == nil {
-		for w := 0; w < r.Windows; w++ {
+// the shards', when no shard moved) and each node's totals, from the model's nodes and
+// their state at the end.
+func (r *recorder) nodeTotals(model []Node, nodes []nodeState) {
+	res := r.res
+	nS, nN := len(res.Shards), len(res.Nodes)
+	if !r.trackNode && r.ring == nil {
+		for w := 0; w < res.Windows; w++ {
 			for s := 0; s < nS; s++ {
-				r.NodeBusy[w*e.nNodes+r.Shards[s].Node] += r.ShardBusy[w*nS+s]
+				res.NodeBusy[w*nN+res.Shards[s].Node] += res.ShardBusy[w*nS+s]
 			}
 		}
 	}
-	e.capacity()
-	for n := range r.Nodes {
+	r.capacity(model)
+	for n := range res.Nodes {
 		mq := int32(0)
-		for w := 0; w < r.Windows; w++ {
-			r.Nodes[n].Busy += r.NodeBusy[w*e.nNodes+n]
-			mq = max(mq, r.NodeMaxQueue[w*e.nNodes+n])
+		for w := 0; w < res.Windows; w++ {
+			res.Nodes[n].Busy += res.NodeBusy[w*nN+n]
+			mq = max(mq, res.NodeMaxQueue[w*nN+n])
 		}
-		r.Nodes[n].MaxQueue = int(mq)
-		r.Nodes[n].Cores = e.nodes[n].cores
+		res.Nodes[n].MaxQueue = int(mq)
+		res.Nodes[n].Cores = nodes[n].cores
 	}
 }

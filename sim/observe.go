@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
@@ -81,19 +82,19 @@ func keyID(st *streamState) uint64 {
 // observe counts request ri, just planned and picked by the sampler (arrive counts down
 // skip), in its stream's detection sketches. Detection looks at a sample, as a production client sampling one
 // request in N at random would: gaps between samples are geometric with mean N, so each
-// request is picked with probability 1/N, independently. Sampling keeps the cost of
-// detection to a few nanoseconds per request.
-func (e *engine) observe(st *streamState, ri int32) {
+// request is picked with probability 1/N, independently; aux draws the gaps. Sampling
+// keeps the cost of detection to a few nanoseconds per request.
+func (t *slotTable) observe(st *streamState, ri int32, aux *rand.Rand) {
 	d := st.det
-	r := &e.reqs.items[ri]
+	r := &t.reqs.items[ri]
 	d.skip = 1
 	if d.every > 1 {
-		d.skip += int64(math.Log(1-e.aux.Float64()) / d.logq)
+		d.skip += int64(math.Log(1-aux.Float64()) / d.logq)
 	}
 	if !st.needKey {
-		e.setKey(ri, keyID(st))
+		t.setKey(ri, keyID(st))
 	}
-	key := e.keys[ri]
+	key := t.keys[ri]
 	shard := int32(-1)
 	if len(st.visits) > 0 {
 		shard = st.visits[0].Shard
@@ -124,16 +125,16 @@ func (e *engine) observe(st *streamState, ri int32) {
 	for i, f := range st.s.KeyFields {
 		v[i] = st.fields[f]
 	}
-	for int(ri) >= len(e.samples) {
-		e.samples = append(e.samples, 0)
+	for int(ri) >= len(t.samples) {
+		t.samples = append(t.samples, 0)
 	}
-	e.samples[ri] = pi
+	t.samples[ri] = pi
 }
 
 // sample records the latency of sampled request ri, which succeeded.
-func (e *engine) sample(st *streamState, ri int32, r *request, lat Time) {
+func (t *slotTable) sample(st *streamState, ri int32, r *request, lat Time) {
 	d := st.det
-	d.addLatency(e.keys[ri], lat, r.shard, &d.pending.items[e.samples[ri]])
+	d.addLatency(t.keys[ri], lat, r.shard, &d.pending.items[t.samples[ri]])
 }
 
 // addLatency adds the latency of a sampled request of key identity key, whose first visit
@@ -149,9 +150,9 @@ func (d *streamDetect) addLatency(key uint64, lat Time, shard int32, v *[keyspac
 }
 
 // unsample frees the key values sampled request ri kept.
-func (e *engine) unsample(d *streamDetect, ri int32, r *request) {
+func (t *slotTable) unsample(d *streamDetect, ri int32, r *request) {
 	if r.sampled {
-		d.pending.put(e.samples[ri])
+		d.pending.put(t.samples[ri])
 		r.sampled = false
 	}
 }

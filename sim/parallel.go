@@ -410,8 +410,8 @@ func merge(es []*engine) string {
 		return why
 	}
 	for _, w := range es {
-		w.closeWindows(w.res.Windows)
-		w.endDetail()
+		w.closeWindows(w.streams, w.res.Windows)
+		w.endDetail(w.streams)
 	}
 	for _, w := range es[1:] {
 		e.addFigures(w)

@@ -16,7 +16,7 @@ import (
 // cannot be put in one engine's order, and the merge says so; on one worker they keep the
 // worker's order, and in time order they are added to the per-key statistics.
 func TestReplaySamplesTie(t *testing.T) {
-	e := &engine{part: &partition{}, streams: []streamState{{det: &streamDetect{nf: 1, lat: detect.NewKeyStats(8)}}}}
+	e := &engine{part: &partition{}, streamTable: streamTable{streams: []streamState{{det: &streamDetect{nf: 1, lat: detect.NewKeyStats(8)}}}}}
 	worker := func(w int, logs ...sampleLog) *engine {
 		for i := range logs {
 			logs[i].worker, logs[i].seq = w, int64(i)

@@ -2,8 +2,7 @@ package sim
 
 // shardTable is the shards' state, indexed by shard id (those a ShardGrower adds and a
 // migration's new layout included): the node serving each, its waiting subrequests and its latency
-// counts. The shard series of the Result are laid out by window: window w at row
-// w&wMask (a sink's ring of open windows) or w (wMask -1, every window kept).
+// counts. The shard series of the Result are laid out by window (recorder.wMask).
 type shardTable struct {
 	nShards   int      // shard ids the result arrays hold (those a ShardGrower may add included)
 	growing   bool     // a Setting adds shards to the table during the run (ShardGrower)
@@ -13,7 +12,6 @@ type shardTable struct {
 	shardQ    []int32  // subrequests of each shard waiting in its node's queue
 	shardW    []int    // last window whose shard max queue is up to date
 	shardLat  []uint32 // every shard's SubLatency counts, one after another
-	wMask     int
 	// With a SubAdmit (a partition limit), by shard: the last window in which a subrequest
 	// of it was throttled (-1: none), and the windows running, up to that one, in which one
 	// was (Core.Throttle); nil without one.
@@ -56,8 +54,7 @@ func (t *shardTable) grow(m *Model) {
 	}
 }
 
-// init sizes the table for n shards, none of them placed yet. wMask is set by the
-// engine (-1, or a sink's ring).
+// init sizes the table for n shards, none of them placed yet.
 func (t *shardTable) init(n int) {
 	t.nShards = n
 	t.shardNode = make([]int32, n)
@@ -70,8 +67,8 @@ func (t *shardTable) init(n int) {
 // wait and its service, known once it starts), in the shard's histogram, in units of
 // 1,024 ns (a shift, where microseconds would take a division on the hottest path; see
 // ShardResult.SubLatencyQuantile). Kept small enough to inline.
-func (e *engine) countShardLatency(sh int32, lat Time) {
-	e.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), shardMaxMicros))]++
+func (t *shardTable) countShardLatency(sh int32, lat Time) {
+	t.shardLat[int(sh)*shardCounts+shardIndex(min(int64(lat>>shardLatShift), shardMaxMicros))]++
 }
 
 // touchShardQueue is touchQueue for one shard's own waiting subrequests.
@@ -85,23 +82,22 @@ func (e *engine) touchShardQueue(now Time, sh int) {
 // shardTotals sums the shard series into each shard's totals, or, with a sink, hands it
 // the last windows (the sink's totals were taken as the windows closed); and compacts the
 // shards' latency counts.
-func (e *engine) shardTotals() {
-	r := e.res
-	if e.ring != nil {
-		e.closeShardWindows(r.Windows, false)
-		r.ShardBusy, r.ShardOps, r.ShardMaxQueue = nil, nil, nil
-		r.ShardCapacity, r.Streamed, r.Sink = e.ring.shardCap, true, e.ring.sink
+func (r *recorder) shardTotals() {
+	res := r.res
+	if r.ring != nil {
+		r.closeShardWindows(res.Windows, nil)
+		res.ShardBusy, res.ShardOps, res.ShardMaxQueue = nil, nil, nil
+		res.ShardCapacity, res.Streamed, res.Sink = r.ring.shardCap, true, r.ring.sink
 	} else {
-		nS := len(r.Shards)
-		for w := 0; w < r.Windows; w++ {
+		nS := len(res.Shards)
+		for w := 0; w < res.Windows; w++ {
 			for sh := range nS {
-				r.Shards[sh].Ops += r.ShardOps[w*nS+sh]
-				r.Shards[sh].Busy += r.ShardBusy[w*nS+sh]
+				res.Shards[sh].Ops += res.ShardOps[w*nS+sh]
+				res.Shards[sh].Busy += res.ShardBusy[w*nS+sh]
 			}
 		}
 	}
-	compactSubLatency(r.Shards)
-	e.shardLat = nil
+	compactSubLatency(res.Shards)
 }
 
 // moveShard makes node serve shard sh from now on, and records the move.

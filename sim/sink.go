@@ -37,7 +37,7 @@ func (s *ShardWindow) Utilization(sh int) float64 {
 	return float64(s.Busy[sh]) / float64(c)
 }
 
-// sinkRing is the engine's side of a window sink: the ring of open windows that replaces
+// sinkRing is the recorder's side of a window sink: the ring of open windows that replaces
 // the shard series (their rows are the Result's ShardBusy, ShardOps and ShardMaxQueue,
 // window w at row w&wMask), the last window handed over, and the buffers handed with it.
 type sinkRing struct {
@@ -46,98 +46,101 @@ type sinkRing struct {
 	closedW  int // the last window handed to the sink
 	sw       ShardWindow
 	shardCap []Time // core time of each shard's node over the closed windows
+	nodes    []Node // the model's nodes, whose cores the capacity of a window starts from
 }
 
 // ringStart is the number of windows the engine first holds for a sink: the current one
 // and those a long service reaches into; it doubles when a service reaches further.
 const ringStart = 4
 
-// initSink sets up the ring of open windows that replaces the shard series for a sink.
-func (e *engine) initSink() {
-	if e.growing {
+// initSink sets up the ring of open windows that replaces the shard series for m's sink.
+// growing: a Setting adds shards to the table during the run, which a sink cannot follow.
+func (r *recorder) initSink(m *Model, growing bool) {
+	if growing {
 		panic("sim: a window sink cannot be combined with a Setting that adds shards to the table")
 	}
-	e.ring = &sinkRing{sink: e.m.Sink, closedW: -1, sw: ShardWindow{Node: make([]int32, e.nShards), Capacity: make([]Time, e.nNodes)},
-		shardCap: make([]Time, e.nShards)}
-	e.allocRing(ringStart)
+	r.ring = &sinkRing{sink: m.Sink, closedW: -1, sw: ShardWindow{Node: make([]int32, len(r.res.Shards)), Capacity: make([]Time, len(r.res.Nodes))},
+		shardCap: make([]Time, len(r.res.Shards)), nodes: m.Nodes}
+	r.allocRing(ringStart)
 }
 
-func (e *engine) allocRing(n int) {
-	e.ring.ringN, e.wMask = n, n-1
-	r := e.res
-	r.ShardBusy = make([]Time, n*e.nShards)
-	r.ShardOps = make([]int64, n*e.nShards)
-	r.ShardMaxQueue = make([]int32, n*e.nShards)
+func (r *recorder) allocRing(n int) {
+	r.ring.ringN, r.wMask = n, n-1
+	res, nS := r.res, len(r.res.Shards)
+	res.ShardBusy = make([]Time, n*nS)
+	res.ShardOps = make([]int64, n*nS)
+	res.ShardMaxQueue = make([]int32, n*nS)
 }
 
 // growRing makes the ring hold window w, the furthest a service started in the current
 // window reaches into. It is rare (a service longer than a few windows) and allocates.
-func (e *engine) growRing(w int) {
-	r := e.res
-	busy, ops, mq, oldMask := r.ShardBusy, r.ShardOps, r.ShardMaxQueue, e.wMask
-	n := e.ring.ringN
-	for w-(e.ring.closedW+1) >= n {
+func (r *recorder) growRing(w int) {
+	res := r.res
+	busy, ops, mq, oldMask := res.ShardBusy, res.ShardOps, res.ShardMaxQueue, r.wMask
+	n := r.ring.ringN
+	for w-(r.ring.closedW+1) >= n {
 		n *= 2
 	}
-	e.allocRing(n)
-	nS := e.nShards
-	for x := e.ring.closedW + 1; x <= e.ring.closedW+len(busy)/max(nS, 1); x++ {
-		from, to := (x&oldMask)*nS, (x&e.wMask)*nS
-		copy(r.ShardBusy[to:to+nS], busy[from:from+nS])
-		copy(r.ShardOps[to:to+nS], ops[from:from+nS])
-		copy(r.ShardMaxQueue[to:to+nS], mq[from:from+nS])
+	r.allocRing(n)
+	nS := len(res.Shards)
+	for x := r.ring.closedW + 1; x <= r.ring.closedW+len(busy)/max(nS, 1); x++ {
+		from, to := (x&oldMask)*nS, (x&r.wMask)*nS
+		copy(res.ShardBusy[to:to+nS], busy[from:from+nS])
+		copy(res.ShardOps[to:to+nS], ops[from:from+nS])
+		copy(res.ShardMaxQueue[to:to+nS], mq[from:from+nS])
 	}
 }
 
 // closeShardWindows hands the windows after the last closed one, up to end (excluded), to
-// the sink. With carry, each shard's queue length is first carried into the window, as
-// touchShardQueue would at its next change; wrapUp has carried them already.
-func (e *engine) closeShardWindows(end int, carry bool) {
-	r := e.res
-	nS := e.nShards
-	for x := e.ring.closedW + 1; x < end; x++ {
-		if carry {
-			t := Time(x) * e.m.Window
+// the sink. With the shards' queues, each shard's queue length is first carried into the
+// window, as touchShardQueue would at its next change; nil: wrapUp has carried them
+// already.
+func (r *recorder) closeShardWindows(end int, queues *shardTable) {
+	res := r.res
+	nS, nN := len(res.Shards), len(res.Nodes)
+	for x := r.ring.closedW + 1; x < end; x++ {
+		if queues != nil {
+			t := Time(x) * res.Window
 			for sh := range nS {
-				if e.shardW[sh] < x {
-					e.carry(t, r.ShardMaxQueue, nS, e.wMask, sh, &e.shardW[sh], e.shardQ[sh])
+				if queues.shardW[sh] < x {
+					r.carry(t, res.ShardMaxQueue, nS, r.wMask, sh, &queues.shardW[sh], queues.shardQ[sh])
 				}
 			}
 		}
-		e.windowCapacity(x, e.ring.sw.Capacity)
-		e.ring.sw.Span = r.WindowSpan(x)
-		slot := (x & e.wMask) * nS
-		sw := &e.ring.sw
-		sw.Busy, sw.Ops, sw.MaxQueue = r.ShardBusy[slot:slot+nS], r.ShardOps[slot:slot+nS], r.ShardMaxQueue[slot:slot+nS]
+		r.windowCapacity(x, r.ring.sw.Capacity)
+		r.ring.sw.Span = res.WindowSpan(x)
+		slot := (x & r.wMask) * nS
+		sw := &r.ring.sw
+		sw.Busy, sw.Ops, sw.MaxQueue = res.ShardBusy[slot:slot+nS], res.ShardOps[slot:slot+nS], res.ShardMaxQueue[slot:slot+nS]
 		for sh := range nS {
-			node := r.ShardNodeAt(sh, x)
+			node := res.ShardNodeAt(sh, x)
 			sw.Node[sh] = int32(node)
-			r.Shards[sh].Ops += sw.Ops[sh]
-			r.Shards[sh].Busy += sw.Busy[sh]
-			e.ring.shardCap[sh] += sw.Capacity[node]
-			if !e.trackNode {
-				r.NodeBusy[x*e.nNodes+r.Shards[sh].Node] += sw.Busy[sh]
+			res.Shards[sh].Ops += sw.Ops[sh]
+			res.Shards[sh].Busy += sw.Busy[sh]
+			r.ring.shardCap[sh] += sw.Capacity[node]
+			if !r.trackNode {
+				res.NodeBusy[x*nN+res.Shards[sh].Node] += sw.Busy[sh]
 			}
 		}
-		sw.NodeBusy = r.NodeBusy[x*e.nNodes : (x+1)*e.nNodes]
-		e.ring.sink.ShardWindow(x, sw)
+		sw.NodeBusy = res.NodeBusy[x*nN : (x+1)*nN]
+		r.ring.sink.ShardWindow(x, sw)
 		clear(sw.Busy)
 		clear(sw.Ops)
 		clear(sw.MaxQueue)
-		e.ring.closedW = x
+		r.ring.closedW = x
 	}
 }
 
 // windowCapacity sets c[n] to the core time node n had in window w, as capacity does for
 // Result.NodeCapacity.
-func (e *engine) windowCapacity(w int, c []Time) {
-	r := e.res
+func (r *recorder) windowCapacity(w int, c []Time) {
+	res := r.res
 	for n := range c {
-		cores := Time(e.m.Nodes[n].Cores)
-		t := Time(w) * r.Window
-		end := t + r.WindowSpan(w)
+		cores := Time(r.ring.nodes[n].Cores)
+		t := Time(w) * res.Window
+		end := t + res.WindowSpan(w)
 		var sum Time
-		for _, ch := range e.coreLog {
+		for _, ch := range r.coreLog {
 			if ch.node != n {
 				continue
 			}

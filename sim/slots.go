@@ -97,19 +97,54 @@ func (p *pool[T]) put(i int32) { p.free = append(p.free, i) }
 
 // subStream is the stream of subrequest sub, which a client request sent (not a
 // follower's apply).
-func (e *engine) subStream(sub *subreq) int {
+func (t *slotTable) subStream(sub *subreq) int {
 	if sub.req <= soloReq {
 		return int(soloReq - sub.req)
 	}
-	return int(e.reqs.items[sub.req].stream)
+	return int(t.reqs.items[sub.req].stream)
 }
 
-// subCounted reports whether client subrequest si's request was issued after the warmup,
-// once it has reached its node (a solo's issue time is recorded by then).
-func (e *engine) subCounted(si int32) bool {
-	sub := &e.subs.items[si]
+// subCounted reports whether client subrequest si's request was issued at or after
+// warmup, once it has reached its node (a solo's issue time is recorded by then).
+func (t *slotTable) subCounted(si int32, warmup Time) bool {
+	sub := &t.subs.items[si]
 	if sub.req <= soloReq {
-		return e.issues[si] >= e.m.Warmup
+		return t.issues[si] >= warmup
 	}
-	return e.reqs.items[sub.req].counted
+	return t.reqs.items[sub.req].counted
+}
+
+// setKey records request ri's key identity.
+func (t *slotTable) setKey(ri int32, k uint64) {
+	for int(ri) >= len(t.keys) {
+		t.keys = append(t.keys, 0)
+	}
+	t.keys[ri] = k
+}
+
+// keepVisits stores a copy of visits with request ri. The slot's slice is reused, so once
+// the pool has grown this does not allocate.
+func (t *slotTable) keepVisits(ri int32, visits []keyspace.Visit) {
+	for int(ri) >= len(t.visits) {
+		t.visits = append(t.visits, nil)
+	}
+	t.visits[ri] = append(t.visits[ri][:0], visits...)
+}
+
+// growArrived makes room in arrived for subrequest slot si (the pool has grown).
+func (t *slotTable) growArrived(si int32) {
+	for int(si) >= len(t.arrived) {
+		t.arrived = append(t.arrived, 0)
+	}
+}
+
+// release returns request ri's slot to the pool once nothing refers to it any more.
+func (t *slotTable) release(ri int32) {
+	r := &t.reqs.items[ri]
+	if r.finished && r.inflight == 0 {
+		if int(ri) < len(t.gens) {
+			t.gens[ri]++ // a timer set for this request must not act on the slot's next one
+		}
+		t.reqs.put(ri)
+	}
 }

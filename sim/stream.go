@@ -9,6 +9,13 @@ import (
 	"github.com/shardsim/shardsim/keyspace"
 )
 
+// streamTable is the streams' state, by stream, and the stream whose pending arrival
+// comes first.
+type streamTable struct {
+	streams    []streamState
+	nextStream int // stream with the earliest pending arrival, or -1
+}
+
 type streamState struct {
 	s     *Stream
 	arr   *rand.Rand // arrivals
@@ -94,22 +101,22 @@ func (e *engine) arrivalAfter(st *streamState, t Time) Time {
 // pickArrival finds the stream whose pending arrival comes first. Each stream has exactly
 // one pending arrival, so arrivals stay out of the heap: with a handful of streams a scan
 // is cheaper than a push and a pop per request.
-func (e *engine) pickArrival() {
-	e.nextStream = -1
-	if len(e.streams) == 1 {
-		if e.streams[0].at != never {
-			e.nextStream = 0
+func (t *streamTable) pickArrival() {
+	t.nextStream = -1
+	if len(t.streams) == 1 {
+		if t.streams[0].at != never {
+			t.nextStream = 0
 		}
 		return
 	}
 	var best *streamState
-	for i := range e.streams {
-		st := &e.streams[i]
+	for i := range t.streams {
+		st := &t.streams[i]
 		if st.at == never {
 			continue
 		}
 		if best == nil || st.at < best.at || (st.at == best.at && st.seq < best.seq) {
-			best, e.nextStream = st, i
+			best, t.nextStream = st, i
 		}
 	}
 }
@@ -138,7 +145,7 @@ func (e *engine) initStream(i int) {
 	if s.Service.Kind == Lognormal {
 		st.mu, st.sigma = lognormal(float64(s.Cost), s.Service.CV)
 	}
-	st.out = e.initStreamResult(i)
+	st.out = e.initStreamResult(s, i)
 	st.latCounts = make([]int64, runLayout.countsN)
 	st.winCounts = make([][]int64, e.res.Windows)
 	st.det = newStreamDetect(m, s)
@@ -153,34 +160,33 @@ func (e *engine) initStream(i int) {
 	}
 }
 
-// initStreamResult fills stream i's result with what is known before the run.
-func (e *engine) initStreamResult(i int) *StreamResult {
-	s := &e.m.Streams[i]
-	out := &e.res.Streams[i]
+// initStreamResult fills the result of stream i, s, with what is known before the run.
+func (r *recorder) initStreamResult(s *Stream, i int) *StreamResult {
+	out := &r.res.Streams[i]
 	out.Name, out.Op, out.RowsModeled = s.Name, s.Op, s.RowsModeled
-	out.Win = make([]WindowLatency, e.res.Windows)
+	out.Win = make([]WindowLatency, r.res.Windows)
 	if s.Op == Write {
-		out.ShardRows = make([]int64, e.nShards)
+		out.ShardRows = make([]int64, len(r.res.Shards))
 	}
 	return out
 }
 
 // streamTotals puts each stream's detection figures and latency histograms (run,
 // windows, fine windows) into its result.
-func (e *engine) streamTotals() {
-	for i := range e.streams {
-		if d := e.streams[i].det; d != nil {
-			d.report(e.streams[i].out)
+func (r *recorder) streamTotals(streams []streamState) {
+	for i := range streams {
+		if d := streams[i].det; d != nil {
+			d.report(streams[i].out)
 		}
 	}
-	e.closeWindows(e.res.Windows)
-	e.endDetail()
-	for i := range e.streams {
-		st := &e.streams[i]
+	r.closeWindows(streams, r.res.Windows)
+	r.endDetail(streams)
+	for i := range streams {
+		st := &streams[i]
 		st.out.Latency = runLayout.histogram(st.latCounts)
 		st.latCounts = nil
 	}
-	e.histFree = nil
+	r.histFree = nil
 }
 
 // choosePath decides which of the request path's ways stream st's requests take: whether

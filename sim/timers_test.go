@@ -5,7 +5,7 @@ import "testing"
 // TestTimerQueueOrder: the ring keeps its timers in the order they were set across growth
 // and wrap-around, and a timer due before the last one queued goes to the heap instead.
 func TestTimerQueueOrder(t *testing.T) {
-	e := &engine{streams: []streamState{{index: 0}}}
+	e := &engine{streamTable: streamTable{streams: []streamState{{index: 0}}}}
 	st := &e.streams[0]
 	next := int32(0) // the next timer expected out of the ring
 	set := int32(0)

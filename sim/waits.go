@@ -32,13 +32,13 @@ type WaitCounter struct {
 	counts []int64
 }
 
-// newWaits starts counting mechanism name's waits of stream i's work (of: what waits).
-// The mechanism calls it when it is turned on, once per stream it holds back.
-func (e *engine) newWaits(i int, name, of string) *WaitCounter {
-	out := e.streams[i].out
+// newWaits starts counting mechanism name's waits of the work of the stream whose result
+// is out (of: what waits). The mechanism calls it when it is turned on, once per stream it
+// holds back.
+func (r *recorder) newWaits(out *StreamResult, name, of string) *WaitCounter {
 	out.Waits = append(out.Waits, Wait{Name: name, Of: of})
 	w := &WaitCounter{out: out, slot: len(out.Waits) - 1, counts: make([]int64, runLayout.countsN)}
-	e.waitCounters = append(e.waitCounters, w)
+	r.waitCounters = append(r.waitCounters, w)
 	return w
 }
 
@@ -63,8 +63,8 @@ func (w *WaitCounter) Add(counted bool, d Time) {
 }
 
 // wrapWaits puts every wait counter's histogram into its result, when the run ends.
-func (e *engine) wrapWaits() {
-	for _, w := range e.waitCounters {
+func (r *recorder) wrapWaits() {
+	for _, w := range r.waitCounters {
 		w.out.Waits[w.slot].Hist = runLayout.histogram(w.counts)
 		w.counts = nil
 	}

@@ -186,10 +186,6 @@ type Stream struct {
 	Limit *Limit `toml:"limit"`
 	// Trace replays an access log instead of generating requests (nil: none); see trace.go.
 	Trace *Trace `toml:"trace"`
-	// Lock is how long a write holds its partition key's row lock (absent: no lock; a
-	// bare duration is constant); LockTimeout fails a write that waited longer for it.
-	Lock        Dist     `toml:"lock"`
-	LockTimeout Duration `toml:"lock_timeout"`
 	// Clients, instead of rate or schedule, makes the stream closed-loop: that many
 	// clients, each issuing its next request a think time after the answer to its last
 	// (a bare duration is the mean of an exponential think time).

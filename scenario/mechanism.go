@@ -39,6 +39,13 @@ func (c *checker) DurationOK(key string, d Duration, def string, minimum sim.Tim
 	return v, len(c.probs) == before
 }
 
+// Delay checks a delay written as a duration or a distribution ({ dist, mean, cv }) as a
+// think time is checked: a bare duration is of kind bare, the mean at least minimum (1:
+// positive, 0: not negative) and at most most (mostText in the message).
+func (c *checker) Delay(key string, d Dist, bare sim.ServiceKind, minimum, most sim.Time, mostText string) sim.Delay {
+	return resolveDelay(c, key, d, bare, minimum, most, mostText)
+}
+
 // KeyDoc is a mechanism's key as docs/scenario.md lists it: the table that holds it, its
 // name, its default and what it means (Markdown). The docs' table of these keys is
 // generated from the declarations (mechanism_test.go), so that a key is written down once.
@@ -120,6 +127,30 @@ var keyspaceResolvers []MechanismResolver
 // RegisterMechanism, in the mechanisms' order.
 func RegisterKeyspaceMechanism(r MechanismResolver) {
 	keyspaceResolvers = append(keyspaceResolvers, r)
+}
+
+// StreamResolver reads one mechanism's keys of the [[streams]] entry st (at key, as
+// "streams[1]") into ss, the stream being resolved, and reports their problems to c. It runs
+// as each stream is resolved, after its operation, cost and client, before its clients
+// (a closed loop's cycle reads what it sets: a row lock's hold), and on a stream that
+// replays a log (st.Trace) too, where it refuses the keys a replay does not take.
+type StreamResolver func(c *Checker, key string, st *Stream, ss *StreamSpec)
+
+var streamResolvers []StreamResolver
+
+// RegisterStreamMechanism adds the resolver of a mechanism's [[streams]] keys that the rest
+// of the stream reads (row locks: the closed loop's cycle, compile's estimates and explain
+// read StreamSpec.Lock); its file calls it from init. Its setting, if any, is appended by a
+// resolver of RegisterMechanism, in the mechanisms' order.
+func RegisterStreamMechanism(r StreamResolver) {
+	streamResolvers = append(streamResolvers, r)
+}
+
+// resolveStreamMechanisms runs every RegisterStreamMechanism resolver on one stream.
+func resolveStreamMechanisms(c *checker, key string, st *Stream, ss *StreamSpec) {
+	for _, r := range streamResolvers {
+		r(c, key, st, ss)
+	}
 }
 
 // resolveKeyspaceMechanisms runs every RegisterKeyspaceMechanism resolver.

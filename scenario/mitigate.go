@@ -736,13 +736,13 @@ func KeyFieldsOf(parts []keyspace.Part) []int {
 	return out
 }
 
-// Bounds of the lock and closed-loop keys.
+// Bounds of the closed-loop keys.
 const (
 	maxClients = 1_000_000
 	maxThink   = 24 * sim.Hour
 )
 
-// resolveDelay reads a lock or think time; a bare duration is of kind bare. The mean
+// resolveDelay reads a think time (or a mechanism's delay, Checker.Delay); a bare duration is of kind bare. The mean
 // must be at least minimum (1: positive, 0: not negative) and at most most.
 func resolveDelay(c *checker, key string, d Dist, bare sim.ServiceKind, minimum, most sim.Time, mostText string) sim.Delay {
 	out := sim.Delay{Kind: bare, CV: defaultCV}
@@ -774,27 +774,6 @@ func resolveDelay(c *checker, key string, d Dist, bare sim.ServiceKind, minimum,
 		}
 	}
 	return out
-}
-
-// resolveLock reads a stream's lock and lock_timeout.
-func resolveLock(c *checker, key string, st Stream, ss *StreamSpec) {
-	if st.Lock.Set() {
-		if st.Op != OpWrite && st.Op != "" {
-			c.add(key+".lock", "applies only to op = \"write\": reads and scans take no row locks")
-		} else {
-			ss.Lock = resolveDelay(c, key+".lock", st.Lock, sim.Constant, 1, maxCost, "1h")
-		}
-	}
-	if st.LockTimeout.Set() {
-		if !st.Lock.Set() {
-			c.add(key+".lock_timeout", "applies only to a stream with a lock")
-			return
-		}
-		if ss.LockTimeout = c.duration(key+".lock_timeout", st.LockTimeout, "", 1); ss.LockTimeout > maxClientWait {
-			c.add(key+".lock_timeout", "must be at most 1d (got %q)", st.LockTimeout)
-			ss.LockTimeout = 0
-		}
-	}
 }
 
 // resolveClients reads a stream's clients and think time (a closed-loop stream), after

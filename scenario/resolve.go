@@ -857,12 +857,12 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		}
 		resolveWhere(c, key, st, s, &ss)
 		resolveStreamFields(c, key, st, s, &ss)
+		resolveStreamMechanisms(c, key, &st, &ss) // row locks (mechanisms/locks), which the clients' cycle reads
 		if f.Streams[i].Trace != nil {
 			traceOnly(c, key, st)
 			s.Streams = append(s.Streams, resolveTrace(c, key, f, f.Streams[i], s, ss)...)
 			continue
 		}
-		resolveLock(c, key, st, &ss)
 		resolveClients(c, key, st, s, &ss)
 		s.Streams = append(s.Streams, ss)
 	}
@@ -975,12 +975,13 @@ func resolveStreamFields(c *checker, key string, st Stream, s *Resolved, ss *Str
 }
 
 // traceOnly refuses the settings a replayed log decides: arrivals and operations come from
-// the log; locks and closed-loop clients are not modelled on a replay yet.
+// the log; closed-loop clients are not modelled on a replay yet (nor row locks, which
+// mechanisms/locks refuses).
 func traceOnly(c *checker, key string, st Stream) {
 	for _, k := range []struct {
 		name string
 		set  bool
-	}{{"lock", st.Lock.Set()}, {"lock_timeout", st.LockTimeout.Set()}, {"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
+	}{{"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
 		if k.set {
 			c.add(key+"."+k.name, "a trace stream replays its log as it is: remove %s", k.name)
 		}

@@ -128,21 +128,11 @@ type Keyspace struct {
 	SaltMode  SaltMode `toml:"salt_mode"`
 	SaltField string   `toml:"salt_field"`
 	Splits    Splits   `toml:"splits"`
-	// Split splits shards automatically while the run goes on (nil: never).
-	Split *Split `toml:"split"`
 	// Copies spreads hot keys over several copies (nil: none).
 	Copies *Copies `toml:"copies"`
 	// Ext holds the keys mechanisms declare in this table (mechanism.go), and the shard
 	// schemes' own keys (scheme.go).
 	Ext tomlx.Extensions `toml:"-"`
-}
-
-// Split is [keyspace.split]: automatic splits by size (rows) and by load.
-type Split struct {
-	Rows      *int64   `toml:"rows"`
-	Load      *float64 `toml:"load"`
-	Move      Duration `toml:"move"`
-	MaxShards *int     `toml:"max_shards"`
 }
 
 // Copies is [keyspace.copies]: the rows of a few hot values of one key field are written

@@ -63,7 +63,6 @@ func TestIndexProblems(t *testing.T) {
 			f.Streams = append(f.Streams, Stream{Name: "r", Op: OpRead, Rate: &rate, Cost: Dur("1ms"), Index: "by_day"})
 		}, "streams[1].index: no such index \"by_day\" in [[indexes]] (have \"by_hour\")"},
 		{"write over an index", func(f *File) { f.Streams[0].Index = "by_hour" }, "streams[0].index: applies only to reads and scans: a write writes every index"},
-		{"split", func(f *File) { f.Keyspace.Split = &Split{Rows: ptr(int64(1000))} }, "indexes: not with shard splits ([keyspace.split] or split_for_heat): a split would renumber the shards an index's follow"},
 		{"scan too wide for the index", func(f *File) {
 			f.Streams = append(f.Streams, Stream{Name: "q", Op: OpScan, Rate: &rate, Cost: Dur("1ms"), Index: "by_hour", Where: map[string]string{"ts": "1000d"}})
 			f.Indexes[0].Key = []string{"hash(id, 1000)", "hour(ts)"}

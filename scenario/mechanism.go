@@ -121,10 +121,12 @@ var keyspaceResolvers []MechanismResolver
 
 // RegisterKeyspaceMechanism adds the resolver of a mechanism's [keyspace] keys that the rest
 // of the scenario reads (partition limits: automatic splits read split_for_heat, and a
-// migration, a rebalance and an index refuse them): it runs right after [keyspace] is
-// resolved, before the splits, the streams and the actions, and sets what they read in
-// Resolved (Resolved.Limits). Its setting, if any, is appended by a resolver of
-// RegisterMechanism, in the mechanisms' order.
+// migration, a rebalance and an index refuse them; automatic splits, which a rebalance,
+// an index and a migration's target read): it runs right after [keyspace] is resolved,
+// before the copies, the streams and the actions, in the order of the packages' import
+// paths (limits before split), and sets what they read in Resolved (Resolved.Limits,
+// Split, MaxShards). Its setting, if any, is appended by a resolver of RegisterMechanism,
+// in the mechanisms' order.
 func RegisterKeyspaceMechanism(r MechanismResolver) {
 	keyspaceResolvers = append(keyspaceResolvers, r)
 }

@@ -11,21 +11,19 @@ import (
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
 // This file validates the mitigation and detection sections of a scenario
 // (docs/mitigations.md, docs/detection.md): replicas, the cache, client timeouts, retries and
-// rate limits, per-partition limits, automatic splits, hot-key copies, timed operator actions
+// rate limits, the settings of partition limits and automatic splits (whose keys are their
+// folders', mechanisms/limits and mechanisms/split), hot-key copies, timed operator actions
 // and [detect].
 
 // Defaults and limits of the mitigation keys, documented in docs/scenario.md.
 const (
 	defaultBackoff       = "10ms"
 	defaultBackoffMax    = "1s"
-	defaultSplitMove     = "30s"
-	splitShardsFactor    = 4 // default max_shards: 4 x shards
 	maxRetries           = 10
 	maxClientBurst       = 1_000_000_000
 	minLimitRate         = 0.001
@@ -208,7 +206,8 @@ type PartitionLimits struct {
 }
 
 // SplitPolicy is automatic splits' settings ([keyspace.split], and split_for_heat of
-// [keyspace.limits]), which mechanisms/split carries out: shards split while the run goes
+// [keyspace.limits]), which mechanisms/split resolves (it is a field of Resolved, read by
+// the rest of the scenario and by compile) and carries out: shards split while the run goes
 // on (range scheme: at the median of the shard's recent keys; hash schemes: at the median
 // of their hashes). The new shard takes the upper half and, after Move, is served by the
 // node with the least load in the last window; until then by its parent's node.
@@ -221,68 +220,6 @@ type SplitPolicy struct {
 	// Throttled splits a shard throttled (sim.Core.Throttle: a partition limit,
 	// mechanisms/limits) in two windows running, at the end of the second.
 	Throttled bool
-}
-
-// resolveSplit reads [keyspace.split], after [keyspace.limits] (split_for_heat splits too).
-func resolveSplit(c *checker, f *File, s *Resolved) {
-	s.MaxShards = s.Shards
-	sp := f.Keyspace.Split
-	heat := s.Limits != nil && s.Limits.SplitForHeat
-	if (sp == nil && !heat) || s.Shards == 0 {
-		return
-	}
-	pol := &SplitPolicy{}
-	most := min(splitShardsFactor*s.Shards, maxShards) // the Splitter's bound
-	pol.Move, _ = units.ParseDuration(defaultSplitMove)
-	key := "keyspace.limits.split_for_heat"
-	if sp != nil {
-		key = "keyspace.split"
-		most = splitSettings(c, sp, s, pol, most)
-	}
-	if !heat && pol.Rows == 0 && pol.Load == 0 {
-		return // both triggers off: no splitting
-	}
-	if why := s.Scheme.SplitRefusal(); why != "" {
-		c.add(key, "%s", why)
-		return
-	}
-	pol.Throttled = heat
-	s.Split = pol
-	s.MaxShards = most
-}
-
-// splitSettings reads [keyspace.split]'s triggers (rows, load), a move's time and the most
-// shards splits may reach (most unless max_shards is given), into pol.
-func splitSettings(c *checker, sp *Split, s *Resolved, pol *SplitPolicy, most int) int {
-	if sp.Rows != nil {
-		if *sp.Rows < 0 {
-			c.add("keyspace.split.rows", "must not be negative (got %d); 0 turns size splits off", *sp.Rows)
-		} else {
-			pol.Rows = *sp.Rows
-		}
-	}
-	if sp.Load != nil {
-		if l := *sp.Load; !(l >= 0 && l <= 1) {
-			c.add("keyspace.split.load", "must be a fraction of the node's cores above 0 and at most 1, or 0 for no load splits (got %v)", l)
-		} else {
-			pol.Load = l
-		}
-	}
-	if pol.Move = c.duration("keyspace.split.move", sp.Move, defaultSplitMove, 0); pol.Move > maxAge {
-		c.add("keyspace.split.move", "must be at most 10000d (got %q)", sp.Move)
-	}
-	if sp.MaxShards == nil {
-		return most
-	}
-	switch n := *sp.MaxShards; {
-	case n < s.Shards:
-		c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.Shards, n)
-	case n > maxShards:
-		c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
-	default:
-		return n
-	}
-	return most
 }
 
 // resolveCopies reads [keyspace.copies], after the key.

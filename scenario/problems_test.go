@@ -109,11 +109,6 @@ var problemCases = []struct {
 		f.Keyspace.Scheme, f.Keyspace.Shards = "redis_cluster", nil
 		f.Keyspace.Ext.Set("slots", [][]int{{0}})
 	}, []string{"keyspace.slots[0]: must be [first, last] (got 1 numbers)"}},
-	{"redis with splits", func(f *File) { f.Keyspace.Scheme, f.Keyspace.Split = "redis_cluster", &Split{Rows: ptr(int64(10))} }, []string{"keyspace.split: not with scheme = \"redis_cluster\": a Redis Cluster moves slots only when told to (resharding), never by itself"}},
-	{"split rows negative", func(f *File) { f.Keyspace.Split = &Split{Rows: ptr(int64(-1))} }, []string{"keyspace.split.rows: must not be negative (got -1); 0 turns size splits off"}},
-	{"split max shards below shards", func(f *File) {
-		f.Keyspace.Split = &Split{Rows: ptr(int64(10)), MaxShards: ptr(2)}
-	}, []string{"keyspace.split.max_shards: must be at least keyspace.shards = 4 (got 2)"}},
 	{"copies without count", func(f *File) { f.Keyspace.Copies = &Copies{Top: ptr(1)} }, []string{"keyspace.copies.count: required: how many copies each hot key is spread over, 2 to 64", "keyspace.copies.top: needs a zipf, hotspot or categorical field, whose popular values are known; this one is gen = \"uniform\" (list keys instead)"}},
 	{"copies keys and top", func(f *File) {
 		f.Keyspace.Copies = &Copies{Count: ptr(2), Top: ptr(1), Keys: []Scalar{{Int: 1, IsInt: true}}}

@@ -368,8 +368,8 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveReplicas(c, f, s)
 	resolveTable(c, f, s)
 	resolveKeyspace(c, f, s)
-	resolveKeyspaceMechanisms(c, f, s) // partition limits (mechanisms/limits), which splits and others read
-	resolveSplit(c, f, s)
+	s.MaxShards = s.Shards             // unless shards split
+	resolveKeyspaceMechanisms(c, f, s) // partition limits and splits (mechanisms/limits, split), which others read
 	resolveCopies(c, f, s)
 	resolvePlacement(c, f, s)
 	resolveStreams(c, f, s)

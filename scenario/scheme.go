@@ -23,6 +23,10 @@ func init() {
 	}
 }
 
+// splitTable is [keyspace.split], the table mechanisms/split declares: a scheme's own
+// keys are checked against it (SchemeTable.Split) before any mechanism resolves.
+const splitTable = "split"
+
 // schemeInput is the checker as a scheme's resolver sees it, over one table's keys.
 type schemeInput struct {
 	c *checker
@@ -45,7 +49,7 @@ func (in schemeInput) OneOf(key, got, def string, allowed ...string) string {
 // then (keyspace.SchemeKind.ResolveOptions), keeping s's scheme's.
 func resolveSchemeOptions(c *checker, f *File, s *Resolved, phase int) {
 	t := keyspace.SchemeTable{Shards: s.Shards, Parts: s.Parts, Salt: s.Salt, History: int64(s.History),
-		Split: f.Keyspace.Split != nil, Replay: -1, Field: s.fieldIndex,
+		Split: f.Keyspace.Ext.Value(splitTable) != nil, Replay: -1, Field: s.fieldIndex,
 		Value: func(i int, v Scalar) (uint64, string, bool) {
 			n, ok := fieldValue(s.Fields[i], v)
 			return n, describeValues(s.Fields[i]), ok

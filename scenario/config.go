@@ -213,21 +213,9 @@ type Action struct {
 	Note       string       `toml:"note"`
 	// Migrate moves the table to another variant's layout during the run (docs/migrations.md).
 	Migrate *Migrate `toml:"migrate"`
-	// AddNodes adds this many nodes (of the cluster's cores) and moves shards onto them
-	// as Rebalance says (issue 21).
-	AddNodes  *int       `toml:"add_nodes"`
-	Rebalance *Rebalance `toml:"rebalance"`
-}
-
-// Rebalance is an add_nodes action's rebalance = { rate = N, max_cpu = x, read_cost,
-// write_cost }: each shard move copies its rows at rate rows per second.
-type Rebalance struct {
-	Rate      *float64 `toml:"rate"`
-	MaxCPU    *float64 `toml:"max_cpu"`
-	ReadCost  Duration `toml:"read_cost"`
-	WriteCost Duration `toml:"write_cost"`
-	// Parallel is how many shard moves run at once (default 1).
-	Parallel *int `toml:"parallel"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go): the rebalance's
+	// add_nodes and rebalance (mechanisms/rebalance).
+	Ext tomlx.Extensions `toml:"-"`
 }
 
 // Migrate is an action's migrate = { to = "VARIANT", backfill_rate = N, cutover = "..." }.

@@ -32,6 +32,14 @@ func (c *checker) Duration(key string, d Duration, def string, minimum sim.Time)
 	return c.duration(key, d, def, minimum)
 }
 
+// RowRate checks a required rate of rows per second (what: what copies them, for the
+// message), above 0 and at most 1e9; 0 when it is missing or bad.
+func (c *checker) RowRate(key, what string, r *float64) float64 { return c.rowRate(key, what, r) }
+
+// MaxCPU checks an optional cap on a node's CPU, a fraction of its cores above 0 and at
+// most 1; 0 (no cap) when it is absent or bad.
+func (c *checker) MaxCPU(key string, x *float64) float64 { return c.maxCPU(key, x) }
+
 // DurationOK is Duration, and whether the duration had no problem.
 func (c *checker) DurationOK(key string, d Duration, def string, minimum sim.Time) (sim.Time, bool) {
 	before := len(c.probs)
@@ -93,6 +101,15 @@ func KeyspaceKey[T any](name, def, meaning string) Key[T] {
 func StreamKey[T any](name, def, meaning string) Key[T] {
 	return declare[T](reflect.TypeFor[Stream](), "[[streams]]", name, def, meaning)
 }
+
+// ActionKey declares a key of each [[actions]] entry (see TableKey); RegisterActionSetting
+// makes one the setting an action changes.
+func ActionKey[T any](name, def, meaning string) Key[T] {
+	return declare[T](reflect.TypeFor[Action](), "[[actions]]", name, def, meaning)
+}
+
+// Name is the key's name, as written in its table.
+func (k Key[T]) Name() string { return k.name }
 
 // In returns the key's value in x, and whether the table gave it.
 func (k Key[T]) In(x tomlx.Extensions) (T, bool) {
@@ -167,4 +184,32 @@ func resolveMechanisms(c *checker, f *File, s *Resolved) {
 	for _, r := range mechanismResolvers {
 		r(c, f, s)
 	}
+}
+
+// ActionSetting is a setting that an [[actions]] entry may change, declared by a mechanism
+// (an ActionKey of its own, as the rebalance's add_nodes): an action changes one setting,
+// the built-in ones' (cores, queue_limit, limit, cache, migrate) or one of these.
+type ActionSetting struct {
+	// Key is the action's key that changes it; Hint how to give it, for the problem of
+	// an action that says nothing to do ("add_nodes = N with rebalance = { ... }").
+	Key, Hint string
+	// Kind is the engine's action kind of an action that changes it.
+	Kind sim.ActionKind
+	// Resolve checks action a (at key, "actions[2]"), at act.At, and sets what it resolves
+	// to in s and act. Problems of the action's other keys come first.
+	Resolve func(c *Checker, s *Resolved, key string, a *Action, act *sim.Action)
+	// Others, if set, checks action a (at key) that changes another setting: the keys
+	// that apply only with this one.
+	Others func(c *Checker, key string, a *Action)
+	// Text says what act changes, for the timeline; nodes are the nodes' settings before it.
+	Text func(s *Resolved, nodes []sim.Node, act sim.Action) string
+}
+
+var actionSettings []ActionSetting
+
+// RegisterActionSetting adds a setting actions may change; its file calls it from init, and
+// the settings come, in the problems and the hint, in the order of their packages' import
+// paths, after the built-in ones.
+func RegisterActionSetting(x ActionSetting) {
+	actionSettings = append(actionSettings, x)
 }

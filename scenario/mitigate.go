@@ -403,8 +403,10 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		mig, reb := s.Migration, s.Rebalance
 		actionTarget(c, key, a, s, what, &act)
 		resolveAction(c, f, s, key, a, what, &act)
-		if what != "add_nodes" && a.Rebalance != nil {
-			c.add(key+".rebalance", "applies only to add_nodes actions")
+		for _, x := range actionSettings {
+			if what != x.Key && x.Others != nil {
+				x.Others(c, key, &a)
+			}
 		}
 		switch {
 		case len(c.probs) > before:
@@ -464,13 +466,20 @@ func actionSetting(c *checker, key string, a Action) (string, bool) {
 	for _, k := range []struct {
 		name  string
 		given bool
-	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}, {"add_nodes", a.AddNodes != nil}} {
+	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}} {
 		if k.given {
 			what = append(what, k.name)
 		}
 	}
+	hints := []string{"node with cores or queue_limit", "stream with limit", "cache = true | false", "migrate = { to = \"VARIANT\", ... }"}
+	for _, x := range actionSettings {
+		if a.Ext.Value(x.Key) != nil {
+			what = append(what, x.Key)
+		}
+		hints = append(hints, x.Hint)
+	}
 	if len(what) == 0 {
-		c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }")
+		c.add(key, "says nothing to do: give %s, or %s", strings.Join(hints[:len(hints)-1], ", "), hints[len(hints)-1])
 		return "", false
 	}
 	if len(what) > 1 {
@@ -529,11 +538,12 @@ func resolveAction(c *checker, f *File, s *Resolved, key string, a Action, what 
 	case "migrate":
 		act.Kind = sim.Migrate
 		resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
-	case "add_nodes":
-		act.Kind = sim.AddNodes
-		resolveRebalance(c, s, key, a)
-		if s.Rebalance != nil {
-			s.Rebalance.At = act.At
+	default:
+		for _, x := range actionSettings {
+			if x.Key == what {
+				act.Kind = x.Kind
+				x.Resolve(c, s, key, &a, act)
+			}
 		}
 	}
 }
@@ -576,9 +586,11 @@ func actionText(s *Resolved, nodes []sim.Node, a sim.Action) string {
 			shards = fmt.Sprintf("%d shards", t.Shards)
 		}
 		return fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
-	case sim.AddNodes:
-		g := s.Rebalance
-		return fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, groupDigits(g.Rate))
+	}
+	for _, x := range actionSettings {
+		if x.Kind == a.Kind {
+			return x.Text(s, nodes, a)
+		}
 	}
 	return ""
 }
@@ -604,6 +616,10 @@ func limitText(l *sim.Limit) string {
 	}
 	return t + ", overflow rejected"
 }
+
+// GroupDigits formats a number with thousands separators, as the timeline's texts do:
+// 9000 -> "9,000", 2.5 -> "2.5".
+func GroupDigits(v float64) string { return groupDigits(v) }
 
 // groupDigits formats a number with thousands separators: 9000 -> "9,000", 2.5 -> "2.5".
 func groupDigits(v float64) string {

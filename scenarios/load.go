@@ -29,6 +29,8 @@ import (
 	_ "github.com/shardsim/shardsim/mechanisms/locks"
 	_ "github.com/shardsim/shardsim/mechanisms/pool"
 	_ "github.com/shardsim/shardsim/mechanisms/queue"
+	_ "github.com/shardsim/shardsim/mechanisms/rebalance"
+	_ "github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"

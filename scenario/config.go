@@ -31,8 +31,6 @@ type File struct {
 	Table      Table    `toml:"table"`
 	Keyspace   Keyspace `toml:"keyspace"`
 	Streams    []Stream `toml:"streams"`
-	// Indexes are the table's global secondary indexes (index.go).
-	Indexes []Index `toml:"indexes"`
 	// Actions are timed operator actions, applied in time order.
 	Actions []Action `toml:"actions"`
 	// Detect tunes hot-key detection and per-key latency outliers (nil: defaults).
@@ -188,8 +186,6 @@ type Stream struct {
 	RetryLabel string `toml:"retry_label"`
 	// Ext holds the keys mechanisms declare in this table (mechanism.go).
 	Ext tomlx.Extensions `toml:"-"`
-	// Index routes a read or scan over the [[indexes]] entry of that name (index.go).
-	Index string `toml:"index"`
 }
 
 // Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }; or,

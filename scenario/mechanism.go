@@ -40,6 +40,11 @@ func (c *checker) RowRate(key, what string, r *float64) float64 { return c.rowRa
 // most 1; 0 (no cap) when it is absent or bad.
 func (c *checker) MaxCPU(key string, x *float64) float64 { return c.maxCPU(key, x) }
 
+// OneOf checks an optional word among allowed: def when it is absent or not allowed.
+func (c *checker) OneOf(key, got, def string, allowed ...string) string {
+	return oneOf(c, key, got, def, allowed...)
+}
+
 // DurationOK is Duration, and whether the duration had no problem.
 func (c *checker) DurationOK(key string, d Duration, def string, minimum sim.Time) (sim.Time, bool) {
 	before := len(c.probs)
@@ -169,6 +174,31 @@ func RegisterStreamMechanism(r StreamResolver) {
 func resolveStreamMechanisms(c *checker, key string, st *Stream, ss *StreamSpec) {
 	for _, r := range streamResolvers {
 		r(c, key, st, ss)
+	}
+}
+
+var routingResolvers, lateChecks []MechanismResolver
+
+// RegisterRoutingMechanism adds the resolver of a mechanism's keys that route streams
+// elsewhere than the table (global secondary indexes: [[indexes]] and a stream's index):
+// it runs after the streams are resolved and before their queries are planned, which skip
+// a stream it routes (StreamSpec.Index), and sets what it resolves in Resolved
+// (Resolved.Indexes). A check of it against the whole variant is a RegisterLateCheck.
+func RegisterRoutingMechanism(r MechanismResolver) {
+	routingResolvers = append(routingResolvers, r)
+}
+
+// RegisterLateCheck adds a mechanism's check of the whole resolved variant, once every
+// section, mechanism and claim has been read (an index refuses a migration, splits, a
+// rebalance, locked and replayed writes).
+func RegisterLateCheck(r MechanismResolver) {
+	lateChecks = append(lateChecks, r)
+}
+
+// resolveAll runs every resolver of rs.
+func resolveAll(rs []MechanismResolver, c *checker, f *File, s *Resolved) {
+	for _, r := range rs {
+		r(c, f, s)
 	}
 }
 

@@ -231,7 +231,8 @@ type StreamSpec struct {
 	Rows     bool
 	// RetryLabel is what the stream's retries mean to a reader ("" : just retries).
 	RetryLabel string
-	// Index, when positive, routes the stream over Resolved.Indexes[Index-1] (index.go).
+	// Index, when positive, routes the stream over Resolved.Indexes[Index-1]
+	// (mechanisms/index).
 	Index int
 }
 
@@ -327,7 +328,7 @@ type Resolved struct {
 	// Mechanisms are the settings of the mechanisms that declare their own keys
 	// (mechanism.go), in the order their resolvers registered.
 	Mechanisms []sim.Setting
-	// Indexes are the table's global secondary indexes (index.go; nil: none).
+	// Indexes are the table's global secondary indexes (mechanisms/index; nil: none).
 	Indexes []IndexSpec
 }
 
@@ -373,13 +374,13 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveCopies(c, f, s)
 	resolvePlacement(c, f, s)
 	resolveStreams(c, f, s)
-	resolveIndexes(c, f, s)
+	resolveAll(routingResolvers, c, f, s) // indexes (mechanisms/index), over which the queries of the streams they route are planned
 	resolveQueries(c, s)
 	resolveActions(c, f, s)
 	resolveDetect(c, f, s)
 	resolveMechanisms(c, f, s)
 	resolveClaims(c, f, s)
-	checkIndexes(c, s)
+	resolveAll(lateChecks, c, f, s)
 	return s, c.probs
 }
 

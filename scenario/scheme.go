@@ -12,14 +12,12 @@ import (
 // the keys to its decoder here, and resolves them through the registry
 // (keyspace.SchemeKind's methods), naming no scheme.
 
-// The schemes' keys decode into [keyspace]'s Ext, and those an index takes into each
-// [[indexes]] entry's too, with the same file-line-key errors as the table's own keys.
+// The schemes' keys decode into [keyspace]'s Ext (and those an index takes into each
+// [[indexes]] entry's too, mechanisms/index), with the same file-line-key errors as the
+// table's own keys.
 func init() {
 	for _, k := range keyspace.SchemeKeys() {
 		tomlx.Extend(reflect.TypeFor[Keyspace](), k.Name, k.Type)
-		if k.Index {
-			tomlx.Extend(reflect.TypeFor[Index](), k.Name, k.Type)
-		}
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	_ "github.com/shardsim/shardsim/mechanisms/cache"
 	_ "github.com/shardsim/shardsim/mechanisms/eventloop"
 	_ "github.com/shardsim/shardsim/mechanisms/flush"
+	_ "github.com/shardsim/shardsim/mechanisms/index"
 	_ "github.com/shardsim/shardsim/mechanisms/latch"
 	_ "github.com/shardsim/shardsim/mechanisms/limits"
 	_ "github.com/shardsim/shardsim/mechanisms/locks"

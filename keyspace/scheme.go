@@ -16,7 +16,7 @@ type SchemeKind string
 // SchemeKey is a key a scheme declares in [keyspace]: its name and the type its value
 // decodes into, as a field of the table would be typed (a pointer for an optional number);
 // Index: each [[indexes]] entry takes it too. scenario declares every scheme's keys to its
-// decoder, so they decode with the same file-line-key errors and suggestions as the
+// decoder (mechanisms/index those an [[indexes]] entry takes), so they decode with the same file-line-key errors and suggestions as the
 // table's own keys.
 type SchemeKey struct {
 	Name  string

@@ -31,8 +31,6 @@ type File struct {
 	Table      Table    `toml:"table"`
 	Keyspace   Keyspace `toml:"keyspace"`
 	Streams    []Stream `toml:"streams"`
-	// Indexes are the table's global secondary indexes (index.go).
-	Indexes []Index `toml:"indexes"`
 	// Actions are timed operator actions, applied in time order.
 	Actions []Action `toml:"actions"`
 	// Detect tunes hot-key detection and per-key latency outliers (nil: defaults).
@@ -128,21 +126,11 @@ type Keyspace struct {
 	SaltMode  SaltMode `toml:"salt_mode"`
 	SaltField string   `toml:"salt_field"`
 	Splits    Splits   `toml:"splits"`
-	// Split splits shards automatically while the run goes on (nil: never).
-	Split *Split `toml:"split"`
 	// Copies spreads hot keys over several copies (nil: none).
 	Copies *Copies `toml:"copies"`
 	// Ext holds the keys mechanisms declare in this table (mechanism.go), and the shard
 	// schemes' own keys (scheme.go).
 	Ext tomlx.Extensions `toml:"-"`
-}
-
-// Split is [keyspace.split]: automatic splits by size (rows) and by load.
-type Split struct {
-	Rows      *int64   `toml:"rows"`
-	Load      *float64 `toml:"load"`
-	Move      Duration `toml:"move"`
-	MaxShards *int     `toml:"max_shards"`
 }
 
 // Copies is [keyspace.copies]: the rows of a few hot values of one key field are written
@@ -186,10 +174,6 @@ type Stream struct {
 	Limit *Limit `toml:"limit"`
 	// Trace replays an access log instead of generating requests (nil: none); see trace.go.
 	Trace *Trace `toml:"trace"`
-	// Lock is how long a write holds its partition key's row lock (absent: no lock; a
-	// bare duration is constant); LockTimeout fails a write that waited longer for it.
-	Lock        Dist     `toml:"lock"`
-	LockTimeout Duration `toml:"lock_timeout"`
 	// Clients, instead of rate or schedule, makes the stream closed-loop: that many
 	// clients, each issuing its next request a think time after the answer to its last
 	// (a bare duration is the mean of an exponential think time).
@@ -202,8 +186,6 @@ type Stream struct {
 	RetryLabel string `toml:"retry_label"`
 	// Ext holds the keys mechanisms declare in this table (mechanism.go).
 	Ext tomlx.Extensions `toml:"-"`
-	// Index routes a read or scan over the [[indexes]] entry of that name (index.go).
-	Index string `toml:"index"`
 }
 
 // Limit is a client rate limit: { rate, burst = 1, overflow = "reject" | "queue" }; or,
@@ -227,21 +209,9 @@ type Action struct {
 	Note       string       `toml:"note"`
 	// Migrate moves the table to another variant's layout during the run (docs/migrations.md).
 	Migrate *Migrate `toml:"migrate"`
-	// AddNodes adds this many nodes (of the cluster's cores) and moves shards onto them
-	// as Rebalance says (issue 21).
-	AddNodes  *int       `toml:"add_nodes"`
-	Rebalance *Rebalance `toml:"rebalance"`
-}
-
-// Rebalance is an add_nodes action's rebalance = { rate = N, max_cpu = x, read_cost,
-// write_cost }: each shard move copies its rows at rate rows per second.
-type Rebalance struct {
-	Rate      *float64 `toml:"rate"`
-	MaxCPU    *float64 `toml:"max_cpu"`
-	ReadCost  Duration `toml:"read_cost"`
-	WriteCost Duration `toml:"write_cost"`
-	// Parallel is how many shard moves run at once (default 1).
-	Parallel *int `toml:"parallel"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go): the rebalance's
+	// add_nodes and rebalance (mechanisms/rebalance).
+	Ext tomlx.Extensions `toml:"-"`
 }
 
 // Migrate is an action's migrate = { to = "VARIANT", backfill_rate = N, cutover = "..." }.

@@ -6,21 +6,18 @@ import (
 	"github.com/shardsim/shardsim/sim"
 )
 
-// TestLockAndClientsResolve: a bare lock is constant and a bare think time exponential;
-// a table gives the distribution; load_factor scales the clients; a closed-loop stream's
-// schedule is the rate its clients reach when nothing queues.
-func TestLockAndClientsResolve(t *testing.T) {
+// TestClientsResolve: a bare think time is exponential; a table gives the distribution;
+// load_factor scales the clients; a closed-loop stream's schedule is the rate its clients
+// reach when nothing queues. (A row lock's part in the cycle is mechanisms/locks'
+// TestLockKeys.)
+func TestClientsResolve(t *testing.T) {
 	f := minimal()
-	var lock, think Dist
-	if err := lock.DecodeTOML("0.5ms"); err != nil {
-		t.Fatal(err)
-	}
+	var think Dist
 	if err := think.DecodeTOML(map[string]any{"dist": "lognormal", "mean": "9ms", "cv": int64(2)}); err != nil {
 		t.Fatal(err)
 	}
 	clients, lf := 10, 1.5
 	f.LoadFactor = &lf
-	f.Streams[0].Lock, f.Streams[0].LockTimeout = lock, Dur("20ms")
 	rate := 5.0
 	f.Streams = append(f.Streams, Stream{Name: "c", Op: OpRead, Cost: Dur("1ms"), Clients: &clients, Think: think})
 	f.Streams[0].Rate = &rate
@@ -28,10 +25,7 @@ func TestLockAndClientsResolve(t *testing.T) {
 	if len(probs) > 0 {
 		t.Fatal(probs)
 	}
-	w, c := s.Streams[0], s.Streams[1]
-	if w.Lock != (sim.Delay{Kind: sim.Constant, Mean: 500 * sim.Microsecond, CV: defaultCV}) || w.LockTimeout != 20*sim.Millisecond {
-		t.Errorf("lock %+v, timeout %v; want a constant 0.5 ms, 20 ms", w.Lock, w.LockTimeout)
-	}
+	c := s.Streams[1]
 	if c.Clients != 15 || c.Think != (sim.Delay{Kind: sim.Lognormal, Mean: 9 * sim.Millisecond, CV: 2}) {
 		t.Errorf("clients %d, think %+v; want 15 (10 x 1.5) and a lognormal 9 ms, cv 2", c.Clients, c.Think)
 	}

@@ -32,11 +32,31 @@ func (c *checker) Duration(key string, d Duration, def string, minimum sim.Time)
 	return c.duration(key, d, def, minimum)
 }
 
+// RowRate checks a required rate of rows per second (what: what copies them, for the
+// message), above 0 and at most 1e9; 0 when it is missing or bad.
+func (c *checker) RowRate(key, what string, r *float64) float64 { return c.rowRate(key, what, r) }
+
+// MaxCPU checks an optional cap on a node's CPU, a fraction of its cores above 0 and at
+// most 1; 0 (no cap) when it is absent or bad.
+func (c *checker) MaxCPU(key string, x *float64) float64 { return c.maxCPU(key, x) }
+
+// OneOf checks an optional word among allowed: def when it is absent or not allowed.
+func (c *checker) OneOf(key, got, def string, allowed ...string) string {
+	return oneOf(c, key, got, def, allowed...)
+}
+
 // DurationOK is Duration, and whether the duration had no problem.
 func (c *checker) DurationOK(key string, d Duration, def string, minimum sim.Time) (sim.Time, bool) {
 	before := len(c.probs)
 	v := c.duration(key, d, def, minimum)
 	return v, len(c.probs) == before
+}
+
+// Delay checks a delay written as a duration or a distribution ({ dist, mean, cv }) as a
+// think time is checked: a bare duration is of kind bare, the mean at least minimum (1:
+// positive, 0: not negative) and at most most (mostText in the message).
+func (c *checker) Delay(key string, d Dist, bare sim.ServiceKind, minimum, most sim.Time, mostText string) sim.Delay {
+	return resolveDelay(c, key, d, bare, minimum, most, mostText)
 }
 
 // KeyDoc is a mechanism's key as docs/scenario.md lists it: the table that holds it, its
@@ -87,6 +107,15 @@ func StreamKey[T any](name, def, meaning string) Key[T] {
 	return declare[T](reflect.TypeFor[Stream](), "[[streams]]", name, def, meaning)
 }
 
+// ActionKey declares a key of each [[actions]] entry (see TableKey); RegisterActionSetting
+// makes one the setting an action changes.
+func ActionKey[T any](name, def, meaning string) Key[T] {
+	return declare[T](reflect.TypeFor[Action](), "[[actions]]", name, def, meaning)
+}
+
+// Name is the key's name, as written in its table.
+func (k Key[T]) Name() string { return k.name }
+
 // In returns the key's value in x, and whether the table gave it.
 func (k Key[T]) In(x tomlx.Extensions) (T, bool) {
 	if p, ok := x.Value(k.name).(*T); ok {
@@ -114,12 +143,63 @@ var keyspaceResolvers []MechanismResolver
 
 // RegisterKeyspaceMechanism adds the resolver of a mechanism's [keyspace] keys that the rest
 // of the scenario reads (partition limits: automatic splits read split_for_heat, and a
-// migration, a rebalance and an index refuse them): it runs right after [keyspace] is
-// resolved, before the splits, the streams and the actions, and sets what they read in
-// Resolved (Resolved.Limits). Its setting, if any, is appended by a resolver of
-// RegisterMechanism, in the mechanisms' order.
+// migration, a rebalance and an index refuse them; automatic splits, which a rebalance,
+// an index and a migration's target read): it runs right after [keyspace] is resolved,
+// before the copies, the streams and the actions, in the order of the packages' import
+// paths (limits before split), and sets what they read in Resolved (Resolved.Limits,
+// Split, MaxShards). Its setting, if any, is appended by a resolver of RegisterMechanism,
+// in the mechanisms' order.
 func RegisterKeyspaceMechanism(r MechanismResolver) {
 	keyspaceResolvers = append(keyspaceResolvers, r)
+}
+
+// StreamResolver reads one mechanism's keys of the [[streams]] entry st (at key, as
+// "streams[1]") into ss, the stream being resolved, and reports their problems to c. It runs
+// as each stream is resolved, after its operation, cost and client, before its clients
+// (a closed loop's cycle reads what it sets: a row lock's hold), and on a stream that
+// replays a log (st.Trace) too, where it refuses the keys a replay does not take.
+type StreamResolver func(c *Checker, key string, st *Stream, ss *StreamSpec)
+
+var streamResolvers []StreamResolver
+
+// RegisterStreamMechanism adds the resolver of a mechanism's [[streams]] keys that the rest
+// of the stream reads (row locks: the closed loop's cycle, compile's estimates and explain
+// read StreamSpec.Lock); its file calls it from init. Its setting, if any, is appended by a
+// resolver of RegisterMechanism, in the mechanisms' order.
+func RegisterStreamMechanism(r StreamResolver) {
+	streamResolvers = append(streamResolvers, r)
+}
+
+// resolveStreamMechanisms runs every RegisterStreamMechanism resolver on one stream.
+func resolveStreamMechanisms(c *checker, key string, st *Stream, ss *StreamSpec) {
+	for _, r := range streamResolvers {
+		r(c, key, st, ss)
+	}
+}
+
+var routingResolvers, lateChecks []MechanismResolver
+
+// RegisterRoutingMechanism adds the resolver of a mechanism's keys that route streams
+// elsewhere than the table (global secondary indexes: [[indexes]] and a stream's index):
+// it runs after the streams are resolved and before their queries are planned, which skip
+// a stream it routes (StreamSpec.Index), and sets what it resolves in Resolved
+// (Resolved.Indexes). A check of it against the whole variant is a RegisterLateCheck.
+func RegisterRoutingMechanism(r MechanismResolver) {
+	routingResolvers = append(routingResolvers, r)
+}
+
+// RegisterLateCheck adds a mechanism's check of the whole resolved variant, once every
+// section, mechanism and claim has been read (an index refuses a migration, splits, a
+// rebalance, locked and replayed writes).
+func RegisterLateCheck(r MechanismResolver) {
+	lateChecks = append(lateChecks, r)
+}
+
+// resolveAll runs every resolver of rs.
+func resolveAll(rs []MechanismResolver, c *checker, f *File, s *Resolved) {
+	for _, r := range rs {
+		r(c, f, s)
+	}
 }
 
 // resolveKeyspaceMechanisms runs every RegisterKeyspaceMechanism resolver.
@@ -134,4 +214,32 @@ func resolveMechanisms(c *checker, f *File, s *Resolved) {
 	for _, r := range mechanismResolvers {
 		r(c, f, s)
 	}
+}
+
+// ActionSetting is a setting that an [[actions]] entry may change, declared by a mechanism
+// (an ActionKey of its own, as the rebalance's add_nodes): an action changes one setting,
+// the built-in ones' (cores, queue_limit, limit, cache, migrate) or one of these.
+type ActionSetting struct {
+	// Key is the action's key that changes it; Hint how to give it, for the problem of
+	// an action that says nothing to do ("add_nodes = N with rebalance = { ... }").
+	Key, Hint string
+	// Kind is the engine's action kind of an action that changes it.
+	Kind sim.ActionKind
+	// Resolve checks action a (at key, "actions[2]"), at act.At, and sets what it resolves
+	// to in s and act. Problems of the action's other keys come first.
+	Resolve func(c *Checker, s *Resolved, key string, a *Action, act *sim.Action)
+	// Others, if set, checks action a (at key) that changes another setting: the keys
+	// that apply only with this one.
+	Others func(c *Checker, key string, a *Action)
+	// Text says what act changes, for the timeline; nodes are the nodes' settings before it.
+	Text func(s *Resolved, nodes []sim.Node, act sim.Action) string
+}
+
+var actionSettings []ActionSetting
+
+// RegisterActionSetting adds a setting actions may change; its file calls it from init, and
+// the settings come, in the problems and the hint, in the order of their packages' import
+// paths, after the built-in ones.
+func RegisterActionSetting(x ActionSetting) {
+	actionSettings = append(actionSettings, x)
 }

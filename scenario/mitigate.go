@@ -11,21 +11,19 @@ import (
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/units"
 	"github.com/shardsim/shardsim/workload"
 )
 
 // This file validates the mitigation and detection sections of a scenario
 // (docs/mitigations.md, docs/detection.md): replicas, the cache, client timeouts, retries and
-// rate limits, per-partition limits, automatic splits, hot-key copies, timed operator actions
+// rate limits, the settings of partition limits and automatic splits (whose keys are their
+// folders', mechanisms/limits and mechanisms/split), hot-key copies, timed operator actions
 // and [detect].
 
 // Defaults and limits of the mitigation keys, documented in docs/scenario.md.
 const (
 	defaultBackoff       = "10ms"
 	defaultBackoffMax    = "1s"
-	defaultSplitMove     = "30s"
-	splitShardsFactor    = 4 // default max_shards: 4 x shards
 	maxRetries           = 10
 	maxClientBurst       = 1_000_000_000
 	minLimitRate         = 0.001
@@ -208,7 +206,8 @@ type PartitionLimits struct {
 }
 
 // SplitPolicy is automatic splits' settings ([keyspace.split], and split_for_heat of
-// [keyspace.limits]), which mechanisms/split carries out: shards split while the run goes
+// [keyspace.limits]), which mechanisms/split resolves (it is a field of Resolved, read by
+// the rest of the scenario and by compile) and carries out: shards split while the run goes
 // on (range scheme: at the median of the shard's recent keys; hash schemes: at the median
 // of their hashes). The new shard takes the upper half and, after Move, is served by the
 // node with the least load in the last window; until then by its parent's node.
@@ -221,68 +220,6 @@ type SplitPolicy struct {
 	// Throttled splits a shard throttled (sim.Core.Throttle: a partition limit,
 	// mechanisms/limits) in two windows running, at the end of the second.
 	Throttled bool
-}
-
-// resolveSplit reads [keyspace.split], after [keyspace.limits] (split_for_heat splits too).
-func resolveSplit(c *checker, f *File, s *Resolved) {
-	s.MaxShards = s.Shards
-	sp := f.Keyspace.Split
-	heat := s.Limits != nil && s.Limits.SplitForHeat
-	if (sp == nil && !heat) || s.Shards == 0 {
-		return
-	}
-	pol := &SplitPolicy{}
-	most := min(splitShardsFactor*s.Shards, maxShards) // the Splitter's bound
-	pol.Move, _ = units.ParseDuration(defaultSplitMove)
-	key := "keyspace.limits.split_for_heat"
-	if sp != nil {
-		key = "keyspace.split"
-		most = splitSettings(c, sp, s, pol, most)
-	}
-	if !heat && pol.Rows == 0 && pol.Load == 0 {
-		return // both triggers off: no splitting
-	}
-	if why := s.Scheme.SplitRefusal(); why != "" {
-		c.add(key, "%s", why)
-		return
-	}
-	pol.Throttled = heat
-	s.Split = pol
-	s.MaxShards = most
-}
-
-// splitSettings reads [keyspace.split]'s triggers (rows, load), a move's time and the most
-// shards splits may reach (most unless max_shards is given), into pol.
-func splitSettings(c *checker, sp *Split, s *Resolved, pol *SplitPolicy, most int) int {
-	if sp.Rows != nil {
-		if *sp.Rows < 0 {
-			c.add("keyspace.split.rows", "must not be negative (got %d); 0 turns size splits off", *sp.Rows)
-		} else {
-			pol.Rows = *sp.Rows
-		}
-	}
-	if sp.Load != nil {
-		if l := *sp.Load; !(l >= 0 && l <= 1) {
-			c.add("keyspace.split.load", "must be a fraction of the node's cores above 0 and at most 1, or 0 for no load splits (got %v)", l)
-		} else {
-			pol.Load = l
-		}
-	}
-	if pol.Move = c.duration("keyspace.split.move", sp.Move, defaultSplitMove, 0); pol.Move > maxAge {
-		c.add("keyspace.split.move", "must be at most 10000d (got %q)", sp.Move)
-	}
-	if sp.MaxShards == nil {
-		return most
-	}
-	switch n := *sp.MaxShards; {
-	case n < s.Shards:
-		c.add("keyspace.split.max_shards", "must be at least keyspace.shards = %d (got %d)", s.Shards, n)
-	case n > maxShards:
-		c.add("keyspace.split.max_shards", "must be at most %d (got %d)", maxShards, n)
-	default:
-		return n
-	}
-	return most
 }
 
 // resolveCopies reads [keyspace.copies], after the key.
@@ -466,8 +403,10 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		mig, reb := s.Migration, s.Rebalance
 		actionTarget(c, key, a, s, what, &act)
 		resolveAction(c, f, s, key, a, what, &act)
-		if what != "add_nodes" && a.Rebalance != nil {
-			c.add(key+".rebalance", "applies only to add_nodes actions")
+		for _, x := range actionSettings {
+			if what != x.Key && x.Others != nil {
+				x.Others(c, key, &a)
+			}
 		}
 		switch {
 		case len(c.probs) > before:
@@ -527,13 +466,20 @@ func actionSetting(c *checker, key string, a Action) (string, bool) {
 	for _, k := range []struct {
 		name  string
 		given bool
-	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}, {"add_nodes", a.AddNodes != nil}} {
+	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}} {
 		if k.given {
 			what = append(what, k.name)
 		}
 	}
+	hints := []string{"node with cores or queue_limit", "stream with limit", "cache = true | false", "migrate = { to = \"VARIANT\", ... }"}
+	for _, x := range actionSettings {
+		if a.Ext.Value(x.Key) != nil {
+			what = append(what, x.Key)
+		}
+		hints = append(hints, x.Hint)
+	}
 	if len(what) == 0 {
-		c.add(key, "says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }")
+		c.add(key, "says nothing to do: give %s, or %s", strings.Join(hints[:len(hints)-1], ", "), hints[len(hints)-1])
 		return "", false
 	}
 	if len(what) > 1 {
@@ -592,11 +538,12 @@ func resolveAction(c *checker, f *File, s *Resolved, key string, a Action, what 
 	case "migrate":
 		act.Kind = sim.Migrate
 		resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
-	case "add_nodes":
-		act.Kind = sim.AddNodes
-		resolveRebalance(c, s, key, a)
-		if s.Rebalance != nil {
-			s.Rebalance.At = act.At
+	default:
+		for _, x := range actionSettings {
+			if x.Key == what {
+				act.Kind = x.Kind
+				x.Resolve(c, s, key, &a, act)
+			}
 		}
 	}
 }
@@ -639,9 +586,11 @@ func actionText(s *Resolved, nodes []sim.Node, a sim.Action) string {
 			shards = fmt.Sprintf("%d shards", t.Shards)
 		}
 		return fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
-	case sim.AddNodes:
-		g := s.Rebalance
-		return fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, groupDigits(g.Rate))
+	}
+	for _, x := range actionSettings {
+		if x.Kind == a.Kind {
+			return x.Text(s, nodes, a)
+		}
 	}
 	return ""
 }
@@ -667,6 +616,10 @@ func limitText(l *sim.Limit) string {
 	}
 	return t + ", overflow rejected"
 }
+
+// GroupDigits formats a number with thousands separators, as the timeline's texts do:
+// 9000 -> "9,000", 2.5 -> "2.5".
+func GroupDigits(v float64) string { return groupDigits(v) }
 
 // groupDigits formats a number with thousands separators: 9000 -> "9,000", 2.5 -> "2.5".
 func groupDigits(v float64) string {
@@ -736,13 +689,13 @@ func KeyFieldsOf(parts []keyspace.Part) []int {
 	return out
 }
 
-// Bounds of the lock and closed-loop keys.
+// Bounds of the closed-loop keys.
 const (
 	maxClients = 1_000_000
 	maxThink   = 24 * sim.Hour
 )
 
-// resolveDelay reads a lock or think time; a bare duration is of kind bare. The mean
+// resolveDelay reads a think time (or a mechanism's delay, Checker.Delay); a bare duration is of kind bare. The mean
 // must be at least minimum (1: positive, 0: not negative) and at most most.
 func resolveDelay(c *checker, key string, d Dist, bare sim.ServiceKind, minimum, most sim.Time, mostText string) sim.Delay {
 	out := sim.Delay{Kind: bare, CV: defaultCV}
@@ -774,27 +727,6 @@ func resolveDelay(c *checker, key string, d Dist, bare sim.ServiceKind, minimum,
 		}
 	}
 	return out
-}
-
-// resolveLock reads a stream's lock and lock_timeout.
-func resolveLock(c *checker, key string, st Stream, ss *StreamSpec) {
-	if st.Lock.Set() {
-		if st.Op != OpWrite && st.Op != "" {
-			c.add(key+".lock", "applies only to op = \"write\": reads and scans take no row locks")
-		} else {
-			ss.Lock = resolveDelay(c, key+".lock", st.Lock, sim.Constant, 1, maxCost, "1h")
-		}
-	}
-	if st.LockTimeout.Set() {
-		if !st.Lock.Set() {
-			c.add(key+".lock_timeout", "applies only to a stream with a lock")
-			return
-		}
-		if ss.LockTimeout = c.duration(key+".lock_timeout", st.LockTimeout, "", 1); ss.LockTimeout > maxClientWait {
-			c.add(key+".lock_timeout", "must be at most 1d (got %q)", st.LockTimeout)
-			ss.LockTimeout = 0
-		}
-	}
 }
 
 // resolveClients reads a stream's clients and think time (a closed-loop stream), after

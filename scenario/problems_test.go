@@ -109,11 +109,6 @@ var problemCases = []struct {
 		f.Keyspace.Scheme, f.Keyspace.Shards = "redis_cluster", nil
 		f.Keyspace.Ext.Set("slots", [][]int{{0}})
 	}, []string{"keyspace.slots[0]: must be [first, last] (got 1 numbers)"}},
-	{"redis with splits", func(f *File) { f.Keyspace.Scheme, f.Keyspace.Split = "redis_cluster", &Split{Rows: ptr(int64(10))} }, []string{"keyspace.split: not with scheme = \"redis_cluster\": a Redis Cluster moves slots only when told to (resharding), never by itself"}},
-	{"split rows negative", func(f *File) { f.Keyspace.Split = &Split{Rows: ptr(int64(-1))} }, []string{"keyspace.split.rows: must not be negative (got -1); 0 turns size splits off"}},
-	{"split max shards below shards", func(f *File) {
-		f.Keyspace.Split = &Split{Rows: ptr(int64(10)), MaxShards: ptr(2)}
-	}, []string{"keyspace.split.max_shards: must be at least keyspace.shards = 4 (got 2)"}},
 	{"copies without count", func(f *File) { f.Keyspace.Copies = &Copies{Top: ptr(1)} }, []string{"keyspace.copies.count: required: how many copies each hot key is spread over, 2 to 64", "keyspace.copies.top: needs a zipf, hotspot or categorical field, whose popular values are known; this one is gen = \"uniform\" (list keys instead)"}},
 	{"copies keys and top", func(f *File) {
 		f.Keyspace.Copies = &Copies{Count: ptr(2), Top: ptr(1), Keys: []Scalar{{Int: 1, IsInt: true}}}
@@ -187,7 +182,6 @@ var problemCases = []struct {
 	}, []string{"streams[0].clients: a trace stream replays its log as it is: remove clients"}},
 	// Actions.
 	{"action without at", func(f *File) { f.Actions = []Action{{Cores: ptr(2), Node: ptr(0)}} }, []string{"actions[0].at: required: a clock time such as \"08:00\" or a duration since the start such as \"2h\""}},
-	{"action that does nothing", func(f *File) { f.Actions = []Action{{At: Instant{Text: "1s"}}} }, []string{"actions[0]: says nothing to do: give node with cores or queue_limit, stream with limit, cache = true | false, migrate = { to = \"VARIANT\", ... }, or add_nodes = N with rebalance = { rate = ROWS_PER_S }"}},
 	{"action of two settings", func(f *File) {
 		f.Actions = []Action{{At: Instant{Text: "1s"}, Node: ptr(0), Cores: ptr(2), QueueLimit: ptr(3)}}
 	}, []string{"actions[0].queue_limit: an action changes one setting, and this one already sets cores: use one [[actions]] entry for each"}},
@@ -234,16 +228,6 @@ var problemCases = []struct {
 		m := &Migrate{To: "b", BackfillRate: ptr(10.0)}
 		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: m}, {At: Instant{Text: "2s"}, Migrate: m}}
 	}, []string{"actions[1].migrate: a run holds one migration, and actions[0].migrate already starts one"}},
-	{"nodes added without rebalance", func(f *File) { f.Actions = []Action{{At: Instant{Text: "1s"}, AddNodes: ptr(2)}} }, []string{"actions[0].rebalance: required with add_nodes: rebalance = { rate = ROWS_PER_S }, the rows per second a shard's copy moves"}},
-	{"rebalance without rate", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, AddNodes: ptr(2), Rebalance: &Rebalance{}}}
-	}, []string{"actions[0].rebalance.rate: required: the rows per second a shard's copy moves"}},
-	{"rebalance of a cores action", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Node: ptr(0), Cores: ptr(2), Rebalance: &Rebalance{Rate: ptr(1.0)}}}
-	}, []string{"actions[0].rebalance: applies only to add_nodes actions"}},
-	{"rebalance max cpu of 0", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, AddNodes: ptr(2), Rebalance: &Rebalance{Rate: ptr(1.0), MaxCPU: ptr(0.0)}}}
-	}, []string{"actions[0].rebalance.max_cpu: must be a fraction of a node's cores above 0 and at most 1 (got 0)"}},
 	// The detail range.
 	{"detail without from", func(f *File) { f.Detail = &Detail{To: Instant{Text: "2s"}} }, []string{"detail.from: required: a clock time such as \"08:00\" or a duration since the start such as \"2h\""}},
 	{"detail to before from", func(f *File) {

@@ -231,7 +231,8 @@ type StreamSpec struct {
 	Rows     bool
 	// RetryLabel is what the stream's retries mean to a reader ("" : just retries).
 	RetryLabel string
-	// Index, when positive, routes the stream over Resolved.Indexes[Index-1] (index.go).
+	// Index, when positive, routes the stream over Resolved.Indexes[Index-1]
+	// (mechanisms/index).
 	Index int
 }
 
@@ -327,7 +328,7 @@ type Resolved struct {
 	// Mechanisms are the settings of the mechanisms that declare their own keys
 	// (mechanism.go), in the order their resolvers registered.
 	Mechanisms []sim.Setting
-	// Indexes are the table's global secondary indexes (index.go; nil: none).
+	// Indexes are the table's global secondary indexes (mechanisms/index; nil: none).
 	Indexes []IndexSpec
 }
 
@@ -368,18 +369,18 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	resolveReplicas(c, f, s)
 	resolveTable(c, f, s)
 	resolveKeyspace(c, f, s)
-	resolveKeyspaceMechanisms(c, f, s) // partition limits (mechanisms/limits), which splits and others read
-	resolveSplit(c, f, s)
+	s.MaxShards = s.Shards             // unless shards split
+	resolveKeyspaceMechanisms(c, f, s) // partition limits and splits (mechanisms/limits, split), which others read
 	resolveCopies(c, f, s)
 	resolvePlacement(c, f, s)
 	resolveStreams(c, f, s)
-	resolveIndexes(c, f, s)
+	resolveAll(routingResolvers, c, f, s) // indexes (mechanisms/index), over which the queries of the streams they route are planned
 	resolveQueries(c, s)
 	resolveActions(c, f, s)
 	resolveDetect(c, f, s)
 	resolveMechanisms(c, f, s)
 	resolveClaims(c, f, s)
-	checkIndexes(c, s)
+	resolveAll(lateChecks, c, f, s)
 	return s, c.probs
 }
 
@@ -857,12 +858,12 @@ func resolveStreams(c *checker, f *File, s *Resolved) {
 		}
 		resolveWhere(c, key, st, s, &ss)
 		resolveStreamFields(c, key, st, s, &ss)
+		resolveStreamMechanisms(c, key, &st, &ss) // row locks (mechanisms/locks), which the clients' cycle reads
 		if f.Streams[i].Trace != nil {
 			traceOnly(c, key, st)
 			s.Streams = append(s.Streams, resolveTrace(c, key, f, f.Streams[i], s, ss)...)
 			continue
 		}
-		resolveLock(c, key, st, &ss)
 		resolveClients(c, key, st, s, &ss)
 		s.Streams = append(s.Streams, ss)
 	}
@@ -975,12 +976,13 @@ func resolveStreamFields(c *checker, key string, st Stream, s *Resolved, ss *Str
 }
 
 // traceOnly refuses the settings a replayed log decides: arrivals and operations come from
-// the log; locks and closed-loop clients are not modelled on a replay yet.
+// the log; closed-loop clients are not modelled on a replay yet (nor row locks, which
+// mechanisms/locks refuses).
 func traceOnly(c *checker, key string, st Stream) {
 	for _, k := range []struct {
 		name string
 		set  bool
-	}{{"lock", st.Lock.Set()}, {"lock_timeout", st.LockTimeout.Set()}, {"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
+	}{{"clients", st.Clients != nil}, {"think", st.Think.Set()}} {
 		if k.set {
 			c.add(key+"."+k.name, "a trace stream replays its log as it is: remove %s", k.name)
 		}

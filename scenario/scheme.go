@@ -12,16 +12,18 @@ import (
 // the keys to its decoder here, and resolves them through the registry
 // (keyspace.SchemeKind's methods), naming no scheme.
 
-// The schemes' keys decode into [keyspace]'s Ext, and those an index takes into each
-// [[indexes]] entry's too, with the same file-line-key errors as the table's own keys.
+// The schemes' keys decode into [keyspace]'s Ext (and those an index takes into each
+// [[indexes]] entry's too, mechanisms/index), with the same file-line-key errors as the
+// table's own keys.
 func init() {
 	for _, k := range keyspace.SchemeKeys() {
 		tomlx.Extend(reflect.TypeFor[Keyspace](), k.Name, k.Type)
-		if k.Index {
-			tomlx.Extend(reflect.TypeFor[Index](), k.Name, k.Type)
-		}
 	}
 }
+
+// splitTable is [keyspace.split], the table mechanisms/split declares: a scheme's own
+// keys are checked against it (SchemeTable.Split) before any mechanism resolves.
+const splitTable = "split"
 
 // schemeInput is the checker as a scheme's resolver sees it, over one table's keys.
 type schemeInput struct {
@@ -45,7 +47,7 @@ func (in schemeInput) OneOf(key, got, def string, allowed ...string) string {
 // then (keyspace.SchemeKind.ResolveOptions), keeping s's scheme's.
 func resolveSchemeOptions(c *checker, f *File, s *Resolved, phase int) {
 	t := keyspace.SchemeTable{Shards: s.Shards, Parts: s.Parts, Salt: s.Salt, History: int64(s.History),
-		Split: f.Keyspace.Split != nil, Replay: -1, Field: s.fieldIndex,
+		Split: f.Keyspace.Ext.Value(splitTable) != nil, Replay: -1, Field: s.fieldIndex,
 		Value: func(i int, v Scalar) (uint64, string, bool) {
 			n, ok := fieldValue(s.Fields[i], v)
 			return n, describeValues(s.Fields[i]), ok

@@ -107,6 +107,10 @@ func (i *Instant) DecodeTOML(v any) error {
 func (i Instant) At(start sim.Time) (sim.Time, error) { return units.ParseInstant(i.Text, start) }
 
 // decodeEnum reads one of the allowed words into dst.
+// DecodeEnum decodes v, a word among allowed, into dst, with the problem every
+// enumeration of a scenario gives (a mechanism's own too).
+func DecodeEnum[T ~string](dst *T, v any, allowed ...T) error { return decodeEnum(dst, v, allowed...) }
+
 func decodeEnum[T ~string](dst *T, v any, allowed ...T) error {
 	s, ok := v.(string)
 	if !ok || !slices.Contains(allowed, T(s)) {

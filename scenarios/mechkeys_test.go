@@ -18,7 +18,7 @@ import (
 // their declarations, or checks it (make docs rewrites it), and checks that each key is
 // decoded by the table the docs put it in.
 func TestMechanismKeysInDocs(t *testing.T) {
-	tables := map[string]reflect.Type{"top level": reflect.TypeFor[scenario.File](), "[cluster]": reflect.TypeFor[scenario.Cluster](), "[table]": reflect.TypeFor[scenario.Table](), "[keyspace]": reflect.TypeFor[scenario.Keyspace](), "[[streams]]": reflect.TypeFor[scenario.Stream]()}
+	tables := map[string]reflect.Type{"top level": reflect.TypeFor[scenario.File](), "[cluster]": reflect.TypeFor[scenario.Cluster](), "[table]": reflect.TypeFor[scenario.Table](), "[keyspace]": reflect.TypeFor[scenario.Keyspace](), "[[streams]]": reflect.TypeFor[scenario.Stream](), "[[actions]]": reflect.TypeFor[scenario.Action]()}
 	var b strings.Builder
 	b.WriteString("| table | key | default | meaning |\n|---|---|---|---|\n")
 	for _, k := range scenario.MechanismKeys {
@@ -42,7 +42,7 @@ func TestMechanismKeysInDocs(t *testing.T) {
 // TestMechanismKeysAreTyped extends scenario's TestFileHoldsNoUntypedValue to the keys the
 // mechanisms declare: each decodes into a type of its own, never an interface.
 func TestMechanismKeysAreTyped(t *testing.T) {
-	for _, table := range []reflect.Type{reflect.TypeFor[scenario.File](), reflect.TypeFor[scenario.Cluster](), reflect.TypeFor[scenario.Table](), reflect.TypeFor[scenario.Keyspace](), reflect.TypeFor[scenario.Stream]()} {
+	for _, table := range []reflect.Type{reflect.TypeFor[scenario.File](), reflect.TypeFor[scenario.Cluster](), reflect.TypeFor[scenario.Table](), reflect.TypeFor[scenario.Keyspace](), reflect.TypeFor[scenario.Stream](), reflect.TypeFor[scenario.Action]()} {
 		for name, ty := range tomlx.ExtensionsOf(table) {
 			for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice {
 				ty = ty.Elem()

@@ -11,8 +11,8 @@
 // secondary index lacks write capacity). Reads and scans routed over an index go to its
 // shards by its key design.
 //
-// Its keys ([[indexes]], a stream's index) are still declared and resolved in scenario
-// (scenario.IndexSpec), and compile builds the setting (Indexes), whose planners are a
+// Its keys ([[indexes]], a stream's index) are declared, checked and resolved in keys.go
+// into scenario.IndexSpec, and compile builds the setting (Indexes), whose planners are a
 // run's own; its engine side is a sim.Setting with shards of its own (sim.ShardOwner) that
 // plans the streams through planners of its own (Core.Replan) and admits the subrequests
 // that reach its shards (sim.SubAdmit).

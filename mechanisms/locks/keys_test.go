@@ -1,7 +1,10 @@
 package locks
 
 import (
+	"math"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
@@ -150,6 +153,57 @@ func TestLockReleaseKey(t *testing.T) {
 		_, probs := mechtest.Resolve(t, c.extra)
 		if !slices.Contains(probs, c.want) {
 			t.Errorf("%q: problems %q, want %q among them", c.extra, probs, c.want)
+		}
+	}
+}
+
+// TestLockKeys: [[streams]] lock and lock_timeout, declared here, resolve into the
+// stream's StreamSpec.Lock and LockTimeout (a bare lock is constant) as the stream is
+// resolved, so that a closed loop's cycle counts the hold; each bad value is reported at
+// its dotted key, a misspelt key with a suggestion, and a stream that replays a log refuses
+// both, as docs/scenario.md's row for trace says.
+func TestLockKeys(t *testing.T) {
+	s, probs := mechtest.Resolve(t, "lock = \"0.5ms\"\nlock_timeout = \"20ms\"\n")
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	if w := s.Streams[0]; w.Lock != (sim.Delay{Kind: sim.Constant, Mean: 500 * sim.Microsecond, CV: 0.5}) || w.LockTimeout != 20*sim.Millisecond {
+		t.Errorf("lock %+v, timeout %v; want a constant 0.5 ms, 20 ms", w.Lock, w.LockTimeout)
+	}
+	s, probs = mechtest.Resolve(t, "\n[[streams]]\nname = \"c\"\nop = \"write\"\nclients = 10\nthink = \"8ms\"\ncost = \"1ms\"\nlock = { dist = \"exponential\", mean = \"1ms\" }\n")
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	if c := s.Streams[1]; c.Lock.Kind != sim.Exponential || len(c.Schedule) != 1 || math.Abs(c.Schedule[0].Rate-1000) > 1e-9 {
+		t.Errorf("lock %+v, closed-loop schedule %v; want an exponential lock and 10 clients / (8 + 1 + 1 ms) = 1,000/s", c.Lock, c.Schedule)
+	}
+	const trace = "\n[[streams]]\nname = \"log\"\ntrace = { path = \"log.csv\" }\ncost = \"1ms\"\nlock = \"1ms\"\nlock_timeout = \"5ms\"\n"
+	for _, c := range []struct{ extra, want string }{
+		{"lock = \"0s\"\n", `streams[0].lock: must be positive (got "0s")`},
+		{"lock = \"2h\"\n", `streams[0].lock: must be at most 1h (got "2h")`},
+		{"lock = { dist = \"constant\", mean = \"1ms\", cv = 2.0 }\n", `streams[0].lock.cv: applies only to dist = "lognormal"`},
+		{"lock = 5\n", `streams[0].lock: must be a duration such as "0.5ms", or a table { dist = "constant" | "exponential" | "lognormal", mean = "0.5ms", cv = 1 } (got integer 5)`},
+		{"lock_timeout = \"5ms\"\n", `streams[0].lock_timeout: applies only to a stream with a lock`},
+		{"lock = \"1ms\"\nlock_timeout = \"2d\"\n", `streams[0].lock_timeout: must be at most 1d (got "2d")`},
+		{"lock = \"1ms\"\nlock_timeout = \"0s\"\n", `streams[0].lock_timeout: must be positive (got "0s")`},
+		{"lok = \"1ms\"\n", `streams[0].lok: unknown key; did you mean "lock"?`},
+		{"\n[[streams]]\nname = \"r\"\nop = \"read\"\nrate = 1\ncost = \"1ms\"\nlock = \"1ms\"\n", `streams[1].lock: applies only to op = "write": reads and scans take no row locks`},
+		{trace, `streams[1].lock: a trace stream replays its log as it is: remove lock`},
+		{trace, `streams[1].lock_timeout: a trace stream replays its log as it is: remove lock_timeout`},
+		{"lock = \"1ms\"\n[[indexes]]\nname = \"by_id\"\nkey = [\"id\"]\nshards = 2\n", `streams[0].lock: not with [[indexes]]: a write's lock would be taken on each index's shard as well`},
+	} {
+		_, probs := mechtest.Resolve(t, c.extra)
+		if !slices.Contains(probs, c.want) {
+			t.Errorf("%q: problems %q, want %q among them", c.extra, probs, c.want)
+		}
+	}
+	doc, err := os.ReadFile("../../docs/scenario.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(l, "| `trace` |") && !(strings.Contains(l, "`lock`") && strings.Contains(l, "`lock_timeout`")) {
+			t.Errorf("docs/scenario.md's trace row does not say that a trace stream refuses lock and lock_timeout")
 		}
 	}
 }

@@ -1,17 +1,16 @@
-// Package locks is row locks and the job queue's claims on them, whole but for their keys:
-// the engine side of row locks ([[streams]] lock, lock_timeout), a sim.Setting that
+// Package locks is row locks and the job queue's claims on them, whole: the engine side of row locks ([[streams]] lock, lock_timeout), a sim.Setting that
 // attaches to the engine through sim.Core (locks.go); the engine side of a job queue's
 // claims (queue.go), which choose the row a claiming write locks and so write into row
-// locks' state; the resolver that turns the resolved streams' locks into the setting
-// (keys.go); and their tests: the closed forms (M/G/1 for one row, the machine-repairman
+// locks' state; their keys, declared, checked and resolved in keys.go, and the resolver
+// that turns the resolved streams' locks into the setting; and their tests: the closed forms (M/G/1 for one row, the machine-repairman
 // model for a queue's head) and the transcript of their story (testdata).
 // docs/scenario.md ("Row locks", under `[[streams]]`) and docs/mitigations.md ("Row lock
 // grant order", "Row lock wake-ups", "Row lock release at commit", "Job queues") say what
 // they model.
 //
-// The keys lock and lock_timeout are still declared and resolved in scenario (StreamSpec.Lock
-// and LockTimeout), which the closed loop's cycle, the estimates of compile and explain's
-// notes read; claim and skip_locked are mechanisms/queue's.
+// The keys lock and lock_timeout resolve into the stream (StreamSpec.Lock and LockTimeout)
+// as it is resolved, since the closed loop's cycle, the estimates of compile and explain's
+// notes read them there; claim and skip_locked are mechanisms/queue's.
 package locks
 
 import (

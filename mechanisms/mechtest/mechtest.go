@@ -50,7 +50,14 @@ cost = "1ms"
 // binary imports are declared.
 func Resolve(t testing.TB, extra string) (*scenario.Resolved, []string) {
 	t.Helper()
-	doc, err := tomlx.Parse("x.toml", []byte(Minimal+extra))
+	return ResolveFile(t, Minimal+extra)
+}
+
+// ResolveFile is Resolve of a whole scenario's text, for a test that changes what Minimal
+// says (its [keyspace]'s scheme, say): src is often Minimal with a line replaced.
+func ResolveFile(t testing.TB, src string) (*scenario.Resolved, []string) {
+	t.Helper()
+	doc, err := tomlx.Parse("x.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

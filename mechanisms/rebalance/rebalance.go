@@ -1,8 +1,8 @@
 // Package rebalance is the rebalance (docs/migrations.md, "Adding nodes"; docs/mitigations.md):
 // an add_nodes action lets nodes join the cluster during the run and moves shards onto them,
 // one at a time or several at once, copying each shard's rows at a bandwidth. Its keys (an
-// action's add_nodes and rebalance) are still resolved in scenario (scenario.RebalanceSpec)
-// and compile builds its setting; its engine side is a sim.Setting that meets the engine
+// action's add_nodes and rebalance) are declared, checked and resolved in keys.go into
+// scenario.RebalanceSpec, and compile builds its setting; its engine side is a sim.Setting that meets the engine
 // through sim.Core: nodes that join later (JoinLater, Join), copy batches (CopyBy, Copy),
 // each shard's load so far (ShardBusySoFar) and a shard's move (MoveShard).
 package rebalance

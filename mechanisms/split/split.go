@@ -2,9 +2,9 @@
 // at the end of every window a shard whose load passed the policy's, which gained its rows,
 // or which a partition limit throttled in two windows running (split_for_heat) splits at
 // the median of its recent keys through the model's keyspace.Splitter, and the new shard
-// moves to the least loaded node after the move time. Its keys ([keyspace.split],
-// split_for_heat) are resolved in scenario (scenario.SplitPolicy, keys.go says which); its
-// engine side is a sim.Setting that compile gives each model with the model's own
+// moves to the least loaded node after the move time. Its keys ([keyspace.split], and
+// split_for_heat of [keyspace.limits]) are resolved in keys.go into scenario.SplitPolicy,
+// which the rest of the scenario reads; its engine side is a sim.Setting that compile gives each model with the model's own
 // splitter, which adds shards to the table (sim.ShardGrower) and checks them as each
 // window closes (sim.WindowWatcher).
 package split

@@ -357,6 +357,22 @@ func windowOf(t, window, end int64) (from, to int64) {
 // explainNotes says how the variant's mitigations enter the figures, or that they do not;
 // m is the variant's model (where a tenant's new shards go).
 func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
+	notes := layoutNotes(s)
+	for _, x := range s.Mechanisms {
+		if note := x.Note(); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	if note := indexNote(s); note != "" {
+		notes = append(notes, note)
+	}
+	notes = append(notes, timedNotes(s, m)...)
+	return append(notes, streamNotes(s)...)
+}
+
+// layoutNotes are the notes on where the rows are served: followers, automatic splits,
+// partition limits and hot-key copies, in that order.
+func layoutNotes(s *scenario.Resolved) []string {
 	var notes []string
 	if s.Replicas > 0 {
 		n := fmt.Sprintf("%d follower(s) per shard on the next node(s): node loads include the writes they apply", s.Replicas)
@@ -374,14 +390,13 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 	if s.Copies != nil {
 		notes = append(notes, fmt.Sprintf("hot-key copies: a write of one of the %d copied %s values is counted on each of its %d copies, a read on one", len(s.Copies.Keys), s.FieldNames[s.Copies.Field], s.Copies.Count))
 	}
-	for _, x := range s.Mechanisms {
-		if note := x.Note(); note != "" {
-			notes = append(notes, note)
-		}
-	}
-	if note := indexNote(s); note != "" {
-		notes = append(notes, note)
-	}
+	return notes
+}
+
+// timedNotes are the notes on what changes during a run, which the figures leave out: the
+// operator's actions, a migration and a rebalance, in that order.
+func timedNotes(s *scenario.Resolved, m *sim.Model) []string {
+	var notes []string
 	if len(s.Actions) > 0 {
 		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.Actions)))
 	}
@@ -395,6 +410,13 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 	if g := s.Rebalance; g != nil {
 		notes = append(notes, fmt.Sprintf("the figures are for the cluster before add_nodes: its %d new nodes and the shard moves onto them happen only in a run", g.Count))
 	}
+	return notes
+}
+
+// streamNotes are the notes on each stream, in the streams' order: its row locks, which
+// the figures leave out, and its closed loop.
+func streamNotes(s *scenario.Resolved) []string {
+	var notes []string
 	for i := range s.Streams {
 		ss := &s.Streams[i]
 		if ss.Lock.Mean > 0 {

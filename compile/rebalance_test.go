@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/compile"
-	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/mechanisms/migrate"
+	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/mechanisms/rebalance"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"

@@ -82,24 +82,7 @@ func TestEngineMethods(t *testing.T) {
 	if n > engineMethodBound {
 		t.Errorf("sim's engine has %d methods, more than %d: a method whose work is one group's is that group's", n, engineMethodBound)
 	}
-	b, err := os.ReadFile(filepath.Join(root, "sim", "doc.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		file string
-		text string
-		re   *regexp.Regexp
-	}{{"docs/architecture.md", readDoc(t), docMethods}, {"sim/doc.go", string(b), simDocMethods}} {
-		m := c.re.FindStringSubmatch(c.text)
-		if m == nil {
-			t.Errorf("%s does not say how many methods the engine has (%s)", c.file, c.re)
-			continue
-		}
-		if got, _ := strconv.Atoi(m[1]); got != n {
-			t.Errorf("%s says the engine has %d methods; it has %d", c.file, got, n)
-		}
-	}
+	docsSay(t, "methods", n, docMethods, simDocMethods)
 }
 
 // TestEngineFields holds the engine struct to its bound, and the count that
@@ -109,6 +92,13 @@ func TestEngineFields(t *testing.T) {
 	if n > engineFieldBound {
 		t.Errorf("sim's engine struct has %d fields, more than %d: group them by owner", n, engineFieldBound)
 	}
+	docsSay(t, "fields", n, docFields, simDocFields)
+}
+
+// docsSay checks that docs/architecture.md (inDoc) and sim/doc.go (inSim) each give n, how
+// many of what the engine has, where their pattern's first group stands.
+func docsSay(t *testing.T, what string, n int, inDoc, inSim *regexp.Regexp) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "sim", "doc.go"))
 	if err != nil {
 		t.Fatal(err)
@@ -117,14 +107,14 @@ func TestEngineFields(t *testing.T) {
 		file string
 		text string
 		re   *regexp.Regexp
-	}{{"docs/architecture.md", readDoc(t), docFields}, {"sim/doc.go", string(b), simDocFields}} {
+	}{{"docs/architecture.md", readDoc(t), inDoc}, {"sim/doc.go", string(b), inSim}} {
 		m := c.re.FindStringSubmatch(c.text)
 		if m == nil {
-			t.Errorf("%s does not say how many fields the engine struct has (%s)", c.file, c.re)
+			t.Errorf("%s does not say how many %s the engine has (%s)", c.file, what, c.re)
 			continue
 		}
 		if got, _ := strconv.Atoi(m[1]); got != n {
-			t.Errorf("%s says the engine struct has %d fields; it has %d", c.file, got, n)
+			t.Errorf("%s says the engine has %d %s; the code has %d", c.file, got, what, n)
 		}
 	}
 }

@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -14,19 +13,9 @@ import (
 // figures as the outputs show them (mechtest.Transcripts), and each cached stream's hits,
 // stale hits, joined reads and database reads, byte for byte.
 func TestTranscripts(t *testing.T) {
-	mechtest.Transcripts(t, func(file string, src []byte) (string, error) {
-		sc, err := scenarios.LoadBytes(file, src, scenarios.Options{})
-		if err != nil {
-			return "", err
+	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
+		for _, s := range r.Streams {
+			fmt.Fprintf(b, "  %s: cache hits %d (stale %d), joined %d, database reads %d\n", s.Name, s.CacheHits, s.CacheStale, s.CacheJoined, s.BackendReads)
 		}
-		var b strings.Builder
-		for _, v := range sc.Variants {
-			r := sim.Run(v.Model())
-			b.WriteString(mechtest.Figures(v.Name, r))
-			for _, s := range r.Streams {
-				fmt.Fprintf(&b, "  %s: cache hits %d (stale %d), joined %d, database reads %d\n", s.Name, s.CacheHits, s.CacheStale, s.CacheJoined, s.BackendReads)
-			}
-		}
-		return b.String(), nil
 	})
 }

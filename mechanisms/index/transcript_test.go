@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -15,30 +14,20 @@ import (
 // rejected requests, and each index's shards with the subrequests they served and
 // throttled, byte for byte.
 func TestTranscripts(t *testing.T) {
-	mechtest.Transcripts(t, func(file string, src []byte) (string, error) {
-		sc, err := scenarios.LoadBytes(file, src, scenarios.Options{})
-		if err != nil {
-			return "", err
+	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
+		for _, s := range r.Streams {
+			fmt.Fprintf(b, "  %s: throttled %d, rejected %d\n", s.Name, s.Throttled, s.Rejected)
 		}
-		var b strings.Builder
-		for _, v := range sc.Variants {
-			r := sim.Run(v.Model())
-			b.WriteString(mechtest.Figures(v.Name, r))
-			for _, s := range r.Streams {
-				fmt.Fprintf(&b, "  %s: throttled %d, rejected %d\n", s.Name, s.Throttled, s.Rejected)
+		for _, x := range r.Indexes {
+			mode := "sync"
+			if x.Async {
+				mode = "async"
 			}
-			for _, x := range r.Indexes {
-				mode := "sync"
-				if x.Async {
-					mode = "async"
-				}
-				fmt.Fprintf(&b, "  index %s (%s), shards %d to %d:", x.Name, mode, x.First, x.First+x.Shards-1)
-				for s := x.First; s < x.First+x.Shards; s++ {
-					fmt.Fprintf(&b, " %d ops, %d throttled;", r.Shards[s].Ops, r.Shards[s].Throttled)
-				}
-				b.WriteString("\n")
+			fmt.Fprintf(b, "  index %s (%s), shards %d to %d:", x.Name, mode, x.First, x.First+x.Shards-1)
+			for s := x.First; s < x.First+x.Shards; s++ {
+				fmt.Fprintf(b, " %d ops, %d throttled;", r.Shards[s].Ops, r.Shards[s].Throttled)
 			}
+			b.WriteString("\n")
 		}
-		return b.String(), nil
 	})
 }

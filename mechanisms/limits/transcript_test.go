@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -15,28 +14,18 @@ import (
 // requests, each shard's throttled subrequests and each split, with its cause and value,
 // byte for byte.
 func TestTranscripts(t *testing.T) {
-	mechtest.Transcripts(t, func(file string, src []byte) (string, error) {
-		sc, err := scenarios.LoadBytes(file, src, scenarios.Options{})
-		if err != nil {
-			return "", err
+	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
+		for _, s := range r.Streams {
+			fmt.Fprintf(b, "  %s: throttled %d, by window %v\n", s.Name, s.Throttled, throttledByWindow(s.Win))
 		}
-		var b strings.Builder
-		for _, v := range sc.Variants {
-			r := sim.Run(v.Model())
-			b.WriteString(mechtest.Figures(v.Name, r))
-			for _, s := range r.Streams {
-				fmt.Fprintf(&b, "  %s: throttled %d, by window %v\n", s.Name, s.Throttled, throttledByWindow(s.Win))
-			}
-			for i, sh := range r.Shards {
-				fmt.Fprintf(&b, "  shard %d: ops %d, throttled %d\n", i, sh.Ops, sh.Throttled)
-			}
-			for _, e := range r.Events {
-				if e.Kind == sim.EventSplit {
-					fmt.Fprintf(&b, "  split at %v: shard %d to %d, %s, value %g\n", e.At, e.Shard, e.Child, cause(e.Cause), e.Value)
-				}
+		for i, sh := range r.Shards {
+			fmt.Fprintf(b, "  shard %d: ops %d, throttled %d\n", i, sh.Ops, sh.Throttled)
+		}
+		for _, e := range r.Events {
+			if e.Kind == sim.EventSplit {
+				fmt.Fprintf(b, "  split at %v: shard %d to %d, %s, value %g\n", e.At, e.Shard, e.Child, cause(e.Cause), e.Value)
 			}
 		}
-		return b.String(), nil
 	})
 }
 

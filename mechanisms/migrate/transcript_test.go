@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -17,38 +16,28 @@ import (
 // full queue refused, the outbox's copies drained, the rows and busy time of each shard of
 // both layouts, and the run's action lines, byte for byte.
 func TestTranscripts(t *testing.T) {
-	mechtest.Transcripts(t, func(file string, src []byte) (string, error) {
-		sc, err := scenarios.LoadBytes(file, src, scenarios.Options{})
-		if err != nil {
-			return "", err
+	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
+		g := r.Migration
+		if g == nil {
+			b.WriteString("  no migration\n")
+			return
 		}
-		var b strings.Builder
-		for _, v := range sc.Variants {
-			r := sim.Run(v.Model())
-			b.WriteString(mechtest.Figures(v.Name, r))
-			g := r.Migration
-			if g == nil {
-				b.WriteString("  no migration\n")
-				continue
+		fmt.Fprintf(b, "  start %v, backfill done %v, cutover due %v, cutover %v, old writes end %v, settled %v\n",
+			g.Start, g.BackfillDone, g.CutoverDue, g.Cutover, g.OldWritesEnd, g.Settled)
+		fmt.Fprintf(b, "  rate %g rows/s, rows to copy %d, copied %d, by window %v\n", g.Rate, g.RowsToCopy, g.RowsCopied, g.Copied)
+		fmt.Fprintf(b, "  backfill CPU %v, by window %v, dual-write CPU %v, refused %d, drained %d\n",
+			g.BackfillCPU, g.BackfillBusy, g.DualCPU, g.Refused, g.Drained)
+		for s, sh := range r.Shards {
+			layout := "old"
+			if s >= g.Shards {
+				layout = "new"
 			}
-			fmt.Fprintf(&b, "  start %v, backfill done %v, cutover due %v, cutover %v, old writes end %v, settled %v\n",
-				g.Start, g.BackfillDone, g.CutoverDue, g.Cutover, g.OldWritesEnd, g.Settled)
-			fmt.Fprintf(&b, "  rate %g rows/s, rows to copy %d, copied %d, by window %v\n", g.Rate, g.RowsToCopy, g.RowsCopied, g.Copied)
-			fmt.Fprintf(&b, "  backfill CPU %v, by window %v, dual-write CPU %v, refused %d, drained %d\n",
-				g.BackfillCPU, g.BackfillBusy, g.DualCPU, g.Refused, g.Drained)
-			for s, sh := range r.Shards {
-				layout := "old"
-				if s >= g.Shards {
-					layout = "new"
-				}
-				fmt.Fprintf(&b, "  shard %d (%s) on node %d: %d ops, %d rows, busy %v\n", s, layout, sh.Node, sh.Ops, sh.Rows, sh.Busy)
-			}
-			for _, e := range r.Events {
-				if e.Kind == sim.EventAction {
-					fmt.Fprintf(&b, "  event at %v: %s\n", e.At, e.Text)
-				}
+			fmt.Fprintf(b, "  shard %d (%s) on node %d: %d ops, %d rows, busy %v\n", s, layout, sh.Node, sh.Ops, sh.Rows, sh.Busy)
+		}
+		for _, e := range r.Events {
+			if e.Kind == sim.EventAction {
+				fmt.Fprintf(b, "  event at %v: %s\n", e.At, e.Text)
 			}
 		}
-		return b.String(), nil
 	})
 }

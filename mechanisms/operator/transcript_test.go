@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -16,28 +15,18 @@ import (
 // cores, busy time, longest queue and core time by window, and the alert timeline's lines
 // (the actions' notes), byte for byte.
 func TestTranscripts(t *testing.T) {
-	mechtest.Transcripts(t, func(file string, src []byte) (string, error) {
-		sc, err := scenarios.LoadBytes(file, src, scenarios.Options{})
-		if err != nil {
-			return "", err
+	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
+		for _, st := range r.Streams {
+			fmt.Fprintf(b, "  %s: rejected %d, limited %d, attempts %d\n", st.Name, st.Rejected, st.Limited, st.Attempts)
 		}
-		var b strings.Builder
-		for _, v := range sc.Variants {
-			r := sim.Run(v.Model())
-			b.WriteString(mechtest.Figures(v.Name, r))
-			for _, st := range r.Streams {
-				fmt.Fprintf(&b, "  %s: rejected %d, limited %d, attempts %d\n", st.Name, st.Rejected, st.Limited, st.Attempts)
-			}
-			for n, nd := range r.Nodes {
-				fmt.Fprintf(&b, "  node %d: %d cores, busy %v, max queue %d, core time by window %v\n", n, nd.Cores, nd.Busy, nd.MaxQueue, capacity(r, n))
-			}
-			for _, e := range r.Events {
-				if e.Kind == sim.EventAction {
-					fmt.Fprintf(&b, "  event at %v: %s\n", e.At, e.Text)
-				}
+		for n, nd := range r.Nodes {
+			fmt.Fprintf(b, "  node %d: %d cores, busy %v, max queue %d, core time by window %v\n", n, nd.Cores, nd.Busy, nd.MaxQueue, capacity(r, n))
+		}
+		for _, e := range r.Events {
+			if e.Kind == sim.EventAction {
+				fmt.Fprintf(b, "  event at %v: %s\n", e.At, e.Text)
 			}
 		}
-		return b.String(), nil
 	})
 }
 

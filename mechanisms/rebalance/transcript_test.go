@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -16,38 +15,28 @@ import (
 // and times), the rows copied in all and by window, the copies' CPU, each node's cores, busy
 // time and core time by window (a joining node has none before it joins), and the run's move events, byte for byte.
 func TestTranscripts(t *testing.T) {
-	mechtest.Transcripts(t, func(file string, src []byte) (string, error) {
-		sc, err := scenarios.LoadBytes(file, src, scenarios.Options{})
-		if err != nil {
-			return "", err
+	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
+		g := r.Rebalance
+		if g == nil {
+			b.WriteString("  no rebalance\n")
+			return
 		}
-		var b strings.Builder
-		for _, v := range sc.Variants {
-			r := sim.Run(v.Model())
-			b.WriteString(mechtest.Figures(v.Name, r))
-			g := r.Rebalance
-			if g == nil {
-				b.WriteString("  no rebalance\n")
-				continue
-			}
-			fmt.Fprintf(&b, "  joined at %v, done at %v, rate %g rows/s\n", g.Start, g.Done, g.Rate)
-			for _, mv := range g.Moves {
-				fmt.Fprintf(&b, "  move shard %d: node %d to %d, %d rows, %v to %v\n", mv.Shard, mv.From, mv.To, mv.Rows, mv.Start, mv.Done)
-			}
-			fmt.Fprintf(&b, "  copied %d rows, by window %v, copy CPU %v\n", g.RowsCopied, g.Copied, g.CopyCPU)
-			for n, nd := range r.Nodes {
-				fmt.Fprintf(&b, "  node %d: %d cores, busy %v, max queue %d, core time by window %v\n", n, nd.Cores, nd.Busy, nd.MaxQueue, capacity(r, n))
-			}
-			for _, e := range r.Events {
-				switch e.Kind {
-				case sim.EventMove:
-					fmt.Fprintf(&b, "  event at %v: shard %d to node %d\n", e.At, e.Shard, e.Node)
-				case sim.EventAction:
-					fmt.Fprintf(&b, "  event at %v: %s\n", e.At, e.Text)
-				}
+		fmt.Fprintf(b, "  joined at %v, done at %v, rate %g rows/s\n", g.Start, g.Done, g.Rate)
+		for _, mv := range g.Moves {
+			fmt.Fprintf(b, "  move shard %d: node %d to %d, %d rows, %v to %v\n", mv.Shard, mv.From, mv.To, mv.Rows, mv.Start, mv.Done)
+		}
+		fmt.Fprintf(b, "  copied %d rows, by window %v, copy CPU %v\n", g.RowsCopied, g.Copied, g.CopyCPU)
+		for n, nd := range r.Nodes {
+			fmt.Fprintf(b, "  node %d: %d cores, busy %v, max queue %d, core time by window %v\n", n, nd.Cores, nd.Busy, nd.MaxQueue, capacity(r, n))
+		}
+		for _, e := range r.Events {
+			switch e.Kind {
+			case sim.EventMove:
+				fmt.Fprintf(b, "  event at %v: shard %d to node %d\n", e.At, e.Shard, e.Node)
+			case sim.EventAction:
+				fmt.Fprintf(b, "  event at %v: %s\n", e.At, e.Text)
 			}
 		}
-		return b.String(), nil
 	})
 }
 

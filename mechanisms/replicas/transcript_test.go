@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -16,24 +15,14 @@ import (
 // operations and load over the run (Utilization: its CPU over its copies' cores), and the
 // first window's shard loads (ShardUtilization), byte for byte.
 func TestTranscripts(t *testing.T) {
-	mechtest.Transcripts(t, func(file string, src []byte) (string, error) {
-		sc, err := scenarios.LoadBytes(file, src, scenarios.Options{})
-		if err != nil {
-			return "", err
+	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
+		fmt.Fprintf(b, "  followers per shard: %d\n", r.Replicas)
+		for n, nd := range r.Nodes {
+			fmt.Fprintf(b, "  node %d: busy %v, max queue %d, load by window %v\n", n, nd.Busy, nd.MaxQueue, nodeLoad(r, n))
 		}
-		var b strings.Builder
-		for _, v := range sc.Variants {
-			r := sim.Run(v.Model())
-			b.WriteString(mechtest.Figures(v.Name, r))
-			fmt.Fprintf(&b, "  followers per shard: %d\n", r.Replicas)
-			for n, nd := range r.Nodes {
-				fmt.Fprintf(&b, "  node %d: busy %v, max queue %d, load by window %v\n", n, nd.Busy, nd.MaxQueue, nodeLoad(r, n))
-			}
-			for s, sh := range r.Shards {
-				fmt.Fprintf(&b, "  shard %d: node %d, rows %d, ops %d, busy %v, load %.4f, first window %.4f\n", s, sh.Node, sh.Rows, sh.Ops, sh.Busy, r.Utilization(s), r.ShardUtilization(0, s))
-			}
+		for s, sh := range r.Shards {
+			fmt.Fprintf(b, "  shard %d: node %d, rows %d, ops %d, busy %v, load %.4f, first window %.4f\n", s, sh.Node, sh.Rows, sh.Ops, sh.Busy, r.Utilization(s), r.ShardUtilization(0, s))
 		}
-		return b.String(), nil
 	})
 }
 

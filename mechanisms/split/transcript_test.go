@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	"github.com/shardsim/shardsim/scenarios"
+	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -14,30 +13,20 @@ import (
 // their figures as the outputs show them (mechtest.Transcripts), each split and move with
 // its time, cause and value, and each shard's parent, birth, node and work, byte for byte.
 func TestTranscripts(t *testing.T) {
-	mechtest.Transcripts(t, func(file string, src []byte) (string, error) {
-		sc, err := scenarios.LoadBytes(file, src, scenarios.Options{})
-		if err != nil {
-			return "", err
-		}
-		var b strings.Builder
-		for _, v := range sc.Variants {
-			r := sim.Run(v.Model())
-			b.WriteString(mechtest.Figures(v.Name, r))
-			for _, e := range r.Events {
-				switch e.Kind {
-				case sim.EventSplit:
-					fmt.Fprintf(&b, "  split at %v: shard %d to %d, %s, value %.4g\n", e.At, e.Shard, e.Child, cause(e.Cause), e.Value)
-				case sim.EventMove:
-					fmt.Fprintf(&b, "  move at %v: shard %d to node %d\n", e.At, e.Shard, e.Node)
-				}
+	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
+		for _, e := range r.Events {
+			switch e.Kind {
+			case sim.EventSplit:
+				fmt.Fprintf(b, "  split at %v: shard %d to %d, %s, value %.4g\n", e.At, e.Shard, e.Child, cause(e.Cause), e.Value)
+			case sim.EventMove:
+				fmt.Fprintf(b, "  move at %v: shard %d to node %d\n", e.At, e.Shard, e.Node)
 			}
-			for i, sh := range r.Shards {
-				fmt.Fprintf(&b, "  shard %d: parent %d at %v, node %d (home %d), ops %d, rows %d, throttled %d, busy %v\n",
-					i, sh.Parent, sh.Created, sh.Node, sh.Home, sh.Ops, sh.Rows, sh.Throttled, sh.Busy)
-			}
-			fmt.Fprintf(&b, "  shard series: %d windows x %d shards\n", r.Windows, len(r.ShardBusy)/max(r.Windows, 1))
 		}
-		return b.String(), nil
+		for i, sh := range r.Shards {
+			fmt.Fprintf(b, "  shard %d: parent %d at %v, node %d (home %d), ops %d, rows %d, throttled %d, busy %v\n",
+				i, sh.Parent, sh.Created, sh.Node, sh.Home, sh.Ops, sh.Rows, sh.Throttled, sh.Busy)
+		}
+		fmt.Fprintf(b, "  shard series: %d windows x %d shards\n", r.Windows, len(r.ShardBusy)/max(r.Windows, 1))
 	})
 }
 

@@ -98,7 +98,6 @@ func newEngine(m *Model) *engine {
 	e.placeShards()
 	e.streams = make([]streamState, len(m.Streams))
 	e.initSettings()
-	e.newMechanisms()
 	for i := range m.Streams {
 		e.initStream(i)
 	}
@@ -222,13 +221,37 @@ func (e *engine) step() bool {
 	}
 	e.now = ev.at
 	if ev.kind == evDone {
-		// The common event, the core's own: the others go to their mechanism (rare).
+		// The common event: the others are handled apart (rare).
 		e.done(ev.at, ev.idx)
 	} else {
 		e.rare(ev)
 	}
 	e.h.release()
 	return true
+}
+
+// rare handles an event other than the end of a subrequest's service. The client's are the
+// core's own, as evDone is: a timeout (one timer, or a stream's queue of them, timers.go), a
+// retried attempt reaching the nodes, a rate limit letting its held requests go (client.go),
+// a closed-loop client's next request (closed.go). The kinds made by NewEventKind go to the
+// Handler a Setting registered for them.
+func (e *engine) rare(ev event) {
+	switch ev.kind {
+	case evTimer:
+		tm := e.timers.items[ev.idx]
+		e.timers.put(ev.idx)
+		e.timeout(ev.at, tm)
+	case evTimers:
+		e.timersDue(ev.at, ev.idx)
+	case evSend:
+		e.sendEvent(ev.at, ev.idx)
+	case evRelease:
+		e.releaseHeld(ev.at, ev.idx)
+	case evIssue:
+		e.issueClosed(ev.at, ev.idx)
+	default:
+		e.on[ev.kind].Handle(Core{e}, ev.at, ev.idx)
+	}
 }
 
 // arrive issues stream i's pending request, whose subrequests reach their nodes now
@@ -1028,8 +1051,10 @@ func (e *engine) wrapUp() {
 	for sh := range e.shardQ {
 		e.touchShardQueue(last, sh)
 	}
-	for _, m := range e.all {
-		m.wrapUp(e)
+	for _, h := range e.all {
+		if w, ok := h.(WrapUpper); ok {
+			w.WrapUp(Core{e})
+		}
 	}
 	e.wrapWaits()
 	e.shardTotals()

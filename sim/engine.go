@@ -40,9 +40,9 @@ const (
 	reqBackground              // a background read (Core.SendBackground): nobody waits for it
 )
 
-// engine is the core of a run: the event heap, the streams' arrivals, routing and the
-// nodes' queues, and the mechanisms that are on (doc.go says what a mechanism implements).
-// Its state is grouped by owner: what belongs to one node or one shard (nodeTable,
+// engine is the core of a run: the event heap, the streams' arrivals and their clients,
+// routing and the nodes' queues, and the mechanisms that are on (doc.go says what a
+// mechanism implements). Its state is grouped by owner: what belongs to one node or one shard (nodeTable,
 // shardTable) stands apart from what is global (the heap, the slots), and what the run
 // records (the recorder) from what it simulates.
 type engine struct {
@@ -59,7 +59,7 @@ type engine struct {
 	now         Time       // the time of the event being handled
 	stopped     bool       // the run has stopped (saturated, or Model.Stop)
 	aux         *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
-	registry               // the mechanisms that are on, by the events they handle (mechanism.go)
+	registry               // what the Settings registered: their events' Handlers, their window watchers (mechanism.go)
 	gates                  // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 	// part is this engine's share of a run on several workers: the nodes it serves, and
 	// what it hands to the merge (parallel.go). nil: the engine serves every node.

@@ -170,37 +170,3 @@ func (e *engine) visitsOf(ri int32, st *streamState) []keyspace.Visit {
 	}
 	return st.visits
 }
-
-// clientTimers reports whether a stream of m sets a client's timer, retries or holds a
-// request for its rate limit (the events of clientSide); a limit set during the run is
-// said by its Setting (Core.MayLimit).
-func clientTimers(m *Model) bool {
-	for _, s := range m.Streams {
-		if s.Client.Timeout > 0 || s.Client.Retries > 0 || s.Client.Limit != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// clientSide is the client's timeouts, retries and rate limit: its state is the
-// streams' (streamState's limit, held requests and timers) and the slots' (deadlines,
-// generations), so the type only hangs the events on.
-type clientSide struct{ noHooks }
-
-// handle fires a client's timeouts, sends a retried attempt, or releases the requests a
-// queueing rate limit held.
-func (clientSide) handle(e *engine, ev event) {
-	switch ev.kind {
-	case evTimer:
-		tm := e.timers.items[ev.idx]
-		e.timers.put(ev.idx)
-		e.timeout(ev.at, tm)
-	case evTimers:
-		e.timersDue(ev.at, ev.idx)
-	case evSend:
-		e.sendEvent(ev.at, ev.idx)
-	case evRelease:
-		e.releaseHeld(ev.at, ev.idx)
-	}
-}

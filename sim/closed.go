@@ -1,12 +1,8 @@
 package sim
 
-// closedLoop is the closed-loop clients of Stream.Clients: each issues a request, waits
+// This file holds the closed-loop clients of Stream.Clients: each issues a request, waits
 // for its outcome, thinks for a draw of Stream.Think and issues the next. Their state is
-// the stream's (streamState's closed and think).
-type closedLoop struct{ noHooks }
-
-// handle issues a closed-loop client's next request.
-func (closedLoop) handle(e *engine, ev event) { e.issueClosed(ev.at, ev.idx) }
+// the stream's (streamState's closed and think); their event, evIssue, is the core's.
 
 // startClients starts closed-loop stream st's clients. Each thinks first, so that they do
 // not all start at t = 0.

@@ -454,16 +454,8 @@ func (c Core) FailLock(now Time, si int32, since Time) {
 // WatchWindows has h told of the end of every window, after the watchers put there before
 // it.
 func (c Core) WatchWindows(h WindowWatcher) {
-	c.e.windowed = append(c.e.windowed, watched{h})
+	c.e.windowed = append(c.e.windowed, h)
 }
-
-// watched is a WindowWatcher among the engine's mechanisms: it handles no event and has no
-// wrap-up of its own.
-type watched struct{ h WindowWatcher }
-
-func (watched) handle(*engine, event)                {}
-func (m watched) windowEnd(e *engine, t Time, w int) { m.h.WindowEnd(Core{e}, t, w) }
-func (watched) wrapUp(*engine)                       {}
 
 // Window is the window of t, -1 at or past the end of the run.
 func (c Core) Window(t Time) int { return c.e.window(t) }
@@ -952,29 +944,12 @@ func (c Core) StartSubs(h ServiceStart) { c.e.starts = append(c.e.starts, h) }
 // Register has h handle the events of the given kinds; a kind has one Handler. With no
 // kind, h handles no event and only wraps up (a WrapUpper).
 func (c Core) Register(h Handler, kinds ...EvKind) {
-	c.e.register(handled{h}, false, kinds...)
+	c.e.register(h, kinds...)
 }
 
 // Handler is the Handler registered for kind k, nil when none is (as when a mechanism
 // with one handler for several settings, as the pools, meets its first).
-func (c Core) Handler(k EvKind) Handler {
-	if m, ok := c.e.on[k].(handled); ok {
-		return m.h
-	}
-	return nil
-}
-
-// handled is a Handler among the engine's mechanisms: it has no window hook, and a wrap-up
-// only when it is a WrapUpper (its waits are wrapped up by the core).
-type handled struct{ h Handler }
-
-func (m handled) handle(e *engine, ev event) { m.h.Handle(Core{e}, ev.at, ev.idx) }
-func (handled) windowEnd(*engine, Time, int) {}
-func (m handled) wrapUp(e *engine) {
-	if w, ok := m.h.(WrapUpper); ok {
-		w.WrapUp(Core{e})
-	}
-}
+func (c Core) Handler(k EvKind) Handler { return c.e.on[k] }
 
 // SteadyAllocs measures the heap allocations of m's event loop in steady state: a new
 // engine of m handles warmup events, so that its pools, queues and heap reach their size,

@@ -7,25 +7,13 @@
 // The core (engine.go) is events, routing and queues: a stream's arrival plans its
 // request's visits (arrive), each visit becomes a subrequest that reaches its shard's node
 // (reach), waits in the node's queue or takes a core (start), and ends (done); the
-// request completes when its last subrequest has (finish). Everything else is a
-// mechanism: inside sim, closed-loop clients (closed.go), the client's timeouts, retries
-// and rate limit (client.go, timers.go) and detection's
-// sample (observe.go). Each is in its own file, and the core knows it only through these
-// points. Not all of them own their state yet: closed-loop clients and the client's timers
-// are adapters (clientSide, closedLoop) over engine methods.
-//
-//   - events: the mechanism implements the mechanism interface (mechanism.go) and
-//     registers the event kinds it schedules (heap.go's evKind); the core hands it every
-//     event of those kinds (handle). The end of a subrequest's service, evDone, is the
-//     core's own.
-//   - window end: registered with perWindow, it sees the end of every window
-//     (windowEnd); a Setting's WindowWatcher is told so too (WatchWindows).
-//   - wrap-up: it puts its figures into the Result when the run ends (wrapUp), before the
-//     core derives the totals.
-//   - the request path: arrival (the detection sample), admission
-//     (the rate limit in arrive), completion (a closed-loop client's think). These hooks are direct calls through the engine's
-//     typed field of the mechanism, nil when it is off: an off mechanism costs the hot
-//     path one nil test, and no interface call is made on it.
+// request completes when its last subrequest has (finish). The client, where every request
+// starts and ends, is the core's too: its timeouts, retries with backoff and rate limit
+// (client.go, timers.go), closed-loop clients (closed.go) and detection's sample
+// (observe.go) keep their state in the stream's and the slots', and their events (heap.go's
+// evKind below evFixed: evTimer, evTimers, evSend, evRelease, evIssue) are dispatched by the
+// core's step (rare), as the end of a subrequest's service, evDone, is. Everything else is
+// a mechanism, and every mechanism plugs in one way: a Setting, outside sim.
 //
 // A new mechanism is a folder of its own under mechanisms/, outside sim: its settings type
 // implements Setting (component.go, the engine's one exported component interface),
@@ -63,9 +51,10 @@
 // EndWatcher), the
 // followers (mechanisms/replicas: WatchWrites and Follow, RouteReads, SetReplicas) and the
 // operator's timed actions (mechanisms/operator: an Initer, SetCores, SetQueueLimit,
-// SetClientLimit, Note) are built so. The mechanisms older than these hooks
-// keep a typed field in the engine and their settings in model.go. See
-// docs/architecture.md.
+// SetClientLimit, Note) are built so. What a Setting registers (its event kinds' Handlers,
+// its WindowWatchers) is the registry's (mechanism.go), and the request path's hooks are the
+// gates'; the core tests each list's length, so a mechanism that is off costs the hot path
+// nothing more. See docs/architecture.md.
 //
 // # State by owner
 //
@@ -90,7 +79,7 @@
 //     tables they read as arguments.
 //
 // The engine struct has 14 fields, most of them these groups as embedded values, whose
-// fields cost the hot path nothing more than the engine's own, and 78 methods of its own.
+// fields cost the hot path nothing more than the engine's own, and 77 methods of its own.
 //
 // A mechanism keeps what belongs to a node or a shard in arrays indexed by node or shard,
 // apart from its global state, so that a partition's part can be cut out of it.

@@ -40,9 +40,9 @@ const (
 	reqBackground              // a background read (Core.SendBackground): nobody waits for it
 )
 
-// engine is the core of a run: the event heap, the streams' arrivals, routing and the
-// nodes' queues, and the mechanisms that are on (doc.go says what a mechanism implements).
-// Its state is grouped by owner: what belongs to one node or one shard (nodeTable,
+// engine is the core of a run: the event heap, the streams' arrivals and their clients,
+// routing and the nodes' queues, and the mechanisms that are on (doc.go says what a
+// mechanism implements). Its state is grouped by owner: what belongs to one node or one shard (nodeTable,
 // shardTable) stands apart from what is global (the heap, the slots), and what the run
 // records (the recorder) from what it simulates.
 type engine struct {
@@ -59,7 +59,7 @@ type engine struct {
 	now         Time       // the time of the event being handled
 	stopped     bool       // the run has stopped (saturated, or Model.Stop)
 	aux         *rand.Rand // the engine's own draws: replica choice, cache jitter, sampling
-	registry               // the mechanisms that are on, by the events they handle (mechanism.go)
+	registry               // what the Settings registered: their events' Handlers, their window watchers (mechanism.go)
 	gates                  // the request path's hooks of the mechanisms of Model.Mechanisms (mechanism.go)
 	// part is this engine's share of a run on several workers: the nodes it serves, and
 	// what it hands to the merge (parallel.go). nil: the engine serves every node.
@@ -98,7 +98,6 @@ func newEngine(m *Model) *engine {
 	e.placeShards()
 	e.streams = make([]streamState, len(m.Streams))
 	e.initSettings()
-	e.newMechanisms()
 	for i := range m.Streams {
 		e.initStream(i)
 	}
@@ -222,13 +221,37 @@ func (e *engine) step() bool {
 	}
 	e.now = ev.at
 	if ev.kind == evDone {
-		// The common event, the core's own: the others go to their mechanism (rare).
+		// The common event: the others are handled apart (rare).
 		e.done(ev.at, ev.idx)
 	} else {
 		e.rare(ev)
 	}
 	e.h.release()
 	return true
+}
+
+// rare handles an event other than the end of a subrequest's service. The client's are the
+// core's own, as evDone is: a timeout (one timer, or a stream's queue of them, timers.go), a
+// retried attempt reaching the nodes, a rate limit letting its held requests go (client.go),
+// a closed-loop client's next request (closed.go). The kinds made by NewEventKind go to the
+// Handler a Setting registered for them.
+func (e *engine) rare(ev event) {
+	switch ev.kind {
+	case evTimer:
+		tm := e.timers.items[ev.idx]
+		e.timers.put(ev.idx)
+		e.timeout(ev.at, tm)
+	case evTimers:
+		e.timersDue(ev.at, ev.idx)
+	case evSend:
+		e.sendEvent(ev.at, ev.idx)
+	case evRelease:
+		e.releaseHeld(ev.at, ev.idx)
+	case evIssue:
+		e.issueClosed(ev.at, ev.idx)
+	default:
+		e.on[ev.kind].Handle(Core{e}, ev.at, ev.idx)
+	}
 }
 
 // arrive issues stream i's pending request, whose subrequests reach their nodes now
@@ -1028,8 +1051,10 @@ func (e *engine) wrapUp() {
 	for sh := range e.shardQ {
 		e.touchShardQueue(last, sh)
 	}
-	for _, m := range e.all {
-		m.wrapUp(e)
+	for _, h := range e.all {
+		if w, ok := h.(WrapUpper); ok {
+			w.WrapUp(Core{e})
+		}
 	}
 	e.wrapWaits()
 	e.shardTotals()

@@ -2,8 +2,8 @@ package sim
 
 import "math/bits"
 
-// event is the end of a subrequest's service, or one of the rarer events of the
-// mitigations (see evKind). (A stream's next arrival is kept by the stream itself; see
+// event is the end of a subrequest's service, or one of the rarer events: the client's,
+// or a mechanism's (see evKind). (A stream's next arrival is kept by the stream itself; see
 // engine.step.) Events are values in a slice-backed heap, so pushing and popping never
 // allocates (container/heap would box each one in an interface).
 type event struct {
@@ -23,7 +23,7 @@ const (
 	evRelease               // a stream's rate limit lets its next held request go (stream)
 	evIssue                 // a closed-loop client's request reaches the nodes (stream)
 	evTimers                // a stream's earliest queued client timeout fires (stream; timers.go)
-	evFixed                 // the kinds above; mechanisms allocate theirs with NewEventKind
+	evFixed                 // the kinds above, the core's (engine.rare); mechanisms allocate theirs with NewEventKind
 	evKinds   evKind = 48   // the most kinds a run can have
 )
 

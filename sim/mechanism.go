@@ -2,64 +2,27 @@ package sim
 
 import "slices"
 
-// mechanism is one of the engine's optional parts: the client's timeouts and rate limit, closed-loop clients,
-// scheduled actions. It owns its state, and meets the core at the points
-// below, which are all the core knows of it; the hooks on the request path (arrival,
-// admission, completion) are direct calls through the engine's typed field of the
-// mechanism, which is nil when it is off (doc.go lists them).
-type mechanism interface {
-	// handle runs ev, an event of a kind the mechanism registered, at ev.at (the engine's
-	// now).
-	handle(e *engine, ev event)
-	// windowEnd runs when window w has ended: t, the time of the first event after it,
-	// is in a later window (or past the end of the run). Only for a mechanism registered
-	// with perWindow.
-	windowEnd(e *engine, t Time, w int)
-	// wrapUp puts what the mechanism recorded into the Result when the run ends, before
-	// the core derives the totals of the series.
-	wrapUp(e *engine)
-}
-
-// noHooks gives a mechanism without a window hook or a wrap-up the methods it does not
-// need.
-type noHooks struct{}
-
-func (noHooks) windowEnd(*engine, Time, int) {}
-func (noHooks) wrapUp(*engine)               {}
-
-// registry holds the mechanisms that are on: on[k] handles the events of kind k (every
-// kind but evDone, the core's), all are wrapped up in the order they registered, and
-// windowed see the end of every window.
+// registry holds what the Settings of Model.Mechanisms registered: on[k] handles the
+// events of kind k (a kind made by NewEventKind: the kinds below evFixed are the core's, see
+// engine.rare), all are the Handlers in the order they registered, each wrapped up in that
+// order when it is a WrapUpper, and windowed are told of the end of every window.
 type registry struct {
-	on       [evKinds]mechanism
-	all      []mechanism
-	windowed []mechanism
+	on       [evKinds]Handler
+	all      []Handler
+	windowed []WindowWatcher
 }
 
-// register puts mechanism m on, for the events of the given kinds; with perWindow it sees
-// the end of every window. A kind has one mechanism.
-func (g *registry) register(m mechanism, perWindow bool, kinds ...evKind) {
+// register has h handle the events of the given kinds. A kind has one Handler, and the
+// core's kinds have none.
+func (g *registry) register(h Handler, kinds ...evKind) {
 	for _, k := range kinds {
-		if k == evDone || g.on[k] != nil {
-			panic("sim: event kind registered twice")
+		if k < evFixed || g.on[k] != nil {
+			panic("sim: event kind registered twice, or one of the core's")
 		}
-		g.on[k] = m
+		g.on[k] = h
 	}
-	g.all = append(g.all, m)
-	if perWindow {
-		g.windowed = append(g.windowed, m)
-	}
+	g.all = append(g.all, h)
 }
-
-// rare handles an event other than the end of a subrequest's service: its mechanism's.
-func (e *engine) rare(ev event) {
-	e.on[ev.kind].handle(e, ev)
-}
-
-var (
-	_ mechanism = clientSide{}
-	_ mechanism = closedLoop{}
-)
 
 // ownShards adds the shards of the mechanisms of Model.Mechanisms that have shards of their
 // own (ShardOwner) after the table's, a migration's new layout's among them; called by
@@ -70,18 +33,6 @@ func (e *engine) ownShards() {
 		if o, ok := s.(ShardOwner); ok {
 			o.OwnShards(Core{e})
 		}
-	}
-}
-
-// newMechanisms turns on the mechanisms the model asks for that have no shards or nodes
-// of their own to set up: the client's timers and limits, and closed-loop clients.
-func (e *engine) newMechanisms() {
-	m := e.m
-	if clientTimers(m) || slices.ContainsFunc(e.streams, func(st streamState) bool { return st.mayLimit > 0 }) {
-		e.register(clientSide{}, false, evTimer, evTimers, evSend, evRelease)
-	}
-	if slices.ContainsFunc(m.Streams, func(s Stream) bool { return s.Clients > 0 }) {
-		e.register(closedLoop{}, false, evIssue)
 	}
 }
 

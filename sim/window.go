@@ -24,8 +24,8 @@ type windowCursor struct {
 func (e *engine) setWindow(t Time) {
 	prev := e.moveCursor(t)
 	if len(e.windowed) > 0 && prev >= 0 && (e.wIdx < 0 || e.wIdx > prev) {
-		for _, m := range e.windowed {
-			m.windowEnd(e, t, prev)
+		for _, h := range e.windowed {
+			h.WindowEnd(Core{e}, t, prev)
 		}
 	}
 	e.closeBehind(e.streams, &e.shardTable)

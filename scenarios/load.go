@@ -28,6 +28,7 @@ import (
 	_ "github.com/shardsim/shardsim/mechanisms/latch"
 	_ "github.com/shardsim/shardsim/mechanisms/limits"
 	_ "github.com/shardsim/shardsim/mechanisms/locks"
+	_ "github.com/shardsim/shardsim/mechanisms/migrate"
 	_ "github.com/shardsim/shardsim/mechanisms/pool"
 	_ "github.com/shardsim/shardsim/mechanisms/queue"
 	_ "github.com/shardsim/shardsim/mechanisms/rebalance"

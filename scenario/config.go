@@ -77,14 +77,9 @@ type Cluster struct {
 	Placement  Placement    `toml:"placement"`
 	ShardNodes []int        `toml:"shard_nodes"`
 	Node       []NodeConfig `toml:"node"`
-	// Replicas is the number of followers of every shard (default 0), on the nodes after
-	// the leader's.
-	Replicas *int `toml:"replicas"`
-	// ReadFrom is "leader" (default) or "any": where reads and scans go.
-	ReadFrom ReadFrom `toml:"read_from"`
-	// ApplyCost is a follower's CPU time per write (default: the write stream's cost).
-	ApplyCost Duration `toml:"apply_cost"`
-	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	// Ext holds the keys mechanisms declare in this table (mechanism.go): the followers'
+	// replicas, read_from and apply_cost (mechanisms/replicas), the event loop's and the
+	// commit flush's.
 	Ext tomlx.Extensions `toml:"-"`
 }
 
@@ -243,7 +238,7 @@ type SchedulePoint struct {
 // defaults to a File built in code that leaves them out.
 func Defaults() File {
 	seed, lf := int64(defaultSeed), 1.0
-	cores, queue, replicas, salt := defaultCores, 0, 0, 0
+	cores, queue, salt := defaultCores, 0, 0
 	start, err := units.ParseClock(defaultStart)
 	if err != nil {
 		panic("scenario: bad default start")
@@ -256,7 +251,6 @@ func Defaults() File {
 		LoadFactor: &lf,
 		Cluster: Cluster{
 			Cores: &cores, QueueLimit: &queue, Network: Dur("0s"),
-			Replicas: &replicas, ReadFrom: ReadLeader,
 		},
 		Table: Table{History: Dur(defaultHistory)},
 		Keyspace: Keyspace{

@@ -15,7 +15,7 @@ import (
 )
 
 // This file validates the mitigation and detection sections of a scenario
-// (docs/mitigations.md, docs/detection.md): replicas, the cache, client timeouts, retries and
+// (docs/mitigations.md, docs/detection.md): the cache, client timeouts, retries and
 // rate limits, the settings of partition limits and automatic splits (whose keys are their
 // folders', mechanisms/limits and mechanisms/split), hot-key copies, timed operator actions
 // and [detect].
@@ -42,29 +42,6 @@ type CopiesSpec struct {
 	Field int      // the copied field
 	Keys  []uint64 // its copied values, sorted
 	Count int
-}
-
-// resolveReplicas reads cluster.replicas, read_from and apply_cost.
-func resolveReplicas(c *checker, f *File, s *Resolved) {
-	cl := &f.Cluster
-	nodes := len(s.Nodes)
-	if cl.Replicas != nil {
-		switch r := *cl.Replicas; {
-		case r < 0:
-			c.add("cluster.replicas", "must not be negative (got %d)", r)
-		case nodes > 0 && r > nodes-1:
-			c.add("cluster.replicas", "must be at most nodes - 1 = %d: each follower of a shard lives on another node (got %d)", nodes-1, r)
-		default:
-			s.Replicas = r
-		}
-	}
-	s.ReadAny = oneOf(c, "cluster.read_from", string(cl.ReadFrom), "leader", "leader", "any") == "any"
-	if cl.ApplyCost.Set() {
-		if s.ApplyCost = c.duration("cluster.apply_cost", cl.ApplyCost, "", 1); s.ApplyCost > maxCost {
-			c.add("cluster.apply_cost", "must be at most %s (got %q)", maxCost, cl.ApplyCost)
-			s.ApplyCost = 0
-		}
-	}
 }
 
 // resolveClient reads a stream's timeout, retries, backoff and limit.

@@ -32,6 +32,7 @@ import (
 	_ "github.com/shardsim/shardsim/mechanisms/pool"
 	_ "github.com/shardsim/shardsim/mechanisms/queue"
 	_ "github.com/shardsim/shardsim/mechanisms/rebalance"
+	_ "github.com/shardsim/shardsim/mechanisms/replicas"
 	_ "github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"

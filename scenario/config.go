@@ -77,14 +77,9 @@ type Cluster struct {
 	Placement  Placement    `toml:"placement"`
 	ShardNodes []int        `toml:"shard_nodes"`
 	Node       []NodeConfig `toml:"node"`
-	// Replicas is the number of followers of every shard (default 0), on the nodes after
-	// the leader's.
-	Replicas *int `toml:"replicas"`
-	// ReadFrom is "leader" (default) or "any": where reads and scans go.
-	ReadFrom ReadFrom `toml:"read_from"`
-	// ApplyCost is a follower's CPU time per write (default: the write stream's cost).
-	ApplyCost Duration `toml:"apply_cost"`
-	// Ext holds the keys mechanisms declare in this table (mechanism.go).
+	// Ext holds the keys mechanisms declare in this table (mechanism.go): the followers'
+	// replicas, read_from and apply_cost (mechanisms/replicas), the event loop's and the
+	// commit flush's.
 	Ext tomlx.Extensions `toml:"-"`
 }
 
@@ -207,47 +202,10 @@ type Action struct {
 	Limit      LimitSetting `toml:"limit"`
 	Cache      *bool        `toml:"cache"`
 	Note       string       `toml:"note"`
-	// Migrate moves the table to another variant's layout during the run (docs/migrations.md).
-	Migrate *Migrate `toml:"migrate"`
-	// Ext holds the keys mechanisms declare in this table (mechanism.go): the rebalance's
-	// add_nodes and rebalance (mechanisms/rebalance).
+	// Ext holds the keys mechanisms declare in this table (mechanism.go): the migration's
+	// migrate (mechanisms/migrate), the rebalance's add_nodes and rebalance
+	// (mechanisms/rebalance).
 	Ext tomlx.Extensions `toml:"-"`
-}
-
-// Migrate is an action's migrate = { to = "VARIANT", backfill_rate = N, cutover = "..." }.
-type Migrate struct {
-	To           string   `toml:"to"`
-	BackfillRate *float64 `toml:"backfill_rate"`
-	// Cutover is "backfill" (default: when the backfill is done), "never" (a dry run), or
-	// a clock time or duration since the start, as an action's at.
-	Cutover string `toml:"cutover"`
-	// ReadCost and WriteCost are the CPU time of copying one row: reading it from the old
-	// layout and writing it to the new one (defaults: a point read's and a write's cost).
-	ReadCost  Duration `toml:"read_cost"`
-	WriteCost Duration `toml:"write_cost"`
-	// MaxCPU caps the backfill's CPU on a node at this fraction of its cores (0 < x <= 1;
-	// absent: no cap).
-	MaxCPU *float64 `toml:"max_cpu"`
-	// Verify keeps writes going to the old layout too for this long after the cutover.
-	Verify Duration `toml:"verify"`
-	// Outbox makes the dual writes asynchronous, with this lag.
-	Outbox Duration `toml:"outbox"`
-	// Reads is "old" (default: reads stay on the old layout until the cutover, writes go
-	// to both) or "both" (writes go to the new layout only, reads visit both until the
-	// cutover: a salt's growth without a copy).
-	Reads string `toml:"reads"`
-	// Tenant moves one tenant alone to shards of its own, instead of To (issue 21):
-	// tenant = { field = "tenant_id", value = "acme" }, with Shards shards (default 1) on
-	// Nodes (default: nodes holding none of the tenant's old shards, the fewest shards first).
-	Tenant *TenantSel `toml:"tenant"`
-	Shards *int       `toml:"shards"`
-	Nodes  []int      `toml:"nodes"`
-}
-
-// TenantSel names a tenant: the rows whose Field is Value.
-type TenantSel struct {
-	Field string  `toml:"field"`
-	Value *Scalar `toml:"value"`
 }
 
 // Detect is the [detect] table.
@@ -280,7 +238,7 @@ type SchedulePoint struct {
 // defaults to a File built in code that leaves them out.
 func Defaults() File {
 	seed, lf := int64(defaultSeed), 1.0
-	cores, queue, replicas, salt := defaultCores, 0, 0, 0
+	cores, queue, salt := defaultCores, 0, 0
 	start, err := units.ParseClock(defaultStart)
 	if err != nil {
 		panic("scenario: bad default start")
@@ -293,7 +251,6 @@ func Defaults() File {
 		LoadFactor: &lf,
 		Cluster: Cluster{
 			Cores: &cores, QueueLimit: &queue, Network: Dur("0s"),
-			Replicas: &replicas, ReadFrom: ReadLeader,
 		},
 		Table: Table{History: Dur(defaultHistory)},
 		Keyspace: Keyspace{

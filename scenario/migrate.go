@@ -2,12 +2,9 @@ package scenario
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
-	"github.com/shardsim/shardsim/units"
 )
 
 // MigrationSpec is a resolved migrate action (docs/migrations.md; docs/scenario.md,
@@ -45,128 +42,6 @@ type TenantSpec struct {
 	Text   string
 	Shards int
 	Nodes  []int
-}
-
-// maxTenantShards bounds migrate.shards.
-const maxTenantShards = 1024
-
-// resolveMigrate checks an action's migrate table. What it can check alone is checked
-// here; the variant it names is checked by LinkMigration.
-func resolveMigrate(c *checker, f *File, s *Resolved, key string, at sim.Time, m *Migrate) {
-	if s.Migration != nil {
-		c.add(key, "a run holds one migration, and %s already starts one", s.Migration.Key)
-		return
-	}
-	ms := &MigrationSpec{Key: key, At: at, To: m.To, Cutover: sim.CutoverBackfill}
-	migrateWhat(c, s, key, m, ms)
-	switch m.Reads {
-	case "", "old":
-	case "both":
-		ms.ReadBoth = true
-	default:
-		c.add(key+".reads", "must be \"old\" (reads stay on the old layout until the cutover) or \"both\" (writes go to the new layout, reads visit both) (got %q)", m.Reads)
-	}
-	migrateBackfill(c, key, m, ms)
-	migrateCutover(c, s, key, at, m, ms)
-	migrateCosts(c, key, m, ms)
-	migrateConflicts(c, s, key, ms)
-	s.Migration = ms
-}
-
-// migrateWhat reads what moves: the whole table to another variant's layout (to), or one
-// tenant to shards of its own.
-func migrateWhat(c *checker, s *Resolved, key string, m *Migrate, ms *MigrationSpec) {
-	switch {
-	case m.Tenant != nil && m.To != "":
-		c.add(key+".tenant", "moves one tenant to shards of its own, and to moves the whole table: give one of them")
-	case m.Tenant != nil:
-		ms.Tenant = resolveTenant(c, s, key, m)
-	case m.Shards != nil || m.Nodes != nil:
-		k := "shards"
-		if m.Shards == nil {
-			k = "nodes"
-		}
-		c.add(key+"."+k, "applies only with tenant = { field, value }: the tenant's own shards")
-	case strings.TrimSpace(m.To) == "":
-		c.add(key+".to", "required: the name of the variant whose key design and shards the table moves to (or tenant = { field, value } to move one tenant alone)")
-	}
-}
-
-// migrateBackfill reads the backfill's rate, which a migration that reads both layouts
-// may leave out when it cuts over at a set time or never.
-func migrateBackfill(c *checker, key string, m *Migrate, ms *MigrationSpec) {
-	switch r := m.BackfillRate; {
-	case r == nil && ms.ReadBoth && m.Cutover != "" && m.Cutover != "backfill":
-		// No backfill: the old rows stay where they are, and reads visit both layouts.
-	case r == nil && ms.ReadBoth:
-		c.add(key+".cutover", "required without a backfill_rate: a clock time, a duration since the start, or \"never\" (there is no backfill to wait for)")
-	default:
-		ms.Rate = c.rowRate(key+".backfill_rate", "the backfill copies", r)
-	}
-}
-
-// migrateCutover reads when reads move to the new layout: when the backfill ends, never,
-// or at a time after the migration starts.
-func migrateCutover(c *checker, s *Resolved, key string, at sim.Time, m *Migrate, ms *MigrationSpec) {
-	switch m.Cutover {
-	case "", "backfill":
-		return
-	case "never":
-		ms.Cutover = sim.CutoverNever
-		return
-	}
-	t, err := units.ParseInstant(m.Cutover, s.Start)
-	switch {
-	case err != nil:
-		c.add(key+".cutover", "must be \"backfill\", \"never\", or a clock time such as \"10:30\" or a duration since the start such as \"2h\": %v", err)
-	case t <= at:
-		c.add(key+".cutover", "must come after the migration starts at %s (got %q)", units.Clock(0, s.Start+at, units.TimeOfDay), m.Cutover)
-	default:
-		ms.Cutover = t
-	}
-}
-
-// migrateCosts reads the copy's costs and CPU cap, the outbox's lag and the verification
-// period.
-func migrateCosts(c *checker, key string, m *Migrate, ms *MigrationSpec) {
-	if m.ReadCost.Set() {
-		ms.ReadCost = c.duration(key+".read_cost", m.ReadCost, "", 1)
-	}
-	if m.WriteCost.Set() {
-		ms.WriteCost = c.duration(key+".write_cost", m.WriteCost, "", 1)
-	}
-	ms.MaxCPU = c.maxCPU(key+".max_cpu", m.MaxCPU)
-	if m.Outbox.Set() {
-		ms.Outbox = c.duration(key+".outbox", m.Outbox, "", 0)
-	}
-	if m.Verify.Set() {
-		ms.Verify = c.duration(key+".verify", m.Verify, "", 0)
-		if ms.Cutover == sim.CutoverNever && ms.Verify > 0 {
-			c.add(key+".verify", "applies after a cutover, and cutover = \"never\" has none")
-		}
-	}
-}
-
-// migrateConflicts refuses what the engine does not combine with a migration yet.
-func migrateConflicts(c *checker, s *Resolved, key string, ms *MigrationSpec) {
-	if ms.Tenant != nil && ms.ReadBoth {
-		c.add(key+".reads", "must be \"old\" when one tenant moves: its rows are copied, not left behind")
-	}
-	if ms.Tenant != nil && ms.Verify > 0 {
-		c.add(key+".verify", "cannot be combined with tenant yet (the verification period's CPU is counted for whole tables)")
-	}
-	switch {
-	case s.Split != nil:
-		c.add(key, "cannot be combined with keyspace.split (automatic splits) yet")
-	case s.Limits != nil:
-		c.add(key, "cannot be combined with partition limits yet")
-	}
-	for i, st := range s.Streams {
-		if st.Lock.Mean > 0 {
-			c.add(key, "cannot be combined with row locks yet (streams[%d].lock)", i)
-			break
-		}
-	}
 }
 
 // LinkMigration checks that the variant a migration moves to fits the one that migrates
@@ -214,68 +89,14 @@ func sameStreams(a, b []StreamSpec) bool {
 	return true
 }
 
-// resolveTenant checks migrate.tenant, shards and nodes.
-func resolveTenant(c *checker, s *Resolved, key string, m *Migrate) *TenantSpec {
-	t := &TenantSpec{Field: -1, Shards: 1}
-	tenantField(c, s, key, m.Tenant, t)
-	if m.Shards != nil {
-		if *m.Shards < 1 || *m.Shards > maxTenantShards {
-			c.add(key+".shards", "must be from 1 to %d (got %d)", maxTenantShards, *m.Shards)
-		} else {
-			t.Shards = *m.Shards
-		}
-	}
-	if t.Shards > 1 && t.Field >= 0 && len(s.Parts) > 0 && !slices.ContainsFunc(s.Parts, func(p keyspace.Part) bool { return p.Field != t.Field }) {
-		// Every part of the key is the tenant's field: the tenant is one partition, which
-		// its new shards cannot share.
-		c.add(key+".shards", "must be 1 here: the key (%s) is the tenant's field alone, so all of the tenant's rows are one partition on one of its %d shards; give the key a part that varies within the tenant to spread it (got %d)",
-			partNames(s.Parts), t.Shards, t.Shards)
-	}
-	if m.Nodes != nil {
-		if len(m.Nodes) != t.Shards {
-			c.add(key+".nodes", "must name one node per shard of the tenant: %d (got %d)", t.Shards, len(m.Nodes))
-		}
-		for i, n := range m.Nodes {
-			if n < 0 || n >= len(s.Nodes) {
-				c.add(fmt.Sprintf("%s.nodes[%d]", key, i), "no such node: ids run from 0 to %d (got %d)", len(s.Nodes)-1, n)
-			}
-		}
-		t.Nodes = m.Nodes
-	}
-	s.MaxShards = max(s.Shards, s.MaxShards) + t.Shards
-	return t
-}
+// FieldIndex returns the index of the table field name in Fields, -1 when there is none
+// (a mechanism's key that names a field: a migration's tenant).
+func (s *Resolved) FieldIndex(name string) int { return s.fieldIndex(name) }
 
-// tenantField reads the tenant's field and value.
-func tenantField(c *checker, s *Resolved, key string, sel *TenantSel, t *TenantSpec) {
-	fi := s.fieldIndex(sel.Field)
-	switch {
-	case sel.Field == "":
-		c.add(key+".tenant.field", "required: the table field that names the tenant")
-		return
-	case fi < 0:
-		c.add(key+".tenant.field", "no such field %q in table.fields", sel.Field)
-		return
-	}
-	switch fs := s.Fields[fi]; {
-	case fs.Gen != "categorical" && fs.Gen != "uniform" && fs.Gen != "zipf":
-		c.add(key+".tenant.field", "must be a categorical, uniform or zipf field, whose tenants have a known share of the rows (%q is %s)", sel.Field, fs.Gen)
-	case sel.Value == nil:
-		c.add(key+".tenant.value", "required: the tenant's value of field %q (%s)", sel.Field, describeValues(fs))
-	default:
-		v, ok := fieldValue(fs, *sel.Value)
-		if !ok {
-			c.add(key+".tenant.value", "%v is not a value of field %q (%s)", *sel.Value, sel.Field, describeValues(fs))
-		}
-		t.Field, t.Value, t.Text = fi, v, sel.Field+"="+sel.Value.String()
-	}
-}
+// FieldValue maps a value of field f as written to the field's internal value (a
+// categorical label to its index, an integer to itself); false when f has no such value.
+func FieldValue(f FieldSpec, v Scalar) (uint64, bool) { return fieldValue(f, v) }
 
-// partNames returns the key's parts as the scenario wrote them, comma-separated.
-func partNames(parts []keyspace.Part) string {
-	names := make([]string, len(parts))
-	for i, p := range parts {
-		names[i] = p.Name
-	}
-	return strings.Join(names, ", ")
-}
+// DescribeValues says which values field f takes, for a problem's message: "one of "a",
+// "b"", "an integer from 0 to 9".
+func DescribeValues(f FieldSpec) string { return describeValues(f) }

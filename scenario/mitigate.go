@@ -15,7 +15,7 @@ import (
 )
 
 // This file validates the mitigation and detection sections of a scenario
-// (docs/mitigations.md, docs/detection.md): replicas, the cache, client timeouts, retries and
+// (docs/mitigations.md, docs/detection.md): the cache, client timeouts, retries and
 // rate limits, the settings of partition limits and automatic splits (whose keys are their
 // folders', mechanisms/limits and mechanisms/split), hot-key copies, timed operator actions
 // and [detect].
@@ -42,29 +42,6 @@ type CopiesSpec struct {
 	Field int      // the copied field
 	Keys  []uint64 // its copied values, sorted
 	Count int
-}
-
-// resolveReplicas reads cluster.replicas, read_from and apply_cost.
-func resolveReplicas(c *checker, f *File, s *Resolved) {
-	cl := &f.Cluster
-	nodes := len(s.Nodes)
-	if cl.Replicas != nil {
-		switch r := *cl.Replicas; {
-		case r < 0:
-			c.add("cluster.replicas", "must not be negative (got %d)", r)
-		case nodes > 0 && r > nodes-1:
-			c.add("cluster.replicas", "must be at most nodes - 1 = %d: each follower of a shard lives on another node (got %d)", nodes-1, r)
-		default:
-			s.Replicas = r
-		}
-	}
-	s.ReadAny = oneOf(c, "cluster.read_from", string(cl.ReadFrom), "leader", "leader", "any") == "any"
-	if cl.ApplyCost.Set() {
-		if s.ApplyCost = c.duration("cluster.apply_cost", cl.ApplyCost, "", 1); s.ApplyCost > maxCost {
-			c.add("cluster.apply_cost", "must be at most %s (got %q)", maxCost, cl.ApplyCost)
-			s.ApplyCost = 0
-		}
-	}
 }
 
 // resolveClient reads a stream's timeout, retries, backoff and limit.
@@ -402,7 +379,7 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		}
 		mig, reb := s.Migration, s.Rebalance
 		actionTarget(c, key, a, s, what, &act)
-		resolveAction(c, f, s, key, a, what, &act)
+		resolveAction(c, s, key, a, what, &act)
 		for _, x := range actionSettings {
 			if what != x.Key && x.Others != nil {
 				x.Others(c, key, &a)
@@ -466,12 +443,12 @@ func actionSetting(c *checker, key string, a Action) (string, bool) {
 	for _, k := range []struct {
 		name  string
 		given bool
-	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}, {"migrate", a.Migrate != nil}} {
+	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}} {
 		if k.given {
 			what = append(what, k.name)
 		}
 	}
-	hints := []string{"node with cores or queue_limit", "stream with limit", "cache = true | false", "migrate = { to = \"VARIANT\", ... }"}
+	hints := []string{"node with cores or queue_limit", "stream with limit", "cache = true | false"}
 	for _, x := range actionSettings {
 		if a.Ext.Value(x.Key) != nil {
 			what = append(what, x.Key)
@@ -515,7 +492,7 @@ func actionTarget(c *checker, key string, a Action, s *Resolved, what string, ac
 }
 
 // resolveAction reads the setting what of action a into act.
-func resolveAction(c *checker, f *File, s *Resolved, key string, a Action, what string, act *sim.Action) {
+func resolveAction(c *checker, s *Resolved, key string, a Action, what string, act *sim.Action) {
 	switch what {
 	case "cores":
 		act.Kind = sim.SetCores
@@ -535,9 +512,6 @@ func resolveAction(c *checker, f *File, s *Resolved, key string, a Action, what 
 	case "cache":
 		act.Kind, act.Name = sim.Switch, "cache"
 		act.On = *a.Cache // the cache's resolver checks that there is one (mechanisms/cache)
-	case "migrate":
-		act.Kind = sim.Migrate
-		resolveMigrate(c, f, s, key+".migrate", act.At, a.Migrate)
 	default:
 		for _, x := range actionSettings {
 			if x.Key == what {
@@ -567,25 +541,6 @@ func actionText(s *Resolved, nodes []sim.Node, a sim.Action) string {
 			return "cache on"
 		}
 		return "cache off"
-	case sim.Migrate:
-		t := s.Migration.Tenant
-		if t == nil {
-			if m := s.Migration; m.ReadBoth {
-				// No dual writes (docs/migrations.md): writes go to the new layout alone,
-				// reads visit both, and the backfill runs only when it has a rate.
-				text := "migration started: writes go to " + m.To + ", reads visit both layouts"
-				if m.Rate > 0 {
-					return text + ", backfill of the old rows"
-				}
-				return text + ", no backfill"
-			}
-			return "migration started: dual writes and backfill to " + s.Migration.To
-		}
-		shards := "a shard"
-		if t.Shards > 1 {
-			shards = fmt.Sprintf("%d shards", t.Shards)
-		}
-		return fmt.Sprintf("migration started: %s moves to %s of its own (dual writes and backfill of its rows)", t.Text, shards)
 	}
 	for _, x := range actionSettings {
 		if x.Kind == a.Kind {

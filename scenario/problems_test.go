@@ -193,41 +193,6 @@ var problemCases = []struct {
 	{"node of a cache action", func(f *File) {
 		f.Actions = []Action{{At: Instant{Text: "1s"}, Node: ptr(0), Cache: ptr(true)}}
 	}, []string{"actions[0].node: applies only to cores and queue_limit actions"}},
-	{"migration to nowhere", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: &Migrate{BackfillRate: ptr(10.0)}}}
-	}, []string{"actions[0].migrate.to: required: the name of the variant whose key design and shards the table moves to (or tenant = { field, value } to move one tenant alone)"}},
-	{"migration without backfill rate", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: &Migrate{To: "b"}}}
-	}, []string{"actions[0].migrate.backfill_rate: required: the rows per second the backfill copies"}},
-	{"migration reading both without cutover", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: &Migrate{To: "b", Reads: "both"}}}
-	}, []string{"actions[0].migrate.cutover: required without a backfill_rate: a clock time, a duration since the start, or \"never\" (there is no backfill to wait for)"}},
-	{"migration cutover before its start", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "5s"}, Migrate: &Migrate{To: "b", BackfillRate: ptr(10.0), Cutover: "2s"}}}
-	}, []string{"actions[0].migrate.cutover: must come after the migration starts at 00:00:05 (got \"2s\")"}},
-	{"migration max cpu of 2", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: &Migrate{To: "b", BackfillRate: ptr(10.0), MaxCPU: ptr(2.0)}}}
-	}, []string{"actions[0].migrate.max_cpu: must be a fraction of a node's cores above 0 and at most 1 (got 2)"}},
-	{"migration verify never cut over", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: &Migrate{To: "b", BackfillRate: ptr(10.0), Cutover: "never", Verify: Dur("1s")}}}
-	}, []string{"actions[0].migrate.verify: applies after a cutover, and cutover = \"never\" has none"}},
-	{"migration of a tenant and a table", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: &Migrate{To: "b", BackfillRate: ptr(10.0), Tenant: &TenantSel{Field: "id"}}}}
-	}, []string{"actions[0].migrate.tenant: moves one tenant to shards of its own, and to moves the whole table: give one of them"}},
-	{"tenant of no field", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: &Migrate{BackfillRate: ptr(10.0), Tenant: &TenantSel{Field: "nope"}}}}
-	}, []string{"actions[0].migrate.tenant.field: no such field \"nope\" in table.fields"}},
-	{"tenant shards without tenant", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: &Migrate{To: "b", BackfillRate: ptr(10.0), Shards: ptr(2)}}}
-	}, []string{"actions[0].migrate.shards: applies only with tenant = { field, value }: the tenant's own shards"}},
-	{"tenant of the whole key on two shards", func(f *File) {
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: &Migrate{BackfillRate: ptr(10.0), Shards: ptr(2),
-			Tenant: &TenantSel{Field: "id", Value: &Scalar{Int: 1, IsInt: true}}}}}
-	}, []string{"actions[0].migrate.shards: must be 1 here: the key (id) is the tenant's field alone, so all of the tenant's rows are one partition on one of its 2 shards; give the key a part that varies within the tenant to spread it (got 2)"}},
-	{"two migrations", func(f *File) {
-		m := &Migrate{To: "b", BackfillRate: ptr(10.0)}
-		f.Actions = []Action{{At: Instant{Text: "1s"}, Migrate: m}, {At: Instant{Text: "2s"}, Migrate: m}}
-	}, []string{"actions[1].migrate: a run holds one migration, and actions[0].migrate already starts one"}},
 	// The detail range.
 	{"detail without from", func(f *File) { f.Detail = &Detail{To: Instant{Text: "2s"}} }, []string{"detail.from: required: a clock time such as \"08:00\" or a duration since the start such as \"2h\""}},
 	{"detail to before from", func(f *File) {

@@ -366,7 +366,7 @@ func Resolve(f *File) (*Resolved, []FieldError) {
 	}
 
 	resolveCluster(c, f, s)
-	resolveReplicas(c, f, s)
+	resolveAll(clusterResolvers, c, f, s) // the followers (mechanisms/replicas), which others read
 	resolveTable(c, f, s)
 	resolveKeyspace(c, f, s)
 	s.MaxShards = s.Shards             // unless shards split

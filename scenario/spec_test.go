@@ -144,29 +144,3 @@ func TestTypedValuesDecodeThemselves(t *testing.T) {
 		t.Error("a float scalar was accepted")
 	}
 }
-
-// TestMigrationTextSaysWhatItDoes: the timeline's text for a migration that reads both
-// layouts says there are no dual writes (writes go to the new layout) and says whether
-// there is a backfill; one that reads the old layout says dual writes and backfill.
-func TestMigrationTextSaysWhatItDoes(t *testing.T) {
-	rate := 500.0
-	for _, tc := range []struct {
-		reads, cutover string
-		rate           *float64
-		want           string
-	}{
-		{"", "", &rate, "migration started: dual writes and backfill to b"},
-		{"both", "5s", nil, "migration started: writes go to b, reads visit both layouts, no backfill"},
-		{"both", "", &rate, "migration started: writes go to b, reads visit both layouts, backfill of the old rows"},
-	} {
-		f := minimal()
-		f.Actions = []Action{{At: Instant{Text: "2s"}, Migrate: &Migrate{To: "b", Reads: tc.reads, Cutover: tc.cutover, BackfillRate: tc.rate}}}
-		r, probs := Resolve(&f)
-		if len(probs) > 0 {
-			t.Fatalf("reads %q: %v", tc.reads, probs)
-		}
-		if len(r.Actions) != 1 || r.Actions[0].Text != tc.want {
-			t.Errorf("reads %q, cutover %q: actions %+v; want the text %q", tc.reads, tc.cutover, r.Actions, tc.want)
-		}
-	}
-}

@@ -177,16 +177,6 @@ func (p *Placement) DecodeTOML(v any) error {
 	return decodeEnum(p, v, PlaceRoundRobin, PlaceRandom, PlaceExplicit)
 }
 
-// ReadFrom is where reads and scans go when shards have followers.
-type ReadFrom string
-
-const (
-	ReadLeader ReadFrom = "leader"
-	ReadAny    ReadFrom = "any"
-)
-
-func (r *ReadFrom) DecodeTOML(v any) error { return decodeEnum(r, v, ReadLeader, ReadAny) }
-
 // Arrival is a stream's arrival process.
 type Arrival string
 

@@ -1,8 +1,8 @@
 // Package migrate is the online migration (docs/migrations.md): a migrate action moves the
 // table to a new layout (another key design and shard scheme on the same nodes), or one
 // tenant to shards of its own, during the run, with dual writes, a backfill and a cutover.
-// Its keys (an action's migrate) are still resolved in scenario (scenario.MigrationSpec)
-// and compile builds its setting; its engine side is a sim.Setting that meets the engine
+// Its keys (an action's migrate) are declared, checked and resolved here (keys.go) into
+// scenario.MigrationSpec, and compile builds its setting; its engine side is a sim.Setting that meets the engine
 // through sim.Core: the new layout's shards (AddShards), its streams' planners (Planner,
 // ReplanAt), the backfill's batches (CopyBy, Copy), the outbox's writes (ApplyBy, Apply),
 // the CPU of its writes and copies as cores take them (WatchWork) and the requests'

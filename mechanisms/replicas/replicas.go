@@ -2,8 +2,8 @@
 // of a shard lives on the k-th node after its leader's, applies every write the leader has
 // applied, at its stream's apply cost (sim.Stream.ApplyCost) and without the client
 // waiting, and, with read_from = "any", serves reads as the leader does. Its keys
-// (cluster.replicas, read_from, apply_cost) are still resolved in scenario
-// (scenario/mitigate.go), and compile builds the setting, first among Model.Mechanisms.
+// (cluster.replicas, read_from, apply_cost) are declared, checked and resolved here
+// (keys.go), and compile builds the setting, first among Model.Mechanisms.
 package replicas
 
 import "github.com/shardsim/shardsim/sim"

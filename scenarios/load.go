@@ -19,8 +19,9 @@ import (
 	"github.com/shardsim/shardsim/internal/tomlx"
 	// The mechanisms that bring their own keys, each a folder (docs/architecture.md, "Where a
 	// new thing goes"): importing one declares its keys and registers its resolver. Their
-	// resolvers run, and their settings come, in the order Go initializes the packages (by
-	// import path, here cache, eventloop, flush, latch, limits, locks, pool, queue), the order of explain's notes.
+	// resolvers of a phase run, and their settings come, in the order Go initializes the
+	// packages (by import path, as listed below), the order of explain's notes. The operator's
+	// actions bring no keys of their own yet: compile builds their setting.
 	_ "github.com/shardsim/shardsim/mechanisms/cache"
 	_ "github.com/shardsim/shardsim/mechanisms/eventloop"
 	_ "github.com/shardsim/shardsim/mechanisms/flush"

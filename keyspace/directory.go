@@ -15,6 +15,7 @@ func init() {
 		resolve: resolveDirectory, afterKey: true,
 		noIndex:  `(it has no entries of its own); use "hash" or "range"`,
 		noSplits: `automatic splits need scheme = "range" or "hash": a directory places its rows by hand`,
+		noFlags:  "a directory's entries (which values go to which shards) come from a scenario's [[keyspace.directory]], which no flag gives",
 		build: func(c SchemeConfig) (Scheme, error) {
 			o, _ := c.Options.(DirectoryOptions)
 			d, err := NewDirectory(c.Shards, o.Entries)

@@ -93,8 +93,9 @@ type schemeDef struct {
 	// shards is the table's shards when keyspace.shards is not given (0: it is required).
 	shards func(in SchemeInput) int
 	// noIndex and noSplits say why an [[indexes]] entry cannot use the scheme, and why its
-	// shards cannot split automatically ("": they can).
-	noIndex, noSplits string
+	// shards cannot split automatically; noFlags why no command-line flag can give it,
+	// for analyze's --scheme ("": they can).
+	noIndex, noSplits, noFlags string
 	// describe is what a key's description says of the options after the scheme's name
 	// (qual, "modulo") and in place of "N shards" (over) ("": nothing).
 	describe func(o SchemeOptions, shards int) (qual, over string)
@@ -154,6 +155,21 @@ func SchemeKeys() []SchemeKey {
 
 // Ordered reports whether the scheme keeps the keys' order (range).
 func (k SchemeKind) Ordered() bool { return schemes[k].ordered }
+
+// FlagSchemes lists, in the documentation's order, the schemes that command-line flags can
+// give whole (analyze's --scheme): those whose options all have defaults.
+func FlagSchemes() []string {
+	var names []string
+	for _, name := range SchemeNames() {
+		if schemes[SchemeKind(name)].noFlags == "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// NoFlags says why no command-line flag can give the scheme ("": flags can, FlagSchemes).
+func (k SchemeKind) NoFlags() string { return schemes[k].noFlags }
 
 // Slots reports whether a key's slot routes it (redis_cluster).
 func (k SchemeKind) Slots() bool { return schemes[k].slots }

@@ -19,6 +19,7 @@ import (
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/internal/atomicfile"
 	"github.com/shardsim/shardsim/internal/escape"
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/plots"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
@@ -245,7 +246,7 @@ func (c *analyzeCmd) register() {
 	fs := c.fs
 	c.tf.register(fs)
 	fs.StringArrayVar(&c.keys, "key", nil, "a candidate partition key: parts named by --names (or key), hour(ts), hash(id, N)... comma-separated or repeated")
-	fs.StringVar(&c.scheme, "scheme", "hash", "the candidate's shard scheme: hash, range or redis_cluster")
+	fs.StringVar(&c.scheme, "scheme", "hash", "the candidate's shard scheme: "+orList(keyspace.FlagSchemes()))
 	fs.IntVar(&c.shards, "shards", 16, "the candidate's shards")
 	fs.IntVar(&c.salt, "salt", 0, "the candidate's salt buckets")
 	fs.StringVar(&c.saltMode, "salt-mode", "random", "how a write picks its salt bucket: random, round_robin, or hash (of --salt-field: reads of a key then visit one bucket)")
@@ -344,19 +345,19 @@ func (c *analyzeCmd) checkChart(path string) error {
 // analyzeDesign checks the candidate design as a scenario would be checked and builds its
 // planners; a range scheme's splits come from a first pass over the log.
 func analyzeDesign(tf *traceFlags, rd *trace.Reader, key []string, scheme string, shards, salt int, saltMode, saltField string) (*trace.Design, error) {
-	switch scheme {
-	case "hash", "range", "redis_cluster":
-	case "directory":
-		// A directory is its entries, which no flag gives: a scenario's
-		// [[keyspace.directory]] does.
-		return nil, usagef("--scheme directory: a directory's entries (which values go to which shards) come from a scenario's [[keyspace.directory]], which no flag gives: replay the log in a scenario (a stream with trace = { file = ... }, docs/traces.md), or use --scheme hash, range or redis_cluster")
-	default:
-		return nil, usagef("--scheme: must be one of \"hash\", \"range\", \"redis_cluster\" (got %q)", scheme)
-	}
-	if scheme == "redis_cluster" && salt > 1 {
-		// As a replay of the log refuses it (spec's keyspace.salt): the figures would be
-		// of the key without its salt.
-		return nil, usagef("--salt %d: not with --scheme redis_cluster: the log's key text decides its slot, a salt bucket cannot be added to it (a replay of the log refuses it too)", salt)
+	// The scheme's own properties say what flags cannot give: a scheme whose options no
+	// flag holds, and a salt under a scheme that routes a key by its text's slot.
+	k, ok := keyspace.ParseScheme(scheme)
+	flagged := keyspace.FlagSchemes()
+	switch {
+	case !ok:
+		return nil, usagef("--scheme: must be one of %s (got %q)", quotedList(flagged), scheme)
+	case k.NoFlags() != "":
+		return nil, usagef("--scheme %s: %s: replay the log in a scenario (a stream with trace = { file = ... }, docs/traces.md), or use --scheme %s", scheme, k.NoFlags(), orList(flagged))
+	case k.Slots() && keyspace.Salted(salt):
+		// As a replay of the log refuses it (the scheme's check of keyspace.salt): the
+		// figures would be of the key without its salt.
+		return nil, usagef("--salt %d: not with --scheme %s: the log's key text decides its slot, a salt bucket cannot be added to it (a replay of the log refuses it too)", salt, scheme)
 	}
 	f := compile.AnalysisFile(rd.Names(), key, scheme, shards, salt)
 	f.Keyspace.SaltMode, f.Keyspace.SaltField = scenario.SaltMode(saltMode), saltField
@@ -847,4 +848,21 @@ func fittedName(file string) string {
 		n = "fitted"
 	}
 	return "fit-" + n[:min(len(n), 40)]
+}
+
+// quotedList writes names as "a", "b", "c".
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// orList writes names as a, b or c.
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

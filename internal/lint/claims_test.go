@@ -105,3 +105,39 @@ func lastName(e ast.Expr) string {
 	}
 	return ""
 }
+
+// TestLoaderImportsEveryMechanism: a mechanism registers its keys, resolver and rules from
+// its package's init, so the loader (scenarios) must import every mechanism's folder,
+// directly or through another. A mechanism's own tests import it, so they pass without the
+// loader's import while the command never sees the mechanism's keys: this is the test that
+// fails.
+func TestLoaderImportsEveryMechanism(t *testing.T) {
+	pkgs := packages(t)
+	seen := map[string]bool{}
+	var visit func(string)
+	visit = func(p string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		if q := pkgs[p]; q != nil {
+			for dep := range q.imports {
+				visit(dep)
+			}
+		}
+	}
+	visit("scenarios")
+	n := 0
+	for p := range pkgs {
+		if !strings.HasPrefix(p, "mechanisms/") || p == "mechanisms/mechtest" {
+			continue
+		}
+		n++
+		if !seen[p] {
+			t.Errorf("%s is not imported by the loader (scenarios/load.go's imports): the command would not know its keys", p)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("found %d mechanisms' folders: the walk missed them", n)
+	}
+}

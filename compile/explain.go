@@ -191,7 +191,7 @@ func (w *offeredWork) follower(i int, parts float64) float64 {
 	st := &w.streams[i]
 	switch {
 	case st.Op == sim.Write:
-		return parts * st.ApplyCost.Seconds()
+		return parts * applyCost(w.s, i).Seconds()
 	case w.s.ReadAny && w.s.Replicas > 0:
 		return w.leader(i, parts)
 	}

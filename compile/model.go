@@ -49,10 +49,6 @@ func buildModel(r *Routing) *sim.Model {
 			l := *ss.Client.Limit
 			st.Client.Limit = &l
 		}
-		st.ApplyCost = ss.Cost
-		if s.ApplyCost > 0 {
-			st.ApplyCost = s.ApplyCost
-		}
 		st.Clients, st.Think = ss.Clients, ss.Think
 		st.Arrivals = arrivals(ss)
 		if ss.Trace != nil {
@@ -74,7 +70,7 @@ func buildModel(r *Routing) *sim.Model {
 	if s.Replicas > 0 || s.ReadAny {
 		// First: it names why the run keeps to one engine before the others, and the
 		// followers' count is set before any Setting reads it.
-		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(replicas.Replicas{Followers: s.Replicas, ReadAny: s.ReadAny}))
+		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(replicas.Replicas{Followers: s.Replicas, ReadAny: s.ReadAny, ApplyCost: applyCosts(s)}))
 	}
 	if acts := actions(s); acts != nil {
 		m.Mechanisms = append(m.Mechanisms, acts) // last: it names why the run keeps to one engine after the others
@@ -391,4 +387,22 @@ func Placement(s *scenario.Resolved) []int {
 		}
 	}
 	return out
+}
+
+// applyCost is the CPU time a follower spends applying one partition of a write of stream
+// i: cluster.apply_cost, or by default the stream's own cost.
+func applyCost(s *scenario.Resolved, i int) sim.Time {
+	if s.ApplyCost > 0 {
+		return s.ApplyCost
+	}
+	return s.Streams[i].Cost
+}
+
+// applyCosts is every stream's apply cost (applyCost), for the followers' setting.
+func applyCosts(s *scenario.Resolved) []sim.Time {
+	costs := make([]sim.Time, len(s.Streams))
+	for i := range costs {
+		costs[i] = applyCost(s, i)
+	}
+	return costs
 }

@@ -499,14 +499,17 @@ type WriteDone interface {
 func (c Core) WatchWrites(w WriteDone) { c.e.wrote = w }
 
 // Follow sends, at now, a follower's apply of a write of stream i on parts partitions of
-// shard sh, at node n: a subrequest of the stream's apply cost (Stream.ApplyCost) that
-// nobody waits for, and that its node never throttles.
-func (c Core) Follow(now Time, i int, sh int32, n int, parts int32) {
+// shard sh, at node n: a subrequest of cost per partition (0: the stream's own cost),
+// drawn as the stream's service, that nobody waits for, and that its node never throttles.
+func (c Core) Follow(now Time, i int, sh int32, n int, parts int32, cost Time) {
 	e := c.e
 	st := &e.streams[i]
+	if cost == 0 {
+		cost = st.s.Cost
+	}
 	si := e.subs.take()
 	e.subs.items[si] = subreq{req: followerReq, shard: sh, node: int16(n), parts: parts,
-		service: e.serviceTime(st, st.s.ApplyCost, parts)}
+		service: e.serviceTime(st, cost, parts)}
 	e.reach(now, si)
 }
 

@@ -32,7 +32,7 @@ func mixModel(seed uint64) *sim.Model {
 		ShardNode: []int{0, 1, 2, 0, 1, 2},
 		Streams: []sim.Stream{
 			{
-				Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond, ApplyCost: 50 * sim.Microsecond,
+				Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond,
 				Arrivals: workload.NewPoisson(rate(3000)),
 				Fields:   []workload.Generator{workload.NewUniform(4), workload.NewSequence()},
 				Planner:  keyspace.NewPointPlanner(twoParts, scheme, false), KeyFields: []int{0, 1},
@@ -47,7 +47,7 @@ func mixModel(seed uint64) *sim.Model {
 				Client: sim.Client{Timeout: 800 * sim.Microsecond, Retries: 1, Backoff: sim.Millisecond, BackoffMax: sim.Millisecond},
 			},
 			{
-				Name: "c", Op: sim.Write, Cost: 80 * sim.Microsecond, ApplyCost: 40 * sim.Microsecond,
+				Name: "c", Op: sim.Write, Cost: 80 * sim.Microsecond,
 				Clients: 12, Think: sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond},
 				Fields:  []workload.Generator{workload.NewUniform(2), workload.NewUniform(1)},
 				Planner: keyspace.NewPointPlanner(twoParts, scheme, false), KeyFields: []int{0, 1},
@@ -55,7 +55,7 @@ func mixModel(seed uint64) *sim.Model {
 			},
 		},
 		Mechanisms: []sim.Setting{
-			replicas.Replicas{Followers: 1},
+			replicas.Replicas{Followers: 1, ApplyCost: []sim.Time{50 * sim.Microsecond, 0, 40 * sim.Microsecond}},
 			cache.Cache{Settings: cache.Settings{Capacity: 200, TTL: 50 * sim.Millisecond, HitCost: 50 * sim.Microsecond, SingleFlight: true, StaleWhileRevalidate: 20 * sim.Millisecond},
 				Streams: []int{1}},
 			latch.PageLatch{Hold: 90 * sim.Microsecond, Rows: 10},

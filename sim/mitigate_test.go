@@ -299,7 +299,7 @@ func replicaModel(reads bool) *Model {
 	m := &Model{
 		Seed: 18, Duration: 3 * Second, Window: Second, Network: 200 * Microsecond,
 		Nodes: []Node{{Cores: 1}, {Cores: 1}, {Cores: 1}}, ShardNode: []int{0, 1, 2},
-		Mechanisms: []Setting{followers{n: 2, any: true}},
+		Mechanisms: []Setting{followers{n: 2, any: true, cost: 50 * Microsecond}},
 	}
 	scheme := keyspace.NewModulo(3)
 	if reads {
@@ -311,7 +311,7 @@ func replicaModel(reads bool) *Model {
 		}}
 	} else {
 		m.Streams = []Stream{{
-			Name: "put", Op: Write, Cost: 100 * Microsecond, ApplyCost: 50 * Microsecond, Service: Service{Kind: Constant},
+			Name: "put", Op: Write, Cost: 100 * Microsecond, Service: Service{Kind: Constant},
 			Arrivals: workload.NewPoisson(constRate(1000)),
 			Fields:   []workload.Generator{workload.NewUniform(1)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false),
@@ -510,13 +510,13 @@ func allocModel(dur Time) *Model {
 				Arrivals: workload.NewPoisson(constRate(40000)),
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(d, scheme, true)},
-			{Name: "w", Op: Write, Cost: 200 * Microsecond, ApplyCost: 50 * Microsecond, KeyFields: []int{0},
+			{Name: "w", Op: Write, Cost: 200 * Microsecond, KeyFields: []int{0},
 				Client:   Client{Timeout: 2 * Millisecond, Retries: 2, Backoff: Millisecond, BackoffMax: 8 * Millisecond, Limit: &Limit{Rate: 20000, Burst: 10, Queue: true}},
 				Arrivals: workload.NewPoisson(constRate(8000)),
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(d, scheme, false)},
 		},
-		Mechanisms: []Setting{followers{n: 1, any: true}},
+		Mechanisms: []Setting{followers{n: 1, any: true, cost: 50 * Microsecond}},
 	}
 	for i := range m.Nodes {
 		m.Nodes[i], m.ShardNode[i] = Node{Cores: 1, QueueLimit: 8}, i

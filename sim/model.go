@@ -79,8 +79,6 @@ type Stream struct {
 	// order: the identity of a hot key, a cache entry or a copied key. Empty for scans.
 	KeyFields []int
 	Client    Client
-	// ApplyCost is the CPU time a follower spends applying one of the stream's writes.
-	ApplyCost Time
 	// Clients, when positive, makes the stream closed-loop: Clients clients each issue a
 	// request, wait for its outcome, think for a draw of Think, and issue the next one.
 	// Arrivals is not used then.

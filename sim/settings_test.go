@@ -48,12 +48,14 @@ func (as acts) Handle(c Core, now Time, i int32) {
 	c.Note(a.At, a.Text)
 }
 
-// followers is a test's followers: n per shard, with reads from any copy when any, a
+// followers is a test's followers: n per shard, with reads from any copy when any, each
+// write's apply at cost (0: its stream's cost), a
 // Setting that does through the Core what mechanisms/replicas' Replicas does (sim's own
 // tests cannot import it).
 type followers struct {
-	n   int
-	any bool
+	n    int
+	any  bool
+	cost Time
 }
 
 func (followers) Note() string    { return "" }
@@ -78,7 +80,7 @@ func (f followers) On(c Core) {
 func (f followers) Wrote(c Core, now Time, i int, sh, parts int32) {
 	leader := c.ShardNode(int(sh))
 	for k := 1; k <= f.n; k++ {
-		c.Follow(now, i, sh, (leader+k)%c.Nodes(), parts)
+		c.Follow(now, i, sh, (leader+k)%c.Nodes(), parts, f.cost)
 	}
 }
 

@@ -400,9 +400,6 @@ func TestMigrationWithReplicas(t *testing.T) {
 	m := migModel(3, 500, 500, 2*sim.Second, 20*sim.Second, Migration{Rate: 50_000, HistoryRows: 100_000,
 		ReadCost: sim.Microsecond, WriteCost: sim.Microsecond, Cutover: sim.CutoverBackfill})
 	m.Mechanisms = append([]sim.Setting{replicas.Replicas{Followers: 1}}, m.Mechanisms...)
-	for i := range m.Streams {
-		m.Streams[i].ApplyCost = m.Streams[i].Cost
-	}
 	g := sim.Run(m).Migration
 	if g.RowsCopied != g.RowsToCopy || g.RowsToCopy < 100_000 || g.Cutover < 0 {
 		t.Errorf("%d of %d rows copied, cutover at %v: want every row copied and a cutover", g.RowsCopied, g.RowsToCopy, g.Cutover)

@@ -1,6 +1,6 @@
 // Package replicas is the shards' followers (docs/mitigations.md, "Followers"): follower k
 // of a shard lives on the k-th node after its leader's, applies every write the leader has
-// applied, at its stream's apply cost (sim.Stream.ApplyCost) and without the client
+// applied, at its stream's apply cost (Replicas.ApplyCost) and without the client
 // waiting, and, with read_from = "any", serves reads as the leader does. Its keys
 // (cluster.replicas, read_from, apply_cost) are declared, checked and resolved here
 // (keys.go), and compile builds the setting, first among Model.Mechanisms.
@@ -15,6 +15,9 @@ type Replicas struct {
 	// ReadAny sends each read's and scan's visit to the leader or one of its followers,
 	// drawn uniformly among them with the engine's own random numbers.
 	ReadAny bool
+	// ApplyCost is the CPU time a follower spends applying one partition of a write,
+	// stream by stream (missing or 0: the stream's own cost).
+	ApplyCost []sim.Time
 }
 
 // Note is "": explain says what followers change itself.
@@ -48,8 +51,12 @@ func (r Replicas) On(c sim.Core) {
 // apply it; nobody waits for them.
 func (r Replicas) Wrote(c sim.Core, now sim.Time, i int, sh, parts int32) {
 	leader, nodes := c.ShardNode(int(sh)), c.Nodes()
+	var cost sim.Time
+	if i < len(r.ApplyCost) {
+		cost = r.ApplyCost[i]
+	}
 	for k := 1; k <= r.Followers; k++ {
-		c.Follow(now, i, sh, (leader+k)%nodes, parts)
+		c.Follow(now, i, sh, (leader+k)%nodes, parts, cost)
 	}
 }
 

@@ -70,7 +70,7 @@ func quantileOf(st metrics.Statistic) float64 {
 // no request failed. With an error-rate SLO only failures are settled early. nil when no
 // SLO can be settled early.
 func (c *Config) watcher(m *sim.Model, mult float64, lim offeredLimit) func(sim.Watch) bool {
-	rw := &runWatch{cw: c.ceilingWatch(m), ws: c.watchedSLOs(m), from: m.Warmup + decideAfter, streams: len(m.Streams)}
+	rw := &runWatch{cw: c.ceilingWatch(m, lim.costliest), ws: c.watchedSLOs(m), from: m.Warmup + decideAfter, streams: len(m.Streams)}
 	if len(rw.ws) == 0 && rw.cw == nil {
 		return nil
 	}
@@ -170,8 +170,9 @@ type ceilingWatch struct {
 	cost float64
 }
 
-// ceilingWatch returns the ceiling's watch of model m; nil without a ceiling.
-func (c *Config) ceilingWatch(m *sim.Model) *ceilingWatch {
+// ceilingWatch returns the ceiling's watch of model m, whose longest service of a request
+// at a node is costliest (0: not bounded); nil without a ceiling.
+func (c *Config) ceilingWatch(m *sim.Model, costliest sim.Time) *ceilingWatch {
 	if !(c.MaxUtilization > 0 && c.MaxUtilization < 1) || m.Window <= 0 {
 		return nil
 	}
@@ -181,14 +182,7 @@ func (c *Config) ceilingWatch(m *sim.Model) *ceilingWatch {
 	for _, n := range m.Nodes {
 		cw.cores = append(cw.cores, sim.Time(n.Cores))
 	}
-	for i := range m.Streams {
-		st := &m.Streams[i]
-		if st.RowCost > 0 {
-			cw.cost = 0
-			break
-		}
-		cw.cost = max(cw.cost, st.Cost.Seconds(), st.ApplyCost.Seconds())
-	}
+	cw.cost = costliest.Seconds()
 	return cw
 }
 

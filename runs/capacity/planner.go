@@ -106,6 +106,9 @@ type offeredLimit struct {
 	held bool
 	// window is the runs' window (0: not known).
 	window sim.Time
+	// costliest is the longest service of a request at a node, a follower's apply
+	// included (costliest), 0 where a scan's rows add to it.
+	costliest sim.Time
 	// spread is 2 s_max / (c W) for the hottest node (c cores, windows of W seconds, the
 	// costliest stream's cost s_max): a window's busy fraction u deviates by at most
 	// sqrt(spread u) (ceilingWatch.under); 0 where it is not known.
@@ -131,8 +134,9 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 	lim.steady = lim.ok
 	lim.held = !s.Streamed()
 	lim.window = s.Window
+	lim.costliest = costliest(s)
 	if lim.ok && lim.node < len(s.Nodes) && s.Window > 0 {
-		lim.spread = 2 * costliest(s).Seconds() / (float64(s.Nodes[lim.node].Cores) * s.Window.Seconds())
+		lim.spread = 2 * lim.costliest.Seconds() / (float64(s.Nodes[lim.node].Cores) * s.Window.Seconds())
 	}
 	for _, st := range ex.Streams {
 		if st.PeakRate != st.MeanRate {

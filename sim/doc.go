@@ -13,7 +13,11 @@
 // (observe.go) keep their state in the stream's and the slots', and their events (heap.go's
 // evKind below evFixed: evTimer, evTimers, evSend, evRelease, evIssue) are dispatched by the
 // core's step (rare), as the end of a subrequest's service, evDone, is. Everything else is
-// a mechanism, and every mechanism plugs in one way: a Setting, outside sim.
+// a mechanism, and every mechanism plugs in one way: a Setting, outside sim. The core names
+// no mechanism: only the component interface (component.go, mechanism.go, watch.go) and
+// the model's and the result's vocabulary (model.go, result.go, mitigate.go) may; what the
+// core tests is named for what it does with it or the Core call that makes it (noReq,
+// copyMark, applyMark, detachMark).
 //
 // A new mechanism is a folder of its own under mechanisms/, outside sim: its settings type
 // implements Setting (component.go, the engine's one exported component interface),

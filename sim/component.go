@@ -926,9 +926,14 @@ func (c Core) Detach(now Time, si int32) {
 // Apply's write.
 const detachMark = applyMark - 1
 
-// Result is the run's result, for a mechanism whose figures or layout have fields of their
-// own in it (an index's shards, Result.Indexes).
+// Result is the run's result, for a mechanism whose figures have fields of their own in it
+// (its windows, Result.Windows; a stream's, StreamOut).
 func (c Core) Result() *Result { return c.e.res }
+
+// Report adds x, what a mechanism did of its own (a migration's, a rebalance's, the
+// indexes' layouts), to the run's result (Result.Reports), where the figures find it by its
+// type (figures/metrics): the result's own fields are the core's.
+func (c Core) Report(x any) { c.e.res.Reports = append(c.e.res.Reports, x) }
 
 // WatchSubs has w told of every new subrequest, and of every request issued into a slot.
 func (c Core) WatchSubs(w SubWatcher) { c.e.watchSubs(w) }

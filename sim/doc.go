@@ -43,7 +43,9 @@
 // told of the CPU of the writes and copies the cores take (a WorkWatcher: WatchWork) and
 // of every request's end (an EndWatcher: WatchEnds). A
 // Setting that must have the streams ready for what it does later (an Initer) says so
-// before they are set up (MayLimit: a client limit an action may set).
+// before they are set up (MayLimit: a client limit an action may set). What a mechanism
+// did of its own it reports (Report) into Result.Reports, as a type of figures/metrics,
+// whose figures find it by its type: the Result's own fields are the core's.
 // The read cache (mechanisms/cache), partition limits (mechanisms/limits), automatic
 // shard splits (mechanisms/split), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit

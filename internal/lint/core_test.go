@@ -220,3 +220,61 @@ func TestCoreWordsHit(t *testing.T) {
 		}
 	}
 }
+
+// resultAllowed are sim.Result's fields that hold a mechanism's word and stay, each with
+// why.
+var resultAllowed = map[string]string{
+	// The copies a shard's CPU is spread over (Core.SetReplicas), which the core's own
+	// utilization divides by (Result.ShardUtilization, sim.ShardWindow).
+	"Replicas": "the core's utilization reads it",
+}
+
+// TestResultNamesNoMechanism holds sim.Result, the run's result, to no field of one
+// mechanism's: what a mechanism reports of its own goes in Result.Reports (Core.Report),
+// of a type that figures/metrics reads (docs/architecture.md, "Inside the engine"). The
+// counters of sim's per-shard, per-stream and per-window results are the core's vocabulary
+// and are not held here.
+func TestResultNamesNoMechanism(t *testing.T) {
+	words := coreWords(t)
+	found := false
+	for _, f := range packages(t)["sim"].files {
+		ast.Inspect(f, func(x ast.Node) bool {
+			ts, ok := x.(*ast.TypeSpec)
+			if !ok || ts.Name.Name != "Result" {
+				return true
+			}
+			found = true
+			for _, fl := range ts.Type.(*ast.StructType).Fields.List {
+				var names []string
+				for _, n := range fl.Names {
+					names = append(names, n.Name)
+				}
+				names = append(names, typeNames(fl.Type)...)
+				for _, n := range names {
+					for _, w := range words {
+						if holdsWord(n, w) && resultAllowed[n] == "" {
+							t.Errorf("sim.Result's field %s names %s, a mechanism's word: what a mechanism reports goes in Result.Reports (Core.Report), of a type figures/metrics reads", strings.Join(names, " "), n)
+							break
+						}
+					}
+				}
+			}
+			return false
+		})
+	}
+	if !found {
+		t.Fatal("sim has no type Result")
+	}
+}
+
+// typeNames are the names of the types that type expression x is made of.
+func typeNames(x ast.Expr) []string {
+	var out []string
+	ast.Inspect(x, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			out = append(out, id.Name)
+		}
+		return true
+	})
+	return out
+}

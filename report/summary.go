@@ -113,9 +113,9 @@ func indexesOf(m *metrics.Run) []IndexSummary {
 // shardName names shard id for a reader: its number, or INDEX/K for an index's shard
 // (metrics.ShardName).
 func (v *VariantSummary) shardName(id int) string {
-	layouts := make([]sim.IndexLayout, len(v.Indexes))
+	layouts := make([]metrics.IndexLayout, len(v.Indexes))
 	for i, x := range v.Indexes {
-		layouts[i] = sim.IndexLayout{Name: x.Name, First: x.FirstShard, Shards: x.Shards}
+		layouts[i] = metrics.IndexLayout{Name: x.Name, First: x.FirstShard, Shards: x.Shards}
 	}
 	return metrics.ShardName(layouts, id)
 }
@@ -303,10 +303,11 @@ type ShardSummary struct {
 
 // indexShardName is the name of shard id of m when it is an index's, "" otherwise.
 func indexShardName(r *sim.Result, id int) string {
-	if metrics.IndexOf(r.Indexes, id) == nil {
+	layouts := metrics.IndexLayouts(r)
+	if metrics.IndexOf(layouts, id) == nil {
 		return ""
 	}
-	return metrics.ShardName(r.Indexes, id)
+	return metrics.ShardName(layouts, id)
 }
 
 // NodeSummary is one node over the whole run.

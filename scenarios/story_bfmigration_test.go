@@ -26,7 +26,7 @@ func TestBlackFridayMigrationStory(t *testing.T) {
 		t.Fatalf("%d variants selected, want 1", len(sc.Variants))
 	}
 	r := sim.Run(sc.Variants[0].Model())
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	ms := metrics.MigrationsOf(r)
 	if g == nil || len(ms) != 1 || g.Cutover < 0 {
 		t.Fatalf("no migration that cut over recorded: %+v", g)

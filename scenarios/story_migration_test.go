@@ -8,7 +8,6 @@ import (
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/scenarios"
-	"github.com/shardsim/shardsim/sim"
 )
 
 // TestMigrationStory runs the built-in migration (seed 21, 6 simulated minutes, five
@@ -22,13 +21,13 @@ func TestMigrationStory(t *testing.T) {
 		}
 		return *ph
 	}
-	mig := func(v string) (*sim.MigrationResult, metrics.Migration) {
+	mig := func(v string) (*metrics.MigrationResult, metrics.Migration) {
 		r := s.result(v)
 		ms := metrics.MigrationsOf(r)
-		if r.Migration == nil || len(ms) != 1 {
+		if metrics.MigrationReport(r) == nil || len(ms) != 1 {
 			t.Fatalf("%s: no migration recorded", v)
 		}
-		return r.Migration, ms[0]
+		return metrics.MigrationReport(r), ms[0]
 	}
 
 	// Where the table is: the last range shard takes every new order (66%).

@@ -448,7 +448,7 @@ func (c Core) FailLock(now Time, si int32, since Time) {
 	}
 	e.passed[si] = 0 // out of the node gates: the slot's next subrequest starts at the first
 	e.subs.put(si)
-	e.subEnd(sub.req, int32(sub.attempt), now, failLock)
+	e.subEnd(sub.req, int32(sub.attempt), now, failGaveUp)
 }
 
 // WatchWindows has h told of the end of every window, after the watchers put there before
@@ -508,7 +508,7 @@ func (c Core) Follow(now Time, i int, sh int32, n int, parts int32, cost Time) {
 		cost = st.s.Cost
 	}
 	si := e.subs.take()
-	e.subs.items[si] = subreq{req: followerReq, shard: sh, node: int16(n), parts: parts,
+	e.subs.items[si] = subreq{req: noReq, shard: sh, node: int16(n), parts: parts,
 		service: e.serviceTime(st, cost, parts)}
 	e.reach(now, si)
 }
@@ -763,8 +763,8 @@ func (c Core) CopyBy(h Copier) {
 func (c Core) Copy(now Time, sh, n int, rows int32, service Time) {
 	e := c.e
 	si := e.subs.take()
-	e.subs.items[si] = subreq{req: followerReq, shard: int32(sh), node: int16(n), parts: rows,
-		service: service, attempt: backfillMark}
+	e.subs.items[si] = subreq{req: noReq, shard: int32(sh), node: int16(n), parts: rows,
+		service: service, attempt: copyMark}
 	e.reach(now, si)
 }
 
@@ -789,12 +789,12 @@ func CopyPeriod(batch int64, rate float64) Time {
 // maxCopyPeriod is the longest copy period: past the end of the longest run (10000 days).
 const maxCopyPeriod = 10000 * 24 * Hour
 
-// backfillMark is the attempt number of a copy batch (Core.Copy; req followerReq), which
-// tells it from a follower's apply; outboxMark that of an Apply's write. A request's
+// copyMark is the attempt number of a copy batch (Core.Copy; req noReq), which tells it
+// from a Follow's subrequest (attempt 0); applyMark that of an Apply's write. A request's
 // attempts stay far below both (at most 1 + 10 retries).
 const (
-	backfillMark = math.MaxUint8
-	outboxMark   = backfillMark - 1
+	copyMark  = math.MaxUint8
+	applyMark = copyMark - 1
 )
 
 // Applier is a mechanism that sends writes nobody waits for to the nodes (Core.Apply), as a
@@ -824,8 +824,8 @@ func (c Core) ApplyBy(h Applier) {
 func (c Core) Apply(now Time, sh int, parts int32, service Time) {
 	e := c.e
 	si := e.subs.take()
-	e.subs.items[si] = subreq{req: followerReq, shard: int32(sh), node: int16(e.shardNode[sh]), parts: parts,
-		service: service, attempt: outboxMark, write: true}
+	e.subs.items[si] = subreq{req: noReq, shard: int32(sh), node: int16(e.shardNode[sh]), parts: parts,
+		service: service, attempt: applyMark, write: true}
 	e.reach(now, si)
 }
 
@@ -914,7 +914,7 @@ func (c Core) Detach(now Time, si int32) {
 	e := c.e
 	sub := &e.subs.items[si]
 	ri, attempt := sub.req, int32(sub.attempt)
-	sub.req, sub.attempt = followerReq, detachedMark
+	sub.req, sub.attempt = noReq, detachMark
 	if r := &e.reqs.items[ri]; r.plain {
 		if r.pending--; r.pending == 0 {
 			e.finishPlain(ri, r)
@@ -924,14 +924,19 @@ func (c Core) Detach(now Time, si int32) {
 	e.subEnd(ri, attempt, now, failNone)
 }
 
-// detachedMark is the attempt number of a subrequest once detached from its request (req
-// followerReq, Core.Detach), which tells it from a follower's apply, a backfill's batch
-// and an outbox's copy.
-const detachedMark = outboxMark - 1
+// detachMark is the attempt number of a subrequest once detached from its request (req
+// noReq, Core.Detach), which tells it from a Follow's subrequest, a Copy's batch and an
+// Apply's write.
+const detachMark = applyMark - 1
 
-// Result is the run's result, for a mechanism whose figures or layout have fields of their
-// own in it (an index's shards, Result.Indexes).
+// Result is the run's result, for a mechanism whose figures have fields of their own in it
+// (its windows, Result.Windows; a stream's, StreamOut).
 func (c Core) Result() *Result { return c.e.res }
+
+// Report adds x, what a mechanism did of its own (a migration's, a rebalance's, the
+// indexes' layouts), to the run's result (Result.Reports), where the figures find it by its
+// type (figures/metrics): the result's own fields are the core's.
+func (c Core) Report(x any) { c.e.res.Reports = append(c.e.res.Reports, x) }
 
 // WatchSubs has w told of every new subrequest, and of every request issued into a slot.
 func (c Core) WatchSubs(w SubWatcher) { c.e.watchSubs(w) }

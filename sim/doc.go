@@ -13,7 +13,11 @@
 // (observe.go) keep their state in the stream's and the slots', and their events (heap.go's
 // evKind below evFixed: evTimer, evTimers, evSend, evRelease, evIssue) are dispatched by the
 // core's step (rare), as the end of a subrequest's service, evDone, is. Everything else is
-// a mechanism, and every mechanism plugs in one way: a Setting, outside sim.
+// a mechanism, and every mechanism plugs in one way: a Setting, outside sim. The core names
+// no mechanism: only the component interface (component.go, mechanism.go, watch.go) and
+// the model's and the result's vocabulary (model.go, result.go, mitigate.go) may; what the
+// core tests is named for what it does with it or the Core call that makes it (noReq,
+// copyMark, applyMark, detachMark).
 //
 // A new mechanism is a folder of its own under mechanisms/, outside sim: its settings type
 // implements Setting (component.go, the engine's one exported component interface),
@@ -39,7 +43,9 @@
 // told of the CPU of the writes and copies the cores take (a WorkWatcher: WatchWork) and
 // of every request's end (an EndWatcher: WatchEnds). A
 // Setting that must have the streams ready for what it does later (an Initer) says so
-// before they are set up (MayLimit: a client limit an action may set).
+// before they are set up (MayLimit: a client limit an action may set). What a mechanism
+// did of its own it reports (Report) into Result.Reports, as a type of figures/metrics,
+// whose figures find it by its type: the Result's own fields are the core's.
 // The read cache (mechanisms/cache), partition limits (mechanisms/limits), automatic
 // shard splits (mechanisms/split), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit

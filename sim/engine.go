@@ -31,7 +31,7 @@ const (
 	failThrottled
 	failTimeout
 	failLimited
-	failLock // waited longer than the lock timeout for a row lock
+	failGaveUp // gave up waiting at a node gate (Core.FailLock: a row lock's timeout)
 )
 
 // Kinds of request.
@@ -362,12 +362,13 @@ func (e *engine) newRequest(ri int32, issue, now Time, i int32, counted bool, sh
 	r.issue, r.done, r.stream, r.counted, r.shard = issue, now, i, counted, shard
 }
 
-// Subrequests that no request slot waits for carry a negative request: followerReq for a
-// follower's apply, and soloReq - stream for a solo, the one subrequest of a plain
-// request (see sendSolo).
+// Subrequests that no request slot waits for carry a negative request: noReq for one
+// that nobody waits for (Core.Follow, Copy, Apply, Detach: its attempt marks which, see
+// copyMark), and soloReq - stream for a solo, the one subrequest of a plain request (see
+// sendSolo).
 const (
-	followerReq = -1
-	soloReq     = -2
+	noReq   = -1
+	soloReq = -2
 )
 
 // sendSolo is sendPlain for a plain request with one visit that detection did not sample:
@@ -651,7 +652,7 @@ func (e *engine) reach(now Time, si int32) {
 		e.start(now, si, n, 0)
 		return
 	}
-	if n.limit > 0 && n.q.Len() >= n.limit && sub.attempt != backfillMark {
+	if n.limit > 0 && n.q.Len() >= n.limit && sub.attempt != copyMark {
 		e.queueRefused(now, si)
 		return
 	}
@@ -684,7 +685,7 @@ func (e *engine) reach(now Time, si int32) {
 // (admitting).
 func (e *engine) admitAtNode(now Time, si int32) bool {
 	sub := &e.subs.items[si]
-	if sub.req == followerReq {
+	if sub.req == noReq {
 		return true
 	}
 	if !e.amongGates(si) {
@@ -701,13 +702,13 @@ func (e *engine) admitAtNode(now Time, si int32) bool {
 // full: it fails, and its attempt with it (an Apply's write goes back to its Applier).
 func (e *engine) queueRefused(now Time, si int32) {
 	sub := &e.subs.items[si]
-	if sub.req == followerReq && sub.attempt == outboxMark {
+	if sub.req == noReq && sub.attempt == applyMark {
 		s := *sub
 		e.subs.put(si)
 		e.applier.Refused(Core{e}, now, int(s.shard), s.parts, s.service) // (Core.Apply)
 		return
 	}
-	if sub.req != followerReq && now >= e.m.Warmup {
+	if sub.req != noReq && now >= e.m.Warmup {
 		e.res.Shards[sub.shard].Rejected++
 	}
 	if sub.req <= soloReq {
@@ -751,11 +752,11 @@ func (e *engine) start(now Time, si int32, n *nodeState, wait Time) {
 	n.busy++
 	end := now + sub.service
 	e.h.push(end, si)
-	if sub.req != followerReq {
+	if sub.req != noReq {
 		if now-wait >= e.warmup { // arrived after the warmup
 			e.countShardLatency(sub.shard, wait+sub.service)
 		}
-	} else if sub.attempt == backfillMark && e.work != nil {
+	} else if sub.attempt == copyMark && e.work != nil {
 		e.work.CopyStarted(Core{e}, now, sub.service) // a copy batch's CPU (WorkWatcher)
 	}
 	if now >= e.m.Duration {
@@ -842,12 +843,12 @@ func (e *engine) complete(now Time, si int32) {
 	}
 	sub := e.subs.items[si]
 	e.subs.put(si)
-	if req == followerReq {
-		// A follower's apply, or a copy batch (Core.Copy), or an Apply's write.
+	if req == noReq {
+		// A Follow's subrequest, or a copy batch (Core.Copy), or an Apply's write.
 		switch sub.attempt {
-		case backfillMark:
+		case copyMark:
 			e.copier.Copied(Core{e}, now, int(sub.shard), sub.parts)
-		case outboxMark:
+		case applyMark:
 			e.applier.Applied(Core{e}, now, int(sub.shard))
 		}
 		return
@@ -900,7 +901,7 @@ func (e *engine) attemptEnd(ri int32) {
 		return
 	}
 	t := r.done + e.m.Network
-	if (r.fail == failRejected || r.fail == failThrottled || r.fail == failLock) && e.retry(ri, t) {
+	if (r.fail == failRejected || r.fail == failThrottled || r.fail == failGaveUp) && e.retry(ri, t) {
 		return
 	}
 	e.finish(ri, t, r.fail)
@@ -1010,7 +1011,7 @@ func countFailure(out *StreamResult, w int, counted bool, fail uint8) {
 			win.Throttled++
 		case failTimeout:
 			win.TimedOut++
-		case failLock:
+		case failGaveUp:
 			win.LockTimedOut++
 		case failRejected:
 			win.Rejected++
@@ -1030,7 +1031,7 @@ func countFailure(out *StreamResult, w int, counted bool, fail uint8) {
 		out.TimedOut++
 	case failLimited:
 		out.Limited++
-	case failLock:
+	case failGaveUp:
 		out.LockTimedOut++
 	}
 }

@@ -99,10 +99,10 @@ func (gs *gates) watchSubs(w SubWatcher) {
 
 // endSub runs client subrequest si, whose service ended at now, through the SubEnd hooks
 // from the k-th on, and reports whether all let it complete now (false: one holds it, and
-// passes it on later with Core.Finish). A follower's apply, a backfill's batch and an
-// outbox's copy are not a client's: they complete at once.
+// passes it on later with Core.Finish). A subrequest that nobody waits for (noReq: a
+// Follow's, a Copy's batch, an Apply's write, a detached one) completes at once.
 func (e *engine) endSub(now Time, si int32, k int) bool {
-	if e.subs.items[si].req == followerReq {
+	if e.subs.items[si].req == noReq {
 		return true
 	}
 	for ; k < len(e.ends); k++ {

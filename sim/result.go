@@ -61,8 +61,6 @@ type Result struct {
 	Replicas int
 	// Events are what changed during the run: operator actions, shard splits and moves.
 	Events []Event
-	// Migration is what a migration did (mechanisms/migrate; nil: no migration).
-	Migration *MigrationResult
 	// Streamed reports that a Model.Sink took the shard series: ShardBusy, ShardOps and
 	// ShardMaxQueue are nil, and ShardCapacity[s] is the core time of shard s's node over
 	// the run (the sum over windows of NodeCapacity at ShardNodeAt), for Utilization.
@@ -70,11 +68,10 @@ type Result struct {
 	ShardCapacity []Time
 	// Sink is Model.Sink, for the readers of a streamed run to find what it kept.
 	Sink WindowSink
-	// Rebalance is what a rebalance did (mechanisms/rebalance; nil: no rebalance).
-	Rebalance *RebalanceResult
-	// Indexes say which shard ids are the global secondary indexes' (mechanisms/index), in
-	// their order.
-	Indexes []IndexLayout
+	// Reports are what the mechanisms report of their own (Core.Report), in the order they
+	// reported it, each of a type that the figures know how to read (figures/metrics): a
+	// migration's, a rebalance's, the global secondary indexes' layouts.
+	Reports []any
 	// Detail is Model.Detail with To cut at Duration (Window 0: none); each stream's Fine
 	// holds its fine windows.
 	Detail Detail
@@ -503,14 +500,6 @@ func newResult(m *Model, nShards int) *Result {
 	}
 }
 
-// IndexLayout says where a global secondary index's shards are in a Result
-// (mechanisms/index): the ids First to First+Shards-1.
-type IndexLayout struct {
-	Name          string
-	First, Shards int
-	Async         bool
-}
-
 // A migration's cutover (mechanisms/migrate) is a time or one of these.
 const (
 	// CutoverBackfill makes the cutover happen when the backfill is done.
@@ -518,69 +507,3 @@ const (
 	// CutoverNever makes the migration a dry run: dual writes and the backfill, no cutover.
 	CutoverNever Time = math.MaxInt64
 )
-
-// MigrationResult is what a migration did (mechanisms/migrate, docs/migrations.md). Times are since the start of the run; a phase
-// not reached has -1.
-type MigrationResult struct {
-	Start, BackfillDone, Cutover Time
-	// RowsToCopy are the rows the backfill had to copy; RowsCopied those it copied by the
-	// end of the run.
-	RowsToCopy, RowsCopied int64
-	// BackfillCPU is the CPU time of the backfill's reads and writes, counted as they are
-	// served, within the run (BackfillBusy holds it by window); DualCPU that of the dual
-	// writes' second copy: on the new layout before the cutover, on the old one during
-	// the verification period. Their sum is the CPU the migration added.
-	BackfillCPU, DualCPU Time
-	// Copied holds the rows copied in each window.
-	Copied []int64
-	// BackfillBusy holds the backfill's CPU time in each window: a batch's service counts
-	// in the windows it spans, as ShardBusy, not when the batch was issued.
-	BackfillBusy []Time
-	// Refused counts the backfill's batches a full queue (Node.QueueLimit) pushed back:
-	// each waited one batch period and was issued again, which slows the copy.
-	Refused int64
-	// Rate is the backfill's rate in rows per second: the migration's, or the lower rate
-	// its CPU cap allows.
-	Rate float64
-	// OldWritesEnd is when writes stopped going to the old layout: the cutover, or the end
-	// of the verification period after it (-1: not reached).
-	OldWritesEnd Time
-	// Shards is the first shard id of the new layout: shards before it are the old one's.
-	Shards int
-	// CutoverDue is when the cutover was due (the end of the backfill, or its clock time;
-	// -1: not reached). Cutover is later when it waited for an outbox to drain.
-	CutoverDue Time
-	// Drained counts the outbox's copies applied while the cutover waited for them; their
-	// CPU is in DualCPU, as every copy's.
-	Drained int64
-	// Settled is when the last request issued before the cutover reached its client
-	// (served or failed), if that was after the cutover; -1 otherwise. Until then the
-	// backlog the old layout built is still draining, so the phase "after" starts here.
-	Settled Time
-}
-
-// RebalanceResult is what a rebalance did (mechanisms/rebalance, docs/migrations.md). Times
-// are since the start of the run; -1: not reached.
-type RebalanceResult struct {
-	// Start is when the nodes joined; Done when the last planned move was done.
-	Start, Done Time
-	// Rate is the copy rate applied: the rebalance's rate, or the lower rate its CPU cap
-	// allows.
-	Rate float64
-	// Moves are the planned moves in order; a move not started or not done has -1 times.
-	Moves []ShardCopy
-	// CopyCPU is the CPU time of the copies' reads and writes; RowsCopied their rows.
-	CopyCPU    Time
-	RowsCopied int64
-	// Copied holds the rows copied in each window.
-	Copied []int64
-}
-
-// ShardCopy is one planned move of a rebalance.
-type ShardCopy struct {
-	Shard, From, To int
-	// Rows are the rows the move copied (its history share, the rows written before it
-	// started, and those written while it ran).
-	Rows        int64
-	Start, Done Time
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/scenarios"
@@ -68,7 +69,7 @@ func TestSinkMatchesSeries(t *testing.T) {
 		}
 		for _, v := range sc.Variants {
 			r := compareSink(t, c.path+":"+v.Name, v.Model)
-			if c.variants != nil && (r.Migration == nil || r.Migration.RowsCopied == 0 || r.Migration.Cutover <= 0) {
+			if c.variants != nil && (metrics.MigrationReport(r) == nil || metrics.MigrationReport(r).RowsCopied == 0 || metrics.MigrationReport(r).Cutover <= 0) {
 				t.Errorf("%s: the migration did not run its course", v.Name)
 			}
 		}

@@ -167,7 +167,7 @@ func hotChanges(r *sim.Result, w int, loads []float64, hot []bool) []shardChange
 func (t *timeline) shardChanged(w int, c shardChange) {
 	s, l, med, node := c.s, c.l, c.med, c.node
 	from, moved := movedIn(t.r, s, w)
-	name := metrics.ShardName(t.r.Indexes, s) // INDEX/K for an index's shard
+	name := metrics.ShardName(metrics.IndexLayouts(t.r), s) // INDEX/K for an index's shard
 	switch {
 	case c.now && moved:
 		// The window's load was served on two nodes: neither need have passed the CPU

@@ -129,7 +129,7 @@ func (f *finding) shardWords(s int) string {
 // shardName names shard s as the run's other files do (metrics.ShardName): a table's
 // shard by its number, an index's as INDEX/K, K counted within the index; its engine id
 // would name a table shard that does not exist.
-func (f *finding) shardName(s int) string { return metrics.ShardName(f.r.Indexes, s) }
+func (f *finding) shardName(s int) string { return metrics.ShardName(metrics.IndexLayouts(f.r), s) }
 
 // add records a finding.
 func (f *finding) add(d Diagnosis) { f.out = append(f.out, d) }

@@ -33,7 +33,7 @@ func (f *finding) indexes() {
 			continue
 		}
 		f.explained[s] = true
-		name := metrics.ShardName(f.r.Indexes, s)
+		name := metrics.ShardName(metrics.IndexLayouts(f.r), s)
 		f.add(Diagnosis{Kind: "hot_index_partition", Subject: "index " + x.Name,
 			Message: fmt.Sprintf("index %s's partition %s takes %s of the index's writes, where each of its %d shards would take %s if they spread evenly; %s; in the busiest window (%s) it runs at %s of its node's cores while the index's median shard runs at %s: the index's key gathers on one partition what the table's key spread over many. Add a high-cardinality part to the index's key (a hashed bucket such as hash(device_id, 8): a query over the index then reads that many partitions), or give the index's partitions more capacity",
 				x.Name, name, units.Percent(x.Share, 1), x.Shards, units.Percent(1/float64(x.Shards), 1), refusedWords(x, refused), f.peakAt, units.Percent(f.loads[s], 1), units.Percent(med, 1)),

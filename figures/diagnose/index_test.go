@@ -14,8 +14,8 @@ import (
 // busiest window; a partition at its fair share, or one that neither refused nor ran hot,
 // is not. The named shard is explained (hot_shard_many_keys leaves it).
 func TestHotIndexPartition(t *testing.T) {
-	layout := sim.IndexLayout{Name: "by_status", First: 2, Shards: 4, Async: true}
-	r := &sim.Result{Indexes: []sim.IndexLayout{layout}}
+	layout := metrics.IndexLayout{Name: "by_status", First: 2, Shards: 4, Async: true}
+	r := &sim.Result{Reports: []any{[]metrics.IndexLayout{layout}}}
 	cases := []struct {
 		name               string
 		share              float64

@@ -12,7 +12,7 @@ import (
 // (engine ids 2 and 3), a hot index shard no other rule explains is named as the run's
 // other files name it, by_b/0, not by its engine id 2, a table shard that does not exist.
 func TestIndexShardNamed(t *testing.T) {
-	r := &sim.Result{Indexes: []sim.IndexLayout{{Name: "by_b", First: 2, Shards: 2}}}
+	r := &sim.Result{Reports: []any{[]metrics.IndexLayout{{Name: "by_b", First: 2, Shards: 2}}}}
 	f := &finding{Case: &Case{Run: &metrics.Run{}, HotKeys: []metrics.HotKeys{{Stream: "w", Counted: 100}}}, r: r,
 		loads: []float64{0.1, 0.1, 1.0, 0.1}, med: 0.1, explained: map[int]bool{}, out: []Diagnosis{}}
 	f.manyKeys()

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -28,10 +29,10 @@ func TestWording(t *testing.T) {
 // blame the key for it (a review found "reshard or salt the key" for a shard whose 77.6%
 // was mostly its own move).
 func TestCopyingIn(t *testing.T) {
-	r := &sim.Result{Window: sim.Minute, Windows: 4, Rebalance: &sim.RebalanceResult{Moves: []sim.ShardCopy{
+	r := &sim.Result{Window: sim.Minute, Windows: 4, Reports: []any{&metrics.RebalanceResult{Moves: []metrics.ShardCopy{
 		{Shard: 2, From: 0, To: 2, Start: 70 * sim.Second, Done: 100 * sim.Second},
 		{Shard: 3, From: 1, To: 3, Start: 100 * sim.Second, Done: -1},
-	}}}
+	}}}}
 	for _, c := range []struct {
 		s, w int
 		want string
@@ -43,7 +44,7 @@ func TestCopyingIn(t *testing.T) {
 			t.Errorf("shard %d, window %d: %q, want %q", c.s, c.w, got, c.want)
 		}
 	}
-	m := &sim.Result{Window: sim.Minute, Windows: 4, Migration: &sim.MigrationResult{Start: 90 * sim.Second, BackfillDone: 150 * sim.Second}}
+	m := &sim.Result{Window: sim.Minute, Windows: 4, Reports: []any{&metrics.MigrationResult{Start: 90 * sim.Second, BackfillDone: 150 * sim.Second}}}
 	if copyingIn(m, 0, 0) != "" || !strings.Contains(copyingIn(m, 0, 2), "backfill") {
 		t.Errorf("migration: window 0 %q (want none), window 2 %q (want the backfill)", copyingIn(m, 0, 0), copyingIn(m, 0, 2))
 	}

@@ -47,7 +47,7 @@ func BackendPeak(r *sim.Result, i, first int) (peak int64, peakW int, mean float
 // Copying is what copied rows of a shard during a window, whose work is charged to the
 // shards it reads and writes: a rebalance's move of it (Move) or a migration's backfill.
 type Copying struct {
-	Move     *sim.ShardCopy
+	Move     *ShardCopy
 	Backfill bool
 }
 
@@ -58,14 +58,14 @@ func CopyingIn(r *sim.Result, s, w int) Copying {
 	overlaps := func(start, done sim.Time) bool {
 		return start >= 0 && start < to && (done < 0 || done > from)
 	}
-	if rb := r.Rebalance; rb != nil {
+	if rb := RebalanceReport(r); rb != nil {
 		for i := range rb.Moves {
 			if mv := &rb.Moves[i]; mv.Shard == s && overlaps(mv.Start, mv.Done) {
 				return Copying{Move: mv}
 			}
 		}
 	}
-	if g := r.Migration; g != nil && overlaps(g.Start, g.BackfillDone) {
+	if g := MigrationReport(r); g != nil && overlaps(g.Start, g.BackfillDone) {
 		return Copying{Backfill: true}
 	}
 	return Copying{}

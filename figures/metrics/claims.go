@@ -164,7 +164,7 @@ func (m *claimRun) topShardShare() (*float64, string) {
 	if !ok {
 		return nil, "no row was written"
 	}
-	return ptr(100 * share), fmt.Sprintf("shard %s; %d even shards would write %.1f%% each", ShardName(m.r.Indexes, shard), len(m.r.Shards), 100*even)
+	return ptr(100 * share), fmt.Sprintf("shard %s; %d even shards would write %.1f%% each", ShardName(IndexLayouts(m.r), shard), len(m.r.Shards), 100*even)
 }
 
 // partitions is the partitions a request of the stream visits on average.

@@ -10,7 +10,7 @@ import (
 // indexes"): where its shards are among the run's (ids First to First+Shards-1), and how
 // its writes spread over them.
 type Index struct {
-	sim.IndexLayout
+	IndexLayout
 	// Rows are the index entries written (the rows its shards gained), Failures the
 	// subrequests its shards refused after the warmup (throttled by the index's partition
 	// limit, rejected by a full queue): each one failed the request that carried it, a
@@ -28,7 +28,7 @@ type Index struct {
 // it has none.
 func IndexesOf(r *sim.Result, shards []Shard) []Index {
 	var out []Index
-	for _, l := range r.Indexes {
+	for _, l := range IndexLayouts(r) {
 		x := Index{IndexLayout: l, Hottest: l.First}
 		for s := l.First; s < l.First+l.Shards && s < len(shards); s++ {
 			sh := &shards[s]
@@ -48,7 +48,7 @@ func IndexesOf(r *sim.Result, shards []Shard) []Index {
 
 // IndexOf returns the layout of the index that shard id belongs to, or nil for a shard of
 // the table.
-func IndexOf(indexes []sim.IndexLayout, id int) *sim.IndexLayout {
+func IndexOf(indexes []IndexLayout, id int) *IndexLayout {
 	for i := range indexes {
 		if x := &indexes[i]; id >= x.First && id < x.First+x.Shards {
 			return x
@@ -59,8 +59,8 @@ func IndexOf(indexes []sim.IndexLayout, id int) *sim.IndexLayout {
 
 // ShardName names shard id for a reader: its number for a shard of the table, and
 // INDEX/K for shard K of an index (by_status/3), whose id follows the table's shards.
-// indexes are the run's (sim.Result.Indexes).
-func ShardName(indexes []sim.IndexLayout, id int) string {
+// indexes are the run's (IndexLayouts).
+func ShardName(indexes []IndexLayout, id int) string {
 	if x := IndexOf(indexes, id); x != nil {
 		return x.Name + "/" + strconv.Itoa(id-x.First)
 	}

@@ -51,7 +51,7 @@ type PhaseP99 struct {
 
 // MigrationsOf returns the run's migrations: none, or the one its migration (mechanisms/migrate) ran.
 func MigrationsOf(r *sim.Result) []Migration {
-	g := r.Migration
+	g := MigrationReport(r)
 	if g == nil {
 		return nil
 	}

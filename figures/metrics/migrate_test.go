@@ -15,8 +15,8 @@ import (
 func TestMigrationPhases(t *testing.T) {
 	r := &sim.Result{Duration: 50 * sim.Second, Elapsed: 50 * sim.Second, Window: 10 * sim.Second, Windows: 5,
 		Streams: []sim.StreamResult{{Name: "w", Win: make([]sim.WindowLatency, 5)}},
-		Migration: &sim.MigrationResult{Start: 10 * sim.Second, BackfillDone: 30 * sim.Second, Cutover: 35 * sim.Second,
-			RowsToCopy: 10, RowsCopied: 10, BackfillCPU: 2 * sim.Second, DualCPU: sim.Second / 2, Copied: []int64{0, 5, 5, 0, 0}}}
+		Reports: []any{&MigrationResult{Start: 10 * sim.Second, BackfillDone: 30 * sim.Second, Cutover: 35 * sim.Second,
+			RowsToCopy: 10, RowsCopied: 10, BackfillCPU: 2 * sim.Second, DualCPU: sim.Second / 2, Copied: []int64{0, 5, 5, 0, 0}}}}
 	for w, ms := range []int64{1, 40, 60, 500, 2} {
 		win := &r.Streams[0].Win[w]
 		win.Hist.RecordValues(ms*1000, 100)
@@ -40,7 +40,7 @@ func TestMigrationPhases(t *testing.T) {
 			t.Errorf("p99 %s = %v, want %v ms", c.what, c.got, c.want)
 		}
 	}
-	r.Migration.Cutover = -1 // never cut over: "during" runs to the end, "after" is empty
+	MigrationReport(r).Cutover = -1 // never cut over: "during" runs to the end, "after" is empty
 	p = MigrationsOf(r)[0].Phases[0]
 	if p.After != nil || p.During == nil || *p.During < 499 {
 		t.Errorf("without a cutover: during %v, after %v; want 500 ms and none", p.During, p.After)
@@ -55,8 +55,8 @@ func TestMigrationPhases(t *testing.T) {
 func TestSLOByPhase(t *testing.T) {
 	r := &sim.Result{Duration: 50 * sim.Second, Elapsed: 50 * sim.Second, Window: 10 * sim.Second, Windows: 5,
 		Streams: []sim.StreamResult{{Name: "w", Win: make([]sim.WindowLatency, 5)}},
-		Migration: &sim.MigrationResult{Start: 10 * sim.Second, BackfillDone: 30 * sim.Second, Cutover: 35 * sim.Second,
-			RowsToCopy: 10, RowsCopied: 10, Copied: make([]int64, 5)}}
+		Reports: []any{&MigrationResult{Start: 10 * sim.Second, BackfillDone: 30 * sim.Second, Cutover: 35 * sim.Second,
+			RowsToCopy: 10, RowsCopied: 10, Copied: make([]int64, 5)}}}
 	for w, ms := range []int64{1, 40, 60, 500, 2} {
 		win := &r.Streams[0].Win[w]
 		win.Hist.RecordValues(ms*1000, 100)
@@ -73,7 +73,7 @@ func TestSLOByPhase(t *testing.T) {
 	if v := Judge(loose, []*Run{run}); !v.OK {
 		t.Errorf("p99 < 100 ms fails: %s", v.Reason)
 	}
-	r.Migration.RowsCopied, r.Migration.BackfillDone, r.Migration.Cutover = 4, -1, -1
+	MigrationReport(r).RowsCopied, MigrationReport(r).BackfillDone, MigrationReport(r).Cutover = 4, -1, -1
 	run = Of(r)
 	a := Assess([]SLO{loose}, 1, []*Run{run})
 	if a.OK || a.Binding != Unfinished || !strings.Contains(a.Reason, "copied 4 of 10 rows") {
@@ -86,8 +86,8 @@ func TestSLOByPhase(t *testing.T) {
 // CPU in core-seconds.
 func TestMigrationAccounting(t *testing.T) {
 	r := &sim.Result{Duration: 30 * sim.Second, Elapsed: 30 * sim.Second, Window: 10 * sim.Second, Windows: 3,
-		Migration: &sim.MigrationResult{Start: 5 * sim.Second, BackfillDone: 12 * sim.Second, CutoverDue: 12 * sim.Second, Cutover: 14 * sim.Second,
-			Drained: 800, Refused: 7, BackfillBusy: []sim.Time{0, 1500 * sim.Millisecond, 250 * sim.Millisecond}, Copied: make([]int64, 3)}}
+		Reports: []any{&MigrationResult{Start: 5 * sim.Second, BackfillDone: 12 * sim.Second, CutoverDue: 12 * sim.Second, Cutover: 14 * sim.Second,
+			Drained: 800, Refused: 7, BackfillBusy: []sim.Time{0, 1500 * sim.Millisecond, 250 * sim.Millisecond}, Copied: make([]int64, 3)}}}
 	g := MigrationsOf(r)[0]
 	if g.CutoverDue == nil || *g.CutoverDue != 12 || g.Drained != 800 || g.Refused != 7 {
 		t.Errorf("cutover due %v, drained %d, refused %d; want 12, 800, 7", g.CutoverDue, g.Drained, g.Refused)
@@ -95,7 +95,7 @@ func TestMigrationAccounting(t *testing.T) {
 	if w := g.BackfillCPUPerWindow; len(w) != 3 || w[0] != 0 || w[1] != 1.5 || w[2] != 0.25 {
 		t.Errorf("backfill CPU per window %v, want [0 1.5 0.25]", w)
 	}
-	r.Migration.CutoverDue = -1
+	MigrationReport(r).CutoverDue = -1
 	if g := MigrationsOf(r)[0]; g.CutoverDue != nil {
 		t.Errorf("a cutover never due has a due time %v", *g.CutoverDue)
 	}
@@ -109,8 +109,8 @@ func TestMigrationAccounting(t *testing.T) {
 func TestAfterStartsWhenSettled(t *testing.T) {
 	r := &sim.Result{Duration: 50 * sim.Second, Elapsed: 50 * sim.Second, Window: 10 * sim.Second, Windows: 5,
 		Streams: []sim.StreamResult{{Name: "w", Win: make([]sim.WindowLatency, 5)}},
-		Migration: &sim.MigrationResult{Start: 10 * sim.Second, BackfillDone: 30 * sim.Second, Cutover: 30 * sim.Second,
-			Settled: 38 * sim.Second, Copied: make([]int64, 5)}}
+		Reports: []any{&MigrationResult{Start: 10 * sim.Second, BackfillDone: 30 * sim.Second, Cutover: 30 * sim.Second,
+			Settled: 38 * sim.Second, Copied: make([]int64, 5)}}}
 	for w, ms := range []int64{1, 40, 60, 500, 2} {
 		win := &r.Streams[0].Win[w]
 		win.Hist.RecordValues(ms*1000, 100)
@@ -124,7 +124,7 @@ func TestAfterStartsWhenSettled(t *testing.T) {
 	if p.After == nil || *p.After > 2.01 || p.During == nil || *p.During > 60.1 {
 		t.Errorf("during %v, after %v ms; want 60 and 2", p.During, p.After)
 	}
-	r.Migration.Settled = -1 // nothing issued before the cutover finished after it
+	MigrationReport(r).Settled = -1 // nothing issued before the cutover finished after it
 	if p := MigrationsOf(r)[0].Phases[0]; p.After == nil || *p.After < 499 {
 		t.Errorf("without a backlog after the cutover: after %v ms, want window 3's 500", p.After)
 	}

@@ -16,7 +16,7 @@ type Rebalance struct {
 
 // RebalanceOf returns the run's rebalance, or nil.
 func RebalanceOf(r *sim.Result) *Rebalance {
-	g := r.Rebalance
+	g := RebalanceReport(r)
 	if g == nil {
 		return nil
 	}

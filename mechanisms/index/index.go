@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -31,7 +32,7 @@ type Index struct {
 	Name string
 	// ShardNode[s] is the node that serves the index's shard s. In the engine and the
 	// Result the index's shards come after the table's (and the indexes before it):
-	// sim.IndexLayout.First is the first one's id.
+	// metrics.IndexLayout.First is the first one's id.
 	ShardNode []int
 	// Planners holds, per stream in sim.Model.Streams order, the planner of the index entry
 	// that one of the stream's writes writes, over the index's own shard ids (from 0); nil
@@ -108,14 +109,16 @@ func (x *Indexes) On(c sim.Core) {
 		return
 	}
 	g := &state{off: x.first, defs: x.List}
-	res, first := c.Result(), int(x.first)
+	first := int(x.first)
+	layouts := make([]metrics.IndexLayout, 0, len(x.List))
 	for i, d := range x.List {
 		for range d.ShardNode {
 			g.of = append(g.of, int32(i))
 		}
-		res.Indexes = append(res.Indexes, sim.IndexLayout{Name: d.Name, First: first, Shards: len(d.ShardNode), Async: d.Async})
+		layouts = append(layouts, metrics.IndexLayout{Name: d.Name, First: first, Shards: len(d.ShardNode), Async: d.Async})
 		first += len(d.ShardNode)
 	}
+	c.Report(layouts)
 	g.newBuckets()
 	c.Register(g) // no events: its wrap-up
 	g.route(c)

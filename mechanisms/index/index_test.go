@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/index"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
@@ -72,7 +73,7 @@ func TestAsyncIndexLimitThrottlesTable(t *testing.T) {
 	if w.Throttled+w.Completed != w.Offered {
 		t.Errorf("%d throttled + %d completed != %d offered: every other write must fail throttled", w.Throttled, w.Completed, w.Offered)
 	}
-	idx := r.Indexes[0]
+	idx := metrics.IndexLayouts(r)[0]
 	if idx.First != 4 || idx.Shards != 1 || !idx.Async || idx.Name != "by_group" {
 		t.Errorf("index layout %+v, want by_group at shard 4, 1 shard, async", idx)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -18,7 +19,7 @@ func TestTranscripts(t *testing.T) {
 		for _, s := range r.Streams {
 			fmt.Fprintf(b, "  %s: throttled %d, rejected %d\n", s.Name, s.Throttled, s.Rejected)
 		}
-		for _, x := range r.Indexes {
+		for _, x := range metrics.IndexLayouts(r) {
 			mode := "sync"
 			if x.Async {
 				mode = "async"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/sim"
@@ -56,7 +57,7 @@ func TestBackfillBatchesInFlight(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("%d nodes", n), func(t *testing.T) {
 			r := sim.Run(depthModel(n, dur, 10*sim.Microsecond, 10*sim.Microsecond))
-			g := r.Migration
+			g := metrics.MigrationReport(r)
 			if g.BackfillDone >= 0 {
 				t.Fatalf("the backfill finished at %v: want it at its bound for the whole run", g.BackfillDone)
 			}
@@ -86,7 +87,7 @@ func TestBackfillBatchesInFlight(t *testing.T) {
 func TestBackfillReadThenWrite(t *testing.T) {
 	for _, n := range []int{1, 4} {
 		r := sim.Run(depthModel(n, 5*sim.Second, 200*sim.Microsecond, 10*sim.Microsecond))
-		c := r.Migration.Copied
+		c := metrics.MigrationReport(r).Copied
 		if c[0] != 0 || c[1] != 0 || c[2] != int64(2*n)*10_000 {
 			t.Errorf("%d nodes: rows copied in the first three windows %v, want [0 0 %d]", n, c[:3], 2*n*10_000)
 		}

@@ -3,6 +3,7 @@ package migrate
 import (
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/sim"
@@ -26,7 +27,7 @@ func TestOutboxCutoverDrains(t *testing.T) {
 	const wRate, c, lag = 4000.0, 100e-6, 2 * sim.Second
 	r := sim.Run(migModel(13, wRate, 2000, 10*sim.Second, 40*sim.Second, Migration{Rate: 1e6, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond,
 		Cutover: 20 * sim.Second, Outbox: lag}))
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	if g.CutoverDue != 20*sim.Second {
 		t.Fatalf("cutover due at %v, want 20s", g.CutoverDue)
 	}
@@ -55,7 +56,7 @@ func TestOutboxCopyRefusedRetried(t *testing.T) {
 		m.Nodes[i].QueueLimit = 2
 	}
 	r := sim.Run(m)
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	var rows, rejected int64
 	for s := g.Shards; s < len(r.Shards); s++ {
 		rows += r.Shards[s].Rows
@@ -130,7 +131,7 @@ func mmcK(lambda, mu float64, c, k int) []float64 {
 func TestBackfillBackPressure(t *testing.T) {
 	const rate, lambda, mu = 50_000.0, 18_000.0, 10_000.0
 	r := sim.Run(bpModel(19, 4, workload.Schedule{{At: 0, Rate: lambda}}, 1, 30*sim.Second))
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	if g.BackfillDone < 0 {
 		t.Fatalf("backfill not done: %d of %d rows copied", g.RowsCopied, g.RowsToCopy)
 	}
@@ -145,7 +146,7 @@ func TestBackfillBackPressure(t *testing.T) {
 		}
 	}
 	// Without a limit nothing pushes back: rows / rate within 0.1%, as TestBackfillDuration.
-	u := sim.Run(bpModel(19, 0, workload.Schedule{{At: 0, Rate: lambda}}, 1, 30*sim.Second)).Migration
+	u := metrics.MigrationReport(sim.Run(bpModel(19, 0, workload.Schedule{{At: 0, Rate: lambda}}, 1, 30*sim.Second)))
 	if u.Refused != 0 {
 		t.Errorf("%d batches refused with no queue limit", u.Refused)
 	}
@@ -166,7 +167,7 @@ func TestBackfillBackPressure(t *testing.T) {
 func TestBackfillCPUServed(t *testing.T) {
 	s := workload.Schedule{{At: 0, Rate: 15_000}, {At: int64(8 * sim.Second), Rate: 15_000}, {At: int64(8 * sim.Second), Rate: 30_000}}
 	r := sim.Run(bpModel(23, 0, s, 0, 10*sim.Second))
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	var total sim.Time
 	for w := range r.Windows {
 		var busy sim.Time

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -35,7 +36,7 @@ import (
 //
 // The new layout's shards are numbered after the table's (the Result's
 // MigrationResult.Shards), so their load, latency and rows appear in the Result beside the
-// old shards. What it did is the Result's Migration (sim.MigrationResult).
+// old shards. What it did it reports (sim.Core.Report) as a metrics.MigrationResult.
 type Migration struct {
 	// At is when it starts: the Migrate action's time.
 	At sim.Time
@@ -147,7 +148,7 @@ const perNode = 2
 type state struct {
 	m      *Migration
 	c      sim.Core
-	res    *sim.MigrationResult
+	res    *metrics.MigrationResult
 	off    int32 // the new layout's first shard id
 	nNew   int
 	phase  uint8
@@ -259,9 +260,9 @@ func (g *Migration) On(c sim.Core) {
 	}
 	s.initPlanners(c)
 	windows := c.Result().Windows
-	s.res = &sim.MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, CutoverDue: -1, Settled: -1, Shards: old,
+	s.res = &metrics.MigrationResult{Start: -1, BackfillDone: -1, Cutover: -1, OldWritesEnd: -1, CutoverDue: -1, Settled: -1, Shards: old,
 		Copied: make([]int64, windows), BackfillBusy: make([]sim.Time, windows), Rate: rate}
-	c.Result().Migration = s.res
+	c.Report(s.res)
 	c.CopyBy(s)
 	c.ApplyBy(s)
 	c.WatchWork(s)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/mechanisms/replicas"
@@ -53,7 +54,7 @@ func TestDualWriteCPU(t *testing.T) {
 	const wRate, rRate, c = 4000.0, 2000.0, 100e-6
 	dur := 100 * sim.Second
 	r := sim.Run(migModel(7, wRate, rRate, 0, dur, Migration{Rate: 1000, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond, Cutover: sim.CutoverNever}))
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	if g.Start != 0 || g.RowsToCopy != 0 || g.Cutover != -1 {
 		t.Fatalf("start %v, %d rows to copy, cutover %v: want 0, 0, -1", g.Start, g.RowsToCopy, g.Cutover)
 	}
@@ -88,7 +89,7 @@ func TestBackfillDuration(t *testing.T) {
 	start, dur := 20*sim.Second, 60*sim.Second
 	r := sim.Run(migModel(3, 500, 500, start, dur, Migration{Rate: rate, HistoryRows: 1_000_000,
 		ReadCost: 2 * sim.Microsecond, WriteCost: 5 * sim.Microsecond, Cutover: sim.CutoverBackfill}))
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	if g.RowsToCopy < 1_000_000+9_000 || g.RowsToCopy > 1_000_000+11_000 {
 		t.Errorf("%d rows to copy, want 1,000,000 plus about 10,000 written before the start", g.RowsToCopy)
 	}
@@ -142,7 +143,7 @@ func TestBackfillCPUCap(t *testing.T) {
 	start, dur := 5*sim.Second, 70*sim.Second
 	r := sim.Run(migModel(5, 500, 0.001, start, dur, Migration{Rate: 50_000, MaxCPU: cap, HistoryRows: 200_000,
 		ReadCost: 20 * sim.Microsecond, WriteCost: 30 * sim.Microsecond, Cutover: sim.CutoverNever}))
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	if g.Rate != want {
 		t.Errorf("backfill rate %v rows/s, want the capped %v", g.Rate, want)
 	}
@@ -171,7 +172,7 @@ func TestBackfillCPUCap(t *testing.T) {
 func TestVerificationPeriod(t *testing.T) {
 	r := sim.Run(migModel(9, 4000, 2000, 10*sim.Second, 50*sim.Second, Migration{Rate: 1e6, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond,
 		Cutover: 20 * sim.Second, Verify: 10 * sim.Second}))
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	if g.Cutover != 20*sim.Second || g.OldWritesEnd != 30*sim.Second {
 		t.Fatalf("cutover %v, old writes end %v; want 20s and 30s", g.Cutover, g.OldWritesEnd)
 	}
@@ -201,7 +202,7 @@ func TestOutbox(t *testing.T) {
 			Cutover: sim.CutoverNever, Outbox: outbox}))
 	}
 	r, sync := mk(50*sim.Millisecond), mk(0)
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	within(t, "outbox dual-write CPU (cores)", g.DualCPU.Seconds()/dur.Seconds(), wRate*c, 0.02)
 	if f := r.Streams[0].MaxFanout; f != 1 {
 		t.Errorf("write fan-out %d with an outbox, want 1", f)
@@ -226,7 +227,7 @@ func TestOutbox(t *testing.T) {
 // (Poisson: standard deviation 71, tolerance 5%); after the cutover nothing.
 func TestReadBoth(t *testing.T) {
 	r := sim.Run(migModel(11, 1000, 500, 10*sim.Second, 40*sim.Second, Migration{ReadBoth: true, Cutover: 30 * sim.Second}))
-	g := r.Migration
+	g := metrics.MigrationReport(r)
 	if g.Start != 10*sim.Second || g.Cutover != 30*sim.Second || g.RowsToCopy != 0 || g.BackfillDone != -1 {
 		t.Fatalf("start %v, cutover %v, %d rows to copy, backfill done %v: want 10s, 30s, no backfill", g.Start, g.Cutover, g.RowsToCopy, g.BackfillDone)
 	}
@@ -309,7 +310,7 @@ func TestTenantMigration(t *testing.T) {
 		ShardNode:  []int{0, 1, 2, 3, 0, 1, 2, 3},
 		Streams:    []sim.Stream{st("w", sim.Write, wRate), st("r", sim.Read, rRate)},
 		Mechanisms: []sim.Setting{g, operator.Actions{{At: start, Kind: sim.Migrate, Text: "tenant 0 moves"}}}})
-	res := r.Migration
+	res := metrics.MigrationReport(r)
 	within(t, "tenant rows to copy", float64(res.RowsToCopy), p*(1_000_000+wRate*start.Seconds()), 0.005)
 	if res.BackfillDone < 0 || res.Cutover != res.BackfillDone || res.RowsCopied != res.RowsToCopy {
 		t.Fatalf("backfill done %v, cutover %v, %d of %d rows", res.BackfillDone, res.Cutover, res.RowsCopied, res.RowsToCopy)
@@ -356,7 +357,7 @@ func TestTenantMoveScatterScan(t *testing.T) {
 	r := sim.Run(&sim.Model{Seed: 9, Duration: 30 * sim.Second, Window: 10 * sim.Second,
 		Nodes: []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}}, ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
 		Streams: []sim.Stream{w, sc}, Mechanisms: []sim.Setting{g, operator.Actions{{At: 5 * sim.Second, Kind: sim.Migrate}}}})
-	if c := r.Migration.Cutover; c < 0 || c >= 10*sim.Second {
+	if c := metrics.MigrationReport(r).Cutover; c < 0 || c >= 10*sim.Second {
 		t.Fatalf("cutover at %v, want within the first window", c)
 	}
 	if got := r.Streams[1].MaxFanout; got != 10 {
@@ -381,7 +382,7 @@ func TestBackfillNearZeroCopiesNothing(t *testing.T) {
 		{Rate: 50_000, MaxCPU: 1e-300, HistoryRows: 200_000, ReadCost: 20 * sim.Microsecond, WriteCost: 30 * sim.Microsecond, Cutover: sim.CutoverNever},
 	} {
 		r := sim.Run(migModel(5, 500, 0.001, 5*sim.Second, 70*sim.Second, g))
-		if m := r.Migration; m.RowsCopied > 1 || m.BackfillDone >= 0 {
+		if m := metrics.MigrationReport(r); m.RowsCopied > 1 || m.BackfillDone >= 0 {
 			t.Errorf("rate %g, max_cpu %g: %d of %d rows copied, done at %v; want at most the first batch's row and not done",
 				g.Rate, g.MaxCPU, m.RowsCopied, m.RowsToCopy, m.BackfillDone)
 		}
@@ -400,7 +401,7 @@ func TestMigrationWithReplicas(t *testing.T) {
 	m := migModel(3, 500, 500, 2*sim.Second, 20*sim.Second, Migration{Rate: 50_000, HistoryRows: 100_000,
 		ReadCost: sim.Microsecond, WriteCost: sim.Microsecond, Cutover: sim.CutoverBackfill})
 	m.Mechanisms = append([]sim.Setting{replicas.Replicas{Followers: 1}}, m.Mechanisms...)
-	g := sim.Run(m).Migration
+	g := metrics.MigrationReport(sim.Run(m))
 	if g.RowsCopied != g.RowsToCopy || g.RowsToCopy < 100_000 || g.Cutover < 0 {
 		t.Errorf("%d of %d rows copied, cutover at %v: want every row copied and a cutover", g.RowsCopied, g.RowsToCopy, g.Cutover)
 	}

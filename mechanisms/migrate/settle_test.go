@@ -3,6 +3,7 @@ package migrate
 import (
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -18,10 +19,10 @@ import (
 // builds: the requests in service at the cutover (one on average) finish within a few
 // services, or none is in service and Settled stays -1.
 func TestSettledAfterBacklog(t *testing.T) {
-	run := func(rate float64) *sim.MigrationResult {
+	run := func(rate float64) *metrics.MigrationResult {
 		m := migModel(5, 1, rate, 0, 8*sim.Second, Migration{Rate: 1000, ReadCost: sim.Microsecond, WriteCost: sim.Microsecond, Cutover: 5 * sim.Second})
 		m.ShardNode = []int{0, 1, 0, 1, 0, 1, 0, 1}
-		return sim.Run(m).Migration
+		return metrics.MigrationReport(sim.Run(m))
 	}
 	g := run(50000)
 	if g.Cutover != 5*sim.Second {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -17,7 +18,7 @@ import (
 // both layouts, and the run's action lines, byte for byte.
 func TestTranscripts(t *testing.T) {
 	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
-		g := r.Migration
+		g := metrics.MigrationReport(r)
 		if g == nil {
 			b.WriteString("  no migration\n")
 			return

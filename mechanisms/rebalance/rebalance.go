@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -33,7 +34,7 @@ import (
 //     new one (an EventMove), and the next planned move starts (Parallel of them run at
 //     once).
 //
-// What it did is the Result's Rebalance (sim.RebalanceResult).
+// What it did it reports (sim.Core.Report) as a metrics.RebalanceResult.
 type Rebalance struct {
 	// At is when the nodes join: the AddNodes action's time.
 	At sim.Time
@@ -79,7 +80,7 @@ const depth = 2
 // state is a run's rebalance.
 type state struct {
 	m      *Rebalance
-	res    *sim.RebalanceResult
+	res    *metrics.RebalanceResult
 	next   int   // the next planned move to start (index in res.Moves)
 	done   int   // moves done
 	batch  int64 // rows of a full batch
@@ -114,7 +115,7 @@ func (g *Rebalance) On(c sim.Core) {
 		}
 		rate = min(rate, g.MaxCPU*float64(cores)/k.Seconds())
 	}
-	s := &state{m: g, res: &sim.RebalanceResult{Start: -1, Done: -1, Rate: rate, Copied: make([]int64, c.Result().Windows)},
+	s := &state{m: g, res: &metrics.RebalanceResult{Start: -1, Done: -1, Rate: rate, Copied: make([]int64, c.Result().Windows)},
 		slots: make([]slot, max(1, g.Parallel))}
 	for k := range s.slots {
 		s.slots[k].cur = -1
@@ -123,7 +124,7 @@ func (g *Rebalance) On(c sim.Core) {
 	s.period = sim.CopyPeriod(s.batch, rate)
 	c.JoinLater(g.First)
 	c.CopyBy(s)
-	c.Result().Rebalance = s.res
+	c.Report(s.res)
 	c.Register(s, evRebalance)
 	if g.At < c.Duration() {
 		c.Schedule(g.At, evStart, evRebalance)
@@ -197,7 +198,7 @@ func (s *state) plan(c sim.Core, now sim.Time) {
 		count[dest]++
 		load[src] -= busy[sh]
 		load[dest] += busy[sh]
-		s.res.Moves = append(s.res.Moves, sim.ShardCopy{Shard: sh, From: src, To: dest, Start: -1, Done: -1})
+		s.res.Moves = append(s.res.Moves, metrics.ShardCopy{Shard: sh, From: src, To: dest, Start: -1, Done: -1})
 	}
 }
 

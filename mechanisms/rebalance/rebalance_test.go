@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/mechanisms/operator"
@@ -54,7 +55,7 @@ func TestRebalanceMoves(t *testing.T) {
 	start := 10 * sim.Second
 	r := sim.Run(rebModel(11, 8*lambdaS, 2000, start, 30*sim.Second, rebalance.Rebalance{Rate: rate, HistoryRows: hist,
 		ReadCost: 2 * sim.Microsecond, WriteCost: 5 * sim.Microsecond}))
-	g := r.Rebalance
+	g := metrics.RebalanceReport(r)
 	if g.Start != start || len(g.Moves) != 4 || g.Done < 0 {
 		t.Fatalf("rebalance started at %v with %d moves, done at %v: want %v, 4 moves, done", g.Start, len(g.Moves), g.Done, start)
 	}
@@ -121,7 +122,7 @@ func TestRebalanceMoves(t *testing.T) {
 func TestRebalanceMaxCPU(t *testing.T) {
 	r := sim.Run(rebModel(5, 0, 0, 2*sim.Second, 40*sim.Second, rebalance.Rebalance{Rate: 100_000, MaxCPU: 0.25, HistoryRows: 800_000,
 		ReadCost: 10 * sim.Microsecond, WriteCost: 20 * sim.Microsecond}))
-	g := r.Rebalance
+	g := metrics.RebalanceReport(r)
 	within(t, "rate applied (rows/s)", g.Rate, 25_000, 1e-9)
 	for i, mv := range g.Moves {
 		if mv.Rows != 100_000 {
@@ -144,7 +145,7 @@ func TestRebalanceParallel(t *testing.T) {
 	start := 10 * sim.Second
 	r := sim.Run(rebModel(11, 8*lambdaS, 2000, start, 30*sim.Second, rebalance.Rebalance{Rate: rate, HistoryRows: hist,
 		ReadCost: 2 * sim.Microsecond, WriteCost: 5 * sim.Microsecond, Parallel: 2}))
-	g := r.Rebalance
+	g := metrics.RebalanceReport(r)
 	if len(g.Moves) != 4 || g.Done < 0 {
 		t.Fatalf("%d moves, done at %v: want 4, done", len(g.Moves), g.Done)
 	}

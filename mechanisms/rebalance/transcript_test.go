@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -16,7 +17,7 @@ import (
 // time and core time by window (a joining node has none before it joins), and the run's move events, byte for byte.
 func TestTranscripts(t *testing.T) {
 	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
-		g := r.Rebalance
+		g := metrics.RebalanceReport(r)
 		if g == nil {
 			b.WriteString("  no rebalance\n")
 			return

@@ -1,0 +1,107 @@
+package metrics
+
+import "github.com/shardsim/shardsim/sim"
+
+// What a mechanism reports of its own goes in the run's result as one of these
+// (sim.Core.Report, sim.Result.Reports), which only the mechanism writes and the figures
+// read: the result's own fields are the core's. A mechanism imports this package for
+// them; the figures find each by its type.
+
+// MigrationReport returns the migration's report in r (mechanisms/migrate), or nil when
+// the run had no migration.
+func MigrationReport(r *sim.Result) *MigrationResult { return reportOf[*MigrationResult](r) }
+
+// RebalanceReport returns the rebalance's report in r (mechanisms/rebalance), or nil when
+// the run had no rebalance.
+func RebalanceReport(r *sim.Result) *RebalanceResult { return reportOf[*RebalanceResult](r) }
+
+// IndexLayouts returns where r's global secondary indexes' shards are (mechanisms/index),
+// in the indexes' order; nil when the run had none.
+func IndexLayouts(r *sim.Result) []IndexLayout { return reportOf[[]IndexLayout](r) }
+
+// reportOf is r's report of type T, or T's zero value when none is.
+func reportOf[T any](r *sim.Result) T {
+	for _, x := range r.Reports {
+		if v, ok := x.(T); ok {
+			return v
+		}
+	}
+	var zero T
+	return zero
+}
+
+// IndexLayout says where a global secondary index's shards are among a run's
+// (mechanisms/index, which reports its indexes' as one []IndexLayout): the ids First to
+// First+Shards-1.
+type IndexLayout struct {
+	Name          string
+	First, Shards int
+	Async         bool
+}
+
+// MigrationResult is what a migration did (mechanisms/migrate, docs/migrations.md), as it
+// reports it (Core.Report). Times are since the start of the run; a phase not reached has
+// -1.
+type MigrationResult struct {
+	Start, BackfillDone, Cutover sim.Time
+	// RowsToCopy are the rows the backfill had to copy; RowsCopied those it copied by the
+	// end of the run.
+	RowsToCopy, RowsCopied int64
+	// BackfillCPU is the CPU time of the backfill's reads and writes, counted as they are
+	// served, within the run (BackfillBusy holds it by window); DualCPU that of the dual
+	// writes' second copy: on the new layout before the cutover, on the old one during
+	// the verification period. Their sum is the CPU the migration added.
+	BackfillCPU, DualCPU sim.Time
+	// Copied holds the rows copied in each window.
+	Copied []int64
+	// BackfillBusy holds the backfill's CPU time in each window: a batch's service counts
+	// in the windows it spans, as ShardBusy, not when the batch was issued.
+	BackfillBusy []sim.Time
+	// Refused counts the backfill's batches a full queue (Node.QueueLimit) pushed back:
+	// each waited one batch period and was issued again, which slows the copy.
+	Refused int64
+	// Rate is the backfill's rate in rows per second: the migration's, or the lower rate
+	// its CPU cap allows.
+	Rate float64
+	// OldWritesEnd is when writes stopped going to the old layout: the cutover, or the end
+	// of the verification period after it (-1: not reached).
+	OldWritesEnd sim.Time
+	// Shards is the first shard id of the new layout: shards before it are the old one's.
+	Shards int
+	// CutoverDue is when the cutover was due (the end of the backfill, or its clock time;
+	// -1: not reached). Cutover is later when it waited for an outbox to drain.
+	CutoverDue sim.Time
+	// Drained counts the outbox's copies applied while the cutover waited for them; their
+	// CPU is in DualCPU, as every copy's.
+	Drained int64
+	// Settled is when the last request issued before the cutover reached its client
+	// (served or failed), if that was after the cutover; -1 otherwise. Until then the
+	// backlog the old layout built is still draining, so the phase "after" starts here.
+	Settled sim.Time
+}
+
+// RebalanceResult is what a rebalance did (mechanisms/rebalance, docs/migrations.md), as it
+// reports it (Core.Report). Times are since the start of the run; -1: not reached.
+type RebalanceResult struct {
+	// Start is when the nodes joined; Done when the last planned move was done.
+	Start, Done sim.Time
+	// Rate is the copy rate applied: the rebalance's rate, or the lower rate its CPU cap
+	// allows.
+	Rate float64
+	// Moves are the planned moves in order; a move not started or not done has -1 times.
+	Moves []ShardCopy
+	// CopyCPU is the CPU time of the copies' reads and writes; RowsCopied their rows.
+	CopyCPU    sim.Time
+	RowsCopied int64
+	// Copied holds the rows copied in each window.
+	Copied []int64
+}
+
+// ShardCopy is one planned move of a rebalance.
+type ShardCopy struct {
+	Shard, From, To int
+	// Rows are the rows the move copied (its history share, the rows written before it
+	// started, and those written while it ran).
+	Rows        int64
+	Start, Done sim.Time
+}

@@ -35,8 +35,8 @@ func TestKeys(t *testing.T) {
 	if s.Migration == nil || *s.Migration != want {
 		t.Errorf("migration %+v, want %+v", s.Migration, want)
 	}
-	if len(s.Actions) != 1 || s.Actions[0].Kind != sim.Migrate {
-		t.Errorf("actions %+v, want one Migrate", s.Actions)
+	if len(s.Actions) != 1 || s.Actions[0].Setting != "migrate" {
+		t.Errorf("actions %+v, want one migrate", s.Actions)
 	}
 	s, probs = resolve(t, "[[actions]]\nat = \"2s\"\nmigrate = { tenant = { field = \"id\", value = 7 }, backfill_rate = 500.0, nodes = [1] }\n")
 	if len(probs) > 0 {

@@ -35,7 +35,7 @@ func rebModel(seed uint64, wRate, rRate float64, start, dur sim.Time, g rebalanc
 		Nodes:      []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
 		ShardNode:  []int{0, 1, 0, 1, 0, 1, 0, 1},
 		Streams:    []sim.Stream{st("w", sim.Write, wRate), st("r", sim.Read, rRate)},
-		Mechanisms: []sim.Setting{&g, operator.Actions{{At: start, Kind: sim.AddNodes, Text: "2 nodes join"}}},
+		Mechanisms: []sim.Setting{&g, operator.Actions{{At: start, Text: "2 nodes join"}}},
 	}
 }
 

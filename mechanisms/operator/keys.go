@@ -19,13 +19,13 @@ var (
 	nodeKey = scenario.ActionKey[int]("node", "none",
 		"with `cores` or `queue_limit`: the node (0 to nodes-1) the action changes, described in [`[[actions]]`](#actions) above")
 	coresKey = scenario.ActionKey[int]("cores", "none",
-		"with `node`: the node's new number of cores (at least 1), described in [`[[actions]]`](#actions) above (docs/mitigations.md, \"Operator actions\")")
+		"with `node`: the node's new number of cores (at least 1), described in [`[[actions]]`](#actions) above (docs/mitigations.md, \"Timed actions\")")
 	queueLimitKey = scenario.ActionKey[int]("queue_limit", "none",
-		"with `node`: the node's new queue limit (0: unbounded), described in [`[[actions]]`](#actions) above (docs/mitigations.md, \"Operator actions\")")
+		"with `node`: the node's new queue limit (0: unbounded), described in [`[[actions]]`](#actions) above (docs/mitigations.md, \"Timed actions\")")
 	streamKey = scenario.ActionKey[string]("stream", "none",
 		"with `limit`: the name of the stream whose client limit the action changes, described in [`[[actions]]`](#actions) above")
 	limitKey = scenario.ActionKey[scenario.LimitSetting]("limit", "none",
-		"with `stream`: the stream's new client limit, a table as a stream's `limit`, or `\"none\"` to lift it, described in [`[[actions]]`](#actions) above (docs/mitigations.md, \"Operator actions\")")
+		"with `stream`: the stream's new client limit, a table as a stream's `limit`, or `\"none\"` to lift it, described in [`[[actions]]`](#actions) above (docs/mitigations.md, \"Timed actions\")")
 )
 
 // rank puts the operator's settings first among those actions change, in the problems

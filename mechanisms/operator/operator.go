@@ -1,4 +1,4 @@
-// Package operator is the operator's timed actions (docs/mitigations.md, "Operator
+// Package operator is the operator's timed actions (docs/mitigations.md, "Timed
 // actions"): a node's cores or queue limit, or a stream's client-side rate limit, changed
 // during the run, each noted in the alert timeline. The actions that other mechanisms
 // apply themselves (a cache switched on or off, nodes that join, a migration's start) are

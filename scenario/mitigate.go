@@ -17,8 +17,8 @@ import (
 // This file validates the mitigation and detection sections of a scenario
 // (docs/mitigations.md, docs/detection.md): the cache, client timeouts, retries and
 // rate limits, the settings of partition limits and automatic splits (whose keys are their
-// folders', mechanisms/limits and mechanisms/split), hot-key copies, timed operator actions
-// and [detect].
+// folders', mechanisms/limits and mechanisms/split), hot-key copies, timed actions (each
+// changes a setting of a mechanism's, ActionSetting, which checks it) and [detect].
 
 // Defaults and limits of the mitigation keys, documented in docs/scenario.md.
 const (
@@ -368,17 +368,7 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		}
 		act := ActionSpec{At: at, Setting: what}
 		mig, reb := s.Migration, s.Rebalance
-		for _, y := range actionSettings {
-			if y.Target != nil {
-				y.Target(c, s, key, what, &a)
-			}
-		}
-		x.Resolve(c, s, key, &a, &act)
-		for _, y := range actionSettings {
-			if !slices.Contains(y.Keys, what) && y.Others != nil {
-				y.Others(c, key, &a)
-			}
-		}
+		checkAction(c, s, key, x, &a, &act)
 		switch {
 		case len(c.probs) > before:
 		case !inside:
@@ -405,6 +395,23 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 			a.Text += " (" + n.note + ")"
 		}
 		s.Actions = append(s.Actions, a)
+	}
+}
+
+// checkAction checks action a (at key), which changes act.Setting, a setting of x: first
+// what every mechanism's settings apply to (Target), then the setting, then the keys of the
+// other mechanisms' that apply only with theirs (Others).
+func checkAction(c *checker, s *Resolved, key string, x ActionSetting, a *Action, act *ActionSpec) {
+	for _, y := range actionSettings {
+		if y.Target != nil {
+			y.Target(c, s, key, act.Setting, a)
+		}
+	}
+	x.Resolve(c, s, key, a, act)
+	for _, y := range actionSettings {
+		if !slices.Contains(y.Keys, act.Setting) && y.Others != nil {
+			y.Others(c, key, a)
+		}
 	}
 }
 

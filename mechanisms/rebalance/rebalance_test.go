@@ -17,7 +17,7 @@ import (
 
 // rebModel is a small cluster for the rebalance tests: 2 nodes of 2 cores holding 8
 // shards (modulo 8, alternately), 2 more nodes of 2 cores that join at start (the setting's
-// At, and an AddNodes action the core notes), a write
+// At, and an add_nodes action the operator notes), a write
 // stream of wRate/s and a read stream of rRate/s over a million uniform ids, both with
 // exponential service of mean 100 µs; 1 s windows.
 func rebModel(seed uint64, wRate, rRate float64, start, dur sim.Time, g rebalance.Rebalance) *sim.Model {

@@ -72,24 +72,10 @@ func buildModel(r *Routing) *sim.Model {
 		// followers' count is set before any Setting reads it.
 		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(replicas.Replicas{Followers: s.Replicas, ReadAny: s.ReadAny, ApplyCost: applyCosts(s)}))
 	}
-	if acts := actions(s); acts != nil {
+	if acts := operator.New(s.Actions); acts != nil {
 		m.Mechanisms = append(m.Mechanisms, acts) // last: it names why the run keeps to one engine after the others
 	}
 	return m
-}
-
-// actions is the model's operator actions (mechanisms/operator), nil for none; each limit
-// is a fresh copy, as a model owns what it points to.
-func actions(s *scenario.Resolved) operator.Actions {
-	var acts operator.Actions
-	for _, a := range s.Actions {
-		if a.Limit != nil {
-			l := *a.Limit
-			a.Limit = &l
-		}
-		acts = append(acts, a)
-	}
-	return acts
 }
 
 // router is how a variant routes its requests: its key design (copies included), its

@@ -65,8 +65,8 @@ rebalance = { rate = 5000, max_cpu = 0.5, write_cost = "20us", parallel = 2 }
 	if g.Rate != 5000 || g.MaxCPU != 0.5 || g.ReadCost != 500*sim.Microsecond || g.WriteCost != 20*sim.Microsecond || g.HistoryRows != 600_000 || g.Parallel != 2 {
 		t.Errorf("rebalance %+v: want rate 5000, max_cpu 0.5, read 500us, write 20us, 600,000 history rows, 2 moves at once", g)
 	}
-	if acts, ok := m.Mechanisms[len(m.Mechanisms)-1].(operator.Actions); !ok || len(acts) != 1 || acts[0].Kind != sim.AddNodes || acts[0].At != 30*sim.Second {
-		t.Errorf("mechanisms %+v: want the actions last, one AddNodes at 30s", m.Mechanisms)
+	if acts, ok := m.Mechanisms[len(m.Mechanisms)-1].(operator.Actions); !ok || len(acts) != 1 || acts[0].Change != operator.Noted || acts[0].At != 30*sim.Second {
+		t.Errorf("mechanisms %+v: want the actions last, one only noted (add_nodes) at 30s", m.Mechanisms)
 	}
 }
 

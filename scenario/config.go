@@ -194,15 +194,11 @@ type Limit struct {
 
 // Action is one [[actions]] entry: at a time, one setting changes.
 type Action struct {
-	At         Instant      `toml:"at"`
-	Node       *int         `toml:"node"`
-	Cores      *int         `toml:"cores"`
-	QueueLimit *int         `toml:"queue_limit"`
-	Stream     string       `toml:"stream"`
-	Limit      LimitSetting `toml:"limit"`
-	Cache      *bool        `toml:"cache"`
-	Note       string       `toml:"note"`
-	// Ext holds the keys mechanisms declare in this table (mechanism.go): the migration's
+	At   Instant `toml:"at"`
+	Note string  `toml:"note"`
+	// Ext holds the keys mechanisms declare in this table (mechanism.go), among them the
+	// setting the action changes: the operator's node, cores, queue_limit, stream and
+	// limit (mechanisms/operator), the cache's cache (mechanisms/cache), the migration's
 	// migrate (mechanisms/migrate), the rebalance's add_nodes and rebalance
 	// (mechanisms/rebalance).
 	Ext tomlx.Extensions `toml:"-"`

@@ -1,7 +1,9 @@
 package scenario
 
 import (
+	"cmp"
 	"reflect"
+	"slices"
 
 	"github.com/shardsim/shardsim/internal/tomlx"
 	"github.com/shardsim/shardsim/sim"
@@ -50,6 +52,15 @@ func (c *checker) DurationOK(key string, d Duration, def string, minimum sim.Tim
 	before := len(c.probs)
 	v := c.duration(key, d, def, minimum)
 	return v, len(c.probs) == before
+}
+
+// ClientLimit checks an action's new client limit, a limit table or "none" (nil: the
+// stream's limit lifted, or a bad table).
+func (c *checker) ClientLimit(key string, v LimitSetting) *sim.Limit {
+	if v.None {
+		return nil
+	}
+	return resolveLimit(c, key, v.Limit)
 }
 
 // Delay checks a delay written as a duration or a distribution ({ dist, mean, cv }) as a
@@ -228,30 +239,58 @@ func resolveMechanisms(c *checker, f *File, s *Resolved) {
 	}
 }
 
-// ActionSetting is a setting that an [[actions]] entry may change, declared by a mechanism
-// (an ActionKey of its own, as the rebalance's add_nodes): an action changes one setting,
-// the built-in ones' (cores, queue_limit, limit, cache, migrate) or one of these.
+// ActionSetting is what a mechanism's actions may change: the settings of an [[actions]]
+// entry that its ActionKeys name (the operator's cores, queue_limit and limit; the
+// rebalance's add_nodes). An action changes one setting, of one mechanism.
 type ActionSetting struct {
-	// Key is the action's key that changes it; Hint how to give it, for the problem of
-	// an action that says nothing to do ("add_nodes = N with rebalance = { ... }").
-	Key, Hint string
-	// Kind is the engine's action kind of an action that changes it.
-	Kind sim.ActionKind
-	// Resolve checks action a (at key, "actions[2]"), at act.At, and sets what it resolves
-	// to in s and act. Problems of the action's other keys come first.
-	Resolve func(c *Checker, s *Resolved, key string, a *Action, act *sim.Action)
-	// Others, if set, checks action a (at key) that changes another setting: the keys
-	// that apply only with this one.
+	// Keys are the action's keys that each change one of the mechanism's settings, in
+	// the order an action that gives several names them.
+	Keys []string
+	// Hints say how to give them, for the problem of an action that says nothing to do
+	// ("add_nodes = N with rebalance = { ... }"; one may stand for several keys).
+	Hints []string
+	// Rank orders the mechanisms' settings, in that problem and in every check of an
+	// action: lowest first, ties in the order registered (docs/scenario.md lists the
+	// settings in this order).
+	Rank int
+	// Target, if set, checks action a (at key) for the keys that say what the mechanism's
+	// settings apply to (the operator's node and stream), given what, the setting the
+	// action changes (any mechanism's): it requires them with its own settings and refuses
+	// them with the others. It runs before any setting's own checks.
+	Target func(c *Checker, s *Resolved, key, what string, a *Action)
+	// Resolve checks action a (at key, "actions[2]"), which changes act.Setting, one of
+	// Keys, at act.At, and sets what it resolves to in s and act (Value, Client).
+	Resolve func(c *Checker, s *Resolved, key string, a *Action, act *ActionSpec)
+	// Others, if set, checks action a (at key) that changes another mechanism's setting:
+	// the keys that apply only with this one's. It runs after the setting's own checks.
 	Others func(c *Checker, key string, a *Action)
-	// Text says what act changes, for the timeline; nodes are the nodes' settings before it.
-	Text func(s *Resolved, nodes []sim.Node, act sim.Action) string
+	// Text says what act changes, for the timeline: nodes are the nodes' settings before
+	// it, which it updates where it changes them.
+	Text func(s *Resolved, nodes []sim.Node, act *ActionSpec) string
+}
+
+// ActionSpec is a valid action, resolved: when, which setting it changes and what
+// its mechanism made of it, for the mechanisms that apply it and for the operator's
+// setting (mechanisms/operator), which notes it in the alert timeline.
+type ActionSpec struct {
+	At sim.Time
+	// Setting is the key of the setting it changes, one of an ActionSetting's Keys.
+	Setting string
+	// Value is what the setting's mechanism resolved it to, of the mechanism's own type;
+	// nil where the mechanism keeps it in Resolved (a migration, a rebalance).
+	Value any
+	// Client says the setting is a client's: it takes effect a network delay after At,
+	// when the requests its client sends from then on reach the nodes, and is noted then.
+	Client bool
+	// Text says what was done, from what, for the alert timeline (note included).
+	Text string
 }
 
 var actionSettings []ActionSetting
 
-// RegisterActionSetting adds a setting actions may change; its file calls it from init, and
-// the settings come, in the problems and the hint, in the order of their packages' import
-// paths, after the built-in ones.
+// RegisterActionSetting adds what a mechanism's actions may change; its file calls it from
+// init. The settings come in the order of their Rank.
 func RegisterActionSetting(x ActionSetting) {
 	actionSettings = append(actionSettings, x)
+	slices.SortStableFunc(actionSettings, func(a, b ActionSetting) int { return cmp.Compare(a.Rank, b.Rank) })
 }

@@ -17,8 +17,8 @@ import (
 // This file validates the mitigation and detection sections of a scenario
 // (docs/mitigations.md, docs/detection.md): the cache, client timeouts, retries and
 // rate limits, the settings of partition limits and automatic splits (whose keys are their
-// folders', mechanisms/limits and mechanisms/split), hot-key copies, timed operator actions
-// and [detect].
+// folders', mechanisms/limits and mechanisms/split), hot-key copies, timed actions (each
+// changes a setting of a mechanism's, ActionSetting, which checks it) and [detect].
 
 // Defaults and limits of the mitigation keys, documented in docs/scenario.md.
 const (
@@ -125,17 +125,6 @@ func resolveLimit(c *checker, key string, l *Limit) *sim.Limit {
 		return nil
 	}
 	return out
-}
-
-// limitValue reads an action's limit: a limit table, or "none" to lift the stream's limit.
-// ok is false when it is invalid.
-func limitValue(c *checker, key string, v LimitSetting) (l *sim.Limit, ok bool) {
-	if v.None {
-		return nil, true
-	}
-	before := len(c.probs)
-	l = resolveLimit(c, key, v.Limit)
-	return l, len(c.probs) == before
 }
 
 // StreamIndex is the index of the stream called name among s.Streams, or -1.
@@ -361,7 +350,8 @@ func topCategorical(fs FieldSpec, n int) []uint64 {
 	return ids
 }
 
-// resolveActions reads [[actions]], after the cluster, the streams and the cache.
+// resolveActions reads [[actions]], after the cluster and the streams: each changes one
+// setting, which the mechanism that declares it (ActionSetting) checks and resolves.
 func resolveActions(c *checker, f *File, s *Resolved) {
 	if len(f.Actions) > maxActions {
 		c.add("actions", "at most %d actions are allowed (got %d)", maxActions, len(f.Actions))
@@ -372,19 +362,13 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 		key := fmt.Sprintf("actions[%d]", i)
 		before := len(c.probs)
 		at, inside := actionAt(c, key, a, s)
-		act := sim.Action{At: at}
-		what, ok := actionSetting(c, key, a)
+		x, what, ok := actionSetting(c, key, a)
 		if !ok {
 			continue
 		}
+		act := ActionSpec{At: at, Setting: what}
 		mig, reb := s.Migration, s.Rebalance
-		actionTarget(c, key, a, s, what, &act)
-		resolveAction(c, s, key, a, what, &act)
-		for _, x := range actionSettings {
-			if what != x.Key && x.Others != nil {
-				x.Others(c, key, &a)
-			}
-		}
+		checkAction(c, s, key, x, &a, &act)
 		switch {
 		case len(c.probs) > before:
 		case !inside:
@@ -392,7 +376,7 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 			// migration or a rebalance it would start is not part of the run.
 			s.Migration, s.Rebalance = mig, reb
 		default:
-			acts = append(acts, notedAction{act, a.Note})
+			acts = append(acts, notedAction{act, x, a.Note})
 		}
 	}
 	if s.Rebalance != nil && s.Migration != nil {
@@ -406,7 +390,7 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 	nodes := slices.Clone(s.Nodes)
 	for _, n := range acts {
 		a := n.a
-		a.Text = actionText(s, nodes, a)
+		a.Text = n.x.Text(s, nodes, &a)
 		if n.note != "" {
 			a.Text += " (" + n.note + ")"
 		}
@@ -414,9 +398,27 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 	}
 }
 
-// notedAction is a valid action with its note.
+// checkAction checks action a (at key), which changes act.Setting, a setting of x: first
+// what every mechanism's settings apply to (Target), then the setting, then the keys of the
+// other mechanisms' that apply only with theirs (Others).
+func checkAction(c *checker, s *Resolved, key string, x ActionSetting, a *Action, act *ActionSpec) {
+	for _, y := range actionSettings {
+		if y.Target != nil {
+			y.Target(c, s, key, act.Setting, a)
+		}
+	}
+	x.Resolve(c, s, key, a, act)
+	for _, y := range actionSettings {
+		if !slices.Contains(y.Keys, act.Setting) && y.Others != nil {
+			y.Others(c, key, a)
+		}
+	}
+}
+
+// notedAction is a valid action with what may change it and its note.
 type notedAction struct {
-	a    sim.Action
+	a    ActionSpec
+	x    ActionSetting
 	note string
 }
 
@@ -436,140 +438,34 @@ func actionAt(c *checker, key string, a Action, s *Resolved) (at sim.Time, insid
 	return 0, true
 }
 
-// actionSetting returns the one setting an action changes; false when it sets none or
-// several.
-func actionSetting(c *checker, key string, a Action) (string, bool) {
+// actionSetting returns the one setting an action changes, and what may change it; false
+// when it sets none or several.
+func actionSetting(c *checker, key string, a Action) (ActionSetting, string, bool) {
 	var what []string
-	for _, k := range []struct {
-		name  string
-		given bool
-	}{{"cores", a.Cores != nil}, {"queue_limit", a.QueueLimit != nil}, {"limit", a.Limit.Set()}, {"cache", a.Cache != nil}} {
-		if k.given {
-			what = append(what, k.name)
-		}
-	}
-	hints := []string{"node with cores or queue_limit", "stream with limit", "cache = true | false"}
-	for _, x := range actionSettings {
-		if a.Ext.Value(x.Key) != nil {
-			what = append(what, x.Key)
-		}
-		hints = append(hints, x.Hint)
-	}
-	if len(what) == 0 {
-		c.add(key, "says nothing to do: give %s, or %s", strings.Join(hints[:len(hints)-1], ", "), hints[len(hints)-1])
-		return "", false
-	}
-	if len(what) > 1 {
-		c.add(key+"."+what[1], "an action changes one setting, and this one already sets %s: use one [[actions]] entry for each", what[0])
-		return "", false
-	}
-	return what[0], true
-}
-
-// actionTarget reads the node of a node's action and the stream of a limit's.
-func actionTarget(c *checker, key string, a Action, s *Resolved, what string, act *sim.Action) {
-	nodeAction := what == "cores" || what == "queue_limit"
-	switch {
-	case nodeAction && a.Node == nil:
-		c.add(key+".node", "required with %s: the node's id, 0 to nodes-1", what)
-	case nodeAction && (*a.Node < 0 || (len(s.Nodes) > 0 && *a.Node >= len(s.Nodes))):
-		c.add(key+".node", "no such node: ids run from 0 to %d (got %d)", len(s.Nodes)-1, *a.Node)
-	case nodeAction:
-		act.Node = *a.Node
-	case a.Node != nil:
-		c.add(key+".node", "applies only to cores and queue_limit actions")
-	}
-	switch {
-	case what == "limit" && a.Stream == "":
-		c.add(key+".stream", "required with limit: the name of the stream whose client is limited")
-	case what == "limit":
-		if act.Stream = s.streamIndex(a.Stream); act.Stream < 0 {
-			c.add(key+".stream", "no such stream %q (have %s)", a.Stream, strings.Join(s.streamNames(), ", "))
-		}
-	case a.Stream != "":
-		c.add(key+".stream", "applies only to limit actions")
-	}
-}
-
-// resolveAction reads the setting what of action a into act.
-func resolveAction(c *checker, s *Resolved, key string, a Action, what string, act *sim.Action) {
-	switch what {
-	case "cores":
-		act.Kind = sim.SetCores
-		if *a.Cores < 1 {
-			c.add(key+".cores", "must be at least 1 (got %d)", *a.Cores)
-		}
-		act.Cores = *a.Cores
-	case "queue_limit":
-		act.Kind = sim.SetQueueLimit
-		if *a.QueueLimit < 0 {
-			c.add(key+".queue_limit", "must not be negative (got %d); 0 is unbounded", *a.QueueLimit)
-		}
-		act.QueueLimit = *a.QueueLimit
-	case "limit":
-		act.Kind = sim.SetLimit
-		act.Limit, _ = limitValue(c, key+".limit", a.Limit)
-	case "cache":
-		act.Kind, act.Name = sim.Switch, "cache"
-		act.On = *a.Cache // the cache's resolver checks that there is one (mechanisms/cache)
-	default:
-		for _, x := range actionSettings {
-			if x.Key == what {
-				act.Kind = x.Kind
-				x.Resolve(c, s, key, &a, act)
+	var hints []string
+	var x ActionSetting
+	for _, y := range actionSettings {
+		for _, k := range y.Keys {
+			if a.Ext.Value(k) != nil {
+				what = append(what, k)
+				x = y
 			}
 		}
+		hints = append(hints, y.Hints...)
 	}
-}
-
-// actionText says what action a changes, from what, for the timeline; nodes are the
-// nodes' settings before it, which it updates.
-func actionText(s *Resolved, nodes []sim.Node, a sim.Action) string {
-	switch a.Kind {
-	case sim.SetCores:
-		text := fmt.Sprintf("node %d: %d → %d cores", a.Node, nodes[a.Node].Cores, a.Cores)
-		nodes[a.Node].Cores = a.Cores
-		return text
-	case sim.SetQueueLimit:
-		text := fmt.Sprintf("node %d: queue limit %s → %s", a.Node, queueLimitText(nodes[a.Node].QueueLimit), queueLimitText(a.QueueLimit))
-		nodes[a.Node].QueueLimit = a.QueueLimit
-		return text
-	case sim.SetLimit:
-		return s.Streams[a.Stream].Name + ": " + limitText(a.Limit)
-	case sim.Switch:
-		if a.On {
-			return "cache on"
-		}
-		return "cache off"
+	switch {
+	case len(what) == 0 && len(hints) == 0:
+		c.add(key, "says nothing to do")
+	case len(what) == 0 && len(hints) == 1:
+		c.add(key, "says nothing to do: give %s", hints[0])
+	case len(what) == 0:
+		c.add(key, "says nothing to do: give %s, or %s", strings.Join(hints[:len(hints)-1], ", "), hints[len(hints)-1])
+	case len(what) > 1:
+		c.add(key+"."+what[1], "an action changes one setting, and this one already sets %s: use one [[actions]] entry for each", what[0])
+	default:
+		return x, what[0], true
 	}
-	for _, x := range actionSettings {
-		if x.Kind == a.Kind {
-			return x.Text(s, nodes, a)
-		}
-	}
-	return ""
-}
-
-func queueLimitText(n int) string {
-	if n == 0 {
-		return "unbounded"
-	}
-	return groupDigits(float64(n))
-}
-
-// limitText says what a client limit is: "limit 9,000/s, overflow queued".
-func limitText(l *sim.Limit) string {
-	if l == nil {
-		return "limit lifted"
-	}
-	t := "limit " + groupDigits(l.Rate) + "/s"
-	if l.Burst > 1 {
-		t += ", burst " + groupDigits(float64(l.Burst))
-	}
-	if l.Queue {
-		return t + ", overflow queued"
-	}
-	return t + ", overflow rejected"
+	return x, "", false
 }
 
 // GroupDigits formats a number with thousands separators, as the timeline's texts do:

@@ -317,7 +317,7 @@ type Resolved struct {
 	Split       *SplitPolicy // nil: no splitting
 	MaxShards   int          // the shards the variant may reach: shards without splitting
 	Copies      *CopiesSpec
-	Actions     []sim.Action // in time order
+	Actions     []ActionSpec // in time order
 	Detect      detect.Config
 	DetectGiven bool // [detect] was given
 	// Migration is the [[actions]] entry's migrate (nil: none); its Target is filled by

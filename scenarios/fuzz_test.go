@@ -14,6 +14,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/shardsim/shardsim/internal/tomlx"
+	"github.com/shardsim/shardsim/mechanisms/cache"
+	"github.com/shardsim/shardsim/mechanisms/operator"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -225,18 +227,19 @@ func checkModel(t *testing.T, sc *scenarios.Scenario, v *scenarios.Variant, m *s
 		if a.At < 0 || a.At >= m.Duration || (i > 0 && a.At < actionsOf(m)[i-1].At) || a.Text == "" {
 			t.Errorf("variant %q: action %d %+v", v.Name, i, a)
 		}
-		switch a.Kind {
-		case sim.SetCores, sim.SetQueueLimit:
-			if a.Node < 0 || a.Node >= len(m.Nodes) || (a.Kind == sim.SetCores && a.Cores < 1) || a.QueueLimit < 0 {
+		switch a.Change {
+		case operator.Cores, operator.QueueLimit:
+			if a.Node < 0 || a.Node >= len(m.Nodes) || (a.Change == operator.Cores && a.Cores < 1) || a.QueueLimit < 0 {
 				t.Errorf("variant %q: action %d %+v", v.Name, i, a)
 			}
-		case sim.SetLimit:
-			if a.Stream < 0 || a.Stream >= len(m.Streams) {
+		case operator.ClientLimit:
+			if a.Stream < 0 || a.Stream >= len(m.Streams) || !a.Client {
 				t.Errorf("variant %q: action %d %+v", v.Name, i, a)
 			}
-		case sim.Switch:
-			if a.Name != "cache" || cacheOf(m) == nil {
-				t.Errorf("variant %q: action %d %+v without a cache", v.Name, i, a)
+		case operator.Noted:
+			// Another mechanism's, which applies it: a client's is a cache's switch.
+			if k := cacheOf(m); a.Client && (k == nil || !slices.ContainsFunc(k.Switches, func(sw cache.Switch) bool { return sw.At == a.At })) {
+				t.Errorf("variant %q: action %d %+vwithout a cache", v.Name, i, a)
 			}
 		}
 	}

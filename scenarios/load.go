@@ -20,8 +20,9 @@ import (
 	// The mechanisms that bring their own keys, each a folder (docs/architecture.md, "Where a
 	// new thing goes"): importing one declares its keys and registers its resolver. Their
 	// resolvers of a phase run, and their settings come, in the order Go initializes the
-	// packages (by import path, as listed below), the order of explain's notes. The operator's
-	// actions bring no keys of their own yet: compile builds their setting.
+	// packages (by import path, as listed below), the order of explain's notes; the settings
+	// an action changes come in their ranks' order (scenario.ActionSetting), the operator's
+	// first. compile builds the operator's setting, last among a model's.
 	_ "github.com/shardsim/shardsim/mechanisms/cache"
 	_ "github.com/shardsim/shardsim/mechanisms/eventloop"
 	_ "github.com/shardsim/shardsim/mechanisms/flush"
@@ -30,6 +31,7 @@ import (
 	_ "github.com/shardsim/shardsim/mechanisms/limits"
 	_ "github.com/shardsim/shardsim/mechanisms/locks"
 	_ "github.com/shardsim/shardsim/mechanisms/migrate"
+	_ "github.com/shardsim/shardsim/mechanisms/operator"
 	_ "github.com/shardsim/shardsim/mechanisms/pool"
 	_ "github.com/shardsim/shardsim/mechanisms/queue"
 	_ "github.com/shardsim/shardsim/mechanisms/rebalance"

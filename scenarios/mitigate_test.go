@@ -373,19 +373,19 @@ actions = [ { at = "3s", cache = false } ]
 		t.Errorf("times %v", ats)
 	}
 	a := actionsOf(m)[4]
-	if a.Kind != sim.SetLimit || a.Stream != 0 || a.Limit == nil || *a.Limit != (sim.Limit{Rate: 9000, Burst: 1, Queue: true}) {
+	if a.Change != operator.ClientLimit || !a.Client || a.Stream != 0 || a.Limit == nil || *a.Limit != (sim.Limit{Rate: 9000, Burst: 1, Queue: true}) {
 		t.Errorf("limit action %+v", a)
 	}
-	if a := actionsOf(m)[2]; a.Kind != sim.SetCores || a.Node != 3 || a.Cores != 16 {
+	if a := actionsOf(m)[2]; a.Change != operator.Cores || a.Client || a.Node != 3 || a.Cores != 16 {
 		t.Errorf("cores action %+v", a)
 	}
-	if a := actionsOf(m)[0]; a.Kind != sim.SetQueueLimit || a.Node != 0 || a.QueueLimit != 1500 {
+	if a := actionsOf(m)[0]; a.Change != operator.QueueLimit || a.Node != 0 || a.QueueLimit != 1500 {
 		t.Errorf("queue action %+v", a)
 	}
-	if a := actionsOf(m)[1]; a.Kind != sim.Switch || a.Name != "cache" || !a.On {
+	if a := actionsOf(m)[1]; a.Change != operator.Noted || !a.Client || !slices.Equal(cacheOf(m).Switches, []cache.Switch{{At: a.At, On: true}}) {
 		t.Errorf("cache action %+v", a)
 	}
-	if a := actionsOf(m)[5]; a.Kind != sim.SetLimit || a.Limit != nil {
+	if a := actionsOf(m)[5]; a.Change != operator.ClientLimit || a.Limit != nil {
 		t.Errorf("lifting action %+v", a)
 	}
 	// A variant's actions replace the base's list.

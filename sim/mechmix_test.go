@@ -65,8 +65,8 @@ func mixModel(seed uint64) *sim.Model {
 				{Hold: sim.Delay{Kind: sim.Constant, Mean: 300 * sim.Microsecond}, Timeout: 400 * sim.Microsecond}}},
 			pool.Pool{Stream: 0, Size: 6}, pool.Pool{Stream: 1, Size: 3}, pool.Pool{Stream: 2, Size: 5},
 			operator.Actions{
-				{At: 700 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0, Limit: &sim.Limit{Rate: 1500, Burst: 5}},
-				{At: 1400 * sim.Millisecond, Kind: sim.SetLimit, Stream: 0},
+				{At: 700 * sim.Millisecond, Change: operator.ClientLimit, Client: true, Stream: 0, Limit: &sim.Limit{Rate: 1500, Burst: 5}},
+				{At: 1400 * sim.Millisecond, Change: operator.ClientLimit, Client: true, Stream: 0},
 			}},
 	}
 	return m

@@ -1,8 +1,8 @@
 package sim
 
-// The types below describe the mitigations of docs/mitigations.md: what a client, a cache, the
-// storage layer and an operator do about a hot spot. Each is off when its zero value or nil
-// is given, and a model without any of them runs exactly as before.
+// The types below describe the client's mitigations of docs/mitigations.md: its timeouts,
+// retries and rate limit. Each is off when its zero value or nil is given. What a cache, the
+// storage layer and an operator do about a hot spot is theirs (mechanisms/).
 
 // Client is how a stream's client behaves.
 type Client struct {
@@ -27,33 +27,4 @@ type Limit struct {
 	Rate  float64
 	Burst int
 	Queue bool
-}
-
-// ActionKind says what an Action changes.
-type ActionKind uint8
-
-const (
-	SetCores      ActionKind = iota // Node's cores become Cores
-	SetQueueLimit                   // Node's queue limit becomes QueueLimit
-	SetLimit                        // Stream's client limit becomes Limit (nil: none)
-	Switch                          // mechanism Name, a client-side one of Model.Mechanisms, is turned on (On) or off
-	Migrate                         // a migration starts (mechanisms/migrate, which applies it)
-	AddNodes                        // nodes join and shards move to them (mechanisms/rebalance applies it)
-)
-
-// Action is a timed operator action: at At, one setting changes.
-type Action struct {
-	At         Time
-	Kind       ActionKind
-	Node       int
-	Cores      int
-	QueueLimit int
-	Stream     int
-	Limit      *Limit
-	// Name and On are a Switch's: the mechanism turned on or off, which applies the action
-	// itself at At plus the network delay (the engine only notes it).
-	Name string
-	On   bool
-	// Text says what was done, for the alert timeline.
-	Text string
 }

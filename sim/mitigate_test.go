@@ -395,7 +395,7 @@ func actionModel() *Model {
 			Fields:   []workload.Generator{workload.NewUniform(1000)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
 		}},
-		Mechanisms: []Setting{acts{{At: actionAt, Kind: SetCores, Node: 0, Cores: 4, Text: "scale up"}}},
+		Mechanisms: []Setting{acts{{At: actionAt, Node: 0, Cores: 4, Text: "scale up"}}},
 	}
 }
 
@@ -643,7 +643,7 @@ func TestLiftedLimitReleasesHeld(t *testing.T) {
 				Planner:  keyspace.NewPointPlanner(d, keyspace.NewModulo(1), false),
 				Client:   Client{Limit: &Limit{Rate: 500, Burst: 1, Queue: true}},
 			}},
-			Mechanisms: []Setting{acts{{At: 4 * Second, Kind: SetLimit, Stream: 0, Limit: newLimit, Text: "limit changed"}}},
+			Mechanisms: []Setting{acts{{At: 4 * Second, SetLimit: true, Stream: 0, Limit: newLimit, Text: "limit changed"}}},
 		}
 	}
 	r := Run(mk(nil))

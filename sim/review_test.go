@@ -47,7 +47,7 @@ func TestTimeoutCountsTheWayBack(t *testing.T) {
 // answer is back at 700 ms: the one issued at 100 ms takes 600 ms (before the fix, the
 // lift took effect one network delay early: 500 ms). The action is recorded at 500 ms.
 func TestClientActionAtClientTime(t *testing.T) {
-	m := limitedModel(2*Second, 100*Millisecond, 0.5, []Action{{At: 500 * Millisecond, Kind: SetLimit, Stream: 0, Limit: nil, Text: "lift"}})
+	m := limitedModel(2*Second, 100*Millisecond, 0.5, []action{{At: 500 * Millisecond, SetLimit: true, Stream: 0, Limit: nil, Text: "lift"}})
 	r := Run(m)
 	conserve(t, r)
 	if got, want := r.Streams[0].LatencyMax, 600*Millisecond+2*Nanosecond; got < 600*Millisecond || got > want {
@@ -86,9 +86,9 @@ func TestTimersDoNotPinRequests(t *testing.T) {
 // TestOneReleaseChain: five limit changes on a held stream must leave one pending release
 // event at a time, not one chain per change.
 func TestOneReleaseChain(t *testing.T) {
-	var acts []Action
+	var acts []action
 	for i := 1; i <= 5; i++ {
-		acts = append(acts, Action{At: Time(i) * 300 * Millisecond, Kind: SetLimit, Stream: 0, Limit: &Limit{Rate: 2, Burst: 1, Queue: true}})
+		acts = append(acts, action{At: Time(i) * 300 * Millisecond, SetLimit: true, Stream: 0, Limit: &Limit{Rate: 2, Burst: 1, Queue: true}})
 	}
 	m := limitedModel(10*Second, 0, 2, acts)
 	e := newEngine(m)
@@ -114,7 +114,7 @@ func TestOneReleaseChain(t *testing.T) {
 // limitedModel is the model of the client-limit tests: for dur, one stream of point
 // writes at 10/s (constant cost 1 ns) on one 8-core node, with network each way, behind
 // a queueing client limit of rate requests/s and a burst of 1, and the actions as.
-func limitedModel(dur, network Time, rate float64, as []Action) *Model {
+func limitedModel(dur, network Time, rate float64, as []action) *Model {
 	return &Model{
 		Seed: 1, Duration: dur, Window: Second, Network: network,
 		Nodes: []Node{{Cores: 8}}, ShardNode: []int{0},

@@ -2,10 +2,23 @@ package sim
 
 // This file holds stand-ins for the mechanisms outside sim that sim's own tests use.
 
+// action is a test's operator action: at At, node Node gets Cores cores (0: unchanged), or,
+// with SetLimit, stream Stream's client limit becomes Limit, a network delay later; Text
+// is noted in the timeline.
+type action struct {
+	At       Time
+	Node     int
+	Cores    int
+	SetLimit bool
+	Stream   int
+	Limit    *Limit
+	Text     string
+}
+
 // acts is a test's operator actions: a Setting that applies them at their times through
 // the Core, as mechanisms/operator's Actions does (sim's own tests cannot import it). Its
 // events are of the kind evActs.
-type acts []Action
+type acts []action
 
 var evActs = NewEventKind()
 
@@ -15,7 +28,7 @@ func (acts) Couples() string { return "timed actions change the cluster during t
 
 func (as acts) Init(c Core) {
 	for _, a := range as {
-		if a.Kind == SetLimit {
+		if a.SetLimit {
 			c.MayLimit(a.Stream, a.Limit != nil && a.Limit.Queue)
 		}
 	}
@@ -28,7 +41,7 @@ func (as acts) On(c Core) {
 			continue
 		}
 		at := a.At
-		if a.Kind == SetLimit || a.Kind == Switch {
+		if a.SetLimit {
 			at += c.Network()
 		}
 		c.Schedule(at, int32(i), evActs)
@@ -37,12 +50,10 @@ func (as acts) On(c Core) {
 
 func (as acts) Handle(c Core, now Time, i int32) {
 	a := &as[i]
-	switch a.Kind {
-	case SetCores:
+	switch {
+	case a.Cores > 0:
 		c.SetCores(now, a.Node, a.Cores)
-	case SetQueueLimit:
-		c.SetQueueLimit(a.Node, a.QueueLimit)
-	case SetLimit:
+	case a.SetLimit:
 		c.SetClientLimit(now, a.Stream, a.Limit)
 	}
 	c.Note(a.At, a.Text)

@@ -89,7 +89,7 @@ func TestSinkMatchesSeries(t *testing.T) {
 func longWrites(bound int) *sim.Model {
 	return &sim.Model{
 		Seed: 1, Duration: 12 * sim.Second, Window: sim.Second, MaxQueued: bound,
-		Mechanisms: []sim.Setting{operator.Actions{{At: 6500 * sim.Millisecond, Kind: sim.SetCores, Node: 0, Cores: 3, Text: "resize"}}},
+		Mechanisms: []sim.Setting{operator.Actions{{At: 6500 * sim.Millisecond, Change: operator.Cores, Node: 0, Cores: 3, Text: "resize"}}},
 		Nodes:      []sim.Node{{Cores: 1}, {Cores: 2}}, ShardNode: []int{0, 1, 1, 0, 1},
 		Streams: []sim.Stream{{
 			Name: "w", Op: sim.Write, Cost: 3500 * sim.Millisecond, Service: sim.Service{Kind: sim.Exponential},

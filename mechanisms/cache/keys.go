@@ -9,9 +9,11 @@ import (
 )
 
 // The read cache's keys: the [cache] table (docs/scenario.md, "[cache]"), declared here as
-// a table of the scenario's top level, and the actions' `cache = true | false`, which
-// scenario reads as a sim.Switch named "cache" and this resolver checks has a cache to
-// switch. The resolver turns them into the cache's setting (Cache, cache.go).
+// a table of the scenario's top level, and an action's `cache = true | false`, a setting
+// an action changes (scenario.RegisterActionSetting), resolved in the actions' order into
+// a Switch, which the resolver checks has a cache to switch. The resolver turns them into
+// the cache's setting (Cache, cache.go); the operator's setting notes the switches
+// (mechanisms/operator).
 
 // Table is the [cache] table as written.
 type Table struct {
@@ -36,7 +38,35 @@ const (
 	maxAge         = 10_000 * 24 * sim.Hour // as every duration
 )
 
-func init() { scenario.RegisterMechanism(resolveCache) }
+var switchKey = scenario.ActionKey[bool]("cache", "none",
+	"`true` turns the cache on, `false` off, at `at`: needs a [`[cache]`](#cache) table; described in [`[[actions]]`](#actions) above")
+
+// rank puts the cache's setting after the operator's among those actions change, in the
+// problems and in the hint of an action that says nothing to do.
+const rank = 20
+
+func init() {
+	scenario.RegisterMechanism(resolveCache)
+	scenario.RegisterActionSetting(scenario.ActionSetting{
+		Keys: []string{switchKey.Name()}, Hints: []string{"cache = true | false"}, Rank: rank,
+		Resolve: resolveSwitch, Text: switchText,
+	})
+}
+
+// resolveSwitch reads an action's cache into a Switch, applied by the client a network
+// delay after its time; resolveCache checks that there is a cache to switch.
+func resolveSwitch(_ *scenario.Checker, _ *scenario.Resolved, _ string, a *scenario.Action, act *scenario.ActionSpec) {
+	on, _ := switchKey.In(a.Ext)
+	act.Value, act.Client = Switch{At: act.At, On: on}, true
+}
+
+// switchText says what a switch does, for the timeline.
+func switchText(_ *scenario.Resolved, _ []sim.Node, act *scenario.ActionSpec) string {
+	if act.Value.(Switch).On {
+		return "cache on"
+	}
+	return "cache off"
+}
 
 // resolveCache gives a scenario with a [cache] table its cache: its settings, the streams
 // whose reads go through it, and the times actions turn it on or off. Without the table,
@@ -45,7 +75,7 @@ func resolveCache(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
 	t, given := tableKey.In(f.Ext)
 	if !given {
 		for i, a := range f.Actions {
-			if a.Cache != nil {
+			if _, given := switchKey.In(a.Ext); given {
 				c.Add(fmt.Sprintf("actions[%d].cache", i), "needs a [cache] table to turn on or off (with enabled = false it starts off)")
 			}
 		}
@@ -53,8 +83,8 @@ func resolveCache(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
 	}
 	k := Cache{Settings: settings(c, &t), Streams: streams(c, t.Streams, s)}
 	for _, a := range s.Actions {
-		if a.Kind == sim.Switch && a.Name == "cache" {
-			k.Switches = append(k.Switches, Switch{At: a.At, On: a.On})
+		if sw, ok := a.Value.(Switch); ok {
+			k.Switches = append(k.Switches, sw)
 		}
 	}
 	s.Mechanisms = append(s.Mechanisms, k)

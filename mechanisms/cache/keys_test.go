@@ -13,7 +13,8 @@ import (
 const reads = "[[streams]]\nname = \"r\"\nop = \"read\"\nrate = 10\ncost = \"1ms\"\n"
 
 // TestCacheKeys: the [cache] table turns into the cache's setting, with hit_cost's
-// default and every point read going through it; an action turns it on or off; each bad
+// default and every point read going through it; an action's cache, declared here, turns it
+// on or off, a client's setting, with its timeline text; each bad
 // value is reported at its key (docs/scenario.md, "[cache]").
 func TestCacheKeys(t *testing.T) {
 	s, probs := mechtest.Resolve(t, reads+"[cache]\ncapacity = 1000\nttl = \"30s\"\nenabled = false\n[[actions]]\nat = \"2s\"\ncache = true\n")
@@ -27,6 +28,13 @@ func TestCacheKeys(t *testing.T) {
 	}}
 	if !reflect.DeepEqual(s.Mechanisms, want) {
 		t.Errorf("settings %#v, want %#v", s.Mechanisms, want)
+	}
+	// The action is the cache's setting, the client's (a network delay later), noted so.
+	if a := s.Actions; len(a) != 1 || a[0].Setting != "cache" || a[0].Value != (Switch{At: 2 * sim.Second, On: true}) || !a[0].Client || a[0].Text != "cache on" {
+		t.Errorf("actions %+v, want one cache switch on at 2s, a client's, \"cache on\"", a)
+	}
+	if s, _ := mechtest.Resolve(t, reads+"[cache]\ncapacity = 1000\nttl = \"30s\"\n[[actions]]\nat = \"3s\"\ncache = false\nnote = \"n\"\n"); len(s.Actions) != 1 || s.Actions[0].Text != "cache off (n)" {
+		t.Errorf("actions %+v, want \"cache off (n)\"", s.Actions)
 	}
 	if s, _ := mechtest.Resolve(t, reads); len(s.Mechanisms) != 0 {
 		t.Errorf("without [cache]: settings %#v, want none", s.Mechanisms)

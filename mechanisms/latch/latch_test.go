@@ -140,7 +140,7 @@ func TestPageLatchKeyOfHeldWrite(t *testing.T) {
 			Client:   sim.Client{Limit: &sim.Limit{Rate: 20, Burst: 1, Queue: true}},
 		}},
 		Mechanisms: []sim.Setting{kept{PageLatch{Hold: 100 * sim.Microsecond, Rows: 100}, &l},
-			operator.Actions{{At: sim.Second, Kind: sim.SetLimit, Stream: 0}}},
+			operator.Actions{{At: sim.Second, Change: operator.ClientLimit, Client: true, Stream: 0}}},
 	}
 	r := sim.Run(m)
 	mechtest.Conserve(t, r)

@@ -30,7 +30,7 @@ func depthModel(n int, dur sim.Time, readCost, writeCost sim.Time) *sim.Model {
 			Arrivals: workload.NewPoisson(workload.Schedule{{At: 0, Rate: 0.001}}),
 			Fields:   []workload.Generator{workload.NewUniform(1_000_000)},
 			Planner:  keyspace.NewPointPlanner(d, old, false)}},
-		Mechanisms: []sim.Setting{g, operator.Actions{{At: 0, Kind: sim.Migrate, Text: "migration to next started"}}}}
+		Mechanisms: []sim.Setting{g, operator.Actions{{At: 0, Text: "migration to next started"}}}}
 	for i := range m.ShardNode {
 		m.ShardNode[i] = i % n
 	}

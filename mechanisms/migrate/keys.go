@@ -61,15 +61,19 @@ var tableKey = scenario.ActionKey[*Table]("migrate", "none",
 // maxTenantShards bounds migrate.shards.
 const maxTenantShards = 1024
 
+// rank puts migrate after the operator's and the cache's settings among those actions
+// change, in the problems and in the hint of an action that says nothing to do.
+const rank = 30
+
 func init() {
 	scenario.RegisterActionSetting(scenario.ActionSetting{
-		Key: tableKey.Name(), Hint: `migrate = { to = "VARIANT", ... }`, Kind: sim.Migrate,
+		Keys: []string{tableKey.Name()}, Hints: []string{`migrate = { to = "VARIANT", ... }`}, Rank: rank,
 		Resolve: resolveAction, Text: text,
 	})
 }
 
 // resolveAction checks action a's migrate table into s.Migration.
-func resolveAction(c *scenario.Checker, s *scenario.Resolved, key string, a *scenario.Action, act *sim.Action) {
+func resolveAction(c *scenario.Checker, s *scenario.Resolved, key string, a *scenario.Action, act *scenario.ActionSpec) {
 	m, _ := tableKey.In(a.Ext)
 	resolve(c, s, key+".migrate", act.At, m)
 }
@@ -259,7 +263,7 @@ func partNames(parts []keyspace.Part) string {
 }
 
 // text says what a migrate action starts, for the timeline.
-func text(s *scenario.Resolved, _ []sim.Node, _ sim.Action) string {
+func text(s *scenario.Resolved, _ []sim.Node, _ *scenario.ActionSpec) string {
 	m := s.Migration
 	t := m.Tenant
 	if t == nil {

@@ -35,8 +35,8 @@ func TestKeys(t *testing.T) {
 	if s.Migration == nil || *s.Migration != want {
 		t.Errorf("migration %+v, want %+v", s.Migration, want)
 	}
-	if len(s.Actions) != 1 || s.Actions[0].Kind != sim.Migrate {
-		t.Errorf("actions %+v, want one Migrate", s.Actions)
+	if len(s.Actions) != 1 || s.Actions[0].Setting != "migrate" {
+		t.Errorf("actions %+v, want one migrate", s.Actions)
 	}
 	s, probs = resolve(t, "[[actions]]\nat = \"2s\"\nmigrate = { tenant = { field = \"id\", value = 7 }, backfill_rate = 500.0, nodes = [1] }\n")
 	if len(probs) > 0 {
@@ -90,8 +90,9 @@ func TestProblems(t *testing.T) {
 			t.Errorf("%q: problems %q, want %q", c.extra, probs, c.want)
 		}
 	}
-	// The settings' hints come in the order the packages are initialized, which a test
-	// binary's imports may change: testdata/bad/action-nothing-to-do.err holds the CLI's.
+	// The hints are those of the mechanisms the test binary imports, in their ranks' order:
+	// testdata/bad/action-nothing-to-do.err holds the CLI's, mechanisms/operator's TestHints
+	// the order.
 	_, probs := resolve(t, at+"migrat = { to = \"b\" }\n")
 	if len(probs) != 2 || probs[0] != `actions[0].migrat: unknown key; did you mean "migrate"?` || !strings.HasPrefix(probs[1], "actions[0]: says nothing to do: ") || !strings.Contains(probs[1], `migrate = { to = "VARIANT", ... }`) {
 		t.Errorf("a misspelt migrate: problems %q, want the suggestion, then nothing to do with migrate's hint", probs)

@@ -89,7 +89,7 @@ func bpModel(seed uint64, limit int, s workload.Schedule, readCost sim.Time, dur
 		ShardNode: []int{0, 0},
 		Streams: []sim.Stream{{Name: "r", Op: sim.Read, Cost: 100 * sim.Microsecond, Arrivals: workload.NewPoisson(s),
 			Fields: []workload.Generator{workload.NewUniform(1_000_000)}, Planner: keyspace.NewPointPlanner(d, lay, true)}},
-		Mechanisms: []sim.Setting{g, operator.Actions{{At: sim.Second, Kind: sim.Migrate}}}}
+		Mechanisms: []sim.Setting{g, operator.Actions{{At: sim.Second}}}}
 }
 
 // mmcK returns the stationary distribution p_0 .. p_K of the number in an M/M/c/K

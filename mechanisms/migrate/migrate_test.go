@@ -37,7 +37,7 @@ func migModel(seed uint64, wRate, rRate float64, start, dur sim.Time, g Migratio
 		Nodes:      []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
 		ShardNode:  []int{0, 1, 2, 3, 0, 1, 2, 3},
 		Streams:    []sim.Stream{st("w", sim.Write, wRate), st("r", sim.Read, rRate)},
-		Mechanisms: []sim.Setting{&g, operator.Actions{{At: start, Kind: sim.Migrate, Text: "migration to next started"}}},
+		Mechanisms: []sim.Setting{&g, operator.Actions{{At: start, Text: "migration to next started"}}},
 	}
 	return m
 }
@@ -309,7 +309,7 @@ func TestTenantMigration(t *testing.T) {
 		Nodes:      []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
 		ShardNode:  []int{0, 1, 2, 3, 0, 1, 2, 3},
 		Streams:    []sim.Stream{st("w", sim.Write, wRate), st("r", sim.Read, rRate)},
-		Mechanisms: []sim.Setting{g, operator.Actions{{At: start, Kind: sim.Migrate, Text: "tenant 0 moves"}}}})
+		Mechanisms: []sim.Setting{g, operator.Actions{{At: start, Text: "tenant 0 moves"}}}})
 	res := metrics.MigrationReport(r)
 	within(t, "tenant rows to copy", float64(res.RowsToCopy), p*(1_000_000+wRate*start.Seconds()), 0.005)
 	if res.BackfillDone < 0 || res.Cutover != res.BackfillDone || res.RowsCopied != res.RowsToCopy {
@@ -356,7 +356,7 @@ func TestTenantMoveScatterScan(t *testing.T) {
 		Tenant:   &Tenant{Field: 0, Value: 0, Share: 0.5, From: []int{0}, All: []bool{false, true}}}
 	r := sim.Run(&sim.Model{Seed: 9, Duration: 30 * sim.Second, Window: 10 * sim.Second,
 		Nodes: []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}}, ShardNode: []int{0, 1, 2, 3, 0, 1, 2, 3},
-		Streams: []sim.Stream{w, sc}, Mechanisms: []sim.Setting{g, operator.Actions{{At: 5 * sim.Second, Kind: sim.Migrate}}}})
+		Streams: []sim.Stream{w, sc}, Mechanisms: []sim.Setting{g, operator.Actions{{At: 5 * sim.Second}}}})
 	if c := metrics.MigrationReport(r).Cutover; c < 0 || c >= 10*sim.Second {
 		t.Fatalf("cutover at %v, want within the first window", c)
 	}

@@ -39,15 +39,19 @@ const (
 	maxParallelMoves = 1024
 )
 
+// rank puts add_nodes after the migration's migrate among the settings actions change, in
+// the problems and in the hint of an action that says nothing to do.
+const rank = 40
+
 func init() {
 	scenario.RegisterActionSetting(scenario.ActionSetting{
-		Key: addNodesKey.Name(), Hint: "add_nodes = N with rebalance = { rate = ROWS_PER_S }", Kind: sim.AddNodes,
+		Keys: []string{addNodesKey.Name()}, Hints: []string{"add_nodes = N with rebalance = { rate = ROWS_PER_S }"}, Rank: rank,
 		Resolve: resolveAddNodes, Others: onlyWithAddNodes, Text: text,
 	})
 }
 
 // resolveAddNodes checks an action's add_nodes and its rebalance table into s.Rebalance.
-func resolveAddNodes(c *scenario.Checker, s *scenario.Resolved, key string, a *scenario.Action, act *sim.Action) {
+func resolveAddNodes(c *scenario.Checker, s *scenario.Resolved, key string, a *scenario.Action, act *scenario.ActionSpec) {
 	resolve(c, s, key, a)
 	if s.Rebalance != nil {
 		s.Rebalance.At = act.At
@@ -108,7 +112,7 @@ func onlyWithAddNodes(c *scenario.Checker, key string, a *scenario.Action) {
 }
 
 // text says what an add_nodes action does, for the timeline: nodes are the nodes before it.
-func text(s *scenario.Resolved, nodes []sim.Node, _ sim.Action) string {
+func text(s *scenario.Resolved, nodes []sim.Node, _ *scenario.ActionSpec) string {
 	g := s.Rebalance
 	return fmt.Sprintf("%d nodes join (nodes %d to %d); shards move to them at %s rows/s", g.Count, len(nodes), len(nodes)+g.Count-1, scenario.GroupDigits(g.Rate))
 }

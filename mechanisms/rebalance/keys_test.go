@@ -27,8 +27,8 @@ func TestKeys(t *testing.T) {
 	if s.Rebalance == nil || *s.Rebalance != want {
 		t.Errorf("rebalance %+v, want %+v", s.Rebalance, want)
 	}
-	if len(s.Actions) != 1 || s.Actions[0].Kind != sim.AddNodes || s.Actions[0].Text != "2 nodes join (nodes 2 to 3); shards move to them at 5,000 rows/s" {
-		t.Errorf("actions %+v, want one AddNodes, \"2 nodes join (nodes 2 to 3); shards move to them at 5,000 rows/s\"", s.Actions)
+	if len(s.Actions) != 1 || s.Actions[0].Setting != "add_nodes" || s.Actions[0].Text != "2 nodes join (nodes 2 to 3); shards move to them at 5,000 rows/s" {
+		t.Errorf("actions %+v, want one add_nodes, \"2 nodes join (nodes 2 to 3); shards move to them at 5,000 rows/s\"", s.Actions)
 	}
 	s, probs = mechtest.Resolve(t, "[[actions]]\nat = \"20s\"\nadd_nodes = 2\nrebalance = { rate = 5000 }\n")
 	if len(probs) > 0 || s.Rebalance != nil || len(s.Actions) != 0 {

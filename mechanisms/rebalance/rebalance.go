@@ -16,8 +16,8 @@ import (
 )
 
 // Rebalance adds nodes to the cluster during the run and moves shards onto them, one at a
-// time, copying each shard's rows at a bandwidth. At At (an Action of kind AddNodes, which
-// the core notes), the nodes from First on join (before it they have no cores and serve
+// time, copying each shard's rows at a bandwidth. At At (an add_nodes action's time, which
+// the operator's setting notes, mechanisms/operator), the nodes from First on join (before it they have no cores and serve
 // nothing), and the moves are planned at once:
 //
 //   - each move goes to the new node holding the fewest shards (the lowest id on a tie),
@@ -36,7 +36,7 @@ import (
 //
 // What it did it reports (sim.Core.Report) as a metrics.RebalanceResult.
 type Rebalance struct {
-	// At is when the nodes join: the AddNodes action's time.
+	// At is when the nodes join: the add_nodes action's time.
 	At sim.Time
 	// First is the first node that joins: Model.Nodes[First:] hold no shard at the start.
 	First int

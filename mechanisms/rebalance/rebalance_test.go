@@ -18,7 +18,7 @@ import (
 
 // rebModel is a small cluster for the rebalance tests: 2 nodes of 2 cores holding 8
 // shards (modulo 8, alternately), 2 more nodes of 2 cores that join at start (the setting's
-// At, and an AddNodes action the core notes), a write
+// At, and an add_nodes action the operator notes), a write
 // stream of wRate/s and a read stream of rRate/s over a million uniform ids, both with
 // exponential service of mean 100 µs; 1 s windows.
 func rebModel(seed uint64, wRate, rRate float64, start, dur sim.Time, g rebalance.Rebalance) *sim.Model {
@@ -36,7 +36,7 @@ func rebModel(seed uint64, wRate, rRate float64, start, dur sim.Time, g rebalanc
 		Nodes:      []sim.Node{{Cores: 2}, {Cores: 2}, {Cores: 2}, {Cores: 2}},
 		ShardNode:  []int{0, 1, 0, 1, 0, 1, 0, 1},
 		Streams:    []sim.Stream{st("w", sim.Write, wRate), st("r", sim.Read, rRate)},
-		Mechanisms: []sim.Setting{&g, operator.Actions{{At: start, Kind: sim.AddNodes, Text: "2 nodes join"}}},
+		Mechanisms: []sim.Setting{&g, operator.Actions{{At: start, Text: "2 nodes join"}}},
 	}
 }
 

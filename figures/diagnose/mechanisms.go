@@ -14,9 +14,10 @@ import (
 // reports (RegisterWaitRule, by the wait's name: a page latch's hot_index_page, a pool's
 // connection_pool), or on the whole variant at a place of its own among the rules that read
 // the busiest window (RegisterRule, after cluster_overloaded and before placement, at its
-// rank). Their alerts on a stream's windows are registered the same way (RegisterStreamAlert,
-// at its rank after the errors alert and before timed_out). A run that reports a mechanism's figures has the package that made
-// them linked in, so its rules are registered wherever those figures can be read.
+// rank). Their alerts on a stream's windows are registered the same way
+// (RegisterStreamAlert, at its rank after the errors alert and before timed_out). A run
+// that reports a mechanism's figures has the package that made them linked in, so its
+// rules are registered wherever those figures can be read.
 
 // HotQueueLoad is the load from which one server that passes one request at a time (a row's
 // lock, a page latch) is a hotspot: at 0.7 a request waits more than a hold on average

@@ -201,16 +201,19 @@ func (t *timeline) nodes(w int, cpu []bool) {
 	}
 }
 
-// streamAlerts is which of a stream's first failures have been raised.
+// streamAlerts is which of a stream's first failures have been raised: mech[k] the
+// registered alert k's (RegisterStreamAlert).
 type streamAlerts struct {
-	rejected, throttled, timedOut, locked bool
+	rejected, timedOut bool
+	mech               []bool
 }
 
-// stream raises stream i's alerts: its first rejections, throttling, lock timeouts and
-// timeouts, and its p99 crossing each SLO line.
+// stream raises stream i's alerts: its first rejections, the mechanisms' alerts (a
+// partition limit's throttling, a row lock's timeouts), its first timeouts, and its p99
+// crossing each SLO line.
 func (t *timeline) stream(i int, info metrics.StreamInfo) {
 	st := &t.r.Streams[i]
-	var seen streamAlerts
+	seen := streamAlerts{mech: make([]bool, len(rankedAlerts))}
 	next := 0
 	for w := 0; w < t.r.Windows && w < len(st.Win); w++ {
 		t.failures(w, st, info, &seen)
@@ -231,13 +234,14 @@ func (t *timeline) failures(w int, st *sim.StreamResult, info metrics.StreamInfo
 		}
 		t.add(w, "errors", st.Name, fmt.Sprintf("%s: %s rejected in the window (%s)", st.Name, metrics.Plural(n, "request"), why), -1)
 	}
-	if win.Throttled > 0 && !seen.throttled {
-		seen.throttled = true
-		t.add(w, "throttled", st.Name, fmt.Sprintf("%s: %s throttled in the window (a partition's throughput limit)", st.Name, metrics.Plural(win.Throttled, "request")), -1)
-	}
-	if win.LockTimedOut > 0 && !seen.locked {
-		seen.locked = true
-		t.add(w, "lock_timeout", st.Name, fmt.Sprintf("%s: %s waited longer than lock_timeout for a row lock in the window", st.Name, metrics.Plural(win.LockTimedOut, "write")), t.lockNode(st, w))
+	for k, a := range rankedAlerts {
+		if seen.mech[k] {
+			continue
+		}
+		if msg, node, ok := a.it(t.r, st, w); ok {
+			seen.mech[k] = true
+			t.add(w, a.name, st.Name, msg, node)
+		}
 	}
 	if win.TimedOut > 0 && !seen.timedOut {
 		seen.timedOut = true
@@ -247,15 +251,6 @@ func (t *timeline) failures(w int, st *sim.StreamResult, info metrics.StreamInfo
 		}
 		t.add(w, "timed_out", st.Name, msg, -1)
 	}
-}
-
-// lockNode is the node a lock timeout is timed against: that of the row writes queued for
-// most (a node elsewhere passing 90% has nothing to do with a lock's queue); -1 for none.
-func (t *timeline) lockNode(st *sim.StreamResult, w int) int {
-	if len(st.HotLocks) > 0 && st.HotLocks[0].Shard >= 0 && st.HotLocks[0].Shard < len(t.r.Shards) {
-		return t.r.ShardNodeAt(st.HotLocks[0].Shard, w)
-	}
-	return -1
 }
 
 // latency raises stream i's latency alerts in window w, for each SLO line from next on

@@ -8,6 +8,10 @@ import (
 	"github.com/shardsim/shardsim/units"
 )
 
+// MonotonicKey is the kind of a key that grows with time, a cause of the key's design that
+// more than one rule finds (the rows written, and a mechanism's, through what it shows).
+const MonotonicKey = "monotonic_key"
+
 // Diagnosis is one finding about why a variant's load is uneven, with the remedy that
 // fits it and the numbers it rests on.
 type Diagnosis struct {
@@ -80,6 +84,10 @@ type finding struct {
 	out       []Diagnosis
 }
 
+// registeredRules is the place of the rules the mechanisms register (RegisterRule), by
+// their ranks.
+const registeredRules = "the mechanisms' rules"
+
 // rules are the diagnosis rules in the order they are applied and reported: each adds its
 // findings and marks the shards it explains, so that hot_shard_many_keys, last, names
 // only the hot shards no other rule explains.
@@ -93,9 +101,7 @@ var rules = []struct {
 	{"low_cardinality, monotonic_key", (*finding).writes},
 	{"synchronized_burst", (*finding).burst},
 	{"cluster_overloaded", (*finding).overloaded},
-	{"cache_stampede", (*finding).stampedes},
-	{"monotonic_key (split chain)", (*finding).splitChain},
-	{"hot_index_partition", (*finding).indexes},
+	{registeredRules, (*finding).mechanisms},
 	{"placement", (*finding).placement},
 	{"hot_shard_many_keys", (*finding).manyKeys},
 }
@@ -137,10 +143,10 @@ func (f *finding) add(d Diagnosis) { f.out = append(f.out, d) }
 // stream returns the figures of the stream called name, nil when none.
 func (f *finding) stream(name string) *metrics.Stream { return f.Run.Stream(name) }
 
-// fairBar returns the share above which one of n keys (or tenants) is more than fairFactor
+// FairBar returns the share above which one of n keys (or tenants) is more than fairFactor
 // times its fair share 1/n: no bar (0) when n is unknown, or 1, a stream of one key, which
 // is all of its stream by construction and is judged by its share alone.
-func fairBar(n uint64) float64 {
+func FairBar(n uint64) float64 {
 	if n < 2 {
 		return 0
 	}

@@ -26,7 +26,7 @@ func (f *finding) hotKeys() {
 		for _, k := range hk.Keys {
 			// The rule judges the count the sketch guarantees (Count - Error); the message
 			// cites the estimate.
-			if metrics.Share(k.Count-k.Error, hk.Counted) <= max(hotKeyShare, fairBar(info.KeysDrawn)) || len(k.Values) >= 2 && dominant[k.Values[0]] {
+			if metrics.Share(k.Count-k.Error, hk.Counted) <= max(hotKeyShare, FairBar(info.KeysDrawn)) || len(k.Values) >= 2 && dominant[k.Values[0]] {
 				continue
 			}
 			f.hotKey(hk, k, st.Op, verb, info)
@@ -74,7 +74,7 @@ func (f *finding) tenants(hk *metrics.HotKeys, verb string, nTenants uint64) map
 	for _, t := range tenantsOf(hk.Keys) {
 		sh := metrics.Share(t.count, hk.Counted)
 		s := hottestOf(t.shards, f.loads)
-		if t.keys < 2 || sh <= max(dominantShare, fairBar(nTenants)) || !f.hot(s) {
+		if t.keys < 2 || sh <= max(dominantShare, FairBar(nTenants)) || !f.hot(s) {
 			continue
 		}
 		dominant[t.value] = true

@@ -75,3 +75,85 @@ func TestStreamRules(t *testing.T) {
 		t.Errorf("a hot key of a stream a mechanism explains: %+v, want no finding", f.out)
 	}
 }
+
+// TestRegisteredRulesByRank: the rules the mechanisms register are applied, and listed by
+// Rules, in the order of their ranks whatever the order they were registered in (the
+// packages' init order), in their place: after cluster_overloaded, before placement; what
+// one explains, the next sees explained. A rank or a name registered twice panics.
+func TestRegisteredRulesByRank(t *testing.T) {
+	defer func(saved []ranked[Rule]) { rankedRules = saved }(rankedRules)
+	rankedRules = nil
+	var order []string
+	rule := func(name string) Rule {
+		return func(v Finding) {
+			order = append(order, name)
+			if name == "b" {
+				v.Explain(0)
+			}
+			if name == "c" && !v.f.explained[0] {
+				t.Error("rule c, after b: shard 0 not explained")
+			}
+		}
+	}
+	RegisterRule(30, "c", rule("c"))
+	RegisterRule(10, "a", rule("a"))
+	RegisterRule(20, "b", rule("b"))
+	f := &finding{explained: map[int]bool{}}
+	f.mechanisms()
+	if want := []string{"a", "b", "c"}; !slices.Equal(order, want) {
+		t.Errorf("applied in the order %q, want %q (by rank)", order, want)
+	}
+	names := Rules()
+	at := slices.Index(names, "a")
+	if at < 1 || names[at-1] != "cluster_overloaded" || !slices.Equal(names[at:at+3], []string{"a", "b", "c"}) || names[at+3] != "placement" {
+		t.Errorf("rules %q, want a, b, c between cluster_overloaded and placement", names)
+	}
+	for _, c := range []struct {
+		rank int
+		name string
+	}{{20, "d"}, {40, "a"}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("rule %q at rank %d registered twice: no panic", c.name, c.rank)
+				}
+			}()
+			RegisterRule(c.rank, c.name, rule(c.name))
+		}()
+	}
+}
+
+// TestStreamAlertsByRank: the alerts the mechanisms register are raised by rank whatever
+// the order they were registered in, between errors and timed_out in a window, each once
+// per stream (in the first window it fires in), timed against the node it names.
+func TestStreamAlertsByRank(t *testing.T) {
+	defer func(saved []ranked[StreamAlert]) { rankedAlerts = saved }(rankedAlerts)
+	rankedAlerts = nil
+	alert := func(kind string) StreamAlert {
+		return func(_ *sim.Result, st *sim.StreamResult, w int) (string, int, bool) {
+			return kind + " in " + st.Name, -1, st.Win[w].Errors > 0
+		}
+	}
+	RegisterStreamAlert(2, "second", alert("second"))
+	RegisterStreamAlert(1, "first", alert("first"))
+	if got := AlertKinds(); !slices.Equal(got, []string{"first", "second"}) {
+		t.Errorf("alert kinds %q, want first, second", got)
+	}
+	r := &sim.Result{Window: sim.Minute, Windows: 2, Duration: 2 * sim.Minute,
+		Streams: []sim.StreamResult{{Name: "s", Win: []sim.WindowLatency{{Errors: 2, TimedOut: 1}, {Errors: 1}}}}}
+	tl := &timeline{r: r, sc: &metrics.Scenario{}, on: newOnsets(&metrics.Scenario{}, r)}
+	tl.stream(0, metrics.StreamInfo{})
+	var got []string
+	for _, a := range tl.out {
+		got = append(got, a.Kind+"@"+a.At)
+	}
+	if want := []string{"errors@00:01", "first@00:01", "second@00:01", "timed_out@00:01"}; !slices.Equal(got, want) {
+		t.Errorf("alerts %q, want %q", got, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("an alert kind registered twice: no panic")
+		}
+	}()
+	RegisterStreamAlert(3, "first", alert("first"))
+}

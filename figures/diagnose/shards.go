@@ -136,7 +136,7 @@ func (b busiest) words() (keys, remedy string) {
 	keys = "no tracked hot key lives on it"
 	remedy = "many keys share the shard; split it (reshard) or salt the key"
 	switch {
-	case b.name != "" && b.sure > hotKeyShare && b.sure <= fairBar(b.drawn):
+	case b.name != "" && b.sure > hotKeyShare && b.sure <= FairBar(b.drawn):
 		// Not named as a hot key for being within fairFactor times its fair share: the
 		// stream draws so few keys that each is a large share.
 		keys = fmt.Sprintf("its busiest key, %s, takes %s of its stream's requests, within %g times the %s each of the %s keys its stream draws would take if spread evenly",

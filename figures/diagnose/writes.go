@@ -109,7 +109,7 @@ func (f *finding) monotonic(w *written) {
 	if top == w.allShards-1 {
 		where = fmt.Sprintf("shard %s, the highest of the range,", f.shardName(top))
 	}
-	f.add(Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
+	f.add(Diagnosis{Kind: MonotonicKey, Subject: hp.Stream,
 		Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %s took %s of the rows it wrote: its key grows with time, so every new key lands at the end; %s ran at %s in the busiest window (%s) while the median shard ran at %s: lead the key with another field (a composite key) or a salt bucket",
 			hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), units.Count(hp.Counted), pctAtLeast(w.topShare), where, units.Percent(w.rowShare, 1), "shard "+f.shardName(top), units.Percent(f.loads[top], 1), f.peakAt, units.Percent(f.med, 1)),
 		Evidence: map[string]float64{"partitions_written": float64(hp.PartitionsWritten), "shard": float64(top), "row_share": w.rowShare,
@@ -141,7 +141,7 @@ func (f *finding) saltedMonotonic(w *written, buckets int) {
 		f.explained[s] = true
 	}
 	hp := w.hp
-	f.add(Diagnosis{Kind: "monotonic_key", Subject: hp.Stream,
+	f.add(Diagnosis{Kind: MonotonicKey, Subject: hp.Stream,
 		Message: fmt.Sprintf("%s wrote %s distinct partitions among %s sampled writes, none more than %s of its writes, yet %d shards, one per salt bucket, took %s of the rows it wrote: within each bucket the key grows with time, so every new key lands at the end of its bucket's range; shard %s ran at %s in the busiest window (%s) while the median shard ran at %s: more buckets spread the new keys over more shards (a read that cannot derive its bucket visits them all), or lead the key with another field (a composite key)",
 			hp.Stream, metrics.About(hp.PartitionsWritten, hp.Counted), units.Count(hp.Counted), pctAtLeast(w.topShare), buckets, units.Percent(bucketShare, 1), f.shardName(hotTop), units.Percent(f.loads[hotTop], 1), f.peakAt, units.Percent(f.med, 1)),
 		Evidence: map[string]float64{"partitions_written": float64(hp.PartitionsWritten), "buckets": float64(buckets), "shard": float64(hotTop), "row_share": bucketShare,

@@ -10,8 +10,11 @@ import (
 )
 
 // mechanismNames reads, from the sources of the packages under mechanisms/, the names of
-// the waits they report (the name given to NewWaits) and the kinds of the diagnoses
-// their rules make (Kind: in a Diagnosis literal), each with the package that names it.
+// the waits they report (the name given to NewWaits), the kinds of the diagnoses their
+// rules make (Kind: in a Diagnosis literal) and the names they register their rules and
+// alerts under (RegisterRule's, RegisterStreamAlert's: a split chain's
+// "monotonic_key (split chain)", whose kind, diagnose.MonotonicKey, is the writes' rule's
+// too), each with the package that names it.
 func mechanismNames(pkgs map[string]*pkg) map[string]string {
 	names := map[string]string{}
 	for path, p := range pkgs {
@@ -30,13 +33,17 @@ func mechanismNames(pkgs map[string]*pkg) map[string]string {
 	return names
 }
 
-// mechanismName returns the wait's name of a NewWaits(i, NAME, ...) call, or the kind of a
-// KIND: ... field in a Diagnosis literal.
+// mechanismName returns the wait's name of a NewWaits(i, NAME, ...) call, the name of a
+// RegisterRule(RANK, NAME, ...) or RegisterStreamAlert(RANK, KIND, ...) call, or the kind
+// of a KIND: ... field in a Diagnosis literal.
 func mechanismName(x ast.Node) (string, bool) {
 	switch x := x.(type) {
 	case *ast.CallExpr:
-		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "NewWaits" && len(x.Args) > 1 {
-			return stringLit(x.Args[1])
+		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && len(x.Args) > 1 {
+			switch sel.Sel.Name {
+			case "NewWaits", "RegisterRule", "RegisterStreamAlert":
+				return stringLit(x.Args[1])
+			}
 		}
 	case *ast.CompositeLit:
 		if sel, ok := x.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Diagnosis" {
@@ -67,13 +74,13 @@ func stringLit(x ast.Expr) (string, bool) {
 
 // TestDiagnoseNamesNoMechanism holds docs/architecture.md's "Where a new thing goes" for
 // a mechanism's diagnosis rule to the code: the rule is in the mechanism's folder,
-// registered with figures/diagnose, whose code names neither a wait a mechanism reports
-// nor a diagnosis a mechanism's rule makes.
+// registered with figures/diagnose, whose code names neither a wait a mechanism reports,
+// nor a diagnosis a mechanism's rule makes, nor a rule or an alert a mechanism registers.
 func TestDiagnoseNamesNoMechanism(t *testing.T) {
 	pkgs := packages(t)
 	names := mechanismNames(pkgs)
 	if len(names) < 5 {
-		t.Fatalf("found %d waits and diagnoses named under mechanisms/ (%v); want the page latch's, the pool's and their rules' at least", len(names), names)
+		t.Fatalf("found %d waits, diagnoses, rules and alerts named under mechanisms/ (%v); want the page latch's, the pool's and their rules' at least", len(names), names)
 	}
 	d := pkgs["figures/diagnose"]
 	if d == nil {
@@ -90,7 +97,7 @@ func TestDiagnoseNamesNoMechanism(t *testing.T) {
 	}
 	sort.Strings(found)
 	for _, s := range found {
-		t.Errorf("%s: a mechanism's wait or diagnosis belongs to its folder, whose rule registers with diagnose (docs/architecture.md, \"Where a new thing goes\")", s)
+		t.Errorf("%s: a mechanism's wait, diagnosis, rule or alert belongs to its folder, whose rules and alerts register with diagnose (docs/architecture.md, \"Where a new thing goes\")", s)
 	}
 }
 

@@ -11,13 +11,41 @@ import (
 )
 
 // Row locks' diagnosis rule, hot_row_lock (docs/detection.md), on each locked stream's
-// figures; it is a stream rule, applied before every other rule.
+// figures; it is a stream rule, applied before every other rule. Their alert, lock_timeout
+// (docs/detection.md, "Alerts"): the first window in which a stream's writes failed
+// waiting for a row's lock.
 
 // hotLockLoad is the load of a row's lock from which it is a hotspot
 // (diagnose.HotQueueLoad).
 const hotLockLoad = diagnose.HotQueueLoad
 
-func init() { diagnose.RegisterStreamRule(hotRowLocks) }
+// alertRank places lock_timeout among a stream's alerts the mechanisms register: after a
+// partition limit's throttled (100).
+const alertRank = 200
+
+func init() {
+	diagnose.RegisterStreamRule(hotRowLocks)
+	diagnose.RegisterStreamAlert(alertRank, "lock_timeout", lockTimeout)
+}
+
+// lockTimeout fires in a window with writes of st that waited longer than lock_timeout,
+// timed against lockNode.
+func lockTimeout(r *sim.Result, st *sim.StreamResult, w int) (string, int, bool) {
+	n := st.Win[w].LockTimedOut
+	if n == 0 {
+		return "", -1, false
+	}
+	return fmt.Sprintf("%s: %s waited longer than lock_timeout for a row lock in the window", st.Name, metrics.Plural(n, "write")), lockNode(r, st, w), true
+}
+
+// lockNode is the node a lock timeout is timed against: that of the row writes queued for
+// most (a node elsewhere passing 90% has nothing to do with a lock's queue); -1 for none.
+func lockNode(r *sim.Result, st *sim.StreamResult, w int) int {
+	if len(st.HotLocks) > 0 && st.HotLocks[0].Shard >= 0 && st.HotLocks[0].Shard < len(r.Shards) {
+		return r.ShardNodeAt(st.HotLocks[0].Shard, w)
+	}
+	return -1
+}
 
 // hotRowLocks applies hot_row_lock to a locked stream's figures: it explains the stream, so
 // neither a hot key's nor a low cardinality's remedy is offered for it. The row's shard is

@@ -1,9 +1,11 @@
 package locks
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/diagnose"
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/sim"
@@ -51,5 +53,30 @@ func TestHotRowLockRegistered(t *testing.T) {
 	got := mechtest.Diagnose(st, metrics.Stream{Name: "read", HotShard: -1})
 	if len(got) != 1 || got[0].Kind != "hot_row_lock" || got[0].Subject != "increment" || got[0].Evidence["shard"] != 0 {
 		t.Errorf("diagnoses %+v, want hot_row_lock for increment on shard 0", got)
+	}
+}
+
+// TestLockTimeoutAlert: lock_timeout is registered (its place among the others is
+// scenarios' TestDiagnosisOrder's) and fires in a window whose writes waited longer than lock_timeout, timed against the node of the row
+// writes queued for most (shard 1's, node 2, until it moved to node 0 at 90 s); a window
+// without one does not fire, and a stream without hot rows is timed cluster-wide.
+func TestLockTimeoutAlert(t *testing.T) {
+	if kinds := diagnose.AlertKinds(); !slices.Contains(kinds, "lock_timeout") {
+		t.Errorf("stream alerts %q, want lock_timeout registered", kinds)
+	}
+	r := &sim.Result{Window: sim.Minute, Shards: []sim.ShardResult{{Home: 0}, {Home: 2, Moves: []sim.ShardMove{{At: 90 * sim.Second, Node: 0}}}}}
+	st := &sim.StreamResult{Name: "increment", Win: []sim.WindowLatency{{LockTimedOut: 3}, {}, {LockTimedOut: 1}}, HotLocks: []sim.KeyCount{{Shard: 1}}}
+	if msg, node, ok := lockTimeout(r, st, 0); !ok || node != 2 || msg != "increment: 3 writes waited longer than lock_timeout for a row lock in the window" {
+		t.Errorf("window 0: %q on node %d (%v), want 3 writes on node 2", msg, node, ok)
+	}
+	if _, _, ok := lockTimeout(r, st, 1); ok {
+		t.Error("window 1, no timeout: fired")
+	}
+	if _, node, ok := lockTimeout(r, st, 2); !ok || node != 0 {
+		t.Errorf("window 2: node %d (%v), want node 0, where shard 1 moved", node, ok)
+	}
+	st.HotLocks = nil
+	if _, node, _ := lockTimeout(r, st, 0); node != -1 {
+		t.Errorf("no hot row: node %d, want -1 (cluster-wide)", node)
 	}
 }

@@ -1,6 +1,6 @@
 // Package mechtest is what the tests of every mechanism under mechanisms/ share: their keys
 // resolved from scenario text (Resolve), the checks every engine side passes (Conserve,
-// NoAllocs), what the diagnosis rules find in given figures (Diagnose), and the transcript
+// NoAllocs), what the diagnosis rules find in given figures (Diagnose, DiagnoseRun), and the transcript
 // of a mechanism's story (Transcripts, Figures): scenario text in, the figures out,
 // compared byte for byte (docs/architecture.md, "Where a new thing goes").
 package mechtest
@@ -193,10 +193,16 @@ func ms(v *float64) string {
 // and one window, idle, whose streams' figures are streams: what a mechanism's rule finds
 // in the figures its waits give, with no other rule's finding beside it.
 func Diagnose(streams ...metrics.Stream) []diagnose.Diagnosis {
-	return diagnose.Of(&diagnose.Case{
-		Scenario: &metrics.Scenario{},
-		Variant:  &metrics.Variant{},
-		Result:   &sim.Result{Window: sim.Minute, Windows: 1, Shards: make([]sim.ShardResult, 1)},
-		Run:      &metrics.Run{PeakLoads: []float64{0}, Streams: streams},
-	})
+	return DiagnoseRun(&sim.Result{Window: sim.Minute, Windows: 1, Shards: make([]sim.ShardResult, 1)},
+		&metrics.Run{PeakLoads: []float64{0}, Streams: streams}, nil)
+}
+
+// DiagnoseRun applies every registered diagnosis rule (diagnose.Of) to a variant whose
+// result is r, figures run (its shards' loads in the busiest window, run.PeakLoads, one
+// for each of r.Shards) and hot keys hot, of a scenario that starts at midnight with no
+// warmup: what a mechanism's rule finds in figures of more than the streams' (an index's,
+// the splits'), with the other rules' findings beside it (hot_shard_many_keys, last, for a
+// hot shard no rule explains, when hot is given).
+func DiagnoseRun(r *sim.Result, run *metrics.Run, hot []metrics.HotKeys) []diagnose.Diagnosis {
+	return diagnose.Of(&diagnose.Case{Scenario: &metrics.Scenario{}, Variant: &metrics.Variant{}, Result: r, Run: run, HotKeys: hot})
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shardsim/shardsim/figures/metrics"
@@ -25,6 +27,53 @@ func runAll(t *testing.T, path string, sets ...string) (*metrics.Scenario, []Run
 		runs = append(runs, Run{Variant: describeVariant(v), Result: sim.Run(v.Model())})
 	}
 	return describeScenario(sc), runs
+}
+
+// sharedRuns holds the runs of runShared, each made once for every test that reads it.
+var sharedRuns struct {
+	sync.Mutex
+	m map[string]*sharedRun
+}
+
+type sharedRun struct {
+	once sync.Once
+	sc   *metrics.Scenario
+	runs []Run
+	err  error
+}
+
+// runShared is runAll's runs of path with sets, made by the first test that asks and
+// shared with every other: for the tests that only read them (TestHTMLReport and
+// TestOnePalette read quickstart's, TestBarsDataPeakWindow and TestLatencyChartData
+// small's), so that each scenario is simulated once.
+func runShared(t *testing.T, path string, sets ...string) (*metrics.Scenario, []Run) {
+	t.Helper()
+	key := path + "\x00" + strings.Join(sets, "\x00")
+	sharedRuns.Lock()
+	if sharedRuns.m == nil {
+		sharedRuns.m = map[string]*sharedRun{}
+	}
+	r := sharedRuns.m[key]
+	if r == nil {
+		r = &sharedRun{}
+		sharedRuns.m[key] = r
+	}
+	sharedRuns.Unlock()
+	r.once.Do(func() {
+		sc, err := scenarios.Load(path, scenarios.Options{Sets: sets})
+		if err != nil {
+			r.err = err
+			return
+		}
+		for _, v := range sc.Variants {
+			r.runs = append(r.runs, Run{Variant: describeVariant(v), Result: sim.Run(v.Model())})
+		}
+		r.sc = describeScenario(sc)
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.sc, r.runs
 }
 
 // The heat grid is the run's windows: on a Snowflake range key the last shard takes every
@@ -60,7 +109,7 @@ func TestHeatDataHotShard(t *testing.T) {
 // The bars are each variant's loads in its peak window, and that window's hottest bar is
 // the run's hottest cell.
 func TestBarsDataPeakWindow(t *testing.T) {
-	sc, runs := runAll(t, "../testdata/small.toml")
+	sc, runs := runShared(t, "../testdata/small.toml")
 	b := BarsData(sc, runs)
 	if len(b.Panels) != len(runs) || b.Hot != 0.9 {
 		t.Fatalf("%d panels (hot %v), want %d at 0.9", len(b.Panels), b.Hot, len(runs))
@@ -91,7 +140,7 @@ func TestBarsDataPeakWindow(t *testing.T) {
 // non-decreasing curve ending at 1 whose p99 mark is the summary's p99; no mark or point
 // is above the max.
 func TestLatencyChartData(t *testing.T) {
-	sc, runs := runAll(t, "../testdata/small.toml")
+	sc, runs := runShared(t, "../testdata/small.toml")
 	l := P99Data(sc, runs, 0)
 	if len(l.Series) != len(runs) || len(l.Times) != runs[0].Result.Windows {
 		t.Fatalf("%d series over %d times", len(l.Series), len(l.Times))

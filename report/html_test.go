@@ -39,7 +39,7 @@ func htmlBlob(t *testing.T, page string) *htmlData {
 // the story, the tables and the downloads name every variant and file; nothing in it would
 // be fetched over the network; and it is far under the 5 MB the built-ins must stay under.
 func TestHTMLReport(t *testing.T) {
-	sc, runs := runAll(t, "quickstart", `duration="2m"`)
+	sc, runs := runShared(t, "quickstart", `duration="2m"`)
 	sum := Summarize(sc, runs)
 	var buf bytes.Buffer
 	downloads := []string{"summary.json", "streams.csv", "report.md"}

@@ -21,7 +21,7 @@ import (
 // data carries that palette and its stories wear colour i, and neither app.js nor
 // style.css spells a colour list of its own.
 func TestOnePalette(t *testing.T) {
-	sc, runs := runAll(t, "quickstart", `duration="2m"`)
+	sc, runs := runShared(t, "quickstart", `duration="2m"`)
 	pal := plots.Palette()
 
 	// The PNG: every variant's colour is among its pixels.

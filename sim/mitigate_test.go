@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/keyspace"
@@ -289,172 +288,6 @@ func TestClientRateLimit(t *testing.T) {
 	})
 }
 
-// ---- 8. replicas ----
-
-// replicaModel: 3 single-core nodes, 3 shards (modulo), 2 followers each (follower k of a
-// shard on node leader+k mod 3), for 3 s. Reads: one key read 10,000/s at a constant
-// 20 µs, from any copy. Writes: one key written 1,000/s at a constant 100 µs on the leader
-// and 50 µs to apply on each follower.
-func replicaModel(reads bool) *Model {
-	m := &Model{
-		Seed: 18, Duration: 3 * Second, Window: Second, Network: 200 * Microsecond,
-		Nodes: []Node{{Cores: 1}, {Cores: 1}, {Cores: 1}}, ShardNode: []int{0, 1, 2},
-		Mechanisms: []Setting{followers{n: 2, any: true, cost: 50 * Microsecond}},
-	}
-	scheme := keyspace.NewModulo(3)
-	if reads {
-		m.Streams = []Stream{{
-			Name: "get", Op: Read, Cost: 20 * Microsecond, Service: Service{Kind: Constant},
-			Arrivals: workload.NewPoisson(constRate(10000)),
-			Fields:   []workload.Generator{workload.NewUniform(1)},
-			Planner:  keyspace.NewPointPlanner(keyDesign, scheme, true),
-		}}
-	} else {
-		m.Streams = []Stream{{
-			Name: "put", Op: Write, Cost: 100 * Microsecond, Service: Service{Kind: Constant},
-			Arrivals: workload.NewPoisson(constRate(1000)),
-			Fields:   []workload.Generator{workload.NewUniform(1)},
-			Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false),
-		}}
-	}
-	return m
-}
-
-// TestReplicas. Seed 18.
-//   - Reads (30,000 of one key, ReadAny): each goes to the leader or one of the 2 followers
-//     at random, so each node serves a third: NodeBusy (constant cost, so busy = 20 µs ×
-//     reads served) a third of the total within ±0.012 (the share's standard deviation is
-//     0.0027).
-//   - Writes (3,000 of one key): the leader's node is busy writes × 100 µs and each
-//     follower's node writes × 50 µs, within 0.5% (only work cut at the end of the run
-//     differs).
-func TestReplicas(t *testing.T) {
-	key := keyDesign.Key([]uint64{0}, 0, 0)
-	leader := keyspace.NewModulo(3).Shard(&key)
-	figs := map[string]string{}
-	defer func() { docFigures(t, "replicas", figs) }()
-	t.Run("reads", func(t *testing.T) {
-		r := Run(replicaModel(true))
-		conserve(t, r)
-		var total Time
-		for n := range r.Nodes {
-			total += r.Nodes[n].Busy
-		}
-		figs["replicas.reads"] = groupInt(r.Streams[0].Offered)
-		var shares []string
-		for n := range r.Nodes {
-			shares = append(shares, fmt.Sprintf("%.4f", float64(r.Nodes[n].Busy)/float64(total)))
-		}
-		figs["replicas.shares"] = strings.Join(shares[:len(shares)-1], ", ") + " and " + shares[len(shares)-1]
-		for n := range r.Nodes {
-			f := float64(r.Nodes[n].Busy) / float64(total)
-			t.Logf("node %d (leader %v): %.4f of the reads' work", n, n == leader, f)
-			if math.Abs(f-1.0/3) > 0.012 {
-				t.Errorf("node %d does %.4f of the reads' work, want 1/3 ± 0.012", n, f)
-			}
-		}
-		if want := Time(r.Streams[0].Offered) * 20 * Microsecond; math.Abs(float64(total-want)) > 0.005*float64(want) {
-			t.Errorf("nodes busy %v in all, want reads × 20 µs = %v", total, want)
-		}
-	})
-	t.Run("writes", func(t *testing.T) {
-		r := Run(replicaModel(false))
-		conserve(t, r)
-		w := r.Streams[0].Offered
-		for n := range r.Nodes {
-			want := Time(w) * 50 * Microsecond
-			if n == leader {
-				want = Time(w) * 100 * Microsecond
-			}
-			t.Logf("node %d (leader %v): busy %v, want %v", n, n == leader, r.Nodes[n].Busy, want)
-			if n == leader {
-				figs["replicas.leader_busy"] = fmt.Sprintf("%g ms", r.Nodes[n].Busy.Millis())
-			} else if _, ok := figs["replicas.follower_busy"]; !ok {
-				figs["replicas.follower_busy"] = fmt.Sprintf("%g ms", r.Nodes[n].Busy.Millis())
-			}
-			if math.Abs(float64(r.Nodes[n].Busy-want)) > 0.005*float64(want) {
-				t.Errorf("node %d busy %v, want %v within 0.5%%", n, r.Nodes[n].Busy, want)
-			}
-		}
-	})
-}
-
-// ---- 9. timed action ----
-
-const actionAt = 4500 * Millisecond
-
-// actionModel: one single-core node offered 1,500/s (Poisson) of constant 1 ms reads, for
-// 10 s; at 4.5 s an operator gives it 4 cores.
-func actionModel() *Model {
-	return &Model{
-		Seed: 19, Duration: 10 * Second, Window: Second, Network: 200 * Microsecond,
-		Nodes: []Node{{Cores: 1}}, ShardNode: []int{0},
-		Streams: []Stream{{
-			Name: "get", Op: Read, Cost: Millisecond, Service: Service{Kind: Constant},
-			Arrivals: workload.NewPoisson(constRate(1500)),
-			Fields:   []workload.Generator{workload.NewUniform(1000)},
-			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
-		}},
-		Mechanisms: []Setting{acts{{At: actionAt, Node: 0, Cores: 4, Text: "scale up"}}},
-	}
-}
-
-// TestActionSetCores. Seed 19; 15,000 reads. Before the action the node gets 1,500/s with
-// capacity 1,000/s: its backlog grows by ~500/s, to ~2,250 at 4.5 s (window 4's max queue at
-// least 1,500). Window 3 is saturated throughout, so its busy time is exactly its capacity,
-// 1 s. With 4 cores it drains at 2,500/s (within ~1 s), and from window 7 on it is an
-// M/D/4 at load 0.375 whose queue stays under 50. NodeCapacity is exact: 1 s of core time
-// per window before, 4 s after, and in window 4, 1 × 0.5 s + 4 × 0.5 s = 2.5 s. Events hold
-// the action at 4.5 s.
-func TestActionSetCores(t *testing.T) {
-	r := Run(actionModel())
-	conserve(t, r)
-	aw := int(actionAt / r.Window)
-	for w := 0; w < r.Windows; w++ {
-		start, end := Time(w)*r.Window, Time(w)*r.Window+r.WindowSpan(w)
-		var want Time
-		switch {
-		case w < aw:
-			want = end - start
-		case w == aw:
-			want = 1*(actionAt-start) + 4*(end-actionAt)
-		default:
-			want = 4 * (end - start)
-		}
-		if got := r.NodeCapacity[w]; got != want {
-			t.Errorf("window %d: capacity %v, want %v", w, got, want)
-		}
-	}
-	t.Logf("max queue per window %v; busy per window %v", r.NodeMaxQueue, r.NodeBusy)
-	after := int32(0)
-	for w := 6; w < r.Windows; w++ {
-		after = max(after, r.NodeMaxQueue[w])
-	}
-	docFigures(t, "setcores", map[string]string{"setcores.backlog": groupInt(int64(r.NodeMaxQueue[aw])), "setcores.after": fmt.Sprint(after)})
-	if r.NodeBusy[3] != Second {
-		t.Errorf("window 3: busy %v, want exactly 1s (saturated)", r.NodeBusy[3])
-	}
-	if r.NodeMaxQueue[aw] < 1500 {
-		t.Errorf("window %d: max queue %d, want the backlog of ~2,250", aw, r.NodeMaxQueue[aw])
-	}
-	for w := 1; w < aw; w++ {
-		if r.NodeMaxQueue[w] <= r.NodeMaxQueue[w-1] {
-			t.Errorf("window %d: max queue %d did not grow from %d while overloaded", w, r.NodeMaxQueue[w], r.NodeMaxQueue[w-1])
-		}
-	}
-	for w := 7; w < r.Windows; w++ {
-		if r.NodeMaxQueue[w] >= 50 {
-			t.Errorf("window %d: max queue %d, want the backlog drained (< 50)", w, r.NodeMaxQueue[w])
-		}
-	}
-	if len(r.Events) != 1 || r.Events[0] != (Event{At: actionAt, Kind: EventAction, Shard: -1, Text: "scale up"}) {
-		t.Errorf("events %v, want the one action at %v", r.Events, actionAt)
-	}
-	if r.Nodes[0].Cores != 4 {
-		t.Errorf("node ends with %d cores, want 4", r.Nodes[0].Cores)
-	}
-}
-
 // ---- 10. determinism ----
 
 // TestMitigationsDeterministic runs each model above twice and requires identical Results
@@ -468,9 +301,6 @@ func TestMitigationsDeterministic(t *testing.T) {
 		{"retries+timeouts", func() *Model { return retryModel(3 * Millisecond) }},
 		{"rate limit queue", func() *Model { return rateLimitModel(true, false, 2*Second) }},
 		{"rate limit poisson", func() *Model { return rateLimitModel(false, true, 10*Second) }},
-		{"replica reads", func() *Model { return replicaModel(true) }},
-		{"replica writes", func() *Model { return replicaModel(false) }},
-		{"action", actionModel},
 		{"all", func() *Model { return allocModel(Second) }},
 	}
 	for _, c := range models {
@@ -612,7 +442,6 @@ func TestMitigationsReleaseSlots(t *testing.T) {
 		"all":     allocModel(2 * Second),
 		"retries": retryModel(3 * Millisecond), "queueing limit": rateLimitModel(true, false, 2*Second),
 		"rejecting limit": rateLimitModel(false, true, 2*Second), "write limit": writeLimitModel(),
-		"replicas": replicaModel(false), "action": actionModel(),
 	} {
 		e := newEngine(m)
 		e.run()
@@ -643,7 +472,7 @@ func TestLiftedLimitReleasesHeld(t *testing.T) {
 				Planner:  keyspace.NewPointPlanner(d, keyspace.NewModulo(1), false),
 				Client:   Client{Limit: &Limit{Rate: 500, Burst: 1, Queue: true}},
 			}},
-			Mechanisms: []Setting{acts{{At: 4 * Second, SetLimit: true, Stream: 0, Limit: newLimit, Text: "limit changed"}}},
+			Mechanisms: []Setting{limitChanges{{At: 4 * Second, Stream: 0, Limit: newLimit}}},
 		}
 	}
 	r := Run(mk(nil))

@@ -41,23 +41,6 @@ func TestTimeoutCountsTheWayBack(t *testing.T) {
 	}
 }
 
-// TestClientActionAtClientTime: with 100 ms of network each way, a queueing limit of one
-// request per 2 s holds the writes issued at 100, 200, ... ms; the limit is lifted at
-// 500 ms. A held request leaves the client at 500 ms, reaches the node at 600 ms and its
-// answer is back at 700 ms: the one issued at 100 ms takes 600 ms (before the fix, the
-// lift took effect one network delay early: 500 ms). The action is recorded at 500 ms.
-func TestClientActionAtClientTime(t *testing.T) {
-	m := limitedModel(2*Second, 100*Millisecond, 0.5, []action{{At: 500 * Millisecond, SetLimit: true, Stream: 0, Limit: nil, Text: "lift"}})
-	r := Run(m)
-	conserve(t, r)
-	if got, want := r.Streams[0].LatencyMax, 600*Millisecond+2*Nanosecond; got < 600*Millisecond || got > want {
-		t.Errorf("longest latency %v, want 600 ms (held from 100 to 500 ms, then 2 x 100 ms of network)", got)
-	}
-	if len(r.Events) != 1 || r.Events[0].At != 500*Millisecond {
-		t.Errorf("events %+v, want the lift at 500 ms", r.Events)
-	}
-}
-
 // TestTimersDoNotPinRequests: 20,000 reads/s for 2 s on a fast node, with a 10 s timeout
 // the run never reaches. A finished request's slot must be reused at once: the pool stays
 // as small as the requests in flight (dozens), not rate x timeout (40,000) as before.
@@ -86,11 +69,11 @@ func TestTimersDoNotPinRequests(t *testing.T) {
 // TestOneReleaseChain: five limit changes on a held stream must leave one pending release
 // event at a time, not one chain per change.
 func TestOneReleaseChain(t *testing.T) {
-	var acts []action
+	var changes limitChanges
 	for i := 1; i <= 5; i++ {
-		acts = append(acts, action{At: Time(i) * 300 * Millisecond, SetLimit: true, Stream: 0, Limit: &Limit{Rate: 2, Burst: 1, Queue: true}})
+		changes = append(changes, limitChange{At: Time(i) * 300 * Millisecond, Stream: 0, Limit: &Limit{Rate: 2, Burst: 1, Queue: true}})
 	}
-	m := limitedModel(10*Second, 0, 2, acts)
+	m := limitedModel(10*Second, 2, changes)
 	e := newEngine(m)
 	releases := 0
 	for {
@@ -106,17 +89,17 @@ func TestOneReleaseChain(t *testing.T) {
 	// Each held request is released by at most one event, plus a few per change (a stale
 	// event, the new head's); before the fix each change started a chain of its own that
 	// lived as long as the queue did: 589 events for 100 writes. Today 109.
-	if off := e.res.Streams[0].Offered; releases > int(off)+3*len(acts) {
-		t.Errorf("%d release events for %d writes and %d limit changes", releases, off, len(acts))
+	if off := e.res.Streams[0].Offered; releases > int(off)+3*len(changes) {
+		t.Errorf("%d release events for %d writes and %d limit changes", releases, off, len(changes))
 	}
 }
 
-// limitedModel is the model of the client-limit tests: for dur, one stream of point
-// writes at 10/s (constant cost 1 ns) on one 8-core node, with network each way, behind
-// a queueing client limit of rate requests/s and a burst of 1, and the actions as.
-func limitedModel(dur, network Time, rate float64, as []action) *Model {
+// limitedModel is the model of TestOneReleaseChain: for dur, one stream of point writes at
+// 10/s (constant cost 1 ns) on one 8-core node, behind a queueing client limit of rate
+// requests/s and a burst of 1, and the limit's changes.
+func limitedModel(dur Time, rate float64, changes limitChanges) *Model {
 	return &Model{
-		Seed: 1, Duration: dur, Window: Second, Network: network,
+		Seed: 1, Duration: dur, Window: Second,
 		Nodes: []Node{{Cores: 8}}, ShardNode: []int{0},
 		Streams: []Stream{{
 			Name: "w", Op: Write, Cost: Nanosecond, Service: Service{Kind: Constant},
@@ -125,6 +108,6 @@ func limitedModel(dur, network Time, rate float64, as []action) *Model {
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
 			Client:   Client{Limit: &Limit{Rate: rate, Burst: 1, Queue: true}},
 		}},
-		Mechanisms: []Setting{acts(as)},
+		Mechanisms: []Setting{changes},
 	}
 }

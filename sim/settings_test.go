@@ -1,68 +1,52 @@
 package sim
 
-// This file holds stand-ins for the mechanisms outside sim that sim's own tests use.
+// This file holds the smallest stand-ins for mechanisms outside sim that sim's own tests of
+// the Core's hooks use (sim's own tests cannot import them). The mechanisms' closed forms
+// are tested in their folders, against the mechanisms themselves: the operator's actions
+// in mechanisms/operator, the followers in mechanisms/replicas.
 
-// action is a test's operator action: at At, node Node gets Cores cores (0: unchanged), or,
-// with SetLimit, stream Stream's client limit becomes Limit, a network delay later; Text
-// is noted in the timeline.
-type action struct {
-	At       Time
-	Node     int
-	Cores    int
-	SetLimit bool
-	Stream   int
-	Limit    *Limit
-	Text     string
+// limitChange is a test's change of stream Stream's client limit at At to Limit (nil:
+// none).
+type limitChange struct {
+	At     Time
+	Stream int
+	Limit  *Limit
 }
 
-// acts is a test's operator actions: a Setting that applies them at their times through
-// the Core, as mechanisms/operator's Actions does (sim's own tests cannot import it). Its
-// events are of the kind evActs.
-type acts []action
+// limitChanges is a test's changes of client limits: a Setting that applies them at their
+// times through Core.SetClientLimit, the hook the operator's client-limit action calls.
+// Its events are of the kind evLimitChange.
+type limitChanges []limitChange
 
-var evActs = NewEventKind()
+var evLimitChange = NewEventKind()
 
-func (acts) Note() string    { return "" }
-func (acts) Waiter() float64 { return 0 }
-func (acts) Couples() string { return "timed actions change the cluster during the run" }
+func (limitChanges) Note() string    { return "" }
+func (limitChanges) Waiter() float64 { return 0 }
+func (limitChanges) Couples() string { return "a client limit changes during the run" }
 
-func (as acts) Init(c Core) {
-	for _, a := range as {
-		if a.SetLimit {
-			c.MayLimit(a.Stream, a.Limit != nil && a.Limit.Queue)
+func (ls limitChanges) Init(c Core) {
+	for _, l := range ls {
+		c.MayLimit(l.Stream, l.Limit != nil && l.Limit.Queue)
+	}
+}
+
+func (ls limitChanges) On(c Core) {
+	c.Register(ls, evLimitChange)
+	for i, l := range ls {
+		if l.At < c.Duration() {
+			c.Schedule(l.At, int32(i), evLimitChange)
 		}
 	}
 }
 
-func (as acts) On(c Core) {
-	c.Register(as, evActs)
-	for i, a := range as {
-		if a.At >= c.Duration() {
-			continue
-		}
-		at := a.At
-		if a.SetLimit {
-			at += c.Network()
-		}
-		c.Schedule(at, int32(i), evActs)
-	}
-}
-
-func (as acts) Handle(c Core, now Time, i int32) {
-	a := &as[i]
-	switch {
-	case a.Cores > 0:
-		c.SetCores(now, a.Node, a.Cores)
-	case a.SetLimit:
-		c.SetClientLimit(now, a.Stream, a.Limit)
-	}
-	c.Note(a.At, a.Text)
+func (ls limitChanges) Handle(c Core, now Time, i int32) {
+	c.SetClientLimit(now, ls[i].Stream, ls[i].Limit)
 }
 
 // followers is a test's followers: n per shard, with reads from any copy when any, each
-// write's apply at cost (0: its stream's cost), a
-// Setting that does through the Core what mechanisms/replicas' Replicas does (sim's own
-// tests cannot import it).
+// write's apply at cost (0: its stream's cost): a Setting that calls the hooks
+// mechanisms/replicas' Replicas calls (Core.SetReplicas, Slotted, WatchWrites, Follow,
+// RouteReads), for the tests of what the engine does with them.
 type followers struct {
 	n    int
 	any  bool

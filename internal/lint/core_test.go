@@ -278,3 +278,50 @@ func typeNames(x ast.Expr) []string {
 	})
 	return out
 }
+
+// modelRead are the model's fields read outside the core files and not for a mechanism,
+// each with where.
+var modelRead = map[string]string{
+	"Watch": "the caller's watch of the run as it goes (capacity's early stop), read in watch.go",
+}
+
+// TestModelFieldsAreTheCores holds docs/architecture.md's "sim.Model has no per-mechanism
+// field": every field of the model and of the parts it is made of (a stream, its client,
+// a node) is read by the engine core (sim's files but notCore's), not only by the
+// component interface that mechanisms call. A field that only a Core call for one
+// mechanism reads (as a follower's apply cost was, Core.Follow) is that mechanism's
+// setting, and belongs in its sim.Setting.
+func TestModelFieldsAreTheCores(t *testing.T) {
+	parts := map[string]bool{"Model": true, "Stream": true, "Node": true, "Client": true, "Limit": true, "Service": true, "Delay": true}
+	p := packages(t)["sim"]
+	fields := map[string]string{} // field: its type
+	read := map[string]bool{}     // selectors the core files use
+	for _, f := range p.files {
+		core := !notCore[filepath.Base(p.fset.Position(f.Package).Filename)]
+		ast.Inspect(f, func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.TypeSpec:
+				if st, ok := x.Type.(*ast.StructType); ok && parts[x.Name.Name] {
+					for _, fl := range st.Fields.List {
+						for _, n := range fl.Names {
+							fields[n.Name] = x.Name.Name
+						}
+					}
+				}
+			case *ast.SelectorExpr:
+				if core {
+					read[x.Sel.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	if len(fields) < 20 {
+		t.Fatalf("found %d fields of the model's types: the walk missed them", len(fields))
+	}
+	for name, typ := range fields {
+		if !read[name] && modelRead[name] == "" {
+			t.Errorf("sim.%s's field %s is read by no file of the engine core, only by the component interface: it is a mechanism's setting (its sim.Setting's, in Model.Mechanisms)", typ, name)
+		}
+	}
+}

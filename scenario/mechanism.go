@@ -325,3 +325,22 @@ var effectives []func(e *Resolved)
 func RegisterEffective(clear func(e *Resolved)) {
 	effectives = append(effectives, clear)
 }
+
+var shardCounts []func(s *Resolved) int
+
+// RegisterShards adds a mechanism's count of the shards it gives variant s besides the
+// table's (an index's layouts), which the engine numbers after the table's and shards.csv
+// holds (OtherShards). Its file calls it from init.
+func RegisterShards(count func(s *Resolved) int) {
+	shardCounts = append(shardCounts, count)
+}
+
+// OtherShards is the shards s's mechanisms give it besides the table's (RegisterShards:
+// every index's), numbered after the table's.
+func (s *Resolved) OtherShards() int {
+	n := 0
+	for _, count := range shardCounts {
+		n += count(s)
+	}
+	return n
+}

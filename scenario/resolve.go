@@ -1278,7 +1278,7 @@ func (s *Resolved) ShardWindows() int64 {
 		return 0
 	}
 	windows := int64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
-	return windows * int64(s.Shards+s.IndexShards())
+	return windows * int64(s.Shards+s.OtherShards())
 }
 
 // ParquetShardCells is the size in shard-windows of a variant above which `run --series

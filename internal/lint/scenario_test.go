@@ -25,9 +25,7 @@ var scenarioFieldsOwn = map[string]string{
 
 // scenarioReadsAllowed are scenario's functions that read a mechanism's field of
 // Resolved and stay, each with why.
-var scenarioReadsAllowed = map[string]string{
-	"IndexShards": "a sum over scenario.IndexSpec's layouts, the shard ids after the table's, which ShardWindows counts",
-}
+var scenarioReadsAllowed = map[string]string{}
 
 // TestScenarioBranchesOnNoMechanism holds docs/architecture.md's "scenario keeps the
 // resolved forms of some mechanisms' keys, and branches on none" to the code: scenario

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/shardsim/shardsim/mechanisms/index"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -64,11 +65,12 @@ func MemoryBytes(s *scenario.Resolved) float64 {
 }
 
 // engineShards is the shards the engine keeps series and state for: the table's (as
-// many as splits may make) and every index's ([[indexes]], numbered after the table's).
+// many as splits may make) and those its mechanisms give it besides (OtherShards: every
+// index's, [[indexes]], numbered after the table's).
 // 19 indexes of 10,000 shards were estimated at 38 MB, counting the table's 100 alone,
 // and peaked at 428 MB.
 func engineShards(s *scenario.Resolved) int {
-	return max(s.Shards, s.MaxShards) + s.IndexShards()
+	return max(s.Shards, s.MaxShards) + s.OtherShards()
 }
 
 // resultBytes is what a variant's sim.Result holds while it runs: the raw series
@@ -293,7 +295,7 @@ func (e runMemory) problem(variants []*scenario.Resolved, cores int) string {
 	v := variants[e.most]
 	windows := v.Duration/v.Window + min(v.Duration%v.Window, 1)
 	shards, fewer := fmt.Sprintf("%d shards", engineShards(v)), "fewer shards"
-	if n := v.IndexShards(); n > 0 {
+	if n := index.Shards(v); n > 0 {
 		shards, fewer = fmt.Sprintf("%d shards, %d of them its indexes'", engineShards(v), n), "fewer shards or indexes"
 	}
 	return fmt.Sprintf("the run needs about %.1f GB: %d variant(s), the largest with %d windows x (%s + %d nodes) of time series and the CSV files written from them; at most %s is allowed: use a wider window, fewer variants (--variant) or %s",

@@ -54,15 +54,3 @@ func ResolveLayout(c *Checker, key string, k Keyspace, f *File, t *Resolved) {
 // ResolveQueries plans the queries of s's scans over s's key design, as the table's are
 // (a layout's, for the scans routed over it).
 func ResolveQueries(c *Checker, s *Resolved) { resolveQueries(c, s) }
-
-// IndexShards is the shards of every index: the shard ids the engine gives them after
-// the table's.
-func (s *Resolved) IndexShards() int {
-	n := 0
-	for _, x := range s.Indexes {
-		if x.Layout != nil {
-			n += x.Layout.Shards
-		}
-	}
-	return n
-}

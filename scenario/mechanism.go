@@ -267,6 +267,13 @@ type ActionSetting struct {
 	// Text says what act changes, for the timeline: nodes are the nodes' settings before
 	// it, which it updates where it changes them.
 	Text func(s *Resolved, nodes []sim.Node, act *ActionSpec) string
+	// Drop, if set, is told that an action Resolve checked without a problem falls at or
+	// after the run's end, so never happens (docs/mitigations.md): it takes out of s what
+	// Resolve set there (a migration, a rebalance), which is then no part of the run.
+	Drop func(s *Resolved)
+	// After, if set, checks what the actions resolved in s together, once every action
+	// has been checked (a rebalance refuses a migration), in the settings' order.
+	After func(c *Checker, s *Resolved)
 }
 
 // ActionSpec is a valid action, resolved: when, which setting it changes and what
@@ -293,4 +300,47 @@ var actionSettings []ActionSetting
 func RegisterActionSetting(x ActionSetting) {
 	actionSettings = append(actionSettings, x)
 	slices.SortStableFunc(actionSettings, func(a, b ActionSetting) int { return cmp.Compare(a.Rank, b.Rank) })
+}
+
+var windowsHeld []func(s *Resolved) bool
+
+// RegisterWindowsHeld adds a mechanism's say in Streamed: held reports whether the
+// mechanism, as variant s sets it, needs the run's shard windows held rather than streamed
+// (automatic splits, and partition limits' split_for_heat: the shards change during the
+// run). Its file calls it from init.
+func RegisterWindowsHeld(held func(s *Resolved) bool) {
+	windowsHeld = append(windowsHeld, held)
+}
+
+// holdsWindows reports whether a mechanism of s needs its shard windows held.
+func (s *Resolved) holdsWindows() bool {
+	return slices.ContainsFunc(windowsHeld, func(held func(*Resolved) bool) bool { return held(s) })
+}
+
+var effectives []func(e *Resolved)
+
+// RegisterEffective adds a mechanism's part of Effective: clear clears in e, a copy of a
+// variant, the mechanism's settings that change nothing in its model (the followers'
+// options without followers). Its file calls it from init.
+func RegisterEffective(clear func(e *Resolved)) {
+	effectives = append(effectives, clear)
+}
+
+var shardCounts []func(s *Resolved) int
+
+// RegisterShards adds a mechanism's count of the shards it gives variant s besides the
+// table's (an index's layouts), which the engine numbers after the table's and shards.csv
+// holds (OtherShards). Its file calls it from init.
+func RegisterShards(count func(s *Resolved) int) {
+	shardCounts = append(shardCounts, count)
+}
+
+// OtherShards is the shards s's mechanisms give it besides the table's (RegisterShards:
+// every index's), numbered after the table's.
+func (s *Resolved) OtherShards() int {
+	n := 0
+	for _, count := range shardCounts {
+		n += count(s)
+	}
+	return n
 }

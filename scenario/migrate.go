@@ -1,9 +1,6 @@
 package scenario
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -27,7 +24,7 @@ type MigrationSpec struct {
 	Outbox sim.Time
 	// ReadBoth: reads = "both" (the migration's ReadBoth, mechanisms/migrate).
 	ReadBoth bool
-	// Target is the resolved variant To names, set by the scenario loader (LinkMigration).
+	// Target is the resolved variant To names, set by the scenario loader (mechanisms/migrate's Link).
 	Target *Resolved
 	// Tenant, when set, moves one tenant alone (To is then empty and Target nil).
 	Tenant *TenantSpec
@@ -42,51 +39,6 @@ type TenantSpec struct {
 	Text   string
 	Shards int
 	Nodes  []int
-}
-
-// LinkMigration checks that the variant a migration moves to fits the one that migrates
-// (self is the migrating variant's name) and links it; it returns the problem, if any,
-// with the dotted key under the migration's, or the zero FieldError.
-func LinkMigration(s *Resolved, self string, target *Resolved, have []string) (FieldError, bool) {
-	m := s.Migration
-	key := m.Key + ".to"
-	switch {
-	case m.To == self:
-		return FieldError{Key: key, Msg: fmt.Sprintf("names the variant that migrates (%q): name another variant, whose layout the table moves to", self)}, false
-	case target == nil:
-		return FieldError{Key: key, Msg: fmt.Sprintf("no such variant %q (have %s)", m.To, strings.Join(have, ", "))}, false
-	case len(target.Nodes) != len(s.Nodes) || !equalNodes(target.Nodes, s.Nodes):
-		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q runs on another cluster (%d nodes); a migration keeps the nodes: give both variants the same [cluster]", m.To, len(target.Nodes))}, false
-	case strings.Join(target.FieldNames, ",") != strings.Join(s.FieldNames, ","):
-		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q has another table (fields %s, not %s); a migration keeps the rows", m.To, strings.Join(target.FieldNames, ", "), strings.Join(s.FieldNames, ", "))}, false
-	case !sameStreams(target.Streams, s.Streams):
-		return FieldError{Key: key, Msg: fmt.Sprintf("variant %q has other streams (names and operations differ); a migration keeps the traffic", m.To)}, false
-	}
-	m.Target = target
-	return FieldError{}, true
-}
-
-func equalNodes(a, b []sim.Node) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// sameStreams reports whether two variants have the same streams: names and operations,
-// in the same order.
-func sameStreams(a, b []StreamSpec) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Name != b[i].Name || a[i].Op != b[i].Op {
-			return false
-		}
-	}
-	return true
 }
 
 // FieldIndex returns the index of the table field name in Fields, -1 when there is none

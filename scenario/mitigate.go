@@ -367,20 +367,23 @@ func resolveActions(c *checker, f *File, s *Resolved) {
 			continue
 		}
 		act := ActionSpec{At: at, Setting: what}
-		mig, reb := s.Migration, s.Rebalance
 		checkAction(c, s, key, x, &a, &act)
 		switch {
 		case len(c.probs) > before:
 		case !inside:
-			// Checked, then dropped: it never happens (docs/mitigations.md), and a
-			// migration or a rebalance it would start is not part of the run.
-			s.Migration, s.Rebalance = mig, reb
+			// Checked, then dropped: it never happens (docs/mitigations.md), and what its
+			// mechanism would start is not part of the run.
+			if x.Drop != nil {
+				x.Drop(s)
+			}
 		default:
 			acts = append(acts, notedAction{act, x, a.Note})
 		}
 	}
-	if s.Rebalance != nil && s.Migration != nil {
-		c.add(s.Rebalance.Key+".add_nodes", "cannot be combined with a migration (%s) yet", s.Migration.Key)
+	for _, x := range actionSettings {
+		if x.After != nil {
+			x.After(c, s)
+		}
 	}
 	slices.SortStableFunc(acts, func(a, b notedAction) int { return cmp.Compare(a.a.At, b.a.At) })
 	if len(c.probs) > 0 {

@@ -1260,13 +1260,13 @@ func CheckVariantName(name string) string {
 // StreamShardCells is the size in shard-windows (shards x windows of one variant) above
 // which `run` streams a variant's shard series (sim.Model.Sink, report.StreamSink): they go
 // to shards.csv as the windows close, and the readers get a compact digest of them
-// (metrics.ShardDigest). A variant that splits shards keeps them (its shards change during
-// the run). Tests lower it to stream small runs.
+// (metrics.ShardDigest). A variant whose mechanisms change its shards during the run keeps
+// them (RegisterWindowsHeld: automatic splits). Tests lower it to stream small runs.
 var StreamShardCells int64 = 2_000_000
 
 // Streamed reports whether `run` streams this variant's shard series (StreamShardCells).
 func (s *Resolved) Streamed() bool {
-	if s.Window <= 0 || s.Duration <= 0 || s.Split != nil || (s.Limits != nil && s.Limits.SplitForHeat) {
+	if s.Window <= 0 || s.Duration <= 0 || s.holdsWindows() {
 		return false
 	}
 	return s.ShardWindows() > StreamShardCells
@@ -1278,7 +1278,7 @@ func (s *Resolved) ShardWindows() int64 {
 		return 0
 	}
 	windows := int64(s.Duration/s.Window + min(s.Duration%s.Window, 1))
-	return windows * int64(s.Shards+s.IndexShards())
+	return windows * int64(s.Shards+s.OtherShards())
 }
 
 // ParquetShardCells is the size in shard-windows of a variant above which `run --series
@@ -1287,7 +1287,8 @@ func (s *Resolved) ShardWindows() int64 {
 const ParquetShardCells = 2_000_000
 
 // Effective returns a copy of s without the settings that change nothing in its model:
-// salt options without salt buckets, follower options without followers. (A scheme's
+// salt options without salt buckets, and what each mechanism clears of its own
+// (RegisterEffective: follower options without followers). (A scheme's
 // options hold its own settings only, those that change its placement: no ring options
 // under another scheme or under modulo hashing, no directory entries under another
 // scheme.)
@@ -1300,8 +1301,8 @@ func (s *Resolved) Effective() Resolved {
 	if !keyspace.Salted(e.Salt) || e.SaltMode != keyspace.SaltHash {
 		e.SaltField = -1
 	}
-	if e.Replicas == 0 {
-		e.ReadAny, e.ApplyCost = false, 0
+	for _, clear := range effectives {
+		clear(&e)
 	}
 	return e
 }

@@ -30,7 +30,7 @@ import (
 	_ "github.com/shardsim/shardsim/mechanisms/latch"
 	_ "github.com/shardsim/shardsim/mechanisms/limits"
 	_ "github.com/shardsim/shardsim/mechanisms/locks"
-	_ "github.com/shardsim/shardsim/mechanisms/migrate"
+	"github.com/shardsim/shardsim/mechanisms/migrate"
 	_ "github.com/shardsim/shardsim/mechanisms/operator"
 	_ "github.com/shardsim/shardsim/mechanisms/pool"
 	_ "github.com/shardsim/shardsim/mechanisms/queue"
@@ -1207,7 +1207,7 @@ func tables(v any) []map[string]any {
 }
 
 // linkMigrations gives every resolved variant that migrates the resolved variant it
-// migrates to (scenario.LinkMigration), and returns the problems, each at the key the user
+// migrates to (mechanisms/migrate's Link), and returns the problems, each at the key the user
 // wrote: in the variant's own table or in the base scenario.
 func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides []map[string]any, names []string) []*tomlx.Error {
 	byName := map[string]*scenario.Resolved{}
@@ -1233,7 +1233,7 @@ func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides 
 			v.MaxShards = v.Spec.MaxShards // one tenant moves to shards of its own: no variant to link
 			continue
 		}
-		p, ok := scenario.LinkMigration(v.Spec, v.Name, byName[m.To], have)
+		p, ok := migrate.Link(v.Spec, v.Name, byName[m.To], have)
 		if !ok {
 			key := p.Key
 			if v.index < len(overrides) && len(names) > 0 && fromOverride(overrides[v.index], p.Key) {

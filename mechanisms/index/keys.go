@@ -83,6 +83,7 @@ func init() {
 		}
 	}
 	scenario.RegisterRoutingMechanism(resolveIndexes)
+	scenario.RegisterShards(Shards)
 	scenario.RegisterLateCheck(checkIndexes)
 }
 
@@ -233,4 +234,16 @@ func checkIndexes(c *scenario.Checker, _ *scenario.File, s *scenario.Resolved) {
 			c.Add(fmt.Sprintf("streams[%d].trace", i), "not with [[indexes]]: a replayed write does not know the index's key fields")
 		}
 	}
+}
+
+// Shards is the shards of every index of s: the shard ids the engine gives them after the
+// table's (scenario.Resolved.OtherShards).
+func Shards(s *scenario.Resolved) int {
+	n := 0
+	for _, x := range s.Indexes {
+		if x.Layout != nil {
+			n += x.Layout.Shards
+		}
+	}
+	return n
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/shardsim/shardsim/mechanisms/index"
+	"github.com/shardsim/shardsim/mechanisms/index"
 	_ "github.com/shardsim/shardsim/mechanisms/locks" // a stream's lock, which an index refuses
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	_ "github.com/shardsim/shardsim/mechanisms/split" // [keyspace.split], which an index refuses
@@ -37,8 +37,8 @@ func TestKeys(t *testing.T) {
 	if q := x.Layout.Streams[1].Query; len(q) != 2 {
 		t.Errorf("the scan's query over the index has %d parts, want 2 (id known, hour buckets of 2h)", len(q))
 	}
-	if s.Shards != 4 || s.IndexShards() != 8 {
-		t.Errorf("table %d shards, indexes %d; want 4 and 8", s.Shards, s.IndexShards())
+	if s.Shards != 4 || index.Shards(s) != 8 || s.OtherShards() != 8 {
+		t.Errorf("table %d shards, indexes %d, besides the table's %d; want 4, 8 and 8", s.Shards, index.Shards(s), s.OtherShards())
 	}
 }
 

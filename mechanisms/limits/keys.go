@@ -40,7 +40,13 @@ const (
 func init() {
 	scenario.RegisterKeyspaceMechanism(resolveKeys)
 	scenario.RegisterMechanism(resolveSetting)
+	scenario.RegisterWindowsHeld(splitsForHeat)
 }
+
+// splitsForHeat reports whether s's limits split a throttled partition (split_for_heat):
+// its shards change during the run, so its shard series are held, not streamed
+// (scenario.Resolved.Streamed).
+func splitsForHeat(s *scenario.Resolved) bool { return s.Limits != nil && s.Limits.SplitForHeat }
 
 // resolveKeys reads [keyspace.limits] into s.Limits.
 func resolveKeys(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {

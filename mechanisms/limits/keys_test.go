@@ -63,3 +63,19 @@ func sameSettings(a, b scenario.PartitionLimits) bool {
 	a.BurstInitial, b.BurstInitial = nil, nil
 	return a == b
 }
+
+// TestWindowsHeld: limits that split a throttled partition (split_for_heat) change the
+// shards during the run, so the variant keeps its shard series however many shard-windows
+// it has (scenario.Resolved.Streamed is false), as this folder registers, even without
+// the split policy that automatic splits' folder resolves from it; limits that split
+// nothing stream them above scenario.StreamShardCells.
+func TestWindowsHeld(t *testing.T) {
+	defer func(n int64) { scenario.StreamShardCells = n }(scenario.StreamShardCells)
+	scenario.StreamShardCells = 0
+	for _, heat := range []bool{false, true} {
+		s := scenario.Resolved{Duration: 10 * sim.Second, Window: sim.Second, Shards: 4, Limits: &scenario.PartitionLimits{WriteUnits: 100, SplitForHeat: heat}}
+		if got := s.Streamed(); got == heat {
+			t.Errorf("split_for_heat %v: streamed %v, want %v", heat, got, !heat)
+		}
+	}
+}

@@ -15,8 +15,9 @@ import (
 // "[[actions]]"; docs/migrations.md), are declared and checked here. migrate is a setting
 // an action changes (scenario.RegisterActionSetting), resolved in the actions' order into
 // Resolved.Migration (scenario.MigrationSpec), which the rest of the scenario reads (the
-// loader links the variant it moves to, scenario.LinkMigration; a rebalance and an index
-// refuse it; an action after the run's end drops it) and compile builds the setting from.
+// loader links the variant it moves to, Link; a rebalance and an index refuse it) and
+// compile builds the setting from. A migrate action after the run's end is checked and
+// dropped (drop).
 
 // Table is an action's migrate table as written: { to = "VARIANT", backfill_rate = N,
 // cutover = "..." }.
@@ -68,9 +69,13 @@ const rank = 30
 func init() {
 	scenario.RegisterActionSetting(scenario.ActionSetting{
 		Keys: []string{tableKey.Name()}, Hints: []string{`migrate = { to = "VARIANT", ... }`}, Rank: rank,
-		Resolve: resolveAction, Text: text,
+		Resolve: resolveAction, Text: text, Drop: drop,
 	})
 }
+
+// drop takes out of s the migration an action after the run's end would start: it is
+// checked, and no part of the run.
+func drop(s *scenario.Resolved) { s.Migration = nil }
 
 // resolveAction checks action a's migrate table into s.Migration.
 func resolveAction(c *scenario.Checker, s *scenario.Resolved, key string, a *scenario.Action, act *scenario.ActionSpec) {
@@ -79,7 +84,7 @@ func resolveAction(c *scenario.Checker, s *scenario.Resolved, key string, a *sce
 }
 
 // resolve checks an action's migrate table. What it can check alone is checked here; the
-// variant it names is checked by scenario.LinkMigration.
+// variant it names is checked by Link, once the loader has resolved every variant.
 func resolve(c *scenario.Checker, s *scenario.Resolved, key string, at sim.Time, m *Table) {
 	if s.Migration != nil {
 		c.Add(key, "a run holds one migration, and %s already starts one", s.Migration.Key)

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
-	_ "github.com/shardsim/shardsim/mechanisms/migrate"
+	"github.com/shardsim/shardsim/mechanisms/migrate"
 	_ "github.com/shardsim/shardsim/mechanisms/split" // [keyspace.split], which a migration refuses
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
@@ -120,5 +120,43 @@ func TestText(t *testing.T) {
 		if want := tc.want + " (n)"; len(r.Actions) != 1 || r.Actions[0].Text != want {
 			t.Errorf("%s: actions %+v; want the text %q", tc.migrate, r.Actions, want)
 		}
+	}
+}
+
+// TestLink: the variant a migration moves to must be another, existing variant on the
+// same cluster, with the same table and the same streams; Link reports the problem at the
+// migration's to, and links a target that fits.
+func TestLink(t *testing.T) {
+	from, probs := resolve(t, "[[actions]]\nat = \"2s\"\nmigrate = { to = \"b\", backfill_rate = 500.0 }\n")
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	target := func(old, new string) *scenario.Resolved {
+		s, probs := mechtest.ResolveFile(t, strings.Replace(minimal, old, new, 1))
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		return s
+	}
+	have := []string{`"a"`, `"b"`}
+	for _, c := range []struct {
+		self   string
+		target *scenario.Resolved
+		want   string
+	}{
+		{"b", target("", ""), `actions[0].migrate.to: names the variant that migrates ("b"): name another variant, whose layout the table moves to`},
+		{"a", nil, `actions[0].migrate.to: no such variant "b" (have "a", "b")`},
+		{"a", target("nodes = 2", "nodes = 3"), `actions[0].migrate.to: variant "b" runs on another cluster (3 nodes); a migration keeps the nodes: give both variants the same [cluster]`},
+		{"a", target("[table.fields.id]", "[table.fields.other]\ngen = \"uniform\"\nn = 10\n[table.fields.id]"), `actions[0].migrate.to: variant "b" has another table (fields id, other, not id); a migration keeps the rows`},
+		{"a", target("name = \"w\"", "name = \"v\""), `actions[0].migrate.to: variant "b" has other streams (names and operations differ); a migration keeps the traffic`},
+	} {
+		p, ok := migrate.Link(from, c.self, c.target, have)
+		if ok || p.Error() != c.want || from.Migration.Target != nil {
+			t.Errorf("problem %q (ok %v, target %p), want %q", p.Error(), ok, from.Migration.Target, c.want)
+		}
+	}
+	to := target("shards = 4", "shards = 8")
+	if p, ok := migrate.Link(from, "a", to, have); !ok || p != (scenario.FieldError{}) || from.Migration.Target != to {
+		t.Errorf("a fitting target: problem %q, ok %v, target %p; want it linked (%p)", p.Error(), ok, from.Migration.Target, to)
 	}
 }

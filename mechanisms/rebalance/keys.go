@@ -11,8 +11,10 @@ import (
 // (docs/scenario.md, "[[actions]]"; docs/migrations.md, "Adding nodes"), are declared and
 // checked here. add_nodes is a setting an action changes (scenario.RegisterActionSetting),
 // resolved in the actions' order into Resolved.Rebalance (scenario.RebalanceSpec), which
-// the rest of the scenario reads (a migration and an index refuse it, and an action after
-// the run's end drops it) and compile builds the setting from (Rebalance).
+// the rest of the scenario reads (a migration and an index refuse it) and compile builds
+// the setting from (Rebalance). An add_nodes action after the run's end is checked and
+// dropped (drop), and a rebalance refuses a migration once every action is read
+// (withMigration).
 
 // Table is an action's rebalance table as written: { rate = N, max_cpu = x, read_cost,
 // write_cost, parallel }.
@@ -46,8 +48,20 @@ const rank = 40
 func init() {
 	scenario.RegisterActionSetting(scenario.ActionSetting{
 		Keys: []string{addNodesKey.Name()}, Hints: []string{"add_nodes = N with rebalance = { rate = ROWS_PER_S }"}, Rank: rank,
-		Resolve: resolveAddNodes, Others: onlyWithAddNodes, Text: text,
+		Resolve: resolveAddNodes, Others: onlyWithAddNodes, Text: text, Drop: drop, After: withMigration,
 	})
+}
+
+// drop takes out of s the rebalance an action after the run's end would start: it is
+// checked, and no part of the run.
+func drop(s *scenario.Resolved) { s.Rebalance = nil }
+
+// withMigration refuses a rebalance in a run that also migrates, once every action has
+// been checked (whichever of the two comes first).
+func withMigration(c *scenario.Checker, s *scenario.Resolved) {
+	if s.Rebalance != nil && s.Migration != nil {
+		c.Add(s.Rebalance.Key+".add_nodes", "cannot be combined with a migration (%s) yet", s.Migration.Key)
+	}
 }
 
 // resolveAddNodes checks an action's add_nodes and its rebalance table into s.Rebalance.

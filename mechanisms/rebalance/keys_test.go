@@ -7,6 +7,7 @@ import (
 
 	_ "github.com/shardsim/shardsim/mechanisms/limits" // [keyspace.limits], which a rebalance refuses
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
+	_ "github.com/shardsim/shardsim/mechanisms/migrate" // a migration, which a rebalance refuses
 	_ "github.com/shardsim/shardsim/mechanisms/rebalance"
 	_ "github.com/shardsim/shardsim/mechanisms/split" // [keyspace.split], which a rebalance refuses
 	"github.com/shardsim/shardsim/scenario"
@@ -60,5 +61,40 @@ func TestKeys(t *testing.T) {
 	_, probs = mechtest.ResolveFile(t, src)
 	if want := "actions[0].add_nodes: cannot be combined with cluster.replicas yet (a follower's node follows the node count)"; !slices.Contains(probs, want) {
 		t.Errorf("with replicas: problems %q, want %q among them", probs, want)
+	}
+}
+
+// TestWithMigration: a rebalance refuses a migration in the same run at its add_nodes,
+// whichever action comes first, once every action has been checked (before the problems
+// of the sections read after the actions); an action after the run's end is checked and
+// dropped, with what it would start, so it is refused with nothing and holds no place.
+func TestWithMigration(t *testing.T) {
+	const (
+		reb  = "[[actions]]\nat = \"1s\"\nadd_nodes = 2\nrebalance = { rate = 1.0 }\n"
+		late = "[[actions]]\nat = \"20s\"\nadd_nodes = 2\nrebalance = { rate = 1.0 }\n"
+		mig  = "[[actions]]\nat = \"2s\"\nmigrate = { tenant = { field = \"id\", value = 7 }, backfill_rate = 10.0 }\n"
+		gone = "[[actions]]\nat = \"30s\"\nmigrate = { tenant = { field = \"id\", value = 7 }, backfill_rate = 10.0 }\n"
+		bad  = "[detect]\ntop_k = 0\n"
+	)
+	topK := "detect.top_k: must be between 1 and 1000 (got 0)"
+	for _, c := range []struct {
+		src  string
+		want []string
+	}{
+		{reb + mig + bad, []string{"actions[0].add_nodes: cannot be combined with a migration (actions[1].migrate) yet", topK}},
+		{mig + reb + bad, []string{"actions[1].add_nodes: cannot be combined with a migration (actions[0].migrate) yet", topK}},
+		{gone + reb + mig + bad, []string{"actions[1].add_nodes: cannot be combined with a migration (actions[2].migrate) yet", topK}},
+		{late + mig + bad, []string{topK}},
+		{reb + gone + bad, []string{topK}},
+		{late + reb, nil},
+	} {
+		src := strings.Replace(mechtest.Minimal, "gen = \"sequence\"\n", "gen = \"uniform\"\nn = 100\n", 1) + c.src
+		s, probs := mechtest.ResolveFile(t, src)
+		if !slices.Equal(probs, c.want) {
+			t.Errorf("%q: problems %q, want %q", c.src, probs, c.want)
+		}
+		if c.want == nil && (s.Rebalance == nil || s.Rebalance.Key != "actions[1]" || len(s.Actions) != 1) {
+			t.Errorf("%q: rebalance %+v, actions %+v; want the one inside the run", c.src, s.Rebalance, s.Actions)
+		}
 	}
 }

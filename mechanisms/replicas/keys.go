@@ -34,7 +34,18 @@ var (
 // maxApplyCost bounds apply_cost as every request's cost is bounded.
 const maxApplyCost = sim.Hour
 
-func init() { scenario.RegisterClusterMechanism(resolve) }
+func init() {
+	scenario.RegisterClusterMechanism(resolve)
+	scenario.RegisterEffective(effective)
+}
+
+// effective clears the followers' options of a variant without followers, which change
+// nothing in its model (scenario.Resolved.Effective).
+func effective(e *scenario.Resolved) {
+	if e.Replicas == 0 {
+		e.ReadAny, e.ApplyCost = false, 0
+	}
+}
 
 // resolve reads cluster.replicas, read_from and apply_cost.
 func resolve(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {

@@ -51,3 +51,31 @@ func TestKeys(t *testing.T) {
 		t.Errorf("with the table's problem: problems %q, want %q", probs, want)
 	}
 }
+
+// TestEffective: without followers, read_from and apply_cost change nothing in the model,
+// so the variant's effective form (scenario.Resolved.Effective, which tells variants that
+// run the same model) clears them, as this folder registers; with followers it keeps them.
+func TestEffective(t *testing.T) {
+	for _, c := range []struct {
+		lines string
+		kept  bool
+	}{
+		{"read_from = \"any\"\napply_cost = \"0.2ms\"\n", false},
+		{"replicas = 1\nread_from = \"any\"\napply_cost = \"0.2ms\"\n", true},
+	} {
+		s, probs := mechtest.ResolveFile(t, cluster(c.lines))
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		if !s.ReadAny || s.ApplyCost != 200*sim.Microsecond {
+			t.Fatalf("%q: read any %v, apply cost %v; want the keys' values resolved", c.lines, s.ReadAny, s.ApplyCost)
+		}
+		e := s.Effective()
+		if got := e.ReadAny && e.ApplyCost == 200*sim.Microsecond; got != c.kept || (!c.kept && (e.ReadAny || e.ApplyCost != 0)) {
+			t.Errorf("%q: effective read any %v, apply cost %v; want them kept: %v", c.lines, e.ReadAny, e.ApplyCost, c.kept)
+		}
+		if !s.ReadAny || s.ApplyCost == 0 {
+			t.Errorf("%q: Effective changed the variant itself", c.lines)
+		}
+	}
+}

@@ -36,7 +36,14 @@ const (
 	maxMove      = 10_000 * 24 * sim.Hour // as every duration
 )
 
-func init() { scenario.RegisterKeyspaceMechanism(resolveKeys) }
+func init() {
+	scenario.RegisterKeyspaceMechanism(resolveKeys)
+	scenario.RegisterWindowsHeld(splits)
+}
+
+// splits reports whether s's shards split during the run: its shard series are held, not
+// streamed (scenario.Resolved.Streamed).
+func splits(s *scenario.Resolved) bool { return s.Split != nil }
 
 // resolveKeys reads [keyspace.split], after [keyspace.limits] (split_for_heat splits too),
 // into s.Split and s.MaxShards.

@@ -65,3 +65,28 @@ func TestKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsHeld: a variant whose shards split, by [keyspace.split] or split_for_heat,
+// keeps its shard series however many shard-windows it has (scenario.Resolved.Streamed is
+// false), as this folder registers; the same variant without splits streams them above
+// scenario.StreamShardCells.
+func TestWindowsHeld(t *testing.T) {
+	defer func(n int64) { scenario.StreamShardCells = n }(scenario.StreamShardCells)
+	scenario.StreamShardCells = 0
+	for _, c := range []struct {
+		extra    string
+		streamed bool
+	}{
+		{"", true},
+		{"[keyspace.split]\nrows = 500\n", false},
+		{"[keyspace.split]\nrows = 0\nload = 0.0\n", true}, // both triggers off: no splits
+	} {
+		s, probs := mechtest.Resolve(t, c.extra)
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		if got := s.Streamed(); got != c.streamed {
+			t.Errorf("%q: streamed %v, want %v", c.extra, got, c.streamed)
+		}
+	}
+}

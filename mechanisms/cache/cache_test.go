@@ -23,10 +23,7 @@ import (
 // tolerance and the reasoning it compares with. The models are built by the functions
 // below, so that the determinism test can build each one twice.
 
-// keyDesign is a key of one part: field 0 as it is.
-var keyDesign = &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
-
-func constRate(r float64) workload.Schedule { return workload.Schedule{{At: 0, Rate: r}} }
+var keyDesign = mechtest.OneFieldKey
 
 // on is the mechanisms of a model with the cache s in front of its stream 0.
 func on(s cache.Settings) []sim.Setting {
@@ -68,7 +65,7 @@ func cacheModel(withCache bool) *sim.Model {
 		Nodes: make([]sim.Node, cacheNodes), ShardNode: make([]int, cacheNodes),
 		Streams: []sim.Stream{{
 			Name: "get", Op: sim.Read, Cost: 20 * sim.Microsecond,
-			Arrivals:  workload.NewPoisson(constRate(cacheRate)),
+			Arrivals:  workload.NewPoisson(mechtest.Steady(cacheRate)),
 			Fields:    []workload.Generator{workload.NewZipf(cacheKeys, cacheSkew, false)},
 			Planner:   keyspace.NewPointPlanner(keyDesign, scheme, true),
 			KeyFields: []int{0},
@@ -213,7 +210,7 @@ func stampedeModel(singleFlight bool, swr sim.Time) *sim.Model {
 		Nodes: []sim.Node{{Cores: 1}}, ShardNode: []int{0},
 		Streams: []sim.Stream{{
 			Name: "hot", Op: sim.Read, Cost: stampedeCost, Service: sim.Service{Kind: sim.Constant},
-			Arrivals:  workload.NewUniformArrivals(constRate(stampedeRate)),
+			Arrivals:  workload.NewUniformArrivals(mechtest.Steady(stampedeRate)),
 			Fields:    []workload.Generator{workload.NewUniform(1)},
 			Planner:   keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
 			KeyFields: []int{0},
@@ -368,7 +365,7 @@ func TestWaiterKeepsItsDeadline(t *testing.T) {
 		Nodes: []sim.Node{{Cores: 8}}, ShardNode: []int{0},
 		Streams: []sim.Stream{{
 			Name: "r", Op: sim.Read, Cost: 50 * sim.Millisecond, Service: sim.Service{Kind: sim.Constant},
-			Arrivals:  workload.NewUniformArrivals(constRate(100)),
+			Arrivals:  workload.NewUniformArrivals(mechtest.Steady(100)),
 			Fields:    []workload.Generator{workload.NewUniform(1)},
 			Planner:   keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
 			Client:    sim.Client{Timeout: 10 * sim.Millisecond},
@@ -443,12 +440,12 @@ func allocModel(dur sim.Time) *sim.Model {
 		Nodes: make([]sim.Node, shards), ShardNode: make([]int, shards),
 		Streams: []sim.Stream{
 			{Name: "r", Op: sim.Read, Cost: 150 * sim.Microsecond, KeyFields: []int{0}, Client: cli,
-				Arrivals: workload.NewPoisson(constRate(40000)),
+				Arrivals: workload.NewPoisson(mechtest.Steady(40000)),
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, true)},
 			{Name: "w", Op: sim.Write, Cost: 200 * sim.Microsecond, KeyFields: []int{0},
 				Client:   sim.Client{Timeout: 2 * sim.Millisecond, Retries: 2, Backoff: sim.Millisecond, BackoffMax: 8 * sim.Millisecond, Limit: &sim.Limit{Rate: 20000, Burst: 10, Queue: true}},
-				Arrivals: workload.NewPoisson(constRate(8000)),
+				Arrivals: workload.NewPoisson(mechtest.Steady(8000)),
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false)},
 		},

@@ -20,10 +20,7 @@ import (
 // stating its seed, sample size, tolerance and the reasoning it compares with. The models
 // are built by the functions below, so that the determinism test can build each one twice.
 
-// keyDesign is a key of one part: field 0 as it is.
-var keyDesign = &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
-
-func constRate(r float64) workload.Schedule { return workload.Schedule{{At: 0, Rate: r}} }
+var keyDesign = mechtest.OneFieldKey
 
 // on is the mechanisms of a model with partition limits l.
 func on(l scenario.PartitionLimits) []sim.Setting { return []sim.Setting{limits.Limits{Settings: l}} }
@@ -54,7 +51,7 @@ func writeLimitModel() *sim.Model {
 		Nodes: []sim.Node{{Cores: 1}}, ShardNode: []int{0},
 		Streams: []sim.Stream{{
 			Name: "put", Op: sim.Write, Cost: 100 * sim.Microsecond,
-			Arrivals: workload.NewPoisson(constRate(2000)),
+			Arrivals: workload.NewPoisson(mechtest.Steady(2000)),
 			Fields:   []workload.Generator{workload.NewUniform(1)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
 		}},
@@ -107,7 +104,7 @@ func adaptiveModel(adaptive bool) *sim.Model {
 		Nodes: make([]sim.Node, 4), ShardNode: []int{0, 1, 2, 3},
 		Streams: []sim.Stream{{
 			Name: "put", Op: sim.Write, Cost: 50 * sim.Microsecond,
-			Arrivals: workload.NewPoisson(constRate(3000)),
+			Arrivals: workload.NewPoisson(mechtest.Steady(3000)),
 			Fields:   []workload.Generator{workload.NewUniform(1)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(4), false),
 		}},
@@ -192,11 +189,11 @@ func allocModel(dur sim.Time) *sim.Model {
 		Nodes: make([]sim.Node, shards), ShardNode: make([]int, shards),
 		Streams: []sim.Stream{
 			{Name: "r", Op: sim.Read, Cost: 100 * sim.Microsecond, Client: cli,
-				Arrivals: workload.NewPoisson(constRate(20000)),
+				Arrivals: workload.NewPoisson(mechtest.Steady(20000)),
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, true)},
 			{Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond, Client: cli,
-				Arrivals: workload.NewPoisson(constRate(8000)),
+				Arrivals: workload.NewPoisson(mechtest.Steady(8000)),
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false)},
 		},

@@ -19,8 +19,10 @@ import (
 	"github.com/shardsim/shardsim/figures/diagnose"
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/tomlx"
+	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
+	"github.com/shardsim/shardsim/workload"
 )
 
 // update rewrites each transcript's figures from the run (go test -update).
@@ -206,3 +208,11 @@ func Diagnose(streams ...metrics.Stream) []diagnose.Diagnosis {
 func DiagnoseRun(r *sim.Result, run *metrics.Run, hot []metrics.HotKeys) []diagnose.Diagnosis {
 	return diagnose.Of(&diagnose.Case{Scenario: &metrics.Scenario{}, Variant: &metrics.Variant{}, Result: r, Run: run, HotKeys: hot})
 }
+
+// OneFieldKey is the key most of the mechanisms' test models route by: one part, field 0
+// as it is.
+var OneFieldKey = &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
+
+// Steady is an arrival schedule of one rate, r requests a second, from the start to the
+// end of the run.
+func Steady(r float64) workload.Schedule { return workload.Schedule{{At: 0, Rate: r}} }

@@ -13,10 +13,7 @@ import (
 	"github.com/shardsim/shardsim/workload"
 )
 
-// keyDesign is a key of one part, the stream's only field.
-var keyDesign = &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
-
-func constRate(r float64) workload.Schedule { return workload.Schedule{{At: 0, Rate: r}} }
+var keyDesign = mechtest.OneFieldKey
 
 const actionAt = 4500 * sim.Millisecond
 
@@ -28,7 +25,7 @@ func actionModel() *sim.Model {
 		Nodes: []sim.Node{{Cores: 1}}, ShardNode: []int{0},
 		Streams: []sim.Stream{{
 			Name: "get", Op: sim.Read, Cost: sim.Millisecond, Service: sim.Service{Kind: sim.Constant},
-			Arrivals: workload.NewPoisson(constRate(1500)),
+			Arrivals: workload.NewPoisson(mechtest.Steady(1500)),
 			Fields:   []workload.Generator{workload.NewUniform(1000)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), true),
 		}},
@@ -104,7 +101,7 @@ func TestClientActionAtClientTime(t *testing.T) {
 		Nodes: []sim.Node{{Cores: 8}}, ShardNode: []int{0},
 		Streams: []sim.Stream{{
 			Name: "w", Op: sim.Write, Cost: sim.Nanosecond, Service: sim.Service{Kind: sim.Constant},
-			Arrivals: workload.NewUniformArrivals(constRate(10)),
+			Arrivals: workload.NewUniformArrivals(mechtest.Steady(10)),
 			Fields:   []workload.Generator{workload.NewUniform(1000)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(1), false),
 			Client:   sim.Client{Limit: &sim.Limit{Rate: 0.5, Burst: 1, Queue: true}},
@@ -131,7 +128,7 @@ func allocModel(dur sim.Time) *sim.Model {
 		Nodes: []sim.Node{{Cores: 1}, {Cores: 1}}, ShardNode: []int{0, 1, 0, 1},
 		Streams: []sim.Stream{{
 			Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond, Service: sim.Service{Kind: sim.Constant},
-			Arrivals: workload.NewPoisson(constRate(4000)),
+			Arrivals: workload.NewPoisson(mechtest.Steady(4000)),
 			Fields:   []workload.Generator{workload.NewUniform(100_000)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, keyspace.NewModulo(4), false),
 		}},

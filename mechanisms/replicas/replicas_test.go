@@ -14,10 +14,7 @@ import (
 	"github.com/shardsim/shardsim/workload"
 )
 
-// keyDesign is a key of one part, the stream's only field.
-var keyDesign = &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
-
-func constRate(r float64) workload.Schedule { return workload.Schedule{{At: 0, Rate: r}} }
+var keyDesign = mechtest.OneFieldKey
 
 // replicaModel: 3 single-core nodes, 3 shards (modulo), 2 followers each (follower k of a
 // shard on node leader+k mod 3), for 3 s. Reads: one key read 10,000/s at a constant
@@ -33,14 +30,14 @@ func replicaModel(reads bool) *sim.Model {
 	if reads {
 		m.Streams = []sim.Stream{{
 			Name: "get", Op: sim.Read, Cost: 20 * sim.Microsecond, Service: sim.Service{Kind: sim.Constant},
-			Arrivals: workload.NewPoisson(constRate(10000)),
+			Arrivals: workload.NewPoisson(mechtest.Steady(10000)),
 			Fields:   []workload.Generator{workload.NewUniform(1)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, scheme, true),
 		}}
 	} else {
 		m.Streams = []sim.Stream{{
 			Name: "put", Op: sim.Write, Cost: 100 * sim.Microsecond, Service: sim.Service{Kind: sim.Constant},
-			Arrivals: workload.NewPoisson(constRate(1000)),
+			Arrivals: workload.NewPoisson(mechtest.Steady(1000)),
 			Fields:   []workload.Generator{workload.NewUniform(1)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false),
 		}}
@@ -117,11 +114,11 @@ func allocModel(dur sim.Time) *sim.Model {
 		Nodes: make([]sim.Node, 4), ShardNode: make([]int, 4),
 		Streams: []sim.Stream{
 			{Name: "r", Op: sim.Read, Cost: 100 * sim.Microsecond, Service: sim.Service{Kind: sim.Constant},
-				Arrivals: workload.NewPoisson(constRate(10000)),
+				Arrivals: workload.NewPoisson(mechtest.Steady(10000)),
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, true)},
 			{Name: "w", Op: sim.Write, Cost: 100 * sim.Microsecond, Service: sim.Service{Kind: sim.Constant},
-				Arrivals: workload.NewPoisson(constRate(4000)),
+				Arrivals: workload.NewPoisson(mechtest.Steady(4000)),
 				Fields:   []workload.Generator{workload.NewZipf(1_000_000, 0.99, true)},
 				Planner:  keyspace.NewPointPlanner(keyDesign, scheme, false)},
 		},

@@ -15,10 +15,7 @@ import (
 	"github.com/shardsim/shardsim/workload"
 )
 
-// keyDesign is a key of one part: field 0 as it is.
-var keyDesign = &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
-
-func constRate(r float64) workload.Schedule { return workload.Schedule{{At: 0, Rate: r}} }
+var keyDesign = mechtest.OneFieldKey
 
 // docFigures checks the figures docs/mitigations.md quotes from a test (owner, the
 // markers' prefix) against the test's own, or rewrites them under make docs.
@@ -42,7 +39,7 @@ func splitModel() *sim.Model {
 		Nodes: []sim.Node{{Cores: 1}, {Cores: 1}, {Cores: 1}, {Cores: 1}}, ShardNode: []int{0, 1, 2},
 		Streams: []sim.Stream{{
 			Name: "put", Op: sim.Write, Cost: sim.Millisecond, Service: sim.Service{Kind: sim.Constant},
-			Arrivals: workload.NewUniformArrivals(constRate(800)),
+			Arrivals: workload.NewUniformArrivals(mechtest.Steady(800)),
 			Fields:   []workload.Generator{workload.NewSequence()},
 			Planner:  keyspace.NewPointPlanner(keyDesign, sp, false),
 		}},
@@ -129,7 +126,7 @@ func TestSplitThrottled(t *testing.T) {
 		Nodes: []sim.Node{{Cores: 1}, {Cores: 1}}, ShardNode: []int{0},
 		Streams: []sim.Stream{{
 			Name: "put", Op: sim.Write, Cost: 100 * sim.Microsecond,
-			Arrivals: workload.NewPoisson(constRate(2000)),
+			Arrivals: workload.NewPoisson(mechtest.Steady(2000)),
 			Fields:   []workload.Generator{workload.NewUniform(1000)},
 			Planner:  keyspace.NewPointPlanner(keyDesign, sp, false),
 		}},

@@ -85,11 +85,22 @@ func Set(root map[string]any, key, value string) error {
 		default:
 			return st.fail("%s is %s %s, not a table", joinSegments(st.segs[:i]), article(typeName(c)), describe(c))
 		}
-		if err != nil || done {
+		if err != nil {
+			st.undo() // a failed Set leaves the document as it was
 			return err
+		}
+		if done {
+			return nil
 		}
 	}
 	return nil // not reached: the last segment sets the value
+}
+
+// undo removes the tables this Set created on its way.
+func (st *setter) undo() {
+	for i := len(st.created) - 1; i >= 0; i-- {
+		delete(st.created[i].in, st.created[i].key)
+	}
 }
 
 // setter is one Set: the key as given, its segments and the value to set.
@@ -97,6 +108,12 @@ type setter struct {
 	key  string
 	segs []segment
 	val  any
+	// created are the missing tables made on the way (key in its parent), which a
+	// failed Set removes again.
+	created []struct {
+		in  map[string]any
+		key string
+	}
 }
 
 // fail is a problem with the key, as an *Error naming it.
@@ -137,8 +154,18 @@ func (st *setter) inTable(c map[string]any, i int) (next any, done bool, err err
 	}
 	next, ok := c[s.name]
 	if !ok {
+		if t := st.segs[i+1]; t.index {
+			// An element of an array the document does not have: it cannot be made
+			// one element at a time.
+			path := joinSegments(st.segs[:i+1])
+			return nil, false, st.fail("there is no %s to take element %s of: give the whole array instead (%s = [...])", path, t.name, path)
+		}
 		m := map[string]any{}
 		c[s.name] = m
+		st.created = append(st.created, struct {
+			in  map[string]any
+			key string
+		}{c, s.name})
 		next = m
 	}
 	return next, false, nil

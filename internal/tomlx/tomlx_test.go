@@ -675,6 +675,10 @@ x = 1
 		{key: "streams.0", value: "1", wantErr: `streams.0: streams is an array of tables; its elements can only be set to a table, not integer 1`},
 		{key: "cluster[0]", value: "1", wantErr: `cluster[0]: cluster is a table, not an array; it has no element 0`},
 		{key: "a..b", value: "1", wantErr: `a..b: empty key segment`},
+		{key: "actions[0].cores", value: "8", wantErr: `actions[0].cores: there is no actions to take element 0 of: give the whole array instead (actions = [...])`},
+		{key: "new.deep[0].x", value: "1", wantErr: `new.deep[0].x: there is no new.deep to take element 0 of: give the whole array instead (new.deep = [...])`},
+		{key: "new.deep.x.y", value: "1 2", wantErr: "new.deep.x.y: invalid value `1 2`"},
+		{key: "new.deep.nodes.x[1]", value: "1", wantErr: `new.deep.nodes.x[1]: there is no new.deep.nodes.x to take element 1 of`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {

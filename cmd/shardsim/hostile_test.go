@@ -221,6 +221,12 @@ func TestHostileInjection(t *testing.T) {
 				args := []string{kind, scn, "-q", "-o", dir, "-f", f, "--variant", "0"}
 				if kind == "sweep" {
 					args = append(args, "--vary", "keyspace.shards=2,4")
+					// The sweep's charts (most of its time) are drawn once, with the text
+					// output: the files checkDir reads and the output on stdout are the
+					// same with and without them.
+					if f != "text" {
+						args = append(args, "--no-charts")
+					}
 				} else {
 					args = append(args, "--slo", "Orders:p99<50ms", "--duration", "30s")
 				}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +24,67 @@ import (
 // files it writes.
 
 const hostile = "../../testdata/hostile/"
+
+// hostileOutput is a command's exit status and outputs, and the directory it wrote.
+type hostileOutput struct {
+	dir            string
+	code           int
+	stdout, stderr string
+}
+
+// hostileRuns are the commands over the hostile scenario that more than one probe reads,
+// each made once (by the first test that asks) into a directory that outlives it: the run
+// with its charts and report.html, and the sweep of two shard counts with its charts, -f
+// text. TestHostileInjection checks their outputs for what must be escaped, and
+// TestHostileDataLoss their charts of streams whose names differ only in case.
+var hostileRuns struct {
+	mu   sync.Mutex
+	once map[string]*sync.Once
+	out  map[string]*hostileOutput
+}
+
+// hostileCommand runs shardsim with args and -o DIR once, for every test that asks for
+// the same args, and returns what it did. It fails t if the command did not exit 0.
+func hostileCommand(t *testing.T, args ...string) *hostileOutput {
+	t.Helper()
+	k := strings.Join(args, "\x00")
+	hostileRuns.mu.Lock()
+	if hostileRuns.once == nil {
+		hostileRuns.once, hostileRuns.out = map[string]*sync.Once{}, map[string]*hostileOutput{}
+	}
+	once, ok := hostileRuns.once[k]
+	if !ok {
+		once = &sync.Once{}
+		hostileRuns.once[k] = once
+		hostileRuns.out[k] = &hostileOutput{}
+	}
+	o := hostileRuns.out[k]
+	hostileRuns.mu.Unlock()
+	once.Do(func() {
+		root, err := sharedDir("shardsim-hostile-")
+		if err != nil {
+			o.code, o.stderr = -1, err.Error()
+			return
+		}
+		o.dir = filepath.Join(root, "out")
+		o.code, o.stdout, o.stderr = call(t, append(args, "-o", o.dir)...)
+	})
+	if o.code != 0 {
+		t.Fatalf("shardsim %s: exit %d: %s", strings.Join(args, " "), o.code, o.stderr)
+	}
+	return o
+}
+
+// hostileRun is the run of the hostile scenario with its charts and report.html.
+func hostileRun(t *testing.T) *hostileOutput {
+	return hostileCommand(t, "run", hostile+"scenario.toml")
+}
+
+// hostileSweep is the sweep of the hostile scenario over two shard counts, with its
+// charts, -f text.
+func hostileSweep(t *testing.T) *hostileOutput {
+	return hostileCommand(t, "sweep", hostile+"scenario.toml", "-q", "-f", "text", "--variant", "0", "--vary", "keyspace.shards=2,4")
+}
 
 // rawControl returns the first character in b that must not reach a terminal raw (a C0
 // control but tab, newline and, where crOK, carriage return; DEL; a C1 control; a bidi
@@ -158,11 +220,8 @@ func checkDir(t *testing.T, dir string) {
 func TestHostileInjection(t *testing.T) {
 	scn := hostile + "scenario.toml"
 	tmp := t.TempDir()
-	runDir := filepath.Join(tmp, "run")
-	code, stdout, stderr := call(t, "run", scn, "-o", runDir)
-	if code != 0 {
-		t.Fatalf("run: exit %d: %s", code, stderr)
-	}
+	run := hostileRun(t)
+	runDir, stdout, stderr := run.dir, run.stdout, run.stderr
 	t.Run("Injection/run-text", func(t *testing.T) { checkTerminal(t, "run", stdout, stderr) })
 	t.Run("Injection/run-files", func(t *testing.T) { checkDir(t, runDir) })
 	t.Run("Injection/report.md-values-escaped", func(t *testing.T) {
@@ -218,13 +277,27 @@ func TestHostileInjection(t *testing.T) {
 		for _, f := range []string{"text", "markdown", "csv"} {
 			t.Run(fmt.Sprintf("Injection/%s-%s", kind, f), func(t *testing.T) {
 				dir := filepath.Join(tmp, kind+"-"+f)
-				args := []string{kind, scn, "-q", "-o", dir, "-f", f, "--variant", "0"}
+				args := []string{kind, scn, "-q", "-f", f, "--variant", "0"}
 				if kind == "sweep" {
 					args = append(args, "--vary", "keyspace.shards=2,4")
+					// The sweep's charts (most of its time) are drawn once, with the text
+					// output (hostileSweep, which TestHostileDataLoss reads too): the files
+					// checkDir reads and the output on stdout are the same with and without
+					// them.
+					if f != "text" {
+						args = append(args, "--no-charts")
+					}
 				} else {
 					args = append(args, "--slo", "Orders:p99<50ms", "--duration", "30s")
 				}
-				code, stdout, stderr := call(t, args...)
+				var code int
+				var stdout, stderr string
+				if kind == "sweep" && f == "text" {
+					sw := hostileSweep(t)
+					dir, code, stdout, stderr = sw.dir, sw.code, sw.stdout, sw.stderr
+				} else {
+					code, stdout, stderr = call(t, append(args, "-o", dir)...)
+				}
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)
 				}
@@ -314,10 +387,7 @@ func TestHostileDataLoss(t *testing.T) {
 		})
 	}
 	t.Run("DataLoss/streams-differing-in-case-get-own-charts", func(t *testing.T) {
-		dir := filepath.Join(tmp, "charts")
-		if code, _, stderr := call(t, "run", hostile+"scenario.toml", "-q", "--no-html", "-o", dir); code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		dir := hostileRun(t).dir // TestHostileInjection's run, made once for both
 		p99, _ := filepath.Glob(filepath.Join(dir, "p99-*.png"))
 		cdf, _ := filepath.Glob(filepath.Join(dir, "cdf-*.png"))
 		if len(p99) != 4 || len(cdf) != 4 { // Orders, orders, a.b, a_b
@@ -331,10 +401,7 @@ func TestHostileDataLoss(t *testing.T) {
 		}
 	})
 	t.Run("DataLoss/sweep-streams-differing-in-case", func(t *testing.T) {
-		dir := filepath.Join(tmp, "sweepcharts")
-		if code, _, stderr := call(t, "sweep", hostile+"scenario.toml", "-q", "--variant", "0", "--vary", "keyspace.shards=2,4", "-o", dir); code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		dir := hostileSweep(t).dir // TestHostileInjection's sweep, made once for both
 		p99, _ := filepath.Glob(filepath.Join(dir, "sweep-p99-*.png"))
 		if len(p99) != 4 {
 			t.Errorf("4 streams, %d p99 charts: %v", len(p99), p99)

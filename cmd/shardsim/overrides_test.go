@@ -136,7 +136,7 @@ func TestOutputDirectoryConsistent(t *testing.T) {
 		t.Skip("no `true` to make a finished process:", err)
 	}
 	os.WriteFile(lock, []byte(strconv.Itoa(gone.Process.Pid)+"\n"), 0o644)
-	if code, stderr := run(); code != 0 {
+	if code, stderr := run("--no-charts"); code != 0 { // the lock is the point here, not the charts
 		t.Errorf("a lock left by a finished process: exit %d, %q", code, stderr)
 	}
 	if _, err := os.Stat(lock); err == nil {

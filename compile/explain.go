@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenario"
@@ -202,7 +200,7 @@ func (w *offeredWork) follower(i int, parts float64) float64 {
 // routing shares.
 func (w *offeredWork) add(shard, node []float64, i int, rate float64, shares []float64) {
 	if w.s.Streams[i].Index > 0 {
-		return // its visits are an index's shards, which these figures leave out (indexNote)
+		return // its visits are an index's shards, which these figures leave out (the index's note, mechanisms/index)
 	}
 	for sh, share := range shares {
 		leader := w.shardNode[sh]
@@ -363,10 +361,16 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 			notes = append(notes, note)
 		}
 	}
-	if note := indexNote(s); note != "" {
-		notes = append(notes, note)
+	for _, p := range scenario.ModelParts() {
+		// What the model parts' figures leave out, in their order: the indexes', the
+		// operator's actions', a migration's, a rebalance's.
+		if p.Note == nil {
+			continue
+		}
+		if note := p.Note(s, m); note != "" {
+			notes = append(notes, note)
+		}
 	}
-	notes = append(notes, timedNotes(s, m)...)
 	return append(notes, streamNotes(s)...)
 }
 
@@ -393,26 +397,6 @@ func layoutNotes(s *scenario.Resolved) []string {
 	return notes
 }
 
-// timedNotes are the notes on what changes during a run, which the figures leave out: the
-// operator's actions, a migration and a rebalance, in that order.
-func timedNotes(s *scenario.Resolved, m *sim.Model) []string {
-	var notes []string
-	if len(s.Actions) > 0 {
-		notes = append(notes, fmt.Sprintf("the figures ignore the %d operator action(s): nodes keep their initial cores", len(s.Actions)))
-	}
-	if g := s.Migration; g != nil {
-		to := fmt.Sprintf("the migration to %q", g.To)
-		if g.Tenant != nil {
-			to = "the move of " + g.Tenant.Text + " to shards of its own " + tenantPlacement(g.Tenant, m, s.Replicas)
-		}
-		notes = append(notes, "the figures are for the layout before "+to+": its dual writes, backfill and cutover happen only in a run")
-	}
-	if g := s.Rebalance; g != nil {
-		notes = append(notes, fmt.Sprintf("the figures are for the cluster before add_nodes: its %d new nodes and the shard moves onto them happen only in a run", g.Count))
-	}
-	return notes
-}
-
 // streamNotes are the notes on each stream, in the streams' order: its row locks, which
 // the figures leave out, and its closed loop.
 func streamNotes(s *scenario.Resolved) []string {
@@ -428,33 +412,6 @@ func streamNotes(s *scenario.Resolved) []string {
 		}
 	}
 	return notes
-}
-
-// tenantPlacement says where a tenant's new shards go, and why: "(its shard on node 3: by
-// default ...)", with replicas followers per shard.
-func tenantPlacement(t *scenario.TenantSpec, m *sim.Model, replicas int) string {
-	nodes := migrationOf(m).ShardNode
-	list := make([]string, len(nodes))
-	for i, n := range nodes {
-		list[i] = strconv.Itoa(n)
-	}
-	where := "its shard on node " + list[0]
-	if len(nodes) > 1 {
-		where = "its shards on nodes " + strings.Join(list, ", ")
-	}
-	if t.Nodes != nil {
-		return "(" + where + ", as given)"
-	}
-	_, ok := tenantFree(m.ShardNode, len(m.Nodes), replicas, migrationOf(m).Tenant.From)
-	switch {
-	case !ok && replicas > 0:
-		return "(" + where + ": every node holds a copy of some of its rows or has a follower on one that does, so the nodes holding the fewest shards)"
-	case !ok:
-		return "(" + where + ": every node holds some of its rows, so the nodes holding the fewest shards)"
-	case replicas > 0:
-		return "(" + where + ": by default the nodes that hold no copy of its rows and have no follower on one that does, those holding the fewest shards first)"
-	}
-	return "(" + where + ": by default the nodes that hold none of its rows, those holding the fewest shards first)"
 }
 
 // sample is what planning sampled requests of a stream found: per request, the mean

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/shardsim/shardsim/mechanisms/index"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -295,7 +294,7 @@ func (e runMemory) problem(variants []*scenario.Resolved, cores int) string {
 	v := variants[e.most]
 	windows := v.Duration/v.Window + min(v.Duration%v.Window, 1)
 	shards, fewer := fmt.Sprintf("%d shards", engineShards(v)), "fewer shards"
-	if n := index.Shards(v); n > 0 {
+	if n := v.OtherShards(); n > 0 {
 		shards, fewer = fmt.Sprintf("%d shards, %d of them its indexes'", engineShards(v), n), "fewer shards or indexes"
 	}
 	return fmt.Sprintf("the run needs about %.1f GB: %d variant(s), the largest with %d windows x (%s + %d nodes) of time series and the CSV files written from them; at most %s is allowed: use a wider window, fewer variants (--variant) or %s",

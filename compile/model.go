@@ -1,14 +1,12 @@
 package compile
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/shardsim/shardsim/keyspace"
-	"github.com/shardsim/shardsim/mechanisms/operator"
-	"github.com/shardsim/shardsim/mechanisms/replicas"
-	"github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -35,13 +33,6 @@ func buildModel(r *Routing) *sim.Model {
 	}
 	rt := r.table.forRun(s)
 	mitigations(s, m)
-	var ms []sim.Setting
-	if rt.splitter != nil {
-		// The model's own splitter, which its planners route through: first, as the
-		// engine turned splits on before the other mechanisms.
-		ms = append(ms, split.Split{Policy: *s.Split, Splitter: rt.splitter})
-	}
-	m.Mechanisms = append(ms, s.Mechanisms...) // settings are values no run changes
 	for i, ss := range s.Streams {
 		st := rt.stream(s, i)
 		st.Service, st.Client = ss.Service, ss.Client
@@ -56,24 +47,30 @@ func buildModel(r *Routing) *sim.Model {
 		}
 		m.Streams = append(m.Streams, st)
 	}
-	indexes(s, m, r.indexes)
-	// A migration is put first among Model.Mechanisms, so that it names why the run keeps
-	// to one engine and plans over the streams' own planners.
-	if g := s.Migration; g != nil && g.Target != nil {
-		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(migration(s, m, r.moveTo)))
-	} else if g != nil && g.Tenant != nil {
-		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(tenantMigration(s, m, r.table.scheme)))
+	// The model parts' settings, built in their order and placed by their ranks around
+	// the recipe mechanisms' (settings are values no run changes).
+	b := &modelBuild{r: r, rt: rt, m: m}
+	type placed struct {
+		rank int
+		x    sim.Setting
 	}
-	if s.Rebalance != nil {
-		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(rebalance(s, m)))
+	var made []placed
+	for _, p := range scenario.ModelParts() {
+		if x := p.Make(b); x != nil {
+			made = append(made, placed{p.Rank, x})
+		}
 	}
-	if s.Replicas > 0 || s.ReadAny {
-		// First: it names why the run keeps to one engine before the others, and the
-		// followers' count is set before any Setting reads it.
-		m.Mechanisms = slices.Insert(m.Mechanisms, 0, sim.Setting(replicas.Replicas{Followers: s.Replicas, ReadAny: s.ReadAny, ApplyCost: applyCosts(s)}))
+	slices.SortStableFunc(made, func(a, b placed) int { return cmp.Compare(a.rank, b.rank) })
+	for _, x := range made {
+		if x.rank < 0 {
+			m.Mechanisms = append(m.Mechanisms, x.x)
+		}
 	}
-	if acts := operator.New(s.Actions); acts != nil {
-		m.Mechanisms = append(m.Mechanisms, acts) // last: it names why the run keeps to one engine after the others
+	m.Mechanisms = append(m.Mechanisms, s.Mechanisms...)
+	for _, x := range made {
+		if x.rank >= 0 {
+			m.Mechanisms = append(m.Mechanisms, x.x)
+		}
 	}
 	return m
 }
@@ -102,19 +99,19 @@ func newRouter(s *scenario.Resolved) *router {
 		rt.design.Copies = &keyspace.Copies{Field: s.Copies.Field, Keys: keys, Count: s.Copies.Count}
 	}
 	rt.needed = neededFields(s)
-	if g := s.Migration; g != nil && g.Target != nil {
-		// The new layout plans from the same field values: draw what either key needs.
-		for f, n := range neededFields(g.Target) {
-			rt.needed[f] = rt.needed[f] || n
+	for _, p := range scenario.ModelParts() {
+		if p.Layouts != nil {
+			// The other layouts plan from the same field values (a write writes each
+			// index's entry, a migration's new layout plans its copy): draw what every
+			// key needs.
+			for _, t := range p.Layouts(s) {
+				for f, n := range neededFields(t) {
+					rt.needed[f] = rt.needed[f] || n
+				}
+			}
 		}
-	}
-	if g := s.Migration; g != nil && g.Tenant != nil {
-		rt.needed[g.Tenant.Field] = true // every request says whose it is
-	}
-	for _, x := range s.Indexes {
-		// A write writes each index's entry from its field values.
-		for f, n := range neededFields(x.Layout) {
-			rt.needed[f] = rt.needed[f] || n
+		if p.Needs != nil {
+			p.Needs(s, rt.needed)
 		}
 	}
 	return rt
@@ -141,27 +138,37 @@ func (rt *router) stream(s *scenario.Resolved, i int) sim.Stream {
 			st.Fields[f] = generator(fs)
 		}
 	}
-	switch {
-	case ss.Op == sim.Scan && ss.Query != nil:
-		st.Planner = queryPlanner(s, rt.design, rt.scheme, *ss)
-	case ss.Op == sim.Scan && rt.splitter != nil:
-		st.Planner = keyspace.NewScatterPlannerFor(rt.scheme) // the live shards, splits included
-	case ss.Op == sim.Scan:
-		st.Planner = keyspace.NewScatterPlanner(s.Shards)
-	default:
-		st.Planner = keyspace.NewPointPlanner(rt.design, rt.scheme, ss.Op == sim.Read)
-	}
+	st.Planner = rt.planner(s, i)
 	if ss.Rows {
 		st.RowCost, st.RowsModeled = ss.RowCost, true
-		rows := RowModel(s, ss)
-		switch p := st.Planner.(type) {
-		case *keyspace.QueryPlanner:
-			p.SetRows(rows)
-		case *keyspace.ScatterPlanner:
-			p.SetRows(rows)
-		}
 	}
 	return st
+}
+
+// planner builds stream i's planner, with its rows' model.
+func (rt *router) planner(s *scenario.Resolved, i int) sim.Planner {
+	ss := &s.Streams[i]
+	var p sim.Planner
+	switch {
+	case ss.Op == sim.Scan && ss.Query != nil:
+		p = queryPlanner(s, rt.design, rt.scheme, *ss)
+	case ss.Op == sim.Scan && rt.splitter != nil:
+		p = keyspace.NewScatterPlannerFor(rt.scheme) // the live shards, splits included
+	case ss.Op == sim.Scan:
+		p = keyspace.NewScatterPlanner(s.Shards)
+	default:
+		p = keyspace.NewPointPlanner(rt.design, rt.scheme, ss.Op == sim.Read)
+	}
+	if ss.Rows {
+		rows := RowModel(s, ss)
+		switch q := p.(type) {
+		case *keyspace.QueryPlanner:
+			q.SetRows(rows)
+		case *keyspace.ScatterPlanner:
+			q.SetRows(rows)
+		}
+	}
+	return p
 }
 
 // arrivals is a stream's arrival process (nil for a closed loop, whose clients issue the
@@ -382,13 +389,4 @@ func applyCost(s *scenario.Resolved, i int) sim.Time {
 		return s.ApplyCost
 	}
 	return s.Streams[i].Cost
-}
-
-// applyCosts is every stream's apply cost (applyCost), for the followers' setting.
-func applyCosts(s *scenario.Resolved) []sim.Time {
-	costs := make([]sim.Time, len(s.Streams))
-	for i := range costs {
-		costs[i] = applyCost(s, i)
-	}
-	return costs
 }

@@ -23,11 +23,11 @@ import (
 type Routing struct {
 	s     *scenario.Resolved
 	table *router // splitter nil: each model wraps table.scheme in a fresh one (forRun)
-	// The parts only a run needs, built on the first model (once).
+	// The parts only a run needs, built on the first model (once): the router of each
+	// layout the model parts route by (scenario.ModelPart.Layouts).
 	once    sync.Once
-	indexes []*router
-	target  *Routing        // the migration target's, when Routings was given it
-	moveTo  keyspace.Scheme // the migration target's scheme (nil: no migration to a variant)
+	layouts map[*scenario.Resolved]*router
+	shared  map[*scenario.Resolved]*Routing // the routings Routings was given, by variant
 }
 
 // NewRouting builds the routing of s.
@@ -61,11 +61,8 @@ func Routings(specs []*scenario.Resolved) []*Routing {
 		out[i] = of[s]
 	}
 	for _, r := range out {
-		if r == nil {
-			continue
-		}
-		if g := r.s.Migration; g != nil && g.Target != nil {
-			r.target = of[g.Target]
+		if r != nil {
+			r.shared = of
 		}
 	}
 	return out
@@ -80,15 +77,28 @@ func (r *Routing) Model() *sim.Model {
 	return buildModel(r)
 }
 
-// runParts builds what only a run routes by: the indexes' routers and the migration
-// target's scheme.
+// runParts builds what only a run routes by: the router of each layout a model part
+// routes by, in the parts' order, each over its own key design and shard scheme; a layout
+// that is another variant Routings was given takes that one's scheme.
 func (r *Routing) runParts() {
-	r.indexes = indexRouters(r.s)
-	if g := r.s.Migration; g != nil && g.Target != nil {
-		if r.target != nil {
-			r.moveTo = r.target.table.scheme
-		} else {
-			r.moveTo = buildScheme(g.Target, designOf(g.Target))
+	for _, p := range scenario.ModelParts() {
+		if p.Layouts == nil {
+			continue
+		}
+		for _, t := range p.Layouts(r.s) {
+			if r.layouts[t] != nil {
+				continue
+			}
+			rt := &router{design: designOf(t), needed: neededFields(t)}
+			if o := r.shared[t]; o != nil {
+				rt.scheme = o.table.scheme
+			} else {
+				rt.scheme = buildScheme(t, rt.design)
+			}
+			if r.layouts == nil {
+				r.layouts = map[*scenario.Resolved]*router{}
+			}
+			r.layouts[t] = rt
 		}
 	}
 }

@@ -126,7 +126,7 @@ func (r *Routing) EstimateWork() *Work {
 		copies := 1.0
 		if st.Op == sim.Write {
 			copies += float64(s.Replicas)     // each follower applies the write: a subrequest of its own
-			copies += float64(len(s.Indexes)) // and each index writes its entry (compile/index.go)
+			copies += float64(len(s.Indexes)) // and each index writes its entry (mechanisms/index)
 		}
 		sw.Subrequests = sw.Requests * sw.FanOut * copies
 		sw.Partitions = sw.Requests * sw.Parts * copies

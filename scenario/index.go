@@ -19,7 +19,7 @@ type IndexSpec struct {
 	// Layout is the variant as the index lays its rows out: its key design, scheme,
 	// shards and salt in place of the table's, and each stream's scan query planned over
 	// them (a stream routed over another index, or over the table, plans no query here).
-	// Placement (compile.IndexPlacement) and planners (build) are made from it.
+	// Placement and planners (mechanisms/index's model part) are made from it.
 	Layout *Resolved
 	Async  bool
 	// WriteRate and ReadRate are the partition's limits a second (0: none), Burst what

@@ -156,8 +156,8 @@ var clusterResolvers []MechanismResolver
 // of the scenario reads (the followers: a rebalance refuses them, and compile's estimates
 // and explain read Resolved.Replicas, ReadAny and ApplyCost): it runs right after
 // [cluster] is resolved (Resolved.Nodes), before the table, in the order of the packages'
-// import paths, and sets what they read in Resolved. Its setting, if any, is appended by
-// compile or by a resolver of RegisterMechanism.
+// import paths, and sets what they read in Resolved. Its setting, if any, is a model part
+// (RegisterModelPart) or appended by a resolver of RegisterMechanism.
 func RegisterClusterMechanism(r MechanismResolver) {
 	clusterResolvers = append(clusterResolvers, r)
 }

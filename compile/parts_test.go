@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/compile"
+	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 )
 
@@ -131,3 +132,26 @@ at = "10s"
 add_nodes = 2
 rebalance = { rate = 1000 }
 `
+
+// TestModelPartsRanked: the registered model parts each have a rank and a build order of
+// their own, so that neither the settings' order nor the notes' depends on the order in
+// which the packages' init functions ran; no rank is 0, the recipe mechanisms' place.
+func TestModelPartsRanked(t *testing.T) {
+	ranks, builds := map[int]string{}, map[int]string{}
+	parts := scenario.ModelParts()
+	if len(parts) < 6 {
+		t.Fatalf("%d model parts registered; want the followers', a rebalance's, a migration's, the indexes', the splits' and the operator's at least", len(parts))
+	}
+	for _, p := range parts {
+		if p.Rank == 0 {
+			t.Errorf("model part %s has rank 0, the recipe mechanisms' place", p.Name)
+		}
+		if o, dup := ranks[p.Rank]; dup {
+			t.Errorf("model parts %s and %s have one rank, %d", o, p.Name, p.Rank)
+		}
+		if o, dup := builds[p.Build]; dup {
+			t.Errorf("model parts %s and %s have one build order, %d", o, p.Name, p.Build)
+		}
+		ranks[p.Rank], builds[p.Build] = p.Name, p.Name
+	}
+}

@@ -14,7 +14,7 @@ type MigrationSpec struct {
 	// Cutover is a time, sim.CutoverBackfill or sim.CutoverNever.
 	Cutover sim.Time
 	// ReadCost and WriteCost are the CPU time of copying one row (0: the variant's point
-	// read's and write's cost, see build).
+	// read's and write's cost, RowCopyCosts).
 	ReadCost, WriteCost sim.Time
 	// MaxCPU caps the backfill's CPU on a node (a fraction of its cores; 0: no cap).
 	MaxCPU float64

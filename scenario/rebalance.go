@@ -16,7 +16,7 @@ type RebalanceSpec struct {
 	// MaxCPU caps a copy's CPU on a node (a fraction of its cores; 0: no cap).
 	MaxCPU float64
 	// ReadCost and WriteCost are the CPU time of copying one row (0: the variant's point
-	// read's and write's cost, see build).
+	// read's and write's cost, RowCopyCosts).
 	ReadCost, WriteCost sim.Time
 	// Parallel is how many moves run at once.
 	Parallel int

@@ -393,7 +393,7 @@ func TestBackfillNearZeroCopiesNothing(t *testing.T) {
 }
 
 // TestMigrationWithReplicas: a migration runs on a cluster whose shards have followers
-// (a tenant's move picks its nodes among them, compile/tenant.go): the backfill copies every
+// (a tenant's move picks its nodes among them, part.go): the backfill copies every
 // row and the cutover happens, the writes of both layouts applied on the followers too.
 // The copies of a rebalance are refused with replicas (Core.CopyBy took that for every
 // Copier, and a run with a migration and replicas panicked).

@@ -381,12 +381,3 @@ func Placement(s *scenario.Resolved) []int {
 	}
 	return out
 }
-
-// applyCost is the CPU time a follower spends applying one partition of a write of stream
-// i: cluster.apply_cost, or by default the stream's own cost.
-func applyCost(s *scenario.Resolved, i int) sim.Time {
-	if s.ApplyCost > 0 {
-		return s.ApplyCost
-	}
-	return s.Streams[i].Cost
-}

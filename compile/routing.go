@@ -11,8 +11,9 @@ import (
 
 // Routing is what a variant's requests are routed by that no run changes: the table's key
 // design, its shard scheme before any split (a range scheme's splits are cut from a sample
-// of up to 500,000 history keys: the costly part) and the fields its planners read; each
-// index's router; the scheme of the variant a migration moves to. It is built once per
+// of up to 500,000 history keys: the costly part) and the fields its planners read; the
+// router of each other layout a model part routes by (scenario.ModelPart.Layouts: an
+// index's, the variant a migration moves to). It is built once per
 // variant (NewRouting, Routings) and shared by the work estimate, Explain and every model of
 // the variant, including models run at once on several goroutines: every part is read-only
 // once built (the schemes' Shard and Span keep no state, the planners keep theirs), and what

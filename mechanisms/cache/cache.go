@@ -77,6 +77,10 @@ func (Cache) AnswersRequests() bool { return true }
 // FixedBytes).
 func (Cache) Waiter() float64 { return 0 }
 
+// Couples keeps a run with a client-side cache on one engine: the cache is not split
+// yet.
+func (Cache) Couples() string { return "a client-side read cache is not split yet" }
+
 // bytesPerEntry is an entry of the cache: a key, four times, its LRU and single-flight
 // links.
 const bytesPerEntry = 64

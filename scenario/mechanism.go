@@ -326,6 +326,42 @@ func RegisterEffective(clear func(e *Resolved)) {
 	effectives = append(effectives, clear)
 }
 
+var loadChanges []func(s *Resolved) bool
+
+// RegisterLoadChange adds a mechanism's say in LoadsChange: changes reports whether the
+// mechanism, as variant s sets it, makes the loads its run meets differ from the offered
+// loads computed without running (it moves shards or changes the cluster during the run,
+// or answers requests without the nodes). Its file calls it from init.
+func RegisterLoadChange(changes func(s *Resolved) bool) {
+	loadChanges = append(loadChanges, changes)
+}
+
+// LoadsChange reports whether a mechanism of s makes the loads its run meets differ from
+// the offered loads computed without running (RegisterLoadChange), so that the utilization
+// law does not bound them.
+func (s *Resolved) LoadsChange() bool {
+	return slices.ContainsFunc(loadChanges, func(changes func(*Resolved) bool) bool { return changes(s) })
+}
+
+var servicesAdded []func(s *Resolved) sim.Time
+
+// RegisterServiceAdded adds a mechanism's say in LongestAdded: longest is the longest
+// service the mechanism, as variant s sets it, gives a node besides the streams' own
+// requests' (a follower's apply of a write), 0 for none. Its file calls it from init.
+func RegisterServiceAdded(longest func(s *Resolved) sim.Time) {
+	servicesAdded = append(servicesAdded, longest)
+}
+
+// LongestAdded is the longest service s's mechanisms give a node besides the streams' own
+// requests' (RegisterServiceAdded), 0 for none.
+func (s *Resolved) LongestAdded() sim.Time {
+	var most sim.Time
+	for _, longest := range servicesAdded {
+		most = max(most, longest(s))
+	}
+	return most
+}
+
 var shardCounts []func(s *Resolved) int
 
 // RegisterShards adds a mechanism's count of the shards it gives variant s besides the

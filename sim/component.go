@@ -165,8 +165,9 @@ func GrowsShards(m *Model) bool {
 }
 
 // Coupling is a Setting that says in its own words why a run with it cannot be split
-// among workers (OneCoreReason), where the model's layouts are named, before its timed
-// actions; a Setting that is not one is named among Model.Mechanisms.
+// among workers (OneCoreReason), the first of Model.Mechanisms that says so first: a
+// mechanism that couples the nodes, or one that is not split yet. A Setting that is not
+// one keeps its runs on one engine all the same, for a reason that names no mechanism.
 type Coupling interface {
 	Couples() string
 }

@@ -104,3 +104,30 @@ func mechanismFields(t *testing.T, p *pkg, words []string) []string {
 	}
 	return out
 }
+
+// TestCapacityReadsNoMechanism holds the capacity planner to asking the mechanisms, never
+// reading their settings: runs/capacity reads no field of scenario.Resolved a mechanism
+// resolves into (mechanismFields; a call of a method of that name, as a replication's
+// Split, is no read of one); what a mechanism means to the utilization
+// law it says from its folder (scenario.RegisterLoadChange, scenario.RegisterServiceAdded).
+func TestCapacityReadsNoMechanism(t *testing.T) {
+	ps := packages(t)
+	fields := mechanismFields(t, ps["scenario"], coreWords(t))
+	p := ps["runs/capacity"]
+	if p == nil {
+		t.Fatal("no package runs/capacity")
+	}
+	for _, f := range p.files {
+		file := filepath.Base(p.fset.Position(f.Package).Filename)
+		called := map[ast.Expr]bool{} // a method's call (a seed's Split()), no field read
+		ast.Inspect(f, func(x ast.Node) bool {
+			if call, ok := x.(*ast.CallExpr); ok {
+				called[call.Fun] = true
+			}
+			if sel, ok := x.(*ast.SelectorExpr); ok && !called[sel] && slices.Contains(fields, sel.Sel.Name) {
+				t.Errorf("runs/capacity's %s:%d reads %s, a mechanism's field of scenario.Resolved: let the mechanism answer through a hook it registers from its folder (scenario/mechanism.go)", file, p.fset.Position(sel.Pos()).Line, sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}

@@ -69,13 +69,13 @@ func (Cache) Note() string {
 	return "the figures ignore the cache: every read is counted as reaching the database (its hit ratio is known only by running)"
 }
 
-// AnswersRequests is true: a hit never reaches the nodes, so they see less than the
-// offered loads (runs/capacity asks).
-func (Cache) AnswersRequests() bool { return true }
-
 // Waiter is 0: the cache holds no request before the nodes' queues (its entries are
 // FixedBytes).
 func (Cache) Waiter() float64 { return 0 }
+
+// Couples keeps a run with a client-side cache on one engine: the cache is not split
+// yet.
+func (Cache) Couples() string { return "a client-side read cache is not split yet" }
 
 // bytesPerEntry is an entry of the cache: a key, four times, its LRU and single-flight
 // links.

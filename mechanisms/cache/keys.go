@@ -2,6 +2,7 @@ package cache
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shardsim/shardsim/scenario"
@@ -51,6 +52,13 @@ func init() {
 		Keys: []string{switchKey.Name()}, Hints: []string{"cache = true | false"}, Rank: rank,
 		Resolve: resolveSwitch, Text: switchText,
 	})
+	scenario.RegisterLoadChange(answers)
+}
+
+// answers reports whether s has a cache: a hit never reaches the nodes, so they see less
+// than the offered loads computed without running (scenario.Resolved.LoadsChange).
+func answers(s *scenario.Resolved) bool {
+	return slices.ContainsFunc(s.Mechanisms, func(x sim.Setting) bool { _, ok := x.(Cache); return ok })
 }
 
 // resolveSwitch reads an action's cache into a Switch, applied by the client a network

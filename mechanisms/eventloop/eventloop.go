@@ -36,6 +36,9 @@ type WakeUp struct {
 // Waiter: the event loop holds nothing back before the nodes' queues.
 func (WakeUp) Waiter() float64 { return 0 }
 
+// Couples keeps a run with an event loop on one engine: its wake-ups are not split yet.
+func (WakeUp) Couples() string { return "the event loop's wake-ups are not split yet" }
+
 // Note says what the offered loads leave out of the event loop.
 func (s WakeUp) Note() string {
 	return fmt.Sprintf("the figures ignore the event loop's wake-ups: each node pays %v of CPU a wake-up, shared by the requests waiting when it wakes, so a request costs up to %v more than its cost (when it finds its node idle) and less as requests queue: the loads are low by up to that, and a node's cap grows with its load", s.Cost, s.Cost)

@@ -43,6 +43,9 @@ type CommitFlush struct {
 // flush are at most those of two flushes, each keeping its subrequest slot.
 func (CommitFlush) Waiter() float64 { return 0 }
 
+// Couples keeps a run with a commit flush on one engine: the flush is not split yet.
+func (CommitFlush) Couples() string { return "the commit flush is not split yet" }
+
 // Note says what the offered loads leave out of the commit flush.
 func (s CommitFlush) Note() string {
 	return fmt.Sprintf("the figures ignore the commit flush: every write waits for its node's log flush of %v after its service (%v at low load, up to %v as writes keep the flusher busy), which holds no core, and one flush serves every write waiting (group commit)", s.Flush, s.Flush, s.Flush+s.Flush/2)

@@ -50,6 +50,9 @@ type PageLatch struct {
 // queued for a core: (298 - 35) / (214 - 35) = 1.5.
 func (PageLatch) Waiter() float64 { return 1.5 }
 
+// Couples keeps a run with a page latch on one engine: the latch is not split yet.
+func (PageLatch) Couples() string { return "a page latch is not split yet" }
+
 // Note says what the offered loads leave out of the page latch.
 func (s PageLatch) Note() string {
 	return fmt.Sprintf("the figures ignore the page latch: each write holds its leaf page's latch for %v (a page of %d rows), so the writes of a monotonic key pass at most %.0f a second per key prefix, whatever the cores", s.Hold, s.Rows, float64(sim.Second)/float64(s.Hold))

@@ -30,6 +30,9 @@ func (Limits) Note() string { return "" }
 // Waiter is 0: a partition limit holds nothing back, it refuses at once.
 func (Limits) Waiter() float64 { return 0 }
 
+// Couples keeps a run with partition limits on one engine: they are not split yet.
+func (Limits) Couples() string { return "partition limits are not split yet" }
+
 // state is a run's buckets, one pair (writes, reads) per shard, refilled continuously and
 // kept lazily: a bucket's level is brought up to date only when a subrequest asks it for
 // units.

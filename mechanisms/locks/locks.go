@@ -107,6 +107,9 @@ const (
 // (compile.Work.LockWaiters), nothing more here.
 func (RowLocks) Waiter() float64 { return 0 }
 
+// Couples keeps a run with row locks on one engine: the locks are not split yet.
+func (RowLocks) Couples() string { return "row locks are not split yet" }
+
 // Note is what explain's figures leave out of the wake cost (the resolver writes it; empty
 // without lock_wake_cost): explain's note on a locked stream's cap, 1/mean(lock), is
 // written with the closed loops' notes, stream by stream, from the resolved streams

@@ -44,6 +44,10 @@ type JobClaims struct {
 // (compile.Work.LockWaiters): nothing more here.
 func (JobClaims) Waiter() float64 { return 0 }
 
+// Couples keeps a run with job queues on one engine: their claims, which skip the rows
+// locked on every node, are not split yet.
+func (JobClaims) Couples() string { return "job queues' claims are not split yet" }
+
 // Note says what the offered loads leave out of the job queues.
 func (j JobClaims) Note() string {
 	if slices.Contains(j.Streams, sim.ClaimOldest) {

@@ -71,7 +71,12 @@ func init() {
 		Keys: []string{tableKey.Name()}, Hints: []string{`migrate = { to = "VARIANT", ... }`}, Rank: rank,
 		Resolve: resolveAction, Text: text, Drop: drop,
 	})
+	scenario.RegisterLoadChange(migrates)
 }
+
+// migrates reports whether s migrates its table, which moves its rows and their load
+// between layouts during the run (scenario.Resolved.LoadsChange).
+func migrates(s *scenario.Resolved) bool { return s.Migration != nil }
 
 // drop takes out of s the migration an action after the run's end would start: it is
 // checked, and no part of the run.

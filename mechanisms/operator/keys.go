@@ -38,7 +38,13 @@ func init() {
 		Hints: []string{"node with cores or queue_limit", "stream with limit"},
 		Rank:  rank, Target: target, Resolve: resolve, Text: text,
 	})
+	scenario.RegisterLoadChange(acts)
 }
+
+// acts reports whether s has timed actions, which change the cluster during the run: the
+// offered loads computed without running are not the loads it meets
+// (scenario.Resolved.LoadsChange).
+func acts(s *scenario.Resolved) bool { return len(s.Actions) > 0 }
 
 // nodeSetting reports whether what, the setting an action changes, is one of a node.
 func nodeSetting(what string) bool { return what == coresKey.Name() || what == queueLimitKey.Name() }

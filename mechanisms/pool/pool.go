@@ -41,6 +41,10 @@ type Pool struct {
 // (448 - 35) / (214 - 35) = 2.3.
 func (Pool) Waiter() float64 { return 2.3 }
 
+// Couples keeps a run with a connection pool on one engine: the pool, which the answers
+// of every node free, is not split yet.
+func (Pool) Couples() string { return "a connection pool is not split yet" }
+
 // Note says what the offered loads leave out of the pool.
 func (p Pool) Note() string {
 	return fmt.Sprintf("the figures ignore %s's connection pool of %d: requests beyond %d in flight wait for a connection in the client, not at the nodes", p.Name, p.Size, p.Size)

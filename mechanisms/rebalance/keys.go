@@ -50,7 +50,12 @@ func init() {
 		Keys: []string{addNodesKey.Name()}, Hints: []string{"add_nodes = N with rebalance = { rate = ROWS_PER_S }"}, Rank: rank,
 		Resolve: resolveAddNodes, Others: onlyWithAddNodes, Text: text, Drop: drop, After: withMigration,
 	})
+	scenario.RegisterLoadChange(rebalances)
 }
+
+// rebalances reports whether s rebalances, which moves shards and their load onto the
+// nodes it adds during the run (scenario.Resolved.LoadsChange).
+func rebalances(s *scenario.Resolved) bool { return s.Rebalance != nil }
 
 // drop takes out of s the rebalance an action after the run's end would start: it is
 // checked, and no part of the run.

@@ -37,7 +37,13 @@ const maxApplyCost = sim.Hour
 func init() {
 	scenario.RegisterClusterMechanism(resolve)
 	scenario.RegisterEffective(effective)
+	scenario.RegisterServiceAdded(applyCost)
 }
+
+// applyCost is the longest service a follower's apply of a write takes at its node, apart
+// from the writes' own costs (scenario.Resolved.LongestAdded): apply_cost, 0 when each
+// write's apply costs its stream's cost.
+func applyCost(s *scenario.Resolved) sim.Time { return s.ApplyCost }
 
 // effective clears the followers' options of a variant without followers, which change
 // nothing in its model (scenario.Resolved.Effective).

@@ -39,10 +39,13 @@ const (
 func init() {
 	scenario.RegisterKeyspaceMechanism(resolveKeys)
 	scenario.RegisterWindowsHeld(splits)
+	scenario.RegisterLoadChange(splits)
 }
 
 // splits reports whether s's shards split during the run: its shard series are held, not
-// streamed (scenario.Resolved.Streamed).
+// streamed (scenario.Resolved.Streamed), and the splits move load between the nodes, so
+// the offered loads computed without running are not the loads it meets
+// (scenario.Resolved.LoadsChange).
 func splits(s *scenario.Resolved) bool { return s.Split != nil }
 
 // resolveKeys reads [keyspace.split], after [keyspace.limits] (split_for_heat splits too),

@@ -106,7 +106,7 @@ type offeredLimit struct {
 	held bool
 	// window is the runs' window (0: not known).
 	window sim.Time
-	// costliest is the longest service of a request at a node, a follower's apply
+	// costliest is the longest service of a request at a node, what a mechanism adds
 	// included (costliest), 0 where a scan's rows add to it.
 	costliest sim.Time
 	// spread is 2 s_max / (c W) for the hottest node (c cores, windows of W seconds, the
@@ -147,16 +147,11 @@ func offeredOf(v *scenarios.Variant) offeredLimit {
 }
 
 // lawHolds says whether the utilization law's offered loads are the loads a run of s
-// meets: no mechanism that answers requests itself (the cache), no splits, actions,
-// migration, rebalance or closed-loop clients.
+// meets: no mechanism that changes them (scenario.Resolved.LoadsChange, which each
+// mechanism answers for itself), no closed-loop clients.
 func lawHolds(s *scenario.Resolved) bool {
-	if s.Split != nil || len(s.Actions) > 0 || s.Migration != nil || s.Rebalance != nil {
+	if s.LoadsChange() {
 		return false
-	}
-	for _, x := range s.Mechanisms {
-		if a, ok := x.(answerer); ok && a.AnswersRequests() {
-			return false
-		}
 	}
 	for i := range s.Streams {
 		if s.Streams[i].Clients > 0 {
@@ -166,14 +161,11 @@ func lawHolds(s *scenario.Resolved) bool {
 	return true
 }
 
-// answerer is a mechanism's setting that may answer requests without the nodes, as the
-// read cache's hits are (mechanisms/cache): the nodes then see less than the offered loads.
-type answerer interface{ AnswersRequests() bool }
-
-// costliest is the longest service a request of s takes at a node (a follower's apply
-// included), or 0 where a scan's rows add to it, which no constant bounds.
+// costliest is the longest service a request of s takes at a node, what a mechanism
+// adds included (scenario.Resolved.LongestAdded), or 0 where a scan's rows add to it,
+// which no constant bounds.
 func costliest(s *scenario.Resolved) sim.Time {
-	cost := s.ApplyCost
+	cost := s.LongestAdded()
 	for i := range s.Streams {
 		if s.Streams[i].RowCost > 0 {
 			return 0

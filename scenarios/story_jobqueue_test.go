@@ -34,7 +34,7 @@ func TestJobQueueStory(t *testing.T) {
 	s := runOtherStory(t, "job-queue")
 	const secs = 55.0
 	rate := func(v string) float64 { return float64(s.stream(v, "claim_job").Completed) / secs }
-	wait := func(v string) float64 { return *metrics.StreamOf(s.stream(v, "claim_job")).Locks.Mean }
+	wait := func(v string) float64 { return *s.figures(v, "claim_job").Locks.Mean }
 	near := func(what string, got, want, tol float64) {
 		t.Helper()
 		if math.Abs(got-want)/want > tol {

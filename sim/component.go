@@ -55,13 +55,17 @@ type RequestGate interface {
 
 // RequestTaker is a mechanism that may take a client request of a stream when it is
 // issued, before the stream's RequestGates, and answer it itself (Core.Answer), as a
-// client-side read cache does. It hears of the end of the requests whose database read it
-// leads (Core.Lead) and of its background reads (Core.SendBackground).
+// client-side read cache does. It hears of each attempt sent and of the end of the
+// requests whose database read it leads (Core.Lead) and of its background reads
+// (Core.SendBackground).
 type RequestTaker interface {
 	// Take is request ri, whose first attempt would reach the nodes at now (the client
 	// issued it a network delay before): true when the mechanism took it (it answers it,
 	// now or later, with Core.Answer), false sends it on.
 	Take(c Core, now Time, ri int32) bool
+	// Sent is an attempt of request ri, which it leads or sent in the background, reaching
+	// the nodes at now: a read of the database (one a rate limit turned away never is).
+	Sent(c Core, now Time, ri int32)
 	// Led is the end of request ri, which it led or sent in the background, its outcome
 	// reaching the client at t.
 	Led(c Core, ri int32, t Time, out Outcome)
@@ -343,8 +347,8 @@ func (c Core) ReqKey(ri int32) uint64 { return c.e.keys[ri] }
 func (c Core) ClientTimeout(i int) Time { return c.e.m.Streams[i].Client.Timeout }
 
 // Lead marks request ri, which a RequestTaker did not take, as one whose database read it
-// leads: the read counts in the stream's BackendReads, and the taker hears of its end
-// (RequestTaker.Led).
+// leads: the taker hears of each of its attempts sent (RequestTaker.Sent) and of its end
+// (Led).
 func (c Core) Lead(ri int32) { c.e.reqs.items[ri].lead = true }
 
 // Answer gives request ri, which a RequestTaker took, its outcome, reaching the client at t,
@@ -355,8 +359,8 @@ func (c Core) Answer(ri int32, t Time, out Outcome) {
 }
 
 // SendBackground sends, at now, a copy of request ri's database read that no client waits
-// for: it counts in the stream's BackendReads, and the stream's RequestTaker hears of its
-// end (Led), with the copy's slot, whose ReqKey is ri's.
+// for: the stream's RequestTaker hears of it sent (Sent) and of its end (Led), with the
+// copy's slot, whose ReqKey is ri's.
 func (c Core) SendBackground(now Time, ri int32) { c.e.sendBackground(now, ri) }
 
 // Aux is the engine's own random numbers, for a mechanism's draws that take their turn

@@ -198,15 +198,11 @@ type StreamResult struct {
 	Fine []WindowHist
 
 	// Client and mitigation counts, over requests issued after the warmup.
-	Attempts     int64 // attempts sent, first ones included (Offered when nobody retries)
-	Retries      int64 // attempts after the first
-	TimedOut     int64 // requests whose last attempt timed out
-	Throttled    int64 // requests whose last attempt was throttled by a partition limit
-	Limited      int64 // requests rejected by the client's rate limit
-	CacheHits    int64 // reads answered by the cache (stale ones included)
-	CacheStale   int64 // reads answered by an expired entry while it was refreshed
-	CacheJoined  int64 // misses that waited for another read of the same key (single-flight)
-	BackendReads int64 // reads of the database caused by the stream's cache misses and refreshes
+	Attempts  int64 // attempts sent, first ones included (Offered when nobody retries)
+	Retries   int64 // attempts after the first
+	TimedOut  int64 // requests whose last attempt timed out
+	Throttled int64 // requests whose last attempt was throttled by a partition limit
+	Limited   int64 // requests rejected by the client's rate limit
 
 	// Detection looks at a random sample of the requests issued after the warmup
 	// (SampledRequests of them; see Model.Detect): the keys requested most and, for writes,
@@ -269,10 +265,8 @@ type WindowLatency struct {
 	Offered   int64
 	Completed int64
 	Errors    int64 // rejected, throttled, limited, timed-out and lock-failed requests
-	// Retries are the attempts after the first sent in the window; BackendReads the
-	// database reads caused by cache misses and refreshes in the window.
+	// Retries are the attempts after the first sent in the window.
 	Retries      int64
-	BackendReads int64
 	Throttled    int64
 	TimedOut     int64
 	LockTimedOut int64 // failed waiting longer than the lock timeout for a row lock

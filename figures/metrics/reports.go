@@ -19,6 +19,28 @@ func RebalanceReport(r *sim.Result) *RebalanceResult { return reportOf[*Rebalanc
 // in the indexes' order; nil when the run had none.
 func IndexLayouts(r *sim.Result) []IndexLayout { return reportOf[[]IndexLayout](r) }
 
+// CacheReport returns the read cache's counts in r (mechanisms/cache), or nil when the run
+// had no cache.
+func CacheReport(r *sim.Result) *CacheResult { return reportOf[*CacheResult](r) }
+
+// CacheCountsOf returns stream i's reads through the cache in r, or nil when the run had
+// no cache or the stream does not read through it.
+func CacheCountsOf(r *sim.Result, i int) *CacheCounts {
+	if c := CacheReport(r); c != nil && i < len(c.Streams) && c.Streams[i].Backend != nil {
+		return &c.Streams[i]
+	}
+	return nil
+}
+
+// BackendReadsIn returns the database reads stream i's cache misses and refreshes sent in
+// window w of r (0 for a stream without a cache).
+func BackendReadsIn(r *sim.Result, i, w int) int64 {
+	if c := CacheCountsOf(r, i); c != nil && w < len(c.Backend) {
+		return c.Backend[w]
+	}
+	return 0
+}
+
 // reportOf is r's report of type T, or T's zero value when none is.
 func reportOf[T any](r *sim.Result) T {
 	for _, x := range r.Reports {
@@ -104,4 +126,22 @@ type ShardCopy struct {
 	// started, and those written while it ran).
 	Rows        int64
 	Start, Done sim.Time
+}
+
+// CacheResult is what the client-side read cache counted (mechanisms/cache,
+// docs/mitigations.md), as it reports it (Core.Report): Streams[i] is stream i's, the zero
+// CacheCounts for a stream that does not read through it.
+type CacheResult struct {
+	Streams []CacheCounts
+}
+
+// CacheCounts are a stream's reads through the cache. The counts cover the requests
+// issued after the warmup; Backend holds every database read by the window in which it
+// reached the nodes (nil: the stream does not read through the cache).
+type CacheCounts struct {
+	Hits         int64 // reads answered by the cache (stale ones included)
+	Stale        int64 // reads answered by an expired entry while it was refreshed
+	Joined       int64 // misses that waited for another read of the same key (single-flight)
+	BackendReads int64 // reads of the database caused by the stream's misses and refreshes
+	Backend      []int64
 }

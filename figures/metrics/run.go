@@ -139,7 +139,7 @@ func Of(r *sim.Result) *Run {
 // streams adds each stream's figures and the run's totals over them.
 func (m *Run) streams(r *sim.Result) {
 	for i := range r.Streams {
-		s := StreamOf(&r.Streams[i])
+		s := StreamOf(r, i)
 		if s.Locks != nil {
 			s.Locks.lockLoad(&r.Streams[i], r.Elapsed-min(r.Warmup, r.Elapsed))
 		}

@@ -200,8 +200,9 @@ type Rows struct {
 	Mean float64
 }
 
-// StreamOf derives a stream's figures from its result.
-func StreamOf(st *sim.StreamResult) Stream {
+// StreamOf derives stream i's figures from r.
+func StreamOf(r *sim.Result, i int) Stream {
+	st := &r.Streams[i]
 	s := Stream{Name: st.Name, Op: st.Op, Offered: st.Offered, Completed: st.Completed, ShardRows: st.ShardRows, HotShard: -1}
 	if len(st.HotPartitions) > 0 {
 		s.HotShard = st.HotPartitions[0].Shard
@@ -212,7 +213,7 @@ func StreamOf(st *sim.StreamResult) Stream {
 	s.Failures[Limited] = st.Limited
 	s.Failures[Lock] = st.LockTimedOut
 	s.Locks = locksOf(st)
-	s.Cache = CacheOf(st)
+	s.Cache = CacheOf(r, i)
 	s.Waits = waitsOf(st)
 	s.Failed = s.Failures.Total()
 	s.ErrorRate = rate(s.Failed, s.Offered)

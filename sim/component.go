@@ -433,8 +433,8 @@ func (c Core) TopK() int {
 	return detect.DefaultTopK
 }
 
-// StreamOut is stream i's result, for a mechanism whose figures have fields of their own
-// in it (row locks' LockWaits and HotLocks, a job queue's Claim).
+// StreamOut is stream i's result, for a mechanism that corrects the core's figures in it
+// (an index's writes taken out of ShardRows).
 func (c Core) StreamOut(i int) *StreamResult { return c.e.streams[i].out }
 
 // SubAttempt is the attempt of its request that subrequest si belongs to (1: the first).
@@ -600,8 +600,8 @@ func NewSampler(d Delay) Sampler { return Sampler{newDelaySampler(d)} }
 func (s *Sampler) Draw(r *rand.Rand) Time { return s.d.draw(r) }
 
 // WaitCounts counts waits in the run's histogram layout, for a mechanism whose waits have
-// figures of their own in StreamResult (row locks' LockWait); a mechanism's waits in
-// StreamResult.Waits are counted by a WaitCounter.
+// figures of their own, which it reports (Report: row locks' wait histogram); a
+// mechanism's waits in StreamResult.Waits are counted by a WaitCounter.
 type WaitCounts struct{ counts []int64 }
 
 // NewWaitCounts is an empty WaitCounts.
@@ -933,12 +933,12 @@ func (c Core) Detach(now Time, si int32) {
 // Apply's write.
 const detachMark = applyMark - 1
 
-// Result is the run's result, for a mechanism whose figures have fields of their own in it
-// (its windows, Result.Windows; a stream's, StreamOut).
+// Result is the run's result, for a mechanism that reads it (its windows, Result.Windows);
+// what a mechanism records of its own it reports (Report).
 func (c Core) Result() *Result { return c.e.res }
 
 // Report adds x, what a mechanism did of its own (a migration's, a rebalance's, the
-// indexes' layouts), to the run's result (Result.Reports), where the figures find it by its
+// indexes' layouts, the read cache's counts, row locks' waits), to the run's result (Result.Reports), where the figures find it by its
 // type (figures/metrics): the result's own fields are the core's.
 func (c Core) Report(x any) { c.e.res.Reports = append(c.e.res.Reports, x) }
 

@@ -148,27 +148,6 @@ type KeyLatency struct {
 	Shard   int
 }
 
-// Claim is how a stream's writes choose the row they lock: a job queue's claims
-// (mechanisms/locks, JobClaims), which StreamResult.Claim reports.
-type Claim uint8
-
-const (
-	NoClaim         Claim = iota // the partition key names the row
-	ClaimOldest                  // the queue's oldest job: its head (FOR UPDATE)
-	ClaimSkipLocked              // the queue's oldest job nobody holds (FOR UPDATE SKIP LOCKED)
-)
-
-// String is the claim's name in scenario files and reports.
-func (c Claim) String() string {
-	switch c {
-	case ClaimOldest:
-		return "oldest"
-	case ClaimSkipLocked:
-		return "oldest, skip locked"
-	}
-	return "none"
-}
-
 // StreamResult is one stream's counts and latencies. Counts and the run-wide latency
 // statistics cover requests issued at or after the warmup; the per-window series cover
 // every request, placed in the window in which its response reached the client.
@@ -224,28 +203,9 @@ type StreamResult struct {
 	PartitionsCounted int64
 	PartitionsOffered int64
 
-	// Row locks (a stream with a lock), over the write subrequests of requests issued
-	// after the warmup: LockWaits asked for their key's lock and got it or gave up,
-	// LockWaited of them found it held and queued. LockWaitSum (nanoseconds, for an exact
-	// mean), LockWaitMax and LockWait (microseconds; a subrequest that found the lock free
-	// waited 0) cover all LockWaits. LockTimedOut counts the requests whose last attempt
-	// failed because a subrequest waited longer than the lock timeout. HotLocks are the
-	// keys whose lock writes queued for most (Count: the subrequests that found it held).
-	// LockHolds counts the locks granted to them and LockHoldSum (nanoseconds) the time
-	// the row stayed locked for those grants, for the mean hold that caps a row's writes.
-	LockWaits    int64
-	LockWaited   int64
-	LockWaitSum  float64
-	LockWaitMax  Time
-	LockWait     *hdrhistogram.Histogram
+	// LockTimedOut counts the requests issued after the warmup whose last attempt failed
+	// because a subrequest waited longer than the lock timeout for a row lock.
 	LockTimedOut int64
-	HotLocks     []KeyCount
-	LockHolds    int64
-	LockHoldSum  float64
-	// Claim is the stream's claim on a job queue (mechanisms/locks, JobClaims): with
-	// ClaimSkipLocked every write locked a row of its own, so no row's lock was offered
-	// more than one write.
-	Claim Claim
 
 	// Waits are the waits (before service, or after it for a commit flush) of the mechanisms
 	// of Model.Mechanisms that held the stream's work back (waits.go), in the order they

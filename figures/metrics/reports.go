@@ -1,6 +1,10 @@
 package metrics
 
-import "github.com/shardsim/shardsim/sim"
+import (
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/shardsim/shardsim/sim"
+)
 
 // What a mechanism reports of its own goes in the run's result as one of these
 // (sim.Core.Report, sim.Result.Reports), which only the mechanism writes and the figures
@@ -39,6 +43,18 @@ func BackendReadsIn(r *sim.Result, i, w int) int64 {
 		return c.Backend[w]
 	}
 	return 0
+}
+
+// LockReport returns the row locks' figures in r (mechanisms/locks), or nil when the run
+// had no row locks.
+func LockReport(r *sim.Result) *LockResult { return reportOf[*LockResult](r) }
+
+// LockCountsOf returns stream i's row-lock figures in r, or nil when it takes no locks.
+func LockCountsOf(r *sim.Result, i int) *LockCounts {
+	if l := LockReport(r); l != nil && i < len(l.Streams) {
+		return l.Streams[i]
+	}
+	return nil
 }
 
 // reportOf is r's report of type T, or T's zero value when none is.
@@ -144,4 +160,33 @@ type CacheCounts struct {
 	Joined       int64 // misses that waited for another read of the same key (single-flight)
 	BackendReads int64 // reads of the database caused by the stream's misses and refreshes
 	Backend      []int64
+}
+
+// LockResult is what row locks recorded (mechanisms/locks, docs/mitigations.md), as they
+// report it (Core.Report): Streams[i] is stream i's, nil for a stream that takes none.
+type LockResult struct {
+	Streams []*LockCounts
+}
+
+// LockCounts are a locked stream's row-lock figures, over the write subrequests of the
+// requests issued after the warmup: Waits asked for their key's lock and got it or gave
+// up, Waited of them found it held and queued. WaitSum (nanoseconds, for an exact mean),
+// WaitMax and Wait (microseconds; a subrequest that found the lock free waited 0; nil
+// until the run's end) cover all Waits. Hot are the keys whose lock writes queued for most
+// (Count: the subrequests that found it held). Holds counts the locks granted to them and
+// HoldSum (nanoseconds) the time the row stayed locked for those grants, for the mean hold
+// that caps a row's writes.
+type LockCounts struct {
+	Waits   int64
+	Waited  int64
+	WaitSum float64
+	WaitMax sim.Time
+	Wait    *hdrhistogram.Histogram
+	Hot     []sim.KeyCount
+	Holds   int64
+	HoldSum float64
+	// OwnRows says every write locked a row of its own (a job queue's SKIP LOCKED claims),
+	// so no row's lock was offered more than one write; QueueHead that every write asked
+	// for its queue's head (claims of the oldest job), which each waits for in turn.
+	OwnRows, QueueHead bool
 }

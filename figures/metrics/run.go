@@ -141,7 +141,7 @@ func (m *Run) streams(r *sim.Result) {
 	for i := range r.Streams {
 		s := StreamOf(r, i)
 		if s.Locks != nil {
-			s.Locks.lockLoad(&r.Streams[i], r.Elapsed-min(r.Warmup, r.Elapsed))
+			s.Locks.lockLoad(&r.Streams[i], LockCountsOf(r, i), r.Elapsed-min(r.Warmup, r.Elapsed))
 		}
 		m.Offered += s.Offered
 		m.Completed += s.Completed

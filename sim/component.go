@@ -938,8 +938,9 @@ const detachMark = applyMark - 1
 func (c Core) Result() *Result { return c.e.res }
 
 // Report adds x, what a mechanism did of its own (a migration's, a rebalance's, the
-// indexes' layouts, the read cache's counts, row locks' waits), to the run's result (Result.Reports), where the figures find it by its
-// type (figures/metrics): the result's own fields are the core's.
+// indexes' layouts, the read cache's counts, row locks' waits), to the run's result
+// (Result.Reports), where the figures find it by its type (figures/metrics): the result's
+// own fields are the core's.
 func (c Core) Report(x any) { c.e.res.Reports = append(c.e.res.Reports, x) }
 
 // WatchSubs has w told of every new subrequest, and of every request issued into a slot.

@@ -153,7 +153,7 @@ func P99DetailData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 // usesCache reports whether stream i used the read cache in any variant.
 func usesCache(runs []Run, i int) bool {
 	for _, run := range runs {
-		if st := &run.Result.Streams[i]; st.CacheHits+st.BackendReads > 0 {
+		if c := metrics.CacheCountsOf(run.Result, i); c != nil && c.Hits+c.BackendReads > 0 {
 			return true
 		}
 	}
@@ -180,7 +180,7 @@ func BackendReadsData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 			y[w] = math.NaN()
 			if w < len(r.Streams[i].Win) && w < r.Windows {
 				if span := r.WindowSpan(w).Seconds(); span > 0 {
-					y[w] = float64(r.Streams[i].Win[w].BackendReads) / span
+					y[w] = float64(metrics.BackendReadsIn(r, i, w)) / span
 				}
 			}
 		}
@@ -193,7 +193,7 @@ func BackendReadsData(sc *metrics.Scenario, runs []Run, i int) plots.Lines {
 // the warmup: whether CDFData has a curve.
 func anyCompleted(runs []Run, i int) bool {
 	for _, run := range runs {
-		if metrics.StreamOf(&run.Result.Streams[i]).Latency.Max != nil {
+		if metrics.StreamOf(run.Result, i).Latency.Max != nil {
 			return true
 		}
 	}
@@ -210,7 +210,7 @@ func CDFData(sc *metrics.Scenario, runs []Run, i int) plots.CDF {
 	c := plots.CDF{Title: fmt.Sprintf("%s - %s: latency distribution of completed requests", sc.Name, runs[0].Result.Streams[i].Name)}
 	for _, run := range runs {
 		st := &run.Result.Streams[i]
-		ms := metrics.StreamOf(st)
+		ms := metrics.StreamOf(run.Result, i)
 		l := ms.Latency
 		if l.Max == nil {
 			continue // nothing completed: no curve

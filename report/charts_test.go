@@ -178,7 +178,7 @@ func TestLatencyChartData(t *testing.T) {
 		if last := cv.Fraction[len(cv.Fraction)-1]; last != 1 {
 			t.Errorf("curve %d ends at %v, want 1", i, last)
 		}
-		l := metrics.StreamOf(&runs[i].Result.Streams[0]).Latency
+		l := metrics.StreamOf(runs[i].Result, 0).Latency
 		if cv.P99 != *l.P99 || cv.P999 > *l.Max {
 			t.Errorf("curve %d p99 mark %v, p999 mark %v; metrics say p99 %v, max %v", i, cv.P99, cv.P999, *l.P99, *l.Max)
 		}

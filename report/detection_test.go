@@ -293,7 +293,10 @@ func TestClientAndCacheCounts(t *testing.T) {
 	put := &run.Result.Streams[0]
 	put.Offered, put.Attempts, put.Retries, put.TimedOut, put.Throttled, put.Limited = 1000, 1300, 300, 20, 30, 100
 	scan := &run.Result.Streams[1]
-	scan.Offered, scan.CacheHits, scan.CacheStale, scan.CacheJoined, scan.BackendReads = 1000, 900, 50, 10, 90
+	scan.Offered = 1000
+	cache := &metrics.CacheResult{Streams: make([]metrics.CacheCounts, len(run.Result.Streams))}
+	cache.Streams[1] = metrics.CacheCounts{Hits: 900, Stale: 50, Joined: 10, BackendReads: 90, Backend: make([]int64, run.Result.Windows)}
+	run.Result.Reports = append(run.Result.Reports, cache)
 	s := Summarize(sc, []Run{run})
 	p, c := s.Variants[0].Streams[0], s.Variants[0].Streams[1]
 	if p.Attempts != 1300 || p.Retries != 300 || p.TimedOut != 20 || p.Throttled != 30 || p.Limited != 100 || p.Cache != nil {
@@ -466,7 +469,7 @@ func TestDiagnoseSynchronizedBurst(t *testing.T) {
 
 // A cache stampede: a read stream's backend reads are 100 per window except 1,000 in
 // window 6, where node 1 runs at 95%, and no miss ever joined another (no single-flight):
-// cache_stampede. With CacheJoined > 0 (single-flight on), or the node at 50%, none.
+// cache_stampede. With joined reads (single-flight on), or the node at 50%, none.
 func TestDiagnoseCacheStampede(t *testing.T) {
 	build := func(joined int64, nodeLoad float64) VariantSummary {
 		sc, run := handBuilt(t, 4, 10, func(w, s int) float64 {
@@ -477,11 +480,12 @@ func TestDiagnoseCacheStampede(t *testing.T) {
 		})
 		st := &run.Result.Streams[1]
 		st.Op = sim.Read
-		for w := range st.Win {
-			st.Win[w].BackendReads = 100
+		cache := metrics.CacheCounts{Hits: 50_000, Joined: joined, BackendReads: 1900, Backend: make([]int64, len(st.Win))}
+		for w := range cache.Backend {
+			cache.Backend[w] = 100
 		}
-		st.Win[6].BackendReads = 1000
-		st.BackendReads, st.CacheHits, st.CacheJoined = 1900, 50_000, joined
+		cache.Backend[6] = 1000
+		run.Result.Reports = append(run.Result.Reports, &metrics.CacheResult{Streams: []metrics.CacheCounts{{}, cache}})
 		return Summarize(sc, []Run{run}).Variants[0]
 	}
 	v := build(0, 0.95)

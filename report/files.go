@@ -151,7 +151,7 @@ func streamsCSV(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 				wl := &r.Streams[i].Win[win]
 				out = append(out, []string{r.Streams[i].Name, rawCount(wl.Completed), rawCount(wl.Errors),
 					optNum(optMs(metrics.WindowQuantile(wl, 0.5))), optNum(optMs(metrics.WindowQuantile(wl, 0.99))), optNum(optMs(windowMax(wl))),
-					rawCount(wl.Throttled), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(wl.BackendReads),
+					rawCount(wl.Throttled), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(metrics.BackendReadsIn(r, i, win)),
 					rawCount(metrics.StreamWindowOf(r, i, win).Offered), rawCount(wl.Rejected), rawCount(wl.Limited), rawCount(wl.LockTimedOut)})
 			}
 			return out

@@ -192,7 +192,7 @@ func streamsParquet(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error
 			buf = append(buf, streamRow{Variant: l.variant, WindowStart: l.start, TS: ts, Stream: r.Streams[i].Name,
 				Completed: wl.Completed, Errors: wl.Errors,
 				P50Ms: optMs(metrics.WindowQuantile(wl, 0.5)), P99Ms: optMs(metrics.WindowQuantile(wl, 0.99)), MaxMs: optMs(windowMax(wl)),
-				Throttled: wl.Throttled, TimedOut: wl.TimedOut, Retries: wl.Retries, BackendReads: wl.BackendReads,
+				Throttled: wl.Throttled, TimedOut: wl.TimedOut, Retries: wl.Retries, BackendReads: metrics.BackendReadsIn(r, i, win),
 				Offered: metrics.StreamWindowOf(r, i, win).Offered, Rejected: wl.Rejected, Limited: wl.Limited, Lock: wl.LockTimedOut})
 		}
 		return buf, nil

@@ -40,7 +40,7 @@ func TestRowsDoc(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				r := sim.Run(v.Model())
-				s := metrics.StreamOf(&r.Streams[2]) // dashboard_24h
+				s := metrics.StreamOf(r, 2) // dashboard_24h
 				mu.Lock()
 				dash[name][variants[i]] = s
 				mu.Unlock()

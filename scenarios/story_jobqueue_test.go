@@ -34,7 +34,7 @@ func TestJobQueueStory(t *testing.T) {
 	s := runOtherStory(t, "job-queue")
 	const secs = 55.0
 	rate := func(v string) float64 { return float64(s.stream(v, "claim_job").Completed) / secs }
-	wait := func(v string) float64 { return *metrics.StreamOf(s.stream(v, "claim_job")).Locks.Mean }
+	wait := func(v string) float64 { return *s.figures(v, "claim_job").Locks.Mean }
 	near := func(what string, got, want, tol float64) {
 		t.Helper()
 		if math.Abs(got-want)/want > tol {
@@ -46,8 +46,8 @@ func TestJobQueueStory(t *testing.T) {
 	near("256 workers: claims/s", rate("FOR UPDATE, 256 workers"), 200, 0.005)
 	near("256 workers: mean lock wait (ms)", wait("FOR UPDATE, 256 workers"), 1263.5, 0.01)
 	near("SKIP LOCKED: claims/s", rate("FOR UPDATE SKIP LOCKED"), 64/16.5e-3, 0.02)
-	if st := s.stream("FOR UPDATE SKIP LOCKED", "claim_job"); st.LockWaited != 0 {
-		t.Errorf("SKIP LOCKED: %d claims queued for a lock, want none", st.LockWaited)
+	if l := s.figures("FOR UPDATE SKIP LOCKED", "claim_job").Locks; l.Queued != 0 {
+		t.Errorf("SKIP LOCKED: %d claims queued for a lock, want none", l.Queued)
 	}
 	if x := rate("8 queue shards, FOR UPDATE"); x > 1600 || x < 4*200 {
 		t.Errorf("8 queue shards: %.0f claims/s, want between 4 and 8 heads' 200/s", x)

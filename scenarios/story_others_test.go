@@ -143,14 +143,36 @@ func (s *otherStory) result(variant string) *sim.Result {
 
 func (s *otherStory) stream(variant, stream string) *sim.StreamResult {
 	s.t.Helper()
+	return &s.result(variant).Streams[s.streamIndex(variant, stream)]
+}
+
+// streamIndex is the index of the stream named stream in variant's result.
+func (s *otherStory) streamIndex(variant, stream string) int {
+	s.t.Helper()
 	r := s.result(variant)
 	for i := range r.Streams {
 		if r.Streams[i].Name == stream {
-			return &r.Streams[i]
+			return i
 		}
 	}
 	s.t.Fatalf("%s, %s: no stream %q", s.name, variant, stream)
-	return nil
+	return -1
+}
+
+// figures is the stream's figures (metrics.StreamOf) in variant's result.
+func (s *otherStory) figures(variant, stream string) metrics.Stream {
+	s.t.Helper()
+	return metrics.StreamOf(s.result(variant), s.streamIndex(variant, stream))
+}
+
+// cache is what the read cache reported of the stream in variant's result.
+func (s *otherStory) cache(variant, stream string) *metrics.CacheCounts {
+	s.t.Helper()
+	c := metrics.CacheCountsOf(s.result(variant), s.streamIndex(variant, stream))
+	if c == nil {
+		s.t.Fatalf("%s, %s: stream %q reads through no cache", s.name, variant, stream)
+	}
+	return c
 }
 
 // loads returns every shard's load over the run (a fraction of its node's cores).
@@ -344,12 +366,12 @@ func celebrityMitigations(t *testing.T, s *otherStory, base string, hot16 float6
 	// allow), so the celebrity's shard serves only her comments and a sixth of the views:
 	// its load falls from 90% to under 55% (today 48.7%), and the view p99 below 3 ms.
 	for _, v := range []string{cache, flight} {
-		st := s.stream(v, "view_profile")
-		if ratio := float64(st.CacheHits) / float64(st.Offered); ratio < 0.8 || ratio > 0.9 {
+		st, c := s.stream(v, "view_profile"), s.cache(v, "view_profile")
+		if ratio := float64(c.Hits) / float64(st.Offered); ratio < 0.8 || ratio > 0.9 {
 			t.Errorf("%s: hit ratio %.3f, want 0.8 to 0.9", v, ratio)
 		}
-		if st.CacheHits+st.BackendReads+st.CacheJoined != st.Offered {
-			t.Errorf("%s: hits %d + backend reads %d + joined %d != offered %d", v, st.CacheHits, st.BackendReads, st.CacheJoined, st.Offered)
+		if c.Hits+c.BackendReads+c.Joined != st.Offered {
+			t.Errorf("%s: hits %d + backend reads %d + joined %d != offered %d", v, c.Hits, c.BackendReads, c.Joined, st.Offered)
 		}
 		if _, h := s.hottest(v); h > 0.55 || h > 0.6*hot16 {
 			t.Errorf("%s: hottest shard %.3f, want under 0.55 and under 0.6x the uncached %.3f", v, h, hot16)
@@ -360,10 +382,10 @@ func celebrityMitigations(t *testing.T, s *otherStory, base string, hot16 float6
 	}
 	// Single-flight: concurrent misses of one key wait for one read, so some join and the
 	// database gets fewer reads than without it.
-	if j := s.stream(flight, "view_profile").CacheJoined; j == 0 {
+	if j := s.cache(flight, "view_profile").Joined; j == 0 {
 		t.Errorf("%s: no miss joined another", flight)
 	}
-	if a, b := s.stream(flight, "view_profile").BackendReads, s.stream(cache, "view_profile").BackendReads; a >= b {
+	if a, b := s.cache(flight, "view_profile").BackendReads, s.cache(cache, "view_profile").BackendReads; a >= b {
 		t.Errorf("%s: %d backend reads, want fewer than without single-flight (%d)", flight, a, b)
 	}
 	// Copies: views of the celebrity spread over 4 shards, each comment to her writes 4
@@ -691,13 +713,13 @@ func TestFlashSaleStory(t *testing.T) {
 	// Without single-flight: over four times the backend reads (today 53,109 against
 	// 11,000), a window with over 3,000 (6,129 at 10:00:38, the collapse), a p99 over 10 s,
 	// and the cache_stampede diagnosis.
-	n, f := s.stream(none, "view_product"), s.stream(flight, "view_product")
+	n, f := s.cache(none, "view_product"), s.cache(flight, "view_product")
 	if n.BackendReads < 4*f.BackendReads {
 		t.Errorf("backend reads %d without single-flight, %d with; want at least 4x", n.BackendReads, f.BackendReads)
 	}
 	peak := int64(0)
-	for w := 5; w < len(n.Win); w++ {
-		peak = max(peak, n.Win[w].BackendReads)
+	for w := 5; w < len(n.Backend); w++ {
+		peak = max(peak, n.Backend[w])
 	}
 	if peak < 3000 {
 		t.Errorf("%s: busiest window %d backend reads after the warmup, want a stampede over 3,000", none, peak)
@@ -709,7 +731,7 @@ func TestFlashSaleStory(t *testing.T) {
 	// With single-flight: exactly one read per key and expiry, so each of the 1,000 pages
 	// is read about once every 5 s (60 s: 12 rounds, today 11,000 reads after the warmup),
 	// misses join, the p99 stays under the 50 ms SLO (today 8.2 ms), no diagnosis.
-	if f.CacheJoined == 0 {
+	if f.Joined == 0 {
 		t.Errorf("%s: no miss joined", flight)
 	}
 	if f.BackendReads < 10_000 || f.BackendReads > 12_000 {
@@ -723,21 +745,21 @@ func TestFlashSaleStory(t *testing.T) {
 	}
 	// Jitter spreads the pages cached together at the start: the busiest window's backend
 	// reads fall from about 1,000 (every page at once) to under 700 (today 559).
-	wmax := func(st *sim.StreamResult) int64 {
+	wmax := func(c *metrics.CacheCounts) int64 {
 		m := int64(0)
-		for w := 5; w < len(st.Win); w++ {
-			m = max(m, st.Win[w].BackendReads)
+		for w := 5; w < len(c.Backend); w++ {
+			m = max(m, c.Backend[w])
 		}
 		return m
 	}
-	if a, b := wmax(s.stream(jitter, "view_product")), wmax(f); a > 700 || b < 900 {
+	if a, b := wmax(s.cache(jitter, "view_product")), wmax(f); a > 700 || b < 900 {
 		t.Errorf("busiest window: %d backend reads with jitter (want <= 700), %d without (want >= 900)", a, b)
 	}
 	// Stale-while-revalidate: every view after the warmup is answered by the cache, at
 	// the hit cost of 0.2 ms; the refreshes still read each page once per expiry.
-	w := s.stream(swr, "view_product")
-	if w.CacheHits != w.Offered || w.CacheStale == 0 {
-		t.Errorf("%s: %d hits (%d stale) of %d views, want all, some stale", swr, w.CacheHits, w.CacheStale, w.Offered)
+	w, c := s.stream(swr, "view_product"), s.cache(swr, "view_product")
+	if c.Hits != w.Offered || c.Stale == 0 {
+		t.Errorf("%s: %d hits (%d stale) of %d views, want all, some stale", swr, c.Hits, c.Stale, w.Offered)
 	}
 	if p := s.p99(swr, "view_product"); p > 0.21 {
 		t.Errorf("%s: view p99 %.3f ms, want the hit cost 0.2 ms", swr, p)

@@ -55,13 +55,17 @@ type RequestGate interface {
 
 // RequestTaker is a mechanism that may take a client request of a stream when it is
 // issued, before the stream's RequestGates, and answer it itself (Core.Answer), as a
-// client-side read cache does. It hears of the end of the requests whose database read it
-// leads (Core.Lead) and of its background reads (Core.SendBackground).
+// client-side read cache does. It hears of each attempt sent and of the end of the
+// requests whose database read it leads (Core.Lead) and of its background reads
+// (Core.SendBackground).
 type RequestTaker interface {
 	// Take is request ri, whose first attempt would reach the nodes at now (the client
 	// issued it a network delay before): true when the mechanism took it (it answers it,
 	// now or later, with Core.Answer), false sends it on.
 	Take(c Core, now Time, ri int32) bool
+	// Sent is an attempt of request ri, which it leads or sent in the background, reaching
+	// the nodes at now: a read of the database (one a rate limit turned away never is).
+	Sent(c Core, now Time, ri int32)
 	// Led is the end of request ri, which it led or sent in the background, its outcome
 	// reaching the client at t.
 	Led(c Core, ri int32, t Time, out Outcome)
@@ -344,8 +348,8 @@ func (c Core) ReqKey(ri int32) uint64 { return c.e.keys[ri] }
 func (c Core) ClientTimeout(i int) Time { return c.e.m.Streams[i].Client.Timeout }
 
 // Lead marks request ri, which a RequestTaker did not take, as one whose database read it
-// leads: the read counts in the stream's BackendReads, and the taker hears of its end
-// (RequestTaker.Led).
+// leads: the taker hears of each of its attempts sent (RequestTaker.Sent) and of its end
+// (Led).
 func (c Core) Lead(ri int32) { c.e.reqs.items[ri].lead = true }
 
 // Answer gives request ri, which a RequestTaker took, its outcome, reaching the client at t,
@@ -356,8 +360,8 @@ func (c Core) Answer(ri int32, t Time, out Outcome) {
 }
 
 // SendBackground sends, at now, a copy of request ri's database read that no client waits
-// for: it counts in the stream's BackendReads, and the stream's RequestTaker hears of its
-// end (Led), with the copy's slot, whose ReqKey is ri's.
+// for: the stream's RequestTaker hears of it sent (Sent) and of its end (Led), with the
+// copy's slot, whose ReqKey is ri's.
 func (c Core) SendBackground(now Time, ri int32) { c.e.sendBackground(now, ri) }
 
 // Aux is the engine's own random numbers, for a mechanism's draws that take their turn
@@ -430,8 +434,8 @@ func (c Core) TopK() int {
 	return detect.DefaultTopK
 }
 
-// StreamOut is stream i's result, for a mechanism whose figures have fields of their own
-// in it (row locks' LockWaits and HotLocks, a job queue's Claim).
+// StreamOut is stream i's result, for a mechanism that corrects the core's figures in it
+// (an index's writes taken out of ShardRows).
 func (c Core) StreamOut(i int) *StreamResult { return c.e.streams[i].out }
 
 // SubAttempt is the attempt of its request that subrequest si belongs to (1: the first).
@@ -597,8 +601,8 @@ func NewSampler(d Delay) Sampler { return Sampler{newDelaySampler(d)} }
 func (s *Sampler) Draw(r *rand.Rand) Time { return s.d.draw(r) }
 
 // WaitCounts counts waits in the run's histogram layout, for a mechanism whose waits have
-// figures of their own in StreamResult (row locks' LockWait); a mechanism's waits in
-// StreamResult.Waits are counted by a WaitCounter.
+// figures of their own, which it reports (Report: row locks' wait histogram); a
+// mechanism's waits in StreamResult.Waits are counted by a WaitCounter.
 type WaitCounts struct{ counts []int64 }
 
 // NewWaitCounts is an empty WaitCounts.
@@ -930,13 +934,14 @@ func (c Core) Detach(now Time, si int32) {
 // Apply's write.
 const detachMark = applyMark - 1
 
-// Result is the run's result, for a mechanism whose figures have fields of their own in it
-// (its windows, Result.Windows; a stream's, StreamOut).
+// Result is the run's result, for a mechanism that reads it (its windows, Result.Windows);
+// what a mechanism records of its own it reports (Report).
 func (c Core) Result() *Result { return c.e.res }
 
 // Report adds x, what a mechanism did of its own (a migration's, a rebalance's, the
-// indexes' layouts), to the run's result (Result.Reports), where the figures find it by its
-// type (figures/metrics): the result's own fields are the core's.
+// indexes' layouts, the read cache's counts, row locks' waits), to the run's result
+// (Result.Reports), where the figures find it by its type (figures/metrics): the result's
+// own fields are the core's.
 func (c Core) Report(x any) { c.e.res.Reports = append(c.e.res.Reports, x) }
 
 // WatchSubs has w told of every new subrequest, and of every request issued into a slot.

@@ -45,7 +45,8 @@
 // Setting that must have the streams ready for what it does later (an Initer) says so
 // before they are set up (MayLimit: a client limit an action may set). What a mechanism
 // did of its own it reports (Report) into Result.Reports, as a type of figures/metrics,
-// whose figures find it by its type: the Result's own fields are the core's.
+// whose figures find it by its type (the read cache's counts, row locks' waits): the
+// Result's own fields, its streams' and their windows' included, are the core's.
 // The read cache (mechanisms/cache), partition limits (mechanisms/limits), automatic
 // shard splits (mechanisms/split), the page latch (mechanisms/latch), row locks and job
 // queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit

@@ -465,16 +465,6 @@ func (e *engine) sendBackground(now Time, ri int32) {
 	e.send(now, rr, e.visits[rr])
 }
 
-// countBackend counts a database read a RequestTaker led or sent in the background, at now.
-func (r *recorder) countBackend(st *streamState, counted bool, now Time) {
-	if counted {
-		st.out.BackendReads++
-	}
-	if w := r.window(now); w >= 0 {
-		st.out.Win[w].BackendReads++
-	}
-}
-
 // sendPlain is send for the first and only attempt of a request of a plain stream (no
 // client timeout, retry or limit, no cache, no replica to read from or write to): the
 // common case, kept short because every request of most scenarios takes it.
@@ -527,7 +517,7 @@ func (e *engine) send(now Time, ri int32, visits []keyspace.Visit) {
 		return
 	}
 	if r.lead || r.kind == reqBackground {
-		e.countBackend(st, r.counted, now)
+		st.taker.Sent(Core{e}, now, ri) // (RequestTaker)
 	}
 	if s.Client.Timeout > 0 && r.kind == reqClient {
 		e.armTimeout(st, ri, sent+s.Client.Timeout)

@@ -148,27 +148,6 @@ type KeyLatency struct {
 	Shard   int
 }
 
-// Claim is how a stream's writes choose the row they lock: a job queue's claims
-// (mechanisms/locks, JobClaims), which StreamResult.Claim reports.
-type Claim uint8
-
-const (
-	NoClaim         Claim = iota // the partition key names the row
-	ClaimOldest                  // the queue's oldest job: its head (FOR UPDATE)
-	ClaimSkipLocked              // the queue's oldest job nobody holds (FOR UPDATE SKIP LOCKED)
-)
-
-// String is the claim's name in scenario files and reports.
-func (c Claim) String() string {
-	switch c {
-	case ClaimOldest:
-		return "oldest"
-	case ClaimSkipLocked:
-		return "oldest, skip locked"
-	}
-	return "none"
-}
-
 // StreamResult is one stream's counts and latencies. Counts and the run-wide latency
 // statistics cover requests issued at or after the warmup; the per-window series cover
 // every request, placed in the window in which its response reached the client.
@@ -198,15 +177,11 @@ type StreamResult struct {
 	Fine []WindowHist
 
 	// Client and mitigation counts, over requests issued after the warmup.
-	Attempts     int64 // attempts sent, first ones included (Offered when nobody retries)
-	Retries      int64 // attempts after the first
-	TimedOut     int64 // requests whose last attempt timed out
-	Throttled    int64 // requests whose last attempt was throttled by a partition limit
-	Limited      int64 // requests rejected by the client's rate limit
-	CacheHits    int64 // reads answered by the cache (stale ones included)
-	CacheStale   int64 // reads answered by an expired entry while it was refreshed
-	CacheJoined  int64 // misses that waited for another read of the same key (single-flight)
-	BackendReads int64 // reads of the database caused by the stream's cache misses and refreshes
+	Attempts  int64 // attempts sent, first ones included (Offered when nobody retries)
+	Retries   int64 // attempts after the first
+	TimedOut  int64 // requests whose last attempt timed out
+	Throttled int64 // requests whose last attempt was throttled by a partition limit
+	Limited   int64 // requests rejected by the client's rate limit
 
 	// Detection looks at a random sample of the requests issued after the warmup
 	// (SampledRequests of them; see Model.Detect): the keys requested most and, for writes,
@@ -228,28 +203,9 @@ type StreamResult struct {
 	PartitionsCounted int64
 	PartitionsOffered int64
 
-	// Row locks (a stream with a lock), over the write subrequests of requests issued
-	// after the warmup: LockWaits asked for their key's lock and got it or gave up,
-	// LockWaited of them found it held and queued. LockWaitSum (nanoseconds, for an exact
-	// mean), LockWaitMax and LockWait (microseconds; a subrequest that found the lock free
-	// waited 0) cover all LockWaits. LockTimedOut counts the requests whose last attempt
-	// failed because a subrequest waited longer than the lock timeout. HotLocks are the
-	// keys whose lock writes queued for most (Count: the subrequests that found it held).
-	// LockHolds counts the locks granted to them and LockHoldSum (nanoseconds) the time
-	// the row stayed locked for those grants, for the mean hold that caps a row's writes.
-	LockWaits    int64
-	LockWaited   int64
-	LockWaitSum  float64
-	LockWaitMax  Time
-	LockWait     *hdrhistogram.Histogram
+	// LockTimedOut counts the requests issued after the warmup whose last attempt failed
+	// because a subrequest waited longer than the lock timeout for a row lock.
 	LockTimedOut int64
-	HotLocks     []KeyCount
-	LockHolds    int64
-	LockHoldSum  float64
-	// Claim is the stream's claim on a job queue (mechanisms/locks, JobClaims): with
-	// ClaimSkipLocked every write locked a row of its own, so no row's lock was offered
-	// more than one write.
-	Claim Claim
 
 	// Waits are the waits (before service, or after it for a commit flush) of the mechanisms
 	// of Model.Mechanisms that held the stream's work back (waits.go), in the order they
@@ -269,10 +225,8 @@ type WindowLatency struct {
 	Offered   int64
 	Completed int64
 	Errors    int64 // rejected, throttled, limited, timed-out and lock-failed requests
-	// Retries are the attempts after the first sent in the window; BackendReads the
-	// database reads caused by cache misses and refreshes in the window.
+	// Retries are the attempts after the first sent in the window.
 	Retries      int64
-	BackendReads int64
 	Throttled    int64
 	TimedOut     int64
 	LockTimedOut int64 // failed waiting longer than the lock timeout for a row lock

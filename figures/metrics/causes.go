@@ -35,7 +35,7 @@ func BackendPeak(r *sim.Result, i, first int) (peak int64, peakW int, mean float
 	var total int64
 	peakW = first
 	for w := first; w < len(st.Win); w++ {
-		b := st.Win[w].BackendReads
+		b := BackendReadsIn(r, i, w)
 		total += b
 		if b > peak {
 			peak, peakW = b, w

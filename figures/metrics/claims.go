@@ -73,13 +73,13 @@ func TopRowShare(r *sim.Result) (share float64, shard int, even float64, ok bool
 // StreamP99 returns stream i's p99 over the requests issued after the warmup, in ms (nil
 // when none completed), as Stream's Latency gives it.
 func StreamP99(r *sim.Result, i int) *float64 {
-	s := StreamOf(&r.Streams[i])
+	s := StreamOf(r, i)
 	return s.Latency.P99
 }
 
 // Partitions returns the partitions stream i's requests visited, on average.
 func Partitions(r *sim.Result, i int) float64 {
-	s := StreamOf(&r.Streams[i])
+	s := StreamOf(r, i)
 	return s.Fanout.Partitions
 }
 

@@ -24,14 +24,16 @@ type CacheSummary struct {
 	HitRatio     float64 `json:"hit_ratio"`
 }
 
-// CacheOf returns the stream's cache figures, or nil when it did not use the cache.
-func CacheOf(st *sim.StreamResult) *CacheSummary {
-	if st.CacheHits+st.BackendReads == 0 {
+// CacheOf returns stream i's cache figures in r, or nil when it did not use the cache.
+func CacheOf(r *sim.Result, i int) *CacheSummary {
+	n := CacheCountsOf(r, i)
+	if n == nil || n.Hits+n.BackendReads == 0 {
 		return nil
 	}
-	c := &CacheSummary{Hits: st.CacheHits, Stale: st.CacheStale, Joined: st.CacheJoined, BackendReads: st.BackendReads}
+	st := &r.Streams[i]
+	c := &CacheSummary{Hits: n.Hits, Stale: n.Stale, Joined: n.Joined, BackendReads: n.BackendReads}
 	if reads := st.Offered - st.Limited; reads > 0 {
-		c.HitRatio = units.Round(float64(st.CacheHits)/float64(reads), 4)
+		c.HitRatio = units.Round(float64(n.Hits)/float64(reads), 4)
 	}
 	return c
 }

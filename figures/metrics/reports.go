@@ -1,6 +1,10 @@
 package metrics
 
-import "github.com/shardsim/shardsim/sim"
+import (
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/shardsim/shardsim/sim"
+)
 
 // What a mechanism reports of its own goes in the run's result as one of these
 // (sim.Core.Report, sim.Result.Reports), which only the mechanism writes and the figures
@@ -18,6 +22,40 @@ func RebalanceReport(r *sim.Result) *RebalanceResult { return reportOf[*Rebalanc
 // IndexLayouts returns where r's global secondary indexes' shards are (mechanisms/index),
 // in the indexes' order; nil when the run had none.
 func IndexLayouts(r *sim.Result) []IndexLayout { return reportOf[[]IndexLayout](r) }
+
+// CacheReport returns the read cache's counts in r (mechanisms/cache), or nil when the run
+// had no cache.
+func CacheReport(r *sim.Result) *CacheResult { return reportOf[*CacheResult](r) }
+
+// CacheCountsOf returns stream i's reads through the cache in r, or nil when the run had
+// no cache or the stream does not read through it.
+func CacheCountsOf(r *sim.Result, i int) *CacheCounts {
+	if c := CacheReport(r); c != nil && i < len(c.Streams) && c.Streams[i].Backend != nil {
+		return &c.Streams[i]
+	}
+	return nil
+}
+
+// BackendReadsIn returns the database reads stream i's cache misses and refreshes sent in
+// window w of r (0 for a stream without a cache).
+func BackendReadsIn(r *sim.Result, i, w int) int64 {
+	if c := CacheCountsOf(r, i); c != nil && w < len(c.Backend) {
+		return c.Backend[w]
+	}
+	return 0
+}
+
+// LockReport returns the row locks' figures in r (mechanisms/locks), or nil when the run
+// had no row locks.
+func LockReport(r *sim.Result) *LockResult { return reportOf[*LockResult](r) }
+
+// LockCountsOf returns stream i's row-lock figures in r, or nil when it takes no locks.
+func LockCountsOf(r *sim.Result, i int) *LockCounts {
+	if l := LockReport(r); l != nil && i < len(l.Streams) {
+		return l.Streams[i]
+	}
+	return nil
+}
 
 // reportOf is r's report of type T, or T's zero value when none is.
 func reportOf[T any](r *sim.Result) T {
@@ -104,4 +142,51 @@ type ShardCopy struct {
 	// started, and those written while it ran).
 	Rows        int64
 	Start, Done sim.Time
+}
+
+// CacheResult is what the client-side read cache counted (mechanisms/cache,
+// docs/mitigations.md), as it reports it (Core.Report): Streams[i] is stream i's, the zero
+// CacheCounts for a stream that does not read through it.
+type CacheResult struct {
+	Streams []CacheCounts
+}
+
+// CacheCounts are a stream's reads through the cache. The counts cover the requests
+// issued after the warmup; Backend holds every database read by the window in which it
+// reached the nodes (nil: the stream does not read through the cache).
+type CacheCounts struct {
+	Hits         int64 // reads answered by the cache (stale ones included)
+	Stale        int64 // reads answered by an expired entry while it was refreshed
+	Joined       int64 // misses that waited for another read of the same key (single-flight)
+	BackendReads int64 // reads of the database caused by the stream's misses and refreshes
+	Backend      []int64
+}
+
+// LockResult is what row locks recorded (mechanisms/locks, docs/mitigations.md), as they
+// report it (Core.Report): Streams[i] is stream i's, nil for a stream that takes none.
+type LockResult struct {
+	Streams []*LockCounts
+}
+
+// LockCounts are a locked stream's row-lock figures, over the write subrequests of the
+// requests issued after the warmup: Waits asked for their key's lock and got it or gave
+// up, Waited of them found it held and queued. WaitSum (nanoseconds, for an exact mean),
+// WaitMax and Wait (microseconds; a subrequest that found the lock free waited 0; nil
+// until the run's end) cover all Waits. Hot are the keys whose lock writes queued for most
+// (Count: the subrequests that found it held). Holds counts the locks granted to them and
+// HoldSum (nanoseconds) the time the row stayed locked for those grants, for the mean hold
+// that caps a row's writes.
+type LockCounts struct {
+	Waits   int64
+	Waited  int64
+	WaitSum float64
+	WaitMax sim.Time
+	Wait    *hdrhistogram.Histogram
+	Hot     []sim.KeyCount
+	Holds   int64
+	HoldSum float64
+	// OwnRows says every write locked a row of its own (a job queue's SKIP LOCKED claims),
+	// so no row's lock was offered more than one write; QueueHead that every write asked
+	// for its queue's head (claims of the oldest job), which each waits for in turn.
+	OwnRows, QueueHead bool
 }

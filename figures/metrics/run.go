@@ -139,9 +139,9 @@ func Of(r *sim.Result) *Run {
 // streams adds each stream's figures and the run's totals over them.
 func (m *Run) streams(r *sim.Result) {
 	for i := range r.Streams {
-		s := StreamOf(&r.Streams[i])
+		s := StreamOf(r, i)
 		if s.Locks != nil {
-			s.Locks.lockLoad(&r.Streams[i], r.Elapsed-min(r.Warmup, r.Elapsed))
+			s.Locks.lockLoad(&r.Streams[i], LockCountsOf(r, i), r.Elapsed-min(r.Warmup, r.Elapsed))
 		}
 		m.Offered += s.Offered
 		m.Completed += s.Completed

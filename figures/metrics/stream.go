@@ -161,34 +161,34 @@ type LockWaits struct {
 	// of the time it would be held. At 1 or more the row is offered more writes than its
 	// lock passes and its queue grows for as long as the load lasts.
 	Busy float64
-	// Claim is the stream's claim on a job queue (sim.Stream.Claim): without SKIP LOCKED
+	// QueueHead says the stream claims a job queue's oldest job (LockCounts.QueueHead):
 	// the hottest row is a queue's head, which every claim of the queue waits for.
-	Claim sim.Claim
+	QueueHead bool
 }
 
 // lockLoad fills in l's hold and the load of the hottest row's lock, for a stream whose
-// figures cover span.
-func (l *LockWaits) lockLoad(st *sim.StreamResult, span sim.Time) {
-	if st.LockHolds == 0 {
+// figures cover span and whose row locks recorded n.
+func (l *LockWaits) lockLoad(st *sim.StreamResult, n *LockCounts, span sim.Time) {
+	if n.Holds == 0 {
 		return
 	}
-	hold := st.LockHoldSum / float64(st.LockHolds) / float64(sim.Millisecond)
+	hold := n.HoldSum / float64(n.Holds) / float64(sim.Millisecond)
 	l.HoldMean = ptr(hold)
 	counted := st.Offered
 	if st.SampledRequests > 0 {
 		counted = st.SampledRequests
 	}
 	switch {
-	case st.Claim == sim.ClaimSkipLocked && st.LockWaits > 0:
+	case n.OwnRows && n.Waits > 0:
 		// Every claim locked a job of its own: the most written row took one write.
-		l.HotShare = 1 / float64(st.LockWaits)
+		l.HotShare = 1 / float64(n.Waits)
 	case len(st.HotPartitions) > 0 && counted > 0:
 		l.HotShare = min(1, float64(st.HotPartitions[0].Count)/float64(counted))
 	}
 	if secs := span.Seconds(); secs > 0 {
 		// The writes that asked for a lock: a partition limit turns writes away before they
 		// reach the row.
-		l.HotRate = l.HotShare * float64(st.LockWaits) / secs
+		l.HotRate = l.HotShare * float64(n.Waits) / secs
 	}
 	l.Busy = l.HotRate * hold / 1000
 }
@@ -200,8 +200,9 @@ type Rows struct {
 	Mean float64
 }
 
-// StreamOf derives a stream's figures from its result.
-func StreamOf(st *sim.StreamResult) Stream {
+// StreamOf derives stream i's figures from r.
+func StreamOf(r *sim.Result, i int) Stream {
+	st := &r.Streams[i]
 	s := Stream{Name: st.Name, Op: st.Op, Offered: st.Offered, Completed: st.Completed, ShardRows: st.ShardRows, HotShard: -1}
 	if len(st.HotPartitions) > 0 {
 		s.HotShard = st.HotPartitions[0].Shard
@@ -211,8 +212,8 @@ func StreamOf(st *sim.StreamResult) Stream {
 	s.Failures[TimedOut] = st.TimedOut
 	s.Failures[Limited] = st.Limited
 	s.Failures[Lock] = st.LockTimedOut
-	s.Locks = locksOf(st)
-	s.Cache = CacheOf(st)
+	s.Locks = locksOf(LockCountsOf(r, i))
+	s.Cache = CacheOf(r, i)
 	s.Waits = waitsOf(st)
 	s.Failed = s.Failures.Total()
 	s.ErrorRate = rate(s.Failed, s.Offered)
@@ -258,16 +259,17 @@ func quantileMillis(h *hdrhistogram.Histogram, p float64) float64 {
 
 func ptr(x float64) *float64 { return &x }
 
-// locksOf derives a stream's lock figures; nil when it took no locks.
-func locksOf(st *sim.StreamResult) *LockWaits {
-	if st.LockWait == nil {
+// locksOf derives a stream's lock figures from what its row locks recorded, n; nil when
+// it took no locks.
+func locksOf(n *LockCounts) *LockWaits {
+	if n == nil || n.Wait == nil {
 		return nil
 	}
-	l := &LockWaits{Waits: st.LockWaits, Queued: st.LockWaited, Share: rate(st.LockWaited, st.LockWaits), Hot: st.HotLocks, Claim: st.Claim}
-	if st.LockWaits > 0 {
-		mx := st.LockWaitMax.Millis()
-		l.Mean = ptr(min(st.LockWaitSum/float64(st.LockWaits)/float64(sim.Millisecond), mx))
-		l.P99 = ptr(min(quantileMillis(st.LockWait, 0.99), mx))
+	l := &LockWaits{Waits: n.Waits, Queued: n.Waited, Share: rate(n.Waited, n.Waits), Hot: n.Hot, QueueHead: n.QueueHead}
+	if n.Waits > 0 {
+		mx := n.WaitMax.Millis()
+		l.Mean = ptr(min(n.WaitSum/float64(n.Waits)/float64(sim.Millisecond), mx))
+		l.P99 = ptr(min(quantileMillis(n.Wait, 0.99), mx))
 		l.Max = ptr(mx)
 	}
 	return l

@@ -7,6 +7,7 @@ package cache
 
 import (
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/waitlist"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -48,12 +49,16 @@ type Switch struct {
 // evSwitch is the event of a Switch, its index in Cache.Switches.
 var evSwitch = sim.NewEventKind()
 
-// On sets up an empty cache in c and takes its streams' requests.
+// On sets up an empty cache in c, takes its streams' requests and reports their counts
+// (metrics.CacheResult).
 func (k Cache) On(c sim.Core) {
 	s := newState(&k)
+	s.res = &metrics.CacheResult{Streams: make([]metrics.CacheCounts, c.Streams())}
 	for _, i := range k.Streams {
 		c.TakeStream(i, s)
+		s.res.Streams[i].Backend = make([]int64, c.Windows())
 	}
+	c.Report(s.res)
 	if len(k.Switches) > 0 {
 		c.Register(s, evSwitch)
 		for i, w := range k.Switches {
@@ -111,6 +116,7 @@ type state struct {
 	// next is, by request slot, the next request waiting for the same read (single-flight),
 	// or -1.
 	next []int32
+	res  *metrics.CacheResult // the streams' counts, by stream
 }
 
 type entry struct {
@@ -242,8 +248,20 @@ func (s *state) Take(c sim.Core, now sim.Time, ri int32) bool {
 	if i >= 0 {
 		s.ent[i].filling = true
 	}
-	c.Lead(ri) // send counts its database read (not a miss the rate limit turns away)
+	c.Lead(ri) // Sent counts its database read (not a miss the rate limit turns away)
 	return false
+}
+
+// Sent counts a database read of request ri, which the cache leads or sent in the
+// background, reaching the nodes at now.
+func (s *state) Sent(c sim.Core, now sim.Time, ri int32) {
+	n := &s.res.Streams[c.ReqStream(ri)]
+	if c.ReqCounted(ri) {
+		n.BackendReads++
+	}
+	if w := c.Window(now); w >= 0 {
+		n.Backend[w]++
+	}
 }
 
 // answer answers read request ri, whose key has entry en, if the entry can: a hit (fresh,
@@ -263,7 +281,7 @@ func (s *state) answer(c sim.Core, now sim.Time, ri int32, en *entry) bool {
 		}
 		s.hit(c, ri, true)
 	case pending && cfg.SingleFlight:
-		countJoined(c, ri)
+		s.countJoined(c, ri)
 		finishWaiter(c, ri, en.from, sim.OK)
 	case en.filling && cfg.SingleFlight:
 		for int(ri) >= len(s.next) {
@@ -276,7 +294,7 @@ func (s *state) answer(c sim.Core, now sim.Time, ri int32, en *entry) bool {
 			s.next[en.wTail] = ri
 		}
 		en.wTail = ri
-		countJoined(c, ri)
+		s.countJoined(c, ri)
 	default:
 		return false
 	}
@@ -284,9 +302,9 @@ func (s *state) answer(c sim.Core, now sim.Time, ri int32, en *entry) bool {
 }
 
 // countJoined counts request ri, which joined another read of its key (single-flight).
-func countJoined(c sim.Core, ri int32) {
+func (s *state) countJoined(c sim.Core, ri int32) {
 	if c.ReqCounted(ri) {
-		c.StreamOut(c.ReqStream(ri)).CacheJoined++
+		s.res.Streams[c.ReqStream(ri)].Joined++
 	}
 }
 
@@ -305,10 +323,10 @@ func finishWaiter(c sim.Core, ri int32, t sim.Time, out sim.Outcome) {
 // hit answers request ri from the cache, at the hit cost.
 func (s *state) hit(c sim.Core, ri int32, stale bool) {
 	if c.ReqCounted(ri) {
-		out := c.StreamOut(c.ReqStream(ri))
-		out.CacheHits++
+		n := &s.res.Streams[c.ReqStream(ri)]
+		n.Hits++
 		if stale {
-			out.CacheStale++
+			n.Stale++
 		}
 	}
 	c.Answer(ri, c.ReqIssue(ri)+s.cfg.HitCost, sim.OK)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/cache"
@@ -28,6 +29,16 @@ var keyDesign = mechtest.OneFieldKey
 // on is the mechanisms of a model with the cache s in front of its stream 0.
 func on(s cache.Settings) []sim.Setting {
 	return []sim.Setting{cache.Cache{Settings: s, Streams: []int{0}}}
+}
+
+// cacheOf is what the cache reported of stream i of r.
+func cacheOf(t *testing.T, r *sim.Result, i int) *metrics.CacheCounts {
+	t.Helper()
+	n := metrics.CacheCountsOf(r, i)
+	if n == nil {
+		t.Fatalf("the cache reported nothing of stream %d", i)
+	}
+	return n
 }
 
 // groupInt writes n with its thousands grouped by commas.
@@ -145,13 +156,14 @@ func TestCacheHitRatioChe(t *testing.T) {
 	r := sim.Run(cacheModel(true))
 	mechtest.Conserve(t, r)
 	s := &r.Streams[0]
-	got := float64(s.CacheHits) / float64(s.Offered)
+	n := cacheOf(t, r, 0)
+	got := float64(n.Hits) / float64(s.Offered)
 	t.Logf("hit ratio %.4f over %d reads; Che %.4f (T = %.0f requests)", got, s.Offered, want, T)
 	if math.Abs(got-want) > 0.03 {
 		t.Errorf("hit ratio %.4f, Che's approximation %.4f: off by more than 3 points", got, want)
 	}
-	if s.BackendReads+s.CacheHits+s.CacheJoined != s.Offered {
-		t.Errorf("backend reads %d + hits %d + joined %d != offered %d", s.BackendReads, s.CacheHits, s.CacheJoined, s.Offered)
+	if n.BackendReads+n.Hits+n.Joined != s.Offered {
+		t.Errorf("backend reads %d + hits %d + joined %d != offered %d", n.BackendReads, n.Hits, n.Joined, s.Offered)
 	}
 
 	// The hot key's shard.
@@ -248,81 +260,75 @@ func TestCacheStampede(t *testing.T) {
 	t.Run("no single-flight", func(t *testing.T) {
 		r := sim.Run(stampedeModel(false, 0))
 		mechtest.Conserve(t, r)
-		s := &r.Streams[0]
-		figs["stampede.nosf.backend"] = groupInt(s.BackendReads)
-		figs["stampede.nosf.per_expiry"] = fmt.Sprintf("%.0f", float64(s.BackendReads)/float64(exp+1))
-		t.Logf("backend reads %d for %d expiries + 1 initial miss; per window %v", s.BackendReads, exp, winBackend(s))
-		if s.BackendReads <= int64(2*(exp+1)) {
-			t.Errorf("backend reads %d, want a stampede: more than 2 per expiry (%d expiries + 1)", s.BackendReads, exp)
+		n := cacheOf(t, r, 0)
+		figs["stampede.nosf.backend"] = groupInt(n.BackendReads)
+		figs["stampede.nosf.per_expiry"] = fmt.Sprintf("%.0f", float64(n.BackendReads)/float64(exp+1))
+		t.Logf("backend reads %d for %d expiries + 1 initial miss; per window %v", n.BackendReads, exp, n.Backend)
+		if n.BackendReads <= int64(2*(exp+1)) {
+			t.Errorf("backend reads %d, want a stampede: more than 2 per expiry (%d expiries + 1)", n.BackendReads, exp)
 		}
 		for w := 0; w <= exp; w++ {
-			if s.Win[w].BackendReads < 2 {
-				t.Errorf("window %d: %d backend reads, want a stampede (> 1)", w, s.Win[w].BackendReads)
+			if n.Backend[w] < 2 {
+				t.Errorf("window %d: %d backend reads, want a stampede (> 1)", w, n.Backend[w])
 			}
 		}
-		if s.CacheJoined != 0 {
-			t.Errorf("%d reads joined without single-flight", s.CacheJoined)
+		if n.Joined != 0 {
+			t.Errorf("%d reads joined without single-flight", n.Joined)
 		}
 	})
 	t.Run("single-flight", func(t *testing.T) {
 		r := sim.Run(stampedeModel(true, 0))
 		mechtest.Conserve(t, r)
 		s := &r.Streams[0]
-		figs["stampede.sf.backend"] = groupInt(s.BackendReads)
-		figs["stampede.sf.joined"] = groupInt(s.CacheJoined)
-		t.Logf("backend reads %d, joined %d, hits %d of %d; per window %v", s.BackendReads, s.CacheJoined, s.CacheHits, s.Offered, winBackend(s))
-		if s.BackendReads != int64(exp+1) {
-			t.Errorf("backend reads %d, want exactly %d (1 initial miss + %d expiries)", s.BackendReads, exp+1, exp)
+		n := cacheOf(t, r, 0)
+		figs["stampede.sf.backend"] = groupInt(n.BackendReads)
+		figs["stampede.sf.joined"] = groupInt(n.Joined)
+		t.Logf("backend reads %d, joined %d, hits %d of %d; per window %v", n.BackendReads, n.Joined, n.Hits, s.Offered, n.Backend)
+		if n.BackendReads != int64(exp+1) {
+			t.Errorf("backend reads %d, want exactly %d (1 initial miss + %d expiries)", n.BackendReads, exp+1, exp)
 		}
 		for w := 0; w <= exp; w++ {
-			if s.Win[w].BackendReads != 1 {
-				t.Errorf("window %d: %d backend reads, want 1", w, s.Win[w].BackendReads)
+			if n.Backend[w] != 1 {
+				t.Errorf("window %d: %d backend reads, want 1", w, n.Backend[w])
 			}
 		}
-		if s.CacheJoined == 0 {
+		if n.Joined == 0 {
 			t.Errorf("no read joined the refill in flight")
 		}
-		if s.CacheHits+s.CacheJoined+s.BackendReads != s.Offered {
-			t.Errorf("hits %d + joined %d + backend reads %d != offered %d", s.CacheHits, s.CacheJoined, s.BackendReads, s.Offered)
+		if n.Hits+n.Joined+n.BackendReads != s.Offered {
+			t.Errorf("hits %d + joined %d + backend reads %d != offered %d", n.Hits, n.Joined, n.BackendReads, s.Offered)
 		}
 	})
 	t.Run("stale-while-revalidate", func(t *testing.T) {
 		r := sim.Run(stampedeModel(true, 500*sim.Millisecond))
 		mechtest.Conserve(t, r)
 		s := &r.Streams[0]
-		figs["stampede.swr.backend"] = groupInt(s.BackendReads)
-		figs["stampede.swr.stale"] = groupInt(s.CacheStale)
-		figs["stampede.swr.joined"] = groupInt(s.CacheJoined)
-		t.Logf("backend reads %d, hits %d (stale %d), joined %d of %d", s.BackendReads, s.CacheHits, s.CacheStale, s.CacheJoined, s.Offered)
+		n := cacheOf(t, r, 0)
+		figs["stampede.swr.backend"] = groupInt(n.BackendReads)
+		figs["stampede.swr.stale"] = groupInt(n.Stale)
+		figs["stampede.swr.joined"] = groupInt(n.Joined)
+		t.Logf("backend reads %d, hits %d (stale %d), joined %d of %d", n.BackendReads, n.Hits, n.Stale, n.Joined, s.Offered)
 		// Only the reads during the very first fill (nothing to serve yet) join it.
-		if s.CacheHits != s.Offered-1-s.CacheJoined {
-			t.Errorf("hits %d, want every read but the first and those joining the first fill: %d", s.CacheHits, s.Offered-1-s.CacheJoined)
+		if n.Hits != s.Offered-1-n.Joined {
+			t.Errorf("hits %d, want every read but the first and those joining the first fill: %d", n.Hits, s.Offered-1-n.Joined)
 		}
 		// The first fill reaches the client at cost + 2N; the reads issued before it, but
 		// the first, join it.
-		if lim := int64((stampedeCost+2*stampedeNetwork)/sim.Time(float64(sim.Second)/stampedeRate)) - 1; s.CacheJoined > lim {
-			t.Errorf("%d reads joined, want only those of the first fill (at most %d)", s.CacheJoined, lim)
+		if lim := int64((stampedeCost+2*stampedeNetwork)/sim.Time(float64(sim.Second)/stampedeRate)) - 1; n.Joined > lim {
+			t.Errorf("%d reads joined, want only those of the first fill (at most %d)", n.Joined, lim)
 		}
-		if s.BackendReads != int64(exp+1) {
-			t.Errorf("backend reads %d, want 1 initial miss + one refresh per expiry = %d", s.BackendReads, exp+1)
+		if n.BackendReads != int64(exp+1) {
+			t.Errorf("backend reads %d, want 1 initial miss + one refresh per expiry = %d", n.BackendReads, exp+1)
 		}
-		if s.CacheStale < int64(exp) {
-			t.Errorf("%d stale hits, want at least one per expiry (%d)", s.CacheStale, exp)
+		if n.Stale < int64(exp) {
+			t.Errorf("%d stale hits, want at least one per expiry (%d)", n.Stale, exp)
 		}
 		for w := 1; w <= exp; w++ {
-			if s.Win[w].BackendReads != 1 {
-				t.Errorf("window %d: %d backend reads, want 1 refresh", w, s.Win[w].BackendReads)
+			if n.Backend[w] != 1 {
+				t.Errorf("window %d: %d backend reads, want 1 refresh", w, n.Backend[w])
 			}
 		}
 	})
-}
-
-func winBackend(s *sim.StreamResult) []int64 {
-	v := make([]int64, len(s.Win))
-	for w := range s.Win {
-		v[w] = s.Win[w].BackendReads
-	}
-	return v
 }
 
 // TestCacheExpiresInClientTime. Seed 12 (deterministic). The cache sits at the client: a
@@ -343,13 +349,13 @@ func winBackend(s *sim.StreamResult) []int64 {
 // fifth miss at 4.024 s).
 func TestCacheExpiresInClientTime(t *testing.T) {
 	r := sim.Run(stampedeModel(false, 0))
-	if got := r.Streams[0].Win[0].BackendReads; got != 14 {
+	if got := cacheOf(t, r, 0).Backend[0]; got != 14 {
 		t.Errorf("window 0: %d backend reads, want 14: the reads issued before the first fill reaches the client at 7 ms", got)
 	}
 	m := stampedeModel(true, 0)
 	m.Duration = 4026 * sim.Millisecond
 	r = sim.Run(m)
-	if got := r.Streams[0].BackendReads; got != 4 {
+	if got := cacheOf(t, r, 0).BackendReads; got != 4 {
 		t.Errorf("single-flight, 4.026 s: %d backend reads, want 4 (misses issued every TTL + cost + 2N = 1.007 s)", got)
 	}
 }
@@ -376,8 +382,9 @@ func TestWaiterKeepsItsDeadline(t *testing.T) {
 	r := sim.Run(m)
 	mechtest.Conserve(t, r)
 	s := r.Streams[0]
-	if s.CacheJoined == 0 || s.Completed != 0 || s.LatencyMax > 10*sim.Millisecond {
-		t.Errorf("joined %d, completed %d, max latency %v; want joins, and every read timed out at 10 ms", s.CacheJoined, s.Completed, s.LatencyMax)
+	n := cacheOf(t, r, 0)
+	if n.Joined == 0 || s.Completed != 0 || s.LatencyMax > 10*sim.Millisecond {
+		t.Errorf("joined %d, completed %d, max latency %v; want joins, and every read timed out at 10 ms", n.Joined, s.Completed, s.LatencyMax)
 	}
 }
 
@@ -417,12 +424,13 @@ func TestBackendReadsAreSent(t *testing.T) {
 	m.Warmup = 0
 	r := sim.Run(m)
 	s := r.Streams[0]
+	n := cacheOf(t, r, 0)
 	var ops int64
 	for _, sh := range r.Shards {
 		ops += sh.Ops
 	}
-	if s.Limited == 0 || s.BackendReads != ops {
-		t.Errorf("backend reads %d, shard ops %d, limited %d; want reads = ops and some limited", s.BackendReads, ops, s.Limited)
+	if s.Limited == 0 || n.BackendReads != ops {
+		t.Errorf("backend reads %d, shard ops %d, limited %d; want reads = ops and some limited", n.BackendReads, ops, s.Limited)
 	}
 }
 
@@ -466,9 +474,10 @@ func TestNoAllocs(t *testing.T) {
 	r := sim.Run(allocModel(2 * sim.Second))
 	mechtest.Conserve(t, r)
 	s := r.Streams[0]
-	if s.CacheHits == 0 || s.CacheJoined == 0 || s.CacheStale == 0 || s.TimedOut == 0 || s.Rejected == 0 {
+	n := cacheOf(t, r, 0)
+	if n.Hits == 0 || n.Joined == 0 || n.Stale == 0 || s.TimedOut == 0 || s.Rejected == 0 {
 		t.Errorf("hits %d, joined %d, stale %d, timed out %d, rejected %d: the model does not exercise the cache it is meant to",
-			s.CacheHits, s.CacheJoined, s.CacheStale, s.TimedOut, s.Rejected)
+			n.Hits, n.Joined, n.Stale, s.TimedOut, s.Rejected)
 	}
 }
 

@@ -22,8 +22,9 @@ func TestCacheStampede(t *testing.T) {
 		r := &sim.Result{Window: sim.Minute, Windows: windows, Shards: make([]sim.ShardResult, 1), Nodes: make([]sim.NodeResult, nodes),
 			NodeBusy: make([]sim.Time, windows*nodes), NodeCapacity: make([]sim.Time, windows*nodes)}
 		st := sim.StreamResult{Name: "view", Op: sim.Read, Win: make([]sim.WindowLatency, windows)}
+		backend := make([]int64, windows)
 		for w := range windows {
-			st.Win[w].BackendReads = 100
+			backend[w] = 100
 			for n := range nodes {
 				load := 0.2
 				if w == peakW && n == 1 {
@@ -32,8 +33,9 @@ func TestCacheStampede(t *testing.T) {
 				r.NodeBusy[w*nodes+n], r.NodeCapacity[w*nodes+n] = sim.Time(load*float64(sim.Minute)), sim.Minute
 			}
 		}
-		st.Win[peakW].BackendReads = 1000
+		backend[peakW] = 1000
 		r.Streams = []sim.StreamResult{st}
+		r.Reports = []any{&metrics.CacheResult{Streams: []metrics.CacheCounts{{Backend: backend}}}}
 		run := &metrics.Run{PeakLoads: []float64{0}, Streams: []metrics.Stream{{Name: "view", Op: sim.Read,
 			Cache: &metrics.CacheSummary{Hits: 50_000, Joined: joined, BackendReads: 1900}}}}
 		sc := &metrics.Scenario{}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -14,8 +15,12 @@ import (
 // stale hits, joined reads and database reads, byte for byte.
 func TestTranscripts(t *testing.T) {
 	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
-		for _, s := range r.Streams {
-			fmt.Fprintf(b, "  %s: cache hits %d (stale %d), joined %d, database reads %d\n", s.Name, s.CacheHits, s.CacheStale, s.CacheJoined, s.BackendReads)
+		for i, s := range r.Streams {
+			var n metrics.CacheCounts
+			if c := metrics.CacheCountsOf(r, i); c != nil {
+				n = *c
+			}
+			fmt.Fprintf(b, "  %s: cache hits %d (stale %d), joined %d, database reads %d\n", s.Name, n.Hits, n.Stale, n.Joined, n.BackendReads)
 		}
 	})
 }

@@ -38,11 +38,18 @@ func lockTimeout(r *sim.Result, st *sim.StreamResult, w int) (string, int, bool)
 	return fmt.Sprintf("%s: %s waited longer than lock_timeout for a row lock in the window", st.Name, metrics.Plural(n, "write")), lockNode(r, st, w), true
 }
 
-// lockNode is the node a lock timeout is timed against: that of the row writes queued for
-// most (a node elsewhere passing 90% has nothing to do with a lock's queue); -1 for none.
+// lockNode is the node a lock timeout is timed against: that of the row writes of st (one
+// of r's streams) queued for most (a node elsewhere passing 90% has nothing to do with a
+// lock's queue); -1 for none.
 func lockNode(r *sim.Result, st *sim.StreamResult, w int) int {
-	if len(st.HotLocks) > 0 && st.HotLocks[0].Shard >= 0 && st.HotLocks[0].Shard < len(r.Shards) {
-		return r.ShardNodeAt(st.HotLocks[0].Shard, w)
+	var n *metrics.LockCounts
+	for i := range r.Streams {
+		if &r.Streams[i] == st {
+			n = metrics.LockCountsOf(r, i)
+		}
+	}
+	if n != nil && len(n.Hot) > 0 && n.Hot[0].Shard >= 0 && n.Hot[0].Shard < len(r.Shards) {
+		return r.ShardNodeAt(n.Hot[0].Shard, w)
 	}
 	return -1
 }
@@ -81,7 +88,7 @@ func hotRowLock(st *metrics.Stream) (diagnose.Diagnosis, bool) {
 	if failed > 0 {
 		msg += fmt.Sprintf(", and %s writes failed waiting longer than lock_timeout", units.Count(failed))
 	}
-	if l.Claim == sim.ClaimOldest {
+	if l.QueueHead {
 		msg += queueCure(st.Name)
 	} else {
 		msg += fmt.Sprintf("; more cores, a split or a directory cannot help one row: write-shard it over at least %d rows (salt the key, or keep %d counter rows and sum them on read), so that each row's lock stays under half busy", rows, rows)

@@ -38,7 +38,7 @@ func TestHotRowLock(t *testing.T) {
 	if d, ok := hotRowLock(&st); !ok || !strings.Contains(d.Message, "3 writes failed waiting longer than lock_timeout") {
 		t.Errorf("lock at 50%%, 3 failures: %v %q, want hot_row_lock naming the failures", ok, d.Message)
 	}
-	st.Locks.Claim = sim.ClaimOldest
+	st.Locks.QueueHead = true
 	if d, ok := hotRowLock(&st); !ok || !strings.Contains(d.Message, "SKIP LOCKED") {
 		t.Errorf("a queue's head: %v %q, want SKIP LOCKED as the cure", ok, d.Message)
 	}
@@ -65,7 +65,9 @@ func TestLockTimeoutAlert(t *testing.T) {
 		t.Errorf("stream alerts %q, want lock_timeout registered", kinds)
 	}
 	r := &sim.Result{Window: sim.Minute, Shards: []sim.ShardResult{{Home: 0}, {Home: 2, Moves: []sim.ShardMove{{At: 90 * sim.Second, Node: 0}}}}}
-	st := &sim.StreamResult{Name: "increment", Win: []sim.WindowLatency{{LockTimedOut: 3}, {}, {LockTimedOut: 1}}, HotLocks: []sim.KeyCount{{Shard: 1}}}
+	r.Streams = []sim.StreamResult{{Name: "increment", Win: []sim.WindowLatency{{LockTimedOut: 3}, {}, {LockTimedOut: 1}}}}
+	st, n := &r.Streams[0], &metrics.LockCounts{Hot: []sim.KeyCount{{Shard: 1}}}
+	r.Reports = []any{&metrics.LockResult{Streams: []*metrics.LockCounts{n}}}
 	if msg, node, ok := lockTimeout(r, st, 0); !ok || node != 2 || msg != "increment: 3 writes waited longer than lock_timeout for a row lock in the window" {
 		t.Errorf("window 0: %q on node %d (%v), want 3 writes on node 2", msg, node, ok)
 	}
@@ -75,7 +77,7 @@ func TestLockTimeoutAlert(t *testing.T) {
 	if _, node, ok := lockTimeout(r, st, 2); !ok || node != 0 {
 		t.Errorf("window 2: node %d (%v), want node 0, where shard 1 moved", node, ok)
 	}
-	st.HotLocks = nil
+	n.Hot = nil
 	if _, node, _ := lockTimeout(r, st, 0); node != -1 {
 		t.Errorf("no hot row: node %d, want -1 (cluster-wide)", node)
 	}

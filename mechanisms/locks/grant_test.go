@@ -61,14 +61,14 @@ func TestGrantRandomMM1(t *testing.T) {
 				want2 = fifo2 / (1 - rho/2)
 			}
 			r := sim.Run(withGrant(lockModel(1, 2000*sim.Second, 4, rho/s, 1, hold, 10*sim.Microsecond, 0), g))
-			st := &r.Streams[0]
-			if st.LockWaits != st.Offered || st.LockWaits < 250_000 {
-				t.Fatalf("rho %.1f %s: %d lock waits for %d writes, want one each, over 250,000", rho, grantName(g), st.LockWaits, st.Offered)
+			st, n := &r.Streams[0], lockCounts(t, r, 0)
+			if n.Waits != st.Offered || n.Waits < 250_000 {
+				t.Fatalf("rho %.1f %s: %d lock waits for %d writes, want one each, over 250,000", rho, grantName(g), n.Waits, st.Offered)
 			}
-			got := st.LockWaitSum / float64(st.LockWaits) / float64(sim.Second)
-			sd, hm := st.LockWait.StdDev()/1e6, st.LockWait.Mean()/1e6
+			got := n.WaitSum / float64(n.Waits) / float64(sim.Second)
+			sd, hm := n.Wait.StdDev()/1e6, n.Wait.Mean()/1e6
 			got2 := sd*sd + hm*hm
-			sum[g], m2[g] = st.LockWaitSum, got2
+			sum[g], m2[g] = n.WaitSum, got2
 			figs[fmt.Sprintf("grant.m2_%s_%s", grantName(g), tag)] = fmt.Sprintf("%.2f", got2*1e6)
 			figs[fmt.Sprintf("grant.m2_theory_%s_%s", grantName(g), tag)] = fmt.Sprintf("%.2f", want2*1e6)
 			figs["grant.mean_"+tag] = fmt.Sprintf("%.3f", got*1e3)
@@ -165,7 +165,8 @@ func TestGrantRandomAllocatesNothing(t *testing.T) {
 		return withGrant(m, GrantRandom)
 	}
 	mechtest.NoAllocs(t, zipf(100*sim.Second))
-	if w := sim.Run(zipf(5 * sim.Second)).Streams[0]; w.LockWaited == 0 || w.LockTimedOut == 0 {
-		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", w.LockWaited, w.LockTimedOut)
+	r := sim.Run(zipf(5 * sim.Second))
+	if w, n := r.Streams[0], lockCounts(t, r, 0); n.Waited == 0 || w.LockTimedOut == 0 {
+		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", n.Waited, w.LockTimedOut)
 	}
 }

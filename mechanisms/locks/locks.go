@@ -18,6 +18,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/waitlist"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/sim"
@@ -151,6 +152,7 @@ type rowLocks struct {
 	links   []waitlist.Link // a waiting subrequest's place among its key's waiters, by slot
 	rows    []lockRow
 	streams []*streamLocks // by stream; nil for a stream that takes none
+	res     *metrics.LockResult
 }
 
 // lockRow is the partition key of a locked write, by request slot: its lock's identity,
@@ -177,14 +179,16 @@ type streamLocks struct {
 	hotShrd []int32
 	topK    int
 	claim   claims // a job queue's claims (queue.go); zero for a stream whose key names its row
-	out     *sim.StreamResult
+	out     *metrics.LockCounts
 }
 
 // On turns row locks on: each locked stream's requests take a request slot and their keys
 // are kept at issue, and each of their subrequests asks for its row's lock at its node,
-// after the partition limit and before any other node gate.
+// after the partition limit and before any other node gate. Their figures are reported
+// (metrics.LockResult), complete at the run's end.
 func (s RowLocks) On(c sim.Core) {
-	l := &rowLocks{Table: waitlist.NewTable(s.Slots), streams: make([]*streamLocks, c.Streams())}
+	l := &rowLocks{Table: waitlist.NewTable(s.Slots), streams: make([]*streamLocks, c.Streams()),
+		res: &metrics.LockResult{Streams: make([]*metrics.LockCounts, c.Streams())}}
 	for i, ls := range s.Streams {
 		if ls.Hold.Mean <= 0 {
 			continue
@@ -193,8 +197,10 @@ func (s RowLocks) On(c sim.Core) {
 			panic(fmt.Sprintf("sim: stream %d has a lock, but only point writes take locks", i))
 		}
 		l.streams[i] = newStreamLocks(c, i, ls)
+		l.res.Streams[i] = l.streams[i].out
 		c.Slotted(i)
 	}
+	c.Report(l.res)
 	for _, st := range l.streams {
 		if st != nil && st.commit {
 			c.EndSubs(commits{l}) // once, for every stream that lets go at commit
@@ -220,7 +226,7 @@ func newStreamLocks(c sim.Core, i int, s Stream) *streamLocks {
 		hold: sim.NewSampler(s.Hold), rng: rand.New(rand.NewPCG(c.Seed(), c.StreamSeed(i, 5))),
 		timeout: s.Timeout, wake: s.Wake, counts: sim.NewWaitCounts(),
 		hot: detect.NewSpaceSaving(capacity), hotKeys: make([]keyspace.Key, capacity), hotShrd: make([]int32, capacity), topK: topK,
-		out: c.StreamOut(i),
+		out: &metrics.LockCounts{},
 	}
 }
 
@@ -289,7 +295,7 @@ func (l *rowLocks) Enter(c sim.Core, now sim.Time, si int32) bool {
 	ri := c.SubRequest(si)
 	st := l.streams[c.ReqStream(ri)]
 	if c.ReqCounted(ri) {
-		st.out.LockWaited++
+		st.out.Waited++
 		slot, fresh := st.hot.Add(key)
 		if fresh {
 			st.hotKeys[slot] = l.rows[ri].key
@@ -313,8 +319,8 @@ func (l *rowLocks) grant(c sim.Core, now sim.Time, si int32) {
 	st.waited(counted, now-w.at)
 	hold := st.hold.Draw(st.rng)
 	if counted {
-		st.out.LockHolds++
-		st.out.LockHoldSum += float64(hold)
+		st.out.Holds++
+		st.out.HoldSum += float64(hold)
 	}
 	c.Schedule(now+hold, si, evLockRelease)
 }
@@ -325,9 +331,9 @@ func (st *streamLocks) waited(counted bool, wait sim.Time) {
 		return
 	}
 	out := st.out
-	out.LockWaits++
-	out.LockWaitSum += float64(wait)
-	out.LockWaitMax = max(out.LockWaitMax, wait)
+	out.Waits++
+	out.WaitSum += float64(wait)
+	out.WaitMax = max(out.WaitMax, wait)
 	st.counts.Add(wait)
 }
 
@@ -456,7 +462,7 @@ func (l *rowLocks) timeout(c sim.Core, now sim.Time, si int32) {
 	c.FailLock(now, si, w.at)
 }
 
-// WrapUp puts every locked stream's lock statistics into its result.
+// WrapUp puts every locked stream's lock statistics into its report.
 func (l releases) WrapUp(sim.Core) {
 	for _, st := range l.streams {
 		if st != nil {
@@ -465,12 +471,12 @@ func (l releases) WrapUp(sim.Core) {
 	}
 }
 
-// report puts the stream's lock statistics into its result.
+// report puts the stream's lock statistics into its report.
 func (st *streamLocks) report() {
 	out := st.out
-	out.LockWait = st.counts.Histogram()
+	out.Wait = st.counts.Histogram()
 	for _, k := range st.hot.Top(st.topK) {
-		out.HotLocks = append(out.HotLocks, sim.KeyCount{
+		out.Hot = append(out.Hot, sim.KeyCount{
 			Values: append([]uint64(nil), st.hotKeys[k.Slot].Parts()...),
 			Count:  k.Count, Error: k.Error, Shard: int(st.hotShrd[k.Slot]),
 		})

@@ -65,11 +65,11 @@ func TestLockMG1(t *testing.T) {
 		{"lognormal cv 1.5", sim.Delay{Kind: sim.Lognormal, Mean: 500 * sim.Microsecond, CV: 1.5}, 1 + 1.5*1.5, 0.08},
 	} {
 		r := sim.Run(lockModel(1, 200*sim.Second, 4, lambda, 1, c.lock, 100*sim.Microsecond, 0))
-		st := &r.Streams[0]
-		if st.LockWaits != st.Offered || st.LockWaits < 250_000 {
-			t.Fatalf("%s: %d lock waits recorded for %d writes, want one each, over 250,000", c.name, st.LockWaits, st.Offered)
+		st, n := &r.Streams[0], lockCounts(t, r, 0)
+		if n.Waits != st.Offered || n.Waits < 250_000 {
+			t.Fatalf("%s: %d lock waits recorded for %d writes, want one each, over 250,000", c.name, n.Waits, st.Offered)
 		}
-		got := st.LockWaitSum / float64(st.LockWaits) / 1e6 // ms
+		got := n.WaitSum / float64(n.Waits) / 1e6 // ms
 		want := lambda * c.es2 * s * s / (2 * (1 - rho)) * 1e3
 		theory, simd = append(theory, fmt.Sprintf("%.3f", want)), append(simd, fmt.Sprintf("%.3f", got))
 		if rel := math.Abs(got-want) / want; rel > c.tol {
@@ -80,16 +80,16 @@ func TestLockMG1(t *testing.T) {
 		// The holds granted: one per write (no timeout), and their mean is the hold's
 		// mean, 0.5 ms (within 2%: 280,000 draws of a cv of at most 1.5 give a standard
 		// error under 0.3%).
-		if hm := st.LockHoldSum / float64(st.LockHolds) / 1e6; st.LockHolds != st.LockWaits || math.Abs(hm-0.5)/0.5 > 0.02 {
-			t.Errorf("%s: %d holds with a mean of %.4f ms for %d waits, want one each and 0.5 ms", c.name, st.LockHolds, hm, st.LockWaits)
+		if hm := n.HoldSum / float64(n.Holds) / 1e6; n.Holds != n.Waits || math.Abs(hm-0.5)/0.5 > 0.02 {
+			t.Errorf("%s: %d holds with a mean of %.4f ms for %d waits, want one each and 0.5 ms", c.name, n.Holds, hm, n.Waits)
 		}
 		// The writes that found the lock held: a Poisson arrival sees the server busy
 		// with probability rho (PASTA). 2% absolute.
-		if f := float64(st.LockWaited) / float64(st.LockWaits); math.Abs(f-rho) > 0.02 {
+		if f := float64(n.Waited) / float64(n.Waits); math.Abs(f-rho) > 0.02 {
 			t.Errorf("%s: %.3f of the writes found the lock held, want rho = %.2f", c.name, f, rho)
 		}
-		if p99 := float64(st.LockWait.ValueAtQuantile(99)) / 1000; p99 <= got || p99 > st.LockWaitMax.Millis() {
-			t.Errorf("%s: p99 lock wait %.3f ms, want above the mean %.3f and at most the max %.3f", c.name, p99, got, st.LockWaitMax.Millis())
+		if p99 := float64(n.Wait.ValueAtQuantile(99)) / 1000; p99 <= got || p99 > n.WaitMax.Millis() {
+			t.Errorf("%s: p99 lock wait %.3f ms, want above the mean %.3f and at most the max %.3f", c.name, p99, got, n.WaitMax.Millis())
 		}
 	}
 	docmark.Figures(t, "../../README.md", "mg1", map[string]string{"mg1.theory": strings.Join(theory, ", "), "mg1.sim": strings.Join(simd, ", ")})
@@ -119,28 +119,28 @@ func TestLockCapsKey(t *testing.T) {
 			t.Errorf("salt 4: %d writes served in second %d, want all of about 3,000", n, w)
 		}
 	}
-	if st := &r.Streams[0]; st.LockWaitSum/float64(st.LockWaits) > float64(sim.Millisecond) {
-		t.Errorf("salt 4: mean lock wait %v, want under 1 ms at 750/s a bucket", sim.Time(st.LockWaitSum/float64(st.LockWaits)))
+	if n := lockCounts(t, r, 0); n.WaitSum/float64(n.Waits) > float64(sim.Millisecond) {
+		t.Errorf("salt 4: mean lock wait %v, want under 1 ms at 750/s a bucket", sim.Time(n.WaitSum/float64(n.Waits)))
 	}
 
 	r = sim.Run(withTimeout(lockModel(2, 4*sim.Second, 1, 3000, 1, lock, 200*sim.Microsecond, 0), 20*sim.Millisecond))
-	st := &r.Streams[0]
+	st, n := &r.Streams[0], lockCounts(t, r, 0)
 	if st.LockTimedOut == 0 || st.Completed+st.LockTimedOut != st.Offered {
 		t.Errorf("lock timeout: %d completed + %d lock failures of %d offered, want some failures and every write accounted for", st.Completed, st.LockTimedOut, st.Offered)
 	}
 	if sh := r.Shards[0].LockFailed; sh != st.LockTimedOut {
 		t.Errorf("lock timeout: the shard counts %d lock failures, its one stream %d", sh, st.LockTimedOut)
 	}
-	if st.LockWaitMax > 20*sim.Millisecond {
-		t.Errorf("lock timeout 20ms: a write waited %v", st.LockWaitMax)
+	if n.WaitMax > 20*sim.Millisecond {
+		t.Errorf("lock timeout 20ms: a write waited %v", n.WaitMax)
 	}
 	for w := 1; w < 4; w++ {
 		if n := served(r, w); n < 1990 || n > 2000 {
 			t.Errorf("lock timeout: %d writes served in second %d, want about the cap, 2,000", n, w)
 		}
 	}
-	if len(st.HotLocks) == 0 || st.HotLocks[0].Count != st.LockWaited {
-		t.Errorf("hot locks %+v, want the one key with all %d contended writes", st.HotLocks, st.LockWaited)
+	if len(n.Hot) == 0 || n.Hot[0].Count != n.Waited {
+		t.Errorf("hot locks %+v, want the one key with all %d contended writes", n.Hot, n.Waited)
 	}
 }
 
@@ -166,8 +166,9 @@ func TestLocksAllocateNothing(t *testing.T) {
 		return m
 	}
 	mechtest.NoAllocs(t, zipf(100*sim.Second))
-	if w := sim.Run(zipf(5 * sim.Second)).Streams[0]; w.LockWaited == 0 || w.LockTimedOut == 0 {
-		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", w.LockWaited, w.LockTimedOut)
+	r := sim.Run(zipf(5 * sim.Second))
+	if w, n := r.Streams[0], lockCounts(t, r, 0); n.Waited == 0 || w.LockTimedOut == 0 {
+		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", n.Waited, w.LockTimedOut)
 	}
 }
 
@@ -179,11 +180,11 @@ func TestLockAfterLimit(t *testing.T) {
 	m := lockModel(6, 4*sim.Second, 1, 3000, 1, sim.Delay{Kind: sim.Constant, Mean: 100 * sim.Microsecond}, 50*sim.Microsecond, 0)
 	m.Mechanisms = append(m.Mechanisms, limits.Limits{Settings: scenario.PartitionLimits{WriteUnits: 1000, ReadUnits: 1000}})
 	r := sim.Run(m)
-	st := &r.Streams[0]
+	st, n := &r.Streams[0], lockCounts(t, r, 0)
 	if st.Throttled < st.Offered/2 || r.Shards[0].Throttled != st.Throttled {
 		t.Errorf("%d of %d writes throttled, the shard counts %d: want about two in three, and the shard's count the stream's", st.Throttled, st.Offered, r.Shards[0].Throttled)
 	}
-	if st.LockWaits+st.Throttled != st.Offered {
-		t.Errorf("%d lock waits + %d throttled, want the %d writes offered: a throttled write asks for no lock", st.LockWaits, st.Throttled, st.Offered)
+	if n.Waits+st.Throttled != st.Offered {
+		t.Errorf("%d lock waits + %d throttled, want the %d writes offered: a throttled write asks for no lock", n.Waits, st.Throttled, st.Offered)
 	}
 }

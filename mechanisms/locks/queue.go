@@ -31,13 +31,34 @@ import (
 // The queue never runs dry (a backlog of jobs, as in an incident): a claim always finds a
 // job. The rows a SKIP LOCKED scan steps over cost it nothing extra.
 
+// Claim is how a stream's writes choose the row they lock: a job queue's claims
+// (JobClaims).
+type Claim uint8
+
+const (
+	NoClaim         Claim = iota // the partition key names the row
+	ClaimOldest                  // the queue's oldest job: its head (FOR UPDATE)
+	ClaimSkipLocked              // the queue's oldest job nobody holds (FOR UPDATE SKIP LOCKED)
+)
+
+// String is the claim's name in scenario files and reports.
+func (c Claim) String() string {
+	switch c {
+	case ClaimOldest:
+		return "oldest"
+	case ClaimSkipLocked:
+		return "oldest, skip locked"
+	}
+	return "none"
+}
+
 // JobClaims turns the writes of some locked streams into claims on a job queue
 // ([[streams]] claim and skip_locked: docs/mitigations.md, "Job queues"): Streams holds
-// each stream's sim.Claim, by stream index (sim.NoClaim, or missing at the end, for a
-// stream whose key names its row). Every stream it names takes row locks (RowLocks, which
-// comes before it in Model.Mechanisms).
+// each stream's Claim, by stream index (NoClaim, or missing at the end, for a stream whose
+// key names its row). Every stream it names takes row locks (RowLocks, which comes before
+// it in Model.Mechanisms).
 type JobClaims struct {
-	Streams []sim.Claim
+	Streams []Claim
 }
 
 // Waiter: a claim waits as a row lock's waiter, which the estimate counts with the locks
@@ -50,31 +71,33 @@ func (JobClaims) Couples() string { return "job queues' claims are not split yet
 
 // Note says what the offered loads leave out of the job queues.
 func (j JobClaims) Note() string {
-	if slices.Contains(j.Streams, sim.ClaimOldest) {
+	if slices.Contains(j.Streams, ClaimOldest) {
 		return "the figures ignore the job queue's head: a claim without SKIP LOCKED waits for its queue's oldest job, so a queue passes at most 1/lock claims a second, whatever the workers and the cores"
 	}
 	return "a SKIP LOCKED claim locks a job row of its own, which no other claim waits for: the row locks' cap below is one job's, not the queue's"
 }
 
-// On gives each claiming stream's row locks its claims.
+// On gives each claiming stream's row locks its claims, which their figures say
+// (metrics.LockCounts' OwnRows and QueueHead).
 func (j JobClaims) On(c sim.Core) {
 	l, _ := c.Handler(evLockRelease).(releases)
 	for i, mode := range j.Streams {
-		if mode == sim.NoClaim {
+		if mode == NoClaim {
 			continue
 		}
 		if l.rowLocks == nil || l.streams[i] == nil {
 			panic(fmt.Sprintf("sim: stream %d claims jobs, but takes no row locks", i))
 		}
-		l.streams[i].claim = claims{mode: mode, salt: c.StreamSeed(i, 6) ^ c.Seed()}
-		c.StreamOut(i).Claim = mode
+		st := l.streams[i]
+		st.claim = claims{mode: mode, salt: c.StreamSeed(i, 6) ^ c.Seed()}
+		st.out.OwnRows, st.out.QueueHead = mode == ClaimSkipLocked, mode == ClaimOldest
 	}
 }
 
 // claims is a stream's claims on its queues: its mode and, for SKIP LOCKED, the jobs it
 // has taken, each a row of its own. Its zero value is a stream whose key names its row.
 type claims struct {
-	mode sim.Claim
+	mode Claim
 	salt uint64 // the stream's own job numbers: two streams never take the same row
 	jobs uint64 // jobs taken so far
 }
@@ -88,9 +111,9 @@ const headTag = 0x9e3779b97f4a7c15
 // (the next of the stream's own) for a claim with it.
 func (c *claims) rowOf(h uint64) uint64 {
 	switch c.mode {
-	case sim.ClaimOldest:
+	case ClaimOldest:
 		return detect.Hash64(h ^ headTag)
-	case sim.ClaimSkipLocked:
+	case ClaimSkipLocked:
 		c.jobs++
 		return detect.Hash64(h ^ detect.Hash64(c.salt+c.jobs))
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
@@ -16,7 +17,7 @@ import (
 // who think for an exponential think (mean), claim the oldest job of one of queues queue
 // shards (uniform) holding its row lock for hold, then spend cost (constant) of CPU; the
 // network is net each way. The first second is warmup.
-func queueModel(seed uint64, dur sim.Time, workers, cores int, claim sim.Claim, queues uint64, think sim.Time, hold sim.Delay, cost sim.Time, svc sim.ServiceKind, net sim.Time) *sim.Model {
+func queueModel(seed uint64, dur sim.Time, workers, cores int, claim Claim, queues uint64, think sim.Time, hold sim.Delay, cost sim.Time, svc sim.ServiceKind, net sim.Time) *sim.Model {
 	d := &keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}
 	return &sim.Model{
 		Seed: seed, Duration: dur, Warmup: sim.Second, Window: sim.Second, Network: net,
@@ -27,7 +28,7 @@ func queueModel(seed uint64, dur sim.Time, workers, cores int, claim sim.Claim, 
 			Planner: keyspace.NewPointPlanner(d, keyspace.NewModulo(1), false),
 			Clients: workers, Think: sim.Delay{Kind: sim.Exponential, Mean: think},
 		}},
-		Mechanisms: []sim.Setting{RowLocks{Streams: []Stream{{Hold: hold}}}, JobClaims{Streams: []sim.Claim{claim}}},
+		Mechanisms: []sim.Setting{RowLocks{Streams: []Stream{{Hold: hold}}}, JobClaims{Streams: []Claim{claim}}},
 	}
 }
 
@@ -36,9 +37,19 @@ func claimsPerSecond(m *sim.Model, r *sim.Result) float64 {
 	return float64(r.Streams[0].Completed) / (m.Duration - m.Warmup).Seconds()
 }
 
-// meanLockWait is the stream's mean wait for its lock, in seconds.
-func meanLockWait(st *sim.StreamResult) float64 {
-	return st.LockWaitSum / float64(st.LockWaits) / float64(sim.Second)
+// meanLockWait is a locked stream's mean wait for its lock, in seconds.
+func meanLockWait(n *metrics.LockCounts) float64 {
+	return n.WaitSum / float64(n.Waits) / float64(sim.Second)
+}
+
+// lockCounts is what row locks reported of stream i of r.
+func lockCounts(t *testing.T, r *sim.Result, i int) *metrics.LockCounts {
+	t.Helper()
+	n := metrics.LockCountsOf(r, i)
+	if n == nil {
+		t.Fatalf("row locks reported nothing of stream %d", i)
+	}
+	return n
 }
 
 // repairman is the closed machine-repairman model (M/M/1//W): w customers each spend a
@@ -108,18 +119,18 @@ func shardedHeads(w, p int, d, h float64) float64 {
 func TestQueueHeadCap(t *testing.T) {
 	figs := map[string]string{}
 	for _, kind := range []sim.ServiceKind{sim.Constant, sim.Exponential} {
-		m := queueModel(1, 61*sim.Second, 64, 64, sim.ClaimOldest, 1, sim.Millisecond, sim.Delay{Kind: kind, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
+		m := queueModel(1, 61*sim.Second, 64, 64, ClaimOldest, 1, sim.Millisecond, sim.Delay{Kind: kind, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
 		r := sim.Run(m)
 		x := claimsPerSecond(m, r)
 		figs[map[sim.ServiceKind]string{sim.Constant: "qcap.constant", sim.Exponential: "qcap.exponential"}[kind]] = grouped1(x)
 		if math.Abs(x-1000)/1000 > 0.01 {
 			t.Errorf("hold %v: %.1f claims/s, want the head's cap 1/hold = 1,000 within 1%%", kind, x)
 		}
-		if st := &r.Streams[0]; st.LockWaited < st.LockWaits*9/10 {
-			t.Errorf("hold %v: %d of %d claims queued for the head, want nearly all", kind, st.LockWaited, st.LockWaits)
+		if n := lockCounts(t, r, 0); n.Waited < n.Waits*9/10 {
+			t.Errorf("hold %v: %d of %d claims queued for the head, want nearly all", kind, n.Waited, n.Waits)
 		}
 	}
-	m := queueModel(1, 61*sim.Second, 64, 64, sim.ClaimOldest, 8, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
+	m := queueModel(1, 61*sim.Second, 64, 64, ClaimOldest, 8, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
 	x, want := claimsPerSecond(m, sim.Run(m)), shardedHeads(64, 8, 1.6e-3, 1e-3)
 	if math.Abs(x-want)/want > 0.01 {
 		t.Errorf("8 queue shards: %.1f claims/s, want the closed network's %.1f within 1%%", x, want)
@@ -144,11 +155,11 @@ func TestQueueHeadRepairman(t *testing.T) {
 	const d, h = 1.6e-3, 1e-3
 	figs := map[string]string{}
 	for _, w := range []int{2, 3, 4, 8} {
-		m := queueModel(2, 201*sim.Second, w, w, sim.ClaimOldest, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
+		m := queueModel(2, 201*sim.Second, w, w, ClaimOldest, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
 		r := sim.Run(m)
 		x, wait := repairman(w, d, h)
 		got := claimsPerSecond(m, r)
-		gw := meanLockWait(&r.Streams[0])
+		gw := meanLockWait(lockCounts(t, r, 0))
 		figs[fmt.Sprintf("qrep.x%d", w)], figs[fmt.Sprintf("qrep.sim_x%d", w)] = grouped1(x), grouped1(got)
 		figs[fmt.Sprintf("qrep.wait%d", w)], figs[fmt.Sprintf("qrep.sim_wait%d", w)] = fmt.Sprintf("%.3f", wait*1e3), fmt.Sprintf("%.3f", gw*1e3)
 		if math.Abs(got-x)/x > 0.02 || math.Abs(gw-wait)/wait > 0.04 {
@@ -170,9 +181,9 @@ func TestQueueHeadRepairman(t *testing.T) {
 // M/M/4 station (product form) gives the rate. Seed 3, 30 s: about 600,000 claims each;
 // tolerance 1%.
 func TestQueueSkipLocked(t *testing.T) {
-	m := queueModel(3, 31*sim.Second, 64, 64, sim.ClaimSkipLocked, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
+	m := queueModel(3, 31*sim.Second, 64, 64, ClaimSkipLocked, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
 	r := sim.Run(m)
-	st := &r.Streams[0]
+	n := lockCounts(t, r, 0)
 	figs := map[string]string{}
 	want, x := 64/2.6e-3, claimsPerSecond(m, r)
 	figs["qskip.rate"], figs["qskip.want"] = grouped1(x), grouped1(want)
@@ -181,10 +192,10 @@ func TestQueueSkipLocked(t *testing.T) {
 	} else {
 		t.Logf("64 cores: %.1f claims/s, Little's law %.1f", x, want)
 	}
-	if st.LockWaited != 0 || st.LockWaits < 500_000 || len(st.HotLocks) != 0 {
-		t.Errorf("64 cores: %d of %d claims queued for a lock (%d hot locks), want none of over 500,000", st.LockWaited, st.LockWaits, len(st.HotLocks))
+	if n.Waited != 0 || n.Waits < 500_000 || len(n.Hot) != 0 {
+		t.Errorf("64 cores: %d of %d claims queued for a lock (%d hot locks), want none of over 500,000", n.Waited, n.Waits, len(n.Hot))
 	}
-	m = queueModel(3, 31*sim.Second, 64, 4, sim.ClaimSkipLocked, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 200*sim.Microsecond, sim.Exponential, 250*sim.Microsecond)
+	m = queueModel(3, 31*sim.Second, 64, 4, ClaimSkipLocked, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 200*sim.Microsecond, sim.Exponential, 250*sim.Microsecond)
 	r = sim.Run(m)
 	want, x = closedCPU(64, 4, 2.5e-3, 0.2e-3), claimsPerSecond(m, r)
 	figs["qskip.cpu"], figs["qskip.cpu_want"] = grouped1(x), grouped1(want)
@@ -201,14 +212,14 @@ func TestQueueSkipLocked(t *testing.T) {
 // claim locks a row of its own, and two streams never take the same row.
 func TestClaimLocks(t *testing.T) {
 	const h = 12345
-	head := claims{mode: sim.ClaimOldest}
+	head := claims{mode: ClaimOldest}
 	if a, b := head.rowOf(h), head.rowOf(h); a != b || a == h {
 		t.Errorf("head: locks %x and %x of key %x, want one lock, not the key's own", a, b, h)
 	}
 	if plain := (claims{}); plain.rowOf(h) != h {
 		t.Errorf("no claim: lock %x, want the key's own %x", plain.rowOf(h), h)
 	}
-	c1, c2 := claims{mode: sim.ClaimSkipLocked, salt: 0x9e3779b97f4a7c15}, claims{mode: sim.ClaimSkipLocked, salt: 0x6a09e667f3bcc909}
+	c1, c2 := claims{mode: ClaimSkipLocked, salt: 0x9e3779b97f4a7c15}, claims{mode: ClaimSkipLocked, salt: 0x6a09e667f3bcc909}
 	seen := map[uint64]bool{}
 	for range 10_000 {
 		for _, c := range []*claims{&c1, &c2} {
@@ -224,7 +235,7 @@ func TestClaimLocks(t *testing.T) {
 // TestNoAllocationsClaims: the claims of a job queue, with and without SKIP LOCKED,
 // allocate nothing per request once the pools have grown (mechtest.NoAllocs).
 func TestNoAllocationsClaims(t *testing.T) {
-	for _, claim := range []sim.Claim{sim.ClaimOldest, sim.ClaimSkipLocked} {
+	for _, claim := range []Claim{ClaimOldest, ClaimSkipLocked} {
 		m := queueModel(4, 100*sim.Second, 64, 4, claim, 8, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 200*sim.Microsecond, sim.Exponential, 250*sim.Microsecond)
 		m.Window = 100 * sim.Second // no window's histogram is allocated in the measured stretch
 		mechtest.NoAllocs(t, m)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -63,8 +64,9 @@ func runWake(t *testing.T, extra string) *sim.Result {
 // positive cost, 15us, changes it (so the comparison can tell).
 func TestWakeCostZeroIsOff(t *testing.T) {
 	base := runWake(t, "")
-	if st := base.Streams[0]; st.LockWaited == 0 || st.LockTimedOut == 0 || base.Streams[1].LockWaited == 0 {
-		t.Fatalf("open: %d waited, %d timed out; closed: %d waited: want all above 0", st.LockWaited, st.LockTimedOut, base.Streams[1].LockWaited)
+	open, closed := metrics.LockCountsOf(base, 0), metrics.LockCountsOf(base, 1)
+	if st := base.Streams[0]; open == nil || closed == nil || open.Waited == 0 || st.LockTimedOut == 0 || closed.Waited == 0 {
+		t.Fatalf("open: %+v, %d timed out; closed: %+v: want both waited and some timed out", open, st.LockTimedOut, closed)
 	}
 	if zero := runWake(t, `lock_wake_cost = "0s"`); !reflect.DeepEqual(base, zero) {
 		t.Errorf("lock_wake_cost = \"0s\": the result differs from the run without the key (completed %d and %d, want %d and %d)",

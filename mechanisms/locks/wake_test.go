@@ -48,10 +48,9 @@ func TestWakeCostClosed(t *testing.T) {
 		for _, w := range []sim.Time{0, wake} {
 			m := wakeModel(1, 21*sim.Second, c, hold, cost, w)
 			r := sim.Run(m)
-			st := &r.Streams[0]
 			x := 1 / (hold + sim.Time(c-1)*w).Seconds()
 			wait := float64(c)/x - (hold + cost).Seconds()
-			got, gotWait := claimsPerSecond(m, r), meanLockWait(st)
+			got, gotWait := claimsPerSecond(m, r), meanLockWait(lockCounts(t, r, 0))
 			msg := fmt.Sprintf("C = %d, w = %v: %.2f writes/s (1/(L + (C-1) w) = %.2f), mean lock wait %.4f ms (C/X - L - cost = %.4f)",
 				c, w, got, x, gotWait*1e3, wait*1e3)
 			if math.Abs(got-x)/x > 0.001 || math.Abs(gotWait-wait)/wait > 0.001 {
@@ -85,8 +84,8 @@ func TestWakeCostAllocatesNothing(t *testing.T) {
 	}
 	mechtest.NoAllocs(t, zipf(100*sim.Second))
 	r := sim.Run(zipf(5 * sim.Second))
-	if w := r.Streams[0]; w.LockWaited == 0 || w.LockTimedOut == 0 {
-		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", w.LockWaited, w.LockTimedOut)
+	if w, n := r.Streams[0], lockCounts(t, r, 0); n.Waited == 0 || w.LockTimedOut == 0 {
+		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", n.Waited, w.LockTimedOut)
 	}
 	mechtest.Conserve(t, r)
 }

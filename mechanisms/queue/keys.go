@@ -26,12 +26,12 @@ func init() { scenario.RegisterMechanism(resolveJobClaims) }
 // resolveJobClaims reads every stream's claim on a job queue and, when a stream claims,
 // turns them into the setting of locks.JobClaims, by resolved stream.
 func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
-	byName := map[string]sim.Claim{}
+	byName := map[string]locks.Claim{}
 	var first string // the first claiming stream, which the others must agree with
 	for i := range f.Streams {
 		key := fmt.Sprintf("streams[%d]", i)
 		claim, ok := resolveJobClaim(c, key, &f.Streams[i], s)
-		if !ok || claim == sim.NoClaim {
+		if !ok || claim == locks.NoClaim {
 			continue
 		}
 		name := f.Streams[i].Name
@@ -46,7 +46,7 @@ func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolve
 	if len(byName) == 0 {
 		return
 	}
-	set := locks.JobClaims{Streams: make([]sim.Claim, len(s.Streams))}
+	set := locks.JobClaims{Streams: make([]locks.Claim, len(s.Streams))}
 	for i := range s.Streams {
 		set.Streams[i] = byName[s.Streams[i].Name]
 	}
@@ -55,14 +55,14 @@ func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolve
 
 // resolveJobClaim reads the claim of stream st (key: "streams[i]"), whose resolved form is
 // among s.Streams; false when it has problems.
-func resolveJobClaim(c *scenario.Checker, key string, st *scenario.Stream, s *scenario.Resolved) (sim.Claim, bool) {
+func resolveJobClaim(c *scenario.Checker, key string, st *scenario.Stream, s *scenario.Resolved) (locks.Claim, bool) {
 	mode, claims := claimKey.In(st.Ext)
 	skip, skipGiven := skipLockedKey.In(st.Ext)
 	if !claims {
 		if skipGiven {
 			c.Add(key+".skip_locked", "applies only to a stream with claim = \"oldest\" (a worker's claim of the oldest job)")
 		}
-		return sim.NoClaim, !skipGiven
+		return locks.NoClaim, !skipGiven
 	}
 	var ss *scenario.StreamSpec
 	for i := range s.Streams {
@@ -85,16 +85,16 @@ func resolveJobClaim(c *scenario.Checker, key string, st *scenario.Stream, s *sc
 		c.Add(key+".claim", "needs lock: how long a claim holds its job's row lock, e.g. \"5ms\"")
 	default:
 		if skip {
-			return sim.ClaimSkipLocked, true
+			return locks.ClaimSkipLocked, true
 		}
-		return sim.ClaimOldest, true
+		return locks.ClaimOldest, true
 	}
-	return sim.NoClaim, false
+	return locks.NoClaim, false
 }
 
 // skipWords says whether a claim skips locked rows.
-func skipWords(c sim.Claim) string {
-	if c == sim.ClaimSkipLocked {
+func skipWords(c locks.Claim) string {
+	if c == locks.ClaimSkipLocked {
 		return "with skip_locked"
 	}
 	return "without skip_locked"

@@ -17,13 +17,13 @@ func TestJobClaimKeys(t *testing.T) {
 	const claimer = "\n[[streams]]\nname = \"claim\"\nop = \"write\"\nclients = 4\nthink = \"1ms\"\ncost = \"0.1ms\"\nlock = \"1ms\"\n"
 	for _, c := range []struct {
 		extra string
-		want  sim.Claim
-	}{{"claim = \"oldest\"\n", sim.ClaimOldest}, {"claim = \"oldest\"\nskip_locked = true\n", sim.ClaimSkipLocked}, {"claim = \"oldest\"\nskip_locked = false\n", sim.ClaimOldest}} {
+		want  locks.Claim
+	}{{"claim = \"oldest\"\n", locks.ClaimOldest}, {"claim = \"oldest\"\nskip_locked = true\n", locks.ClaimSkipLocked}, {"claim = \"oldest\"\nskip_locked = false\n", locks.ClaimOldest}} {
 		s, probs := mechtest.Resolve(t, claimer+c.extra)
 		if len(probs) > 0 {
 			t.Fatal(probs)
 		}
-		if want := (locks.JobClaims{Streams: []sim.Claim{sim.NoClaim, c.want}}); !reflect.DeepEqual(claimsOf(s.Mechanisms), []sim.Setting{want}) {
+		if want := (locks.JobClaims{Streams: []locks.Claim{locks.NoClaim, c.want}}); !reflect.DeepEqual(claimsOf(s.Mechanisms), []sim.Setting{want}) {
 			t.Errorf("%q: settings %#v, want %#v after the row locks", c.extra, s.Mechanisms, want)
 		}
 	}

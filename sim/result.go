@@ -201,12 +201,15 @@ type StreamResult struct {
 	Attempts     int64 // attempts sent, first ones included (Offered when nobody retries)
 	Retries      int64 // attempts after the first
 	TimedOut     int64 // requests whose last attempt timed out
-	Throttled    int64 // requests whose last attempt was throttled by a partition limit
 	Limited      int64 // requests rejected by the client's rate limit
 	CacheHits    int64 // reads answered by the cache (stale ones included)
 	CacheStale   int64 // reads answered by an expired entry while it was refreshed
 	CacheJoined  int64 // misses that waited for another read of the same key (single-flight)
 	BackendReads int64 // reads of the database caused by the stream's cache misses and refreshes
+	// Failed counts the requests whose last attempt failed for a cause a mechanism
+	// registered (RegisterCause: a partition limit's throttle, a row lock's timeout), by
+	// the cause.
+	Failed CauseCounts
 
 	// Detection looks at a random sample of the requests issued after the warmup
 	// (SampledRequests of them; see Model.Detect): the keys requested most and, for writes,
@@ -232,20 +235,19 @@ type StreamResult struct {
 	// after the warmup: LockWaits asked for their key's lock and got it or gave up,
 	// LockWaited of them found it held and queued. LockWaitSum (nanoseconds, for an exact
 	// mean), LockWaitMax and LockWait (microseconds; a subrequest that found the lock free
-	// waited 0) cover all LockWaits. LockTimedOut counts the requests whose last attempt
-	// failed because a subrequest waited longer than the lock timeout. HotLocks are the
+	// waited 0) cover all LockWaits (a request whose subrequest waited longer than the
+	// lock timeout failed for the row locks' Cause, in Failed). HotLocks are the
 	// keys whose lock writes queued for most (Count: the subrequests that found it held).
 	// LockHolds counts the locks granted to them and LockHoldSum (nanoseconds) the time
 	// the row stayed locked for those grants, for the mean hold that caps a row's writes.
-	LockWaits    int64
-	LockWaited   int64
-	LockWaitSum  float64
-	LockWaitMax  Time
-	LockWait     *hdrhistogram.Histogram
-	LockTimedOut int64
-	HotLocks     []KeyCount
-	LockHolds    int64
-	LockHoldSum  float64
+	LockWaits   int64
+	LockWaited  int64
+	LockWaitSum float64
+	LockWaitMax Time
+	LockWait    *hdrhistogram.Histogram
+	HotLocks    []KeyCount
+	LockHolds   int64
+	LockHoldSum float64
 	// Claim is the stream's claim on a job queue (mechanisms/locks, JobClaims): with
 	// ClaimSkipLocked every write locked a row of its own, so no row's lock was offered
 	// more than one write.
@@ -268,18 +270,18 @@ type WindowLatency struct {
 	// counts go by the time the answer reached the client).
 	Offered   int64
 	Completed int64
-	Errors    int64 // rejected, throttled, limited, timed-out and lock-failed requests
+	Errors    int64 // rejected, limited, timed-out requests, and those Failed counts
 	// Retries are the attempts after the first sent in the window; BackendReads the
 	// database reads caused by cache misses and refreshes in the window.
 	Retries      int64
 	BackendReads int64
-	Throttled    int64
 	TimedOut     int64
-	LockTimedOut int64 // failed waiting longer than the lock timeout for a row lock
 	Max          Time
 	// Rejected found a node's queue full and Limited met the client's own rate limit (the
-	// other causes of Errors; appended here after the first).
+	// other causes of Errors; appended here after the first); Failed failed for a cause a
+	// mechanism registered, by the cause.
 	Rejected, Limited int64
+	Failed            CauseCounts
 	Hist              WindowHist // latencies of the completions, in microseconds
 }
 
@@ -296,16 +298,16 @@ type ShardResult struct {
 	Rows    int64 // rows written
 	Busy    Time  // CPU time spent on the shard's subrequests
 	// The shard's own view, over the subrequests that reached it at or after the warmup
-	// (followers' applies left out): Rejected found its node's queue full, Throttled met
-	// its partition limit, LockFailed waited longer than lock_timeout for a row lock on
-	// it; SubLatency counts the time of each one it served from its
+	// (followers' applies left out): Rejected found its node's queue full, Failed failed
+	// for a cause a mechanism registered (a partition limit's throttle, Core.Refuse; a
+	// row lock's timeout, counted when it began waiting, Core.GiveUp), by the cause;
+	// SubLatency counts the time of each one it served from its
 	// arrival at the node to the end of its service (waiting and service: what the node's
 	// slow-query log would show), in the layout SubLatencyQuantile reads: SubLatency[i]
 	// is the count at index SubLatencyFrom+i, and a finished run keeps only the range from
 	// the first count that is not zero to the last (compactSubLatency).
 	Rejected       int64
-	Throttled      int64
-	LockFailed     int64
+	Failed         CauseCounts
 	SubLatency     []uint32
 	SubLatencyFrom int
 }

@@ -64,11 +64,6 @@ var coreAllowed = map[string]string{
 	"shardIndex": "a shard id's index into the shard series",
 	// sync.Mutex's method, the parallel engine's: no row lock.
 	"Lock": "sync.Mutex's",
-	// The result's counters that the figures read (sim.ShardResult, sim.StreamResult,
-	// sim.WindowStats), which the core counts as it ends an attempt or merges the parts of
-	// a split run: renaming them renames what every figure reads.
-	"LockFailed":   "sim.ShardResult's counter, which the figures read",
-	"LockTimedOut": "sim.StreamResult's and sim.WindowStats' counter, which the figures read",
 	// Result.Replicas, which the window sink hands on (sim.ShardWindow, exported): a
 	// shard's CPU is spread over 1 + Replicas copies in its load.
 	"Replicas": "Result.Replicas, as sim.ShardWindow hands it to a sink",

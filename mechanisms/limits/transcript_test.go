@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -16,10 +17,10 @@ import (
 func TestTranscripts(t *testing.T) {
 	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
 		for _, s := range r.Streams {
-			fmt.Fprintf(b, "  %s: throttled %d, by window %v\n", s.Name, s.Throttled, throttledByWindow(s.Win))
+			fmt.Fprintf(b, "  %s: throttled %d, by window %v\n", s.Name, s.Failed[limits.Throttled], throttledByWindow(s.Win))
 		}
 		for i, sh := range r.Shards {
-			fmt.Fprintf(b, "  shard %d: ops %d, throttled %d\n", i, sh.Ops, sh.Throttled)
+			fmt.Fprintf(b, "  shard %d: ops %d, throttled %d\n", i, sh.Ops, sh.Failed[limits.Throttled])
 		}
 		for _, e := range r.Events {
 			if e.Kind == sim.EventSplit {
@@ -32,7 +33,7 @@ func TestTranscripts(t *testing.T) {
 func throttledByWindow(win []sim.WindowLatency) []int64 {
 	out := make([]int64, len(win))
 	for w := range win {
-		out[w] = win[w].Throttled
+		out[w] = win[w].Failed[limits.Throttled]
 	}
 	return out
 }

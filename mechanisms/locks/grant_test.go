@@ -165,7 +165,7 @@ func TestGrantRandomAllocatesNothing(t *testing.T) {
 		return withGrant(m, GrantRandom)
 	}
 	mechtest.NoAllocs(t, zipf(100*sim.Second))
-	if w := sim.Run(zipf(5 * sim.Second)).Streams[0]; w.LockWaited == 0 || w.LockTimedOut == 0 {
-		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", w.LockWaited, w.LockTimedOut)
+	if w := sim.Run(zipf(5 * sim.Second)).Streams[0]; w.LockWaited == 0 || w.Failed[TimedOut] == 0 {
+		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", w.LockWaited, w.Failed[TimedOut])
 	}
 }

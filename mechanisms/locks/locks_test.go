@@ -125,11 +125,11 @@ func TestLockCapsKey(t *testing.T) {
 
 	r = sim.Run(withTimeout(lockModel(2, 4*sim.Second, 1, 3000, 1, lock, 200*sim.Microsecond, 0), 20*sim.Millisecond))
 	st := &r.Streams[0]
-	if st.LockTimedOut == 0 || st.Completed+st.LockTimedOut != st.Offered {
-		t.Errorf("lock timeout: %d completed + %d lock failures of %d offered, want some failures and every write accounted for", st.Completed, st.LockTimedOut, st.Offered)
+	if st.Failed[TimedOut] == 0 || st.Completed+st.Failed[TimedOut] != st.Offered {
+		t.Errorf("lock timeout: %d completed + %d lock failures of %d offered, want some failures and every write accounted for", st.Completed, st.Failed[TimedOut], st.Offered)
 	}
-	if sh := r.Shards[0].LockFailed; sh != st.LockTimedOut {
-		t.Errorf("lock timeout: the shard counts %d lock failures, its one stream %d", sh, st.LockTimedOut)
+	if sh := r.Shards[0].Failed[TimedOut]; sh != st.Failed[TimedOut] {
+		t.Errorf("lock timeout: the shard counts %d lock failures, its one stream %d", sh, st.Failed[TimedOut])
 	}
 	if st.LockWaitMax > 20*sim.Millisecond {
 		t.Errorf("lock timeout 20ms: a write waited %v", st.LockWaitMax)
@@ -166,8 +166,8 @@ func TestLocksAllocateNothing(t *testing.T) {
 		return m
 	}
 	mechtest.NoAllocs(t, zipf(100*sim.Second))
-	if w := sim.Run(zipf(5 * sim.Second)).Streams[0]; w.LockWaited == 0 || w.LockTimedOut == 0 {
-		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", w.LockWaited, w.LockTimedOut)
+	if w := sim.Run(zipf(5 * sim.Second)).Streams[0]; w.LockWaited == 0 || w.Failed[TimedOut] == 0 {
+		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", w.LockWaited, w.Failed[TimedOut])
 	}
 }
 
@@ -180,10 +180,10 @@ func TestLockAfterLimit(t *testing.T) {
 	m.Mechanisms = append(m.Mechanisms, limits.Limits{Settings: scenario.PartitionLimits{WriteUnits: 1000, ReadUnits: 1000}})
 	r := sim.Run(m)
 	st := &r.Streams[0]
-	if st.Throttled < st.Offered/2 || r.Shards[0].Throttled != st.Throttled {
-		t.Errorf("%d of %d writes throttled, the shard counts %d: want about two in three, and the shard's count the stream's", st.Throttled, st.Offered, r.Shards[0].Throttled)
+	if st.Failed[limits.Throttled] < st.Offered/2 || r.Shards[0].Failed[limits.Throttled] != st.Failed[limits.Throttled] {
+		t.Errorf("%d of %d writes throttled, the shard counts %d: want about two in three, and the shard's count the stream's", st.Failed[limits.Throttled], st.Offered, r.Shards[0].Failed[limits.Throttled])
 	}
-	if st.LockWaits+st.Throttled != st.Offered {
-		t.Errorf("%d lock waits + %d throttled, want the %d writes offered: a throttled write asks for no lock", st.LockWaits, st.Throttled, st.Offered)
+	if st.LockWaits+st.Failed[limits.Throttled] != st.Offered {
+		t.Errorf("%d lock waits + %d throttled, want the %d writes offered: a throttled write asks for no lock", st.LockWaits, st.Failed[limits.Throttled], st.Offered)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -63,8 +64,8 @@ func runWake(t *testing.T, extra string) *sim.Result {
 // positive cost, 15us, changes it (so the comparison can tell).
 func TestWakeCostZeroIsOff(t *testing.T) {
 	base := runWake(t, "")
-	if st := base.Streams[0]; st.LockWaited == 0 || st.LockTimedOut == 0 || base.Streams[1].LockWaited == 0 {
-		t.Fatalf("open: %d waited, %d timed out; closed: %d waited: want all above 0", st.LockWaited, st.LockTimedOut, base.Streams[1].LockWaited)
+	if st := base.Streams[0]; st.LockWaited == 0 || st.Failed[locks.TimedOut] == 0 || base.Streams[1].LockWaited == 0 {
+		t.Fatalf("open: %d waited, %d timed out; closed: %d waited: want all above 0", st.LockWaited, st.Failed[locks.TimedOut], base.Streams[1].LockWaited)
 	}
 	if zero := runWake(t, `lock_wake_cost = "0s"`); !reflect.DeepEqual(base, zero) {
 		t.Errorf("lock_wake_cost = \"0s\": the result differs from the run without the key (completed %d and %d, want %d and %d)",

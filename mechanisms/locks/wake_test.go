@@ -85,8 +85,8 @@ func TestWakeCostAllocatesNothing(t *testing.T) {
 	}
 	mechtest.NoAllocs(t, zipf(100*sim.Second))
 	r := sim.Run(zipf(5 * sim.Second))
-	if w := r.Streams[0]; w.LockWaited == 0 || w.LockTimedOut == 0 {
-		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", w.LockWaited, w.LockTimedOut)
+	if w := r.Streams[0]; w.LockWaited == 0 || w.Failed[TimedOut] == 0 {
+		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", w.LockWaited, w.Failed[TimedOut])
 	}
 	mechtest.Conserve(t, r)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -24,7 +25,7 @@ func TestTranscripts(t *testing.T) {
 		}
 		for i, sh := range r.Shards {
 			fmt.Fprintf(b, "  shard %d: parent %d at %v, node %d (home %d), ops %d, rows %d, throttled %d, busy %v\n",
-				i, sh.Parent, sh.Created, sh.Node, sh.Home, sh.Ops, sh.Rows, sh.Throttled, sh.Busy)
+				i, sh.Parent, sh.Created, sh.Node, sh.Home, sh.Ops, sh.Rows, sh.Failed[limits.Throttled], sh.Busy)
 		}
 		fmt.Fprintf(b, "  shard series: %d windows x %d shards\n", r.Windows, len(r.ShardBusy)/max(r.Windows, 1))
 	})

@@ -80,10 +80,14 @@ type Result struct {
 // EventKind is what changed during a run.
 type EventKind uint8
 
+// The kinds of event are what the core's figures know changed: an action the run's
+// timeline notes, the shards growing by one that takes part of another's keys (the
+// shards' lineage, ShardResult.Parent), a shard served by another node (Core.MoveShard).
+// Why it changed is the words of the mechanism that changed it (Event.Text, Event.Why).
 const (
 	EventAction EventKind = iota // an operator action (mechanisms/operator, Core.Note)
-	EventSplit                   // a shard split in two (Model.Split)
-	EventMove                    // a shard moved to another node after a split
+	EventSplit                   // a shard split in two: a new one takes part of its keys (mechanisms/split, Core.Record)
+	EventMove                    // a shard moved to another node (Core.MoveShard: a split's or a rebalance's)
 )
 
 func (k EventKind) String() string {
@@ -98,28 +102,21 @@ func (k EventKind) String() string {
 	return "?"
 }
 
-// SplitCause is why a shard split.
-type SplitCause uint8
-
-const (
-	SplitLoad      SplitCause = iota + 1 // its load in the window passed the policy's (Value: the load, 0..)
-	SplitRows                            // it held the policy's rows (Value: its rows)
-	SplitThrottled                       // a partition limit throttled it windows running (Value: the windows)
-)
-
-// Event is one change during a run, as data; the report words it.
+// Event is one change during a run, as data; the report words it, in Text's words where
+// the event has them.
 type Event struct {
 	At    Time
 	Kind  EventKind
 	Shard int // the shard split or moved (-1 for actions)
-	// A split: Child is the new shard, which takes the upper half of Shard's keys; Cause
-	// and Value say why.
+	// A split: Child is the new shard, which takes the upper half of Shard's keys; Why and
+	// Value say why, in the terms of the mechanism that split it (mechanisms/split's
+	// Cause), and Text words it.
 	Child int
-	Cause SplitCause
+	Why   uint8
 	Value float64
 	// A move: Node is the node Shard moved to.
 	Node int
-	// An action: Text is what the scenario says it does.
+	// An action: Text is what the scenario says it does; a split: why it split.
 	Text string
 }
 

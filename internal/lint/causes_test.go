@@ -120,3 +120,85 @@ func TestFailureCausesRegistered(t *testing.T) {
 		}
 	}
 }
+
+// eventKindsAllowed are the kinds of sim.Event that hold a mechanism's word and stay, each
+// with why.
+var eventKindsAllowed = map[string]string{
+	"EventAction": "a line the run's timeline notes (Core.Note), the core's: what the operator's actions use",
+	"EventSplit":  "the shards growing by one that takes part of another's keys: the shards' lineage the core keeps (ShardResult.Parent), which the figures read",
+}
+
+// TestEventNamesNoMechanism holds sim.Event, a change during a run, to the core's
+// vocabulary: what changed (an action noted, the shards grown by a split, a shard moved),
+// never a mechanism's reasons for it, which the mechanism that recorded the event words
+// (Event.Text) and codes in its own terms (Event.Why, as mechanisms/split's Cause). No
+// field of Event, no type of one, and no EventKind constant but eventKindsAllowed holds a
+// mechanism's word.
+func TestEventNamesNoMechanism(t *testing.T) {
+	words := coreWords(t)
+	held := func(n string) string {
+		for _, w := range words {
+			if holdsWord(n, w) {
+				return w
+			}
+		}
+		return ""
+	}
+	found, used := false, map[string]bool{}
+	for _, f := range packages(t)["sim"].files {
+		ast.Inspect(f, func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.TypeSpec:
+				if x.Name.Name != "Event" {
+					return true
+				}
+				found = true
+				for _, fl := range x.Type.(*ast.StructType).Fields.List {
+					var names []string
+					for _, n := range fl.Names {
+						names = append(names, n.Name)
+					}
+					for _, n := range append(names, typeNames(fl.Type)...) {
+						if w := held(n); w != "" {
+							t.Errorf("sim.Event's field %s names %s, a mechanism's word: the mechanism words why (Text) and codes it in its own terms (Why)", strings.Join(names, " "), n)
+						}
+					}
+				}
+				return false
+			case *ast.GenDecl:
+				// A constant of an iota block without a type of its own has the type of
+				// the one before it.
+				kind := false
+				for _, s := range x.Specs {
+					v, ok := s.(*ast.ValueSpec)
+					if !ok || x.Tok != token.CONST {
+						break
+					}
+					if v.Type != nil {
+						id, ok := v.Type.(*ast.Ident)
+						kind = ok && id.Name == "EventKind"
+					}
+					for _, n := range v.Names {
+						if !kind {
+							continue
+						}
+						if eventKindsAllowed[n.Name] != "" {
+							used[n.Name] = true
+						} else if w := held(n.Name); w != "" {
+							t.Errorf("sim's event kind %s names %s, a mechanism's word", n.Name, w)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	if !found {
+		t.Fatal("sim has no type Event")
+	}
+	for n := range eventKindsAllowed {
+		if !used[n] {
+			t.Errorf("eventKindsAllowed lets %s stay, which is no event kind of sim: take it off", n)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/mechanisms/limits"
+	"github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -24,7 +25,7 @@ func TestTranscripts(t *testing.T) {
 		}
 		for _, e := range r.Events {
 			if e.Kind == sim.EventSplit {
-				fmt.Fprintf(b, "  split at %v: shard %d to %d, %s, value %g\n", e.At, e.Shard, e.Child, cause(e.Cause), e.Value)
+				fmt.Fprintf(b, "  split at %v: shard %d to %d, %s, value %g\n", e.At, e.Shard, e.Child, cause(split.Cause(e.Why)), e.Value)
 			}
 		}
 	})
@@ -39,8 +40,8 @@ func throttledByWindow(win []sim.WindowLatency) []int64 {
 }
 
 // cause names a split's cause: a partition limit's throttling is the one this story shows.
-func cause(c sim.SplitCause) string {
-	if c == sim.SplitThrottled {
+func cause(c split.Cause) string {
+	if c == split.Throttled {
 		return "throttled"
 	}
 	return fmt.Sprintf("cause %d", c)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/mechanisms/limits"
+	"github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -18,7 +19,7 @@ func TestTranscripts(t *testing.T) {
 		for _, e := range r.Events {
 			switch e.Kind {
 			case sim.EventSplit:
-				fmt.Fprintf(b, "  split at %v: shard %d to %d, %s, value %.4g\n", e.At, e.Shard, e.Child, cause(e.Cause), e.Value)
+				fmt.Fprintf(b, "  split at %v: shard %d to %d, %s, value %.4g\n", e.At, e.Shard, e.Child, cause(split.Cause(e.Why)), e.Value)
 			case sim.EventMove:
 				fmt.Fprintf(b, "  move at %v: shard %d to node %d\n", e.At, e.Shard, e.Node)
 			}
@@ -32,13 +33,13 @@ func TestTranscripts(t *testing.T) {
 }
 
 // cause names a split's cause.
-func cause(c sim.SplitCause) string {
+func cause(c split.Cause) string {
 	switch c {
-	case sim.SplitLoad:
+	case split.Load:
 		return "load"
-	case sim.SplitRows:
+	case split.Rows:
 		return "rows"
-	case sim.SplitThrottled:
+	case split.Throttled:
 		return "throttled"
 	}
 	return fmt.Sprintf("cause %d", c)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shardsim/shardsim/figures/diagnose"
 	"github.com/shardsim/shardsim/figures/metrics"
+	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/units"
 )
@@ -158,7 +159,7 @@ func TestLockAlertNamesTheRowsNode(t *testing.T) {
 		return 0.2
 	})
 	put := &run.Result.Streams[0]
-	put.Win[1].LockTimedOut, put.Win[1].Errors = 7, 7
+	put.Win[1].Failed[locks.TimedOut], put.Win[1].Errors = 7, 7
 	run.Result.Reports = append(run.Result.Reports, &metrics.LockResult{Streams: []*metrics.LockCounts{{Hot: []sim.KeyCount{{Values: []uint64{1}, Count: 40, Shard: 1}}}}})
 	for _, a := range diagnose.Alerts(sc, run.Variant, run.Result) {
 		if a.Kind != "lock_timeout" {

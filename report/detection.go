@@ -27,21 +27,10 @@ type EventSummary struct {
 	Message string  `json:"message"`
 }
 
-// eventText words one event of a run.
+// eventText words one event of a run: a move in the core's words, any other in those of
+// the mechanism that recorded it (Text), or by its kind.
 func eventText(e sim.Event) string {
-	switch e.Kind {
-	case sim.EventSplit:
-		var why string
-		switch e.Cause {
-		case sim.SplitLoad:
-			why = fmt.Sprintf("its load was %.0f%% in the window", 100*e.Value)
-		case sim.SplitRows:
-			why = fmt.Sprintf("it holds %.0f rows", e.Value)
-		case sim.SplitThrottled:
-			why = fmt.Sprintf("it was throttled %.0f windows running", e.Value)
-		}
-		return fmt.Sprintf("shard %d split (%s): shard %d takes the upper half of its keys", e.Shard, why, e.Child)
-	case sim.EventMove:
+	if e.Kind == sim.EventMove {
 		return fmt.Sprintf("shard %d moved to node %d", e.Shard, e.Node)
 	}
 	if e.Text != "" {

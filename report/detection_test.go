@@ -9,6 +9,7 @@ import (
 	"github.com/shardsim/shardsim/figures/diagnose"
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
@@ -291,7 +292,7 @@ func TestLatencyOutliers(t *testing.T) {
 func TestClientAndCacheCounts(t *testing.T) {
 	sc, run := handBuilt(t, 4, 2, func(w, s int) float64 { return 0.3 })
 	put := &run.Result.Streams[0]
-	put.Offered, put.Attempts, put.Retries, put.TimedOut, put.Throttled, put.Limited = 1000, 1300, 300, 20, 30, 100
+	put.Offered, put.Attempts, put.Retries, put.TimedOut, put.Failed[limits.Throttled], put.Limited = 1000, 1300, 300, 20, 30, 100
 	scan := &run.Result.Streams[1]
 	scan.Offered = 1000
 	cache := &metrics.CacheResult{Streams: make([]metrics.CacheCounts, len(run.Result.Streams))}
@@ -373,7 +374,7 @@ func TestDetectionTiming(t *testing.T) {
 		}
 		put.Win[w].Completed, put.Win[w].Hist = h.TotalCount(), h
 	}
-	put.Win[1].Throttled, put.Win[1].Errors = 4, 4
+	put.Win[1].Failed[limits.Throttled], put.Win[1].Errors = 4, 4
 	put.Win[8].Errors = 3
 	alerts := diagnose.Alerts(sc, run.Variant, run.Result)
 	byKind := map[string]Alert{}

@@ -149,10 +149,11 @@ func streamsCSV(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error {
 			var out [][]string
 			for i := range r.Streams {
 				wl := &r.Streams[i].Win[win]
+				f := metrics.WindowFailures(wl)
 				out = append(out, []string{r.Streams[i].Name, rawCount(wl.Completed), rawCount(wl.Errors),
 					optNum(optMs(metrics.WindowQuantile(wl, 0.5))), optNum(optMs(metrics.WindowQuantile(wl, 0.99))), optNum(optMs(windowMax(wl))),
-					rawCount(wl.Throttled), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(metrics.BackendReadsIn(r, i, win)),
-					rawCount(metrics.StreamWindowOf(r, i, win).Offered), rawCount(wl.Rejected), rawCount(wl.Limited), rawCount(wl.LockTimedOut)})
+					rawCount(f[metrics.Throttled]), rawCount(wl.TimedOut), rawCount(wl.Retries), rawCount(metrics.BackendReadsIn(r, i, win)),
+					rawCount(metrics.StreamWindowOf(r, i, win).Offered), rawCount(wl.Rejected), rawCount(wl.Limited), rawCount(f[metrics.Lock])})
 			}
 			return out
 		})

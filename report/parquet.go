@@ -189,11 +189,12 @@ func streamsParquet(w io.Writer, sc *metrics.Scenario, runs iter.Seq[Run]) error
 		ts := l.ts
 		for i := range r.Streams {
 			wl := &r.Streams[i].Win[win]
+			f := metrics.WindowFailures(wl)
 			buf = append(buf, streamRow{Variant: l.variant, WindowStart: l.start, TS: ts, Stream: r.Streams[i].Name,
 				Completed: wl.Completed, Errors: wl.Errors,
 				P50Ms: optMs(metrics.WindowQuantile(wl, 0.5)), P99Ms: optMs(metrics.WindowQuantile(wl, 0.99)), MaxMs: optMs(windowMax(wl)),
-				Throttled: wl.Throttled, TimedOut: wl.TimedOut, Retries: wl.Retries, BackendReads: metrics.BackendReadsIn(r, i, win),
-				Offered: metrics.StreamWindowOf(r, i, win).Offered, Rejected: wl.Rejected, Limited: wl.Limited, Lock: wl.LockTimedOut})
+				Throttled: f[metrics.Throttled], TimedOut: wl.TimedOut, Retries: wl.Retries, BackendReads: metrics.BackendReadsIn(r, i, win),
+				Offered: metrics.StreamWindowOf(r, i, win).Offered, Rejected: wl.Rejected, Limited: wl.Limited, Lock: f[metrics.Lock]})
 		}
 		return buf, nil
 	})

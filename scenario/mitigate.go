@@ -183,7 +183,7 @@ type SplitPolicy struct {
 	// Move is the delay before the new shard is moved to its own node. The most shards
 	// there can be is Resolved.MaxShards, the bound of the splitter the model routes through.
 	Move sim.Time
-	// Throttled splits a shard throttled (sim.Core.Throttle: a partition limit,
+	// Throttled splits a shard throttled (sim.Core.Refuse: a partition limit,
 	// mechanisms/limits) in two windows running, at the end of the second.
 	Throttled bool
 }

@@ -2,6 +2,8 @@ package scenarios_test
 
 import (
 	"testing"
+
+	"github.com/shardsim/shardsim/mechanisms/limits"
 )
 
 // gsi-write-sharding: the write-sharding article's pattern 3. The index doubles the
@@ -38,8 +40,8 @@ func TestGSIWriteShardingStory(t *testing.T) {
 	}
 	// Push-back: a third of the table's writes fail throttled with the limited index; none
 	// without a limit, nor once the bucket spreads the busy group under it.
-	if w := s.stream(limited, "ingest"); w.Throttled < w.Offered/4 || w.Throttled+w.Completed != w.Offered {
-		t.Errorf("%s: %d of %d writes throttled, %d completed; want over a quarter throttled, the rest completed", limited, w.Throttled, w.Offered, w.Completed)
+	if w := s.stream(limited, "ingest"); w.Failed[limits.Throttled] < w.Offered/4 || w.Failed[limits.Throttled]+w.Completed != w.Offered {
+		t.Errorf("%s: %d of %d writes throttled, %d completed; want over a quarter throttled, the rest completed", limited, w.Failed[limits.Throttled], w.Offered, w.Completed)
 	}
 	for _, v := range []string{none, async, sync, bucketed} {
 		if w := s.stream(v, "ingest"); w.Completed != w.Offered {

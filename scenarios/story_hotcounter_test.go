@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/figures/metrics"
+	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -86,8 +87,8 @@ func TestHotCounterStory(t *testing.T) {
 	if rate := float64(stE.Completed) / secs; rate < 990 || rate > 1010 || msE.Failures[metrics.Throttled] != stE.Offered-stE.Completed {
 		t.Errorf("bank empty: %.0f writes/s completed, %d throttled of %d; want 1,000/s and the rest throttled", rate, msE.Failures[metrics.Throttled], stE.Offered)
 	}
-	if w := s.result("DynamoDB 1,000 WCU, bank empty").Streams[0].Win[0]; w.Throttled < 10_000 {
-		t.Errorf("bank empty: %d writes throttled in the first 5 s window, want throttling from the start", w.Throttled)
+	if w := s.result("DynamoDB 1,000 WCU, bank empty").Streams[0].Win[0]; w.Failed[limits.Throttled] < 10_000 {
+		t.Errorf("bank empty: %d writes throttled in the first 5 s window, want throttling from the start", w.Failed[limits.Throttled])
 	}
 }
 
@@ -130,13 +131,13 @@ service = "constant"
 		return &sim.Run(sc.Variants[0].Model()).Streams[0]
 	}
 	full := run()
-	if full.Offered < 450 || full.Offered > 550 || full.Throttled != 0 {
-		t.Errorf("bank full: %d of %d writes throttled, want none of about 500", full.Throttled, full.Offered)
+	if full.Offered < 450 || full.Offered > 550 || full.Failed[limits.Throttled] != 0 {
+		t.Errorf("bank full: %d of %d writes throttled, want none of about 500", full.Failed[limits.Throttled], full.Offered)
 	}
 	empty := run("keyspace.limits.burst_initial=\"0s\"")
-	if empty.Completed > 12 || empty.Throttled != empty.Offered-empty.Completed || empty.Win[0].Throttled == 0 {
+	if empty.Completed > 12 || empty.Failed[limits.Throttled] != empty.Offered-empty.Completed || empty.Win[0].Failed[limits.Throttled] == 0 {
 		t.Errorf("bank empty: %d of %d writes completed, %d throttled (%d in the first 100 ms); want about 10 completed and throttling from the start",
-			empty.Completed, empty.Offered, empty.Throttled, empty.Win[0].Throttled)
+			empty.Completed, empty.Offered, empty.Failed[limits.Throttled], empty.Win[0].Failed[limits.Throttled])
 	}
-	t.Logf("bank full: %d of %d writes throttled; bank empty: %d of %d", full.Throttled, full.Offered, empty.Throttled, empty.Offered)
+	t.Logf("bank full: %d of %d writes throttled; bank empty: %d of %d", full.Failed[limits.Throttled], full.Offered, empty.Failed[limits.Throttled], empty.Offered)
 }

@@ -71,7 +71,8 @@ type RequestTaker interface {
 	Led(c Core, ri int32, t Time, out Outcome)
 }
 
-// Outcome is how a request's attempt ended: OK, or the reason it failed.
+// Outcome is how a request's attempt ended: OK, or the reason it failed (the core's own,
+// or a Cause a mechanism registered).
 type Outcome = uint8
 
 // Outcomes a mechanism hands on (Core.Answer).
@@ -135,7 +136,7 @@ type ServiceStart interface {
 // and passed on is not asked again.
 type SubAdmit interface {
 	// Admit is subrequest si at its node at now: true lets it go on, false says the
-	// mechanism refused it and has already ended it (Core.Throttle, Core.Reject).
+	// mechanism refused it and has already ended it (Core.Refuse, Core.Reject).
 	Admit(c Core, now Time, si int32) bool
 }
 
@@ -370,7 +371,7 @@ func (c Core) Aux() *rand.Rand { return c.e.aux }
 
 // AdmitSubs has a asked to admit every subrequest as it reaches its node (SubAdmit), before
 // the NodeGates, after the SubAdmits put there before it; from the first on, the core keeps
-// each shard's run of throttled windows (Throttle).
+// each shard's run of windows in which one refused a subrequest (Refuse).
 func (c Core) AdmitSubs(a SubAdmit) {
 	e := c.e
 	e.admits = append(e.admits, a)
@@ -382,15 +383,16 @@ func (c Core) AdmitSubs(a SubAdmit) {
 	}
 }
 
-// Throttle ends subrequest si, which a SubAdmit refused at now: counted against its shard
-// (Throttled) after the warmup, its slot freed and its request's attempt failed as
-// throttled (which the client may retry); the shard's run of throttled windows grows
+// Refuse ends subrequest si, which a SubAdmit refused at now for cause (a partition
+// limit's throttle): counted against its shard (ShardResult.Failed) after the warmup, its
+// slot freed and its request's attempt failed for cause (which the client retries if
+// the cause was registered so); the shard's run of windows with a refusal grows
 // (ThrottleStreak).
-func (c Core) Throttle(now Time, si int32) {
+func (c Core) Refuse(now Time, si int32, cause Cause) {
 	e := c.e
 	sub := &e.subs.items[si]
 	if now >= e.m.Warmup {
-		e.res.Shards[sub.shard].Throttled++
+		e.res.Shards[sub.shard].Failed[cause]++
 	}
 	if sub.req <= soloReq {
 		e.promote(now, si)
@@ -398,7 +400,7 @@ func (c Core) Throttle(now Time, si int32) {
 	s := e.subs.items[si]
 	e.subs.put(si)
 	e.throttledIn(s.shard, e.window(now))
-	e.subEnd(s.req, int32(s.attempt), now, failThrottled)
+	e.subEnd(s.req, int32(s.attempt), now, cause.outcome())
 }
 
 // GateNodes puts g at every node, after the gates put there before it.
@@ -441,19 +443,19 @@ func (c Core) StreamOut(i int) *StreamResult { return c.e.streams[i].out }
 // SubAttempt is the attempt of its request that subrequest si belongs to (1: the first).
 func (c Core) SubAttempt(si int32) int { return int(c.e.subs.items[si].attempt) }
 
-// FailLock ends subrequest si, a NodeGate's waiter for a row lock that gave up at now: its
-// slot is freed and its request's attempt fails as a lock timeout (which the client may
-// retry), counted on its shard (LockFailed) when it began waiting, at since, after the
-// warmup.
-func (c Core) FailLock(now Time, si int32, since Time) {
+// GiveUp ends subrequest si, a NodeGate's waiter that gave up at now (a row lock's
+// timeout) for cause: its slot is freed and its request's attempt fails for cause (which
+// the client retries if the cause was registered so), counted against its shard
+// (ShardResult.Failed) when it began waiting, at since, after the warmup.
+func (c Core) GiveUp(now Time, si int32, since Time, cause Cause) {
 	e := c.e
 	sub := e.subs.items[si]
 	if since >= e.m.Warmup {
-		e.res.Shards[sub.shard].LockFailed++
+		e.res.Shards[sub.shard].Failed[cause]++
 	}
 	e.passed[si] = 0 // out of the node gates: the slot's next subrequest starts at the first
 	e.subs.put(si)
-	e.subEnd(sub.req, int32(sub.attempt), now, failGaveUp)
+	e.subEnd(sub.req, int32(sub.attempt), now, cause.outcome())
 }
 
 // WatchWindows has h told of the end of every window, after the watchers put there before
@@ -546,7 +548,7 @@ func (c Core) ShardBusy(w, sh int) Time {
 }
 
 // ThrottleStreak is how many windows running, up to window w, shard sh has had a
-// subrequest throttled in (Throttle); 0 when none was in w, or with no SubAdmit.
+// subrequest refused in (Refuse); 0 when none was in w, or with no SubAdmit.
 func (c Core) ThrottleStreak(sh, w int) int { return c.e.throttleStreak(sh, w) }
 
 // ShardOut is shard sh's result: a mechanism that adds shards records where each came from

@@ -25,8 +25,9 @@
 // attaches it to the general hooks the core offers: a RequestTaker that may answer a
 // stream's requests itself as they are issued (TakeStream), a RequestGate before a
 // stream's sends (GateStream), a SubAdmit that may refuse a subrequest as it reaches its
-// node, before the NodeGates (AdmitSubs; Throttle ends what it refuses), a NodeGate at the
-// nodes before their queues (GateNodes, or GateNodesFirst right after the SubAdmits), a
+// node, before the NodeGates (AdmitSubs; Refuse ends what it refuses, for a failure cause
+// the mechanism registered with RegisterCause), a NodeGate at the nodes before their
+// queues (GateNodes, or GateNodesFirst right after the SubAdmits), a
 // SubWatcher of issued requests and new subrequests
 // (WatchSubs), a ServiceStart that adds its node's own CPU to a subrequest's service when
 // a core takes it (StartSubs), a SubEnd that may hold a client subrequest's completion

@@ -24,14 +24,14 @@ func Run(m *Model) *Result {
 	return e.res
 }
 
-// Failure reasons of an attempt, in increasing precedence.
+// Failure reasons of an attempt, the core's own; the causes that mechanisms register
+// (causes.go) follow them. Where an attempt's subrequests fail for several, the attempt
+// fails for the greatest (subEnd); a timeout and a limited request fail whole.
 const (
 	failNone uint8 = iota
 	failRejected
-	failThrottled
 	failTimeout
 	failLimited
-	failGaveUp // gave up waiting at a node gate (Core.FailLock: a row lock's timeout)
 )
 
 // Kinds of request.
@@ -681,7 +681,7 @@ func (e *engine) admitAtNode(now Time, si int32) bool {
 	if !e.amongGates(si) {
 		for _, a := range e.admits {
 			if !a.Admit(Core{e}, now, si) {
-				return false // refused, and ended (Core.Throttle, Core.Reject)
+				return false // refused, and ended (Core.Refuse, Core.Reject)
 			}
 		}
 	}
@@ -891,7 +891,7 @@ func (e *engine) attemptEnd(ri int32) {
 		return
 	}
 	t := r.done + e.m.Network
-	if (r.fail == failRejected || r.fail == failThrottled || r.fail == failGaveUp) && e.retry(ri, t) {
+	if retries(r.fail) && e.retry(ri, t) {
 		return
 	}
 	e.finish(ri, t, r.fail)
@@ -997,16 +997,14 @@ func countFailure(out *StreamResult, w int, counted bool, fail uint8) {
 		win := &out.Win[w]
 		win.Errors++
 		switch fail {
-		case failThrottled:
-			win.Throttled++
 		case failTimeout:
 			win.TimedOut++
-		case failGaveUp:
-			win.LockTimedOut++
 		case failRejected:
 			win.Rejected++
 		case failLimited:
 			win.Limited++
+		default:
+			win.Failed[fail-failCauses]++
 		}
 	}
 	if !counted {
@@ -1015,14 +1013,12 @@ func countFailure(out *StreamResult, w int, counted bool, fail uint8) {
 	switch fail {
 	case failRejected:
 		out.Rejected++
-	case failThrottled:
-		out.Throttled++
 	case failTimeout:
 		out.TimedOut++
 	case failLimited:
 		out.Limited++
-	case failGaveUp:
-		out.LockTimedOut++
+	default:
+		out.Failed[fail-failCauses]++
 	}
 }
 

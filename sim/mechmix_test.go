@@ -85,7 +85,7 @@ func TestMechanismsMixed(t *testing.T) {
 	}
 	var failed int64
 	for _, st := range r.Streams {
-		failed += st.TimedOut + st.Rejected + st.Throttled + st.Limited + st.LockTimedOut
+		failed += st.TimedOut + st.Rejected + st.Failed[limits.Throttled] + st.Limited + st.Failed[locks.TimedOut]
 		if len(st.Waits) == 0 {
 			t.Errorf("stream %s: no waits reported", st.Name)
 		}
@@ -107,10 +107,40 @@ func fingerprint(r *sim.Result) string {
 	s := ""
 	for _, st := range r.Streams {
 		s += fmt.Sprintf("%s off %d ok %d rej %d thr %d to %d lim %d lock %d retries %d lat %.0f;", st.Name, st.Offered, st.Completed,
-			st.Rejected, st.Throttled, st.TimedOut, st.Limited, st.LockTimedOut, st.Retries, st.LatencySum)
+			st.Rejected, st.Failed[limits.Throttled], st.TimedOut, st.Limited, st.Failed[locks.TimedOut], st.Retries, st.LatencySum)
 		for _, w := range st.Waits {
 			s += fmt.Sprintf(" %s %d/%d %.0f %d", w.Name, w.Queued, w.Asked, w.Sum, w.Max)
 		}
 	}
 	return s
+}
+
+// TestWatchFailedCountsRegisteredCauses: Watch.Failed, which a capacity search reads to
+// settle a run early as passing, counts a request that failed for a cause a mechanism
+// registered (sim.RegisterCause) as it counts a full queue's: here every failure is a row
+// lock's timeout (3,000 writes/s to one row held 0.5 ms each, given up after 1 ms).
+func TestWatchFailedCountsRegisteredCauses(t *testing.T) {
+	m := &sim.Model{
+		Seed: 5, Duration: 3 * sim.Second, Window: sim.Second, Network: 200 * sim.Microsecond,
+		Nodes: []sim.Node{{Cores: 4}}, ShardNode: []int{0},
+		Streams: []sim.Stream{{
+			Name: "w", Op: sim.Write, Cost: 50 * sim.Microsecond,
+			Arrivals: workload.NewPoisson(rate(3000)),
+			Fields:   []workload.Generator{workload.NewUniform(1)},
+			Planner:  keyspace.NewPointPlanner(&keyspace.Design{Parts: []keyspace.Part{{Kind: keyspace.FieldPart, Field: 0}}}, keyspace.NewModulo(1), false),
+		}},
+		Mechanisms: []sim.Setting{locks.RowLocks{Streams: []locks.Stream{{Hold: sim.Delay{Kind: sim.Constant, Mean: 500 * sim.Microsecond}, Timeout: sim.Millisecond}}}},
+	}
+	var watched int64
+	m.Watch = func(w sim.Watch) bool {
+		watched = max(watched, w.Failed(0))
+		return false
+	}
+	st := sim.Run(m).Streams[0]
+	if st.Failed[locks.TimedOut] == 0 || st.Failed[locks.TimedOut] != st.Offered-st.Completed {
+		t.Fatalf("%d of %d writes failed, %d for their lock: want lock timeouts only", st.Offered-st.Completed, st.Offered, st.Failed[locks.TimedOut])
+	}
+	if watched == 0 || watched > st.Failed[locks.TimedOut] {
+		t.Errorf("Watch.Failed saw at most %d failed writes; the run failed %d for their lock", watched, st.Failed[locks.TimedOut])
+	}
 }

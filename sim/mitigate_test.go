@@ -31,27 +31,29 @@ func conserve(t *testing.T, r *Result) {
 	}
 	for i := range r.Streams {
 		s := &r.Streams[i]
-		if sum := s.Completed + s.Rejected + s.TimedOut + s.Throttled + s.Limited + s.LockTimedOut; sum != s.Offered {
-			t.Errorf("stream %s: completed %d + rejected %d + timed out %d + throttled %d + limited %d + lock %d = %d, want offered %d",
-				s.Name, s.Completed, s.Rejected, s.TimedOut, s.Throttled, s.Limited, s.LockTimedOut, sum, s.Offered)
+		if sum := s.Completed + s.Rejected + s.TimedOut + s.Limited + s.Failed.Sum(); sum != s.Offered {
+			t.Errorf("stream %s: completed %d + rejected %d + timed out %d + limited %d + by registered cause %v = %d, want offered %d",
+				s.Name, s.Completed, s.Rejected, s.TimedOut, s.Limited, s.Failed, sum, s.Offered)
 		}
 	}
 }
 
-// ---- 3. a subrequest refused at its node (SubAdmit, Core.Throttle) ----
+// ---- 3. a subrequest refused at its node (SubAdmit, Core.Refuse) ----
 
-// testLimit is a SubAdmit for sim's own tests of Core.Throttle: each shard's write bucket
+// testLimit is a SubAdmit for sim's own tests of Core.Refuse: each shard's write bucket
 // of Rate units a second, banking Burst of them and full at the start, as a partition
 // limit without adaptive capacity (mechanisms/limits, whose own tests hold its figures)
-// takes one unit a partition written; reads pass.
+// takes one unit a partition written; reads pass. It refuses a write for Cause (the zero
+// Cause: testThrottled).
 type testLimit struct {
 	Rate  float64
 	Burst Time
+	Cause Cause
 }
 
 func (l testLimit) On(c Core) {
 	size := l.Rate * max(l.Burst.Seconds(), 1)
-	b := &testBuckets{rate: l.Rate, size: size, level: make([]float64, c.Shards()), last: make([]Time, c.Shards())}
+	b := &testBuckets{cause: l.Cause, rate: l.Rate, size: size, level: make([]float64, c.Shards()), last: make([]Time, c.Shards())}
 	for s := range b.level {
 		b.level[s] = size
 	}
@@ -60,7 +62,12 @@ func (l testLimit) On(c Core) {
 func (testLimit) Note() string    { return "" }
 func (testLimit) Waiter() float64 { return 0 }
 
+// testThrottled is the cause testBuckets fails a write for: a partition limit's, as
+// mechanisms/limits registers it.
+var testThrottled = RegisterCause(0, "throttled", true)
+
 type testBuckets struct {
+	cause      Cause
 	rate, size float64
 	level      []float64
 	last       []Time
@@ -76,7 +83,7 @@ func (b *testBuckets) Admit(c Core, now Time, si int32) bool {
 		b.last[s] = now
 	}
 	if b.level[s] < units {
-		c.Throttle(now, si)
+		c.Refuse(now, si, b.cause)
 		return false
 	}
 	b.level[s] -= units
@@ -108,9 +115,68 @@ func TestThrottle(t *testing.T) {
 	r := Run(writeLimitModel())
 	conserve(t, r)
 	s := &r.Streams[0]
-	if s.Throttled < s.Offered/5 || s.Completed+s.Throttled != s.Offered || r.Shards[0].Throttled != s.Throttled {
+	if s.Failed[testThrottled] < s.Offered/5 || s.Completed+s.Failed[testThrottled] != s.Offered || r.Shards[0].Failed[testThrottled] != s.Failed[testThrottled] {
 		t.Errorf("%d of %d writes throttled, %d completed, the shard counts %d throttled; want a fifth or more throttled, the rest completed, the shard's count the stream's",
-			s.Throttled, s.Offered, s.Completed, r.Shards[0].Throttled)
+			s.Failed[testThrottled], s.Offered, s.Completed, r.Shards[0].Failed[testThrottled])
+	}
+}
+
+// testUnretried is a cause the client does not retry, at a rank no mechanism takes.
+var testUnretried = RegisterCause(MaxCauses-1, "test_unretried", false)
+
+// TestRegisteredCauses: a failure cause a mechanism registers is counted by cause (on the
+// stream, its windows and its shard) and retried as registered: writeLimitModel's writes
+// with two retries each are retried when throttled (testThrottled), never when refused
+// for testUnretried. RegisterCause gives a cause registered alike its Cause again and
+// refuses one that clashes.
+func TestRegisteredCauses(t *testing.T) {
+	counts := func(r *Result) (stream, windows, shard int64, retries int64) {
+		s := &r.Streams[0]
+		for _, w := range s.Win {
+			windows += w.Failed.Sum()
+		}
+		return s.Failed.Sum(), windows, r.Shards[0].Failed.Sum(), s.Retries
+	}
+	for _, c := range []struct {
+		cause Cause
+		retry bool
+	}{{testThrottled, true}, {testUnretried, false}} {
+		m := writeLimitModel()
+		m.Streams[0].Client.Retries = 2
+		m.Mechanisms = []Setting{testLimit{Rate: 1000, Burst: 10 * Second, Cause: c.cause}}
+		r := Run(m)
+		conserve(t, r)
+		s := &r.Streams[0]
+		stream, windows, shard, retries := counts(r)
+		if stream == 0 || s.Failed[c.cause] != stream || windows == 0 || windows > stream || shard < stream {
+			t.Errorf("cause %d: failed by cause %v, %d in the windows, %d on the shard; want them all for cause %d", c.cause, s.Failed, windows, shard, c.cause)
+		}
+		if (retries > 0) != c.retry {
+			t.Errorf("cause %d: %d retries, want retried %v", c.cause, retries, c.retry)
+		}
+	}
+	if c := RegisterCause(0, "throttled", true); c != testThrottled {
+		t.Errorf("registered alike, throttled is cause %d, want %d", c, testThrottled)
+	}
+	if c, ok := CauseNamed("test_unretried"); !ok || c != testUnretried {
+		t.Errorf("CauseNamed(test_unretried) = %d, %v", c, ok)
+	}
+	if _, ok := CauseNamed("nothing"); ok {
+		t.Error("CauseNamed found a cause nobody registered")
+	}
+	for _, c := range []struct {
+		rank  int
+		name  string
+		retry bool
+	}{{0, "other", true}, {0, "throttled", false}, {1, "throttled", true}, {-1, "x", true}, {MaxCauses, "x", true}, {2, "", true}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("RegisterCause(%d, %q, %v) did not panic", c.rank, c.name, c.retry)
+				}
+			}()
+			RegisterCause(c.rank, c.name, c.retry)
+		}()
 	}
 }
 

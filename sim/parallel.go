@@ -555,8 +555,7 @@ func (e *engine) addFigures(w *engine) {
 		a, b := &r.Shards[s], &o.Shards[s]
 		a.Rows += b.Rows
 		a.Rejected += b.Rejected
-		a.Throttled += b.Throttled
-		a.LockFailed += b.LockFailed
+		a.Failed.add(&b.Failed)
 	}
 	for i := range r.Streams {
 		addCompletions(&r.Streams[i], &o.Streams[i])
@@ -570,8 +569,8 @@ func addCompletions(a, o *StreamResult) {
 	a.Completed += o.Completed
 	a.Rejected += o.Rejected
 	a.TimedOut += o.TimedOut
-	a.Throttled += o.Throttled
 	a.Limited += o.Limited
+	a.Failed.add(&o.Failed)
 	a.LatencySum += o.LatencySum
 	a.LatencyMax = max(a.LatencyMax, o.LatencyMax)
 	addTo(a.ShardRows, o.ShardRows)
@@ -581,9 +580,8 @@ func addCompletions(a, o *StreamResult) {
 		x.Errors += y.Errors
 		x.Rejected += y.Rejected
 		x.Limited += y.Limited
-		x.Throttled += y.Throttled
+		x.Failed.add(&y.Failed)
 		x.TimedOut += y.TimedOut
-		x.LockTimedOut += y.LockTimedOut
 		x.Max = max(x.Max, y.Max)
 		x.Hist.Merge(&y.Hist)
 	}

@@ -80,10 +80,14 @@ type Result struct {
 // EventKind is what changed during a run.
 type EventKind uint8
 
+// The kinds of event are what the core's figures know changed: an action the run's
+// timeline notes, the shards growing by one that takes part of another's keys (the
+// shards' lineage, ShardResult.Parent), a shard served by another node (Core.MoveShard).
+// Why it changed is the words of the mechanism that changed it (Event.Text, Event.Why).
 const (
 	EventAction EventKind = iota // an operator action (mechanisms/operator, Core.Note)
-	EventSplit                   // a shard split in two (Model.Split)
-	EventMove                    // a shard moved to another node after a split
+	EventSplit                   // a shard split in two: a new one takes part of its keys (mechanisms/split, Core.Record)
+	EventMove                    // a shard moved to another node (Core.MoveShard: a split's or a rebalance's)
 )
 
 func (k EventKind) String() string {
@@ -98,28 +102,21 @@ func (k EventKind) String() string {
 	return "?"
 }
 
-// SplitCause is why a shard split.
-type SplitCause uint8
-
-const (
-	SplitLoad      SplitCause = iota + 1 // its load in the window passed the policy's (Value: the load, 0..)
-	SplitRows                            // it held the policy's rows (Value: its rows)
-	SplitThrottled                       // a partition limit throttled it windows running (Value: the windows)
-)
-
-// Event is one change during a run, as data; the report words it.
+// Event is one change during a run, as data; the report words it, in Text's words where
+// the event has them.
 type Event struct {
 	At    Time
 	Kind  EventKind
 	Shard int // the shard split or moved (-1 for actions)
-	// A split: Child is the new shard, which takes the upper half of Shard's keys; Cause
-	// and Value say why.
+	// A split: Child is the new shard, which takes the upper half of Shard's keys; Why and
+	// Value say why, in the terms of the mechanism that split it (mechanisms/split's
+	// Cause), and Text words it.
 	Child int
-	Cause SplitCause
+	Why   uint8
 	Value float64
 	// A move: Node is the node Shard moved to.
 	Node int
-	// An action: Text is what the scenario says it does.
+	// An action: Text is what the scenario says it does; a split: why it split.
 	Text string
 }
 
@@ -177,11 +174,14 @@ type StreamResult struct {
 	Fine []WindowHist
 
 	// Client and mitigation counts, over requests issued after the warmup.
-	Attempts  int64 // attempts sent, first ones included (Offered when nobody retries)
-	Retries   int64 // attempts after the first
-	TimedOut  int64 // requests whose last attempt timed out
-	Throttled int64 // requests whose last attempt was throttled by a partition limit
-	Limited   int64 // requests rejected by the client's rate limit
+	Attempts int64 // attempts sent, first ones included (Offered when nobody retries)
+	Retries  int64 // attempts after the first
+	TimedOut int64 // requests whose last attempt timed out
+	Limited  int64 // requests rejected by the client's rate limit
+	// Failed counts the requests whose last attempt failed for a cause a mechanism
+	// registered (RegisterCause: a partition limit's throttle, a row lock's timeout), by
+	// the cause.
+	Failed CauseCounts
 
 	// Detection looks at a random sample of the requests issued after the warmup
 	// (SampledRequests of them; see Model.Detect): the keys requested most and, for writes,
@@ -203,10 +203,6 @@ type StreamResult struct {
 	PartitionsCounted int64
 	PartitionsOffered int64
 
-	// LockTimedOut counts the requests issued after the warmup whose last attempt failed
-	// because a subrequest waited longer than the lock timeout for a row lock.
-	LockTimedOut int64
-
 	// Waits are the waits (before service, or after it for a commit flush) of the mechanisms
 	// of Model.Mechanisms that held the stream's work back (waits.go), in the order they
 	// were turned on.
@@ -224,16 +220,16 @@ type WindowLatency struct {
 	// counts go by the time the answer reached the client).
 	Offered   int64
 	Completed int64
-	Errors    int64 // rejected, throttled, limited, timed-out and lock-failed requests
+	Errors    int64 // rejected, limited, timed-out requests, and those Failed counts
 	// Retries are the attempts after the first sent in the window.
-	Retries      int64
-	Throttled    int64
-	TimedOut     int64
-	LockTimedOut int64 // failed waiting longer than the lock timeout for a row lock
-	Max          Time
+	Retries  int64
+	TimedOut int64
+	Max      Time
 	// Rejected found a node's queue full and Limited met the client's own rate limit (the
-	// other causes of Errors; appended here after the first).
+	// other causes of Errors; appended here after the first); Failed failed for a cause a
+	// mechanism registered, by the cause.
 	Rejected, Limited int64
+	Failed            CauseCounts
 	Hist              WindowHist // latencies of the completions, in microseconds
 }
 
@@ -250,16 +246,16 @@ type ShardResult struct {
 	Rows    int64 // rows written
 	Busy    Time  // CPU time spent on the shard's subrequests
 	// The shard's own view, over the subrequests that reached it at or after the warmup
-	// (followers' applies left out): Rejected found its node's queue full, Throttled met
-	// its partition limit, LockFailed waited longer than lock_timeout for a row lock on
-	// it; SubLatency counts the time of each one it served from its
+	// (followers' applies left out): Rejected found its node's queue full, Failed failed
+	// for a cause a mechanism registered (a partition limit's throttle, Core.Refuse; a
+	// row lock's timeout, counted when it began waiting, Core.GiveUp), by the cause;
+	// SubLatency counts the time of each one it served from its
 	// arrival at the node to the end of its service (waiting and service: what the node's
 	// slow-query log would show), in the layout SubLatencyQuantile reads: SubLatency[i]
 	// is the count at index SubLatencyFrom+i, and a finished run keeps only the range from
 	// the first count that is not zero to the last (compactSubLatency).
 	Rejected       int64
-	Throttled      int64
-	LockFailed     int64
+	Failed         CauseCounts
 	SubLatency     []uint32
 	SubLatencyFrom int
 }

@@ -14,11 +14,11 @@ type shardTable struct {
 	shardLat  []uint32 // every shard's SubLatency counts, one after another
 	// With a SubAdmit (a partition limit), by shard: the last window in which a subrequest
 	// of it was throttled (-1: none), and the windows running, up to that one, in which one
-	// was (Core.Throttle); nil without one.
+	// was (Core.Refuse); nil without one.
 	throttleWin, throttleRun []int
 }
 
-// throttledIn notes that shard sh had a subrequest throttled in window w (Core.Throttle):
+// throttledIn notes that shard sh had a subrequest throttled in window w (Core.Refuse):
 // its run of throttled windows grows when w follows the last one, and starts anew when it
 // does not.
 func (t *shardTable) throttledIn(sh int32, w int) {

@@ -43,22 +43,22 @@ func TestSoloMatchesSlotPath(t *testing.T) {
 	if b.SampledRequests != b.Offered || a.SampledRequests != 0 {
 		t.Fatalf("sampled %d of %d and %d of %d; want all, and none", b.SampledRequests, b.Offered, a.SampledRequests, a.Offered)
 	}
-	if a.Rejected < 1000 || a.Throttled < 1000 {
-		t.Fatalf("%d rejected, %d throttled: the model must exercise both failures", a.Rejected, a.Throttled)
+	if a.Rejected < 1000 || a.Failed[testThrottled] < 1000 {
+		t.Fatalf("%d rejected, %d throttled: the model must exercise both failures", a.Rejected, a.Failed[testThrottled])
 	}
 	if a.Offered != b.Offered || a.Attempts != b.Attempts || a.Completed != b.Completed ||
-		a.Rejected != b.Rejected || a.Throttled != b.Throttled ||
+		a.Rejected != b.Rejected || a.Failed[testThrottled] != b.Failed[testThrottled] ||
 		a.LatencySum != b.LatencySum || a.LatencyMax != b.LatencyMax {
 		t.Errorf("solos: %d offered, %d attempts, %d completed, %d rejected, %d throttled, latency sum %v max %v;\n"+
-			"slots: %d, %d, %d, %d, %d, %v, %v", a.Offered, a.Attempts, a.Completed, a.Rejected, a.Throttled, a.LatencySum, a.LatencyMax,
-			b.Offered, b.Attempts, b.Completed, b.Rejected, b.Throttled, b.LatencySum, b.LatencyMax)
+			"slots: %d, %d, %d, %d, %d, %v, %v", a.Offered, a.Attempts, a.Completed, a.Rejected, a.Failed[testThrottled], a.LatencySum, a.LatencyMax,
+			b.Offered, b.Attempts, b.Completed, b.Rejected, b.Failed[testThrottled], b.LatencySum, b.LatencyMax)
 	}
 	if !slices.Equal(a.Latency.Export().Counts, b.Latency.Export().Counts) {
 		t.Error("the latency histograms differ")
 	}
 	for w := range a.Win {
 		x, y := a.Win[w], b.Win[w]
-		if x.Completed != y.Completed || x.Errors != y.Errors || x.Throttled != y.Throttled || x.Max != y.Max {
+		if x.Completed != y.Completed || x.Errors != y.Errors || x.Failed[testThrottled] != y.Failed[testThrottled] || x.Max != y.Max {
 			t.Errorf("window %d: solos %+v, slots %+v", w, x, y)
 		}
 	}

@@ -40,10 +40,10 @@ func (w Watch) Mean(i int) Time {
 func (w Watch) Max(i int) Time { return w.e.streams[i].out.LatencyMax }
 
 // Failed is how many requests of stream i issued after the warmup have failed so far:
-// rejected, timed out, throttled or limited.
+// rejected, timed out, limited, or failed for a cause a mechanism registered.
 func (w Watch) Failed(i int) int64 {
 	out := w.e.streams[i].out
-	return out.Rejected + out.TimedOut + out.Throttled + out.Limited
+	return out.Rejected + out.TimedOut + out.Limited + out.Failed.Sum()
 }
 
 // NodeBusy is the core time node n has been busy in window win (Model.Window wide) so far,

@@ -226,7 +226,7 @@ func (t *timeline) stream(i int, info metrics.StreamInfo) {
 // failures raises the first alert of each failure cause of stream st in window w.
 func (t *timeline) failures(w int, st *sim.StreamResult, info metrics.StreamInfo, seen *streamAlerts) {
 	win := &st.Win[w]
-	if n := win.Errors - win.Throttled - win.TimedOut - win.LockTimedOut; n > 0 && !seen.rejected {
+	if n := win.Errors - win.TimedOut - win.Failed.Sum(); n > 0 && !seen.rejected {
 		seen.rejected = true
 		why := "a node's queue is full"
 		if st.Limited > 0 {

@@ -166,7 +166,7 @@ func (m *Run) shards(r *sim.Result, d *ShardDigest) []float64 {
 		}
 		loads[i] = r.Utilization(i)
 		ms := Shard{ID: i, Node: sh.Node, Ops: sh.Ops, Rows: sh.Rows, Utilization: loads[i], Peak: peak,
-			Failures: sh.Rejected + sh.Throttled + sh.LockFailed, Parent: sh.Parent}
+			Failures: sh.Rejected + sh.Failed.Sum(), Parent: sh.Parent}
 		if p99, ok := sh.SubLatencyQuantile(0.99); ok {
 			ms.P99 = ptr(p99.Millis())
 		}

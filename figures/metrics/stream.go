@@ -52,6 +52,22 @@ func (f *Failures) Total() int64 {
 	return n
 }
 
+// failuresOf are the failures of a stream or of a window: the core's own causes'
+// counts, and the causes a mechanism registered with sim (sim.RegisterCause) under the
+// name of the figures' cause (Throttled, Lock).
+func failuresOf(rejected, timedOut, limited int64, by *sim.CauseCounts) Failures {
+	var f Failures
+	f[Rejected], f[TimedOut], f[Limited] = rejected, timedOut, limited
+	f[Throttled] = by.Named(Throttled.String())
+	f[Lock] = by.Named(Lock.String())
+	return f
+}
+
+// WindowFailures are the failed requests of a stream's window, by cause.
+func WindowFailures(wl *sim.WindowLatency) Failures {
+	return failuresOf(wl.Rejected, wl.TimedOut, wl.Limited, &wl.Failed)
+}
+
 // add adds g's counts to f.
 func (f *Failures) add(g *Failures) {
 	for c := range f {
@@ -207,11 +223,7 @@ func StreamOf(r *sim.Result, i int) Stream {
 	if len(st.HotPartitions) > 0 {
 		s.HotShard = st.HotPartitions[0].Shard
 	}
-	s.Failures[Rejected] = st.Rejected
-	s.Failures[Throttled] = st.Throttled
-	s.Failures[TimedOut] = st.TimedOut
-	s.Failures[Limited] = st.Limited
-	s.Failures[Lock] = st.LockTimedOut
+	s.Failures = failuresOf(st.Rejected, st.TimedOut, st.Limited, &st.Failed)
 	s.Locks = locksOf(LockCountsOf(r, i))
 	s.Cache = CacheOf(r, i)
 	s.Waits = waitsOf(st)

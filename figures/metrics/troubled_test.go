@@ -9,6 +9,7 @@ import (
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/limits"
+	_ "github.com/shardsim/shardsim/mechanisms/locks" // registers its failure cause
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -74,11 +75,11 @@ func TestErrorRateCountsEveryCause(t *testing.T) {
 	var offered int64
 	for i := range res.Streams {
 		st, s := &res.Streams[i], &run.Streams[i]
-		sum := st.Rejected + st.Throttled + st.TimedOut + st.Limited
-		if s.Failed != sum || s.Failures[metrics.Rejected] != st.Rejected || s.Failures[metrics.Throttled] != st.Throttled ||
+		sum := st.Rejected + st.Failed[limits.Throttled] + st.TimedOut + st.Limited
+		if s.Failed != sum || s.Failures[metrics.Rejected] != st.Rejected || s.Failures[metrics.Throttled] != st.Failed[limits.Throttled] ||
 			s.Failures[metrics.TimedOut] != st.TimedOut || s.Failures[metrics.Limited] != st.Limited || s.Failures[metrics.Lock] != 0 {
 			t.Errorf("%s: failures %v (total %d), the engine counted %d rejected, %d throttled, %d timed out, %d limited",
-				s.Name, s.Failures, s.Failed, st.Rejected, st.Throttled, st.TimedOut, st.Limited)
+				s.Name, s.Failures, s.Failed, st.Rejected, st.Failed[limits.Throttled], st.TimedOut, st.Limited)
 		}
 		// Every request issued after the warmup has exactly one outcome.
 		if s.Completed+s.Failed != s.Offered {
@@ -111,6 +112,37 @@ func TestErrorRateCountsEveryCause(t *testing.T) {
 	}
 	if s := run.Stream("idle"); s.Offered != 0 || s.ErrorRate != 0 {
 		t.Errorf("idle: %d offered, error rate %v; want 0 and 0", s.Offered, s.ErrorRate)
+	}
+}
+
+// TestRegisteredCausesCounted: every failure cause a mechanism registers with sim
+// (sim.RegisterCause: partition limits', row locks') is one of the figures' causes, under
+// its name, so that a stream's and a window's failures count it.
+func TestRegisteredCausesCounted(t *testing.T) {
+	r := &sim.Result{Streams: []sim.StreamResult{{Win: make([]sim.WindowLatency, 1)}}}
+	st := &r.Streams[0]
+	var n int64
+	for c := range sim.Cause(sim.MaxCauses) {
+		name := c.String()
+		if name == "" {
+			continue
+		}
+		n++
+		st.Failed[c], st.Win[0].Failed[c] = 1, 1
+		found := false
+		for _, f := range metrics.Causes {
+			found = found || f.String() == name
+		}
+		if !found {
+			t.Errorf("cause %d, %q, is none of the figures' causes %v", c, name, metrics.Causes)
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d failure causes registered, want a partition limit's and a row lock's", n)
+	}
+	w := metrics.WindowFailures(&st.Win[0])
+	if s := metrics.StreamOf(r, 0); s.Failed != n || w.Total() != n {
+		t.Errorf("%d causes registered, each failing one request: the stream's figures count %d failed, the window's %d", n, s.Failed, w.Total())
 	}
 }
 

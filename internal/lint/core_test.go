@@ -64,11 +64,6 @@ var coreAllowed = map[string]string{
 	"shardIndex": "a shard id's index into the shard series",
 	// sync.Mutex's method, the parallel engine's: no row lock.
 	"Lock": "sync.Mutex's",
-	// The result's counters that the figures read (sim.ShardResult, sim.StreamResult,
-	// sim.WindowStats), which the core counts as it ends an attempt or merges the parts of
-	// a split run: renaming them renames what every figure reads.
-	"LockFailed":   "sim.ShardResult's counter, which the figures read",
-	"LockTimedOut": "sim.StreamResult's and sim.WindowStats' counter, which the figures read",
 	// Result.Replicas, which the window sink hands on (sim.ShardWindow, exported): a
 	// shard's CPU is spread over 1 + Replicas copies in its load.
 	"Replicas": "Result.Replicas, as sim.ShardWindow hands it to a sink",
@@ -231,9 +226,6 @@ var resultAllowed = map[string]string{
 	// The copies a shard's CPU is spread over (Core.SetReplicas), which the core's own
 	// utilization divides by (Result.ShardUtilization, sim.ShardWindow).
 	"Replicas": "the core's utilization reads it",
-	// A failure cause, which the core counts as it ends an attempt (as it does a timeout
-	// or a full queue) and merges from the parts of a split run.
-	"LockTimedOut": "a failure cause the core counts as an attempt ends",
 }
 
 // TestResultNamesNoMechanism holds sim.Result, the run's result, and the stream and window

@@ -68,6 +68,11 @@ var (
 	_ sim.WrapUpper  = (*state)(nil)
 )
 
+// throttled is the failure cause of a write or a read an index partition's limit turned
+// away: a partition limit's, which mechanisms/limits registers (Throttled) at the same
+// rank, under the same name: the client retries it, and the figures count it as throttled.
+var throttled = sim.RegisterCause(0, "throttled", true)
+
 // state is a run's indexes: which index each index shard belongs to, the partitions'
 // limits, and the planners that add the index's visits to a write's or route a read over
 // the index.
@@ -232,7 +237,7 @@ func (g *state) Admit(c sim.Core, now sim.Time, si int32) bool {
 			b = &g.write[x]
 		}
 		if b.rate > 0 && !b.take(now, float64(c.SubParts(si))) {
-			c.Throttle(now, si)
+			c.Refuse(now, si, throttled)
 			return false
 		}
 	}

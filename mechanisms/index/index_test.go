@@ -8,6 +8,7 @@ import (
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/index"
+	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -70,15 +71,15 @@ func TestAsyncIndexLimitThrottlesTable(t *testing.T) {
 		t.Errorf("%d table writes succeeded, want %.0f (the index partition's limit): the index must push back", w.Completed, want)
 	}
 	t.Logf("async index limited to 500/s: %d of %d table writes succeeded, closed form %.0f", w.Completed, w.Offered, want)
-	if w.Throttled+w.Completed != w.Offered {
-		t.Errorf("%d throttled + %d completed != %d offered: every other write must fail throttled", w.Throttled, w.Completed, w.Offered)
+	if w.Failed[limits.Throttled]+w.Completed != w.Offered {
+		t.Errorf("%d throttled + %d completed != %d offered: every other write must fail throttled", w.Failed[limits.Throttled], w.Completed, w.Offered)
 	}
 	idx := metrics.IndexLayouts(r)[0]
 	if idx.First != 4 || idx.Shards != 1 || !idx.Async || idx.Name != "by_group" {
 		t.Errorf("index layout %+v, want by_group at shard 4, 1 shard, async", idx)
 	}
-	if sh := r.Shards[4]; sh.Throttled != w.Throttled || sh.Ops != w.Completed {
-		t.Errorf("index shard: %d ops, %d throttled; want the %d writes admitted and the %d throttled", sh.Ops, sh.Throttled, w.Completed, w.Throttled)
+	if sh := r.Shards[4]; sh.Failed[limits.Throttled] != w.Failed[limits.Throttled] || sh.Ops != w.Completed {
+		t.Errorf("index shard: %d ops, %d throttled; want the %d writes admitted and the %d throttled", sh.Ops, sh.Failed[limits.Throttled], w.Completed, w.Failed[limits.Throttled])
 	}
 	// The table's shards served every write, the refused ones too (their work is done
 	// before the index refuses): the table's ops are the offered writes.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/figures/metrics"
+	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -17,7 +18,7 @@ import (
 func TestTranscripts(t *testing.T) {
 	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
 		for _, s := range r.Streams {
-			fmt.Fprintf(b, "  %s: throttled %d, rejected %d\n", s.Name, s.Throttled, s.Rejected)
+			fmt.Fprintf(b, "  %s: throttled %d, rejected %d\n", s.Name, s.Failed[limits.Throttled], s.Rejected)
 		}
 		for _, x := range metrics.IndexLayouts(r) {
 			mode := "sync"
@@ -26,7 +27,7 @@ func TestTranscripts(t *testing.T) {
 			}
 			fmt.Fprintf(b, "  index %s (%s), shards %d to %d:", x.Name, mode, x.First, x.First+x.Shards-1)
 			for s := x.First; s < x.First+x.Shards; s++ {
-				fmt.Fprintf(b, " %d ops, %d throttled;", r.Shards[s].Ops, r.Shards[s].Throttled)
+				fmt.Fprintf(b, " %d ops, %d throttled;", r.Shards[s].Ops, r.Shards[s].Failed[limits.Throttled])
 			}
 			b.WriteString("\n")
 		}

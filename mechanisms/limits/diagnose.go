@@ -20,7 +20,7 @@ func init() { diagnose.RegisterStreamAlert(alertRank, "throttled", throttled) }
 // throttled fires in a window with requests of st throttled by a partition's limit, timed
 // cluster-wide.
 func throttled(_ *sim.Result, st *sim.StreamResult, w int) (string, int, bool) {
-	n := st.Win[w].Throttled
+	n := st.Win[w].Failed[Throttled]
 	if n == 0 {
 		return "", -1, false
 	}

@@ -15,7 +15,8 @@ func TestThrottledAlert(t *testing.T) {
 	if kinds := diagnose.AlertKinds(); !slices.Contains(kinds, "throttled") {
 		t.Errorf("stream alerts %q, want throttled registered", kinds)
 	}
-	st := &sim.StreamResult{Name: "put", Win: []sim.WindowLatency{{}, {Throttled: 1}}}
+	st := &sim.StreamResult{Name: "put", Win: make([]sim.WindowLatency, 2)}
+	st.Win[1].Failed[Throttled] = 1
 	if _, _, ok := throttled(nil, st, 0); ok {
 		t.Error("window 0, nothing throttled: fired")
 	}

@@ -4,13 +4,23 @@
 // capacity that lets a partition borrow the table's unused units up to its maximum. Its
 // keys ([keyspace.limits]) are resolved in scenario (keys.go says which); its engine side
 // is a sim.Setting that may refuse a subrequest as it reaches its node (sim.SubAdmit),
-// which then fails throttled (sim.Core.Throttle).
+// which then fails throttled (sim.Core.Refuse, for the cause Throttled).
 package limits
 
 import (
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
+
+// Throttled is the failure cause of a request a partition's limit turned away
+// (sim.RegisterCause): the client retries it, as DynamoDB's SDKs retry
+// ProvisionedThroughputExceeded, and the figures read it as "throttled". A global
+// secondary index's partitions throttle for it too (mechanisms/index registers it alike).
+var Throttled = sim.RegisterCause(causeRank, "throttled", true)
+
+// causeRank places Throttled among the registered failure causes: first, below a row
+// lock's timeout (mechanisms/locks), for which an attempt that met both failed.
+const causeRank = 0
 
 // Limits is the setting of a scenario's partition limits.
 type Limits struct {
@@ -108,7 +118,7 @@ func (p *state) Admit(c sim.Core, now sim.Time, si int32) bool {
 	if sh >= len(p.write) || p.admit(now, sh, c.SubWrite(si), float64(c.SubParts(si))) {
 		return true // a mechanism's own shard, or units to give
 	}
-	c.Throttle(now, si)
+	c.Refuse(now, si, Throttled)
 	return false
 }
 

@@ -69,25 +69,25 @@ func TestPartitionWriteLimit(t *testing.T) {
 	mechtest.Conserve(t, r)
 	s := &r.Streams[0]
 	for w := 0; w <= 8; w++ {
-		if s.Win[w].Throttled != 0 {
-			t.Errorf("window %d: %d writes throttled while the bank lasts", w, s.Win[w].Throttled)
+		if s.Win[w].Failed[limits.Throttled] != 0 {
+			t.Errorf("window %d: %d writes throttled while the bank lasts", w, s.Win[w].Failed[limits.Throttled])
 		}
 	}
 	var thr, all int64
 	for w := 11; w < r.Windows; w++ {
 		win := &s.Win[w]
 		n := win.Completed + win.Errors
-		f := float64(win.Throttled) / float64(n)
+		f := float64(win.Failed[limits.Throttled]) / float64(n)
 		if math.Abs(f-0.5) > 0.06 {
 			t.Errorf("window %d: %.3f of %d writes throttled, want 0.5 ± 0.06", w, f, n)
 		}
-		thr += win.Throttled
+		thr += win.Failed[limits.Throttled]
 		all += n
 	}
 	f := float64(thr) / float64(all)
-	t.Logf("throttled %.4f of %d writes in windows 11-19; total throttled %d of %d", f, all, s.Throttled, s.Offered)
+	t.Logf("throttled %.4f of %d writes in windows 11-19; total throttled %d of %d", f, all, s.Failed[limits.Throttled], s.Offered)
 	docFigures(t, "partlimit", map[string]string{"partlimit.fraction": fmt.Sprintf("%.4f", f),
-		"partlimit.throttled": groupInt(s.Throttled), "partlimit.offered": groupInt(s.Offered)})
+		"partlimit.throttled": groupInt(s.Failed[limits.Throttled]), "partlimit.offered": groupInt(s.Offered)})
 	if math.Abs(f-0.5) > 0.03 {
 		t.Errorf("throttled %.4f of the writes once the bank is spent, want 0.5 ± 0.03", f)
 	}
@@ -155,7 +155,7 @@ func TestAdaptiveCapacity(t *testing.T) {
 				}
 			}
 			first[c.adaptive] = per[0]
-			t.Logf("admitted per window %v; throttled %d of %d", per, s.Throttled, s.Offered)
+			t.Logf("admitted per window %v; throttled %d of %d", per, s.Failed[limits.Throttled], s.Offered)
 		})
 	}
 }
@@ -212,8 +212,8 @@ func TestNoAllocs(t *testing.T) {
 	r := sim.Run(allocModel(5 * sim.Second))
 	mechtest.Conserve(t, r)
 	for _, s := range r.Streams {
-		if s.Throttled == 0 || s.Retries == 0 || s.Completed < s.Offered/2 {
-			t.Errorf("stream %s: %d throttled, %d retries, %d of %d completed: want some throttled and retried, most completed", s.Name, s.Throttled, s.Retries, s.Completed, s.Offered)
+		if s.Failed[limits.Throttled] == 0 || s.Retries == 0 || s.Completed < s.Offered/2 {
+			t.Errorf("stream %s: %d throttled, %d retries, %d of %d completed: want some throttled and retried, most completed", s.Name, s.Failed[limits.Throttled], s.Retries, s.Completed, s.Offered)
 		}
 	}
 }

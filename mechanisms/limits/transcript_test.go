@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/mechanisms/limits"
+	"github.com/shardsim/shardsim/mechanisms/split"
 	"github.com/shardsim/shardsim/scenarios/scenariotest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -16,14 +18,14 @@ import (
 func TestTranscripts(t *testing.T) {
 	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
 		for _, s := range r.Streams {
-			fmt.Fprintf(b, "  %s: throttled %d, by window %v\n", s.Name, s.Throttled, throttledByWindow(s.Win))
+			fmt.Fprintf(b, "  %s: throttled %d, by window %v\n", s.Name, s.Failed[limits.Throttled], throttledByWindow(s.Win))
 		}
 		for i, sh := range r.Shards {
-			fmt.Fprintf(b, "  shard %d: ops %d, throttled %d\n", i, sh.Ops, sh.Throttled)
+			fmt.Fprintf(b, "  shard %d: ops %d, throttled %d\n", i, sh.Ops, sh.Failed[limits.Throttled])
 		}
 		for _, e := range r.Events {
 			if e.Kind == sim.EventSplit {
-				fmt.Fprintf(b, "  split at %v: shard %d to %d, %s, value %g\n", e.At, e.Shard, e.Child, cause(e.Cause), e.Value)
+				fmt.Fprintf(b, "  split at %v: shard %d to %d, %s, value %g\n", e.At, e.Shard, e.Child, cause(split.Cause(e.Why)), e.Value)
 			}
 		}
 	})
@@ -32,14 +34,14 @@ func TestTranscripts(t *testing.T) {
 func throttledByWindow(win []sim.WindowLatency) []int64 {
 	out := make([]int64, len(win))
 	for w := range win {
-		out[w] = win[w].Throttled
+		out[w] = win[w].Failed[limits.Throttled]
 	}
 	return out
 }
 
 // cause names a split's cause: a partition limit's throttling is the one this story shows.
-func cause(c sim.SplitCause) string {
-	if c == sim.SplitThrottled {
+func cause(c split.Cause) string {
+	if c == split.Throttled {
 		return "throttled"
 	}
 	return fmt.Sprintf("cause %d", c)

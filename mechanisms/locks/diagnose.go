@@ -31,7 +31,7 @@ func init() {
 // lockTimeout fires in a window with writes of st that waited longer than lock_timeout,
 // timed against lockNode.
 func lockTimeout(r *sim.Result, st *sim.StreamResult, w int) (string, int, bool) {
-	n := st.Win[w].LockTimedOut
+	n := st.Win[w].Failed[TimedOut]
 	if n == 0 {
 		return "", -1, false
 	}

@@ -65,8 +65,9 @@ func TestLockTimeoutAlert(t *testing.T) {
 		t.Errorf("stream alerts %q, want lock_timeout registered", kinds)
 	}
 	r := &sim.Result{Window: sim.Minute, Shards: []sim.ShardResult{{Home: 0}, {Home: 2, Moves: []sim.ShardMove{{At: 90 * sim.Second, Node: 0}}}}}
-	r.Streams = []sim.StreamResult{{Name: "increment", Win: []sim.WindowLatency{{LockTimedOut: 3}, {}, {LockTimedOut: 1}}}}
+	r.Streams = []sim.StreamResult{{Name: "increment", Win: make([]sim.WindowLatency, 3)}}
 	st, n := &r.Streams[0], &metrics.LockCounts{Hot: []sim.KeyCount{{Shard: 1}}}
+	st.Win[0].Failed[TimedOut], st.Win[2].Failed[TimedOut] = 3, 1
 	r.Reports = []any{&metrics.LockResult{Streams: []*metrics.LockCounts{n}}}
 	if msg, node, ok := lockTimeout(r, st, 0); !ok || node != 2 || msg != "increment: 3 writes waited longer than lock_timeout for a row lock in the window" {
 		t.Errorf("window 0: %q on node %d (%v), want 3 writes on node 2", msg, node, ok)

@@ -166,7 +166,7 @@ func TestGrantRandomAllocatesNothing(t *testing.T) {
 	}
 	mechtest.NoAllocs(t, zipf(100*sim.Second))
 	r := sim.Run(zipf(5 * sim.Second))
-	if w, n := r.Streams[0], lockCounts(t, r, 0); n.Waited == 0 || w.LockTimedOut == 0 {
-		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", n.Waited, w.LockTimedOut)
+	if w, n := r.Streams[0], lockCounts(t, r, 0); n.Waited == 0 || w.Failed[TimedOut] == 0 {
+		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", n.Waited, w.Failed[TimedOut])
 	}
 }

@@ -38,8 +38,8 @@ import (
 // cores its node has. The wait for the lock is what databases report as row lock time
 // (InnoDB's Innodb_row_lock_time, PostgreSQL's sessions with wait_event_type = 'Lock'). A
 // write that has waited Stream.Timeout without the lock gives up and fails
-// (sim.Core.FailLock), as innodb_lock_wait_timeout does; the client may retry it. Reads
-// take no locks.
+// (sim.Core.GiveUp, for the cause TimedOut), as innodb_lock_wait_timeout does; the client
+// may retry it. Reads take no locks.
 //
 // One key is thus an M/G/1 queue: arrivals of the key's writes, one server, service the
 // lock's hold time (locks_test.go checks its mean wait against Pollaczek-Khinchine).
@@ -134,6 +134,16 @@ var (
 	evLockTimeout = sim.NewEventKind()
 	evLockWake    = sim.NewEventKind()
 )
+
+// TimedOut is the failure cause of a write that waited longer than its lock_timeout for
+// its row lock (sim.RegisterCause): the client retries it, and the figures read it as
+// "lock".
+var TimedOut = sim.RegisterCause(causeRank, "lock", true)
+
+// causeRank places TimedOut among the registered failure causes: after a partition
+// limit's throttle (mechanisms/limits), so that an attempt that met both failed as a lock
+// timeout.
+const causeRank = 1
 
 // lockWait is the lock state of one subrequest slot (rowLocks.wait, by slot).
 type lockWait struct {
@@ -459,7 +469,7 @@ func (l *rowLocks) timeout(c sim.Core, now sim.Time, si int32) {
 	c.Unhold()
 	w.state, w.on = lockNone, false
 	st.waited(c.ReqCounted(ri), now-w.at)
-	c.FailLock(now, si, w.at)
+	c.GiveUp(now, si, w.at, TimedOut)
 }
 
 // WrapUp puts every locked stream's lock statistics into its report.

@@ -125,11 +125,11 @@ func TestLockCapsKey(t *testing.T) {
 
 	r = sim.Run(withTimeout(lockModel(2, 4*sim.Second, 1, 3000, 1, lock, 200*sim.Microsecond, 0), 20*sim.Millisecond))
 	st, n := &r.Streams[0], lockCounts(t, r, 0)
-	if st.LockTimedOut == 0 || st.Completed+st.LockTimedOut != st.Offered {
-		t.Errorf("lock timeout: %d completed + %d lock failures of %d offered, want some failures and every write accounted for", st.Completed, st.LockTimedOut, st.Offered)
+	if st.Failed[TimedOut] == 0 || st.Completed+st.Failed[TimedOut] != st.Offered {
+		t.Errorf("lock timeout: %d completed + %d lock failures of %d offered, want some failures and every write accounted for", st.Completed, st.Failed[TimedOut], st.Offered)
 	}
-	if sh := r.Shards[0].LockFailed; sh != st.LockTimedOut {
-		t.Errorf("lock timeout: the shard counts %d lock failures, its one stream %d", sh, st.LockTimedOut)
+	if sh := r.Shards[0].Failed[TimedOut]; sh != st.Failed[TimedOut] {
+		t.Errorf("lock timeout: the shard counts %d lock failures, its one stream %d", sh, st.Failed[TimedOut])
 	}
 	if n.WaitMax > 20*sim.Millisecond {
 		t.Errorf("lock timeout 20ms: a write waited %v", n.WaitMax)
@@ -167,8 +167,8 @@ func TestLocksAllocateNothing(t *testing.T) {
 	}
 	mechtest.NoAllocs(t, zipf(100*sim.Second))
 	r := sim.Run(zipf(5 * sim.Second))
-	if w, n := r.Streams[0], lockCounts(t, r, 0); n.Waited == 0 || w.LockTimedOut == 0 {
-		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", n.Waited, w.LockTimedOut)
+	if w, n := r.Streams[0], lockCounts(t, r, 0); n.Waited == 0 || w.Failed[TimedOut] == 0 {
+		t.Errorf("%d writes queued for a lock, %d timed out: want both above 0", n.Waited, w.Failed[TimedOut])
 	}
 }
 
@@ -181,10 +181,10 @@ func TestLockAfterLimit(t *testing.T) {
 	m.Mechanisms = append(m.Mechanisms, limits.Limits{Settings: scenario.PartitionLimits{WriteUnits: 1000, ReadUnits: 1000}})
 	r := sim.Run(m)
 	st, n := &r.Streams[0], lockCounts(t, r, 0)
-	if st.Throttled < st.Offered/2 || r.Shards[0].Throttled != st.Throttled {
-		t.Errorf("%d of %d writes throttled, the shard counts %d: want about two in three, and the shard's count the stream's", st.Throttled, st.Offered, r.Shards[0].Throttled)
+	if st.Failed[limits.Throttled] < st.Offered/2 || r.Shards[0].Failed[limits.Throttled] != st.Failed[limits.Throttled] {
+		t.Errorf("%d of %d writes throttled, the shard counts %d: want about two in three, and the shard's count the stream's", st.Failed[limits.Throttled], st.Offered, r.Shards[0].Failed[limits.Throttled])
 	}
-	if n.Waits+st.Throttled != st.Offered {
-		t.Errorf("%d lock waits + %d throttled, want the %d writes offered: a throttled write asks for no lock", n.Waits, st.Throttled, st.Offered)
+	if n.Waits+st.Failed[limits.Throttled] != st.Offered {
+		t.Errorf("%d lock waits + %d throttled, want the %d writes offered: a throttled write asks for no lock", n.Waits, st.Failed[limits.Throttled], st.Offered)
 	}
 }

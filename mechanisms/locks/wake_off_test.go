@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/figures/metrics"
+	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -65,8 +66,8 @@ func runWake(t *testing.T, extra string) *sim.Result {
 func TestWakeCostZeroIsOff(t *testing.T) {
 	base := runWake(t, "")
 	open, closed := metrics.LockCountsOf(base, 0), metrics.LockCountsOf(base, 1)
-	if st := base.Streams[0]; open == nil || closed == nil || open.Waited == 0 || st.LockTimedOut == 0 || closed.Waited == 0 {
-		t.Fatalf("open: %+v, %d timed out; closed: %+v: want both waited and some timed out", open, st.LockTimedOut, closed)
+	if st := base.Streams[0]; open == nil || closed == nil || open.Waited == 0 || st.Failed[locks.TimedOut] == 0 || closed.Waited == 0 {
+		t.Fatalf("open: %+v, %d timed out; closed: %+v: want both waited and some timed out", open, st.Failed[locks.TimedOut], closed)
 	}
 	if zero := runWake(t, `lock_wake_cost = "0s"`); !reflect.DeepEqual(base, zero) {
 		t.Errorf("lock_wake_cost = \"0s\": the result differs from the run without the key (completed %d and %d, want %d and %d)",

@@ -86,9 +86,9 @@ func Conserve(t testing.TB, r *sim.Result) {
 	}
 	for i := range r.Streams {
 		s := &r.Streams[i]
-		if sum := s.Completed + s.Rejected + s.TimedOut + s.Throttled + s.Limited + s.LockTimedOut; sum != s.Offered {
-			t.Errorf("stream %s: completed %d + rejected %d + timed out %d + throttled %d + limited %d + lock %d = %d, want offered %d",
-				s.Name, s.Completed, s.Rejected, s.TimedOut, s.Throttled, s.Limited, s.LockTimedOut, sum, s.Offered)
+		if sum := s.Completed + s.Rejected + s.TimedOut + s.Limited + s.Failed.Sum(); sum != s.Offered {
+			t.Errorf("stream %s: completed %d + rejected %d + timed out %d + limited %d + by registered cause %v = %d, want offered %d",
+				s.Name, s.Completed, s.Rejected, s.TimedOut, s.Limited, s.Failed, sum, s.Offered)
 		}
 	}
 }

@@ -10,6 +10,8 @@
 package split
 
 import (
+	"fmt"
+
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
@@ -97,6 +99,29 @@ func (s *state) observe(c sim.Core, i int) {
 	s.seen[sh]++
 }
 
+// Cause is why a shard split, as its split event holds it (sim.Event.Why), with the figure
+// it read (sim.Event.Value).
+type Cause uint8
+
+const (
+	Load      Cause = iota + 1 // its load in the window passed the policy's (Value: the load, 0..)
+	Rows                       // it held the policy's rows (Value: its rows)
+	Throttled                  // a partition limit throttled it windows running (Value: the windows)
+)
+
+// words says why a shard split for c, value being the figure c read.
+func (c Cause) words(value float64) string {
+	switch c {
+	case Load:
+		return fmt.Sprintf("its load was %.0f%% in the window", 100*value)
+	case Rows:
+		return fmt.Sprintf("it holds %.0f rows", value)
+	case Throttled:
+		return fmt.Sprintf("it was throttled %.0f windows running", value)
+	}
+	return ""
+}
+
 // WindowEnd checks every shard at the end of window w (the first event after it is at t):
 // a shard over the load or row threshold, or throttled in two windows running, splits.
 func (s *state) WindowEnd(c sim.Core, t sim.Time, w int) {
@@ -106,19 +131,19 @@ func (s *state) WindowEnd(c sim.Core, t sim.Time, w int) {
 	live := s.sp.Live()
 	span := c.WindowSpan(w)
 	for sh := 0; sh < live; sh++ {
-		var why sim.SplitCause
+		var why Cause
 		var value float64
 		if s.pol.Load > 0 {
 			load := float64(c.ShardBusy(w, sh)) / (float64(span) * float64(c.NodeCores(c.ShardNode(sh))) * float64(1+c.Replicas()))
 			if load > s.pol.Load {
-				why, value = sim.SplitLoad, load
+				why, value = Load, load
 			}
 		}
 		if rows := c.ShardOut(sh).Rows + s.rows[sh]; why == 0 && s.pol.Rows > 0 && rows >= s.pol.Rows {
-			why, value = sim.SplitRows, float64(rows)
+			why, value = Rows, float64(rows)
 		}
 		if n := s.throttled(c, sh, w); why == 0 && s.pol.Throttled && n >= 2 {
-			why, value = sim.SplitThrottled, float64(n)
+			why, value = Throttled, float64(n)
 		}
 		if why != 0 {
 			s.split(c, t, w, sh, why, value)
@@ -137,7 +162,7 @@ func (s *state) throttled(c sim.Core, sh, w int) int {
 }
 
 // split splits shard sh at the median of its recent keys, at the end of window w.
-func (s *state) split(c sim.Core, t sim.Time, w, sh int, why sim.SplitCause, value float64) {
+func (s *state) split(c sim.Core, t sim.Time, w, sh int, why Cause, value float64) {
 	n := min(s.seen[sh], recentKeys)
 	if n == 0 {
 		return
@@ -155,7 +180,8 @@ func (s *state) split(c sim.Core, t sim.Time, w, sh int, why sim.SplitCause, val
 	s.rows[sh] -= rows / 2
 	s.seen[sh], s.seen[ns] = 0, 0
 	s.splitIn[sh] = w
-	c.Record(sim.Event{At: t, Kind: sim.EventSplit, Shard: sh, Child: ns, Cause: why, Value: value})
+	c.Record(sim.Event{At: t, Kind: sim.EventSplit, Shard: sh, Child: ns, Why: uint8(why), Value: value,
+		Text: fmt.Sprintf("shard %d split (%s): shard %d takes the upper half of its keys", sh, why.words(value), ns)})
 	c.Schedule(t+s.pol.Move, int32(ns), evMove)
 }
 

@@ -142,11 +142,11 @@ func TestSplitThrottled(t *testing.T) {
 			splits = append(splits, ev)
 		}
 	}
-	if win := r.Streams[0].Win; win[1].Throttled == 0 || win[2].Throttled == 0 || len(splits) != 1 {
-		t.Fatalf("%d and %d writes throttled in windows 1 and 2, %d splits: want both throttled, and one split", win[1].Throttled, win[2].Throttled, len(splits))
+	if win := r.Streams[0].Win; win[1].Failed[limits.Throttled] == 0 || win[2].Failed[limits.Throttled] == 0 || len(splits) != 1 {
+		t.Fatalf("%d and %d writes throttled in windows 1 and 2, %d splits: want both throttled, and one split", win[1].Failed[limits.Throttled], win[2].Failed[limits.Throttled], len(splits))
 	}
-	if ev := splits[0]; ev.Cause != sim.SplitThrottled || ev.Value != 2 || ev.Shard != 0 || ev.At < 3*sim.Second || ev.At >= 3*sim.Second+sim.Millisecond {
-		t.Errorf("split %+v: want shard 0 for SplitThrottled, value 2 (windows), at the end of window 2", ev)
+	if ev := splits[0]; split.Cause(ev.Why) != split.Throttled || ev.Value != 2 || ev.Shard != 0 || ev.At < 3*sim.Second || ev.At >= 3*sim.Second+sim.Millisecond {
+		t.Errorf("split %+v: want shard 0 for split.Throttled, value 2 (windows), at the end of window 2", ev)
 	}
 }
 

@@ -1,18 +1,21 @@
-// Package queue is a job queue's keys ([[streams]] claim, skip_locked), their checks and the
-// resolver that turns them into locks.JobClaims. Its engine side is in mechanisms/locks
-// (queue.go): it writes into row locks' state.
+// Package queue is a job queue's claims, whole: their keys ([[streams]] claim, skip_locked),
+// their checks and the resolver that turns them into JobClaims (keys.go); their engine side
+// (queue.go), a sim.Setting that asks row locks (mechanisms/locks) only which row a
+// claiming write locks (locks.ChooseRows); and their tests: the closed forms (the
+// machine-repairman model for a queue's head, Little's law under SKIP LOCKED) and the
+// transcript of their story (testdata). docs/mitigations.md ("Job queues") says what they
+// model.
 package queue
 
 import (
 	"fmt"
 
-	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
 
 // A job queue's keys ([[streams]] claim, skip_locked: docs/mitigations.md, "Job queues"),
-// their checks, and the setting they turn into (locks.JobClaims).
+// their checks, and the setting they turn into (JobClaims).
 
 var (
 	claimKey = scenario.StreamKey[string]("claim", "none",
@@ -24,7 +27,7 @@ var (
 func init() { scenario.RegisterMechanism(resolveJobClaims) }
 
 // resolveJobClaims reads every stream's claim on a job queue and, when a stream claims,
-// turns them into the setting of locks.JobClaims, by resolved stream.
+// turns them into the setting of JobClaims, by resolved stream.
 func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
 	byName := map[string]sim.Claim{}
 	var first string // the first claiming stream, which the others must agree with
@@ -46,7 +49,7 @@ func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolve
 	if len(byName) == 0 {
 		return
 	}
-	set := locks.JobClaims{Streams: make([]sim.Claim, len(s.Streams))}
+	set := JobClaims{Streams: make([]sim.Claim, len(s.Streams))}
 	for i := range s.Streams {
 		set.Streams[i] = byName[s.Streams[i].Name]
 	}

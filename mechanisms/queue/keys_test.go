@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -23,7 +22,7 @@ func TestJobClaimKeys(t *testing.T) {
 		if len(probs) > 0 {
 			t.Fatal(probs)
 		}
-		if want := (locks.JobClaims{Streams: []sim.Claim{sim.NoClaim, c.want}}); !reflect.DeepEqual(claimsOf(s.Mechanisms), []sim.Setting{want}) {
+		if want := (JobClaims{Streams: []sim.Claim{sim.NoClaim, c.want}}); !reflect.DeepEqual(claimsOf(s.Mechanisms), []sim.Setting{want}) {
 			t.Errorf("%q: settings %#v, want %#v after the row locks", c.extra, s.Mechanisms, want)
 		}
 	}
@@ -62,7 +61,7 @@ func TestJobClaimKeys(t *testing.T) {
 func claimsOf(settings []sim.Setting) []sim.Setting {
 	var out []sim.Setting
 	for i, x := range settings {
-		if _, ok := x.(locks.JobClaims); ok {
+		if _, ok := x.(JobClaims); ok {
 			if i == 0 {
 				return nil // no row locks before them
 			}

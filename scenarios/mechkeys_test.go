@@ -93,7 +93,7 @@ pool = 4
 	for _, s := range sc.Variants[0].Spec.Mechanisms {
 		got = append(got, fmt.Sprintf("%T", s))
 	}
-	if want := []string{"latch.PageLatch", "locks.RowLocks", "pool.Pool", "locks.JobClaims"}; !slices.Equal(got, want) {
+	if want := []string{"latch.PageLatch", "locks.RowLocks", "pool.Pool", "queue.JobClaims"}; !slices.Equal(got, want) {
 		t.Errorf("settings in the order %q, want %q", got, want)
 	}
 }

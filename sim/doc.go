@@ -48,21 +48,11 @@
 // did of its own it reports (Report) into Result.Reports, as a type of figures/metrics,
 // whose figures find it by its type (the read cache's counts, row locks' waits): the
 // Result's own fields, its streams' and their windows' included, are the core's.
-// The read cache (mechanisms/cache), partition limits (mechanisms/limits), automatic
-// shard splits (mechanisms/split), the page latch (mechanisms/latch), row locks and job
-// queues' claims (mechanisms/locks), the connection pool (mechanisms/pool), the commit
-// flush (mechanisms/flush), the event loop's wake-ups (mechanisms/eventloop), global
-// secondary indexes (mechanisms/index), the rebalance (mechanisms/rebalance: nodes that
-// join later, JoinLater and Join; background copies, a Copier of CopyBy and Copy), the
-// migration (mechanisms/migrate: its new layout's own shards, AddShards; its phases'
-// planners, ReplanAt; its backfill, a Copier; its outbox, an Applier; a WorkWatcher and an
-// EndWatcher), the
-// followers (mechanisms/replicas: WatchWrites and Follow, RouteReads, SetReplicas) and the
-// operator's timed actions (mechanisms/operator: an Initer, SetCores, SetQueueLimit,
-// SetClientLimit, Note) are built so. What a Setting registers (its event kinds' Handlers,
-// its WindowWatchers) is the registry's (mechanism.go), and the request path's hooks are the
-// gates'; the core tests each list's length, so a mechanism that is off costs the hot path
-// nothing more. See docs/architecture.md.
+// Every mechanism under mechanisms/ is built so, each in its own folder
+// (docs/architecture.md, "Where a new thing goes"). What a Setting registers (its event
+// kinds' Handlers, its WindowWatchers) is the registry's (mechanism.go), and the request
+// path's hooks are the gates'; the core tests each list's length, so a mechanism that is
+// off costs the hot path nothing more.
 //
 // # State by owner
 //

@@ -1,11 +1,11 @@
-// Package locks is row locks and the job queue's claims on them, whole: the engine side of row locks ([[streams]] lock, lock_timeout), a sim.Setting that
-// attaches to the engine through sim.Core (locks.go); the engine side of a job queue's
-// claims (queue.go), which choose the row a claiming write locks and so write into row
-// locks' state; their keys, declared, checked and resolved in keys.go, and the resolver
+// Package locks is row locks, whole: the engine side of row locks ([[streams]] lock, lock_timeout), a sim.Setting that
+// attaches to the engine through sim.Core (locks.go), and what another setting may ask of
+// them, the row a locked write locks (rows.go: ChooseRows, as a job queue's claims in
+// mechanisms/queue choose theirs); their keys, declared, checked and resolved in keys.go, and the resolver
 // that turns the resolved streams' locks into the setting; and their tests: the closed forms (M/G/1 for one row, the machine-repairman
-// model for a queue's head) and the transcript of their story (testdata).
+// model for a closed loop's row) and the transcript of their story (testdata).
 // docs/scenario.md ("Row locks", under `[[streams]]`) and docs/mitigations.md ("Row lock
-// grant order", "Row lock wake-ups", "Row lock release at commit", "Job queues") say what
+// grant order", "Row lock wake-ups", "Row lock release at commit") say what
 // they model.
 //
 // The keys lock and lock_timeout resolve into the stream (StreamSpec.Lock and LockTimeout)
@@ -188,7 +188,7 @@ type streamLocks struct {
 	hotKeys []keyspace.Key
 	hotShrd []int32
 	topK    int
-	claim   claims // a job queue's claims (queue.go); zero for a stream whose key names its row
+	rows    Rows // the rows its writes lock (ChooseRows); nil: each write its key's own
 	out     *metrics.LockCounts
 }
 
@@ -251,7 +251,11 @@ func (l *rowLocks) Issue(c sim.Core, i int, ri int32) {
 		l.rows = append(l.rows, lockRow{})
 	}
 	k := c.LastKey(i)
-	l.rows[ri] = lockRow{key: *k, hash: st.claim.rowOf(k.Hash())}
+	h := k.Hash()
+	if st.rows != nil {
+		h = st.rows.Row(h)
+	}
+	l.rows[ri] = lockRow{key: *k, hash: h}
 }
 
 // NewSub gives subrequest si of stream i its lock: the k-th subrequest of its request's

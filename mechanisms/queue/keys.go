@@ -1,18 +1,21 @@
-// Package queue is a job queue's keys ([[streams]] claim, skip_locked), their checks and the
-// resolver that turns them into locks.JobClaims. Its engine side is in mechanisms/locks
-// (queue.go): it writes into row locks' state.
+// Package queue is a job queue's claims, whole: their keys ([[streams]] claim, skip_locked),
+// their checks and the resolver that turns them into JobClaims (keys.go); their engine side
+// (queue.go), a sim.Setting that asks row locks (mechanisms/locks) only which row a
+// claiming write locks (locks.ChooseRows); and their tests: the closed forms (the
+// machine-repairman model for a queue's head, Little's law under SKIP LOCKED) and the
+// transcript of their story (testdata). docs/mitigations.md ("Job queues") says what they
+// model.
 package queue
 
 import (
 	"fmt"
 
-	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
 
 // A job queue's keys ([[streams]] claim, skip_locked: docs/mitigations.md, "Job queues"),
-// their checks, and the setting they turn into (locks.JobClaims).
+// their checks, and the setting they turn into (JobClaims).
 
 var (
 	claimKey = scenario.StreamKey[string]("claim", "none",
@@ -24,14 +27,14 @@ var (
 func init() { scenario.RegisterMechanism(resolveJobClaims) }
 
 // resolveJobClaims reads every stream's claim on a job queue and, when a stream claims,
-// turns them into the setting of locks.JobClaims, by resolved stream.
+// turns them into the setting of JobClaims, by resolved stream.
 func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolved) {
-	byName := map[string]locks.Claim{}
+	byName := map[string]Claim{}
 	var first string // the first claiming stream, which the others must agree with
 	for i := range f.Streams {
 		key := fmt.Sprintf("streams[%d]", i)
 		claim, ok := resolveJobClaim(c, key, &f.Streams[i], s)
-		if !ok || claim == locks.NoClaim {
+		if !ok || claim == NoClaim {
 			continue
 		}
 		name := f.Streams[i].Name
@@ -46,7 +49,7 @@ func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolve
 	if len(byName) == 0 {
 		return
 	}
-	set := locks.JobClaims{Streams: make([]locks.Claim, len(s.Streams))}
+	set := JobClaims{Streams: make([]Claim, len(s.Streams))}
 	for i := range s.Streams {
 		set.Streams[i] = byName[s.Streams[i].Name]
 	}
@@ -55,14 +58,14 @@ func resolveJobClaims(c *scenario.Checker, f *scenario.File, s *scenario.Resolve
 
 // resolveJobClaim reads the claim of stream st (key: "streams[i]"), whose resolved form is
 // among s.Streams; false when it has problems.
-func resolveJobClaim(c *scenario.Checker, key string, st *scenario.Stream, s *scenario.Resolved) (locks.Claim, bool) {
+func resolveJobClaim(c *scenario.Checker, key string, st *scenario.Stream, s *scenario.Resolved) (Claim, bool) {
 	mode, claims := claimKey.In(st.Ext)
 	skip, skipGiven := skipLockedKey.In(st.Ext)
 	if !claims {
 		if skipGiven {
 			c.Add(key+".skip_locked", "applies only to a stream with claim = \"oldest\" (a worker's claim of the oldest job)")
 		}
-		return locks.NoClaim, !skipGiven
+		return NoClaim, !skipGiven
 	}
 	var ss *scenario.StreamSpec
 	for i := range s.Streams {
@@ -85,16 +88,16 @@ func resolveJobClaim(c *scenario.Checker, key string, st *scenario.Stream, s *sc
 		c.Add(key+".claim", "needs lock: how long a claim holds its job's row lock, e.g. \"5ms\"")
 	default:
 		if skip {
-			return locks.ClaimSkipLocked, true
+			return ClaimSkipLocked, true
 		}
-		return locks.ClaimOldest, true
+		return ClaimOldest, true
 	}
-	return locks.NoClaim, false
+	return NoClaim, false
 }
 
 // skipWords says whether a claim skips locked rows.
-func skipWords(c locks.Claim) string {
-	if c == locks.ClaimSkipLocked {
+func skipWords(c Claim) string {
+	if c == ClaimSkipLocked {
 		return "with skip_locked"
 	}
 	return "without skip_locked"

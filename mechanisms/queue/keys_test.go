@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -17,13 +16,13 @@ func TestJobClaimKeys(t *testing.T) {
 	const claimer = "\n[[streams]]\nname = \"claim\"\nop = \"write\"\nclients = 4\nthink = \"1ms\"\ncost = \"0.1ms\"\nlock = \"1ms\"\n"
 	for _, c := range []struct {
 		extra string
-		want  locks.Claim
-	}{{"claim = \"oldest\"\n", locks.ClaimOldest}, {"claim = \"oldest\"\nskip_locked = true\n", locks.ClaimSkipLocked}, {"claim = \"oldest\"\nskip_locked = false\n", locks.ClaimOldest}} {
+		want  Claim
+	}{{"claim = \"oldest\"\n", ClaimOldest}, {"claim = \"oldest\"\nskip_locked = true\n", ClaimSkipLocked}, {"claim = \"oldest\"\nskip_locked = false\n", ClaimOldest}} {
 		s, probs := mechtest.Resolve(t, claimer+c.extra)
 		if len(probs) > 0 {
 			t.Fatal(probs)
 		}
-		if want := (locks.JobClaims{Streams: []locks.Claim{locks.NoClaim, c.want}}); !reflect.DeepEqual(claimsOf(s.Mechanisms), []sim.Setting{want}) {
+		if want := (JobClaims{Streams: []Claim{NoClaim, c.want}}); !reflect.DeepEqual(claimsOf(s.Mechanisms), []sim.Setting{want}) {
 			t.Errorf("%q: settings %#v, want %#v after the row locks", c.extra, s.Mechanisms, want)
 		}
 	}
@@ -62,7 +61,7 @@ func TestJobClaimKeys(t *testing.T) {
 func claimsOf(settings []sim.Setting) []sim.Setting {
 	var out []sim.Setting
 	for i, x := range settings {
-		if _, ok := x.(locks.JobClaims); ok {
+		if _, ok := x.(JobClaims); ok {
 			if i == 0 {
 				return nil // no row locks before them
 			}

@@ -13,7 +13,7 @@ import (
 // TestTranscripts runs a job queue's stories under testdata: each scenario's variants,
 // their figures as the outputs show them, and each claiming stream's lock line (the claims
 // that waited for a held job's row, as metrics derives them, and the mean hold), byte for
-// byte (mechtest.Transcripts). The claims' engine side is mechanisms/locks' (queue.go).
+// byte (mechtest.Transcripts).
 func TestTranscripts(t *testing.T) {
 	scenariotest.Transcripts(t, func(b *strings.Builder, r *sim.Result) {
 		for _, st := range metrics.Of(r).Streams {

@@ -1,4 +1,4 @@
-package locks
+package queue
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
+	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/sim"
 	"github.com/shardsim/shardsim/workload"
@@ -28,7 +29,7 @@ func queueModel(seed uint64, dur sim.Time, workers, cores int, claim Claim, queu
 			Planner: keyspace.NewPointPlanner(d, keyspace.NewModulo(1), false),
 			Clients: workers, Think: sim.Delay{Kind: sim.Exponential, Mean: think},
 		}},
-		Mechanisms: []sim.Setting{RowLocks{Streams: []Stream{{Hold: hold}}}, JobClaims{Streams: []Claim{claim}}},
+		Mechanisms: []sim.Setting{locks.RowLocks{Streams: []locks.Stream{{Hold: hold}}}, JobClaims{Streams: []Claim{claim}}},
 	}
 }
 
@@ -213,17 +214,17 @@ func TestQueueSkipLocked(t *testing.T) {
 func TestClaimLocks(t *testing.T) {
 	const h = 12345
 	head := claims{mode: ClaimOldest}
-	if a, b := head.rowOf(h), head.rowOf(h); a != b || a == h {
+	if a, b := head.Row(h), head.Row(h); a != b || a == h {
 		t.Errorf("head: locks %x and %x of key %x, want one lock, not the key's own", a, b, h)
 	}
-	if plain := (claims{}); plain.rowOf(h) != h {
-		t.Errorf("no claim: lock %x, want the key's own %x", plain.rowOf(h), h)
+	if plain := (claims{}); plain.Row(h) != h {
+		t.Errorf("no claim: lock %x, want the key's own %x", plain.Row(h), h)
 	}
 	c1, c2 := claims{mode: ClaimSkipLocked, salt: 0x9e3779b97f4a7c15}, claims{mode: ClaimSkipLocked, salt: 0x6a09e667f3bcc909}
 	seen := map[uint64]bool{}
 	for range 10_000 {
 		for _, c := range []*claims{&c1, &c2} {
-			k := c.rowOf(h)
+			k := c.Row(h)
 			if seen[k] {
 				t.Fatalf("skip locked: lock %x taken twice", k)
 			}

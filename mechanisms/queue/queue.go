@@ -1,10 +1,11 @@
-package locks
+package queue
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/shardsim/shardsim/detect"
+	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/sim"
 )
 
@@ -13,10 +14,10 @@ import (
 //
 //	SELECT ... FROM job ORDER BY created_at LIMIT 1 FOR UPDATE [SKIP LOCKED]
 //
-// and hold its row lock (RowLocks, locks.go) while they claim it. A claim's partition
+// and hold its row lock (locks.RowLocks) while they claim it. A claim's partition
 // key names the queue (a queue shard, or one value for the whole table), not the job: the
-// row it locks is the queue's oldest job, which the engine chooses, and only the lock it
-// asks for differs from a plain locked write's.
+// row it locks is the queue's oldest job, which the claim chooses (locks.ChooseRows, all
+// it asks of row locks), and only the lock it asks for differs from a plain locked write's.
 //
 //   - ClaimOldest, without SKIP LOCKED: every claim wants the queue's head. While one
 //     holds it, the others wait for it in arrival order; when the holder commits, the job
@@ -55,8 +56,8 @@ func (c Claim) String() string {
 // JobClaims turns the writes of some locked streams into claims on a job queue
 // ([[streams]] claim and skip_locked: docs/mitigations.md, "Job queues"): Streams holds
 // each stream's Claim, by stream index (NoClaim, or missing at the end, for a stream whose
-// key names its row). Every stream it names takes row locks (RowLocks, which comes before
-// it in Model.Mechanisms).
+// key names its row). Every stream it names takes row locks (locks.RowLocks, which comes
+// before it in Model.Mechanisms).
 type JobClaims struct {
 	Streams []Claim
 }
@@ -77,20 +78,16 @@ func (j JobClaims) Note() string {
 	return "a SKIP LOCKED claim locks a job row of its own, which no other claim waits for: the row locks' cap below is one job's, not the queue's"
 }
 
-// On gives each claiming stream's row locks its claims, which their figures say
-// (metrics.LockCounts' OwnRows and QueueHead).
+// On gives each claiming stream's row locks its claims (locks.ChooseRows), which their
+// figures say (metrics.LockCounts' OwnRows and QueueHead).
 func (j JobClaims) On(c sim.Core) {
-	l, _ := c.Handler(evLockRelease).(releases)
 	for i, mode := range j.Streams {
 		if mode == NoClaim {
 			continue
 		}
-		if l.rowLocks == nil || l.streams[i] == nil {
+		if !locks.ChooseRows(c, i, &claims{mode: mode, salt: c.StreamSeed(i, 6) ^ c.Seed()}) {
 			panic(fmt.Sprintf("sim: stream %d claims jobs, but takes no row locks", i))
 		}
-		st := l.streams[i]
-		st.claim = claims{mode: mode, salt: c.StreamSeed(i, 6) ^ c.Seed()}
-		st.out.OwnRows, st.out.QueueHead = mode == ClaimSkipLocked, mode == ClaimOldest
 	}
 }
 
@@ -102,14 +99,20 @@ type claims struct {
 	jobs uint64 // jobs taken so far
 }
 
+// Own reports that every claim locks a job of its own (SKIP LOCKED; locks.Rows).
+func (c *claims) Own() bool { return c.mode == ClaimSkipLocked }
+
+// Head reports that every claim wants the queue's head (locks.Rows).
+func (c *claims) Head() bool { return c.mode == ClaimOldest }
+
 // headTag marks the lock of a queue's head apart from a plain write's lock of the same
 // partition key.
 const headTag = 0x9e3779b97f4a7c15
 
-// rowOf returns the lock of a write whose partition key hashes to h: the key's own for a
-// plain write, the queue's head for a claim without SKIP LOCKED, and a job nobody holds
-// (the next of the stream's own) for a claim with it.
-func (c *claims) rowOf(h uint64) uint64 {
+// Row returns the lock of a write whose partition key hashes to h (locks.Rows): the key's
+// own for a plain write, the queue's head for a claim without SKIP LOCKED, and a job nobody
+// holds (the next of the stream's own) for a claim with it.
+func (c *claims) Row(h uint64) uint64 {
 	switch c.mode {
 	case ClaimOldest:
 		return detect.Hash64(h ^ headTag)

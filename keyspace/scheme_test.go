@@ -2,33 +2,30 @@ package keyspace
 
 import (
 	"fmt"
-	"os"
-	"regexp"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/shardsim/shardsim/internal/docmark"
 )
 
-// TestSchemeRegistry: the schemes register themselves with their names in the order
-// docs/scenario.md's keyspace.scheme row lists them (error messages list them so), parse
-// back, and build the scheme their name says, with the properties the planners and
-// replays read. A new scheme is its file, its test and its documentation: this test reads
-// the list from the documentation, so it names no scheme it must be told of.
+// TestSchemeRegistry: docs/scenario.md's keyspace.scheme row lists the registered schemes
+// in their order (error messages list them so; the list is generated: make docs), and
+// each parses back and builds the scheme its name says, with the properties the planners
+// and replays read. A new scheme is its file, its test and its section of docs/keys.md:
+// this test names no scheme it must be told of but in the cases it builds.
 func TestSchemeRegistry(t *testing.T) {
-	doc, err := os.ReadFile("../docs/scenario.md")
-	if err != nil {
-		t.Fatal(err)
+	names := SchemeNames()
+	if len(names) < 2 {
+		t.Fatalf("SchemeNames() = %q, want the built-in schemes", names)
 	}
-	row := regexp.MustCompile("(?m)^\\| `scheme` \\| [^|]* \\| ([^|]*) \\|$").FindSubmatch(doc)
-	if row == nil {
-		t.Fatal("docs/scenario.md has no keyspace.scheme row")
+	list := make([]string, len(names))
+	for i, n := range names {
+		list[i] = "`" + n + "`"
 	}
-	var documented []string
-	for _, m := range regexp.MustCompile("`([a-z_]+)`").FindAllSubmatch(row[1], -1) {
-		documented = append(documented, string(m[1]))
-	}
-	if got := SchemeNames(); len(documented) < 2 || !slices.Equal(got, documented) {
-		t.Fatalf("SchemeNames() = %q, docs/scenario.md's keyspace.scheme row lists %q", got, documented)
-	}
+	docmark.Figures(t, "../docs/scenario.md", "schemes", map[string]string{
+		"schemes.list": strings.Join(list[:len(list)-1], ", ") + " or " + list[len(list)-1],
+	})
 	for _, name := range SchemeNames() {
 		k, _ := ParseScheme(name)
 		if flags := slices.Contains(FlagSchemes(), name); flags != (k.NoFlags() == "") {

@@ -20,8 +20,8 @@ type Explanation struct {
 	Streams   []StreamPlan
 	Shards    []OfferedLoad
 	Nodes     []OfferedLoad
-	// Notes say what the figures assume about the variant's mitigations (replicas, the
-	// cache, splits, limits), one sentence each; empty without them.
+	// Notes say what the figures assume about the variant's mechanisms (where its rows are
+	// served, what a mechanism's figures leave out), one sentence each; empty without them.
 	Notes []string
 }
 
@@ -51,7 +51,8 @@ type StreamPlan struct {
 	PeakShares []float64
 	// Cost is the CPU time of one partition of a request (the stream's cost), and Work
 	// the core-seconds a second the stream offers the cluster at PeakRate with the peak's
-	// routing, followers included: rate x cost x partitions, the stream's part of the
+	// routing, what the model parts add on other nodes included (scenario.ModelPart.Load:
+	// a follower's apply of a write): rate x cost x partitions, the stream's part of the
 	// nodes' offered load.
 	Cost sim.Time
 	Work float64
@@ -60,9 +61,11 @@ type StreamPlan struct {
 // OfferedLoad is the offered load of a shard or node as a fraction of its node's cores: Mean at
 // every stream's mean rate with the run's routing (StreamPlan.Shares), Peak the highest
 // at any instant of the run, every stream at its rate then with the routing of the window
-// then (peakWork), reached first at PeakAt. Above 1 the node cannot keep up. With replicas, a shard's load
-// is its leader's, and a node's load includes the followers it hosts (the writes they
-// apply and, with read_from = "any", their share of the reads).
+// then (peakWork), reached first at PeakAt. Above 1 the node cannot keep up. Where a model
+// part spreads a shard's subrequests over several nodes, a shard's load is its own node's
+// share, and a node's load includes what the parts put on it for other nodes' shards
+// (scenario.ModelPart.Load: the writes a follower applies and, with read_from = "any", its
+// share of the reads).
 type OfferedLoad struct {
 	ID    int
 	Node  int
@@ -107,7 +110,7 @@ func (r *Routing) Explain(name string) *Explanation {
 		planPeak(s, &s.Streams[i], &m.Streams[i], &ex.Streams[i], busiest, end)
 	}
 
-	w := &offeredWork{s: s, streams: m.Streams, shardNode: shardNode}
+	w := &offeredWork{s: s, streams: m.Streams, shardNode: shardNode, added: addedLoads(s)}
 	shardMean := make([]float64, s.Shards) // core-seconds per second, on the leader
 	nodeWorkMean := make([]float64, len(s.Nodes))
 	for i := range ex.Streams {
@@ -165,49 +168,42 @@ func planPeak(s *scenario.Resolved, ss *scenario.StreamSpec, st *sim.Stream, pla
 }
 
 // offeredWork applies the utilization law to a model's streams: the core-seconds a
-// stream's requests offer to each shard's leader and followers, per partition they read.
+// stream's requests offer to each shard's node and to the nodes the model parts add work
+// on (scenario.ModelPart.Load: a follower's apply of a write), per partition they read.
 type offeredWork struct {
 	s         *scenario.Resolved
 	streams   []sim.Stream
 	shardNode []int
+	added     []scenario.AddedLoad // by stream
 }
 
-// leader is the core-seconds per request of stream i on a shard's leader, for parts
-// partitions.
-func (w *offeredWork) leader(i int, parts float64) float64 {
-	st := &w.streams[i]
-	work := parts * st.Cost.Seconds()
-	if st.Op != sim.Write && w.s.ReadAny && w.s.Replicas > 0 {
-		work /= float64(w.s.Replicas + 1) // the leader's share of the copies; each follower takes as much
+// own is the core-seconds per request of stream i on a shard's node, for parts
+// partitions: its share when the subrequest is spread over several nodes.
+func (w *offeredWork) own(i int, parts float64) float64 {
+	work := parts * w.streams[i].Cost.Seconds()
+	if n := w.added[i].Spread; n > 0 {
+		work /= float64(n + 1) // the shard's node's share; each node it spreads to takes as much
 	}
 	return work
-}
-
-// follower is the core-seconds per request of stream i on each of a shard's followers,
-// for parts partitions: a write's apply, or with read_from = "any" a read's share.
-func (w *offeredWork) follower(i int, parts float64) float64 {
-	st := &w.streams[i]
-	switch {
-	case st.Op == sim.Write:
-		return parts * applyCost(w.s, i).Seconds()
-	case w.s.ReadAny && w.s.Replicas > 0:
-		return w.leader(i, parts)
-	}
-	return 0
 }
 
 // add adds to shard and node the core-seconds per second of stream i at rate with the
 // routing shares.
 func (w *offeredWork) add(shard, node []float64, i int, rate float64, shares []float64) {
-	if w.s.Streams[i].Index > 0 {
-		return // its visits are an index's shards, which these figures leave out (the index's note, mechanisms/index)
+	a := &w.added[i]
+	if a.Elsewhere {
+		return // its visits are another layout's shards, which these figures leave out (the part's note)
 	}
+	nodes := len(w.s.Nodes)
 	for sh, share := range shares {
-		leader := w.shardNode[sh]
-		shard[sh] += rate * w.leader(i, share)
-		node[leader] += rate * w.leader(i, share)
-		for k := 1; k <= w.s.Replicas; k++ {
-			node[(leader+k)%len(w.s.Nodes)] += rate * w.follower(i, share)
+		at := w.shardNode[sh]
+		shard[sh] += rate * w.own(i, share)
+		node[at] += rate * w.own(i, share)
+		for k := 1; k <= a.Spread; k++ {
+			node[(at+k)%nodes] += rate * w.own(i, share)
+		}
+		for _, c := range a.Copies {
+			node[(at+c.Next)%nodes] += rate * (share * c.Cost.Seconds())
 		}
 	}
 }
@@ -362,8 +358,7 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 		}
 	}
 	for _, p := range scenario.ModelParts() {
-		// What the model parts' figures leave out, in their order: the indexes', the
-		// operator's actions', a migration's, a rebalance's.
+		// What the model parts' figures leave out, in their Build order.
 		if p.Note == nil {
 			continue
 		}
@@ -374,23 +369,11 @@ func explainNotes(s *scenario.Resolved, m *sim.Model) []string {
 	return append(notes, streamNotes(s)...)
 }
 
-// layoutNotes are the notes on where the rows are served: followers, automatic splits,
-// partition limits and hot-key copies, in that order.
+// layoutNotes are the notes on where the rows are served: the mechanisms'
+// (scenario.RegisterLayoutNote: followers, automatic splits, partition limits), then the
+// key design's hot-key copies.
 func layoutNotes(s *scenario.Resolved) []string {
-	var notes []string
-	if s.Replicas > 0 {
-		n := fmt.Sprintf("%d follower(s) per shard on the next node(s): node loads include the writes they apply", s.Replicas)
-		if s.ReadAny {
-			n += " and, with read_from = \"any\", reads spread evenly over the leader and its followers (a shard's load is its leader's share)"
-		}
-		notes = append(notes, n)
-	}
-	if s.Split != nil {
-		notes = append(notes, fmt.Sprintf("the figures are for the initial %d shards: automatic splits (up to %d shards) happen only in a run", s.Shards, s.MaxShards))
-	}
-	if s.Limits != nil {
-		notes = append(notes, "the figures ignore the per-partition limits: throttled requests are counted as served")
-	}
+	notes := s.LayoutNotes()
 	if s.Copies != nil {
 		notes = append(notes, fmt.Sprintf("hot-key copies: a write of one of the %d copied %s values is counted on each of its %d copies, a read on one", len(s.Copies.Keys), s.FieldNames[s.Copies.Field], s.Copies.Count))
 	}
@@ -499,13 +482,4 @@ func streamSeedOf(name string) uint64 {
 		h = (h ^ uint64(name[i])) * 0x100000001b3
 	}
 	return keyspace.Hash64(h ^ 0xe4b1a1)
-}
-
-// applyCost is the CPU time a follower spends applying one partition of a write of stream
-// i: cluster.apply_cost, or by default the stream's own cost.
-func applyCost(s *scenario.Resolved, i int) sim.Time {
-	if s.ApplyCost > 0 {
-		return s.ApplyCost
-	}
-	return s.Streams[i].Cost
 }

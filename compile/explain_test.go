@@ -2,8 +2,10 @@ package compile_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/shardsim/shardsim/compile"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -77,4 +79,84 @@ func TestExplainPeakUsesPeakWindowRouting(t *testing.T) {
 	near("peak of hour 1's node", ex.Nodes[ex.Shards[hour1].Node].Peak, 0.60, 1e-9)
 	near("mean of hour 1's shard", ex.Shards[hour1].Mean, 0.30, 0.01)
 	near("mean of hour 0's shard", ex.Shards[hour0].Mean, 0.1875, 0.01)
+}
+
+// followersScenario: 3 nodes of 1 core, 3 shards by hash of id, one follower per shard
+// applying each write for 0.5 ms (cluster.apply_cost); writes of 100/s and reads of 300/s,
+// both at 1 ms.
+const followersScenario = `name = "followers"
+seed = 5
+duration = "10s"
+window = "1s"
+[cluster]
+nodes = 3
+cores = 1
+replicas = 1
+apply_cost = "0.5ms"
+[table.fields]
+id = { gen = "uniform", n = 100000 }
+[keyspace]
+scheme = "hash"
+shards = 3
+key = ["id"]
+[[streams]]
+name = "w"
+op = "write"
+rate = 100
+cost = "1ms"
+[[streams]]
+name = "r"
+op = "read"
+rate = 300
+cost = "1ms"
+`
+
+// TestExplainFollowersClosedForm: explain counts what the followers add where the totals
+// are known exactly, whatever the sampled routing: the writes offer 100/s x 1 ms = 0.1
+// core on their leaders and 100/s x 0.5 ms = 0.05 on the followers that apply them, the
+// reads 300/s x 1 ms = 0.3; so the nodes' loads sum to 0.45 (every node has one core).
+// A shard's load is its leader's: 0.1 + 0.3 = 0.4 over the shards, and with read_from =
+// "any", which spreads the reads evenly over the leader and its follower, 0.1 + 0.15 =
+// 0.25. The write stream's work is 0.15, the reads' 0.3; the followers' note comes first.
+func TestExplainFollowersClosedForm(t *testing.T) {
+	for _, readAny := range []bool{false, true} {
+		var sets []string
+		wantShards := 0.4
+		if readAny {
+			sets, wantShards = []string{`cluster.read_from="any"`}, 0.25
+		}
+		sc, err := scenarios.LoadBytes("followers.toml", []byte(followersScenario), scenarios.Options{Sets: sets})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := sc.Variants[0].Explain()
+		sum := func(ls []compile.OfferedLoad, peak bool) float64 {
+			x := 0.0
+			for _, l := range ls {
+				if peak {
+					x += l.Peak
+				} else {
+					x += l.Mean
+				}
+			}
+			return x
+		}
+		for _, peak := range []bool{false, true} {
+			if got := sum(ex.Nodes, peak); math.Abs(got-0.45) > 1e-9 {
+				t.Errorf("read_from any %v, peak %v: the nodes' loads sum to %.6f, want 0.45", readAny, peak, got)
+			}
+			if got := sum(ex.Shards, peak); math.Abs(got-wantShards) > 1e-9 {
+				t.Errorf("read_from any %v, peak %v: the shards' loads sum to %.6f, want %.2f", readAny, peak, got, wantShards)
+			}
+		}
+		if w := ex.Streams[0].Work; math.Abs(w-0.15) > 1e-9 {
+			t.Errorf("read_from any %v: the writes' work %.6f, want 0.15 (0.1 on the leaders, 0.05 applied)", readAny, w)
+		}
+		if w := ex.Streams[1].Work; math.Abs(w-0.3) > 1e-9 {
+			t.Errorf("read_from any %v: the reads' work %.6f, want 0.3", readAny, w)
+		}
+		if len(ex.Notes) == 0 || !strings.HasPrefix(ex.Notes[0], "1 follower(s) per shard") || strings.Contains(ex.Notes[0], "read_from") != readAny {
+			t.Errorf("read_from any %v: notes %q; want the followers' first", readAny, ex.Notes)
+		}
+	}
 }

@@ -157,17 +157,18 @@ func FixedBytes(s *scenario.Resolved) float64 {
 }
 
 // ringBytes is the memory of the consistent-hash rings (hash = "ring"; the points each
-// scheme counts, keyspace.SchemeKind.Points) of the table and of its indexes: a ring keeps
-// 12 bytes a point and sorts 16 while it is built, and a run's process builds them more
-// than once. Measured as peak RSS less the rest of the estimate
-// (docs/performance.md): the table's ring of 10 million points took 494 MB, three index
-// rings of 10 million points each 650 MB; both were estimated with no ring at all.
+// scheme counts, keyspace.SchemeKind.Points) of the table and of the layouts of the shards
+// the model parts add to it (scenario.ModelPart.Shards: the indexes'): a ring keeps 12
+// bytes a point and sorts 16 while it is built, and a run's process builds them more than
+// once. Measured as peak RSS less the rest of the estimate (docs/performance.md): the
+// table's ring of 10 million points took 494 MB, three index rings of 10 million points
+// each 650 MB; both were estimated with no ring at all.
 func ringBytes(s *scenario.Resolved) float64 {
 	b := 0.0
 	b += float64(s.Scheme.Points(s.SchemeOptions, s.Shards)) * bytesPerTableRingPoint
-	for _, x := range s.Indexes {
-		if t := x.Layout; t != nil {
-			b += float64(t.Scheme.Points(t.SchemeOptions, t.Shards)) * bytesPerIndexRingPoint
+	for _, t := range ownLayouts(s) {
+		if t != nil {
+			b += float64(t.Scheme.Points(t.SchemeOptions, t.Shards)) * bytesPerOwnRingPoint
 		}
 	}
 	return b
@@ -175,7 +176,7 @@ func ringBytes(s *scenario.Resolved) float64 {
 
 const (
 	bytesPerTableRingPoint = 48
-	bytesPerIndexRingPoint = 22
+	bytesPerOwnRingPoint   = 22 // measured on the indexes'
 )
 
 // bytesPerDetectKey is a tracked key's id, count, latency sum and shard, with what the

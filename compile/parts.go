@@ -68,3 +68,54 @@ func placementAfter(t *scenario.Resolved, first, nodes int) []int {
 	}
 	return out
 }
+
+// addedLoads is what the model parts add to each request of each stream of s besides its
+// subrequests on the table's shards' nodes (scenario.ModelPart.Load), every part's
+// together, in the parts' order.
+func addedLoads(s *scenario.Resolved) []scenario.AddedLoad {
+	out := make([]scenario.AddedLoad, len(s.Streams))
+	for _, p := range scenario.ModelParts() {
+		if p.Load == nil {
+			continue
+		}
+		for i := range out {
+			l, o := p.Load(s, i), &out[i]
+			o.Spread += l.Spread
+			o.Copies = append(o.Copies, l.Copies...)
+			o.Entries = append(o.Entries, l.Entries...)
+			o.Elsewhere = o.Elsewhere || l.Elsewhere
+			if l.Why != "" && o.Why != "" {
+				o.Why += ", "
+			}
+			o.Why += l.Why
+		}
+	}
+	return out
+}
+
+// ownLayouts are the layouts of the shards the model parts add to the cluster besides the
+// table's (scenario.ModelPart.Shards), in the order the engine numbers them after the
+// table's.
+func ownLayouts(s *scenario.Resolved) []*scenario.Resolved {
+	var out []*scenario.Resolved
+	for _, p := range scenario.ModelParts() {
+		if p.Shards != nil {
+			out = append(out, p.Shards(s)...)
+		}
+	}
+	return out
+}
+
+// ownPlacements is the node of each shard of every layout the model parts add to the
+// cluster (ownLayouts), by layout: numbered after the table's shards and placed as the
+// parts place them (scenario.ModelBuild's PlacementAfter), so that the first goes to the
+// node after the table's last shard's.
+func ownPlacements(s *scenario.Resolved) map[*scenario.Resolved][]int {
+	out := map[*scenario.Resolved][]int{}
+	first := s.Shards
+	for _, t := range ownLayouts(s) {
+		out[t] = placementAfter(t, first, len(s.Nodes))
+		first += t.Shards
+	}
+	return out
+}

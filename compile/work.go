@@ -103,6 +103,7 @@ func (r *Routing) EstimateWork() *Work {
 	end := int64(s.Duration)
 	nodeWork := make([]float64, len(s.Nodes)) // CPU seconds per second at the peaks
 	total := 0.0
+	added, placed := addedLoads(s), ownPlacements(s)
 	for i := range s.Streams {
 		stream := rt.stream(s, i)
 		st, ss := &stream, &s.Streams[i]
@@ -123,18 +124,16 @@ func (r *Routing) EstimateWork() *Work {
 		if fan > 0 {
 			sw.FanOut, sw.Parts = fan, parts
 		}
-		copies := 1.0
-		if st.Op == sim.Write {
-			copies += float64(s.Replicas)     // each follower applies the write: a subrequest of its own
-			copies += float64(len(s.Indexes)) // and each index writes its entry (mechanisms/index)
-		}
+		// Each copy of a subrequest on another node (a follower's apply of a write) and each
+		// entry on a part's own shards (an index's) is a subrequest of its own.
+		copies := 1.0 + float64(len(added[i].Copies)) + float64(len(added[i].Entries))
 		sw.Subrequests = sw.Requests * sw.FanOut * copies
 		sw.Partitions = sw.Requests * sw.Parts * copies
 		w.Streams = append(w.Streams, sw)
 		w.Requests += sw.Requests
 		w.Subrequests += sw.Subrequests
 		w.Partitions += sw.Partitions
-		total += addNodeWork(s, st, peak, shares, shardNode, nodeWork)
+		total += addNodeWork(s, st, &added[i], placed, peak, shares, shardNode, nodeWork)
 	}
 	cores := 0.0
 	for n, nd := range s.Nodes {
@@ -152,37 +151,32 @@ func (r *Routing) EstimateWork() *Work {
 }
 
 // addNodeWork adds to nodeWork (CPU seconds per second on each node) what stream st does
-// at its peak rate: each shard's share on its leader, a write's copies on the followers
-// that apply it and each index's entry on the index's nodes; it returns the sum added.
-func addNodeWork(s *scenario.Resolved, st *sim.Stream, peak float64, shares []float64, shardNode []int, nodeWork []float64) float64 {
+// at its peak rate: each shard's share on its node, whole (a subrequest the parts spread
+// over several nodes counts on its shard's: the busiest node as if it did not spread), the
+// copies the model parts add (a follower's apply of a write) on their nodes, and their
+// entries on their own shards' nodes (an index's, placed by placed); it returns the sum
+// added.
+func addNodeWork(s *scenario.Resolved, st *sim.Stream, added *scenario.AddedLoad, placed map[*scenario.Resolved][]int, peak float64, shares []float64, shardNode []int, nodeWork []float64) float64 {
 	total := 0.0
-	apply := st.Cost
-	if st.Op == sim.Write && s.ApplyCost > 0 {
-		apply = s.ApplyCost
-	}
-	if st.Op == sim.Write {
-		// Each index's entry: a subrequest of the write's cost on the index's shard,
-		// counted as spread evenly over the index's shards (an async index's backlog
-		// at a node past its cores was estimated as no backlog at all).
-		for j := range s.Indexes {
-			place := IndexPlacement(s, j)
-			for _, n := range place {
-				f := peak * st.Cost.Seconds() / float64(len(place))
-				nodeWork[n] += f
-				total += f
-			}
+	for _, t := range added.Entries {
+		// A subrequest of the request's cost on one of the layout's shards, counted as
+		// spread evenly over them (an async index's backlog at a node past its cores was
+		// estimated as no backlog at all).
+		place := placed[t]
+		for _, n := range place {
+			f := peak * st.Cost.Seconds() / float64(len(place))
+			nodeWork[n] += f
+			total += f
 		}
 	}
-	for sh, x := range shares { // x: CPU seconds per request on shard sh's leader
-		leader := shardNode[sh]
-		nodeWork[leader] += peak * x
+	for sh, x := range shares { // x: CPU seconds per request on shard sh's node
+		at := shardNode[sh]
+		nodeWork[at] += peak * x
 		total += peak * x
-		if st.Op == sim.Write {
-			for k := 1; k <= s.Replicas; k++ {
-				f := peak * x * apply.Seconds() / st.Cost.Seconds()
-				nodeWork[(leader+k)%len(s.Nodes)] += f
-				total += f
-			}
+		for _, c := range added.Copies {
+			f := peak * x * c.Cost.Seconds() / st.Cost.Seconds()
+			nodeWork[(at+c.Next)%len(s.Nodes)] += f
+			total += f
 		}
 	}
 	return total
@@ -349,8 +343,8 @@ func (w *Work) WorkProblem(s *scenario.Resolved) (key, msg string) {
 	if sw.Parts >= 2*sw.FanOut && sw.Parts/sw.FanOut >= partitionsPerSubrequest {
 		why = append(why, fmt.Sprintf("and about %s partitions", count(sw.Parts)))
 	}
-	if sw.Op == sim.Write && s.Replicas > 0 {
-		why = append(why, fmt.Sprintf("every write is applied by %d followers (cluster.replicas)", s.Replicas))
+	if x := addedLoads(s)[top].Why; x != "" {
+		why = append(why, x)
 	}
 	what := fmt.Sprintf("%.2g %s", sw.Requests, plural(sw.Op))
 	if len(why) > 0 {

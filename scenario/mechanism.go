@@ -153,10 +153,10 @@ func RegisterMechanism(r MechanismResolver) {
 var clusterResolvers []MechanismResolver
 
 // RegisterClusterMechanism adds the resolver of a mechanism's [cluster] keys that the rest
-// of the scenario reads (the followers: a rebalance refuses them, and compile's estimates
-// and explain read Resolved.Replicas, ReadAny and ApplyCost): it runs right after
-// [cluster] is resolved (Resolved.Nodes), before the table, in the order of the packages'
-// import paths, and sets what they read in Resolved. Its setting, if any, is a model part
+// of the scenario reads (the followers: a rebalance refuses them, reading
+// Resolved.Replicas): it runs right after [cluster] is resolved (Resolved.Nodes), before
+// the table, in the order of the packages' import paths, and sets what they read in
+// Resolved. Its setting, if any, is a model part
 // (RegisterModelPart) or appended by a resolver of RegisterMechanism.
 func RegisterClusterMechanism(r MechanismResolver) {
 	clusterResolvers = append(clusterResolvers, r)

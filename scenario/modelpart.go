@@ -43,6 +43,47 @@ type ModelPart struct {
 	// Note, if set, says what explain's figures leave out of the part in s (""
 	// none); m is the variant's model.
 	Note func(s *Resolved, m *sim.Model) string
+	// Shards, if set, are the layouts of the shards the part adds to the cluster besides
+	// the table's (an index's): the engine numbers them after the table's, in the parts'
+	// Build order, and places each as PlacementAfter places it; each is routed by a scheme
+	// of the variant's own, whose ring compile's memory estimate counts.
+	Shards func(s *Resolved) []*Resolved
+	// Load, if set, is the work the part adds to each request of stream i of s besides
+	// its subrequests on the table's shards' nodes, which explain's offered loads and
+	// compile's work estimate count (docs/architecture.md, "Where a new thing goes").
+	Load func(s *Resolved, i int) AddedLoad
+}
+
+// AddedLoad is the work a model part adds to each request of a stream besides its
+// subrequests on the nodes of the table's shards (ModelPart.Load): the zero value adds
+// none.
+type AddedLoad struct {
+	// Spread, when above 0, shares each subrequest evenly among its shard's node and the
+	// Spread nodes after it, one of which serves it (reads served by the followers).
+	// Explain's figures count each node's share; the work estimate counts the subrequest
+	// whole on the shard's node (its busiest node as if it did not spread).
+	Spread int
+	// Copies are the subrequests each subrequest makes besides itself (a follower's apply
+	// of a write), each on another node.
+	Copies []Copy
+	// Entries are the layouts of the part's own shards (ModelPart.Shards) that each
+	// request also writes one partition in, at the stream's cost (an index's entry of a
+	// write): the work estimate counts each spread evenly over the layout's nodes, and
+	// explain's figures leave them out (the part's Note says so).
+	Entries []*Resolved
+	// Elsewhere says that the stream's requests are routed over the part's own shards
+	// (a read over an index), which explain's figures of the table's shards and nodes
+	// leave out (the part's Note says so).
+	Elsewhere bool
+	// Why says, for people, why the part makes each request's work larger, as the work
+	// estimate's message gives it ("" nothing to say).
+	Why string
+}
+
+// Copy is a subrequest a subrequest makes on another node (AddedLoad.Copies).
+type Copy struct {
+	Next int      // the node it is served on, Next after its shard's node (modulo the nodes)
+	Cost sim.Time // its CPU time for each partition of the subrequest
 }
 
 // ModelBuild is what compile gives a part building its setting (ModelPart.Make).
@@ -90,6 +131,34 @@ func RegisterModelPart(p ModelPart) {
 
 // ModelParts are the registered model parts, in their Build order.
 func ModelParts() []ModelPart { return modelParts }
+
+type layoutNote struct {
+	rank int
+	note func(s *Resolved) string
+}
+
+var layoutNotes []layoutNote
+
+// RegisterLayoutNote adds a mechanism's note on where variant s's rows are served, which
+// explain gives first among its notes, lowest rank first (the followers', automatic
+// splits', partition limits'): what its offered loads assume of the mechanism, "" when s
+// has nothing of it. Its file calls it from init.
+func RegisterLayoutNote(rank int, note func(s *Resolved) string) {
+	layoutNotes = append(layoutNotes, layoutNote{rank, note})
+	slices.SortStableFunc(layoutNotes, func(a, b layoutNote) int { return cmp.Compare(a.rank, b.rank) })
+}
+
+// LayoutNotes are the mechanisms' notes on where s's rows are served (RegisterLayoutNote),
+// in their ranks' order.
+func (s *Resolved) LayoutNotes() []string {
+	var out []string
+	for _, n := range layoutNotes {
+		if x := n.note(s); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
 
 // RowCopyCosts returns what copying s's table rows costs (a migration's backfill, a
 // rebalance): a row's read cost, readCost when set, else by default one point read's (the

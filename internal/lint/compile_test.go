@@ -25,9 +25,10 @@ func TestCompileImportsNoMechanism(t *testing.T) {
 	}
 }
 
-// modelFiles are compile's files that build a model: the model, its routing and what the
-// model parts are given.
-var modelFiles = []string{"model.go", "routing.go", "parts.go"}
+// modelFiles are compile's files that build a model or estimate it: the model, its routing
+// and what the model parts are given; explain's offered loads and notes, the work
+// estimate and the memory estimate.
+var modelFiles = []string{"model.go", "routing.go", "parts.go", "explain.go", "work.go", "memory.go"}
 
 // modelReadsAllowed are the functions of modelFiles that read a mechanism's field of
 // scenario.Resolved and stay, each with why.
@@ -35,10 +36,11 @@ var modelReadsAllowed = map[string]string{
 	"forRun": "a run's router wraps the table's scheme in a splitter of its own when shards split: routing's concern",
 }
 
-// TestModelBuildBranchesOnNoMechanism: compile's files that build a model (modelFiles) read
-// none of the fields of scenario.Resolved a mechanism resolves into (Migration, Indexes,
-// Replicas, ...), but in modelReadsAllowed: what a mechanism's setting needs of the model
-// its model part says (scenario.ModelPart).
+// TestModelBuildBranchesOnNoMechanism: compile's files that build a model or estimate it
+// (modelFiles) read none of the fields of scenario.Resolved a mechanism resolves into
+// (Migration, Indexes, Replicas, ...), but in modelReadsAllowed: what a mechanism's setting
+// needs of the model its model part says (scenario.ModelPart), and what it adds to the
+// estimates and explain's notes too (ModelPart.Load, Shards; scenario.RegisterLayoutNote).
 func TestModelBuildBranchesOnNoMechanism(t *testing.T) {
 	pkgs := packages(t)
 	fields := mechanismFields(t, pkgs["scenario"], coreWords(t))

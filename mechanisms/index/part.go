@@ -19,11 +19,24 @@ const (
 
 func init() {
 	scenario.RegisterModelPart(scenario.ModelPart{Name: "index", Rank: partRank, Build: partBuild,
-		Layouts: layouts, Make: build, Note: note})
+		Layouts: layouts, Shards: layouts, Make: build, Note: note, Load: load})
+}
+
+// load is what the indexes add to each request of stream i as explain and the work
+// estimate count it (scenario.ModelPart.Load): a write writes its entry in each index; a
+// read over an index is routed over the index's shards.
+func load(s *scenario.Resolved, i int) scenario.AddedLoad {
+	var l scenario.AddedLoad
+	if s.Streams[i].Op == sim.Write {
+		l.Entries = layouts(s)
+	}
+	l.Elsewhere = s.Streams[i].Index > 0
+	return l
 }
 
 // layouts are the indexes' layouts (scenario.IndexSpec.Layout), which a write writes its
-// entries by and a read over an index routes by.
+// entries by and a read over an index routes by: the shards the indexes add to the
+// cluster, numbered after the table's in this order (build).
 func layouts(s *scenario.Resolved) []*scenario.Resolved {
 	var out []*scenario.Resolved
 	for _, x := range s.Indexes {

@@ -41,6 +41,19 @@ func init() {
 	scenario.RegisterKeyspaceMechanism(resolveKeys)
 	scenario.RegisterMechanism(resolveSetting)
 	scenario.RegisterWindowsHeld(splitsForHeat)
+	scenario.RegisterLayoutNote(noteRank, note)
+}
+
+// noteRank places the limits' note after the followers' and the splits' among explain's
+// notes on where the rows are served (scenario.RegisterLayoutNote).
+const noteRank = 30
+
+// note says that explain's figures ignore the limits; "" without limits.
+func note(s *scenario.Resolved) string {
+	if s.Limits == nil {
+		return ""
+	}
+	return "the figures ignore the per-partition limits: throttled requests are counted as served"
 }
 
 // splitsForHeat reports whether s's limits split a throttled partition (split_for_heat):

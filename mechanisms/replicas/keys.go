@@ -9,8 +9,8 @@ import (
 // "[cluster]"; docs/mitigations.md, "Followers"), are declared and checked here, and
 // resolved right after [cluster] (scenario.RegisterClusterMechanism) into
 // Resolved.Replicas, ReadAny and ApplyCost, which the rest of the scenario reads (a
-// rebalance refuses followers), compile's estimates and explain read, and compile builds
-// the setting (Replicas) from.
+// rebalance refuses followers) and the followers' model part builds the setting (Replicas)
+// and says what they add to compile's estimates and explain from (part.go).
 
 // ReadFrom is where reads and scans go when shards have followers.
 type ReadFrom string

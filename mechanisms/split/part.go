@@ -1,6 +1,8 @@
 package split
 
 import (
+	"fmt"
+
 	"github.com/shardsim/shardsim/scenario"
 	"github.com/shardsim/shardsim/sim"
 )
@@ -12,8 +14,13 @@ const (
 	partBuild = 60
 )
 
+// noteRank places the splits' note after the followers' among explain's notes on where
+// the rows are served (scenario.RegisterLayoutNote).
+const noteRank = 20
+
 func init() {
 	scenario.RegisterModelPart(scenario.ModelPart{Name: "split", Rank: partRank, Build: partBuild, Make: build})
+	scenario.RegisterLayoutNote(noteRank, note)
 }
 
 // build gives the model its splits, with the model's own splitter, which its planners
@@ -24,4 +31,13 @@ func build(b scenario.ModelBuild) sim.Setting {
 		return nil
 	}
 	return Split{Policy: *b.Scenario().Split, Splitter: sp}
+}
+
+// note says that explain's figures are for the initial shards; "" when shards do not
+// split.
+func note(s *scenario.Resolved) string {
+	if s.Split == nil {
+		return ""
+	}
+	return fmt.Sprintf("the figures are for the initial %d shards: automatic splits (up to %d shards) happen only in a run", s.Shards, s.MaxShards)
 }

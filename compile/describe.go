@@ -3,16 +3,26 @@ package compile
 import (
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/shardsim/shardsim/figures/metrics"
 	"github.com/shardsim/shardsim/scenario"
 )
+
+// described counts Describe's calls (Described).
+var described atomic.Int64
+
+// Described is how many times this process has called Describe. run describes its scenario
+// once and every reader shares that (docs/architecture.md); tests read it to check that no
+// step of a run describes it again.
+func Described() int64 { return described.Load() }
 
 // Describe is the one translation of a typed scenario into what the readers of its
 // figures know of it (metrics.Scenario): its names and clock, its claims, and each
 // variant's key, streams, detection settings and key names. exs, when given, are the
 // variants' explanations (one per variant, in order), carried as their predictions.
 func Describe(sc *scenario.Scenario, variants []*scenario.Variant, exs []*Explanation) *metrics.Scenario {
+	described.Add(1)
 	out := &metrics.Scenario{Scenario: *sc}
 	out.Claims = slices.Clone(sc.Claims)
 	for i, v := range variants {

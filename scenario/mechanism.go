@@ -380,3 +380,61 @@ func (s *Resolved) OtherShards() int {
 	}
 	return n
 }
+
+// VariantLink is how a mechanism ties a variant to other variants of its file that it
+// names (a migration names the variant whose layout it moves to): the loader resolves
+// those too, even when not selected, and once every variant is resolved asks the
+// mechanism to link them, without naming it (docs/architecture.md, "Where a new thing
+// goes").
+type VariantLink struct {
+	// Rank orders the links, and a variant's problems: lowest first, ties in the order
+	// registered.
+	Rank int
+	// Needs, if set, returns the names of the variants that a selected variant names,
+	// read from the file as written: own is the variant's table in [[variants]], base the
+	// file's base scenario, whose top-level values own's replace.
+	Needs func(base, own map[string]any) []string
+	// Link links variant s, named self, resolved, to the variants it names: byName holds
+	// every resolved variant of the file, have the file's variants' names (quoted, or what
+	// to say when there are none) for a problem. linked says s names another (or a part
+	// of its own) and may have raised s.MaxShards; p, if not nil, is the problem, at a
+	// dotted key of s's file, and nothing was linked.
+	Link func(s *Resolved, self string, byName map[string]*Resolved, have []string) (linked bool, p *FieldError)
+}
+
+var variantLinks []VariantLink
+
+// RegisterVariantLink adds a mechanism's link between variants; its file calls it from
+// init. The links come in the order of their Rank.
+func RegisterVariantLink(x VariantLink) {
+	variantLinks = append(variantLinks, x)
+	slices.SortStableFunc(variantLinks, func(a, b VariantLink) int { return cmp.Compare(a.Rank, b.Rank) })
+}
+
+// NeededVariants returns the names of the variants a selected variant names (each
+// registered VariantLink's Needs), own its table in [[variants]] and base the file's base
+// scenario, as written; the loader resolves them too.
+func NeededVariants(base, own map[string]any) []string {
+	var out []string
+	for _, x := range variantLinks {
+		if x.Needs != nil {
+			out = append(out, x.Needs(base, own)...)
+		}
+	}
+	return out
+}
+
+// LinkVariant links resolved variant s, named self, to the variants it names, through
+// every registered VariantLink in turn (byName and have as VariantLink.Link takes them). It
+// returns whether one linked s, and the problems, each at a dotted key of s's file.
+func LinkVariant(s *Resolved, self string, byName map[string]*Resolved, have []string) (linked bool, problems []FieldError) {
+	for _, x := range variantLinks {
+		l, p := x.Link(s, self, byName, have)
+		if p != nil {
+			problems = append(problems, *p)
+			continue
+		}
+		linked = linked || l
+	}
+	return linked, problems
+}

@@ -30,7 +30,7 @@ import (
 	_ "github.com/shardsim/shardsim/mechanisms/latch"
 	_ "github.com/shardsim/shardsim/mechanisms/limits"
 	_ "github.com/shardsim/shardsim/mechanisms/locks"
-	"github.com/shardsim/shardsim/mechanisms/migrate"
+	_ "github.com/shardsim/shardsim/mechanisms/migrate"
 	_ "github.com/shardsim/shardsim/mechanisms/operator"
 	_ "github.com/shardsim/shardsim/mechanisms/pool"
 	_ "github.com/shardsim/shardsim/mechanisms/queue"
@@ -622,10 +622,10 @@ func (l *loader) checkAddressed(names []string, variants int) {
 	}
 }
 
-// variants loads every variant: a selected one (or one a selected one migrates to) in
-// full, another by its name alone.
+// variants loads every variant: a selected one (or one a selected one names,
+// scenario.NeededVariants) in full, another by its name alone.
 func (l *loader) variants(sc *Scenario, base map[string]any, overrides []map[string]any, vfiles []scenario.File, names []string, selected map[int]bool, inBase map[scenario.FieldError]bool) {
-	targets := migrationTargets(base, overrides, names, selected)
+	targets := linkedTargets(base, overrides, names, selected)
 	seenName := map[string]bool{}
 	for i, o := range overrides {
 		vkey := fmt.Sprintf("variants[%d]", i)
@@ -645,10 +645,10 @@ func (l *loader) variants(sc *Scenario, base map[string]any, overrides []map[str
 	}
 }
 
-// link links each migration to the variant it moves to, and the claims to the variants
-// they name.
+// link links each variant to the variants it names (scenario.LinkVariant), and the
+// claims to the variants they name.
 func (l *loader) link(sc *Scenario, overrides []map[string]any, names []string, baseSpec *scenario.Resolved) {
-	for _, e := range linkMigrations(l.file, l.doc, sc.Variants, overrides, names) {
+	for _, e := range linkVariants(l.file, l.doc, sc.Variants, overrides, names) {
 		l.add(e)
 	}
 	if baseSpec != nil {
@@ -1161,10 +1161,10 @@ func replaceFields(base, over map[string]any) map[string]any {
 	return out
 }
 
-// migrationTargets returns the variants that selected variants migrate to (their
-// [[actions]] entries' migrate.to), which are resolved even when not selected: a
-// migration builds the layout of the variant it names. Nil when every variant is selected.
-func migrationTargets(base map[string]any, overrides []map[string]any, names []string, selected map[int]bool) map[int]bool {
+// linkedTargets returns the variants that selected variants name and need resolved
+// (scenario.NeededVariants), which are resolved even when not selected. Nil when every
+// variant is selected.
+func linkedTargets(base map[string]any, overrides []map[string]any, names []string, selected map[int]bool) map[int]bool {
 	if selected == nil {
 		return nil
 	}
@@ -1173,13 +1173,7 @@ func migrationTargets(base map[string]any, overrides []map[string]any, names []s
 		if !selected[i] {
 			continue
 		}
-		acts, ok := o["actions"]
-		if !ok {
-			acts = base["actions"]
-		}
-		for _, a := range tables(acts) {
-			m, _ := a["migrate"].(map[string]any)
-			to, _ := m["to"].(string)
+		for _, to := range scenario.NeededVariants(base, o) {
 			if j := slices.Index(names, to); j >= 0 {
 				targets[j] = true
 			}
@@ -1188,28 +1182,11 @@ func migrationTargets(base map[string]any, overrides []map[string]any, names []s
 	return targets
 }
 
-// tables returns the tables of an array of tables, written either way: as [[actions]]
-// sections ([]map[string]any) or inline, actions = [ { ... } ] ([]any).
-func tables(v any) []map[string]any {
-	switch x := v.(type) {
-	case []map[string]any:
-		return x
-	case []any:
-		out := make([]map[string]any, 0, len(x))
-		for _, e := range x {
-			if t, ok := e.(map[string]any); ok {
-				out = append(out, t)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// linkMigrations gives every resolved variant that migrates the resolved variant it
-// migrates to (mechanisms/migrate's Link), and returns the problems, each at the key the user
-// wrote: in the variant's own table or in the base scenario.
-func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides []map[string]any, names []string) []*tomlx.Error {
+// linkVariants links every resolved variant to the resolved variants it names
+// (scenario.LinkVariant), and returns the
+// problems, each at the key the user wrote: in the variant's own table or in the base
+// scenario.
+func linkVariants(file string, doc *tomlx.Doc, variants []*Variant, overrides []map[string]any, names []string) []*tomlx.Error {
 	byName := map[string]*scenario.Resolved{}
 	for _, v := range variants {
 		if v.Spec != nil {
@@ -1225,16 +1202,11 @@ func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides 
 	}
 	var errs []*tomlx.Error
 	for _, v := range variants {
-		if v.Spec == nil || v.Spec.Migration == nil {
+		if v.Spec == nil {
 			continue
 		}
-		m := v.Spec.Migration
-		if m.Tenant != nil {
-			v.MaxShards = v.Spec.MaxShards // one tenant moves to shards of its own: no variant to link
-			continue
-		}
-		p, ok := migrate.Link(v.Spec, v.Name, byName[m.To], have)
-		if !ok {
+		linked, problems := scenario.LinkVariant(v.Spec, v.Name, byName, have)
+		for _, p := range problems {
 			key := p.Key
 			if v.index < len(overrides) && len(names) > 0 && fromOverride(overrides[v.index], p.Key) {
 				key = fmt.Sprintf("variants[%d].%s", v.index, p.Key)
@@ -1242,10 +1214,10 @@ func linkMigrations(file string, doc *tomlx.Doc, variants []*Variant, overrides 
 				p.Msg += fmt.Sprintf(" (in variant %q)", v.Name)
 			}
 			errs = append(errs, &tomlx.Error{File: file, Key: key, Msg: p.Msg, Line: doc.Line(key)})
-			continue
 		}
-		v.Spec.MaxShards = max(v.Spec.Shards, v.Spec.MaxShards) + m.Target.Shards
-		v.MaxShards = v.Spec.MaxShards
+		if linked {
+			v.MaxShards = v.Spec.MaxShards // a link may raise it
+		}
 	}
 	return errs
 }

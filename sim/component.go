@@ -950,8 +950,18 @@ func (c Core) Report(x any) { c.e.res.Reports = append(c.e.res.Reports, x) }
 func (c Core) WatchSubs(w SubWatcher) { c.e.watchSubs(w) }
 
 // EndSubs has h told of the end of every client subrequest's service, after the hooks
-// put there before it.
-func (c Core) EndSubs(h SubEnd) { c.e.ends = append(c.e.ends, h) }
+// put there before it, and before every hook EndSubsLast puts there.
+func (c Core) EndSubs(h SubEnd) {
+	c.e.ends = slices.Insert(c.e.ends, c.e.endHolds, h)
+	c.e.endHolds++
+}
+
+// EndSubsLast has h, which never holds a completion (its End returns true), told of the
+// end of every client subrequest's service after every hook EndSubs puts there, whichever
+// mechanism the model turns on first, and after the hooks EndSubsLast put there before it:
+// what h lets go when a subrequest completes (a row lock held until its write commits)
+// it then holds through every wait that holds the completion (its node's commit flush).
+func (c Core) EndSubsLast(h SubEnd) { c.e.ends = append(c.e.ends, h) }
 
 // StartSubs has h told of every subrequest a core takes, after the hooks put there before
 // it, and adds the service each returns to the subrequest's.

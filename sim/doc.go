@@ -31,7 +31,8 @@
 // SubWatcher of issued requests and new subrequests
 // (WatchSubs), a ServiceStart that adds its node's own CPU to a subrequest's service when
 // a core takes it (StartSubs), a SubEnd that may hold a client subrequest's completion
-// when its service ends (EndSubs), a WindowWatcher told as each window closes
+// when its service ends (EndSubs; EndSubsLast after every such hook), a WindowWatcher
+// told as each window closes
 // (WatchWindows), a WriteDone told of each client write's end (WatchWrites), a
 // ReadRouter that chooses each read's node (RouteReads), shards a ShardGrower adds to the
 // table during the run (PlaceShard,

@@ -56,6 +56,7 @@ type gates struct {
 	watches    []SubWatcher
 	starts     []ServiceStart
 	ends       []SubEnd
+	endHolds   int        // how many of ends EndSubs put there, first (the rest, EndSubsLast's)
 	copier     Copier     // the mechanism whose copy batches end at the core (Core.CopyBy), nil when none
 	applier    Applier    // the mechanism whose writes nobody waits for end at the core (Core.ApplyBy)
 	wrote      WriteDone  // hears of each client write's end (Core.WatchWrites), nil when none

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -139,5 +140,36 @@ func TestLoaderImportsEveryMechanism(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("found %d mechanisms' folders: the walk missed them", n)
+	}
+}
+
+// TestLoaderImportsMechanismsBlank holds docs/architecture.md's "Outside the folder, one
+// line: the loader's blank import of the package": the loader (scenarios' non-test files)
+// imports a mechanism's folder only for its init, never to call what it exports, so that
+// what a mechanism does at load time (linking its variants, say) is said through the
+// hooks of `scenario` and the loader names no mechanism.
+func TestLoaderImportsMechanismsBlank(t *testing.T) {
+	if !strings.Contains(readDoc(t), "Outside the folder, one line: the loader's blank import of the package") {
+		t.Fatal("docs/architecture.md no longer makes the claim this test holds: change both")
+	}
+	p := packages(t)["scenarios"]
+	if p == nil {
+		t.Fatal("no package scenarios")
+	}
+	n := 0
+	for _, f := range p.files {
+		for _, im := range f.Imports {
+			q, _ := strconv.Unquote(im.Path.Value)
+			if !strings.HasPrefix(q, module+"mechanisms/") {
+				continue
+			}
+			n++
+			if im.Name == nil || im.Name.Name != "_" {
+				t.Errorf("%s: the loader imports %s by name: import it blank (_) and say what the loader needs of it through a hook of scenario", p.fset.Position(im.Pos()), q)
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("found %d imports of mechanisms in scenarios: the walk missed them", n)
 	}
 }

@@ -213,7 +213,9 @@ func (s RowLocks) On(c sim.Core) {
 	c.Report(l.res)
 	for _, st := range l.streams {
 		if st != nil && st.commit {
-			c.EndSubs(commits{l}) // once, for every stream that lets go at commit
+			// Once, for every stream that lets go at commit: after every hook that may hold
+			// a completion (the commit flush's), whatever the order mechanisms are turned on.
+			c.EndSubsLast(commits{l})
 			break
 		}
 	}
@@ -410,9 +412,9 @@ func (l *rowLocks) unlock(c sim.Core, now sim.Time, si int32) {
 }
 
 // commits lets the locks of the streams under ReleaseCommit go when their writes complete:
-// a sim.SubEnd after the commit flush's (mechanisms are turned on in their import paths'
-// order, mechanisms/flush before mechanisms/locks), so a write's completion there comes
-// after its flush; and, when a full queue refuses the write after its hold, at the refusal.
+// a sim.SubEnd put last (Core.EndSubsLast), after every hook that may hold a completion,
+// so a write's completion there comes after its commit flush, whichever mechanism is
+// turned on first; and, when a full queue refuses the write after its hold, at the refusal.
 type commits struct{ *rowLocks }
 
 // End lets subrequest si's lock go if it holds one until it completes, and lets si complete.

@@ -8,6 +8,64 @@ import (
 	"github.com/shardsim/shardsim/sim"
 )
 
+func init() {
+	scenario.RegisterVariantLink(scenario.VariantLink{Rank: rank, Needs: targets, Link: link})
+}
+
+// targets returns the variants a variant migrates to (its [[actions]] entries'
+// migrate.to; its own actions, else the base scenario's), which the loader resolves even
+// when not selected: a migration builds the layout of the variant it names.
+func targets(base, own map[string]any) []string {
+	acts, ok := own["actions"]
+	if !ok {
+		acts = base["actions"]
+	}
+	var out []string
+	for _, a := range tables(acts) {
+		m, _ := a["migrate"].(map[string]any)
+		if to, _ := m["to"].(string); to != "" {
+			out = append(out, to)
+		}
+	}
+	return out
+}
+
+// tables returns the tables of an array of tables, written either way: as [[actions]]
+// sections ([]map[string]any) or inline, actions = [ { ... } ] ([]any).
+func tables(v any) []map[string]any {
+	switch x := v.(type) {
+	case []map[string]any:
+		return x
+	case []any:
+		out := make([]map[string]any, 0, len(x))
+		for _, e := range x {
+			if t, ok := e.(map[string]any); ok {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// link gives variant s, if it migrates, the resolved variant it migrates to (Link), and
+// raises its MaxShards by the target's shards, which the run adds; a tenant's migration
+// moves to shards of its own, counted already, and links no variant.
+func link(s *scenario.Resolved, self string, byName map[string]*scenario.Resolved, have []string) (bool, *scenario.FieldError) {
+	m := s.Migration
+	if m == nil {
+		return false, nil
+	}
+	if m.Tenant != nil {
+		return true, nil
+	}
+	if p, ok := Link(s, self, byName[m.To], have); !ok {
+		return false, &p
+	}
+	s.MaxShards = max(s.Shards, s.MaxShards) + m.Target.Shards
+	return true, nil
+}
+
 // Link checks that the variant s's migration moves to, target (nil: no variant of that
 // name; have lists those there are), fits s, the one that migrates (self is its name), and
 // links it (MigrationSpec.Target); it returns the problem, if any, with the dotted key

@@ -274,16 +274,13 @@ type AgeSpec struct {
 
 // Resolved is a fully validated variant: everything Model needs, as plain values.
 type Resolved struct {
-	Name        string
-	Description string
-	Seed        uint64
-	Start       sim.Time
-	Duration    sim.Time
-	Warmup      sim.Time
-	Window      sim.Time
-	Network     sim.Time
-	Nodes       []sim.Node
-	Shards      int
+	// Scenario is the scenario-wide part, the same in every variant (no variant sets it,
+	// docs/scenario.md): its name, clock and the story's claims (claims.go), their variants
+	// not yet named in full (the loader of the scenario links them).
+	Scenario
+	Network sim.Time
+	Nodes   []sim.Node
+	Shards  int
 	// Placement is how shards are placed on nodes, and ShardNodes the node of each shard
 	// when it is explicit (compile.Placement places them).
 	Placement  Placement
@@ -304,9 +301,7 @@ type Resolved struct {
 	History    sim.Time
 	TableName  string
 	// Detail is the range kept at a finer grain (Window 0: none), see detail.go.
-	Detail sim.Detail
-	// Claims are the story's claims (claims.go), the same in every variant.
-	Claims     []ClaimSpec
+	Detail     sim.Detail
 	LoadFactor float64 // multiplies every stream's rate
 
 	// Mitigations and detection (mitigate.go); zero or nil: none.

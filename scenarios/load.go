@@ -355,10 +355,9 @@ func loadBytes(file string, src []byte, opts Options, traceFS fs.FS) (*Scenario,
 	baseSpec, probs := resolve(&f)
 	inBase := l.reportBase(probs)
 	sc := &Scenario{
-		Notes:  notes(warmupNote),
-		Source: file,
-		Scenario: scenario.Scenario{Name: baseSpec.Name, Description: baseSpec.Description, Seed: baseSpec.Seed,
-			Start: baseSpec.Start, Duration: baseSpec.Duration, Warmup: baseSpec.Warmup, Window: baseSpec.Window},
+		Notes:    notes(warmupNote),
+		Source:   file,
+		Scenario: baseSpec.Scenario, // its claims named in full by link
 	}
 	if len(overrides) == 0 {
 		for _, o := range l.sets {

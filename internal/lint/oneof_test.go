@@ -110,9 +110,7 @@ func TestOneDetectType(t *testing.T) {
 // scenarioTwinsLeft are the types known to redeclare scenario.Scenario's fields, each with
 // why it is left: an entry goes when the type embeds scenario.Scenario (and the test fails
 // on an entry that no longer redeclares them).
-var scenarioTwinsLeft = map[string]string{
-	"scenario.Resolved": "the resolved variant still holds the scenario's name, clock and claims as fields of its own, though no variant can set them (docs/scenario.md): it should embed scenario.Scenario",
-}
+var scenarioTwinsLeft = map[string]string{}
 
 // TestOneScenarioDescription holds issue 48's "one Scenario description": the scenario's
 // header that the readers of results take (its names, its clock, its claims) is declared

@@ -14,10 +14,12 @@ import (
 // recipe ("Where a new thing goes", steps 1 to 4) says it holds: keys.go, whose init
 // registers with scenario (a call of a scenario.Register* function); its engine side, a
 // type with an On(sim.Core) method (sim.Setting); in its tests, the check that its event
-// loop allocates nothing per request (a call of mechtest.NoAllocs); and the transcript of
-// its story, transcript_test.go calling Transcripts (scenariotest's over mechtest's) and
-// at least one testdata/*.txtar. A mechanism is a folder under mechanisms/ that the table
-// of packages does not name in a row of its own (as it names mechanisms/mechtest).
+// loop allocates nothing per request (a call of mechtest.NoAllocs) and keys_test.go, whose
+// checks of its keys resolve them from scenario text (a call of mechtest.Resolve or
+// ResolveFile); and the transcript of its story, transcript_test.go calling Transcripts
+// (scenariotest's over mechtest's) and at least one testdata/*.txtar. A mechanism is a
+// folder under mechanisms/ that the table of packages does not name in a row of its own
+// (as it names mechanisms/mechtest).
 func TestMechanismFolderShape(t *testing.T) {
 	doc := readDoc(t)
 	_, table, _ := strings.Cut(doc, "## The packages\n")
@@ -52,7 +54,7 @@ func checkShape(t *testing.T, name string) {
 	t.Helper()
 	dir := filepath.Join(root, "mechanisms", name)
 	fset := token.NewFileSet()
-	var registers, setting, noAllocs, transcript bool
+	var registers, setting, noAllocs, keys, transcript bool
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +79,8 @@ func checkShape(t *testing.T, name string) {
 					registers = true
 				case test && isCall(x, "mechtest", "NoAllocs"):
 					noAllocs = true
+				case base == "keys_test.go" && isCallPrefix(x, "mechtest", "Resolve"):
+					keys = true
 				case base == "transcript_test.go" && fn.Name.Name == "TestTranscripts" && (isCall(x, "scenariotest", "Transcripts") || isCall(x, "mechtest", "Transcripts")):
 					transcript = true
 				}
@@ -92,6 +96,7 @@ func checkShape(t *testing.T, name string) {
 		{registers, "keys.go with an init that registers its keys' resolver with scenario (a scenario.Register* call; step 2)"},
 		{setting, "its engine side, a type with an On(sim.Core) method that implements sim.Setting (step 1)"},
 		{noAllocs, "a test that its event loop allocates nothing per request (a mechtest.NoAllocs call in its _test.go files, as mechanisms/locks' TestLocksAllocateNothing; step 3)"},
+		{keys, "keys_test.go, whose tests resolve its keys from scenario text through mechtest.Resolve (or ResolveFile) and check each problem at its dotted key (step 3)"},
 		{transcript, "transcript_test.go, whose TestTranscripts calls scenariotest.Transcripts (step 4)"},
 		{len(txtars) > 0, "the transcript of its story, a testdata/*.txtar (write the scenario's text in one and run go test ./mechanisms/" + name + " -update; step 4)"},
 	} {

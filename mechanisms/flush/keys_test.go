@@ -2,57 +2,48 @@ package flush_test
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/shardsim/shardsim/mechanisms/flush"
+	"github.com/shardsim/shardsim/mechanisms/mechtest"
 	"github.com/shardsim/shardsim/scenarios"
 	"github.com/shardsim/shardsim/sim"
 )
 
-// minimal is the smallest valid scenario with its [cluster] table last, so that a test
-// can add a key to it (mechtest.Minimal ends with a stream).
-const minimal = `name = "min"
-duration = "10s"
-[table.fields.id]
-gen = "sequence"
-[keyspace]
-shards = 4
-key = ["id"]
-[[streams]]
-name = "w"
-op = "write"
-rate = 10
-cost = "1ms"
-[cluster]
-nodes = 2
-`
+// cluster is mechtest.Minimal with lines added to its [cluster] table.
+func cluster(lines string) string {
+	return strings.Replace(mechtest.Minimal, "nodes = 2\n", "nodes = 2\n"+lines, 1)
+}
 
 // TestCommitFlushKeys: [cluster] commit_flush turns into the commit flush's setting, and
-// each bad value is reported at its line and key (docs/scenario.md, "Keys of the
-// mechanisms").
+// each bad value is reported at its key, and by the loader at its line (docs/scenario.md,
+// "Keys of the mechanisms").
 func TestCommitFlushKeys(t *testing.T) {
-	sc, err := scenarios.LoadBytes("x.toml", []byte(minimal+"commit_flush = \"2ms\"\n"), scenarios.Options{})
-	if err != nil {
-		t.Fatal(err)
+	s, probs := mechtest.ResolveFile(t, cluster("commit_flush = \"2ms\"\n"))
+	if len(probs) > 0 {
+		t.Fatal(probs)
 	}
-	if got, want := sc.Variants[0].Spec.Mechanisms, []sim.Setting{flush.CommitFlush{Flush: 2 * sim.Millisecond}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("settings %#v, want %#v", got, want)
+	if want := []sim.Setting{flush.CommitFlush{Flush: 2 * sim.Millisecond}}; !reflect.DeepEqual(s.Mechanisms, want) {
+		t.Errorf("settings %#v, want %#v", s.Mechanisms, want)
 	}
-	sc, err = scenarios.LoadBytes("x.toml", []byte(minimal), scenarios.Options{})
-	if err != nil || len(sc.Variants[0].Spec.Mechanisms) != 0 {
-		t.Errorf("without commit_flush: settings %#v (%v), want none", sc.Variants[0].Spec.Mechanisms, err)
+	if s, probs := mechtest.ResolveFile(t, cluster("")); len(probs) > 0 || len(s.Mechanisms) != 0 {
+		t.Errorf("without commit_flush: settings %#v (%q), want none", s.Mechanisms, probs)
 	}
 	for _, c := range []struct{ extra, want string }{
-		{`commit_flush = "0s"`, `x.toml:15: cluster.commit_flush: must be positive (got "0s")`},
-		{`commit_flush = "2s"`, `x.toml:15: cluster.commit_flush: must be at most 1s (got "2s"): a log flush takes micro- to milliseconds`},
-		{`commit_flush = 2`, `x.toml:15: cluster.commit_flush: must be a duration string such as "1h" (got integer 2)`},
-		{`commit_flush = "fast"`, `x.toml:15: cluster.commit_flush: `},
-		{`commit_flus = "2ms"`, `x.toml:15: cluster.commit_flus: unknown key; did you mean "commit_flush"?`},
+		{`commit_flush = "0s"`, `cluster.commit_flush: must be positive (got "0s")`},
+		{`commit_flush = "2s"`, `cluster.commit_flush: must be at most 1s (got "2s"): a log flush takes micro- to milliseconds`},
+		{`commit_flush = 2`, `cluster.commit_flush: must be a duration string such as "1h" (got integer 2)`},
+		{`commit_flush = "fast"`, `cluster.commit_flush: not a duration "fast" (use Go syntax plus d for days: "250us", "15m", "2h", "30d")`},
+		{`commit_flus = "2ms"`, `cluster.commit_flus: unknown key; did you mean "commit_flush"?`},
 	} {
-		_, err := scenarios.LoadBytes("x.toml", []byte(minimal+c.extra+"\n"), scenarios.Options{})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want %q in it", c.extra, err, c.want)
+		if _, probs := mechtest.ResolveFile(t, cluster(c.extra+"\n")); !slices.Contains(probs, c.want) {
+			t.Errorf("%s: problems %q, want %q among them", c.extra, probs, c.want)
 		}
+	}
+	const want = `x.toml:5: cluster.commit_flush: must be positive (got "0s")`
+	if _, err := scenarios.LoadBytes("x.toml", []byte(cluster("commit_flush = \"0s\"\n")), scenarios.Options{}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q in it", err, want)
 	}
 }

@@ -73,7 +73,7 @@ func TestWindowsHeld(t *testing.T) {
 	defer func(n int64) { scenario.StreamShardCells = n }(scenario.StreamShardCells)
 	scenario.StreamShardCells = 0
 	for _, heat := range []bool{false, true} {
-		s := scenario.Resolved{Duration: 10 * sim.Second, Window: sim.Second, Shards: 4, Limits: &scenario.PartitionLimits{WriteUnits: 100, SplitForHeat: heat}}
+		s := scenario.Resolved{Scenario: scenario.Scenario{Duration: 10 * sim.Second, Window: sim.Second}, Shards: 4, Limits: &scenario.PartitionLimits{WriteUnits: 100, SplitForHeat: heat}}
 		if got := s.Streamed(); got == heat {
 			t.Errorf("split_for_heat %v: streamed %v, want %v", heat, got, !heat)
 		}

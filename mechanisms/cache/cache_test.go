@@ -8,7 +8,6 @@ import (
 
 	"github.com/shardsim/shardsim/detect"
 	"github.com/shardsim/shardsim/figures/metrics"
-	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/cache"
 	"github.com/shardsim/shardsim/mechanisms/limits"
@@ -39,22 +38,6 @@ func cacheOf(t *testing.T, r *sim.Result, i int) *metrics.CacheCounts {
 		t.Fatalf("the cache reported nothing of stream %d", i)
 	}
 	return n
-}
-
-// groupInt writes n with its thousands grouped by commas.
-func groupInt(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// docFigures checks the figures docs/mitigations.md quotes from a test (owner, the
-// markers' prefix) against the test's own, or rewrites them under make docs.
-func docFigures(t *testing.T, owner string, figs map[string]string) {
-	t.Helper()
-	docmark.Figures(t, "../../docs/mitigations.md", owner, figs)
 }
 
 // ---- 1. cache hit ratio ----
@@ -197,8 +180,8 @@ func TestCacheHitRatioChe(t *testing.T) {
 	if ratio > 1-0.95*p[0]/mass {
 		t.Errorf("hot shard's reads fell only to %.4f of the uncached; the hot key alone is %.4f of them", ratio, p[0]/mass)
 	}
-	docFigures(t, "che", map[string]string{
-		"che.hit": fmt.Sprintf("%.4f", got), "che.reads": groupInt(s.Offered), "che.want": fmt.Sprintf("%.4f", want),
+	mechtest.DocFigures(t, "che", map[string]string{
+		"che.hit": fmt.Sprintf("%.4f", got), "che.reads": mechtest.GroupInt(s.Offered), "che.want": fmt.Sprintf("%.4f", want),
 		"che.ratio": fmt.Sprintf("%.4f", ratio), "che.miss": fmt.Sprintf("%.4f", miss/mass),
 	})
 }
@@ -256,12 +239,12 @@ func TestCacheStampede(t *testing.T) {
 		t.Fatalf("test set-up: %d expiries, want 4", exp)
 	}
 	figs := map[string]string{}
-	defer func() { docFigures(t, "stampede", figs) }()
+	defer func() { mechtest.DocFigures(t, "stampede", figs) }()
 	t.Run("no single-flight", func(t *testing.T) {
 		r := sim.Run(stampedeModel(false, 0))
 		mechtest.Conserve(t, r)
 		n := cacheOf(t, r, 0)
-		figs["stampede.nosf.backend"] = groupInt(n.BackendReads)
+		figs["stampede.nosf.backend"] = mechtest.GroupInt(n.BackendReads)
 		figs["stampede.nosf.per_expiry"] = fmt.Sprintf("%.0f", float64(n.BackendReads)/float64(exp+1))
 		t.Logf("backend reads %d for %d expiries + 1 initial miss; per window %v", n.BackendReads, exp, n.Backend)
 		if n.BackendReads <= int64(2*(exp+1)) {
@@ -281,8 +264,8 @@ func TestCacheStampede(t *testing.T) {
 		mechtest.Conserve(t, r)
 		s := &r.Streams[0]
 		n := cacheOf(t, r, 0)
-		figs["stampede.sf.backend"] = groupInt(n.BackendReads)
-		figs["stampede.sf.joined"] = groupInt(n.Joined)
+		figs["stampede.sf.backend"] = mechtest.GroupInt(n.BackendReads)
+		figs["stampede.sf.joined"] = mechtest.GroupInt(n.Joined)
 		t.Logf("backend reads %d, joined %d, hits %d of %d; per window %v", n.BackendReads, n.Joined, n.Hits, s.Offered, n.Backend)
 		if n.BackendReads != int64(exp+1) {
 			t.Errorf("backend reads %d, want exactly %d (1 initial miss + %d expiries)", n.BackendReads, exp+1, exp)
@@ -304,9 +287,9 @@ func TestCacheStampede(t *testing.T) {
 		mechtest.Conserve(t, r)
 		s := &r.Streams[0]
 		n := cacheOf(t, r, 0)
-		figs["stampede.swr.backend"] = groupInt(n.BackendReads)
-		figs["stampede.swr.stale"] = groupInt(n.Stale)
-		figs["stampede.swr.joined"] = groupInt(n.Joined)
+		figs["stampede.swr.backend"] = mechtest.GroupInt(n.BackendReads)
+		figs["stampede.swr.stale"] = mechtest.GroupInt(n.Stale)
+		figs["stampede.swr.joined"] = mechtest.GroupInt(n.Joined)
 		t.Logf("backend reads %d, hits %d (stale %d), joined %d of %d", n.BackendReads, n.Hits, n.Stale, n.Joined, s.Offered)
 		// Only the reads during the very first fill (nothing to serve yet) join it.
 		if n.Hits != s.Offered-1-n.Joined {

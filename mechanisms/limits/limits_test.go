@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
@@ -24,22 +23,6 @@ var keyDesign = mechtest.OneFieldKey
 
 // on is the mechanisms of a model with partition limits l.
 func on(l scenario.PartitionLimits) []sim.Setting { return []sim.Setting{limits.Limits{Settings: l}} }
-
-// groupInt writes n with its thousands grouped by commas.
-func groupInt(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// docFigures checks the figures docs/mitigations.md quotes from a test (owner, the
-// markers' prefix) against the test's own, or rewrites them under make docs.
-func docFigures(t *testing.T, owner string, figs map[string]string) {
-	t.Helper()
-	docmark.Figures(t, "../../docs/mitigations.md", owner, figs)
-}
 
 // ---- partition write limit ----
 
@@ -86,8 +69,8 @@ func TestPartitionWriteLimit(t *testing.T) {
 	}
 	f := float64(thr) / float64(all)
 	t.Logf("throttled %.4f of %d writes in windows 11-19; total throttled %d of %d", f, all, s.Failed[limits.Throttled], s.Offered)
-	docFigures(t, "partlimit", map[string]string{"partlimit.fraction": fmt.Sprintf("%.4f", f),
-		"partlimit.throttled": groupInt(s.Failed[limits.Throttled]), "partlimit.offered": groupInt(s.Offered)})
+	mechtest.DocFigures(t, "partlimit", map[string]string{"partlimit.fraction": fmt.Sprintf("%.4f", f),
+		"partlimit.throttled": mechtest.GroupInt(s.Failed[limits.Throttled]), "partlimit.offered": mechtest.GroupInt(s.Offered)})
 	if math.Abs(f-0.5) > 0.03 {
 		t.Errorf("throttled %.4f of the writes once the bank is spent, want 0.5 ± 0.03", f)
 	}
@@ -126,7 +109,7 @@ func adaptiveModel(adaptive bool) *sim.Model {
 func TestAdaptiveCapacity(t *testing.T) {
 	first := map[bool]int64{}
 	defer func() {
-		docFigures(t, "adaptive", map[string]string{"adaptive.first": fmt.Sprintf("%s and %s", groupInt(first[false]), groupInt(first[true]))})
+		mechtest.DocFigures(t, "adaptive", map[string]string{"adaptive.first": fmt.Sprintf("%s and %s", mechtest.GroupInt(first[false]), mechtest.GroupInt(first[true]))})
 	}()
 	for _, c := range []struct {
 		adaptive bool

@@ -93,7 +93,7 @@ func TestGrantRandomMM1(t *testing.T) {
 			t.Logf("rho %.1f: E[W^2] random / FIFO %.4f, Kingman 1/(1 - rho/2) = %.4f (off %.2f%%)", rho, ratio, want, e*100)
 		}
 	}
-	docFigures(t, "grant", figs)
+	mechtest.DocFigures(t, "grant", figs)
 }
 
 // closedLockModel is c closed-loop clients writing one row: each thinks for an
@@ -127,9 +127,9 @@ func closedLockModel(seed uint64, dur sim.Time, c int, g Grant) *sim.Model {
 // random grant; the test wants random's at least 5 times FIFO's.
 func TestGrantRandomClosed(t *testing.T) {
 	const c = 32
-	x, _ := repairman(c, 1.1e-3, 1e-3)
+	x, _ := mechtest.Repairman(c, 1.1e-3, 1e-3)
 	spread := map[Grant]float64{}
-	figs := map[string]string{"grantc.x": grouped1(x)}
+	figs := map[string]string{"grantc.x": mechtest.Grouped1(x)}
 	for _, g := range []Grant{GrantFIFO, GrantRandom} {
 		m := closedLockModel(4, 101*sim.Second, c, g)
 		r := sim.Run(m)
@@ -138,7 +138,7 @@ func TestGrantRandomClosed(t *testing.T) {
 		p10, p50, p99 := float64(lat.ValueAtQuantile(10))/1e3, float64(lat.ValueAtQuantile(50))/1e3, float64(lat.ValueAtQuantile(99))/1e3
 		spread[g] = p99 / p10
 		n := grantName(g)
-		figs["grantc.x_"+n] = grouped1(got)
+		figs["grantc.x_"+n] = mechtest.Grouped1(got)
 		figs["grantc.p10_"+n], figs["grantc.p50_"+n], figs["grantc.p99_"+n] = fmt.Sprintf("%.1f", p10), fmt.Sprintf("%.1f", p50), fmt.Sprintf("%.1f", p99)
 		figs["grantc.spread_"+n] = fmt.Sprintf("%.1f", spread[g])
 		msg := fmt.Sprintf("%s: %.1f writes/s (repairman %.1f), latency p10 %.2f p50 %.2f p99 %.2f ms, p99/p10 %.2f", grantName(g), got, x, p10, p50, p99, spread[g])
@@ -151,7 +151,7 @@ func TestGrantRandomClosed(t *testing.T) {
 	if spread[GrantRandom] < 5*spread[GrantFIFO] {
 		t.Errorf("p99/p10 %.2f under random grant, %.2f under FIFO: want random's 5 times FIFO's at least", spread[GrantRandom], spread[GrantFIFO])
 	}
-	docFigures(t, "grantc", figs)
+	mechtest.DocFigures(t, "grantc", figs)
 }
 
 // TestGrantRandomAllocatesNothing: the random grant's draw allocates nothing per write

@@ -59,13 +59,13 @@ func TestWakeCostClosed(t *testing.T) {
 				t.Log(msg)
 			}
 			if w > 0 {
-				figs[fmt.Sprintf("wake.x%d", c)], figs[fmt.Sprintf("wake.theory%d", c)] = grouped1(got), grouped1(x)
+				figs[fmt.Sprintf("wake.x%d", c)], figs[fmt.Sprintf("wake.theory%d", c)] = mechtest.Grouped1(got), mechtest.Grouped1(x)
 			} else {
-				figs[fmt.Sprintf("wake.flat%d", c)] = grouped1(got)
+				figs[fmt.Sprintf("wake.flat%d", c)] = mechtest.Grouped1(got)
 			}
 		}
 	}
-	docFigures(t, "wake", figs)
+	mechtest.DocFigures(t, "wake", figs)
 }
 
 // TestWakeCostAllocatesNothing: the hand-off allocates nothing per write

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/shardsim/shardsim/figures/metrics"
-	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/locks"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
@@ -51,22 +50,6 @@ func lockCounts(t *testing.T, r *sim.Result, i int) *metrics.LockCounts {
 		t.Fatalf("row locks reported nothing of stream %d", i)
 	}
 	return n
-}
-
-// repairman is the closed machine-repairman model (M/M/1//W): w customers each spend a
-// delay of mean d (any distribution: an infinite-server station) and then queue, FIFO,
-// for one server with exponential service of mean h. Its stationary distribution has
-// product form (BCMP), p(k queued or in service) ∝ w!/(w-k)! (h/d)^k, and it returns the
-// server's throughput (1 - p(0)) / h and, by Little's law, the mean wait before service,
-// w / X - d - h.
-func repairman(w int, d, h float64) (x, wait float64) {
-	r, term, sum := h/d, 1.0, 1.0
-	for k := 1; k <= w; k++ {
-		term *= float64(w-k+1) * r
-		sum += term
-	}
-	x = (1 - 1/sum) / h
-	return x, float64(w)/x - d - h
 }
 
 // closedCPU is the closed network of w customers around an infinite-server delay of mean
@@ -123,7 +106,7 @@ func TestQueueHeadCap(t *testing.T) {
 		m := queueModel(1, 61*sim.Second, 64, 64, ClaimOldest, 1, sim.Millisecond, sim.Delay{Kind: kind, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
 		r := sim.Run(m)
 		x := claimsPerSecond(m, r)
-		figs[map[sim.ServiceKind]string{sim.Constant: "qcap.constant", sim.Exponential: "qcap.exponential"}[kind]] = grouped1(x)
+		figs[map[sim.ServiceKind]string{sim.Constant: "qcap.constant", sim.Exponential: "qcap.exponential"}[kind]] = mechtest.Grouped1(x)
 		if math.Abs(x-1000)/1000 > 0.01 {
 			t.Errorf("hold %v: %.1f claims/s, want the head's cap 1/hold = 1,000 within 1%%", kind, x)
 		}
@@ -137,9 +120,9 @@ func TestQueueHeadCap(t *testing.T) {
 		t.Errorf("8 queue shards: %.1f claims/s, want the closed network's %.1f within 1%%", x, want)
 	}
 	t.Logf("8 queue shards: %.1f claims/s (mean-value analysis %.1f)", x, want)
-	figs["qcap.sharded"], figs["qcap.mva"] = grouped1(x), grouped1(want)
-	docFigures(t, "qcap", figs)
-	if r1, _ := repairman(5, 1.6e-3, 1e-3); math.Abs(shardedHeads(5, 1, 1.6e-3, 1e-3)-r1) > 1e-9*r1 {
+	figs["qcap.sharded"], figs["qcap.mva"] = mechtest.Grouped1(x), mechtest.Grouped1(want)
+	mechtest.DocFigures(t, "qcap", figs)
+	if r1, _ := mechtest.Repairman(5, 1.6e-3, 1e-3); math.Abs(shardedHeads(5, 1, 1.6e-3, 1e-3)-r1) > 1e-9*r1 {
 		t.Errorf("mean-value analysis of one head %.6f, repairman %.6f: want the same", shardedHeads(5, 1, 1.6e-3, 1e-3), r1)
 	}
 }
@@ -158,10 +141,10 @@ func TestQueueHeadRepairman(t *testing.T) {
 	for _, w := range []int{2, 3, 4, 8} {
 		m := queueModel(2, 201*sim.Second, w, w, ClaimOldest, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 100*sim.Microsecond, sim.Constant, 250*sim.Microsecond)
 		r := sim.Run(m)
-		x, wait := repairman(w, d, h)
+		x, wait := mechtest.Repairman(w, d, h)
 		got := claimsPerSecond(m, r)
 		gw := meanLockWait(lockCounts(t, r, 0))
-		figs[fmt.Sprintf("qrep.x%d", w)], figs[fmt.Sprintf("qrep.sim_x%d", w)] = grouped1(x), grouped1(got)
+		figs[fmt.Sprintf("qrep.x%d", w)], figs[fmt.Sprintf("qrep.sim_x%d", w)] = mechtest.Grouped1(x), mechtest.Grouped1(got)
 		figs[fmt.Sprintf("qrep.wait%d", w)], figs[fmt.Sprintf("qrep.sim_wait%d", w)] = fmt.Sprintf("%.3f", wait*1e3), fmt.Sprintf("%.3f", gw*1e3)
 		if math.Abs(got-x)/x > 0.02 || math.Abs(gw-wait)/wait > 0.04 {
 			t.Errorf("W = %d: %.1f claims/s and a mean lock wait of %.4f ms, repairman %.1f/s and %.4f ms", w, got, gw*1e3, x, wait*1e3)
@@ -169,7 +152,7 @@ func TestQueueHeadRepairman(t *testing.T) {
 			t.Logf("W = %d: %.1f claims/s (repairman %.1f), mean lock wait %.4f ms (repairman %.4f)", w, got, x, gw*1e3, wait*1e3)
 		}
 	}
-	docFigures(t, "qrep", figs)
+	mechtest.DocFigures(t, "qrep", figs)
 }
 
 // TestQueueSkipLocked: with SKIP LOCKED no claim waits, and each worker is a renewal
@@ -187,7 +170,7 @@ func TestQueueSkipLocked(t *testing.T) {
 	n := lockCounts(t, r, 0)
 	figs := map[string]string{}
 	want, x := 64/2.6e-3, claimsPerSecond(m, r)
-	figs["qskip.rate"], figs["qskip.want"] = grouped1(x), grouped1(want)
+	figs["qskip.rate"], figs["qskip.want"] = mechtest.Grouped1(x), mechtest.Grouped1(want)
 	if math.Abs(x-want)/want > 0.01 {
 		t.Errorf("64 cores: %.1f claims/s, want 64 / 2.6 ms = %.1f within 1%%", x, want)
 	} else {
@@ -199,8 +182,8 @@ func TestQueueSkipLocked(t *testing.T) {
 	m = queueModel(3, 31*sim.Second, 64, 4, ClaimSkipLocked, 1, sim.Millisecond, sim.Delay{Kind: sim.Exponential, Mean: sim.Millisecond}, 200*sim.Microsecond, sim.Exponential, 250*sim.Microsecond)
 	r = sim.Run(m)
 	want, x = closedCPU(64, 4, 2.5e-3, 0.2e-3), claimsPerSecond(m, r)
-	figs["qskip.cpu"], figs["qskip.cpu_want"] = grouped1(x), grouped1(want)
-	docFigures(t, "qskip", figs)
+	figs["qskip.cpu"], figs["qskip.cpu_want"] = mechtest.Grouped1(x), mechtest.Grouped1(want)
+	mechtest.DocFigures(t, "qskip", figs)
 	if math.Abs(x-want)/want > 0.01 || want > 20_000 {
 		t.Errorf("4 cores: %.1f claims/s, want the closed network's %.1f (under the cores' 20,000) within 1%%", x, want)
 	} else {
@@ -241,26 +224,4 @@ func TestNoAllocationsClaims(t *testing.T) {
 		m.Window = 100 * sim.Second // no window's histogram is allocated in the measured stretch
 		mechtest.NoAllocs(t, m)
 	}
-}
-
-// grouped1 writes x with one decimal and its thousands grouped, as the docs quote rates.
-func grouped1(x float64) string {
-	tenths := int64(math.Round(x * 10))
-	return fmt.Sprintf("%s.%d", groupInt(tenths/10), tenths%10)
-}
-
-// groupInt writes n with its thousands grouped by commas.
-func groupInt(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// docFigures checks the figures docs/mitigations.md quotes from a validation test (owner,
-// the markers' prefix) against the test's own, or rewrites them under make docs.
-func docFigures(t *testing.T, owner string, figs map[string]string) {
-	t.Helper()
-	docmark.Figures(t, "../../docs/mitigations.md", owner, figs)
 }

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/shardsim/shardsim/internal/docmark"
 	"github.com/shardsim/shardsim/keyspace"
 	"github.com/shardsim/shardsim/mechanisms/limits"
 	"github.com/shardsim/shardsim/mechanisms/mechtest"
@@ -16,13 +15,6 @@ import (
 )
 
 var keyDesign = mechtest.OneFieldKey
-
-// docFigures checks the figures docs/mitigations.md quotes from a test (owner, the
-// markers' prefix) against the test's own, or rewrites them under make docs.
-func docFigures(t *testing.T, owner string, figs map[string]string) {
-	t.Helper()
-	docmark.Figures(t, "../../docs/mitigations.md", owner, figs)
-}
 
 // ---- split by load ----
 
@@ -82,7 +74,7 @@ func TestSplitByLoad(t *testing.T) {
 		}
 	}
 	t.Logf("last window: busiest shard %d (parent %d, created %v), load %.2f", busiest, r.Shards[busiest].Parent, r.Shards[busiest].Created, r.ShardUtilization(last, busiest))
-	docFigures(t, "splitload", map[string]string{"splitload.shards": fmt.Sprint(nS), "splitload.splits": fmt.Sprint(splits),
+	mechtest.DocFigures(t, "splitload", map[string]string{"splitload.shards": fmt.Sprint(nS), "splitload.splits": fmt.Sprint(splits),
 		"splitload.busiest": fmt.Sprint(busiest), "splitload.load": fmt.Sprintf("%.0f%%", 100*r.ShardUtilization(last, busiest))})
 	if r.Shards[busiest].Parent < 0 {
 		t.Errorf("the last window's busiest shard %d is an initial shard; want one made by a split", busiest)

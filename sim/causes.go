@@ -66,7 +66,7 @@ var causes [MaxCauses]registeredCause
 var retried uint16 = 1 << failRejected
 
 // RegisterCause registers a failure cause called name at rank (0 up to MaxCauses-1), from
-// a mechanism's init, and returns it; retried says that the client retries an attempt that
+// a mechanism's init, and returns it; retry says that the client retries an attempt that
 // failed for it, as it does one that found a full queue. The rank, not the packages' init
 // order, places the cause: it indexes the results' counts, and an attempt whose subrequests
 // failed for several causes failed for the highest ranked of them, every registered cause
